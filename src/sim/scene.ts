@@ -114,8 +114,8 @@ export const parseSceneObject = (name: string, raw: unknown, where = "scene"): S
     const issue = parsed.error.issues[0]!;
     const field = issue.path.join(".");
     const got = issue.path.length > 0 ? (obj as Record<string, unknown>)[String(issue.path[0])] : obj;
-    const what = got === undefined ? "missing" : `got ${JSON.stringify(got)}`;
-    throw new ConfigError(`${where}.${name}.${field}: ${issue.message} (${what})`);
+    if (got === undefined) throw new ConfigError(`${where}.${name}.${field}: is required (missing)`);
+    throw new ConfigError(`${where}.${name}.${field}: ${issue.message} (got ${JSON.stringify(got)})`);
   }
   return parsed.data;
 };

@@ -93,8 +93,12 @@ export class Simulation {
     return this.engine.asleep();
   }
 
+  /** Interventions applied so far, each with the step after which it was applied: the world's recipe. */
+  readonly history: { step: number; intervention: Intervention }[] = [];
+
   apply(intervention: Intervention): void {
     applyIntervention(this.engine, intervention);
+    this.history.push({ step: this.stepCount, intervention });
   }
 
   object(name: string): LiveObject {

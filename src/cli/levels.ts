@@ -1,0 +1,64 @@
+import type { Argv, CommandModule } from "yargs";
+import { DEFAULT_BUDGET } from "../../levels/interphyre/certify.ts";
+import { getLevel, listLevels } from "../../levels/interphyre/index.ts";
+import { ConfigError } from "../errors.ts";
+import { runCertification } from "./certify-runner.ts";
+import { checkScenesCommand } from "./check-scenes.ts";
+import { readCertified } from "../store/certified-seeds.ts";
+import { replayCommand } from "./replay.ts";
+
+const positiveInt = (name: string) => (v: unknown) => {
+  const n = Number(v);
+  if (!Number.isSafeInteger(n) || n < 1) throw new ConfigError(`--${name} must be a positive integer (got ${JSON.stringify(v)})`);
+  return n;
+};
+
+const certify: CommandModule = {
+  command: "certify <level>",
+  describe: "find certified seeds by oracle search (resumes where it stopped); <level> may be 'all'",
+  builder: (y: Argv) =>
+    y
+      .positional("level", { type: "string", demandOption: true })
+      .option("seeds", { type: "number", default: 120, coerce: positiveInt("seeds"), describe: "certified seeds wanted" })
+      .option("workers", { type: "number", default: 2, coerce: positiveInt("workers"), describe: "parallel processes" })
+      .option("random", { type: "number", default: DEFAULT_BUDGET.random, describe: "random placements per seed" })
+      .option("refine", { type: "number", default: DEFAULT_BUDGET.refine, describe: "refinements per seed" })
+      .option("quiet", { type: "boolean", default: false }),
+  handler: async (argv) => {
+    const level = String(argv.level);
+    const ids = level === "all" ? listLevels() : [getLevel(level).id];
+    const budget = { ...DEFAULT_BUDGET, random: Number(argv.random), refine: Number(argv.refine) };
+    for (const id of ids) {
+      const data = await runCertification({
+        level: id,
+        target: Number(argv.seeds),
+        budget,
+        workers: Number(argv.workers),
+        progress: (line) => {
+          if (!argv.quiet) process.stderr.write(`\r\x1b[K${line}`);
+        },
+      });
+      process.stderr.write(`\r\x1b[K`);
+      process.stdout.write(`${id}: ${data.seeds.length} certified, ${data.rejected.length} rejected\n`);
+    }
+  },
+};
+
+const list: CommandModule = {
+  command: "list",
+  describe: "the levels: goal pair, certified seeds, description",
+  handler: () => {
+    for (const id of listLevels()) {
+      const def = getLevel(id);
+      const n = readCertified(id)?.seeds.length ?? 0;
+      process.stdout.write(`${id.padEnd(20)} ${def.goal.join(" ↔ ").padEnd(30)} ${String(n).padStart(4)} seeds\n`);
+    }
+  },
+};
+
+export const levelsCommand: CommandModule = {
+  command: "levels",
+  describe: "Interphyre levels: list, certify seeds, check scenes, replay certified solutions",
+  builder: (y: Argv) => y.command(list).command(certify).command(checkScenesCommand).command(replayCommand).demandCommand(1),
+  handler: () => {},
+};
