@@ -1,0 +1,63 @@
+/**
+ * Physics speed per level: steps/s, ms per full rollout (1000 and 2000 steps, never stopped early), and ms per
+ * snapshot and restore at step 500. Run: npm run bench:sim [-- --seeds 3]
+ */
+import { createInstance } from "../levels/interphyre/instance.ts";
+import { listLevels } from "../levels/interphyre/index.ts";
+import { captureSnapshot, restore } from "../src/sim/snapshot.ts";
+import { Simulation, type SimulationSpec } from "../src/sim/simulation.ts";
+import { readCertified } from "../src/store/certified-seeds.ts";
+
+const seedsArg = process.argv.indexOf("--seeds");
+const SEEDS = seedsArg > 0 ? Number(process.argv[seedsArg + 1]) : 3;
+
+const specsOf = (level: string): SimulationSpec[] =>
+  (readCertified(level)?.seeds ?? []).slice(0, SEEDS).map((s) => {
+    const [x, y, radius] = s.solution;
+    return { ...createInstance(level, s.seed), action: { x, y, radius } };
+  });
+
+const timeRollout = (spec: SimulationSpec, steps: number) => {
+  const t0 = performance.now();
+  const sim = new Simulation(spec, { recordContacts: false });
+  for (let i = 0; i < steps; i++) {
+    sim.step();
+    void sim.success;
+  }
+  return { ms: performance.now() - t0, sim };
+};
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const f = (v: number, d = 1) => v.toFixed(d).padStart(9);
+
+// Warm the JIT so the first level is not charged for compilation.
+for (const spec of specsOf("two_body_problem")) timeRollout(spec, 1000);
+
+const rows: string[] = [];
+let totalSteps = 0;
+let totalMs = 0;
+for (const level of listLevels()) {
+  const specs = specsOf(level);
+  if (specs.length === 0) continue;
+  const r1000 = specs.map((s) => timeRollout(s, 1000).ms);
+  const r2000 = specs.map((s) => timeRollout(s, 2000).ms);
+  const snap: number[] = [];
+  const rest: number[] = [];
+  for (const spec of specs) {
+    const { sim } = timeRollout(spec, 500);
+    let t0 = performance.now();
+    const snapshot = captureSnapshot(sim);
+    snap.push(performance.now() - t0);
+    t0 = performance.now();
+    restore(snapshot, { recordContacts: false });
+    rest.push(performance.now() - t0);
+  }
+  const ms = r1000.reduce((a, b) => a + b, 0) + r2000.reduce((a, b) => a + b, 0);
+  const steps = specs.length * 3000;
+  totalSteps += steps;
+  totalMs += ms;
+  rows.push(`${level.padEnd(20)}${f((steps / ms) * 1000, 0)}${f(median(r1000))}${f(median(r2000))}${f(median(snap), 2)}${f(median(rest))}`);
+}
+console.log(`${"level".padEnd(20)}${"steps/s".padStart(9)}${"ms/1000".padStart(9)}${"ms/2000".padStart(9)}${"snap ms".padStart(9)}${"rest ms".padStart(9)}`);
+console.log(rows.join("\n"));
+console.log(`${"all".padEnd(20)}${f((totalSteps / totalMs) * 1000, 0)}   (${SEEDS} certified seeds per level, their solutions; restore replays 500 steps)`);

@@ -1,0 +1,73 @@
+import { z } from "zod";
+import { HexaError, ModelOutputError } from "../src/errors.ts";
+import type { LevelInstance } from "../levels/interphyre/instance.ts";
+import type { ContactEvent } from "../src/sim/contacts.ts";
+import type { Snapshot } from "../src/sim/snapshot.ts";
+import type { Action } from "../src/sim/simulation.ts";
+import { HEXA_HARNESS_HORIZON_STEPS } from "../src/sim/constants.ts";
+
+/** What the tools of one episode share: the task, the horizon, and the memory of earlier calls. */
+export class ToolSession {
+  /** Contact events of the last simulation any tool ran, for get_contact_log. */
+  lastContacts: { action: Action; events: ContactEvent[] } | undefined;
+  readonly snapshots = new Map<string, Snapshot>();
+  private nextSnapshot = 1;
+
+  constructor(
+    readonly instance: LevelInstance,
+    readonly horizon: number = HEXA_HARNESS_HORIZON_STEPS,
+  ) {}
+
+  addSnapshot(s: Snapshot): string {
+    const id = `snap_${this.nextSnapshot++}`;
+    this.snapshots.set(id, s);
+    return id;
+  }
+}
+
+/**
+ * One tool the actor may call: the zod schema is both the model's contract and the parser (style.md §4).
+ * `run` is pure over the world; invalid arguments throw ModelOutputError with a message that says what to
+ * change, and `callTool` turns that into an error observation.
+ */
+export interface Tool<I extends z.ZodType = z.ZodType, R = unknown> {
+  name: string;
+  description: string;
+  input: I;
+  run: (session: ToolSession, args: z.infer<I>) => { result: R; observation: string };
+}
+
+export const defineTool = <I extends z.ZodType>(tool: Tool<I, unknown>): Tool<I, unknown> => tool;
+
+export type ToolOutcome =
+  | { ok: true; tool: string; result: unknown; observation: string }
+  | { ok: false; tool: string; error: string; observation: string };
+
+const describeIssue = (issue: z.core.$ZodIssue): string => {
+  const field = issue.path.join(".") || "arguments";
+  return `${field}: ${issue.message}`;
+};
+
+/** Never throws past the tool boundary, except for a hexa bug (InvariantError). */
+export const callTool = (tools: readonly Tool[], session: ToolSession, name: string, raw: unknown): ToolOutcome => {
+  const tool = tools.find((t) => t.name === name);
+  if (!tool) {
+    const error = `unknown tool '${name}'; available: ${tools.map((t) => t.name).join(", ")}`;
+    return { ok: false, tool: name, error, observation: `ERROR: ${error}` };
+  }
+  const parsed = tool.input.safeParse(raw ?? {});
+  if (!parsed.success) {
+    const error = `invalid arguments for ${name}: ${parsed.error.issues.map(describeIssue).join("; ")}`;
+    return { ok: false, tool: name, error, observation: `ERROR: ${error}` };
+  }
+  try {
+    const { result, observation } = tool.run(session, parsed.data);
+    return { ok: true, tool: name, result, observation };
+  } catch (e) {
+    if (e instanceof ModelOutputError) return { ok: false, tool: name, error: e.message, observation: `ERROR: ${e.message}` };
+    if (e instanceof HexaError && e.name === "ConfigError") {
+      return { ok: false, tool: name, error: e.message, observation: `ERROR: ${e.message}` };
+    }
+    throw e;
+  }
+};
