@@ -12,7 +12,7 @@ const fingerprint = (sim: Simulation) => ({
   log: sim.contacts.log.length,
 });
 
-const run = (spec: SimulationSpec, from: Simulation, until: number) => {
+const run = (from: Simulation, until: number) => {
   const frames: ReturnType<typeof fingerprint>[] = [];
   while (from.stepCount < until) {
     from.step();
@@ -31,23 +31,23 @@ const cases: [string, SimulationSpec][] = [
 describe.each(cases)("snapshot/restore on %s", (_name, spec) => {
   it("continues bit-for-bit like the uninterrupted run at every later step", () => {
     const straight = new Simulation(spec);
-    const before = run(spec, straight, 150);
+    const before = run(straight, 150);
     const snap = captureSnapshot(straight);
-    const after = run(spec, straight, 600);
+    const after = run(straight, 600);
     const restored = restore(snap);
     expect(fingerprint(restored)).toStrictEqual(before.at(-1));
-    expect(run(spec, restored, 600)).toStrictEqual(after);
+    expect(run(restored, 600)).toStrictEqual(after);
   });
 
   it("branches with an intervention without disturbing the original", () => {
     const taken = snapshotWhen(spec, { kind: "step", step: 120 });
     if (!taken.snapshot) throw new Error("trigger did not fire");
-    const plain = run(spec, restore(taken.snapshot), 400);
+    const plain = run(restore(taken.snapshot), 400);
     const branch = restore(taken.snapshot);
     branch.apply({ kind: "impulse", object: "red_ball", ix: 0, iy: 5 });
-    const pushed = run(spec, branch, 400);
+    const pushed = run(branch, 400);
     expect(pushed.at(-1)).not.toStrictEqual(plain.at(-1));
-    expect(run(spec, restore(taken.snapshot), 400)).toStrictEqual(plain);
+    expect(run(restore(taken.snapshot), 400)).toStrictEqual(plain);
     // A snapshot of the branch carries its intervention and replays it exactly.
     const again = restore(captureSnapshot(branch));
     expect(fingerprint(again)).toStrictEqual(pushed.at(-1));
@@ -82,7 +82,7 @@ describe("snapshot triggers", () => {
     sim.apply({ kind: "remove", object: "black_ball" });
     sim.apply({ kind: "add", object: "extra", spec: { x: -4, y: 4, radius: 0.3 } });
     const frozen = sim.object("gray_ball");
-    run(spec, sim, 90);
+    run(sim, 90);
     expect(sim.object("gray_ball")).toMatchObject({ x: frozen.x, y: frozen.y, dynamic: false });
     expect(sim.engine.has("black_ball")).toBe(false);
     expect(sim.object("extra").y).toBeLessThan(4);

@@ -22,8 +22,8 @@ export interface CertifyBudget {
 }
 
 export const DEFAULT_BUDGET: CertifyBudget = {
-  random: 150,
-  refine: 150,
+  random: 100,
+  refine: 100,
   horizon: DEFAULT_HORIZON_STEPS,
   trivialHorizon: HEXA_HARNESS_HORIZON_STEPS,
 };

@@ -23,6 +23,7 @@ const certify: CommandModule = {
       .option("workers", { type: "number", default: 2, coerce: positiveInt("workers"), describe: "parallel processes" })
       .option("random", { type: "number", default: DEFAULT_BUDGET.random, describe: "random placements per seed" })
       .option("refine", { type: "number", default: DEFAULT_BUDGET.refine, describe: "refinements per seed" })
+      .option("dir", { type: "string", describe: "where the certified files live (default: levels/interphyre/certified)" })
       .option("quiet", { type: "boolean", default: false }),
   handler: async (argv) => {
     const level = String(argv.level);
@@ -34,6 +35,7 @@ const certify: CommandModule = {
         target: Number(argv.seeds),
         budget,
         workers: Number(argv.workers),
+        ...(argv.dir ? { dir: String(argv.dir) } : {}),
         progress: (line) => {
           if (!argv.quiet) process.stderr.write(`\r\x1b[K${line}`);
         },

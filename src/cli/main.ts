@@ -2,11 +2,13 @@ import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 import { HexaError } from "../errors.ts";
 import { levelsCommand } from "./levels.ts";
+import { toolCommand } from "./tool.ts";
 
 const cli = yargs(hideBin(process.argv))
   .scriptName("hexa")
   .usage("$0 <command>\n\nExperimentalist agents on the Interphyre physics puzzles.")
   .command(levelsCommand)
+  .command(toolCommand)
   .demandCommand(1, "name a command; see --help")
   .strict()
   .help()
