@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ModelOutputError } from "../src/errors.ts";
+import { ACTION_OBJECT, WALL_NAMES } from "../src/sim/constants.ts";
 import { checkPlacement } from "../src/sim/placement.ts";
 import type { Action, LiveObject } from "../src/sim/simulation.ts";
 import type { ToolSession } from "./define-tool.ts";
@@ -55,3 +56,17 @@ export const roundState = (o: LiveObject) => ({
   resting: !o.awake,
   dynamic: o.dynamic,
 });
+
+/** Names a tool argument may use: the level's objects and the red ball, and the four walls where they make sense. */
+export const objectNames = (session: ToolSession, withWalls: boolean): string[] => [
+  ...Object.keys(session.instance.scene),
+  ACTION_OBJECT,
+  ...(withWalls ? WALL_NAMES : []),
+];
+
+/** Observation lines for the dynamic objects of a state, at most `cap` of them. */
+export const motionLines = (state: Record<string, LiveObject>, cap = 12): string[] => {
+  const dynamic = Object.entries(state).filter(([, o]) => o.dynamic);
+  const lines = dynamic.slice(0, cap).map(([name, o]) => `- ${name} ${motion(o)}`);
+  return dynamic.length > cap ? [...lines, `- … ${dynamic.length - cap} more dynamic objects not shown`] : lines;
+};

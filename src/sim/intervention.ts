@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { PhysicsEngine } from "./engine.ts";
-import { BallObject, BarObject, BasketObject, parseSceneObject } from "./scene.ts";
+import { parseSceneObject } from "./scene.ts";
 
 /** A change made to a paused world before it continues (interphyre.md §5.1 `set`, `impulse`, `add`, `remove`). */
 const name = z.string().min(1).describe("object name");
@@ -25,7 +25,9 @@ export const Intervention = z.discriminatedUnion("kind", [
   z.object({
     kind: z.literal("add"),
     object: name,
-    spec: z.union([BallObject, BarObject, BasketObject]).or(z.record(z.string(), z.unknown())),
+    spec: z
+      .record(z.string(), z.unknown())
+      .describe("attributes in scene vocabulary, e.g. {x, y, radius} for a ball or {x, y, length, angle} for a bar"),
   }),
 ]);
 export type Intervention = z.infer<typeof Intervention>;
