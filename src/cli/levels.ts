@@ -6,6 +6,7 @@ import { runCertification } from "./certify-runner.ts";
 import { checkScenesCommand } from "./check-scenes.ts";
 import { readCertified } from "../store/certified-seeds.ts";
 import { replayCommand } from "./replay.ts";
+import { showCommand } from "./show.ts";
 
 const positiveInt = (name: string) => (v: unknown) => {
   const n = Number(v);
@@ -60,7 +61,7 @@ const list: CommandModule = {
 
 export const levelsCommand: CommandModule = {
   command: "levels",
-  describe: "Interphyre levels: list, certify seeds, check scenes, replay certified solutions",
-  builder: (y: Argv) => y.command(list).command(certify).command(checkScenesCommand).command(replayCommand).demandCommand(1),
+  describe: "Interphyre levels: list, show, certify seeds, check scenes, replay certified solutions",
+  builder: (y: Argv) => y.command(list).command(showCommand).command(certify).command(checkScenesCommand).command(replayCommand).demandCommand(1),
   handler: () => {},
 };

@@ -2,18 +2,21 @@ import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 import { HexaError } from "../errors.ts";
 import { levelsCommand } from "./levels.ts";
+import { playCommand } from "./play.ts";
 import { toolCommand } from "./tool.ts";
 
 const cli = yargs(hideBin(process.argv))
   .scriptName("hexa")
   .usage("$0 <command>\n\nExperimentalist agents on the Interphyre physics puzzles.")
   .command(levelsCommand)
+  .command(playCommand)
   .command(toolCommand)
   .demandCommand(1, "name a command; see --help")
   .strict()
   .help()
   .fail((msg, err, y) => {
-    if (err instanceof HexaError) {
+    // yargs re-throws an error from an option's `coerce` as a YError carrying the same message.
+    if (err instanceof HexaError || err?.name === "YError") {
       process.stderr.write(`hexa: ${err.message}\n`);
     } else if (err) {
       throw err;
