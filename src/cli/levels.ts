@@ -47,14 +47,20 @@ const certify: CommandModule = {
   },
 };
 
+const shortDescription = (text: string, max = 100) => {
+  const first = text.split(/(?<=\.)\s/)[0]!;
+  return first.length <= max ? first : `${first.slice(0, max - 1).trimEnd()}…`;
+};
+
 const list: CommandModule = {
   command: "list",
-  describe: "the levels: goal pair, certified seeds, description",
+  describe: "the levels: goal pair, certified seeds, a short description",
   handler: () => {
+    process.stdout.write(`${"level".padEnd(20)} ${"goal (3 s contact)".padEnd(30)} ${"seeds".padStart(5)}  description\n`);
     for (const id of listLevels()) {
       const def = getLevel(id);
       const n = readCertified(id)?.seeds.length ?? 0;
-      process.stdout.write(`${id.padEnd(20)} ${def.goal.join(" ↔ ").padEnd(30)} ${String(n).padStart(4)} seeds\n`);
+      process.stdout.write(`${id.padEnd(20)} ${def.goal.join(" ↔ ").padEnd(30)} ${String(n).padStart(5)}  ${shortDescription(def.description)}\n`);
     }
   },
 };

@@ -5,6 +5,12 @@ import { levelsCommand } from "./levels.ts";
 import { playCommand } from "./play.ts";
 import { toolCommand } from "./tool.ts";
 
+// `hexa levels list | head` closes the pipe early; that is not an error.
+process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+  if (e.code === "EPIPE") process.exit(0);
+  throw e;
+});
+
 const cli = yargs(hideBin(process.argv))
   .scriptName("hexa")
   .usage("$0 <command>\n\nExperimentalist agents on the Interphyre physics puzzles.")
