@@ -41,30 +41,20 @@ export const getTool = (name: string): Tool => {
  * trace and first-contact extras); `extended`: hexa's, which adds the placement check, snapshots and
  * interventions.
  */
+const PAPER_TOOLS = [
+  "get_level_state",
+  "simulate_action",
+  "simulate_partial",
+  "get_contact_log",
+  "finish",
+  "describe_scene_geometry",
+  "trace_objects",
+  "predict_first_contact",
+] as const;
+
 export const TOOL_SETS = {
-  paper: [
-    "get_level_state",
-    "simulate_action",
-    "simulate_partial",
-    "get_contact_log",
-    "finish",
-    "describe_scene_geometry",
-    "trace_objects",
-    "predict_first_contact",
-  ],
-  extended: [
-    "get_level_state",
-    "simulate_action",
-    "simulate_partial",
-    "get_contact_log",
-    "finish",
-    "describe_scene_geometry",
-    "trace_objects",
-    "predict_first_contact",
-    "check_placement",
-    "snapshot",
-    "intervene",
-  ],
+  paper: PAPER_TOOLS,
+  extended: [...PAPER_TOOLS, "check_placement", "snapshot", "intervene"],
 } as const satisfies Record<string, readonly ToolName[]>;
 
 export type ToolSetName = keyof typeof TOOL_SETS;

@@ -1,9 +1,10 @@
 import { basketFixtures } from "../src/sim/basket-geometry.ts";
 import { WALL_CENTRE, WALL_HALF_LENGTH, WALL_HALF_THICKNESS, WALL_NAMES } from "../src/sim/constants.ts";
 import type { SceneObject } from "../src/sim/scene.ts";
+import { closestOnConvexPolygon as onPolygon, type Point } from "../src/sim/geometry.ts";
 
 /** Plain-geometry queries on objects (distances, closest points, vertical rays) for the analysis tools. */
-export type Pt = readonly [number, number];
+export type Pt = Point;
 export type Shape =
   | { kind: "circle"; part: string; c: Pt; r: number }
   | { kind: "poly"; part: string; pts: Pt[] };
@@ -55,29 +56,6 @@ export const wallShapes = (name: (typeof WALL_NAMES)[number]): Shape[] => {
   const vertical = name === "left_wall" || name === "right_wall";
   const [hx, hy] = vertical ? [WALL_HALF_THICKNESS, WALL_HALF_LENGTH] : [WALL_HALF_LENGTH, WALL_HALF_THICKNESS];
   return [{ kind: "poly", part: "wall", pts: box(hx, hy, x, y) }];
-};
-
-/** Closest point on the polygon's boundary, and whether p lies inside (the polygon is convex). */
-const onPolygon = (p: Pt, poly: readonly Pt[]) => {
-  let best = { q: poly[0]!, d: Infinity };
-  let sign = 0;
-  let inside = true;
-  for (let i = 0; i < poly.length; i++) {
-    const [ax, ay] = poly[i]!;
-    const [bx, by] = poly[(i + 1) % poly.length]!;
-    const ex = bx - ax;
-    const ey = by - ay;
-    const cross = ex * (p[1] - ay) - ey * (p[0] - ax);
-    if (cross !== 0) {
-      if (sign === 0) sign = Math.sign(cross);
-      else if (Math.sign(cross) !== sign) inside = false;
-    }
-    const t = Math.max(0, Math.min(1, ((p[0] - ax) * ex + (p[1] - ay) * ey) / (ex * ex + ey * ey)));
-    const q: Pt = [ax + t * ex, ay + t * ey];
-    const d = Math.hypot(p[0] - q[0], p[1] - q[1]);
-    if (d < best.d) best = { q, d };
-  }
-  return { ...best, inside };
 };
 
 /** Surface gap between two shapes (negative when they overlap) and the closest point on each. */

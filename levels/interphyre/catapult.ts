@@ -1,7 +1,7 @@
 import { defineLevel } from "./define-level.ts";
-import { ball, bar, barEnds, basket } from "./objects.ts";
+import { ball, bar, barEnds, basket, pyRound } from "./objects.ts";
 
-const round2 = (v: number): number => Math.round(v * 100) / 100;
+const round2 = (v: number): number => pyRound(v, 2);
 
 /** Causal chain: weight on the arm right of the pivot flings the green ball into the basket onto the blue ball. */
 export default defineLevel({

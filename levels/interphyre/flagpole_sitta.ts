@@ -1,16 +1,9 @@
 import { defineLevel } from "./define-level.ts";
-import { ball, bar, barFromCorner } from "./objects.ts";
+import { ball, bar, barFromCorner, pyRound } from "./objects.ts";
 
 const STATIC = { color: "black", dynamic: false } as const;
 
-/** Python's round(x, 2): the binary value rounded to the nearest hundredth, exact ties to even. */
-const round2 = (x: number): number => {
-  if (Number.isInteger(x * 8) && Math.abs(x * 1000) % 10 === 5) {
-    const lo = Math.floor(x * 100);
-    return (lo % 2 === 0 ? lo : lo + 1) / 100;
-  }
-  return Number(x.toFixed(2));
-};
+const round2 = (x: number): number => pyRound(x, 2);
 
 /** Causal chain: the red ball strikes the green ball or the gray pole so the ball rolls off the pole top and drops to the purple ground. */
 export default defineLevel({

@@ -108,3 +108,16 @@ export const basket = (x: number, y: number, scale: number, look: BasketLook = {
 
 /** The full-width goal floor most levels share: Bar(left=−5, right=5, y=−4.9), purple, static. */
 export const purpleGround = (): BarObject => barLeftRight(-5, 5, -4.9, { color: "purple", dynamic: false });
+
+/**
+ * Python's round(x, digits), which several levels apply to drawn values: the exact binary value rounded to
+ * the nearest, exact ties to even. toFixed also rounds the exact value but sends ties away from zero.
+ */
+export const pyRound = (x: number, digits: number): number => {
+  const exact = Math.abs(x).toFixed(Math.min(100, digits + 60));
+  const cut = exact.indexOf(".") + 1 + digits;
+  const tie = /^50*$/.test(exact.slice(cut));
+  const lastDigitEven = Number(exact[digits === 0 ? cut - 2 : cut - 1]) % 2 === 0;
+  if (tie && lastDigitEven) return Math.sign(x) * Number(exact.slice(0, digits === 0 ? cut - 1 : cut));
+  return Number(x.toFixed(digits));
+};

@@ -1,7 +1,7 @@
 import { defineLevel } from "./define-level.ts";
-import { ball, bar, barEnds, barFromEndpoints, basket } from "./objects.ts";
+import { ball, bar, barEnds, barFromEndpoints, basket, pyRound } from "./objects.ts";
 
-const round2 = (v: number): number => Math.round(v * 100) / 100;
+const round2 = (v: number): number => pyRound(v, 2);
 
 /** Causal chain: the cup is knocked off the green ball, which rolls off the platform into the blue ball's basket. */
 export default defineLevel({

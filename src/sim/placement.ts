@@ -1,5 +1,6 @@
 import { RADIUS_MAX, RADIUS_MIN, WORLD_MAX, WORLD_MIN, degToRad } from "./constants.ts";
 import { basketFixtures } from "./basket-geometry.ts";
+import { closestOnConvexPolygon, type Point } from "./geometry.ts";
 import type { Action } from "./simulation.ts";
 import type { BasketObject, Scene, SceneObject } from "./scene.ts";
 import { ACTION_OBJECT } from "./constants.ts";
@@ -29,29 +30,10 @@ export type Placement =
       action: Action;
     };
 
-type Point = readonly [number, number];
-
 /** Signed distance from p to a convex polygon (negative inside). */
 const polygonDistance = (p: Point, poly: readonly Point[]): number => {
-  let inside = true;
-  let best = Infinity;
-  const n = poly.length;
-  // Orientation-independent: inside when p is on the same side of every edge.
-  let sign = 0;
-  for (let i = 0; i < n; i++) {
-    const [ax, ay] = poly[i]!;
-    const [bx, by] = poly[(i + 1) % n]!;
-    const ex = bx - ax;
-    const ey = by - ay;
-    const cross = ex * (p[1] - ay) - ey * (p[0] - ax);
-    if (cross !== 0) {
-      if (sign === 0) sign = Math.sign(cross);
-      else if (Math.sign(cross) !== sign) inside = false;
-    }
-    const t = Math.max(0, Math.min(1, ((p[0] - ax) * ex + (p[1] - ay) * ey) / (ex * ex + ey * ey)));
-    best = Math.min(best, Math.hypot(p[0] - (ax + t * ex), p[1] - (ay + t * ey)));
-  }
-  return inside ? -best : best;
+  const { d, inside } = closestOnConvexPolygon(p, poly);
+  return inside ? -d : d;
 };
 
 const toWorld = (o: SceneObject, local: readonly Point[]): Point[] => {
