@@ -30,8 +30,8 @@ const timeRollout = (spec: SimulationSpec, steps: number) => {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const f = (v: number, d = 1) => v.toFixed(d).padStart(9);
 
-// Warm the JIT so the first level is not charged for compilation.
-for (const spec of specsOf("two_body_problem")) timeRollout(spec, 1000);
+// Warm the JIT on every level's shapes so the first level is not charged for compilation.
+for (const level of listLevels()) for (const spec of specsOf(level).slice(0, 1)) timeRollout(spec, 1000);
 
 const rows: string[] = [];
 let totalSteps = 0;

@@ -27,8 +27,10 @@ export default defineTool({
       level: inst.level,
       seed: inst.seed,
       goal: { objects: [...inst.goal], hold_seconds: 3 },
-      world: { x: [WORLD_MIN, WORLD_MAX], y: [WORLD_MIN, WORLD_MAX] },
-      action_bounds: { x: [...b.x], y: [...b.y], radius: [...b.radius] },
+      // Range names, not {x, y}: an {x, y} literal holding non-numbers slows every planck rollout in the
+      // process about threefold (V8 generalises the field representation planck's vectors share).
+      world: { x_range: [WORLD_MIN, WORLD_MAX], y_range: [WORLD_MIN, WORLD_MAX] },
+      action_bounds: { x_range: [...b.x], y_range: [...b.y], radius_range: [...b.radius] },
       default_radius: round(inst.defaultRadius),
       horizon_steps: session.horizon,
       objects,
