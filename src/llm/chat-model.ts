@@ -1,0 +1,58 @@
+/**
+ * The model port (style.md rule 2): agents talk to this interface only; the OpenAI-compatible adapter
+ * (langchain's ChatOpenAI) lives beside it in src/llm and nowhere else.
+ */
+export interface ToolCall {
+  id: string;
+  name: string;
+  /** Parsed arguments; `{}` when they were not valid JSON (then `argsError` says why). */
+  args: unknown;
+  rawArgs: string;
+  argsError?: string;
+}
+
+export type Message =
+  | { role: "system"; content: string }
+  | { role: "user"; content: string }
+  | { role: "assistant"; content: string; toolCalls: ToolCall[] }
+  | { role: "tool"; content: string; toolCallId: string; name: string };
+
+/** A tool as the model sees it: name, description and JSON schema of the arguments. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+export interface Usage {
+  input: number;
+  output: number;
+  /** Input tokens served from the provider's prompt cache. */
+  cached: number;
+}
+
+export interface AssistantTurn {
+  /** Text before (or instead of) the tool calls: the thought. */
+  text: string;
+  toolCalls: ToolCall[];
+  usage: Usage;
+  /** The model name the server reported. */
+  model: string;
+  latencyMs: number;
+  /** Served from hexa's response cache, no HTTP call made. */
+  fromCache: boolean;
+}
+
+export interface ChatModel {
+  /** The configured model name (the server may report a more specific one per call). */
+  readonly name: string;
+  invoke(messages: Message[], tools: ToolSpec[]): Promise<AssistantTurn>;
+}
+
+export const ZERO_USAGE: Usage = { input: 0, output: 0, cached: 0 };
+
+export const addUsage = (a: Usage, b: Usage): Usage => ({
+  input: a.input + b.input,
+  output: a.output + b.output,
+  cached: a.cached + b.cached,
+});
