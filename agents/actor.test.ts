@@ -1,0 +1,94 @@
+import { describe, expect, it } from "vitest";
+import { createInstance } from "../levels/interphyre/instance.ts";
+import { readCertified } from "../src/store/certified-seeds.ts";
+import { toolSet } from "../tools/index.ts";
+import { call, ScriptedModel, type Scripted } from "../test/support/scripted-model.ts";
+import { runActorEpisode } from "./actor.ts";
+import { ActorConfig } from "./actor-config.ts";
+import { Trajectory } from "./trajectory.ts";
+
+const certified = readCertified("two_body_problem")!.seeds[0]!;
+const [sx, sy, sr] = certified.solution;
+const solution = { x: sx, y: sy, radius: sr };
+// The corner check of certification guarantees that this placement fails on every certified seed.
+const miss = { x: -4.3, y: 4.3, radius: 0.1 };
+const instance = createInstance("two_body_problem", certified.seed);
+
+const run = async (script: Scripted[], config: Partial<ActorConfig> = {}) => {
+  const model = new ScriptedModel(script);
+  let clock = 0;
+  const t = await runActorEpisode(
+    { instance, tools: toolSet("extended"), config: ActorConfig.parse(config), agent: "react" },
+    { model, costOf: (r) => r.usage.input * 1e-6, now: () => (clock += 5) },
+  );
+  expect(Trajectory.parse(t)).toEqual(t);
+  return { t, model };
+};
+
+describe("the actor loop", () => {
+  it("auto-finishes when a full rollout succeeds", async () => {
+    const { t } = await run([{ text: "look", toolCalls: [call("get_level_state", {})] }, { text: "try", toolCalls: [call("simulate_action", solution)] }]);
+    expect(t).toMatchObject({ success: true, stopReason: "success", turns: 2, finalAction: solution });
+    expect(t.steps.map((s) => s.tool)).toEqual(["get_level_state", "simulate_action"]);
+    expect(t.model).toBe("scripted-model-2026");
+  });
+
+  it("scores finish by a full rollout", async () => {
+    const fail = await run([{ toolCalls: [call("finish", miss)] }]);
+    expect(fail.t).toMatchObject({ success: false, stopReason: "finish", turns: 25, finalAction: miss });
+    const win = await run([{ toolCalls: [call("finish", solution)] }]);
+    expect(win.t).toMatchObject({ success: true, stopReason: "finish", turns: 1 });
+  });
+
+  it("counts every kind of bad turn and runs out of budget", async () => {
+    const { t, model } = await run(
+      [
+        { text: "I think the ball should go left." },
+        { text: "" },
+        { toolCalls: [call("simulate", { x: 0 })] },
+        { toolCalls: [{ id: "bad", name: "simulate_action", args: {}, rawArgs: "{x: 1", argsError: "Unexpected token x" }] },
+        { toolCalls: [call("simulate_action", { x: "left", y: 0, radius: 0.3 })] },
+        { toolCalls: [call("check_placement", miss), call("simulate_action", solution)] },
+      ],
+      { maxTurns: 6 },
+    );
+    expect(t).toMatchObject({ success: false, stopReason: "budget", turns: 6 });
+    expect(t.steps.map((s) => s.ok)).toEqual([false, false, false, false, false, true]);
+    expect(t.steps[0]!.observation).toMatch(/did not call a tool/);
+    expect(t.steps[1]!.observation).toMatch(/^The response was empty/);
+    expect(t.steps[2]!.observation).toMatch(/unknown tool 'simulate'; available: get_level_state/);
+    expect(t.steps[3]!.observation).toMatch(/not valid JSON/);
+    expect(t.steps[4]!.observation).toMatch(/^ERROR: invalid arguments for simulate_action: x:/);
+    expect(t.steps[5]!.observation).toMatch(/you made 2 tool calls; only the first \(check_placement\) was executed/);
+    // The second call was not executed, so the solution placed there did not end the episode.
+    expect(model.received).toHaveLength(6);
+    expect(t.usage).toEqual({ input: 600, output: 120, cached: 60, calls: 6, costUsd: expect.closeTo(0.0006, 10) });
+  });
+
+  it("keeps the trajectory when the endpoint fails for good", async () => {
+    const { t } = await run([{ toolCalls: [call("get_level_state", {})] }, new Error("endpoint http://x/v1 (model m) failed after 4 retries")]);
+    expect(t).toMatchObject({ success: false, stopReason: "error", error: expect.stringMatching(/failed after 4 retries/) });
+    expect(t.steps).toHaveLength(1);
+  });
+
+  it("says the enforced budget, horizon and bounds in the prompt, and sends the tool schemas", async () => {
+    const { model } = await run([{ toolCalls: [call("finish", miss)] }], { maxTurns: 7, horizon: 1500 });
+    const system = model.received[0]!.messages[0]!.content;
+    expect(system).toContain("You have at most 7 turns");
+    expect(system).toContain("within 1500 steps");
+    expect(system).toContain(`default is ${instance.defaultRadius.toFixed(2)}`);
+    expect(model.received[0]!.tools.map((t) => t.name)).toEqual(toolSet("extended").map((t) => t.name));
+    expect(model.received[0]!.tools.find((t) => t.name === "simulate_action")!.parameters).toMatchObject({ required: ["x", "y", "radius"] });
+  });
+
+  it("compacts old observations but keeps the last K turns and scene information verbatim", async () => {
+    const probes = [1, 2, 3, 4, 5, 6].map(() => ({ toolCalls: [call("simulate_action", miss)] }));
+    const { model } = await run([{ toolCalls: [call("get_level_state", {})] }, ...probes, { toolCalls: [call("finish", miss)] }], { keepTurns: 2, oldObservationHead: 60, oldObservationTail: 30 });
+    const last = model.received.at(-1)!.messages;
+    const toolReplies = last.filter((m) => m.role === "tool").map((m) => m.content);
+    expect(toolReplies[0]).toMatch(/^Level two_body_problem/);
+    expect(toolReplies[0]).not.toMatch(/characters cut/);
+    expect(toolReplies.slice(1, -2).every((r) => /characters cut/.test(r))).toBe(true);
+    expect(toolReplies.slice(-2).some((r) => /characters cut/.test(r))).toBe(false);
+  });
+});

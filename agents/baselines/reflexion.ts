@@ -1,0 +1,73 @@
+import { runActorEpisode, type EpisodePorts, type EpisodeSpec } from "../actor.ts";
+import type { Trajectory } from "../trajectory.ts";
+
+/** Reflexion (method.md §7): K trials per seed, a reflection after each failed trial, nothing across seeds. */
+export const REFLEXION = { trials: 2, turnsPerTrial: 12, maxSentences: 5, maxReflections: 3 } as const;
+
+const REFLECT_PROMPT =
+  "You failed a physics puzzle attempt. Write a reflection of at most 5 sentences: what you tried, the concrete " +
+  "physical reason it failed, and one next action to try. No preamble.";
+
+/** At most `n` sentences of the model's reflection. */
+export const firstSentences = (text: string, n: number): string =>
+  (text.replace(/\s+/g, " ").trim().match(/[^.!?]+[.!?]*/g) ?? []).slice(0, n).join("").trim();
+
+const summary = (t: Trajectory): string =>
+  [
+    `Puzzle ${t.level} seed ${t.seed}; result: failure after ${t.steps.length} turns.`,
+    ...t.steps.slice(-8).map((s) => `Turn ${s.turn}: ${s.tool} ${JSON.stringify(s.args)} -> ${s.observation.slice(0, 300)}`),
+  ].join("\n");
+
+export const runReflexion = async (spec: Omit<EpisodeSpec, "agent" | "skillPrefix" | "reflections">, ports: EpisodePorts): Promise<Trajectory> => {
+  const reflections: string[] = [];
+  const trials: Trajectory[] = [];
+  let reflectionUsage = { input: 0, output: 0, cached: 0, calls: 0, costUsd: 0 };
+  for (let k = 0; k < REFLEXION.trials; k++) {
+    const trial = await runActorEpisode(
+      { ...spec, config: { ...spec.config, maxTurns: REFLEXION.turnsPerTrial }, agent: "reflexion", reflections: reflections.slice(-REFLEXION.maxReflections) },
+      ports,
+    );
+    trials.push(trial);
+    if (trial.success || trial.stopReason === "error" || k === REFLEXION.trials - 1) break;
+    try {
+      const r = await ports.model.invoke(
+        [
+          { role: "system", content: REFLECT_PROMPT },
+          { role: "user", content: summary(trial) },
+        ],
+        [],
+      );
+      reflectionUsage = {
+        input: reflectionUsage.input + r.usage.input,
+        output: reflectionUsage.output + r.usage.output,
+        cached: reflectionUsage.cached + r.usage.cached,
+        calls: reflectionUsage.calls + 1,
+        costUsd: reflectionUsage.costUsd + ports.costOf(r),
+      };
+      const text = firstSentences(r.text, REFLEXION.maxSentences);
+      if (text) reflections.push(text);
+    } catch {
+      break;
+    }
+  }
+  const last = trials.at(-1)!;
+  let turn = 0;
+  const steps = trials.flatMap((t) => t.steps.map((s) => ({ ...s, turn: ++turn })));
+  const budget = REFLEXION.trials * REFLEXION.turnsPerTrial;
+  const sum = (f: (t: Trajectory) => number) => trials.reduce((a, t) => a + f(t), 0);
+  return {
+    ...last,
+    agent: "reflexion",
+    steps,
+    maxTurns: budget,
+    turns: last.success ? steps.length : budget,
+    usage: {
+      input: sum((t) => t.usage.input) + reflectionUsage.input,
+      output: sum((t) => t.usage.output) + reflectionUsage.output,
+      cached: sum((t) => t.usage.cached) + reflectionUsage.cached,
+      calls: sum((t) => t.usage.calls) + reflectionUsage.calls,
+      costUsd: sum((t) => t.usage.costUsd) + reflectionUsage.costUsd,
+    },
+    wallMs: sum((t) => t.wallMs),
+  };
+};
