@@ -1,6 +1,7 @@
 import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 import { HexaError } from "../errors.ts";
+import { episodeCommand } from "./episode.ts";
 import { levelsCommand } from "./levels.ts";
 import { playCommand } from "./play.ts";
 import { toolCommand } from "./tool.ts";
@@ -17,6 +18,7 @@ const cli = yargs(hideBin(process.argv))
   .command(levelsCommand)
   .command(playCommand)
   .command(toolCommand)
+  .command(episodeCommand)
   .demandCommand(1, "name a command; see --help")
   .strict()
   .help()

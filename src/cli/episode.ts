@@ -1,0 +1,85 @@
+import { writeFileSync } from "node:fs";
+import type { Argv, CommandModule } from "yargs";
+import { ActorConfig } from "../../agents/actor-config.ts";
+import { AGENTS, runEpisode, type AgentName } from "../../agents/run-episode.ts";
+import type { TrajectoryStep } from "../../agents/trajectory.ts";
+import { createInstance, parseSeed } from "../../levels/interphyre/instance.ts";
+import { getLevel } from "../../levels/interphyre/index.ts";
+import { usageRecord } from "../llm/accounting.ts";
+import { LlmConfig } from "../llm/config.ts";
+import { createRoleModel } from "../llm/role-model.ts";
+import { ConfigError } from "../errors.ts";
+
+const oneLine = (s: string, max: number) => {
+  const flat = s.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+};
+
+const progressLine = (s: TrajectoryStep) =>
+  `turn ${String(s.turn).padStart(2)}  ${s.tool.padEnd(22)} ${s.ok ? "  " : "✗ "}${oneLine(s.observation.split("\n")[0]!, 90)}\n`;
+
+/** `hexa episode`: one episode, turn by turn, then a summary (success, turns, tokens, cost). */
+export const episodeCommand: CommandModule = {
+  command: "episode <level>",
+  describe: "run one episode with an agent and show it turn by turn",
+  builder: (y: Argv) =>
+    y
+      .positional("level", { type: "string", demandOption: true })
+      .option("seed", { type: "string", demandOption: true, describe: "level seed (non-negative integer)" })
+      .option("agent", { choices: AGENTS, default: "react" as AgentName, describe: "heuristic needs no model" })
+      .option("model", { type: "string", describe: "model name (actor role)" })
+      .option("base-url", { type: "string", describe: "OpenAI-compatible endpoint (else OPENAI_BASE_URL)" })
+      .option("api-key", { type: "string", describe: "API key (else OPENAI_API_KEY)" })
+      .option("max-turns", { type: "number", default: 25, describe: "turn budget T" })
+      .option("horizon", { type: "number", default: 2000, describe: "rollout horizon in steps" })
+      .option("tool-set", { choices: ["paper", "extended"], default: "extended" })
+      .option("stream", { type: "boolean", default: false, describe: "stream the model's answers" })
+      .option("cache-dir", { type: "string", describe: "answer identical requests from this response cache" })
+      .option("audit-log", { type: "string", describe: "append one JSON line per model call here" })
+      .option("out", { type: "string", describe: "write the trajectory as JSON" }),
+  handler: async (argv) => {
+    const level = getLevel(String(argv.level)).id;
+    const instance = createInstance(level, parseSeed(argv.seed, "--seed"));
+    const parsed = ActorConfig.safeParse({ maxTurns: argv["max-turns"], horizon: argv.horizon, toolSet: argv["tool-set"] });
+    if (!parsed.success) {
+      const i = parsed.error.issues[0]!;
+      throw new ConfigError(`--${String(i.path[0]).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: ${i.message}`);
+    }
+    const agent = argv.agent as AgentName;
+    const llm = LlmConfig.parse({
+      actor: {
+        ...(argv.model ? { model: argv.model } : {}),
+        ...(argv["base-url"] ? { baseURL: argv["base-url"] } : {}),
+        ...(argv["api-key"] ? { apiKey: argv["api-key"] } : {}),
+        streaming: argv.stream,
+      },
+      ...(argv["cache-dir"] ? { cacheDir: argv["cache-dir"] } : {}),
+      ...(argv["audit-log"] ? { auditLog: argv["audit-log"] } : {}),
+    });
+    if (agent !== "heuristic" && !argv.model && !process.env.OPENAI_BASE_URL && !process.env.OPENAI_API_KEY) {
+      throw new ConfigError(
+        `--agent ${agent} needs a model: pass --model and --base-url (or set OPENAI_BASE_URL / OPENAI_API_KEY), or use --agent heuristic, which needs none`,
+      );
+    }
+    const model = agent === "heuristic" ? undefined : createRoleModel("actor", llm, { env: process.env });
+    const label = agent === "heuristic" ? "heuristic (no LLM)" : `${agent} with ${llm.actor.model}`;
+    process.stderr.write(`${level} seed ${instance.seed}: ${label}, ${parsed.data.maxTurns} turns\n`);
+    const t = await runEpisode({
+      agent,
+      instance,
+      config: parsed.data,
+      ...(model ? { model } : {}),
+      costOf: (turn) => usageRecord("actor", turn, llm.prices).costUsd,
+      now: () => performance.now(),
+      onStep: (s) => process.stderr.write(progressLine(s)),
+    });
+    if (argv.out) writeFileSync(String(argv.out), `${JSON.stringify(t, null, 2)}\n`);
+    const outcome = t.success ? `SUCCESS in ${t.steps.length} turns` : `FAILURE (${t.stopReason}${t.error ? `: ${t.error}` : ""})`;
+    process.stdout.write(
+      `${outcome}; agent ${t.agent}, model ${t.model}; turns counted ${t.turns}/${t.maxTurns}; ` +
+        `tokens in ${t.usage.input} (cached ${t.usage.cached}) out ${t.usage.output}, ${t.usage.calls} calls, $${t.usage.costUsd.toFixed(4)}; ` +
+        `${(t.wallMs / 1000).toFixed(1)} s\n`,
+    );
+    if (t.stopReason === "error") process.exitCode = 1;
+  },
+};

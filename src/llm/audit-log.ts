@@ -1,0 +1,93 @@
+import { appendFileSync } from "node:fs";
+import { z } from "zod";
+import { sha256Hex } from "./canonical-hash.ts";
+import type { ChatModel } from "./chat-model.ts";
+import { Role } from "./config.ts";
+import { ToolCallSchema, UsageSchema } from "./turn-schema.ts";
+
+/** One line of the audit log: one model call, answered or failed. */
+export const AuditLine = z.object({
+  schemaVersion: z.literal(1),
+  ts: z.iso.datetime(),
+  role: Role,
+  endpoint: z.string(),
+  modelRequested: z.string(),
+  /** The model the server reported; null when the call failed. */
+  modelReported: z.string().nullable(),
+  /** The messages as sent; absent in hash-only logs. */
+  messages: z.array(z.unknown()).optional(),
+  messagesSha256: z.string(),
+  /** Where the full messages can be found (e.g. a trajectory and turn), from the caller. */
+  messagesPointer: z.string().optional(),
+  tools: z.array(z.string()),
+  response: z.object({ text: z.string(), toolCalls: z.array(ToolCallSchema) }).nullable(),
+  usage: UsageSchema.nullable(),
+  latencyMs: z.number().min(0),
+  fromCache: z.boolean(),
+  error: z.string().optional(),
+});
+export type AuditLine = z.infer<typeof AuditLine>;
+
+export interface AuditOptions {
+  /** Receives one JSON line (no newline) per call. */
+  sink: (line: string) => void;
+  role: Role;
+  endpoint: string;
+  /** Log the messages' sha256 (and the pointer) instead of their text. */
+  hashOnly?: boolean;
+  pointer?: () => string;
+  /** Epoch ms; defaults to Date.now. */
+  now?: () => number;
+}
+
+/** Appends each line to a JSONL file; the file is this layer's own output, so its IO lives here. */
+export const fileSink =
+  (path: string) =>
+  (line: string): void =>
+    appendFileSync(path, `${line}\n`);
+
+/** Logs every call made through `inner`, including cache hits and failures; a failure is rethrown after logging. */
+export const withAudit = (inner: ChatModel, o: AuditOptions): ChatModel => {
+  const now = o.now ?? Date.now;
+  return {
+    name: inner.name,
+    invoke: async (messages, tools) => {
+      const started = now();
+      const request = {
+        schemaVersion: 1 as const,
+        ts: new Date(started).toISOString(),
+        role: o.role,
+        endpoint: o.endpoint,
+        modelRequested: inner.name,
+        ...(o.hashOnly ? {} : { messages }),
+        messagesSha256: sha256Hex(messages),
+        ...(o.pointer ? { messagesPointer: o.pointer() } : {}),
+        tools: tools.map((t) => t.name),
+      };
+      const write = (line: AuditLine) => o.sink(JSON.stringify(line));
+      try {
+        const turn = await inner.invoke(messages, tools);
+        write({
+          ...request,
+          modelReported: turn.model,
+          response: { text: turn.text, toolCalls: turn.toolCalls },
+          usage: turn.usage,
+          latencyMs: turn.latencyMs,
+          fromCache: turn.fromCache,
+        });
+        return turn;
+      } catch (e) {
+        write({
+          ...request,
+          modelReported: null,
+          response: null,
+          usage: null,
+          latencyMs: now() - started,
+          fromCache: false,
+          error: e instanceof Error ? `${e.name}: ${e.message}` : String(e),
+        });
+        throw e;
+      }
+    },
+  };
+};

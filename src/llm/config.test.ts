@@ -1,0 +1,55 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { ConfigError } from "../errors.ts";
+import { LlmConfig, ModelConfig, resolveModelConfig } from "./config.ts";
+
+describe("LlmConfig", () => {
+  it("fills every role from the defaults", () => {
+    const llm = LlmConfig.parse({ evolver: { model: "gpt-4.1" } });
+    expect(llm.actor).toEqual({
+      model: "gpt-4.1-mini",
+      temperature: 1,
+      maxOutputTokens: 8192,
+      timeoutMs: 120_000,
+      maxRetries: 4,
+      concurrency: 4,
+      streaming: false,
+    });
+    expect(llm.evolver.model).toBe("gpt-4.1");
+    expect(llm.evolver.maxRetries).toBe(4);
+    expect(llm.synthesiser.concurrency).toBe(4);
+    expect(llm.auditHashOnly).toBe(false);
+  });
+
+  it("describes every field (style.md §8)", () => {
+    const undescribed = (shape: Record<string, z.ZodType>) => Object.keys(shape).filter((k) => !shape[k]!.description);
+    expect(undescribed(ModelConfig.shape)).toEqual([]);
+    expect(undescribed(LlmConfig.shape)).toEqual([]);
+  });
+
+  it("rejects a bad value", () => {
+    expect(ModelConfig.safeParse({ maxRetries: -1 }).success).toBe(false);
+    expect(ModelConfig.safeParse({ baseURL: "not a url" }).success).toBe(false);
+  });
+});
+
+describe("resolveModelConfig", () => {
+  const defaults = ModelConfig.parse({});
+
+  it("takes the key and endpoint from the config first, then the env, then OpenAI", () => {
+    const env = { OPENAI_API_KEY: "env-key", OPENAI_BASE_URL: "http://env.local/v1" };
+    expect(resolveModelConfig({ ...defaults, apiKey: "cfg-key", baseURL: "http://cfg.local/v1" }, env, "llm.actor")).toMatchObject({
+      apiKey: "cfg-key",
+      baseURL: "http://cfg.local/v1",
+    });
+    expect(resolveModelConfig(defaults, env, "llm.actor")).toMatchObject({ apiKey: "env-key", baseURL: "http://env.local/v1" });
+    expect(resolveModelConfig(defaults, { OPENAI_API_KEY: "k" }, "llm.actor").baseURL).toBe("https://api.openai.com/v1");
+  });
+
+  it("names the field and the fix when no key is set", () => {
+    expect(() => resolveModelConfig(defaults, {}, "llm.evolver")).toThrow(
+      new ConfigError("llm.evolver.apiKey: no API key (got none); set llm.evolver.apiKey or OPENAI_API_KEY"),
+    );
+    expect(() => resolveModelConfig(defaults, { OPENAI_API_KEY: "k", OPENAI_BASE_URL: "localhost" }, "llm.actor")).toThrow(ConfigError);
+  });
+});

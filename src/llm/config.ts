@@ -1,0 +1,83 @@
+import { z } from "zod";
+import { ConfigError } from "../errors.ts";
+
+export const Role = z.enum(["actor", "evolver", "synthesiser"]);
+export type Role = z.infer<typeof Role>;
+
+const DEFAULT_BASE_URL = "https://api.openai.com/v1";
+
+/** One role's model and endpoint (style.md §8: every default here). */
+export const ModelConfig = z.object({
+  model: z.string().min(1).default("gpt-4.1-mini").describe("model name sent to the endpoint"),
+  baseURL: z
+    .url()
+    .optional()
+    .describe(`OpenAI-compatible endpoint; falls back to OPENAI_BASE_URL, then ${DEFAULT_BASE_URL}`),
+  apiKey: z.string().min(1).optional().describe("API key; falls back to OPENAI_API_KEY"),
+  temperature: z.number().min(0).max(2).default(1).describe("sampling temperature; reasoning models accept only 1"),
+  maxOutputTokens: z.number().int().min(1).default(8192).describe("cap on tokens generated per call"),
+  timeoutMs: z.number().int().min(1).default(120_000).describe("deadline for one HTTP attempt, body included"),
+  maxRetries: z.number().int().min(0).default(4).describe("retries after a 429, 5xx, timeout or dropped connection"),
+  concurrency: z
+    .number()
+    .int()
+    .min(1)
+    .default(4)
+    .describe("most requests in flight to this endpoint, shared by every role that uses it"),
+  streaming: z.boolean().default(false).describe("receive the answer as server-sent events"),
+});
+export type ModelConfig = z.infer<typeof ModelConfig>;
+
+/** USD per 1M tokens. */
+export const Price = z.object({
+  input: z.number().min(0).describe("USD per 1M uncached input tokens"),
+  cachedInput: z.number().min(0).describe("USD per 1M input tokens served from the provider's prompt cache"),
+  output: z.number().min(0).describe("USD per 1M output tokens"),
+});
+export type Price = z.infer<typeof Price>;
+
+/** OpenAI list prices (platform.openai.com/docs/pricing, 2025); a dated snapshot name matches its base name. */
+export const DEFAULT_PRICES: Record<string, Price> = {
+  "gpt-4.1": { input: 2, cachedInput: 0.5, output: 8 },
+  "gpt-4.1-mini": { input: 0.4, cachedInput: 0.1, output: 1.6 },
+  "gpt-4.1-nano": { input: 0.1, cachedInput: 0.025, output: 0.4 },
+  "gpt-4o": { input: 2.5, cachedInput: 1.25, output: 10 },
+  "gpt-4o-mini": { input: 0.15, cachedInput: 0.075, output: 0.6 },
+  "gpt-5": { input: 1.25, cachedInput: 0.125, output: 10 },
+  "gpt-5-mini": { input: 0.25, cachedInput: 0.025, output: 2 },
+};
+
+export const PriceTable = z
+  .record(z.string(), Price)
+  .default(DEFAULT_PRICES)
+  .describe("prices per model name; a model missing here is costed at 0 and flagged unpriced");
+export type PriceTable = z.infer<typeof PriceTable>;
+
+/** The LLM slice of the run config: one model per role, the price table, cache and audit log. */
+export const LlmConfig = z.object({
+  actor: ModelConfig.prefault({}).describe("the model that plays the levels"),
+  evolver: ModelConfig.prefault({}).describe("the model that edits the skill bank"),
+  synthesiser: ModelConfig.prefault({}).describe("the model that writes a bank from descriptions"),
+  prices: PriceTable,
+  cacheDir: z.string().optional().describe("directory of cached responses; identical requests are answered from it"),
+  auditLog: z.string().optional().describe("JSONL file with one line per model call"),
+  auditHashOnly: z.boolean().default(false).describe("audit log keeps the messages' sha256, not their text"),
+});
+export type LlmConfig = z.infer<typeof LlmConfig>;
+
+/** Environment variables this layer reads; the CLI passes process.env. */
+export type Env = Record<string, string | undefined>;
+
+export type ResolvedModelConfig = ModelConfig & { baseURL: string; apiKey: string };
+
+/** Fills baseURL and apiKey from the environment; `where` names the config path in errors (e.g. "llm.actor"). */
+export const resolveModelConfig = (config: ModelConfig, env: Env, where: string): ResolvedModelConfig => {
+  const apiKey = config.apiKey ?? env.OPENAI_API_KEY;
+  if (!apiKey) throw new ConfigError(`${where}.apiKey: no API key (got none); set ${where}.apiKey or OPENAI_API_KEY`);
+  const baseURL = config.baseURL ?? env.OPENAI_BASE_URL ?? DEFAULT_BASE_URL;
+  const parsed = z.url().safeParse(baseURL);
+  if (!parsed.success) {
+    throw new ConfigError(`OPENAI_BASE_URL: not a URL (got ${JSON.stringify(baseURL)}); set e.g. ${DEFAULT_BASE_URL}`);
+  }
+  return { ...config, apiKey, baseURL };
+};

@@ -1,0 +1,101 @@
+import {
+  AIMessage,
+  HumanMessage,
+  SystemMessage,
+  ToolMessage,
+  type BaseMessage,
+  type OpenAIToolCall,
+} from "@langchain/core/messages";
+import type { AssistantTurn, Message, ToolCall, ToolSpec } from "./chat-model.ts";
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+export const toLangchainMessages = (messages: readonly Message[]): BaseMessage[] =>
+  messages.map((m) => {
+    switch (m.role) {
+      case "system":
+        return new SystemMessage(m.content);
+      case "user":
+        return new HumanMessage(m.content);
+      case "assistant":
+        // A call whose arguments did not parse goes back as {}: langchain re-serialises args and has no raw slot.
+        return new AIMessage({
+          content: m.content,
+          tool_calls: m.toolCalls.map((c) => ({
+            id: c.id,
+            name: c.name,
+            args: isRecord(c.args) ? c.args : {},
+            type: "tool_call" as const,
+          })),
+        });
+      case "tool":
+        return new ToolMessage({ content: m.content, tool_call_id: m.toolCallId, name: m.name });
+    }
+  });
+
+export const toOpenAITool = (t: ToolSpec) => ({
+  type: "function" as const,
+  function: { name: t.name, description: t.description, parameters: t.parameters },
+});
+
+const shown = (raw: string) => JSON.stringify(raw.length > 200 ? `${raw.slice(0, 200)}…` : raw);
+
+/** Parses one call's arguments; never throws: a bad call becomes args {} and an error the model can act on. */
+const parseToolArgs = (name: string, raw: string): Pick<ToolCall, "args" | "argsError"> => {
+  if (raw.trim() === "") return { args: {} };
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (e) {
+    const why = e instanceof Error ? e.message : String(e);
+    return {
+      args: {},
+      argsError: `${name}: arguments are not valid JSON, ${why} (got ${shown(raw)}); send one JSON object`,
+    };
+  }
+  if (isRecord(value)) return { args: value };
+  const kind = Array.isArray(value) ? "an array" : value === null ? "null" : typeof value;
+  return { args: {}, argsError: `${name}: arguments must be a JSON object, not ${kind} (got ${shown(raw)}); send one JSON object` };
+};
+
+/** The parts of langchain's AIMessage / AIMessageChunk this layer reads. */
+export type LangchainAnswer = Pick<AIMessage, "content" | "additional_kwargs" | "response_metadata" | "usage_metadata">;
+
+const textOf = (content: LangchainAnswer["content"]): string =>
+  typeof content === "string"
+    ? content
+    : content.map((block) => (block.type === "text" && typeof block.text === "string" ? block.text : "")).join("");
+
+const numberOr0 = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
+
+/**
+ * The turn without timing. Tool calls come from the wire form (`additional_kwargs.tool_calls`), not from
+ * `tool_calls`/`invalid_tool_calls`: when streaming, langchain's partial-JSON parser turns truncated arguments
+ * into a valid-looking `{}`, and only the wire form keeps the exact text the model wrote.
+ */
+export const fromLangchainAnswer = (
+  answer: LangchainAnswer,
+  requestedModel: string,
+): Omit<AssistantTurn, "latencyMs" | "fromCache"> => {
+  const wire: OpenAIToolCall[] = answer.additional_kwargs.tool_calls ?? [];
+  const toolCalls = wire.map((call, i): ToolCall => {
+    const rawArgs = call.function.arguments ?? "";
+    return { id: call.id || `call_${i}`, name: call.function.name, rawArgs, ...parseToolArgs(call.function.name, rawArgs) };
+  });
+  const meta = answer.response_metadata as { model_name?: unknown; usage?: Record<string, unknown> };
+  const wireUsage = meta.usage ?? {};
+  const usage = answer.usage_metadata;
+  return {
+    text: textOf(answer.content),
+    toolCalls,
+    usage: {
+      input: numberOr0(usage?.input_tokens ?? wireUsage.prompt_tokens),
+      output: numberOr0(usage?.output_tokens ?? wireUsage.completion_tokens),
+      cached: numberOr0(
+        usage?.input_token_details?.cache_read ??
+          (wireUsage.prompt_tokens_details as { cached_tokens?: unknown } | undefined)?.cached_tokens,
+      ),
+    },
+    model: typeof meta.model_name === "string" && meta.model_name ? meta.model_name : requestedModel,
+  };
+};

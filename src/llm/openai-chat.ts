@@ -1,0 +1,90 @@
+import type { AIMessageChunk, BaseMessage } from "@langchain/core/messages";
+import { ChatOpenAI } from "@langchain/openai";
+import type { ChatModel } from "./chat-model.ts";
+import type { ResolvedModelConfig } from "./config.ts";
+import { sharedEndpointLimits, type EndpointLimits } from "./endpoint-limits.ts";
+import { fromLangchainAnswer, toLangchainMessages, toOpenAITool, type LangchainAnswer } from "./langchain-messages.ts";
+import { LlmError } from "./llm-error.ts";
+import { classifyHttpFailure, withRetries, type RetryEvent } from "./retry.ts";
+
+/** Time, randomness and shared state, injectable so tests run fast; each defaults to the real thing. */
+export interface OpenAIChatDeps {
+  sleep?: (ms: number) => Promise<void>;
+  /** Uniform in [0, 1): the backoff jitter. */
+  random?: () => number;
+  /** Milliseconds, for latency. */
+  now?: () => number;
+  limits?: EndpointLimits;
+  onRetry?: (event: RetryEvent) => void;
+  /** Config path named in errors, e.g. "llm.actor". */
+  where?: string;
+}
+
+const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+const timeoutError = (ms: number) => Object.assign(new Error(`no answer within ${ms} ms`), { name: "TimeoutError" });
+
+const collect = async (stream: AsyncIterable<AIMessageChunk>): Promise<AIMessageChunk> => {
+  let answer: AIMessageChunk | undefined;
+  for await (const chunk of stream) answer = answer ? answer.concat(chunk) : chunk;
+  if (!answer) throw new Error("the stream ended before its first chunk");
+  return answer;
+};
+
+/**
+ * The ChatModel port on langchain's ChatOpenAI (chat-completions API). Retries are ours, not langchain's: its
+ * own are off so that Retry-After, the backoff clock and the per-endpoint limit are all in one place.
+ */
+export const createOpenAIChat = (config: ResolvedModelConfig, deps: OpenAIChatDeps = {}): ChatModel => {
+  const { model, baseURL, timeoutMs, streaming } = config;
+  const sleep = deps.sleep ?? realSleep;
+  const now = deps.now ?? (() => performance.now());
+  const slot = (deps.limits ?? sharedEndpointLimits).for(baseURL, config.concurrency, deps.where ?? "llm");
+  const client = new ChatOpenAI({
+    model,
+    apiKey: config.apiKey,
+    configuration: { baseURL },
+    temperature: config.temperature,
+    maxTokens: config.maxOutputTokens,
+    maxRetries: 0,
+    streaming,
+    streamUsage: true,
+  });
+
+  /** One HTTP exchange under one deadline; the SDK's own timeout stops at the headers, not the streamed body. */
+  const attempt = async (messages: BaseMessage[], tools: ReturnType<typeof toOpenAITool>[]) => {
+    // bindTools([]) would still send tool_choice, which the API rejects without tools.
+    const runnable = tools.length > 0 ? client.bindTools(tools, { tool_choice: "auto" }) : client;
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), timeoutMs);
+    const started = now();
+    try {
+      const answer: LangchainAnswer = streaming
+        ? await collect(await runnable.stream(messages, { signal: deadline.signal }))
+        : await runnable.invoke(messages, { signal: deadline.signal });
+      if (deadline.signal.aborted) throw timeoutError(timeoutMs);
+      return { answer, latencyMs: now() - started };
+    } catch (e) {
+      throw deadline.signal.aborted ? timeoutError(timeoutMs) : e;
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+  return {
+    name: model,
+    invoke: async (messages, tools) => {
+      const lcMessages = toLangchainMessages(messages);
+      const lcTools = tools.map(toOpenAITool);
+      const { answer, latencyMs } = await withRetries(() => slot.run(() => attempt(lcMessages, lcTools)), {
+        maxRetries: config.maxRetries,
+        classify: classifyHttpFailure,
+        giveUp: (cause, attempts) => new LlmError(baseURL, model, attempts, cause),
+        sleep,
+        random: deps.random ?? Math.random,
+        ...(deps.onRetry ? { onRetry: deps.onRetry } : {}),
+      });
+      return { ...fromLangchainAnswer(answer, model), latencyMs, fromCache: false };
+    },
+  };
+};

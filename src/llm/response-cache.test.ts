@@ -1,0 +1,74 @@
+import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { startFakeOpenAI, type FakeOpenAI } from "../../test/support/fake-openai-server.ts";
+import type { Message, ToolSpec } from "./chat-model.ts";
+import { ModelConfig } from "./config.ts";
+import { EndpointLimits } from "./endpoint-limits.ts";
+import { createOpenAIChat } from "./openai-chat.ts";
+import { dirCache, requestKey, withCache } from "./response-cache.ts";
+import { ConfigError } from "../errors.ts";
+
+const tool: ToolSpec = { name: "simulate", description: "run", parameters: { type: "object", properties: {} } };
+const ask: Message[] = [{ role: "user", content: "Solve seed 3." }];
+const sampling = { temperature: 1, maxOutputTokens: 100 };
+
+let server: FakeOpenAI | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+const setup = async () => {
+  server = await startFakeOpenAI([
+    { text: "first", toolCalls: [{ name: "simulate", args: { x: 1 } }], usage: { prompt: 40, completion: 9, cached: 8 }, model: "m-2025-01-01" },
+    { text: "second" },
+    { text: "third" },
+  ]);
+  const dir = mkdtempSync(join(tmpdir(), "hexa-cache-"));
+  const inner = createOpenAIChat({ ...ModelConfig.parse({ model: "m" }), baseURL: server.url, apiKey: "k" }, { limits: new EndpointLimits() });
+  return { dir, inner, model: withCache(inner, dirCache(dir), sampling), server };
+};
+
+describe("withCache", () => {
+  it("answers an identical request from the cache with no HTTP call", async () => {
+    const { model, server, dir } = await setup();
+    const first = await model.invoke(ask, [tool]);
+    const again = await model.invoke(structuredClone(ask), [structuredClone(tool)]);
+
+    expect(server.requests).toHaveLength(1);
+    expect(first.fromCache).toBe(false);
+    expect(again).toEqual({ ...first, latencyMs: 0, fromCache: true });
+    expect(readdirSync(dir)).toEqual([`${requestKey("m", sampling, ask, [tool])}.json`]);
+  });
+
+  it("misses on different messages, tools or sampling", async () => {
+    const { model, inner, dir, server } = await setup();
+    await model.invoke(ask, [tool]);
+    const other = await model.invoke([{ role: "user", content: "Solve seed 4." }], [tool]);
+    const hotter = await withCache(inner, dirCache(dir), { ...sampling, temperature: 0.2 }).invoke(ask, [tool]);
+
+    expect([other.text, other.fromCache]).toEqual(["second", false]);
+    expect([hotter.text, hotter.fromCache]).toEqual(["third", false]);
+    expect(server.requests).toHaveLength(3);
+    expect(requestKey("m", sampling, ask, [])).not.toBe(requestKey("m", sampling, ask, [tool]));
+    expect(requestKey("m", sampling, ask, [tool])).not.toBe(requestKey("other", sampling, ask, [tool]));
+  });
+
+  it("survives a restart: a new cache on the same directory hits", async () => {
+    const { model, inner, dir, server } = await setup();
+    const first = await model.invoke(ask, [tool]);
+    const reopened = await withCache(inner, dirCache(dir), sampling).invoke(ask, [tool]);
+    expect(reopened).toEqual({ ...first, latencyMs: 0, fromCache: true });
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it("rejects a file that is not a cache entry, naming it", () => {
+    const dir = mkdtempSync(join(tmpdir(), "hexa-cache-"));
+    const key = requestKey("m", sampling, ask, []);
+    writeFileSync(join(dir, `${key}.json`), JSON.stringify({ schemaVersion: 2, key }));
+    expect(() => dirCache(dir).get(key)).toThrow(ConfigError);
+    expect(() => dirCache(dir).get(key)).toThrow(`${join(dir, key)}.json: not a response-cache entry`);
+  });
+});

@@ -1,0 +1,59 @@
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+import { ConfigError } from "../errors.ts";
+import { sha256Hex } from "./canonical-hash.ts";
+import type { AssistantTurn, ChatModel, Message, ToolSpec } from "./chat-model.ts";
+import { AssistantTurnSchema } from "./turn-schema.ts";
+
+export interface ResponseCache {
+  get(key: string): AssistantTurn | undefined;
+  set(key: string, turn: AssistantTurn): void;
+}
+
+/** What else, besides messages and tools, changes the answer. */
+export interface CacheSampling {
+  temperature: number;
+  maxOutputTokens: number;
+}
+
+const CacheEntry = z.object({ schemaVersion: z.literal(1), key: z.string(), turn: AssistantTurnSchema });
+
+/** sha256 of the canonical request: model, sampling, messages and tools. */
+export const requestKey = (model: string, sampling: CacheSampling, messages: readonly Message[], tools: readonly ToolSpec[]) =>
+  sha256Hex({ model, temperature: sampling.temperature, maxOutputTokens: sampling.maxOutputTokens, messages, tools });
+
+/** One JSON file per request key in `dir`, written whole (temp file + rename) so a crash leaves no torn entry. */
+export const dirCache = (dir: string): ResponseCache => {
+  mkdirSync(dir, { recursive: true });
+  const pathOf = (key: string) => join(dir, `${key}.json`);
+  return {
+    get: (key) => {
+      const path = pathOf(key);
+      if (!existsSync(path)) return undefined;
+      const parsed = CacheEntry.safeParse(JSON.parse(readFileSync(path, "utf8")));
+      if (!parsed.success || parsed.data.key !== key) {
+        throw new ConfigError(`${path}: not a response-cache entry (schemaVersion 1); delete it or the cache directory`);
+      }
+      return parsed.data.turn;
+    },
+    set: (key, turn) => {
+      const path = pathOf(key);
+      writeFileSync(`${path}.tmp`, JSON.stringify({ schemaVersion: 1, key, turn }));
+      renameSync(`${path}.tmp`, path);
+    },
+  };
+};
+
+/** Answers a request seen before from the cache, with no HTTP call; otherwise asks `inner` and stores the answer. */
+export const withCache = (inner: ChatModel, cache: ResponseCache, sampling: CacheSampling): ChatModel => ({
+  name: inner.name,
+  invoke: async (messages, tools) => {
+    const key = requestKey(inner.name, sampling, messages, tools);
+    const hit = cache.get(key);
+    if (hit) return { ...hit, latencyMs: 0, fromCache: true };
+    const turn = await inner.invoke(messages, tools);
+    cache.set(key, turn);
+    return turn;
+  },
+});

@@ -1,0 +1,111 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { startFakeOpenAI, type FakeOpenAI, type ScriptItem } from "../../test/support/fake-openai-server.ts";
+import type { Message } from "./chat-model.ts";
+import { ModelConfig } from "./config.ts";
+import { EndpointLimits } from "./endpoint-limits.ts";
+import { LlmError } from "./llm-error.ts";
+import { createOpenAIChat } from "./openai-chat.ts";
+import { backoffMs, type RetryEvent } from "./retry.ts";
+
+const ask: Message[] = [{ role: "user", content: "Where should the red ball go?" }];
+
+let server: FakeOpenAI | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+/** A model on the fake server whose sleeps return at once and are recorded. */
+const flaky = async (script: ScriptItem[], options: Partial<ModelConfig> = {}) => {
+  server = await startFakeOpenAI(script);
+  const sleeps: number[] = [];
+  const retries: RetryEvent[] = [];
+  const config = { ...ModelConfig.parse({ model: "gpt-test", ...options }), baseURL: server.url, apiKey: "k" };
+  const model = createOpenAIChat(config, {
+    sleep: async (ms) => void sleeps.push(ms),
+    random: () => 0.5,
+    limits: new EndpointLimits(),
+    onRetry: (e) => retries.push(e),
+  });
+  return { model, sleeps, retries, server };
+};
+
+describe("backoffMs", () => {
+  it("draws uniformly below base·2^retry, capped at 30 s", () => {
+    expect(backoffMs(0, () => 0.999)).toBeCloseTo(999);
+    expect(backoffMs(3, () => 0.5)).toBe(4000);
+    expect(backoffMs(10, () => 0.5)).toBe(15_000);
+    expect(backoffMs(2, () => 0)).toBe(0);
+  });
+
+  it("never waits less than Retry-After", () => {
+    expect(backoffMs(0, () => 0.1, 2000)).toBe(2000);
+    expect(backoffMs(4, () => 0.9, 2000)).toBe(14_400);
+  });
+});
+
+describe("retries against the fake server", () => {
+  it.each([false, true])("waits out a 429 at least Retry-After, then succeeds (streaming %s)", async (streaming) => {
+    const { model, sleeps, retries, server } = await flaky([{ fault: "429", retryAfter: 2 }, { text: "ok" }], { streaming });
+    const turn = await model.invoke(ask, []);
+
+    expect(turn.text).toBe("ok");
+    expect(server.requests).toHaveLength(2);
+    expect(retries).toEqual([{ attempt: 1, delayMs: 2000, reason: "429 rate limited" }]);
+    expect(sleeps).toHaveLength(1);
+    expect(sleeps[0]).toBeGreaterThanOrEqual(2000);
+  });
+
+  it("retries a 500 with jittered backoff", async () => {
+    const { model, sleeps, retries, server } = await flaky([{ fault: "500" }, { fault: "500" }, { text: "ok" }]);
+    expect((await model.invoke(ask, [])).text).toBe("ok");
+    expect(server.requests).toHaveLength(3);
+    expect(retries.map((r) => r.reason)).toEqual(["500 from server", "500 from server"]);
+    expect(sleeps).toEqual([500, 1000]);
+  });
+
+  it.each([false, true])("retries a dropped connection (streaming %s)", async (streaming) => {
+    const { model, retries, server } = await flaky([{ fault: "drop" }, { text: "ok" }], { streaming });
+    expect((await model.invoke(ask, [])).text).toBe("ok");
+    expect(server.requests).toHaveLength(2);
+    expect(retries.map((r) => r.reason)).toEqual(["connection dropped"]);
+  });
+
+  it.each([false, true])("retries after the deadline passes with no answer (streaming %s)", async (streaming) => {
+    const { model, retries, server } = await flaky([{ fault: "timeout" }, { text: "ok" }], { streaming, timeoutMs: 150 });
+    expect((await model.invoke(ask, [])).text).toBe("ok");
+    expect(server.requests).toHaveLength(2);
+    expect(retries.map((r) => r.reason)).toEqual(["timeout"]);
+  });
+
+  it("gives up after maxRetries with an LlmError naming endpoint, model and last cause", async () => {
+    const { model, sleeps, server } = await flaky([{ fault: "500" }, { fault: "429" }, { fault: "500" }, { text: "never" }], {
+      maxRetries: 2,
+    });
+    const error = await model.invoke(ask, []).catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(LlmError);
+    const e = error as LlmError;
+    expect(e.name).toBe("LlmError");
+    expect(e.message).toBe(`${server.url}: model gpt-test failed after 3 attempt(s): 500 fake-openai: internal error`);
+    expect(e.endpoint).toBe(server.url);
+    expect(e.attempts).toBe(3);
+    expect(server.requests).toHaveLength(3);
+    expect(sleeps).toHaveLength(2);
+  });
+
+  it("does not retry a 400", async () => {
+    const { model, sleeps, server } = await flaky([{ fault: "400" }, { text: "never" }]);
+    const error = await model.invoke(ask, []).catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(LlmError);
+    expect((error as LlmError).message).toBe(`${server.url}: model gpt-test failed after 1 attempt(s): 400 fake-openai: bad request`);
+    expect(server.requests).toHaveLength(1);
+    expect(sleeps).toEqual([]);
+  });
+
+  it("names a dropped connection's cause chain when it gives up", async () => {
+    const { model } = await flaky([{ fault: "drop" }], { maxRetries: 0 });
+    await expect(model.invoke(ask, [])).rejects.toThrow(/failed after 1 attempt\(s\): Connection error\. ← fetch failed ← other side closed$/);
+  });
+});

@@ -1,0 +1,37 @@
+import { withAudit, fileSink } from "./audit-log.ts";
+import type { ChatModel } from "./chat-model.ts";
+import { resolveModelConfig, type Env, type LlmConfig, type Role } from "./config.ts";
+import { createOpenAIChat, type OpenAIChatDeps } from "./openai-chat.ts";
+import { dirCache, withCache } from "./response-cache.ts";
+
+export interface RoleModelDeps extends Omit<OpenAIChatDeps, "where"> {
+  /** Where OPENAI_API_KEY / OPENAI_BASE_URL come from; the CLI passes process.env. */
+  env: Env;
+  /** Overrides `llm.auditLog` (tests pass an array's push). */
+  auditSink?: (line: string) => void;
+  /** Where the messages of the current call are kept, for hash-only audit lines. */
+  pointer?: () => string;
+}
+
+/**
+ * A role's model as the run uses it: the endpoint client, then the response cache (a hit skips the endpoint),
+ * then the audit log outermost (so cache hits and failures are logged too).
+ */
+export const createRoleModel = (role: Role, llm: LlmConfig, deps: RoleModelDeps): ChatModel => {
+  const where = `llm.${role}`;
+  const config = resolveModelConfig(llm[role], deps.env, where);
+  const { env: _env, auditSink, pointer, ...chatDeps } = deps;
+  let model = createOpenAIChat(config, { ...chatDeps, where });
+  if (llm.cacheDir) model = withCache(model, dirCache(llm.cacheDir), config);
+  const sink = auditSink ?? (llm.auditLog ? fileSink(llm.auditLog) : undefined);
+  if (sink) {
+    model = withAudit(model, {
+      sink,
+      role,
+      endpoint: config.baseURL,
+      hashOnly: llm.auditHashOnly,
+      ...(pointer ? { pointer } : {}),
+    });
+  }
+  return model;
+};
