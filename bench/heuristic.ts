@@ -1,0 +1,86 @@
+/**
+ * The heuristic (no LLM) agent on certified seeds of the eight HExA levels: success rate, mean turns (an
+ * unsolved episode counts the whole budget) and mean tool time per turn. Levels are split across two child
+ * processes, one per core; progress goes to stderr.
+ * Run: node --import tsx bench/heuristic.ts [--seeds 20] [--levels catapult,basket_case] [--jobs 2]
+ */
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { runHeuristicEpisode } from "../agents/heuristic.ts";
+import { createInstance } from "../levels/interphyre/instance.ts";
+import { createRng } from "../src/sim/rng.ts";
+import { readCertified } from "../src/store/certified-seeds.ts";
+
+const HEXA_LEVELS = [
+  "catapult",
+  "pass_the_parcel",
+  "down_to_earth",
+  "two_body_problem",
+  "falling_into_place",
+  "tipping_point",
+  "basket_case",
+  "cliffhanger",
+];
+
+const flag = (name: string, fallback: string) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1]! : fallback;
+};
+const SEEDS = Number(flag("seeds", "20"));
+const LEVELS = flag("levels", HEXA_LEVELS.join(",")).split(",");
+const JOBS = Number(flag("jobs", "2"));
+
+interface Row {
+  level: string;
+  episodes: number;
+  solved: number;
+  turns: number;
+  toolMs: number;
+  steps: number;
+}
+
+const runLevel = (level: string): Row => {
+  const seeds = readCertified(level)!.seeds.slice(0, SEEDS);
+  const row: Row = { level, episodes: 0, solved: 0, turns: 0, toolMs: 0, steps: 0 };
+  for (const { seed } of seeds) {
+    const t = runHeuristicEpisode({ instance: createInstance(level, seed), rng: createRng(seed), now: () => performance.now() });
+    row.episodes++;
+    row.solved += t.success ? 1 : 0;
+    row.turns += t.turns;
+    row.toolMs += t.steps.reduce((s, x) => s + x.ms, 0);
+    row.steps += t.steps.length;
+    process.stderr.write(`${level} seed ${seed}: ${t.success ? `solved in ${t.turns}` : "unsolved"} (${(t.wallMs / 1000).toFixed(1)} s)\n`);
+  }
+  return row;
+};
+
+const runChild = (levels: string[]): Promise<Row[]> =>
+  new Promise((resolve, reject) => {
+    const script = fileURLToPath(import.meta.url);
+    const child = spawn(process.execPath, ["--import", "tsx", script, "--worker", "--seeds", String(SEEDS), "--levels", levels.join(",")], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    child.on("error", reject);
+    child.on("close", (code) => (code === 0 ? resolve(JSON.parse(out) as Row[]) : reject(new Error(`bench worker for ${levels.join(",")} exited with ${code}`))));
+  });
+
+const printTable = (rows: Row[]) => {
+  console.log(`${"level".padEnd(20)}${"success".padStart(10)}${"mean turns".padStart(12)}${"tool ms/turn".padStart(14)}`);
+  for (const r of rows) {
+    const rate = `${r.solved}/${r.episodes}`;
+    console.log(`${r.level.padEnd(20)}${rate.padStart(10)}${(r.turns / r.episodes).toFixed(1).padStart(12)}${(r.toolMs / r.steps).toFixed(1).padStart(14)}`);
+  }
+  const all = rows.reduce((s, r) => ({ solved: s.solved + r.solved, episodes: s.episodes + r.episodes }), { solved: 0, episodes: 0 });
+  console.log(`overall: ${all.solved}/${all.episodes} solved (${((100 * all.solved) / all.episodes).toFixed(0)}%)`);
+};
+
+if (process.argv.includes("--worker")) {
+  process.stdout.write(JSON.stringify(LEVELS.map(runLevel)));
+} else {
+  const groups: string[][] = Array.from({ length: Math.max(1, JOBS) }, () => []);
+  LEVELS.forEach((l, i) => groups[i % groups.length]!.push(l));
+  const rows = (await Promise.all(groups.filter((g) => g.length > 0).map(runChild))).flat();
+  printTable(LEVELS.map((l) => rows.find((r) => r.level === l)!));
+}
