@@ -5,7 +5,7 @@ import { callTool, ToolSession, type Tool, type ToolOutcome } from "../tools/def
 import type { ActorConfig } from "./actor-config.ts";
 import { buildMessages, type Turn } from "./context.ts";
 import { NUDGE, systemPrompt, taskMessage } from "./prompt.ts";
-import { NO_USAGE, type StopReason, type Trajectory, type TrajectoryStep, type UsageRecord } from "./trajectory.ts";
+import { callUsage, NO_USAGE, sumUsage, type StopReason, type Trajectory, type TrajectoryStep, type UsageRecord } from "./trajectory.ts";
 
 /** Tools whose observations describe the scene: pinned in the context however old. */
 const SCENE_TOOLS = new Set(["get_level_state", "describe_scene_geometry"]);
@@ -77,13 +77,7 @@ export const runActorEpisode = async (spec: EpisodeSpec, ports: EpisodePorts): P
       break;
     }
     model = reply.model || model;
-    usage = {
-      input: usage.input + reply.usage.input,
-      output: usage.output + reply.usage.output,
-      cached: usage.cached + reply.usage.cached,
-      calls: usage.calls + 1,
-      costUsd: usage.costUsd + ports.costOf(reply),
-    };
+    usage = sumUsage(usage, callUsage(reply.usage, ports.costOf(reply)));
     const call = reply.toolCalls[0];
     const t0 = ports.now();
     let step: TrajectoryStep;

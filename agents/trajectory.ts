@@ -46,3 +46,14 @@ export const Trajectory = z.object({
 export type Trajectory = z.infer<typeof Trajectory>;
 
 export const NO_USAGE: UsageRecord = { input: 0, output: 0, cached: 0, calls: 0, costUsd: 0 };
+
+export const sumUsage = (a: UsageRecord, b: UsageRecord): UsageRecord => ({
+  input: a.input + b.input,
+  output: a.output + b.output,
+  cached: a.cached + b.cached,
+  calls: a.calls + b.calls,
+  costUsd: a.costUsd + b.costUsd,
+});
+
+/** One model call as a usage record. */
+export const callUsage = (u: { input: number; output: number; cached: number }, costUsd: number): UsageRecord => ({ ...u, calls: 1, costUsd });

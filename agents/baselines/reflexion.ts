@@ -1,5 +1,5 @@
 import { runActorEpisode, type EpisodePorts, type EpisodeSpec } from "../actor.ts";
-import type { Trajectory } from "../trajectory.ts";
+import { callUsage, NO_USAGE, sumUsage, type Trajectory } from "../trajectory.ts";
 
 /** Reflexion (method.md §7): K trials per seed, a reflection after each failed trial, nothing across seeds. */
 export const REFLEXION = { trials: 2, turnsPerTrial: 12, maxSentences: 5, maxReflections: 3 } as const;
@@ -21,7 +21,7 @@ const summary = (t: Trajectory): string =>
 export const runReflexion = async (spec: Omit<EpisodeSpec, "agent" | "skillPrefix" | "reflections">, ports: EpisodePorts): Promise<Trajectory> => {
   const reflections: string[] = [];
   const trials: Trajectory[] = [];
-  let reflectionUsage = { input: 0, output: 0, cached: 0, calls: 0, costUsd: 0 };
+  let reflectionUsage = NO_USAGE;
   for (let k = 0; k < REFLEXION.trials; k++) {
     const trial = await runActorEpisode(
       { ...spec, config: { ...spec.config, maxTurns: REFLEXION.turnsPerTrial }, agent: "reflexion", reflections: reflections.slice(-REFLEXION.maxReflections) },
@@ -37,13 +37,7 @@ export const runReflexion = async (spec: Omit<EpisodeSpec, "agent" | "skillPrefi
         ],
         [],
       );
-      reflectionUsage = {
-        input: reflectionUsage.input + r.usage.input,
-        output: reflectionUsage.output + r.usage.output,
-        cached: reflectionUsage.cached + r.usage.cached,
-        calls: reflectionUsage.calls + 1,
-        costUsd: reflectionUsage.costUsd + ports.costOf(r),
-      };
+      reflectionUsage = sumUsage(reflectionUsage, callUsage(r.usage, ports.costOf(r)));
       const text = firstSentences(r.text, REFLEXION.maxSentences);
       if (text) reflections.push(text);
     } catch {
@@ -54,20 +48,14 @@ export const runReflexion = async (spec: Omit<EpisodeSpec, "agent" | "skillPrefi
   let turn = 0;
   const steps = trials.flatMap((t) => t.steps.map((s) => ({ ...s, turn: ++turn })));
   const budget = REFLEXION.trials * REFLEXION.turnsPerTrial;
-  const sum = (f: (t: Trajectory) => number) => trials.reduce((a, t) => a + f(t), 0);
+
   return {
     ...last,
     agent: "reflexion",
     steps,
     maxTurns: budget,
     turns: last.success ? steps.length : budget,
-    usage: {
-      input: sum((t) => t.usage.input) + reflectionUsage.input,
-      output: sum((t) => t.usage.output) + reflectionUsage.output,
-      cached: sum((t) => t.usage.cached) + reflectionUsage.cached,
-      calls: sum((t) => t.usage.calls) + reflectionUsage.calls,
-      costUsd: sum((t) => t.usage.costUsd) + reflectionUsage.costUsd,
-    },
-    wallMs: sum((t) => t.wallMs),
+    usage: trials.map((t) => t.usage).reduce(sumUsage, reflectionUsage),
+    wallMs: trials.reduce((a, t) => a + t.wallMs, 0),
   };
 };
