@@ -1,0 +1,42 @@
+import { z } from "zod";
+import { byWeight, type Bank } from "../src/store/bank.ts";
+
+/** The retriever is a rule, not a model (method.md §1): top-M skills and top-N mistakes by weight. */
+export const RetrieverConfig = z.object({
+  topSkills: z.number().int().min(0).default(6).describe("M: skills put into the actor's prompt"),
+  topMistakes: z.number().int().min(0).default(4).describe("N: mistakes put into the actor's prompt"),
+});
+export type RetrieverConfig = z.infer<typeof RetrieverConfig>;
+
+export const retrieve = (bank: Bank, config: RetrieverConfig): Bank => ({
+  skills: byWeight(bank.skills).slice(0, config.topSkills),
+  mistakes: byWeight(bank.mistakes).slice(0, config.topMistakes),
+});
+
+/**
+ * The fixed block appended to the actor's system prompt; empty when nothing is retrieved. A transferred bank
+ * says that its skills come from other levels and must be verified by simulation.
+ */
+export const renderSkillBlock = (bank: Bank, config: RetrieverConfig, opts: { transferred?: boolean } = {}): string => {
+  const { skills, mistakes } = retrieve(bank, config);
+  if (skills.length === 0 && mistakes.length === 0) return "";
+  const lines: string[] = [];
+  if (skills.length > 0) {
+    lines.push(
+      opts.transferred
+        ? "## Skills transferred from other levels (untested here: verify each by simulation before relying on it)"
+        : "## Learned skills (from earlier episodes, strongest first)",
+    );
+    skills.forEach((s, i) => {
+      lines.push(`${i + 1}. ${s.title} (weight ${s.weight.toFixed(2)})`, `   Principle: ${s.principle}`, `   When to apply: ${s.whenToApply}`);
+      if (s.example) lines.push(`   Example: ${s.example}`);
+    });
+  }
+  if (mistakes.length > 0) {
+    lines.push("", "## Common mistakes");
+    mistakes.forEach((m, i) => {
+      lines.push(`${i + 1}. What goes wrong: ${m.description}`, `   Why: ${m.rootCause}`, `   How to avoid: ${m.correction}`);
+    });
+  }
+  return lines.join("\n").trim();
+};

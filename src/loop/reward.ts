@@ -1,0 +1,30 @@
+import { z } from "zod";
+
+/** Trajectory reward categories (method.md §2), edges given for T = 25 and scaled with T. */
+export const RewardCategory = z.enum(["fast_success", "success", "slow_success", "exploratory_failure", "early_abandon_failure"]);
+export type RewardCategory = z.infer<typeof RewardCategory>;
+
+export interface TrajectoryReward {
+  category: RewardCategory;
+  /** r(τ) */
+  r: number;
+}
+
+const REFERENCE_T = 25;
+
+/** The turn count that corresponds to `turnsAt25` when the budget is T (same fraction of the budget). */
+const scaled = (turnsAt25: number, maxTurns: number) => Math.round((turnsAt25 * maxTurns) / REFERENCE_T);
+
+/**
+ * r(τ): success in 1–3 turns +1.0, 4–7 +0.75, 8–15 +0.5, 16–25 +0.25; failure after ≥ 10 turns −0.5, after
+ * fewer −0.75. "Turns" are the turns actually used (an error or early finish can fail before the budget).
+ */
+export const trajectoryReward = (success: boolean, turnsUsed: number, maxTurns: number): TrajectoryReward => {
+  if (success) {
+    if (turnsUsed <= scaled(3, maxTurns)) return { category: "fast_success", r: 1.0 };
+    if (turnsUsed <= scaled(7, maxTurns)) return { category: "success", r: 0.75 };
+    if (turnsUsed <= scaled(15, maxTurns)) return { category: "success", r: 0.5 };
+    return { category: "slow_success", r: 0.25 };
+  }
+  return turnsUsed >= scaled(10, maxTurns) ? { category: "exploratory_failure", r: -0.5 } : { category: "early_abandon_failure", r: -0.75 };
+};

@@ -1,0 +1,23 @@
+import type { Evidence } from "./bank.ts";
+
+/**
+ * Entry weights (method.md §3): r_k = clamp((r̄_src + 1) / 2, 0.1, 1.0), r̄_src the mean r(τ) of the cited
+ * trajectories (no data: 0.5). Ours: a re-cited entry's r̄ is the running mean over all evidence so far, so a
+ * weight no longer depends on one 3-episode batch. Partial skills (from failed runs) are capped at 0.5.
+ */
+
+export const NO_EVIDENCE: Evidence = { sumR: 0, count: 0 };
+
+export const PARTIAL_SKILL_CAP = 0.5;
+
+export const weightOf = (evidence: Evidence, opts: { partial?: boolean; fallbackMeanR?: number } = {}): number => {
+  const mean = evidence.count > 0 ? evidence.sumR / evidence.count : opts.fallbackMeanR;
+  const w = mean === undefined ? 0.5 : Math.min(1, Math.max(0.1, (mean + 1) / 2));
+  return opts.partial ? Math.min(PARTIAL_SKILL_CAP, w) : w;
+};
+
+/** Evidence after citing more trajectories with rewards `rs`. */
+export const cite = (evidence: Evidence, rs: readonly number[]): Evidence => ({
+  sumR: evidence.sumR + rs.reduce((a, r) => a + r, 0),
+  count: evidence.count + rs.length,
+});
