@@ -1,0 +1,177 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { LlmConfig } from "../src/llm/config.ts";
+import { createRoleModel } from "../src/llm/role-model.ts";
+import { applyEvent, foldEvents, type Bank, type BankEvent } from "../src/store/bank.ts";
+import { startFakeOpenAI, type FakeOpenAI, type ScriptItem } from "../test/support/fake-openai-server.ts";
+import { distil, evolve, labelTrajectories, replace } from "./evolver.ts";
+import { NO_USAGE, type Trajectory } from "./trajectory.ts";
+
+/** The LLM evolver through the real client against the local OpenAI-compatible server with scripted JSON. */
+let server: FakeOpenAI | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+const modelFor = async (script: ScriptItem[]) => {
+  server ??= await startFakeOpenAI();
+  server.push(...script);
+  const llm = LlmConfig.parse({ evolver: { model: "gpt-4.1-mini", baseURL: server.url, apiKey: "test", maxRetries: 0, timeoutMs: 1500 } });
+  return createRoleModel("evolver", llm, { env: {}, sleep: async () => {} });
+};
+
+const traj = (seed: number, success: boolean, turns: number): Trajectory => ({
+  schemaVersion: 1,
+  level: "two_body_problem",
+  seed,
+  agent: "react",
+  model: "m",
+  success,
+  turns,
+  maxTurns: 25,
+  finalAction: { x: -4, y: -1, radius: 0.5 },
+  steps: Array.from({ length: 12 }, (_, i) => ({
+    turn: i + 1,
+    thought: `thought ${i + 1}`,
+    tool: "simulate_action",
+    args: { x: -4, y: -1, radius: 0.5 },
+    observation: `obs ${i + 1} ${"z".repeat(900)}`,
+    ok: true,
+    ms: 1,
+  })),
+  usage: NO_USAGE,
+  wallMs: 0,
+  stopReason: success ? "success" : "budget",
+});
+
+// r: t1 +1.0 (2 turns), t2 +0.75 (6), t3 −0.5 (25, exploratory), t4 −0.75 (5, early abandon); batch mean 0.125.
+const round1 = labelTrajectories([traj(10, true, 2), traj(11, true, 6), traj(12, false, 25), traj(13, false, 5)]);
+const json = (v: unknown): ScriptItem => ({ text: JSON.stringify(v) });
+const skill = (title: string, sources: string[]) => ({ title, principle: `${title} principle.`, when_to_apply: "always", sources });
+const contrastive = json({ skills: [skill("hit the blue ball from the left", ["t1", "t2"]), skill("uncited", [])] });
+const failures = json({
+  mistakes: [{ description: "ball drops short", root_cause: "assumed no bounce", correction: "start higher", sources: ["t3", "t4"] }],
+  partial_skills: [skill("right region, too small", ["t1", "t3"])],
+});
+const w = (meanR: number) => Math.min(1, Math.max(0.1, (meanR + 1) / 2));
+const userText = (i: number) => String(server!.requests[i]!.body.messages.at(-1)!.content);
+
+const distilled = async (): Promise<BankEvent[]> => distil({ model: await modelFor([contrastive, failures]), round: 1, level: "two_body_problem", labelled: round1 });
+
+describe("distil", () => {
+  it("turns the two passes into add events weighted per method.md §3, after one malformed answer", async () => {
+    const model = await modelFor([{ text: "Sure! Here are the skills" }, contrastive, failures]);
+    const events = await distil({ model, round: 1, level: "two_body_problem", labelled: round1 });
+    expect(events.map((e) => e.type)).toEqual(["add", "add", "add", "add"]);
+    const bank = foldEvents(events);
+    expect(bank.skills.map((s) => [s.id, s.sourceType, s.weight, s.sourceSeeds])).toEqual([
+      ["s1_1", "contrastive", w(0.875), [10, 11]],
+      ["s1_2", "contrastive", w(0.125), []],
+      ["s1_3", "partial", 0.5, [10, 12]], // (1 − 0.5) / 2 = 0.25 → 0.625, capped at 0.5
+    ]);
+    expect(bank.skills[0]!.evidence).toEqual({ sumR: 1.75, count: 2 });
+    expect(bank.mistakes).toMatchObject([{ id: "m1_1", weight: w(-0.625), rootCause: "assumed no bounce", sourceSeeds: [12, 13] }]);
+    expect(server!.requests).toHaveLength(3);
+    expect(userText(1)).toMatch(/not JSON/);
+    const prompt = String(server!.requests[0]!.body.messages[1]!.content);
+    expect(prompt).toMatch(/trajectory t1 · seed 10 · success yes · turns 2\/25 · category fast_success · r \+1\.00/);
+    expect(prompt).toMatch(/\(2 earlier steps omitted\)/);
+    expect(prompt).not.toMatch(/z{501}/);
+    expect(prompt.indexOf("trajectory t4")).toBeLessThan(prompt.indexOf("trajectory t3")); // worst failures first
+    expect(String(server!.requests[0]!.body.messages[0]!.content)).toMatch(/at most 10 skills and 5 mistakes/);
+  });
+
+  it("retries when a source id is unknown, naming it", async () => {
+    const bad = json({ skills: [skill("x", ["t9"])] });
+    const events = await distil({ model: await modelFor([bad, contrastive, failures]), round: 1, level: "two_body_problem", labelled: round1 });
+    expect(events).toHaveLength(4);
+    expect(userText(1)).toMatch(/unknown trajectory id\(s\) t9/);
+  });
+
+  it("gives one evolver_failure event after two bad answers, leaving the bank unchanged", async () => {
+    const before = foldEvents(await distilled());
+    const events = await evolve({
+      model: await modelFor([{ text: "{not json" }, json({ ops: [{ op: "keep" }] })]),
+      round: 2,
+      level: "two_body_problem",
+      bank: before,
+      labelled: round1,
+    });
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ type: "evolver_failure", round: 2 });
+    expect(events.reduce(applyEvent, before)).toEqual(before);
+  });
+
+  it("enforces the caps on the folded result, pruning the lightest", async () => {
+    const model = await modelFor([contrastive, failures]);
+    const events = await distil({ model, round: 1, level: "two_body_problem", labelled: round1, caps: { skills: 2, mistakes: 0 } });
+    expect(events.filter((e) => e.type === "prune").map((e) => e.type === "prune" && [e.id, e.why])).toEqual([
+      ["s1_3", "cap"],
+      ["m1_1", "cap"],
+    ]);
+    expect(foldEvents(events).skills.map((s) => s.id)).toEqual(["s1_1", "s1_2"]);
+  });
+
+  it("hides r and keeps input order in the no-reward ablation, with unweighted entries", async () => {
+    const model = await modelFor([contrastive, failures]);
+    const events = await distil({ model, round: 1, level: "two_body_problem", labelled: round1, mode: "no_reward" });
+    const bank = foldEvents(events);
+    expect([...bank.skills, ...bank.mistakes].map((e) => e.weight)).toEqual([0.5, 0.5, 0.5, 0.5]);
+    const prompt = String(server!.requests[0]!.body.messages[1]!.content);
+    expect(prompt).not.toMatch(/ r [+-]\d|category/);
+    expect(prompt.indexOf("trajectory t3")).toBeLessThan(prompt.indexOf("trajectory t4"));
+  });
+});
+
+// Round 2: t5 +1.0 (seed 20), t6 −0.5 (seed 21).
+const round2 = labelTrajectories([traj(20, true, 3), traj(21, false, 12)], ["t5", "t6"]);
+
+describe("evolve and replace", () => {
+  it("translates keep / merge / revise / add / prune into events with running-mean weights", async () => {
+    const bank: Bank = foldEvents(await distilled());
+    const ops = {
+      ops: [
+        { op: "keep", id: "s1_1", sources: ["t5"] },
+        { op: "merge", from: ["s1_2", "s1_3"], entry: { kind: "skill", title: "merged", principle: "p.", when_to_apply: "w" }, sources: ["t6"], reason: "same mechanism" },
+        { op: "revise", id: "m1_1", entry: { kind: "mistake", description: "d2", root_cause: "rc2", correction: "c2" }, sources: ["t6"], reason: "sharper" },
+        { op: "add", entry: { kind: "skill", title: "new", principle: "p.", when_to_apply: "w" }, sources: ["t5", "t6"] },
+      ],
+    };
+    const badId = { ops: [...ops.ops, { op: "prune", id: "s9_9", why: "redundant" }] };
+    const events = await evolve({ model: await modelFor([json(badId), json(ops)]), round: 2, level: "two_body_problem", bank, labelled: round2 });
+    expect(userText(3)).toMatch(/unknown bank id 's9_9'/);
+    expect(String(server!.requests[2]!.body.messages[1]!.content)).toMatch(/s1_2\] skill[\s\S]*principle: uncited principle\./);
+    expect(events.map((e) => e.type)).toEqual(["reweight", "merge", "revise", "add"]);
+    const after = events.reduce(applyEvent, bank);
+    const byId = new Map([...after.skills, ...after.mistakes].map((e) => [e.id, e]));
+    expect(byId.get("s1_1")).toMatchObject({ weight: w((1 + 0.75 + 1) / 3), evidence: { sumR: 2.75, count: 3 }, generation: 1 });
+    // merged: s1_2 had no evidence, s1_3 cited t1, t3 (+0.5 total); plus t6 −0.5 → mean 0 over 3
+    expect(byId.get("s2_1")).toMatchObject({ kind: "skill", sourceType: "evolved", parents: ["s1_2", "s1_3"], weight: w(0), sourceSeeds: [10, 12, 21], generation: 2 });
+    expect(byId.get("m1_1")).toMatchObject({ rootCause: "rc2", weight: w(-1.75 / 3), parents: ["m1_1"], generation: 2 });
+    expect(byId.get("s2_2")).toMatchObject({ weight: w(0.25), sourceSeeds: [20, 21] });
+    expect(byId.has("s1_2")).toBe(false);
+  });
+
+  it("asks again when an existing id is left out", async () => {
+    const bank = foldEvents(await distilled());
+    const all = [...bank.skills, ...bank.mistakes].map((e) => ({ op: "keep", id: e.id }));
+    const events = await evolve({
+      model: await modelFor([json({ ops: all.slice(1) }), json({ ops: [...all.slice(1), { op: "prune", id: "s1_1", why: "contradicted", reason: "t6" }] })]),
+      round: 2,
+      level: "two_body_problem",
+      bank,
+      labelled: round2,
+    });
+    expect(userText(3)).toMatch(/s1_1 not accounted for/);
+    expect(events).toEqual([expect.objectContaining({ type: "prune", id: "s1_1", why: "contradicted", reason: "t6" })]);
+  });
+
+  it("replaces the whole bank in iterative replacement", async () => {
+    const bank = foldEvents(await distilled());
+    const events = await replace({ model: await modelFor([contrastive, failures]), round: 2, level: "two_body_problem", bank, labelled: round1 });
+    const prunes = events.filter((e) => e.type === "prune");
+    expect(prunes.map((e) => e.type === "prune" && e.why)).toEqual(["replaced", "replaced", "replaced", "replaced"]);
+    const after = events.reduce(applyEvent, bank);
+    expect(after.skills.map((s) => s.id)).toEqual(["s2_1", "s2_2", "s2_3"]);
+  });
+});
