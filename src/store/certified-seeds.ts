@@ -1,8 +1,9 @@
-import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { ConfigError } from "../errors.ts";
+import { writeAtomic } from "./jsonl.ts";
 
 /** Certified seeds of one level: the committed output of `hexa levels certify` (schema-versioned, parsed on read). */
 export const CertifiedSeeds = z.object({
@@ -47,7 +48,5 @@ export const writeCertified = (data: CertifiedSeeds, dir = CERTIFIED_DIR): void 
     seeds: [...data.seeds].sort((a, b) => a.seed - b.seed),
     rejected: [...data.rejected].sort((a, b) => a.seed - b.seed),
   };
-  const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, JSON.stringify(sorted, null, 0).replace(/\},\{/g, "},\n{") + "\n");
-  renameSync(tmp, path);
+  writeAtomic(path, JSON.stringify(sorted, null, 0).replace(/\},\{/g, "},\n{") + "\n");
 };
