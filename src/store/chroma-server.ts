@@ -1,0 +1,198 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { createRequire } from "node:module";
+import { createServer } from "node:net";
+import { dirname, resolve } from "node:path";
+import { ConfigError } from "../errors.ts";
+
+/** A Chroma server hexa can talk to: one it started, or the user's at CHROMA_URL (then stop does nothing). */
+export interface ChromaHandle {
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+/** The embedded server, supervised: restarted on the same port and data dir when it dies unexpectedly. */
+export interface EmbeddedChroma extends ChromaHandle {
+  /** pid of the current child; changes after a restart. */
+  readonly pid: number;
+  /** Restarts so far. */
+  readonly restarts: number;
+  /** Resolves once the server answers again after an unexpected exit (immediately when healthy). */
+  ready(): Promise<void>;
+}
+
+export interface StartChromaOptions {
+  dataDir: string;
+  port?: number;
+  /** How long one start may take to answer the heartbeat; the Rust server usually needs under 2 s. */
+  healthTimeoutMs?: number;
+  /** Unexpected exits tolerated before giving up; more means a crash loop worth a human's look. */
+  maxRestarts?: number;
+}
+
+// chromadb's package exports only its library entries; the CLI sits beside them in dist/.
+const cliPath = (): string => resolve(dirname(createRequire(import.meta.url).resolve("chromadb")), "..", "cli.mjs");
+
+/** Binds 127.0.0.1:port (0: any) and releases it; resolves the port, or null when it is taken. */
+const tryBind = (port: number): Promise<number | null> =>
+  new Promise((ok, fail) => {
+    const srv = createServer();
+    srv.unref();
+    srv.once("error", (err: NodeJS.ErrnoException) => (err.code === "EADDRINUSE" ? ok(null) : fail(err)));
+    srv.listen(port, "127.0.0.1", () => {
+      const addr = srv.address();
+      const got = typeof addr === "object" && addr ? addr.port : null;
+      srv.close(() => ok(got));
+    });
+  });
+
+/** Asks the OS for a free port; a race with another process is possible but rare, and the start then fails loudly. */
+export const freePort = async (): Promise<number> => (await tryBind(0))!;
+
+/** True when GET {url}/api/v2/heartbeat answers 200 within timeoutMs. */
+export const heartbeat = async (url: string, timeoutMs = 2000): Promise<boolean> => {
+  try {
+    const res = await fetch(`${url}/api/v2/heartbeat`, { signal: AbortSignal.timeout(timeoutMs) });
+    await res.body?.cancel();
+    return res.ok;
+  } catch {
+    return false;
+  }
+};
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface Child {
+  proc: ChildProcess;
+  exited: Promise<number | null>;
+  stderrTail: string[];
+}
+
+const spawnChild = (args: string[]): Child => {
+  const proc = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
+  const stderrTail: string[] = [];
+  // Drain stdout (the banner) so a full pipe never blocks the server; keep the last stderr lines for errors.
+  proc.stdout?.resume();
+  let partial = "";
+  proc.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+    const lines = (partial + chunk).split("\n");
+    partial = lines.pop() ?? "";
+    // Rust backtrace frames would push the panic message itself out of the tail.
+    stderrTail.push(...lines.filter((l) => l.trim() && !/^\s+(\d+: |at )/.test(l)));
+    stderrTail.splice(0, Math.max(0, stderrTail.length - 20));
+  });
+  proc.stderr?.on("end", () => partial.trim() && stderrTail.push(partial));
+  const exited = new Promise<number | null>((r) => proc.once("exit", (code, signal) => r(code ?? (signal ? -1 : null))));
+  proc.once("error", (err) => stderrTail.push(String(err)));
+  return { proc, exited, stderrTail };
+};
+
+const waitHealthy = async (child: Child, url: string, command: string, timeoutMs: number): Promise<void> => {
+  let gone = false;
+  void child.exited.then(() => (gone = true));
+  const deadline = performance.now() + timeoutMs;
+  while (performance.now() < deadline) {
+    if (gone) break;
+    if ((await heartbeat(url, 1000)) && !gone) return;
+    await sleep(100);
+  }
+  if (!gone) child.proc.kill("SIGKILL");
+  const why = gone ? `exited with code ${child.proc.exitCode ?? child.proc.signalCode}` : `no heartbeat within ${timeoutMs} ms`;
+  throw new ConfigError(
+    `chroma: embedded server did not start (got ${why}; command: ${command}); last stderr:\n${child.stderrTail.slice(-10).join("\n") || "(empty)"}\n` +
+      `check the data dir and port, or set CHROMA_URL to a running Chroma server`,
+  );
+};
+
+/** Starts `chroma run` as a child process, waits for its heartbeat, and keeps it alive until stop(). */
+export const startChroma = async (opts: StartChromaOptions): Promise<EmbeddedChroma> => {
+  const port = opts.port ?? (await freePort());
+  const url = `http://127.0.0.1:${port}`;
+  const timeoutMs = opts.healthTimeoutMs ?? 30_000;
+  const maxRestarts = opts.maxRestarts ?? 3;
+  const args = [cliPath(), "run", "--path", opts.dataDir, "--port", String(port)];
+  const command = `${process.execPath} ${args.join(" ")}`;
+
+  let child: Child | undefined;
+  let restarts = 0;
+  let stopping = false;
+  let readyP: Promise<void> = Promise.resolve();
+
+  const launch = async (): Promise<void> => {
+    // Chroma binds 127.0.0.1; a server already on the port would answer our heartbeat and pass for ours.
+    if ((await tryBind(port)) === null) {
+      throw new ConfigError(`chroma: port ${port} is already in use (got ${url}); pick another port or set CHROMA_URL to the server there`);
+    }
+    if (stopping) return;
+    const c = spawnChild(args);
+    child = c;
+    await waitHealthy(c, url, command, timeoutMs);
+    void c.exited.then(() => {
+      if (stopping || c !== child) return;
+      readyP = relaunch();
+      readyP.catch(() => {});
+    });
+  };
+
+  const relaunch = async (): Promise<void> => {
+    let last: unknown = "no attempt";
+    while (restarts < maxRestarts && !stopping) {
+      restarts++;
+      try {
+        return await launch();
+      } catch (err) {
+        last = err;
+      }
+    }
+    if (stopping) return;
+    throw new ConfigError(`chroma: embedded server at ${url} exited and ${restarts} of ${maxRestarts} restarts failed (got ${String(last)}); check ${opts.dataDir} or set CHROMA_URL`);
+  };
+
+  // A child left behind would hold the port and the data dir; SIGINT lets Chroma flush before exiting.
+  const onExit = () => child?.proc.kill("SIGINT");
+  process.once("exit", onExit);
+  try {
+    await launch();
+  } catch (err) {
+    process.removeListener("exit", onExit);
+    throw err;
+  }
+
+  return {
+    url,
+    get pid() {
+      return child?.proc.pid ?? -1;
+    },
+    get restarts() {
+      return restarts;
+    },
+    ready: () => readyP,
+    async stop() {
+      if (stopping) return;
+      stopping = true;
+      process.removeListener("exit", onExit);
+      const c = child;
+      if (!c || c.proc.exitCode !== null || c.proc.signalCode !== null) return;
+      c.proc.kill("SIGINT");
+      // Chroma exits promptly on SIGINT; SIGKILL only if it hangs, so tests never leave a server behind.
+      let timer: NodeJS.Timeout | undefined;
+      const hung = new Promise<false>((r) => (timer = setTimeout(() => r(false), 10_000)));
+      const done = await Promise.race([c.exited.then(() => true), hung]);
+      clearTimeout(timer);
+      if (!done) {
+        c.proc.kill("SIGKILL");
+        await c.exited;
+      }
+    },
+  };
+};
+
+/** Uses CHROMA_URL when set (it must answer), else starts the embedded server with its data under dataDir. */
+export const ensureChroma = async (env: NodeJS.ProcessEnv, dataDir: string): Promise<ChromaHandle> => {
+  const given = env.CHROMA_URL?.trim();
+  if (!given) return startChroma({ dataDir });
+  const url = given.replace(/\/+$/, "");
+  if (!(await heartbeat(url, 3000))) {
+    throw new ConfigError(`CHROMA_URL: no Chroma heartbeat at ${url}/api/v2/heartbeat (got ${given}); start that server or unset CHROMA_URL to let hexa start its own`);
+  }
+  return { url, stop: async () => {} };
+};

@@ -1,0 +1,105 @@
+import { z } from "zod";
+import { ConfigError } from "../errors.ts";
+
+/** Turns texts into vectors for the skill index; Chroma gets no embedding function of its own (no download). */
+export interface Embedder {
+  /** Vector length; 0 until a remote endpoint has answered once. */
+  readonly dims: number;
+  embed(texts: string[]): Promise<number[][]>;
+}
+
+export const EmbeddingConfig = z.discriminatedUnion("provider", [
+  z.object({
+    provider: z.literal("local").describe("hashed word and character-trigram features; no download, deterministic"),
+    dims: z.number().int().min(16).max(4096).default(384).describe("vector length"),
+  }),
+  z.object({
+    provider: z.literal("openai").describe("an OpenAI-compatible POST {baseURL}/embeddings endpoint"),
+    model: z.string().min(1).describe("embedding model name sent to the endpoint"),
+    baseURL: z.string().url().default("https://api.openai.com/v1").describe("endpoint root, without /embeddings"),
+    apiKey: z.string().default("").describe("bearer token; empty sends no Authorization header"),
+  }),
+]);
+export type EmbeddingConfig = z.infer<typeof EmbeddingConfig>;
+
+/** FNV-1a, 32 bit: stable across platforms and runs, so an index built yesterday still matches today's queries. */
+const fnv1a = (s: string): number => {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+};
+
+const words = (text: string): string[] => text.toLowerCase().normalize("NFKD").match(/[\p{L}\p{N}]+/gu) ?? [];
+
+/**
+ * Hashed bag of words plus character trigrams, L2-normalised. Words carry topic; trigrams make "bounce" and
+ * "bouncing" overlap without a stemmer. The sign bit of a second hash spreads collisions around zero.
+ */
+export const localEmbedding = (text: string, dims: number): number[] => {
+  const v = new Array<number>(dims).fill(0);
+  const add = (feature: string, w: number) => {
+    const h = fnv1a(feature);
+    v[h % dims]! += (fnv1a(`±${feature}`) & 1 ? 1 : -1) * w;
+  };
+  for (const word of words(text)) {
+    add(`w:${word}`, 1);
+    const padded = `^${word}$`;
+    for (let i = 0; i + 3 <= padded.length; i++) add(`t:${padded.slice(i, i + 3)}`, 0.5);
+  }
+  const norm = Math.hypot(...v);
+  return norm === 0 ? v : v.map((x) => x / norm);
+};
+
+export const localEmbedder = (dims = 384): Embedder => ({
+  dims,
+  embed: async (texts) => texts.map((t) => localEmbedding(t, dims)),
+});
+
+const EmbeddingsResponse = z.object({
+  data: z.array(z.object({ index: z.number().int(), embedding: z.array(z.number()) })),
+});
+
+/** Client for an OpenAI-compatible embeddings endpoint (OpenAI, vLLM, llama.cpp, Ollama's /v1). */
+export const openAIEmbedder = (cfg: { model: string; baseURL: string; apiKey: string }): Embedder => {
+  const url = `${cfg.baseURL.replace(/\/+$/, "")}/embeddings`;
+  let dims = 0;
+  return {
+    get dims() {
+      return dims;
+    },
+    async embed(texts) {
+      if (texts.length === 0) return [];
+      const headers: Record<string, string> = { "content-type": "application/json" };
+      if (cfg.apiKey) headers.authorization = `Bearer ${cfg.apiKey}`;
+      let res: Response;
+      try {
+        res = await fetch(url, { method: "POST", headers, body: JSON.stringify({ model: cfg.model, input: texts }) });
+      } catch (err) {
+        throw new ConfigError(`embedding.baseURL: no answer from ${url} (got ${String(err)}); check the URL or use embedding.provider: local`);
+      }
+      const body = await res.text();
+      if (!res.ok) {
+        throw new ConfigError(`embedding: ${url} answered HTTP ${res.status} (got ${body.slice(0, 200)}); check embedding.model and embedding.apiKey`);
+      }
+      let parsed: z.infer<typeof EmbeddingsResponse>;
+      try {
+        parsed = EmbeddingsResponse.parse(JSON.parse(body));
+      } catch {
+        throw new ConfigError(`embedding.baseURL: ${url} is not an OpenAI-compatible embeddings endpoint (got ${body.slice(0, 200)}); point it at the API root`);
+      }
+      // The API may return rows out of order; index says which input each belongs to.
+      const out = [...parsed.data].sort((a, b) => a.index - b.index).map((d) => d.embedding);
+      if (out.length !== texts.length) {
+        throw new ConfigError(`embedding: ${url} returned ${out.length} vectors for ${texts.length} texts (got model ${cfg.model}); check the endpoint`);
+      }
+      dims = out[0]!.length;
+      return out;
+    },
+  };
+};
+
+export const makeEmbedder = (cfg: EmbeddingConfig): Embedder =>
+  cfg.provider === "local" ? localEmbedder(cfg.dims) : openAIEmbedder(cfg);
