@@ -46,7 +46,7 @@ describe("the actor loop", () => {
         { text: "I think the ball should go left." },
         { text: "" },
         { toolCalls: [call("simulate", { x: 0 })] },
-        { toolCalls: [{ id: "bad", name: "simulate_action", args: {}, rawArgs: "{x: 1", argsError: "Unexpected token x" }] },
+        { toolCalls: [{ id: "bad", name: "simulate_action", args: {}, rawArgs: "{x: 1", argsError: "simulate_action: arguments are not valid JSON (Unexpected token x); send one JSON object" }] },
         { toolCalls: [call("simulate_action", { x: "left", y: 0, radius: 0.3 })] },
         { toolCalls: [call("check_placement", miss), call("simulate_action", solution)] },
       ],

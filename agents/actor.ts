@@ -1,11 +1,12 @@
 import { z } from "zod";
 import type { LevelInstance } from "../levels/interphyre/instance.ts";
+import { InvariantError } from "../src/errors.ts";
 import type { AssistantTurn, ChatModel, ToolCall, ToolSpec } from "../src/llm/chat-model.ts";
 import { callTool, ToolSession, type Tool, type ToolOutcome } from "../tools/define-tool.ts";
 import type { ActorConfig } from "./actor-config.ts";
 import { buildMessages, type Turn } from "./context.ts";
 import { NUDGE, systemPrompt, taskMessage } from "./prompt.ts";
-import { callUsage, NO_USAGE, sumUsage, type StopReason, type Trajectory, type TrajectoryStep, type UsageRecord } from "./trajectory.ts";
+import { callUsage, countedTurns, NO_USAGE, sumUsage, type StopReason, type Trajectory, type TrajectoryStep, type UsageRecord } from "./trajectory.ts";
 
 /** Tools whose observations describe the scene: pinned in the context however old. */
 const SCENE_TOOLS = new Set(["get_level_state", "describe_scene_geometry"]);
@@ -34,7 +35,7 @@ export const toolSpecs = (tools: readonly Tool[]): ToolSpec[] =>
 
 const executeCall = (tools: readonly Tool[], session: ToolSession, call: ToolCall, extra: number): ToolOutcome => {
   const outcome: ToolOutcome = call.argsError
-    ? { ok: false, tool: call.name, error: call.argsError, observation: `ERROR: the arguments of ${call.name} are not valid JSON (${call.argsError}); send a JSON object` }
+    ? { ok: false, tool: call.name, error: call.argsError, observation: `ERROR: ${call.argsError}` }
     : callTool(tools, session, call.name, call.args);
   if (extra === 0) return outcome;
   return { ...outcome, observation: `${outcome.observation}\nNote: you made ${extra + 1} tool calls; only the first (${call.name}) was executed. Make one call per turn.` };
@@ -73,6 +74,7 @@ export const runActorEpisode = async (spec: EpisodeSpec, ports: EpisodePorts): P
     try {
       reply = await ports.model.invoke(buildMessages(system, task, turns, { keepTurns: config.keepTurns, head: config.oldObservationHead, tail: config.oldObservationTail }), specs);
     } catch (e) {
+      if (e instanceof InvariantError) throw e;
       stop = { reason: "error", success: false, action: null, error: (e as Error).message };
       break;
     }
@@ -104,7 +106,7 @@ export const runActorEpisode = async (spec: EpisodeSpec, ports: EpisodePorts): P
     agent: spec.agent,
     model,
     success: final.success,
-    turns: final.success ? steps.length : config.maxTurns,
+    turns: countedTurns(final.success, steps.length, config.maxTurns),
     maxTurns: config.maxTurns,
     finalAction: final.action,
     steps,

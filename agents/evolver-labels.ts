@@ -21,9 +21,9 @@ export interface BankCaps {
 }
 export const DEFAULT_CAPS: BankCaps = { skills: 10, mistakes: 5 };
 
-/** Labels trajectories with r(τ); ids default to `t<index>` (1-based) unless given. */
+/** Labels trajectories with r(τ) from the turns actually used; ids default to `t<index>` (1-based) unless given. */
 export const labelTrajectories = (ts: readonly Trajectory[], ids?: readonly string[]): Labelled[] =>
-  ts.map((t, i) => ({ id: ids?.[i] ?? `t${i + 1}`, trajectory: t, ...trajectoryReward(t.success, t.turns, t.maxTurns) }));
+  ts.map((t, i) => ({ id: ids?.[i] ?? `t${i + 1}`, trajectory: t, ...trajectoryReward(t.success, t.steps.length, t.maxTurns) }));
 
 /** Highest r first; ties keep input order (Array.prototype.sort is stable). */
 export const byReward = (ls: readonly Labelled[]): Labelled[] => [...ls].sort((a, b) => b.r - a.r);

@@ -13,7 +13,7 @@ const signed = (r: number) => (r >= 0 ? `+${r.toFixed(2)}` : r.toFixed(2));
 export const renderTrajectory = (l: Labelled, mode: EvolverMode): string => {
   const t = l.trajectory;
   const label = mode === "labelled" ? ` · category ${l.category} · r ${signed(l.r)}` : "";
-  const head = `### trajectory ${l.id} · seed ${t.seed} · success ${t.success ? "yes" : "no"} · turns ${t.turns}/${t.maxTurns}${label}`;
+  const head = `### trajectory ${l.id} · seed ${t.seed} · success ${t.success ? "yes" : "no"} · turns ${t.steps.length}/${t.maxTurns}${label}`;
   const shown = t.steps.slice(-LAST_STEPS);
   const skipped = t.steps.length - shown.length;
   const steps = shown.map(

@@ -20,17 +20,18 @@ const modelFor = async (script: ScriptItem[]) => {
   return createRoleModel("evolver", llm, { env: {}, sleep: async () => {} });
 };
 
-const traj = (seed: number, success: boolean, turns: number): Trajectory => ({
+/** `used` turns were played; a failure counts the whole budget (method.md §1). */
+const traj = (seed: number, success: boolean, used: number): Trajectory => ({
   schemaVersion: 1,
   level: "two_body_problem",
   seed,
   agent: "react",
   model: "m",
   success,
-  turns,
+  turns: success ? used : 25,
   maxTurns: 25,
   finalAction: { x: -4, y: -1, radius: 0.5 },
-  steps: Array.from({ length: 12 }, (_, i) => ({
+  steps: Array.from({ length: used }, (_, i) => ({
     turn: i + 1,
     thought: `thought ${i + 1}`,
     tool: "simulate_action",
@@ -75,7 +76,7 @@ describe("distil", () => {
     expect(userText(1)).toMatch(/not JSON/);
     const prompt = String(server!.requests[0]!.body.messages[1]!.content);
     expect(prompt).toMatch(/trajectory t1 · seed 10 · success yes · turns 2\/25 · category fast_success · r \+1\.00/);
-    expect(prompt).toMatch(/\(2 earlier steps omitted\)/);
+    expect(prompt).toMatch(/\(15 earlier steps omitted\)/);
     expect(prompt).not.toMatch(/z{501}/);
     expect(prompt.indexOf("trajectory t4")).toBeLessThan(prompt.indexOf("trajectory t3")); // worst failures first
     expect(String(server!.requests[0]!.body.messages[0]!.content)).toMatch(/at most 10 skills and 5 mistakes/);

@@ -25,6 +25,12 @@ const round1 = update(1, EMPTY_BANK, train);
 const bank = foldEvents(round1);
 const inside = (v: number, [lo, hi]: readonly [number, number]) => v >= lo - 1e-9 && v <= hi + 1e-9;
 
+/** The same trajectory as if `used` turns had been played (r(τ) reads the turns actually used). */
+const playedFor = (t: Trajectory, used: number): Trajectory => ({
+  ...t,
+  steps: Array.from({ length: used }, (_, k) => ({ ...t.steps[k % t.steps.length]!, turn: k + 1 })),
+});
+
 describe("evolveHeuristic", () => {
   it("distils solved seeds into weighted region skills that round-trip through hintsFromBank", () => {
     expect(train.every((t) => t.success)).toBe(true);
@@ -63,7 +69,7 @@ describe("evolveHeuristic", () => {
     const again = seeds.slice(8, 11).map((s) => run(s, hintsFromBank(bank, createInstance(LEVEL, s))));
     const light: Bank = { ...bank, skills: bank.skills.map((s, i) => (i === bank.skills.length - 1 ? { ...s, weight: 0.2 } : s)) };
     const lightId = light.skills.at(-1)!.id;
-    const failed: Trajectory = { ...run(seeds[11]!), success: false, turns: 25, finalAction: { x: 4.5, y: -4.5, radius: 0.3 }, stopReason: "finish" };
+    const failed: Trajectory = { ...playedFor(run(seeds[11]!), 25), success: false, turns: 25, finalAction: { x: 4.5, y: -4.5, radius: 0.3 }, stopReason: "finish" };
     const events = update(2, light, [...again, failed], ["t9", "t10", "t11", "t12"]);
     const after = events.reduce(applyEvent, light);
     expect(events).toContainEqual(expect.objectContaining({ type: "prune", id: lightId, why: "low_weight" }));
@@ -84,7 +90,7 @@ describe("evolveHeuristic", () => {
     const mid = ([lo, hi]: readonly [number, number]) => (lo + hi) / 2;
     const t = train[0]!;
     const g = instanceOf(t).scene.green_ball!;
-    const slow: Trajectory = { ...t, turns: 10, finalAction: { x: g.x + mid(r.dx), y: g.y + mid(r.dy), radius: mid(r.radius!) } };
+    const slow: Trajectory = { ...playedFor(t, 10), turns: 10, finalAction: { x: g.x + mid(r.dx), y: g.y + mid(r.dy), radius: mid(r.radius!) } };
     const events = update(2, bank, [slow], ["t20"]);
     const sum = s.evidence.sumR + 0.5;
     const count = s.evidence.count + 1;

@@ -9,7 +9,7 @@ import { toolSet } from "../tools/index.ts";
 import { genericCandidates, type Candidate } from "./heuristic-candidates.ts";
 import { hintCandidates, type HeuristicHint } from "./heuristic-hints.ts";
 import { goalGap, nearMissScore, Search } from "./heuristic-search.ts";
-import { NO_USAGE, type StopReason, type Trajectory, type TrajectoryStep } from "./trajectory.ts";
+import { countedTurns, NO_USAGE, type StopReason, type Trajectory, type TrajectoryStep } from "./trajectory.ts";
 
 export { HeuristicHint } from "./heuristic-hints.ts";
 
@@ -157,7 +157,7 @@ export const runHeuristicEpisode = (opts: HeuristicOptions): Trajectory => {
     agent: HEURISTIC_AGENT,
     model: HEURISTIC_MODEL,
     success,
-    turns: success ? steps.length : maxTurns,
+    turns: countedTurns(success, steps.length, maxTurns),
     maxTurns,
     finalAction: ending.kind === "budget" ? null : ending.action,
     steps,

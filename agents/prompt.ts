@@ -1,5 +1,8 @@
 import type { LevelInstance } from "../levels/interphyre/instance.ts";
-import { SUCCESS_HOLD_S } from "../src/sim/constants.ts";
+import { SUCCESS_HOLD_S, TIME_STEP_S } from "../src/sim/constants.ts";
+
+const STEPS_PER_S = Math.round(1 / TIME_STEP_S);
+const HOLD_STEPS = Math.round(SUCCESS_HOLD_S / TIME_STEP_S);
 import type { Tool } from "../tools/define-tool.ts";
 
 export interface PromptInput {
@@ -27,7 +30,7 @@ export const systemPrompt = (p: PromptInput): string => {
     "",
     `## The puzzle: ${inst.level} (seed ${inst.seed})`,
     inst.description,
-    `Success: ${inst.goal[0]} and ${inst.goal[1]} stay in contact for ${SUCCESS_HOLD_S} s (180 steps) within ${p.horizon} steps (60 steps = 1 s).`,
+    `Success: ${inst.goal[0]} and ${inst.goal[1]} stay in contact for ${SUCCESS_HOLD_S} s (${HOLD_STEPS} steps) within ${p.horizon} steps (${STEPS_PER_S} steps = 1 s).`,
     "",
     "## Your action",
     `You place one red ball, then the world runs. Choose x in [${b.x[0]}, ${b.x[1]}], y in [${b.y[0]}, ${b.y[1]}] (y points up; gravity pulls down) and radius in [${b.radius[0]}, ${b.radius[1]}] (the level's default is ${inst.defaultRadius.toFixed(2)}).`,
@@ -50,7 +53,7 @@ export const systemPrompt = (p: PromptInput): string => {
 };
 
 export const taskMessage = (inst: LevelInstance, maxTurns: number): string =>
-  `Solve ${inst.level} seed ${inst.seed}: make ${inst.goal[0]} touch ${inst.goal[1]} for 3 s. You have ${maxTurns} turns; start experimenting.`;
+  `Solve ${inst.level} seed ${inst.seed}: make ${inst.goal[0]} touch ${inst.goal[1]} for ${SUCCESS_HOLD_S} s. You have ${maxTurns} turns; start experimenting.`;
 
 export const NUDGE =
   "You did not call a tool. Each turn must end with exactly one tool call (this turn still counted). Call a tool now.";

@@ -9,6 +9,13 @@ import { runReact } from "./baselines/react.ts";
 import { runReflexion } from "./baselines/reflexion.ts";
 import { runHeuristicEpisode } from "./heuristic.ts";
 import type { Trajectory, TrajectoryStep } from "./trajectory.ts";
+import { ConfigError } from "../src/errors.ts";
+import { DIRECT_TURNS } from "./baselines/direct.ts";
+import { REFLEXION } from "./baselines/reflexion.ts";
+
+/** The turn budget an agent enforces: Direct and Reflexion have their own (method.md §7). */
+export const budgetOf = (agent: AgentName, maxTurns: number): number =>
+  agent === "direct" ? DIRECT_TURNS : agent === "reflexion" ? REFLEXION.trials * REFLEXION.turnsPerTrial : maxTurns;
 
 export const AGENTS = ["react", "direct", "reflexion", "heuristic"] as const;
 export type AgentName = (typeof AGENTS)[number];
@@ -37,7 +44,7 @@ export const runEpisode = async (r: EpisodeRequest): Promise<Trajectory> => {
     t.steps.forEach((s) => r.onStep?.(s));
     return t;
   }
-  if (!r.model) throw new Error(`agent ${r.agent} needs a model`);
+  if (!r.model) throw new ConfigError(`agent ${r.agent} needs a model: pass --model and --base-url, or use the heuristic agent`);
   const spec = { instance: r.instance, tools: toolSet(r.config.toolSet), config: r.config };
   const ports = { model: r.model, costOf: r.costOf ?? (() => 0), now: r.now, ...(r.onStep ? { onStep: r.onStep } : {}) };
   switch (r.agent) {

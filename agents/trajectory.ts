@@ -57,3 +57,6 @@ export const sumUsage = (a: UsageRecord, b: UsageRecord): UsageRecord => ({
 
 /** One model call as a usage record. */
 export const callUsage = (u: { input: number; output: number; cached: number }, costUsd: number): UsageRecord => ({ ...u, calls: 1, costUsd });
+
+/** Turns an episode counts (method.md §1): the turns used on success, the whole budget T otherwise. */
+export const countedTurns = (success: boolean, used: number, maxTurns: number): number => (success ? used : maxTurns);

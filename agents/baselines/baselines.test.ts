@@ -53,7 +53,15 @@ describe("Reflexion", () => {
     expect(other.received[0]!.messages[0]!.content).not.toContain("Reflection one.");
   });
 
-  it("keeps at most five sentences", () => {
+  it("keeps at most five sentences, and decimal points do not end one", () => {
     expect(firstSentences("A. B! C? D. E. F.", 5)).toBe("A. B! C? D. E.");
+    expect(firstSentences("I placed it at x=2.4, y=3.1. It rolled off. Next try x=1.0.", 3)).toBe("I placed it at x=2.4, y=3.1. It rolled off. Next try x=1.0.");
+  });
+
+  it("ends with stopReason error when the reflection call fails", async () => {
+    const model = new ScriptedModel([...probes(12), new Error("endpoint down after retries")]);
+    const t = await runReflexion(spec, ports(model));
+    expect(t).toMatchObject({ stopReason: "error", error: expect.stringMatching(/reflection call failed: endpoint down/) });
+    expect(t.steps).toHaveLength(12);
   });
 });

@@ -1,16 +1,16 @@
 import { runActorEpisode, type EpisodePorts, type EpisodeSpec } from "../actor.ts";
-import { callUsage, NO_USAGE, sumUsage, type Trajectory } from "../trajectory.ts";
+import { callUsage, countedTurns, NO_USAGE, sumUsage, type Trajectory } from "../trajectory.ts";
 
 /** Reflexion (method.md §7): K trials per seed, a reflection after each failed trial, nothing across seeds. */
 export const REFLEXION = { trials: 2, turnsPerTrial: 12, maxSentences: 5, maxReflections: 3 } as const;
 
 const REFLECT_PROMPT =
-  "You failed a physics puzzle attempt. Write a reflection of at most 5 sentences: what you tried, the concrete " +
+  `You failed a physics puzzle attempt. Write a reflection of at most ${REFLEXION.maxSentences} sentences: what you tried, the concrete ` +
   "physical reason it failed, and one next action to try. No preamble.";
 
 /** At most `n` sentences of the model's reflection. */
 export const firstSentences = (text: string, n: number): string =>
-  (text.replace(/\s+/g, " ").trim().match(/[^.!?]+[.!?]*/g) ?? []).slice(0, n).join("").trim();
+  (text.replace(/\s+/g, " ").trim().match(/[^]*?[.!?](?=\s|$)|[^]+$/g) ?? []).slice(0, n).join("").trim();
 
 const summary = (t: Trajectory): string =>
   [
@@ -19,7 +19,9 @@ const summary = (t: Trajectory): string =>
   ].join("\n");
 
 export const runReflexion = async (spec: Omit<EpisodeSpec, "agent" | "skillPrefix" | "reflections">, ports: EpisodePorts): Promise<Trajectory> => {
+  const started = ports.now();
   const reflections: string[] = [];
+  let reflectionError: string | undefined;
   const trials: Trajectory[] = [];
   let reflectionUsage = NO_USAGE;
   for (let k = 0; k < REFLEXION.trials; k++) {
@@ -40,7 +42,8 @@ export const runReflexion = async (spec: Omit<EpisodeSpec, "agent" | "skillPrefi
       reflectionUsage = sumUsage(reflectionUsage, callUsage(r.usage, ports.costOf(r)));
       const text = firstSentences(r.text, REFLEXION.maxSentences);
       if (text) reflections.push(text);
-    } catch {
+    } catch (e) {
+      reflectionError = `the reflection call failed: ${(e as Error).message}`;
       break;
     }
   }
@@ -54,8 +57,9 @@ export const runReflexion = async (spec: Omit<EpisodeSpec, "agent" | "skillPrefi
     agent: "reflexion",
     steps,
     maxTurns: budget,
-    turns: last.success ? steps.length : budget,
+    turns: countedTurns(last.success, steps.length, budget),
     usage: trials.map((t) => t.usage).reduce(sumUsage, reflectionUsage),
-    wallMs: trials.reduce((a, t) => a + t.wallMs, 0),
+    wallMs: ports.now() - started,
+    ...(reflectionError ? { stopReason: "error" as const, error: reflectionError } : {}),
   };
 };

@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import type { Argv, CommandModule } from "yargs";
 import { ActorConfig } from "../../agents/actor-config.ts";
-import { AGENTS, runEpisode, type AgentName } from "../../agents/run-episode.ts";
+import { AGENTS, budgetOf, runEpisode, type AgentName } from "../../agents/run-episode.ts";
 import type { TrajectoryStep } from "../../agents/trajectory.ts";
 import { createInstance, parseSeed } from "../../levels/interphyre/instance.ts";
 import { getLevel } from "../../levels/interphyre/index.ts";
@@ -46,24 +46,33 @@ export const episodeCommand: CommandModule = {
       throw new ConfigError(`--${String(i.path[0]).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: ${i.message}`);
     }
     const agent = argv.agent as AgentName;
-    const llm = LlmConfig.parse({
+    const flags: Record<string, string> = { model: "--model", baseURL: "--base-url", apiKey: "--api-key", cacheDir: "--cache-dir", auditLog: "--audit-log" };
+    const llmParsed = LlmConfig.safeParse({
       actor: {
         ...(argv.model ? { model: argv.model } : {}),
         ...(argv["base-url"] ? { baseURL: argv["base-url"] } : {}),
-        ...(argv["api-key"] ? { apiKey: argv["api-key"] } : {}),
+        // Local servers (vLLM, Ollama, llama.cpp) take any key: with --base-url and no key, send a placeholder.
+        ...(argv["api-key"] ? { apiKey: argv["api-key"] } : argv["base-url"] && !process.env.OPENAI_API_KEY ? { apiKey: "none" } : {}),
         streaming: argv.stream,
       },
       ...(argv["cache-dir"] ? { cacheDir: argv["cache-dir"] } : {}),
       ...(argv["audit-log"] ? { auditLog: argv["audit-log"] } : {}),
     });
-    if (agent !== "heuristic" && !argv.model && !process.env.OPENAI_BASE_URL && !process.env.OPENAI_API_KEY) {
+    if (!llmParsed.success) {
+      const i = llmParsed.error.issues[0]!;
+      const field = String(i.path.at(-1));
+      const given: Record<string, unknown> = { model: argv.model, baseURL: argv["base-url"], apiKey: "(hidden)", cacheDir: argv["cache-dir"], auditLog: argv["audit-log"] };
+      throw new ConfigError(`${flags[field] ?? field}: ${i.message} (got ${JSON.stringify(given[field])})`);
+    }
+    const llm = llmParsed.data;
+    if (agent !== "heuristic" && !argv.model && !argv["base-url"] && !process.env.OPENAI_BASE_URL && !process.env.OPENAI_API_KEY) {
       throw new ConfigError(
         `--agent ${agent} needs a model: pass --model and --base-url (or set OPENAI_BASE_URL / OPENAI_API_KEY), or use --agent heuristic, which needs none`,
       );
     }
     const model = agent === "heuristic" ? undefined : createRoleModel("actor", llm, { env: process.env });
     const label = agent === "heuristic" ? "heuristic (no LLM)" : `${agent} with ${llm.actor.model}`;
-    process.stderr.write(`${level} seed ${instance.seed}: ${label}, ${parsed.data.maxTurns} turns\n`);
+    process.stderr.write(`${level} seed ${instance.seed}: ${label}, ${budgetOf(agent, parsed.data.maxTurns)} turns\n`);
     const t = await runEpisode({
       agent,
       instance,

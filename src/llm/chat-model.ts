@@ -48,11 +48,3 @@ export interface ChatModel {
   readonly name: string;
   invoke(messages: Message[], tools: ToolSpec[]): Promise<AssistantTurn>;
 }
-
-export const ZERO_USAGE: Usage = { input: 0, output: 0, cached: 0 };
-
-export const addUsage = (a: Usage, b: Usage): Usage => ({
-  input: a.input + b.input,
-  output: a.output + b.output,
-  cached: a.cached + b.cached,
-});

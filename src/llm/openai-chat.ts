@@ -27,7 +27,8 @@ const timeoutError = (ms: number) => Object.assign(new Error(`no answer within $
 const collect = async (stream: AsyncIterable<AIMessageChunk>): Promise<AIMessageChunk> => {
   let answer: AIMessageChunk | undefined;
   for await (const chunk of stream) answer = answer ? answer.concat(chunk) : chunk;
-  if (!answer) throw new Error("the stream ended before its first chunk");
+  // Retried like a dropped connection: the server closed the stream without answering.
+  if (!answer) throw Object.assign(new Error("the stream ended before its first chunk"), { code: "ECONNRESET" });
   return answer;
 };
 

@@ -15,13 +15,15 @@ export interface ResponseCache {
 export interface CacheSampling {
   temperature: number;
   maxOutputTokens: number;
+  /** Two servers may serve different models under one name: the endpoint is part of the key. */
+  baseURL?: string;
 }
 
 const CacheEntry = z.object({ schemaVersion: z.literal(1), key: z.string(), turn: AssistantTurnSchema });
 
 /** sha256 of the canonical request: model, sampling, messages and tools. */
 export const requestKey = (model: string, sampling: CacheSampling, messages: readonly Message[], tools: readonly ToolSpec[]) =>
-  sha256Hex({ model, temperature: sampling.temperature, maxOutputTokens: sampling.maxOutputTokens, messages, tools });
+  sha256Hex({ model, endpoint: sampling.baseURL ?? "", temperature: sampling.temperature, maxOutputTokens: sampling.maxOutputTokens, messages, tools });
 
 /** One JSON file per request key in `dir`, written whole (temp file + rename) so a crash leaves no torn entry. */
 export const dirCache = (dir: string): ResponseCache => {

@@ -42,6 +42,10 @@ describe("backoffMs", () => {
     expect(backoffMs(0, () => 0.1, 2000)).toBe(2000);
     expect(backoffMs(4, () => 0.9, 2000)).toBe(14_400);
   });
+
+  it("honours Retry-After only up to 5 minutes", () => {
+    expect(backoffMs(0, () => 0.5, 86_400_000)).toBe(300_000);
+  });
 });
 
 describe("retries against the fake server", () => {

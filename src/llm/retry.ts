@@ -26,10 +26,13 @@ export interface RetryOptions {
 const BASE_DELAY_MS = 1000;
 const MAX_DELAY_MS = 30_000;
 
+const MAX_RETRY_AFTER_MS = 5 * 60_000;
+
 /** Full jitter (uniform in [0, min(cap, base·2^retry))) spreads clients that failed together; Retry-After is a floor. */
 export const backoffMs = (retry: number, random: () => number, retryAfterMs?: number): number => {
   const jittered = random() * Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** retry);
-  return retryAfterMs === undefined ? jittered : Math.max(retryAfterMs, jittered);
+  // A server's Retry-After is honoured up to the cap: a day-long wait is a misconfigured server, not a plan.
+  return retryAfterMs === undefined ? jittered : Math.max(Math.min(retryAfterMs, MAX_RETRY_AFTER_MS), jittered);
 };
 
 /** Runs `attempt` until it succeeds, fails for good, or `maxRetries` retries are spent; then throws `giveUp(...)`. */

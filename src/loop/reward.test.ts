@@ -18,6 +18,10 @@ describe("r(τ)", () => {
     expect(trajectoryReward(true, 7, 50).r).toBe(0.75);
     expect(trajectoryReward(false, 19, 50).r).toBe(-0.75);
     expect(trajectoryReward(false, 20, 50).r).toBe(-0.5);
-    expect(trajectoryReward(true, 2, 12).r).toBe(0.75);
+    expect(trajectoryReward(true, 2, 12).r).toBe(1);
+    expect(trajectoryReward(true, 3, 12).r).toBe(0.75);
+    expect(trajectoryReward(true, 1, 2)).toEqual({ category: "fast_success", r: 1 });
+    expect(trajectoryReward(true, 2, 2).r).toBe(0.5);
+    expect(trajectoryReward(false, 1, 2).r).toBe(-0.5);
   });
 });

@@ -12,8 +12,11 @@ export interface TrajectoryReward {
 
 const REFERENCE_T = 25;
 
-/** The turn count that corresponds to `turnsAt25` when the budget is T (same fraction of the budget). */
-const scaled = (turnsAt25: number, maxTurns: number) => Math.round((turnsAt25 * maxTurns) / REFERENCE_T);
+/**
+ * The turn count that corresponds to `turnsAt25` when the budget is T (same fraction of the budget), rounded up
+ * and at least 1, so that every bucket stays reachable at small T (Direct has T = 2).
+ */
+const scaled = (turnsAt25: number, maxTurns: number) => Math.max(1, Math.ceil((turnsAt25 * maxTurns) / REFERENCE_T - 1e-9));
 
 /**
  * r(τ): success in 1–3 turns +1.0, 4–7 +0.75, 8–15 +0.5, 16–25 +0.25; failure after ≥ 10 turns −0.5, after

@@ -58,6 +58,9 @@ describe("event-sourced bank", () => {
   it("refuses events that name missing entries (a bug, not a skip)", () => {
     expect(() => foldEvents([ev({ type: "prune", round: 1, id: "nope", why: "redundant" })])).toThrow(/prune of missing id 'nope'/);
     expect(() => foldEvents([events[0]!, events[0]!])).toThrow(/add of existing id 's1'/);
+    const three = [...events.slice(0, 2), ev({ type: "add", round: 1, entry: skill("s9", 0.5) })];
+    expect(() => foldEvents([...three, ev({ type: "merge", round: 2, from: ["s1", "s2"], entry: skill("s9", 0.7) })])).toThrow(/merge into existing id 's9'/);
+    expect(() => foldEvents([...three, ev({ type: "revise", round: 2, entry: { ...mistake("s9", 0.5) } })])).toThrow(/revise of missing mistake 's9'/);
   });
 
   it("enforces the caps by weight and records each pruned id", () => {

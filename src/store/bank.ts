@@ -83,10 +83,14 @@ export const applyEvent = (bank: Bank, e: BankEvent): Bank => {
     case "merge": {
       const missing = e.from.filter((id) => !has(bank, id));
       if (missing.length) throw new InvariantError(`bank: merge from missing ids ${missing.join(", ")} (round ${e.round})`);
-      return withEntry(without(bank, e.from), e.entry);
+      const rest = without(bank, e.from);
+      if (has(rest, e.entry.id)) throw new InvariantError(`bank: merge into existing id '${e.entry.id}' (round ${e.round})`);
+      return withEntry(rest, e.entry);
     }
     case "revise":
-      if (!has(bank, e.entry.id)) throw new InvariantError(`bank: revise of missing id '${e.entry.id}' (round ${e.round})`);
+      if (!listOf(bank, e.entry.kind).some((x) => x.id === e.entry.id)) {
+        throw new InvariantError(`bank: revise of missing ${e.entry.kind} '${e.entry.id}' (round ${e.round})`);
+      }
       return {
         skills: bank.skills.map((s) => (s.id === e.entry.id && e.entry.kind === "skill" ? e.entry : s)),
         mistakes: bank.mistakes.map((m) => (m.id === e.entry.id && e.entry.kind === "mistake" ? e.entry : m)),
