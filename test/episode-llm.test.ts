@@ -150,8 +150,14 @@ describe("hexa episode", () => {
     const args = ["bin/hexa.js", "episode", "two_body_problem", "--seed", String(certified.seed), "--model", "gpt-4.1-mini", "--base-url", server.url, "--api-key", "test", "--out", out];
     const { stdout, stderr } = await run(process.execPath, args, { env: { ...process.env, OPENAI_API_KEY: "" } });
     expect(stdout).toMatch(/^SUCCESS in 2 turns; agent react, model gpt-4\.1-mini/);
+    expect(stdout).toMatch(/2 calls, \$0\.0000/);
     expect(stderr).toMatch(/turn  2  simulate_action/);
     expect(Trajectory.parse(JSON.parse(readFileSync(out, "utf8")))).toMatchObject({ success: true, level: "two_body_problem" });
+    // A local model missing from the price table: no key needed, and the cost is not claimed to be $0.
+    server.push({ toolCalls: [{ name: "simulate_action", args: solution }] });
+    const local = ["bin/hexa.js", "episode", "two_body_problem", "--seed", String(certified.seed), "--model", "llama3", "--base-url", server.url];
+    const second = await run(process.execPath, local, { env: { ...process.env, OPENAI_API_KEY: "" } });
+    expect(second.stdout).toMatch(/cost unknown \(llama3 is not in the price table\)/);
   });
 
   it("runs the heuristic agent with no server, and says so", async () => {

@@ -5,7 +5,7 @@ import { AGENTS, budgetOf, runEpisode, type AgentName } from "../../agents/run-e
 import type { TrajectoryStep } from "../../agents/trajectory.ts";
 import { createInstance, parseSeed } from "../../levels/interphyre/instance.ts";
 import { getLevel } from "../../levels/interphyre/index.ts";
-import { usageRecord } from "../llm/accounting.ts";
+import { priceOf, usageRecord } from "../llm/accounting.ts";
 import { LlmConfig } from "../llm/config.ts";
 import { createRoleModel } from "../llm/role-model.ts";
 import { ConfigError } from "../errors.ts";
@@ -83,10 +83,12 @@ export const episodeCommand: CommandModule = {
       onStep: (s) => process.stderr.write(progressLine(s)),
     });
     if (argv.out) writeFileSync(String(argv.out), `${JSON.stringify(t, null, 2)}\n`);
+    const priced = agent === "heuristic" || priceOf(llm.prices, t.model) !== undefined;
+    const cost = priced ? `$${t.usage.costUsd.toFixed(4)}` : `cost unknown (${t.model} is not in the price table)`;
     const outcome = t.success ? `SUCCESS in ${t.steps.length} turns` : `FAILURE (${t.stopReason}${t.error ? `: ${t.error}` : ""})`;
     process.stdout.write(
       `${outcome}; agent ${t.agent}, model ${t.model}; turns counted ${t.turns}/${t.maxTurns}; ` +
-        `tokens in ${t.usage.input} (cached ${t.usage.cached}) out ${t.usage.output}, ${t.usage.calls} calls, $${t.usage.costUsd.toFixed(4)}; ` +
+        `tokens in ${t.usage.input} (cached ${t.usage.cached}) out ${t.usage.output}, ${t.usage.calls} calls, ${cost}; ` +
         `${(t.wallMs / 1000).toFixed(1)} s\n`,
     );
     if (t.stopReason === "error") process.exitCode = 1;
