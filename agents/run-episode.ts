@@ -3,7 +3,6 @@ import type { AssistantTurn, ChatModel } from "../src/llm/chat-model.ts";
 import { createRng } from "../src/sim/rng.ts";
 import { toolSet } from "../tools/index.ts";
 import type { ActorConfig } from "./actor-config.ts";
-import { runActorEpisode } from "./actor.ts";
 import { runDirect } from "./baselines/direct.ts";
 import { runReact } from "./baselines/react.ts";
 import { runReflexion } from "./baselines/reflexion.ts";
@@ -57,4 +56,3 @@ export const runEpisode = async (r: EpisodeRequest): Promise<Trajectory> => {
   }
 };
 
-export { runActorEpisode };

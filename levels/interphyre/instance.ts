@@ -38,17 +38,3 @@ export const createInstance = (levelId: string, seed: number): LevelInstance => 
     description: def.description,
   };
 };
-
-/** An instance built from an Interphyre scene dict (fixtures, exported bundles) instead of a seed. */
-export const instanceFromScene = (levelId: string, seed: number, scene: Scene): LevelInstance => {
-  const def = getLevel(levelId);
-  return {
-    level: def.id,
-    seed,
-    scene,
-    goal: def.goal,
-    bounds: def.actionBounds ?? WORLD_ACTION_BOUNDS,
-    defaultRadius: 0.5,
-    description: def.description,
-  };
-};

@@ -45,9 +45,6 @@ export const WALL_NAMES = ["left_wall", "right_wall", "top_wall", "bottom_wall"]
 export const RADIUS_MIN = 0.1;
 export const RADIUS_MAX = 1.5;
 
-/** Box2D 2.3's polygon skin: a polygon collides 0.01 outside its vertices. */
-export const POLYGON_RADIUS = 0.01;
-
 /** The one action object of every level. */
 export const ACTION_OBJECT = "red_ball";
 
