@@ -4,6 +4,7 @@ import { HexaError } from "../errors.ts";
 import { episodeCommand } from "./episode.ts";
 import { levelsCommand } from "./levels.ts";
 import { playCommand } from "./play.ts";
+import { runCommand } from "./run.ts";
 import { toolCommand } from "./tool.ts";
 
 // `hexa levels list | head` closes the pipe early; that is not an error.
@@ -19,6 +20,7 @@ const cli = yargs(hideBin(process.argv))
   .command(playCommand)
   .command(toolCommand)
   .command(episodeCommand)
+  .command(runCommand)
   .demandCommand(1, "name a command; see --help")
   .strict()
   .help()

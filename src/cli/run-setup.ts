@@ -1,0 +1,63 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { ChatModel } from "../llm/chat-model.ts";
+import { createRoleModel } from "../llm/role-model.ts";
+import { ConfigError } from "../errors.ts";
+import { interphyreFamily } from "../loop/families/interphyre.ts";
+import type { LevelFamily } from "../loop/family.ts";
+import { parseRunConfigYaml, usesBank, type RunConfig } from "../loop/run-config.ts";
+import { readCertified } from "../store/certified-seeds.ts";
+import { chromaClient, SkillIndex } from "../store/chroma-index.ts";
+import { ensureChroma, type ChromaHandle } from "../store/chroma-server.ts";
+import { makeEmbedder } from "../store/embedding.ts";
+
+/** Reads and validates a run config file; errors name the file and the field. */
+export const readRunConfig = (path: string): RunConfig => {
+  if (!existsSync(path)) throw new ConfigError(`${path}: no such config file; see configs/ for examples`);
+  return parseRunConfigYaml(readFileSync(path, "utf8"), path);
+};
+
+export const familyOf = (c: RunConfig): LevelFamily => {
+  switch (c.family) {
+    case "interphyre":
+      return interphyreFamily((level) => readCertified(level)?.seeds.map((s) => s.seed) ?? []);
+  }
+};
+
+const needsHint = (role: string) => (e: unknown) => {
+  if (e instanceof ConfigError) throw new ConfigError(`${e.message} (the ${role} role needs a model; or run without one: agent: heuristic, evolver: heuristic)`);
+  throw e;
+};
+
+/** The role models a config needs (none for the heuristic agent with the heuristic evolver); calls logged to the run's llm-log.jsonl. */
+export const modelsFor = (c: RunConfig, runPath: string): { actorModel?: ChatModel; evolverModel?: ChatModel } => {
+  const llm = { ...c.llm, auditLog: c.llm.auditLog ?? join(runPath, "llm-log.jsonl") };
+  const build = (role: "actor" | "evolver") => {
+    try {
+      return createRoleModel(role, llm, { env: process.env });
+    } catch (e) {
+      return needsHint(role)(e);
+    }
+  };
+  return {
+    ...(c.agent !== "heuristic" ? { actorModel: build("actor") } : {}),
+    ...(usesBank(c) && c.evolver === "llm" ? { evolverModel: build("evolver") } : {}),
+  };
+};
+
+export interface OpenIndex {
+  index: SkillIndex;
+  stop(): Promise<void>;
+}
+
+/** The Chroma skill index: CHROMA_URL when set (it must answer), else an embedded server under the config's data dir. */
+export const openSkillIndex = async (c: RunConfig): Promise<OpenIndex> => {
+  const handle: ChromaHandle = await ensureChroma(process.env, c.skillIndex.dataDir);
+  try {
+    const index = await SkillIndex.open(chromaClient(handle.url), makeEmbedder(c.skillIndex.embedding));
+    return { index, stop: handle.stop };
+  } catch (e) {
+    await handle.stop();
+    throw e;
+  }
+};

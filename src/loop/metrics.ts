@@ -1,0 +1,78 @@
+import type { UsageTotal } from "../llm/accounting.ts";
+import { UsageTally } from "../llm/accounting.ts";
+import type { Bank } from "../store/bank.ts";
+import type { EpisodeRecord, UsageLine } from "../store/run-records.ts";
+import type { RunConfig } from "./run-config.ts";
+
+/** metrics.json (issue 5): recomputed from the records after every round, so it is always what the files say. */
+
+const mean = (xs: readonly number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
+const r3 = (v: number) => Math.round(v * 1000) / 1000;
+
+const summary = (eps: readonly EpisodeRecord[]) => ({
+  episodes: eps.length,
+  successes: eps.filter((e) => e.trajectory.success).length,
+  successRate: r3(eps.length ? eps.filter((e) => e.trajectory.success).length / eps.length : 0),
+  meanTurns: r3(mean(eps.map((e) => e.trajectory.turns))),
+});
+
+const usageTotal = (lines: readonly UsageLine[]): UsageTotal => {
+  const t = new UsageTally();
+  lines.forEach((l) => t.add(l));
+  return t.total();
+};
+
+export interface MetricsInput {
+  runId: string;
+  config: RunConfig;
+  episodes: readonly EpisodeRecord[];
+  usage: readonly UsageLine[];
+  /** Each level's bank after every completed round (index = round). */
+  banks: ReadonlyMap<string, readonly Bank[]>;
+  bankMs: number;
+}
+
+export const computeMetrics = (m: MetricsInput) => {
+  const stream = m.episodes.filter((e) => e.phase === "stream");
+  const levels = Object.fromEntries(
+    m.config.levels.map((level) => {
+      const eps = stream.filter((e) => e.level === level).sort((a, b) => a.round - b.round || a.seed - b.seed);
+      let wins = 0;
+      const cumulative = eps.map((e, i) => {
+        wins += e.trajectory.success ? 1 : 0;
+        return { round: e.round, seed: e.seed, success: e.trajectory.success, turns: e.trajectory.turns, cumulativeSuccessRate: r3(wins / (i + 1)) };
+      });
+      const rounds = [...new Set(eps.map((e) => e.round))].map((round) => {
+        const inRound = eps.filter((e) => e.round === round);
+        const bank = m.banks.get(level)?.[round - 1]; // the bank the round played with
+        return {
+          round,
+          ...summary(inRound),
+          meanR: r3(mean(inRound.map((e) => e.r))),
+          "bank/skills": bank?.skills.length ?? 0,
+          "bank/mistakes": bank?.mistakes.length ?? 0,
+        };
+      });
+      return [level, { ...summary(eps), offline: summary(m.episodes.filter((e) => e.phase === "offline" && e.level === level)), cumulative, rounds }];
+    }),
+  );
+  const played = m.episodes.filter((e) => e.phase !== "eval");
+  const simulationMs = played.reduce((s, e) => s + e.trajectory.steps.reduce((t, x) => t + x.ms, 0), 0);
+  const episodeMs = played.reduce((s, e) => s + e.trajectory.wallMs, 0);
+  return {
+    schemaVersion: 1,
+    run: m.runId,
+    agent: m.config.agent === "heuristic" ? "heuristic (no LLM)" : m.config.agent,
+    models: { actor: [...new Set(played.map((e) => e.trajectory.model))] },
+    method: { init: m.config.init, update: m.config.update, evolver: m.config.evolver === "heuristic" ? "heuristic (no LLM)" : "llm" },
+    overall: summary(stream),
+    levels,
+    usage: {
+      actor: usageTotal(m.usage.filter((u) => u.role === "actor")),
+      evolver: usageTotal(m.usage.filter((u) => u.role === "evolver")),
+      total: usageTotal(m.usage),
+    },
+    time: { simulationMs: Math.round(simulationMs), agentMs: Math.round(episodeMs - simulationMs), bankMs: Math.round(m.bankMs) },
+  };
+};
+export type Metrics = ReturnType<typeof computeMetrics>;

@@ -1,0 +1,116 @@
+import { z } from "zod";
+import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
+import { ActorConfig } from "../../agents/actor-config.ts";
+import { RetrieverConfig } from "../../agents/retriever.ts";
+import { ConfigError } from "../errors.ts";
+import { LlmConfig } from "../llm/config.ts";
+import { EmbeddingConfig } from "../store/embedding.ts";
+
+/**
+ * A run's config (style.md §8): each part owns its slice (ActorConfig, RetrieverConfig, LlmConfig,
+ * EmbeddingConfig) and this file composes them. Unknown keys are errors, so a typo never silently runs the
+ * default; every default is visible in `hexa run --print-config`.
+ */
+
+export const INITS = ["offline", "off2on", "online"] as const;
+export const UPDATES = ["evolving", "replacement", "static"] as const;
+export const RUN_AGENTS = ["hexa", "react", "direct", "reflexion", "heuristic"] as const;
+export type RunAgent = (typeof RUN_AGENTS)[number];
+
+const strict = <T extends z.ZodRawShape>(shape: T) => z.strictObject(shape);
+
+export const SeedsConfig = strict({
+  offset: z
+    .number()
+    .int()
+    .min(0)
+    .default(0)
+    .describe("the stream takes each level's certified seeds from this index on, in order; the same offset pairs methods"),
+});
+
+export const OfflineConfig = strict({
+  episodes: z.number().int().min(1).default(5).describe("offline trajectories per level for the Offline / Off2On initialisation (method.md §5)"),
+  trajectories: z
+    .string()
+    .optional()
+    .describe("a JSONL file of earlier trajectories (e.g. under skills/) used instead of running plain episodes"),
+});
+
+export const BankConfig = strict({
+  maxSkills: z.number().int().min(1).default(10).describe("M_max: skills kept per level, enforced after every update"),
+  maxMistakes: z.number().int().min(1).default(5).describe("N_max: mistakes kept per level, enforced after every update"),
+  rewardLabels: z.boolean().default(true).describe("false: the no-reward-labels ablation (trajectories unsorted, skills unweighted)"),
+});
+
+export const SkillIndexConfig = strict({
+  enabled: z.boolean().default(false).describe("index every level's bank in Chroma after each round (CHROMA_URL, else an embedded server)"),
+  dataDir: z.string().default("runs/.chroma").describe("the embedded Chroma server's data directory"),
+  embedding: EmbeddingConfig.default({ provider: "local", dims: 384 }).describe("how entries are embedded"),
+});
+
+export const RunConfig = strict({
+  name: z.string().regex(/^[a-z0-9_+.-]+$/i, "letters, digits, _ + . - only").optional().describe("run id prefix; the level names when absent"),
+  family: z.enum(["interphyre"]).default("interphyre").describe("the level family that supplies tasks and tools"),
+  levels: z.array(z.string().min(1)).min(1).describe("levels to learn on; each keeps its own bank"),
+  seeds: SeedsConfig.prefault({}),
+  rounds: z.number().int().min(1).default(17).describe("R: rounds per level"),
+  episodesPerRound: z.number().int().min(1).default(3).describe("x: episodes (seeds) per round per level"),
+  agent: z.enum(RUN_AGENTS).default("hexa").describe("hexa: the actor with the retrieved bank; react/direct/reflexion: baselines without a bank; heuristic: no LLM"),
+  evolver: z.enum(["llm", "heuristic"]).default("llm").describe("who updates the bank: the evolver model, or the heuristic region evolver (no LLM)"),
+  init: z.enum(INITS).default("off2on").describe("bank initialisation (method.md §5)"),
+  update: z.enum(UPDATES).default("evolving").describe("bank update between rounds (method.md §5)"),
+  offline: OfflineConfig.prefault({}),
+  bank: BankConfig.prefault({}),
+  retriever: RetrieverConfig.prefault({}),
+  actor: ActorConfig.prefault({}),
+  llm: LlmConfig.prefault({}),
+  skillIndex: SkillIndexConfig.prefault({}),
+  concurrency: z.number().int().min(1).default(3).describe("episodes of one round run at once"),
+  seed: z.number().int().min(0).default(0).describe("seed for everything random outside the scenes"),
+});
+export type RunConfig = z.infer<typeof RunConfig>;
+
+/** Agents that learn through a bank; the baselines run every seed without one (method.md §7). */
+export const usesBank = (c: Pick<RunConfig, "agent">): boolean => c.agent === "hexa" || c.agent === "heuristic";
+
+/** "offline" freezes the bank after distilling it, so only "static" fits it (method.md §5). */
+const cellProblem = (c: RunConfig): string | undefined =>
+  c.init === "offline" && c.update !== "static"
+    ? `update: offline initialisation freezes the bank (got update ${c.update}); use update: static, or init: off2on to keep learning`
+    : undefined;
+
+const issueText = (issue: z.core.$ZodIssue): string => {
+  const where = issue.path.join(".") || "(config)";
+  if (issue.code === "unrecognized_keys") {
+    const keys = issue.keys.map((k) => (issue.path.length ? `${where}.${k}` : k)).join(", ");
+    return `${keys}: unknown key; see hexa run --print-config for the known ones`;
+  }
+  return `${where}: ${issue.message}`;
+};
+
+/** Parses a config object; `source` names the file in errors. */
+export const parseRunConfig = (raw: unknown, source: string): RunConfig => {
+  const parsed = RunConfig.safeParse(raw ?? {});
+  if (!parsed.success) throw new ConfigError(`${source}: ${parsed.error.issues.slice(0, 3).map(issueText).join("; ")}`);
+  const problem = cellProblem(parsed.data);
+  if (problem) throw new ConfigError(`${source}: ${problem}`);
+  return parsed.data;
+};
+
+export const parseRunConfigYaml = (text: string, source: string): RunConfig => {
+  let raw: unknown;
+  try {
+    raw = parseYaml(text);
+  } catch (e) {
+    throw new ConfigError(`${source}: not valid YAML (${(e as Error).message.split("\n")[0]})`);
+  }
+  return parseRunConfig(raw, source);
+};
+
+/** The resolved config as YAML, secrets removed (they come from the environment on resume). */
+export const runConfigYaml = (c: RunConfig): string => {
+  const copy = structuredClone(c);
+  for (const role of ["actor", "evolver", "synthesiser"] as const) delete copy.llm[role].apiKey;
+  if (copy.skillIndex.embedding.provider === "openai") copy.skillIndex.embedding.apiKey = "";
+  return stringifyYaml(copy);
+};

@@ -1,0 +1,169 @@
+import { labelTrajectories } from "../../agents/evolver-labels.ts";
+import type { AssistantTurn, ChatModel } from "../llm/chat-model.ts";
+import { usageRecord } from "../llm/accounting.ts";
+import { metered } from "../llm/metered.ts";
+import type { Role } from "../llm/config.ts";
+import { EMPTY_BANK, foldEvents, type Bank, type BankEvent } from "../store/bank.ts";
+import { episodeId, updateKey, type RunDir } from "../store/run-dir.ts";
+import type { EpisodeRecord, Phase } from "../store/run-records.ts";
+import type { Trajectory } from "../../agents/trajectory.ts";
+import { updateBank, updatesAt } from "./bank-update.ts";
+import { ConfigError } from "../errors.ts";
+import type { LevelFamily } from "./family.ts";
+import { computeMetrics, type Metrics } from "./metrics.ts";
+import { mapLimit } from "./pool.ts";
+import type { RunAgent, RunConfig } from "./run-config.ts";
+import { schedule, type LevelSchedule } from "./schedule.ts";
+
+export interface Progress {
+  phase: Phase;
+  round: number;
+  done: number;
+  total: number;
+  successes: number;
+  tokens: number;
+  costUsd: number;
+}
+
+export interface LoopPorts {
+  family: LevelFamily;
+  dir: RunDir;
+  actorModel?: ChatModel;
+  evolverModel?: ChatModel;
+  /** Earlier trajectories for the Offline / Off2On initialisation when `offline.trajectories` is set. */
+  offlineTrajectories?: (level: string) => Trajectory[];
+  now: () => number;
+  onProgress?: (p: Progress) => void;
+  log?: (line: string) => void;
+  /** After each round's updates, with every level's committed events (e.g. to refresh the Chroma index). */
+  afterRound?: (round: number, events: ReadonlyMap<string, readonly BankEvent[]>) => Promise<void>;
+}
+
+interface Job {
+  phase: Phase;
+  level: string;
+  round: number;
+  seed: number;
+  agent: RunAgent;
+  bankRound: number;
+}
+
+/**
+ * The round loop (issue 5): offline trajectories and the round-0 distillation, then R rounds of x episodes per
+ * level (concurrent, bounded) with a bank update per level between rounds. Everything is derived from the run
+ * directory, so calling it again on the same directory resumes: finished episodes and committed updates are
+ * skipped, an update cut short is redone.
+ */
+export const runLoop = async (cfg: RunConfig, ports: LoopPorts): Promise<Metrics> => {
+  const { dir, family } = ports;
+  const plan = schedule(cfg, family);
+  const records = new Map(dir.episodes().map((e) => [e.id, e] as const));
+  const log = dir.bankLog();
+  const events = new Map(cfg.levels.map((l) => [l, log.events.get(l) ?? []] as const));
+  let bankMs = log.ms;
+  const usage = dir.usage();
+  const bankOf = (level: string): Bank => foldEvents(events.get(level) ?? []);
+  const history = new Map(cfg.levels.map((l) => [l, [] as Bank[]] as const));
+
+  const offlineAgent: RunAgent = cfg.agent === "heuristic" ? "heuristic" : "react";
+  const total = cfg.levels.reduce((n, l) => n + plan.get(l)!.offline.length + plan.get(l)!.rounds.flat().length, 0);
+  const progress = (phase: Phase, round: number) => {
+    const played = [...records.values()].filter((e) => e.phase !== "eval");
+    const tokens = usage.reduce((s, u) => s + u.input + u.output, 0);
+    ports.onProgress?.({
+      phase,
+      round,
+      done: played.length,
+      total,
+      successes: played.filter((e) => e.phase === "stream" && e.trajectory.success).length,
+      tokens,
+      costUsd: usage.reduce((s, u) => s + u.costUsd, 0),
+    });
+  };
+
+  const meter = (role: Role, model: ChatModel | undefined, where: { phase: Phase; level: string; round: number; seed?: number }) =>
+    model &&
+    metered(model, (turn: AssistantTurn) => {
+      const line = { schemaVersion: 1 as const, ...where, ...usageRecord(role, turn, cfg.llm.prices) };
+      usage.push(line);
+      dir.appendUsage(line);
+    });
+
+  const play = async (job: Job): Promise<void> => {
+    const id = episodeId(job.phase, job.level, job.round, job.seed);
+    if (records.has(id)) return;
+    const model = job.agent === "heuristic" ? undefined : meter("actor", ports.actorModel, { phase: job.phase, level: job.level, round: job.round, seed: job.seed });
+    const { trajectory, retrieved } = await family.play({
+      task: { level: job.level, seed: job.seed },
+      agent: job.agent,
+      config: cfg,
+      bank: job.phase === "offline" ? EMPTY_BANK : bankOf(job.level),
+      ...(model ? { model } : {}),
+      costOf: (turn) => usageRecord("actor", turn, cfg.llm.prices).costUsd,
+      now: ports.now,
+    });
+    const [label] = labelTrajectories([trajectory], [id]);
+    const rec: EpisodeRecord = { schemaVersion: 1, id, phase: job.phase, level: job.level, round: job.round, seed: job.seed, r: label!.r, category: label!.category, bankRound: job.bankRound, retrieved, trajectory };
+    dir.appendEpisode(rec);
+    records.set(id, rec);
+    progress(job.phase, job.round);
+  };
+
+  const update = async (level: string, round: number, batch: readonly EpisodeRecord[]): Promise<void> => {
+    if (log.done.has(updateKey(level, round))) return;
+    const started = ports.now();
+    const model = meter("evolver", ports.evolverModel, { phase: round === 0 ? "offline" : "stream", level, round });
+    const labelled = batch.map((e) => ({ id: e.id, trajectory: e.trajectory, r: e.r, category: e.category }));
+    const out: BankEvent[] = await updateBank({ config: cfg, family, level, round, bank: bankOf(level), labelled, ...(model ? { evolverModel: model } : {}) });
+    const ms = ports.now() - started;
+    dir.appendBankUpdate(level, round, out, ms);
+    bankMs += ms;
+    events.set(level, [...(events.get(level) ?? []), ...out]);
+    log.done.add(updateKey(level, round));
+    if (!updatesAt(cfg, round)) return;
+    const failed = out.find((e) => e.type === "evolver_failure");
+    ports.log?.(`${level} round ${round}: bank ${failed ? `kept (evolver failed: ${failed.type === "evolver_failure" ? failed.error : ""})` : `updated with ${out.length} event(s)`}; now ${bankOf(level).skills.length} skills, ${bankOf(level).mistakes.length} mistakes`);
+  };
+
+  const snapshot = (round: number) => {
+    const banks = Object.fromEntries(cfg.levels.map((l) => [l, bankOf(l)]));
+    cfg.levels.forEach((l) => (history.get(l)![round] = banks[l]!));
+    dir.writeSnapshot(round, banks);
+  };
+  const writeMetrics = () => {
+    const m = computeMetrics({ runId: dir.meta.id, config: cfg, episodes: [...records.values()], usage, banks: history, bankMs });
+    dir.writeMetrics(m);
+    return m;
+  };
+
+  // Round 0: offline trajectories (played, or read from a file) and the initial distillation.
+  const offlineBatch = async (level: string, s: LevelSchedule): Promise<EpisodeRecord[]> => {
+    if (ports.offlineTrajectories && cfg.init !== "online") {
+      const given = ports.offlineTrajectories(level);
+      const streamSeeds = new Set(s.rounds.flat());
+      const overlap = given.filter((t) => streamSeeds.has(t.seed)).map((t) => t.seed);
+      if (overlap.length) throw new ConfigError(`offline.trajectories: seeds ${overlap.join(", ")} of ${level} are also in the learning stream; use trajectories from other seeds or raise seeds.offset`);
+      return labelTrajectories(given).map((l, i) => ({
+        schemaVersion: 1, id: `offline/${level}/file/${i + 1}`, phase: "offline", level, round: 0, seed: l.trajectory.seed, r: l.r, category: l.category, bankRound: 0, retrieved: [], trajectory: l.trajectory,
+      }));
+    }
+    await mapLimit(s.offline, cfg.concurrency, (seed) => play({ phase: "offline", level, round: 0, seed, agent: offlineAgent, bankRound: 0 }));
+    return s.offline.map((seed) => records.get(episodeId("offline", level, 0, seed))!);
+  };
+  progress("offline", 0);
+  for (const level of cfg.levels) await update(level, 0, await offlineBatch(level, plan.get(level)!));
+  snapshot(0);
+
+  for (let round = 1; round <= cfg.rounds; round++) {
+    const jobs = cfg.levels.flatMap((level) => plan.get(level)!.rounds[round - 1]!.map((seed): Job => ({ phase: "stream", level, round, seed, agent: cfg.agent, bankRound: round - 1 })));
+    await mapLimit(jobs, cfg.concurrency, play);
+    for (const level of cfg.levels) {
+      const batch = plan.get(level)!.rounds[round - 1]!.map((seed) => records.get(episodeId("stream", level, round, seed))!);
+      await update(level, round, batch);
+    }
+    snapshot(round);
+    writeMetrics();
+    await ports.afterRound?.(round, events);
+  }
+  return writeMetrics();
+};

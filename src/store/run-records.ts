@@ -1,0 +1,67 @@
+import { z } from "zod";
+import { Trajectory } from "../../agents/trajectory.ts";
+import { RewardCategory } from "../loop/reward.ts";
+import { UsageRecord } from "../llm/accounting.ts";
+import { BankEvent, Mistake, Skill } from "./bank.ts";
+
+/** What a run directory holds, line by line (style.md §14: versioned, parsed on read). */
+
+export const RUN_MARK = "hexa-run";
+
+export const RunMeta = z.object({
+  schemaVersion: z.literal(1),
+  kind: z.literal(RUN_MARK),
+  id: z.string(),
+  createdAt: z.string(),
+});
+export type RunMeta = z.infer<typeof RunMeta>;
+
+export const Phase = z.enum(["offline", "stream", "eval"]);
+export type Phase = z.infer<typeof Phase>;
+
+/** One finished episode: the trajectory with its r(τ) and category, and the bank entries it was shown. */
+export const EpisodeRecord = z.object({
+  schemaVersion: z.literal(1),
+  id: z.string().describe("<phase>/<level>/r<round>/s<seed>: the evolver cites this id"),
+  phase: Phase,
+  level: z.string(),
+  round: z.number().int().min(0),
+  seed: z.number().int(),
+  r: z.number(),
+  category: RewardCategory,
+  /** The round whose bank (banks/round-NN.json) the episode used. */
+  bankRound: z.number().int().min(0),
+  retrieved: z.array(z.string()),
+  trajectory: Trajectory,
+});
+export type EpisodeRecord = z.infer<typeof EpisodeRecord>;
+
+/**
+ * bank-events.jsonl: the events of one update, then its commit line. Events after the last commit belong to
+ * an update cut short by a crash and are dropped on resume, which redoes that update.
+ */
+export const BankLogLine = z.union([
+  z.strictObject({ level: z.string(), event: BankEvent }),
+  z.strictObject({ level: z.string(), commit: z.object({ round: z.number().int().min(0), events: z.number().int().min(0), ms: z.number().min(0) }) }),
+]);
+export type BankLogLine = z.infer<typeof BankLogLine>;
+
+/** usage.jsonl: one line per model call, with where in the run it was made. */
+export const UsageLine = UsageRecord.extend({
+  schemaVersion: z.literal(1),
+  phase: Phase,
+  level: z.string(),
+  round: z.number().int().min(0),
+  seed: z.number().int().optional().describe("the episode's seed; absent for evolver calls"),
+});
+export type UsageLine = z.infer<typeof UsageLine>;
+
+export const BankData = z.object({ skills: z.array(Skill), mistakes: z.array(Mistake) });
+
+/** banks/round-NN.json: every level's bank after round NN's update (NN = 00: the initial bank). */
+export const BankSnapshot = z.object({
+  schemaVersion: z.literal(1),
+  round: z.number().int().min(0),
+  banks: z.record(z.string(), BankData),
+});
+export type BankSnapshot = z.infer<typeof BankSnapshot>;
