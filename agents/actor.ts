@@ -6,7 +6,7 @@ import { callTool, ToolSession, type Tool, type ToolOutcome } from "../tools/def
 import type { ActorConfig } from "./actor-config.ts";
 import { buildMessages, type Turn } from "./context.ts";
 import { NUDGE, systemPrompt, taskMessage } from "./prompt.ts";
-import { callUsage, countedTurns, NO_USAGE, sumUsage, type StopReason, type Trajectory, type TrajectoryStep, type UsageRecord } from "./trajectory.ts";
+import { callUsage, countedTurns, NO_USAGE, sumUsage, type StopReason, type Trajectory, type TrajectoryStep, type EpisodeUsage } from "./trajectory.ts";
 
 /** Tools whose observations describe the scene: pinned in the context however old. */
 const SCENE_TOOLS = new Set(["get_level_state", "describe_scene_geometry"]);
@@ -65,7 +65,7 @@ export const runActorEpisode = async (spec: EpisodeSpec, ports: EpisodePorts): P
   const specs = toolSpecs(tools);
   const turns: Turn[] = [];
   const steps: TrajectoryStep[] = [];
-  let usage: UsageRecord = { ...NO_USAGE };
+  let usage: EpisodeUsage = { ...NO_USAGE };
   let model = ports.model.name;
   let stop: { reason: StopReason; success: boolean; action: Trajectory["finalAction"]; error?: string } | undefined;
 

@@ -1,6 +1,6 @@
 import { trajectoryReward, type RewardCategory } from "../src/loop/reward.ts";
 import { applyEvent, BankEvent, capEvents, type Bank, type BankEventInput, type Evidence } from "../src/store/bank.ts";
-import { cite, weightOf } from "../src/store/bank-weights.ts";
+import { cite, mistakeWeight, weightOf } from "../src/store/bank-weights.ts";
 import type { Trajectory } from "./trajectory.ts";
 
 /** A trajectory as an evolver sees it: a stable id, r(τ) and its category (method.md §2). */
@@ -32,17 +32,19 @@ const batchMeanR = (ls: readonly Labelled[]): number | undefined =>
   ls.length ? ls.reduce((s, l) => s + l.r, 0) / ls.length : undefined;
 
 /**
- * An entry's evidence and weight after citing `sources` on top of `prior` (method.md §3): the running mean of
- * every cited r, the batch mean when nothing was ever cited, partial skills capped. The ablation is unweighted.
+ * An entry's evidence and weight after citing `sources` on top of `prior` (method.md §3): for a skill the running
+ * mean of every cited r, the batch mean when nothing was ever cited, partial skills capped; for a mistake the
+ * number of cited failures (mistakeWeight). The ablation is unweighted.
  */
 export const weigh = (
   prior: Evidence,
   sources: readonly Labelled[],
   batch: readonly Labelled[],
-  opts: { partial?: boolean; mode: EvolverMode },
+  opts: { kind: "skill" | "mistake"; partial?: boolean; mode: EvolverMode },
 ): { evidence: Evidence; weight: number } => {
   if (opts.mode === "no_reward") return { evidence: prior, weight: 0.5 };
   const evidence = cite(prior, sources.map((s) => s.r));
+  if (opts.kind === "mistake") return { evidence, weight: mistakeWeight(evidence) };
   const fallbackMeanR = batchMeanR(batch);
   return { evidence, weight: weightOf(evidence, { partial: opts.partial ?? false, ...(fallbackMeanR === undefined ? {} : { fallbackMeanR }) }) };
 };

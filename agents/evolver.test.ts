@@ -71,7 +71,7 @@ describe("distil", () => {
       ["s1_3", "partial", 0.5, [10, 12]], // (1 − 0.5) / 2 = 0.25 → 0.625, capped at 0.5
     ]);
     expect(bank.skills[0]!.evidence).toEqual({ sumR: 1.75, count: 2 });
-    expect(bank.mistakes).toMatchObject([{ id: "m1_1", weight: w(-0.625), rootCause: "assumed no bounce", sourceSeeds: [12, 13] }]);
+    expect(bank.mistakes).toMatchObject([{ id: "m1_1", weight: 2 / 4, rootCause: "assumed no bounce", sourceSeeds: [12, 13] }]); // two cited failures: n / (n + 2)
     expect(server!.requests).toHaveLength(3);
     expect(userText(1)).toMatch(/not JSON/);
     const prompt = String(server!.requests[0]!.body.messages[1]!.content);
@@ -148,7 +148,7 @@ describe("evolve and replace", () => {
     expect(byId.get("s1_1")).toMatchObject({ weight: w((1 + 0.75 + 1) / 3), evidence: { sumR: 2.75, count: 3 }, generation: 1 });
     // merged: s1_2 had no evidence, s1_3 cited t1, t3 (+0.5 total); plus t6 −0.5 → mean 0 over 3
     expect(byId.get("s2_1")).toMatchObject({ kind: "skill", sourceType: "evolved", parents: ["s1_2", "s1_3"], weight: w(0), sourceSeeds: [10, 12, 21], generation: 2 });
-    expect(byId.get("m1_1")).toMatchObject({ rootCause: "rc2", weight: w(-1.75 / 3), parents: ["m1_1"], generation: 2 });
+    expect(byId.get("m1_1")).toMatchObject({ rootCause: "rc2", weight: 3 / 5, parents: ["m1_1"], generation: 2 }); // three cited failures so far
     expect(byId.get("s2_2")).toMatchObject({ weight: w(0.25), sourceSeeds: [20, 21] });
     expect(byId.has("s1_2")).toBe(false);
   });

@@ -45,7 +45,7 @@ class Builder {
   entry(id: string, body: Body<"skill"> | Body<"mistake">, ids: readonly string[], prior: { evidence: Evidence; seeds: number[]; parents: string[] }): BankEntry {
     const src = this.sources(ids);
     const partial = body.kind === "skill" && body.sourceType === "partial";
-    const { evidence, weight } = weigh(prior.evidence, src, this.batch, { partial, mode: this.mode });
+    const { evidence, weight } = weigh(prior.evidence, src, this.batch, { kind: body.kind, partial, mode: this.mode });
     const common = { id, sourceSeeds: seedsOf(src, prior.seeds), generation: this.round, weight, parents: prior.parents, evidence };
     return body.kind === "skill" ? ({ ...body, ...common } satisfies Skill) : ({ ...body, ...common } satisfies Mistake);
   }
@@ -126,7 +126,7 @@ export const evolve = (o: Common & { bank: Bank }): Promise<BankEvent[]> =>
           const e = old.get(op.id)!;
           if (!op.sources.length || mode === "no_reward") return [];
           const partial = e.kind === "skill" && e.sourceType === "partial";
-          const w = weigh(e.evidence, b.sources(op.sources), o.labelled, { partial, mode });
+          const w = weigh(e.evidence, b.sources(op.sources), o.labelled, { kind: e.kind, partial, mode });
           return [event({ ...base(op.sources, op.reason || "re-observed"), type: "reweight", id: e.id, weight: w.weight, evidenceState: w.evidence })];
         }
         case "revise": {

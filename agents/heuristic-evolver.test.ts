@@ -78,7 +78,7 @@ describe("evolveHeuristic", () => {
     for (const e of recited) expect(e.evidence.every((id) => ["t9", "t10", "t11"].includes(id))).toBe(true);
     expect(after.mistakes).toHaveLength(1);
     const m = after.mistakes[0]!;
-    expect(m).toMatchObject({ weight: (-0.5 + 1) / 2, evidence: { sumR: -0.5, count: 1 }, sourceSeeds: [seeds[11]] });
+    expect(m).toMatchObject({ weight: 1 / 3, evidence: { sumR: -0.5, count: 1 }, sourceSeeds: [seeds[11]] }); // mistakeWeight: one cited failure
     const avoid = hintsFromBank(after, createInstance(LEVEL, seeds[12]!)).filter((h) => h.kind === "avoid");
     expect(avoid).toHaveLength(1);
     expect(after.skills.every((s) => s.weight >= 0.3 || s.generation === 2)).toBe(true);

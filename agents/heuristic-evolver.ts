@@ -158,7 +158,7 @@ export const evolveHeuristic = (o: HeuristicEvolveOptions): BankEvent[] => {
       return only.weight < LOW_WEIGHT ? [event({ ...base, type: "prune", id: only.id, why: "low_weight", reason: `weight ${only.weight.toFixed(2)} < ${LOW_WEIGHT} and not re-observed` })] : [];
     }
     const prior: Evidence = c.existing.reduce((s, e) => ({ sumR: s.sumR + e.evidence.sumR, count: s.count + e.evidence.count }), NO_EVIDENCE);
-    const w = weigh(prior, sources, o.labelled, { mode: "labelled" });
+    const w = weigh(prior, sources, o.labelled, { kind, mode: "labelled" });
     if (only && c.existing.length === 1 && same(regionOf(only)!, c.region)) {
       return [event({ ...base, type: "reweight", id: only.id, weight: w.weight, evidenceState: w.evidence, evidence: ids, reason: "region re-observed" })];
     }

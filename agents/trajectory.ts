@@ -17,14 +17,14 @@ export const ActionRecord = z.object({ x: z.number(), y: z.number(), radius: z.n
 export const StopReason = z.enum(["success", "finish", "budget", "error"]);
 export type StopReason = z.infer<typeof StopReason>;
 
-export const UsageRecord = z.object({
+export const EpisodeUsage = z.object({
   input: z.number().int(),
   output: z.number().int(),
   cached: z.number().int(),
   calls: z.number().int(),
   costUsd: z.number(),
 });
-export type UsageRecord = z.infer<typeof UsageRecord>;
+export type EpisodeUsage = z.infer<typeof EpisodeUsage>;
 
 /** An episode's full record (schema-versioned, parsed on read): what the evolver learns from. */
 export const Trajectory = z.object({
@@ -38,16 +38,16 @@ export const Trajectory = z.object({
   maxTurns: z.number().int(),
   finalAction: ActionRecord.nullable(),
   steps: z.array(TrajectoryStep),
-  usage: UsageRecord,
+  usage: EpisodeUsage,
   wallMs: z.number(),
   stopReason: StopReason,
   error: z.string().optional(),
 });
 export type Trajectory = z.infer<typeof Trajectory>;
 
-export const NO_USAGE: UsageRecord = { input: 0, output: 0, cached: 0, calls: 0, costUsd: 0 };
+export const NO_USAGE: EpisodeUsage = { input: 0, output: 0, cached: 0, calls: 0, costUsd: 0 };
 
-export const sumUsage = (a: UsageRecord, b: UsageRecord): UsageRecord => ({
+export const sumUsage = (a: EpisodeUsage, b: EpisodeUsage): EpisodeUsage => ({
   input: a.input + b.input,
   output: a.output + b.output,
   cached: a.cached + b.cached,
@@ -56,7 +56,7 @@ export const sumUsage = (a: UsageRecord, b: UsageRecord): UsageRecord => ({
 });
 
 /** One model call as a usage record. */
-export const callUsage = (u: { input: number; output: number; cached: number }, costUsd: number): UsageRecord => ({ ...u, calls: 1, costUsd });
+export const callUsage = (u: { input: number; output: number; cached: number }, costUsd: number): EpisodeUsage => ({ ...u, calls: 1, costUsd });
 
 /** Turns an episode counts (method.md §1): the turns used on success, the whole budget T otherwise. */
 export const countedTurns = (success: boolean, used: number, maxTurns: number): number => (success ? used : maxTurns);

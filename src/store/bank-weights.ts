@@ -21,3 +21,10 @@ export const cite = (evidence: Evidence, rs: readonly number[]): Evidence => ({
   sumR: evidence.sumR + rs.reduce((a, r) => a + r, 0),
   count: evidence.count + rs.length,
 });
+
+/**
+ * Ours (method.md §3): a mistake weighs by how many failed trajectories cited it, n / (n + 2) within
+ * [0.1, 1] (1 → 0.33, 2 → 0.5, 4 → 0.67, 8 → 0.8), so top-N ranks the failures seen most often; among equal
+ * counts the more recent generation ranks first (byWeight). A failure's r says nothing about the mistake.
+ */
+export const mistakeWeight = (evidence: Evidence): number => Math.min(1, Math.max(0.1, evidence.count / (evidence.count + 2)));

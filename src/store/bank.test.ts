@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { BankEvent, capEvents, foldEvents, type BankEventInput, type Mistake, type Skill } from "./bank.ts";
-import { cite, NO_EVIDENCE, weightOf } from "./bank-weights.ts";
+import { BankEvent, byWeight, capEvents, foldEvents, type BankEventInput, type Mistake, type Skill } from "./bank.ts";
+import { cite, mistakeWeight, NO_EVIDENCE, weightOf } from "./bank-weights.ts";
 
 const skill = (id: string, weight: number, extra: Partial<Skill> = {}): Skill => ({
   kind: "skill",
@@ -87,5 +87,13 @@ describe("weights (method.md §3)", () => {
     const round1 = cite(NO_EVIDENCE, [1, 1, 1]);
     const round2 = cite(round1, [-0.5]);
     expect(weightOf(round2)).toBeCloseTo(((2.5 / 4) + 1) / 2, 12);
+  });
+
+  it("weighs mistakes by how many failures cited them, and ranks the more recent first among equals", () => {
+    expect([0, 1, 2, 4, 8].map((n) => mistakeWeight(cite(NO_EVIDENCE, Array(n).fill(-0.5))))).toEqual([0.1, 1 / 3, 0.5, 4 / 6, 0.8]);
+    const old = { ...mistake("m1_1", 0.5), generation: 1 };
+    const recent = { ...mistake("m3_1", 0.5), generation: 3 };
+    const heavy = { ...mistake("m0_1", 0.6), generation: 0 };
+    expect(byWeight([old, recent, heavy]).map((m) => m.id)).toEqual(["m0_1", "m3_1", "m1_1"]);
   });
 });

@@ -112,8 +112,9 @@ export const applyEvent = (bank: Bank, e: BankEvent): Bank => {
 export const foldEvents = (events: readonly BankEvent[], round = Infinity): Bank =>
   events.filter((e) => e.round <= round).reduce(applyEvent, EMPTY_BANK);
 
+/** Heaviest first; among equal weights the more recent generation, then the id (a stable order). */
 export const byWeight = <T extends BankEntry>(entries: readonly T[]): T[] =>
-  [...entries].sort((a, b) => b.weight - a.weight || a.id.localeCompare(b.id));
+  [...entries].sort((a, b) => b.weight - a.weight || b.generation - a.generation || a.id.localeCompare(b.id));
 
 /** Caps enforced in code (method.md §3, ours): keep the heaviest, prune the rest with reason "cap". */
 export const capEvents = (bank: Bank, caps: { skills: number; mistakes: number }, round: number): BankEvent[] =>
