@@ -86,7 +86,8 @@ const distilEvents = async (o: Common, bank: Bank): Promise<BankEvent[]> => {
     ...fails.partial_skills.map((s) => add(b.entry(nextSkill(), bodyOf({ kind: "skill", ...s }, "partial"), s.sources, fresh), s.sources, "partial skill from failures")),
     ...fails.mistakes.map((m) => add(b.entry(nextMistake(), bodyOf({ kind: "mistake", ...m }, "contrastive"), m.sources, fresh), m.sources, "failure analysis")),
   ];
-  return withCaps(bank, events, caps, o.round);
+  // A distillation makes a fresh bank (replacement pruned the old one): `bank` only keeps the new ids unique.
+  return withCaps(EMPTY_BANK, events, caps, o.round);
 };
 
 /**

@@ -7,7 +7,6 @@ import { createInstance, parseSeed } from "../../levels/interphyre/instance.ts";
 import { getLevel } from "../../levels/interphyre/index.ts";
 import { priceOf, usageRecord } from "../llm/accounting.ts";
 import { LlmConfig } from "../llm/config.ts";
-import { createRoleModel } from "../llm/role-model.ts";
 import { ConfigError } from "../errors.ts";
 
 const oneLine = (s: string, max: number) => {
@@ -70,7 +69,8 @@ export const episodeCommand: CommandModule = {
         `--agent ${agent} needs a model: pass --model and --base-url (or set OPENAI_BASE_URL / OPENAI_API_KEY), or use --agent heuristic, which needs none`,
       );
     }
-    const model = agent === "heuristic" ? undefined : createRoleModel("actor", llm, { env: process.env });
+    // Loaded only when a model is used: langchain costs about a second of start-up.
+    const model = agent === "heuristic" ? undefined : (await import("../llm/role-model.ts")).createRoleModel("actor", llm, { env: process.env });
     const label = agent === "heuristic" ? "heuristic (no LLM)" : `${agent} with ${llm.actor.model}`;
     process.stderr.write(`${level} seed ${instance.seed}: ${label}, ${budgetOf(agent, parsed.data.maxTurns)} turns\n`);
     const t = await runEpisode({

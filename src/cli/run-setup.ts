@@ -1,14 +1,13 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ChatModel } from "../llm/chat-model.ts";
-import { createRoleModel } from "../llm/role-model.ts";
 import { ConfigError } from "../errors.ts";
 import { interphyreFamily } from "../loop/families/interphyre.ts";
 import type { LevelFamily } from "../loop/family.ts";
 import { parseRunConfigYaml, usesBank, type RunConfig } from "../loop/run-config.ts";
 import { readCertified } from "../store/certified-seeds.ts";
-import { chromaClient, SkillIndex } from "../store/chroma-index.ts";
-import { ensureChroma, type ChromaHandle } from "../store/chroma-server.ts";
+import type { SkillIndex } from "../store/chroma-index.ts";
+import type { ChromaHandle } from "../store/chroma-server.ts";
 import { makeEmbedder } from "../store/embedding.ts";
 
 /** Reads and validates a run config file; errors name the file and the field. */
@@ -30,7 +29,12 @@ const needsHint = (role: string) => (e: unknown) => {
 };
 
 /** The role models a config needs (none for the heuristic agent with the heuristic evolver); calls logged to the run's llm-log.jsonl. */
-export const modelsFor = (c: RunConfig, runPath: string): { actorModel?: ChatModel; evolverModel?: ChatModel } => {
+export const modelsFor = async (c: RunConfig, runPath: string): Promise<{ actorModel?: ChatModel; evolverModel?: ChatModel }> => {
+  const needActor = c.agent !== "heuristic";
+  const needEvolver = usesBank(c) && c.evolver === "llm";
+  if (!needActor && !needEvolver) return {};
+  // Loaded only when a model is used: langchain costs about a second of start-up.
+  const { createRoleModel } = await import("../llm/role-model.ts");
   const llm = { ...c.llm, auditLog: c.llm.auditLog ?? join(runPath, "llm-log.jsonl") };
   const build = (role: "actor" | "evolver") => {
     try {
@@ -40,8 +44,8 @@ export const modelsFor = (c: RunConfig, runPath: string): { actorModel?: ChatMod
     }
   };
   return {
-    ...(c.agent !== "heuristic" ? { actorModel: build("actor") } : {}),
-    ...(usesBank(c) && c.evolver === "llm" ? { evolverModel: build("evolver") } : {}),
+    ...(needActor ? { actorModel: build("actor") } : {}),
+    ...(needEvolver ? { evolverModel: build("evolver") } : {}),
   };
 };
 
@@ -52,6 +56,8 @@ export interface OpenIndex {
 
 /** The Chroma skill index: CHROMA_URL when set (it must answer), else an embedded server under the config's data dir. */
 export const openSkillIndex = async (c: RunConfig): Promise<OpenIndex> => {
+  // Loaded only when the index is used: chromadb costs about half a second of start-up.
+  const [{ chromaClient, SkillIndex }, { ensureChroma }] = await Promise.all([import("../store/chroma-index.ts"), import("../store/chroma-server.ts")]);
   const handle: ChromaHandle = await ensureChroma(process.env, c.skillIndex.dataDir);
   try {
     const index = await SkillIndex.open(chromaClient(handle.url), makeEmbedder(c.skillIndex.embedding));

@@ -8,6 +8,7 @@ import { schedule } from "../loop/schedule.ts";
 import type { BankEvent } from "../store/bank.ts";
 import { readOfflineTrajectories } from "../store/offline-trajectories.ts";
 import { RunDir } from "../store/run-dir.ts";
+import { readShippedBanks } from "../store/shipped-bank.ts";
 import { progressView } from "./progress.ts";
 import { familyOf, modelsFor, openSkillIndex, readRunConfig, type OpenIndex } from "./run-setup.ts";
 
@@ -58,20 +59,19 @@ export const runCommand: CommandModule = {
     }
     if (!configPath && !resumeDir) throw new ConfigError("name a config (e.g. hexa run configs/quickstart.yaml) or --resume runs/<id>");
 
-    let dir: RunDir;
-    let cfg: RunConfigT;
-    if (resumeDir) {
-      dir = RunDir.open(resumeDir);
-      cfg = parseRunConfigYaml(dir.configText(), `${resumeDir}/config.yaml`);
-    } else {
-      cfg = readRunConfig(configPath!);
-      schedule(cfg, familyOf(cfg)); // refuse an impossible config before making a directory
-      const now = new Date();
-      dir = RunDir.create(String(argv["runs-dir"]), runIdOf(cfg, now), runConfigYaml(cfg), now);
-    }
+    // Everything that can be refused is checked before a run directory is made.
+    const existing = resumeDir ? RunDir.open(resumeDir) : undefined;
+    const cfg: RunConfigT = existing ? parseRunConfigYaml(existing.configText(), `${resumeDir}/config.yaml`) : readRunConfig(configPath!);
     const family = familyOf(cfg);
-    const offline = cfg.offline.trajectories !== undefined && usesBank(cfg) && cfg.init !== "online" ? readOfflineTrajectories(cfg.offline.trajectories) : undefined;
-    const models = modelsFor(cfg, dir.path);
+    schedule(cfg, family);
+    const fromFiles = usesBank(cfg) && cfg.init !== "online";
+    const offline = fromFiles && cfg.offline.trajectories !== undefined ? readOfflineTrajectories(cfg.offline.trajectories) : undefined;
+    const shipped = fromFiles && cfg.offline.banks ? readShippedBanks(cfg.offline.banks) : undefined;
+    const now = new Date();
+    const runsDir = String(argv["runs-dir"]);
+    const id = existing?.meta.id ?? runIdOf(cfg, now);
+    const models = await modelsFor(cfg, existing?.path ?? resolve(runsDir, id));
+    const dir = existing ?? RunDir.create(runsDir, id, runConfigYaml(cfg), now);
     const release = dir.lock();
     let index: OpenIndex | undefined;
     const view = progressView(process.stderr, () => performance.now());
@@ -91,6 +91,7 @@ export const runCommand: CommandModule = {
         family,
         dir,
         ...models,
+        ...(shipped ? { shippedBanks: shipped } : {}),
         ...(offline ? { offlineTrajectories: (level: string) => offline.get(level) ?? [] } : {}),
         now: () => performance.now(),
         onProgress: (p) => view.update(p),

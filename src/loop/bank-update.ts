@@ -20,13 +20,14 @@ export interface UpdateRequest {
 const isEmpty = (b: Bank) => b.skills.length === 0 && b.mistakes.length === 0;
 
 /**
- * Whether round `round` updates the bank (method.md §5): Offline / Off2On distil at round 0; a static bank
- * never changes after that; Online starts empty, so its first update is a distillation of round 1.
+ * Whether round `round` updates the bank (method.md §5): Offline / Off2On distil at round 0; Online starts
+ * empty, so its first update is a distillation of round 1. A static bank is frozen after its first distillation
+ * (for Online × Static: after round 1).
  */
 export const updatesAt = (c: RunConfig, round: number): boolean => {
   if (c.agent !== "hexa" && c.agent !== "heuristic") return false;
   if (round === 0) return c.init !== "online";
-  return c.update !== "static";
+  return c.update !== "static" || (c.init === "online" && round === 1);
 };
 
 const heuristicUpdate = (u: UpdateRequest): BankEvent[] => {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
+import { Document, isMap, isScalar, parse as parseYaml, type Pair } from "yaml";
 import { ActorConfig } from "../../agents/actor-config.ts";
 import { RetrieverConfig } from "../../agents/retriever.ts";
 import { ConfigError } from "../errors.ts";
@@ -31,9 +31,13 @@ export const SeedsConfig = strict({
 export const OfflineConfig = strict({
   episodes: z.number().int().min(1).default(5).describe("offline trajectories per level for the Offline / Off2On initialisation (method.md §5)"),
   trajectories: z
-    .string()
+    .array(z.string())
     .optional()
-    .describe("a JSONL file of earlier trajectories (e.g. under skills/) used instead of running plain episodes"),
+    .describe("JSONL files of earlier trajectories (e.g. skills/offline/<level>.heuristic.jsonl), distilled instead of playing offline episodes"),
+  banks: z
+    .array(z.string())
+    .optional()
+    .describe("shipped bank files (e.g. skills/banks/<level>.heuristic.json), one per level: the round-0 bank instead of a distillation"),
 });
 
 export const BankConfig = strict({
@@ -58,7 +62,7 @@ export const RunConfig = strict({
   agent: z.enum(RUN_AGENTS).default("hexa").describe("hexa: the actor with the retrieved bank; react/direct/reflexion: baselines without a bank; heuristic: no LLM"),
   evolver: z.enum(["llm", "heuristic"]).default("llm").describe("who updates the bank: the evolver model, or the heuristic region evolver (no LLM)"),
   init: z.enum(INITS).default("off2on").describe("bank initialisation (method.md §5)"),
-  update: z.enum(UPDATES).default("evolving").describe("bank update between rounds (method.md §5)"),
+  update: z.enum(UPDATES).default("evolving").describe("bank update between rounds (method.md §5); static: frozen after the first distillation"),
   offline: OfflineConfig.prefault({}),
   bank: BankConfig.prefault({}),
   retriever: RetrieverConfig.prefault({}),
@@ -74,10 +78,12 @@ export type RunConfig = z.infer<typeof RunConfig>;
 export const usesBank = (c: Pick<RunConfig, "agent">): boolean => c.agent === "hexa" || c.agent === "heuristic";
 
 /** "offline" freezes the bank after distilling it, so only "static" fits it (method.md §5). */
-const cellProblem = (c: RunConfig): string | undefined =>
-  c.init === "offline" && c.update !== "static"
-    ? `update: offline initialisation freezes the bank (got update ${c.update}); use update: static, or init: off2on to keep learning`
-    : undefined;
+const cellProblem = (c: RunConfig): string | undefined => {
+  if (c.init === "offline" && c.update !== "static") return `update: offline initialisation freezes the bank (got update ${c.update}); use update: static, or init: off2on to keep learning`;
+  if (c.offline.banks && c.offline.trajectories) return "offline: give banks or trajectories, not both (a shipped bank replaces the distillation of trajectories)";
+  if (c.init === "online" && (c.offline.banks || c.offline.trajectories)) return `offline: init online starts with no bank (got offline.${c.offline.banks ? "banks" : "trajectories"}); use init: off2on or offline to start from them`;
+  return undefined;
+};
 
 const issueText = (issue: z.core.$ZodIssue): string => {
   const where = issue.path.join(".") || "(config)";
@@ -107,10 +113,31 @@ export const parseRunConfigYaml = (text: string, source: string): RunConfig => {
   return parseRunConfig(raw, source);
 };
 
-/** The resolved config as YAML, secrets removed (they come from the environment on resume). */
+const unwrap = (s: z.ZodType): z.ZodType => {
+  const def = s._zod.def as { type: string; innerType?: z.ZodType };
+  return def.innerType && ["default", "prefault", "optional", "nullable"].includes(def.type) ? unwrap(def.innerType) : s;
+};
+
+/** Puts each field's `.describe()` text above its key, so the printed config documents itself. */
+const annotate = (node: unknown, schema: z.ZodType): void => {
+  const inner = unwrap(schema);
+  if (!isMap(node) || !(inner instanceof z.ZodObject)) return;
+  for (const pair of node.items as Pair[]) {
+    if (!isScalar(pair.key)) continue;
+    const field = (inner.shape as Record<string, z.ZodType>)[String(pair.key.value)];
+    if (!field) continue;
+    const text = field.description ?? unwrap(field).description;
+    if (text) pair.key.commentBefore = ` ${text}`;
+    annotate(pair.value, field);
+  }
+};
+
+/** The resolved config as commented YAML, secrets removed (they come from the environment on resume). */
 export const runConfigYaml = (c: RunConfig): string => {
   const copy = structuredClone(c);
   for (const role of ["actor", "evolver", "synthesiser"] as const) delete copy.llm[role].apiKey;
   if (copy.skillIndex.embedding.provider === "openai") copy.skillIndex.embedding.apiKey = "";
-  return stringifyYaml(copy);
+  const doc = new Document(copy);
+  annotate(doc.contents, RunConfig);
+  return doc.toString({ lineWidth: 0 });
 };

@@ -3,7 +3,7 @@ import type { AssistantTurn, ChatModel } from "../llm/chat-model.ts";
 import { usageRecord } from "../llm/accounting.ts";
 import { metered } from "../llm/metered.ts";
 import type { Role } from "../llm/config.ts";
-import { EMPTY_BANK, foldEvents, type Bank, type BankEvent } from "../store/bank.ts";
+import { applyEvent, EMPTY_BANK, foldEvents, type Bank, type BankEvent } from "../store/bank.ts";
 import { episodeId, updateKey, type RunDir } from "../store/run-dir.ts";
 import type { EpisodeRecord, Phase } from "../store/run-records.ts";
 import type { Trajectory } from "../../agents/trajectory.ts";
@@ -12,7 +12,8 @@ import { ConfigError } from "../errors.ts";
 import type { LevelFamily } from "./family.ts";
 import { computeMetrics, type Metrics } from "./metrics.ts";
 import { mapLimit } from "./pool.ts";
-import type { RunAgent, RunConfig } from "./run-config.ts";
+import { usesBank, type RunAgent, type RunConfig } from "./run-config.ts";
+import { event } from "../../agents/evolver-labels.ts";
 import { schedule, type LevelSchedule } from "./schedule.ts";
 
 export interface Progress {
@@ -30,6 +31,8 @@ export interface LoopPorts {
   dir: RunDir;
   actorModel?: ChatModel;
   evolverModel?: ChatModel;
+  /** Each level's shipped round-0 bank when `offline.banks` is set. */
+  shippedBanks?: ReadonlyMap<string, Bank>;
   /** Earlier trajectories for the Offline / Off2On initialisation when `offline.trajectories` is set. */
   offlineTrajectories?: (level: string) => Trajectory[];
   now: () => number;
@@ -45,7 +48,7 @@ interface Job {
   round: number;
   seed: number;
   agent: RunAgent;
-  bankRound: number;
+  bankRound: number | null;
 }
 
 /**
@@ -62,8 +65,13 @@ export const runLoop = async (cfg: RunConfig, ports: LoopPorts): Promise<Metrics
   const events = new Map(cfg.levels.map((l) => [l, log.events.get(l) ?? []] as const));
   let bankMs = log.ms;
   const usage = dir.usage();
-  const bankOf = (level: string): Bank => foldEvents(events.get(level) ?? []);
-  const history = new Map(cfg.levels.map((l) => [l, [] as Bank[]] as const));
+  // Each level's bank, folded once and then advanced by every committed update (a refold per episode grows with the log).
+  const banks = new Map(cfg.levels.map((l) => [l, foldEvents(events.get(l) ?? [])] as const));
+  const bankOf = (level: string): Bank => banks.get(level) ?? EMPTY_BANK;
+  const commit = (level: string, out: readonly BankEvent[]) => {
+    events.set(level, [...(events.get(level) ?? []), ...out]);
+    banks.set(level, out.reduce(applyEvent, bankOf(level)));
+  };
 
   const offlineAgent: RunAgent = cfg.agent === "heuristic" ? "heuristic" : "react";
   const total = cfg.levels.reduce((n, l) => n + plan.get(l)!.offline.length + plan.get(l)!.rounds.flat().length, 0);
@@ -116,21 +124,24 @@ export const runLoop = async (cfg: RunConfig, ports: LoopPorts): Promise<Metrics
     const labelled = batch.map((e) => ({ id: e.id, trajectory: e.trajectory, r: e.r, category: e.category }));
     const out: BankEvent[] = await updateBank({ config: cfg, family, level, round, bank: bankOf(level), labelled, ...(model ? { evolverModel: model } : {}) });
     const ms = ports.now() - started;
+    out.reduce(applyEvent, bankOf(level)); // an update that does not fold is a hexa bug: throw before it is committed
     dir.appendBankUpdate(level, round, out, ms);
     bankMs += ms;
-    events.set(level, [...(events.get(level) ?? []), ...out]);
+    commit(level, out);
     log.done.add(updateKey(level, round));
     if (!updatesAt(cfg, round)) return;
     const failed = out.find((e) => e.type === "evolver_failure");
-    ports.log?.(`${level} round ${round}: bank ${failed ? `kept (evolver failed: ${failed.type === "evolver_failure" ? failed.error : ""})` : `updated with ${out.length} event(s)`}; now ${bankOf(level).skills.length} skills, ${bankOf(level).mistakes.length} mistakes`);
+    const now = bankOf(level);
+    const what = failed?.type === "evolver_failure" ? `kept (evolver failed: ${failed.error})` : `updated with ${out.length} event(s)`;
+    ports.log?.(`${level} round ${round}: bank ${what}; now ${now.skills.length} skills, ${now.mistakes.length} mistakes`);
   };
 
   const snapshot = (round: number) => {
-    const banks = Object.fromEntries(cfg.levels.map((l) => [l, bankOf(l)]));
-    cfg.levels.forEach((l) => (history.get(l)![round] = banks[l]!));
-    dir.writeSnapshot(round, banks);
+    dir.writeSnapshot(round, Object.fromEntries(cfg.levels.map((l) => [l, bankOf(l)])));
   };
   const writeMetrics = () => {
+    // Each level's bank after every round, from the log (a resumed process has not seen the early rounds).
+    const history = new Map(cfg.levels.map((l) => [l, Array.from({ length: cfg.rounds + 1 }, (_, r) => foldEvents(events.get(l) ?? [], r))] as const));
     const m = computeMetrics({ runId: dir.meta.id, config: cfg, episodes: [...records.values()], usage, banks: history, bankMs });
     dir.writeMetrics(m);
     return m;
@@ -144,14 +155,31 @@ export const runLoop = async (cfg: RunConfig, ports: LoopPorts): Promise<Metrics
       const overlap = given.filter((t) => streamSeeds.has(t.seed)).map((t) => t.seed);
       if (overlap.length) throw new ConfigError(`offline.trajectories: seeds ${overlap.join(", ")} of ${level} are also in the learning stream; use trajectories from other seeds or raise seeds.offset`);
       return labelTrajectories(given).map((l, i) => ({
-        schemaVersion: 1, id: `offline/${level}/file/${i + 1}`, phase: "offline", level, round: 0, seed: l.trajectory.seed, r: l.r, category: l.category, bankRound: 0, retrieved: [], trajectory: l.trajectory,
+        schemaVersion: 1, id: `offline/${level}/file/${i + 1}`, phase: "offline", level, round: 0, seed: l.trajectory.seed, r: l.r, category: l.category, bankRound: null, retrieved: [], trajectory: l.trajectory,
       }));
     }
-    await mapLimit(s.offline, cfg.concurrency, (seed) => play({ phase: "offline", level, round: 0, seed, agent: offlineAgent, bankRound: 0 }));
+    await mapLimit(s.offline, cfg.concurrency, (seed) => play({ phase: "offline", level, round: 0, seed, agent: offlineAgent, bankRound: null }));
     return s.offline.map((seed) => records.get(episodeId("offline", level, 0, seed))!);
   };
+  /** A shipped bank enters as add events, so the log stays the whole record. */
+  const ship = (level: string, bank: Bank): void => {
+    if (log.done.has(updateKey(level, 0))) return;
+    const stream = new Set(plan.get(level)!.rounds.flat());
+    const overlap = [...bank.skills, ...bank.mistakes].flatMap((e) => e.sourceSeeds).filter((seed) => stream.has(seed));
+    if (overlap.length) throw new ConfigError(`offline.banks: the ${level} bank was learned on seeds ${[...new Set(overlap)].join(", ")}, which are in this run's stream; raise seeds.offset past them`);
+    const out = [...bank.skills, ...bank.mistakes].map((entry) => event({ schemaVersion: 1, type: "add", round: 0, entry: { ...entry, generation: 0 }, reason: "shipped bank" }));
+    dir.appendBankUpdate(level, 0, out, 0);
+    commit(level, out);
+    log.done.add(updateKey(level, 0));
+  };
   progress("offline", 0);
-  for (const level of cfg.levels) await update(level, 0, await offlineBatch(level, plan.get(level)!));
+  for (const level of cfg.levels) {
+    const shipped = ports.shippedBanks?.get(level);
+    if (ports.shippedBanks && usesBank(cfg) && cfg.init !== "online") {
+      if (!shipped) throw new ConfigError(`offline.banks: no bank for ${level}; add its file or drop the level`);
+      ship(level, shipped);
+    } else await update(level, 0, await offlineBatch(level, plan.get(level)!));
+  }
   snapshot(0);
 
   for (let round = 1; round <= cfg.rounds; round++) {

@@ -18,7 +18,8 @@ export interface LevelSchedule {
   seen: Set<number>;
 }
 
-export const needsOfflineRuns = (c: RunConfig): boolean => usesBank(c) && c.init !== "online" && c.offline.trajectories === undefined;
+export const needsOfflineRuns = (c: RunConfig): boolean =>
+  usesBank(c) && c.init !== "online" && c.offline.trajectories === undefined && c.offline.banks === undefined;
 
 export const scheduleLevel = (c: RunConfig, family: LevelFamily, level: string): LevelSchedule => {
   family.checkLevel(level);

@@ -8,9 +8,11 @@ import { existsSync } from "node:fs";
 const Line = z.union([Trajectory, z.object({ trajectory: Trajectory }).transform((r) => r.trajectory)]);
 
 /** Trajectories for the Offline / Off2On initialisation (issue 5: skills/ or an earlier run), grouped by level. */
-export const readOfflineTrajectories = (path: string): Map<string, Trajectory[]> => {
-  if (!existsSync(path)) throw new ConfigError(`offline.trajectories: no such file (got ${JSON.stringify(path)}); give a JSONL of trajectories, e.g. skills/offline/<level>.jsonl`);
+export const readOfflineTrajectories = (paths: readonly string[]): Map<string, Trajectory[]> => {
   const out = new Map<string, Trajectory[]>();
-  for (const t of readJsonl(path, Line)) out.set(t.level, [...(out.get(t.level) ?? []), t]);
+  for (const path of paths) {
+    if (!existsSync(path)) throw new ConfigError(`offline.trajectories: no such file (got ${JSON.stringify(path)}); give JSONL files of trajectories, e.g. skills/offline/<level>.heuristic.jsonl`);
+    for (const t of readJsonl(path, Line)) out.set(t.level, [...(out.get(t.level) ?? []), t]);
+  }
   return out;
 };

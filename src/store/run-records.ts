@@ -29,8 +29,8 @@ export const EpisodeRecord = z.object({
   seed: z.number().int(),
   r: z.number(),
   category: RewardCategory,
-  /** The round whose bank (banks/round-NN.json) the episode used. */
-  bankRound: z.number().int().min(0),
+  /** The round whose bank (banks/round-NN.json) the episode played with; null for offline episodes, which play with none. */
+  bankRound: z.number().int().min(0).nullable(),
   retrieved: z.array(z.string()),
   trajectory: Trajectory,
 });
