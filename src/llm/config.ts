@@ -7,7 +7,7 @@ export type Role = z.infer<typeof Role>;
 const DEFAULT_BASE_URL = "https://api.openai.com/v1";
 
 /** One role's model and endpoint (style.md §8: every default here). */
-export const ModelConfig = z.object({
+export const ModelConfig = z.strictObject({
   model: z.string().min(1).default("gpt-4.1-mini").describe("model name sent to the endpoint"),
   baseURL: z
     .url()
@@ -29,7 +29,7 @@ export const ModelConfig = z.object({
 export type ModelConfig = z.infer<typeof ModelConfig>;
 
 /** USD per 1M tokens. */
-export const Price = z.object({
+export const Price = z.strictObject({
   input: z.number().min(0).describe("USD per 1M uncached input tokens"),
   cachedInput: z.number().min(0).describe("USD per 1M input tokens served from the provider's prompt cache"),
   output: z.number().min(0).describe("USD per 1M output tokens"),
@@ -54,7 +54,7 @@ export const PriceTable = z
 export type PriceTable = z.infer<typeof PriceTable>;
 
 /** The LLM slice of the run config: one model per role, the price table, cache and audit log. */
-export const LlmConfig = z.object({
+export const LlmConfig = z.strictObject({
   actor: ModelConfig.prefault({}).describe("the model that plays the levels"),
   evolver: ModelConfig.prefault({}).describe("the model that edits the skill bank"),
   synthesiser: ModelConfig.prefault({}).describe("the model that writes a bank from descriptions"),

@@ -9,11 +9,11 @@ export interface Embedder {
 }
 
 export const EmbeddingConfig = z.discriminatedUnion("provider", [
-  z.object({
+  z.strictObject({
     provider: z.literal("local").describe("hashed word and character-trigram features; no download, deterministic"),
     dims: z.number().int().min(16).max(4096).default(384).describe("vector length"),
   }),
-  z.object({
+  z.strictObject({
     provider: z.literal("openai").describe("an OpenAI-compatible POST {baseURL}/embeddings endpoint"),
     model: z.string().min(1).describe("embedding model name sent to the endpoint"),
     baseURL: z.string().url().default("https://api.openai.com/v1").describe("endpoint root, without /embeddings"),
