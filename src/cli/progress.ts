@@ -50,8 +50,14 @@ export const progressView = (stream: NodeJS.WriteStream, now: () => number): Pro
       const f = fields(p, started, now());
       if (!bar) bar = multi.create(p.total, p.done, f);
       else bar.update(p.done, f);
+      // Redraw now: cli-progress redraws on a timer, which a heuristic episode (synchronous physics) would starve.
+      multi.update();
     },
-    line: (t) => (bar ? multi.log(`${t}\n`) : void stream.write(`${t}\n`)),
+    line: (t) => {
+      if (!bar) return void stream.write(`${t}\n`);
+      multi.log(`${t}\n`);
+      multi.update();
+    },
     stop: () => void (bar && multi.stop()),
   };
 };
