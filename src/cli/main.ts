@@ -1,7 +1,9 @@
 import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 import { HexaError } from "../errors.ts";
+import { bankCommand } from "./bank.ts";
 import { episodeCommand } from "./episode.ts";
+import { evalCommand } from "./eval.ts";
 import { levelsCommand } from "./levels.ts";
 import { playCommand } from "./play.ts";
 import { runCommand } from "./run.ts";
@@ -21,6 +23,8 @@ const cli = yargs(hideBin(process.argv))
   .command(toolCommand)
   .command(episodeCommand)
   .command(runCommand)
+  .command(evalCommand)
+  .command(bankCommand)
   .demandCommand(1, "name a command; see --help")
   .strict()
   .help()

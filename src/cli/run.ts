@@ -63,7 +63,12 @@ export const runCommand: CommandModule = {
     const existing = resumeDir ? RunDir.open(resumeDir) : undefined;
     const cfg: RunConfigT = existing ? parseRunConfigYaml(existing.configText(), `${resumeDir}/config.yaml`) : readRunConfig(configPath!);
     const family = familyOf(cfg);
-    schedule(cfg, family);
+    const where = resumeDir ? `${resumeDir}/config.yaml` : configPath!;
+    try {
+      schedule(cfg, family);
+    } catch (e) {
+      throw e instanceof ConfigError && !e.message.startsWith(where) ? new ConfigError(`${where}: ${e.message.startsWith("levels") ? "" : "levels: "}${e.message}`) : e;
+    }
     const fromFiles = usesBank(cfg) && cfg.init !== "online";
     const offline = fromFiles && cfg.offline.trajectories !== undefined ? readOfflineTrajectories(cfg.offline.trajectories) : undefined;
     const shipped = fromFiles && cfg.offline.banks ? readShippedBanks(cfg.offline.banks) : undefined;
@@ -71,9 +76,17 @@ export const runCommand: CommandModule = {
     const runsDir = String(argv["runs-dir"]);
     const id = existing?.meta.id ?? runIdOf(cfg, now);
     const models = await modelsFor(cfg, existing?.path ?? resolve(runsDir, id));
-    const dir = existing ?? RunDir.create(runsDir, id, runConfigYaml(cfg), now);
-    const release = dir.lock();
-    let index: OpenIndex | undefined;
+    // A Chroma that does not answer is refused before the directory exists, so no half-made run is left behind.
+    const index: OpenIndex | undefined = cfg.skillIndex.enabled ? await openSkillIndex(cfg) : undefined;
+    let dir: RunDir;
+    let release: () => void;
+    try {
+      dir = existing ?? RunDir.create(runsDir, id, runConfigYaml(cfg), now);
+      release = dir.lock();
+    } catch (e) {
+      await index?.stop();
+      throw e;
+    }
     const view = progressView(process.stderr, () => performance.now());
     const onSignal = () => {
       view.stop();
@@ -85,7 +98,6 @@ export const runCommand: CommandModule = {
     process.once("SIGINT", onSignal);
     process.once("SIGTERM", onSignal);
     try {
-      if (cfg.skillIndex.enabled) index = await openSkillIndex(cfg);
       view.line(`${resumeDir ? "resuming" : "run"} ${dir.path}${cfg.agent === "heuristic" ? " (heuristic experimentalist, no LLM)" : ""}`);
       const metrics = await runLoop(cfg, {
         family,

@@ -50,8 +50,8 @@ export const evaluateRun = async (
   ports: { family: LevelFamily; dir: RunDir; actorModel?: ChatModel; now: () => number; evalFile: string; onEpisode?: (r: EpisodeRecord) => void },
   seeds: Map<string, number[]>,
 ): Promise<EvalRow[]> => {
-  const log = ports.dir.bankLog();
-  const records = ports.dir.episodes();
+  const log = ports.dir.bankLog({ repair: false });
+  const records = ports.dir.episodes({ repair: false });
   const finalRound = cfg.rounds;
   const jobs = cfg.levels.flatMap((level) => seeds.get(level)!.map((seed) => ({ level, seed })));
   const done = await mapLimit(jobs, cfg.concurrency, async ({ level, seed }) => {

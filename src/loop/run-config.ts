@@ -85,19 +85,24 @@ const cellProblem = (c: RunConfig): string | undefined => {
   return undefined;
 };
 
-const issueText = (issue: z.core.$ZodIssue): string => {
+const valueAt = (raw: unknown, path: readonly PropertyKey[]): unknown =>
+  path.reduce<unknown>((v, k) => (v !== null && typeof v === "object" ? (v as Record<PropertyKey, unknown>)[k] : undefined), raw);
+
+const issueText = (issue: z.core.$ZodIssue, raw: unknown): string => {
   const where = issue.path.join(".") || "(config)";
   if (issue.code === "unrecognized_keys") {
     const keys = issue.keys.map((k) => (issue.path.length ? `${where}.${k}` : k)).join(", ");
     return `${keys}: unknown key; see hexa run --print-config for the known ones`;
   }
-  return `${where}: ${issue.message}`;
+  const got = valueAt(raw, issue.path);
+  const shown = got === undefined ? "nothing" : JSON.stringify(got);
+  return `${where}: ${issue.message.replace(/^Invalid input: /, "")} (got ${shown}); see hexa run --print-config for its default and meaning`;
 };
 
 /** Parses a config object; `source` names the file in errors. */
 export const parseRunConfig = (raw: unknown, source: string): RunConfig => {
   const parsed = RunConfig.safeParse(raw ?? {});
-  if (!parsed.success) throw new ConfigError(`${source}: ${parsed.error.issues.slice(0, 3).map(issueText).join("; ")}`);
+  if (!parsed.success) throw new ConfigError(`${source}: ${parsed.error.issues.slice(0, 3).map((i) => issueText(i, raw)).join("; ")}`);
   const problem = cellProblem(parsed.data);
   if (problem) throw new ConfigError(`${source}: ${problem}`);
   return parsed.data;

@@ -137,7 +137,8 @@ export const runLoop = async (cfg: RunConfig, ports: LoopPorts): Promise<Metrics
   };
 
   const snapshot = (round: number) => {
-    dir.writeSnapshot(round, Object.fromEntries(cfg.levels.map((l) => [l, bankOf(l)])));
+    // From the log, not the live bank: a resumed process rewrites earlier rounds' snapshots too.
+    dir.writeSnapshot(round, Object.fromEntries(cfg.levels.map((l) => [l, foldEvents(events.get(l) ?? [], round)])));
   };
   const writeMetrics = () => {
     // Each level's bank after every round, from the log (a resumed process has not seen the early rounds).

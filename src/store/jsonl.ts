@@ -21,14 +21,14 @@ export const appendJsonl = (path: string, records: readonly unknown[]): void => 
 
 /**
  * Reads a JSONL file, parsing each line with the schema. A last line without its newline is a write torn by
- * a crash: it is cut off the file (the caller redoes that work); a bad line anywhere else is an error that
- * names the file and line.
+ * a crash: it is ignored, and cut off the file unless `repair: false` (the caller redoes that work); a bad line
+ * anywhere else is an error that names the file and line.
  */
-export const readJsonl = <S extends z.ZodType>(path: string, schema: S): z.infer<S>[] => {
+export const readJsonl = <S extends z.ZodType>(path: string, schema: S, opts: { repair?: boolean } = {}): z.infer<S>[] => {
   if (!existsSync(path)) return [];
   const text = readFileSync(path, "utf8");
   const complete = text.endsWith("\n") ? text : text.slice(0, text.lastIndexOf("\n") + 1);
-  if (complete.length !== text.length) truncateSync(path, Buffer.byteLength(complete));
+  if (complete.length !== text.length && opts.repair !== false) truncateSync(path, Buffer.byteLength(complete));
   return complete
     .split("\n")
     .filter((l) => l.trim() !== "")

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { ConfigError } from "../errors.ts";
 import type { Bank, BankEvent } from "./bank.ts";
@@ -73,36 +73,44 @@ export class RunDir {
 
   file = (name: keyof typeof FILES): string => join(this.path, FILES[name]);
 
-  /** Takes the run for this process; a lock left by a killed process is taken over. */
+  /** Takes the run for this process (exclusive create); a lock left by a killed process is taken over. */
   lock(): () => void {
     const path = this.file("lock");
-    if (existsSync(path)) {
-      const pid = Number(readFileSync(path, "utf8").trim());
-      if (Number.isInteger(pid) && pid !== process.pid && alive(pid)) {
-        throw new ConfigError(`${this.path}: in use by process ${pid}; wait for it or stop it before resuming`);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const fd = openSync(path, "wx");
+        writeFileSync(fd, `${process.pid}\n`);
+        closeSync(fd);
+        return () => rmSync(path, { force: true });
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== "EEXIST" || attempt > 0) throw e;
       }
+      const pid = Number(readFileSync(path, "utf8").trim());
+      if (Number.isInteger(pid) && pid > 0 && alive(pid)) {
+        throw new ConfigError(`${this.path}: in use by process ${pid}; wait for it or stop it before resuming (delete ${path} if that process is not hexa)`);
+      }
+      rmSync(path, { force: true });
     }
-    writeFileSync(path, `${process.pid}\n`);
-    return () => rmSync(path, { force: true });
   }
 
   configText = (): string => readFileSync(this.file("config"), "utf8");
 
-  episodes = (): EpisodeRecord[] => readJsonl(this.file("episodes"), EpisodeRecord);
+  /** `repair: false` for readers that must not touch the run (eval, inspection); the run loop repairs. */
+  episodes = (opts: { repair?: boolean } = {}): EpisodeRecord[] => readJsonl(this.file("episodes"), EpisodeRecord, opts);
   appendEpisode = (rec: EpisodeRecord): void => appendJsonl(this.file("episodes"), [rec]);
 
   usage = (): UsageLine[] => readJsonl(this.file("usage"), UsageLine);
   appendUsage = (line: UsageLine): void => appendJsonl(this.file("usage"), [line]);
 
-  /** Reads the bank log and cuts an update that a crash left without its commit line (resume redoes it). */
-  bankLog(): BankLog {
+  /** Reads the bank log; an update a crash left without its commit line is ignored and, unless `repair: false`, cut (resume redoes it). */
+  bankLog(opts: { repair?: boolean } = {}): BankLog {
     const path = this.file("bank");
-    const lines = readJsonl(path, BankLogLine);
+    const lines = readJsonl(path, BankLogLine, opts);
     let last = -1;
     lines.forEach((l, i) => {
       if ("commit" in l) last = i;
     });
-    if (last < lines.length - 1) {
+    if (last < lines.length - 1 && opts.repair !== false) {
       const keep = readFileSync(path, "utf8").split("\n").slice(0, last + 1);
       truncateSync(path, keep.reduce((n, l) => n + Buffer.byteLength(l) + 1, 0));
     }
@@ -126,7 +134,7 @@ export class RunDir {
   snapshots = (): BankSnapshot[] =>
     readdirSync(join(this.path, "banks"))
       .filter((f) => /^round-\d+\.json$/.test(f))
-      .sort()
+      .sort((a, b) => Number(a.slice(6, -5)) - Number(b.slice(6, -5)))
       .map((f) => BankSnapshot.parse(JSON.parse(readFileSync(join(this.path, "banks", f), "utf8"))));
 
   writeMetrics = (metrics: unknown): void => writeJsonAtomic(this.file("metrics"), metrics);

@@ -1,0 +1,263 @@
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import type { Argv, CommandModule } from "yargs";
+import type { z } from "zod";
+import { ConfigError } from "../errors.ts";
+import { parseRunConfigYaml, SkillIndexConfig, type RunConfig } from "../loop/run-config.ts";
+import { byWeight, foldEvents, type Bank, type BankEntry, type BankEvent } from "../store/bank.ts";
+import type { SkillIndex } from "../store/chroma-index.ts";
+import { makeEmbedder, type EmbeddingConfig } from "../store/embedding.ts";
+import { RunDir, updateKey, type BankLog } from "../store/run-dir.ts";
+import { BankLogLine } from "../store/run-records.ts";
+import { intFlag } from "./flags.ts";
+
+/**
+ * `hexa bank`: read a run's skill bank (show, history) and the cross-run Chroma index (reindex, query).
+ * These commands only read a run: a live run may be writing its files, so a torn last line is skipped here,
+ * never cut off as RunDir.bankLog() / readJsonl do on resume.
+ */
+
+/** The complete lines of a JSONL file, parsed; a torn last line (a write in progress) is left alone. */
+export const peekJsonl = <S extends z.ZodType>(path: string, schema: S): z.infer<S>[] => {
+  if (!existsSync(path)) return [];
+  const text = readFileSync(path, "utf8");
+  return text
+    .slice(0, text.lastIndexOf("\n") + 1)
+    .split("\n")
+    .flatMap((line, i) => {
+      if (line.trim() === "") return [];
+      let raw: unknown;
+      try {
+        raw = JSON.parse(line);
+      } catch (e) {
+        throw new ConfigError(`${path}:${i + 1}: not valid JSON (${(e as Error).message}); the file was edited or damaged`);
+      }
+      const parsed = schema.safeParse(raw);
+      if (!parsed.success) throw new ConfigError(`${path}:${i + 1}: ${parsed.error.issues[0]!.path.join(".") || "(record)"}: ${parsed.error.issues[0]!.message}`);
+      return [parsed.data];
+    });
+};
+
+/** The committed bank log, as RunDir.bankLog() reads it, without modifying the file. */
+export const committedLog = (dir: RunDir): BankLog => {
+  const lines = peekJsonl(dir.file("bank"), BankLogLine);
+  let last = -1;
+  lines.forEach((l, i) => {
+    if ("commit" in l) last = i;
+  });
+  const log: BankLog = { events: new Map(), done: new Set(), ms: 0 };
+  for (const l of lines.slice(0, last + 1)) {
+    if ("commit" in l) {
+      log.done.add(updateKey(l.level, l.commit.round));
+      log.ms += l.commit.ms;
+    } else log.events.set(l.level, [...(log.events.get(l.level) ?? []), l.event]);
+  }
+  return log;
+};
+
+/** The last round whose update is committed on a level; -1 when none is. */
+export const lastCommitted = (log: BankLog, cfg: RunConfig, level: string): number => {
+  for (let r = cfg.rounds; r >= 0; r--) if (log.done.has(updateKey(level, r))) return r;
+  return -1;
+};
+
+/** A run directory and its parsed config.yaml. */
+export const openRun = (path: string): { dir: RunDir; cfg: RunConfig } => {
+  const dir = RunDir.open(path);
+  return { dir, cfg: parseRunConfigYaml(dir.configText(), join(path, "config.yaml")) };
+};
+
+const levelsOf = (cfg: RunConfig, level: unknown): string[] => {
+  if (level === undefined) return cfg.levels;
+  if (!cfg.levels.includes(String(level))) throw new ConfigError(`--level: not a level of this run (got ${String(level)}); use one of ${cfg.levels.join(", ")}`);
+  return [String(level)];
+};
+
+const list = (xs: readonly (string | number)[]) => (xs.length ? xs.join(", ") : "none");
+const meanR = (e: BankEntry) => (e.evidence.count ? (e.evidence.sumR / e.evidence.count).toFixed(2) : "–");
+
+const entryLines = (e: BankEntry): string[] => [
+  `  ${e.id}  weight ${e.weight.toFixed(2)}  evidence ${e.evidence.count} trajectories (mean r ${meanR(e)})  generation ${e.generation}  source seeds ${list(e.sourceSeeds)}  parents ${list(e.parents)}${e.kind === "skill" ? `  [${e.sourceType}]` : ""}`,
+  ...(e.kind === "skill"
+    ? [`    title:     ${e.title}`, `    principle: ${e.principle}`, `    when:      ${e.whenToApply}`, ...(e.example ? [`    example:   ${e.example}`] : [])]
+    : [`    what goes wrong: ${e.description}`, `    root cause:      ${e.rootCause}`, `    correction:      ${e.correction}`]),
+];
+
+const bankText = (level: string, round: number, bank: Bank): string =>
+  [
+    `${level}: bank after round ${round} (${bank.skills.length} skills, ${bank.mistakes.length} mistakes)`,
+    "skills, heaviest first:",
+    ...(bank.skills.length ? byWeight(bank.skills).flatMap(entryLines) : ["  (none)"]),
+    "mistakes, heaviest first:",
+    ...(bank.mistakes.length ? byWeight(bank.mistakes).flatMap(entryLines) : ["  (none)"]),
+  ].join("\n");
+
+const show: CommandModule = {
+  command: "show <run>",
+  describe: "a run's bank after a round (default: the last committed), skills and mistakes by weight",
+  builder: (y: Argv) =>
+    y
+      .positional("run", { type: "string", demandOption: true, describe: "a run directory, e.g. runs/<id>" })
+      .option("level", { type: "string", describe: "only this level" })
+      .option("round", { type: "string", describe: "the bank after this round (0: the initial bank)", coerce: (v) => (v === undefined ? v : intFlag("round", 0, 10_000)(v)) }),
+  handler: (argv) => {
+    const path = String(argv.run);
+    const { dir, cfg } = openRun(path);
+    const log = committedLog(dir);
+    const asked = argv.round as number | undefined;
+    if (asked !== undefined && asked > cfg.rounds) throw new ConfigError(`--round: the run has rounds 0–${cfg.rounds} (got ${asked}); pick one of them`);
+    const parts = levelsOf(cfg, argv.level).map((level) => {
+      const last = lastCommitted(log, cfg, level);
+      if (last < 0) return `${level}: no bank update committed yet`;
+      if (asked !== undefined && asked > last) throw new ConfigError(`--round: ${level} has committed rounds 0–${last} so far (got ${asked}); pick a round ≤ ${last} or let the run finish`);
+      const round = asked ?? last;
+      return bankText(level, round, foldEvents(log.events.get(level) ?? [], round));
+    });
+    process.stdout.write(`run ${dir.meta.id}\n\n${parts.join("\n\n")}\n`);
+  },
+};
+
+const titleOf = (e: BankEntry) => (e.kind === "skill" ? e.title : e.description);
+
+/** One line per event: what changed, and the evolver's reason. */
+export const eventLine = (e: BankEvent): string => {
+  const head = `r${String(e.round).padEnd(3)} ${e.type.padEnd(9)}`;
+  const why = e.reason ? ` — ${e.reason}` : "";
+  switch (e.type) {
+    case "add":
+      return `${head} ${e.entry.id} (${e.entry.kind}: ${titleOf(e.entry)})${why}`;
+    case "merge":
+      return `${head} ${e.from.join(" + ")} → ${e.entry.id} (${e.entry.kind}: ${titleOf(e.entry)})${why}`;
+    case "revise":
+      return `${head} ${e.entry.id} (${e.entry.kind}: ${titleOf(e.entry)})${why}`;
+    case "reweight":
+      return `${head} ${e.id} → weight ${e.weight.toFixed(2)} (evidence ${e.evidenceState.count})${why}`;
+    case "prune":
+      return `${head} ${e.id} (${e.why})${why}`;
+    case "evolver_failure":
+      return `${head} ${e.error}`;
+  }
+};
+
+const history: CommandModule = {
+  command: "history <run>",
+  describe: "every committed bank event, one a line (round, type, ids, reason): how the skills evolved",
+  builder: (y: Argv) =>
+    y.positional("run", { type: "string", demandOption: true, describe: "a run directory, e.g. runs/<id>" }).option("level", { type: "string", describe: "only this level" }),
+  handler: (argv) => {
+    const { dir, cfg } = openRun(String(argv.run));
+    const log = committedLog(dir);
+    const parts = levelsOf(cfg, argv.level).map((level) => {
+      const events = log.events.get(level) ?? [];
+      const last = lastCommitted(log, cfg, level);
+      return [`${level}: ${events.length} events, committed through round ${last < 0 ? "– (none yet)" : last}`, ...events.map(eventLine)].join("\n");
+    });
+    process.stdout.write(`run ${dir.meta.id}\n\n${parts.join("\n\n")}\n`);
+  },
+};
+
+/** The runs named, or every run directory under runsDir. */
+const runsToIndex = (named: readonly string[], runsDir: string): string[] => {
+  if (named.length) return [...named];
+  if (!existsSync(runsDir) || !statSync(runsDir).isDirectory()) throw new ConfigError(`--runs-dir: no such directory (got ${runsDir}); name the runs or the folder hexa run wrote them to`);
+  const found = readdirSync(runsDir)
+    .map((name) => join(runsDir, name))
+    .filter((p) => existsSync(join(p, "run.json")))
+    .sort();
+  if (!found.length) throw new ConfigError(`--runs-dir: no run directories in ${runsDir} (got none with a run.json); run hexa run first or name the runs`);
+  return found;
+};
+
+/** One value the runs agree on (data dir, embedding), or an error naming the flag that settles it. */
+const agreed = (what: string, values: string[], fix: string): string => {
+  const distinct = [...new Set(values)];
+  if (distinct.length > 1) throw new ConfigError(`${what}: the runs differ (got ${distinct.join(" | ")}); ${fix}`);
+  return distinct[0]!;
+};
+
+/** The index on CHROMA_URL, else on an embedded server over dataDir; call stop() when done. */
+const openIndex = async (dataDir: string, embedding: EmbeddingConfig): Promise<{ index: SkillIndex; url: string; stop: () => Promise<void> }> => {
+  // Loaded only here: chromadb costs about half a second of start-up for every other command.
+  const [{ chromaClient, SkillIndex }, { ensureChroma }] = await Promise.all([import("../store/chroma-index.ts"), import("../store/chroma-server.ts")]);
+  const handle = await ensureChroma(process.env, dataDir);
+  try {
+    return { index: await SkillIndex.open(chromaClient(handle.url), makeEmbedder(embedding)), url: handle.url, stop: handle.stop };
+  } catch (e) {
+    await handle.stop();
+    throw e;
+  }
+};
+
+const reindex: CommandModule = {
+  command: "reindex [runs..]",
+  describe: "rebuild the Chroma skill index from the runs' bank-events.jsonl (default: every run under --runs-dir)",
+  builder: (y: Argv) =>
+    y
+      .positional("runs", { type: "string", array: true, describe: "run directories" })
+      .option("runs-dir", { type: "string", default: "runs", describe: "where to look for runs when none is named" })
+      .option("data-dir", { type: "string", describe: "the embedded Chroma server's data directory (default: the runs' skillIndex.dataDir)" }),
+  handler: async (argv) => {
+    const runs = runsToIndex(((argv.runs as string[] | undefined) ?? []).map(String), String(argv["runs-dir"]));
+    const opened = runs.map((p) => ({ path: p, ...openRun(p) }));
+    const dataDir = argv["data-dir"] !== undefined ? String(argv["data-dir"]) : agreed("skillIndex.dataDir", opened.map((r) => r.cfg.skillIndex.dataDir), "pass --data-dir");
+    const embedding = agreed("skillIndex.embedding", opened.map((r) => JSON.stringify(r.cfg.skillIndex.embedding)), "index runs with one embedding at a time");
+    const { index, url, stop } = await openIndex(dataDir, JSON.parse(embedding) as EmbeddingConfig);
+    try {
+      for (const { dir, cfg } of opened) {
+        const log = committedLog(dir);
+        const status = cfg.levels.every((l) => log.done.has(updateKey(l, cfg.rounds))) ? "final" : "running";
+        const counts = cfg.levels.map((level) => {
+          const bank = foldEvents(log.events.get(level) ?? []);
+          return { level, n: bank.skills.length + bank.mistakes.length };
+        });
+        await index.rebuildFromEvents(cfg.levels.map((level) => ({ level, run: dir.meta.id, status, events: log.events.get(level) ?? [] })));
+        const total = counts.reduce((s, c) => s + c.n, 0);
+        process.stdout.write(`${dir.meta.id}: indexed ${total} entries (${counts.map((c) => `${c.level} ${c.n}`).join(", ")}), ${status}\n`);
+      }
+      process.stdout.write(`index: ${await index.count()} entries in all (${process.env.CHROMA_URL?.trim() ? url : dataDir})\n`);
+    } finally {
+      await stop();
+    }
+  },
+};
+
+const query: CommandModule = {
+  command: "query <text>",
+  describe: "the index entries closest to a text, best first (score = cosine similarity)",
+  builder: (y: Argv) =>
+    y
+      .positional("text", { type: "string", demandOption: true })
+      .option("level", { type: "string", describe: "only entries learned on this level" })
+      .option("kind", { choices: ["skill", "mistake"] as const, describe: "only skills or only mistakes" })
+      .option("limit", { type: "string", default: 5, coerce: intFlag("limit", 1, 1000), describe: "hits to print" })
+      .option("data-dir", { type: "string", describe: `the embedded Chroma server's data directory (default: ${SkillIndexConfig.parse({}).dataDir})` }),
+  handler: async (argv) => {
+    // The index is queried with the default embedding, the one `reindex` uses for runs on the default config.
+    const defaults = SkillIndexConfig.parse({});
+    const dataDir = argv["data-dir"] !== undefined ? String(argv["data-dir"]) : defaults.dataDir;
+    const { index, stop } = await openIndex(dataDir, defaults.embedding);
+    try {
+      const hits = await index.query(String(argv.text), {
+        limit: Number(argv.limit),
+        ...(argv.level !== undefined ? { level: String(argv.level) } : {}),
+        ...(argv.kind !== undefined ? { kind: argv.kind as BankEntry["kind"] } : {}),
+      });
+      if (!hits.length) {
+        process.stdout.write(`no matching entries in the index at ${dataDir}; build it with hexa bank reindex\n`);
+        return;
+      }
+      for (const h of hits) {
+        process.stdout.write(`${h.score.toFixed(3)}  ${h.entry.kind.padEnd(7)} ${h.level.padEnd(18)} ${h.run} (${h.status}) ${h.entry.id}: ${titleOf(h.entry)}\n`);
+      }
+    } finally {
+      await stop();
+    }
+  },
+};
+
+export const bankCommand: CommandModule = {
+  command: "bank",
+  describe: "a run's skill bank (show, history) and the cross-run skill index (reindex, query)",
+  builder: (y: Argv) => y.command(show).command(history).command(reindex).command(query).demandCommand(1, "name a bank subcommand; see hexa bank --help"),
+  handler: () => {},
+};

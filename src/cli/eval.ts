@@ -1,0 +1,91 @@
+import { join } from "node:path";
+import type { Argv, CommandModule } from "yargs";
+import { ConfigError } from "../errors.ts";
+import { evaluateRun, heldOutSeeds, type EvalRow } from "../loop/evaluate.ts";
+import type { RunConfig } from "../loop/run-config.ts";
+import { updateKey, type RunDir } from "../store/run-dir.ts";
+import { EpisodeRecord } from "../store/run-records.ts";
+import { committedLog, openRun, peekJsonl } from "./bank.ts";
+import { intFlag } from "./flags.ts";
+import { familyOf, modelsFor } from "./run-setup.ts";
+
+/** `--seeds 60,61,62`: non-negative integers, each once. */
+const seedList = (v: unknown): number[] | undefined => {
+  if (v === undefined) return undefined;
+  const text = (Array.isArray(v) ? v : [v]).map(String).join(",");
+  const seeds = text.split(",").map((s) => (s.trim() === "" ? NaN : Number(s.trim())));
+  if (!seeds.length || !seeds.every((s) => Number.isSafeInteger(s) && s >= 0)) {
+    throw new ConfigError(`--seeds must be comma-separated non-negative integers, e.g. --seeds 60,61,62 (got ${JSON.stringify(text)})`);
+  }
+  return [...new Set(seeds)];
+};
+
+/** Held-out figures mean something only for the final bank, so an interrupted run is refused. */
+const requireFinished = (path: string, dir: RunDir, cfg: RunConfig): void => {
+  const played = new Set(peekJsonl(dir.file("episodes"), EpisodeRecord).flatMap((e) => (e.phase === "stream" ? [e.id] : [])));
+  const need = cfg.rounds * cfg.episodesPerRound * cfg.levels.length;
+  const log = committedLog(dir);
+  const open = cfg.levels.filter((l) => !log.done.has(updateKey(l, cfg.rounds)));
+  if (played.size < need || open.length) {
+    const commit = open.length ? `; round ${cfg.rounds} not committed on ${open.join(", ")}` : "";
+    throw new ConfigError(`${path}: the run is unfinished (got ${played.size} of ${need} stream episodes${commit}); finish it first with hexa run --resume ${path}, then evaluate`);
+  }
+};
+
+const pct = (k: number, n: number) => (n ? `${((100 * k) / n).toFixed(0)}%` : "–");
+const figure = (s: EvalRow["stream"]) => `${s.successes}/${s.episodes} ${pct(s.successes, s.episodes)}, ${s.meanTurns.toFixed(1)} turns`;
+
+const table = (rows: readonly EvalRow[]): string => {
+  const w = Math.max(5, ...rows.map((r) => r.level.length)) + 2;
+  return [
+    `${"level".padEnd(w)}${"stream (cumulative)".padEnd(26)}${"held-out".padEnd(26)}seeds`,
+    ...rows.map((r) => `${r.level.padEnd(w)}${figure(r.stream).padEnd(26)}${figure(r.heldOut).padEnd(26)}${r.seeds.join(", ")}`),
+  ].join("\n");
+};
+
+export const evalCommand: CommandModule = {
+  command: "eval <run>",
+  describe: "held-out evaluation: the run's final bank on seeds it never learned from; writes runs/<id>/eval/<time>.jsonl",
+  builder: (y: Argv) =>
+    y
+      .positional("run", { type: "string", demandOption: true, describe: "a finished run directory, e.g. runs/<id>" })
+      .option("seeds", { type: "string", coerce: seedList, describe: "these seeds on every level (refused if the run learned from one), e.g. 60,61,62" })
+      .option("count", { type: "string", default: 10, coerce: intFlag("count", 1, 10_000), describe: "without --seeds: the next N vetted seeds the run never saw, per level" }),
+  handler: async (argv) => {
+    const path = String(argv.run);
+    const { dir, cfg } = openRun(path);
+    const family = familyOf(cfg);
+    requireFinished(path, dir, cfg);
+    const given = argv.seeds as number[] | undefined;
+    const seeds = heldOutSeeds(cfg, family, { ...(given ? { seeds: given } : {}), count: Number(argv.count) });
+    // The frozen bank needs no evolver; the actor's calls go to eval/llm-log.jsonl so the run's own log is untouched.
+    const { actorModel } = await modelsFor({ ...cfg, evolver: "heuristic", llm: { ...cfg.llm, auditLog: cfg.llm.auditLog ?? join(dir.path, "eval", "llm-log.jsonl") } }, dir.path);
+    const file = dir.evalFile(new Date());
+    const who = `agent ${cfg.agent} (${cfg.agent === "heuristic" ? "heuristic, no LLM" : cfg.llm.actor.model})`;
+    const total = [...seeds.values()].reduce((n, s) => n + s.length, 0);
+    process.stderr.write(`eval ${dir.meta.id}: ${who}, bank after round ${cfg.rounds}, ${total} episodes\n`);
+    let done = 0;
+    let costUsd = 0;
+    let tokens = 0;
+    const rows = await evaluateRun(
+      cfg,
+      {
+        family,
+        dir,
+        ...(actorModel ? { actorModel } : {}),
+        now: () => performance.now(),
+        evalFile: file,
+        onEpisode: (r) => {
+          done++;
+          costUsd += r.trajectory.usage.costUsd;
+          tokens += r.trajectory.usage.input + r.trajectory.usage.output;
+          const how = r.trajectory.success ? `solved in ${r.trajectory.turns} turns` : `not solved (${r.trajectory.turns} turns)`;
+          process.stderr.write(`[${done}/${total}] ${r.level} seed ${r.seed}: ${how}\n`);
+        },
+      },
+      seeds,
+    );
+    process.stdout.write(`\nheld-out evaluation of ${dir.meta.id} — ${who}, bank after round ${cfg.rounds}\n${table(rows)}\n`);
+    process.stdout.write(`tokens ${tokens}, cost $${costUsd.toFixed(4)}\neval file: ${file}\n`);
+  },
+};

@@ -1,0 +1,468 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { foldEvents, type BankEvent } from "../src/store/bank.ts";
+import { BankLogLine, BankSnapshot, EpisodeRecord } from "../src/store/run-records.ts";
+
+/**
+ * Issue 5's resume guarantee, tested on real `hexa run` child processes: after a kill -9 at any moment,
+ * `hexa run --resume` repeats no finished episode, loses or duplicates no bank event, and ends with exactly
+ * the bank of an uninterrupted run (the heuristic agent and evolver are deterministic given seed and bank).
+ *
+ * pass_the_parcel with a 5-turn budget fails its seeds (mistakes are added, revised and pruned at a cap of 2)
+ * and two_body_problem is solved (skills added, revised, reweighted, pruned); every update changes the bank,
+ * and later episodes are shown other entries than earlier ones. A full run is 16 episodes (~3 s of CPU).
+ */
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const LEVELS = ["pass_the_parcel", "two_body_problem"] as const;
+const ROUNDS = 3;
+const X = 2;
+const OFFLINE = 2;
+const TOTAL_EPISODES = LEVELS.length * (OFFLINE + ROUNDS * X);
+const TOTAL_COMMITS = LEVELS.length * (ROUNDS + 1);
+const CONFIG = `levels: [${LEVELS.join(", ")}]
+agent: heuristic
+evolver: heuristic
+init: off2on
+update: evolving
+rounds: ${ROUNDS}
+episodesPerRound: ${X}
+offline:
+  episodes: ${OFFLINE}
+actor:
+  maxTurns: 5
+bank:
+  maxSkills: 2
+  maxMistakes: 2
+`;
+
+// ---- child processes ------------------------------------------------------------------------------------
+
+interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+interface Proc {
+  child: ChildProcess;
+  exit: Promise<Exit>;
+  exited: () => boolean;
+}
+
+/** At most two busy hexa processes at once (the machine has two cores); a stopped one keeps its slot. */
+let free = 2;
+const waiting: (() => void)[] = [];
+const acquire = async () => {
+  if (free > 0) free--;
+  else await new Promise<void>((r) => waiting.push(r));
+};
+const releaseSlot = () => {
+  const next = waiting.shift();
+  if (next) next();
+  else free++;
+};
+
+const live = new Set<ChildProcess>();
+
+const spawnHexa = (args: string[], onExit?: () => void): Proc => {
+  const child = spawn(process.execPath, ["bin/hexa.js", ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  live.add(child);
+  let stdout = "";
+  let stderr = "";
+  let done = false;
+  child.stdout!.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+  child.stderr!.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+  const exit = new Promise<Exit>((res, rej) => {
+    child.on("error", rej);
+    child.on("close", (code, signal) => {
+      done = true;
+      live.delete(child);
+      onExit?.();
+      res({ code, signal, stdout, stderr });
+    });
+  });
+  return { child, exit, exited: () => done };
+};
+
+/** A hexa process that takes one of the two CPU slots for its lifetime. */
+const hexa = async (...args: string[]): Promise<Proc> => {
+  await acquire();
+  return spawnHexa(args, releaseSlot);
+};
+/** A short-lived check that must not wait for a slot (e.g. while a run is stopped holding one). */
+const hexaNow = (...args: string[]): Promise<Exit> => spawnHexa(args).exit;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+// ---- reading a run directory ----------------------------------------------------------------------------
+
+/** Complete lines only: a line a live writer has not finished yet is not counted. */
+const completeLines = (path: string): string[] => {
+  if (!existsSync(path)) return [];
+  const text = readFileSync(path, "utf8");
+  return text.slice(0, text.lastIndexOf("\n") + 1).split("\n").filter((l) => l !== "");
+};
+
+interface Progress {
+  dir: string;
+  runJson: boolean;
+  episodes: number;
+  commits: number;
+  lockPid: number | undefined;
+}
+const progressOf = (dir: string): Progress => {
+  const lock = join(dir, "run.lock");
+  const lockText = existsSync(lock) ? readFileSync(lock, "utf8").trim() : "";
+  return {
+    dir,
+    runJson: existsSync(join(dir, "run.json")),
+    episodes: completeLines(join(dir, "episodes.jsonl")).length,
+    commits: completeLines(join(dir, "bank-events.jsonl")).filter((l) => "commit" in (JSON.parse(l) as object)).length,
+    lockPid: lockText ? Number(lockText) : undefined,
+  };
+};
+
+/** The run directory: the single subdirectory of a scenario's own runs dir. */
+const runDirIn = (runsDir: string): string | undefined => {
+  const entries = existsSync(runsDir) ? readdirSync(runsDir) : [];
+  return entries.length === 1 ? join(runsDir, entries[0]!) : undefined;
+};
+
+interface Commit {
+  level: string;
+  round: number;
+  events: number;
+}
+interface RunView {
+  episodes: EpisodeRecord[];
+  episodesText: string;
+  /** Event lines only, in file order (commit lines and their ms left out). */
+  events: { level: string; event: BankEvent }[];
+  commits: Commit[];
+  lines: BankLogLine[];
+}
+const readRun = (dir: string): RunView => {
+  const episodesText = readFileSync(join(dir, "episodes.jsonl"), "utf8");
+  const bankText = readFileSync(join(dir, "bank-events.jsonl"), "utf8");
+  expect(episodesText.endsWith("\n"), "episodes.jsonl ends with a complete line").toBe(true);
+  expect(bankText.endsWith("\n"), "bank-events.jsonl ends with a complete line").toBe(true);
+  const episodes = completeLines(join(dir, "episodes.jsonl")).map((l) => EpisodeRecord.parse(JSON.parse(l)));
+  const lines = completeLines(join(dir, "bank-events.jsonl")).map((l) => BankLogLine.parse(JSON.parse(l)));
+  const events: RunView["events"] = [];
+  const commits: Commit[] = [];
+  for (const l of lines) {
+    if ("commit" in l) commits.push({ level: l.level, round: l.commit.round, events: l.commit.events });
+    else events.push({ level: l.level, event: l.event });
+  }
+  return { episodes, episodesText, events, commits, lines };
+};
+const levelEvents = (v: RunView, level: string): BankEvent[] => v.events.filter((e) => e.level === level).map((e) => e.event);
+
+/** An episode without its timings (tool ms, wall ms): what the seed and the bank decide. */
+const decided = (e: EpisodeRecord) => ({
+  ...e,
+  trajectory: { ...e.trajectory, wallMs: 0, steps: e.trajectory.steps.map((s) => ({ ...s, ms: 0 })) },
+});
+
+const snapshotFiles = (dir: string) => readdirSync(join(dir, "banks")).filter((f) => /^round-\d+\.json$/.test(f)).sort();
+const readSnapshot = (dir: string, file: string): BankSnapshot => BankSnapshot.parse(JSON.parse(readFileSync(join(dir, "banks", file), "utf8")));
+
+/** Every file under a directory with its bytes. */
+const treeOf = (dir: string): Map<string, string> => {
+  const out = new Map<string, string>();
+  const walk = (d: string) => {
+    for (const name of readdirSync(d).sort()) {
+      const p = join(d, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else out.set(relative(dir, p), readFileSync(p, "utf8"));
+    }
+  };
+  walk(dir);
+  return out;
+};
+
+// ---- the properties a finished run must have ------------------------------------------------------------
+
+/** The bank log is whole updates: each commit follows exactly its own level's events of its round, once. */
+const expectWellFormedLog = (v: RunView) => {
+  let pending: { level: string; event: BankEvent }[] = [];
+  const seen = new Set<string>();
+  for (const l of v.lines) {
+    if (!("commit" in l)) {
+      pending.push(l);
+      continue;
+    }
+    const key = `${l.level}@${l.commit.round}`;
+    expect(seen.has(key), `commit ${key} appears twice`).toBe(false);
+    seen.add(key);
+    expect(pending.length, `commit ${key} counts its events`).toBe(l.commit.events);
+    for (const e of pending) {
+      expect(e.level, `an event before commit ${key}`).toBe(l.level);
+      expect(e.event.round, `an event before commit ${key}`).toBe(l.commit.round);
+    }
+    pending = [];
+  }
+  expect(pending, "events after the last commit").toEqual([]);
+  expect(seen.size).toBe(TOTAL_COMMITS);
+};
+
+/** Every banks/round-NN.json is the fold of that level's events up to round NN. */
+const expectSnapshotsAreFolds = (dir: string, v: RunView) => {
+  expect(snapshotFiles(dir)).toEqual(Array.from({ length: ROUNDS + 1 }, (_, r) => `round-${String(r).padStart(2, "0")}.json`));
+  for (const file of snapshotFiles(dir)) {
+    const snap = readSnapshot(dir, file);
+    expect(snap.round).toBe(Number(file.slice(6, 8)));
+    expect(Object.keys(snap.banks).sort()).toEqual([...LEVELS].sort());
+    for (const level of LEVELS) {
+      expect(snap.banks[level], `banks/${file}: ${level} is not its bank after round ${snap.round} (its events up to that round, folded)`).toEqual(
+        foldEvents(levelEvents(v, level), snap.round),
+      );
+    }
+  }
+};
+
+const expectSameAsReference = (dir: string, ref: RunView, refDir: string) => {
+  const v = readRun(dir);
+  // Episodes: none repeated, none missing, each decided by the same seed and bank as in the reference.
+  const ids = v.episodes.map((e) => e.id);
+  const dupes = ids.filter((id, i) => ids.indexOf(id) !== i);
+  expect(dupes, "episodes recorded twice").toEqual([]);
+  expect([...ids].sort()).toEqual(ref.episodes.map((e) => e.id).sort());
+  const refById = new Map(ref.episodes.map((e) => [e.id, e] as const));
+  for (const e of v.episodes) expect(decided(e), e.id).toEqual(decided(refById.get(e.id)!));
+  // Bank events: the same, in the same order, each update committed once.
+  expectWellFormedLog(v);
+  expect(v.events).toEqual(ref.events);
+  expect(v.commits).toEqual(ref.commits);
+  for (const level of LEVELS) expect(foldEvents(levelEvents(v, level)), `final ${level} bank`).toEqual(foldEvents(levelEvents(ref, level)));
+  expect(existsSync(join(dir, "run.lock")), "run.lock is released").toBe(false);
+  // Snapshots: each the bank after its own round, as in the reference.
+  expectSnapshotsAreFolds(dir, v);
+  for (const file of snapshotFiles(dir)) expect(readSnapshot(dir, file), file).toEqual(readSnapshot(refDir, file));
+  return v;
+};
+
+// ---- killing a run at chosen points ---------------------------------------------------------------------
+
+interface KillPoint {
+  name: string;
+  reached: (p: Progress, pid: number) => boolean;
+  /** Runs while the process is stopped (SIGSTOP) at the point, before the kill. */
+  whileStopped?: (dir: string, pid: number) => Promise<void>;
+}
+
+/** Polls the run directory every 10 ms and kills the process with SIGKILL once the point is reached. */
+const killAt = async (proc: Proc, dirOf: () => string | undefined, point: KillPoint): Promise<Progress> => {
+  const pid = proc.child.pid!;
+  while (!proc.exited()) {
+    const dir = dirOf();
+    if (dir && point.reached(progressOf(dir), pid)) {
+      if (point.whileStopped) {
+        proc.child.kill("SIGSTOP");
+        try {
+          await point.whileStopped(dir, pid);
+        } finally {
+          proc.child.kill("SIGKILL");
+        }
+      } else proc.child.kill("SIGKILL");
+      break;
+    }
+    await sleep(10);
+  }
+  const exit = await proc.exit;
+  expect(exit.signal, `kill point '${point.name}' was not reached before the run ended (code ${exit.code})\n${exit.stderr}`).toBe("SIGKILL");
+  return progressOf(dirOf()!);
+};
+
+/** A fresh run killed at the first point, resumed and killed at each later point, then resumed to the end. */
+const crashAndResume = async (cfg: string, runsDir: string, points: KillPoint[]): Promise<{ dir: string; at: Progress[]; last: Exit }> => {
+  mkdirSync(runsDir, { recursive: true });
+  const dirOf = () => runDirIn(runsDir);
+  const at: Progress[] = [];
+  for (const [i, point] of points.entries()) {
+    if (i > 0) expect(point.reached(progressOf(dirOf()!), -1), `kill point '${point.name}' was already passed`).toBe(false);
+    const proc = i === 0 ? await hexa("run", cfg, "--runs-dir", runsDir) : await hexa("run", "--resume", dirOf()!);
+    at.push(await killAt(proc, dirOf, point));
+  }
+  const last = await (await hexa("run", "--resume", dirOf()!)).exit;
+  expect(last.code, last.stderr).toBe(0);
+  expect(readdirSync(runsDir), "one run directory, however often it was resumed").toHaveLength(1);
+  return { dir: dirOf()!, at, last };
+};
+
+// ---- the tests ------------------------------------------------------------------------------------------
+
+let tmp: string;
+let cfgPath: string;
+let reference: Promise<{ dir: string; view: RunView; exit: Exit }>;
+
+/** A copy of the finished reference run, to damage or resume. */
+const copyOfReference = async (name: string) => {
+  const ref = await reference;
+  const dir = join(tmp, name, "run");
+  cpSync(ref.dir, dir, { recursive: true });
+  return { ref, dir };
+};
+
+/** The start of a line, cut inside a multi-byte character when the line has one (a torn write). */
+const tornPrefix = (line: string): Buffer => {
+  const buf = Buffer.from(line);
+  const wide = buf.findIndex((b) => b >= 0x80);
+  return buf.subarray(0, wide > 0 ? wide + 1 : Math.floor(buf.length / 2));
+};
+
+beforeAll(() => {
+  tmp = mkdtempSync(join(tmpdir(), "hexa-resume-"));
+  cfgPath = join(tmp, "small.yaml");
+  writeFileSync(cfgPath, CONFIG);
+  const runsDir = join(tmp, "reference");
+  reference = (async () => {
+    const exit = await (await hexa("run", cfgPath, "--runs-dir", runsDir)).exit;
+    if (exit.code !== 0) throw new Error(`the reference run failed (${exit.code}):\n${exit.stderr}`);
+    const dir = runDirIn(runsDir)!;
+    return { dir, view: readRun(dir), exit };
+  })();
+  reference.catch(() => {}); // reported by the tests that await it
+});
+
+afterAll(async () => {
+  for (const c of live) c.kill("SIGKILL");
+  await sleep(50);
+  if (tmp) rmSync(tmp, { recursive: true, force: true });
+});
+
+describe("hexa run --resume after kill -9 (heuristic agent and evolver)", () => {
+  it.concurrent("the uninterrupted reference run is whole, and its bank changes in every update", async () => {
+    const { dir, view } = await reference;
+    expect(view.episodes).toHaveLength(TOTAL_EPISODES);
+    expect(new Set(view.episodes.map((e) => e.id)).size).toBe(TOTAL_EPISODES);
+    expectWellFormedLog(view);
+    expect(view.commits.every((c) => c.events > 0)).toBe(true);
+    expectSnapshotsAreFolds(dir, view);
+    // Both kinds of entry and several kinds of event, so a lost, repeated or reordered event shows.
+    const types = new Set(view.events.map((e) => e.event.type));
+    for (const t of ["add", "revise", "reweight", "prune"]) expect(types).toContain(t);
+    for (const level of LEVELS) expect(foldEvents(levelEvents(view, level)).skills.length + foldEvents(levelEvents(view, level)).mistakes.length).toBeGreaterThan(0);
+    const final = foldEvents(levelEvents(view, "pass_the_parcel"));
+    expect(final.mistakes.length).toBeGreaterThan(0);
+    expect(foldEvents(levelEvents(view, "two_body_problem")).skills.length).toBeGreaterThan(0);
+    // Episodes of later rounds were shown bank entries (so a wrong bank on resume would show in them).
+    expect(view.episodes.filter((e) => e.phase === "stream" && e.retrieved.length > 0).length).toBeGreaterThan(0);
+  });
+
+  it.concurrent("killed in offline (while a second resume is refused), after the first commit, mid-round and at the last episode", async () => {
+    const lockCheck = async (dir: string, pid: number) => {
+      const before = treeOf(dir);
+      const second = await hexaNow("run", "--resume", dir);
+      expect(second.code).toBe(2);
+      expect(second.stderr).toMatch(new RegExp(`in use by process ${pid}\\b`));
+      expect(second.stderr).not.toMatch(/\bat .*\.ts:\d+/);
+      expect(treeOf(dir), "a refused resume touches nothing").toEqual(before);
+    };
+    const points: KillPoint[] = [
+      { name: "after the first offline episode", reached: (p) => p.episodes >= 1, whileStopped: lockCheck },
+      { name: "after the first commit, during the second level's offline episodes", reached: (p) => p.commits >= 1 },
+      { name: "mid round 1", reached: (p) => p.episodes >= 2 * OFFLINE + X },
+      { name: "with only the last episode left", reached: (p) => p.episodes >= TOTAL_EPISODES - 1 },
+    ];
+    const { dir, at } = await crashAndResume(cfgPath, join(tmp, "chain-1"), points);
+    // The last kill still left the run unfinished.
+    expect(at.at(-1)!.commits).toBeLessThan(TOTAL_COMMITS);
+    const ref = await reference;
+    expectSameAsReference(dir, ref.view, ref.dir);
+  }, 240_000);
+
+  it.concurrent("killed before anything was played, at a resume's start, right after a commit, after a snapshot and mid-round", async () => {
+    const points: KillPoint[] = [
+      { name: "as soon as run.json exists", reached: (p) => p.runJson },
+      { name: "as soon as the resumed process holds run.lock", reached: (p, pid) => p.lockPid === pid },
+      { name: "right after round 1's first commit", reached: (p) => p.commits >= LEVELS.length + 1 },
+      { name: "after banks/round-02.json is written", reached: (p) => existsSync(join(p.dir, "banks", "round-02.json")) },
+      { name: "mid round 3", reached: (p) => p.episodes >= TOTAL_EPISODES - 2 },
+    ];
+    const { dir, at } = await crashAndResume(cfgPath, join(tmp, "chain-2"), points);
+    expect(at[0]!.commits).toBe(0);
+    expect(at.at(-1)!.commits).toBeLessThan(TOTAL_COMMITS);
+    const ref = await reference;
+    expectSameAsReference(dir, ref.view, ref.dir);
+  }, 240_000);
+
+  it.concurrent("repairs torn writes: half an episode line, a torn last commit, a missing last snapshot", async () => {
+    const { ref, dir } = await copyOfReference("torn-1");
+    const episodes = join(dir, "episodes.jsonl");
+    const bank = join(dir, "bank-events.jsonl");
+    const lastEpisode = completeLines(episodes).at(-1)!;
+    appendFileSync(episodes, tornPrefix(lastEpisode));
+    const lines = completeLines(bank);
+    const lastCommit = lines.at(-1)!;
+    expect(JSON.parse(lastCommit)).toHaveProperty("commit.round", ROUNDS);
+    // The last update's events stay, its commit line is cut in half: the update is not done and is redone.
+    writeFileSync(bank, Buffer.concat([Buffer.from(lines.slice(0, -1).map((l) => `${l}\n`).join("")), tornPrefix(lastCommit)]));
+    rmSync(join(dir, "banks", `round-${String(ROUNDS).padStart(2, "0")}.json`));
+
+    const exit = await (await hexa("run", "--resume", dir)).exit;
+    expect(exit.code, exit.stderr).toBe(0);
+    const v = expectSameAsReference(dir, ref.view, ref.dir);
+    // Nothing was replayed: the torn tail is gone and the file is the reference's, byte for byte.
+    expect(v.episodesText).toBe(ref.view.episodesText);
+  });
+
+  it.concurrent("repairs a crash in the middle of the last round: replays the missing episodes and redoes its updates once", async () => {
+    const { ref, dir } = await copyOfReference("torn-2");
+    const episodes = join(dir, "episodes.jsonl");
+    const bank = join(dir, "bank-events.jsonl");
+    const lines = completeLines(episodes);
+    const [dropped, next] = [lines.slice(-2), lines.at(-3)!];
+    for (const l of [...dropped, next]) expect(JSON.parse(l)).toMatchObject({ phase: "stream", round: ROUNDS });
+    // Two episodes never finished and a third was torn while being written.
+    writeFileSync(episodes, Buffer.concat([Buffer.from(lines.slice(0, -3).map((l) => `${l}\n`).join("")), tornPrefix(next)]));
+    const bankLines = completeLines(bank);
+    const roundOf = (l: string) => (JSON.parse(l) as { commit?: { round: number } }).commit?.round;
+    const keep = bankLines.length - 1 - [...bankLines].reverse().findIndex((l) => roundOf(l) === ROUNDS - 1);
+    expect(bankLines.slice(keep + 1).filter((l) => roundOf(l) !== undefined)).toHaveLength(LEVELS.length);
+    writeFileSync(bank, bankLines.slice(0, keep + 1).map((l) => `${l}\n`).join(""));
+    rmSync(join(dir, "banks", `round-${String(ROUNDS).padStart(2, "0")}.json`));
+    rmSync(join(dir, "metrics.json"));
+
+    const exit = await (await hexa("run", "--resume", dir)).exit;
+    expect(exit.code, exit.stderr).toBe(0);
+    const v = expectSameAsReference(dir, ref.view, ref.dir);
+    expect(v.episodes.slice(0, -3)).toEqual(ref.view.episodes.slice(0, -3));
+    expect(existsSync(join(dir, "metrics.json"))).toBe(true);
+  });
+
+  it.concurrent("resuming a finished run changes nothing", async () => {
+    const { dir } = await copyOfReference("finished");
+    const before = treeOf(dir);
+    const exit = await (await hexa("run", "--resume", dir)).exit;
+    expect(exit.code, exit.stderr).toBe(0);
+    const after = treeOf(dir);
+    expect([...after.keys()]).toEqual([...before.keys()]);
+    for (const [file, bytes] of before) expect(after.get(file), `${file} changed`).toBe(bytes);
+  });
+
+  it.concurrent("refuses a directory that is not a run, and touches nothing in it", async () => {
+    const notRun = join(tmp, "not-a-run");
+    mkdirSync(notRun, { recursive: true });
+    writeFileSync(join(notRun, "notes.txt"), "not a run\n");
+    const damaged = join(tmp, "damaged-run");
+    mkdirSync(damaged, { recursive: true });
+    writeFileSync(join(damaged, "run.json"), "{");
+    writeFileSync(join(damaged, "episodes.jsonl"), '{"schemaVersion":1,"id":"of'); // a torn line must not be cut
+    const before = [treeOf(notRun), treeOf(damaged)];
+
+    const refused = (dir: string) => hexa("run", "--resume", dir).then((p) => p.exit);
+    const [a, b] = await Promise.all([refused(notRun), refused(damaged)]);
+    expect(a.code).toBe(2);
+    expect(a.stderr).toMatch(/not-a-run: not a hexa run \(no run\.json\)/);
+    expect(b.code).toBe(2);
+    expect(b.stderr).toMatch(/run\.json: not valid JSON/);
+    for (const r of [a, b]) expect(r.stderr).not.toMatch(/\bat .*\.ts:\d+/);
+    expect([treeOf(notRun), treeOf(damaged)]).toEqual(before);
+  });
+});
