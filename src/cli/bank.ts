@@ -1,59 +1,19 @@
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Argv, CommandModule } from "yargs";
-import type { z } from "zod";
 import { ConfigError } from "../errors.ts";
 import { parseRunConfigYaml, SkillIndexConfig, type RunConfig } from "../loop/run-config.ts";
 import { byWeight, foldEvents, type Bank, type BankEntry, type BankEvent } from "../store/bank.ts";
 import type { SkillIndex } from "../store/chroma-index.ts";
 import { makeEmbedder, type EmbeddingConfig } from "../store/embedding.ts";
 import { RunDir, updateKey, type BankLog } from "../store/run-dir.ts";
-import { BankLogLine } from "../store/run-records.ts";
 import { intFlag } from "./flags.ts";
 
 /**
  * `hexa bank`: read a run's skill bank (show, history) and the cross-run Chroma index (reindex, query).
- * These commands only read a run: a live run may be writing its files, so a torn last line is skipped here,
- * never cut off as RunDir.bankLog() / readJsonl do on resume.
+ * These commands only read a run (`repair: false`): a live run may be writing its files, so a torn last line
+ * is skipped here, never cut off as it is on resume.
  */
-
-/** The complete lines of a JSONL file, parsed; a torn last line (a write in progress) is left alone. */
-export const peekJsonl = <S extends z.ZodType>(path: string, schema: S): z.infer<S>[] => {
-  if (!existsSync(path)) return [];
-  const text = readFileSync(path, "utf8");
-  return text
-    .slice(0, text.lastIndexOf("\n") + 1)
-    .split("\n")
-    .flatMap((line, i) => {
-      if (line.trim() === "") return [];
-      let raw: unknown;
-      try {
-        raw = JSON.parse(line);
-      } catch (e) {
-        throw new ConfigError(`${path}:${i + 1}: not valid JSON (${(e as Error).message}); the file was edited or damaged`);
-      }
-      const parsed = schema.safeParse(raw);
-      if (!parsed.success) throw new ConfigError(`${path}:${i + 1}: ${parsed.error.issues[0]!.path.join(".") || "(record)"}: ${parsed.error.issues[0]!.message}`);
-      return [parsed.data];
-    });
-};
-
-/** The committed bank log, as RunDir.bankLog() reads it, without modifying the file. */
-export const committedLog = (dir: RunDir): BankLog => {
-  const lines = peekJsonl(dir.file("bank"), BankLogLine);
-  let last = -1;
-  lines.forEach((l, i) => {
-    if ("commit" in l) last = i;
-  });
-  const log: BankLog = { events: new Map(), done: new Set(), ms: 0 };
-  for (const l of lines.slice(0, last + 1)) {
-    if ("commit" in l) {
-      log.done.add(updateKey(l.level, l.commit.round));
-      log.ms += l.commit.ms;
-    } else log.events.set(l.level, [...(log.events.get(l.level) ?? []), l.event]);
-  }
-  return log;
-};
 
 /** The last round whose update is committed on a level; -1 when none is. */
 export const lastCommitted = (log: BankLog, cfg: RunConfig, level: string): number => {
@@ -103,7 +63,7 @@ const show: CommandModule = {
   handler: (argv) => {
     const path = String(argv.run);
     const { dir, cfg } = openRun(path);
-    const log = committedLog(dir);
+    const log = dir.bankLog({ repair: false });
     const asked = argv.round as number | undefined;
     if (asked !== undefined && asked > cfg.rounds) throw new ConfigError(`--round: the run has rounds 0–${cfg.rounds} (got ${asked}); pick one of them`);
     const parts = levelsOf(cfg, argv.level).map((level) => {
@@ -146,7 +106,7 @@ const history: CommandModule = {
     y.positional("run", { type: "string", demandOption: true, describe: "a run directory, e.g. runs/<id>" }).option("level", { type: "string", describe: "only this level" }),
   handler: (argv) => {
     const { dir, cfg } = openRun(String(argv.run));
-    const log = committedLog(dir);
+    const log = dir.bankLog({ repair: false });
     const parts = levelsOf(cfg, argv.level).map((level) => {
       const events = log.events.get(level) ?? [];
       const last = lastCommitted(log, cfg, level);
@@ -204,7 +164,7 @@ const reindex: CommandModule = {
     const { index, url, stop } = await openIndex(dataDir, JSON.parse(embedding) as EmbeddingConfig);
     try {
       for (const { dir, cfg } of opened) {
-        const log = committedLog(dir);
+        const log = dir.bankLog({ repair: false });
         const status = cfg.levels.every((l) => log.done.has(updateKey(l, cfg.rounds))) ? "final" : "running";
         const counts = cfg.levels.map((level) => {
           const bank = foldEvents(log.events.get(level) ?? []);

@@ -4,8 +4,7 @@ import { ConfigError } from "../errors.ts";
 import { evaluateRun, heldOutSeeds, type EvalRow } from "../loop/evaluate.ts";
 import type { RunConfig } from "../loop/run-config.ts";
 import { updateKey, type RunDir } from "../store/run-dir.ts";
-import { EpisodeRecord } from "../store/run-records.ts";
-import { committedLog, openRun, peekJsonl } from "./bank.ts";
+import { openRun } from "./bank.ts";
 import { intFlag } from "./flags.ts";
 import { familyOf, modelsFor } from "./run-setup.ts";
 
@@ -22,9 +21,9 @@ const seedList = (v: unknown): number[] | undefined => {
 
 /** Held-out figures mean something only for the final bank, so an interrupted run is refused. */
 const requireFinished = (path: string, dir: RunDir, cfg: RunConfig): void => {
-  const played = new Set(peekJsonl(dir.file("episodes"), EpisodeRecord).flatMap((e) => (e.phase === "stream" ? [e.id] : [])));
+  const played = new Set(dir.episodes({ repair: false }).flatMap((e) => (e.phase === "stream" ? [e.id] : [])));
   const need = cfg.rounds * cfg.episodesPerRound * cfg.levels.length;
-  const log = committedLog(dir);
+  const log = dir.bankLog({ repair: false });
   const open = cfg.levels.filter((l) => !log.done.has(updateKey(l, cfg.rounds)));
   if (played.size < need || open.length) {
     const commit = open.length ? `; round ${cfg.rounds} not committed on ${open.join(", ")}` : "";
