@@ -302,6 +302,25 @@ describe.concurrent("the quickstart run", () => {
     });
   });
 
+  describe("hexa run with skillIndex.enabled", () => {
+    it("indexes every level's bank in an embedded Chroma server as the run goes, final at the end", async () => {
+      const root = tmp();
+      const dataDir = join(root, "chroma");
+      const cfg = join(root, "indexed.yaml");
+      writeFileSync(cfg, `levels: [two_body_problem]\nagent: heuristic\nevolver: heuristic\nrounds: 2\nepisodesPerRound: 2\noffline: {episodes: 2}\nskillIndex: {enabled: true, dataDir: ${JSON.stringify(dataDir)}}\n`);
+      const r = await hexa(["run", cfg, "--runs-dir", join(root, "runs")]);
+      expect(r.status, r.stderr).toBe(0);
+      const [id] = readdirSync(join(root, "runs"));
+      const bank = (JSON.parse(readFileSync(join(root, "runs", id!, "banks", "round-02.json"), "utf8")) as { banks: Record<string, { skills: { id: string }[] }> }).banks.two_body_problem!;
+      expect(bank.skills.length).toBeGreaterThan(0);
+      const q = await hexa(["bank", "query", "place the red ball near green_ball", "--data-dir", dataDir, "--limit", "20", "--kind", "skill"]);
+      expect(q.status, q.stderr).toBe(0);
+      const hits = q.stdout.trim().split("\n").filter((l) => l.includes(id!));
+      expect(hits.map((h) => /(s\d+_\d+):/.exec(h)![1]).sort()).toEqual(bank.skills.map((s) => s.id).sort());
+      for (const h of hits) expect(h).toContain(`${id} (final)`);
+    });
+  });
+
   describe("hexa eval", () => {
     it("--count 3: plays 3 held-out seeds per level into one new eval file, and prints both figures", async () => {
       const before = tree(run, ["eval"]);
