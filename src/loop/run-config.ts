@@ -70,7 +70,13 @@ export const RunConfig = strict({
   llm: LlmConfig.prefault({}),
   skillIndex: SkillIndexConfig.prefault({}),
   concurrency: z.number().int().min(1).default(3).describe("episodes of one round run at once"),
-  seed: z.number().int().min(0).default(0).describe("seed for everything random outside the scenes"),
+  seed: z
+    .number()
+    .int()
+    .min(0)
+    .max(1_000_000)
+    .default(0)
+    .describe("seed for the agents' own random draws (scenes come from the level seeds; 0 reproduces the benchmarks; LLM sampling is the endpoint's)"),
 });
 export type RunConfig = z.infer<typeof RunConfig>;
 
