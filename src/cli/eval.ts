@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import type { Argv, CommandModule } from "yargs";
 import { ConfigError } from "../errors.ts";
-import { evaluateRun, heldOutSeeds, type EvalRow } from "../loop/evaluate.ts";
+import { evaluateRun, heldOutSeeds, learnedSeeds, type EvalRow } from "../loop/evaluate.ts";
 import type { RunConfig } from "../loop/run-config.ts";
 import { updateKey, type RunDir } from "../store/run-dir.ts";
 import { openRun } from "./bank.ts";
@@ -56,7 +56,7 @@ export const evalCommand: CommandModule = {
     const family = familyOf(cfg);
     requireFinished(path, dir, cfg);
     const given = argv.seeds as number[] | undefined;
-    const seeds = heldOutSeeds(cfg, family, { ...(given ? { seeds: given } : {}), count: Number(argv.count) });
+    const seeds = heldOutSeeds(cfg, family, { ...(given ? { seeds: given } : {}), count: Number(argv.count) }, learnedSeeds(dir));
     // The frozen bank needs no evolver; the actor's calls go to eval/llm-log.jsonl so the run's own log is untouched.
     const { actorModel } = await modelsFor({ ...cfg, evolver: "heuristic", llm: { ...cfg.llm, auditLog: cfg.llm.auditLog ?? join(dir.path, "eval", "llm-log.jsonl") } }, dir.path);
     const file = dir.evalFile(new Date());

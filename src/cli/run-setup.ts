@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ChatModel } from "../llm/chat-model.ts";
+import { roleKeyVar } from "../llm/config.ts";
 import { ConfigError } from "../errors.ts";
 import { interphyreFamily } from "../loop/families/interphyre.ts";
 import type { LevelFamily } from "../loop/family.ts";
@@ -23,13 +24,17 @@ export const familyOf = (c: RunConfig): LevelFamily => {
   }
 };
 
-const needsHint = (role: string) => (e: unknown) => {
-  if (e instanceof ConfigError) throw new ConfigError(`${e.message} (the ${role} role needs a model; or run without one: agent: heuristic, evolver: heuristic)`);
-  throw e;
+const needsHint = (role: string, resuming: boolean) => (e: unknown) => {
+  if (!(e instanceof ConfigError)) throw e;
+  throw new ConfigError(
+    resuming
+      ? `${e.message}. API keys are never stored in a run directory: export ${roleKeyVar(`llm.${role}`)} or OPENAI_API_KEY and resume again`
+      : `${e.message} (the ${role} role needs a model; or run without one: agent: heuristic, evolver: heuristic)`,
+  );
 };
 
 /** The role models a config needs (none for the heuristic agent with the heuristic evolver); calls logged to the run's llm-log.jsonl. */
-export const modelsFor = async (c: RunConfig, runPath: string): Promise<{ actorModel?: ChatModel; evolverModel?: ChatModel }> => {
+export const modelsFor = async (c: RunConfig, runPath: string, opts: { resuming?: boolean } = {}): Promise<{ actorModel?: ChatModel; evolverModel?: ChatModel }> => {
   const needActor = c.agent !== "heuristic";
   const needEvolver = usesBank(c) && c.evolver === "llm";
   if (!needActor && !needEvolver) return {};
@@ -40,7 +45,7 @@ export const modelsFor = async (c: RunConfig, runPath: string): Promise<{ actorM
     try {
       return createRoleModel(role, llm, { env: process.env });
     } catch (e) {
-      return needsHint(role)(e);
+      return needsHint(role, opts.resuming ?? false)(e);
     }
   };
   return {
@@ -60,7 +65,10 @@ export const openSkillIndex = async (c: RunConfig): Promise<OpenIndex> => {
   const [{ chromaClient, SkillIndex }, { ensureChroma }] = await Promise.all([import("../store/chroma-index.ts"), import("../store/chroma-server.ts")]);
   const handle: ChromaHandle = await ensureChroma(process.env, c.skillIndex.dataDir);
   try {
-    const index = await SkillIndex.open(chromaClient(handle.url), makeEmbedder(c.skillIndex.embedding));
+    const e = c.skillIndex.embedding;
+    // Keys are not stored in a run's config.yaml, so a resumed run finds the embedding key in the environment.
+    const embedding = e.provider === "openai" && !e.apiKey ? { ...e, apiKey: process.env.HEXA_EMBEDDING_API_KEY ?? process.env.OPENAI_API_KEY ?? "" } : e;
+    const index = await SkillIndex.open(chromaClient(handle.url), makeEmbedder(embedding));
     return { index, stop: handle.stop };
   } catch (e) {
     await handle.stop();

@@ -17,7 +17,7 @@ const stamp = (d: Date) => d.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$
 /** Run ids read level__method__seed__timestamp (style.md §15). */
 export const runIdOf = (c: RunConfigT, now: Date): string => {
   const levels = c.name ?? (c.levels.length <= 3 ? c.levels.join("+") : `${c.levels.length}-levels`);
-  const method = usesBank(c) ? `${c.agent}-${c.init}-${c.update}${c.evolver === "heuristic" ? "-heuristic-evolver" : ""}` : c.agent;
+  const method = usesBank(c) ? `${c.agent}-${c.init}-${c.update}${c.evolver === "heuristic" ? "-heuristic-evolver" : ""}${c.bank.rewardLabels ? "" : "-no-reward"}` : c.agent;
   return `${levels}__${method}__s${c.seed}__${stamp(now)}`;
 };
 
@@ -27,10 +27,9 @@ const printSummary = (m: Metrics, dir: string) => {
   const out = process.stdout;
   const label = m.agent.startsWith("heuristic") ? " — heuristic experimentalist, no LLM" : "";
   out.write(`\nrun ${m.run}${label}\n`);
-  out.write(`${"level".padEnd(22)} ${"success".padStart(12)} ${"turns".padStart(6)} ${"skills".padStart(7)} ${"mistakes".padStart(9)}\n`);
+  out.write(`${"level".padEnd(22)} ${"success".padStart(12)} ${"turns".padStart(6)} ${"skills".padStart(7)} ${"mistakes".padStart(9)}   (final bank)\n`);
   for (const [level, l] of Object.entries(m.levels)) {
-    const last = l.rounds.at(-1);
-    out.write(`${level.padEnd(22)} ${`${l.successes}/${l.episodes} ${pct(l.successes, l.episodes)}`.padStart(12)} ${l.meanTurns.toFixed(1).padStart(6)} ${String(last?.["bank/skills"] ?? 0).padStart(7)} ${String(last?.["bank/mistakes"] ?? 0).padStart(9)}\n`);
+    out.write(`${level.padEnd(22)} ${`${l.successes}/${l.episodes} ${pct(l.successes, l.episodes)}`.padStart(12)} ${l.meanTurns.toFixed(1).padStart(6)} ${String(l.finalBank.skills).padStart(7)} ${String(l.finalBank.mistakes).padStart(9)}\n`);
   }
   const u = m.usage.total;
   out.write(`tokens ${u.input + u.output} (${u.calls} calls), cost $${u.costUsd.toFixed(4)}${u.unpricedCalls ? ` + ${u.unpricedCalls} unpriced calls` : ""}; time: simulation ${(m.time.simulationMs / 1000).toFixed(1)} s, agent ${(m.time.agentMs / 1000).toFixed(1)} s, bank ${(m.time.bankMs / 1000).toFixed(1)} s\n`);
@@ -70,12 +69,24 @@ export const runCommand: CommandModule = {
       throw e instanceof ConfigError && !e.message.startsWith(where) ? new ConfigError(`${where}: ${e.message.startsWith("levels") ? "" : "levels: "}${e.message}`) : e;
     }
     const fromFiles = usesBank(cfg) && cfg.init !== "online";
-    const offline = fromFiles && cfg.offline.trajectories !== undefined ? readOfflineTrajectories(cfg.offline.trajectories) : undefined;
-    const shipped = fromFiles && cfg.offline.banks ? readShippedBanks(cfg.offline.banks) : undefined;
+    const once = <T>(read: () => T) => {
+      let value: T | undefined;
+      return () => (value ??= read());
+    };
+    const trajectories = cfg.offline.trajectories;
+    const banks = cfg.offline.banks;
+    const offline = fromFiles && trajectories ? once(() => readOfflineTrajectories(trajectories)) : undefined;
+    const shipped = fromFiles && banks ? once(() => readShippedBanks(banks)) : undefined;
+    // A new run reads its input files now, so a bad one is refused before the directory exists; a resume reads
+    // them only if round 0 is unfinished (afterwards the run holds what it took from them).
+    if (!existing) {
+      offline?.();
+      shipped?.();
+    }
     const now = new Date();
     const runsDir = String(argv["runs-dir"]);
     const id = existing?.meta.id ?? runIdOf(cfg, now);
-    const models = await modelsFor(cfg, existing?.path ?? resolve(runsDir, id));
+    const models = await modelsFor(cfg, existing?.path ?? resolve(runsDir, id), { resuming: existing !== undefined });
     // A Chroma that does not answer is refused before the directory exists, so no half-made run is left behind.
     const index: OpenIndex | undefined = cfg.skillIndex.enabled ? await openSkillIndex(cfg) : undefined;
     let dir: RunDir;
@@ -103,8 +114,8 @@ export const runCommand: CommandModule = {
         family,
         dir,
         ...models,
-        ...(shipped ? { shippedBanks: shipped } : {}),
-        ...(offline ? { offlineTrajectories: (level: string) => offline.get(level) ?? [] } : {}),
+        ...(shipped ? { shippedBank: (level: string) => shipped().get(level) } : {}),
+        ...(offline ? { offlineTrajectories: (level: string) => offline().get(level) ?? [] } : {}),
         now: () => performance.now(),
         onProgress: (p) => view.update(p),
         log: (line) => view.line(line),

@@ -48,8 +48,10 @@ describe("resolveModelConfig", () => {
 
   it("names the field and the fix when no key is set", () => {
     expect(() => resolveModelConfig(defaults, {}, "llm.evolver")).toThrow(
-      new ConfigError("llm.evolver.apiKey: no API key (got none); set llm.evolver.apiKey or OPENAI_API_KEY"),
+      new ConfigError("llm.evolver.apiKey: no API key (got none); set llm.evolver.apiKey, HEXA_EVOLVER_API_KEY or OPENAI_API_KEY"),
     );
+    expect(resolveModelConfig(defaults, { HEXA_EVOLVER_API_KEY: "role", OPENAI_API_KEY: "shared" }, "llm.evolver").apiKey).toBe("role");
+    expect(resolveModelConfig(defaults, { HEXA_ACTOR_API_KEY: "role", OPENAI_API_KEY: "shared" }, "llm.evolver").apiKey).toBe("shared");
     expect(() => resolveModelConfig(defaults, { OPENAI_API_KEY: "k", OPENAI_BASE_URL: "localhost" }, "llm.actor")).toThrow(ConfigError);
   });
 });

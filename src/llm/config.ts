@@ -70,10 +70,16 @@ export type Env = Record<string, string | undefined>;
 
 export type ResolvedModelConfig = ModelConfig & { baseURL: string; apiKey: string };
 
-/** Fills baseURL and apiKey from the environment; `where` names the config path in errors (e.g. "llm.actor"). */
+/** The environment variable that holds one role's key (roles on different endpoints need different keys). */
+export const roleKeyVar = (where: string): string => `HEXA_${(where.split(".").at(-1) ?? "").toUpperCase()}_API_KEY`;
+
+/**
+ * Fills baseURL and apiKey: the config's, else the role's HEXA_<ROLE>_API_KEY, else OPENAI_API_KEY / _BASE_URL.
+ * `where` names the config path in errors (e.g. "llm.actor").
+ */
 export const resolveModelConfig = (config: ModelConfig, env: Env, where: string): ResolvedModelConfig => {
-  const apiKey = config.apiKey ?? env.OPENAI_API_KEY;
-  if (!apiKey) throw new ConfigError(`${where}.apiKey: no API key (got none); set ${where}.apiKey or OPENAI_API_KEY`);
+  const apiKey = config.apiKey ?? env[roleKeyVar(where)] ?? env.OPENAI_API_KEY;
+  if (!apiKey) throw new ConfigError(`${where}.apiKey: no API key (got none); set ${where}.apiKey, ${roleKeyVar(where)} or OPENAI_API_KEY`);
   const baseURL = config.baseURL ?? env.OPENAI_BASE_URL ?? DEFAULT_BASE_URL;
   const parsed = z.url().safeParse(baseURL);
   if (!parsed.success) {

@@ -7,6 +7,7 @@ import { episodeId, type RunDir } from "../store/run-dir.ts";
 import type { EpisodeRecord } from "../store/run-records.ts";
 import type { LevelFamily } from "./family.ts";
 import { mapLimit } from "./pool.ts";
+import { endpointFailed } from "./run-loop.ts";
 import type { RunConfig } from "./run-config.ts";
 import { schedule } from "./schedule.ts";
 
@@ -24,21 +25,47 @@ const stats = (eps: readonly EpisodeRecord[]) => ({
   meanTurns: eps.length ? eps.reduce((s, e) => s + e.trajectory.turns, 0) / eps.length : 0,
 });
 
-/** The held-out seeds per level: the given ones (refused if the run learned from them), else the next `count` unseen. */
-export const heldOutSeeds = (cfg: RunConfig, family: LevelFamily, opts: { seeds?: number[]; count: number }): Map<string, number[]> => {
+/**
+ * The held-out seeds per level: the given ones (refused if the run learned from them), else the next `count`
+ * unseen. `learned` adds what the run's files say it learned from beyond its schedule: the seeds of offline
+ * trajectories read from files and every source seed cited in its bank (a shipped bank's included).
+ */
+export const heldOutSeeds = (
+  cfg: RunConfig,
+  family: LevelFamily,
+  opts: { seeds?: number[]; count: number },
+  learned: ReadonlyMap<string, ReadonlySet<number>> = new Map(),
+): Map<string, number[]> => {
   const plan = schedule(cfg, family);
   return new Map(
     cfg.levels.map((level) => {
       const p = plan.get(level)!;
+      const seen = (s: number) => p.seen.has(s) || (learned.get(level)?.has(s) ?? false);
       if (!opts.seeds) {
-        if (p.heldOut.length === 0) throw new ConfigError(`--count: ${level} has no vetted seeds left outside the learning stream; pass --seeds`);
-        return [level, p.heldOut.slice(0, opts.count)];
+        const free = p.heldOut.filter((s) => !seen(s));
+        if (free.length === 0) throw new ConfigError(`--count: ${level} has no vetted seeds left outside what the run learned from; pass --seeds`);
+        return [level, free.slice(0, opts.count)];
       }
-      const seen = opts.seeds.filter((s) => p.seen.has(s));
-      if (seen.length) throw new ConfigError(`--seeds: ${seen.join(", ")} were seen while learning on ${level}; held-out seeds must be disjoint from the stream and the offline seeds`);
+      const bad = opts.seeds.filter(seen);
+      if (bad.length) throw new ConfigError(`--seeds: ${bad.join(", ")} were seen while learning on ${level}; held-out seeds must be disjoint from the stream, the offline seeds and the bank's sources`);
       return [level, opts.seeds];
     }),
   );
+};
+
+/** Per level, the seeds the run's records show it learned from: offline trajectories and the bank's cited sources. */
+export const learnedSeeds = (dir: RunDir): Map<string, Set<number>> => {
+  const out = new Map<string, Set<number>>();
+  const add = (level: string, seeds: readonly number[]) => {
+    const set = out.get(level) ?? new Set<number>();
+    seeds.forEach((s) => set.add(s));
+    out.set(level, set);
+  };
+  for (const e of dir.episodes({ repair: false })) if (e.phase === "offline") add(e.level, [e.seed]);
+  for (const [level, events] of dir.bankLog({ repair: false }).events) {
+    for (const e of events) if ("entry" in e) add(level, e.entry.sourceSeeds);
+  }
+  return out;
 };
 
 /**
@@ -66,6 +93,7 @@ export const evaluateRun = async (
       now: ports.now,
     });
     const id = episodeId("eval", level, finalRound + 1, seed);
+    if (trajectory.stopReason === "error") throw endpointFailed(id, trajectory.error, ports.dir.path);
     const [l] = labelTrajectories([trajectory], [id]);
     const rec: EpisodeRecord = { schemaVersion: 1, id, phase: "eval", level, round: finalRound + 1, seed, r: l!.r, category: l!.category, bankRound: finalRound, retrieved, trajectory };
     ports.dir.appendEval(ports.evalFile, rec);

@@ -53,7 +53,17 @@ export const computeMetrics = (m: MetricsInput) => {
           "bank/mistakes": bank?.mistakes.length ?? 0,
         };
       });
-      return [level, { ...summary(eps), offline: summary(m.episodes.filter((e) => e.phase === "offline" && e.level === level)), cumulative, rounds }];
+      const final = m.banks.get(level)?.at(-1);
+      return [
+        level,
+        {
+          ...summary(eps),
+          offline: summary(m.episodes.filter((e) => e.phase === "offline" && e.level === level)),
+          finalBank: { skills: final?.skills.length ?? 0, mistakes: final?.mistakes.length ?? 0 },
+          cumulative,
+          rounds,
+        },
+      ];
     }),
   );
   const played = m.episodes.filter((e) => e.phase !== "eval");

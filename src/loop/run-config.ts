@@ -86,6 +86,7 @@ export const usesBank = (c: Pick<RunConfig, "agent">): boolean => c.agent === "h
 /** "offline" freezes the bank after distilling it, so only "static" fits it (method.md §5). */
 const cellProblem = (c: RunConfig): string | undefined => {
   if (c.init === "offline" && c.update !== "static") return `update: offline initialisation freezes the bank (got update ${c.update}); use update: static, or init: off2on to keep learning`;
+  if (!c.bank.rewardLabels && c.evolver === "heuristic") return "bank.rewardLabels: false is an ablation of the LLM evolver's prompt (got evolver: heuristic, which always weighs regions by reward); use evolver: llm";
   if (c.offline.banks && c.offline.trajectories) return "offline: give banks or trajectories, not both (a shipped bank replaces the distillation of trajectories)";
   if (c.init === "online" && (c.offline.banks || c.offline.trajectories)) return `offline: init online starts with no bank (got offline.${c.offline.banks ? "banks" : "trajectories"}); use init: off2on or offline to start from them`;
   return undefined;

@@ -14,7 +14,14 @@ import { computeMetrics, type Metrics } from "./metrics.ts";
 import { mapLimit } from "./pool.ts";
 import { usesBank, type RunAgent, type RunConfig } from "./run-config.ts";
 import { event } from "../../agents/evolver-labels.ts";
-import { schedule, type LevelSchedule } from "./schedule.ts";
+import { schedule } from "./schedule.ts";
+
+/**
+ * An episode the model endpoint broke off is not an outcome of the method: it is not recorded (it would count
+ * as a failure and teach the evolver nothing true), the run stops, and a resume plays it again.
+ */
+export const endpointFailed = (id: string, error: string | undefined, runPath: string): ConfigError =>
+  new ConfigError(`${id}: the model endpoint failed (${error ?? "no detail"}); the episode was not recorded. Fix the endpoint or key, then: hexa run --resume ${runPath}`);
 
 export interface Progress {
   phase: Phase;
@@ -31,9 +38,9 @@ export interface LoopPorts {
   dir: RunDir;
   actorModel?: ChatModel;
   evolverModel?: ChatModel;
-  /** Each level's shipped round-0 bank when `offline.banks` is set. */
-  shippedBanks?: ReadonlyMap<string, Bank>;
-  /** Earlier trajectories for the Offline / Off2On initialisation when `offline.trajectories` is set. */
+  /** A level's shipped round-0 bank when `offline.banks` is set (asked only while round 0 is not committed). */
+  shippedBank?: (level: string) => Bank | undefined;
+  /** A level's earlier trajectories when `offline.trajectories` is set (asked only while round 0 is not committed). */
   offlineTrajectories?: (level: string) => Trajectory[];
   now: () => number;
   onProgress?: (p: Progress) => void;
@@ -110,6 +117,7 @@ export const runLoop = async (cfg: RunConfig, ports: LoopPorts): Promise<Metrics
       costOf: (turn) => usageRecord("actor", turn, cfg.llm.prices).costUsd,
       now: ports.now,
     });
+    if (trajectory.stopReason === "error") throw endpointFailed(id, trajectory.error, dir.path);
     const [label] = labelTrajectories([trajectory], [id]);
     const rec: EpisodeRecord = { schemaVersion: 1, id, phase: job.phase, level: job.level, round: job.round, seed: job.seed, r: label!.r, category: label!.category, bankRound: job.bankRound, retrieved, trajectory };
     dir.appendEpisode(rec);
@@ -148,38 +156,53 @@ export const runLoop = async (cfg: RunConfig, ports: LoopPorts): Promise<Metrics
     return m;
   };
 
-  // Round 0: offline trajectories (played, or read from a file) and the initial distillation.
-  const offlineBatch = async (level: string, s: LevelSchedule): Promise<EpisodeRecord[]> => {
-    if (ports.offlineTrajectories && cfg.init !== "online") {
-      const given = ports.offlineTrajectories(level);
-      const streamSeeds = new Set(s.rounds.flat());
-      const overlap = given.filter((t) => streamSeeds.has(t.seed)).map((t) => t.seed);
-      if (overlap.length) throw new ConfigError(`offline.trajectories: seeds ${overlap.join(", ")} of ${level} are also in the learning stream; use trajectories from other seeds or raise seeds.offset`);
-      return labelTrajectories(given).map((l, i) => ({
-        schemaVersion: 1, id: `offline/${level}/file/${i + 1}`, phase: "offline", level, round: 0, seed: l.trajectory.seed, r: l.r, category: l.category, bankRound: null, retrieved: [], trajectory: l.trajectory,
-      }));
-    }
-    await mapLimit(s.offline, cfg.concurrency, (seed) => play({ phase: "offline", level, round: 0, seed, agent: offlineAgent, bankRound: null }));
-    return s.offline.map((seed) => records.get(episodeId("offline", level, 0, seed))!);
-  };
-  /** A shipped bank enters as add events, so the log stays the whole record. */
-  const ship = (level: string, bank: Bank): void => {
-    if (log.done.has(updateKey(level, 0))) return;
+  // Round 0: the initial bank from offline episodes (played, or read from files and recorded here) or a shipped bank.
+  const noBank = (level: string) => new ConfigError(`offline: no ${cfg.offline.banks ? "bank" : "trajectories"} for ${level} in ${JSON.stringify(cfg.offline.banks ?? cfg.offline.trajectories)}; add a file for it or drop the level`);
+  const refuseStreamSeeds = (level: string, seeds: readonly number[], what: string) => {
     const stream = new Set(plan.get(level)!.rounds.flat());
-    const overlap = [...bank.skills, ...bank.mistakes].flatMap((e) => e.sourceSeeds).filter((seed) => stream.has(seed));
-    if (overlap.length) throw new ConfigError(`offline.banks: the ${level} bank was learned on seeds ${[...new Set(overlap)].join(", ")}, which are in this run's stream; raise seeds.offset past them`);
-    const out = [...bank.skills, ...bank.mistakes].map((entry) => event({ schemaVersion: 1, type: "add", round: 0, entry: { ...entry, generation: 0 }, reason: "shipped bank" }));
+    const overlap = [...new Set(seeds.filter((seed) => stream.has(seed)))];
+    if (overlap.length) throw new ConfigError(`offline.${what}: ${level}'s seeds ${overlap.join(", ")} are also in this run's stream; use ones learned on other seeds or raise seeds.offset past them`);
+  };
+  const fromFiles = (level: string): EpisodeRecord[] => {
+    const given = ports.offlineTrajectories?.(level) ?? [];
+    if (given.length === 0) throw noBank(level);
+    refuseStreamSeeds(level, given.map((t) => t.seed), "trajectories");
+    const recs = labelTrajectories(given).map((l, i): EpisodeRecord => ({
+      schemaVersion: 1, id: `offline/${level}/file${i + 1}/s${l.trajectory.seed}`, phase: "offline", level, round: 0, seed: l.trajectory.seed, r: l.r, category: l.category, bankRound: null, retrieved: [], trajectory: l.trajectory,
+    }));
+    // Kept in the run, so the bank's evidence ids point at records here and a resume never needs the files.
+    for (const rec of recs.filter((x) => !records.has(x.id))) {
+      dir.appendEpisode(rec);
+      records.set(rec.id, rec);
+    }
+    return recs;
+  };
+  const playOffline = async (level: string): Promise<EpisodeRecord[]> => {
+    const seeds = plan.get(level)!.offline;
+    await mapLimit(seeds, cfg.concurrency, (seed) => play({ phase: "offline", level, round: 0, seed, agent: offlineAgent, bankRound: null }));
+    return seeds.map((seed) => records.get(episodeId("offline", level, 0, seed))!);
+  };
+  /** A shipped bank enters as add events under ids of its own, so the log stays the whole record. */
+  const ship = (level: string): void => {
+    const bank = ports.shippedBank?.(level);
+    if (!bank) throw noBank(level);
+    const entries = [...bank.skills, ...bank.mistakes];
+    refuseStreamSeeds(level, entries.flatMap((e) => e.sourceSeeds), "banks");
+    // Renamed so that no id minted in this run (s<round>_<k>) can collide with one from the shipping run.
+    const rename = (id: string) => `shipped_${id}`;
+    const out = entries.map((entry) =>
+      event({ schemaVersion: 1, type: "add", round: 0, entry: { ...entry, id: rename(entry.id), parents: entry.parents.map(rename), generation: 0 }, reason: "shipped bank" }),
+    );
     dir.appendBankUpdate(level, 0, out, 0);
     commit(level, out);
     log.done.add(updateKey(level, 0));
   };
   progress("offline", 0);
   for (const level of cfg.levels) {
-    const shipped = ports.shippedBanks?.get(level);
-    if (ports.shippedBanks && usesBank(cfg) && cfg.init !== "online") {
-      if (!shipped) throw new ConfigError(`offline.banks: no bank for ${level}; add its file or drop the level`);
-      ship(level, shipped);
-    } else await update(level, 0, await offlineBatch(level, plan.get(level)!));
+    if (log.done.has(updateKey(level, 0))) continue;
+    if (!usesBank(cfg) || cfg.init === "online") await update(level, 0, []);
+    else if (cfg.offline.banks) ship(level);
+    else await update(level, 0, cfg.offline.trajectories ? fromFiles(level) : await playOffline(level));
   }
   snapshot(0);
 

@@ -5,14 +5,15 @@ import { usesBank } from "./run-config.ts";
 
 /**
  * Which seeds each phase plays, cut from the family's vetted list in order: the stream takes
- * [offset, offset + R·x), the offline trajectories the next `offline.episodes`, held-out evaluation what
- * follows. Disjoint by construction, and the same config pairs seeds across methods.
+ * [offset, offset + R·x), the next `offline.episodes` are reserved for offline trajectories (played or not, so
+ * held-out seeds are the same for every method compared on one offset), and held-out evaluation takes what
+ * follows. Seeds before the offset are never held out: an earlier run or a shipped bank may have learned on them.
  */
 export interface LevelSchedule {
   /** rounds[r - 1]: the seeds of round r. */
   rounds: number[][];
   offline: number[];
-  /** Seeds left for held-out evaluation, in order. */
+  /** Seeds for held-out evaluation, in order: after the stream and the offline block. */
   heldOut: number[];
   /** Every seed the run learns from (stream and offline). */
   seen: Set<number>;
@@ -25,8 +26,8 @@ export const scheduleLevel = (c: RunConfig, family: LevelFamily, level: string):
   family.checkLevel(level);
   const all = family.seedsOf(level);
   const stream = c.rounds * c.episodesPerRound;
-  const offline = needsOfflineRuns(c) ? c.offline.episodes : 0;
-  const need = c.seeds.offset + stream + offline;
+  const offline = c.offline.episodes;
+  const need = c.seeds.offset + stream + (needsOfflineRuns(c) ? offline : 0);
   if (all.length < need) {
     throw new ConfigError(
       `levels: ${level} has ${all.length} vetted seeds, the run needs ${need} (offset ${c.seeds.offset} + ${c.rounds} rounds × ${c.episodesPerRound} + ${offline} offline); lower rounds or episodesPerRound, or certify more seeds (hexa levels certify ${level} --seeds ${need})`,
@@ -34,8 +35,8 @@ export const scheduleLevel = (c: RunConfig, family: LevelFamily, level: string):
   }
   const start = c.seeds.offset;
   const rounds = Array.from({ length: c.rounds }, (_, r) => all.slice(start + r * c.episodesPerRound, start + (r + 1) * c.episodesPerRound));
-  const off = all.slice(start + stream, start + stream + offline);
-  return { rounds, offline: off, heldOut: [...all.slice(start + stream + offline), ...all.slice(0, start)], seen: new Set([...rounds.flat(), ...off]) };
+  const off = needsOfflineRuns(c) ? all.slice(start + stream, start + stream + offline) : [];
+  return { rounds, offline: off, heldOut: all.slice(start + stream + offline), seen: new Set([...rounds.flat(), ...off]) };
 };
 
 export const schedule = (c: RunConfig, family: LevelFamily): Map<string, LevelSchedule> => {

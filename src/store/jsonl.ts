@@ -22,12 +22,14 @@ export const appendJsonl = (path: string, records: readonly unknown[]): void => 
 /**
  * Reads a JSONL file, parsing each line with the schema. A last line without its newline is a write torn by
  * a crash: it is ignored, and cut off the file unless `repair: false` (the caller redoes that work); a bad line
- * anywhere else is an error that names the file and line.
+ * anywhere else is an error that names the file and line. `input: true` reads a file hexa never appends to
+ * (e.g. offline trajectories): nothing is cut, and a bad last line is an error too.
  */
-export const readJsonl = <S extends z.ZodType>(path: string, schema: S, opts: { repair?: boolean } = {}): z.infer<S>[] => {
+export const readJsonl = <S extends z.ZodType>(path: string, schema: S, opts: { repair?: boolean; input?: boolean } = {}): z.infer<S>[] => {
   if (!existsSync(path)) return [];
   const text = readFileSync(path, "utf8");
-  const complete = text.endsWith("\n") ? text : text.slice(0, text.lastIndexOf("\n") + 1);
+  // An input file (not a log hexa appends to) may end without a newline: its last line is a line like any other.
+  const complete = text.endsWith("\n") || opts.input ? text : text.slice(0, text.lastIndexOf("\n") + 1);
   if (complete.length !== text.length && opts.repair !== false) truncateSync(path, Buffer.byteLength(complete));
   return complete
     .split("\n")

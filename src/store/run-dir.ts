@@ -86,7 +86,8 @@ export class RunDir {
         if ((e as NodeJS.ErrnoException).code !== "EEXIST" || attempt > 0) throw e;
       }
       const pid = Number(readFileSync(path, "utf8").trim());
-      if (Number.isInteger(pid) && pid > 0 && alive(pid)) {
+      // Our own pid in the lock is a lock from an earlier life of this pid (a container restarts as pid 1).
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) {
         throw new ConfigError(`${this.path}: in use by process ${pid}; wait for it or stop it before resuming (delete ${path} if that process is not hexa)`);
       }
       rmSync(path, { force: true });
