@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { RunConfig } from "../src/loop/run-config.ts";
+import { startFakeOpenAI } from "./support/fake-openai-server.ts";
 
 /**
  * `hexa run`, `hexa eval` and `hexa bank` as a user runs them: the real CLI in a child process, on the
@@ -299,6 +300,41 @@ describe.concurrent("the quickstart run", () => {
       const hits = q.stdout.trim().split("\n");
       expect(hits).toHaveLength(3);
       for (const h of hits) expect(h).toMatch(new RegExp(`^\\d\\.\\d{3}  skill +(two_body_problem|down_to_earth) +${escape(runIdOf(run))} \\(final\\) s\\d+_\\d+: Place the red ball near green_ball`));
+    });
+  });
+
+  describe("hexa run with models (the local OpenAI-compatible server)", () => {
+    it("plays the hexa actor and the LLM evolver through the real client, logging every call and its usage in the run", async () => {
+      const server = await startFakeOpenAI();
+      try {
+        const root = tmp();
+        const cfg = join(root, "llm.yaml");
+        const endpoint = `{model: m, baseURL: ${JSON.stringify(server.url)}, maxRetries: 0, timeoutMs: 5000}`;
+        writeFileSync(cfg, `levels: [two_body_problem]\nagent: hexa\nevolver: llm\nrounds: 1\nepisodesPerRound: 1\noffline: {episodes: 1}\nllm: {actor: ${endpoint}, evolver: ${endpoint}}\n`);
+        const miss = { text: "Commit.", toolCalls: [{ name: "finish", args: { x: -4.3, y: 4.3, radius: 0.1 } }] };
+        const say = (v: unknown) => ({ text: JSON.stringify(v) });
+        const principle = { principle: "Drop the red ball onto the blue one from high up.", when_to_apply: "the blue ball rests on a ledge", sources: [] };
+        server.push(
+          miss, // the offline ReAct episode
+          say({ skills: [{ title: "Drop from high", ...principle }] }),
+          say({ mistakes: [{ description: "Committed a corner ball", root_cause: "assumed it rolls", correction: "place it above the blue ball", sources: [] }], partial_skills: [] }),
+          miss, // round 1 with the distilled bank
+          say({ ops: [{ op: "keep", id: "s0_1" }, { op: "keep", id: "m0_1" }] }),
+        );
+        const r = await hexa(["run", cfg, "--runs-dir", join(root, "runs")], { ...ENV, HEXA_ACTOR_API_KEY: "k", HEXA_EVOLVER_API_KEY: "k" });
+        expect(r.status, r.stderr).toBe(0);
+        const run = join(root, "runs", readdirSync(join(root, "runs"))[0]!);
+        expect(server.requests).toHaveLength(5);
+        expect(String(server.requests[3]!.body.messages[0]!.content)).toContain("Drop from high");
+        const usage = lines(join(run, "usage.jsonl")) as { role: string; model: string }[];
+        expect(usage.map((u) => u.role)).toEqual(["actor", "evolver", "evolver", "actor", "evolver"]);
+        expect(lines(join(run, "llm-log.jsonl"))).toHaveLength(5);
+        const metrics = JSON.parse(readFileSync(join(run, "metrics.json"), "utf8")) as { usage: { total: { calls: number }; evolver: { calls: number } } };
+        expect([metrics.usage.total.calls, metrics.usage.evolver.calls]).toEqual([5, 3]);
+        expect(readFileSync(join(run, "config.yaml"), "utf8")).not.toMatch(/apiKey: k/);
+      } finally {
+        await server.close();
+      }
     });
   });
 
