@@ -109,9 +109,14 @@ const cluster = (existing: readonly BankEntry[], observed: readonly Observation[
 
 const fmt = (r: Region) => `dx [${r.dx.join(", ")}], dy [${r.dy.join(", ")}] m from ${r.relativeTo}'s initial centre${r.radius ? `, radius [${r.radius.join(", ")}]` : ""}`;
 
+const centre = ([lo, hi]: readonly [number, number]) => r2((lo + hi) / 2);
+/** Says where, so that a bank of several regions reads as several skills. */
+export const skillTitle = (level: string, r: Region): string =>
+  `Place the red ball near ${r.relativeTo}, offset (${centre(r.dx)}, ${centre(r.dy)}) m${r.radius ? `, radius ≈ ${centre(r.radius)}` : ""} (${level})`;
+
 type Text = Pick<Skill, "title" | "principle" | "whenToApply" | "example"> | Pick<Mistake, "description" | "rootCause" | "correction">;
 const skillText = (level: string, r: Region, n: number): Text => ({
-  title: `Place the red ball near ${r.relativeTo} (${level})`,
+  title: skillTitle(level, r),
   principle: `On ${n} solved seed(s) a red ball at ${fmt(r)} solved the level. The offset is taken from the goal object's initial position, so it transfers across seeds of this level.`,
   whenToApply: `Any seed of ${level}: measure the offset from ${r.relativeTo}'s initial centre and test this region first.`,
   example: encode(r),

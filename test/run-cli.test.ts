@@ -282,7 +282,7 @@ describe.concurrent("the quickstart run", () => {
       const events = (lines(join(run, "bank-events.jsonl")) as { event?: { type: string; reason: string } }[]).filter((l) => l.event);
       const printed = r.stdout.split("\n").filter((l) => /^r\d+\s+(add|merge|revise|reweight|prune|evolver_failure)\s/.test(l));
       expect(printed).toHaveLength(events.length);
-      expect(printed[0]).toMatch(/^r0\s+add\s+s0_1 \(skill: Place the red ball near green_ball \(two_body_problem\)\) — new region$/);
+      expect(printed[0]).toMatch(/^r0\s+add\s+s0_1 \(skill: Place the red ball near green_ball, offset \(-?\d+(\.\d+)?, -?\d+(\.\d+)?\) m, radius ≈ \d+(\.\d+)? \(two_body_problem\)\) — new region$/);
       for (const level of levels) expect(r.stdout).toMatch(new RegExp(`^${level}: \\d+ events, committed through round 17$`, "m"));
     });
 
