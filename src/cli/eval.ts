@@ -1,9 +1,9 @@
 import { join } from "node:path";
 import type { Argv, CommandModule } from "yargs";
 import { ConfigError } from "../errors.ts";
-import { evaluateRun, heldOutSeeds, learnedSeeds, type EvalRow } from "../loop/evaluate.ts";
+import { evaluateRun, heldOutSeeds, learnedSeeds, readRunState, type EvalRow, type RunState } from "../loop/evaluate.ts";
 import type { RunConfig } from "../loop/run-config.ts";
-import { updateKey, type RunDir } from "../store/run-dir.ts";
+import { updateKey } from "../store/run-dir.ts";
 import { openRun } from "./bank.ts";
 import { intFlag } from "./flags.ts";
 import { familyOf, modelsFor } from "./run-setup.ts";
@@ -20,10 +20,9 @@ const seedList = (v: unknown): number[] | undefined => {
 };
 
 /** Held-out figures mean something only for the final bank, so an interrupted run is refused. */
-const requireFinished = (path: string, dir: RunDir, cfg: RunConfig): void => {
-  const played = new Set(dir.episodes({ repair: false }).flatMap((e) => (e.phase === "stream" ? [e.id] : [])));
+const requireFinished = (path: string, { episodes, log }: RunState, cfg: RunConfig): void => {
+  const played = new Set(episodes.flatMap((e) => (e.phase === "stream" ? [e.id] : [])));
   const need = cfg.rounds * cfg.episodesPerRound * cfg.levels.length;
-  const log = dir.bankLog({ repair: false });
   const open = cfg.levels.filter((l) => !log.done.has(updateKey(l, cfg.rounds)));
   if (played.size < need || open.length) {
     const commit = open.length ? `; round ${cfg.rounds} not committed on ${open.join(", ")}` : "";
@@ -54,9 +53,10 @@ export const evalCommand: CommandModule = {
     const path = String(argv.run);
     const { dir, cfg } = openRun(path);
     const family = familyOf(cfg);
-    requireFinished(path, dir, cfg);
+    const run = readRunState(dir);
+    requireFinished(path, run, cfg);
     const given = argv.seeds as number[] | undefined;
-    const seeds = heldOutSeeds(cfg, family, { ...(given ? { seeds: given } : {}), count: Number(argv.count) }, learnedSeeds(dir));
+    const seeds = heldOutSeeds(cfg, family, { ...(given ? { seeds: given } : {}), count: Number(argv.count) }, learnedSeeds(run));
     // The frozen bank needs no evolver; the actor's calls go to eval/llm-log.jsonl so the run's own log is untouched.
     const { actorModel } = await modelsFor({ ...cfg, evolver: "heuristic", llm: { ...cfg.llm, auditLog: cfg.llm.auditLog ?? join(dir.path, "eval", "llm-log.jsonl") } }, dir.path);
     const file = dir.evalFile(new Date());
@@ -83,6 +83,7 @@ export const evalCommand: CommandModule = {
         },
       },
       seeds,
+      run,
     );
     process.stdout.write(`\nheld-out evaluation of ${dir.meta.id} — ${who}, bank after round ${cfg.rounds}\n${table(rows)}\n`);
     process.stdout.write(`tokens ${tokens}, cost $${costUsd.toFixed(4)}\neval file: ${file}\n`);

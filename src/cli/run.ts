@@ -66,7 +66,7 @@ export const runCommand: CommandModule = {
     try {
       schedule(cfg, family);
     } catch (e) {
-      throw e instanceof ConfigError && !e.message.startsWith(where) ? new ConfigError(`${where}: ${e.message.startsWith("levels") ? "" : "levels: "}${e.message}`) : e;
+      throw e instanceof ConfigError ? new ConfigError(`${where}: ${e.message}`) : e;
     }
     const fromFiles = usesBank(cfg) && cfg.init !== "online";
     const once = <T>(read: () => T) => {

@@ -1,13 +1,12 @@
-import { labelTrajectories } from "../../agents/evolver-labels.ts";
 import { ConfigError } from "../errors.ts";
 import type { ChatModel } from "../llm/chat-model.ts";
 import { usageRecord } from "../llm/accounting.ts";
 import { foldEvents } from "../store/bank.ts";
-import { episodeId, type RunDir } from "../store/run-dir.ts";
+import { episodeId, type BankLog, type RunDir } from "../store/run-dir.ts";
 import type { EpisodeRecord } from "../store/run-records.ts";
 import type { LevelFamily } from "./family.ts";
 import { mapLimit } from "./pool.ts";
-import { endpointFailed } from "./run-loop.ts";
+import { endpointFailed, episodeRecord } from "./run-loop.ts";
 import type { RunConfig } from "./run-config.ts";
 import { schedule } from "./schedule.ts";
 
@@ -53,16 +52,23 @@ export const heldOutSeeds = (
   );
 };
 
+/** What evaluation reads of a run, read once (without repairing anything). */
+export interface RunState {
+  episodes: readonly EpisodeRecord[];
+  log: BankLog;
+}
+export const readRunState = (dir: RunDir): RunState => ({ episodes: dir.episodes({ repair: false }), log: dir.bankLog({ repair: false }) });
+
 /** Per level, the seeds the run's records show it learned from: offline trajectories and the bank's cited sources. */
-export const learnedSeeds = (dir: RunDir): Map<string, Set<number>> => {
+export const learnedSeeds = (run: RunState): Map<string, Set<number>> => {
   const out = new Map<string, Set<number>>();
   const add = (level: string, seeds: readonly number[]) => {
     const set = out.get(level) ?? new Set<number>();
     seeds.forEach((s) => set.add(s));
     out.set(level, set);
   };
-  for (const e of dir.episodes({ repair: false })) if (e.phase === "offline") add(e.level, [e.seed]);
-  for (const [level, events] of dir.bankLog({ repair: false }).events) {
+  for (const e of run.episodes) if (e.phase === "offline") add(e.level, [e.seed]);
+  for (const [level, events] of run.log.events) {
     for (const e of events) if ("entry" in e) add(level, e.entry.sourceSeeds);
   }
   return out;
@@ -76,33 +82,31 @@ export const evaluateRun = async (
   cfg: RunConfig,
   ports: { family: LevelFamily; dir: RunDir; actorModel?: ChatModel; now: () => number; evalFile: string; onEpisode?: (r: EpisodeRecord) => void },
   seeds: Map<string, number[]>,
+  run: RunState,
 ): Promise<EvalRow[]> => {
-  const log = ports.dir.bankLog({ repair: false });
-  const records = ports.dir.episodes({ repair: false });
   const finalRound = cfg.rounds;
+  const banks = new Map(cfg.levels.map((level) => [level, foldEvents(run.log.events.get(level) ?? [])] as const));
   const jobs = cfg.levels.flatMap((level) => seeds.get(level)!.map((seed) => ({ level, seed })));
   const done = await mapLimit(jobs, cfg.concurrency, async ({ level, seed }) => {
-    const bank = foldEvents(log.events.get(level) ?? []);
     const { trajectory, retrieved } = await ports.family.play({
       task: { level, seed },
       agent: cfg.agent,
       config: cfg,
-      bank,
+      bank: banks.get(level)!,
       ...(ports.actorModel ? { model: ports.actorModel } : {}),
       costOf: (turn) => usageRecord("actor", turn, cfg.llm.prices).costUsd,
       now: ports.now,
     });
     const id = episodeId("eval", level, finalRound + 1, seed);
     if (trajectory.stopReason === "error") throw endpointFailed(id, trajectory.error, ports.dir.path);
-    const [l] = labelTrajectories([trajectory], [id]);
-    const rec: EpisodeRecord = { schemaVersion: 1, id, phase: "eval", level, round: finalRound + 1, seed, r: l!.r, category: l!.category, bankRound: finalRound, retrieved, trajectory };
+    const rec = episodeRecord({ id, phase: "eval", level, round: finalRound + 1, seed, bankRound: finalRound, retrieved, trajectory });
     ports.dir.appendEval(ports.evalFile, rec);
     ports.onEpisode?.(rec);
     return rec;
   });
   return cfg.levels.map((level) => ({
     level,
-    stream: stats(records.filter((e) => e.phase === "stream" && e.level === level)),
+    stream: stats(run.episodes.filter((e) => e.phase === "stream" && e.level === level)),
     heldOut: stats(done.filter((e) => e.level === level)),
     seeds: seeds.get(level)!,
   }));

@@ -12,7 +12,7 @@ import { readOfflineTrajectories } from "../store/offline-trajectories.ts";
 import { RunDir } from "../store/run-dir.ts";
 import { readShippedBanks } from "../store/shipped-bank.ts";
 import { interphyreFamily } from "./families/interphyre.ts";
-import { heldOutSeeds, learnedSeeds } from "./evaluate.ts";
+import { heldOutSeeds, learnedSeeds, readRunState } from "./evaluate.ts";
 import { parseRunConfig, runConfigYaml, type RunConfig } from "./run-config.ts";
 import { runLoop } from "./run-loop.ts";
 
@@ -69,9 +69,9 @@ describe("offline trajectories from files", () => {
     const cited = dir.bankLog().events.get(LEVEL)!.flatMap((e) => e.evidence);
     expect(cited.length).toBeGreaterThan(0);
     for (const id of cited) expect(dir.episodes().some((e) => e.id === id)).toBe(true);
-    const held = heldOutSeeds(cfg, family, { count: 200 }, learnedSeeds(dir)).get(LEVEL)!;
+    const held = heldOutSeeds(cfg, family, { count: 200 }, learnedSeeds(readRunState(dir))).get(LEVEL)!;
     for (const t of given) expect(held).not.toContain(t.seed);
-    expect(() => heldOutSeeds(cfg, family, { seeds: [given[0]!.seed], count: 1 }, learnedSeeds(dir))).toThrow(/were seen while learning/);
+    expect(() => heldOutSeeds(cfg, family, { seeds: [given[0]!.seed], count: 1 }, learnedSeeds(readRunState(dir)))).toThrow(/were seen while learning/);
     expect(reads).toBe(1);
     await runLoop(cfg, ports);
     expect(reads).toBe(1);

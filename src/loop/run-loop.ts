@@ -23,6 +23,12 @@ import { schedule } from "./schedule.ts";
 export const endpointFailed = (id: string, error: string | undefined, runPath: string): ConfigError =>
   new ConfigError(`${id}: the model endpoint failed (${error ?? "no detail"}); the episode was not recorded. Fix the endpoint or key, then: hexa run --resume ${runPath}`);
 
+/** A finished trajectory as the run records it: with its r(τ) and category (method.md §2). */
+export const episodeRecord = (r: Omit<EpisodeRecord, "schemaVersion" | "r" | "category">): EpisodeRecord => {
+  const [label] = labelTrajectories([r.trajectory], [r.id]);
+  return { schemaVersion: 1, ...r, r: label!.r, category: label!.category };
+};
+
 export interface Progress {
   phase: Phase;
   round: number;
@@ -75,9 +81,14 @@ export const runLoop = async (cfg: RunConfig, ports: LoopPorts): Promise<Metrics
   // Each level's bank, folded once and then advanced by every committed update (a refold per episode grows with the log).
   const banks = new Map(cfg.levels.map((l) => [l, foldEvents(events.get(l) ?? [])] as const));
   const bankOf = (level: string): Bank => banks.get(level) ?? EMPTY_BANK;
-  const commit = (level: string, out: readonly BankEvent[]) => {
+  /** Folds an update (a fold that fails is a hexa bug, thrown before anything is written), then commits it. */
+  const commit = (level: string, round: number, out: readonly BankEvent[], ms: number) => {
+    const next = out.reduce(applyEvent, bankOf(level));
+    dir.appendBankUpdate(level, round, out, ms);
     events.set(level, [...(events.get(level) ?? []), ...out]);
-    banks.set(level, out.reduce(applyEvent, bankOf(level)));
+    banks.set(level, next);
+    log.done.add(updateKey(level, round));
+    bankMs += ms;
   };
 
   const offlineAgent: RunAgent = cfg.agent === "heuristic" ? "heuristic" : "react";
@@ -118,8 +129,7 @@ export const runLoop = async (cfg: RunConfig, ports: LoopPorts): Promise<Metrics
       now: ports.now,
     });
     if (trajectory.stopReason === "error") throw endpointFailed(id, trajectory.error, dir.path);
-    const [label] = labelTrajectories([trajectory], [id]);
-    const rec: EpisodeRecord = { schemaVersion: 1, id, phase: job.phase, level: job.level, round: job.round, seed: job.seed, r: label!.r, category: label!.category, bankRound: job.bankRound, retrieved, trajectory };
+    const rec = episodeRecord({ id, phase: job.phase, level: job.level, round: job.round, seed: job.seed, bankRound: job.bankRound, retrieved, trajectory });
     dir.appendEpisode(rec);
     records.set(id, rec);
     progress(job.phase, job.round);
@@ -131,12 +141,7 @@ export const runLoop = async (cfg: RunConfig, ports: LoopPorts): Promise<Metrics
     const model = meter("evolver", ports.evolverModel, { phase: round === 0 ? "offline" : "stream", level, round });
     const labelled = batch.map((e) => ({ id: e.id, trajectory: e.trajectory, r: e.r, category: e.category }));
     const out: BankEvent[] = await updateBank({ config: cfg, family, level, round, bank: bankOf(level), labelled, ...(model ? { evolverModel: model } : {}) });
-    const ms = ports.now() - started;
-    out.reduce(applyEvent, bankOf(level)); // an update that does not fold is a hexa bug: throw before it is committed
-    dir.appendBankUpdate(level, round, out, ms);
-    bankMs += ms;
-    commit(level, out);
-    log.done.add(updateKey(level, round));
+    commit(level, round, out, ports.now() - started);
     if (!updatesAt(cfg, round)) return;
     const failed = out.find((e) => e.type === "evolver_failure");
     const now = bankOf(level);
@@ -167,9 +172,9 @@ export const runLoop = async (cfg: RunConfig, ports: LoopPorts): Promise<Metrics
     const given = ports.offlineTrajectories?.(level) ?? [];
     if (given.length === 0) throw noBank(level);
     refuseStreamSeeds(level, given.map((t) => t.seed), "trajectories");
-    const recs = labelTrajectories(given).map((l, i): EpisodeRecord => ({
-      schemaVersion: 1, id: `offline/${level}/file${i + 1}/s${l.trajectory.seed}`, phase: "offline", level, round: 0, seed: l.trajectory.seed, r: l.r, category: l.category, bankRound: null, retrieved: [], trajectory: l.trajectory,
-    }));
+    const recs = given.map((trajectory, i) =>
+      episodeRecord({ id: `offline/${level}/file${i + 1}/s${trajectory.seed}`, phase: "offline", level, round: 0, seed: trajectory.seed, bankRound: null, retrieved: [], trajectory }),
+    );
     // Kept in the run, so the bank's evidence ids point at records here and a resume never needs the files.
     for (const rec of recs.filter((x) => !records.has(x.id))) {
       dir.appendEpisode(rec);
@@ -193,9 +198,7 @@ export const runLoop = async (cfg: RunConfig, ports: LoopPorts): Promise<Metrics
     const out = entries.map((entry) =>
       event({ schemaVersion: 1, type: "add", round: 0, entry: { ...entry, id: rename(entry.id), parents: entry.parents.map(rename), generation: 0 }, reason: "shipped bank" }),
     );
-    dir.appendBankUpdate(level, 0, out, 0);
-    commit(level, out);
-    log.done.add(updateKey(level, 0));
+    commit(level, 0, out, 0);
   };
   progress("offline", 0);
   for (const level of cfg.levels) {

@@ -23,7 +23,11 @@ export const needsOfflineRuns = (c: RunConfig): boolean =>
   usesBank(c) && c.init !== "online" && c.offline.trajectories === undefined && c.offline.banks === undefined;
 
 export const scheduleLevel = (c: RunConfig, family: LevelFamily, level: string): LevelSchedule => {
-  family.checkLevel(level);
+  try {
+    family.checkLevel(level);
+  } catch (e) {
+    throw e instanceof ConfigError ? new ConfigError(`levels: ${e.message}`) : e;
+  }
   const all = family.seedsOf(level);
   const stream = c.rounds * c.episodesPerRound;
   const offline = c.offline.episodes;
