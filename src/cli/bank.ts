@@ -4,10 +4,10 @@ import type { Argv, CommandModule } from "yargs";
 import { ConfigError } from "../errors.ts";
 import { parseRunConfigYaml, SkillIndexConfig, type RunConfig } from "../loop/run-config.ts";
 import { byWeight, foldEvents, type Bank, type BankEntry, type BankEvent } from "../store/bank.ts";
-import type { SkillIndex } from "../store/chroma-index.ts";
-import { makeEmbedder, type EmbeddingConfig } from "../store/embedding.ts";
+import type { EmbeddingConfig } from "../store/embedding.ts";
 import { RunDir, updateKey, type BankLog } from "../store/run-dir.ts";
 import { intFlag } from "./flags.ts";
+import { openSkillIndex } from "./run-setup.ts";
 
 /**
  * `hexa bank`: read a run's skill bank (show, history) and the cross-run Chroma index (reindex, query).
@@ -135,19 +135,6 @@ const agreed = (what: string, values: string[], fix: string): string => {
   return distinct[0]!;
 };
 
-/** The index on CHROMA_URL, else on an embedded server over dataDir; call stop() when done. */
-const openIndex = async (dataDir: string, embedding: EmbeddingConfig): Promise<{ index: SkillIndex; url: string; stop: () => Promise<void> }> => {
-  // Loaded only here: chromadb costs about half a second of start-up for every other command.
-  const [{ chromaClient, SkillIndex }, { ensureChroma }] = await Promise.all([import("../store/chroma-index.ts"), import("../store/chroma-server.ts")]);
-  const handle = await ensureChroma(process.env, dataDir);
-  try {
-    return { index: await SkillIndex.open(chromaClient(handle.url), makeEmbedder(embedding)), url: handle.url, stop: handle.stop };
-  } catch (e) {
-    await handle.stop();
-    throw e;
-  }
-};
-
 const reindex: CommandModule = {
   command: "reindex [runs..]",
   describe: "rebuild the Chroma skill index from the runs' bank-events.jsonl (default: every run under --runs-dir)",
@@ -161,7 +148,7 @@ const reindex: CommandModule = {
     const opened = runs.map((p) => ({ path: p, ...openRun(p) }));
     const dataDir = argv["data-dir"] !== undefined ? String(argv["data-dir"]) : agreed("skillIndex.dataDir", opened.map((r) => r.cfg.skillIndex.dataDir), "pass --data-dir");
     const embedding = agreed("skillIndex.embedding", opened.map((r) => JSON.stringify(r.cfg.skillIndex.embedding)), "index runs with one embedding at a time");
-    const { index, url, stop } = await openIndex(dataDir, JSON.parse(embedding) as EmbeddingConfig);
+    const { index, url, stop } = await openSkillIndex(dataDir, JSON.parse(embedding) as EmbeddingConfig);
     try {
       for (const { dir, cfg } of opened) {
         const log = dir.bankLog({ repair: false });
@@ -195,7 +182,7 @@ const query: CommandModule = {
     // The index is queried with the default embedding, the one `reindex` uses for runs on the default config.
     const defaults = SkillIndexConfig.parse({});
     const dataDir = argv["data-dir"] !== undefined ? String(argv["data-dir"]) : defaults.dataDir;
-    const { index, stop } = await openIndex(dataDir, defaults.embedding);
+    const { index, stop } = await openSkillIndex(dataDir, defaults.embedding);
     try {
       const hits = await index.query(String(argv.text), {
         limit: Number(argv.limit),

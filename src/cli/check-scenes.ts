@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import type { Argv, CommandModule } from "yargs";
 import { checkScenes, parseSceneFile } from "../../levels/interphyre/scene-check.ts";
 import { ConfigError } from "../errors.ts";
+import { percent } from "./format.ts";
 
 const readJson = (path: string): unknown => {
   let text: string;
@@ -17,7 +18,6 @@ const readJson = (path: string): unknown => {
   }
 };
 
-const pct = (k: number, n: number) => (n === 0 ? "–" : `${((100 * k) / n).toFixed(1)}%`);
 
 export const checkScenesCommand: CommandModule = {
   command: "check-scenes <files..>",
@@ -43,8 +43,8 @@ export const checkScenesCommand: CommandModule = {
     }
     for (const [level, row] of Object.entries(report.levels)) {
       const failed = row.failedSeeds.length ? `  not reproduced: seeds ${row.failedSeeds.join(", ")}` : "";
-      process.stdout.write(`${level.padEnd(20)} ${String(row.reproduced).padStart(4)}/${String(row.total).padEnd(4)} ${pct(row.reproduced, row.total).padStart(6)}${failed}\n`);
+      process.stdout.write(`${level.padEnd(20)} ${String(row.reproduced).padStart(4)}/${String(row.total).padEnd(4)} ${percent(row.reproduced, row.total, 1).padStart(6)}${failed}\n`);
     }
-    process.stdout.write(`${"total".padEnd(20)} ${String(report.reproduced).padStart(4)}/${String(report.total).padEnd(4)} ${pct(report.reproduced, report.total).padStart(6)}\n`);
+    process.stdout.write(`${"total".padEnd(20)} ${String(report.reproduced).padStart(4)}/${String(report.total).padEnd(4)} ${percent(report.reproduced, report.total, 1).padStart(6)}\n`);
   },
 };

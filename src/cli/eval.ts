@@ -6,6 +6,7 @@ import type { RunConfig } from "../loop/run-config.ts";
 import { updateKey } from "../store/run-dir.ts";
 import { openRun } from "./bank.ts";
 import { intFlag } from "./flags.ts";
+import { percent } from "./format.ts";
 import { familyOf, modelsFor } from "./run-setup.ts";
 
 /** `--seeds 60,61,62`: non-negative integers, each once. */
@@ -30,8 +31,7 @@ const requireFinished = (path: string, { episodes, log }: RunState, cfg: RunConf
   }
 };
 
-const pct = (k: number, n: number) => (n ? `${((100 * k) / n).toFixed(0)}%` : "–");
-const figure = (s: EvalRow["stream"]) => `${s.successes}/${s.episodes} ${pct(s.successes, s.episodes)}, ${s.meanTurns.toFixed(1)} turns`;
+const figure = (s: EvalRow["stream"]) => `${s.successes}/${s.episodes} ${percent(s.successes, s.episodes)}, ${s.meanTurns.toFixed(1)} turns`;
 
 const table = (rows: readonly EvalRow[]): string => {
   const w = Math.max(5, ...rows.map((r) => r.level.length)) + 2;

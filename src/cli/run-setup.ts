@@ -9,7 +9,7 @@ import { parseRunConfigYaml, usesBank, type RunConfig } from "../loop/run-config
 import { readCertified } from "../store/certified-seeds.ts";
 import type { SkillIndex } from "../store/chroma-index.ts";
 import type { ChromaHandle } from "../store/chroma-server.ts";
-import { makeEmbedder } from "../store/embedding.ts";
+import { makeEmbedder, type EmbeddingConfig } from "../store/embedding.ts";
 
 /** Reads and validates a run config file; errors name the file and the field. */
 export const readRunConfig = (path: string): RunConfig => {
@@ -56,22 +56,24 @@ export const modelsFor = async (c: RunConfig, runPath: string, opts: { resuming?
 
 export interface OpenIndex {
   index: SkillIndex;
+  url: string;
   stop(): Promise<void>;
 }
 
-/** The Chroma skill index: CHROMA_URL when set (it must answer), else an embedded server under the config's data dir. */
-export const openSkillIndex = async (c: RunConfig): Promise<OpenIndex> => {
+/**
+ * The Chroma skill index: CHROMA_URL when set (it must answer), else an embedded server over dataDir; the
+ * caller stops it. Keys are not stored in a run's config.yaml, so an OpenAI embedding finds its key in the
+ * environment.
+ */
+export const openSkillIndex = async (dataDir: string, e: EmbeddingConfig): Promise<OpenIndex> => {
   // Loaded only when the index is used: chromadb costs about half a second of start-up.
   const [{ chromaClient, SkillIndex }, { ensureChroma }] = await Promise.all([import("../store/chroma-index.ts"), import("../store/chroma-server.ts")]);
-  const handle: ChromaHandle = await ensureChroma(process.env, c.skillIndex.dataDir);
+  const handle: ChromaHandle = await ensureChroma(process.env, dataDir);
   try {
-    const e = c.skillIndex.embedding;
-    // Keys are not stored in a run's config.yaml, so a resumed run finds the embedding key in the environment.
     const embedding = e.provider === "openai" && !e.apiKey ? { ...e, apiKey: process.env.HEXA_EMBEDDING_API_KEY ?? process.env.OPENAI_API_KEY ?? "" } : e;
-    const index = await SkillIndex.open(chromaClient(handle.url), makeEmbedder(embedding));
-    return { index, stop: handle.stop };
-  } catch (e) {
+    return { index: await SkillIndex.open(chromaClient(handle.url), makeEmbedder(embedding)), url: handle.url, stop: handle.stop };
+  } catch (err) {
     await handle.stop();
-    throw e;
+    throw err;
   }
 };

@@ -9,6 +9,7 @@ import type { BankEvent } from "../store/bank.ts";
 import { readOfflineTrajectories } from "../store/offline-trajectories.ts";
 import { RunDir } from "../store/run-dir.ts";
 import { readShippedBanks } from "../store/shipped-bank.ts";
+import { percent } from "./format.ts";
 import { progressView } from "./progress.ts";
 import { familyOf, modelsFor, openSkillIndex, readRunConfig, type OpenIndex } from "./run-setup.ts";
 
@@ -21,7 +22,6 @@ export const runIdOf = (c: RunConfigT, now: Date): string => {
   return `${levels}__${method}__s${c.seed}__${stamp(now)}`;
 };
 
-const pct = (a: number, b: number) => (b ? `${((100 * a) / b).toFixed(0)}%` : "–");
 
 const printSummary = (m: Metrics, dir: string) => {
   const out = process.stdout;
@@ -29,7 +29,7 @@ const printSummary = (m: Metrics, dir: string) => {
   out.write(`\nrun ${m.run}${label}\n`);
   out.write(`${"level".padEnd(22)} ${"success".padStart(12)} ${"turns".padStart(6)} ${"skills".padStart(7)} ${"mistakes".padStart(9)}   (final bank)\n`);
   for (const [level, l] of Object.entries(m.levels)) {
-    out.write(`${level.padEnd(22)} ${`${l.successes}/${l.episodes} ${pct(l.successes, l.episodes)}`.padStart(12)} ${l.meanTurns.toFixed(1).padStart(6)} ${String(l.finalBank.skills).padStart(7)} ${String(l.finalBank.mistakes).padStart(9)}\n`);
+    out.write(`${level.padEnd(22)} ${`${l.successes}/${l.episodes} ${percent(l.successes, l.episodes)}`.padStart(12)} ${l.meanTurns.toFixed(1).padStart(6)} ${String(l.finalBank.skills).padStart(7)} ${String(l.finalBank.mistakes).padStart(9)}\n`);
   }
   const u = m.usage.total;
   out.write(`tokens ${u.input + u.output} (${u.calls} calls), cost $${u.costUsd.toFixed(4)}${u.unpricedCalls ? ` + ${u.unpricedCalls} unpriced calls` : ""}; time: simulation ${(m.time.simulationMs / 1000).toFixed(1)} s, agent ${(m.time.agentMs / 1000).toFixed(1)} s, bank ${(m.time.bankMs / 1000).toFixed(1)} s\n`);
@@ -88,7 +88,7 @@ export const runCommand: CommandModule = {
     const id = existing?.meta.id ?? runIdOf(cfg, now);
     const models = await modelsFor(cfg, existing?.path ?? resolve(runsDir, id), { resuming: existing !== undefined });
     // A Chroma that does not answer is refused before the directory exists, so no half-made run is left behind.
-    const index: OpenIndex | undefined = cfg.skillIndex.enabled ? await openSkillIndex(cfg) : undefined;
+    const index: OpenIndex | undefined = cfg.skillIndex.enabled ? await openSkillIndex(cfg.skillIndex.dataDir, cfg.skillIndex.embedding) : undefined;
     let dir: RunDir;
     let release: () => void;
     try {
@@ -121,17 +121,15 @@ export const runCommand: CommandModule = {
         log: (line) => view.line(line),
         ...(index
           ? {
-              afterRound: async (_round: number, events: ReadonlyMap<string, readonly BankEvent[]>) => {
-                await index!.index.rebuildFromEvents(cfg.levels.map((level) => ({ level, run: dir.meta.id, status: "running", events: events.get(level) ?? [] })));
+              // The last round's refresh marks the run final (a resumed run passes through every round again).
+              afterRound: async (round: number, events: ReadonlyMap<string, readonly BankEvent[]>) => {
+                const status = round === cfg.rounds ? "final" : "running";
+                await index.index.rebuildFromEvents(cfg.levels.map((level) => ({ level, run: dir.meta.id, status, events: events.get(level) ?? [] })));
               },
             }
           : {}),
       });
       view.stop();
-      if (index) {
-        const log = dir.bankLog();
-        await index.index.rebuildFromEvents(cfg.levels.map((level) => ({ level, run: dir.meta.id, status: "final", events: log.events.get(level) ?? [] })));
-      }
       printSummary(metrics, resolve(dir.path));
     } finally {
       view.stop();
