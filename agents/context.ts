@@ -11,10 +11,15 @@ export interface Turn {
   pinned: boolean;
 }
 
+/** The default of ActorConfig.maxRequestChars: about 50k tokens, well inside every current model's context. */
+export const DEFAULT_MAX_REQUEST_CHARS = 200_000;
+
 export interface CompactionOptions {
   keepTurns: number;
   head: number;
   tail: number;
+  /** Cap on the request: JSON.stringify(messages).length; default DEFAULT_MAX_REQUEST_CHARS. */
+  maxChars?: number;
 }
 
 /** Head + tail of a long text, with how much was cut. */
@@ -23,25 +28,156 @@ export const cutMiddle = (text: string, head: number, tail: number): string => {
   return `${text.slice(0, head)} … [${text.length - head - tail} characters cut] … ${text.slice(text.length - tail)}`;
 };
 
+/** The three texts of a turn that can grow without bound: the thought, the call's arguments, the reply. */
+interface Pieces {
+  thought: string;
+  /** The call's arguments as sent: raw text when they did not parse, else their JSON. */
+  args: string;
+  reply: string;
+}
+
+const argText = (call: ToolCall): string => (call.argsError ? call.rawArgs : JSON.stringify(call.args) ?? "");
+
+const piecesOf = (t: Turn): Pieces => ({ thought: t.thought, args: t.call ? argText(t.call) : "", reply: t.reply });
+
+/** The call with its arguments replaced by `args` when they differ (cut): a marked object, raw and parsed alike. */
+const callWith = (call: ToolCall, args: string): ToolCall => {
+  if (args === argText(call)) return call;
+  if (call.argsError) return { ...call, rawArgs: args };
+  const cut = { truncated_arguments: args };
+  return { ...call, args: cut, rawArgs: JSON.stringify(cut) };
+};
+
+const render = (t: Turn, p: Pieces): Message[] =>
+  t.call
+    ? [
+        { role: "assistant", content: p.thought, toolCalls: [callWith(t.call, p.args)] },
+        { role: "tool", content: p.reply, toolCallId: t.call.id, name: t.call.name },
+      ]
+    : [
+        { role: "assistant", content: p.thought, toolCalls: [] },
+        { role: "user", content: p.reply },
+      ];
+
+/** What the messages add to JSON.stringify of the whole array: each one plus its comma. */
+const cost = (messages: readonly Message[]): number => messages.reduce((s, m) => s + JSON.stringify(m).length + 1, 0);
+
+const CAP_NOTE = (n: number) => ` … [${n} characters cut to fit the request cap] … `;
+
+const isHighSurrogate = (c: number) => c >= 0xd800 && c <= 0xdbff;
+
+/** text with head (2/3) and tail (1/3) of `keep` characters around a note; never splits a surrogate pair. */
+const keepAround = (text: string, keep: number): string => {
+  let h = Math.ceil((keep * 2) / 3);
+  let tStart = text.length - (keep - h);
+  if (h > 0 && isHighSurrogate(text.charCodeAt(h - 1))) h--;
+  if (tStart < text.length && tStart > 0 && isHighSurrogate(text.charCodeAt(tStart - 1))) tStart++;
+  return `${text.slice(0, h)}${CAP_NOTE(tStart - h)}${text.slice(tStart)}`;
+};
+
+/** The text cut in the middle so that its JSON string body is at most `room` characters ("" when nothing fits). */
+const fitText = (text: string, room: number): string => {
+  const jsonBody = (s: string) => JSON.stringify(s).length - 2;
+  if (jsonBody(text) <= room) return text;
+  if (jsonBody(CAP_NOTE(text.length)) > room) return "";
+  // The longest kept part that fits, by bisection: escapes make the JSON length uneven in the kept count.
+  let lo = 0;
+  let hi = Math.min(text.length, room);
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (jsonBody(keepAround(text, mid)) <= room) lo = mid;
+    else hi = mid - 1;
+  }
+  return keepAround(text, lo);
+};
+
+/** Splits `budget` over lengths so that short pieces stay whole and long ones share the rest equally. */
+const waterFill = (lengths: readonly number[], budget: number): number[] => {
+  const out = lengths.map(() => 0);
+  const order = lengths.map((_, i) => i).sort((a, b) => lengths[a]! - lengths[b]!);
+  let left = Math.max(0, budget);
+  order.forEach((i, k) => {
+    const share = Math.floor(left / (order.length - k));
+    out[i] = Math.min(lengths[i]!, share);
+    left -= out[i]!;
+  });
+  return out;
+};
+
+/** A smallest useful turn: below this a cut turn says nothing and is better dropped. */
+const MIN_TURN_CHARS = 400;
+
+/** The turn cut to at most `room` characters (its cost), or undefined when it cannot usefully fit. */
+const squeeze = (t: Turn, p: Pieces, room: number): Message[] | undefined => {
+  if (room < MIN_TURN_CHARS) return undefined;
+  const empty = cost(render(t, { thought: "", args: t.call ? "{}" : "", reply: "" }));
+  // Parsed arguments are sent twice (args and rawArgs), so each of their characters costs about two.
+  const weights = [1, t.call && !t.call.argsError ? 2 : 1, 1];
+  const lengths = [p.thought.length, p.args.length, p.reply.length].map((n, i) => n * weights[i]!);
+  let budget = room - empty;
+  for (let tries = 0; tries < 12 && budget > 0; tries++) {
+    const [thought, args, reply] = waterFill(lengths, budget).map((n, i) => Math.floor(n / weights[i]!));
+    const messages = render(t, { thought: fitText(p.thought, thought!), args: fitText(p.args, args!), reply: fitText(p.reply, reply!) });
+    const got = cost(messages);
+    if (got <= room) return messages;
+    // Escapes make a character cost up to six; scale the budget by how far over it came, and a little more.
+    budget = Math.floor((budget * (room - empty)) / Math.max(1, got - empty)) - 16;
+  }
+  return undefined;
+};
+
+const dropNote = (n: number, cap: number): Message => ({
+  role: "user",
+  content: `[${n} earlier turn${n === 1 ? "" : "s"} cut to keep the request under ${cap} characters]`,
+});
+
 /**
  * The messages sent to the model: the system prompt and task, then every turn, the last `keepTurns` verbatim
- * and older observations cut to head + tail unless pinned (issue 4: context control).
+ * and older observations cut to head + tail unless pinned (issue 4: context control). The whole request is
+ * capped at `maxChars` (issue 9 item 7): over it, older thoughts and arguments are cut to head + tail too; if
+ * that is not enough, the newest turns keep as much as fits (pinned scene turns first), the turn at the edge
+ * is cut to the room left, and older ones are dropped, with a note saying how many.
  */
 export const buildMessages = (system: string, task: string, turns: readonly Turn[], o: CompactionOptions): Message[] => {
-  const messages: Message[] = [
+  const cap = o.maxChars ?? DEFAULT_MAX_REQUEST_CHARS;
+  const lead: Message[] = [
     { role: "system", content: system },
     { role: "user", content: task },
   ];
-  turns.forEach((t, i) => {
-    const recent = i >= turns.length - o.keepTurns;
-    const reply = recent || t.pinned ? t.reply : cutMiddle(t.reply, o.head, o.tail);
-    if (t.call) {
-      messages.push({ role: "assistant", content: t.thought, toolCalls: [t.call] });
-      messages.push({ role: "tool", content: reply, toolCallId: t.call.id, name: t.call.name });
-    } else {
-      messages.push({ role: "assistant", content: t.thought, toolCalls: [] });
-      messages.push({ role: "user", content: reply });
+  const recent = (i: number) => i >= turns.length - o.keepTurns;
+  const cut = (text: string) => cutMiddle(text, o.head, o.tail);
+
+  // The context as it always was: under the cap, requests (and response-cache keys) are unchanged.
+  const usual = turns.map(piecesOf).map((p, i) => (recent(i) || turns[i]!.pinned ? p : { ...p, reply: cut(p.reply) }));
+  const size = (parts: readonly (readonly Message[])[]) => 1 + cost(lead) + parts.reduce((s, m) => s + cost(m), 0);
+  const plain = turns.map((t, i) => render(t, usual[i]!));
+  if (size(plain) <= cap) return [...lead, ...plain.flat()];
+
+  // Older turns' thoughts and arguments cut like their observations.
+  const compact = usual.map((p, i) => (recent(i) ? p : { ...p, thought: cut(p.thought), args: cut(p.args) }));
+  const rendered = turns.map((t, i) => render(t, compact[i]!));
+  if (size(rendered) <= cap) return [...lead, ...rendered.flat()];
+
+  const chosen: (Message[] | undefined)[] = turns.map(() => undefined);
+  let room = cap - 1 - cost(lead) - cost([dropNote(turns.length, cap)]);
+  const pinned = turns.flatMap((t, i) => (t.pinned ? [i] : []));
+  const pinnedCost = pinned.reduce((s, i) => s + cost(rendered[i]!), 0);
+  if (pinnedCost <= room / 2) {
+    for (const i of pinned) chosen[i] = rendered[i];
+    room -= pinnedCost;
+  }
+  for (let i = turns.length - 1; i >= 0; i--) {
+    if (chosen[i]) continue;
+    const c = cost(rendered[i]!);
+    if (c <= room) {
+      chosen[i] = rendered[i];
+      room -= c;
+      continue;
     }
-  });
-  return messages;
+    // The turn at the edge gets the room left; everything older (but pinned turns kept above) is dropped.
+    chosen[i] = squeeze(turns[i]!, compact[i]!, room);
+    break;
+  }
+  const dropped = chosen.filter((m) => !m).length;
+  return [...lead, ...(dropped > 0 ? [dropNote(dropped, cap)] : []), ...chosen.flatMap((m) => m ?? [])];
 };

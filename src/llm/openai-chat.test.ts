@@ -4,6 +4,7 @@ import type { AssistantTurn, Message, ToolSpec } from "./chat-model.ts";
 import { ModelConfig } from "./config.ts";
 import { EndpointLimits } from "./endpoint-limits.ts";
 import { createOpenAIChat } from "./openai-chat.ts";
+import { withoutUpgradeNotice } from "./wire-check.ts";
 
 const simulate: ToolSpec = {
   name: "simulate",
@@ -103,11 +104,12 @@ describe("createOpenAIChat against a local OpenAI-compatible server", () => {
 
   it.each([false, true])("turns malformed arguments into args {} and an argsError, never a throw (streaming %s)", async (streaming) => {
     const model = await chat([{ text: "Trying.", toolCalls: [{ name: "simulate", args: { x: 1.25, y: 4 } }], malformedArgs: true }], { streaming });
-    // langchain-core's AIMessage warns (misleadingly, about package versions) when every wire tool call is invalid.
-    const warnings: unknown[] = [];
-    const warn = vi.spyOn(console, "warn").mockImplementation((message) => void warnings.push(message));
-    const turn = await model.invoke(ask, [simulate]).finally(() => warn.mockRestore());
-    for (const message of warnings) expect(String(message)).toMatch(/^New LangChain packages are available/);
+    // langchain-core's AIMessage warns (misleadingly, about package versions) when every wire tool call is
+    // invalid; issue 9: nothing may be printed for a malformed-arguments turn.
+    const printed: unknown[] = [];
+    const spies = (["warn", "log", "error", "info"] as const).map((k) => vi.spyOn(console, k).mockImplementation((message) => void printed.push(message)));
+    const turn = await model.invoke(ask, [simulate]).finally(() => spies.forEach((s) => s.mockRestore()));
+    expect(printed).toEqual([]);
 
     expect(turn.toolCalls).toHaveLength(1);
     const call = turn.toolCalls[0]!;
@@ -152,5 +154,30 @@ describe("createOpenAIChat against a local OpenAI-compatible server", () => {
       { now: () => ticks.shift() ?? 0, limits: new EndpointLimits() },
     );
     expect((await model.invoke(ask, [])).latencyMs).toBe(240);
+  });
+});
+
+describe("withoutUpgradeNotice", () => {
+  it("drops only langchain's upgrade notice, passes every other warning through, and restores console.warn", async () => {
+    const seen: unknown[][] = [];
+    const spy = vi.spyOn(console, "warn").mockImplementation((...args) => void seen.push(args));
+    const before = console.warn;
+    try {
+      // Two overlapping calls, as with several episodes on one endpoint.
+      await Promise.all([
+        withoutUpgradeNotice(async () => {
+          console.warn("New LangChain packages are available that more efficiently handle tool calling.");
+          await new Promise((r) => setTimeout(r, 5));
+          console.warn("a real problem", 42);
+        }),
+        withoutUpgradeNotice(async () => console.warn("New LangChain packages are available that more efficiently handle tool calling.")),
+      ]);
+      expect(seen).toEqual([["a real problem", 42]]);
+      expect(console.warn).toBe(before);
+      await expect(withoutUpgradeNotice(async () => Promise.reject(new Error("boom")))).rejects.toThrow("boom");
+      expect(console.warn).toBe(before);
+    } finally {
+      spy.mockRestore();
+    }
   });
 });

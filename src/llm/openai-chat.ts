@@ -6,6 +6,7 @@ import { sharedEndpointLimits, type EndpointLimits } from "./endpoint-limits.ts"
 import { fromLangchainAnswer, toLangchainMessages, toOpenAITool, type LangchainAnswer } from "./langchain-messages.ts";
 import { LlmError } from "./llm-error.ts";
 import { classifyHttpFailure, withRetries, type RetryEvent } from "./retry.ts";
+import { checkingFetch, judgeAnswer, recordingWire, withoutUpgradeNotice } from "./wire-check.ts";
 
 /** Time, randomness and shared state, injectable so tests run fast; each defaults to the real thing. */
 export interface OpenAIChatDeps {
@@ -44,7 +45,8 @@ export const createOpenAIChat = (config: ResolvedModelConfig, deps: OpenAIChatDe
   const client = new ChatOpenAI({
     model,
     apiKey: config.apiKey,
-    configuration: { baseURL },
+    // Our fetch records each answer's status and first bytes, so a malformed 200 is named and retried.
+    configuration: { baseURL, fetch: checkingFetch },
     temperature: config.temperature,
     maxTokens: config.maxOutputTokens,
     maxRetries: 0,
@@ -60,11 +62,22 @@ export const createOpenAIChat = (config: ResolvedModelConfig, deps: OpenAIChatDe
     const timer = setTimeout(() => deadline.abort(), timeoutMs);
     const started = now();
     try {
-      const answer: LangchainAnswer = streaming
-        ? await collect(await runnable.stream(messages, { signal: deadline.signal }))
-        : await runnable.invoke(messages, { signal: deadline.signal });
-      if (deadline.signal.aborted) throw timeoutError(timeoutMs);
-      return { answer, latencyMs: now() - started };
+      return await recordingWire(async (wire) => {
+        let answer: LangchainAnswer;
+        try {
+          answer = streaming
+            ? await collect(await runnable.stream(messages, { signal: deadline.signal }))
+            : await runnable.invoke(messages, { signal: deadline.signal });
+        } catch (e) {
+          if (deadline.signal.aborted || typeof (e as { status?: unknown }).status === "number") throw e;
+          // A dropped connection mid-stream stays one; any other failure on a 200 is the answer's fault.
+          throw judgeAnswer(wire, streaming, classifyHttpFailure(e).retryable ? undefined : e) ?? e;
+        }
+        if (deadline.signal.aborted) throw timeoutError(timeoutMs);
+        const verdict = judgeAnswer(wire, streaming);
+        if (verdict) throw verdict;
+        return { answer, latencyMs: now() - started };
+      });
     } catch (e) {
       throw deadline.signal.aborted ? timeoutError(timeoutMs) : e;
     } finally {
@@ -77,7 +90,7 @@ export const createOpenAIChat = (config: ResolvedModelConfig, deps: OpenAIChatDe
     invoke: async (messages, tools) => {
       const lcMessages = toLangchainMessages(messages);
       const lcTools = tools.map(toOpenAITool);
-      const { answer, latencyMs } = await withRetries(() => slot.run(() => attempt(lcMessages, lcTools)), {
+      const { answer, latencyMs } = await withRetries(() => slot.run(() => withoutUpgradeNotice(() => attempt(lcMessages, lcTools))), {
         maxRetries: config.maxRetries,
         classify: classifyHttpFailure,
         giveUp: (cause, attempts) => new LlmError(baseURL, model, attempts, cause),

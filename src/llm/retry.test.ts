@@ -113,3 +113,64 @@ describe("retries against the fake server", () => {
     await expect(model.invoke(ask, [])).rejects.toThrow(/failed after 1 attempt\(s\): Connection error\. ← fetch failed ← other side closed$/);
   });
 });
+
+// Issue 9 item 8: a 200 whose body is not a chat completion is the server failing, like a 5xx.
+describe("malformed 200 answers", () => {
+  const malformed = ["html", "empty_object", "null", "no_choices"] as const;
+  const cases = malformed.flatMap((fault) => [false, true].map((streaming) => [fault, streaming] as const));
+
+  it.each(cases)("retries a 200 with %s (streaming %s), then succeeds", async (fault, streaming) => {
+    const { model, retries, sleeps, server } = await flaky([{ fault }, { text: "ok" }], { streaming });
+    expect((await model.invoke(ask, [])).text).toBe("ok");
+    expect(server.requests).toHaveLength(2);
+    expect(retries).toHaveLength(1);
+    expect(retries[0]!.reason).toMatch(/^malformed answer/);
+    expect(sleeps).toEqual([500]);
+  });
+
+  it.each(cases)("gives up on %s (streaming %s) with an LlmError naming endpoint, status and the body's first bytes", async (fault, streaming) => {
+    const { model, server } = await flaky([{ fault }, { fault }, { fault }], { streaming, maxRetries: 2 });
+    const error = await model.invoke(ask, []).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LlmError);
+    const message = (error as LlmError).message;
+    expect(message).toContain(`${server.url}: model gpt-test failed after 3 attempt(s): malformed answer`);
+    expect(message).toContain("HTTP 200");
+    expect(message).not.toMatch(/Cannot read properties/);
+    const first = { html: "<!DOCTYPE html><html>", empty_object: "{}", null: "null", no_choices: '"choices":[]' }[fault];
+    expect(message).toContain(first);
+    expect(server.requests).toHaveLength(3);
+  });
+});
+
+// Issue 9 item 9: a stream that ends cleanly but without [DONE] and without a finish_reason was cut short.
+describe("a stream that ends without [DONE]", () => {
+  it("retries a stream cut before its finish_reason, like a dropped connection", async () => {
+    const { model, retries, server } = await flaky([{ text: "half a thought", fault: "cut_stream" }, { text: "ok" }], { streaming: true });
+    const turn = await model.invoke(ask, []);
+    expect(turn.text).toBe("ok");
+    expect(turn.usage).toEqual({ input: 10, output: 5, cached: 0 });
+    expect(server.requests).toHaveLength(2);
+    expect(retries.map((r) => r.reason)).toEqual(["connection dropped"]);
+  });
+
+  it("still calls a socket destroyed mid-stream a dropped connection, not a malformed answer", async () => {
+    const { model, retries } = await flaky([{ text: "half a thought", fault: "drop_mid_stream" }, { text: "ok" }], { streaming: true });
+    expect((await model.invoke(ask, [])).text).toBe("ok");
+    expect(retries.map((r) => r.reason)).toEqual(["connection dropped"]);
+  });
+
+  it("keeps a complete message (finish_reason and usage) whose stream lacks only [DONE]", async () => {
+    const { model, retries, server } = await flaky([{ text: "whole", toolCalls: [{ name: "simulate", args: { x: 1 } }], noDone: true }], { streaming: true });
+    const turn = await model.invoke(ask, []);
+    expect(turn.text).toBe("whole");
+    expect(turn.toolCalls.map((c) => c.args)).toEqual([{ x: 1 }]);
+    expect(turn.usage).toEqual({ input: 10, output: 5, cached: 0 });
+    expect(server.requests).toHaveLength(1);
+    expect(retries).toEqual([]);
+  });
+
+  it("gives up on a stream cut every time with an LlmError saying so", async () => {
+    const { model } = await flaky([{ text: "a", fault: "cut_stream" }], { streaming: true, maxRetries: 0 });
+    await expect(model.invoke(ask, [])).rejects.toThrow(/failed after 1 attempt\(s\): the stream ended without a finish_reason/);
+  });
+});

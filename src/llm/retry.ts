@@ -84,6 +84,8 @@ export const classifyHttpFailure = (e: unknown): Failure => {
     return { retryable: false, reason: `${status} from server` };
   }
   for (let c: unknown = e; c instanceof Error; c = c.cause) {
+    // A 200 that is not a chat completion (HTML, {}, null, no choices): the server failing, as with a 5xx.
+    if (c.name === "MalformedAnswer") return { retryable: true, reason: c.message.split(";")[0] ?? "malformed answer" };
     if (c.name === "TimeoutError") return { retryable: true, reason: "timeout" };
     const code = (c as { code?: unknown }).code;
     if (TRANSIENT_NETWORK.test(`${c.message} ${typeof code === "string" ? code : ""}`)) {

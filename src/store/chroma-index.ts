@@ -1,5 +1,8 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { ChromaClient, type Collection, type Metadata, type Where } from "chromadb";
+import { ConfigError } from "../errors.ts";
 import { BankEntry, foldEvents, type BankEvent } from "./bank.ts";
+import { supervisedReady } from "./chroma-server.ts";
 import type { Embedder } from "./embedding.ts";
 
 /** Where an entry came from; stored as Chroma metadata so queries can filter on it. */
@@ -42,12 +45,140 @@ const docId = (m: IndexMeta, e: BankEntry) => `${m.run}/${m.level}/${e.id}`;
 const whereOf = (conds: Record<string, string>[]): Where | undefined =>
   conds.length === 0 ? undefined : conds.length === 1 ? conds[0] : { $and: conds };
 
-/** Connects a chromadb client to a server URL such as http://localhost:8000. */
+/** How each Chroma call is bounded (issue 9 item 5): a deadline, retries with backoff, a wait for a restart. */
+export interface ChromaCallOptions {
+  /** One call's deadline in ms; a server that answers the heartbeat but not the request is abandoned here. */
+  timeoutMs?: number;
+  /** Retries after a dropped connection, a 5xx, a 429 or an answer that is not Chroma's; at most one after a timeout. */
+  retries?: number;
+  /** Resolves once the server answers again; default: the embedded supervisor's, when hexa started the server. */
+  ready?: () => Promise<void>;
+  /** Backoff sleep (tests pass a no-op). */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+const DEFAULT_TIMEOUT_MS = 20_000;
+const DEFAULT_RETRIES = 5;
+const BACKOFF_MS = 200;
+
+// The deadline of the call in progress, read by the request interceptor below (calls may overlap).
+const deadlines = new AsyncLocalStorage<AbortSignal>();
+const urls = new WeakMap<ChromaClient, string>();
+
+/** The client's HTTP layer: chromadb builds every Request through it but does not export its type. */
+interface Interceptable {
+  interceptors?: { request?: { use(fn: (req: Request) => Request | Promise<Request>): void } };
+}
+
+/** Connects a chromadb client to a server URL such as http://localhost:8000; each request carries its call's deadline. */
 export const chromaClient = (url: string): ChromaClient => {
   const u = new URL(url);
   const ssl = u.protocol === "https:";
-  return new ChromaClient({ host: u.hostname, port: Number(u.port || (ssl ? 443 : 80)), ssl });
+  const client = new ChromaClient({ host: u.hostname, port: Number(u.port || (ssl ? 443 : 80)), ssl });
+  urls.set(client, url.replace(/\/+$/, ""));
+  // Without it a timed-out request would stay open; the deadline itself holds either way (see guarded).
+  const http = (client as unknown as { apiClient?: Interceptable }).apiClient;
+  http?.interceptors?.request?.use((req) => {
+    const signal = deadlines.getStore();
+    return signal ? new Request(req, { signal }) : req;
+  });
+  return client;
 };
+
+const realSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** chromadb's error classes, told apart by name (its HTTP layer maps statuses onto them). */
+type Failure = { kind: "timeout" } | { kind: "connect" } | { kind: "server"; detail: string; retry: boolean } | { kind: "refused"; detail: string } | { kind: "malformed"; detail: string };
+
+const firstLine = (e: unknown) => (e instanceof Error ? `${e.name === "Error" ? "" : `${e.name}: `}${e.message}` : String(e)).split("\n")[0]!.slice(0, 200);
+
+const classify = (e: unknown, timedOut: boolean): Failure => {
+  if (timedOut) return { kind: "timeout" };
+  const name = e instanceof Error ? e.name : "";
+  if (e instanceof ConfigError) return { kind: "refused", detail: e.message };
+  switch (name) {
+    case "ChromaConnectionError":
+      return { kind: "connect" };
+    case "ChromaServerError":
+      return { kind: "server", detail: (e as Error).message, retry: true };
+    case "ChromaRateLimitError":
+      return { kind: "server", detail: "HTTP 429 rate limited", retry: true };
+    case "ChromaClientError":
+    case "ChromaUnauthorizedError":
+    case "ChromaForbiddenError":
+    case "ChromaNotFoundError":
+    case "ChromaValueError":
+    case "ChromaUniqueError":
+    case "ChromaQuotaExceededError":
+    case "InvalidArgumentError":
+    case "InvalidCollectionError":
+      return { kind: "refused", detail: firstLine(e) };
+    default:
+      // TypeError, SyntaxError, ZodError: the answer was not what Chroma sends.
+      return { kind: "malformed", detail: firstLine(e) };
+  }
+};
+
+const rejectOnAbort = (signal: AbortSignal) =>
+  new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }));
+
+/** The bounded, retrying way to call Chroma; every failure ends as a ConfigError that says what to check. */
+class ChromaCaller {
+  constructor(
+    readonly url: string,
+    private readonly o: Required<Omit<ChromaCallOptions, "ready">> & Pick<ChromaCallOptions, "ready">,
+  ) {}
+
+  async call<T>(what: string, fn: () => Promise<T>): Promise<T> {
+    const fix = `check the Chroma server at ${this.url} or unset CHROMA_URL to let hexa start its own`;
+    let timeouts = 0;
+    for (let attempt = 1; ; attempt++) {
+      const deadline = new AbortController();
+      const timer = setTimeout(() => deadline.abort(new Error(`no answer within ${this.o.timeoutMs} ms`)), this.o.timeoutMs);
+      let failure: Failure;
+      try {
+        return await Promise.race([deadlines.run(deadline.signal, fn), rejectOnAbort(deadline.signal)]);
+      } catch (e) {
+        failure = classify(e, deadline.signal.aborted);
+      } finally {
+        clearTimeout(timer);
+      }
+      const attempts = `${attempt} attempt${attempt === 1 ? "" : "s"}`;
+      if (failure.kind === "timeout") timeouts++;
+      const retryable = failure.kind === "connect" || failure.kind === "malformed" || (failure.kind === "server" && failure.retry) || (failure.kind === "timeout" && timeouts < 2);
+      if (!retryable || attempt > this.o.retries) {
+        switch (failure.kind) {
+          case "timeout":
+            throw new ConfigError(`chroma: ${what} at ${this.url} got no answer within ${this.o.timeoutMs} ms (${attempts}); ${fix}`);
+          case "connect":
+            throw new ConfigError(`chroma: ${what} at ${this.url} could not connect (${attempts}); ${fix}`);
+          case "server":
+            throw new ConfigError(`chroma: ${what} at ${this.url} failed with a server error (got ${failure.detail}) after ${attempts}; ${fix}`);
+          case "malformed":
+            throw new ConfigError(`chroma: ${what} at ${this.url} gave an answer that is not Chroma's (got ${failure.detail}) after ${attempts}; ${fix}`);
+          case "refused":
+            throw new ConfigError(`chroma: ${what} at ${this.url} was refused (got ${failure.detail}); ${fix}`);
+        }
+      }
+      await this.o.sleep(BACKOFF_MS * 2 ** (attempt - 1));
+      // A killed embedded server is being restarted: wait for it (its failure to come back is the clear error).
+      if (failure.kind === "connect" || failure.kind === "timeout") await this.o.ready?.();
+    }
+  }
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * A query or get result has the arrays asked for. chromadb fills missing fields with [], so a body such as
+ * `{"unexpected":true}` would read as "no hits"; only a real answer echoes `include`.
+ */
+const expectArrays = <T extends object>(res: T, keys: (keyof T & string)[]): T => {
+  for (const k of keys) if (!Array.isArray((res as Record<string, unknown>)[k])) throw new TypeError(`no ${k} array in the answer`);
+  return res;
+};
+
+const entryOf = (m: Metadata): BankEntry => BankEntry.parse(JSON.parse(String(m.entry)));
 
 /**
  * The skill library across runs and levels, for semantic look-up. The bank event log is the record; this index
@@ -57,18 +188,31 @@ export class SkillIndex {
   private constructor(
     private readonly collection: Collection,
     private readonly embedder: Embedder,
+    private readonly chroma: ChromaCaller,
   ) {}
 
   /** Opens (or creates) the collection; cosine space because the embedders return unit vectors. */
-  static async open(client: ChromaClient, embedder: Embedder, name = "hexa_skills"): Promise<SkillIndex> {
-    const collection = await client.getOrCreateCollection({ name, embeddingFunction: null, configuration: { hnsw: { space: "cosine" } } });
-    return new SkillIndex(collection, embedder);
+  static async open(client: ChromaClient, embedder: Embedder, name = "hexa_skills", opts: ChromaCallOptions = {}): Promise<SkillIndex> {
+    const url = urls.get(client) ?? "the Chroma server";
+    const ready = opts.ready ?? supervisedReady(url);
+    const chroma = new ChromaCaller(url, {
+      timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      retries: opts.retries ?? DEFAULT_RETRIES,
+      sleep: opts.sleep ?? realSleep,
+      ...(ready ? { ready } : {}),
+    });
+    const collection = await chroma.call(`open collection ${name}`, async () => {
+      const c = await client.getOrCreateCollection({ name, embeddingFunction: null, configuration: { hnsw: { space: "cosine" } } });
+      if (typeof c.id !== "string" || !c.id) throw new TypeError("no collection id in the answer");
+      return c;
+    });
+    return new SkillIndex(collection, embedder, chroma);
   }
 
   async upsert(entries: readonly BankEntry[], meta: IndexMeta): Promise<void> {
     if (entries.length === 0) return;
     const embeddings = await this.embedder.embed(entries.map(entryText));
-    await this.collection.upsert({
+    const record = {
       ids: entries.map((e) => docId(meta, e)),
       embeddings,
       documents: entries.map(entryText),
@@ -85,7 +229,9 @@ export class SkillIndex {
           entry: JSON.stringify(e),
         }),
       ),
-    });
+    };
+    // Upsert by id is idempotent, so a retry after a restart that may have applied it is safe.
+    await this.chroma.call("upsert", () => this.collection.upsert(record));
   }
 
   /** The closest entries to text, best first, optionally only from one level and/or of one kind. */
@@ -94,45 +240,46 @@ export class SkillIndex {
     const conds: Record<string, string>[] = [];
     if (q.level !== undefined) conds.push({ level: q.level });
     if (q.kind !== undefined) conds.push({ kind: q.kind });
-    const res = await this.collection.query({
-      queryEmbeddings: [embedding!],
-      nResults: q.limit,
-      where: whereOf(conds),
-      include: ["metadatas", "distances"],
+    return this.chroma.call("query", async () => {
+      const res = expectArrays(
+        await this.collection.query({
+          queryEmbeddings: [embedding!],
+          nResults: q.limit,
+          where: whereOf(conds),
+          include: ["metadatas", "distances"],
+        }),
+        ["include", "ids", "metadatas", "distances"],
+      );
+      const metas = res.metadatas[0] ?? [];
+      const dists = res.distances[0] ?? [];
+      return metas.flatMap((m, i) =>
+        isRecord(m) ? [{ entry: entryOf(m), score: 1 - (dists[i] ?? 1), level: String(m.level), run: String(m.run), status: String(m.status) }] : [],
+      );
     });
-    const metas = res.metadatas[0] ?? [];
-    const dists = res.distances[0] ?? [];
-    return metas.flatMap((m, i) =>
-      m
-        ? [
-            {
-              entry: BankEntry.parse(JSON.parse(String(m.entry))),
-              score: 1 - (dists[i] ?? 1),
-              level: String(m.level),
-              run: String(m.run),
-              status: String(m.status),
-            },
-          ]
-        : [],
-    );
   }
 
   /** Every entry of one run, in no particular order (for checks and exports). */
   async entriesOf(run: string): Promise<BankEntry[]> {
-    const res = await this.collection.get({ where: { run }, include: ["metadatas"] });
-    return res.metadatas.flatMap((m) => (m ? [BankEntry.parse(JSON.parse(String(m.entry)))] : []));
+    return this.chroma.call("get", async () => {
+      const res = expectArrays(await this.collection.get({ where: { run }, include: ["metadatas"] }), ["include", "ids", "metadatas"]);
+      return res.metadatas.flatMap((m) => (isRecord(m) ? [entryOf(m)] : []));
+    });
   }
 
   /** Replaces each run's documents on its level with its folded bank, so pruned and merged entries disappear too. */
   async rebuildFromEvents(runs: readonly RunEvents[]): Promise<void> {
     for (const r of runs) {
-      await this.collection.delete({ where: whereOf([{ run: r.run }, { level: r.level }]) });
+      await this.chroma.call("delete", () => this.collection.delete({ where: whereOf([{ run: r.run }, { level: r.level }]) }));
       const bank = foldEvents(r.events);
       await this.upsert([...bank.skills, ...bank.mistakes], { level: r.level, run: r.run, status: r.status });
     }
   }
 
   count(): Promise<number> {
-    return this.collection.count();
+    return this.chroma.call("count", async () => {
+      const n = await this.collection.count();
+      if (typeof n !== "number" || !Number.isInteger(n) || n < 0) throw new TypeError(`a count that is not a number (${JSON.stringify(n)?.slice(0, 60)})`);
+      return n;
+    });
   }
 }

@@ -61,6 +61,12 @@ export const heartbeat = async (url: string, timeoutMs = 2000): Promise<boolean>
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** The embedded servers this process supervises, by URL: a client of one waits out its restart before retrying. */
+const supervised = new Map<string, () => Promise<void>>();
+
+/** Resolves once the embedded server at url answers again (rejects when its restarts failed); undefined when hexa did not start one there. */
+export const supervisedReady = (url: string): (() => Promise<void>) | undefined => supervised.get(url.replace(/\/+$/, ""));
+
 interface Child {
   proc: ChildProcess;
   exited: Promise<number | null>;
@@ -157,6 +163,7 @@ export const startChroma = async (opts: StartChromaOptions): Promise<EmbeddedChr
     throw err;
   }
 
+  supervised.set(url, () => readyP);
   return {
     url,
     get pid() {
@@ -169,6 +176,7 @@ export const startChroma = async (opts: StartChromaOptions): Promise<EmbeddedChr
     async stop() {
       if (stopping) return;
       stopping = true;
+      supervised.delete(url);
       process.removeListener("exit", onExit);
       const c = child;
       if (!c || c.proc.exitCode !== null || c.proc.signalCode !== null) return;

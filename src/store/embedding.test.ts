@@ -42,6 +42,7 @@ describe("openAIEmbedder", () => {
     server = createServer((req, res) => {
       void readBody(req).then((body) => {
         seen.push({ auth: req.headers.authorization, body });
+        if (body.model === "silent") return; // accepts the request, never answers
         if (req.url !== "/v1/embeddings" || body.model === "missing") {
           res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: "model not found" }));
           return;
@@ -54,7 +55,7 @@ describe("openAIEmbedder", () => {
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
   });
-  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+  afterAll(() => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))));
 
   it("posts {model, input} to {baseURL}/embeddings and returns vectors in input order", async () => {
     const e = openAIEmbedder({ model: "text-embedding-3-small", baseURL: `${baseURL}/`, apiKey: "sk-test" });
@@ -72,6 +73,12 @@ describe("openAIEmbedder", () => {
     await expect(openAIEmbedder({ model: "missing", baseURL, apiKey: "" }).embed(["x"])).rejects.toThrow(/HTTP 404/);
     expect(seen.at(-1)?.auth).toBeUndefined();
     await expect(openAIEmbedder({ model: "m", baseURL: "http://127.0.0.1:9/v1", apiKey: "" }).embed(["x"])).rejects.toBeInstanceOf(ConfigError);
+  });
+
+  it("gives up on an endpoint that never answers with a ConfigError naming the deadline", async () => {
+    const err = await openAIEmbedder({ model: "silent", baseURL, apiKey: "", timeoutMs: 200 }).embed(["x"]).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(String(err)).toMatch(/^ConfigError: embedding\.baseURL: no answer from http:\S+\/embeddings \(got nothing within 200 ms\)/);
   });
 
   it("makeEmbedder picks the provider from config", async () => {

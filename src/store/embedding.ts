@@ -63,8 +63,10 @@ const EmbeddingsResponse = z.object({
 });
 
 /** Client for an OpenAI-compatible embeddings endpoint (OpenAI, vLLM, llama.cpp, Ollama's /v1). */
-export const openAIEmbedder = (cfg: { model: string; baseURL: string; apiKey: string }): Embedder => {
+export const openAIEmbedder = (cfg: { model: string; baseURL: string; apiKey: string; timeoutMs?: number }): Embedder => {
   const url = `${cfg.baseURL.replace(/\/+$/, "")}/embeddings`;
+  // An endpoint that accepts the connection and never answers would otherwise hang the index for good.
+  const timeoutMs = cfg.timeoutMs ?? 60_000;
   let dims = 0;
   return {
     get dims() {
@@ -75,12 +77,15 @@ export const openAIEmbedder = (cfg: { model: string; baseURL: string; apiKey: st
       const headers: Record<string, string> = { "content-type": "application/json" };
       if (cfg.apiKey) headers.authorization = `Bearer ${cfg.apiKey}`;
       let res: Response;
+      let body: string;
       try {
-        res = await fetch(url, { method: "POST", headers, body: JSON.stringify({ model: cfg.model, input: texts }) });
+        const signal = AbortSignal.timeout(timeoutMs);
+        res = await fetch(url, { method: "POST", headers, body: JSON.stringify({ model: cfg.model, input: texts }), signal });
+        body = await res.text();
       } catch (err) {
-        throw new ConfigError(`embedding.baseURL: no answer from ${url} (got ${String(err)}); check the URL or use embedding.provider: local`);
+        const got = (err as Error).name === "TimeoutError" ? `nothing within ${timeoutMs} ms` : String(err);
+        throw new ConfigError(`embedding.baseURL: no answer from ${url} (got ${got}); check the URL or use embedding.provider: local`);
       }
-      const body = await res.text();
       if (!res.ok) {
         throw new ConfigError(`embedding: ${url} answered HTTP ${res.status} (got ${body.slice(0, 200)}); check embedding.model and embedding.apiKey`);
       }

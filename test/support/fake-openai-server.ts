@@ -22,8 +22,16 @@ export interface ScriptItem {
   empty?: boolean;
   /** Wait this long before answering (to overlap requests). */
   delayMs?: number;
-  /** "timeout" never answers; "drop" destroys the socket; the others are HTTP errors. */
-  fault?: "429" | "500" | "400" | "drop" | "timeout";
+  /**
+   * "timeout" never answers; "drop" destroys the socket; "429" / "500" / "400" are HTTP errors. The malformed
+   * 200 answers: "html" a web page (a proxy's or a login page), "empty_object" `{}`, "null" `null`,
+   * "no_choices" a completion with `choices: []` (when streaming, the same bodies as SSE events, then [DONE]).
+   * "cut_stream" (streaming) closes the stream cleanly after the text, with no finish_reason and no [DONE];
+   * "drop_mid_stream" (streaming) sends the text, then destroys the socket.
+   */
+  fault?: "429" | "500" | "400" | "drop" | "timeout" | "html" | "empty_object" | "null" | "no_choices" | "cut_stream" | "drop_mid_stream";
+  /** Streaming: a complete answer (finish_reason and usage) but the stream ends without `data: [DONE]`. */
+  noDone?: boolean;
   /** Seconds, sent as Retry-After with a 429. */
   retryAfter?: number;
 }
@@ -66,6 +74,8 @@ const sendJson = (res: ServerResponse, status: number, body: unknown, headers: R
   res.writeHead(status, { "content-type": "application/json", ...headers });
   res.end(JSON.stringify(body));
 };
+
+const HTML_PAGE = "<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1></body></html>";
 
 const errorBody = (message: string, type: string) => ({ error: { message, type, param: null, code: null } });
 
@@ -175,6 +185,24 @@ export const startFakeOpenAI = async (script: ScriptItem[] = []): Promise<FakeOp
       case "timeout":
         hanging.add(res);
         return;
+      case "html":
+        res.writeHead(200, { "content-type": "text/html" });
+        res.end(HTML_PAGE);
+        return;
+      case "empty_object":
+      case "null":
+      case "no_choices": {
+        const bad = item.fault === "null" ? null : item.fault === "empty_object" ? {} : { id: "chatcmpl-x", object: "chat.completion", model: body.model, choices: [] };
+        if (!body.stream) {
+          sendJson(res, 200, bad);
+          return;
+        }
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        res.end(`data: ${JSON.stringify(bad)}\n\ndata: [DONE]\n\n`);
+        return;
+      }
+      case "cut_stream":
+      case "drop_mid_stream":
       case undefined:
         break;
     }
@@ -186,10 +214,16 @@ export const startFakeOpenAI = async (script: ScriptItem[] = []): Promise<FakeOp
       return;
     }
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
-    for (const chunk of chunks(item, id, model, served, body.stream_options?.include_usage === true)) {
-      res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+    const all = chunks(item, id, model, served, body.stream_options?.include_usage === true);
+    // A cut stream keeps the role and text deltas only: no tool calls, no finish_reason, no usage.
+    const cut = item.fault === "cut_stream" || item.fault === "drop_mid_stream";
+    const sent = cut ? all.filter((c) => JSON.stringify(c).includes('"content"')) : all;
+    for (const chunk of sent) res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+    if (item.fault === "drop_mid_stream") {
+      setTimeout(() => req.socket.destroy(), 20);
+      return;
     }
-    res.end("data: [DONE]\n\n");
+    res.end(item.fault === "cut_stream" || item.noDone ? "" : "data: [DONE]\n\n");
   };
 
   const server = createServer((req, res) => {

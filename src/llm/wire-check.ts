@@ -1,0 +1,177 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+
+/**
+ * What one HTTP exchange with a chat-completions endpoint looked like on the wire, recorded by `checkingFetch`
+ * beside the SDK: the SDK (and langchain above it) assume a well-formed answer and fail on `{}`, `null`, an empty
+ * `choices` or an HTML page with "Cannot read properties of undefined", and cannot tell a stream that was cut
+ * short from one that ended.
+ */
+export interface WireRecord {
+  status: number;
+  contentType: string;
+  /** The body's first bytes (as text), for error messages. */
+  head: string;
+  bytes: number;
+  /** Non-streaming: the body is a chat completion with at least one choice carrying a message. */
+  wellFormed: boolean;
+  /** Streaming: some event carried a choice; one had a finish_reason; the server sent `[DONE]`. */
+  sawChoice: boolean;
+  sawFinish: boolean;
+  sawDone: boolean;
+  /** Streaming: the body ended (read to its end by the SDK). */
+  ended: boolean;
+}
+
+const HEAD_BYTES = 200;
+const recorder = new AsyncLocalStorage<WireRecord[]>();
+
+/** Runs fn with a fresh list that every request fn makes through `checkingFetch` is recorded in. */
+export const recordingWire = <T>(fn: (records: WireRecord[]) => Promise<T>): Promise<T> => {
+  const records: WireRecord[] = [];
+  return recorder.run(records, () => fn(records));
+};
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+const isCompletion = (v: unknown): boolean =>
+  isRecord(v) && Array.isArray(v.choices) && v.choices.length > 0 && isRecord(v.choices[0]) && isRecord(v.choices[0].message);
+
+/** Reads SSE `data:` lines as they pass, keeping only the current partial line. */
+const sseInspector = (rec: WireRecord): TransformStream<Uint8Array, Uint8Array> => {
+  const decoder = new TextDecoder();
+  let partial = "";
+  const line = (l: string) => {
+    if (!l.startsWith("data:")) return;
+    const data = l.slice(5).trim();
+    if (data === "[DONE]") {
+      rec.sawDone = true;
+      return;
+    }
+    let event: unknown;
+    try {
+      event = JSON.parse(data);
+    } catch {
+      return;
+    }
+    if (!isRecord(event) || !Array.isArray(event.choices)) return;
+    for (const c of event.choices) {
+      if (!isRecord(c)) continue;
+      rec.sawChoice = true;
+      if (typeof c.finish_reason === "string" && c.finish_reason) rec.sawFinish = true;
+    }
+  };
+  const take = (text: string) => {
+    if (rec.head.length < HEAD_BYTES) rec.head += text.slice(0, HEAD_BYTES - rec.head.length);
+    const lines = (partial + text).split("\n");
+    partial = lines.pop() ?? "";
+    lines.forEach(line);
+  };
+  return new TransformStream({
+    transform(chunk, out) {
+      rec.bytes += chunk.byteLength;
+      take(decoder.decode(chunk, { stream: true }));
+      out.enqueue(chunk);
+    },
+    flush() {
+      take(decoder.decode());
+      line(partial);
+      rec.ended = true;
+    },
+  });
+};
+
+/**
+ * A fetch for the OpenAI SDK that records each answer inside `recordingWire`; outside it, plain fetch. A JSON
+ * body is read in full from a clone (it is complete anyway); a stream passes through an inspector unchanged.
+ */
+export const checkingFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+  const response = await fetch(input, init);
+  const records = recorder.getStore();
+  if (!records) return response;
+  const contentType = response.headers.get("content-type") ?? "";
+  const rec: WireRecord = { status: response.status, contentType, head: "", bytes: 0, wellFormed: false, sawChoice: false, sawFinish: false, sawDone: false, ended: false };
+  records.push(rec);
+  if (!response.ok) return response;
+  if (/text\/event-stream/i.test(contentType) && response.body) {
+    return new Response(response.body.pipeThrough(sseInspector(rec)), { status: response.status, statusText: response.statusText, headers: response.headers });
+  }
+  const text = await response.clone().text();
+  rec.head = text.slice(0, HEAD_BYTES);
+  rec.bytes = text.length;
+  rec.ended = true;
+  try {
+    rec.wellFormed = isCompletion(JSON.parse(text));
+  } catch {
+    rec.wellFormed = false;
+  }
+  return response;
+};
+
+/** A 200 whose body is not a usable chat completion: retried like a 5xx (issue 9 item 8). */
+export class MalformedAnswer extends Error {
+  constructor(
+    // Not `status`: the retry classifier reads a numeric `status` as the SDK's HTTP error.
+    readonly httpStatus: number,
+    readonly head: string,
+    why: string,
+  ) {
+    super(`malformed answer (HTTP ${httpStatus}, ${why}); the body starts: ${head.replace(/\s+/g, " ").trim() || "(empty)"}`);
+    this.name = "MalformedAnswer";
+  }
+}
+
+/** A stream that closed cleanly but before its finish_reason or [DONE]: retried like a dropped connection. */
+export class CutStream extends Error {
+  readonly code = "ECONNRESET";
+  constructor(bytes: number) {
+    super(`the stream ended without a finish_reason or [DONE] (after ${bytes} bytes)`);
+    this.name = "CutStream";
+  }
+}
+
+/**
+ * The verdict on the last answer of an attempt that reached the server with a 200: a MalformedAnswer, a
+ * CutStream, or undefined when the answer was whole (then the SDK's own result or error stands).
+ */
+export const judgeAnswer = (records: readonly WireRecord[], streaming: boolean, failure?: unknown): Error | undefined => {
+  const rec = records.at(-1);
+  if (!rec || rec.status < 200 || rec.status >= 300) return undefined;
+  // The SDK or langchain choked on a 200 before its end (e.g. a `null` event): the answer, not the network.
+  // Its message ("Cannot read properties of null") says nothing a user can act on; the body's first bytes do.
+  if (failure && !rec.ended) return new MalformedAnswer(rec.status, rec.head, "an event the client could not read");
+  if (!streaming) return rec.wellFormed ? undefined : new MalformedAnswer(rec.status, rec.head, "not a chat completion with a choice");
+  if (!/text\/event-stream/i.test(rec.contentType)) return new MalformedAnswer(rec.status, rec.head, `${rec.contentType || "no content-type"} instead of an event stream`);
+  // The SDK may stop reading at [DONE]; before it (and without a failure) the SDK is still the judge.
+  if (!rec.ended && !rec.sawDone) return undefined;
+  if (!rec.sawChoice) return new MalformedAnswer(rec.status, rec.head, "no event carried a choice");
+  if (!rec.sawFinish && !rec.sawDone) return new CutStream(rec.bytes);
+  return undefined;
+};
+
+const UPGRADE_NOTICE = "New LangChain packages are available";
+let quieted = 0;
+let realWarn: typeof console.warn | undefined;
+
+/**
+ * Runs fn without @langchain/core's "New LangChain packages are available … Please upgrade" notice, which its
+ * AIMessage constructor prints whenever every wire tool call failed to parse (a model's malformed arguments,
+ * not a version problem). Only that notice is dropped; every other warning goes through.
+ */
+export const withoutUpgradeNotice = async <T>(fn: () => Promise<T>): Promise<T> => {
+  if (quieted++ === 0) {
+    const warn = console.warn;
+    realWarn = warn;
+    console.warn = (...args: unknown[]) => {
+      if (typeof args[0] === "string" && args[0].startsWith(UPGRADE_NOTICE)) return;
+      warn.apply(console, args);
+    };
+  }
+  try {
+    return await fn();
+  } finally {
+    if (--quieted === 0 && realWarn) {
+      console.warn = realWarn;
+      realWarn = undefined;
+    }
+  }
+};
