@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DEFAULT_MAX_REQUEST_CHARS } from "./context.ts";
 
 /** The actor's settings (method.md §1, issue 4); every default visible here and in `--print-config`. */
 export const ActorConfig = z.strictObject({
@@ -6,7 +7,11 @@ export const ActorConfig = z.strictObject({
   keepTurns: z.number().int().min(1).default(4).describe("the last K turns are kept verbatim in the context"),
   oldObservationHead: z.number().int().min(0).default(240).describe("characters kept from the start of an older observation"),
   oldObservationTail: z.number().int().min(0).default(120).describe("characters kept from the end of an older observation"),
-  horizon: z.number().int().min(1).default(2000).describe("rollout horizon in steps (the HExA harness used 2000)"),
-  toolSet: z.enum(["paper", "extended"]).default("extended").describe("which tools the actor may call"),
+  maxRequestChars: z
+    .number()
+    .int()
+    .min(10_000)
+    .default(DEFAULT_MAX_REQUEST_CHARS)
+    .describe("cap on one request's messages in characters (their JSON); over it, older thoughts, arguments and observations are cut, then the oldest turns dropped, each cut marked"),
 });
 export type ActorConfig = z.infer<typeof ActorConfig>;

@@ -2,10 +2,11 @@ import { describe, expect, it } from "vitest";
 import { createInstance } from "../levels/interphyre/instance.ts";
 import { readCertified } from "../src/store/certified-seeds.ts";
 import { toolSet } from "../tools/index.ts";
+import { openInterphyreEnv } from "../levels/interphyre/task-env.ts";
 import { call, ScriptedModel, type Scripted } from "../test/support/scripted-model.ts";
 import { runActorEpisode } from "./actor.ts";
 import { ActorConfig } from "./actor-config.ts";
-import { Trajectory } from "./trajectory.ts";
+import { Trajectory } from "../src/store/trajectory.ts";
 
 const certified = readCertified("two_body_problem")!.seeds[0]!;
 const [sx, sy, sr] = certified.solution;
@@ -14,11 +15,12 @@ const solution = { x: sx, y: sy, radius: sr };
 const miss = { x: -4.3, y: 4.3, radius: 0.1 };
 const instance = createInstance("two_body_problem", certified.seed);
 
-const run = async (script: Scripted[], config: Partial<ActorConfig> = {}) => {
+const run = async (script: Scripted[], config: Partial<ActorConfig> = {}, horizon = 2000) => {
   const model = new ScriptedModel(script);
   let clock = 0;
+  const open = (maxTurns: number) => openInterphyreEnv({ level: instance.level, seed: instance.seed, horizon, toolSet: "extended", maxTurns });
   const t = await runActorEpisode(
-    { instance, tools: toolSet("extended"), config: ActorConfig.parse(config), agent: "react" },
+    { open, config: ActorConfig.parse(config), agent: "react" },
     { model, costOf: (r) => r.usage.input * 1e-6, now: () => (clock += 5) },
   );
   expect(Trajectory.parse(t)).toEqual(t);
@@ -28,14 +30,14 @@ const run = async (script: Scripted[], config: Partial<ActorConfig> = {}) => {
 describe("the actor loop", () => {
   it("auto-finishes when a full rollout succeeds", async () => {
     const { t } = await run([{ text: "look", toolCalls: [call("get_level_state", {})] }, { text: "try", toolCalls: [call("simulate_action", solution)] }]);
-    expect(t).toMatchObject({ success: true, stopReason: "success", turns: 2, finalAction: solution });
+    expect(t).toMatchObject({ success: true, stopReason: "success", turns: 2, action: solution });
     expect(t.steps.map((s) => s.tool)).toEqual(["get_level_state", "simulate_action"]);
     expect(t.model).toBe("scripted-model-2026");
   });
 
   it("scores finish by a full rollout", async () => {
     const fail = await run([{ toolCalls: [call("finish", miss)] }]);
-    expect(fail.t).toMatchObject({ success: false, stopReason: "finish", turns: 25, finalAction: miss });
+    expect(fail.t).toMatchObject({ success: false, stopReason: "finish", turns: 25, action: miss });
     const win = await run([{ toolCalls: [call("finish", solution)] }]);
     expect(win.t).toMatchObject({ success: true, stopReason: "finish", turns: 1 });
   });
@@ -72,7 +74,7 @@ describe("the actor loop", () => {
   });
 
   it("says the enforced budget, horizon and bounds in the prompt, and sends the tool schemas", async () => {
-    const { model } = await run([{ toolCalls: [call("finish", miss)] }], { maxTurns: 7, horizon: 1500 });
+    const { model } = await run([{ toolCalls: [call("finish", miss)] }], { maxTurns: 7 }, 1500);
     const system = model.received[0]!.messages[0]!.content;
     expect(system).toContain("You have at most 7 turns");
     expect(system).toContain("within 1500 steps");

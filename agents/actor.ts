@@ -1,15 +1,10 @@
-import { z } from "zod";
-import type { LevelInstance } from "../levels/interphyre/instance.ts";
 import { InvariantError } from "../src/errors.ts";
-import type { AssistantTurn, ChatModel, ToolCall, ToolSpec } from "../src/llm/chat-model.ts";
-import { callTool, ToolSession, type Tool, type ToolOutcome } from "../tools/define-tool.ts";
+import type { AssistantTurn, ChatModel, ToolCall } from "../src/llm/chat-model.ts";
 import type { ActorConfig } from "./actor-config.ts";
 import { buildMessages, type Turn } from "./context.ts";
-import { NUDGE, systemPrompt, taskMessage } from "./prompt.ts";
-import { callUsage, countedTurns, NO_USAGE, sumUsage, type StopReason, type Trajectory, type TrajectoryStep, type EpisodeUsage } from "./trajectory.ts";
-
-/** Tools whose observations describe the scene: pinned in the context however old. */
-const SCENE_TOOLS = new Set(["get_level_state", "describe_scene_geometry"]);
+import { NUDGE, systemPrompt } from "./prompt.ts";
+import type { TaskEnv, ToolProgress, ToolResult } from "./task-env.ts";
+import { callUsage, countedTurns, NO_USAGE, sumUsage, TRAJECTORY_SCHEMA_VERSION, type StopReason, type Trajectory, type TrajectoryStep, type EpisodeUsage } from "../src/store/trajectory.ts";
 
 export interface EpisodePorts {
   model: ChatModel;
@@ -18,11 +13,13 @@ export interface EpisodePorts {
   now: () => number;
   /** Progress, turn by turn. */
   onStep?: (step: TrajectoryStep) => void;
+  /** Progress inside a long tool call (a training). */
+  onToolProgress?: (p: ToolProgress) => void;
 }
 
 export interface EpisodeSpec {
-  instance: LevelInstance;
-  tools: readonly Tool[];
+  /** Opens a fresh instance of the task for a turn budget (Reflexion opens one per trial); the episode closes it. */
+  open: (maxTurns: number) => Promise<TaskEnv>;
   config: ActorConfig;
   agent: string;
   skillPrefix?: string;
@@ -30,49 +27,49 @@ export interface EpisodeSpec {
   protocol?: string;
 }
 
-export const toolSpecs = (tools: readonly Tool[]): ToolSpec[] =>
-  tools.map((t) => ({ name: t.name, description: t.description, parameters: z.toJSONSchema(t.input, { io: "input" }) as Record<string, unknown> }));
-
-const executeCall = (tools: readonly Tool[], session: ToolSession, call: ToolCall, extra: number): ToolOutcome => {
-  const outcome: ToolOutcome = call.argsError
-    ? { ok: false, tool: call.name, error: call.argsError, observation: `ERROR: ${call.argsError}` }
-    : callTool(tools, session, call.name, call.args);
+const executeCall = async (env: TaskEnv, call: ToolCall, extra: number, onProgress?: (p: ToolProgress) => void): Promise<ToolResult> => {
+  const outcome: ToolResult = call.argsError ? { ok: false, error: call.argsError, observation: `ERROR: ${call.argsError}` } : await env.call(call.name, call.args, onProgress);
   if (extra === 0) return outcome;
   return { ...outcome, observation: `${outcome.observation}\nNote: you made ${extra + 1} tool calls; only the first (${call.name}) was executed. Make one call per turn.` };
 };
 
-const resultOf = (o: ToolOutcome) => (o.ok ? (o.result as { success?: boolean; action?: { x: number; y: number; radius: number } }) : undefined);
-
 /**
  * The ReAct loop (method.md §1): each turn the model writes a thought and makes one tool call; every turn counts.
- * The episode ends on auto-finish (simulate_action succeeded), on `finish`, when the budget is spent, or when
+ * The episode ends when the family's rule says a call ended it (auto-finish, finish), when the budget is spent, or when
  * the model endpoint fails for good (the trajectory is kept, with stopReason "error").
  */
 export const runActorEpisode = async (spec: EpisodeSpec, ports: EpisodePorts): Promise<Trajectory> => {
-  const { instance, tools, config } = spec;
   const started = ports.now();
-  const session = new ToolSession(instance, config.horizon);
+  const env = await spec.open(spec.config.maxTurns);
+  try {
+    return await play(env, spec, ports, started);
+  } finally {
+    await env.close();
+  }
+};
+
+const play = async (env: TaskEnv, spec: EpisodeSpec, ports: EpisodePorts, started: number): Promise<Trajectory> => {
+  const { config } = spec;
   const system = systemPrompt({
-    instance,
-    tools,
+    prompt: env.prompt,
+    tools: env.tools,
     maxTurns: config.maxTurns,
-    horizon: config.horizon,
     ...(spec.skillPrefix ? { skillPrefix: spec.skillPrefix } : {}),
     ...(spec.reflections ? { reflections: spec.reflections } : {}),
     ...(spec.protocol ? { protocol: spec.protocol } : {}),
   });
-  const task = taskMessage(instance, config.maxTurns);
-  const specs = toolSpecs(tools);
+  const task = env.prompt.task;
+  const specs = [...env.tools];
   const turns: Turn[] = [];
   const steps: TrajectoryStep[] = [];
   let usage: EpisodeUsage = { ...NO_USAGE };
   let model = ports.model.name;
-  let stop: { reason: StopReason; success: boolean; action: Trajectory["finalAction"]; error?: string } | undefined;
+  let stop: { reason: StopReason; success: boolean; action: unknown; score?: number; error?: string } | undefined;
 
   for (let turn = 1; turn <= config.maxTurns && !stop; turn++) {
     let reply: AssistantTurn;
     try {
-      reply = await ports.model.invoke(buildMessages(system, task, turns, { keepTurns: config.keepTurns, head: config.oldObservationHead, tail: config.oldObservationTail }), specs);
+      reply = await ports.model.invoke(buildMessages(system, task, turns, { keepTurns: config.keepTurns, head: config.oldObservationHead, tail: config.oldObservationTail, maxChars: config.maxRequestChars }), specs);
     } catch (e) {
       if (e instanceof InvariantError) throw e;
       stop = { reason: "error", success: false, action: null, error: (e as Error).message };
@@ -88,27 +85,26 @@ export const runActorEpisode = async (spec: EpisodeSpec, ports: EpisodePorts): P
       turns.push({ thought: reply.text, call: undefined, reply: observation, pinned: false });
       step = { turn, thought: reply.text, tool: "(none)", args: null, observation, ok: false, ms: 0 };
     } else {
-      const outcome = executeCall(tools, session, call, reply.toolCalls.length - 1);
-      turns.push({ thought: reply.text, call, reply: outcome.observation, pinned: outcome.ok && SCENE_TOOLS.has(call.name) });
+      const outcome = await executeCall(env, call, reply.toolCalls.length - 1, ports.onToolProgress);
+      turns.push({ thought: reply.text, call, reply: outcome.observation, pinned: outcome.ok && outcome.pinned === true });
       step = { turn, thought: reply.text, tool: call.name, args: call.args, observation: outcome.observation, ok: outcome.ok, ms: ports.now() - t0 };
-      const result = resultOf(outcome);
-      if (call.name === "simulate_action" && result?.success) stop = { reason: "success", success: true, action: result.action ?? null };
-      else if (call.name === "finish" && result) stop = { reason: "finish", success: result.success === true, action: result.action ?? null };
+      if (outcome.ends) stop = { ...outcome.ends };
     }
     steps.push(step);
     ports.onStep?.(step);
   }
   const final = stop ?? { reason: "budget" as const, success: false, action: null };
   return {
-    schemaVersion: 1,
-    level: instance.level,
-    seed: instance.seed,
+    schemaVersion: TRAJECTORY_SCHEMA_VERSION,
+    level: env.level,
+    seed: env.seed,
     agent: spec.agent,
     model,
     success: final.success,
     turns: countedTurns(final.success, steps.length, config.maxTurns),
     maxTurns: config.maxTurns,
-    finalAction: final.action,
+    action: final.action,
+    ...("score" in final && final.score !== undefined ? { score: final.score } : {}),
     steps,
     usage,
     wallMs: ports.now() - started,

@@ -1,7 +1,8 @@
-import { trajectoryReward, type RewardCategory } from "../src/loop/reward.ts";
+import type { RewardCategory } from "../src/store/trajectory.ts";
+import { trajectoryReward } from "./reward.ts";
 import { applyEvent, BankEvent, capEvents, type Bank, type BankEventInput, type Evidence } from "../src/store/bank.ts";
 import { cite, mistakeWeight, weightOf } from "../src/store/bank-weights.ts";
-import type { Trajectory } from "./trajectory.ts";
+import type { Trajectory } from "../src/store/trajectory.ts";
 
 /** A trajectory as an evolver sees it: a stable id, r(τ) and its category (method.md §2). */
 export interface Labelled {

@@ -3,8 +3,9 @@ import { LlmConfig } from "../src/llm/config.ts";
 import { createRoleModel } from "../src/llm/role-model.ts";
 import { applyEvent, foldEvents, type Bank, type BankEvent } from "../src/store/bank.ts";
 import { startFakeOpenAI, type FakeOpenAI, type ScriptItem } from "../test/support/fake-openai-server.ts";
+import { INTERPHYRE_WORDS } from "../levels/interphyre/family.ts";
 import { distil, evolve, labelTrajectories, replace } from "./evolver.ts";
-import { NO_USAGE, type Trajectory } from "./trajectory.ts";
+import { NO_USAGE, type Trajectory } from "../src/store/trajectory.ts";
 
 /** The LLM evolver through the real client against the local OpenAI-compatible server with scripted JSON. */
 let server: FakeOpenAI | undefined;
@@ -22,7 +23,7 @@ const modelFor = async (script: ScriptItem[]) => {
 
 /** `used` turns were played; a failure counts the whole budget (method.md §1). */
 const traj = (seed: number, success: boolean, used: number): Trajectory => ({
-  schemaVersion: 1,
+  schemaVersion: 2,
   level: "two_body_problem",
   seed,
   agent: "react",
@@ -30,7 +31,7 @@ const traj = (seed: number, success: boolean, used: number): Trajectory => ({
   success,
   turns: success ? used : 25,
   maxTurns: 25,
-  finalAction: { x: -4, y: -1, radius: 0.5 },
+  action: { x: -4, y: -1, radius: 0.5 },
   steps: Array.from({ length: used }, (_, i) => ({
     turn: i + 1,
     thought: `thought ${i + 1}`,
@@ -57,12 +58,12 @@ const failures = json({
 const w = (meanR: number) => Math.min(1, Math.max(0.1, (meanR + 1) / 2));
 const userText = (i: number) => String(server!.requests[i]!.body.messages.at(-1)!.content);
 
-const distilled = async (): Promise<BankEvent[]> => distil({ model: await modelFor([contrastive, failures]), round: 1, level: "two_body_problem", labelled: round1 });
+const distilled = async (): Promise<BankEvent[]> => distil({ words: INTERPHYRE_WORDS, model: await modelFor([contrastive, failures]), round: 1, level: "two_body_problem", labelled: round1 });
 
 describe("distil", () => {
   it("turns the two passes into add events weighted per method.md §3, after one malformed answer", async () => {
     const model = await modelFor([{ text: "Sure! Here are the skills" }, contrastive, failures]);
-    const events = await distil({ model, round: 1, level: "two_body_problem", labelled: round1 });
+    const events = await distil({ words: INTERPHYRE_WORDS, model, round: 1, level: "two_body_problem", labelled: round1 });
     expect(events.map((e) => e.type)).toEqual(["add", "add", "add", "add"]);
     const bank = foldEvents(events);
     expect(bank.skills.map((s) => [s.id, s.sourceType, s.weight, s.sourceSeeds])).toEqual([
@@ -84,7 +85,7 @@ describe("distil", () => {
 
   it("retries when a source id is unknown, naming it", async () => {
     const bad = json({ skills: [skill("x", ["t9"])] });
-    const events = await distil({ model: await modelFor([bad, contrastive, failures]), round: 1, level: "two_body_problem", labelled: round1 });
+    const events = await distil({ words: INTERPHYRE_WORDS, model: await modelFor([bad, contrastive, failures]), round: 1, level: "two_body_problem", labelled: round1 });
     expect(events).toHaveLength(4);
     expect(userText(1)).toMatch(/unknown trajectory id\(s\) t9/);
   });
@@ -92,6 +93,7 @@ describe("distil", () => {
   it("gives one evolver_failure event after two bad answers, leaving the bank unchanged", async () => {
     const before = foldEvents(await distilled());
     const events = await evolve({
+      words: INTERPHYRE_WORDS,
       model: await modelFor([{ text: "{not json" }, json({ ops: [{ op: "keep" }] })]),
       round: 2,
       level: "two_body_problem",
@@ -105,7 +107,7 @@ describe("distil", () => {
 
   it("enforces the caps on the folded result, pruning the lightest", async () => {
     const model = await modelFor([contrastive, failures]);
-    const events = await distil({ model, round: 1, level: "two_body_problem", labelled: round1, caps: { skills: 2, mistakes: 0 } });
+    const events = await distil({ words: INTERPHYRE_WORDS, model, round: 1, level: "two_body_problem", labelled: round1, caps: { skills: 2, mistakes: 0 } });
     expect(events.filter((e) => e.type === "prune").map((e) => e.type === "prune" && [e.id, e.why])).toEqual([
       ["s1_3", "cap"],
       ["m1_1", "cap"],
@@ -115,7 +117,7 @@ describe("distil", () => {
 
   it("hides r and keeps input order in the no-reward ablation, with unweighted entries", async () => {
     const model = await modelFor([contrastive, failures]);
-    const events = await distil({ model, round: 1, level: "two_body_problem", labelled: round1, mode: "no_reward" });
+    const events = await distil({ words: INTERPHYRE_WORDS, model, round: 1, level: "two_body_problem", labelled: round1, mode: "no_reward" });
     const bank = foldEvents(events);
     expect([...bank.skills, ...bank.mistakes].map((e) => e.weight)).toEqual([0.5, 0.5, 0.5, 0.5]);
     const prompt = String(server!.requests[0]!.body.messages[1]!.content);
@@ -139,7 +141,7 @@ describe("evolve and replace", () => {
       ],
     };
     const badId = { ops: [...ops.ops, { op: "prune", id: "s9_9", why: "redundant" }] };
-    const events = await evolve({ model: await modelFor([json(badId), json(ops)]), round: 2, level: "two_body_problem", bank, labelled: round2 });
+    const events = await evolve({ words: INTERPHYRE_WORDS, model: await modelFor([json(badId), json(ops)]), round: 2, level: "two_body_problem", bank, labelled: round2 });
     expect(userText(3)).toMatch(/unknown bank id 's9_9'/);
     expect(String(server!.requests[2]!.body.messages[1]!.content)).toMatch(/s1_2\] skill[\s\S]*principle: uncited principle\./);
     expect(events.map((e) => e.type)).toEqual(["reweight", "merge", "revise", "add"]);
@@ -157,6 +159,7 @@ describe("evolve and replace", () => {
     const bank = foldEvents(await distilled());
     const all = [...bank.skills, ...bank.mistakes].map((e) => ({ op: "keep", id: e.id }));
     const events = await evolve({
+      words: INTERPHYRE_WORDS,
       model: await modelFor([json({ ops: all.slice(1) }), json({ ops: [...all.slice(1), { op: "prune", id: "s1_1", why: "contradicted", reason: "t6" }] })]),
       round: 2,
       level: "two_body_problem",
@@ -169,7 +172,7 @@ describe("evolve and replace", () => {
 
   it("replaces the whole bank in iterative replacement", async () => {
     const bank = foldEvents(await distilled());
-    const events = await replace({ model: await modelFor([contrastive, failures]), round: 2, level: "two_body_problem", bank, labelled: round1 });
+    const events = await replace({ words: INTERPHYRE_WORDS, model: await modelFor([contrastive, failures]), round: 2, level: "two_body_problem", bank, labelled: round1 });
     const prunes = events.filter((e) => e.type === "prune");
     expect(prunes.map((e) => e.type === "prune" && e.why)).toEqual(["replaced", "replaced", "replaced", "replaced"]);
     const after = events.reduce(applyEvent, bank);

@@ -6,6 +6,7 @@ import { NO_EVIDENCE } from "../src/store/bank-weights.ts";
 import { EMPTY_BANK, type Bank, type BankEntry, type BankEvent, type Evidence, type Mistake, type Skill } from "../src/store/bank.ts";
 import { byReward, DEFAULT_CAPS, event, idMaker, seedsOf, weigh, withCaps, type BankCaps, type EvolverMode, type Labelled } from "./evolver-labels.ts";
 import { contrastivePrompt, evolvePrompt, failuresPrompt } from "./evolver-prompt.ts";
+import type { FamilyWords } from "./family-words.ts";
 import { contrastiveSchema, evolveSchema, failuresSchema, type EntryText } from "./evolver-schema.ts";
 
 export { labelTrajectories, DEFAULT_CAPS, type BankCaps, type EvolverMode, type Labelled } from "./evolver-labels.ts";
@@ -15,6 +16,8 @@ const TOP = 5;
 
 interface Common {
   model: ChatModel;
+  /** The family's domain words for the prompts. */
+  words: FamilyWords;
   round: number;
   level: string;
   labelled: readonly Labelled[];
@@ -74,8 +77,8 @@ const distilEvents = async (o: Common, bank: Bank): Promise<BankEvent[]> => {
   const successes = ordered.filter((l) => l.trajectory.success).slice(0, TOP);
   const failures = (mode === "labelled" ? [...ordered].reverse() : ordered).filter((l) => !l.trajectory.success).slice(0, TOP);
   const known = new Set(o.labelled.map((l) => l.id));
-  const contrastive = await ask(o.model, contrastivePrompt(o.level, caps, successes, failures, mode), contrastiveSchema(known));
-  const fails = failures.length ? await ask(o.model, failuresPrompt(o.level, caps, failures, mode), failuresSchema(known)) : { mistakes: [], partial_skills: [] };
+  const contrastive = await ask(o.model, contrastivePrompt(o.words, o.level, caps, successes, failures, mode), contrastiveSchema(known));
+  const fails = failures.length ? await ask(o.model, failuresPrompt(o.words, o.level, caps, failures, mode), failuresSchema(known)) : { mistakes: [], partial_skills: [] };
   const b = new Builder(o.labelled, o.round, mode);
   const nextSkill = idMaker(bank, "s", o.round);
   const nextMistake = idMaker(bank, "m", o.round);
@@ -115,7 +118,7 @@ export const evolve = (o: Common & { bank: Bank }): Promise<BankEvent[]> =>
     const caps = o.caps ?? DEFAULT_CAPS;
     const shown = (mode === "labelled" ? byReward(o.labelled) : [...o.labelled]).slice(0, TOP);
     const known = new Set(shown.map((l) => l.id));
-    const answer = await ask(o.model, evolvePrompt(o.level, caps, o.bank, shown, mode), evolveSchema(o.bank, known));
+    const answer = await ask(o.model, evolvePrompt(o.words, o.level, caps, o.bank, shown, mode), evolveSchema(o.bank, known));
     const b = new Builder(o.labelled, o.round, mode);
     const old = new Map([...o.bank.skills, ...o.bank.mistakes].map((e) => [e.id, e] as const));
     const nextSkill = idMaker(o.bank, "s", o.round);

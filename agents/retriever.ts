@@ -23,7 +23,8 @@ export const renderSkillBlock = (bank: Bank, config: RetrieverConfig, opts: { tr
   const lines: string[] = [];
   if (skills.length > 0) {
     lines.push(
-      opts.transferred
+      // A bank of transfer entries only (hexa transfer's) is a transferred bank unless the caller says otherwise.
+      (opts.transferred ?? skills.every((s) => s.sourceType === "transfer"))
         ? "## Skills transferred from other levels (untested here: verify each by simulation before relying on it)"
         : "## Learned skills (from earlier episodes, strongest first)",
     );

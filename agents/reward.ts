@@ -1,8 +1,6 @@
-import { z } from "zod";
+import type { RewardCategory } from "../src/store/trajectory.ts";
 
 /** Trajectory reward categories (method.md §2), edges given for T = 25 and scaled with T. */
-export const RewardCategory = z.enum(["fast_success", "success", "slow_success", "exploratory_failure", "early_abandon_failure"]);
-export type RewardCategory = z.infer<typeof RewardCategory>;
 
 export interface TrajectoryReward {
   category: RewardCategory;

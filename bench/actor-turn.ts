@@ -5,10 +5,9 @@
  */
 import { ActorConfig } from "../agents/actor-config.ts";
 import { runActorEpisode } from "../agents/actor.ts";
-import { createInstance } from "../levels/interphyre/instance.ts";
+import { openInterphyreEnv } from "../levels/interphyre/task-env.ts";
 import type { AssistantTurn, ChatModel, ToolCall } from "../src/llm/chat-model.ts";
 import { readCertified } from "../src/store/certified-seeds.ts";
-import { toolSet } from "../tools/index.ts";
 
 const seedsArg = process.argv.indexOf("--seeds");
 const SEEDS = seedsArg > 0 ? Number(process.argv[seedsArg + 1]) : 10;
@@ -51,7 +50,7 @@ for (const entry of readCertified(LEVEL)!.seeds.slice(0, SEEDS)) {
   const model = new InstantModel(script);
   const t0 = performance.now();
   const t = await runActorEpisode(
-    { instance: createInstance(LEVEL, entry.seed), tools: toolSet("extended"), config: ActorConfig.parse({}), agent: "bench" },
+    { open: (maxTurns) => openInterphyreEnv({ level: LEVEL, seed: entry.seed, horizon: 2000, toolSet: "extended", maxTurns }), config: ActorConfig.parse({}), agent: "bench" },
     { model, costOf: () => 0, now: () => performance.now() },
   );
   const wall = performance.now() - t0 - model.modelMs;

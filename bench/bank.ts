@@ -13,10 +13,12 @@ import { fileURLToPath } from "node:url";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { distil, evolve } from "../agents/evolver.ts";
 import { labelTrajectories, type Labelled } from "../agents/evolver-labels.ts";
-import { runHeuristicEpisode } from "../agents/heuristic.ts";
-import { evolveHeuristic } from "../agents/heuristic-evolver.ts";
+import { placementOf } from "../levels/interphyre/action.ts";
+import { INTERPHYRE_WORDS } from "../levels/interphyre/family.ts";
+import { runHeuristicEpisode } from "../levels/interphyre/heuristic/agent.ts";
+import { evolveHeuristic } from "../levels/interphyre/heuristic/evolver.ts";
 import { renderSkillBlock, retrieve, type RetrieverConfig } from "../agents/retriever.ts";
-import type { Trajectory } from "../agents/trajectory.ts";
+import type { Trajectory } from "../src/store/trajectory.ts";
 import { listLevels } from "../levels/interphyre/index.ts";
 import { createInstance, type LevelInstance } from "../levels/interphyre/instance.ts";
 import type { AssistantTurn, ChatModel } from "../src/llm/chat-model.ts";
@@ -29,7 +31,7 @@ import { localEmbedder } from "../src/store/embedding.ts";
 
 const QUICK = process.argv.includes("--quick");
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
-const LEVEL = "down_to_earth"; // a quickstart level
+const LEVEL = "down_to_earth"; // a fast HExA level (one of the CLI tests' shared run, test/fixtures/two-levels.yaml)
 const CAPS = { skills: 10, mistakes: 5 };
 const RETRIEVER: RetrieverConfig = { topSkills: 6, topMistakes: 4 };
 const SKILLS_PER_LEVEL = QUICK ? 100 : 400;
@@ -108,7 +110,7 @@ const realTrajectories = (level: string): Trajectory[] => {
   const ts = [play(seeds[0]!), play(seeds[1]!)];
   for (const seed of seeds.slice(2, 12)) {
     const t = play(seed, 3);
-    if (!t.success && t.finalAction) return [...ts, t];
+    if (!t.success && t.action) return [...ts, t];
   }
   return [...ts, play(seeds[2]!, 3)];
 };
@@ -347,7 +349,7 @@ try {
   const trajectories = realTrajectories(LEVEL);
   const labelled: Labelled[] = labelTrajectories(trajectories, ["t1", "t2", "t3"]);
   const inst0 = createInstance(LEVEL, trajectories[0]!.seed);
-  const a = trajectories[0]!.finalAction!;
+  const a = placementOf(trajectories[0]!.action)!;
   const goalObj = inst0.scene[inst0.goal[0]]!;
   const bank = fullBank(inst0, { dx: a.x - goalObj.x, dy: a.y - goalObj.y, radius: a.radius });
   const outcome = trajectories.map((t) => (t.success ? `ok/${t.steps.length}` : `fail/${t.steps.length}`)).join(", ");
@@ -358,16 +360,16 @@ try {
   rows1.push(sample("heuristic evolver, distil into empty bank", N.update, () => evolveHeuristic({ round: 0, level: LEVEL, bank: EMPTY_BANK, labelled, instanceOf, caps: CAPS })));
   rows1.push({ what: "heuristic update inside the quickstart run", n: qs.commits.length, samples: qs.commits, total: qs.commits.reduce((s, x) => s + x, 0), note: "from bank-events.jsonl commits; the slowest is round 0 (cold JIT)" });
   const ids = labelled.map((l) => l.id);
-  const evolveOut = await evolve({ model: instantModel([evolveAnswer(bank, ids)]), round: 5, level: LEVEL, bank, labelled, caps: CAPS });
+  const evolveOut = await evolve({ words: INTERPHYRE_WORDS, model: instantModel([evolveAnswer(bank, ids)]), round: 5, level: LEVEL, bank, labelled, caps: CAPS });
   if (evolveOut.some((e) => e.type === "evolver_failure")) throw new Error(`bench: the scripted evolve answer was refused: ${JSON.stringify(evolveOut[0])}`);
-  rows1.push(await sampleAsync("LLM evolve bookkeeping, instant model", N.update, () => evolve({ model: instantModel([evolveAnswer(bank, ids)]), round: 5, level: LEVEL, bank, labelled, caps: CAPS }), { note: `prompt + validation + events → ${kinds(evolveOut)}` }));
+  rows1.push(await sampleAsync("LLM evolve bookkeeping, instant model", N.update, () => evolve({ words: INTERPHYRE_WORDS, model: instantModel([evolveAnswer(bank, ids)]), round: 5, level: LEVEL, bank, labelled, caps: CAPS }), { note: `prompt + validation + events → ${kinds(evolveOut)}` }));
   const distilAnswers = () => [
     { skills: [1, 2, 3, 4, 5].map((i) => skillText(`Skill ${i}`, ids.slice(0, 1 + (i % 2)))) },
     { mistakes: [1, 2, 3].map((i) => mistakeText(i, [ids[2]!])), partial_skills: [skillText("Partial", [ids[2]!])] },
   ];
-  const distilOut = await distil({ model: instantModel(distilAnswers()), round: 0, level: LEVEL, labelled, caps: CAPS });
+  const distilOut = await distil({ words: INTERPHYRE_WORDS, model: instantModel(distilAnswers()), round: 0, level: LEVEL, labelled, caps: CAPS });
   if (distilOut.some((e) => e.type === "evolver_failure")) throw new Error(`bench: the scripted distil answers were refused: ${JSON.stringify(distilOut[0])}`);
-  rows1.push(await sampleAsync("LLM distil bookkeeping, instant model", N.update, () => distil({ model: instantModel(distilAnswers()), round: 0, level: LEVEL, labelled, caps: CAPS }), { note: `2 passes → ${kinds(distilOut)}` }));
+  rows1.push(await sampleAsync("LLM distil bookkeeping, instant model", N.update, () => distil({ words: INTERPHYRE_WORDS, model: instantModel(distilAnswers()), round: 0, level: LEVEL, labelled, caps: CAPS }), { note: `2 passes → ${kinds(distilOut)}` }));
   const big = overCap(bank);
   rows1.push(sample("capEvents, 20+10 → 10+5", N.micro, () => capEvents(big, CAPS, 5), { note: `${capEvents(big, CAPS, 5).length} prunes` }));
   const rng = createRng(7);

@@ -6,7 +6,7 @@
  */
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { runHeuristicEpisode } from "../agents/heuristic.ts";
+import { runHeuristicEpisode } from "../levels/interphyre/heuristic/agent.ts";
 import { createInstance } from "../levels/interphyre/instance.ts";
 import { createRng } from "../src/sim/rng.ts";
 import { readCertified } from "../src/store/certified-seeds.ts";

@@ -4,9 +4,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
+import { runLlmEpisode, type LlmAgent } from "../agents/run-episode.ts";
 import { ActorConfig } from "../agents/actor-config.ts";
-import { runEpisode, type AgentName } from "../agents/run-episode.ts";
-import { Trajectory } from "../agents/trajectory.ts";
+import { INTERPHYRE_WORDS } from "../levels/interphyre/family.ts";
+import { openInterphyreEnv } from "../levels/interphyre/task-env.ts";
+import { Trajectory } from "../src/store/trajectory.ts";
 import { createInstance } from "../levels/interphyre/instance.ts";
 import { usageRecord } from "../src/llm/accounting.ts";
 import { LlmConfig } from "../src/llm/config.ts";
@@ -27,7 +29,7 @@ afterEach(async () => {
   server = undefined;
 });
 
-const episode = async (script: ScriptItem[], opts: { agent?: AgentName; maxTurns?: number; cacheDir?: string; audit?: string[]; streaming?: boolean } = {}) => {
+const episode = async (script: ScriptItem[], opts: { agent?: LlmAgent; maxTurns?: number; cacheDir?: string; audit?: string[]; streaming?: boolean } = {}) => {
   server ??= await startFakeOpenAI();
   server.push(...script);
   const llm = LlmConfig.parse({
@@ -36,14 +38,15 @@ const episode = async (script: ScriptItem[], opts: { agent?: AgentName; maxTurns
   });
   const audit = opts.audit;
   const model = createRoleModel("actor", llm, { env: {}, sleep: async () => {}, ...(audit ? { auditSink: (l: string) => void audit.push(l) } : {}) });
-  const t = await runEpisode({
-    agent: opts.agent ?? "react",
-    instance,
-    config: ActorConfig.parse({ maxTurns: opts.maxTurns ?? 25 }),
-    model,
-    costOf: (turn) => usageRecord("actor", turn, llm.prices).costUsd,
-    now: () => 0,
-  });
+  const t = await runLlmEpisode(
+    {
+      agent: opts.agent ?? "react",
+      open: (maxTurns) => openInterphyreEnv({ level: instance.level, seed: instance.seed, horizon: 2000, toolSet: "extended", maxTurns }),
+      words: INTERPHYRE_WORDS,
+      config: ActorConfig.parse({ maxTurns: opts.maxTurns ?? 25 }),
+    },
+    { model, costOf: (turn) => usageRecord("actor", turn, llm.prices).costUsd, now: () => 0 },
+  );
   return Trajectory.parse(t);
 };
 

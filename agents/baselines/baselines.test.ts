@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { createInstance } from "../../levels/interphyre/instance.ts";
 import { readCertified } from "../../src/store/certified-seeds.ts";
-import { toolSet } from "../../tools/index.ts";
+import { INTERPHYRE_WORDS } from "../../levels/interphyre/family.ts";
+import { openInterphyreEnv } from "../../levels/interphyre/task-env.ts";
 import { call, ScriptedModel, type Scripted } from "../../test/support/scripted-model.ts";
 import { ActorConfig } from "../actor-config.ts";
 import { runDirect } from "./direct.ts";
@@ -12,7 +13,10 @@ const [sx, sy, sr] = certified.solution;
 const solution = { x: sx, y: sy, radius: sr };
 const miss = { x: -4.3, y: 4.3, radius: 0.1 };
 const instance = createInstance("down_to_earth", certified.seed);
-const spec = { instance, tools: toolSet("paper"), config: ActorConfig.parse({}) };
+const spec = {
+  open: (maxTurns: number) => openInterphyreEnv({ level: instance.level, seed: instance.seed, horizon: 2000, toolSet: "paper", maxTurns }),
+  config: ActorConfig.parse({}),
+};
 const ports = (model: ScriptedModel) => ({ model, costOf: () => 0, now: () => 0 });
 const probes = (n: number): Scripted[] => Array.from({ length: n }, () => ({ text: "probe", toolCalls: [call("simulate_action", miss)] }));
 
@@ -30,7 +34,7 @@ describe("Reflexion", () => {
   it("reflects after a failed trial and puts the reflection in the next trial's prompt", async () => {
     const reflection = "I dropped a tiny ball in the corner. It never reached the ball. Next, push the green ball off the platform edge. Extra sentence four. Five. Six is cut.";
     const model = new ScriptedModel([...probes(12), { text: reflection }, { toolCalls: [call("simulate_action", solution)] }]);
-    const t = await runReflexion(spec, ports(model));
+    const t = await runReflexion(spec, ports(model), INTERPHYRE_WORDS);
     expect(t).toMatchObject({ agent: "reflexion", success: true, stopReason: "success", turns: 13, maxTurns: 24 });
     expect(t.steps.map((s) => s.turn)).toEqual(Array.from({ length: 13 }, (_, i) => i + 1));
     expect(t.usage.calls).toBe(14);
@@ -46,10 +50,14 @@ describe("Reflexion", () => {
 
   it("spends at most K × 12 turns and carries nothing across seeds", async () => {
     const model = new ScriptedModel([...probes(12), { text: "Reflection one." }, ...probes(12)]);
-    const t = await runReflexion(spec, ports(model));
+    const t = await runReflexion(spec, ports(model), INTERPHYRE_WORDS);
     expect(t).toMatchObject({ success: false, turns: 24, maxTurns: 24, stopReason: "budget" });
     const other = new ScriptedModel([{ toolCalls: [call("finish", miss)] }, { text: "r" }, { toolCalls: [call("finish", miss)] }]);
-    await runReflexion({ ...spec, instance: createInstance("down_to_earth", certified.seed + 1) }, ports(other));
+    await runReflexion(
+      { ...spec, open: (maxTurns: number) => openInterphyreEnv({ level: "down_to_earth", seed: certified.seed + 1, horizon: 2000, toolSet: "paper", maxTurns }) },
+      ports(other),
+      INTERPHYRE_WORDS,
+    );
     expect(other.received[0]!.messages[0]!.content).not.toContain("Reflection one.");
   });
 
@@ -60,7 +68,7 @@ describe("Reflexion", () => {
 
   it("ends with stopReason error when the reflection call fails", async () => {
     const model = new ScriptedModel([...probes(12), new Error("endpoint down after retries")]);
-    const t = await runReflexion(spec, ports(model));
+    const t = await runReflexion(spec, ports(model), INTERPHYRE_WORDS);
     expect(t).toMatchObject({ stopReason: "error", error: expect.stringMatching(/reflection call failed: endpoint down/) });
     expect(t.steps).toHaveLength(12);
   });

@@ -1,5 +1,5 @@
 import { runActorEpisode, type EpisodePorts, type EpisodeSpec } from "../actor.ts";
-import type { Trajectory } from "../trajectory.ts";
+import type { Trajectory } from "../../src/store/trajectory.ts";
 
 /** Direct (method.md §7): peek once, then commit — two turns at most. */
 export const DIRECT_TURNS = 2;

@@ -1,5 +1,5 @@
 import { runActorEpisode, type EpisodePorts, type EpisodeSpec } from "../actor.ts";
-import type { Trajectory } from "../trajectory.ts";
+import type { Trajectory } from "../../src/store/trajectory.ts";
 
 /** ReAct (method.md §7): the plain tool loop, no memory; every seed is independent. */
 export const runReact = (spec: Omit<EpisodeSpec, "agent" | "skillPrefix" | "reflections">, ports: EpisodePorts): Promise<Trajectory> =>

@@ -1,11 +1,12 @@
 import { runActorEpisode, type EpisodePorts, type EpisodeSpec } from "../actor.ts";
-import { callUsage, countedTurns, NO_USAGE, sumUsage, type Trajectory } from "../trajectory.ts";
+import type { FamilyWords } from "../family-words.ts";
+import { callUsage, countedTurns, NO_USAGE, sumUsage, type Trajectory } from "../../src/store/trajectory.ts";
 
 /** Reflexion (method.md §7): K trials per seed, a reflection after each failed trial, nothing across seeds. */
 export const REFLEXION = { trials: 2, turnsPerTrial: 12, maxSentences: 5, maxReflections: 3 } as const;
 
-const REFLECT_PROMPT =
-  `You failed a physics puzzle attempt. Write a reflection of at most ${REFLEXION.maxSentences} sentences: what you tried, the concrete ` +
+const reflectPrompt = (task: string) =>
+  `You failed a ${task} attempt. Write a reflection of at most ${REFLEXION.maxSentences} sentences: what you tried, the concrete ` +
   "physical reason it failed, and one next action to try. No preamble.";
 
 /** At most `n` sentences of the model's reflection. */
@@ -14,11 +15,11 @@ export const firstSentences = (text: string, n: number): string =>
 
 const summary = (t: Trajectory): string =>
   [
-    `Puzzle ${t.level} seed ${t.seed}; result: failure after ${t.steps.length} turns.`,
+    `Level ${t.level} seed ${t.seed}; result: failure after ${t.steps.length} turns.`,
     ...t.steps.slice(-8).map((s) => `Turn ${s.turn}: ${s.tool} ${JSON.stringify(s.args)} -> ${s.observation.slice(0, 300)}`),
   ].join("\n");
 
-export const runReflexion = async (spec: Omit<EpisodeSpec, "agent" | "skillPrefix" | "reflections">, ports: EpisodePorts): Promise<Trajectory> => {
+export const runReflexion = async (spec: Omit<EpisodeSpec, "agent" | "skillPrefix" | "reflections">, ports: EpisodePorts, words: FamilyWords): Promise<Trajectory> => {
   const started = ports.now();
   const reflections: string[] = [];
   let reflectionError: string | undefined;
@@ -34,7 +35,7 @@ export const runReflexion = async (spec: Omit<EpisodeSpec, "agent" | "skillPrefi
     try {
       const r = await ports.model.invoke(
         [
-          { role: "system", content: REFLECT_PROMPT },
+          { role: "system", content: reflectPrompt(words.task) },
           { role: "user", content: summary(trial) },
         ],
         [],

@@ -1,13 +1,17 @@
 import { writeFileSync } from "node:fs";
 import type { Argv, CommandModule } from "yargs";
-import { ActorConfig } from "../../agents/actor-config.ts";
-import { AGENTS, budgetOf, runEpisode, type AgentName } from "../../agents/run-episode.ts";
-import type { TrajectoryStep } from "../../agents/trajectory.ts";
-import { createInstance, parseSeed } from "../../levels/interphyre/instance.ts";
-import { getLevel } from "../../levels/interphyre/index.ts";
+import { budgetOf } from "../../agents/run-episode.ts";
+import type { TrajectoryStep } from "../store/trajectory.ts";
+import { parseSeed } from "../../levels/interphyre/instance.ts";
 import { priceOf, usageRecord } from "../llm/accounting.ts";
 import { LlmConfig } from "../llm/config.ts";
 import { ConfigError } from "../errors.ts";
+import { playEpisode } from "../loop/play.ts";
+import { parseRunConfig, RUN_AGENTS, type RunAgent } from "../loop/run-config.ts";
+import { EMPTY_BANK } from "../store/bank.ts";
+import { allFamilies, familyIds, getFamily } from "./families.ts";
+import { toolProgressView } from "./tool-progress.ts";
+import { assertWritable } from "./write-file.ts";
 
 const oneLine = (s: string, max: number) => {
   const flat = s.replace(/\s+/g, " ").trim();
@@ -25,26 +29,53 @@ export const episodeCommand: CommandModule = {
     y
       .positional("level", { type: "string", demandOption: true })
       .option("seed", { type: "string", demandOption: true, describe: "level seed (non-negative integer)" })
-      .option("agent", { choices: AGENTS, default: "react" as AgentName, describe: "heuristic needs no model" })
+      .option("family", { choices: familyIds(), default: "interphyre", describe: "the level family of LEVEL" })
+      .option("agent", { choices: RUN_AGENTS.filter((a) => a !== "hexa"), default: "react" as RunAgent, describe: "heuristic needs no model" })
       .option("model", { type: "string", describe: "model name (actor role)" })
       .option("base-url", { type: "string", describe: "OpenAI-compatible endpoint (else OPENAI_BASE_URL)" })
       .option("api-key", { type: "string", describe: "API key (else OPENAI_API_KEY)" })
       .option("max-turns", { type: "number", default: 25, describe: "turn budget T" })
-      .option("horizon", { type: "number", default: 2000, describe: "rollout horizon in steps" })
-      .option("tool-set", { choices: ["paper", "extended"], default: "extended" })
+      .option("horizon", { type: "number", default: 2000, describe: "rollout horizon in steps (interphyre)" })
+      .option("tool-set", { choices: ["paper", "extended"], default: "extended", describe: "interphyre's tool set" })
+      .option("train-steps", { type: "number", describe: "reward-search: env steps of a train_policy call (default: a quarter of the task's budget)" })
+      .option("finish-steps", { type: "number", describe: "reward-search: env steps of the scored training (default: the task's budget)" })
       .option("stream", { type: "boolean", default: false, describe: "stream the model's answers" })
       .option("cache-dir", { type: "string", describe: "answer identical requests from this response cache" })
       .option("audit-log", { type: "string", describe: "append one JSON line per model call here" })
       .option("out", { type: "string", describe: "write the trajectory as JSON" }),
   handler: async (argv) => {
-    const level = getLevel(String(argv.level)).id;
-    const instance = createInstance(level, parseSeed(argv.seed, "--seed"));
-    const parsed = ActorConfig.safeParse({ maxTurns: argv["max-turns"], horizon: argv.horizon, toolSet: argv["tool-set"] });
-    if (!parsed.success) {
-      const i = parsed.error.issues[0]!;
-      throw new ConfigError(`--${String(i.path[0]).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: ${i.message}`);
+    // Before any (paid) play: an output path that cannot be written loses nothing yet.
+    if (argv.out) assertWritable("out", String(argv.out));
+    const family = getFamily(String(argv.family));
+    family.checkLevel(String(argv.level));
+    const level = String(argv.level);
+    const seed = parseSeed(argv.seed, "--seed");
+    const slice =
+      family.id === "interphyre"
+        ? { interphyre: { horizon: argv.horizon, toolSet: argv["tool-set"] } }
+        : {
+            [family.config.key]: {
+              ...(argv["train-steps"] === undefined ? {} : { trainSteps: argv["train-steps"] }),
+              ...(argv["finish-steps"] === undefined ? {} : { finishSteps: argv["finish-steps"] }),
+            },
+          };
+    let cfg;
+    try {
+      cfg = parseRunConfig({ family: family.id, levels: [level], agent: argv.agent, actor: { maxTurns: argv["max-turns"] }, ...slice }, "hexa episode", allFamilies());
+    } catch (e) {
+      // Name the flag, not the config key it fills.
+      throw new ConfigError(
+        (e as Error).message
+          .replace(/^hexa episode: /, "")
+          .replace(/actor\.maxTurns/g, "--max-turns")
+          .replace(/interphyre\.horizon/g, "--horizon")
+          .replace(/interphyre\.toolSet/g, "--tool-set")
+          .replace(/rewardSearch\.trainSteps/g, "--train-steps")
+          .replace(/rewardSearch\.finishSteps/g, "--finish-steps")
+          .replace(/; see hexa run --print-config for its default and meaning/g, ""),
+      );
     }
-    const agent = argv.agent as AgentName;
+    const agent = argv.agent as RunAgent;
     const flags: Record<string, string> = { model: "--model", baseURL: "--base-url", apiKey: "--api-key", cacheDir: "--cache-dir", auditLog: "--audit-log" };
     const llmParsed = LlmConfig.safeParse({
       actor: {
@@ -72,15 +103,21 @@ export const episodeCommand: CommandModule = {
     // Loaded only when a model is used: langchain costs about a second of start-up.
     const model = agent === "heuristic" ? undefined : (await import("../llm/role-model.ts")).createRoleModel("actor", llm, { env: process.env });
     const label = agent === "heuristic" ? "heuristic (no LLM)" : `${agent} with ${llm.actor.model}`;
-    process.stderr.write(`${level} seed ${instance.seed}: ${label}, ${budgetOf(agent, parsed.data.maxTurns)} turns\n`);
-    const t = await runEpisode({
+    process.stderr.write(`${level} seed ${seed}: ${label}, ${budgetOf(agent, cfg.actor.maxTurns)} turns\n`);
+    const trainings = toolProgressView(process.stderr);
+    const { trajectory: t } = await playEpisode(family, {
+      task: { level, seed },
       agent,
-      instance,
-      config: parsed.data,
+      config: cfg,
+      bank: EMPTY_BANK,
       ...(model ? { model } : {}),
       costOf: (turn) => usageRecord("actor", turn, llm.prices).costUsd,
       now: () => performance.now(),
-      onStep: (s) => process.stderr.write(progressLine(s)),
+      onStep: (s) => {
+        trainings.stop();
+        process.stderr.write(progressLine(s));
+      },
+      onToolProgress: (p) => trainings.update(p),
     });
     if (argv.out) writeFileSync(String(argv.out), `${JSON.stringify(t, null, 2)}\n`);
     const priced = agent === "heuristic" || priceOf(llm.prices, t.model) !== undefined;

@@ -1,6 +1,8 @@
 import type { Argv, CommandModule } from "yargs";
 import { DEFAULT_BUDGET } from "../../levels/interphyre/certify.ts";
 import { getLevel, listLevels } from "../../levels/interphyre/index.ts";
+import { getTask } from "../../levels/reward-search/index.ts";
+import { familyIds, getFamily } from "./families.ts";
 import { ConfigError } from "../errors.ts";
 import { runCertification } from "./certify-runner.ts";
 import { checkScenesCommand } from "./check-scenes.ts";
@@ -54,8 +56,18 @@ const shortDescription = (text: string, max = 100) => {
 
 const list: CommandModule = {
   command: "list",
-  describe: "the levels: goal pair, certified seeds, a short description",
-  handler: () => {
+  describe: "the levels: goal pair, certified seeds, a short description (--family reward-search: the tasks)",
+  builder: (y: Argv) => y.option("family", { choices: familyIds(), default: "interphyre" }),
+  handler: (argv) => {
+    if (argv.family !== "interphyre") {
+      const family = getFamily(String(argv.family));
+      process.stdout.write(`${family.title}\n${"task".padEnd(26)} ${"solved at F ≥".padStart(13)}  description\n`);
+      for (const id of family.listLevels()) {
+        const t = getTask(id);
+        process.stdout.write(`${id.padEnd(26)} ${String(t.fitness.solved).padStart(13)}  ${shortDescription(t.title, 110)}\n`);
+      }
+      return;
+    }
     process.stdout.write(`${"level".padEnd(20)} ${"goal (3 s contact)".padEnd(30)} ${"seeds".padStart(5)}  description\n`);
     for (const id of listLevels()) {
       const def = getLevel(id);

@@ -48,6 +48,7 @@ export const updateBank = async (u: UpdateRequest): Promise<BankEvent[]> => {
   if (!u.evolverModel) throw new InvariantError("evolver: llm without an evolver model; the CLI should have built one");
   const common = {
     model: u.evolverModel,
+    words: u.family.words,
     round: u.round,
     level: u.level,
     labelled: u.labelled,

@@ -1,8 +1,10 @@
+import type { z } from "zod";
 import type { Labelled } from "../../agents/evolver-labels.ts";
-import type { Trajectory, TrajectoryStep } from "../../agents/trajectory.ts";
-import type { AssistantTurn, ChatModel } from "../llm/chat-model.ts";
-import type { Bank, BankEvent } from "../store/bank.ts";
-import type { RunConfig, RunAgent } from "./run-config.ts";
+import type { FamilyWords } from "../../agents/family-words.ts";
+import type { TaskEnv, ToolProgress } from "../../agents/task-env.ts";
+import type { Trajectory, TrajectoryStep } from "../store/trajectory.ts";
+import type { Bank, BankEntry, BankEvent } from "../store/bank.ts";
+import type { RunConfig } from "./run-config.ts";
 
 /** One task of a family: a level at a seed. */
 export interface Task {
@@ -10,38 +12,76 @@ export interface Task {
   seed: number;
 }
 
-export interface PlayRequest {
+/** What the family's heuristic (non-LLM) agent gets for one episode. */
+export interface HeuristicPlayRequest {
   task: Task;
-  agent: RunAgent;
   config: RunConfig;
-  /** The bank the episode may draw on (the retriever's top-M / top-N is taken from it); empty for baselines. */
-  bank: Bank;
-  model?: ChatModel;
-  costOf: (turn: AssistantTurn) => number;
+  /** The retriever's top-M / top-N of the level's bank (empty without one): the heuristic reads its payloads. */
+  shown: Bank;
   now: () => number;
   onStep?: (step: TrajectoryStep) => void;
+  onToolProgress?: (p: ToolProgress) => void;
 }
 
-export interface Played {
-  trajectory: Trajectory;
-  /** Ids of the bank entries put in front of the agent. */
-  retrieved: string[];
+export interface HeuristicEvolveRequest {
+  round: number;
+  level: string;
+  bank: Bank;
+  labelled: readonly Labelled[];
+  caps: { skills: number; mistakes: number };
+}
+
+export interface HeuristicSynthesisRequest {
+  target: string;
+  sources: readonly { level: string; bank: Bank }[];
+}
+
+/** Synthesised entries (ids fresh, sourceType "transfer") and, per entry, the (level, id) source entries it cites. */
+export interface HeuristicSynthesis {
+  entries: BankEntry[];
+  citations: Record<string, { level: string; id: string }[]>;
 }
 
 /**
- * What the round loop needs from a level family (issue 5): tasks, their factual description, how to play one
- * and, optionally, a non-LLM evolver. The loop knows nothing else of physics, so a family whose actions are
- * reward code and whose tools train policies fits without changing the loop, the bank or the evolver.
+ * The seam between the generic method and a level family (issue 10 §1). The loop, the bank, the evolver, the
+ * retriever and the LLM agents (ReAct actor, Direct, Reflexion) know only this: a family supplies its levels
+ * and seeds, the factual description, its action's schema and renderer, its tools (through `openEnv`), the
+ * domain words of the prompts, its slice of the run config, and optionally its non-LLM agent and evolver.
  */
 export interface LevelFamily {
   id: string;
+  /** One line for listings and errors. */
+  title: string;
+  listLevels(): string[];
   /** Throws a ConfigError naming the level and the known ones. */
   checkLevel(level: string): void;
   /** The family's vetted seeds of a level, in a fixed order (the stream, offline and held-out sets are cut from it). */
   seedsOf(level: string): number[];
-  /** The factual scene description shown to evolvers and synthesisers. */
+  /** The factual description shown to evolvers and synthesisers. */
   describe(level: string): string;
-  play(req: PlayRequest): Promise<Played>;
+  /** The names of the things a level's text may speak of (scene objects, observation fields): the transfer audit's object check; absent: skipped. */
+  objectsOf?(level: string): string[];
+  /** The action an episode commits (Trajectory.action), validated by this schema. */
+  action: z.ZodType;
+  words: FamilyWords;
+  /** The family's slice of RunConfig, under `key` (e.g. `interphyre: {horizon, toolSet}`); every field defaulted. */
+  config: { key: string; schema: z.ZodObject };
+  /** A fresh instance of a task for a generic agent: its prompt text, tools and finish rule. */
+  openEnv(task: Task, config: RunConfig, maxTurns: number): Promise<TaskEnv>;
+  /** The non-LLM agent (agent: heuristic), labelled as such in its trajectories; absent when the family has none. */
+  playHeuristic?(req: HeuristicPlayRequest): Promise<Trajectory>;
   /** The heuristic evolver's update (same contract as the LLM evolver); absent when the family has none. */
-  evolveHeuristic?(o: { round: number; level: string; bank: Bank; labelled: readonly Labelled[]; caps: { skills: number; mistakes: number } }): BankEvent[];
+  evolveHeuristic?(o: HeuristicEvolveRequest): BankEvent[];
+  /**
+   * The non-LLM transfer synthesiser (issue 11, method.md §6): source banks (with their levels) and the target
+   * level → the target bank's entries, each citing the source entries it maps (level, id). Absent when the
+   * family has none; the LLM synthesiser (agents/) works for every family.
+   */
+  synthesiseHeuristic?(o: HeuristicSynthesisRequest): HeuristicSynthesis;
+  /** Releases what the family started (trainer processes, workers); the CLI calls it when a command ends. */
+  close?(): Promise<void>;
 }
+
+/** The family's config slice as parsed (defaults applied) from a run config. */
+export const familyConfig = <S extends z.ZodObject>(config: RunConfig, slice: { key: string; schema: S }): z.infer<S> =>
+  slice.schema.parse((config as Record<string, unknown>)[slice.key] ?? {});

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { ConfigError } from "../errors.ts";
@@ -48,12 +49,17 @@ describe("RunConfig", () => {
 
 const family = (seeds: number[]): LevelFamily => ({
   id: "toy",
+  title: "toy",
+  listLevels: () => ["toy"],
   checkLevel: (l) => {
     if (l !== "toy") throw new ConfigError(`unknown level '${l}'; known: toy`);
   },
   seedsOf: () => seeds,
   describe: () => "",
-  play: () => Promise.reject(new Error("not played here")),
+  action: z.unknown(),
+  words: { task: "toy task", solvesBy: "guessing", numbers: "numbers", renderAction: String },
+  config: { key: "toy", schema: z.strictObject({}) },
+  openEnv: () => Promise.reject(new Error("not played here")),
 });
 
 describe("schedule", () => {

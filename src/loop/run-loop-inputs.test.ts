@@ -11,7 +11,7 @@ import { readCertified } from "../store/certified-seeds.ts";
 import { readOfflineTrajectories } from "../store/offline-trajectories.ts";
 import { RunDir } from "../store/run-dir.ts";
 import { readShippedBanks } from "../store/shipped-bank.ts";
-import { interphyreFamily } from "./families/interphyre.ts";
+import { interphyreFamily } from "../../levels/interphyre/family.ts";
 import { heldOutSeeds, learnedSeeds, readRunState } from "./evaluate.ts";
 import { parseRunConfig, runConfigYaml, type RunConfig } from "./run-config.ts";
 import { runLoop } from "./run-loop.ts";

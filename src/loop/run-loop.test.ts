@@ -8,7 +8,7 @@ import { applyEvent, EMPTY_BANK, foldEvents, type Bank, type BankEntry, type Ban
 import { readCertified } from "../store/certified-seeds.ts";
 import { episodeId, RunDir } from "../store/run-dir.ts";
 import type { BankSnapshot, EpisodeRecord, UsageLine } from "../store/run-records.ts";
-import { interphyreFamily } from "./families/interphyre.ts";
+import { interphyreFamily } from "../../levels/interphyre/family.ts";
 import type { Metrics } from "./metrics.ts";
 import { parseRunConfig, runConfigYaml, type RunConfig } from "./run-config.ts";
 import { runLoop } from "./run-loop.ts";

@@ -17,6 +17,10 @@ const common = {
   weight: z.number().min(0).max(1),
   parents: z.array(z.string()).default([]),
   evidence: Evidence,
+  payload: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe("a family's machine-readable form of the entry (the Interphyre heuristic's placement region); never shown to a model"),
 };
 
 export const Skill = z.object({

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Trajectory } from "../../agents/trajectory.ts";
+import { Trajectory } from "./trajectory.ts";
 import { ConfigError } from "../errors.ts";
 import { readJsonl } from "./jsonl.ts";
 import { existsSync } from "node:fs";

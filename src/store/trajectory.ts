@@ -12,7 +12,9 @@ export const TrajectoryStep = z.object({
 });
 export type TrajectoryStep = z.infer<typeof TrajectoryStep>;
 
-export const ActionRecord = z.object({ x: z.number(), y: z.number(), radius: z.number() });
+/** The r(τ) categories of method.md §2 (agents/reward.ts maps an episode to one); stored with each episode. */
+export const RewardCategory = z.enum(["fast_success", "success", "slow_success", "exploratory_failure", "early_abandon_failure"]);
+export type RewardCategory = z.infer<typeof RewardCategory>;
 
 export const StopReason = z.enum(["success", "finish", "budget", "error"]);
 export type StopReason = z.infer<typeof StopReason>;
@@ -26,9 +28,11 @@ export const EpisodeUsage = z.object({
 });
 export type EpisodeUsage = z.infer<typeof EpisodeUsage>;
 
-/** An episode's full record (schema-versioned, parsed on read): what the evolver learns from. */
-export const Trajectory = z.object({
-  schemaVersion: z.literal(1),
+/** Version 2 (issue 10): the family's `action` replaced version 1's Interphyre-shaped `finalAction {x, y, radius}`. */
+export const TRAJECTORY_SCHEMA_VERSION = 2;
+
+const TrajectoryV2 = z.object({
+  schemaVersion: z.literal(TRAJECTORY_SCHEMA_VERSION),
   level: z.string(),
   seed: z.number().int(),
   agent: z.string().describe("react | direct | reflexion | hexa | heuristic (no LLM)"),
@@ -36,14 +40,22 @@ export const Trajectory = z.object({
   success: z.boolean(),
   turns: z.number().int().describe("turns used; an unsolved episode counts the whole budget"),
   maxTurns: z.number().int(),
-  finalAction: ActionRecord.nullable(),
+  action: z.unknown().describe("the committed or auto-finished action in the family's own shape (validated by its action schema); null when none"),
+  score: z.number().optional().describe("the family's continuous outcome of the committed action, where it has one (reward search: F of the final policy)"),
   steps: z.array(TrajectoryStep),
   usage: EpisodeUsage,
   wallMs: z.number(),
   stopReason: StopReason,
   error: z.string().optional(),
 });
-export type Trajectory = z.infer<typeof Trajectory>;
+
+/** Reads both versions: a version-1 record (run directories and shipped files made before issue 10) is lifted to version 2. */
+export const Trajectory = z.preprocess((raw) => {
+  if (raw === null || typeof raw !== "object" || (raw as { schemaVersion?: unknown }).schemaVersion !== 1) return raw;
+  const { finalAction, ...rest } = raw as Record<string, unknown>;
+  return { ...rest, schemaVersion: TRAJECTORY_SCHEMA_VERSION, action: finalAction ?? null };
+}, TrajectoryV2);
+export type Trajectory = z.infer<typeof TrajectoryV2>;
 
 export const NO_USAGE: EpisodeUsage = { input: 0, output: 0, cached: 0, calls: 0, costUsd: 0 };
 

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { createInstance } from "../levels/interphyre/instance.ts";
-import { createRng } from "../src/sim/rng.ts";
-import { readCertified } from "../src/store/certified-seeds.ts";
-import { HeuristicHint, runHeuristicEpisode } from "./heuristic.ts";
-import { Trajectory } from "./trajectory.ts";
+import { placementOf } from "../action.ts";
+import { createInstance } from "../instance.ts";
+import { createRng } from "../../../src/sim/rng.ts";
+import { readCertified } from "../../../src/store/certified-seeds.ts";
+import { HeuristicHint, runHeuristicEpisode } from "./agent.ts";
+import { Trajectory } from "../../../src/store/trajectory.ts";
 
 /** A fake clock: tool times are then deterministic too, so whole trajectories compare equal. */
 const ticking = () => {
@@ -33,7 +34,7 @@ const expectConsistent = (t: Trajectory) => {
       break;
     case "finish":
       expect(last.tool).toBe("finish");
-      expect(t.finalAction).toEqual(last.args);
+      expect(t.action).toEqual(last.args);
       break;
     case "budget":
       expect(t.success).toBe(false);
@@ -79,7 +80,7 @@ describe("runHeuristicEpisode", () => {
   it("takes region offsets relative to the named object, and keeps out of avoid regions", () => {
     const { seed } = certified("two_body_problem")[0]!;
     const plain = run("two_body_problem", seed);
-    const won = plain.finalAction!;
+    const won = placementOf(plain.action)!;
     const green = createInstance("two_body_problem", seed).scene.green_ball!;
     const around = (c: number): [number, number] => [c - 0.5, c + 0.5];
     const avoid: HeuristicHint = { kind: "avoid", relativeTo: "green_ball", dx: around(won.x - green.x), dy: around(won.y - green.y), weight: 5 };

@@ -1,17 +1,17 @@
 import { z } from "zod";
-import type { LevelInstance } from "../levels/interphyre/instance.ts";
-import { HEXA_HARNESS_HORIZON_STEPS } from "../src/sim/constants.ts";
-import { checkPlacement } from "../src/sim/placement.ts";
-import type { Rng } from "../src/sim/rng.ts";
-import type { Action } from "../src/sim/simulation.ts";
-import { callTool, ToolSession, type ToolOutcome } from "../tools/define-tool.ts";
-import { toolSet } from "../tools/index.ts";
-import { genericCandidates, type Candidate } from "./heuristic-candidates.ts";
-import { hintCandidates, type HeuristicHint } from "./heuristic-hints.ts";
-import { goalGap, nearMissScore, Search } from "./heuristic-search.ts";
-import { countedTurns, NO_USAGE, type StopReason, type Trajectory, type TrajectoryStep } from "./trajectory.ts";
+import type { LevelInstance } from "../instance.ts";
+import { HEXA_HARNESS_HORIZON_STEPS } from "../../../src/sim/constants.ts";
+import { checkPlacement } from "../../../src/sim/placement.ts";
+import type { Rng } from "../../../src/sim/rng.ts";
+import type { Action } from "../../../src/sim/simulation.ts";
+import { callTool, ToolSession, type ToolOutcome } from "../../../tools/define-tool.ts";
+import { toolSet } from "../../../tools/index.ts";
+import { genericCandidates, type Candidate } from "./candidates.ts";
+import { hintCandidates, type HeuristicHint } from "./hints.ts";
+import { goalGap, nearMissScore, Search } from "./search.ts";
+import { countedTurns, NO_USAGE, TRAJECTORY_SCHEMA_VERSION, type StopReason, type Trajectory, type TrajectoryStep } from "../../../src/store/trajectory.ts";
 
-export { HeuristicHint } from "./heuristic-hints.ts";
+export { HeuristicHint } from "./hints.ts";
 
 const HEURISTIC_AGENT = "heuristic (no LLM)";
 const HEURISTIC_MODEL = "none (heuristic)";
@@ -151,7 +151,7 @@ export const runHeuristicEpisode = (opts: HeuristicOptions): Trajectory => {
   const success = ending.kind !== "budget" && ending.success;
   const stopReason: StopReason = ending.kind;
   return {
-    schemaVersion: 1,
+    schemaVersion: TRAJECTORY_SCHEMA_VERSION,
     level: inst.level,
     seed: inst.seed,
     agent: HEURISTIC_AGENT,
@@ -159,7 +159,7 @@ export const runHeuristicEpisode = (opts: HeuristicOptions): Trajectory => {
     success,
     turns: countedTurns(success, steps.length, maxTurns),
     maxTurns,
-    finalAction: ending.kind === "budget" ? null : ending.action,
+    action: ending.kind === "budget" ? null : ending.action,
     steps,
     usage: NO_USAGE,
     wallMs: now() - start,

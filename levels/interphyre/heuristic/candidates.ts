@@ -1,8 +1,8 @@
-import type { LevelInstance } from "../levels/interphyre/instance.ts";
-import { checkPlacement } from "../src/sim/placement.ts";
-import type { Rng } from "../src/sim/rng.ts";
-import type { Action } from "../src/sim/simulation.ts";
-import { bounds, crossings, shapesOf, type Shape } from "../tools/scene-geometry.ts";
+import type { LevelInstance } from "../instance.ts";
+import { checkPlacement } from "../../../src/sim/placement.ts";
+import type { Rng } from "../../../src/sim/rng.ts";
+import type { Action } from "../../../src/sim/simulation.ts";
+import { bounds, crossings, shapesOf, type Shape } from "../../../tools/scene-geometry.ts";
 
 /** A placement worth a rollout, with the reason it was proposed and how promising it looks before any test. */
 export interface Candidate {

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { createInstance } from "../levels/interphyre/instance.ts";
-import { createRng } from "../src/sim/rng.ts";
-import { applyEvent, EMPTY_BANK, foldEvents, type Bank } from "../src/store/bank.ts";
-import { readCertified } from "../src/store/certified-seeds.ts";
-import { labelTrajectories } from "./evolver-labels.ts";
-import { evolveHeuristic, hintsFromBank, regionOf } from "./heuristic-evolver.ts";
-import { runHeuristicEpisode, type HeuristicHint } from "./heuristic.ts";
-import type { Trajectory } from "./trajectory.ts";
+import { createInstance } from "../instance.ts";
+import { createRng } from "../../../src/sim/rng.ts";
+import { applyEvent, EMPTY_BANK, foldEvents, type Bank } from "../../../src/store/bank.ts";
+import { readCertified } from "../../../src/store/certified-seeds.ts";
+import { labelTrajectories } from "../../../agents/evolver-labels.ts";
+import { evolveHeuristic, hintsFromBank, regionOf } from "./evolver.ts";
+import { runHeuristicEpisode, type HeuristicHint } from "./agent.ts";
+import type { Trajectory } from "../../../src/store/trajectory.ts";
 
 const LEVEL = "two_body_problem";
 const seeds = readCertified(LEVEL)!.seeds.map((s) => s.seed);
@@ -69,7 +69,7 @@ describe("evolveHeuristic", () => {
     const again = seeds.slice(8, 11).map((s) => run(s, hintsFromBank(bank, createInstance(LEVEL, s))));
     const light: Bank = { ...bank, skills: bank.skills.map((s, i) => (i === bank.skills.length - 1 ? { ...s, weight: 0.2 } : s)) };
     const lightId = light.skills.at(-1)!.id;
-    const failed: Trajectory = { ...playedFor(run(seeds[11]!), 25), success: false, turns: 25, finalAction: { x: 4.5, y: -4.5, radius: 0.3 }, stopReason: "finish" };
+    const failed: Trajectory = { ...playedFor(run(seeds[11]!), 25), success: false, turns: 25, action: { x: 4.5, y: -4.5, radius: 0.3 }, stopReason: "finish" };
     const events = update(2, light, [...again, failed], ["t9", "t10", "t11", "t12"]);
     const after = events.reduce(applyEvent, light);
     expect(events).toContainEqual(expect.objectContaining({ type: "prune", id: lightId, why: "low_weight" }));
@@ -90,17 +90,30 @@ describe("evolveHeuristic", () => {
     const mid = ([lo, hi]: readonly [number, number]) => (lo + hi) / 2;
     const t = train[0]!;
     const g = instanceOf(t).scene.green_ball!;
-    const slow: Trajectory = { ...playedFor(t, 10), turns: 10, finalAction: { x: g.x + mid(r.dx), y: g.y + mid(r.dy), radius: mid(r.radius!) } };
+    const slow: Trajectory = { ...playedFor(t, 10), turns: 10, action: { x: g.x + mid(r.dx), y: g.y + mid(r.dy), radius: mid(r.radius!) } };
     const events = update(2, bank, [slow], ["t20"]);
     const sum = s.evidence.sumR + 0.5;
     const count = s.evidence.count + 1;
     expect(events).toEqual([expect.objectContaining({ type: "reweight", id: s.id, evidence: ["t20"], weight: (sum / count + 1) / 2, evidenceState: { sumR: sum, count } })]);
   });
 
+  it("keeps the region in the typed payload and sentences in the text; still reads a version-1 entry's text encoding", () => {
+    for (const e of [...bank.skills, ...bank.mistakes]) {
+      expect(e.payload?.region).toEqual(regionOf(e));
+      const text = e.kind === "skill" ? [e.title, e.principle, e.whenToApply, e.example ?? ""] : [e.description, e.rootCause, e.correction];
+      expect(text.join(" ")).not.toMatch(/[{}]/);
+    }
+    const [a] = bank.skills;
+    const { payload, ...v1 } = a!;
+    const old = { ...v1, example: `hint: ${JSON.stringify(payload!.region)}` };
+    expect(regionOf(old)).toEqual(regionOf(a!));
+  });
+
   it("merges overlapping regions and ignores entries without a readable region", () => {
     const [a] = bank.skills;
     const twin = { ...a!, id: "s0_9", evidence: { sumR: 1, count: 1 } };
-    const junk = { ...a!, id: "s0_8", example: "hint: {broken" };
+    const { payload: _typed, ...untyped } = a!;
+    const junk = { ...untyped, id: "s0_8", example: "hint: {broken" };
     const withTwin: Bank = { skills: [...bank.skills, twin, junk], mistakes: [] };
     const events = update(2, withTwin, []);
     expect(events).toContainEqual(expect.objectContaining({ type: "merge", from: expect.arrayContaining([a!.id, "s0_9"]) }));

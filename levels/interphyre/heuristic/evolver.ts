@@ -1,17 +1,19 @@
 import { z } from "zod";
-import type { LevelInstance } from "../levels/interphyre/instance.ts";
-import { NO_EVIDENCE } from "../src/store/bank-weights.ts";
-import type { Bank, BankEntry, BankEvent, Evidence, Mistake, Skill } from "../src/store/bank.ts";
-import { DEFAULT_CAPS, event, idMaker, seedsOf, weigh, withCaps, type BankCaps, type Labelled } from "./evolver-labels.ts";
-import type { HeuristicHint } from "./heuristic-hints.ts";
-import type { Trajectory } from "./trajectory.ts";
+import { placementOf } from "../action.ts";
+import type { LevelInstance } from "../instance.ts";
+import { NO_EVIDENCE } from "../../../src/store/bank-weights.ts";
+import type { Bank, BankEntry, BankEvent, Evidence, Mistake, Skill } from "../../../src/store/bank.ts";
+import { DEFAULT_CAPS, event, idMaker, seedsOf, weigh, withCaps, type BankCaps, type Labelled } from "../../../agents/evolver-labels.ts";
+import type { HeuristicHint } from "./hints.ts";
+import type { Trajectory } from "../../../src/store/trajectory.ts";
 
 /**
  * The heuristic (non-LLM) evolver: same contract as agents/evolver.ts (bank and labelled trajectories in,
  * BankEvent[] out), but its entries are placement regions relative to the first goal object's initial centre.
  * A skill is a region where final actions solved seeds; a mistake is one where committed actions failed.
- * The machine-readable region rides at the end of the skill's `example` / the mistake's `correction` as
- * `hint: {json}`, so the bank stays one format and `hintsFromBank` can read it back.
+ * The machine-readable region is the entry's typed `payload.region`, so its text stays sentences a model can
+ * read; banks written before issue 10 carried it as `hint: {json}` at the end of `example` / `correction`,
+ * which `regionOf` still reads.
  */
 
 const Pair = z.tuple([z.number(), z.number()]);
@@ -25,11 +27,15 @@ const RADIUS_HALF = 0.15;
 /** Prune threshold for entries not re-observed this round (method.md §4). */
 const LOW_WEIGHT = 0.3;
 
+/** The version-1 encoding inside the text (still read, never written). */
 const MARK = "hint: ";
-const encode = (r: Region) => `${MARK}${JSON.stringify(r)}`;
 
 /** The region stored in an entry, or undefined for an entry written by someone else (never throws). */
 export const regionOf = (e: BankEntry): Region | undefined => {
+  if (e.payload?.region !== undefined) {
+    const typed = Region.safeParse(e.payload.region);
+    return typed.success ? typed.data : undefined;
+  }
   const text = e.kind === "skill" ? (e.example ?? "") : e.correction;
   const at = text.lastIndexOf(MARK);
   if (at < 0) return undefined;
@@ -41,7 +47,8 @@ export const regionOf = (e: BankEntry): Region | undefined => {
   }
 };
 
-const r2 = (v: number) => Math.round(v * 100) / 100;
+/** "+ 0" turns −0 into 0, as the JSON round trip of a stored region does: an in-memory and a resumed bank agree. */
+const r2 = (v: number) => Math.round(v * 100) / 100 + 0;
 const span = (lo: number, hi: number): [number, number] => [r2(lo), r2(hi)];
 const meets = (a: readonly [number, number], b: readonly [number, number]) => a[0] <= b[1] && b[0] <= a[1];
 /** Same origin and overlapping in dx, dy and radius: the radius matters because the offset that works scales with it. */
@@ -71,7 +78,7 @@ interface Observation {
 
 /** The committed (or successful) action's offset from the first goal object's initial centre, as a region. */
 const observe = (l: Labelled, inst: LevelInstance, half: number): Observation | undefined => {
-  const a = l.trajectory.finalAction;
+  const a = placementOf(l.trajectory.action);
   const ref = inst.goal[0];
   const o = inst.scene[ref];
   if (!a || !o) return undefined;
@@ -119,12 +126,12 @@ const skillText = (level: string, r: Region, n: number): Text => ({
   title: skillTitle(level, r),
   principle: `On ${n} solved seed(s) a red ball at ${fmt(r)} solved the level. The offset is taken from the goal object's initial position, so it transfers across seeds of this level.`,
   whenToApply: `Any seed of ${level}: measure the offset from ${r.relativeTo}'s initial centre and test this region first.`,
-  example: encode(r),
+  example: `Start at ${r.relativeTo}'s initial centre plus (${centre(r.dx)}, ${centre(r.dy)}) m${r.radius ? ` with radius ${centre(r.radius)}` : ""}.`,
 });
 const mistakeText = (r: Region, n: number): Text => ({
   description: `A red ball committed at ${fmt(r)} failed on ${n} seed(s).`,
   rootCause: "Assumed that a ball there sets the goal pair in contact; the rollouts showed it does not.",
-  correction: `Do not spend turns in this region; test other placements. ${encode(r)}`,
+  correction: "Do not spend turns in this region; test other placements.",
 });
 
 interface HeuristicEvolveOptions {
@@ -176,6 +183,7 @@ export const evolveHeuristic = (o: HeuristicEvolveOptions): BankEvent[] => {
       weight: w.weight,
       parents: c.existing.map((e) => e.id),
       evidence: w.evidence,
+      payload: { region: c.region },
     } as BankEntry;
     if (!c.existing.length) return [event({ ...base, type: "add", entry, evidence: ids, reason: "new region" })];
     if (c.existing.length === 1) return [event({ ...base, type: "revise", entry, evidence: ids, reason: "region grew with new evidence" })];

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import type { LevelInstance } from "../levels/interphyre/instance.ts";
-import { checkPlacement } from "../src/sim/placement.ts";
-import type { Rng } from "../src/sim/rng.ts";
-import type { Action } from "../src/sim/simulation.ts";
+import type { LevelInstance } from "../instance.ts";
+import { checkPlacement } from "../../../src/sim/placement.ts";
+import type { Rng } from "../../../src/sim/rng.ts";
+import type { Action } from "../../../src/sim/simulation.ts";
 
 const Range = z.tuple([z.number(), z.number()]).refine(([lo, hi]) => lo <= hi, "must be [lo, hi] with lo ≤ hi");
 const relativeTo = z.string().describe('object name whose initial centre is the origin of dx/dy, or "world"');

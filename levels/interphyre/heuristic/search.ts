@@ -1,10 +1,10 @@
-import type { LevelInstance } from "../levels/interphyre/instance.ts";
-import { checkPlacement } from "../src/sim/placement.ts";
-import type { Rng } from "../src/sim/rng.ts";
-import type { Action } from "../src/sim/simulation.ts";
-import { closest, shapesOf } from "../tools/scene-geometry.ts";
-import type { Candidate } from "./heuristic-candidates.ts";
-import { avoidWeight, type HeuristicHint } from "./heuristic-hints.ts";
+import type { LevelInstance } from "../instance.ts";
+import { checkPlacement } from "../../../src/sim/placement.ts";
+import type { Rng } from "../../../src/sim/rng.ts";
+import type { Action } from "../../../src/sim/simulation.ts";
+import { closest, shapesOf } from "../../../tools/scene-geometry.ts";
+import type { Candidate } from "./candidates.ts";
+import { avoidWeight, type HeuristicHint } from "./hints.ts";
 
 type Pose = { x: number; y: number; angle: number };
 

@@ -1,0 +1,41 @@
+import { interphyreFamily } from "../../levels/interphyre/family.ts";
+import { rewardSearchFamily } from "../../levels/reward-search/family.ts";
+import { createTrainerPool } from "../trainer/pool.ts";
+import { ConfigError } from "../errors.ts";
+import type { LevelFamily } from "../loop/family.ts";
+import { readCertified } from "../store/certified-seeds.ts";
+
+/** Every level family hexa ships, built with the store's readers: the CLI's only way to a family (style.md §1: adapters are built here). */
+const builders: Record<string, () => LevelFamily> = {
+  interphyre: () => interphyreFamily((level) => readCertified(level)?.seeds.map((s) => s.seed) ?? []),
+  "reward-search": () =>
+    rewardSearchFamily((c) =>
+      createTrainerPool({
+        ...(c.trainer.command ? { command: c.trainer.command } : {}),
+        ...(c.trainer.processes ? { size: c.trainer.processes } : {}),
+        startTimeoutMs: c.trainer.startTimeoutMs,
+        jobsDir: c.jobsDir,
+        cacheDir: c.cacheDir,
+        budget: { ...(c.trainer.wallMs ? { wallMs: c.trainer.wallMs } : {}), ...(c.trainer.maxSteps ? { maxSteps: c.trainer.maxSteps } : {}) },
+      }),
+    ),
+};
+
+const built = new Map<string, LevelFamily>();
+
+export const familyIds = (): string[] => Object.keys(builders);
+
+export const getFamily = (id: string): LevelFamily => {
+  const make = builders[id];
+  if (!make) throw new ConfigError(`unknown family '${id}'; known: ${familyIds().join(", ")}`);
+  if (!built.has(id)) built.set(id, make());
+  return built.get(id)!;
+};
+
+/** All families (for composing RunConfig with every family's slice). */
+export const allFamilies = (): LevelFamily[] => familyIds().map(getFamily);
+
+/** Stops what the families started (trainer processes); every command that played calls it before it returns. */
+export const closeFamilies = async (): Promise<void> => {
+  await Promise.all([...built.values()].map((f) => f.close?.()));
+};

@@ -1,0 +1,48 @@
+import { renderSkillBlock, retrieve } from "../../agents/retriever.ts";
+import { runLlmEpisode } from "../../agents/run-episode.ts";
+import type { ToolProgress } from "../../agents/task-env.ts";
+import type { Trajectory, TrajectoryStep } from "../store/trajectory.ts";
+import { ConfigError } from "../errors.ts";
+import type { AssistantTurn, ChatModel } from "../llm/chat-model.ts";
+import type { Bank } from "../store/bank.ts";
+import type { LevelFamily, Task } from "./family.ts";
+import type { RunAgent, RunConfig } from "./run-config.ts";
+
+export interface PlayRequest {
+  task: Task;
+  agent: RunAgent;
+  config: RunConfig;
+  /** The bank the episode may draw on (the retriever's top-M / top-N is taken from it); empty for baselines. */
+  bank: Bank;
+  model?: ChatModel;
+  costOf: (turn: AssistantTurn) => number;
+  now: () => number;
+  onStep?: (step: TrajectoryStep) => void;
+  onToolProgress?: (p: ToolProgress) => void;
+}
+
+export interface Played {
+  trajectory: Trajectory;
+  /** Ids of the bank entries put in front of the agent. */
+  retrieved: string[];
+}
+
+const idsOf = (b: Bank) => [...b.skills, ...b.mistakes].map((e) => e.id);
+
+/** One episode of any agent on any family: the loop's and `hexa episode`'s only way to play. */
+export const playEpisode = async (family: LevelFamily, r: PlayRequest): Promise<Played> => {
+  const progress = { ...(r.onStep ? { onStep: r.onStep } : {}), ...(r.onToolProgress ? { onToolProgress: r.onToolProgress } : {}) };
+  if (r.agent === "heuristic") {
+    if (!family.playHeuristic) throw new ConfigError(`agent: the ${family.id} family has no heuristic agent; use a model-driven agent (hexa, react, direct, reflexion)`);
+    const shown = retrieve(r.bank, r.config.retriever);
+    const trajectory = await family.playHeuristic({ task: r.task, config: r.config, shown, now: r.now, ...progress });
+    return { trajectory, retrieved: idsOf(shown) };
+  }
+  if (!r.model) throw new ConfigError(`agent ${r.agent} needs a model: set llm.actor (model, baseURL), or use agent: heuristic, which needs none`);
+  const skillPrefix = r.agent === "hexa" ? renderSkillBlock(r.bank, r.config.retriever) : "";
+  const trajectory = await runLlmEpisode(
+    { agent: r.agent, open: (maxTurns) => family.openEnv(r.task, r.config, maxTurns), words: family.words, config: r.config.actor, ...(skillPrefix ? { skillPrefix } : {}) },
+    { model: r.model, costOf: r.costOf, now: r.now, ...progress },
+  );
+  return { trajectory, retrieved: r.agent === "hexa" ? idsOf(retrieve(r.bank, r.config.retriever)) : [] };
+};
