@@ -1,11 +1,12 @@
 import { spawn } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { basename, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
-import { RunConfig } from "../src/loop/run-config.ts";
+import { allFamilies } from "../src/cli/families.ts";
+import { parseRunConfig } from "../src/loop/run-config.ts";
 import { startFakeOpenAI } from "./support/fake-openai-server.ts";
 
 /**
@@ -15,7 +16,8 @@ import { startFakeOpenAI } from "./support/fake-openai-server.ts";
  */
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const QUICKSTART = "configs/quickstart.yaml";
+/** A quickstart-sized run on two fast levels (the README's quickstart itself is played by the inspect tests). */
+const QUICKSTART = "test/fixtures/two-levels.yaml";
 const ENV = (() => {
   const env = { ...process.env };
   delete env.CHROMA_URL; // the index tests start their own embedded server
@@ -90,7 +92,7 @@ interface Snapshot {
 
 const quickRuns = join(tmp(), "runs");
 const quickstart = hexa(["run", QUICKSTART, "--runs-dir", quickRuns]);
-const quickCfg = RunConfig.parse(parseYaml(readFileSync(join(ROOT, QUICKSTART), "utf8")));
+const quickCfg = parseRunConfig(parseYaml(readFileSync(join(ROOT, QUICKSTART), "utf8")), QUICKSTART, allFamilies());
 
 const config = (dir: string, name: string, body: string) => {
   const path = join(dir, `${name}.yaml`);
@@ -131,6 +133,36 @@ describe.concurrent("hexa run: bad input is refused before anything is written; 
     expect(entriesOf(runs)).toEqual([]);
   });
 
+  // Issue 9: each of these gave a raw stack trace (rc 1) or hung.
+  it("a folder for a config: refused, naming it", async () => {
+    expectRefused(await hexa(["run", "configs", "--runs-dir", join(tmp(), "runs")]), /configs: a folder, not a config file; name a YAML file/);
+  });
+
+  it("--runs-dir that is a file: refused, the file untouched", async () => {
+    const dir = tmp();
+    const file = join(dir, "a-file");
+    writeFileSync(file, "x\n");
+    const cfg = config(dir, "c", TINY);
+    expectRefused(await hexa(["run", cfg, "--runs-dir", file]), /a-file is a file, not a folder; give a folder for run directories \(--runs-dir\)/);
+    expectRefused(await hexa(["run", cfg, "--runs-dir", join(file, "runs")]), /a-file is a file, not a folder/);
+    expect(readFileSync(file, "utf8")).toBe("x\n");
+  });
+
+  it("--runs-dir under /proc (a recursive mkdir there never returns) or where no folder may be made: refused", async () => {
+    const cfg = config(tmp(), "c", TINY);
+    expectRefused(await hexa(["run", cfg, "--runs-dir", "/proc/hexa-runs"]), /^hexa: \/proc\/hexa-runs: cannot mkdir \(.*\); check that the runs folder \(--runs-dir\) exists, is writable and has space/m);
+    expectRefused(await hexa(["run", cfg, "--runs-dir", "/sys/hexa-runs"]), /^hexa: \/sys\/hexa-runs: cannot mkdir \((operation not permitted|permission denied)/m);
+  });
+
+  it("a 300-character name, .inf and .nan: refused, showing the real value", async () => {
+    const dir = tmp();
+    const runs = join(dir, "runs");
+    expectRefused(await hexa(["run", config(dir, "long", `${TINY}name: ${"a".repeat(300)}\n`), "--runs-dir", runs]), /name: at most 100 characters .*\(got "a{99}… \(302 characters\)\)/);
+    expectRefused(await hexa(["run", config(dir, "inf", TINY.replace("rounds: 1", "rounds: .inf")), "--runs-dir", runs]), /rounds: .*\(got Infinity\)/);
+    expectRefused(await hexa(["run", config(dir, "nan", TINY.replace("rounds: 1", "rounds: .nan")), "--runs-dir", runs]), /rounds: .*\(got NaN\)/);
+    expect(entriesOf(runs)).toEqual([]);
+  });
+
   it("--resume of a directory that is not a run changes nothing in it", async () => {
     const dir = tmp();
     writeFileSync(join(dir, "notes.txt"), "mine\n");
@@ -165,7 +197,7 @@ describe.concurrent("hexa run: bad input is refused before anything is written; 
     const r = await hexa(["run", "--print-config"]);
     expect(r.status, r.stderr).toBe(0);
     const printed = parseYaml(r.stdout);
-    expect(printed).toEqual(RunConfig.parse({ levels: ["<level>"] }));
+    expect(printed).toEqual(parseRunConfig({ levels: ["<level>"] }, "defaults", allFamilies()));
     expect(printed).toMatchObject({ rounds: 17, episodesPerRound: 3, retriever: { topSkills: 6 }, actor: { maxTurns: 25 }, skillIndex: { enabled: false } });
   });
 
@@ -189,7 +221,7 @@ describe.concurrent("the quickstart run", () => {
   const stream = () => episodes.filter((e) => e.phase === "stream");
   /** A copy of the run without eval/, for tests that must see a whole directory stay unchanged. */
   const copyRun = () => {
-    const copy = join(tmp(), "run");
+    const copy = join(tmp(), basename(run)); // a run's directory is named by its id
     cpSync(run, copy, { recursive: true, filter: (p) => relative(run, p).split(/[\\/]/)[0] !== "eval" });
     return copy;
   };
@@ -240,7 +272,7 @@ describe.concurrent("the quickstart run", () => {
         if (ids.length === 0) continue;
         expect(e.retrieved.length, e.id).toBeGreaterThan(0);
         expect(ids, e.id).toEqual(expect.arrayContaining(e.retrieved));
-        // "hint N region" names the N-th region hint taken from the retrieved skills (agents/heuristic-hints.ts).
+        // "hint N region" names the N-th region hint taken from the retrieved skills (levels/interphyre/heuristic/hints.ts).
         for (const s of e.trajectory.steps) {
           const n = /hint (\d+) region/.exec(s.thought)?.[1];
           if (n) expect(Number(n), e.id).toBeLessThanOrEqual(e.retrieved.length);
@@ -387,6 +419,21 @@ describe.concurrent("the quickstart run", () => {
       const before = tree(copy);
       expectRefused(await hexa(["eval", copy, "--seeds", `${seed},100000`]), new RegExp(`--seeds: ${seed} were seen while learning on two_body_problem`));
       expect(tree(copy)).toEqual(before);
+    });
+
+    it("--seeds with a seed that is not certified: refused, naming it (issue 9)", async () => {
+      const copy = copyRun();
+      const before = tree(copy);
+      expectRefused(await hexa(["eval", copy, "--seeds", "999999"]), new RegExp(`--seeds: 999999 is not a vetted seed of ${levels[0]}`));
+      expect(tree(copy)).toEqual(before);
+    });
+
+    it("a run directory it cannot write to: a hexa: message, for eval and for --resume (issue 9)", async () => {
+      const copy = copyRun();
+      writeFileSync(join(copy, "eval"), "in the way\n"); // eval/ cannot be made, as on a read-only run directory
+      expectRefused(await hexa(["eval", copy, "--count", "1"]), /eval: cannot mkdir \(.*\); hexa eval writes its results under the run's eval\/ folder/);
+      mkdirSync(join(copy, "run.lock")); // the lock cannot be taken
+      expectRefused(await hexa(["run", "--resume", copy]), /run\.lock: a folder, where hexa keeps the lock file .*; remove it and resume again/);
     });
 
     it("refuses an unfinished run, telling the user to resume it, and changes none of its files", async () => {

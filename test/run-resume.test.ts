@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { basename, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { foldEvents, type BankEvent } from "../src/store/bank.ts";
@@ -304,7 +304,7 @@ let reference: Promise<{ dir: string; view: RunView; exit: Exit }>;
 /** A copy of the finished reference run, to damage or resume. */
 const copyOfReference = async (name: string) => {
   const ref = await reference;
-  const dir = join(tmp, name, "run");
+  const dir = join(tmp, name, basename(ref.dir)); // a run's directory is named by its id
   cpSync(ref.dir, dir, { recursive: true });
   return { ref, dir };
 };
@@ -464,5 +464,174 @@ describe("hexa run --resume after kill -9 (heuristic agent and evolver)", () => 
     expect(b.stderr).toMatch(/run\.json: not valid JSON/);
     for (const r of [a, b]) expect(r.stderr).not.toMatch(/\bat .*\.ts:\d+/);
     expect([treeOf(notRun), treeOf(damaged)]).toEqual(before);
+  });
+});
+
+// ---- issue 9: resumes that must not record what did not happen -------------------------------------------
+
+/** Every replayed record cites only entries of the bank it says it saw (banks/round-<bankRound>.json). */
+const expectRetrievedInOwnRound = (dir: string, v: RunView) => {
+  for (const e of v.episodes) {
+    if (e.bankRound === null) {
+      expect(e.retrieved, e.id).toEqual([]);
+      continue;
+    }
+    const bank = readSnapshot(dir, `round-${String(e.bankRound).padStart(2, "0")}.json`).banks[e.level]!;
+    const ids = new Set([...bank.skills, ...bank.mistakes].map((x) => x.id));
+    for (const id of e.retrieved) expect(ids.has(id), `${e.id} cites ${id}, absent from its round-${e.bankRound} bank`).toBe(true);
+  }
+};
+
+// Ten scenarios share two CPU slots with the tests above, so each may wait minutes for its turn on a busy machine.
+describe("issue 9: hexa run --resume after damage by hand", { timeout: 300_000 }, () => {
+  it.concurrent("episodes.jsonl deleted after a finished run: every episode, offline ones too, is replayed with the bank of its own round", async () => {
+    const { ref, dir } = await copyOfReference("lost-all");
+    rmSync(join(dir, "episodes.jsonl"));
+    const exit = await (await hexa("run", "--resume", dir)).exit;
+    expect(exit.code, exit.stderr).toBe(0);
+    expect(exit.stderr).toMatch(new RegExp(`lacks ${TOTAL_EPISODES} episode\\(s\\) whose round's bank update is already committed .*replaying each with the bank of its own round`));
+    const v = expectSameAsReference(dir, ref.view, ref.dir);
+    expectRetrievedInOwnRound(dir, v);
+    // The process that replayed them is on record beside the one that made the run.
+    const writers = completeLines(join(dir, "writers.jsonl")).map((l) => JSON.parse(l) as { command: string; code: { version: string } });
+    expect(writers.map((w) => w.command)).toEqual(["run", "run --resume"]);
+  });
+
+  it.concurrent("episodes.jsonl cut in the middle of a line: the rest is replayed with each episode's own bank", async () => {
+    const { ref, dir } = await copyOfReference("lost-tail");
+    const episodes = join(dir, "episodes.jsonl");
+    const lines = completeLines(episodes);
+    writeFileSync(episodes, Buffer.concat([Buffer.from(lines.slice(0, 3).map((l) => `${l}\n`).join("")), tornPrefix(lines[3]!)]));
+    const exit = await (await hexa("run", "--resume", dir)).exit;
+    expect(exit.code, exit.stderr).toBe(0);
+    expect(exit.stderr).toMatch(new RegExp(`lacks ${TOTAL_EPISODES - 3} episode\\(s\\)`));
+    expectRetrievedInOwnRound(dir, expectSameAsReference(dir, ref.view, ref.dir));
+  });
+
+  it.concurrent("an edited config.yaml is refused, naming the changed keys, and nothing is touched", async () => {
+    const { dir } = await copyOfReference("edited-config");
+    const path = join(dir, "config.yaml");
+    writeFileSync(path, readFileSync(path, "utf8").replace(`episodesPerRound: ${X}`, `episodesPerRound: ${X + 1}`).replace("maxTurns: 5", "maxTurns: 6"));
+    const before = treeOf(dir);
+    const exit = await hexaNow("run", "--resume", dir);
+    expect(exit.code, exit.stderr).toBe(2);
+    expect(exit.stderr).toMatch(/^hexa: .*config\.yaml: edited since the run started \(changed: actor\.maxTurns, episodesPerRound\)/m);
+    expect(exit.stderr).not.toMatch(/\bat .*\.ts:\d+/);
+    const printed = await hexaNow("run", "--print-config", "--resume", dir);
+    expect(printed.code, "--print-config --resume refuses it too").toBe(2);
+    expect(treeOf(dir)).toEqual(before);
+  });
+
+  it.concurrent("a run made before run.json kept a config hash resumes, saying so once", async () => {
+    const { dir } = await copyOfReference("old-run-json");
+    const meta = JSON.parse(readFileSync(join(dir, "run.json"), "utf8")) as Record<string, unknown>;
+    writeFileSync(join(dir, "run.json"), JSON.stringify({ schemaVersion: 1, kind: meta.kind, id: meta.id, createdAt: meta.createdAt }));
+    rmSync(join(dir, "writers.jsonl"));
+    const exit = await (await hexa("run", "--resume", dir)).exit;
+    expect(exit.code, exit.stderr).toBe(0);
+    expect(exit.stderr.match(/records no config hash/g)).toHaveLength(1);
+  });
+
+  it.concurrent("a resume by another hexa version warns, and the writers are on record", async () => {
+    const { dir } = await copyOfReference("other-version");
+    appendFileSync(join(dir, "writers.jsonl"), `${JSON.stringify({ schemaVersion: 1, at: "2026-01-01T00:00:00.000Z", pid: 1, command: "run --resume", code: { version: "0.0.9", commit: "deadbeefcafe0000" } })}\n`);
+    const exit = await (await hexa("run", "--resume", dir)).exit;
+    expect(exit.code, exit.stderr).toBe(0);
+    expect(exit.stderr).toMatch(/warning: this run was written by hexa 0\.0\.9 \(commit deadbeefcafe\); this process is hexa .*mix code versions/);
+  });
+
+  it.concurrent("a run.json copied from another run is refused", async () => {
+    const { ref } = await copyOfReference("copied-meta");
+    const other = join(tmp, "copied-meta", "another-run");
+    cpSync(ref.dir, other, { recursive: true });
+    const before = treeOf(other);
+    const exit = await hexaNow("run", "--resume", other);
+    expect(exit.code, exit.stderr).toBe(2);
+    expect(exit.stderr).toMatch(/run\.json: belongs to run .*, not to this directory \(another-run\)/);
+    expect(treeOf(other)).toEqual(before);
+  });
+
+  it.concurrent("temporary files a kill left between write and rename are removed; a deleted banks/ is rebuilt from the log", async () => {
+    const { ref, dir } = await copyOfReference("leftovers");
+    rmSync(join(dir, "banks"), { recursive: true });
+    mkdirSync(join(dir, "banks"));
+    writeFileSync(join(dir, "banks", "round-01.json.tmp-4242"), "{");
+    writeFileSync(join(dir, "metrics.json.tmp-4242"), "{");
+    const exit = await (await hexa("run", "--resume", dir)).exit;
+    expect(exit.code, exit.stderr).toBe(0);
+    expect(exit.stderr).toMatch(/removed 2 temporary file\(s\)/);
+    expect(readdirSync(dir).filter((f) => f.includes(".tmp-"))).toEqual([]);
+    expectSameAsReference(dir, ref.view, ref.dir);
+    rmSync(join(dir, "banks"), { recursive: true });
+    const again = await (await hexa("run", "--resume", dir)).exit;
+    expect(again.code, again.stderr).toBe(0);
+    expectSameAsReference(dir, ref.view, ref.dir);
+  });
+
+  it.concurrent("a deleted config.yaml is refused with a hexa: message", async () => {
+    const { dir } = await copyOfReference("no-config");
+    rmSync(join(dir, "config.yaml"));
+    const exit = await hexaNow("run", "--resume", dir);
+    expect(exit.code, exit.stderr).toBe(2);
+    expect(exit.stderr).toMatch(/^hexa: .*config\.yaml: missing; the run directory was damaged/m);
+    expect(exit.stderr).not.toMatch(/\bat .*\.ts:\d+/);
+  });
+
+  it.concurrent("--print-config --resume prints the run's config, parsed; an empty --resume is refused", async () => {
+    const { dir } = await copyOfReference("print-config");
+    const printed = await hexaNow("run", "--print-config", "--resume", dir);
+    expect(printed.code, printed.stderr).toBe(0);
+    expect(printed.stdout).toContain(`episodesPerRound: ${X}`);
+    const empty = await hexaNow("run", "--print-config", "--resume");
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toMatch(/^hexa: --resume needs a run directory/m);
+  });
+
+  it.concurrent("a duplicated episode line: eval and metrics.json agree (each episode counted once), with a warning", async () => {
+    const { dir } = await copyOfReference("duplicate-line");
+    const episodes = join(dir, "episodes.jsonl");
+    const win = completeLines(episodes).find((l) => (JSON.parse(l) as EpisodeRecord).phase === "stream" && (JSON.parse(l) as EpisodeRecord).trajectory.success)!;
+    appendFileSync(episodes, `${win}\n`);
+    const level = (JSON.parse(win) as EpisodeRecord).level;
+    const metrics = JSON.parse(readFileSync(join(dir, "metrics.json"), "utf8")) as { levels: Record<string, { successes: number; episodes: number }> };
+    const exit = await (await hexa("eval", dir, "--count", "1")).exit;
+    expect(exit.code, exit.stderr).toBe(0);
+    expect(exit.stderr).toMatch(/has 1 duplicated line\(s\)/);
+    const m = metrics.levels[level]!;
+    expect(exit.stdout).toMatch(new RegExp(`^${level}\\s+${m.successes}/${m.episodes} `, "m"));
+  });
+});
+
+describe("issue 9: Ctrl-C in a heuristic run", { timeout: 300_000 }, () => {
+  // Long enough (8 rounds × 3) that a signal after the first episode lands well before the end.
+  const LONG = "levels: [two_body_problem]\nagent: heuristic\nevolver: heuristic\nrounds: 8\nepisodesPerRound: 3\noffline: {episodes: 2}\n";
+  const LONG_TOTAL = 2 + 8 * 3;
+
+  it.concurrent.each(["SIGINT", "SIGTERM"] as const)("%s stops at the next episode boundary, says interrupted, exits 130 and leaves a resumable run", async (signal) => {
+    const root = join(tmp, `signal-${signal}`);
+    mkdirSync(root, { recursive: true });
+    const cfg = join(root, "long.yaml");
+    writeFileSync(cfg, LONG);
+    const runs = join(root, "runs");
+    const proc = await hexa("run", cfg, "--runs-dir", runs);
+    while (!proc.exited()) {
+      const dir = runDirIn(runs);
+      if (dir && progressOf(dir).episodes >= 1) break;
+      await sleep(10);
+    }
+    proc.child.kill(signal);
+    const exit = await proc.exit;
+    expect(exit.code, exit.stderr).toBe(130);
+    expect(exit.stderr).toMatch(/\ninterrupted; nothing finished is lost\. Continue with: hexa run --resume \S+/);
+    const dir = runDirIn(runs)!;
+    const stopped = progressOf(dir);
+    expect(stopped.episodes).toBeLessThan(LONG_TOTAL);
+    expect(stopped.lockPid, "run.lock is released").toBeUndefined();
+    if (signal === "SIGTERM") return;
+    const resumed = await (await hexa("run", "--resume", dir)).exit;
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const ids = readRun(dir).episodes.map((e) => e.id);
+    expect(new Set(ids).size).toBe(LONG_TOTAL);
+    expect(ids).toHaveLength(LONG_TOTAL);
   });
 });

@@ -20,6 +20,10 @@ export const placeOrExplain = (session: ToolSession, a: { x: number; y: number; 
   return p.action;
 };
 
+/** Said in the observation when the radius was clipped to the level's range, so the actor knows which ball it placed. */
+export const clipNote = (asked: { radius: number }, placed: Action): string =>
+  placed.radius !== asked.radius ? `Radius clipped from ${n(asked.radius)} to ${n(placed.radius)} (the level's range).` : "";
+
 export const stepsField = (session: ToolSession, raw: number | undefined, field = "steps"): number => {
   const steps = raw ?? session.horizon;
   if (!Number.isInteger(steps) || steps < 1 || steps > session.horizon) {

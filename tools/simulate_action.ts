@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ACTION_OBJECT } from "../src/sim/constants.ts";
 import { rollout } from "../src/sim/rollout.ts";
 import { defineTool } from "./define-tool.ts";
-import { motion, n, placeOrExplain, placementFields, roundState, stepsField } from "./common.ts";
+import { clipNote, motion, n, placeOrExplain, placementFields, roundState, stepsField } from "./common.ts";
 import { firstContactsOf } from "./contact-summary.ts";
 
 export default defineTool({
@@ -45,7 +45,7 @@ export default defineTool({
     const contacts = firstContacts.length
       ? `red_ball first contacts: ${firstContacts.map((c) => `${c.object} @${c.step}`).join(", ")}`
       : "red_ball touched nothing.";
-    const observation = [head, contacts, "Dynamic objects at the end:", ...dynamic.map(([name, o]) => `- ${name} ${motion(o)}`)].join("\n");
+    const observation = [head, ...[clipNote(a, action)].filter(Boolean), contacts, "Dynamic objects at the end:", ...dynamic.map(([name, o]) => `- ${name} ${motion(o)}`)].join("\n");
     return { result, observation };
   },
 });

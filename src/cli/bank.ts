@@ -2,12 +2,12 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Argv, CommandModule } from "yargs";
 import { ConfigError } from "../errors.ts";
-import { parseRunConfigYaml, SkillIndexConfig, type RunConfig } from "../loop/run-config.ts";
+import { SkillIndexConfig, type RunConfig } from "../loop/run-config.ts";
 import { byWeight, foldEvents, type Bank, type BankEntry, type BankEvent } from "../store/bank.ts";
 import type { EmbeddingConfig } from "../store/embedding.ts";
 import { RunDir, updateKey, type BankLog } from "../store/run-dir.ts";
 import { intFlag } from "./flags.ts";
-import { openSkillIndex } from "./run-setup.ts";
+import { openSkillIndex, runDirConfig } from "./run-setup.ts";
 
 /**
  * `hexa bank`: read a run's skill bank (show, history) and the cross-run Chroma index (reindex, query).
@@ -24,7 +24,7 @@ export const lastCommitted = (log: BankLog, cfg: RunConfig, level: string): numb
 /** A run directory and its parsed config.yaml. */
 export const openRun = (path: string): { dir: RunDir; cfg: RunConfig } => {
   const dir = RunDir.open(path);
-  return { dir, cfg: parseRunConfigYaml(dir.configText(), join(path, "config.yaml")) };
+  return { dir, cfg: runDirConfig(dir, join(path, "config.yaml"), (line) => process.stderr.write(`${line}\n`)) };
 };
 
 const levelsOf = (cfg: RunConfig, level: unknown): string[] => {

@@ -8,6 +8,7 @@ import { openRun } from "./bank.ts";
 import { intFlag } from "./flags.ts";
 import { percent } from "./format.ts";
 import { familyOf, modelsFor } from "./run-setup.ts";
+import { asUserError } from "./write-file.ts";
 
 /** `--seeds 60,61,62`: non-negative integers, each once. */
 const seedList = (v: unknown): number[] | undefined => {
@@ -50,42 +51,52 @@ export const evalCommand: CommandModule = {
       .option("seeds", { type: "string", coerce: seedList, describe: "these seeds on every level (refused if the run learned from one), e.g. 60,61,62" })
       .option("count", { type: "string", default: 10, coerce: intFlag("count", 1, 10_000), describe: "without --seeds: the next N vetted seeds the run never saw, per level" }),
   handler: async (argv) => {
-    const path = String(argv.run);
-    const { dir, cfg } = openRun(path);
-    const family = familyOf(cfg);
-    const run = readRunState(dir);
-    requireFinished(path, run, cfg);
-    const given = argv.seeds as number[] | undefined;
-    const seeds = heldOutSeeds(cfg, family, { ...(given ? { seeds: given } : {}), count: Number(argv.count) }, learnedSeeds(run));
-    // The frozen bank needs no evolver; the actor's calls go to eval/llm-log.jsonl so the run's own log is untouched.
-    const { actorModel } = await modelsFor({ ...cfg, evolver: "heuristic", llm: { ...cfg.llm, auditLog: cfg.llm.auditLog ?? join(dir.path, "eval", "llm-log.jsonl") } }, dir.path);
-    const file = dir.evalFile(new Date());
-    const who = `agent ${cfg.agent} (${cfg.agent === "heuristic" ? "heuristic, no LLM" : cfg.llm.actor.model})`;
-    const total = [...seeds.values()].reduce((n, s) => n + s.length, 0);
-    process.stderr.write(`eval ${dir.meta.id}: ${who}, bank after round ${cfg.rounds}, ${total} episodes\n`);
-    let done = 0;
-    let costUsd = 0;
-    let tokens = 0;
-    const rows = await evaluateRun(
-      cfg,
-      {
-        family,
-        dir,
-        ...(actorModel ? { actorModel } : {}),
-        now: () => performance.now(),
-        evalFile: file,
-        onEpisode: (r) => {
-          done++;
-          costUsd += r.trajectory.usage.costUsd;
-          tokens += r.trajectory.usage.input + r.trajectory.usage.output;
-          const how = r.trajectory.success ? `solved in ${r.trajectory.turns} turns` : `not solved (${r.trajectory.turns} turns)`;
-          process.stderr.write(`[${done}/${total}] ${r.level} seed ${r.seed}: ${how}\n`);
-        },
-      },
-      seeds,
-      run,
-    );
-    process.stdout.write(`\nheld-out evaluation of ${dir.meta.id} — ${who}, bank after round ${cfg.rounds}\n${table(rows)}\n`);
-    process.stdout.write(`tokens ${tokens}, cost $${costUsd.toFixed(4)}\neval file: ${file}\n`);
+    try {
+      await evaluate(argv);
+    } catch (e) {
+      throw asUserError(e, "hexa eval writes its results under the run's eval/ folder: make the run directory writable, or copy the run and evaluate the copy");
+    }
   },
+};
+
+const evaluate = async (argv: Record<string, unknown>): Promise<void> => {
+  const path = String(argv.run);
+  const { dir, cfg } = openRun(path);
+  const family = familyOf(cfg);
+  const run = readRunState(dir, (ids) =>
+    process.stderr.write(`warning: ${dir.file("episodes")} has ${ids.length} duplicated line(s) (${ids.slice(0, 3).join(", ")}${ids.length > 3 ? ", …" : ""}); each episode is counted once\n`),
+  );
+  requireFinished(path, run, cfg);
+  const given = argv.seeds as number[] | undefined;
+  const seeds = heldOutSeeds(cfg, family, { ...(given ? { seeds: given } : {}), count: Number(argv.count) }, learnedSeeds(run));
+  // The frozen bank needs no evolver; the actor's calls go to eval/llm-log.jsonl so the run's own log is untouched.
+  const { actorModel } = await modelsFor({ ...cfg, evolver: "heuristic", llm: { ...cfg.llm, auditLog: cfg.llm.auditLog ?? join(dir.path, "eval", "llm-log.jsonl") } }, dir.path);
+  const file = dir.evalFile(new Date());
+  const who = `agent ${cfg.agent} (${cfg.agent === "heuristic" ? "heuristic, no LLM" : cfg.llm.actor.model})`;
+  const total = [...seeds.values()].reduce((n, s) => n + s.length, 0);
+  process.stderr.write(`eval ${dir.meta.id}: ${who}, bank after round ${cfg.rounds}, ${total} episodes\n`);
+  let done = 0;
+  let costUsd = 0;
+  let tokens = 0;
+  const rows = await evaluateRun(
+    cfg,
+    {
+      family,
+      dir,
+      ...(actorModel ? { actorModel } : {}),
+      now: () => performance.now(),
+      evalFile: file,
+      onEpisode: (r) => {
+        done++;
+        costUsd += r.trajectory.usage.costUsd;
+        tokens += r.trajectory.usage.input + r.trajectory.usage.output;
+        const how = r.trajectory.success ? `solved in ${r.trajectory.turns} turns` : `not solved (${r.trajectory.turns} turns)`;
+        process.stderr.write(`[${done}/${total}] ${r.level} seed ${r.seed}: ${how}\n`);
+      },
+    },
+    seeds,
+    run,
+  );
+  process.stdout.write(`\nheld-out evaluation of ${dir.meta.id} — ${who}, bank after round ${cfg.rounds}\n${table(rows)}\n`);
+  process.stdout.write(`tokens ${tokens}, cost $${costUsd.toFixed(4)}\neval file: ${file}\n`);
 };

@@ -1,28 +1,87 @@
-import { existsSync, readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parse as parseYaml } from "yaml";
 import type { ChatModel } from "../llm/chat-model.ts";
 import { roleKeyVar } from "../llm/config.ts";
 import { ConfigError } from "../errors.ts";
-import { interphyreFamily } from "../loop/families/interphyre.ts";
+import { allFamilies, getFamily } from "./families.ts";
 import type { LevelFamily } from "../loop/family.ts";
 import { parseRunConfigYaml, usesBank, type RunConfig } from "../loop/run-config.ts";
-import { readCertified } from "../store/certified-seeds.ts";
 import type { SkillIndex } from "../store/chroma-index.ts";
 import type { ChromaHandle } from "../store/chroma-server.ts";
 import { makeEmbedder, type EmbeddingConfig } from "../store/embedding.ts";
+import type { RunDir } from "../store/run-dir.ts";
+import type { CodeVersion } from "../store/run-records.ts";
 
 /** Reads and validates a run config file; errors name the file and the field. */
 export const readRunConfig = (path: string): RunConfig => {
   if (!existsSync(path)) throw new ConfigError(`${path}: no such config file; see configs/ for examples`);
-  return parseRunConfigYaml(readFileSync(path, "utf8"), path);
+  if (statSync(path).isDirectory()) throw new ConfigError(`${path}: a folder, not a config file; name a YAML file, e.g. configs/quickstart.yaml`);
+  return parseRunConfigYaml(readFileSync(path, "utf8"), path, allFamilies());
 };
 
-export const familyOf = (c: RunConfig): LevelFamily => {
-  switch (c.family) {
-    case "interphyre":
-      return interphyreFamily((level) => readCertified(level)?.seeds.map((s) => s.seed) ?? []);
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+/** The running hexa: its git commit when run from a checkout (one `git rev-parse`, a few ms), and the package version. */
+export const codeVersion = (): CodeVersion => {
+  const version = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
+  let commit: string | null = null;
+  try {
+    commit = execFileSync("git", ["rev-parse", "HEAD"], { cwd: ROOT, stdio: ["ignore", "pipe", "ignore"], timeout: 5000 }).toString().trim() || null;
+  } catch {
+    // Not a checkout (an installed package) or no git: the package version alone names the code.
   }
+  return { version, commit };
 };
+
+export const codeLabel = (c: CodeVersion): string => (c.commit ? `${c.version} (commit ${c.commit.slice(0, 12)})` : c.version);
+
+/** Key order does not change a config, so the hash is of a key-sorted copy. */
+const canonical = (v: unknown): unknown =>
+  Array.isArray(v) ? v.map(canonical) : v !== null && typeof v === "object" ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, canonical((v as Record<string, unknown>)[k])])) : v;
+
+/**
+ * config.yaml's data (the resolved config as the creating process wrote it, every default spelled out) and its
+ * sha256. Of the file's data, not of the config parsed now: a later hexa that adds a key with a default (or
+ * moves one) reads the same file as a different resolved config, and that is no edit.
+ */
+export const configDigest = (configYaml: string): { config: unknown; hash: string } => {
+  const config = canonical(JSON.parse(JSON.stringify(parseYaml(configYaml) ?? null)));
+  return { config, hash: createHash("sha256").update(JSON.stringify(config)).digest("hex") };
+};
+
+/**
+ * A run directory's config. A run keeps the config it started with (run.json holds its hash): an edit would mix two experiments
+ * in one directory, so it is refused with the keys it changed. A run made before the hash was recorded is
+ * taken as it is, with a note.
+ */
+export const runDirConfig = (dir: RunDir, where: string, note: (line: string) => void): RunConfig => {
+  const text = dir.configText();
+  const cfg = parseRunConfigYaml(text, where, allFamilies());
+  const { hash, config } = configDigest(text);
+  if (dir.meta.configHash === undefined) note(`note: ${dir.path}/run.json records no config hash (the run was made before hexa kept one); config.yaml is taken as it is`);
+  else if (dir.meta.configHash !== hash) {
+    const keys = dir.meta.config === undefined ? ["(unknown: run.json holds only the hash)"] : changedKeys(dir.meta.config, config);
+    throw new ConfigError(
+      `${where}: edited since the run started (changed: ${keys.join(", ")}); a resumed run keeps its config, so restore ${keys.length === 1 ? "that key" : "those keys"} (run.json's "config" has the original values), or start a new run with the new config`,
+    );
+  }
+  return cfg;
+};
+
+/** The dotted keys whose values differ between two configs (plain data). */
+export const changedKeys = (a: unknown, b: unknown, at = ""): string[] => {
+  const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+  if (isObj(a) && isObj(b)) {
+    return [...new Set([...Object.keys(a), ...Object.keys(b)])].sort().flatMap((k) => changedKeys(a[k], b[k], at ? `${at}.${k}` : k));
+  }
+  return JSON.stringify(a) === JSON.stringify(b) ? [] : [at || "(config)"];
+};
+
+export const familyOf = (c: RunConfig): LevelFamily => getFamily(c.family);
 
 const needsHint = (role: string, resuming: boolean) => (e: unknown) => {
   if (!(e instanceof ConfigError)) throw e;

@@ -1,17 +1,23 @@
-import { resolve } from "node:path";
+import { existsSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
 import type { Argv, CommandModule } from "yargs";
-import { ConfigError } from "../errors.ts";
+import { ConfigError, HexaError, InvariantError } from "../errors.ts";
 import type { Metrics } from "../loop/metrics.ts";
-import { RunConfig, parseRunConfigYaml, runConfigYaml, usesBank, type RunConfig as RunConfigT } from "../loop/run-config.ts";
+import { parseRunConfig, runConfigYaml, usesBank, type RunConfig as RunConfigT } from "../loop/run-config.ts";
+import type { LevelFamily } from "../loop/family.ts";
 import { runLoop } from "../loop/run-loop.ts";
 import { schedule } from "../loop/schedule.ts";
 import type { BankEvent } from "../store/bank.ts";
 import { readOfflineTrajectories } from "../store/offline-trajectories.ts";
 import { RunDir } from "../store/run-dir.ts";
+import type { CodeVersion } from "../store/run-records.ts";
 import { readShippedBanks } from "../store/shipped-bank.ts";
 import { percent } from "./format.ts";
 import { progressView } from "./progress.ts";
-import { familyOf, modelsFor, openSkillIndex, readRunConfig, type OpenIndex } from "./run-setup.ts";
+import { writeRunReport } from "./inspect.ts";
+import { allFamilies } from "./families.ts";
+import { codeLabel, codeVersion, configDigest, familyOf, runDirConfig, modelsFor, openSkillIndex, readRunConfig, type OpenIndex } from "./run-setup.ts";
+import { asUserError } from "./write-file.ts";
 
 const stamp = (d: Date) => d.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
 
@@ -36,8 +42,33 @@ const printSummary = (m: Metrics, dir: string) => {
   out.write(`run directory: ${dir}\nheld-out check: hexa eval ${dir}\n`);
 };
 
+/** What a run start checks of a parsed config before anything is written: its levels, seeds and run id. */
+export const checkRunConfig = (cfg: RunConfigT, where: string): LevelFamily => {
+  const family = familyOf(cfg);
+  try {
+    schedule(cfg, family);
+  } catch (e) {
+    throw e instanceof ConfigError ? new ConfigError(`${where}: ${e.message}`) : e;
+  }
+  return family;
+};
+
+/**
+ * A resume by another hexa is allowed but said loudly, and every writer is kept in writers.jsonl: a fix
+ * committed between a crash and its resume is the usual case, and refusing would strand a paid run; the
+ * record lets anyone reading the run's numbers see that they come from more than one version.
+ */
+const warnIfOtherCode = (dir: RunDir, code: CodeVersion, warn: (line: string) => void): void => {
+  const earlier = [dir.meta.code, ...dir.writers().map((w) => w.code)].filter((c): c is CodeVersion => c !== undefined);
+  const other = earlier.filter((c) => c.version !== code.version || c.commit !== code.commit);
+  if (other.length) {
+    const labels = [...new Set(other.map(codeLabel))];
+    warn(`warning: this run was written by hexa ${labels.join(", ")}; this process is hexa ${codeLabel(code)}. The run will mix code versions (each writer is listed in ${dir.file("writers")}); start a new run if its numbers must come from one version`);
+  }
+};
+
 /** The defaults with a placeholder level, for --print-config without a file. */
-const defaultsYaml = () => `# every key and its default; levels has none (name one or more, e.g. [catapult])\n${runConfigYaml(RunConfig.parse({ levels: ["<level>"] }))}`;
+const defaultsYaml = () => `# every key and its default; levels has none (name one or more, e.g. [catapult])\n${runConfigYaml(parseRunConfig({ levels: ["<level>"] }, "defaults", allFamilies()), allFamilies())}`;
 
 export const runCommand: CommandModule = {
   command: "run [config]",
@@ -51,92 +82,135 @@ export const runCommand: CommandModule = {
   handler: async (argv) => {
     const configPath = argv.config as string | undefined;
     const resumeDir = argv.resume as string | undefined;
+    if (resumeDir !== undefined && resumeDir.trim() === "") throw new ConfigError("--resume needs a run directory, e.g. hexa run --resume runs/<id>");
     if (configPath && resumeDir) throw new ConfigError("give a config or --resume DIR, not both (a resumed run keeps its own config.yaml)");
+    const note = (line: string) => process.stderr.write(`${line}\n`);
     if (argv["print-config"]) {
-      process.stdout.write(resumeDir ? RunDir.open(resumeDir).configText() : configPath ? runConfigYaml(readRunConfig(configPath)) : defaultsYaml());
+      // Printed as a resume would read it: parsed and checked, never the file's raw text.
+      const cfg = resumeDir ? runDirConfig(RunDir.open(resumeDir), `${resumeDir}/config.yaml`, note) : configPath ? readRunConfig(configPath) : undefined;
+      process.stdout.write(cfg ? runConfigYaml(cfg, allFamilies()) : defaultsYaml());
       return;
     }
     if (!configPath && !resumeDir) throw new ConfigError("name a config (e.g. hexa run configs/quickstart.yaml) or --resume runs/<id>");
-
-    // Everything that can be refused is checked before a run directory is made.
-    const existing = resumeDir ? RunDir.open(resumeDir) : undefined;
-    const cfg: RunConfigT = existing ? parseRunConfigYaml(existing.configText(), `${resumeDir}/config.yaml`) : readRunConfig(configPath!);
-    const family = familyOf(cfg);
-    const where = resumeDir ? `${resumeDir}/config.yaml` : configPath!;
-    try {
-      schedule(cfg, family);
-    } catch (e) {
-      throw e instanceof ConfigError ? new ConfigError(`${where}: ${e.message}`) : e;
-    }
-    const fromFiles = usesBank(cfg) && cfg.init !== "online";
-    const once = <T>(read: () => T) => {
-      let value: T | undefined;
-      return () => (value ??= read());
-    };
-    const trajectories = cfg.offline.trajectories;
-    const banks = cfg.offline.banks;
-    const offline = fromFiles && trajectories ? once(() => readOfflineTrajectories(trajectories)) : undefined;
-    const shipped = fromFiles && banks ? once(() => readShippedBanks(banks)) : undefined;
-    // A new run reads its input files now, so a bad one is refused before the directory exists; a resume reads
-    // them only if round 0 is unfinished (afterwards the run holds what it took from them).
-    if (!existing) {
-      offline?.();
-      shipped?.();
-    }
-    const now = new Date();
     const runsDir = String(argv["runs-dir"]);
-    const id = existing?.meta.id ?? runIdOf(cfg, now);
-    const models = await modelsFor(cfg, existing?.path ?? resolve(runsDir, id), { resuming: existing !== undefined });
-    // A Chroma that does not answer is refused before the directory exists, so no half-made run is left behind.
-    const index: OpenIndex | undefined = cfg.skillIndex.enabled ? await openSkillIndex(cfg.skillIndex.dataDir, cfg.skillIndex.embedding) : undefined;
-    let dir: RunDir;
-    let release: () => void;
+    let made: string | undefined;
     try {
-      dir = existing ?? RunDir.create(runsDir, id, runConfigYaml(cfg), now);
-      release = dir.lock();
+      await start(configPath, resumeDir, runsDir, note, (path) => (made = path));
     } catch (e) {
-      await index?.stop();
-      throw e;
-    }
-    const view = progressView(process.stderr, () => performance.now());
-    const onSignal = () => {
-      view.stop();
-      release();
-      process.stderr.write(`\ninterrupted; nothing finished is lost. Continue with: hexa run --resume ${dir.path}\n`);
-      void index?.stop().finally(() => process.exit(130));
-      if (!index) process.exit(130);
-    };
-    process.once("SIGINT", onSignal);
-    process.once("SIGTERM", onSignal);
-    try {
-      view.line(`${resumeDir ? "resuming" : "run"} ${dir.path}${cfg.agent === "heuristic" ? " (heuristic experimentalist, no LLM)" : ""}`);
-      const metrics = await runLoop(cfg, {
-        family,
-        dir,
-        ...models,
-        ...(shipped ? { shippedBank: (level: string) => shipped().get(level) } : {}),
-        ...(offline ? { offlineTrajectories: (level: string) => offline().get(level) ?? [] } : {}),
-        now: () => performance.now(),
-        onProgress: (p) => view.update(p),
-        log: (line) => view.line(line),
-        ...(index
-          ? {
-              // The last round's refresh marks the run final (a resumed run passes through every round again).
-              afterRound: async (round: number, events: ReadonlyMap<string, readonly BankEvent[]>) => {
-                const status = round === cfg.rounds ? "final" : "running";
-                await index.index.rebuildFromEvents(cfg.levels.map((level) => ({ level, run: dir.meta.id, status, events: events.get(level) ?? [] })));
-              },
-            }
-          : {}),
-      });
-      view.stop();
-      printSummary(metrics, resolve(dir.path));
-    } finally {
-      view.stop();
-      process.off("SIGINT", onSignal);
-      process.off("SIGTERM", onSignal);
-      await index?.stop();
-      release();
+      const fix = made ? `fix that (space, permissions), then: hexa run --resume ${made}` : "check that the runs folder (--runs-dir) exists, is writable and has space";
+      throw asUserError(e, fix);
     }
   },
+};
+
+const start = async (configPath: string | undefined, resumeDir: string | undefined, runsDir: string, note: (line: string) => void, madeAt: (path: string) => void): Promise<void> => {
+  // Everything that can be refused is checked before a run directory is made.
+  const existing = resumeDir ? RunDir.open(resumeDir) : undefined;
+  const where = resumeDir ? `${resumeDir}/config.yaml` : configPath!;
+  const cfg: RunConfigT = existing ? runDirConfig(existing, where, note) : readRunConfig(configPath!);
+  const family = checkRunConfig(cfg, where);
+  const code = codeVersion();
+  if (existing) warnIfOtherCode(existing, code, note);
+  const fromFiles = usesBank(cfg) && cfg.init !== "online";
+  const once = <T>(read: () => T) => {
+    let value: T | undefined;
+    return () => (value ??= read());
+  };
+  const trajectories = cfg.offline.trajectories;
+  const banks = cfg.offline.banks;
+  const offline = fromFiles && trajectories ? once(() => readOfflineTrajectories(trajectories)) : undefined;
+  const shipped = fromFiles && banks ? once(() => readShippedBanks(banks)) : undefined;
+  // A new run reads its input files now, so a bad one is refused before the directory exists; a resume reads
+  // them only if round 0 is unfinished (afterwards the run holds what it took from them).
+  if (!existing) {
+    offline?.();
+    shipped?.();
+  }
+  const now = new Date();
+  const id = existing?.meta.id ?? runIdOf(cfg, now);
+  const models = await modelsFor(cfg, existing?.path ?? resolve(runsDir, id), { resuming: existing !== undefined });
+  // A Chroma that does not answer is refused before the directory exists, so no half-made run is left behind.
+  const index: OpenIndex | undefined = cfg.skillIndex.enabled ? await openSkillIndex(cfg.skillIndex.dataDir, cfg.skillIndex.embedding) : undefined;
+  let dir: RunDir;
+  let release: () => void;
+  try {
+    const yaml = runConfigYaml(cfg, allFamilies());
+    const digest = configDigest(yaml);
+    dir = existing ?? RunDir.create(runsDir, id, yaml, now, { configHash: digest.hash, config: digest.config, code });
+    madeAt(dir.path);
+    release = dir.lock();
+  } catch (e) {
+    await index?.stop();
+    throw e;
+  }
+  const view = progressView(process.stderr, () => performance.now());
+  const resumeHint = `Continue with: hexa run --resume ${dir.path}`;
+  // The first Ctrl-C stops at the next episode boundary (episodes in flight finish and are kept); a second stops at once.
+  const controller = new AbortController();
+  const interrupt = new Error("interrupted");
+  const onSignal = () => {
+    if (!controller.signal.aborted) {
+      controller.abort(interrupt);
+      view.line("interrupt: stopping after the episodes in flight (Ctrl-C again to stop at once; those are then replayed on resume)");
+      return;
+    }
+    view.stop();
+    release();
+    process.stderr.write(`\ninterrupted; nothing finished is lost. ${resumeHint}\n`);
+    void index?.stop().finally(() => process.exit(130));
+    if (!index) process.exit(130);
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  let interrupted = false;
+  try {
+    const removed = dir.cleanTemps();
+    if (removed.length) view.line(`removed ${removed.length} temporary file(s) a killed process left: ${removed.join(", ")}`);
+    dir.writesAs({ schemaVersion: 1, at: now.toISOString(), pid: process.pid, command: existing ? "run --resume" : "run", code });
+    view.line(`${resumeDir ? "resuming" : "run"} ${dir.path}${cfg.agent === "heuristic" ? " (heuristic experimentalist, no LLM)" : ""}`);
+    const recorded = () => ["episodes.jsonl", "bank-events.jsonl"].map((f) => (existsSync(join(dir.path, f)) ? statSync(join(dir.path, f)).size : 0)).join();
+    const before = recorded();
+    const metrics = await runLoop(cfg, {
+      family,
+      dir,
+      ...models,
+      ...(shipped ? { shippedBank: (level: string) => shipped().get(level) } : {}),
+      ...(offline ? { offlineTrajectories: (level: string) => offline().get(level) ?? [] } : {}),
+      now: () => performance.now(),
+      onProgress: (p) => view.update(p),
+      log: (line) => view.line(line),
+      signal: controller.signal,
+      ...(index
+        ? {
+            // The last round's refresh marks the run final (a resumed run passes through every round again).
+            afterRound: async (round: number, events: ReadonlyMap<string, readonly BankEvent[]>) => {
+              const status = round === cfg.rounds ? "final" : "running";
+              await index.index.rebuildFromEvents(cfg.levels.map((level) => ({ level, run: dir.meta.id, status, events: events.get(level) ?? [] })));
+            },
+          }
+        : {}),
+    });
+    view.stop();
+    printSummary(metrics, resolve(dir.path));
+    // Resuming a finished run records nothing new, and leaves its report as it was.
+    const report = join(dir.path, "report.html");
+    process.stdout.write(`report: ${recorded() === before && existsSync(report) ? resolve(report) : writeRunReport(dir.path)}\n`);
+  } catch (e) {
+    if (controller.signal.aborted && e === interrupt) interrupted = true;
+    else {
+      const err = asUserError(e, `fix that (space, permissions), then: hexa run --resume ${dir.path}`);
+      // A run that stops after its directory exists always says how to continue it.
+      throw err instanceof HexaError && !(err instanceof InvariantError) && !err.message.includes("hexa run --resume") ? new ConfigError(`${err.message}. ${resumeHint}`) : err;
+    }
+  } finally {
+    view.stop();
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+    await index?.stop();
+    release();
+  }
+  if (interrupted) {
+    process.stderr.write(`\ninterrupted; nothing finished is lost. ${resumeHint}\n`);
+    process.exit(130);
+  }
 };

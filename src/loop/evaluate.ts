@@ -8,6 +8,7 @@ import type { LevelFamily } from "./family.ts";
 import { mapLimit } from "./pool.ts";
 import { endpointFailed, episodeRecord } from "./run-loop.ts";
 import type { RunConfig } from "./run-config.ts";
+import { playEpisode } from "./play.ts";
 import { schedule } from "./schedule.ts";
 
 export interface EvalRow {
@@ -47,6 +48,11 @@ export const heldOutSeeds = (
       }
       const bad = opts.seeds.filter(seen);
       if (bad.length) throw new ConfigError(`--seeds: ${bad.join(", ")} were seen while learning on ${level}; held-out seeds must be disjoint from the stream, the offline seeds and the bank's sources`);
+      const vetted = new Set(family.seedsOf(level));
+      const unvetted = opts.seeds.filter((s) => !vetted.has(s));
+      if (unvetted.length) {
+        throw new ConfigError(`--seeds: ${unvetted.join(", ")} ${unvetted.length === 1 ? "is not a vetted seed" : "are not vetted seeds"} of ${level} (${level} has ${vetted.size}, kept by hexa levels certify); held-out figures need seeds known to have a solution: pick from its certified list, or use --count`);
+      }
       return [level, opts.seeds];
     }),
   );
@@ -57,7 +63,10 @@ export interface RunState {
   episodes: readonly EpisodeRecord[];
   log: BankLog;
 }
-export const readRunState = (dir: RunDir): RunState => ({ episodes: dir.episodes({ repair: false }), log: dir.bankLog({ repair: false }) });
+export const readRunState = (dir: RunDir, onDuplicate?: (ids: string[]) => void): RunState => ({
+  episodes: dir.episodes({ repair: false, ...(onDuplicate ? { onDuplicate } : {}) }),
+  log: dir.bankLog({ repair: false }),
+});
 
 /** Per level, the seeds the run's records show it learned from: offline trajectories and the bank's cited sources. */
 export const learnedSeeds = (run: RunState): Map<string, Set<number>> => {
@@ -88,7 +97,7 @@ export const evaluateRun = async (
   const banks = new Map(cfg.levels.map((level) => [level, foldEvents(run.log.events.get(level) ?? [])] as const));
   const jobs = cfg.levels.flatMap((level) => seeds.get(level)!.map((seed) => ({ level, seed })));
   const done = await mapLimit(jobs, cfg.concurrency, async ({ level, seed }) => {
-    const { trajectory, retrieved } = await ports.family.play({
+    const { trajectory, retrieved } = await playEpisode(ports.family, {
       task: { level, seed },
       agent: cfg.agent,
       config: cfg,

@@ -53,8 +53,12 @@ export const SkillIndexConfig = strict({
 });
 
 export const RunConfig = strict({
-  name: z.string().regex(/^[a-z0-9_+.-]+$/i, "letters, digits, _ + . - only").optional().describe("run id prefix; the level names when absent"),
-  family: z.enum(["interphyre"]).default("interphyre").describe("the level family that supplies tasks and tools"),
+  name: z
+    .string()
+    .regex(/^[a-z0-9_+.-]+$/i, "letters, digits, _ + . - only")
+    .max(100, "at most 100 characters (it starts the run directory's name)")
+    .optional().describe("run id prefix; the level names when absent"),
+  family: z.string().default("interphyre").describe("the level family that supplies tasks and tools (hexa levels list shows them)"),
   levels: z.array(z.string().min(1)).min(1).describe("levels to learn on; each keeps its own bank"),
   seeds: SeedsConfig.prefault({}),
   rounds: z.number().int().min(1).default(17).describe("R: rounds per level"),
@@ -95,6 +99,13 @@ const cellProblem = (c: RunConfig): string | undefined => {
 const valueAt = (raw: unknown, path: readonly PropertyKey[]): unknown =>
   path.reduce<unknown>((v, k) => (v !== null && typeof v === "object" ? (v as Record<PropertyKey, unknown>)[k] : undefined), raw);
 
+/** A value as the user wrote it: YAML's .inf and .nan are numbers JSON would print as null; long text is cut. */
+const shownValue = (v: unknown): string => {
+  const text = JSON.stringify(v, (_k, x: unknown) => (typeof x === "number" && !Number.isFinite(x) ? `<${String(x)}>` : typeof x === "bigint" ? `<${String(x)}n>` : x)) ?? String(v);
+  const plain = text.replace(/"<(-?Infinity|NaN|-?\d+n)>"/g, "$1");
+  return plain.length > 120 ? `${plain.slice(0, 100)}… (${plain.length} characters)` : plain;
+};
+
 const issueText = (issue: z.core.$ZodIssue, raw: unknown): string => {
   const where = issue.path.join(".") || "(config)";
   if (issue.code === "unrecognized_keys") {
@@ -102,27 +113,63 @@ const issueText = (issue: z.core.$ZodIssue, raw: unknown): string => {
     return `${keys}: unknown key; see hexa run --print-config for the known ones`;
   }
   const got = valueAt(raw, issue.path);
-  const shown = got === undefined ? "nothing" : JSON.stringify(got);
+  const shown = got === undefined ? "nothing" : shownValue(got);
   return `${where}: ${issue.message.replace(/^Invalid input: /, "")} (got ${shown}); see hexa run --print-config for its default and meaning`;
 };
 
-/** Parses a config object; `source` names the file in errors. */
-export const parseRunConfig = (raw: unknown, source: string): RunConfig => {
-  const parsed = RunConfig.safeParse(raw ?? {});
+/** What RunConfig needs of each level family: its id and its config slice (issue 10 §1). */
+export interface FamilySlice {
+  id: string;
+  config: { key: string; schema: z.ZodObject };
+}
+
+/** RunConfig with every known family's slice under its key, and `family` limited to the known ids. */
+export const composeRunConfig = (families: readonly FamilySlice[]): z.ZodType<RunConfig> => {
+  if (families.length === 0) return RunConfig;
+  const ids = families.map((f) => f.id) as [string, ...string[]];
+  const slices = Object.fromEntries(families.map((f) => [f.config.key, f.config.schema.prefault({}).describe(`settings of the ${f.id} family`)]));
+  return RunConfig.extend({ family: z.enum(ids).default(ids[0]).describe(`the level family that supplies tasks and tools: ${ids.join(", ")}`), ...slices }) as unknown as z.ZodType<RunConfig>;
+};
+
+/**
+ * Config files written before issue 10 kept Interphyre's horizon and tool set under `actor`; they now live in the
+ * family's slice. Moved here so those run directories resume (their config.yaml is read back).
+ */
+const lift = (raw: unknown): unknown => {
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return raw;
+  const r = raw as Record<string, unknown>;
+  const actor = r.actor;
+  if (actor === null || typeof actor !== "object" || Array.isArray(actor)) return raw;
+  const { horizon, toolSet, ...rest } = actor as Record<string, unknown>;
+  if (horizon === undefined && toolSet === undefined) return raw;
+  if ((r.family ?? "interphyre") !== "interphyre") return raw;
+  const moved = { ...(horizon === undefined ? {} : { horizon }), ...(toolSet === undefined ? {} : { toolSet }) };
+  return { ...r, actor: rest, interphyre: { ...moved, ...((r.interphyre as object | undefined) ?? {}) } };
+};
+
+/** Parses a config object; `source` names the file in errors; `families` supply their slices. */
+export const parseRunConfig = (raw: unknown, source: string, families: readonly FamilySlice[] = []): RunConfig => {
+  const parsed = composeRunConfig(families).safeParse(lift(raw) ?? {});
   if (!parsed.success) throw new ConfigError(`${source}: ${parsed.error.issues.slice(0, 3).map((i) => issueText(i, raw)).join("; ")}`);
   const problem = cellProblem(parsed.data);
   if (problem) throw new ConfigError(`${source}: ${problem}`);
-  return parsed.data;
+  const other = families.find((f) => f.id !== parsed.data.family && (raw as Record<string, unknown> | null)?.[f.config.key] !== undefined);
+  if (other) throw new ConfigError(`${source}: ${other.config.key}: settings of the ${other.id} family in a ${parsed.data.family} run; drop them or set family: ${other.id}`);
+  // Only the run's own family slice is kept (and written to config.yaml).
+  const mine = new Set(families.filter((f) => f.id === parsed.data.family).map((f) => f.config.key));
+  const data = { ...parsed.data } as Record<string, unknown>;
+  for (const f of families) if (!mine.has(f.config.key)) delete data[f.config.key];
+  return data as RunConfig;
 };
 
-export const parseRunConfigYaml = (text: string, source: string): RunConfig => {
+export const parseRunConfigYaml = (text: string, source: string, families: readonly FamilySlice[] = []): RunConfig => {
   let raw: unknown;
   try {
     raw = parseYaml(text);
   } catch (e) {
     throw new ConfigError(`${source}: not valid YAML (${(e as Error).message.split("\n")[0]})`);
   }
-  return parseRunConfig(raw, source);
+  return parseRunConfig(raw, source, families);
 };
 
 const unwrap = (s: z.ZodType): z.ZodType => {
@@ -145,11 +192,11 @@ const annotate = (node: unknown, schema: z.ZodType): void => {
 };
 
 /** The resolved config as commented YAML, secrets removed (they come from the environment on resume). */
-export const runConfigYaml = (c: RunConfig): string => {
+export const runConfigYaml = (c: RunConfig, families: readonly FamilySlice[] = []): string => {
   const copy = structuredClone(c);
   for (const role of ["actor", "evolver", "synthesiser"] as const) delete copy.llm[role].apiKey;
   if (copy.skillIndex.embedding.provider === "openai") copy.skillIndex.embedding.apiKey = "";
   const doc = new Document(copy);
-  annotate(doc.contents, RunConfig);
+  annotate(doc.contents, composeRunConfig(families));
   return doc.toString({ lineWidth: 0 });
 };

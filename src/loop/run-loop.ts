@@ -6,15 +6,17 @@ import type { Role } from "../llm/config.ts";
 import { applyEvent, EMPTY_BANK, foldEvents, type Bank, type BankEvent } from "../store/bank.ts";
 import { episodeId, updateKey, type RunDir } from "../store/run-dir.ts";
 import type { EpisodeRecord, Phase } from "../store/run-records.ts";
-import type { Trajectory } from "../../agents/trajectory.ts";
+import type { Trajectory } from "../store/trajectory.ts";
 import { updateBank, updatesAt } from "./bank-update.ts";
 import { ConfigError } from "../errors.ts";
+import { LlmError } from "../llm/llm-error.ts";
 import type { LevelFamily } from "./family.ts";
 import { computeMetrics, type Metrics } from "./metrics.ts";
 import { mapLimit } from "./pool.ts";
 import { usesBank, type RunAgent, type RunConfig } from "./run-config.ts";
 import { event } from "../../agents/evolver-labels.ts";
-import { schedule } from "./schedule.ts";
+import { playEpisode } from "./play.ts";
+import { needsOfflineRuns, schedule } from "./schedule.ts";
 
 /**
  * An episode the model endpoint broke off is not an outcome of the method: it is not recorded (it would count
@@ -53,6 +55,12 @@ export interface LoopPorts {
   log?: (line: string) => void;
   /** After each round's updates, with every level's committed events (e.g. to refresh the Chroma index). */
   afterRound?: (round: number, events: ReadonlyMap<string, readonly BankEvent[]>) => Promise<void>;
+  /**
+   * Ctrl-C: once aborted, no episode or update starts; those in flight finish and are recorded, then the loop
+   * rejects with the signal's reason. The loop yields to the event loop after every episode, so a signal is
+   * seen even while synchronous (heuristic) episodes run back to back.
+   */
+  signal?: AbortSignal;
 }
 
 interface Job {
@@ -71,9 +79,11 @@ interface Job {
  * skipped, an update cut short is redone.
  */
 export const runLoop = async (cfg: RunConfig, ports: LoopPorts): Promise<Metrics> => {
-  const { dir, family } = ports;
+  const { dir, family, signal } = ports;
   const plan = schedule(cfg, family);
-  const records = new Map(dir.episodes().map((e) => [e.id, e] as const));
+  const onDuplicate = (ids: string[]) =>
+    ports.log?.(`warning: episodes.jsonl has ${ids.length} duplicated line(s) (${ids.slice(0, 3).join(", ")}${ids.length > 3 ? ", …" : ""}); each episode is counted once, the first line kept`);
+  const records = new Map(dir.episodes({ onDuplicate }).map((e) => [e.id, e] as const));
   const log = dir.bankLog();
   const events = new Map(cfg.levels.map((l) => [l, log.events.get(l) ?? []] as const));
   let bankMs = log.ms;
@@ -81,6 +91,18 @@ export const runLoop = async (cfg: RunConfig, ports: LoopPorts): Promise<Metrics
   // Each level's bank, folded once and then advanced by every committed update (a refold per episode grows with the log).
   const banks = new Map(cfg.levels.map((l) => [l, foldEvents(events.get(l) ?? [])] as const));
   const bankOf = (level: string): Bank => banks.get(level) ?? EMPTY_BANK;
+  /**
+   * The bank an episode of round r + 1 plays with: the fold of the log up to round r. In an uninterrupted run
+   * it is the live bank; a resume that replays a lost record of an early round must not show it a later bank.
+   */
+  const atRound = new Map<string, Bank>();
+  const bankAt = (level: string, round: number): Bank => {
+    const key = updateKey(level, round);
+    if (!atRound.has(key)) atRound.set(key, foldEvents(events.get(level) ?? [], round));
+    return atRound.get(key)!;
+  };
+  /** Lets a pending signal in between synchronous episodes (a heuristic round never otherwise yields). */
+  const boundary = () => new Promise<void>((r) => setImmediate(r));
   /** Folds an update (a fold that fails is a hexa bug, thrown before anything is written), then commits it. */
   const commit = (level: string, round: number, out: readonly BankEvent[], ms: number) => {
     const next = out.reduce(applyEvent, bankOf(level));
@@ -117,13 +139,13 @@ export const runLoop = async (cfg: RunConfig, ports: LoopPorts): Promise<Metrics
 
   const play = async (job: Job): Promise<void> => {
     const id = episodeId(job.phase, job.level, job.round, job.seed);
-    if (records.has(id)) return;
+    if (records.has(id) || signal?.aborted) return;
     const model = job.agent === "heuristic" ? undefined : meter("actor", ports.actorModel, { phase: job.phase, level: job.level, round: job.round, seed: job.seed });
-    const { trajectory, retrieved } = await family.play({
+    const { trajectory, retrieved } = await playEpisode(family, {
       task: { level: job.level, seed: job.seed },
       agent: job.agent,
       config: cfg,
-      bank: job.phase === "offline" ? EMPTY_BANK : bankOf(job.level),
+      bank: job.bankRound === null ? EMPTY_BANK : bankAt(job.level, job.bankRound),
       ...(model ? { model } : {}),
       costOf: (turn) => usageRecord("actor", turn, cfg.llm.prices).costUsd,
       now: ports.now,
@@ -133,14 +155,22 @@ export const runLoop = async (cfg: RunConfig, ports: LoopPorts): Promise<Metrics
     dir.appendEpisode(rec);
     records.set(id, rec);
     progress(job.phase, job.round);
+    await boundary();
   };
 
   const update = async (level: string, round: number, batch: readonly EpisodeRecord[]): Promise<void> => {
     if (log.done.has(updateKey(level, round))) return;
+    signal?.throwIfAborted();
     const started = ports.now();
     const model = meter("evolver", ports.evolverModel, { phase: round === 0 ? "offline" : "stream", level, round });
     const labelled = batch.map((e) => ({ id: e.id, trajectory: e.trajectory, r: e.r, category: e.category }));
-    const out: BankEvent[] = await updateBank({ config: cfg, family, level, round, bank: bankOf(level), labelled, ...(model ? { evolverModel: model } : {}) });
+    let out: BankEvent[];
+    try {
+      out = await updateBank({ config: cfg, family, level, round, bank: bankOf(level), labelled, ...(model ? { evolverModel: model } : {}) });
+    } catch (e) {
+      if (!(e instanceof LlmError)) throw e;
+      throw new ConfigError(`${level} round ${round}: the evolver's model endpoint failed (${e.message}); the bank update was not committed. Fix the endpoint or key, then: hexa run --resume ${dir.path}`);
+    }
     commit(level, round, out, ports.now() - started);
     if (!updatesAt(cfg, round)) return;
     const failed = out.find((e) => e.type === "evolver_failure");
@@ -185,6 +215,7 @@ export const runLoop = async (cfg: RunConfig, ports: LoopPorts): Promise<Metrics
   const playOffline = async (level: string): Promise<EpisodeRecord[]> => {
     const seeds = plan.get(level)!.offline;
     await mapLimit(seeds, cfg.concurrency, (seed) => play({ phase: "offline", level, round: 0, seed, agent: offlineAgent, bankRound: null }));
+    signal?.throwIfAborted();
     return seeds.map((seed) => records.get(episodeId("offline", level, 0, seed))!);
   };
   /** A shipped bank enters as add events under ids of its own, so the log stays the whole record. */
@@ -200,9 +231,41 @@ export const runLoop = async (cfg: RunConfig, ports: LoopPorts): Promise<Metrics
     );
     commit(level, 0, out, 0);
   };
+  /**
+   * Records lost after their round's update was committed (episodes.jsonl deleted or cut by hand): replayed,
+   * each with the bank of its own round, and said so. An offline trajectory read from a file is read again.
+   */
+  const lost = cfg.levels.flatMap((level) => {
+    const p = plan.get(level)!;
+    const offline = log.done.has(updateKey(level, 0)) ? p.offline.map((seed) => episodeId("offline", level, 0, seed)) : [];
+    const cited = (events.get(level) ?? []).filter((e) => e.round === 0).flatMap((e) => e.evidence.filter((id) => id.startsWith(`offline/${level}/file`)));
+    const stream = p.rounds.flatMap((seeds, i) => (log.done.has(updateKey(level, i + 1)) ? seeds.map((seed) => episodeId("stream", level, i + 1, seed)) : []));
+    return [...offline, ...new Set(cited), ...stream].filter((id) => !records.has(id));
+  });
+  if (lost.length) {
+    ports.log?.(
+      `resume: episodes.jsonl lacks ${lost.length} episode(s) whose round's bank update is already committed (${lost.slice(0, 3).join(", ")}${lost.length > 3 ? ", …" : ""}); ` +
+        `replaying each with the bank of its own round${cfg.agent === "heuristic" ? "" : " (a model replays a new episode, not the one the bank learned from)"}`,
+    );
+  }
+  const refetch = (level: string) => {
+    try {
+      fromFiles(level);
+    } catch (e) {
+      const missing = lost.filter((id) => id.startsWith(`offline/${level}/file`));
+      throw e instanceof ConfigError
+        ? new ConfigError(`${level}: episodes.jsonl lacks the offline trajectories round 0 was distilled from (${missing.join(", ")}) and they cannot be read again (${e.message}); restore episodes.jsonl from a copy, or make offline.trajectories readable and resume again`)
+        : e;
+    }
+  };
+
   progress("offline", 0);
   for (const level of cfg.levels) {
-    if (log.done.has(updateKey(level, 0))) continue;
+    if (log.done.has(updateKey(level, 0))) {
+      if (needsOfflineRuns(cfg)) await playOffline(level);
+      else if (lost.some((id) => id.startsWith(`offline/${level}/file`))) refetch(level);
+      continue;
+    }
     if (!usesBank(cfg) || cfg.init === "online") await update(level, 0, []);
     else if (cfg.offline.banks) ship(level);
     else await update(level, 0, cfg.offline.trajectories ? fromFiles(level) : await playOffline(level));
@@ -212,6 +275,7 @@ export const runLoop = async (cfg: RunConfig, ports: LoopPorts): Promise<Metrics
   for (let round = 1; round <= cfg.rounds; round++) {
     const jobs = cfg.levels.flatMap((level) => plan.get(level)!.rounds[round - 1]!.map((seed): Job => ({ phase: "stream", level, round, seed, agent: cfg.agent, bankRound: round - 1 })));
     await mapLimit(jobs, cfg.concurrency, play);
+    signal?.throwIfAborted();
     for (const level of cfg.levels) {
       const batch = plan.get(level)!.rounds[round - 1]!.map((seed) => records.get(episodeId("stream", level, round, seed))!);
       await update(level, round, batch);

@@ -1,9 +1,9 @@
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { ConfigError } from "../errors.ts";
 import type { Bank, BankEvent } from "./bank.ts";
 import { appendJsonl, readJsonl, writeAtomic, writeJsonAtomic } from "./jsonl.ts";
-import { BankLogLine, BankSnapshot, EpisodeRecord, RUN_MARK, RunMeta, UsageLine, type Phase } from "./run-records.ts";
+import { BankLogLine, BankSnapshot, EpisodeRecord, RUN_MARK, RunMeta, UsageLine, WriterLine, type Phase } from "./run-records.ts";
 
 const FILES = {
   meta: "run.json",
@@ -13,8 +13,39 @@ const FILES = {
   usage: "usage.jsonl",
   llmLog: "llm-log.jsonl",
   metrics: "metrics.json",
+  writers: "writers.jsonl",
   lock: "run.lock",
 } as const;
+
+/** Most file systems cap a name at 255 bytes. */
+const MAX_NAME_BYTES = 255;
+
+/**
+ * Makes `path` one level at a time from its nearest existing ancestor. A recursive mkdir loops forever under
+ * /proc; one level at a time fails at once there, and a file in the way is named.
+ */
+const makeDirs = (path: string): void => {
+  const missing: string[] = [];
+  let p = path;
+  while (!existsSync(p)) {
+    missing.unshift(p);
+    const up = dirname(p);
+    if (up === p) break;
+    p = up;
+  }
+  if (existsSync(p) && !statSync(p).isDirectory()) throw new ConfigError(`${path}: ${p} is a file, not a folder; give a folder for run directories (--runs-dir)`);
+  for (const m of missing) mkdirSync(m);
+};
+
+/** Leftovers of a process killed between writing a temporary file and renaming it (writeAtomic). */
+const TEMP = /\.tmp-\d+$/;
+
+/** Options of a created run: what run.json records about its config and code. */
+export interface RunOrigin {
+  configHash: string;
+  config: unknown;
+  code: WriterLine["code"];
+}
 
 /** The committed bank log: each level's events in order, and which (level, round) updates are done. */
 export interface BankLog {
@@ -39,16 +70,24 @@ const alive = (pid: number): boolean => {
  * killed at any moment leaves it resumable. One process at a time holds it (run.lock with the pid).
  */
 export class RunDir {
+  /** This process's writers.jsonl line, appended before its first write to the run (a no-op resume writes nothing). */
+  private writer: WriterLine | undefined;
+
   private constructor(
     readonly path: string,
     readonly meta: RunMeta,
   ) {}
 
-  static create(root: string, id: string, configYaml: string, now: Date): RunDir {
+  static create(root: string, id: string, configYaml: string, now: Date, origin?: RunOrigin): RunDir {
+    if (Buffer.byteLength(id) > MAX_NAME_BYTES) {
+      throw new ConfigError(`name: the run id would be ${Buffer.byteLength(id)} bytes, over the ${MAX_NAME_BYTES} a file name may have (got ${JSON.stringify(id.slice(0, 40))}…); use a shorter name`);
+    }
     const path = resolve(root, id);
     if (existsSync(path)) throw new ConfigError(`${path}: already exists; resume it with hexa run --resume ${path}, or pick another name`);
-    mkdirSync(join(path, "banks"), { recursive: true });
-    const meta: RunMeta = { schemaVersion: 1, kind: RUN_MARK, id, createdAt: now.toISOString() };
+    makeDirs(resolve(root));
+    mkdirSync(path);
+    mkdirSync(join(path, "banks"));
+    const meta: RunMeta = { schemaVersion: 1, kind: RUN_MARK, id, createdAt: now.toISOString(), ...(origin ?? {}) };
     writeAtomic(join(path, FILES.config), configYaml);
     // run.json last: a directory without it was never started and is not taken for a run.
     writeJsonAtomic(join(path, FILES.meta), meta);
@@ -68,7 +107,38 @@ export class RunDir {
     }
     const meta = RunMeta.safeParse(raw);
     if (!meta.success) throw new ConfigError(`${metaPath}: not a hexa run record (${meta.error.issues[0]!.path.join(".")}: ${meta.error.issues[0]!.message})`);
+    // A run's id is its directory's name: a run.json copied in from another run must not pass for this one.
+    if (meta.data.id !== basename(path)) {
+      throw new ConfigError(`${metaPath}: belongs to run ${meta.data.id}, not to this directory (${basename(path)}); a run.json copied from another run? Restore this run's own, or rename the directory back to ${meta.data.id}`);
+    }
     return new RunDir(path, meta.data);
+  }
+
+  /** Records the process that is about to write to the run: appended to writers.jsonl before its first write. */
+  writesAs(line: WriterLine): void {
+    this.writer = line;
+  }
+
+  private wrote(): void {
+    if (!this.writer) return;
+    const line = this.writer;
+    this.writer = undefined;
+    appendJsonl(this.file("writers"), [line]);
+  }
+
+  writers = (): WriterLine[] => readJsonl(this.file("writers"), WriterLine, { repair: false });
+
+  /** Removes `*.tmp-<pid>` files a killed process left between write and rename; call while holding the lock. */
+  cleanTemps(): string[] {
+    const removed: string[] = [];
+    for (const d of [this.path, join(this.path, "banks")]) {
+      if (!existsSync(d)) continue;
+      for (const f of readdirSync(d).filter((x) => TEMP.test(x))) {
+        rmSync(join(d, f), { force: true });
+        removed.push(join(d, f));
+      }
+    }
+    return removed;
   }
 
   file = (name: keyof typeof FILES): string => join(this.path, FILES[name]);
@@ -85,6 +155,7 @@ export class RunDir {
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== "EEXIST" || attempt > 0) throw e;
       }
+      if (statSync(path).isDirectory()) throw new ConfigError(`${path}: a folder, where hexa keeps the lock file of the process that holds the run; remove it and resume again`);
       const pid = Number(readFileSync(path, "utf8").trim());
       // Our own pid in the lock is a lock from an earlier life of this pid (a container restarts as pid 1).
       if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) {
@@ -94,14 +165,43 @@ export class RunDir {
     }
   }
 
-  configText = (): string => readFileSync(this.file("config"), "utf8");
+  configText = (): string => {
+    const path = this.file("config");
+    if (!existsSync(path)) {
+      const held = this.meta.config === undefined ? "" : ` (run.json's "config" holds the values it had)`;
+      throw new ConfigError(`${path}: missing; the run directory was damaged. Restore config.yaml from a copy${held}, or start a new run`);
+    }
+    return readFileSync(path, "utf8");
+  };
 
-  /** `repair: false` for readers that must not touch the run (eval, inspection); the run loop repairs. */
-  episodes = (opts: { repair?: boolean } = {}): EpisodeRecord[] => readJsonl(this.file("episodes"), EpisodeRecord, opts);
-  appendEpisode = (rec: EpisodeRecord): void => appendJsonl(this.file("episodes"), [rec]);
+  /**
+   * Each episode once, the first line of an id kept: a line duplicated (by hand or a copy) would count twice in
+   * one figure and once in another. `repair: false` for readers that must not touch the run (eval, inspection).
+   */
+  episodes = (opts: { repair?: boolean; onDuplicate?: (ids: string[]) => void } = {}): EpisodeRecord[] => {
+    const seen = new Set<string>();
+    const dupes: string[] = [];
+    const out = readJsonl(this.file("episodes"), EpisodeRecord, opts).filter((e) => {
+      if (seen.has(e.id)) {
+        dupes.push(e.id);
+        return false;
+      }
+      seen.add(e.id);
+      return true;
+    });
+    if (dupes.length) opts.onDuplicate?.(dupes);
+    return out;
+  };
+  appendEpisode = (rec: EpisodeRecord): void => {
+    this.wrote();
+    appendJsonl(this.file("episodes"), [rec]);
+  };
 
   usage = (): UsageLine[] => readJsonl(this.file("usage"), UsageLine);
-  appendUsage = (line: UsageLine): void => appendJsonl(this.file("usage"), [line]);
+  appendUsage = (line: UsageLine): void => {
+    this.wrote();
+    appendJsonl(this.file("usage"), [line]);
+  };
 
   /** Reads the bank log; an update a crash left without its commit line is ignored and, unless `repair: false`, cut (resume redoes it). */
   bankLog(opts: { repair?: boolean } = {}): BankLog {
@@ -126,14 +226,19 @@ export class RunDir {
   }
 
   /** One update's events and its commit, in one flushed write. */
-  appendBankUpdate = (level: string, round: number, events: readonly BankEvent[], ms: number): void =>
+  appendBankUpdate = (level: string, round: number, events: readonly BankEvent[], ms: number): void => {
+    this.wrote();
     appendJsonl(this.file("bank"), [...events.map((event) => ({ level, event })), { level, commit: { round, events: events.length, ms } }]);
+  };
 
-  writeSnapshot = (round: number, banks: Record<string, Bank>): void =>
+  /** banks/ holds folds of the log only, so a deleted banks/ is made again rather than refused. */
+  writeSnapshot = (round: number, banks: Record<string, Bank>): void => {
+    mkdirSync(join(this.path, "banks"), { recursive: true });
     writeJsonAtomic(join(this.path, "banks", `round-${String(round).padStart(2, "0")}.json`), BankSnapshot.parse({ schemaVersion: 1, round, banks }));
+  };
 
   snapshots = (): BankSnapshot[] =>
-    readdirSync(join(this.path, "banks"))
+    (existsSync(join(this.path, "banks")) ? readdirSync(join(this.path, "banks")) : [])
       .filter((f) => /^round-\d+\.json$/.test(f))
       .sort((a, b) => Number(a.slice(6, -5)) - Number(b.slice(6, -5)))
       .map((f) => BankSnapshot.parse(JSON.parse(readFileSync(join(this.path, "banks", f), "utf8"))));
@@ -143,7 +248,10 @@ export class RunDir {
   /** A new file for one held-out evaluation; earlier evaluations are kept. */
   evalFile(now: Date): string {
     mkdirSync(join(this.path, "eval"), { recursive: true });
-    return join(this.path, "eval", `${now.toISOString().replace(/[:.]/g, "-")}.jsonl`);
+    const path = join(this.path, "eval", `${now.toISOString().replace(/[:.]/g, "-")}.jsonl`);
+    // Made now, so a run directory that cannot take it is refused before an episode is played (and paid for).
+    writeFileSync(path, "", { flag: "wx" });
+    return path;
   }
 
   appendEval = (path: string, rec: EpisodeRecord): void => appendJsonl(path, [rec]);

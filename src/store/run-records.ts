@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { Trajectory } from "../../agents/trajectory.ts";
-import { RewardCategory } from "../loop/reward.ts";
+import { RewardCategory, Trajectory } from "./trajectory.ts";
+
 import { UsageRecord } from "../llm/accounting.ts";
 import { BankEvent, Mistake, Skill } from "./bank.ts";
 
@@ -8,13 +8,31 @@ import { BankEvent, Mistake, Skill } from "./bank.ts";
 
 export const RUN_MARK = "hexa-run";
 
+/** Which hexa wrote something: the git commit when hexa runs from a checkout, else the package version. */
+export const CodeVersion = z.object({ version: z.string(), commit: z.string().nullable() });
+export type CodeVersion = z.infer<typeof CodeVersion>;
+
 export const RunMeta = z.object({
   schemaVersion: z.literal(1),
   kind: z.literal(RUN_MARK),
-  id: z.string(),
+  id: z.string().describe("equals the directory's name, so a run.json copied into another run is refused"),
   createdAt: z.string(),
+  /** Absent in runs made before hexa recorded them (accepted on resume, with a note). */
+  configHash: z.string().optional().describe("sha256 of config.yaml's data (the resolved config as written): a resume with an edited config is refused"),
+  config: z.unknown().optional().describe("that data, to name the keys an edit changed"),
+  code: CodeVersion.optional().describe("the hexa that created the run"),
 });
 export type RunMeta = z.infer<typeof RunMeta>;
+
+/** writers.jsonl: one line per process that wrote to the run, so a run made by several hexa versions says so. */
+export const WriterLine = z.object({
+  schemaVersion: z.literal(1),
+  at: z.string(),
+  pid: z.number().int(),
+  command: z.string(),
+  code: CodeVersion,
+});
+export type WriterLine = z.infer<typeof WriterLine>;
 
 export const Phase = z.enum(["offline", "stream", "eval"]);
 export type Phase = z.infer<typeof Phase>;
