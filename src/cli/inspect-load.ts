@@ -1,0 +1,176 @@
+import { closeSync, existsSync, fstatSync, openSync, readdirSync, readSync, statSync } from "node:fs";
+import { basename, join, resolve } from "node:path";
+import { z } from "zod";
+import { ConfigError } from "../errors.ts";
+import { parse as parseYaml } from "yaml";
+import { parseRunConfigYaml, RunConfig } from "../loop/run-config.ts";
+import { readJsonl } from "../store/jsonl.ts";
+import { RunDir } from "../store/run-dir.ts";
+import { BankLogLine, EpisodeRecord, UsageLine } from "../store/run-records.ts";
+import type { FailedCall } from "../report/inspect/usage-view.ts";
+import type { RunInput, RunSummaryInput } from "../report/inspect/model.ts";
+import { allFamilies } from "./families.ts";
+
+/**
+ * Reads what `hexa inspect` shows through the store's readers, never changing a run (`repair: false`): a live
+ * run may be writing, so a torn last line is left alone and reported as a notice.
+ */
+
+/** True when the file's last byte is not a newline: a line being written, or cut by a crash. */
+const tornTail = (path: string): boolean => {
+  if (!existsSync(path)) return false;
+  const fd = openSync(path, "r");
+  try {
+    const size = fstatSync(fd).size;
+    if (size === 0) return false;
+    const last = Buffer.alloc(1);
+    readSync(fd, last, 0, 1, size - 1);
+    return last[0] !== 0x0a;
+  } finally {
+    closeSync(fd);
+  }
+};
+
+const tornNotice = (path: string, what: string) =>
+  `${basename(path)}: the last line is incomplete (being written, or cut by a crash); ${what} are shown up to the line before it`;
+
+/** Only what the report needs of an audit line; the messages are skipped by the schema. */
+const AuditFailure = z.object({ role: z.string(), ts: z.string(), error: z.string().optional() });
+
+const summaryFrom = (c: RunConfig): RunSummaryInput => ({
+  family: c.family,
+  levels: c.levels,
+  agent: c.agent,
+  evolver: c.evolver,
+  init: c.init,
+  update: c.update,
+  models: { actor: c.llm.actor.model, evolver: c.llm.evolver.model },
+  T: c.actor.maxTurns,
+  x: c.episodesPerRound,
+  R: c.rounds,
+  M: c.retriever.topSkills,
+  N: c.retriever.topMistakes,
+  maxSkills: c.bank.maxSkills,
+  maxMistakes: c.bank.maxMistakes,
+  seedOffset: c.seeds.offset,
+});
+
+type Raw = Record<string, unknown>;
+const isObject = (v: unknown): v is Raw => v !== null && typeof v === "object" && !Array.isArray(v);
+/** The raw values over the defaults, key by key (for a config this hexa no longer accepts as a whole). */
+const overlay = (base: unknown, raw: unknown): unknown =>
+  isObject(base) && isObject(raw) ? Object.fromEntries(Object.keys(base).map((k) => [k, overlay(base[k], raw[k])])) : raw === undefined ? base : raw;
+
+const summaryOf = (dir: RunDir, notices: string[]): RunSummaryInput => {
+  const where = join(dir.path, "config.yaml");
+  const text = dir.configText();
+  try {
+    return summaryFrom(parseRunConfigYaml(text, where, allFamilies()));
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    notices.push(`${e.message}; the summary shows the values the file names, defaults for the rest`);
+    let raw: unknown;
+    try {
+      raw = parseYaml(text);
+    } catch {
+      raw = {};
+    }
+    const levels = isObject(raw) && Array.isArray(raw.levels) ? raw.levels.map(String) : [];
+    return summaryFrom(overlay(RunConfig.parse({ levels: ["-"] }), isObject(raw) ? { ...raw, levels } : { levels }) as RunConfig);
+  }
+};
+
+/** One run directory, as far as it is written. */
+export const readRunInput = (path: string): RunInput => {
+  const dir = RunDir.open(path);
+  const notices: string[] = [];
+  const summary = summaryOf(dir, notices);
+
+  const episodesFile = dir.file("episodes");
+  const episodes = dir.episodes({ repair: false });
+  if (tornTail(episodesFile)) notices.push(tornNotice(episodesFile, "episodes"));
+  if (summary.levels.length === 0) summary.levels = [...new Set(episodes.map((e) => e.level))];
+
+  const bankFile = dir.file("bank");
+  const bankLog = dir.bankLog({ repair: false });
+  if (tornTail(bankFile)) notices.push(tornNotice(bankFile, "bank events"));
+  const lines = readJsonl(bankFile, BankLogLine, { repair: false });
+  let lastCommit = -1;
+  lines.forEach((l, i) => {
+    if ("commit" in l) lastCommit = i;
+  });
+  const pending = lines.length - 1 - lastCommit;
+  if (pending > 0) notices.push(`bank-events.jsonl: ${pending} event(s) after the last commit line (an update in progress, or cut short by a crash) are not shown`);
+
+  const usageFile = dir.file("usage");
+  const usage = readJsonl(usageFile, UsageLine, { repair: false });
+  if (tornTail(usageFile)) notices.push(tornNotice(usageFile, "model calls"));
+
+  const failedCalls: FailedCall[] = readJsonl(dir.file("llmLog"), AuditFailure, { repair: false })
+    .filter((l) => l.error !== undefined)
+    .map((l) => ({ role: l.role, ts: l.ts, error: l.error! }));
+
+  const evalDir = join(dir.path, "eval");
+  const evals = existsSync(evalDir)
+    ? readdirSync(evalDir)
+        .filter((f) => f.endsWith(".jsonl"))
+        .sort()
+        .map((f) => ({ name: f.replace(/\.jsonl$/, ""), episodes: readJsonl(join(evalDir, f), EpisodeRecord, { repair: false }) }))
+    : [];
+
+  return {
+    id: dir.meta.id,
+    path: dir.path,
+    createdAt: dir.meta.createdAt,
+    summary,
+    episodes,
+    bankEvents: bankLog.events,
+    snapshots: dir.snapshots(),
+    usage,
+    failedCalls,
+    evals,
+    notices,
+  };
+};
+
+const isRun = (path: string) => existsSync(join(path, "run.json"));
+const subdirs = (path: string) =>
+  readdirSync(path)
+    .filter((f) => !f.startsWith("."))
+    .map((f) => join(path, f))
+    .filter((p) => statSync(p).isDirectory())
+    .sort();
+
+/** A run's configuration without its agent seed and time stamp: runs that differ only in those share a cell. */
+export const cellOf = (runId: string): string => runId.replace(/__s\d+__[^_]*$/, "");
+
+export interface InspectTarget {
+  kind: "run" | "compare";
+  path: string;
+  /** Cells of run directories; a single run is one cell of one run. */
+  cells: { name: string; runs: string[] }[];
+}
+
+/**
+ * A run directory, or a comparison: a directory of runs (grouped into cells by their id without seed and time)
+ * or of cell directories each holding runs (grouped by the cell directory's name).
+ */
+export const findTarget = (dir: string): InspectTarget => {
+  const path = resolve(dir);
+  if (!existsSync(path) || !statSync(path).isDirectory()) throw new ConfigError(`${dir}: no such directory; give a run directory (runs/<id>) or a comparison directory`);
+  if (isRun(path)) return { kind: "run", path, cells: [{ name: basename(path), runs: [path] }] };
+  const cells = new Map<string, string[]>();
+  for (const child of subdirs(path)) {
+    if (isRun(child)) {
+      const name = cellOf(basename(child));
+      cells.set(name, [...(cells.get(name) ?? []), child]);
+    } else {
+      const runs = subdirs(child).filter(isRun);
+      if (runs.length) cells.set(basename(child), runs);
+    }
+  }
+  if (cells.size === 0) {
+    throw new ConfigError(`${dir}: not a hexa run (no run.json) nor a comparison (no run directories inside); give a directory made by hexa run, e.g. runs/<id>`);
+  }
+  return { kind: "compare", path, cells: [...cells].map(([name, runs]) => ({ name, runs })) };
+};

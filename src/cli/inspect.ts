@@ -1,0 +1,213 @@
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { createServer, type ServerResponse } from "node:http";
+import { createRequire } from "node:module";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Argv, CommandModule } from "yargs";
+import { ConfigError } from "../errors.ts";
+import { renderReportHtml, type PageAssets } from "../report/inspect/html.ts";
+import { buildReport, buildRunView, lastSolvedOfEachLevel, type BuildOptions, type EpisodeDrawer, type Report, type RunInput } from "../report/inspect/model.ts";
+import type { EpisodeRecord } from "../store/run-records.ts";
+import { intFlag } from "./flags.ts";
+import { animationGif, interphyreDrawer } from "./inspect-draw.ts";
+import { findTarget, readRunInput, type InspectTarget } from "./inspect-load.ts";
+import { writeOutput } from "./write-file.ts";
+
+/**
+ * `hexa inspect RUN_DIR|COMPARE_DIR` (issue 12): a self-contained HTML report of a run or a comparison, or with
+ * --serve the same page on 127.0.0.1, following the run as it writes.
+ */
+
+const require = createRequire(import.meta.url);
+let assets: PageAssets | undefined;
+/** The vega bundles and the page script, read once: about 0.8 MB that every report inlines. */
+const pageAssets = (): PageAssets =>
+  (assets ??= {
+    vega: readFileSync(join(dirname(require.resolve("vega")), "vega.min.js"), "utf8"),
+    vegaLite: readFileSync(join(dirname(require.resolve("vega-lite")), "vega-lite.min.js"), "utf8"),
+    client: ["client-bank.js", "client.js"].map((f) => readFileSync(fileURLToPath(new URL(`../report/inspect/${f}`, import.meta.url)), "utf8")).join("\n"),
+  });
+
+/** Families without pictures show their action as text; Interphyre draws the scene and the rollout. */
+const plainDrawer: EpisodeDrawer = { drawEpisode: () => ({}), renderAction: (a) => JSON.stringify(a) };
+const drawers = new Map<string, EpisodeDrawer>();
+const drawerFor = (family: string): EpisodeDrawer => {
+  if (family !== "interphyre") return plainDrawer;
+  if (!drawers.has(family)) drawers.set(family, interphyreDrawer());
+  return drawers.get(family)!;
+};
+
+const ANIMATIONS = ["last", "all", "none"] as const;
+type Animations = (typeof ANIMATIONS)[number];
+const animateWith = (a: Animations): BuildOptions["animate"] => (a === "all" ? () => true : a === "none" ? () => false : lastSolvedOfEachLevel);
+
+interface Built {
+  report: Report;
+  inputs: RunInput[];
+}
+
+const build = (target: InspectTarget, animations: Animations): Built => {
+  const inputs: RunInput[] = [];
+  const cells = target.cells.map((c) => ({
+    name: c.name,
+    runs: c.runs.map((path) => {
+      const input = readRunInput(path);
+      inputs.push(input);
+      return buildRunView(input, drawerFor(input.summary.family), { animate: animateWith(animations) });
+    }),
+  }));
+  const title = target.kind === "run" ? inputs[0]!.id : `comparison: ${target.path} (${cells.length} cells, ${inputs.length} runs)`;
+  return { report: buildReport({ kind: target.kind, title, builtAt: new Date().toISOString(), cells }), inputs };
+};
+
+const kib = (n: number) => `${(n / 1024).toFixed(0)} KiB`;
+
+/** Builds `RUN_DIR/report.html` for a finished run and returns its path (hexa run calls this at the end). */
+export const writeRunReport = (runDir: string): string => {
+  const out = join(resolve(runDir), "report.html");
+  writeOutput("out", out, renderReportHtml(build(findTarget(runDir), "last").report, pageAssets(), { live: false }));
+  return out;
+};
+
+/** What changes when a run writes: sizes and times of its files, and the bank snapshots and evaluations present. */
+const signature = (target: InspectTarget): string =>
+  target.cells
+    .flatMap((c) => c.runs)
+    .flatMap((run) =>
+      ["episodes.jsonl", "bank-events.jsonl", "usage.jsonl", "llm-log.jsonl", "banks", "eval"].map((f) => {
+        const p = join(run, f);
+        if (!existsSync(p)) return `${p}:-`;
+        const s = statSync(p);
+        return `${p}:${s.size}:${s.mtimeMs}${s.isDirectory() ? `:${readdirSync(p).join(",")}` : ""}`;
+      }),
+    )
+    .join("|");
+
+const POLL_MS = 500;
+/** SSE comments this often keep proxies and the browser from timing out an idle stream. */
+const KEEPALIVE_MS = 15_000;
+
+const serve = (target: InspectTarget, port: number, animations: Animations): Promise<void> =>
+  new Promise((done, fail) => {
+    let built = build(target, animations);
+    let seen = signature(target);
+    const clients = new Set<ServerResponse>();
+    const gifs = new Map<string, Uint8Array | undefined>();
+    const episode = (run: string, id: string): EpisodeRecord | undefined => built.inputs.find((i) => i.id === run)?.episodes.find((e) => e.id === id);
+
+    const server = createServer((req, res) => {
+      const url = new URL(req.url ?? "/", "http://127.0.0.1");
+      if (url.pathname === "/") {
+        res.writeHead(200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" });
+        res.end(renderReportHtml(built.report, pageAssets(), { live: true }));
+      } else if (url.pathname === "/report.json") {
+        res.writeHead(200, { "content-type": "application/json", "cache-control": "no-store" });
+        res.end(JSON.stringify(built.report));
+      } else if (url.pathname === "/events") {
+        res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-store", connection: "keep-alive" });
+        res.write(": following the run\n\n");
+        clients.add(res);
+        req.on("close", () => clients.delete(res));
+      } else if (url.pathname === "/animation") {
+        const run = url.searchParams.get("run") ?? "";
+        const id = url.searchParams.get("id") ?? "";
+        const key = `${run}|${id}`;
+        const rec = episode(run, id);
+        if (rec && !gifs.has(key)) {
+          try {
+            gifs.set(key, built.inputs.find((i) => i.id === run)!.summary.family === "interphyre" ? animationGif(rec) : undefined);
+          } catch (e) {
+            process.stderr.write(`hexa inspect: no animation for ${id} (${(e as Error).message})\n`);
+            gifs.set(key, undefined);
+          }
+        }
+        const gif = gifs.get(key);
+        if (!gif) {
+          res.writeHead(404, { "content-type": "text/plain" });
+          res.end(`no animation for episode ${id} of run ${run}\n`);
+        } else {
+          res.writeHead(200, { "content-type": "image/gif", "cache-control": "max-age=3600" });
+          res.end(gif);
+        }
+      } else {
+        res.writeHead(404, { "content-type": "text/plain" });
+        res.end("not found\n");
+      }
+    });
+
+    const poll = setInterval(() => {
+      const now = signature(target);
+      if (now === seen) return;
+      seen = now;
+      try {
+        built = build(target, animations);
+      } catch (e) {
+        process.stderr.write(`hexa inspect: could not read the run (${(e as Error).message}); keeping the last report\n`);
+        return;
+      }
+      for (const c of clients) c.write(`data: ${JSON.stringify({ builtAt: built.report.builtAt })}\n\n`);
+    }, POLL_MS);
+    const keepalive = setInterval(() => clients.forEach((c) => c.write(": keepalive\n\n")), KEEPALIVE_MS);
+
+    const stop = () => {
+      clearInterval(poll);
+      clearInterval(keepalive);
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      clients.forEach((c) => c.end());
+      server.closeAllConnections();
+      server.close(() => {
+        process.stderr.write("\nhexa inspect: stopped\n");
+        done();
+      });
+    };
+    server.on("error", (e: NodeJS.ErrnoException) => {
+      clearInterval(poll);
+      clearInterval(keepalive);
+      fail(
+        e.code === "EADDRINUSE"
+          ? new ConfigError(`--port ${port}: 127.0.0.1:${port} is already in use (another hexa inspect?); stop it or choose another with --port N`)
+          : e.code === "EACCES"
+            ? new ConfigError(`--port ${port}: not allowed to listen on 127.0.0.1:${port}; choose a port above 1023 with --port N`)
+            : e,
+      );
+    });
+    server.listen(port, "127.0.0.1", () => {
+      const addr = server.address();
+      const actual = typeof addr === "object" && addr ? addr.port : port;
+      process.stdout.write(`serving ${target.path} on http://127.0.0.1:${actual}/ (follows the run as it writes; Ctrl-C stops)\n`);
+      process.once("SIGINT", stop);
+      process.once("SIGTERM", stop);
+    });
+  });
+
+export const inspectCommand: CommandModule = {
+  command: "inspect <dir>",
+  describe: "a self-contained HTML report of a run or a comparison (learning curves, the bank over time, every episode); --serve follows a live run",
+  builder: (y: Argv) =>
+    y
+      .positional("dir", { type: "string", demandOption: true, describe: "a run directory (runs/<id>) or a directory of runs to compare" })
+      .option("out", { type: "string", describe: "where to write the HTML (default DIR/report.html)" })
+      .option("serve", { type: "boolean", default: false, describe: "serve the report on 127.0.0.1 and refresh it as the run writes" })
+      .option("port", { type: "string", default: 8787, coerce: intFlag("port", 0, 65535), describe: "port for --serve (0: any free port)" })
+      .option("animations", { type: "string", choices: ANIMATIONS, default: "last", describe: "rollout GIFs embedded in the file: the last solved episode of each level, all (50–200 kB each), or none; --serve makes any on demand" }),
+  handler: async (argv) => {
+    const target = findTarget(String(argv.dir));
+    const animations = argv.animations as Animations;
+    if (argv.serve) {
+      if (argv.out !== undefined) throw new ConfigError("--out: not used with --serve (the page is served, not written); drop one of them");
+      await serve(target, Number(argv.port), animations);
+      return;
+    }
+    const t0 = performance.now();
+    const { report } = build(target, animations);
+    const html = renderReportHtml(report, pageAssets(), { live: false });
+    const ms = performance.now() - t0;
+    const out = argv.out === undefined ? join(target.path, "report.html") : String(argv.out);
+    writeOutput("out", out, html);
+    const episodes = report.cells.flatMap((c) => c.runs).reduce((n, r) => n + r.episodes.length, 0);
+    const gifs = report.cells.flatMap((c) => c.runs).reduce((n, r) => n + r.episodes.filter((e) => e.animation).length, 0);
+    process.stdout.write(`wrote ${out} (${kib(Buffer.byteLength(html))}: ${episodes} episodes, ${gifs} animations; built in ${(ms / 1000).toFixed(2)} s)\n`);
+    report.notices.forEach((n) => process.stdout.write(`notice: ${n}\n`));
+  },
+};

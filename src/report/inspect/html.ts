@@ -1,0 +1,96 @@
+import type { Report } from "./model.ts";
+
+/**
+ * The report page: one HTML file with everything inlined (vega and vega-lite bundles, the page script, the
+ * style and the data), so that it opens from disk with no network. The CLI reads the bundles and the script
+ * (src/report does no IO) and passes their text in.
+ */
+
+export interface PageAssets {
+  /** vega/build/vega.min.js and vega-lite/build/vega-lite.min.js: UMD bundles that define `vega` and `vegaLite`. */
+  vega: string;
+  vegaLite: string;
+  /** src/report/inspect/client-bank.js then client.js: draw the report from the data and, when live, follow the run. */
+  client: string;
+}
+
+/** JSON inside a <script> element: `<` escaped, so no string in the data can close the element. */
+const scriptJson = (value: unknown): string => JSON.stringify(value).replace(/</g, "\\u003c").replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
+
+const escapeHtml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+
+const STYLE = `
+:root { --fg: #1d2330; --muted: #5f6b7a; --line: #d9dee5; --ok: #1a7f52; --bad: #b3261e; --warn: #8a5a00; --bg2: #f5f7fa; --accent: #205dd6; }
+* { box-sizing: border-box; }
+body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); margin: 0; }
+header { padding: 14px 24px 8px; border-bottom: 1px solid var(--line); position: sticky; top: 0; background: #fff; z-index: 5; }
+header h1 { font-size: 18px; margin: 0 0 4px; }
+header nav a { margin-right: 14px; color: var(--accent); text-decoration: none; }
+header .live { float: right; font-size: 12px; color: var(--muted); }
+main { padding: 8px 24px 40px; max-width: 1280px; }
+section { margin: 18px 0 28px; }
+h2 { font-size: 16px; border-bottom: 1px solid var(--line); padding-bottom: 4px; }
+h3 { font-size: 14px; margin: 14px 0 6px; }
+table { border-collapse: collapse; font-size: 13px; }
+th, td { border-bottom: 1px solid var(--line); padding: 3px 8px; text-align: left; vertical-align: top; }
+th { background: var(--bg2); font-weight: 600; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+.notice { background: #fff6e0; border: 1px solid #f0d48a; color: var(--warn); padding: 6px 10px; margin: 6px 0; border-radius: 4px; }
+.ok { color: var(--ok); } .bad { color: var(--bad); } .muted { color: var(--muted); }
+.chart { min-height: 120px; margin: 4px 0 12px; }
+.row { display: flex; flex-wrap: wrap; gap: 18px; align-items: flex-start; }
+.controls { margin: 6px 0; display: flex; flex-wrap: wrap; gap: 10px; align-items: center; }
+select, button, input { font: inherit; }
+#episode-list tr.episode { cursor: pointer; }
+#episode-list tr.episode:hover { background: var(--bg2); }
+#episode-list tr.open { background: #eaf1ff; }
+.detail { border: 1px solid var(--line); border-radius: 6px; padding: 10px; background: #fcfdff; }
+.turn { border-left: 3px solid var(--line); padding: 2px 8px; margin: 6px 0; }
+.turn.failed { border-left-color: var(--bad); }
+.turn pre, .entry pre, .diff pre { white-space: pre-wrap; word-break: break-word; margin: 2px 0; font: 12px/1.4 ui-monospace, SFMono-Regular, Menlo, monospace; }
+.pictures img { border: 1px solid var(--line); margin-right: 8px; image-rendering: auto; }
+.entry { border: 1px solid var(--line); border-radius: 4px; padding: 4px 8px; margin: 4px 0; }
+.diff .added { background: #e3f6e9; } .diff .removed { background: #fde7e5; } .diff .changed { background: #fff8e1; }
+ins { background: #b9ebc8; text-decoration: none; } del { background: #f7c1bb; }
+#entry-detail { min-height: 40px; }
+footer { color: var(--muted); font-size: 12px; border-top: 1px solid var(--line); padding: 8px 24px; }
+`;
+
+/** The whole page. `live` pages follow the run through server-sent events from `hexa inspect --serve`. */
+export const renderReportHtml = (report: Report, assets: PageAssets, opts: { live: boolean }): string =>
+  `<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval'; style-src 'unsafe-inline'; img-src data: blob:${opts.live ? " 'self'" : ""}; connect-src ${opts.live ? "'self'" : "'none'"}">
+<title>${escapeHtml(report.title)} — hexa inspect</title>
+<style>${STYLE}</style>
+</head><body>
+<header><span class="live" id="live-status"></span><h1 id="title">${escapeHtml(report.title)}</h1>
+<nav><a href="#summary">Summary</a><a href="#curves">Learning curves</a><a href="#bank">Bank</a><a href="#episodes">Episodes</a><a href="#usage">Usage</a></nav></header>
+<main>
+<div id="notices"></div>
+<section id="summary"><h2>Summary</h2><div id="summary-body"></div></section>
+<section id="curves"><h2>Learning curves</h2>
+<h3>Cumulative success vs seed index</h3><div class="chart" id="chart-cumulative"></div>
+<div class="row"><div><h3>Turns per episode</h3><div class="chart" id="chart-turns"></div></div>
+<div><h3>Success per round</h3><div class="chart" id="chart-rounds"></div></div></div></section>
+<section id="bank"><h2>The bank over time</h2>
+<div class="controls" id="bank-controls"></div>
+<h3>Timeline: every entry ever created</h3><p class="muted">A bar from the round an entry was born to the round it was merged or pruned; ticks mark revisions, grey rules join merged entries to the entry they became, red rules mark evolver failures. Hover for the reason, click for the full history.</p>
+<div class="chart" id="chart-timeline"></div><div id="entry-detail"></div>
+<h3>Weight r<sub>k</sub> per round</h3><div class="chart" id="chart-weights"></div>
+<h3>Diff between two rounds</h3><div class="controls" id="diff-controls"></div><div class="diff" id="diff-body"></div>
+<h3>Lineage of merges and revisions</h3><div id="lineage"></div>
+<h3>Evolver failures</h3><div id="failures"></div></section>
+<section id="episodes"><h2>Episodes</h2><div class="controls" id="episode-filters"></div><div id="episode-list"></div></section>
+<section id="usage"><h2>Usage</h2><div class="chart" id="chart-usage"></div><div id="usage-body"></div></section>
+</main>
+<footer id="footer"></footer>
+<script>${assets.vega}</script>
+<script>${assets.vegaLite}</script>
+<script type="application/json" id="hexa-data">${scriptJson(report)}</script>
+<script>window.HEXA_LIVE = ${opts.live ? "true" : "false"};</script>
+<script>${assets.client}</script>
+</body></html>
+`;
