@@ -1,0 +1,102 @@
+import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { normaliseRewardCode, TrainCache, trainCacheKeys } from "./cache.ts";
+import type { JobOutcome, TrainJob } from "./client.ts";
+
+const code = `// alive bonus
+function reward(obs, action, nextObs, info) {
+  /* one component */
+  const alive = 1;   // always
+  return { total: alive, components: { alive } };
+}`;
+const job = (over: Partial<TrainJob> = {}): TrainJob => ({
+  task: "cartpole",
+  instance: 3,
+  reward: code,
+  steps: 2048,
+  seed: 1,
+  evalSeeds: [2, 3, 4],
+  jobDir: "/tmp/x",
+  ...over,
+});
+const trainer = { name: "fake", version: "1" };
+const result: JobOutcome = {
+  kind: "result",
+  result: {
+    final: { fitness: 10, perSeed: [2, 3, 4].map((seed) => ({ seed, fitness: 10 })) },
+    bestCheckpoint: { fitness: 12, step: 1024 },
+    components: { alive: [{ step: 1024, mean: 1, min: 1, max: 1 }] },
+    episodeLength: [{ step: 1024, mean: 10 }],
+    fitnessCurve: [{ step: 1024, fitness: 10 }],
+    steps: 2048,
+    wallMs: 5,
+    policy: "/tmp/x/policy.json",
+  },
+};
+
+describe("normaliseRewardCode", () => {
+  it("drops comments and layout, keeps newlines that ASI depends on", () => {
+    expect(normaliseRewardCode(code)).toBe(
+      "function reward(obs,action,nextObs,info){\nconst alive=1;\nreturn{total:alive,components:{alive}};\n}",
+    );
+    expect(normaliseRewardCode("return\nx")).not.toBe(normaliseRewardCode("return x"));
+  });
+
+  it("keeps strings, and does not merge operators or words", () => {
+    expect(normaliseRewardCode("const s = 'a  // b';  x")).toBe("const s='a  // b';x");
+    expect(normaliseRewardCode("a - -b")).not.toBe(normaliseRewardCode("a--b"));
+    expect(normaliseRewardCode("a + +b")).toBe("a+ +b");
+    expect(normaliseRewardCode("let  x")).toBe("let x");
+    expect(normaliseRewardCode('"a \\" // b"')).toBe('"a \\" // b"');
+  });
+
+  it("different code stays different", () => {
+    expect(normaliseRewardCode(code.replace("alive = 1", "alive = 2"))).not.toBe(normaliseRewardCode(code));
+  });
+});
+
+describe("trainCacheKeys", () => {
+  it("ignores comments and whitespace, but not task, instance, seeds, steps, ppo or trainer", () => {
+    const k = trainCacheKeys(job(), trainer).result;
+    expect(trainCacheKeys(job({ reward: code.replace(/\/\/.*$/gm, "").replace(/ +/g, " "), jobDir: "/elsewhere" }), trainer).result).toBe(k);
+    for (const other of [
+      job({ task: "pendulum" }),
+      job({ instance: 4 }),
+      job({ seed: 9 }),
+      job({ evalSeeds: [5, 6, 7] }),
+      job({ steps: 4096 }),
+      job({ ppo: { numEnvs: 4 } }),
+    ])
+      expect(trainCacheKeys(other, trainer).result).not.toBe(k);
+    expect(trainCacheKeys(job(), { name: "fake", version: "2" }).result).not.toBe(k);
+    expect(trainCacheKeys(job({ ppo: { a: 1, b: 2 } }), trainer).result).toBe(trainCacheKeys(job({ ppo: { b: 2, a: 1 } }), trainer).result);
+  });
+});
+
+describe("TrainCache", () => {
+  it("stores results, answers an equivalent job, and treats a damaged file as a miss", () => {
+    const dir = mkdtempSync(join(tmpdir(), "hexa-cache-"));
+    const cache = new TrainCache(dir);
+    expect(cache.get(job(), trainer)).toBeUndefined();
+    expect(cache.put(job(), trainer, result)).toBe(true);
+    expect(cache.get(job({ reward: `  ${code}\n\n// trailing comment\n` }), trainer)).toEqual(result);
+    expect(cache.get(job({ seed: 2 }), trainer)).toBeUndefined();
+    const [file] = readdirSync(dir);
+    expect(readdirSync(dir)).toHaveLength(1); // no temporary file left behind
+    writeFileSync(join(dir, file!), "{ half a");
+    expect(cache.get(job(), trainer)).toBeUndefined();
+  });
+
+  it("keeps reward-code faults under the exact code only, and never cancels or budget stops", () => {
+    const cache = new TrainCache(mkdtempSync(join(tmpdir(), "hexa-cache-")));
+    const fault: JobOutcome = { kind: "error", error: { kind: "reward_code", message: "line 2: boom", fault: { kind: "exception", message: "boom", line: 2 } } };
+    expect(cache.put(job(), trainer, fault)).toBe(true);
+    expect(cache.get(job(), trainer)).toEqual(fault);
+    expect(cache.get(job({ reward: `// moved down a line\n${code}` }), trainer)).toBeUndefined();
+    expect(cache.put(job({ seed: 5 }), trainer, { kind: "error", error: { kind: "cancelled", message: "x" } })).toBe(false);
+    expect(cache.put(job({ seed: 5 }), trainer, { kind: "error", error: { kind: "budget_exceeded", message: "x" } })).toBe(false);
+    expect(cache.get(job({ seed: 5 }), trainer)).toBeUndefined();
+  });
+});
