@@ -1,0 +1,230 @@
+import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Argv, CommandModule } from "yargs";
+import { parse as parseYaml } from "yaml";
+import { auditSynthesis, flagText, type AuditRow, type Candidate } from "../../agents/synthesiser-audit.ts";
+import { PROMPT_ENTRY_LIMIT, selectSources, type Ranker } from "../../agents/synthesiser-select.ts";
+import type { SynthesisSource } from "../../agents/synthesiser-prompt.ts";
+import { ConfigError, ModelOutputError } from "../errors.ts";
+import type { ChatModel } from "../llm/chat-model.ts";
+import { sha256Hex } from "../llm/canonical-hash.ts";
+import type { LevelFamily } from "../loop/family.ts";
+import { SkillIndexConfig } from "../loop/run-config.ts";
+import { foldEvents, type Bank } from "../store/bank.ts";
+import { readShippedBank } from "../store/shipped-bank.ts";
+import { writeTransferredBank, type TransferredBank } from "../store/transfer-bank.ts";
+import { lastCommitted, openRun } from "./bank.ts";
+import { getFamily } from "./families.ts";
+import { intFlag } from "./flags.ts";
+import { evaluateTransfer, resultTable } from "./transfer-eval.ts";
+import { openSkillIndex } from "./run-setup.ts";
+
+/** `hexa transfer` (issue 11, method.md §6): source banks → one synthesis → an audited target bank, evaluated frozen. */
+
+const SHIPPED = fileURLToPath(new URL("../../skills/banks/", import.meta.url));
+
+export interface ResolvedSource extends SynthesisSource {
+  from: string;
+}
+
+/** `LEVEL`, `LEVEL=runs/<id>` or `LEVEL=bank.json` → the level's bank. */
+export const readSource = (spec: string, family: LevelFamily): ResolvedSource => {
+  const [level = "", path] = spec.split(/=(.*)/s, 2);
+  family.checkLevel(level);
+  const from = path ?? join(SHIPPED, `${level}.heuristic.json`);
+  if (!existsSync(from)) {
+    throw new ConfigError(`--from ${spec}: ${path ? `no such file or run directory (got ${JSON.stringify(path)})` : `no shipped bank for ${level} in skills/banks/`}; give --from ${level}=runs/<id> or --from ${level}=BANK.json`);
+  }
+  let bank: Bank;
+  if (statSync(from).isDirectory()) {
+    const { dir, cfg } = openRun(from);
+    if (!cfg.levels.includes(level)) throw new ConfigError(`--from ${spec}: the run did not play ${level} (its levels: ${cfg.levels.join(", ")}); name one of them`);
+    const log = dir.bankLog({ repair: false });
+    const round = lastCommitted(log, cfg, level);
+    if (round < 0) throw new ConfigError(`--from ${spec}: the run has no committed bank for ${level} yet; let it finish a round`);
+    bank = foldEvents(log.events.get(level) ?? [], round);
+  } else {
+    const b = readShippedBank(from);
+    if (b.level !== level) throw new ConfigError(`--from ${spec}: the bank file is for ${b.level}, not ${level}; write --from ${b.level}=${path}`);
+    bank = { skills: b.skills, mistakes: b.mistakes };
+  }
+  return { level, from, description: family.describe(level), bank };
+};
+
+export interface TransferOptions {
+  family: LevelFamily;
+  target: string;
+  sources: readonly ResolvedSource[];
+  synthesiser: "llm" | "heuristic";
+  /** The synthesiser role's model (llm only). */
+  model?: ChatModel;
+  out: string;
+  now: Date;
+  /** Picks source entries when there are more than `promptLimit` (llm only). */
+  rank?: Ranker;
+  promptLimit?: number;
+}
+
+const countOf = (b: Bank) => b.skills.length + b.mistakes.length;
+
+/** Synthesise, audit, write. A synthesiser that fails twice throws before anything is written. */
+export const transferBank = async (o: TransferOptions): Promise<{ bank: TransferredBank; file: string }> => {
+  const target = { level: o.target, description: o.family.describe(o.target) };
+  let candidates: Candidate[];
+  let shown: readonly ResolvedSource[] = o.sources;
+  let model = "heuristic (no LLM)";
+  let promptHash: string | null = null;
+  let selection = "all source entries";
+  if (o.synthesiser === "heuristic") {
+    if (!o.family.synthesiseHeuristic) throw new ConfigError(`--synthesiser heuristic: the ${o.family.id} family has no heuristic synthesiser; use --synthesiser llm`);
+    const s = o.family.synthesiseHeuristic({ target: o.target, sources: o.sources.map((x) => ({ level: x.level, bank: x.bank })) });
+    candidates = s.entries.map((entry) => ({ entry, cites: s.citations[entry.id] ?? [] }));
+  } else {
+    if (!o.model) throw new ConfigError("--synthesiser llm: no model for llm.synthesiser; set it in --config, or use --synthesiser heuristic");
+    const limit = o.promptLimit ?? PROMPT_ENTRY_LIMIT;
+    if (o.rank) {
+      const picked = await selectSources(o.sources, target.description, o.rank, limit);
+      if (picked.selected) {
+        shown = o.sources.map((s, i) => ({ ...s, bank: picked.sources[i]!.bank }));
+        selection = `the ${limit} entries most similar to the target description (Chroma)`;
+      }
+    }
+    const { synthesise } = await import("../../agents/synthesiser.ts");
+    const s = await synthesise({ model: o.model, words: o.family.words, target, sources: shown }).catch((e: unknown) => {
+      if (!(e instanceof ModelOutputError)) throw e;
+      throw new ModelOutputError(`llm.synthesiser: ${e.message}; nothing was written (${o.out}); run again, use another model, or --synthesiser heuristic`);
+    });
+    candidates = s.candidates;
+    model = s.model || "unknown";
+    promptHash = sha256Hex(s.prompt);
+  }
+  const objects = o.family.objectsOf;
+  const { bank, audit } = auditSynthesis(candidates, {
+    sources: o.sources,
+    targetDescription: target.description,
+    ...(objects ? { targetObjects: objects(o.target), familyObjects: [...new Set(o.family.listLevels().flatMap((l) => objects(l)))] } : {}),
+    levelIds: o.family.listLevels(),
+  });
+  if (!bank.skills.length && !bank.mistakes.length) {
+    throw new ConfigError(`${o.target}: nothing transfers from ${o.sources.map((s) => s.level).join(", ")} (${audit.length} candidate entries, all dropped or none made); try other sources${o.synthesiser === "heuristic" ? " or --synthesiser llm" : ""}`);
+  }
+  const out: TransferredBank = {
+    schemaVersion: 1,
+    level: o.target,
+    source: `hexa transfer from ${o.sources.map((s) => s.level).join(" + ")} (${model})`,
+    ...bank,
+    transfer: {
+      target: o.target,
+      family: o.family.id,
+      createdAt: o.now.toISOString(),
+      sources: o.sources.map((s, i) => ({ level: s.level, from: s.from, entries: countOf(s.bank), shown: countOf(shown[i]!.bank) })),
+      synthesiser: { kind: o.synthesiser, model },
+      promptHash,
+      inputHash: sha256Hex({ target, sources: o.sources.map((s) => ({ level: s.level, description: s.description, bank: s.bank })) }),
+      selection,
+      audit,
+    },
+  };
+  writeTransferredBank(o.out, out);
+  return { bank: out, file: o.out };
+};
+
+const auditReport = (audit: readonly AuditRow[]): string =>
+  audit
+    .map((r) => {
+      const head = `${r.dropped ? "dropped" : "kept   "} ${r.id} (${r.kind}, cites ${r.cites.map((c) => `${c.level}/${c.id}`).join(", ") || "nothing"}): ${r.text}`;
+      return [head, ...r.flags.map((f) => `          - ${flagText(f)}`)].join("\n");
+    })
+    .join("\n");
+
+const stamp = (d: Date) => d.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
+
+/** Chroma's semantic search over the source entries (the embedded server as hexa run starts it, or CHROMA_URL). */
+const chromaRanker = (base: Record<string, unknown>, tag: string): Ranker => async (query, entries) => {
+  const ix = SkillIndexConfig.parse(base.skillIndex ?? {});
+  const open = await openSkillIndex(ix.dataDir, ix.embedding);
+  try {
+    const run = `transfer-${tag}`;
+    for (const level of new Set(entries.map((e) => e.level))) {
+      await open.index.upsert(entries.filter((e) => e.level === level).map((e) => e.entry), { level, run, status: "transfer-source" });
+    }
+    const scores = new Map<string, number>();
+    for (const level of new Set(entries.map((e) => e.level))) {
+      // The index is shared across runs: ask for plenty and keep this transfer's own entries.
+      const hits = await open.index.query(query, { level, limit: 1000 });
+      hits.filter((h) => h.run === run).forEach((h) => scores.set(`${h.level}/${h.entry.id}`, h.score));
+    }
+    return scores;
+  } finally {
+    await open.stop();
+  }
+};
+
+const readBase = (path: string | undefined): Record<string, unknown> => {
+  if (!path) return {};
+  if (!existsSync(path)) throw new ConfigError(`--config: no such file (got ${JSON.stringify(path)}); name a run config YAML whose llm and actor settings to use`);
+  const raw = parseYaml(readFileSync(path, "utf8")) as unknown;
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new ConfigError(`${path}: not a YAML mapping; see configs/ for examples`);
+  return raw as Record<string, unknown>;
+};
+
+export const transferCommand: CommandModule = {
+  command: "transfer",
+  describe: "zero-shot transfer (method.md §6): synthesise a bank for --to from source banks, audit it, evaluate it frozen beside a baseline",
+  builder: (y: Argv) =>
+    y
+      .option("from", { type: "string", array: true, demandOption: true, describe: "a source: LEVEL (its shipped bank), LEVEL=runs/<id> or LEVEL=BANK.json; repeat for several" })
+      .option("to", { type: "string", demandOption: true, describe: "the target level (no trajectories of it are used)" })
+      .option("family", { type: "string", default: "interphyre", describe: "the level family of every level named" })
+      .option("synthesiser", { choices: ["llm", "heuristic"] as const, default: "llm", describe: "llm: the llm.synthesiser model; heuristic: the family's rule-based mapping (no LLM)" })
+      .option("config", { type: "string", describe: "a run config YAML whose llm (synthesiser, actor), actor, retriever and family settings are used" })
+      .option("eval-seeds", { type: "string", default: 20, coerce: intFlag("eval-seeds", 0, 10_000), describe: "target seeds the frozen bank and the baseline play (0: write the bank only)" })
+      .option("seed-offset", { type: "string", default: 60, coerce: intFlag("seed-offset", 0, 100_000), describe: "the evaluation takes the target's vetted seeds from this index on" })
+      .option("baseline", { choices: ["react", "heuristic"] as const, describe: "the agent without a bank on the same seeds (default: react with --synthesiser llm, else heuristic)" })
+      .option("agent", { choices: ["hexa", "heuristic"] as const, describe: "the agent that plays with the bank (default: hexa with --synthesiser llm, else heuristic)" })
+      .option("prompt-entries", { type: "string", default: PROMPT_ENTRY_LIMIT, coerce: intFlag("prompt-entries", 1, 10_000), describe: "more source entries than this: Chroma picks the most relevant" })
+      .option("out", { type: "string", describe: "the bank file to write (default runs/transfer/<target>__from_<sources>__<synthesiser>__<time>/bank.json); the evaluation runs go beside it" }),
+  handler: async (argv) => {
+    const family = getFamily(String(argv.family));
+    const target = String(argv.to);
+    family.checkLevel(target);
+    const sources = (argv.from as string[]).map((s) => readSource(s, family));
+    const dup = sources.find((s, i) => sources.findIndex((x) => x.level === s.level) !== i);
+    if (dup) throw new ConfigError(`--from: ${dup.level} is given twice; give each source level once`);
+    if (sources.some((s) => s.level === target)) throw new ConfigError(`--from ${target}: the target is also a source; transfer is zero-shot, so drop it from --from`);
+    const synth = argv.synthesiser as "llm" | "heuristic";
+    const base = readBase(argv.config as string | undefined);
+    const now = new Date();
+    const out = resolve(String(argv.out ?? join("runs", "transfer", `${target}__from_${sources.map((s) => s.level).join("+")}__${synth}__${stamp(now)}`, "bank.json")));
+    let model: ChatModel | undefined;
+    if (synth === "llm") {
+      const [{ createRoleModel }, { LlmConfig }] = await Promise.all([import("../llm/role-model.ts"), import("../llm/config.ts")]);
+      // The call log sits beside the bank (a failed synthesis leaves only it, to see what the model said).
+      mkdirSync(dirname(out), { recursive: true });
+      const llm = LlmConfig.parse({ ...(base.llm as object), auditLog: (base.llm as { auditLog?: string } | undefined)?.auditLog ?? join(dirname(out), "llm-log.jsonl") });
+      model = createRoleModel("synthesiser", llm, { env: process.env });
+    }
+    const log = (line: string) => process.stderr.write(`${line}\n`);
+    log(`transfer → ${target}: ${sources.map((s) => `${s.level} (${countOf(s.bank)} entries)`).join(", ")}; synthesiser ${synth === "llm" ? "llm" : "heuristic (no LLM)"}`);
+    const tag = sha256Hex(sources.map((s) => [s.level, s.bank])).slice(0, 12);
+    const { bank, file } = await transferBank({
+      family, target, sources, synthesiser: synth, now, out,
+      ...(model ? { model } : {}),
+      rank: chromaRanker(base, tag),
+      promptLimit: Number(argv["prompt-entries"]),
+    });
+    process.stdout.write(`transferred bank for ${target}: ${bank.skills.length} skills, ${bank.mistakes.length} mistakes (${bank.transfer.synthesiser.model})\n${auditReport(bank.transfer.audit)}\nbank file: ${file}\n`);
+    const seeds = Number(argv["eval-seeds"]);
+    if (seeds === 0) return;
+    const rows = await evaluateTransfer(
+      {
+        dir: dirname(file), bankFile: file, target, family: family.id, seeds, seedOffset: Number(argv["seed-offset"]), base,
+        agent: (argv.agent as "hexa" | "heuristic" | undefined) ?? (synth === "llm" ? "hexa" : "heuristic"),
+        baseline: (argv.baseline as "react" | "heuristic" | undefined) ?? (synth === "llm" ? "react" : "heuristic"),
+      },
+      log,
+    );
+    process.stdout.write(`\n${resultTable(target, rows)}\n${rows.map((r) => `${r.arm} run: ${r.run}`).join("\n")}\n`);
+  },
+};
