@@ -1,0 +1,42 @@
+import type { TaskEnv } from "../../agents/task-env.ts";
+import { toolSpecs } from "../../agents/tool-specs.ts";
+import type { TrainerPool } from "../../src/trainer/pool.ts";
+import check_reward from "../../tools/reward-search/check_reward.ts";
+import { callRewardTool, type RewardTool } from "../../tools/reward-search/define.ts";
+import describe_task from "../../tools/reward-search/describe_task.ts";
+import finish from "../../tools/reward-search/finish.ts";
+import type { RewardSession } from "../../tools/reward-search/session.ts";
+import train_policy from "../../tools/reward-search/train_policy.ts";
+import { getTask } from "./index.ts";
+import { rewardSearchPrompt } from "./prompt.ts";
+
+/** The reward-search actor's tools (issue 10 §5). */
+export const REWARD_TOOLS: readonly RewardTool[] = [describe_task, check_reward, train_policy, finish] as readonly RewardTool[];
+
+export interface RewardEnvRequest {
+  task: string;
+  seed: number;
+  trainer: Pick<TrainerPool, "train">;
+  budgets: { train: number; finish: number };
+  checkTransitions: number;
+  maxTurns: number;
+}
+
+/** A session over one task instance (also what the heuristic designer calls directly). */
+export const openRewardSession = (r: RewardEnvRequest): RewardSession => {
+  const task = getTask(r.task);
+  return { task, instance: task.generate(r.seed), trainer: r.trainer, budgets: r.budgets, checkTransitions: r.checkTransitions, trainings: 0 };
+};
+
+export const openRewardEnv = async (r: RewardEnvRequest): Promise<TaskEnv> => {
+  const session = openRewardSession(r);
+  const actionKind = session.task.makeEnv(session.instance, 1).action.kind;
+  return {
+    level: session.task.id,
+    seed: session.instance.seed,
+    tools: toolSpecs(REWARD_TOOLS),
+    prompt: rewardSearchPrompt(session.task, session.instance, r.budgets, r.maxTurns, actionKind),
+    call: (name, args, onProgress) => callRewardTool(REWARD_TOOLS, session, name, args, onProgress),
+    close: async () => {},
+  };
+};

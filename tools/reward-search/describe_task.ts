@@ -1,0 +1,21 @@
+import { z } from "zod";
+import { defineRewardTool } from "./define.ts";
+
+export default defineRewardTool({
+  name: "describe_task",
+  description: "The environment as its author describes it: observation, action and info fields with units, termination, time limit, the fitness F and the budgets.",
+  input: z.object({}),
+  run: async (s) => {
+    const { task, instance, budgets } = s;
+    const params = Object.entries(instance.params).map(([k, v]) => `${k} ${v}`).join(", ");
+    return {
+      result: { task: task.id, seed: instance.seed, params: instance.params, fitness: task.fitness, budgets },
+      observation: [
+        `${task.title} (seed ${instance.seed}; this seed's parameters: ${params || "defaults"}).`,
+        task.description,
+        `F: ${task.fitness.describe}; range [${task.fitness.range.join(", ")}]; solved at ≥ ${task.fitness.solved}.`,
+        `Budgets: train_policy ${budgets.train.toLocaleString("en-US")} steps by default; finish trains ${budgets.finish.toLocaleString("en-US")} steps and scores F on held-out seeds.`,
+      ].join("\n"),
+    };
+  },
+});
