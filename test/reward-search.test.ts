@@ -231,11 +231,20 @@ describe("LLM agents on a reward-search task through the OpenAI-compatible serve
     expect(server!.requests[0]!.body.tools!.map((x) => x.function.name)).toEqual(["describe_task", "check_reward", "train_policy", "finish"]);
   });
 
-  it("reflexion and direct run on the family with its own words", async () => {
+  it("direct and reflexion run on the family, reflexion with its words", async () => {
     const d = await episode("direct", [
       { toolCalls: [{ name: "describe_task", args: {} }] },
       { toolCalls: [{ name: "finish", args: { code: CODE } }] },
     ]);
     expect(d).toMatchObject({ agent: "direct", maxTurns: 2, stopReason: "finish" });
+    // F at 2,048 steps is far below 475: the first trial fails, the reflection goes into the second trial's prompt.
+    const r = await episode("reflexion", [
+      { toolCalls: [{ name: "finish", args: { code: CODE } }] },
+      { text: "The alive bonus alone did not teach balance. Next, weigh the angle term more." },
+      { toolCalls: [{ name: "finish", args: { code: CODE } }] },
+    ]);
+    expect(r).toMatchObject({ agent: "reflexion", maxTurns: 24, stopReason: "finish" });
+    expect(String(server!.requests[1]!.body.messages[0]!.content)).toContain("You failed a reward-design task attempt");
+    expect(String(server!.requests[2]!.body.messages[0]!.content)).toContain("weigh the angle term more");
   });
 });
