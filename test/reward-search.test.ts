@@ -1,8 +1,7 @@
-import { spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { runLlmEpisode, type LlmAgent } from "../agents/run-episode.ts";
 import { ActorConfig } from "../agents/actor-config.ts";
@@ -13,13 +12,13 @@ import { LlmConfig } from "../src/llm/config.ts";
 import { createRoleModel } from "../src/llm/role-model.ts";
 import { createTrainerPool } from "../src/trainer/pool.ts";
 import { startFakeOpenAI, type FakeOpenAI } from "./support/fake-openai-server.ts";
+import { spawnHexa } from "./support/hexa-cli.ts";
 
 /**
  * The reward-search family end to end with tiny training budgets (mechanisms, not learning): the heuristic
  * designer through `hexa run` (kill -9 and resume re-train nothing), and the LLM agents through the real
  * ChatOpenAI client against the local OpenAI-compatible server with scripted reward code, broken code included.
  */
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const made: string[] = [];
 const tmp = () => {
   const d = mkdtempSync(join(tmpdir(), "hexa-rs-"));
@@ -57,22 +56,8 @@ const config = (dir: string, extra = "") => {
   return path;
 };
 
-const hexa = (args: string[], onStderr?: (s: string) => void) => {
-  const env: NodeJS.ProcessEnv = { ...process.env, HEXA_ACTOR_API_KEY: "k", HEXA_EVOLVER_API_KEY: "k" };
-  delete env.CHROMA_URL;
-  const child = spawn(process.execPath, ["bin/hexa.js", ...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-  child.stderr.setEncoding("utf8").on("data", (d: string) => {
-    stderr += d;
-    onStderr?.(stderr);
-  });
-  const done = new Promise<{ status: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((ok) =>
-    child.once("close", (status, signal) => ok({ status, signal, stdout, stderr })),
-  );
-  return { child, done };
-};
+const hexa = (args: string[], onStderr?: (stderr: string, child: ChildProcess) => void) =>
+  spawnHexa(args, { env: { HEXA_ACTOR_API_KEY: "k", HEXA_EVOLVER_API_KEY: "k" }, ...(onStderr ? { onStderr } : {}) });
 
 /** The one run directory a runs folder holds. */
 const runDir = (runs: string): string => join(runs, readdirSync(runs).find((n) => !n.startsWith("."))!);
@@ -85,8 +70,8 @@ describe("hexa run with family: reward-search and the heuristic designer", () =>
     const runs = join(dir, "runs");
     const cfg = config(dir);
     // Kill it once the offline episode is recorded and round 1 has begun.
-    const first = hexa(["run", cfg, "--runs-dir", runs], (err) => {
-      if (/round 0: bank/.test(err)) first.child.kill("SIGKILL");
+    const first = hexa(["run", cfg, "--runs-dir", runs], (err, child) => {
+      if (/round 0: bank/.test(err)) child.kill("SIGKILL");
     });
     const killed = await first.done;
     expect(killed.signal).toBe("SIGKILL");

@@ -1,31 +1,16 @@
-import { spawn } from "node:child_process";
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { hexa, ROOT } from "./support/hexa-cli.ts";
 
 /**
  * A run directory made before issue 10 (test/fixtures/run-v1/README.md): trajectory schema 1, Interphyre's
  * settings under `actor:`, heuristic regions as JSON in the entries' text. Resume, eval and the bank commands
  * must still work on it, and the resumed round must be exactly what the old code played.
  */
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const FIXTURES = join(ROOT, "test/fixtures/run-v1");
 const NAME = readdirSync(FIXTURES).find((n) => n.startsWith("v1-fixture"))!;
-
-const hexa = (args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> =>
-  new Promise((ok, fail) => {
-    const env = { ...process.env };
-    delete env.CHROMA_URL;
-    const child = spawn(process.execPath, ["bin/hexa.js", ...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-    child.once("error", fail);
-    child.once("close", (status) => ok({ status, stdout, stderr }));
-  });
 
 const made: string[] = [];
 afterAll(() => made.forEach((d) => rmSync(d, { recursive: true, force: true })));

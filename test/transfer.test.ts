@@ -1,8 +1,6 @@
-import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { renderSkillBlock, RetrieverConfig } from "../agents/retriever.ts";
 import { auditSynthesis } from "../agents/synthesiser-audit.ts";
@@ -20,36 +18,22 @@ import type { Bank } from "../src/store/bank.ts";
 import { readShippedBank } from "../src/store/shipped-bank.ts";
 import { TransferredBank } from "../src/store/transfer-bank.ts";
 import { startFakeOpenAI, type FakeOpenAI } from "./support/fake-openai-server.ts";
+import { spawnHexa, type Out } from "./support/hexa-cli.ts";
 
 /** `hexa transfer` (issue 11): the pipeline in-process, and the real CLI in a child process. */
 
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const tmp = () => mkdtempSync(join(tmpdir(), "hexa-transfer-"));
 const interphyre = getFamily("interphyre");
 
-interface Out {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
 /** Children still running when the file ends (a filtered or aborted run): each is its own process group, ended with its `hexa run` children. */
 const running = new Set<number>();
 afterAll(() => running.forEach((pid) => process.kill(-pid, "SIGTERM")));
 
-const hexa = (args: string[]): Promise<Out> =>
-  new Promise((ok, fail) => {
-    const env = { ...process.env };
-    delete env.CHROMA_URL;
-    const child = spawn(process.execPath, ["bin/hexa.js", ...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
-    if (child.pid) running.add(child.pid);
-    child.once("close", () => child.pid && running.delete(child.pid));
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-    child.once("error", fail);
-    child.once("close", (status) => ok({ status, stdout, stderr }));
-  });
+const hexa = (args: string[]): Promise<Out> => {
+  const { child, done } = spawnHexa(args, { detached: true });
+  if (child.pid) running.add(child.pid);
+  return done.finally(() => child.pid && running.delete(child.pid));
+};
 
 // The end-to-end heuristic transfer of the issue, started when the file loads (it takes about a minute here).
 const e2eDir = tmp();
