@@ -5,7 +5,7 @@ import { ConfigError } from "../errors.ts";
 import { parse as parseYaml } from "yaml";
 import { parseRunConfigYaml, RunConfig } from "../loop/run-config.ts";
 import { readJsonl } from "../store/jsonl.ts";
-import { RunDir } from "../store/run-dir.ts";
+import { isEvalFileName, RunDir } from "../store/run-dir.ts";
 import { BankLogLine, EpisodeRecord, UsageLine } from "../store/run-records.ts";
 import type { FailedCall } from "../report/inspect/usage-view.ts";
 import type { RunInput, RunSummaryInput } from "../report/inspect/model.ts";
@@ -113,7 +113,7 @@ export const readRunInput = (path: string): RunInput => {
   const evalDir = join(dir.path, "eval");
   const evals = existsSync(evalDir)
     ? readdirSync(evalDir)
-        .filter((f) => f.endsWith(".jsonl"))
+        .filter(isEvalFileName)
         .sort()
         .map((f) => ({ name: f.replace(/\.jsonl$/, ""), episodes: readJsonl(join(evalDir, f), EpisodeRecord, { repair: false }) }))
     : [];

@@ -2,12 +2,18 @@ import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 import { HexaError } from "../errors.ts";
 import { bankCommand } from "./bank.ts";
+import { compareCommand } from "./compare.ts";
 import { episodeCommand } from "./episode.ts";
 import { evalCommand } from "./eval.ts";
+import { closeFamilies } from "./families.ts";
+import { inspectCommand } from "./inspect.ts";
 import { levelsCommand } from "./levels.ts";
 import { playCommand } from "./play.ts";
 import { runCommand } from "./run.ts";
+import { searchCommand } from "./search.ts";
 import { toolCommand } from "./tool.ts";
+import { transferCommand } from "./transfer.ts";
+import { trainerCommand } from "./trainer.ts";
 
 // `hexa levels list | head` closes the pipe early; that is not an error.
 process.stdout.on("error", (e: NodeJS.ErrnoException) => {
@@ -17,14 +23,19 @@ process.stdout.on("error", (e: NodeJS.ErrnoException) => {
 
 const cli = yargs(hideBin(process.argv))
   .scriptName("hexa")
-  .usage("$0 <command>\n\nExperimentalist agents on the Interphyre physics puzzles.")
+  .usage("$0 <command>\n\nExperimentalist agents on level families: the Interphyre physics puzzles and reward-function search.")
   .command(levelsCommand)
   .command(playCommand)
   .command(toolCommand)
   .command(episodeCommand)
   .command(runCommand)
   .command(evalCommand)
+  .command(compareCommand)
   .command(bankCommand)
+  .command(inspectCommand)
+  .command(trainerCommand)
+  .command(searchCommand)
+  .command(transferCommand)
   .demandCommand(1, "name a command; see --help")
   .strict()
   .help()
@@ -42,6 +53,8 @@ const cli = yargs(hideBin(process.argv))
 
 try {
   await cli.parseAsync();
+  // Trainer processes and workers a family started; they also exit on their own when stdin closes.
+  await closeFamilies();
 } catch (err) {
   if (err instanceof HexaError) {
     process.stderr.write(`hexa: ${err.message}\n`);

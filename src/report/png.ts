@@ -18,3 +18,7 @@ export const svgToRaster = (svg: string): Raster => {
 };
 
 export const svgToPng = (svg: string): Uint8Array => new Uint8Array(render(svg).asPng());
+
+/** Charts carry text (axes, legends), so unlike level pictures they need the system's fonts. */
+export const chartToPng = (svg: string): Uint8Array =>
+  new Uint8Array(new Resvg(svg, { font: { loadSystemFonts: true, defaultFontFamily: "DejaVu Sans" }, background: "white" }).render().asPng());

@@ -17,6 +17,9 @@ const FILES = {
   lock: "run.lock",
 } as const;
 
+/** An evaluation's file name under eval/: its start time (see RunDir.evalFile). */
+export const isEvalFileName = (name: string): boolean => /^\d{4}-\d{2}-\d{2}T.*\.jsonl$/.test(name);
+
 /** Most file systems cap a name at 255 bytes. */
 const MAX_NAME_BYTES = 255;
 

@@ -1,0 +1,296 @@
+import { spawn } from "node:child_process";
+import { closeSync, createWriteStream, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { basename, extname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Argv, CommandModule } from "yargs";
+import { z } from "zod";
+import { parse as parseYaml, stringify as toYaml } from "yaml";
+import { ConfigError } from "../errors.ts";
+import { checkAxes, cellConfig, gridCells, parseGridFlag, runRaw, type Cell, type GridAxis } from "../loop/compare/grid.ts";
+import { sharedHeldOut } from "../loop/compare/heldout.ts";
+import { mapLimit } from "../loop/pool.ts";
+import { parseRunConfig, type RunConfig } from "../loop/run-config.ts";
+import { compareResults, type CellInput, type EpisodeOutcome } from "../report/compare/results.ts";
+import { curveSvg } from "../report/compare/plot.ts";
+import { renderCsv, renderMarkdown, renderText, type CompareHeader } from "../report/compare/render.ts";
+import { chartToPng } from "../report/png.ts";
+import { appendJsonl, readJsonl, writeAtomic, writeJsonAtomic } from "../store/jsonl.ts";
+import { isEvalFileName, RunDir, updateKey } from "../store/run-dir.ts";
+import { EpisodeRecord } from "../store/run-records.ts";
+import { allFamilies } from "./families.ts";
+import { intFlag } from "./flags.ts";
+import { checkRunConfig, runIdOf } from "./run.ts";
+import { changedKeys, configDigest } from "./run-setup.ts";
+import { asUserError } from "./write-file.ts";
+
+/**
+ * `hexa compare` (issue 11): a grid of configurations × runs, each (cell, run) an ordinary run directory under
+ * DIR/runs/ made by a `hexa run` child process (isolation; --resume after a crash), then `hexa eval` on one
+ * shared held-out seed list, then the paired statistics. Rerunning the same command continues where it stopped.
+ */
+
+const HEXA = fileURLToPath(new URL("../../bin/hexa.js", import.meta.url));
+// A child exits when its stdin closes, i.e. when compare dies (even by kill -9), so a rerun never meets an
+// orphan holding a run's lock. unref: the guard alone never keeps a finished child alive.
+const GUARD = "data:text/javascript,process.stdin.on('end',()=>process.exit(137));process.stdin.on('error',()=>process.exit(137));process.stdin.resume();process.stdin.unref()";
+
+/** compare.json: what a rerun in the same folder must match (the config's data, not its path). */
+type Spec = { schemaVersion: 1; config: string; base: unknown; grid: GridAxis[]; runs: number; heldOutSeeds: number[] };
+
+type Job = { cell: Cell; run: number; cfg: RunConfig; yaml: string };
+
+const gridFlags = (v: unknown): string[] => (Array.isArray(v) ? v : v === undefined ? [] : [v]).map(String);
+
+export const compareCommand: CommandModule = {
+  command: "compare <config>",
+  describe: "a grid of configurations × runs on paired seeds, held-out evaluation and paired bootstrap statistics; writes DIR/results.*",
+  builder: (y: Argv) =>
+    y
+      .positional("config", { type: "string", demandOption: true, describe: "the base run config, e.g. configs/quickstart.yaml" })
+      .option("grid", { type: "string", array: true, describe: "KEY=V1,V2 over a dotted config key (repeat for more axes), e.g. --grid init=off2on,online" })
+      .option("runs", { type: "string", default: 3, coerce: intFlag("runs", 1, 100), describe: "runs per cell; they differ only in the run seed (0, 1, 2, …)" })
+      .option("out", { type: "string", describe: "the comparison folder (default compare/<config name>); rerun with the same one to continue" })
+      .option("heldout", { type: "string", default: 20, coerce: intFlag("heldout", 0, 10_000), describe: "held-out seeds per level for each run's frozen final bank (0: none)" })
+      .option("baseline", { type: "string", describe: "the cell the others are compared with: its id (c1, c2, …) or its values (init=online,retriever.topSkills=0); default the first" })
+      .option("parallel", { type: "string", default: 1, coerce: intFlag("parallel", 1, 64), describe: "runs played at once (each a hexa run process)" }),
+  handler: async (argv) => {
+    const out = resolve(String(argv.out ?? join("compare", basename(String(argv.config), extname(String(argv.config))))));
+    try {
+      await compare(argv, out);
+    } catch (e) {
+      throw asUserError(e, `check that ${out} is a writable folder with space, then rerun the same command to continue`);
+    }
+  },
+};
+
+const readBase = (path: string): Record<string, unknown> => {
+  if (!existsSync(path)) throw new ConfigError(`${path}: no such config file; see configs/ for examples`);
+  let raw: unknown;
+  try {
+    raw = parseYaml(readFileSync(path, "utf8")) ?? {};
+  } catch (e) {
+    throw new ConfigError(`${path}: not valid YAML (${(e as Error).message.split("\n")[0]})`);
+  }
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new ConfigError(`${path}: a run config is a mapping of keys (got ${Array.isArray(raw) ? "a list" : typeof raw})`);
+  return raw as Record<string, unknown>;
+};
+
+const pickBaseline = (flag: string | undefined, cells: readonly Cell[]): Cell => {
+  if (flag === undefined) return cells[0]!;
+  const norm = (s: string) => s.split(",").map((p) => p.trim().replace(/\s+/g, "")).filter(Boolean).sort().join(",");
+  const found = cells.find((c) => c.id === flag.trim() || norm(c.label) === norm(flag));
+  if (!found) throw new ConfigError(`--baseline: no runnable cell ${JSON.stringify(flag)}; cells: ${cells.map((c) => `${c.id} (${c.label})`).join("; ")}`);
+  return found;
+};
+
+/** Takes DIR for this process; a lock left by a dead process is taken over. */
+const lockDir = (dir: string): (() => void) => {
+  const path = join(dir, "compare.lock");
+  if (existsSync(path)) {
+    const pid = Number(readFileSync(path, "utf8").trim());
+    let alive = false;
+    try {
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid) alive = (process.kill(pid, 0), true);
+    } catch (e) {
+      alive = (e as NodeJS.ErrnoException).code === "EPERM";
+    }
+    if (alive) throw new ConfigError(`${dir}: in use by hexa compare process ${pid}; wait for it or stop it (delete ${path} if that process is not hexa)`);
+    rmSync(path, { force: true });
+  }
+  const fd = openSync(path, "wx");
+  writeFileSync(fd, `${process.pid}\n`);
+  closeSync(fd);
+  return () => rmSync(path, { force: true });
+};
+
+/** The run directory of a (cell, run), found by its id without the timestamp; undefined before it was made. */
+const findRun = (runsDir: string, cfg: RunConfig): RunDir | undefined => {
+  const prefix = runIdOf(cfg, new Date(0)).replace(/__[^_]+$/, "__");
+  const found = (existsSync(runsDir) ? readdirSync(runsDir) : []).filter((d) => d.startsWith(prefix) && existsSync(join(runsDir, d, "run.json"))).sort();
+  return found.length ? RunDir.open(join(runsDir, found.at(-1)!)) : undefined;
+};
+
+const finished = (dir: RunDir, cfg: RunConfig): boolean => {
+  const stream = new Set(dir.episodes({ repair: false }).flatMap((e) => (e.phase === "stream" ? [e.id] : [])));
+  const log = dir.bankLog({ repair: false });
+  return stream.size >= cfg.rounds * cfg.episodesPerRound * cfg.levels.length && cfg.levels.every((l) => log.done.has(updateKey(l, cfg.rounds))) && existsSync(dir.file("metrics"));
+};
+
+/** The newest eval file holding every level × held-out seed, as outcomes (a killed evaluation's file is partial). */
+const heldOutOf = (dir: RunDir, cfg: RunConfig, seeds: readonly number[]): EpisodeRecord[] | undefined => {
+  const folder = join(dir.path, "eval");
+  if (!existsSync(folder)) return undefined;
+  const files = readdirSync(folder).filter(isEvalFileName).sort().reverse();
+  for (const f of files) {
+    const recs = readJsonl(join(folder, f), EpisodeRecord, { repair: false });
+    const has = new Set(recs.map((r) => `${r.level}/${r.seed}`));
+    if (cfg.levels.every((l) => seeds.every((s) => has.has(`${l}/${s}`)))) return recs.filter((r) => seeds.includes(r.seed));
+  }
+  return undefined;
+};
+
+const child = (args: string[], logFile: string): Promise<{ code: number; ms: number }> =>
+  new Promise((ok, fail) => {
+    const t0 = performance.now();
+    const log = createWriteStream(logFile, { flags: "a" });
+    log.write(`\n$ hexa ${args.join(" ")}\n`);
+    const p = spawn(process.execPath, ["--import", GUARD, HEXA, ...args], { stdio: ["pipe", "pipe", "pipe"], env: process.env });
+    p.stdout.pipe(log, { end: false });
+    p.stderr.pipe(log, { end: false });
+    p.once("error", fail);
+    p.once("close", (code) => log.end(() => ok({ code: code ?? 1, ms: performance.now() - t0 })));
+  });
+
+const outcome = (e: EpisodeRecord): EpisodeOutcome => ({ level: e.level, round: e.round, seed: e.seed, success: e.trajectory.success, turns: e.trajectory.turns });
+
+const compare = async (argv: Record<string, unknown>, out: string): Promise<void> => {
+  const configPath = String(argv.config);
+  const runs = Number(argv.runs);
+  const note = (line: string) => process.stderr.write(`${line}\n`);
+  // Everything that can be refused is checked before DIR or any run directory is made.
+  const base = readBase(configPath);
+  const flags = gridFlags(argv.grid);
+  if (!flags.length) throw new ConfigError("--grid: name at least one axis, e.g. --grid init=off2on,online");
+  const axes = flags.map(parseGridFlag);
+  const families = allFamilies();
+  checkAxes(base, axes, families);
+  const cells = gridCells(base, axes);
+  const skipped: CompareHeader["skipped"] = [];
+  const jobs: Job[] = [];
+  const runnable: Cell[] = [];
+  for (const cell of cells) {
+    const c = cellConfig(cell, families);
+    let reason = "skipped" in c ? c.skipped : undefined;
+    if (!reason && "cfg" in c) {
+      try {
+        checkRunConfig(c.cfg, cell.label);
+      } catch (e) {
+        if (!(e instanceof ConfigError)) throw e;
+        reason = e.message;
+      }
+    }
+    if (reason) {
+      skipped.push({ id: cell.id, label: cell.label, reason });
+      continue;
+    }
+    runnable.push(cell);
+    for (let run = 0; run < runs; run++) {
+      const raw = runRaw(cell, run);
+      jobs.push({ cell, run, cfg: parseRunConfig(raw, cell.label, families), yaml: toYaml(raw) });
+    }
+  }
+  for (const s of skipped) note(`skipped ${s.id} (${s.label}): ${s.reason}`);
+  if (!runnable.length) throw new ConfigError(`--grid: every cell is refused by hexa run (${skipped.map((s) => `${s.id}: ${s.reason}`).join("; ")})`);
+  const baseline = pickBaseline(argv.baseline as string | undefined, runnable);
+  const cfgs = runnable.map((c) => jobs.find((j) => j.cell === c)!.cfg);
+  const family = checkRunConfig(cfgs[0]!, configPath);
+  const want = Number(argv.heldout);
+  const heldOut = want ? sharedHeldOut(cfgs, family, want) : [];
+  if (heldOut.length < want) note(`note: only ${heldOut.length} vetted seeds are unseen by every cell on every level (asked ${want}); held-out figures use ${heldOut.length}`);
+
+  const spec: Spec = { schemaVersion: 1, config: configPath, base: configDigest(JSON.stringify(base)).config, grid: axes, runs, heldOutSeeds: heldOut };
+  const specPath = join(out, "compare.json");
+  if (existsSync(specPath)) {
+    const before = JSON.parse(readFileSync(specPath, "utf8")) as Spec;
+    const diff = changedKeys({ ...before, config: undefined }, { ...JSON.parse(JSON.stringify(spec)), config: undefined });
+    if (diff.length) {
+      throw new ConfigError(`${specPath}: this folder holds another comparison (changed: ${diff.join(", ")}); rerun with its grid, runs and config (see compare.json), or use another --out`);
+    }
+  }
+  mkdirSync(join(out, "cells"), { recursive: true });
+  mkdirSync(join(out, "logs"), { recursive: true });
+  if (!existsSync(specPath)) writeJsonAtomic(specPath, spec);
+  const release = lockDir(out);
+  try {
+    const runsDir = join(out, "runs");
+    const logPath = join(out, "compare-log.jsonl");
+    let done = 0;
+    const failures: string[] = [];
+    const t0 = performance.now();
+    note(`compare ${out}: ${runnable.length} cell(s) × ${runs} run(s), held-out seeds ${heldOut.join(", ") || "none"}${skipped.length ? `, ${skipped.length} cell(s) skipped` : ""}`);
+    await mapLimit(jobs, Number(argv.parallel), async (job) => {
+      const name = `${job.cell.id} run ${job.run}`;
+      const cellFile = join(out, "cells", `${job.cell.id}-r${job.run}.yaml`);
+      writeAtomic(cellFile, `# hexa compare ${job.cell.id} (${job.cell.label}), run ${job.run}\n${job.yaml}`);
+      const logFile = join(out, "logs", `${job.cell.id}-r${job.run}.log`);
+      const step = async (what: string, args: string[]): Promise<boolean> => {
+        const r = await child(args, logFile);
+        appendJsonl(logPath, [{ cell: job.cell.id, run: job.run, step: what, ms: Math.round(r.ms), exit: r.code }]);
+        if (r.code !== 0) failures.push(`${name}: hexa ${what} exited ${r.code} (see ${logFile})`);
+        return r.code === 0;
+      };
+      let dir = findRun(runsDir, job.cfg);
+      if (!dir || !finished(dir, job.cfg)) {
+        if (!(await step(dir ? "run --resume" : "run", dir ? ["run", "--resume", dir.path] : ["run", cellFile, "--runs-dir", runsDir]))) return;
+        dir = findRun(runsDir, job.cfg)!;
+      }
+      if (heldOut.length && !heldOutOf(dir, job.cfg, heldOut) && !(await step("eval", ["eval", dir.path, "--seeds", heldOut.join(",")]))) return;
+      note(`[${++done}/${jobs.length}] ${name} (${job.cell.label}) done, ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    });
+    await writeResults(out, { configPath, axes, runs, heldOut, baseline, skipped, jobs, runsDir, logPath });
+    if (failures.length) throw new ConfigError(`${failures.length} run(s) failed: ${failures.join("; ")}; fix that and rerun the same command to continue`);
+  } finally {
+    release();
+  }
+};
+
+/** compare-log.jsonl: one line per child process, for the wall time of each run. */
+const LogLine = z.looseObject({ cell: z.string(), run: z.number().int(), step: z.string(), ms: z.number(), exit: z.number().int() });
+
+interface Done {
+  configPath: string;
+  axes: GridAxis[];
+  runs: number;
+  heldOut: number[];
+  baseline: Cell;
+  skipped: CompareHeader["skipped"];
+  jobs: Job[];
+  runsDir: string;
+  logPath: string;
+}
+
+const writeResults = async (out: string, d: Done): Promise<void> => {
+  const wall = new Map<string, number>();
+  for (const l of readJsonl(d.logPath, LogLine, { repair: false })) {
+    wall.set(`${l.cell}/${l.run}`, (wall.get(`${l.cell}/${l.run}`) ?? 0) + l.ms);
+  }
+  const byCell = new Map<string, CellInput>();
+  for (const job of d.jobs) {
+    const dir = findRun(d.runsDir, job.cfg);
+    if (!dir || !finished(dir, job.cfg)) continue;
+    const held = d.heldOut.length ? heldOutOf(dir, job.cfg, d.heldOut) : undefined;
+    const metrics = JSON.parse(readFileSync(dir.file("metrics"), "utf8")) as { usage: { total: { input: number; output: number; costUsd: number; unpricedCalls: number } } };
+    const evalUsage = (held ?? []).reduce((s, e) => ({ tokens: s.tokens + e.trajectory.usage.input + e.trajectory.usage.output, cost: s.cost + e.trajectory.usage.costUsd }), { tokens: 0, cost: 0 });
+    const cell = byCell.get(job.cell.id) ?? { id: job.cell.id, label: job.cell.label, runs: [] };
+    cell.runs.push({
+      run: job.run,
+      dir: dir.path,
+      stream: dir.episodes({ repair: false }).filter((e) => e.phase === "stream").map(outcome),
+      ...(held ? { heldOut: held.map(outcome) } : {}),
+      tokens: metrics.usage.total.input + metrics.usage.total.output + evalUsage.tokens,
+      costUsd: metrics.usage.total.costUsd + evalUsage.cost,
+      // Held-out calls carry no priced flag in their records; the run's own calls do.
+      unpricedCalls: metrics.usage.total.unpricedCalls,
+      wallMs: wall.get(`${job.cell.id}/${job.run}`) ?? 0,
+    });
+    byCell.set(job.cell.id, cell);
+  }
+  const cells = [...byCell.values()];
+  const levels = d.jobs[0]!.cfg.levels;
+  const results = compareResults(cells, levels, d.baseline.id);
+  const header: CompareHeader = {
+    config: d.configPath,
+    grid: d.axes.map((a) => `${a.key}=${a.values.map(String).join(",")}`).join(" × "),
+    runs: d.runs,
+    heldOutSeeds: Object.fromEntries(levels.map((l) => [l, d.heldOut])),
+    baseline: { id: d.baseline.id, label: d.baseline.label },
+    skipped: d.skipped,
+  };
+  writeJsonAtomic(join(out, "results.json"), { schemaVersion: 1, ...header, cells: results });
+  writeAtomic(join(out, "results.md"), renderMarkdown(header, results));
+  writeAtomic(join(out, "results.csv"), renderCsv(results));
+  const svg = await curveSvg(results);
+  writeAtomic(join(out, "success.svg"), svg);
+  writeFileSync(join(out, "success.png"), chartToPng(svg));
+  process.stdout.write(`\n${renderText(header, results)}\nresults: ${join(out, "results.md")} (.csv, .json), plot: ${join(out, "success.svg")} (.png)\n`);
+};

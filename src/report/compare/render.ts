@@ -1,0 +1,119 @@
+import type { Interval } from "./stats.ts";
+import type { CellResult, RateFigure } from "./results.ts";
+
+/** results.md, results.csv and the printed table of `hexa compare`: every run shown, every figure with its n. */
+
+export interface CompareHeader {
+  config: string;
+  grid: string;
+  runs: number;
+  heldOutSeeds: Record<string, number[]>;
+  baseline: { id: string; label: string };
+  skipped: { id: string; label: string; reason: string }[];
+}
+
+const pct = (v: number) => (Number.isFinite(v) ? `${(v * 100).toFixed(1)}%` : "–");
+const pts = (v: number) => `${v >= 0 ? "+" : ""}${(v * 100).toFixed(1)}`;
+
+const rateText = (f: RateFigure | undefined): string =>
+  f ? `${pct(f.mean)} ± ${(f.std * 100).toFixed(1)} (n = ${f.runs} × ${f.seeds})` : "not evaluated";
+const perRun = (f: RateFigure | undefined) => (f ? f.perRun.map(pct).join(", ") : "–");
+
+/** `+12.5 points [−4.2, +29.2] (n = 12 pairs), within noise` */
+const diffText = (d: Interval | undefined): string =>
+  d ? `${pts(d.mean)} [${pts(d.low)}, ${pts(d.high)}] (n = ${d.n})${d.withinNoise ? " within noise" : ""}` : "";
+
+const row = (cells: readonly string[]) => `| ${cells.join(" | ")} |`;
+
+const tables = (cells: readonly CellResult[], baseline: string) => {
+  const success = [
+    row(["cell", "level", "success during learning", "per run", "mean turns", "held-out (frozen bank)", "per run", `Δ learning vs ${baseline}, 95% CI`, `Δ held-out vs ${baseline}`]),
+    row(["---", "---", "---:", "---", "---:", "---:", "---", "---", "---"]),
+    ...cells.flatMap((c) =>
+      c.levels.map((l) =>
+        row([
+          `${c.id} (${c.label})`,
+          l.level,
+          rateText(l.stream),
+          perRun(l.stream),
+          `${l.turns.mean.toFixed(1)} ± ${l.turns.std.toFixed(1)}`,
+          rateText(l.heldOut),
+          perRun(l.heldOut),
+          c.id === baseline ? "baseline" : diffText(l.vsBaseline?.stream),
+          c.id === baseline ? "baseline" : diffText(l.vsBaseline?.heldOut),
+        ]),
+      ),
+    ),
+  ];
+  const cost = [
+    row(["cell", "runs", "tokens per run", "cost per run", "wall time per run", "total cost", "total wall time"]),
+    row(["---", "---:", "---:", "---:", "---:", "---:", "---:"]),
+    ...cells.map((c) =>
+      row([`${c.id} (${c.label})`, String(c.runs.length), Math.round(c.tokens.mean).toString(), `$${c.costUsd.mean.toFixed(4)}`, `${c.wallS.mean.toFixed(1)} s`, `$${c.costUsd.total.toFixed(4)}${c.unpricedCalls ? ` + ${c.unpricedCalls} unpriced calls` : ""}`, `${c.wallS.total.toFixed(1)} s`]),
+    ),
+  ];
+  return { success, cost };
+};
+
+const notes = (h: CompareHeader) => [
+  `Success is the cumulative success rate over the learning stream (mean ± std over runs; n = runs × seeds per run). Held-out: each run's frozen final bank on the same unseen seeds (${Object.entries(h.heldOutSeeds).map(([l, s]) => `${l}: ${s.length} seeds`).join("; ")}).`,
+  `Δ: paired difference from the baseline in points, pairs matched by (run index, seed), with a 95% percentile bootstrap interval (2000 resamples, seeded); an interval containing 0 is within noise.`,
+];
+
+export const renderMarkdown = (h: CompareHeader, cells: readonly CellResult[]): string => {
+  const t = tables(cells, h.baseline.id);
+  return [
+    `# hexa compare`,
+    "",
+    `Config \`${h.config}\`, grid ${h.grid}, ${h.runs} run(s) per cell; baseline ${h.baseline.id} (${h.baseline.label}).`,
+    "",
+    ...notes(h).flatMap((n) => [n, ""]),
+    ...t.success,
+    "",
+    ...t.cost,
+    "",
+    ...(h.skipped.length ? ["Skipped cells (the run loop refuses them):", "", ...h.skipped.map((s) => `- ${s.id} (${s.label}): ${s.reason}`), ""] : []),
+    "Runs:",
+    "",
+    ...cells.flatMap((c) => c.runs.map((r) => `- ${c.id} run ${r.run}: \`${r.dir}\``)),
+    "",
+    "![cumulative success](success.svg)",
+    "",
+  ].join("\n");
+};
+
+/** The printed table: results.md's two tables and the skipped cells. */
+export const renderText = (h: CompareHeader, cells: readonly CellResult[]): string => {
+  const t = tables(cells, h.baseline.id);
+  return [...t.success, "", ...t.cost, ...(h.skipped.length ? ["", ...h.skipped.map((s) => `skipped ${s.id} (${s.label}): ${s.reason}`)] : []), ""].join("\n");
+};
+
+const csvField = (v: string | number) => {
+  const s = String(v);
+  return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+};
+
+/** One row per (cell, level, run): every run's figures, for a spreadsheet or a reviewer's own statistics. */
+export const renderCsv = (cells: readonly CellResult[]): string => {
+  const head = ["cell", "label", "level", "run", "run_dir", "stream_success_rate", "stream_seeds", "mean_turns", "heldout_success_rate", "heldout_seeds", "tokens", "cost_usd", "wall_s"];
+  const rows = cells.flatMap((c) =>
+    c.levels.flatMap((l) =>
+      c.runs.map((r, i) => [
+        c.id,
+        c.label,
+        l.level,
+        r.run,
+        r.dir,
+        l.stream.perRun[i] ?? "",
+        l.stream.seeds,
+        l.turns.perRun[i]?.toFixed(3) ?? "",
+        l.heldOut?.perRun[i] ?? "",
+        l.heldOut?.seeds ?? "",
+        r.tokens,
+        r.costUsd.toFixed(6),
+        r.wallS.toFixed(2),
+      ]),
+    ),
+  );
+  return [head, ...rows].map((r) => r.map(csvField).join(",")).join("\n") + "\n";
+};

@@ -1,0 +1,135 @@
+import { bootstrapMean, mean, std, type Interval } from "./stats.ts";
+
+/**
+ * The figures of `hexa compare` (issue 11) from the runs' records: per cell and level, success during learning
+ * and on the held-out seeds with every run's value, and each cell's paired difference from the baseline.
+ */
+
+export interface EpisodeOutcome {
+  level: string;
+  round: number;
+  seed: number;
+  success: boolean;
+  turns: number;
+}
+
+interface RunInput {
+  run: number;
+  dir: string;
+  stream: EpisodeOutcome[];
+  /** Episodes on the comparison's held-out seeds; absent until the run is evaluated. */
+  heldOut?: EpisodeOutcome[];
+  tokens: number;
+  costUsd: number;
+  /** Calls to a model missing from the price table: costUsd leaves them out. */
+  unpricedCalls: number;
+  /** Wall time of the processes that made and evaluated the run, as far as compare saw them. */
+  wallMs: number;
+}
+
+export interface CellInput {
+  id: string;
+  label: string;
+  runs: RunInput[];
+}
+
+/** A success rate over runs: its per-run values, mean ± std, and n = runs × seeds. */
+export interface RateFigure {
+  perRun: number[];
+  mean: number;
+  std: number;
+  runs: number;
+  seeds: number;
+}
+
+interface LevelResult {
+  level: string;
+  stream: RateFigure;
+  turns: { perRun: number[]; mean: number; std: number };
+  heldOut?: RateFigure;
+  /** Against the baseline, paired by (run index, seed); absent for the baseline itself. */
+  vsBaseline?: { stream: Interval; heldOut?: Interval };
+  /** Cumulative success after each stream episode (seed index 1, 2, …): mean, lowest and highest run. */
+  curve: { index: number; mean: number; low: number; high: number }[];
+}
+
+export interface CellResult {
+  id: string;
+  label: string;
+  runs: { run: number; dir: string; tokens: number; costUsd: number; wallS: number }[];
+  tokens: { mean: number; total: number };
+  costUsd: { mean: number; total: number };
+  unpricedCalls: number;
+  wallS: { mean: number; total: number };
+  levels: LevelResult[];
+}
+
+const rate = (eps: readonly EpisodeOutcome[]) => (eps.length ? eps.filter((e) => e.success).length / eps.length : NaN);
+
+const figure = (perRun: number[], seeds: number): RateFigure => ({ perRun, mean: mean(perRun), std: std(perRun), runs: perRun.length, seeds });
+
+const ordered = (eps: readonly EpisodeOutcome[], level: string) => eps.filter((e) => e.level === level).sort((a, b) => a.round - b.round || a.seed - b.seed);
+
+const cumulative = (eps: readonly EpisodeOutcome[]): number[] => {
+  let wins = 0;
+  return eps.map((e, i) => (wins += e.success ? 1 : 0) / (i + 1));
+};
+
+const curveOf = (runs: readonly EpisodeOutcome[][]): LevelResult["curve"] => {
+  const curves = runs.map(cumulative);
+  const length = Math.min(...curves.map((c) => c.length));
+  return Array.from({ length: Number.isFinite(length) ? length : 0 }, (_, i) => {
+    const at = curves.map((c) => c[i]!);
+    return { index: i + 1, mean: mean(at), low: Math.min(...at), high: Math.max(...at) };
+  });
+};
+
+/** Success differences of (run index, seed) pairs both cells played on the level. */
+export const pairedDiffs = (cell: readonly { run: number; eps: readonly EpisodeOutcome[] }[], base: readonly { run: number; eps: readonly EpisodeOutcome[] }[]): number[] =>
+  cell.flatMap(({ run, eps }) => {
+    const other = base.find((b) => b.run === run);
+    if (!other) return [];
+    const bySeed = new Map(other.eps.map((e) => [e.seed, e.success]));
+    return eps.flatMap((e) => (bySeed.has(e.seed) ? [(e.success ? 1 : 0) - (bySeed.get(e.seed)! ? 1 : 0)] : []));
+  });
+
+const levelResult = (cell: CellInput, level: string, base: CellInput | undefined, seed: number): LevelResult => {
+  const stream = cell.runs.map((r) => ({ run: r.run, eps: ordered(r.stream, level) }));
+  const evaluated = cell.runs.filter((r) => r.heldOut).map((r) => ({ run: r.run, eps: ordered(r.heldOut!, level) }));
+  const turns = stream.map((s) => mean(s.eps.map((e) => e.turns)));
+  const seedsOf = (xs: { eps: readonly EpisodeOutcome[] }[]) => Math.max(0, ...xs.map((x) => x.eps.length));
+  const out: LevelResult = {
+    level,
+    stream: figure(stream.map((s) => rate(s.eps)), seedsOf(stream)),
+    turns: { perRun: turns, mean: mean(turns), std: std(turns) },
+    curve: curveOf(stream.map((s) => s.eps)),
+  };
+  if (evaluated.length) out.heldOut = figure(evaluated.map((s) => rate(s.eps)), seedsOf(evaluated));
+  if (base && base.id !== cell.id) {
+    const bStream = base.runs.map((r) => ({ run: r.run, eps: ordered(r.stream, level) }));
+    const bHeld = base.runs.filter((r) => r.heldOut).map((r) => ({ run: r.run, eps: ordered(r.heldOut!, level) }));
+    const heldDiffs = pairedDiffs(evaluated, bHeld);
+    out.vsBaseline = { stream: bootstrapMean(pairedDiffs(stream, bStream), { seed }), ...(heldDiffs.length ? { heldOut: bootstrapMean(heldDiffs, { seed }) } : {}) };
+  }
+  return out;
+};
+
+/** Every cell's figures; `baseline` is a cell id; the bootstrap is seeded so the same records give the same intervals. */
+export const compareResults = (cells: readonly CellInput[], levels: readonly string[], baseline: string, opts: { seed?: number } = {}): CellResult[] => {
+  const base = cells.find((c) => c.id === baseline);
+  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+  return cells.map((cell) => {
+    const runs = cell.runs.map((r) => ({ run: r.run, dir: r.dir, tokens: r.tokens, costUsd: r.costUsd, wallS: r.wallMs / 1000 }));
+    const of = (f: (r: (typeof runs)[number]) => number) => ({ mean: mean(runs.map(f)), total: sum(runs.map(f)) });
+    return {
+      id: cell.id,
+      label: cell.label,
+      runs,
+      tokens: of((r) => r.tokens),
+      costUsd: of((r) => r.costUsd),
+      unpricedCalls: sum(cell.runs.map((r) => r.unpricedCalls)),
+      wallS: of((r) => r.wallS),
+      levels: levels.map((level) => levelResult(cell, level, base, opts.seed ?? 1)),
+    };
+  });
+};

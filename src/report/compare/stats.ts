@@ -1,0 +1,66 @@
+/**
+ * The statistics of `hexa compare` (issue 11): mean ± sample std over runs, and the paired bootstrap of a
+ * difference in success. Pure and seeded, so the same records always give the same interval.
+ */
+
+export const mean = (xs: readonly number[]): number => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
+
+/** Sample standard deviation (n − 1): runs are a sample of what the configuration does; 0 for a single run. */
+export const std = (xs: readonly number[]): number => {
+  if (xs.length < 2) return 0;
+  const m = mean(xs);
+  return Math.sqrt(xs.reduce((s, x) => s + (x - m) ** 2, 0) / (xs.length - 1));
+};
+
+/** mulberry32: a small seeded generator; Math.random would make the interval change between two readings. */
+export const seededRng = (seed: number): (() => number) => {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+};
+
+/** The q-quantile of sorted values by the nearest-rank rule (no interpolation): a value the bootstrap produced. */
+export const quantile = (sorted: readonly number[], q: number): number => {
+  if (!sorted.length) return NaN;
+  const rank = Math.min(sorted.length, Math.max(1, Math.ceil(q * sorted.length)));
+  return sorted[rank - 1]!;
+};
+
+export interface Interval {
+  /** The observed mean difference. */
+  mean: number;
+  low: number;
+  high: number;
+  /** Pairs resampled (runs × seeds). */
+  n: number;
+  resamples: number;
+  /** The interval contains 0: the data do not tell the two apart. */
+  withinNoise: boolean;
+}
+
+/**
+ * Percentile bootstrap of the mean of paired differences: `diffs` holds one value per (run index, seed) pair,
+ * resampled with replacement `resamples` times; the interval is the central `level` of the resampled means.
+ */
+export const bootstrapMean = (diffs: readonly number[], opts: { resamples?: number; level?: number; seed?: number } = {}): Interval => {
+  const resamples = opts.resamples ?? 2000;
+  const level = opts.level ?? 0.95;
+  const rng = seededRng(opts.seed ?? 1);
+  const n = diffs.length;
+  if (n === 0) return { mean: NaN, low: NaN, high: NaN, n, resamples, withinNoise: true };
+  const means = new Float64Array(resamples);
+  for (let b = 0; b < resamples; b++) {
+    let s = 0;
+    for (let i = 0; i < n; i++) s += diffs[Math.floor(rng() * n)]!;
+    means[b] = s / n;
+  }
+  const sorted = [...means].sort((a, b) => a - b);
+  const low = quantile(sorted, (1 - level) / 2);
+  const high = quantile(sorted, 1 - (1 - level) / 2);
+  return { mean: mean(diffs), low, high, n, resamples, withinNoise: low <= 0 && high >= 0 };
+};
