@@ -1,0 +1,94 @@
+/**
+ * Reward search strategies side by side (issue 13): for every task, the human-normalised score
+ * (F − F_sparse) / (F_human − F_sparse) of each strategy's final reward — the best candidate by final-policy F
+ * on held-out evaluation seeds — at the same number of trained candidates and the same steps per training,
+ * with the heuristic proposer (no LLM), mean ± std over runs (run r searches instance seed r). F_sparse and
+ * F_human are the task's sparse and hand-written rewards trained the same way on the same instance.
+ * With the heuristic proposer these are real measurements of the search strategies themselves.
+ *
+ *   node --import tsx bench/reward-search-strategies.ts [--tasks cartpole,pendulum] [--budget 8] [--runs 2]
+ *        [--train-steps 16384] [--processes 2] [--samples 4] [--initial 4] [--children 8]
+ *
+ * (The `rounds` strategy is `hexa run` with the evolving bank; it is not part of this table.)
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { getTask, listTasks } from "../levels/reward-search/index.ts";
+import { memoryLog } from "../levels/reward-search/strategies/candidates.ts";
+import { heuristicProposer } from "../levels/reward-search/strategies/heuristic-proposer.ts";
+import { runSearch, STRATEGIES } from "../levels/reward-search/strategies/search.ts";
+import type { RewardTask, TaskInstance } from "../levels/reward-search/task.ts";
+import { createTrainerPool, type TrainerPool } from "../src/trainer/pool.ts";
+
+const arg = (name: string): string | undefined => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : undefined;
+};
+const num = (name: string, d: number) => Number(arg(name) ?? d);
+const taskIds = arg("tasks")?.split(",") ?? listTasks().filter((t) => getTask(t).humanReward !== null);
+const BUDGET = num("budget", 8);
+const RUNS = num("runs", 2);
+const STEPS = num("train-steps", 16_384);
+const opts = { eureka: { samples: num("samples", 4) }, rfAgent: { initial: num("initial", 4), children: num("children", 8) } };
+
+const root = mkdtempSync(join(tmpdir(), "hexa-bench-strategies-"));
+const pool: TrainerPool = createTrainerPool({ jobsDir: join(root, "jobs"), size: num("processes", 2) });
+
+const trainF = async (task: RewardTask, instance: TaskInstance, code: string): Promise<number> => {
+  const o = await pool.train({ task: task.id, instance, reward: code, steps: STEPS, seed: instance.trainSeed, evalSeeds: instance.evalSeeds, ppo: task.training.ppo });
+  if (o.kind === "error") throw new Error(`${task.id}: a baseline reward failed to train: ${o.error.message}`);
+  return o.result.final.fitness;
+};
+
+/** mean ± std of the finite values; "n/a" when there are none (F_human ≤ F_sparse leaves the score undefined). */
+const stats = (all: number[]) => {
+  const xs = all.filter(Number.isFinite);
+  if (xs.length === 0) return "n/a";
+  const m = xs.reduce((a, b) => a + b, 0) / xs.length;
+  const sd = xs.length > 1 ? Math.sqrt(xs.reduce((a, b) => a + (b - m) ** 2, 0) / (xs.length - 1)) : 0;
+  return `${m.toFixed(2)} ± ${sd.toFixed(2)}`;
+};
+
+const t0 = performance.now();
+const rows: string[] = [];
+process.stderr.write(`tasks ${taskIds.join(", ")}; budget ${BUDGET} candidates × ${STEPS} env steps; ${RUNS} runs; heuristic proposer (no LLM)\n`);
+for (const id of taskIds) {
+  const task = getTask(id);
+  const tTask = performance.now();
+  const norm: Record<string, number[]> = Object.fromEntries(STRATEGIES.map((s) => [s, []]));
+  const raw: Record<string, number[]> = { sparse: [], human: [], ...Object.fromEntries(STRATEGIES.map((s) => [s, []])) };
+  const trainings: Record<string, number[]> = Object.fromEntries(STRATEGIES.map((s) => [s, []]));
+  for (let run = 0; run < RUNS; run++) {
+    const instance = task.generate(run);
+    const [fs, fh] = await Promise.all([trainF(task, instance, task.sparseReward), trainF(task, instance, task.humanReward!)]);
+    raw.sparse!.push(fs);
+    raw.human!.push(fh);
+    for (const s of STRATEGIES) {
+      const log = memoryLog();
+      const r = await runSearch(s, { task, instance, steps: STEPS, seed: run, proposer: heuristicProposer(), budget: BUDGET, ports: { trainer: pool, log } }, opts);
+      const f = r.best?.outcome.kind === "result" ? r.best.outcome.fitness : fs;
+      raw[s]!.push(f);
+      norm[s]!.push(fh > fs ? (f - fs) / (fh - fs) : Number.NaN);
+      trainings[s]!.push(log.records.length);
+      process.stderr.write(`${id} run ${run}: ${s} F ${f.toFixed(2)} (sparse ${fs.toFixed(2)}, human ${fh.toFixed(2)}), ${log.records.length} candidates\n`);
+    }
+  }
+  const wall = ((performance.now() - tTask) / 1000).toFixed(0);
+  rows.push(
+    `| ${id} | ${stats(raw.sparse!)} | ${stats(raw.human!)} | ${STRATEGIES.map((s) => `${stats(norm[s]!)} (F ${stats(raw[s]!)})`).join(" | ")} | ${STRATEGIES.map((s) => trainings[s]!.join("/")).join(", ")} | ${wall} s |`,
+  );
+}
+await pool.close();
+process.stdout.write(
+  [
+    `Human-normalised score (F − F_sparse)/(F_human − F_sparse) of the best candidate's final policy, mean ± std over ${RUNS} runs; ${BUDGET} candidates of ${STEPS} env steps each; heuristic proposer (no LLM).`,
+    "",
+    `| task | F sparse | F human | ${STRATEGIES.join(" | ")} | candidates trained | wall |`,
+    `|---|---:|---:|${STRATEGIES.map(() => "---:").join("|")}|---|---:|`,
+    ...rows,
+    "",
+    `total wall time ${((performance.now() - t0) / 1000).toFixed(0)} s`,
+    "",
+  ].join("\n"),
+);

@@ -1,0 +1,88 @@
+import { z } from "zod";
+import { bestOf, candidateRng, createBudget, fitnessOf, runBatch, viewOf, type CandidateRecord, type Planned, type SearchResult } from "./candidates.ts";
+import type { StrategyRun } from "./eureka.ts";
+import type { CandidateView, Operator } from "./proposer.ts";
+import { backupFrom, branchOf, expansionOperators, lambdaAt, rootNode, sampleElites, selectPath, type TreeNode } from "./tree.ts";
+
+/**
+ * RF-Agent's tree search (reward-search.md, issue 13), exactly: every candidate is a node [thought, code, F,
+ * feedback]; selection walks down from the root by UCT with λ decaying 0.4 → 0.1 over the budget; the selected
+ * leaf is expanded with the five operators in shares [2, 2, 2, 1, 1]; every child self-evaluates its own code
+ * (v_self) and trains on its own code; after a successful training its thought is re-written from the code
+ * (thought alignment); then Q is backed up with η = 0.7. The root has no reward: its children are first
+ * designs (`initial`). A node whose training failed gets no Q and is never selected.
+ */
+export const RfAgentConfig = z.strictObject({
+  initial: z.number().int().min(1).default(4).describe("first designs, the root's children"),
+  children: z.number().int().min(1).default(8).describe("children of one expansion (8: shares 2, 2, 2, 1, 1 of the five operators)"),
+  budget: z.number().int().min(1).default(16).describe("candidates in all (RF-Agent: 80 on IsaacGym)"),
+});
+export type RfAgentConfig = z.infer<typeof RfAgentConfig>;
+
+export interface RfAgentResult extends SearchResult {
+  root: TreeNode;
+}
+
+export const runRfAgent = async (run: StrategyRun, config: Partial<RfAgentConfig> = {}): Promise<RfAgentResult> => {
+  const c = RfAgentConfig.parse(config);
+  const budget = run.budget ?? c.budget;
+  const b = createBudget({ task: run.task, instance: run.instance, steps: run.steps, budget, strategy: "rf-agent", ports: run.ports });
+  const root = rootNode();
+  const records = new Map<number, CandidateRecord>();
+  const nodes = new Map<number, TreeNode>();
+  const seen = new Set<string>();
+  const view = (n: TreeNode): CandidateView => viewOf(records.get(n.index)!);
+
+  const plan = (op: Operator, node: TreeNode, index: number, iteration: number): Planned => {
+    const rng = candidateRng(run.seed, index);
+    const base = { task: run.task, instance: run.instance, seen, rng };
+    if (node.index < 0) return { index, iteration, operator: "initial", parent: null, related: [], ctx: base };
+    const parent = view(node);
+    const ctx = { ...base, parent };
+    switch (op) {
+      case "crossover": {
+        // The parent and 1–3 more elites (k ∈ [2, 4] in all), drawn with weight 1/rank among the other trained nodes.
+        const ranked = [...records.values()].filter((r) => fitnessOf(r) !== null && r.index !== node.index).sort((a, b) => fitnessOf(b)! - fitnessOf(a)! || a.index - b.index);
+        const k = rng.integers(2, 5);
+        const picks = sampleElites(ranked.length, k - 1, rng).map((i) => ranked[i]!);
+        return { index, iteration, operator: op, parent: node.index, related: picks.map((r) => r.index), ctx: { ...ctx, elites: [parent, ...picks.map(viewOf)] } };
+      }
+      case "path": {
+        const line: TreeNode[] = [];
+        for (let x: TreeNode | null = node; x && x.index >= 0 && line.length < 4; x = x.parent) line.push(x);
+        return { index, iteration, operator: op, parent: node.index, related: line.slice(1).map((x) => x.index), ctx: { ...ctx, ancestors: line.map(view) } };
+      }
+      case "different": {
+        // The best trained node of another branch (a different child of the root), if the tree has one.
+        const mine = branchOf(node);
+        const others = [...nodes.values()].filter((x) => x.fitness !== null && branchOf(x) !== mine).sort((a, b) => b.fitness! - a.fitness! || a.index - b.index);
+        const other = others[0];
+        return { index, iteration, operator: op, parent: node.index, related: other ? [other.index] : [], ctx: other ? { ...ctx, other: view(other) } : ctx };
+      }
+      default:
+        return { index, iteration, operator: op, parent: node.index, related: [], ctx };
+    }
+  };
+
+  let next = 0;
+  for (let iteration = 0; next < budget; iteration++) {
+    const path = selectPath(root, lambdaAt(next, budget));
+    for (const x of path) x.n++;
+    const node = path.at(-1)!;
+    const n = Math.min(node.index < 0 ? c.initial : c.children, budget - next);
+    const ops: Operator[] = node.index < 0 ? Array.from({ length: n }, () => "initial") : expansionOperators(n);
+    const planned = ops.map((op, j) => plan(op, node, next + j, iteration));
+    const got = (await runBatch(b, run.proposer, "rf-agent", planned, seen, { selfEvaluate: true, align: true })).sort((a, b) => a.index - b.index);
+    for (const r of got) {
+      records.set(r.index, r);
+      const f = fitnessOf(r);
+      const child: TreeNode = { index: r.index, parent: node, children: [], fitness: f, q: f, n: 1, vSelf: r.vSelf ?? 0 };
+      node.children.push(child);
+      nodes.set(r.index, child);
+    }
+    backupFrom(node);
+    next += n;
+  }
+  const all = [...records.values()].sort((a, b) => a.index - b.index);
+  return { strategy: "rf-agent", candidates: all, best: bestOf(all), budget, replayed: b.replayedCount, trainings: b.trainings, root };
+};
