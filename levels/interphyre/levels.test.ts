@@ -10,7 +10,22 @@ import { getLevel, listLevels } from "./index.ts";
 import { createInstance } from "./instance.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const SUPPORT = new Set(["define-level.ts", "objects.ts", "index.ts", "instance.ts", "certify.ts", "scene-check.ts"]);
+/** Every other file here: the levels' support, and the family's port (action, config, prompt, tools env, physics worker). */
+const SUPPORT = new Set([
+  "define-level.ts",
+  "objects.ts",
+  "index.ts",
+  "instance.ts",
+  "certify.ts",
+  "scene-check.ts",
+  "action.ts",
+  "config.ts",
+  "family.ts",
+  "prompt.ts",
+  "task-env.ts",
+  "physics-host.ts",
+  "physics-worker.ts",
+]);
 
 describe("level registry", () => {
   it("has all 25 Interphyre levels, each file named by its id", () => {
