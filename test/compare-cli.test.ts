@@ -156,6 +156,9 @@ describe("hexa compare", () => {
     expect(readFileSync(join(out, "success.svg"), "utf8")).toMatch(/^<svg/);
     expect(readFileSync(join(out, "success.png")).subarray(1, 4).toString()).toBe("PNG");
     expect(second.stdout).toContain("| cell | level | success during learning |");
+    // The whole grid as one inspect report, every run in it.
+    const html = readFileSync(join(out, "report.html"), "utf8");
+    for (const run of readdirSync(join(out, "runs")).filter((n) => !n.startsWith("."))) expect(html).toContain(run);
 
     // A third time: nothing left to do, no child process started; a different grid in the same folder is refused.
     const [again, other] = [await hexa(args), await hexa(["compare", cfg, "--grid", "init=off2on,online", "--runs", "3", "--heldout", "2", "--out", out])];

@@ -14,6 +14,7 @@ import { compareResults, type CellInput, type EpisodeOutcome } from "../report/c
 import { curveSvg } from "../report/compare/plot.ts";
 import { renderCsv, renderMarkdown, renderText, type CompareHeader } from "../report/compare/render.ts";
 import { chartToPng } from "../report/png.ts";
+import { writeReport } from "./inspect.ts";
 import { appendJsonl, readJsonl, writeAtomic, writeJsonAtomic } from "../store/jsonl.ts";
 import { isEvalFileName, RunDir, updateKey } from "../store/run-dir.ts";
 import { EpisodeRecord } from "../store/run-records.ts";
@@ -228,6 +229,8 @@ const compare = async (argv: Record<string, unknown>, out: string): Promise<void
       note(`[${++done}/${jobs.length}] ${name} (${job.cell.label}) done, ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     });
     await writeResults(out, { configPath, axes, runs, heldOut, baseline, skipped, jobs, runsDir, logPath });
+    // The whole grid as one hexa inspect report: a line per cell with a band over its runs (issue 12).
+    if (!failures.length) note(`report: ${writeReport(runsDir, join(out, "report.html"))}`);
     if (failures.length) throw new ConfigError(`${failures.length} run(s) failed: ${failures.join("; ")}; fix that and rerun the same command to continue`);
   } finally {
     release();

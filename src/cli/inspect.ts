@@ -62,12 +62,14 @@ const build = (target: InspectTarget, animations: Animations): Built => {
 
 const kib = (n: number) => `${(n / 1024).toFixed(0)} KiB`;
 
-/** Builds `RUN_DIR/report.html` for a finished run and returns its path (hexa run calls this at the end). */
-export const writeRunReport = (runDir: string): string => {
-  const out = join(resolve(runDir), "report.html");
-  writeOutput("out", out, renderReportHtml(build(findTarget(runDir), "last").report, pageAssets(), { live: false }));
+/** Builds the report of a run or a comparison directory into `out` and returns its path. */
+export const writeReport = (target: string, out: string): string => {
+  writeOutput("out", out, renderReportHtml(build(findTarget(target), "last").report, pageAssets(), { live: false }));
   return out;
 };
+
+/** Builds `RUN_DIR/report.html` for a finished run and returns its path (hexa run calls this at the end). */
+export const writeRunReport = (runDir: string): string => writeReport(runDir, join(resolve(runDir), "report.html"));
 
 /** What changes when a run writes: sizes and times of its files, and the bank snapshots and evaluations present. */
 const signature = (target: InspectTarget): string =>
