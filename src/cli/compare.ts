@@ -7,7 +7,7 @@ import { z } from "zod";
 import { parse as parseYaml, stringify as toYaml } from "yaml";
 import { ConfigError } from "../errors.ts";
 import { checkAxes, cellConfig, gridCells, parseGridFlag, runRaw, type Cell, type GridAxis } from "../loop/compare/grid.ts";
-import { sharedHeldOut } from "../loop/compare/heldout.ts";
+import { heldOutArg, sharedHeldOut } from "../loop/compare/heldout.ts";
 import { mapLimit } from "../loop/pool.ts";
 import { parseRunConfig, type RunConfig } from "../loop/run-config.ts";
 import { compareResults, type CellInput, type EpisodeOutcome } from "../report/compare/results.ts";
@@ -36,7 +36,10 @@ const HEXA = fileURLToPath(new URL("../../bin/hexa.js", import.meta.url));
 const GUARD = "data:text/javascript,process.stdin.on('end',()=>process.exit(137));process.stdin.on('error',()=>process.exit(137));process.stdin.resume();process.stdin.unref()";
 
 /** compare.json: what a rerun in the same folder must match (the config's data, not its path). */
-type Spec = { schemaVersion: 1; config: string; base: unknown; grid: GridAxis[]; runs: number; heldOutSeeds: number[] };
+type HeldOut = Record<string, number[]>;
+type Spec = { schemaVersion: 1; config: string; base: unknown; grid: GridAxis[]; runs: number; heldOutSeeds: HeldOut };
+const anyHeldOut = (h: HeldOut) => Object.values(h).some((s) => s.length > 0);
+const heldOutText = (h: HeldOut) => Object.entries(h).map(([l, s]) => `${l}: ${s.join(", ") || "none"}`).join("; ");
 
 type Job = { cell: Cell; run: number; cfg: RunConfig; yaml: string };
 
@@ -118,14 +121,14 @@ const finished = (dir: RunDir, cfg: RunConfig): boolean => {
 };
 
 /** The newest eval file holding every level × held-out seed, as outcomes (a killed evaluation's file is partial). */
-const heldOutOf = (dir: RunDir, cfg: RunConfig, seeds: readonly number[]): EpisodeRecord[] | undefined => {
+const heldOutOf = (dir: RunDir, cfg: RunConfig, seeds: HeldOut): EpisodeRecord[] | undefined => {
   const folder = join(dir.path, "eval");
   if (!existsSync(folder)) return undefined;
   const files = readdirSync(folder).filter(isEvalFileName).sort().reverse();
   for (const f of files) {
     const recs = readJsonl(join(folder, f), EpisodeRecord, { repair: false });
     const has = new Set(recs.map((r) => `${r.level}/${r.seed}`));
-    if (cfg.levels.every((l) => seeds.every((s) => has.has(`${l}/${s}`)))) return recs.filter((r) => seeds.includes(r.seed));
+    if (cfg.levels.every((l) => (seeds[l] ?? []).every((s) => has.has(`${l}/${s}`)))) return recs.filter((r) => seeds[r.level]?.includes(r.seed));
   }
   return undefined;
 };
@@ -186,8 +189,10 @@ const compare = async (argv: Record<string, unknown>, out: string): Promise<void
   const cfgs = runnable.map((c) => jobs.find((j) => j.cell === c)!.cfg);
   const family = checkRunConfig(cfgs[0]!, configPath);
   const want = Number(argv.heldout);
-  const heldOut = want ? sharedHeldOut(cfgs, family, want) : [];
-  if (heldOut.length < want) note(`note: only ${heldOut.length} vetted seeds are unseen by every cell on every level (asked ${want}); held-out figures use ${heldOut.length}`);
+  const heldOut: HeldOut = want ? sharedHeldOut(cfgs, family, want) : {};
+  for (const [level, s] of Object.entries(heldOut)) {
+    if (s.length < want) note(`note: only ${s.length} vetted seeds of ${level} are unseen by every cell (asked ${want}); its held-out figures use ${s.length}`);
+  }
 
   const spec: Spec = { schemaVersion: 1, config: configPath, base: configDigest(JSON.stringify(base)).config, grid: axes, runs, heldOutSeeds: heldOut };
   const specPath = join(out, "compare.json");
@@ -208,7 +213,7 @@ const compare = async (argv: Record<string, unknown>, out: string): Promise<void
     let done = 0;
     const failures: string[] = [];
     const t0 = performance.now();
-    note(`compare ${out}: ${runnable.length} cell(s) × ${runs} run(s), held-out seeds ${heldOut.join(", ") || "none"}${skipped.length ? `, ${skipped.length} cell(s) skipped` : ""}`);
+    note(`compare ${out}: ${runnable.length} cell(s) × ${runs} run(s), held-out seeds ${anyHeldOut(heldOut) ? heldOutText(heldOut) : "none"}${skipped.length ? `, ${skipped.length} cell(s) skipped` : ""}`);
     await mapLimit(jobs, Number(argv.parallel), async (job) => {
       const name = `${job.cell.id} run ${job.run}`;
       const cellFile = join(out, "cells", `${job.cell.id}-r${job.run}.yaml`);
@@ -225,7 +230,7 @@ const compare = async (argv: Record<string, unknown>, out: string): Promise<void
         if (!(await step(dir ? "run --resume" : "run", dir ? ["run", "--resume", dir.path] : ["run", cellFile, "--runs-dir", runsDir]))) return;
         dir = findRun(runsDir, job.cfg)!;
       }
-      if (heldOut.length && !heldOutOf(dir, job.cfg, heldOut) && !(await step("eval", ["eval", dir.path, "--seeds", heldOut.join(",")]))) return;
+      if (anyHeldOut(heldOut) && !heldOutOf(dir, job.cfg, heldOut) && !(await step("eval", ["eval", dir.path, "--seeds", heldOutArg(heldOut)]))) return;
       note(`[${++done}/${jobs.length}] ${name} (${job.cell.label}) done, ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     });
     await writeResults(out, { configPath, axes, runs, heldOut, baseline, skipped, jobs, runsDir, logPath });
@@ -244,7 +249,7 @@ interface Done {
   configPath: string;
   axes: GridAxis[];
   runs: number;
-  heldOut: number[];
+  heldOut: HeldOut;
   baseline: Cell;
   skipped: CompareHeader["skipped"];
   jobs: Job[];
@@ -261,7 +266,7 @@ const writeResults = async (out: string, d: Done): Promise<void> => {
   for (const job of d.jobs) {
     const dir = findRun(d.runsDir, job.cfg);
     if (!dir || !finished(dir, job.cfg)) continue;
-    const held = d.heldOut.length ? heldOutOf(dir, job.cfg, d.heldOut) : undefined;
+    const held = anyHeldOut(d.heldOut) ? heldOutOf(dir, job.cfg, d.heldOut) : undefined;
     const metrics = JSON.parse(readFileSync(dir.file("metrics"), "utf8")) as { usage: { total: { input: number; output: number; costUsd: number; unpricedCalls: number } } };
     const evalUsage = (held ?? []).reduce((s, e) => ({ tokens: s.tokens + e.trajectory.usage.input + e.trajectory.usage.output, cost: s.cost + e.trajectory.usage.costUsd }), { tokens: 0, cost: 0 });
     const cell = byCell.get(job.cell.id) ?? { id: job.cell.id, label: job.cell.label, runs: [] };
@@ -285,7 +290,7 @@ const writeResults = async (out: string, d: Done): Promise<void> => {
     config: d.configPath,
     grid: d.axes.map((a) => `${a.key}=${a.values.map(String).join(",")}`).join(" × "),
     runs: d.runs,
-    heldOutSeeds: Object.fromEntries(levels.map((l) => [l, d.heldOut])),
+    heldOutSeeds: Object.fromEntries(levels.map((l) => [l, d.heldOut[l] ?? []])),
     baseline: { id: d.baseline.id, label: d.baseline.label },
     skipped: d.skipped,
   };

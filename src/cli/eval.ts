@@ -10,15 +10,30 @@ import { percent } from "./format.ts";
 import { familyOf, modelsFor } from "./run-setup.ts";
 import { asUserError } from "./write-file.ts";
 
-/** `--seeds 60,61,62`: non-negative integers, each once. */
-const seedList = (v: unknown): number[] | undefined => {
-  if (v === undefined) return undefined;
-  const text = (Array.isArray(v) ? v : [v]).map(String).join(",");
+const numbers = (text: string, example: string): number[] => {
   const seeds = text.split(",").map((s) => (s.trim() === "" ? NaN : Number(s.trim())));
   if (!seeds.length || !seeds.every((s) => Number.isSafeInteger(s) && s >= 0)) {
-    throw new ConfigError(`--seeds must be comma-separated non-negative integers, e.g. --seeds 60,61,62 (got ${JSON.stringify(text)})`);
+    throw new ConfigError(`--seeds must be comma-separated non-negative integers, e.g. ${example} (got ${JSON.stringify(text)})`);
   }
   return [...new Set(seeds)];
+};
+
+/**
+ * `--seeds 60,61,62` (the same seeds on every level) or `--seeds catapult=60,61;pass_the_parcel=70,71` (per level;
+ * a level left out is not evaluated): levels' certified lists differ, so a seed unseen on one may be seen on another.
+ */
+export const seedList = (v: unknown): number[] | Record<string, number[]> | undefined => {
+  if (v === undefined) return undefined;
+  const text = (Array.isArray(v) ? v : [v]).map(String).join(",");
+  if (!text.includes("=")) return numbers(text, "--seeds 60,61,62");
+  const out: Record<string, number[]> = {};
+  for (const part of text.split(";").filter((p) => p.trim())) {
+    const [level, list, extra] = part.split("=");
+    if (!level?.trim() || list === undefined || extra !== undefined) throw new ConfigError(`--seeds: per-level seeds read LEVEL=S,S;LEVEL=S, e.g. --seeds catapult=60,61;pass_the_parcel=70 (got ${JSON.stringify(part)})`);
+    if (out[level.trim()]) throw new ConfigError(`--seeds: ${level.trim()} is given twice`);
+    out[level.trim()] = numbers(list, "--seeds catapult=60,61;pass_the_parcel=70");
+  }
+  return out;
 };
 
 /** Held-out figures mean something only for the final bank, so an interrupted run is refused. */
@@ -48,7 +63,7 @@ export const evalCommand: CommandModule = {
   builder: (y: Argv) =>
     y
       .positional("run", { type: "string", demandOption: true, describe: "a finished run directory, e.g. runs/<id>" })
-      .option("seeds", { type: "string", coerce: seedList, describe: "these seeds on every level (refused if the run learned from one), e.g. 60,61,62" })
+      .option("seeds", { type: "string", coerce: seedList, describe: "these seeds on every level (refused if the run learned from one), e.g. 60,61,62; or per level: catapult=60,61;pass_the_parcel=70" })
       .option("count", { type: "string", default: 10, coerce: intFlag("count", 1, 10_000), describe: "without --seeds: the next N vetted seeds the run never saw, per level" }),
   handler: async (argv) => {
     try {
@@ -67,7 +82,7 @@ const evaluate = async (argv: Record<string, unknown>): Promise<void> => {
     process.stderr.write(`warning: ${dir.file("episodes")} has ${ids.length} duplicated line(s) (${ids.slice(0, 3).join(", ")}${ids.length > 3 ? ", …" : ""}); each episode is counted once\n`),
   );
   requireFinished(path, run, cfg);
-  const given = argv.seeds as number[] | undefined;
+  const given = argv.seeds as ReturnType<typeof seedList>;
   const seeds = heldOutSeeds(cfg, family, { ...(given ? { seeds: given } : {}), count: Number(argv.count) }, learnedSeeds(run));
   // The frozen bank needs no evolver; the actor's calls go to eval/llm-log.jsonl so the run's own log is untouched.
   const { actorModel } = await modelsFor({ ...cfg, evolver: "heuristic", llm: { ...cfg.llm, auditLog: cfg.llm.auditLog ?? join(dir.path, "eval", "llm-log.jsonl") } }, dir.path);

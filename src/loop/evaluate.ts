@@ -33,27 +33,32 @@ const stats = (eps: readonly EpisodeRecord[]) => ({
 export const heldOutSeeds = (
   cfg: RunConfig,
   family: LevelFamily,
-  opts: { seeds?: number[]; count: number },
+  /** One list for every level, or one per level (a level left out of the record is not evaluated). */
+  opts: { seeds?: readonly number[] | Readonly<Record<string, readonly number[]>>; count: number },
   learned: ReadonlyMap<string, ReadonlySet<number>> = new Map(),
 ): Map<string, number[]> => {
   const plan = schedule(cfg, family);
+  const perLevel = opts.seeds && !Array.isArray(opts.seeds) ? (opts.seeds as Readonly<Record<string, readonly number[]>>) : undefined;
+  const strangers = Object.keys(perLevel ?? {}).filter((l) => !cfg.levels.includes(l));
+  if (strangers.length) throw new ConfigError(`--seeds: ${strangers.join(", ")} ${strangers.length === 1 ? "is not a level" : "are not levels"} of this run; use ${cfg.levels.join(", ")}`);
   return new Map(
     cfg.levels.map((level) => {
       const p = plan.get(level)!;
       const seen = (s: number) => p.seen.has(s) || (learned.get(level)?.has(s) ?? false);
-      if (!opts.seeds) {
+      const given = perLevel ? (perLevel[level] ?? []) : (opts.seeds as readonly number[] | undefined);
+      if (!given) {
         const free = p.heldOut.filter((s) => !seen(s));
         if (free.length === 0) throw new ConfigError(`--count: ${level} has no vetted seeds left outside what the run learned from; pass --seeds`);
         return [level, free.slice(0, opts.count)];
       }
-      const bad = opts.seeds.filter(seen);
+      const bad = given.filter(seen);
       if (bad.length) throw new ConfigError(`--seeds: ${bad.join(", ")} were seen while learning on ${level}; held-out seeds must be disjoint from the stream, the offline seeds and the bank's sources`);
       const vetted = new Set(family.seedsOf(level));
-      const unvetted = opts.seeds.filter((s) => !vetted.has(s));
+      const unvetted = given.filter((s) => !vetted.has(s));
       if (unvetted.length) {
         throw new ConfigError(`--seeds: ${unvetted.join(", ")} ${unvetted.length === 1 ? "is not a vetted seed" : "are not vetted seeds"} of ${level} (${level} has ${vetted.size}, kept by hexa levels certify); held-out figures need seeds known to have a solution: pick from its certified list, or use --count`);
       }
-      return [level, opts.seeds];
+      return [level, [...given]];
     }),
   );
 };

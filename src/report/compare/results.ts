@@ -95,7 +95,8 @@ export const pairedDiffs = (cell: readonly { run: number; eps: readonly EpisodeO
 
 const levelResult = (cell: CellInput, level: string, base: CellInput | undefined, seed: number): LevelResult => {
   const stream = cell.runs.map((r) => ({ run: r.run, eps: ordered(r.stream, level) }));
-  const evaluated = cell.runs.filter((r) => r.heldOut).map((r) => ({ run: r.run, eps: ordered(r.heldOut!, level) }));
+  // A level without held-out seeds (its vetted list ran out) is "not evaluated", not 0 of 0.
+  const evaluated = cell.runs.filter((r) => r.heldOut).map((r) => ({ run: r.run, eps: ordered(r.heldOut!, level) })).filter((x) => x.eps.length > 0);
   const turns = stream.map((s) => mean(s.eps.map((e) => e.turns)));
   const seedsOf = (xs: { eps: readonly EpisodeOutcome[] }[]) => Math.max(0, ...xs.map((x) => x.eps.length));
   const out: LevelResult = {
@@ -107,7 +108,7 @@ const levelResult = (cell: CellInput, level: string, base: CellInput | undefined
   if (evaluated.length) out.heldOut = figure(evaluated.map((s) => rate(s.eps)), seedsOf(evaluated));
   if (base && base.id !== cell.id) {
     const bStream = base.runs.map((r) => ({ run: r.run, eps: ordered(r.stream, level) }));
-    const bHeld = base.runs.filter((r) => r.heldOut).map((r) => ({ run: r.run, eps: ordered(r.heldOut!, level) }));
+    const bHeld = base.runs.filter((r) => r.heldOut).map((r) => ({ run: r.run, eps: ordered(r.heldOut!, level) })).filter((x) => x.eps.length > 0);
     const heldDiffs = pairedDiffs(evaluated, bHeld);
     out.vsBaseline = { stream: bootstrapMean(pairedDiffs(stream, bStream), { seed }), ...(heldDiffs.length ? { heldOut: bootstrapMean(heldDiffs, { seed }) } : {}) };
   }
