@@ -1,25 +1,15 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { LlmConfig } from "../src/llm/config.ts";
-import { createRoleModel } from "../src/llm/role-model.ts";
 import { applyEvent, foldEvents, type Bank, type BankEvent } from "../src/store/bank.ts";
-import { startFakeOpenAI, type FakeOpenAI, type ScriptItem } from "../test/support/fake-openai-server.ts";
+import type { ScriptItem } from "../test/support/fake-openai-server.ts";
+import { scriptedRole } from "../test/support/scripted-role.ts";
 import { INTERPHYRE_WORDS } from "../levels/interphyre/family.ts";
 import { distil, evolve, labelTrajectories, replace } from "./evolver.ts";
 import { NO_USAGE, type Trajectory } from "../src/store/trajectory.ts";
 
 /** The LLM evolver through the real client against the local OpenAI-compatible server with scripted JSON. */
-let server: FakeOpenAI | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-const modelFor = async (script: ScriptItem[]) => {
-  server ??= await startFakeOpenAI();
-  server.push(...script);
-  const llm = LlmConfig.parse({ evolver: { model: "gpt-4.1-mini", baseURL: server.url, apiKey: "test", maxRetries: 0, timeoutMs: 1500 } });
-  return createRoleModel("evolver", llm, { env: {}, sleep: async () => {} });
-};
+const fake = scriptedRole("evolver");
+afterEach(() => fake.close());
+const modelFor = fake.modelFor;
 
 /** `used` turns were played; a failure counts the whole budget (method.md §1). */
 const traj = (seed: number, success: boolean, used: number): Trajectory => ({
@@ -56,7 +46,7 @@ const failures = json({
   partial_skills: [skill("right region, too small", ["t1", "t3"])],
 });
 const w = (meanR: number) => Math.min(1, Math.max(0.1, (meanR + 1) / 2));
-const userText = (i: number) => String(server!.requests[i]!.body.messages.at(-1)!.content);
+const userText = (i: number) => String(fake.requests[i]!.body.messages.at(-1)!.content);
 
 const distilled = async (): Promise<BankEvent[]> => distil({ words: INTERPHYRE_WORDS, model: await modelFor([contrastive, failures]), round: 1, level: "two_body_problem", labelled: round1 });
 
@@ -73,14 +63,14 @@ describe("distil", () => {
     ]);
     expect(bank.skills[0]!.evidence).toEqual({ sumR: 1.75, count: 2 });
     expect(bank.mistakes).toMatchObject([{ id: "m1_1", weight: 2 / 4, rootCause: "assumed no bounce", sourceSeeds: [12, 13] }]); // two cited failures: n / (n + 2)
-    expect(server!.requests).toHaveLength(3);
+    expect(fake.requests).toHaveLength(3);
     expect(userText(1)).toMatch(/not JSON/);
-    const prompt = String(server!.requests[0]!.body.messages[1]!.content);
+    const prompt = String(fake.requests[0]!.body.messages[1]!.content);
     expect(prompt).toMatch(/trajectory t1 · seed 10 · success yes · turns 2\/25 · category fast_success · r \+1\.00/);
     expect(prompt).toMatch(/\(15 earlier steps omitted\)/);
     expect(prompt).not.toMatch(/z{501}/);
     expect(prompt.indexOf("trajectory t4")).toBeLessThan(prompt.indexOf("trajectory t3")); // worst failures first
-    expect(String(server!.requests[0]!.body.messages[0]!.content)).toMatch(/at most 10 skills and 5 mistakes/);
+    expect(String(fake.requests[0]!.body.messages[0]!.content)).toMatch(/at most 10 skills and 5 mistakes/);
   });
 
   it("retries when a source id is unknown, naming it", async () => {
@@ -120,7 +110,7 @@ describe("distil", () => {
     const events = await distil({ words: INTERPHYRE_WORDS, model, round: 1, level: "two_body_problem", labelled: round1, mode: "no_reward" });
     const bank = foldEvents(events);
     expect([...bank.skills, ...bank.mistakes].map((e) => e.weight)).toEqual([0.5, 0.5, 0.5, 0.5]);
-    const prompt = String(server!.requests[0]!.body.messages[1]!.content);
+    const prompt = String(fake.requests[0]!.body.messages[1]!.content);
     expect(prompt).not.toMatch(/ r [+-]\d|category/);
     expect(prompt.indexOf("trajectory t3")).toBeLessThan(prompt.indexOf("trajectory t4"));
   });
@@ -143,7 +133,7 @@ describe("evolve and replace", () => {
     const badId = { ops: [...ops.ops, { op: "prune", id: "s9_9", why: "redundant" }] };
     const events = await evolve({ words: INTERPHYRE_WORDS, model: await modelFor([json(badId), json(ops)]), round: 2, level: "two_body_problem", bank, labelled: round2 });
     expect(userText(3)).toMatch(/unknown bank id 's9_9'/);
-    expect(String(server!.requests[2]!.body.messages[1]!.content)).toMatch(/s1_2\] skill[\s\S]*principle: uncited principle\./);
+    expect(String(fake.requests[2]!.body.messages[1]!.content)).toMatch(/s1_2\] skill[\s\S]*principle: uncited principle\./);
     expect(events.map((e) => e.type)).toEqual(["reweight", "merge", "revise", "add"]);
     const after = events.reduce(applyEvent, bank);
     const byId = new Map([...after.skills, ...after.mistakes].map((e) => [e.id, e]));

@@ -2,28 +2,18 @@ import { afterEach, describe, expect, it } from "vitest";
 import { getLevel } from "../levels/interphyre/index.ts";
 import { INTERPHYRE_WORDS } from "../levels/interphyre/family.ts";
 import { ModelOutputError } from "../src/errors.ts";
-import { LlmConfig } from "../src/llm/config.ts";
-import { createRoleModel } from "../src/llm/role-model.ts";
 import type { BankEntry } from "../src/store/bank.ts";
 import { readShippedBank } from "../src/store/shipped-bank.ts";
-import { startFakeOpenAI, type FakeOpenAI, type ScriptItem } from "../test/support/fake-openai-server.ts";
+import type { ScriptItem } from "../test/support/fake-openai-server.ts";
+import { scriptedRole } from "../test/support/scripted-role.ts";
 import { synthesise } from "./synthesiser.ts";
 import { auditSynthesis, inventedNumbers, unknownObjects, type AuditContext } from "./synthesiser-audit.ts";
 import { selectSources, type Ranker } from "./synthesiser-select.ts";
 
 /** The LLM synthesiser through the real client against the local OpenAI-compatible server with scripted JSON. */
-let server: FakeOpenAI | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-const modelFor = async (script: ScriptItem[]) => {
-  server ??= await startFakeOpenAI();
-  server.push(...script);
-  const llm = LlmConfig.parse({ synthesiser: { model: "gpt-4.1-mini", baseURL: server.url, apiKey: "test", maxRetries: 0, timeoutMs: 1500 } });
-  return createRoleModel("synthesiser", llm, { env: {}, sleep: async () => {} });
-};
+const fake = scriptedRole("synthesiser");
+afterEach(() => fake.close());
+const modelFor = fake.modelFor;
 
 const bankOf = (level: string) => {
   const b = readShippedBank(`skills/banks/${level}.heuristic.json`);
@@ -85,7 +75,7 @@ describe("synthesise (LLM, method.md §6)", () => {
     expect(audit.find((r) => r.id === "ts2")!.flags).toEqual([{ kind: "weight_capped", from: 0.9, to: 0.69, levels: ["two_body_problem"] }]);
     expect(audit.filter((r) => r.id !== "ts2").every((r) => r.flags.length === 0 && !r.dropped)).toBe(true);
     // The prompt: the family's words, the rules, every source entry with its id, the target description.
-    const [system, user] = server!.requests[0]!.body.messages.map((m) => String(m.content));
+    const [system, user] = fake.requests[0]!.body.messages.map((m) => String(m.content));
     expect(system).toMatch(/physics puzzle level "catapult" by placing a red ball/);
     expect(system).toMatch(/Invent no concrete coordinates, radii/);
     expect(system).toMatch(/≥ 0\.7 only if the primitive appears in ≥ 2 source banks/);

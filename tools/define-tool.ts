@@ -5,6 +5,7 @@ import type { ContactEvent } from "../src/sim/contacts.ts";
 import type { Snapshot } from "../src/sim/snapshot.ts";
 import type { Action } from "../src/sim/simulation.ts";
 import { HEXA_HARNESS_HORIZON_STEPS } from "../src/sim/constants.ts";
+import { parseToolCall } from "./tool-call.ts";
 
 /** What the tools of one episode share: the task, the horizon, and the memory of earlier calls. */
 export class ToolSession {
@@ -43,25 +44,12 @@ export type ToolOutcome =
   | { ok: true; tool: string; result: unknown; observation: string }
   | { ok: false; tool: string; error: string; observation: string };
 
-const describeIssue = (issue: z.core.$ZodIssue): string => {
-  const field = issue.path.join(".") || "arguments";
-  return `${field}: ${issue.message}`;
-};
-
 /** Never throws past the tool boundary, except for a hexa bug (InvariantError). */
 export const callTool = (tools: readonly Tool[], session: ToolSession, name: string, raw: unknown): ToolOutcome => {
-  const tool = tools.find((t) => t.name === name);
-  if (!tool) {
-    const error = `unknown tool '${name}'; available: ${tools.map((t) => t.name).join(", ")}`;
-    return { ok: false, tool: name, error, observation: `ERROR: ${error}` };
-  }
-  const parsed = tool.input.safeParse(raw ?? {});
-  if (!parsed.success) {
-    const error = `invalid arguments for ${name}: ${parsed.error.issues.map(describeIssue).join("; ")}`;
-    return { ok: false, tool: name, error, observation: `ERROR: ${error}` };
-  }
+  const call = parseToolCall(tools, name, raw);
+  if ("error" in call) return { ok: false, tool: name, error: call.error, observation: `ERROR: ${call.error}` };
   try {
-    const { result, observation } = tool.run(session, parsed.data);
+    const { result, observation } = call.tool.run(session, call.args);
     return { ok: true, tool: name, result, observation };
   } catch (e) {
     if (e instanceof ModelOutputError) return { ok: false, tool: name, error: e.message, observation: `ERROR: ${e.message}` };

@@ -201,16 +201,6 @@ export const closePhysicsHost = async (): Promise<void> => {
   await shared?.close();
 };
 
-export interface HeuristicInWorkerRequest {
-  level: string;
-  seed: number;
-  maxTurns: number;
-  horizon: number;
-  rngSeed: number;
-  hints: readonly HeuristicHint[];
-  clockStepMs?: number;
-}
-
 /** runHeuristicEpisode inside the physics worker, with rng = createRng(rngSeed) built there. */
-export const runHeuristicInWorker = (r: HeuristicInWorkerRequest, host: PhysicsHost = physicsHost()): Promise<Trajectory> =>
+export const runHeuristicInWorker = (r: HeuristicRequest, host: PhysicsHost = physicsHost()): Promise<Trajectory> =>
   host.runHeuristic(r);

@@ -1,8 +1,8 @@
 import type { TaskEnv, ToolResult } from "../../agents/task-env.ts";
 import { toolSpecs } from "../../agents/tool-specs.ts";
 import { callTool, ToolSession, type Tool, type ToolOutcome } from "../../tools/define-tool.ts";
-import { InvariantError } from "../../src/errors.ts";
 import { toolSet } from "../../tools/index.ts";
+import { parseToolCall } from "../../tools/tool-call.ts";
 import { createInstance } from "./instance.ts";
 import { physicsHost, type PhysicsHost } from "./physics-host.ts";
 import { interphyrePrompt } from "./prompt.ts";
@@ -36,22 +36,14 @@ export const toToolResult = (name: string, o: ToolOutcome): ToolResult => {
     : { ok: false, observation: o.observation, error: o.error };
 };
 
-/** A session that must not be touched: callTool returns before it reaches the session for an unknown tool or bad arguments. */
-const PARSE_ONLY = new Proxy({} as ToolSession, {
-  get: (_t, key) => {
-    throw new InvariantError(`parse-only tool session read (${String(key)}); a valid call must go to the physics worker`);
-  },
-});
-
 /**
  * The main thread's half of callTool: an unknown tool or arguments the tool's schema rejects give callTool's own
  * error outcome here; otherwise the schema's output, which holds numbers wherever the physics reads numbers. Only
  * that output is posted to the worker — a model's raw `{"x": "1", "y": "2"}` never becomes an object there.
  */
 export const validateCall = (tools: readonly Tool[], name: string, raw: unknown): { outcome: ToolOutcome } | { args: unknown } => {
-  const tool = tools.find((t) => t.name === name);
-  const parsed = tool?.input.safeParse(raw ?? {});
-  return parsed?.success ? { args: parsed.data } : { outcome: callTool(tools, PARSE_ONLY, name, raw) };
+  const call = parseToolCall(tools, name, raw);
+  return "error" in call ? { outcome: { ok: false, tool: name, error: call.error, observation: `ERROR: ${call.error}` } } : { args: call.args };
 };
 
 export interface InterphyreEnvOptions {

@@ -1,6 +1,5 @@
 import type { TaskEnv } from "../../agents/task-env.ts";
 import { toolSpecs } from "../../agents/tool-specs.ts";
-import type { TrainerPool } from "../../src/trainer/pool.ts";
 import check_reward from "../../tools/reward-search/check_reward.ts";
 import { callRewardTool, type RewardTool } from "../../tools/reward-search/define.ts";
 import describe_task from "../../tools/reward-search/describe_task.ts";
@@ -13,14 +12,8 @@ import { rewardSearchPrompt } from "./prompt.ts";
 /** The reward-search actor's tools (issue 10 §5). */
 export const REWARD_TOOLS: readonly RewardTool[] = [describe_task, check_reward, train_policy, finish] as readonly RewardTool[];
 
-export interface RewardEnvRequest {
-  task: string;
-  seed: number;
-  trainer: Pick<TrainerPool, "train">;
-  budgets: { train: number; finish: number };
-  checkTransitions: number;
-  maxTurns: number;
-}
+/** A task at a seed, with what its session shares (trainer, budgets, check size) and the turn budget of the prompt. */
+export type RewardEnvRequest = Pick<RewardSession, "trainer" | "budgets" | "checkTransitions"> & { task: string; seed: number; maxTurns: number };
 
 /** A session over one task instance (also what the heuristic designer calls directly). */
 export const openRewardSession = (r: RewardEnvRequest): RewardSession => {

@@ -4,7 +4,7 @@ import type { ToolProgress } from "../../agents/task-env.ts";
 import type { Trajectory, TrajectoryStep } from "../store/trajectory.ts";
 import { ConfigError } from "../errors.ts";
 import type { AssistantTurn, ChatModel } from "../llm/chat-model.ts";
-import type { Bank } from "../store/bank.ts";
+import { EMPTY_BANK, type Bank } from "../store/bank.ts";
 import type { LevelFamily, Task } from "./family.ts";
 import type { RunAgent, RunConfig } from "./run-config.ts";
 
@@ -32,9 +32,10 @@ const idsOf = (b: Bank) => [...b.skills, ...b.mistakes].map((e) => e.id);
 /** One episode of any agent on any family: the loop's and `hexa episode`'s only way to play. */
 export const playEpisode = async (family: LevelFamily, r: PlayRequest): Promise<Played> => {
   const progress = { ...(r.onStep ? { onStep: r.onStep } : {}), ...(r.onToolProgress ? { onToolProgress: r.onToolProgress } : {}) };
+  // The baselines see no bank (method.md §7); hexa and the heuristic see the retriever's top-M / top-N.
+  const shown = r.agent === "heuristic" || r.agent === "hexa" ? retrieve(r.bank, r.config.retriever) : EMPTY_BANK;
   if (r.agent === "heuristic") {
     if (!family.playHeuristic) throw new ConfigError(`agent: the ${family.id} family has no heuristic agent; use a model-driven agent (hexa, react, direct, reflexion)`);
-    const shown = retrieve(r.bank, r.config.retriever);
     const trajectory = await family.playHeuristic({ task: r.task, config: r.config, shown, now: r.now, ...progress });
     return { trajectory, retrieved: idsOf(shown) };
   }
@@ -44,5 +45,5 @@ export const playEpisode = async (family: LevelFamily, r: PlayRequest): Promise<
     { agent: r.agent, open: (maxTurns) => family.openEnv(r.task, r.config, maxTurns), words: family.words, config: r.config.actor, ...(skillPrefix ? { skillPrefix } : {}) },
     { model: r.model, costOf: r.costOf, now: r.now, ...progress },
   );
-  return { trajectory, retrieved: r.agent === "hexa" ? idsOf(retrieve(r.bank, r.config.retriever)) : [] };
+  return { trajectory, retrieved: idsOf(shown) };
 };

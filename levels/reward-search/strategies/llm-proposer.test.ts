@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { LlmConfig } from "../../../src/llm/config.ts";
-import { createRoleModel } from "../../../src/llm/role-model.ts";
-import { startFakeOpenAI, type FakeOpenAI, type ScriptItem } from "../../../test/support/fake-openai-server.ts";
+import type { ScriptItem } from "../../../test/support/fake-openai-server.ts";
+import { scriptedRole } from "../../../test/support/scripted-role.ts";
 import { getTask } from "../index.ts";
 import { memoryLog, type CandidateRecord } from "./candidates.ts";
 import { runEureka } from "./eureka.ts";
@@ -10,18 +9,9 @@ import { runRfAgent } from "./rf-agent.ts";
 import { testTrainer } from "./test-trainer.ts";
 
 /** The strategies with the LLM proposer, through the real client against the local OpenAI-compatible server. */
-let server: FakeOpenAI | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-const modelFor = async (script: ScriptItem[]) => {
-  server ??= await startFakeOpenAI();
-  server.push(...script);
-  const llm = LlmConfig.parse({ actor: { model: "gpt-4.1-mini", baseURL: server.url, apiKey: "test", maxRetries: 0, timeoutMs: 3000 } });
-  return createRoleModel("actor", llm, { env: {}, sleep: async () => {} });
-};
+const fake = scriptedRole("actor", 3000);
+afterEach(() => fake.close());
+const modelFor = fake.modelFor;
 
 const code = (k: number) => `function reward(obs, action, nextObs, info) {\n  const alive = ${k};\n  const upright = -Math.abs(nextObs.theta);\n  return { total: alive + upright, components: { alive, upright } };\n}`;
 const BROKEN = "function reward(obs, action { return 1 }";
@@ -30,7 +20,7 @@ const score = (s: unknown): ScriptItem => ({ text: JSON.stringify({ score: s }) 
 
 const task = getTask("cartpole");
 const instance = task.generate(2);
-const userText = (i: number) => String(server!.requests[i]!.body.messages.at(-1)!.content);
+const userText = (i: number) => String(fake.requests[i]!.body.messages.at(-1)!.content);
 const byIndex = (rs: readonly CandidateRecord[]) => [...rs].sort((a, b) => a.index - b.index);
 
 describe("LLM proposer", () => {
@@ -85,7 +75,7 @@ describe("LLM proposer", () => {
     const t = testTrainer();
     const r = await runRfAgent({ task, instance, steps: 1000, seed: 1, proposer: llmProposer(model), ports: { trainer: t, log: memoryLog() } }, { initial: 2, children: 2, budget: 4 });
     expect(t.jobs).toHaveLength(4);
-    expect(server!.requests).toHaveLength(13);
+    expect(fake.requests).toHaveLength(13);
     const cs = byIndex(r.candidates);
     // the self-evaluation prompts carry the code of the node they score
     expect(userText(1)).toContain(code(1));
