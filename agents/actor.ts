@@ -1,4 +1,5 @@
 import { InvariantError } from "../src/errors.ts";
+import { BudgetExceeded } from "../src/llm/budget.ts";
 import type { AssistantTurn, ChatModel, ToolCall } from "../src/llm/chat-model.ts";
 import type { ActorConfig } from "./actor-config.ts";
 import { buildMessages, type Turn } from "./context.ts";
@@ -71,7 +72,8 @@ const play = async (env: TaskEnv, spec: EpisodeSpec, ports: EpisodePorts, starte
     try {
       reply = await ports.model.invoke(buildMessages(system, task, turns, { keepTurns: config.keepTurns, head: config.oldObservationHead, tail: config.oldObservationTail, maxChars: config.maxRequestChars }), specs);
     } catch (e) {
-      if (e instanceof InvariantError) throw e;
+      // A spend cap is the run's to act on (it stops cleanly and resumes), not an outcome of this episode.
+      if (e instanceof InvariantError || e instanceof BudgetExceeded) throw e;
       stop = { reason: "error", success: false, action: null, error: (e as Error).message };
       break;
     }

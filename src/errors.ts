@@ -14,3 +14,6 @@ export class ModelOutputError extends HexaError {}
 
 /** A hexa bug: should never happen. */
 export class InvariantError extends HexaError {}
+
+/** The run stopped cleanly before its end (a spend cap) and resumes from there: exit status 3, not a failure. */
+export class RunStopped extends HexaError {}

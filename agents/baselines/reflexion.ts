@@ -1,5 +1,6 @@
 import { runActorEpisode, type EpisodePorts, type EpisodeSpec } from "../actor.ts";
 import type { FamilyWords } from "../family-words.ts";
+import { BudgetExceeded } from "../../src/llm/budget.ts";
 import { callUsage, countedTurns, NO_USAGE, sumUsage, type Trajectory } from "../../src/store/trajectory.ts";
 
 /** Reflexion (method.md §7): K trials per seed, a reflection after each failed trial, nothing across seeds. */
@@ -44,6 +45,7 @@ export const runReflexion = async (spec: Omit<EpisodeSpec, "agent" | "skillPrefi
       const text = firstSentences(r.text, REFLEXION.maxSentences);
       if (text) reflections.push(text);
     } catch (e) {
+      if (e instanceof BudgetExceeded) throw e;
       reflectionError = `the reflection call failed: ${(e as Error).message}`;
       break;
     }

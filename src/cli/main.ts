@@ -1,6 +1,6 @@
 import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
-import { HexaError } from "../errors.ts";
+import { HexaError, RunStopped } from "../errors.ts";
 import { bankCommand } from "./bank.ts";
 import { compareCommand } from "./compare.ts";
 import { episodeCommand } from "./episode.ts";
@@ -48,7 +48,7 @@ const cli = yargs(hideBin(process.argv))
     } else {
       process.stderr.write(`${y.help()}\n\nhexa: ${msg}\n`);
     }
-    process.exit(2);
+    process.exit(err instanceof RunStopped ? 3 : 2);
   });
 
 try {
@@ -58,7 +58,8 @@ try {
 } catch (err) {
   if (err instanceof HexaError) {
     process.stderr.write(`hexa: ${err.message}\n`);
-    process.exit(2);
+    await closeFamilies();
+    process.exit(err instanceof RunStopped ? 3 : 2);
   }
   throw err;
 }

@@ -4,6 +4,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse as parseYaml } from "yaml";
+import type { SpendGate } from "../llm/budget.ts";
 import type { ChatModel } from "../llm/chat-model.ts";
 import { roleKeyVar } from "../llm/config.ts";
 import { ConfigError } from "../errors.ts";
@@ -46,10 +47,13 @@ const canonical = (v: unknown): unknown =>
 /**
  * config.yaml's data (the resolved config as the creating process wrote it, every default spelled out) and its
  * sha256. Of the file's data, not of the config parsed now: a later hexa that adds a key with a default (or
- * moves one) reads the same file as a different resolved config, and that is no edit.
+ * moves one) reads the same file as a different resolved config, and that is no edit. The spend cap is left
+ * out: it changes how far a run goes, not what it measures, and a run stopped by it resumes with a raised one.
  */
 export const configDigest = (configYaml: string): { config: unknown; hash: string } => {
-  const config = canonical(JSON.parse(JSON.stringify(parseYaml(configYaml) ?? null)));
+  const data: unknown = JSON.parse(JSON.stringify(parseYaml(configYaml) ?? null));
+  if (data !== null && typeof data === "object" && !Array.isArray(data)) delete (data as Record<string, unknown>).budget;
+  const config = canonical(data);
   return { config, hash: createHash("sha256").update(JSON.stringify(config)).digest("hex") };
 };
 
@@ -93,7 +97,7 @@ const needsHint = (role: string, resuming: boolean) => (e: unknown) => {
 };
 
 /** The role models a config needs (none for the heuristic agent with the heuristic evolver); calls logged to the run's llm-log.jsonl. */
-export const modelsFor = async (c: RunConfig, runPath: string, opts: { resuming?: boolean } = {}): Promise<{ actorModel?: ChatModel; evolverModel?: ChatModel }> => {
+export const modelsFor = async (c: RunConfig, runPath: string, opts: { resuming?: boolean; gate?: SpendGate } = {}): Promise<{ actorModel?: ChatModel; evolverModel?: ChatModel }> => {
   const needActor = c.agent !== "heuristic";
   const needEvolver = usesBank(c) && c.evolver === "llm";
   if (!needActor && !needEvolver) return {};
@@ -102,7 +106,7 @@ export const modelsFor = async (c: RunConfig, runPath: string, opts: { resuming?
   const llm = { ...c.llm, auditLog: c.llm.auditLog ?? join(runPath, "llm-log.jsonl") };
   const build = (role: "actor" | "evolver") => {
     try {
-      return createRoleModel(role, llm, { env: process.env });
+      return createRoleModel(role, llm, { env: process.env, ...(opts.gate ? { gate: opts.gate } : {}) });
     } catch (e) {
       return needsHint(role, opts.resuming ?? false)(e);
     }

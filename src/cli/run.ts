@@ -1,7 +1,10 @@
 import { existsSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Argv, CommandModule } from "yargs";
-import { ConfigError, HexaError, InvariantError } from "../errors.ts";
+import { ConfigError, HexaError, InvariantError, RunStopped } from "../errors.ts";
+import { BudgetExceeded, checkPriced, hasCap, SpendGate } from "../llm/budget.ts";
+import { forecastRun } from "../loop/forecast.ts";
+import { budgetFrom, checkForecast, earlierUsage, spentIn, stoppedHint } from "./budget.ts";
 import type { Metrics } from "../loop/metrics.ts";
 import { parseRunConfig, runConfigYaml, usesBank, type RunConfig as RunConfigT } from "../loop/run-config.ts";
 import type { LevelFamily } from "../loop/family.ts";
@@ -78,7 +81,10 @@ export const runCommand: CommandModule = {
       .positional("config", { type: "string", describe: "a YAML run config, e.g. configs/quickstart.yaml" })
       .option("print-config", { type: "boolean", default: false, describe: "print the resolved config (every default) and exit" })
       .option("resume", { type: "string", describe: "continue the run in this directory after a crash or interrupt" })
-      .option("runs-dir", { type: "string", default: "runs", describe: "where new run directories are made" }),
+      .option("runs-dir", { type: "string", default: "runs", describe: "where new run directories are made" })
+      .option("budget-usd", { type: "number", describe: "spend cap in USD (overrides budget.usd); a resume may raise it" })
+      .option("budget-tokens", { type: "number", describe: "token cap, input + output with cache hits excluded (overrides budget.tokens)" })
+      .option("yes", { type: "boolean", default: false, describe: "start even when the cost forecast exceeds the cap (the run still stops at it)" }),
   handler: async (argv) => {
     const configPath = argv.config as string | undefined;
     const resumeDir = argv.resume as string | undefined;
@@ -95,7 +101,7 @@ export const runCommand: CommandModule = {
     const runsDir = String(argv["runs-dir"]);
     let made: string | undefined;
     try {
-      await start(configPath, resumeDir, runsDir, note, (path) => (made = path));
+      await start(configPath, resumeDir, runsDir, note, (path) => (made = path), argv);
     } catch (e) {
       const fix = made ? `fix that (space, permissions), then: hexa run --resume ${made}` : "check that the runs folder (--runs-dir) exists, is writable and has space";
       throw asUserError(e, fix);
@@ -103,7 +109,30 @@ export const runCommand: CommandModule = {
   },
 };
 
-const start = async (configPath: string | undefined, resumeDir: string | undefined, runsDir: string, note: (line: string) => void, madeAt: (path: string) => void): Promise<void> => {
+/**
+ * The run's spend cap (issue 11): the forecast is printed before anything is written, a start it says would
+ * cross the cap is refused without --yes, and the gate shared by the run's models stops it before the call
+ * that would. A resume counts what the run already spent.
+ */
+const spendGate = (cfg: RunConfigT, family: LevelFamily, existing: RunDir | undefined, runsDir: string, argv: Record<string, unknown>, note: (line: string) => void): SpendGate | undefined => {
+  const cap = budgetFrom(cfg.budget, argv);
+  const roles = [...(cfg.agent !== "heuristic" ? (["actor"] as const) : []), ...(usesBank(cfg) && cfg.evolver === "llm" ? (["evolver"] as const) : [])];
+  if (!roles.length) return undefined;
+  checkPriced(cap, cfg.llm.prices, roles.map((r) => ({ where: `llm.${r}`, model: cfg.llm[r].model })));
+  const usage = existing?.usage() ?? [];
+  const spent = spentIn(usage);
+  const forecast = forecastRun({
+    cfg,
+    family,
+    recorded: new Set(existing?.episodes({ repair: false }).map((e) => e.id) ?? []),
+    committed: existing?.bankLog({ repair: false }).done ?? new Set<string>(),
+    earlier: [...(usage.length ? [usage] : []), ...earlierUsage([runsDir], existing?.path)],
+  });
+  checkForecast(forecast, cap, spent, { yes: argv.yes === true, what: existing ? "the rest of this run" : "this run", print: note });
+  return hasCap(cap) ? new SpendGate(cap, cfg.llm.prices, spent) : undefined;
+};
+
+const start = async (configPath: string | undefined, resumeDir: string | undefined, runsDir: string, note: (line: string) => void, madeAt: (path: string) => void, argv: Record<string, unknown>): Promise<void> => {
   // Everything that can be refused is checked before a run directory is made.
   const existing = resumeDir ? RunDir.open(resumeDir) : undefined;
   const where = resumeDir ? `${resumeDir}/config.yaml` : configPath!;
@@ -128,7 +157,8 @@ const start = async (configPath: string | undefined, resumeDir: string | undefin
   }
   const now = new Date();
   const id = existing?.meta.id ?? runIdOf(cfg, now);
-  const models = await modelsFor(cfg, existing?.path ?? resolve(runsDir, id), { resuming: existing !== undefined });
+  const gate = spendGate(cfg, family, existing, runsDir, argv, note);
+  const models = await modelsFor(cfg, existing?.path ?? resolve(runsDir, id), { resuming: existing !== undefined, ...(gate ? { gate } : {}) });
   // A Chroma that does not answer is refused before the directory exists, so no half-made run is left behind.
   const index: OpenIndex | undefined = cfg.skillIndex.enabled ? await openSkillIndex(cfg.skillIndex.dataDir, cfg.skillIndex.embedding) : undefined;
   let dir: RunDir;
@@ -170,6 +200,7 @@ const start = async (configPath: string | undefined, resumeDir: string | undefin
     view.line(`${resumeDir ? "resuming" : "run"} ${dir.path}${cfg.agent === "heuristic" ? " (heuristic experimentalist, no LLM)" : ""}`);
     const recorded = () => ["episodes.jsonl", "bank-events.jsonl"].map((f) => (existsSync(join(dir.path, f)) ? statSync(join(dir.path, f)).size : 0)).join();
     const before = recorded();
+    dir.clearStopped();
     const metrics = await runLoop(cfg, {
       family,
       dir,
@@ -197,7 +228,13 @@ const start = async (configPath: string | undefined, resumeDir: string | undefin
     process.stdout.write(`report: ${recorded() === before && existsSync(report) ? resolve(report) : writeRunReport(dir.path)}\n`);
   } catch (e) {
     if (controller.signal.aborted && e === interrupt) interrupted = true;
-    else {
+    else if (e instanceof BudgetExceeded && gate) {
+      view.stop();
+      const spent = gate.total();
+      dir.markStopped({ schemaVersion: 1, reason: "budget", at: new Date().toISOString(), message: e.message, spent, cap: gate.cap });
+      writeRunReport(dir.path);
+      throw new RunStopped(`${e.message}; the run is marked stopped: budget (${dir.file("stopped")}). ${stoppedHint(dir, gate.cap, spent)}`);
+    } else {
       const err = asUserError(e, `fix that (space, permissions), then: hexa run --resume ${dir.path}`);
       // A run that stops after its directory exists always says how to continue it.
       throw err instanceof HexaError && !(err instanceof InvariantError) && !err.message.includes("hexa run --resume") ? new ConfigError(`${err.message}. ${resumeHint}`) : err;

@@ -36,7 +36,12 @@ export const Price = z.strictObject({
 });
 export type Price = z.infer<typeof Price>;
 
-/** OpenAI list prices (platform.openai.com/docs/pricing, 2025); a dated snapshot name matches its base name. */
+/**
+ * OpenAI list prices, USD per 1M tokens, as published on platform.openai.com/docs/pricing and last checked
+ * 2025-08 (gpt-5 family added then). hexa's machines have no network, so this table cannot be re-checked from
+ * here: override or extend it with llm.prices for your provider and date. A dated snapshot name
+ * ("gpt-4.1-mini-2025-04-14") matches its base name.
+ */
 export const DEFAULT_PRICES: Record<string, Price> = {
   "gpt-4.1": { input: 2, cachedInput: 0.5, output: 8 },
   "gpt-4.1-mini": { input: 0.4, cachedInput: 0.1, output: 1.6 },
@@ -45,6 +50,9 @@ export const DEFAULT_PRICES: Record<string, Price> = {
   "gpt-4o-mini": { input: 0.15, cachedInput: 0.075, output: 0.6 },
   "gpt-5": { input: 1.25, cachedInput: 0.125, output: 10 },
   "gpt-5-mini": { input: 0.25, cachedInput: 0.025, output: 2 },
+  "gpt-5-nano": { input: 0.05, cachedInput: 0.005, output: 0.4 },
+  "o4-mini": { input: 1.1, cachedInput: 0.275, output: 4.4 },
+  "o3": { input: 2, cachedInput: 0.5, output: 8 },
 };
 
 export const PriceTable = z

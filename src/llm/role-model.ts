@@ -1,4 +1,5 @@
 import { withAudit, fileSink } from "./audit-log.ts";
+import { withBudget, type SpendGate } from "./budget.ts";
 import type { ChatModel } from "./chat-model.ts";
 import { resolveModelConfig, type Env, type LlmConfig, type Role } from "./config.ts";
 import { createOpenAIChat, type OpenAIChatDeps } from "./openai-chat.ts";
@@ -11,17 +12,21 @@ export interface RoleModelDeps extends Omit<OpenAIChatDeps, "where"> {
   auditSink?: (line: string) => void;
   /** Where the messages of the current call are kept, for hash-only audit lines. */
   pointer?: () => string;
+  /** The run's spend cap, shared by its roles; asked only for calls that reach the endpoint. */
+  gate?: SpendGate;
 }
 
 /**
- * A role's model as the run uses it: the endpoint client, then the response cache (a hit skips the endpoint),
- * then the audit log outermost (so cache hits and failures are logged too).
+ * A role's model as the run uses it: the endpoint client, the spend gate, then the response cache (a hit skips
+ * the endpoint and the gate: it costs nothing), then the audit log outermost (so cache hits and failures are
+ * logged too).
  */
 export const createRoleModel = (role: Role, llm: LlmConfig, deps: RoleModelDeps): ChatModel => {
   const where = `llm.${role}`;
   const config = resolveModelConfig(llm[role], deps.env, where);
-  const { env: _env, auditSink, pointer, ...chatDeps } = deps;
+  const { env: _env, auditSink, pointer, gate, ...chatDeps } = deps;
   let model = createOpenAIChat(config, { ...chatDeps, where });
+  if (gate) model = withBudget(model, gate, { where, model: config.model, maxOutputTokens: config.maxOutputTokens });
   if (llm.cacheDir) model = withCache(model, dirCache(llm.cacheDir), config);
   const sink = auditSink ?? (llm.auditLog ? fileSink(llm.auditLog) : undefined);
   if (sink) {

@@ -3,6 +3,7 @@ import { Document, isMap, isScalar, parse as parseYaml, type Pair } from "yaml";
 import { ActorConfig } from "../../agents/actor-config.ts";
 import { RetrieverConfig } from "../../agents/retriever.ts";
 import { ConfigError } from "../errors.ts";
+import { Budget } from "../llm/budget.ts";
 import { LlmConfig } from "../llm/config.ts";
 import { EmbeddingConfig } from "../store/embedding.ts";
 
@@ -72,6 +73,7 @@ export const RunConfig = strict({
   retriever: RetrieverConfig.prefault({}),
   actor: ActorConfig.prefault({}),
   llm: LlmConfig.prefault({}),
+  budget: Budget,
   skillIndex: SkillIndexConfig.prefault({}),
   concurrency: z.number().int().min(1).default(3).describe("episodes of one round run at once"),
   seed: z

@@ -3,7 +3,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import { ConfigError } from "../errors.ts";
 import type { Bank, BankEvent } from "./bank.ts";
 import { appendJsonl, readJsonl, writeAtomic, writeJsonAtomic } from "./jsonl.ts";
-import { BankLogLine, BankSnapshot, EpisodeRecord, RUN_MARK, RunMeta, UsageLine, WriterLine, type Phase } from "./run-records.ts";
+import { BankLogLine, BankSnapshot, EpisodeRecord, RUN_MARK, RunMeta, StopRecord, UsageLine, WriterLine, type Phase } from "./run-records.ts";
 
 const FILES = {
   meta: "run.json",
@@ -14,6 +14,7 @@ const FILES = {
   llmLog: "llm-log.jsonl",
   metrics: "metrics.json",
   writers: "writers.jsonl",
+  stopped: "stopped.json",
   lock: "run.lock",
 } as const;
 
@@ -247,6 +248,17 @@ export class RunDir {
       .map((f) => BankSnapshot.parse(JSON.parse(readFileSync(join(this.path, "banks", f), "utf8"))));
 
   writeMetrics = (metrics: unknown): void => writeJsonAtomic(this.file("metrics"), metrics);
+
+  /** Why the run stopped before its end (stopped.json: a spend cap), or undefined while it may go on. */
+  stopped(): StopRecord | undefined {
+    const path = this.file("stopped");
+    if (!existsSync(path)) return undefined;
+    const parsed = StopRecord.safeParse(JSON.parse(readFileSync(path, "utf8")));
+    if (!parsed.success) throw new ConfigError(`${path}: not a hexa stop record (${parsed.error.issues[0]!.message}); delete it and resume`);
+    return parsed.data;
+  }
+  markStopped = (rec: StopRecord): void => writeJsonAtomic(this.file("stopped"), rec);
+  clearStopped = (): void => rmSync(this.file("stopped"), { force: true });
 
   /** A new file for one held-out evaluation; earlier evaluations are kept. */
   evalFile(now: Date): string {

@@ -24,6 +24,17 @@ export const RunMeta = z.object({
 });
 export type RunMeta = z.infer<typeof RunMeta>;
 
+/** stopped.json: the run stopped before its end and resumes from there (written by the spend cap). */
+export const StopRecord = z.object({
+  schemaVersion: z.literal(1),
+  reason: z.literal("budget"),
+  at: z.string(),
+  message: z.string(),
+  spent: z.object({ usd: z.number(), tokens: z.number().int(), calls: z.number().int() }),
+  cap: z.object({ usd: z.number().optional(), tokens: z.number().int().optional() }),
+});
+export type StopRecord = z.infer<typeof StopRecord>;
+
 /** writers.jsonl: one line per process that wrote to the run, so a run made by several hexa versions says so. */
 export const WriterLine = z.object({
   schemaVersion: z.literal(1),

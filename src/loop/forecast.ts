@@ -1,0 +1,134 @@
+import { CHARS_PER_TOKEN, formatUsd } from "../llm/budget.ts";
+import { costUsd, priceOf } from "../llm/accounting.ts";
+import type { Role } from "../llm/config.ts";
+import { episodeId, updateKey } from "../store/run-dir.ts";
+import type { UsageLine } from "../store/run-records.ts";
+import { updatesAt } from "./bank-update.ts";
+import type { LevelFamily } from "./family.ts";
+import { usesBank, type RunConfig } from "./run-config.ts";
+import { needsOfflineRuns, schedule } from "./schedule.ts";
+
+/**
+ * What the rest of a run will cost before it starts (issue 11): calls still to make × tokens per call × the
+ * price table. Tokens per episode (and per bank update) come from the recorded usage of earlier runs of the same
+ * model when there is any, else from the config's turn budget and the prompt's size. Cache hits are not
+ * foreseen (they would only make it cheaper).
+ */
+export interface Forecast {
+  episodes: number;
+  updates: number;
+  calls: number;
+  tokens: number;
+  usd: number;
+  /** Models without a price: their share is left out of `usd`. */
+  unpriced: string[];
+  /** One line per role on where its per-call figures come from. */
+  basis: string[];
+}
+
+export const NO_FORECAST: Forecast = { episodes: 0, updates: 0, calls: 0, tokens: 0, usd: 0, unpriced: [], basis: [] };
+
+export interface Work {
+  calls: number;
+  input: number;
+  output: number;
+}
+
+/** Assumed when nothing was recorded: a turn adds a thought, a call and an observation to the next prompt. */
+export const TOKENS_PER_TURN = 400;
+export const OUTPUT_PER_TURN = 300;
+/** A bank update: the evolver reads the round's trajectories and the bank, and writes edits. */
+const EVOLVER_OUTPUT = 2000;
+const TOOLS_AND_PROTOCOL = 1500;
+
+const baseName = (model: string) => model.replace(/-\d{4}-\d{2}-\d{2}$/, "");
+
+/** Mean work per unit (an episode, or a bank update) of one role and model in earlier runs' usage. */
+export const recordedWork = (runs: ReadonlyArray<readonly UsageLine[]>, role: Role, model: string): (Work & { units: number }) | undefined => {
+  const units = new Map<string, Work>();
+  runs.forEach((lines, r) => {
+    for (const l of lines) {
+      if (l.role !== role || baseName(l.model) !== baseName(model) || l.fromCache) continue;
+      const key = `${r}/${l.phase}/${l.level}/${l.round}/${l.seed ?? "-"}`;
+      const w = units.get(key) ?? { calls: 0, input: 0, output: 0 };
+      units.set(key, { calls: w.calls + 1, input: w.input + l.input, output: w.output + l.output });
+    }
+  });
+  if (!units.size) return undefined;
+  const all = [...units.values()];
+  const mean = (f: (w: Work) => number) => all.reduce((s, w) => s + f(w), 0) / all.length;
+  return { units: all.length, calls: mean((w) => w.calls), input: mean((w) => w.input), output: mean((w) => w.output) };
+};
+
+/** An episode that uses its whole turn budget, each prompt the system prompt plus every earlier turn (capped). */
+export const episodeWorkFromConfig = (cfg: RunConfig, promptChars: number): Work => {
+  const t = cfg.actor.maxTurns;
+  const prompt = Math.ceil(promptChars / CHARS_PER_TOKEN) + TOOLS_AND_PROTOCOL;
+  const cap = Math.ceil(cfg.actor.maxRequestChars / CHARS_PER_TOKEN);
+  let input = 0;
+  for (let k = 0; k < t; k++) input += Math.min(cap, prompt + k * TOKENS_PER_TURN);
+  return { calls: t, input, output: t * OUTPUT_PER_TURN };
+};
+
+const updateWorkFromConfig = (cfg: RunConfig, episode: Work): Work => {
+  const trajectories = cfg.episodesPerRound * episode.calls * TOKENS_PER_TURN;
+  const cap = Math.ceil(cfg.actor.maxRequestChars / CHARS_PER_TOKEN);
+  return { calls: 1, input: Math.min(cap, trajectories + 4000), output: EVOLVER_OUTPUT };
+};
+
+export interface ForecastInput {
+  cfg: RunConfig;
+  family: LevelFamily;
+  /** Episode ids already recorded in the run (a resume pays only for the rest). */
+  recorded: ReadonlySet<string>;
+  /** Committed bank updates, as updateKey(level, round). */
+  committed: ReadonlySet<string>;
+  /** Usage lines of earlier runs, one list per run. */
+  earlier: ReadonlyArray<readonly UsageLine[]>;
+}
+
+export const forecastRun = ({ cfg, family, recorded, committed, earlier }: ForecastInput): Forecast => {
+  const plan = schedule(cfg, family);
+  const actorPlays = cfg.agent !== "heuristic";
+  const evolverCalls = usesBank(cfg) && cfg.evolver === "llm";
+  let episodes = 0;
+  let updates = 0;
+  for (const level of cfg.levels) {
+    const p = plan.get(level)!;
+    if (actorPlays && needsOfflineRuns(cfg)) episodes += p.offline.filter((s) => !recorded.has(episodeId("offline", level, 0, s))).length;
+    if (actorPlays) p.rounds.forEach((seeds, i) => (episodes += seeds.filter((s) => !recorded.has(episodeId("stream", level, i + 1, s))).length));
+    if (evolverCalls) {
+      for (let round = 0; round <= cfg.rounds; round++) {
+        const viaFiles = round === 0 && (cfg.offline.banks !== undefined || cfg.init === "online");
+        if (updatesAt(cfg, round) && !viaFiles && !committed.has(updateKey(level, round))) updates++;
+      }
+    }
+  }
+  const prompt = Math.max(...cfg.levels.map((l) => family.describe(l).length));
+  const fromConfig = episodeWorkFromConfig(cfg, prompt);
+  const out: Forecast = { ...NO_FORECAST, episodes, updates, unpriced: [], basis: [] };
+  const add = (role: Role, units: number, fallback: Work, unit: string) => {
+    if (units === 0) return;
+    const model = cfg.llm[role].model;
+    const seen = recordedWork(earlier, role, model);
+    const w = seen ?? fallback;
+    const price = priceOf(cfg.llm.prices, model);
+    const usd = price ? costUsd(price, { input: Math.round(w.input), output: Math.round(w.output), cached: 0 }) : 0;
+    if (!price) out.unpriced.push(model);
+    out.calls += units * w.calls;
+    out.tokens += Math.round(units * (w.input + w.output));
+    out.usd += units * usd;
+    const per = `~${Math.round(w.input + w.output).toLocaleString("en")} tokens, ${price ? formatUsd(usd) : "unpriced"} per ${unit}`;
+    out.basis.push(
+      `llm.${role} ${model}: ${units} ${unit}(s) × ${per} (${seen ? `mean of ${seen.units} recorded ${unit}(s) in earlier runs` : role === "actor" ? `from the config: ${cfg.actor.maxTurns} turns, prompt ~${Math.ceil(prompt / CHARS_PER_TOKEN) + TOOLS_AND_PROTOCOL} tokens + ${TOKENS_PER_TURN} per earlier turn, ${OUTPUT_PER_TURN} out per turn; no earlier runs of this model` : "from the config: a round's trajectories and the bank in, a bank edit out; no earlier runs of this model"})`,
+    );
+  };
+  add("actor", episodes, fromConfig, "episode");
+  add("evolver", updates, updateWorkFromConfig(cfg, fromConfig), "update");
+  return out;
+};
+
+export const forecastText = (f: Forecast): string =>
+  f.calls === 0
+    ? "forecast: no model calls left to make"
+    : `forecast: ${f.episodes} episode(s) and ${f.updates} bank update(s) to go, ~${Math.round(f.calls).toLocaleString("en")} calls, ~${f.tokens.toLocaleString("en")} tokens, ~${formatUsd(f.usd)}${f.unpriced.length ? ` + unpriced ${[...new Set(f.unpriced)].join(", ")}` : ""}\n${f.basis.map((b) => `  ${b}`).join("\n")}`;
