@@ -201,3 +201,47 @@ beforeAll(async () => {
     }, 300_000);
   });
 });
+
+suite("hexa inspect in Chromium: the lineage of a reward search (issue 13)", () => {
+  const search = resolve(import.meta.dirname, "fixtures", "searches", "rf-agent-cartpole-s0");
+  let dir: string;
+  let chromium: Browser;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "hexa-inspect-lineage-"));
+    const r = hexa(["inspect", search, "--out", join(dir, "search.html")]);
+    if (r.code !== 0) throw new Error(r.stderr);
+    chromium = await launchChromium();
+  }, 120_000);
+  afterAll(async () => {
+    await chromium?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("draws a point per candidate and a tree node per candidate under its parent; a node opens to its code", async () => {
+    const url = `file://${join(dir, "search.html")}`;
+    const page = await chromium.newPage({ viewport: { width: 1280, height: 900 } });
+    const errors: string[] = [];
+    const requests: string[] = [];
+    page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
+    page.on("pageerror", (e) => errors.push(e.message));
+    page.on("request", (r) => { if (!r.url().startsWith("data:") && r.url() !== url) requests.push(r.url()); });
+    await page.goto(url);
+    await page.waitForSelector("#chart-search svg .candidate_points_marks", { state: "attached" });
+    const recs = lines(join(search, "candidates.jsonl")).map((l) => JSON.parse(l) as { index: number; parent: number | null; code: string });
+    expect(await marks(page, "chart-search", "candidate_points")).toBe(recs.length);
+    // Each node sits inside its parent's node (the nearest enclosing li), roots at the top.
+    const placed = await page.locator("#search-tree li.node").evaluateAll((els) =>
+      els.map((el) => [Number(el.getAttribute("data-index")), el.parentElement!.closest("li.node")?.getAttribute("data-index") ?? null]),
+    );
+    expect(placed.sort((a, b) => Number(a[0]) - Number(b[0]))).toEqual(recs.map((r) => [r.index, r.parent === null ? null : String(r.parent)]));
+    expect(await page.locator("#episodes").isHidden()).toBe(true);
+    await page.locator('#search-tree details[data-index="5"] > summary').click();
+    const code = page.locator('#search-tree details[data-index="5"] pre.code');
+    expect(await code.isVisible()).toBe(true);
+    expect(await code.textContent()).toBe(recs[5]!.code);
+    expect(await page.locator('#search-tree li.node[data-index="5"] > details > summary .badge.best').count()).toBe(1);
+    expect(errors).toEqual([]);
+    expect(requests).toEqual([]);
+    await page.close();
+  });
+});

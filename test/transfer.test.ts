@@ -9,7 +9,7 @@ import { rewardSearchFamily } from "../levels/reward-search/family.ts";
 import { designOf } from "../levels/reward-search/heuristic/evolver.ts";
 import { getFamily } from "../src/cli/families.ts";
 import { readSource, transferBank } from "../src/cli/transfer.ts";
-import { armConfig } from "../src/cli/transfer-eval.ts";
+import { armConfig, resultTable } from "../src/cli/transfer-eval.ts";
 import { allFamilies } from "../src/cli/families.ts";
 import { parseRunConfig } from "../src/loop/run-config.ts";
 import { parse as parseYaml } from "yaml";
@@ -88,6 +88,27 @@ describe("the evaluation arms", () => {
     expect([react.agent, react.levels, react.episodesPerRound, react.seeds.offset, react.actor.maxTurns]).toEqual(["react", ["catapult"], 20, 60, 25]);
     const none = parseRunConfig(armConfig({ ...plan, agent: "heuristic", baseline: "heuristic", base: {} }, "baseline"), "baseline", allFamilies());
     expect([none.agent, none.retriever.topSkills, none.retriever.topMistakes]).toEqual(["heuristic", 0, 0]);
+  });
+
+  it("keep a reward-search config's training budgets in both arms, and the table shows the mean F beside success", () => {
+    const base = parseYaml(readFileSync("configs/reward-transfer-sources.yaml", "utf8")) as Record<string, unknown>;
+    const plan = { dir: "d", bankFile: "d/bank.json", target: "acrobot", family: "reward-search", seeds: 10, seedOffset: 60, agent: "heuristic" as const, baseline: "heuristic" as const, base };
+    for (const arm of ["bank", "baseline"] as const) {
+      const c = parseRunConfig(armConfig(plan, arm), arm, allFamilies());
+      expect([c.family, c.levels, c.actor.maxTurns, c.seeds.offset, c.episodesPerRound]).toEqual(["reward-search", ["acrobot"], 4, 60, 10]);
+      expect((c as Record<string, unknown>).rewardSearch).toMatchObject({ trainSteps: 10000, finishSteps: 40000 });
+    }
+    const row = { arm: "bank", agent: "heuristic + transferred bank", successes: 4, episodes: 10, meanTurns: 4, run: "r" };
+    expect(resultTable("acrobot", [{ ...row, meanScore: -265.6667 }, { ...row, arm: "baseline", agent: "heuristic (no bank)", successes: 6, meanScore: -148.0333 }])).toBe(
+      [
+        "acrobot, same seeds for both arms",
+        "arm                           success           mean turns  mean score  n",
+        "heuristic + transferred bank  4/10 40%          4.0         -265.67     10",
+        "heuristic (no bank)           6/10 60%          4.0         -148.03     10",
+      ].join("\n"),
+    );
+    // Interphyre records no score: no column.
+    expect(resultTable("catapult", [row]).split("\n")[1]).toBe("arm                           success           mean turns  n");
   });
 });
 

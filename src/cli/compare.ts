@@ -23,6 +23,7 @@ import { intFlag } from "./flags.ts";
 import { checkRunConfig, runIdOf } from "./run.ts";
 import { changedKeys, configDigest } from "./run-setup.ts";
 import { asUserError } from "./write-file.ts";
+import { checkBackend } from "./backend.ts";
 
 /**
  * `hexa compare` (issue 11): a grid of configurations × runs, each (cell, run) an ordinary run directory under
@@ -56,7 +57,8 @@ export const compareCommand: CommandModule = {
       .option("out", { type: "string", describe: "the comparison folder (default compare/<config name>); rerun with the same one to continue" })
       .option("heldout", { type: "string", default: 20, coerce: intFlag("heldout", 0, 10_000), describe: "held-out seeds per level for each run's frozen final bank (0: none)" })
       .option("baseline", { type: "string", describe: "the cell the others are compared with: its id (c1, c2, …) or its values (init=online,retriever.topSkills=0); default the first" })
-      .option("parallel", { type: "string", default: 1, coerce: intFlag("parallel", 1, 64), describe: "runs played at once (each a hexa run process)" }),
+      .option("parallel", { type: "string", default: 1, coerce: intFlag("parallel", 1, 64), describe: "runs played at once (each a hexa run process)" })
+      .option("backend", { type: "string", describe: "where the runs' episodes are played: local, or redis://HOST:PORT for hexa worker processes (raise --parallel to keep them busy)" }),
   handler: async (argv) => {
     const out = resolve(String(argv.out ?? join("compare", basename(String(argv.config), extname(String(argv.config))))));
     try {
@@ -150,6 +152,8 @@ const outcome = (e: EpisodeRecord): EpisodeOutcome => ({ level: e.level, round: 
 const compare = async (argv: Record<string, unknown>, out: string): Promise<void> => {
   const configPath = String(argv.config);
   const runs = Number(argv.runs);
+  const backend = argv.backend === undefined ? [] : ["--backend", String(argv.backend)];
+  if (argv.backend !== undefined) checkBackend(String(argv.backend), "--backend");
   const note = (line: string) => process.stderr.write(`${line}\n`);
   // Everything that can be refused is checked before DIR or any run directory is made.
   const base = readBase(configPath);
@@ -227,7 +231,7 @@ const compare = async (argv: Record<string, unknown>, out: string): Promise<void
       };
       let dir = findRun(runsDir, job.cfg);
       if (!dir || !finished(dir, job.cfg)) {
-        if (!(await step(dir ? "run --resume" : "run", dir ? ["run", "--resume", dir.path] : ["run", cellFile, "--runs-dir", runsDir]))) return;
+        if (!(await step(dir ? "run --resume" : "run", dir ? ["run", "--resume", dir.path, ...backend] : ["run", cellFile, "--runs-dir", runsDir, ...backend]))) return;
         dir = findRun(runsDir, job.cfg)!;
       }
       if (anyHeldOut(heldOut) && !heldOutOf(dir, job.cfg, heldOut) && !(await step("eval", ["eval", dir.path, "--seeds", heldOutArg(heldOut)]))) return;

@@ -1,24 +1,34 @@
 import { interphyreFamily } from "../../levels/interphyre/family.ts";
 import { rewardSearchFamily } from "../../levels/reward-search/family.ts";
-import { createTrainerPool } from "../trainer/pool.ts";
-import { ConfigError } from "../errors.ts";
+import type { RewardSearchConfig } from "../../levels/reward-search/config.ts";
+import { createTrainerPool, type TrainerPool } from "../trainer/pool.ts";
+import { ConfigError, InvariantError } from "../errors.ts";
 import type { LevelFamily } from "../loop/family.ts";
 import { readCertified } from "../store/certified-seeds.ts";
+
+/** Trainer processes on this machine, as a reward-search config asks for them. */
+export const localTrainerPool = (c: RewardSearchConfig): TrainerPool =>
+  createTrainerPool({
+    ...(c.trainer.command ? { command: c.trainer.command } : {}),
+    ...(c.trainer.processes ? { size: c.trainer.processes } : {}),
+    startTimeoutMs: c.trainer.startTimeoutMs,
+    jobsDir: c.jobsDir,
+    cacheDir: c.cacheDir,
+    budget: { ...(c.trainer.wallMs ? { wallMs: c.trainer.wallMs } : {}), ...(c.trainer.maxSteps ? { maxSteps: c.trainer.maxSteps } : {}) },
+  });
+
+let trainerFor: (c: RewardSearchConfig) => TrainerPool = localTrainerPool;
+
+/** Routes the trainings of every family built from now on (a worker sends them to its Redis trainings queue). */
+export const routeTrainings = (make: (c: RewardSearchConfig) => TrainerPool): void => {
+  if (built.size) throw new InvariantError("routeTrainings: a family was built already; route trainings before the first getFamily");
+  trainerFor = make;
+};
 
 /** Every level family hexa ships, built with the store's readers: the CLI's only way to a family (style.md §1: adapters are built here). */
 const builders: Record<string, () => LevelFamily> = {
   interphyre: () => interphyreFamily((level) => readCertified(level)?.seeds.map((s) => s.seed) ?? []),
-  "reward-search": () =>
-    rewardSearchFamily((c) =>
-      createTrainerPool({
-        ...(c.trainer.command ? { command: c.trainer.command } : {}),
-        ...(c.trainer.processes ? { size: c.trainer.processes } : {}),
-        startTimeoutMs: c.trainer.startTimeoutMs,
-        jobsDir: c.jobsDir,
-        cacheDir: c.cacheDir,
-        budget: { ...(c.trainer.wallMs ? { wallMs: c.trainer.wallMs } : {}), ...(c.trainer.maxSteps ? { maxSteps: c.trainer.maxSteps } : {}) },
-      }),
-    ),
+  "reward-search": () => rewardSearchFamily((c) => trainerFor(c)),
 };
 
 const built = new Map<string, LevelFamily>();

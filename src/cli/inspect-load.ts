@@ -1,5 +1,5 @@
-import { closeSync, existsSync, fstatSync, openSync, readdirSync, readSync, statSync } from "node:fs";
-import { basename, join, resolve } from "node:path";
+import { closeSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
+import { basename, join, relative, resolve } from "node:path";
 import { z } from "zod";
 import { ConfigError } from "../errors.ts";
 import { parse as parseYaml } from "yaml";
@@ -10,6 +10,8 @@ import { BankLogLine, EpisodeRecord, UsageLine } from "../store/run-records.ts";
 import type { FailedCall } from "../report/inspect/usage-view.ts";
 import type { RunInput, RunSummaryInput } from "../report/inspect/model.ts";
 import { allFamilies } from "./families.ts";
+import { bestOf, CandidateRecord, SearchHeader } from "../../levels/reward-search/strategies/candidates.ts";
+import type { SearchHeaderInput, SearchInput } from "../report/inspect/search-view.ts";
 
 /**
  * Reads what `hexa inspect` shows through the store's readers, never changing a run (`repair: false`): a live
@@ -145,10 +147,12 @@ const subdirs = (path: string) =>
 export const cellOf = (runId: string): string => runId.replace(/__s\d+__[^_]*$/, "");
 
 export interface InspectTarget {
-  kind: "run" | "compare";
+  kind: "run" | "compare" | "search";
   path: string;
-  /** Cells of run directories; a single run is one cell of one run. */
+  /** Cells of run directories; a single run is one cell of one run; none for a directory of searches only. */
   cells: { name: string; runs: string[] }[];
+  /** Directories at or under `path` that hold a candidates.jsonl (reward searches, drawn as lineage trees). */
+  searches: string[];
 }
 
 /**
@@ -158,7 +162,7 @@ export interface InspectTarget {
 export const findTarget = (dir: string): InspectTarget => {
   const path = resolve(dir);
   if (!existsSync(path) || !statSync(path).isDirectory()) throw new ConfigError(`${dir}: no such directory; give a run directory (runs/<id>) or a comparison directory`);
-  if (isRun(path)) return { kind: "run", path, cells: [{ name: basename(path), runs: [path] }] };
+  if (isRun(path)) return { kind: "run", path, cells: [{ name: basename(path), runs: [path] }], searches: findSearchDirs(path) };
   const cells = new Map<string, string[]>();
   for (const child of subdirs(path)) {
     if (isRun(child)) {
@@ -169,8 +173,56 @@ export const findTarget = (dir: string): InspectTarget => {
       if (runs.length) cells.set(basename(child), runs);
     }
   }
-  if (cells.size === 0) {
-    throw new ConfigError(`${dir}: not a hexa run (no run.json) nor a comparison (no run directories inside); give a directory made by hexa run, e.g. runs/<id>`);
+  const searches = findSearchDirs(path);
+  if (cells.size === 0 && searches.length === 0) {
+    throw new ConfigError(
+      `${dir}: not a hexa run (no run.json) nor a comparison (no run directories inside); give a directory made by hexa run, e.g. runs/<id>, or a reward search made by hexa search (one with candidates.jsonl)`,
+    );
   }
-  return { kind: "compare", path, cells: [...cells].map(([name, runs]) => ({ name, runs })) };
+  return { kind: cells.size ? "compare" : "search", path, cells: [...cells].map(([name, runs]) => ({ name, runs })), searches };
+};
+
+/** Deep enough for runs/<cell>/<run>/<searches>/<search>; dot directories (trainer jobs and cache) are skipped. */
+const SEARCH_DEPTH = 5;
+
+/** Every directory at or under `root` holding a candidates.jsonl: `hexa search` output, or searches a run wrote. */
+export const findSearchDirs = (root: string, depth = SEARCH_DEPTH): string[] => {
+  const here = existsSync(join(root, "candidates.jsonl")) ? [root] : [];
+  if (depth === 0) return here;
+  const below = readdirSync(root, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && !d.name.startsWith(".") && d.name !== "node_modules")
+    .map((d) => join(root, d.name))
+    .sort()
+    .flatMap((p) => findSearchDirs(p, depth - 1));
+  return [...here, ...below];
+};
+
+/** One search directory: search.json (when there) and candidates.jsonl, read without changing them. */
+export const readSearchInput = (path: string, root: string): SearchInput => {
+  const notices: string[] = [];
+  const file = join(path, "candidates.jsonl");
+  let candidates: CandidateRecord[] = [];
+  try {
+    candidates = readJsonl(file, CandidateRecord, { repair: false });
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    notices.push(`${e.message}; no candidate of this search is shown`);
+  }
+  if (tornTail(file)) notices.push(tornNotice(file, "candidates"));
+  let header: SearchHeaderInput | undefined;
+  const headerFile = join(path, "search.json");
+  if (existsSync(headerFile)) {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(readFileSync(headerFile, "utf8"));
+    } catch {
+      raw = undefined;
+    }
+    const parsed = SearchHeader.safeParse(raw);
+    if (parsed.success) header = parsed.data;
+    else notices.push("search.json: not a search header this hexa reads; task and settings are not shown");
+  } else {
+    notices.push("no search.json beside candidates.jsonl; task and settings are not shown");
+  }
+  return { name: relative(root, path) || basename(path), path, ...(header ? { header } : {}), candidates, best: bestOf(candidates)?.index ?? null, notices };
 };

@@ -10,12 +10,14 @@ import { buildReport, buildRunView, lastSolvedOfEachLevel, type BuildOptions, ty
 import type { EpisodeRecord } from "../store/run-records.ts";
 import { intFlag } from "./flags.ts";
 import { animationGif, interphyreDrawer } from "./inspect-draw.ts";
-import { findTarget, readRunInput, type InspectTarget } from "./inspect-load.ts";
+import { findSearchDirs, findTarget, readRunInput, readSearchInput, type InspectTarget } from "./inspect-load.ts";
+import { searchView } from "../report/inspect/search-view.ts";
 import { writeOutput } from "./write-file.ts";
 
 /**
- * `hexa inspect RUN_DIR|COMPARE_DIR` (issue 12): a self-contained HTML report of a run or a comparison, or with
- * --serve the same page on 127.0.0.1, following the run as it writes.
+ * `hexa inspect RUN_DIR|COMPARE_DIR|SEARCH_DIR` (issues 12, 13): a self-contained HTML report of a run or a
+ * comparison, with the lineage of every reward search (candidates.jsonl) found in it, or with --serve the same
+ * page on 127.0.0.1, following the run as it writes.
  */
 
 const require = createRequire(import.meta.url);
@@ -25,7 +27,7 @@ const pageAssets = (): PageAssets =>
   (assets ??= {
     vega: readFileSync(join(dirname(require.resolve("vega")), "vega.min.js"), "utf8"),
     vegaLite: readFileSync(join(dirname(require.resolve("vega-lite")), "vega-lite.min.js"), "utf8"),
-    client: ["client-bank.js", "client.js"].map((f) => readFileSync(fileURLToPath(new URL(`../report/inspect/${f}`, import.meta.url)), "utf8")).join("\n"),
+    client: ["client-bank.js", "client-search.js", "client.js"].map((f) => readFileSync(fileURLToPath(new URL(`../report/inspect/${f}`, import.meta.url)), "utf8")).join("\n"),
   });
 
 /** Families without pictures show their action as text; Interphyre draws the scene and the rollout. */
@@ -56,8 +58,17 @@ const build = (target: InspectTarget, animations: Animations): Built => {
       return buildRunView(input, drawerFor(input.summary.family), { animate: animateWith(animations) });
     }),
   }));
-  const title = target.kind === "run" ? inputs[0]!.id : `comparison: ${target.path} (${cells.length} cells, ${inputs.length} runs)`;
-  return { report: buildReport({ kind: target.kind, title, builtAt: new Date().toISOString(), cells }), inputs };
+  // Searched again at every build: a live run may start a search while it is followed.
+  const searches = findSearchDirs(target.path).map((p) => searchView(readSearchInput(p, target.path)));
+  const title =
+    target.kind === "run"
+      ? inputs[0]!.id
+      : target.kind === "search"
+        ? searches.length === 1
+          ? `${searches[0]!.strategy} on ${searches[0]!.task}: ${target.path}`
+          : `reward searches: ${target.path} (${searches.length} searches)`
+        : `comparison: ${target.path} (${cells.length} cells, ${inputs.length} runs)`;
+  return { report: buildReport({ kind: target.kind, title, builtAt: new Date().toISOString(), cells, searches }), inputs };
 };
 
 const kib = (n: number) => `${(n / 1024).toFixed(0)} KiB`;
@@ -72,18 +83,16 @@ export const writeReport = (target: string, out: string): string => {
 export const writeRunReport = (runDir: string): string => writeReport(runDir, join(resolve(runDir), "report.html"));
 
 /** What changes when a run writes: sizes and times of its files, and the bank snapshots and evaluations present. */
-const signature = (target: InspectTarget): string =>
-  target.cells
-    .flatMap((c) => c.runs)
-    .flatMap((run) =>
-      ["episodes.jsonl", "bank-events.jsonl", "usage.jsonl", "llm-log.jsonl", "banks", "eval"].map((f) => {
-        const p = join(run, f);
-        if (!existsSync(p)) return `${p}:-`;
-        const s = statSync(p);
-        return `${p}:${s.size}:${s.mtimeMs}${s.isDirectory() ? `:${readdirSync(p).join(",")}` : ""}`;
-      }),
-    )
-    .join("|");
+const signature = (target: InspectTarget): string => {
+  const stamp = (p: string) => {
+    if (!existsSync(p)) return `${p}:-`;
+    const s = statSync(p);
+    return `${p}:${s.size}:${s.mtimeMs}${s.isDirectory() ? `:${readdirSync(p).join(",")}` : ""}`;
+  };
+  const runs = target.cells.flatMap((c) => c.runs).flatMap((run) => ["episodes.jsonl", "bank-events.jsonl", "usage.jsonl", "llm-log.jsonl", "banks", "eval"].map((f) => stamp(join(run, f))));
+  const searches = findSearchDirs(target.path).map((d) => stamp(join(d, "candidates.jsonl")));
+  return [...runs, ...searches].join("|");
+};
 
 const POLL_MS = 500;
 /** SSE comments this often keep proxies and the browser from timing out an idle stream. */
@@ -185,10 +194,10 @@ const serve = (target: InspectTarget, port: number, animations: Animations): Pro
 
 export const inspectCommand: CommandModule = {
   command: "inspect <dir>",
-  describe: "a self-contained HTML report of a run or a comparison (learning curves, the bank over time, every episode); --serve follows a live run",
+  describe: "a self-contained HTML report of a run or a comparison (learning curves, the bank over time, every episode) and of reward searches (the lineage of every candidate); --serve follows a live run",
   builder: (y: Argv) =>
     y
-      .positional("dir", { type: "string", demandOption: true, describe: "a run directory (runs/<id>) or a directory of runs to compare" })
+      .positional("dir", { type: "string", demandOption: true, describe: "a run directory (runs/<id>), a directory of runs to compare, or a hexa search directory (or a directory of them)" })
       .option("out", { type: "string", describe: "where to write the HTML (default DIR/report.html)" })
       .option("serve", { type: "boolean", default: false, describe: "serve the report on 127.0.0.1 and refresh it as the run writes" })
       .option("port", { type: "string", default: 8787, coerce: intFlag("port", 0, 65535), describe: "port for --serve (0: any free port)" })
@@ -210,6 +219,10 @@ export const inspectCommand: CommandModule = {
     const episodes = report.cells.flatMap((c) => c.runs).reduce((n, r) => n + r.episodes.length, 0);
     const gifs = report.cells.flatMap((c) => c.runs).reduce((n, r) => n + r.episodes.filter((e) => e.animation).length, 0);
     process.stdout.write(`wrote ${out} (${kib(Buffer.byteLength(html))}: ${episodes} episodes, ${gifs} animations; built in ${(ms / 1000).toFixed(2)} s)\n`);
+    if (report.searches.length) {
+      const n = report.searches.reduce((k, s) => k + s.candidates.length, 0);
+      process.stdout.write(`lineage of ${report.searches.length} reward search(es), ${n} candidates: ${report.searches.map((s) => s.name).join(", ")}\n`);
+    }
     report.notices.forEach((n) => process.stdout.write(`notice: ${n}\n`));
   },
 };

@@ -14,6 +14,8 @@ import { searchCommand } from "./search.ts";
 import { toolCommand } from "./tool.ts";
 import { transferCommand } from "./transfer.ts";
 import { trainerCommand } from "./trainer.ts";
+import { workerCommand } from "./worker.ts";
+import { workersCommand } from "./workers.ts";
 
 // `hexa levels list | head` closes the pipe early; that is not an error.
 process.stdout.on("error", (e: NodeJS.ErrnoException) => {
@@ -36,6 +38,8 @@ const cli = yargs(hideBin(process.argv))
   .command(trainerCommand)
   .command(searchCommand)
   .command(transferCommand)
+  .command(workerCommand)
+  .command(workersCommand)
   .demandCommand(1, "name a command; see --help")
   .strict()
   .help()

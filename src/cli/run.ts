@@ -21,6 +21,7 @@ import { writeRunReport } from "./inspect.ts";
 import { allFamilies } from "./families.ts";
 import { codeLabel, codeVersion, configDigest, familyOf, runDirConfig, modelsFor, openSkillIndex, readRunConfig, type OpenIndex } from "./run-setup.ts";
 import { asUserError } from "./write-file.ts";
+import { openEpisodes } from "./backend.ts";
 
 const stamp = (d: Date) => d.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
 
@@ -82,6 +83,7 @@ export const runCommand: CommandModule = {
       .option("print-config", { type: "boolean", default: false, describe: "print the resolved config (every default) and exit" })
       .option("resume", { type: "string", describe: "continue the run in this directory after a crash or interrupt" })
       .option("runs-dir", { type: "string", default: "runs", describe: "where new run directories are made" })
+      .option("backend", { type: "string", describe: "where episodes are played: local, or redis://HOST:PORT for hexa worker processes (overrides backend:; not recorded in config.yaml)" })
       .option("budget-usd", { type: "number", describe: "spend cap in USD (overrides budget.usd); a resume may raise it" })
       .option("budget-tokens", { type: "number", describe: "token cap, input + output with cache hits excluded (overrides budget.tokens)" })
       .option("yes", { type: "boolean", default: false, describe: "start even when the cost forecast exceeds the cap (the run still stops at it)" }),
@@ -161,6 +163,10 @@ const start = async (configPath: string | undefined, resumeDir: string | undefin
   const models = await modelsFor(cfg, existing?.path ?? resolve(runsDir, id), { resuming: existing !== undefined, ...(gate ? { gate } : {}) });
   // A Chroma that does not answer is refused before the directory exists, so no half-made run is left behind.
   const index: OpenIndex | undefined = cfg.skillIndex.enabled ? await openSkillIndex(cfg.skillIndex.dataDir, cfg.skillIndex.embedding) : undefined;
+  const episodes = await openEpisodes(String(argv.backend ?? cfg.backend), argv.backend === undefined ? `${where}: backend` : "--backend", { run: id, config: cfg, log: note }).catch(async (e) => {
+    await index?.stop();
+    throw e;
+  });
   let dir: RunDir;
   let release: () => void;
   try {
@@ -170,7 +176,7 @@ const start = async (configPath: string | undefined, resumeDir: string | undefin
     madeAt(dir.path);
     release = dir.lock();
   } catch (e) {
-    await index?.stop();
+    await Promise.all([index?.stop(), episodes?.close?.()]);
     throw e;
   }
   const view = progressView(process.stderr, () => performance.now());
@@ -205,6 +211,7 @@ const start = async (configPath: string | undefined, resumeDir: string | undefin
       family,
       dir,
       ...models,
+      ...(episodes ? { episodes } : {}),
       ...(shipped ? { shippedBank: (level: string) => shipped().get(level) } : {}),
       ...(offline ? { offlineTrajectories: (level: string) => offline().get(level) ?? [] } : {}),
       now: () => performance.now(),
@@ -243,7 +250,7 @@ const start = async (configPath: string | undefined, resumeDir: string | undefin
     view.stop();
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
-    await index?.stop();
+    await Promise.all([index?.stop(), episodes?.close?.()]);
     release();
   }
   if (interrupted) {

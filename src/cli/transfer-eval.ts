@@ -36,6 +36,8 @@ export interface ArmResult {
   successes: number;
   episodes: number;
   meanTurns: number;
+  /** Mean of the episodes' `score` where the family records one (reward-search: F of the committed reward's policy). */
+  meanScore?: number;
   run: string;
 }
 
@@ -70,7 +72,16 @@ const resultOf = (runsDir: string, arm: string, agent: string): ArmResult => {
   if (!id) throw new InvariantError(`${runsDir}: no run directory made by the ${arm} arm`);
   const eps = RunDir.open(join(runsDir, id)).episodes({ repair: false }).filter((e) => e.phase === "stream");
   const successes = eps.filter((e) => e.trajectory.success).length;
-  return { arm, agent, successes, episodes: eps.length, meanTurns: eps.reduce((s, e) => s + e.trajectory.turns, 0) / Math.max(1, eps.length), run: join(runsDir, id) };
+  const scores = eps.flatMap((e) => (e.trajectory.score === undefined ? [] : [e.trajectory.score]));
+  return {
+    arm,
+    agent,
+    successes,
+    episodes: eps.length,
+    meanTurns: eps.reduce((s, e) => s + e.trajectory.turns, 0) / Math.max(1, eps.length),
+    ...(scores.length ? { meanScore: scores.reduce((a, b) => a + b, 0) / scores.length } : {}),
+    run: join(runsDir, id),
+  };
 };
 
 /** Plays both arms one after the other (each `hexa run` parallelises its own episodes). */
@@ -90,11 +101,14 @@ export const evaluateTransfer = async (p: EvalPlan, log: (line: string) => void)
   return out;
 };
 
+/** Success and mean turns of each arm; a mean score column too when an arm's episodes carry scores (reward-search's F). */
 export const resultTable = (target: string, rows: readonly ArmResult[]): string => {
   const w = Math.max(...rows.map((r) => r.agent.length), 5) + 2;
+  const scored = rows.some((r) => r.meanScore !== undefined);
+  const score = (r: ArmResult) => (scored ? (r.meanScore === undefined ? "–" : Number(r.meanScore.toFixed(2)).toString()).padEnd(12) : "");
   return [
     `${target}, same seeds for both arms`,
-    `${"arm".padEnd(w)}${"success".padEnd(18)}${"mean turns".padEnd(12)}n`,
-    ...rows.map((r) => `${r.agent.padEnd(w)}${`${r.successes}/${r.episodes} ${percent(r.successes, r.episodes)}`.padEnd(18)}${r.meanTurns.toFixed(1).padEnd(12)}${r.episodes}`),
+    `${"arm".padEnd(w)}${"success".padEnd(18)}${"mean turns".padEnd(12)}${scored ? "mean score".padEnd(12) : ""}n`,
+    ...rows.map((r) => `${r.agent.padEnd(w)}${`${r.successes}/${r.episodes} ${percent(r.successes, r.episodes)}`.padEnd(18)}${r.meanTurns.toFixed(1).padEnd(12)}${score(r)}${r.episodes}`),
   ].join("\n");
 };

@@ -76,6 +76,11 @@ export const RunConfig = strict({
   budget: Budget,
   skillIndex: SkillIndexConfig.prefault({}),
   concurrency: z.number().int().min(1).default(3).describe("episodes of one round run at once"),
+  backend: z
+    .string()
+    .min(1)
+    .default("local")
+    .describe("where episodes are played: local (this process, `concurrency` at once) or a job queue URL for hexa worker processes, e.g. redis://127.0.0.1:6379; hexa run --backend overrides it"),
   seed: z
     .number()
     .int()

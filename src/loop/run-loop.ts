@@ -1,11 +1,10 @@
 import { labelTrajectories } from "../../agents/evolver-labels.ts";
 import type { AssistantTurn, ChatModel } from "../llm/chat-model.ts";
-import { usageRecord } from "../llm/accounting.ts";
 import { metered } from "../llm/metered.ts";
 import type { Role } from "../llm/config.ts";
 import { applyEvent, EMPTY_BANK, foldEvents, type Bank, type BankEvent } from "../store/bank.ts";
 import { episodeId, updateKey, type RunDir } from "../store/run-dir.ts";
-import type { EpisodeRecord, Phase } from "../store/run-records.ts";
+import type { EpisodeRecord, Phase, UsageLine } from "../store/run-records.ts";
 import type { Trajectory } from "../store/trajectory.ts";
 import { updateBank, updatesAt } from "./bank-update.ts";
 import { ConfigError } from "../errors.ts";
@@ -15,7 +14,7 @@ import { computeMetrics, type Metrics } from "./metrics.ts";
 import { mapLimit } from "./pool.ts";
 import { usesBank, type RunAgent, type RunConfig } from "./run-config.ts";
 import { event } from "../../agents/evolver-labels.ts";
-import { playEpisode } from "./play.ts";
+import { localBackend, usageLine, type EpisodeBackend } from "./episode-backend.ts";
 import { needsOfflineRuns, schedule } from "./schedule.ts";
 
 /**
@@ -61,6 +60,8 @@ export interface LoopPorts {
    * seen even while synchronous (heuristic) episodes run back to back.
    */
   signal?: AbortSignal;
+  /** Where episodes are played (issue 14); unset: in this process (the local backend over actorModel). */
+  episodes?: EpisodeBackend;
 }
 
 interface Job {
@@ -129,27 +130,20 @@ export const runLoop = async (cfg: RunConfig, ports: LoopPorts): Promise<Metrics
     });
   };
 
+  const record = (line: UsageLine) => {
+    usage.push(line);
+    dir.appendUsage(line);
+  };
   const meter = (role: Role, model: ChatModel | undefined, where: { phase: Phase; level: string; round: number; seed?: number }) =>
-    model &&
-    metered(model, (turn: AssistantTurn) => {
-      const line = { schemaVersion: 1 as const, ...where, ...usageRecord(role, turn, cfg.llm.prices) };
-      usage.push(line);
-      dir.appendUsage(line);
-    });
+    model && metered(model, (turn: AssistantTurn) => record(usageLine(role, turn, where, cfg)));
+  const episodes = ports.episodes ?? localBackend(cfg, { family, ...(ports.actorModel ? { actorModel: ports.actorModel } : {}), now: ports.now });
+  const inFlight = episodes.inFlight ?? cfg.concurrency;
 
   const play = async (job: Job): Promise<void> => {
     const id = episodeId(job.phase, job.level, job.round, job.seed);
     if (records.has(id) || signal?.aborted) return;
-    const model = job.agent === "heuristic" ? undefined : meter("actor", ports.actorModel, { phase: job.phase, level: job.level, round: job.round, seed: job.seed });
-    const { trajectory, retrieved } = await playEpisode(family, {
-      task: { level: job.level, seed: job.seed },
-      agent: job.agent,
-      config: cfg,
-      bank: job.bankRound === null ? EMPTY_BANK : bankAt(job.level, job.bankRound),
-      ...(model ? { model } : {}),
-      costOf: (turn) => usageRecord("actor", turn, cfg.llm.prices).costUsd,
-      now: ports.now,
-    });
+    const bank = job.bankRound === null ? EMPTY_BANK : bankAt(job.level, job.bankRound);
+    const { trajectory, retrieved } = await episodes.play({ id, ...job, bank }, record);
     if (trajectory.stopReason === "error") throw endpointFailed(id, trajectory.error, dir.path);
     const rec = episodeRecord({ id, phase: job.phase, level: job.level, round: job.round, seed: job.seed, bankRound: job.bankRound, retrieved, trajectory });
     dir.appendEpisode(rec);
@@ -214,7 +208,7 @@ export const runLoop = async (cfg: RunConfig, ports: LoopPorts): Promise<Metrics
   };
   const playOffline = async (level: string): Promise<EpisodeRecord[]> => {
     const seeds = plan.get(level)!.offline;
-    await mapLimit(seeds, cfg.concurrency, (seed) => play({ phase: "offline", level, round: 0, seed, agent: offlineAgent, bankRound: null }));
+    await mapLimit(seeds, inFlight, (seed) => play({ phase: "offline", level, round: 0, seed, agent: offlineAgent, bankRound: null }));
     signal?.throwIfAborted();
     return seeds.map((seed) => records.get(episodeId("offline", level, 0, seed))!);
   };
@@ -274,7 +268,7 @@ export const runLoop = async (cfg: RunConfig, ports: LoopPorts): Promise<Metrics
 
   for (let round = 1; round <= cfg.rounds; round++) {
     const jobs = cfg.levels.flatMap((level) => plan.get(level)!.rounds[round - 1]!.map((seed): Job => ({ phase: "stream", level, round, seed, agent: cfg.agent, bankRound: round - 1 })));
-    await mapLimit(jobs, cfg.concurrency, play);
+    await mapLimit(jobs, inFlight, play);
     signal?.throwIfAborted();
     for (const level of cfg.levels) {
       const batch = plan.get(level)!.rounds[round - 1]!.map((seed) => records.get(episodeId("stream", level, round, seed))!);

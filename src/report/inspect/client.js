@@ -158,6 +158,7 @@
     }).join("") + "</select></label>";
     return { html: html, bind: function () { $(id).onchange = function (ev) { onChange(ev.target.value); }; } };
   }
+  var search = window.hexaSearch({ $: $, esc: esc, fmt: fmt, chart: chart, select: select, state: state });
   var bank = window.hexaBank({ $: $, esc: esc, fmt: fmt, chart: chart, select: select, state: state, runs: runs, currentRun: currentRun, drawRunSections: function () { drawRunSections(); } });
 
   /* ---------- episodes ---------- */
@@ -242,8 +243,18 @@
     state.report = report;
     $("title").textContent = report.title;
     $("notices").innerHTML = report.notices.map(function (n) { return "<div class=notice>" + esc(n) + "</div>"; }).join("");
-    drawSummary(); drawCurves(); drawRunSections();
-    $("footer").textContent = "hexa inspect · built " + report.builtAt + " · " + runs().length + " run(s) · " + runs().reduce(function (s, x) { return s + x.run.episodes.length; }, 0) + " episodes";
+    // A directory of reward searches only has no run sections to draw.
+    var hasRuns = runs().length > 0;
+    ["summary", "curves", "bank", "episodes", "usage"].forEach(function (id) {
+      $(id).hidden = !hasRuns;
+      var link = document.querySelector("header nav a[href=\"#" + id + "\"]");
+      if (link) link.hidden = !hasRuns;
+    });
+    if (hasRuns) { drawSummary(); drawCurves(); drawRunSections(); }
+    search.drawSearches();
+    var searches = report.searches || [];
+    $("footer").textContent = "hexa inspect · built " + report.builtAt + " · " + runs().length + " run(s) · " + runs().reduce(function (s, x) { return s + x.run.episodes.length; }, 0) + " episodes" +
+      (searches.length ? " · " + searches.length + " reward search(es), " + searches.reduce(function (n, s) { return n + s.candidates.length; }, 0) + " candidates" : "");
   }
 
   var data = JSON.parse($("hexa-data").textContent);

@@ -10,7 +10,7 @@ export interface PageAssets {
   /** vega/build/vega.min.js and vega-lite/build/vega-lite.min.js: UMD bundles that define `vega` and `vegaLite`. */
   vega: string;
   vegaLite: string;
-  /** src/report/inspect/client-bank.js then client.js: draw the report from the data and, when live, follow the run. */
+  /** src/report/inspect/client-bank.js, client-search.js, then client.js: draw the report from the data and, when live, follow the run. */
   client: string;
 }
 
@@ -53,6 +53,17 @@ select, button, input { font: inherit; }
 .diff .added { background: #e3f6e9; } .diff .removed { background: #fde7e5; } .diff .changed { background: #fff8e1; }
 ins { background: #b9ebc8; text-decoration: none; } del { background: #f7c1bb; }
 #entry-detail { min-height: 40px; }
+ul.tree, ul.tree ul { list-style: none; margin: 0; padding-left: 20px; border-left: 1px dashed var(--line); }
+ul.tree { padding-left: 0; border-left: none; }
+ul.tree li { margin: 3px 0; }
+ul.tree summary { cursor: pointer; }
+ul.tree li.best-path > details > summary { font-weight: 600; }
+ul.tree li.failed > details > summary .idx { color: var(--bad); }
+ul.tree .candidate { border: 1px solid var(--line); border-radius: 6px; padding: 6px 10px; margin: 4px 0 8px; background: #fcfdff; }
+ul.tree .candidate h4 { font-size: 12px; margin: 8px 0 2px; color: var(--muted); }
+ul.tree .candidate pre { white-space: pre-wrap; word-break: break-word; margin: 2px 0; font: 12px/1.4 ui-monospace, SFMono-Regular, Menlo, monospace; }
+.badge { font-size: 11px; padding: 0 6px; border-radius: 8px; border: 1px solid var(--line); background: var(--bg2); }
+.badge.best { background: #e3f6e9; border-color: var(--ok); color: var(--ok); font-weight: 600; }
 footer { color: var(--muted); font-size: 12px; border-top: 1px solid var(--line); padding: 8px 24px; }
 `;
 
@@ -67,7 +78,7 @@ export const renderReportHtml = (report: Report, assets: PageAssets, opts: { liv
 <style>${STYLE}</style>
 </head><body>
 <header><span class="live" id="live-status"></span><h1 id="title">${escapeHtml(report.title)}</h1>
-<nav><a href="#summary">Summary</a><a href="#curves">Learning curves</a><a href="#bank">Bank</a><a href="#episodes">Episodes</a><a href="#usage">Usage</a></nav></header>
+<nav><a href="#summary">Summary</a><a href="#curves">Learning curves</a><a href="#bank">Bank</a><a href="#episodes">Episodes</a><a href="#usage">Usage</a><a href="#searches">Reward searches</a></nav></header>
 <main>
 <div id="notices"></div>
 <section id="summary"><h2>Summary</h2><div id="summary-body"></div></section>
@@ -85,6 +96,11 @@ export const renderReportHtml = (report: Report, assets: PageAssets, opts: { liv
 <h3>Evolver failures</h3><div id="failures"></div></section>
 <section id="episodes"><h2>Episodes</h2><div class="controls" id="episode-filters"></div><div id="episode-list"></div></section>
 <section id="usage"><h2>Usage</h2><div class="chart" id="chart-usage"></div><div id="usage-body"></div></section>
+<section id="searches" hidden><h2>Reward searches</h2><div class="controls" id="search-controls"></div><div id="search-summary"></div>
+<h3>F of each candidate's final policy, with an edge from its parent</h3><p class="muted">Failed trainings are in the lineage only. Click a point to open the candidate below.</p>
+<div class="chart" id="chart-search"></div>
+<h3>Lineage</h3><p class="muted">Every candidate under its parent; open one for its thought, code and feedback. The path to the best candidate is in bold.</p>
+<div id="search-tree"></div></section>
 </main>
 <footer id="footer"></footer>
 <script>${assets.vega}</script>

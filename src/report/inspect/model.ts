@@ -3,6 +3,7 @@ import type { BankEvent } from "../../store/bank.ts";
 import type { BankSnapshot, EpisodeRecord, UsageLine } from "../../store/run-records.ts";
 import { bankView, type BankView } from "./bank-view.ts";
 import { usageView, type FailedCall, type UsageView } from "./usage-view.ts";
+import type { SearchView } from "./search-view.ts";
 
 /**
  * The data behind `hexa inspect` (issue 12): one run's files, already read and parsed by the store, turned into
@@ -105,11 +106,13 @@ export interface RunView {
 
 export interface Report {
   schemaVersion: 1;
-  kind: "run" | "compare";
+  kind: "run" | "compare" | "search";
   title: string;
   builtAt: string;
   /** One cell per configuration; a single run is one cell of one run. */
   cells: { name: string; runs: RunView[] }[];
+  /** Reward searches found at or under the directory (issue 13): the lineage of every candidate. */
+  searches: SearchView[];
   notices: string[];
 }
 
@@ -191,11 +194,16 @@ export const buildRunView = (run: RunInput, drawer: EpisodeDrawer, opts: BuildOp
   };
 };
 
-export const buildReport = (o: { kind: Report["kind"]; title: string; builtAt: string; cells: { name: string; runs: RunView[] }[]; notices?: string[] }): Report => ({
+export const buildReport = (o: { kind: Report["kind"]; title: string; builtAt: string; cells: { name: string; runs: RunView[] }[]; searches?: SearchView[]; notices?: string[] }): Report => ({
   schemaVersion: 1,
   kind: o.kind,
   title: o.title,
   builtAt: o.builtAt,
   cells: o.cells,
-  notices: [...(o.notices ?? []), ...o.cells.flatMap((c) => c.runs.flatMap((r) => r.notices.map((n) => `${r.id}: ${n}`)))],
+  searches: o.searches ?? [],
+  notices: [
+    ...(o.notices ?? []),
+    ...o.cells.flatMap((c) => c.runs.flatMap((r) => r.notices.map((n) => `${r.id}: ${n}`))),
+    ...(o.searches ?? []).flatMap((s) => s.notices.map((n) => `search ${s.name}: ${n}`)),
+  ],
 });

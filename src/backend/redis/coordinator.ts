@@ -1,0 +1,130 @@
+import { Queue, QueueEvents, type Job } from "bullmq";
+import { ConfigError } from "../../errors.ts";
+import type { EpisodeBackend, EpisodeJob } from "../../loop/episode-backend.ts";
+import { redisLabel, type RedisConnection } from "./connection.ts";
+import { EpisodeJobResult, JOB_SCHEMA_VERSION, jobIdOf, QUEUES, type EpisodeJobData, type HexaVersion } from "./jobs.ts";
+
+export interface RedisBackendOptions {
+  connection: RedisConnection;
+  /** The run's id (job ids are `<run>/<episode id>`). */
+  run: string;
+  /** The run's resolved config as data. */
+  config: Record<string, unknown>;
+  hexa: HexaVersion;
+  log?: (line: string) => void;
+  /** How often jobs in flight are checked for having vanished (a Redis restarted without persistence). */
+  checkMs?: number;
+  /** How long Redis may take to answer at the start. */
+  connectMs?: number;
+}
+
+/** Retries of a job that failed by a crash; a deterministic failure (UnrecoverableError) is never retried. */
+const ATTEMPTS = 3;
+/** Finished jobs are kept a day: a coordinator killed between a job's end and its record finds the result on resume. */
+const KEEP = { age: 24 * 3600 };
+
+/** A config as a job carries it: API keys stay on the machine that has them. */
+const withoutKeys = (config: Record<string, unknown>): Record<string, unknown> => {
+  const llm = config.llm as Record<string, unknown> | undefined;
+  if (!llm) return config;
+  const strip = (m: unknown) => (m && typeof m === "object" ? Object.fromEntries(Object.entries(m).filter(([k]) => k !== "apiKey")) : m);
+  return { ...config, llm: Object.fromEntries(Object.entries(llm).map(([k, v]) => [k, ["actor", "evolver", "synthesiser"].includes(k) ? strip(v) : v])) };
+};
+
+export const withTimeout = <T>(p: Promise<T>, ms: number, message: () => string): Promise<T> => {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([p, new Promise<T>((_, fail) => (timer = setTimeout(() => fail(new ConfigError(message())), ms)))]).finally(() => clearTimeout(timer));
+};
+
+/**
+ * Episodes played by `hexa worker` processes through a BullMQ queue (issue 14). The job id is the episode's,
+ * so adding a job again (a resumed coordinator, a vanished job) is a no-op while Redis holds it and a
+ * finished result is read back instead of played again. Jobs in flight are checked every `checkMs`: one that
+ * Redis no longer knows (a restart without persistence) is queued again.
+ */
+export const openRedisEpisodes = async (o: RedisBackendOptions): Promise<EpisodeBackend> => {
+  const where = redisLabel(o.connection);
+  const queue = new Queue(QUEUES.episodes, { connection: o.connection });
+  const events = new QueueEvents(QUEUES.episodes, { connection: o.connection });
+  // ioredis retries forever; without a listener each failed attempt would be an unhandled 'error'.
+  let down = false;
+  const onError = (e: Error) => {
+    if (!down) o.log?.(`warning: Redis at ${where} does not answer (${e.message}); waiting for it`);
+    down = true;
+  };
+  queue.on("error", onError);
+  events.on("error", onError);
+  // Every job waited on listens for the queue's closing: a round holds as many as it has episodes.
+  queue.setMaxListeners(0);
+  events.setMaxListeners(0);
+  const close = async () => {
+    clearInterval(watch);
+    await Promise.allSettled([events.close(), queue.close()]);
+  };
+  let watch: NodeJS.Timeout | undefined;
+  try {
+    await withTimeout(Promise.all([queue.waitUntilReady(), events.waitUntilReady()]), o.connectMs ?? 5000, () => `--backend ${where}: Redis does not answer; start redis-server there (see README, "Many machines") or fix the URL`);
+  } catch (e) {
+    // Not awaited: closing waits for a connection that never came; the process ends with the error.
+    void close();
+    throw e;
+  }
+  const config = withoutKeys(o.config);
+  const pending = new Map<string, EpisodeJobData>();
+  const add = (jobId: string, data: EpisodeJobData) => queue.add("episode", data, { jobId, attempts: ATTEMPTS, backoff: { type: "fixed", delay: 1000 }, removeOnComplete: KEEP, removeOnFail: KEEP });
+  let warnedIdle = false;
+  const check = async () => {
+    if (!pending.size) return;
+    down = false;
+    for (const [jobId, data] of pending) {
+      if ((await queue.getJobState(jobId)) !== "unknown" || !pending.has(jobId)) continue;
+      o.log?.(`job ${jobId} is no longer in Redis (restarted?); queued again`);
+      await add(jobId, data);
+    }
+    const workers = await queue.getWorkersCount();
+    if (workers === 0 && !warnedIdle) o.log?.(`waiting for workers: none is connected to ${where}; start one with hexa worker --redis ${where}`);
+    warnedIdle = workers === 0;
+  };
+  let checking = false;
+  watch = setInterval(() => {
+    if (checking) return;
+    checking = true;
+    check()
+      .catch(() => undefined)
+      .finally(() => (checking = false));
+  }, o.checkMs ?? 5000);
+  watch.unref();
+
+  const play = async (job: EpisodeJob, onUsage: Parameters<EpisodeBackend["play"]>[1]) => {
+    const jobId = jobIdOf(o.run, job.id);
+    const { bank, id, ...rest } = job;
+    const data: EpisodeJobData = {
+      schemaVersion: JOB_SCHEMA_VERSION,
+      hexa: o.hexa,
+      run: o.run,
+      config,
+      episode: { id, phase: rest.phase, level: rest.level, round: rest.round, seed: rest.seed, agent: rest.agent, bankRound: rest.bankRound },
+      bank: { skills: bank.skills, mistakes: bank.mistakes },
+    };
+    pending.set(jobId, data);
+    try {
+      const queued: Job = await add(jobId, data);
+      // A job that failed before (a key missing on the workers, since fixed) is run again by a resume.
+      if ((await queued.getState()) === "failed") await queued.retry("failed");
+      let value: unknown;
+      try {
+        value = await queued.waitUntilFinished(events);
+      } catch (e) {
+        throw new ConfigError(`${job.id}: a worker failed the episode (${(e as Error).message}); the episode was not recorded`);
+      }
+      const result = EpisodeJobResult.safeParse(value);
+      if (!result.success) throw new ConfigError(`${job.id}: a worker's result is not an episode of job schema ${JOB_SCHEMA_VERSION} (${result.error.issues[0]?.message}); run the same hexa version on the coordinator and every worker`);
+      for (const line of result.data.usage) onUsage(line);
+      return { trajectory: result.data.trajectory, retrieved: result.data.retrieved };
+    } finally {
+      pending.delete(jobId);
+    }
+  };
+  // Every episode of a round is queued at once: the workers' concurrency is the limit.
+  return { play, inFlight: 100_000, close };
+};

@@ -1,0 +1,109 @@
+import { createHash } from "node:crypto";
+import { Queue, QueueEvents } from "bullmq";
+import { z } from "zod";
+import { ConfigError } from "../../errors.ts";
+import type { JobProgress } from "../../trainer/client.ts";
+import type { PoolJob, PoolOutcome, PoolTrainOptions, TrainerPool } from "../../trainer/pool.ts";
+import { HelloMessage, JobBudget, TrainMessage } from "../../trainer/protocol.ts";
+import { redisLabel, type RedisConnection } from "./connection.ts";
+import { HexaVersion, JOB_SCHEMA_VERSION, QUEUES } from "./jobs.ts";
+
+/** The trainer settings a worker builds its local pool from (the reward-search config's trainer slice, cache and jobs dirs). */
+const TrainerSettings = z.record(z.string(), z.unknown());
+
+export const TrainingJobData = z.discriminatedUnion("kind", [
+  z.object({ schemaVersion: z.literal(JOB_SCHEMA_VERSION), hexa: HexaVersion, kind: z.literal("hello"), trainer: TrainerSettings }),
+  z.object({
+    schemaVersion: z.literal(JOB_SCHEMA_VERSION),
+    hexa: HexaVersion,
+    kind: z.literal("train"),
+    trainer: TrainerSettings,
+    job: TrainMessage.omit({ type: true, id: true, jobDir: true, budget: true }),
+    budget: JobBudget.optional(),
+    label: z.string().optional(),
+  }),
+]);
+export type TrainingJobData = z.infer<typeof TrainingJobData>;
+
+/** What a training job hands back: the pool's outcome (jobDir is on the worker's machine) or the trainer's hello. */
+const TrainingResult = z.union([z.object({ hello: HelloMessage }), z.object({ outcome: z.looseObject({ kind: z.enum(["result", "error"]) }), worker: z.string() })]);
+
+export interface RedisTrainerOptions {
+  connection: RedisConnection;
+  hexa: HexaVersion;
+  trainer: Record<string, unknown>;
+  log?: (line: string) => void;
+}
+
+/**
+ * Trainings run by `hexa worker` processes that serve the trainings queue (issue 14), behind the same port
+ * as the local pool. The job id is a hash of the job: a training asked for twice while Redis holds it (two
+ * episodes, or a job rerun after its worker died) is trained once and read back. A cancel (signal) stops the
+ * wait here; the training finishes on its worker and lands in its cache.
+ */
+export const redisTrainerPool = (o: RedisTrainerOptions): TrainerPool => {
+  let opened: { queue: Queue; events: QueueEvents } | undefined;
+  const open = async () => {
+    if (!opened) {
+      const queue = new Queue(QUEUES.trainings, { connection: o.connection });
+      const events = new QueueEvents(QUEUES.trainings, { connection: o.connection });
+      queue.on("error", () => undefined);
+      events.on("error", () => undefined);
+      queue.setMaxListeners(0);
+      events.setMaxListeners(0);
+      opened = { queue, events };
+      await Promise.all([queue.waitUntilReady(), events.waitUntilReady()]);
+      if ((await queue.getWorkersCount()) === 0) o.log?.(`waiting for trainings: no worker on ${redisLabel(o.connection)} serves them; start one with hexa worker --queues trainings`);
+    }
+    return opened;
+  };
+  let sent = 0;
+  const run = async (data: TrainingJobData, onProgress?: (p: JobProgress) => void, signal?: AbortSignal): Promise<z.infer<typeof TrainingResult>> => {
+    const { queue, events } = await open();
+    const jobId = `training-${createHash("sha256").update(JSON.stringify([data.kind, data.trainer, "job" in data ? data.job : null, "budget" in data ? data.budget : null])).digest("hex").slice(0, 32)}`;
+    const job = await queue.add(data.kind, data, { jobId, attempts: 3, backoff: { type: "fixed", delay: 1000 }, removeOnComplete: { age: 3600 }, removeOnFail: { age: 3600 } });
+    if ((await job.getState()) === "failed") await job.retry("failed");
+    const progress = ({ jobId: id, data: p }: { jobId: string; data: unknown }) => {
+      if (id === jobId && p && typeof p === "object") onProgress?.(p as JobProgress);
+    };
+    if (onProgress) events.on("progress", progress);
+    try {
+      const value = await (signal
+        ? Promise.race([job.waitUntilFinished(events), new Promise<never>((_, fail) => signal.addEventListener("abort", () => fail(signal.reason), { once: true }))])
+        : job.waitUntilFinished(events));
+      const parsed = TrainingResult.safeParse(value);
+      if (!parsed.success) throw new ConfigError(`training job ${jobId}: a worker's result is not a training of job schema ${JOB_SCHEMA_VERSION}; run the same hexa version on the coordinator and every worker`);
+      return parsed.data;
+    } catch (e) {
+      if (e instanceof ConfigError || signal?.aborted) throw e;
+      throw new ConfigError(`training job ${jobId}: a worker failed it (${(e as Error).message})`);
+    } finally {
+      events.off("progress", progress);
+    }
+  };
+  let hello: Promise<HelloMessage> | undefined;
+  return {
+    hello: () => {
+      hello ??= run({ schemaVersion: JOB_SCHEMA_VERSION, hexa: o.hexa, kind: "hello", trainer: o.trainer }).then((r) => ("hello" in r ? r.hello : Promise.reject(new ConfigError("a worker answered a hello job with a training"))));
+      hello.catch(() => (hello = undefined));
+      return hello;
+    },
+    train: async (job: PoolJob, opts: PoolTrainOptions = {}): Promise<PoolOutcome> => {
+      sent++;
+      const r = await run(
+        { schemaVersion: JOB_SCHEMA_VERSION, hexa: o.hexa, kind: "train", trainer: o.trainer, job, ...(opts.budget ? { budget: opts.budget } : {}), ...(opts.label ? { label: opts.label } : {}) },
+        opts.onProgress,
+        opts.signal,
+      );
+      if (!("outcome" in r)) throw new ConfigError("a worker answered a training job with a hello");
+      return r.outcome as unknown as PoolOutcome;
+    },
+    get sent() {
+      return sent;
+    },
+    close: async () => {
+      if (opened) await Promise.allSettled([opened.events.close(), opened.queue.close()]);
+      opened = undefined;
+    },
+  };
+};

@@ -1,0 +1,118 @@
+import { hostname } from "node:os";
+import { UnrecoverableError, Worker, type Job } from "bullmq";
+import { Redis } from "ioredis";
+import { ConfigError } from "../../errors.ts";
+import type { RedisConnection } from "./connection.ts";
+import { QUEUES, refusal, type HexaVersion, type QueueKind } from "./jobs.ts";
+import { HEARTBEAT_MS, WORKERS_KEY, type WorkerBeat } from "./registry.ts";
+
+/** A job's work: the job's data → its result (`progress` reaches the coordinator). A ConfigError fails the job for good (no retry). */
+export type JobHandler = (data: unknown, jobId: string, progress: (p: object) => Promise<void>) => Promise<unknown>;
+
+export interface WorkerOptions {
+  connection: RedisConnection;
+  hexa: HexaVersion;
+  /** Jobs run at once, per queue. */
+  concurrency: number;
+  handlers: Partial<Record<QueueKind, JobHandler>>;
+  /** How long a job's lock lasts without renewal; a dead worker's job is taken over after about this long. */
+  lockMs: number;
+  /** How often workers look for jobs whose lock expired. */
+  stalledMs: number;
+  log: (line: string) => void;
+}
+
+export interface RunningWorker {
+  name: string;
+  /** Stops taking jobs, lets those in flight finish (or, with `force`, drops them: they are taken over), then disconnects. */
+  close(force?: boolean): Promise<void>;
+}
+
+/**
+ * A `hexa worker` (issue 14): one BullMQ worker per queue it serves, each running `concurrency` jobs at once.
+ * Deterministic failures (a job of another hexa version, a bad config, a key this machine lacks) fail the job
+ * without retries; anything else is retried by BullMQ, and a worker that dies mid-job loses its lock, so the
+ * stalled-job check hands the job to another worker. It beats into the `hexa workers` table every second.
+ */
+export const startWorker = async (o: WorkerOptions): Promise<RunningWorker> => {
+  const name = `${hostname()}-${process.pid}`;
+  const startedAt = Date.now();
+  const active = new Map<string, { queue: QueueKind; since: number }>();
+  const done: number[] = [];
+  let completed = 0;
+  let failed = 0;
+  const process_ = (kind: QueueKind, handler: JobHandler) => async (job: Job) => {
+    const id = job.id ?? "?";
+    const why = refusal(id, job.data, o.hexa);
+    if (why) throw new UnrecoverableError(why);
+    active.set(id, { queue: kind, since: Date.now() });
+    o.log(`${kind} job ${id} started (attempt ${job.attemptsMade + 1})`);
+    try {
+      return await handler(job.data, id, (p) => job.updateProgress(p));
+    } catch (e) {
+      if (e instanceof ConfigError) throw new UnrecoverableError(`${e.message} (on worker ${name})`);
+      throw e;
+    } finally {
+      active.delete(id);
+    }
+  };
+  const workers = (Object.entries(o.handlers) as [QueueKind, JobHandler][]).map(([kind, handler]) => {
+    const w = new Worker(QUEUES[kind], process_(kind, handler), {
+      connection: o.connection,
+      concurrency: o.concurrency,
+      name,
+      lockDuration: o.lockMs,
+      stalledInterval: o.stalledMs,
+      // A job stalls once per dead worker; three in a row means it kills its workers.
+      maxStalledCount: 3,
+    });
+    w.on("completed", (job) => {
+      completed++;
+      done.push(Date.now());
+      o.log(`${kind} job ${job.id} done`);
+    });
+    w.on("failed", (job, e) => {
+      failed++;
+      o.log(`${kind} job ${job?.id ?? "?"} failed: ${e.message}`);
+    });
+    let down = false;
+    w.on("error", (e) => {
+      if (!down) o.log(`warning: Redis does not answer (${e.message}); waiting for it`);
+      down = true;
+    });
+    w.on("ready", () => (down = false));
+    return w;
+  });
+  await Promise.all(workers.map((w) => w.waitUntilReady()));
+  const beats = new Redis(o.connection);
+  beats.on("error", () => undefined);
+  const beat = async () => {
+    const now = Date.now();
+    while (done.length && done[0]! < now - 60_000) done.shift();
+    const b: WorkerBeat = {
+      name,
+      host: hostname(),
+      pid: process.pid,
+      queues: Object.keys(o.handlers) as QueueKind[],
+      concurrency: o.concurrency,
+      startedAt,
+      at: now,
+      completed,
+      failed,
+      lastMinute: done.length,
+      active: [...active].map(([id, a]) => ({ id, queue: a.queue, since: a.since })),
+    };
+    await beats.hset(WORKERS_KEY, name, JSON.stringify(b));
+  };
+  await beat();
+  const timer = setInterval(() => void beat().catch(() => undefined), HEARTBEAT_MS);
+  return {
+    name,
+    close: async (force = false) => {
+      clearInterval(timer);
+      await Promise.allSettled(workers.map((w) => w.close(force)));
+      await beats.hdel(WORKERS_KEY, name).catch(() => undefined);
+      beats.disconnect();
+    },
+  };
+};

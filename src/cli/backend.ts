@@ -1,0 +1,32 @@
+import type { EpisodeBackend } from "../loop/episode-backend.ts";
+import type { RunConfig } from "../loop/run-config.ts";
+import { ConfigError } from "../errors.ts";
+import { codeVersion } from "./run-setup.ts";
+
+/**
+ * The run's episode backend (issue 14), chosen here and nowhere else: `local` (undefined: the loop plays in
+ * this process) or `redis://HOST:PORT` (hexa worker processes play; bullmq is loaded only then). `where` names
+ * the flag or key in errors. Redis that does not answer is refused before anything is written.
+ */
+export const openEpisodes = async (spec: string, where: string, o: { run: string; config: RunConfig; log: (line: string) => void }): Promise<EpisodeBackend | undefined> => {
+  if (checkBackend(spec, where) === "local") return undefined;
+  const [{ parseRedisUrl }, { openRedisEpisodes }] = await Promise.all([import("../backend/redis/connection.ts"), import("../backend/redis/coordinator.ts")]);
+  const connection = parseRedisUrl(spec, where);
+  return openRedisEpisodes({ connection, run: o.run, config: JSON.parse(JSON.stringify(o.config)) as Record<string, unknown>, hexa: codeVersion(), log: o.log, ...checkMs() });
+};
+
+/** A backend spec's kind, or a ConfigError naming `where`. */
+export const checkBackend = (spec: string, where: string): "local" | "redis" => {
+  if (spec === "local") return "local";
+  if (spec.startsWith("redis://")) return "redis";
+  throw new ConfigError(`${where}: unknown backend ${JSON.stringify(spec)}; use local or redis://HOST:PORT (hexa worker processes play the episodes)`);
+};
+
+/** HEXA_QUEUE_CHECK_MS: how often jobs in flight are checked for having vanished from Redis (tests shorten it). */
+const checkMs = (): { checkMs?: number } => {
+  const v = process.env.HEXA_QUEUE_CHECK_MS;
+  if (v === undefined) return {};
+  const n = Number(v);
+  if (!Number.isSafeInteger(n) || n < 50) throw new ConfigError(`HEXA_QUEUE_CHECK_MS must be an integer ≥ 50 (got ${JSON.stringify(v)}); unset it for the default 5000`);
+  return { checkMs: n };
+};

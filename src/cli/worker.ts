@@ -1,0 +1,110 @@
+import { mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import type { Argv, CommandModule } from "yargs";
+import { ConfigError } from "../errors.ts";
+import type { ChatModel } from "../llm/chat-model.ts";
+import { playHere } from "../loop/episode-backend.ts";
+import { parseRunConfig, type RunConfig } from "../loop/run-config.ts";
+import type { UsageLine } from "../store/run-records.ts";
+import { parseRedisUrl, redisLabel } from "../backend/redis/connection.ts";
+import { EpisodeJobData, JOB_SCHEMA_VERSION, QUEUE_KINDS, type EpisodeJobResult, type QueueKind } from "../backend/redis/jobs.ts";
+import { allFamilies, getFamily, routeTrainings } from "./families.ts";
+import { intFlag } from "./flags.ts";
+import { codeVersion } from "./run-setup.ts";
+import { trainingHandler } from "./worker-trainings.ts";
+
+/** `--queues episodes,trainings` → the kinds, each known. */
+const parseQueues = (v: unknown): QueueKind[] => {
+  const names = String(v).split(",").map((s) => s.trim()).filter(Boolean);
+  const bad = names.filter((n) => !(QUEUE_KINDS as string[]).includes(n));
+  if (!names.length || bad.length) throw new ConfigError(`--queues: unknown queue ${JSON.stringify(bad[0] ?? v)}; known: ${QUEUE_KINDS.join(", ")} (comma-separated)`);
+  return [...new Set(names)] as QueueKind[];
+};
+
+/**
+ * The actor model of a job's run, built once per (run, llm config) from this machine's environment: keys never
+ * travel in a job. Its calls are logged under runs/.workers/<run>/ here unless the config names an audit log.
+ */
+const actorModels = () => {
+  const built = new Map<string, ChatModel>();
+  return async (cfg: RunConfig, run: string): Promise<ChatModel> => {
+    const key = JSON.stringify([run, cfg.llm]);
+    if (!built.has(key)) {
+      const { createRoleModel } = await import("../llm/role-model.ts");
+      const auditLog = cfg.llm.auditLog ?? join("runs", ".workers", run.replace(/[^A-Za-z0-9_.+-]/g, "_"), "llm-log.jsonl");
+      mkdirSync(dirname(auditLog), { recursive: true });
+      const llm = { ...cfg.llm, auditLog };
+      try {
+        built.set(key, createRoleModel("actor", llm, { env: process.env }));
+      } catch (e) {
+        if (e instanceof ConfigError) throw new ConfigError(`${e.message}; a worker reads keys from its own environment: export it where hexa worker runs, then hexa run --resume`);
+        throw e;
+      }
+    }
+    return built.get(key)!;
+  };
+};
+
+/** An episode job: the same playHere as a local run, with the bank the coordinator sent. */
+const episodeHandler = (worker: () => string) => {
+  const actorOf = actorModels();
+  return async (raw: unknown, jobId: string): Promise<EpisodeJobResult> => {
+    const parsed = EpisodeJobData.safeParse(raw);
+    if (!parsed.success) throw new ConfigError(`job ${jobId}: not an episode job of schema ${JOB_SCHEMA_VERSION} (${parsed.error.issues[0]?.path.join(".")}: ${parsed.error.issues[0]?.message})`);
+    const d = parsed.data;
+    const cfg = parseRunConfig(d.config, `job ${jobId}: config`, allFamilies());
+    const family = getFamily(cfg.family);
+    family.checkLevel(d.episode.level);
+    const actorModel = d.episode.agent === "heuristic" ? undefined : await actorOf(cfg, d.run);
+    const usage: UsageLine[] = [];
+    const played = await playHere(cfg, { ...d.episode, bank: d.bank }, { family, ...(actorModel ? { actorModel } : {}), now: () => performance.now() }, (l) => usage.push(l));
+    return { schemaVersion: JOB_SCHEMA_VERSION, trajectory: played.trajectory, retrieved: played.retrieved, usage, worker: worker() };
+  };
+};
+
+export const workerCommand: CommandModule = {
+  command: "worker",
+  describe: "take episode and training jobs from Redis and run them for hexa run/compare --backend (start one per machine)",
+  builder: (y: Argv) =>
+    y
+      .option("redis", { type: "string", demandOption: true, describe: "the Redis the coordinator uses, e.g. redis://127.0.0.1:6379" })
+      .option("concurrency", { type: "string", default: 1, coerce: intFlag("concurrency", 1, 256), describe: "jobs run at once per queue" })
+      .option("queues", { type: "string", default: QUEUE_KINDS.join(","), coerce: parseQueues, describe: "the queues served: episodes, trainings (comma-separated)" })
+      .option("lock-ms", { type: "string", default: 30_000, coerce: intFlag("lock-ms", 500, 3_600_000), describe: "a job's lock; a killed worker's job is taken over after about this long" })
+      .option("stalled-ms", { type: "string", default: 30_000, coerce: intFlag("stalled-ms", 500, 3_600_000), describe: "how often this worker looks for jobs whose worker died" }),
+  handler: async (argv) => {
+    const connection = parseRedisUrl(String(argv.redis), "--redis");
+    const queues = argv.queues as QueueKind[];
+    const { startWorker } = await import("../backend/redis/worker.ts");
+    const { withTimeout } = await import("../backend/redis/coordinator.ts");
+    const log = (line: string) => process.stderr.write(`${line}\n`);
+    let name = "";
+    const hexa = codeVersion();
+    // An episode's trainings go to the trainings queue, so every worker that serves it shares the heavy part.
+    const { redisTrainerPool } = await import("../backend/redis/trainer-pool.ts");
+    routeTrainings((c) => redisTrainerPool({ connection, hexa, trainer: { trainer: c.trainer, cacheDir: c.cacheDir, jobsDir: c.jobsDir }, log }));
+    const trainings = trainingHandler(() => name);
+    const handlers = Object.fromEntries(queues.map((q) => [q, q === "episodes" ? episodeHandler(() => name) : trainings.handle]));
+    const w = await withTimeout(
+      startWorker({ connection, hexa, concurrency: Number(argv.concurrency), handlers, lockMs: Number(argv["lock-ms"]), stalledMs: Number(argv["stalled-ms"]), log }),
+      10_000,
+      () => `--redis ${redisLabel(connection)}: Redis does not answer; start redis-server there (see README, "Many machines") or fix the URL`,
+    );
+    name = w.name;
+    log(`worker ${w.name} on ${redisLabel(connection)}: ${queues.join(", ")}, ${String(argv.concurrency)} at once per queue (Ctrl-C stops after the jobs in flight)`);
+    await new Promise<void>((stopped) => {
+      const stop = () => {
+        process.off("SIGINT", stop);
+        process.off("SIGTERM", stop);
+        // A second signal stops at once; the jobs in flight lose their locks and other workers take them over.
+        const now = () => process.exit(130);
+        process.once("SIGINT", now);
+        process.once("SIGTERM", now);
+        log(`worker ${w.name}: stopping after the jobs in flight (Ctrl-C again to stop at once)`);
+        void w.close().then(() => trainings.close()).then(() => stopped());
+      };
+      process.on("SIGINT", stop);
+      process.on("SIGTERM", stop);
+    });
+  },
+};
