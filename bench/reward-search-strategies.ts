@@ -9,7 +9,8 @@
  *   node --import tsx bench/reward-search-strategies.ts [--tasks cartpole,pendulum] [--budget 8] [--runs 2]
  *        [--train-steps 16384] [--processes 2] [--samples 4] [--initial 4] [--children 8]
  *
- * (The `rounds` strategy is `hexa run` with the evolving bank; it is not part of this table.)
+ * (`hexa bench reward-search` puts rounds, the round loop with the evolving bank, beside these two at the same
+ * number of trained candidates, through `hexa run` with rewardSearch.strategy, and writes compare-style results.)
  */
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";

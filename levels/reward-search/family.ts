@@ -1,6 +1,7 @@
 import type { FamilyWords } from "../../agents/family-words.ts";
 import { familyConfig, type LevelFamily } from "../../src/loop/family.ts";
 import type { RunConfig } from "../../src/loop/run-config.ts";
+import { scheduleLevel } from "../../src/loop/schedule.ts";
 import { createRng } from "../../src/sim/rng.ts";
 import type { TrainerPool } from "../../src/trainer/pool.ts";
 import { renderRewardAction, RewardAction } from "./action.ts";
@@ -9,6 +10,7 @@ import { runRewardDesigner } from "./heuristic/designer.ts";
 import { designHintsFromBank, evolveRewardHeuristic } from "./heuristic/evolver.ts";
 import { synthesiseDesigns } from "./heuristic/synthesiser.ts";
 import { getTask, listTasks } from "./index.ts";
+import { finalScoresOfRun, searchOfRun, trainingShare } from "./strategies/run-strategy.ts";
 import { openRewardEnv, openRewardSession } from "./task-env.ts";
 
 export const REWARD_SEARCH_WORDS: FamilyWords = {
@@ -38,9 +40,12 @@ export const rewardSearchFamily = (trainerFor: (c: RewardSearchConfig) => Traine
   };
   const sessionRequest = (level: string, seed: number, config: RunConfig, maxTurns: number) => {
     const { pool, c } = poolOf(config);
-    return { task: level, seed, trainer: pool, budgets: budgetsOf(c, getTask(level).training.steps), checkTransitions: c.checkTransitions, maxTurns };
+    // A rounds run with a budget: this episode's share of the task's trainings (issue 13's equal-budget comparison).
+    const plan = c.budget === undefined ? undefined : scheduleLevel(config, family, level);
+    const share = plan && trainingShare(c.budget!, [...plan.offline, ...plan.rounds.flat()], seed);
+    return { task: level, seed, trainer: pool, budgets: budgetsOf(c, getTask(level).training.steps), checkTransitions: c.checkTransitions, maxTurns, ...(share === undefined ? {} : { maxTrainings: share }) };
   };
-  return {
+  const family: LevelFamily = {
     id: "reward-search",
     title: "Reward search: write reward code, train PPO on it, reach the task's fitness",
     listLevels: listTasks,
@@ -68,9 +73,18 @@ export const rewardSearchFamily = (trainerFor: (c: RewardSearchConfig) => Traine
       return [...t.observation.map((n) => `obs.${n}`), ...t.info.map((n) => `info.${n}`), ...t.actionNames];
     },
     synthesiseHeuristic: (o) => synthesiseDesigns(o),
+    searchFor: (config) => {
+      const { pool, c } = poolOf(config);
+      return searchOfRun(config, c, pool);
+    },
+    finalScores: (req) => {
+      const { pool, c } = poolOf(req.config);
+      return finalScoresOfRun(req, c, pool);
+    },
     close: async () => {
       await Promise.all([...pools.values()].map((p) => p.close()));
       pools.clear();
     },
   };
+  return family;
 };

@@ -13,12 +13,20 @@ import { rewardSearchPrompt } from "./prompt.ts";
 export const REWARD_TOOLS: readonly RewardTool[] = [describe_task, check_reward, train_policy, finish] as readonly RewardTool[];
 
 /** A task at a seed, with what its session shares (trainer, budgets, check size) and the turn budget of the prompt. */
-export type RewardEnvRequest = Pick<RewardSession, "trainer" | "budgets" | "checkTransitions"> & { task: string; seed: number; maxTurns: number };
+export type RewardEnvRequest = Pick<RewardSession, "trainer" | "budgets" | "checkTransitions" | "maxTrainings"> & { task: string; seed: number; maxTurns: number };
 
 /** A session over one task instance (also what the heuristic designer calls directly). */
 export const openRewardSession = (r: RewardEnvRequest): RewardSession => {
   const task = getTask(r.task);
-  return { task, instance: task.generate(r.seed), trainer: r.trainer, budgets: r.budgets, checkTransitions: r.checkTransitions, trainings: 0 };
+  return {
+    task,
+    instance: task.generate(r.seed),
+    trainer: r.trainer,
+    budgets: r.budgets,
+    checkTransitions: r.checkTransitions,
+    trainings: 0,
+    ...(r.maxTrainings === undefined ? {} : { maxTrainings: r.maxTrainings }),
+  };
 };
 
 export const openRewardEnv = async (r: RewardEnvRequest): Promise<TaskEnv> => {
@@ -28,7 +36,7 @@ export const openRewardEnv = async (r: RewardEnvRequest): Promise<TaskEnv> => {
     level: session.task.id,
     seed: session.instance.seed,
     tools: toolSpecs(REWARD_TOOLS),
-    prompt: rewardSearchPrompt(session.task, session.instance, r.budgets, r.maxTurns, actionKind),
+    prompt: rewardSearchPrompt(session.task, session.instance, r.budgets, r.maxTurns, actionKind, r.maxTrainings),
     call: (name, args, onProgress) => callRewardTool(REWARD_TOOLS, session, name, args, onProgress),
     close: async () => {},
   };

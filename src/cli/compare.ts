@@ -18,6 +18,8 @@ import { writeReport } from "./inspect.ts";
 import { appendJsonl, readJsonl, writeAtomic, writeJsonAtomic } from "../store/jsonl.ts";
 import { isEvalFileName, RunDir, updateKey } from "../store/run-dir.ts";
 import { EpisodeRecord } from "../store/run-records.ts";
+import { readFinalScores } from "../store/final-scores.ts";
+import type { LevelFamily } from "../loop/family.ts";
 import { allFamilies } from "./families.ts";
 import { intFlag } from "./flags.ts";
 import { checkRunConfig, runIdOf } from "./run.ts";
@@ -116,7 +118,9 @@ const findRun = (runsDir: string, cfg: RunConfig): RunDir | undefined => {
   return found.length ? RunDir.open(join(runsDir, found.at(-1)!)) : undefined;
 };
 
-const finished = (dir: RunDir, cfg: RunConfig): boolean => {
+const finished = (dir: RunDir, cfg: RunConfig, family: LevelFamily): boolean => {
+  // A family's whole search (no rounds) is finished when its final scores are written.
+  if (family.searchFor?.(cfg)) return readFinalScores(dir.path) !== undefined;
   const stream = new Set(dir.episodes({ repair: false }).flatMap((e) => (e.phase === "stream" ? [e.id] : [])));
   const log = dir.bankLog({ repair: false });
   return stream.size >= cfg.rounds * cfg.episodesPerRound * cfg.levels.length && cfg.levels.every((l) => log.done.has(updateKey(l, cfg.rounds))) && existsSync(dir.file("metrics"));
@@ -149,7 +153,7 @@ const child = (args: string[], logFile: string): Promise<{ code: number; ms: num
 
 const outcome = (e: EpisodeRecord): EpisodeOutcome => ({ level: e.level, round: e.round, seed: e.seed, success: e.trajectory.success, turns: e.trajectory.turns });
 
-const compare = async (argv: Record<string, unknown>, out: string): Promise<void> => {
+export const compare = async (argv: Record<string, unknown>, out: string): Promise<void> => {
   const configPath = String(argv.config);
   const runs = Number(argv.runs);
   const backend = argv.backend === undefined ? [] : ["--backend", String(argv.backend)];
@@ -230,14 +234,15 @@ const compare = async (argv: Record<string, unknown>, out: string): Promise<void
         return r.code === 0;
       };
       let dir = findRun(runsDir, job.cfg);
-      if (!dir || !finished(dir, job.cfg)) {
+      if (!dir || !finished(dir, job.cfg, family)) {
         if (!(await step(dir ? "run --resume" : "run", dir ? ["run", "--resume", dir.path, ...backend] : ["run", cellFile, "--runs-dir", runsDir, ...backend]))) return;
         dir = findRun(runsDir, job.cfg)!;
       }
-      if (anyHeldOut(heldOut) && !heldOutOf(dir, job.cfg, heldOut) && !(await step("eval", ["eval", dir.path, "--seeds", heldOutArg(heldOut)]))) return;
+      // A whole search has no bank to evaluate frozen: its final scores are its held-out figures.
+      if (anyHeldOut(heldOut) && !family.searchFor?.(job.cfg) && !heldOutOf(dir, job.cfg, heldOut) && !(await step("eval", ["eval", dir.path, "--seeds", heldOutArg(heldOut)]))) return;
       note(`[${++done}/${jobs.length}] ${name} (${job.cell.label}) done, ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     });
-    await writeResults(out, { configPath, axes, runs, heldOut, baseline, skipped, jobs, runsDir, logPath });
+    await writeResults(out, { configPath, axes, runs, heldOut, baseline, skipped, jobs, runsDir, logPath, family });
     // The whole grid as one hexa inspect report: a line per cell with a band over its runs (issue 12).
     if (!failures.length) note(`report: ${writeReport(runsDir, join(out, "report.html"))}`);
     if (failures.length) throw new ConfigError(`${failures.length} run(s) failed: ${failures.join("; ")}; fix that and rerun the same command to continue`);
@@ -259,6 +264,7 @@ interface Done {
   jobs: Job[];
   runsDir: string;
   logPath: string;
+  family: LevelFamily;
 }
 
 const writeResults = async (out: string, d: Done): Promise<void> => {
@@ -269,9 +275,12 @@ const writeResults = async (out: string, d: Done): Promise<void> => {
   const byCell = new Map<string, CellInput>();
   for (const job of d.jobs) {
     const dir = findRun(d.runsDir, job.cfg);
-    if (!dir || !finished(dir, job.cfg)) continue;
+    if (!dir || !finished(dir, job.cfg, d.family)) continue;
     const held = anyHeldOut(d.heldOut) ? heldOutOf(dir, job.cfg, d.heldOut) : undefined;
-    const metrics = JSON.parse(readFileSync(dir.file("metrics"), "utf8")) as { usage: { total: { input: number; output: number; costUsd: number; unpricedCalls: number } } };
+    type Usage = { usage: { total: { input: number; output: number; costUsd: number; unpricedCalls: number } } };
+    // A whole search writes no metrics.json (no rounds); its model calls are not metered yet.
+    const metrics: Usage = existsSync(dir.file("metrics")) ? (JSON.parse(readFileSync(dir.file("metrics"), "utf8")) as Usage) : { usage: { total: { input: 0, output: 0, costUsd: 0, unpricedCalls: 0 } } };
+    const final = readFinalScores(dir.path);
     const evalUsage = (held ?? []).reduce((s, e) => ({ tokens: s.tokens + e.trajectory.usage.input + e.trajectory.usage.output, cost: s.cost + e.trajectory.usage.costUsd }), { tokens: 0, cost: 0 });
     const cell = byCell.get(job.cell.id) ?? { id: job.cell.id, label: job.cell.label, runs: [] };
     cell.runs.push({
@@ -279,6 +288,7 @@ const writeResults = async (out: string, d: Done): Promise<void> => {
       dir: dir.path,
       stream: dir.episodes({ repair: false }).filter((e) => e.phase === "stream").map(outcome),
       ...(held ? { heldOut: held.map(outcome) } : {}),
+      ...(final ? { final: final.levels.map((f) => ({ level: f.level, score: f.score, spent: f.spent, measure: f.measure, ...(f.raw ? { raw: f.raw } : {}) })) } : {}),
       tokens: metrics.usage.total.input + metrics.usage.total.output + evalUsage.tokens,
       costUsd: metrics.usage.total.costUsd + evalUsage.cost,
       // Held-out calls carry no priced flag in their records; the run's own calls do.

@@ -2,6 +2,7 @@ import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 import { HexaError, RunStopped } from "../errors.ts";
 import { bankCommand } from "./bank.ts";
+import { benchCommand } from "./bench.ts";
 import { compareCommand } from "./compare.ts";
 import { episodeCommand } from "./episode.ts";
 import { evalCommand } from "./eval.ts";
@@ -37,6 +38,7 @@ const cli = yargs(hideBin(process.argv))
   .command(inspectCommand)
   .command(trainerCommand)
   .command(searchCommand)
+  .command(benchCommand)
   .command(transferCommand)
   .command(workerCommand)
   .command(workersCommand)

@@ -21,6 +21,7 @@ import { writeRunReport } from "./inspect.ts";
 import { allFamilies } from "./families.ts";
 import { codeLabel, codeVersion, configDigest, familyOf, runDirConfig, modelsFor, openSkillIndex, readRunConfig, type OpenIndex } from "./run-setup.ts";
 import { asUserError } from "./write-file.ts";
+import { scoreRun } from "./final-scores.ts";
 import { openEpisodes } from "./backend.ts";
 
 const stamp = (d: Date) => d.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
@@ -207,6 +208,18 @@ const start = async (configPath: string | undefined, resumeDir: string | undefin
     const recorded = () => ["episodes.jsonl", "bank-events.jsonl"].map((f) => (existsSync(join(dir.path, f)) ? statSync(join(dir.path, f)).size : 0)).join();
     const before = recorded();
     dir.clearStopped();
+    // A family's whole search (reward search's eureka / rf-agent) replaces the rounds; its records are in the run directory.
+    const search = family.searchFor?.(cfg);
+    if (search) {
+      view.line(`${search.label}; ${resumeDir ? "resuming from" : "records in"} ${dir.path}`);
+      await search.run({ dir: dir.path, ...(models.actorModel ? { actorModel: models.actorModel } : {}), log: (line) => view.line(line), signal: controller.signal });
+      view.stop();
+      await scoreRun(family, cfg, dir.path, [], (t) => process.stdout.write(t));
+      process.stdout.write(`run directory: ${resolve(dir.path)}
+lineage: hexa inspect ${dir.path}
+`);
+      return;
+    }
     const metrics = await runLoop(cfg, {
       family,
       dir,
@@ -230,6 +243,7 @@ const start = async (configPath: string | undefined, resumeDir: string | undefin
     });
     view.stop();
     printSummary(metrics, resolve(dir.path));
+    await scoreRun(family, cfg, dir.path, dir.episodes({ repair: false }), (t) => process.stdout.write(t));
     // Resuming a finished run records nothing new, and leaves its report as it was.
     const report = join(dir.path, "report.html");
     process.stdout.write(`report: ${recorded() === before && existsSync(report) ? resolve(report) : writeRunReport(dir.path)}\n`);

@@ -4,6 +4,9 @@ import type { FamilyWords } from "../../agents/family-words.ts";
 import type { TaskEnv, ToolProgress } from "../../agents/task-env.ts";
 import type { Trajectory, TrajectoryStep } from "../store/trajectory.ts";
 import type { Bank, BankEntry, BankEvent } from "../store/bank.ts";
+import type { FinalScore } from "../store/final-scores.ts";
+import type { EpisodeRecord } from "../store/run-records.ts";
+import type { ChatModel } from "../llm/chat-model.ts";
 import type { RunConfig } from "./run-config.ts";
 
 /** One task of a family: a level at a seed. */
@@ -42,6 +45,22 @@ export interface HeuristicSynthesis {
   citations: Record<string, { level: string; id: string }[]>;
 }
 
+/** A whole search that replaces the round loop for a config (issue 13: reward search's eureka and rf-agent). */
+export interface FamilySearch {
+  /** One line for the run's start, e.g. "eureka: 16 candidates per task". */
+  label: string;
+  /** Runs, or resumes, the search of every level of the config, writing its records under `dir` (the run directory). */
+  run(req: { dir: string; actorModel?: ChatModel; log: (line: string) => void; signal?: AbortSignal }): Promise<void>;
+}
+
+/** What a family's final scoring reads of a finished run. */
+export interface FinalScoreRequest {
+  config: RunConfig;
+  dir: string;
+  /** The run's episodes (none for a whole search). */
+  episodes: readonly EpisodeRecord[];
+}
+
 /**
  * The seam between the generic method and a level family (issue 10 §1). The loop, the bank, the evolver, the
  * retriever and the LLM agents (ReAct actor, Direct, Reflexion) know only this: a family supplies its levels
@@ -78,6 +97,10 @@ export interface LevelFamily {
    * family has none; the LLM synthesiser (agents/) works for every family.
    */
   synthesiseHeuristic?(o: HeuristicSynthesisRequest): HeuristicSynthesis;
+  /** The whole search this config asks for instead of rounds (hexa run runs it in the run directory); absent or undefined: the round loop. */
+  searchFor?(config: RunConfig): FamilySearch | undefined;
+  /** Each level's final figure after a run's rounds or search (hexa run writes final-scores.json); undefined: the config asks for none. */
+  finalScores?(req: FinalScoreRequest): Promise<FinalScore[] | undefined>;
   /** Releases what the family started (trainer processes, workers); the CLI calls it when a command ends. */
   close?(): Promise<void>;
 }

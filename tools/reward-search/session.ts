@@ -11,12 +11,22 @@ export interface RewardSession {
   checkTransitions: number;
   /** Trainings this episode asked for (a cached one included). */
   trainings: number;
+  /** Trainings this episode may ask for (its share of rewardSearch.budget in a rounds run); unset: the turn budget alone limits them. */
+  maxTrainings?: number;
 }
 
 export type RewardToolOutput = Pick<ToolResult, "observation" | "result" | "ends">;
 
+/** Marks the answer to a training refused by the episode's share of the run's budget (final scoring does not count it). */
+export const BUDGET_SPENT = "share of the run's training budget";
+
 /** One training of `code` on the instance (training seed, held-out evaluation seeds), with progress. */
-export const train = (s: RewardSession, code: string, steps: number, label: string, onProgress?: (p: ToolProgress) => void): Promise<PoolOutcome> => {
+export const train = async (s: RewardSession, code: string, steps: number, label: string, onProgress?: (p: ToolProgress) => void): Promise<PoolOutcome> => {
+  if (s.maxTrainings !== undefined && s.trainings >= s.maxTrainings) {
+    // Not sent: the run's equal-budget comparison (issue 13) counts every training the trainer runs.
+    const message = `this episode's ${BUDGET_SPENT} (${s.maxTrainings} training${s.maxTrainings === 1 ? "" : "s"}) is spent; nothing was trained`;
+    return { kind: "error", error: { kind: "budget_exceeded", message }, cached: false, jobDir: null };
+  }
   s.trainings++;
   const opts: PoolTrainOptions = {
     label: `${s.task.id}-s${s.instance.seed}-${label}`,

@@ -95,11 +95,13 @@ export const runRewardDesigner = async (o: DesignerOptions): Promise<Trajectory>
     return mutate(task, best?.design ?? baseDesign(task), rng);
   };
 
+  // Trainings this episode may still send (its share of a rounds run's budget); finish needs the last one.
+  const trainingsLeft = () => (s.maxTrainings === undefined ? Infinity : s.maxTrainings - s.trainings);
   if (left() > 1) await call(`Read ${task}: its fields, fitness and budgets.`, "describe_task", {});
   let first = true;
-  while (left() > 0) {
+  while (left() > 0 && trainingsLeft() > 0) {
     const solvedAlready = best && best.fitness >= s.task.fitness.solved;
-    if (left() === 1 || solvedAlready) {
+    if (left() === 1 || trainingsLeft() === 1 || solvedAlready) {
       const design = best?.design ?? nextCandidate().design;
       const why = solvedAlready ? "a quick training already reached the solved F, so commit it" : "last turn, so commit the best design so far";
       const out = await call(`${why}: ${describe(design)}.`.replace(/^./, (c) => c.toUpperCase()), "finish", { code: composeReward(task, design) });

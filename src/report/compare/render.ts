@@ -1,5 +1,5 @@
 import type { Interval } from "./stats.ts";
-import type { CellResult, RateFigure } from "./results.ts";
+import type { CellResult, FinalFigure, RateFigure } from "./results.ts";
 
 /** results.md, results.csv and the printed table of `hexa compare`: every run shown, every figure with its n. */
 
@@ -21,9 +21,12 @@ const perRun = (f: RateFigure | undefined) => (f ? f.perRun.map(pct).join(", ") 
 
 /** `+12.5 points [−4.2, +29.2] (n = 12 pairs), within noise` */
 const diffText = (d: Interval | undefined): string =>
-  d ? `${pts(d.mean)} [${pts(d.low)}, ${pts(d.high)}] (n = ${d.n})${d.withinNoise ? " within noise" : ""}` : "";
+  d && d.n > 0 ? `${pts(d.mean)} [${pts(d.low)}, ${pts(d.high)}] (n = ${d.n})${d.withinNoise ? " within noise" : ""}` : "";
 
 const row = (cells: readonly string[]) => `| ${cells.join(" | ")} |`;
+
+const num = (v: number | null | undefined) => (v === null || v === undefined || !Number.isFinite(v) ? "–" : v.toFixed(2));
+const finalText = (f: FinalFigure | undefined): string => (f ? `${num(f.mean)} ± ${num(f.std)} (n = ${f.perRun.filter((v) => v !== null).length})` : "–");
 
 const tables = (cells: readonly CellResult[], baseline: string) => {
   const success = [
@@ -36,7 +39,7 @@ const tables = (cells: readonly CellResult[], baseline: string) => {
           l.level,
           rateText(l.stream),
           perRun(l.stream),
-          `${l.turns.mean.toFixed(1)} ± ${l.turns.std.toFixed(1)}`,
+          Number.isFinite(l.turns.mean) ? `${l.turns.mean.toFixed(1)} ± ${l.turns.std.toFixed(1)}` : "–",
           rateText(l.heldOut),
           perRun(l.heldOut),
           c.id === baseline ? "baseline" : diffText(l.vsBaseline?.stream),
@@ -52,7 +55,30 @@ const tables = (cells: readonly CellResult[], baseline: string) => {
       row([`${c.id} (${c.label})`, String(c.runs.length), Math.round(c.tokens.mean).toString(), `$${c.costUsd.mean.toFixed(4)}`, `${c.wallS.mean.toFixed(1)} s`, `$${c.costUsd.total.toFixed(4)}${c.unpricedCalls ? ` + ${c.unpricedCalls} unpriced calls` : ""}`, `${c.wallS.total.toFixed(1)} s`]),
     ),
   ];
-  return { success, cost };
+  // The family's final score per level (reward search: human-normalised F on held-out evaluation seeds), when the runs have one.
+  const withFinal = cells.filter((c) => c.levels.some((l) => l.final));
+  const final = withFinal.length
+    ? [
+        `Final score: ${withFinal.flatMap((c) => c.levels).find((l) => l.final)!.final!.measure}; mean ± std over runs, every run, and what each run spent on the level.`,
+        "",
+        row(["cell", "level", "final score", "per run", "raw figure", "per run", "spent per run"]),
+        row(["---", "---", "---:", "---", "---:", "---", "---"]),
+        ...withFinal.flatMap((c) =>
+          c.levels.map((l) =>
+            row([
+              `${c.id} (${c.label})`,
+              l.level,
+              finalText(l.final),
+              l.final ? l.final.perRun.map(num).join(", ") : "–",
+              l.final?.raw ? `${l.final.raw.name} ${num(l.final.raw.mean)} ± ${num(l.final.raw.std)}` : "–",
+              l.final?.raw ? l.final.raw.perRun.map(num).join(", ") : "–",
+              l.final ? l.final.spent.join(", ") : "–",
+            ]),
+          ),
+        ),
+      ]
+    : [];
+  return { success, cost, final };
 };
 
 const notes = (h: CompareHeader) => [
@@ -72,6 +98,7 @@ export const renderMarkdown = (h: CompareHeader, cells: readonly CellResult[]): 
     "",
     ...t.cost,
     "",
+    ...(t.final.length ? [...t.final, ""] : []),
     ...(h.skipped.length ? ["Skipped cells (the run loop refuses them):", "", ...h.skipped.map((s) => `- ${s.id} (${s.label}): ${s.reason}`), ""] : []),
     "Runs:",
     "",
@@ -85,7 +112,7 @@ export const renderMarkdown = (h: CompareHeader, cells: readonly CellResult[]): 
 /** The printed table: results.md's two tables and the skipped cells. */
 export const renderText = (h: CompareHeader, cells: readonly CellResult[]): string => {
   const t = tables(cells, h.baseline.id);
-  return [...t.success, "", ...t.cost, ...(h.skipped.length ? ["", ...h.skipped.map((s) => `skipped ${s.id} (${s.label}): ${s.reason}`)] : []), ""].join("\n");
+  return [...t.success, "", ...t.cost, ...(t.final.length ? ["", ...t.final] : []), ...(h.skipped.length ? ["", ...h.skipped.map((s) => `skipped ${s.id} (${s.label}): ${s.reason}`)] : []), ""].join("\n");
 };
 
 const csvField = (v: string | number) => {
@@ -95,7 +122,7 @@ const csvField = (v: string | number) => {
 
 /** One row per (cell, level, run): every run's figures, for a spreadsheet or a reviewer's own statistics. */
 export const renderCsv = (cells: readonly CellResult[]): string => {
-  const head = ["cell", "label", "level", "run", "run_dir", "stream_success_rate", "stream_seeds", "mean_turns", "heldout_success_rate", "heldout_seeds", "tokens", "cost_usd", "wall_s"];
+  const head = ["cell", "label", "level", "run", "run_dir", "stream_success_rate", "stream_seeds", "mean_turns", "heldout_success_rate", "heldout_seeds", "final_score", "final_raw", "final_spent", "tokens", "cost_usd", "wall_s"];
   const rows = cells.flatMap((c) =>
     c.levels.flatMap((l) =>
       c.runs.map((r, i) => [
@@ -109,6 +136,9 @@ export const renderCsv = (cells: readonly CellResult[]): string => {
         l.turns.perRun[i]?.toFixed(3) ?? "",
         l.heldOut?.perRun[i] ?? "",
         l.heldOut?.seeds ?? "",
+        l.final?.perRun[i] ?? "",
+        l.final?.raw?.perRun[i] ?? "",
+        l.final?.spent[i] ?? "",
         r.tokens,
         r.costUsd.toFixed(6),
         r.wallS.toFixed(2),

@@ -25,6 +25,28 @@ interface RunInput {
   unpricedCalls: number;
   /** Wall time of the processes that made and evaluated the run, as far as compare saw them. */
   wallMs: number;
+  /** The family's final score of each level (final-scores.json: reward search's human-normalised F), when the run has one. */
+  final?: FinalOutcome[];
+}
+
+export interface FinalOutcome {
+  level: string;
+  score: number | null;
+  /** What the run spent on the level (reward search: trainings). */
+  spent: number;
+  measure: string;
+  raw?: { name: string; value: number | null };
+}
+
+/** The final score over runs: per run (null where undefined), mean ± std of the defined ones, and the spend per run. */
+export interface FinalFigure {
+  perRun: (number | null)[];
+  mean: number;
+  std: number;
+  spent: number[];
+  measure: string;
+  /** The raw figure behind the score per run (e.g. F), when the family gives one. */
+  raw?: { name: string; perRun: (number | null)[]; mean: number; std: number };
 }
 
 export interface CellInput {
@@ -47,6 +69,7 @@ interface LevelResult {
   stream: RateFigure;
   turns: { perRun: number[]; mean: number; std: number };
   heldOut?: RateFigure;
+  final?: FinalFigure;
   /** Against the baseline, paired by (run index, seed); absent for the baseline itself. */
   vsBaseline?: { stream: Interval; heldOut?: Interval };
   /** Cumulative success after each stream episode (seed index 1, 2, …): mean, lowest and highest run. */
@@ -106,6 +129,19 @@ const levelResult = (cell: CellInput, level: string, base: CellInput | undefined
     curve: curveOf(stream.map((s) => s.eps)),
   };
   if (evaluated.length) out.heldOut = figure(evaluated.map((s) => rate(s.eps)), seedsOf(evaluated));
+  // One entry per run, in the runs' order (null: the run has no score for the level).
+  const finals = cell.runs.map((r) => r.final?.find((f) => f.level === level));
+  const some = finals.find((f) => f !== undefined);
+  if (some) {
+    const perRun = finals.map((f) => f?.score ?? null);
+    const defined = perRun.filter((v): v is number => v !== null);
+    out.final = { perRun, mean: mean(defined), std: std(defined), spent: finals.map((f) => f?.spent ?? 0), measure: some.measure };
+    if (some.raw) {
+      const raw = finals.map((f) => f?.raw?.value ?? null);
+      const known = raw.filter((v): v is number => v !== null);
+      out.final.raw = { name: some.raw.name, perRun: raw, mean: mean(known), std: std(known) };
+    }
+  }
   if (base && base.id !== cell.id) {
     const bStream = base.runs.map((r) => ({ run: r.run, eps: ordered(r.stream, level) }));
     const bHeld = base.runs.filter((r) => r.heldOut).map((r) => ({ run: r.run, eps: ordered(r.heldOut!, level) })).filter((x) => x.eps.length > 0);

@@ -1,0 +1,183 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { FinalScores } from "../src/store/final-scores.ts";
+import { EpisodeRecord } from "../src/store/run-records.ts";
+import { hexa } from "./support/hexa-cli.ts";
+
+/**
+ * rewardSearch.strategy through the real CLI with tiny trainings (mechanisms, not learning, issue 13): a
+ * search run in the run directory with its exact budget, its resume, the rounds run's training cap, the final
+ * scores on held-out evaluation seeds, a compare grid over the strategy, `hexa bench reward-search`'s files,
+ * and a bad strategy refused by its key.
+ */
+const made: string[] = [];
+const tmp = () => {
+  const d = mkdtempSync(join(tmpdir(), "hexa-strategy-"));
+  made.push(d);
+  return d;
+};
+afterAll(() => made.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+const jsonl = (path: string) =>
+  readFileSync(path, "utf8")
+    .split("\n")
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as Record<string, any>);
+
+const config = (dir: string, rewardSearch: string, extra: string[] = []) => {
+  const path = join(dir, "rs.yaml");
+  writeFileSync(
+    path,
+    [
+      "family: reward-search",
+      "levels: [cartpole]",
+      "agent: heuristic",
+      "evolver: heuristic",
+      "rounds: 1",
+      "episodesPerRound: 1",
+      "offline: {episodes: 1}",
+      "actor: {maxTurns: 6}",
+      "concurrency: 1",
+      `rewardSearch: {trainSteps: 1024, finishSteps: 1024, cacheDir: ${join(dir, "cache")}, jobsDir: ${join(dir, "jobs")}, ${rewardSearch}}`,
+      ...extra,
+    ].join("\n"),
+  );
+  return path;
+};
+
+const onlyRun = (runs: string) => join(runs, readdirSync(runs).find((d) => !d.startsWith("."))!);
+const scoresOf = (run: string) => FinalScores.parse(JSON.parse(readFileSync(join(run, "final-scores.json"), "utf8")));
+const jobs = (dir: string) => (existsSync(join(dir, "jobs")) ? readdirSync(join(dir, "jobs")).length : 0);
+
+describe("rewardSearch.strategy in hexa run", () => {
+  it("eureka searches every task in the run directory with the exact budget, resumes without retraining, and scores on held-out evaluation seeds", async () => {
+    const dir = tmp();
+    const runs = join(dir, "runs");
+    const out = await hexa(["run", config(dir, "strategy: eureka, budget: 3, eureka: {samples: 2}"), "--runs-dir", runs]);
+    expect(out.stderr).not.toMatch(/hexa: /);
+    expect(out.status).toBe(0);
+    const run = onlyRun(runs);
+    const search = join(run, "search", "cartpole");
+    const header = JSON.parse(readFileSync(join(search, "search.json"), "utf8"));
+    expect(header).toMatchObject({ strategy: "eureka", task: "cartpole", seed: 0, budget: 3, trainSteps: 1024, proposer: "heuristic (no LLM)" });
+    const candidates = jsonl(join(search, "candidates.jsonl"));
+    expect(candidates.map((c) => c.index)).toEqual([0, 1, 2]);
+    // K = 2: the second iteration (one candidate, the budget's rest) refines the first iteration's best.
+    expect(candidates.map((c) => c.iteration)).toEqual([0, 0, 1]);
+    expect(candidates[2]!.operator).toBe("refine");
+    // No rounds: no episode was played.
+    expect(existsSync(join(run, "episodes.jsonl"))).toBe(false);
+
+    const [s] = scoresOf(run).levels;
+    expect(s!.level).toBe("cartpole");
+    expect(s!.spent).toBe(3);
+    const d = s!.detail as Record<string, any>;
+    const best = candidates.filter((c) => c.outcome.kind === "result").sort((a, b) => b.outcome.fitness - a.outcome.fitness || a.index - b.index)[0]!;
+    expect(d.code).toBe(best.code);
+    expect(d.source).toBe(`candidate #${best.index} of eureka`);
+    // The final evaluation never uses a seed the search trained or evaluated on.
+    for (const c of candidates) for (const seed of d.evalSeeds as number[]) expect([c.trainSeed, ...c.evalSeeds]).not.toContain(seed);
+    expect(d.evalSeeds).toHaveLength(3);
+    expect(typeof d.sparse).toBe("number");
+    expect(typeof d.human).toBe("number");
+    if (d.human > d.sparse) expect(s!.score).toBeCloseTo((d.fitness - d.sparse) / (d.human - d.sparse), 10);
+    else expect(s!.score).toBeNull();
+    expect(out.stdout).toContain("final scores");
+
+    // A resume of the finished search trains no candidate again (the final trainings are cache hits).
+    const before = jobs(dir);
+    const again = await hexa(["run", "--resume", run]);
+    expect(again.status).toBe(0);
+    expect(again.stderr).toContain("3/3 candidates (3 from the log)");
+    expect(jsonl(join(search, "candidates.jsonl"))).toHaveLength(3);
+    expect(jobs(dir)).toBe(before);
+  }, 60_000);
+
+  it("rounds with a budget: each episode's share caps its trainings, and the run's total is at most the budget", async () => {
+    const dir = tmp();
+    const runs = join(dir, "runs");
+    // Two episodes of cartpole (one offline, one stream) share 3 trainings: 2 then 1; six turns would allow 4 each.
+    const out = await hexa(["run", config(dir, "budget: 3"), "--runs-dir", runs]);
+    expect(out.stderr).not.toMatch(/hexa: /);
+    expect(out.status).toBe(0);
+    const run = onlyRun(runs);
+    const episodes = jsonl(join(run, "episodes.jsonl")).map((e) => EpisodeRecord.parse(e));
+    const trained = (e: EpisodeRecord) => e.trajectory.steps.filter((s) => s.tool === "train_policy" || s.tool === "finish").length;
+    const byPhase = Object.fromEntries(episodes.map((e) => [e.phase, trained(e)]));
+    expect(byPhase).toEqual({ offline: 2, stream: 1 });
+    // The last training of each episode is its finish: the designer keeps one for it.
+    for (const e of episodes) expect(e.trajectory.steps.at(-1)!.tool).toBe("finish");
+    const [s] = scoresOf(run).levels;
+    expect(s!.spent).toBe(3);
+    expect((s!.detail as Record<string, unknown>).source).toMatch(/^episode (offline|stream)\//);
+  }, 60_000);
+
+  it("a rounds run without a budget writes no final scores (unchanged)", async () => {
+    const dir = tmp();
+    const runs = join(dir, "runs");
+    const out = await hexa(["run", config(dir, "strategy: rounds"), "--runs-dir", runs]);
+    expect(out.status).toBe(0);
+    expect(existsSync(join(onlyRun(runs), "final-scores.json"))).toBe(false);
+  }, 60_000);
+
+  it("an unknown strategy is refused naming the key, before a run directory is made", async () => {
+    const dir = tmp();
+    const runs = join(dir, "runs");
+    const out = await hexa(["run", config(dir, "strategy: greedy"), "--runs-dir", runs]);
+    expect(out.status).toBe(2);
+    expect(out.stderr).toMatch(/^hexa: .*rewardSearch\.strategy: .*"rounds"\|"eureka"\|"rf-agent" \(got "greedy"\)/m);
+    expect(existsSync(runs) ? readdirSync(runs) : []).toEqual([]);
+    const grid = await hexa(["compare", config(dir, "budget: 2"), "--grid", "rewardSearch.strategy=rounds,tree", "--out", join(dir, "cmp")]);
+    expect(grid.status).toBe(2);
+    expect(grid.stderr).toContain('--grid rewardSearch.strategy: the value "tree" is refused');
+  }, 30_000);
+});
+
+describe("comparing strategies", () => {
+  it("hexa compare over rewardSearch.strategy gives every cell a final score per task with its trainings", async () => {
+    const dir = tmp();
+    const out = join(dir, "cmp");
+    const r = await hexa(["compare", config(dir, "budget: 2, eureka: {samples: 2}, rfAgent: {initial: 1, children: 1}"), "--grid", "rewardSearch.strategy=rounds,eureka,rf-agent", "--runs", "1", "--heldout", "0", "--out", out]);
+    expect(r.stderr).not.toMatch(/hexa: /);
+    expect(r.status).toBe(0);
+    const results = JSON.parse(readFileSync(join(out, "results.json"), "utf8"));
+    expect(results.cells.map((c: any) => c.label)).toEqual(["rewardSearch.strategy=rounds", "rewardSearch.strategy=eureka", "rewardSearch.strategy=rf-agent"]);
+    for (const c of results.cells) {
+      const [l] = c.levels;
+      expect(l.level).toBe("cartpole");
+      expect(l.final.spent).toEqual([2]);
+      expect(l.final.perRun).toHaveLength(1);
+      // F of the final policy, comparable even where the normalised score is undefined (F_human ≤ F_sparse).
+      expect(l.final.raw.name).toBe("F");
+      expect(typeof l.final.raw.perRun[0]).toBe("number");
+    }
+    // The rf-agent cell's lineage is inside its run directory, where hexa inspect finds it.
+    const rf = results.cells[2].runs[0].dir;
+    expect(jsonl(join(rf, "search", "cartpole", "candidates.jsonl")).map((c) => c.operator)).toEqual(["initial", "structural"]);
+    expect(readFileSync(join(out, "results.md"), "utf8")).toContain("| c3 (rewardSearch.strategy=rf-agent) | cartpole |");
+    expect(readFileSync(join(out, "results.csv"), "utf8").split("\n")[0]).toContain("final_score,final_raw,final_spent");
+  }, 120_000);
+
+  it("hexa bench reward-search writes the table (strategies, sparse and human rows) as Markdown, CSV, JSON and a plot", async () => {
+    const dir = tmp();
+    const out = join(dir, "bench");
+    const r = await hexa(["bench", "reward-search", "--strategies", "eureka,rf-agent", "--tasks", "cartpole", "--budget", "2", "--runs", "2", "--train-steps", "1024", "--samples", "2", "--initial", "1", "--children", "1", "--out", out]);
+    expect(r.stderr).not.toMatch(/hexa: /);
+    expect(r.status).toBe(0);
+    const res = JSON.parse(readFileSync(join(out, "results.json"), "utf8"));
+    expect(res.rows.map((x: any) => `${x.task}/${x.row}`)).toEqual(["cartpole/sparse", "cartpole/human", "cartpole/eureka", "cartpole/rf-agent"]);
+    for (const row of res.rows.slice(2)) expect(row.trained).toEqual([2, 2]);
+    expect(res.scores).toHaveLength(4);
+    const md = readFileSync(join(out, "results.md"), "utf8");
+    expect(md).toContain("| cartpole | human |");
+    expect(md).toContain("--budget 2 --runs 2");
+    expect(readFileSync(join(out, "results.csv"), "utf8").split("\n").filter(Boolean)).toHaveLength(1 + 4 * 2);
+    expect(readFileSync(join(out, "scores.svg"), "utf8")).toMatch(/^<svg/);
+    expect(readFileSync(join(out, "scores.png")).subarray(1, 4).toString()).toBe("PNG");
+    const bad = await hexa(["bench", "reward-search", "--strategies", "eureka,greedy", "--out", join(dir, "b2")]);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('--strategies: "greedy" is not a strategy; known: rounds, eureka, rf-agent');
+  }, 120_000);
+});
