@@ -89,7 +89,7 @@ const play = async (env: TaskEnv, spec: EpisodeSpec, ports: EpisodePorts, starte
     } else {
       const outcome = await executeCall(env, call, reply.toolCalls.length - 1, ports.onToolProgress);
       turns.push({ thought: reply.text, call, reply: outcome.observation, pinned: outcome.ok && outcome.pinned === true });
-      step = { turn, thought: reply.text, tool: call.name, args: call.args, observation: outcome.observation, ok: outcome.ok, ms: ports.now() - t0 };
+      step = { turn, thought: reply.text, tool: call.name, args: call.args, observation: outcome.observation, ok: outcome.ok, ms: ports.now() - t0, ...(outcome.spent ? { spent: outcome.spent } : {}) };
       if (outcome.ends) stop = { ...outcome.ends };
     }
     steps.push(step);

@@ -19,6 +19,8 @@ export interface ToolResult {
   error?: string;
   /** The family's finish and auto-finish rule: this call ends the episode, with the family's action. */
   ends?: { reason: "success" | "finish"; success: boolean; action: unknown; score?: number };
+  /** Units of the family's budget the call used (reward search: trainings sent), an error observation's included. */
+  spent?: number;
   /** Scene information that stays verbatim in the context however old. */
   pinned?: boolean;
 }

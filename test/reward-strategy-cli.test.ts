@@ -4,11 +4,11 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { FinalScores } from "../src/store/final-scores.ts";
 import { EpisodeRecord } from "../src/store/run-records.ts";
-import { hexa } from "./support/hexa-cli.ts";
+import { hexa, spawnHexa } from "./support/hexa-cli.ts";
 
 /**
  * rewardSearch.strategy through the real CLI with tiny trainings (mechanisms, not learning, issue 13): a
- * search run in the run directory with its exact budget, its resume, the rounds run's training cap, the final
+ * search run in the run directory with its exact budget, its resume, the rounds run's exact budget, the final
  * scores on held-out evaluation seeds, a compare grid over the strategy, `hexa bench reward-search`'s files,
  * and a bad strategy refused by its key.
  */
@@ -95,7 +95,7 @@ describe("rewardSearch.strategy in hexa run", () => {
     expect(jobs(dir)).toBe(before);
   }, 60_000);
 
-  it("rounds with a budget: each episode's share caps its trainings, and the run's total is at most the budget", async () => {
+  it("rounds with a budget: each episode's share caps its trainings", async () => {
     const dir = tmp();
     const runs = join(dir, "runs");
     // Two episodes of cartpole (one offline, one stream) share 3 trainings: 2 then 1; six turns would allow 4 each.
@@ -104,7 +104,7 @@ describe("rewardSearch.strategy in hexa run", () => {
     expect(out.status).toBe(0);
     const run = onlyRun(runs);
     const episodes = jsonl(join(run, "episodes.jsonl")).map((e) => EpisodeRecord.parse(e));
-    const trained = (e: EpisodeRecord) => e.trajectory.steps.filter((s) => s.tool === "train_policy" || s.tool === "finish").length;
+    const trained = (e: EpisodeRecord) => e.trajectory.steps.reduce((n, st) => n + (st.spent ?? 0), 0);
     const byPhase = Object.fromEntries(episodes.map((e) => [e.phase, trained(e)]));
     expect(byPhase).toEqual({ offline: 2, stream: 1 });
     // The last training of each episode is its finish: the designer keeps one for it.
@@ -113,6 +113,57 @@ describe("rewardSearch.strategy in hexa run", () => {
     expect(s!.spent).toBe(3);
     expect((s!.detail as Record<string, unknown>).source).toMatch(/^episode (offline|stream)\//);
   }, 60_000);
+
+  it("rounds with a budget trains exactly the budget, also across a kill -9 and resume, each share from what earlier rounds spent", async () => {
+    const dir = tmp();
+    const runs = join(dir, "runs");
+    // 5 episodes (1 offline, 4 rounds) share 9 trainings: 2, 2, 2, 2, 1 when each spends its share.
+    const path = config(dir, "budget: 9");
+    writeFileSync(path, readFileSync(path, "utf8").replace("rounds: 1", "rounds: 4"));
+    const first = spawnHexa(["run", path, "--runs-dir", runs], { detached: true });
+    const episodesFile = () => (existsSync(runs) && readdirSync(runs).some((d) => !d.startsWith(".")) ? join(onlyRun(runs), "episodes.jsonl") : "");
+    const lines = () => (episodesFile() && existsSync(episodesFile()) ? jsonl(episodesFile()).length : 0);
+    await new Promise<void>((ok, fail) => {
+      const t = setInterval(() => {
+        if (lines() >= 2) {
+          clearInterval(t);
+          process.kill(-first.child.pid!, "SIGKILL");
+          ok();
+        }
+      }, 50);
+      first.done.then(() => {
+        clearInterval(t);
+        fail(new Error("the run finished before it could be killed"));
+      }, fail);
+    });
+    await first.done;
+    const killedAt = lines();
+    expect(killedAt).toBeLessThan(5);
+    const run = onlyRun(runs);
+    const again = await hexa(["run", "--resume", run]);
+    expect(again.stderr).not.toMatch(/hexa: /);
+    expect(again.status).toBe(0);
+    const episodes = jsonl(join(run, "episodes.jsonl")).map((e) => EpisodeRecord.parse(e));
+    expect(new Set(episodes.map((e) => e.id)).size).toBe(episodes.length);
+    const spent = (e: EpisodeRecord) => e.trajectory.steps.reduce((n, st) => n + (st.spent ?? 0), 0);
+    const order = [...episodes].sort((x, y) => (x.phase === "offline" ? -1 : y.phase === "offline" ? 1 : x.round - y.round));
+    expect(order.map(spent)).toEqual([2, 2, 2, 2, 1]);
+    // Every step that sent a training says so; no other step does.
+    for (const e of episodes) for (const st of e.trajectory.steps) expect(st.spent ?? 0).toBe(st.tool === "train_policy" || st.tool === "finish" ? 1 : 0);
+    expect(scoresOf(run).levels[0]!.spent).toBe(9);
+  }, 120_000);
+
+  it("refuses a rounds budget that its episodes or turns cannot spend, naming the key, before a run directory is made", async () => {
+    const dir = tmp();
+    const runs = join(dir, "runs");
+    const few = await hexa(["run", config(dir, "budget: 1"), "--runs-dir", runs]);
+    expect(few.status).toBe(2);
+    expect(few.stderr).toContain("rewardSearch.budget: 1 trainings of cartpole leave some of its 2 episodes");
+    const many = await hexa(["run", config(dir, "budget: 13"), "--runs-dir", runs]);
+    expect(many.status).toBe(2);
+    expect(many.stderr).toContain("up to 7 per episode, more than actor.maxTurns 6");
+    expect(existsSync(runs) ? readdirSync(runs) : []).toEqual([]);
+  }, 30_000);
 
   it("a rounds run without a budget writes no final scores (unchanged)", async () => {
     const dir = tmp();

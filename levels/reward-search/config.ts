@@ -27,7 +27,7 @@ export const RewardSearchConfig = z.strictObject({
     .min(1)
     .optional()
     .describe(
-      "trained candidates per task: exact for eureka and rf-agent (default 16); rounds: a cap on the run's trainings of the task (train_policy and finish), split evenly over its offline and stream episodes; set: every strategy ends with final-scores.json",
+      "trained candidates per task: exact for eureka and rf-agent (default 16); rounds: the run's trainings of the task (train_policy and finish), shared over its offline and stream episodes, an early commit's rest passed on to later rounds (the heuristic spends every share); set: every strategy ends with final-scores.json",
     ),
   eureka: z.strictObject({ samples: z.number().int().min(1).default(4).describe("K: candidates per iteration; I = budget / K") }).prefault({}).describe("eureka's knobs"),
   rfAgent: z

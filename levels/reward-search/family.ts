@@ -1,5 +1,7 @@
 import type { FamilyWords } from "../../agents/family-words.ts";
-import { familyConfig, type LevelFamily } from "../../src/loop/family.ts";
+import { ConfigError } from "../../src/errors.ts";
+import { familyConfig, type LevelFamily, type Task } from "../../src/loop/family.ts";
+import type { EpisodeRecord } from "../../src/store/run-records.ts";
 import type { RunConfig } from "../../src/loop/run-config.ts";
 import { scheduleLevel } from "../../src/loop/schedule.ts";
 import { createRng } from "../../src/sim/rng.ts";
@@ -10,7 +12,7 @@ import { runRewardDesigner } from "./heuristic/designer.ts";
 import { designHintsFromBank, evolveRewardHeuristic } from "./heuristic/evolver.ts";
 import { synthesiseDesigns } from "./heuristic/synthesiser.ts";
 import { getTask, listTasks } from "./index.ts";
-import { finalScoresOfRun, searchOfRun, trainingShare } from "./strategies/run-strategy.ts";
+import { finalScoresOfRun, searchOfRun, trainingShare, trainingsOf } from "./strategies/run-strategy.ts";
 import { openRewardEnv, openRewardSession } from "./task-env.ts";
 
 export const REWARD_SEARCH_WORDS: FamilyWords = {
@@ -38,12 +40,16 @@ export const rewardSearchFamily = (trainerFor: (c: RewardSearchConfig) => Traine
     if (!pools.has(key)) pools.set(key, trainerFor(c));
     return { pool: pools.get(key)!, c };
   };
-  const sessionRequest = (level: string, seed: number, config: RunConfig, maxTurns: number) => {
+  const sessionRequest = (task: Task, config: RunConfig, maxTurns: number) => {
     const { pool, c } = poolOf(config);
-    // A rounds run with a budget: this episode's share of the task's trainings (issue 13's equal-budget comparison).
-    const plan = c.budget === undefined ? undefined : scheduleLevel(config, family, level);
-    const share = plan && trainingShare(c.budget!, [...plan.offline, ...plan.rounds.flat()], seed);
-    return { task: level, seed, trainer: pool, budgets: budgetsOf(c, getTask(level).training.steps), checkTransitions: c.checkTransitions, maxTurns, ...(share === undefined ? {} : { maxTrainings: share }) };
+    const share = task.allowance === undefined ? {} : { maxTrainings: task.allowance };
+    return { task: task.level, seed: task.seed, trainer: pool, budgets: budgetsOf(c, getTask(task.level).training.steps), checkTransitions: c.checkTransitions, maxTurns, ...share };
+  };
+  /** The phases a rounds run plays a task in (the offline seeds it plays, then each round's), and whether a record is one of them. */
+  const phasesOf = (config: RunConfig, level: string) => {
+    const plan = scheduleLevel(config, family, level);
+    const phases = [plan.offline, ...plan.rounds];
+    return { phases, played: (e: EpisodeRecord) => e.level === level && (e.phase === "stream" || (e.phase === "offline" && plan.offline.includes(e.seed) && !e.id.includes("/file"))) };
   };
   const family: LevelFamily = {
     id: "reward-search",
@@ -55,10 +61,10 @@ export const rewardSearchFamily = (trainerFor: (c: RewardSearchConfig) => Traine
     action: RewardAction,
     words: REWARD_SEARCH_WORDS,
     config: slice,
-    openEnv: (task, config, maxTurns) => openRewardEnv(sessionRequest(task.level, task.seed, config, maxTurns)),
+    openEnv: (task, config, maxTurns) => openRewardEnv(sessionRequest(task, config, maxTurns)),
     playHeuristic: (r) =>
       runRewardDesigner({
-        session: openRewardSession(sessionRequest(r.task.level, r.task.seed, r.config, r.config.actor.maxTurns)),
+        session: openRewardSession(sessionRequest(r.task, r.config, r.config.actor.maxTurns)),
         maxTurns: r.config.actor.maxTurns,
         rng: createRng(r.task.seed + r.config.seed * 1_000_003),
         now: r.now,
@@ -73,13 +79,34 @@ export const rewardSearchFamily = (trainerFor: (c: RewardSearchConfig) => Traine
       return [...t.observation.map((n) => `obs.${n}`), ...t.info.map((n) => `info.${n}`), ...t.actionNames];
     },
     synthesiseHeuristic: (o) => synthesiseDesigns(o),
+    checkConfig: (config) => {
+      const c = familyConfig(config, slice);
+      if (c.strategy !== "rounds" || c.budget === undefined) return;
+      for (const level of config.levels) {
+        const n = phasesOf(config, level).phases.flat().length;
+        if (c.budget < n) {
+          throw new ConfigError(`rewardSearch.budget: ${c.budget} trainings of ${level} leave some of its ${n} episodes (offline and stream) without the training their finish needs; set at least ${n}, or play fewer episodes`);
+        }
+        const most = Math.ceil(c.budget / n);
+        if (most > config.actor.maxTurns) {
+          throw new ConfigError(`rewardSearch.budget: ${c.budget} trainings over ${level}'s ${n} episodes is up to ${most} per episode, more than actor.maxTurns ${config.actor.maxTurns} can send (one per turn); raise actor.maxTurns to ${most}, or lower the budget`);
+        }
+      }
+    },
+    // A rounds run with a budget: this episode's share of the task's trainings (issue 13's equal-budget comparison).
+    allowanceOf: ({ config, level, seed, earlier }) => {
+      const c = familyConfig(config, slice);
+      if (c.strategy !== "rounds" || c.budget === undefined) return undefined;
+      const { phases, played } = phasesOf(config, level);
+      return trainingShare(c.budget, phases, seed, earlier.filter(played).reduce((n, e) => n + trainingsOf(e.trajectory.steps), 0));
+    },
     searchFor: (config) => {
       const { pool, c } = poolOf(config);
       return searchOfRun(config, c, pool);
     },
     finalScores: (req) => {
       const { pool, c } = poolOf(req.config);
-      return finalScoresOfRun(req, c, pool);
+      return finalScoresOfRun(req, c, pool, (level) => phasesOf(req.config, level).played);
     },
     close: async () => {
       await Promise.all([...pools.values()].map((p) => p.close()));

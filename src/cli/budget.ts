@@ -2,7 +2,9 @@ import { existsSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Argv } from "yargs";
 import { ConfigError } from "../errors.ts";
-import { Budget, formatUsd, hasCap, NO_SPEND, type Spend } from "../llm/budget.ts";
+import { Budget, formatUsd, hasCap, NO_SPEND, type SpendGate, type Spend } from "../llm/budget.ts";
+import type { Role } from "../llm/config.ts";
+import type { RunConfig } from "../loop/run-config.ts";
 import { forecastText, type Forecast } from "../loop/forecast.ts";
 import { readJsonl } from "../store/jsonl.ts";
 import type { RunDir } from "../store/run-dir.ts";
@@ -11,7 +13,7 @@ import { UsageLine } from "../store/run-records.ts";
 /** --budget-usd / --budget-tokens / --yes, shared by hexa run and hexa compare. */
 export const budgetOptions = <T>(y: Argv<T>, scope: string) =>
   y
-    .option("budget-usd", { type: "number", describe: `spend cap in USD for ${scope} (overrides budget.usd); a resume may raise it` })
+    .option("budget-usd", { type: "number", describe: `spend cap in USD for ${scope} (overrides budget.usd)` })
     .option("budget-tokens", { type: "number", describe: `token cap (input + output, cache hits excluded) for ${scope} (overrides budget.tokens)` })
     .option("yes", { type: "boolean", default: false, describe: "start even when the cost forecast exceeds the cap (the run still stops at the cap)" });
 
@@ -32,6 +34,16 @@ export const spentIn = (lines: readonly UsageLine[]): Spend =>
   lines.reduce((s, l) => (l.fromCache ? s : { usd: s.usd + l.costUsd, tokens: s.tokens + l.input + l.output, calls: s.calls + 1 }), NO_SPEND);
 
 export const spendText = (s: Spend): string => `${formatUsd(s.usd)} and ${s.tokens.toLocaleString("en")} tokens on ${s.calls} call(s)`;
+
+const baseModel = (model: string) => model.replace(/-\d{4}-\d{2}-\d{2}$/, "");
+
+/** Teaches the gate each role's recorded output sizes by the same model (see SpendGate.learn). */
+export const seedGate = (gate: SpendGate, cfg: RunConfig, runs: ReadonlyArray<readonly UsageLine[]>, roles: readonly Role[]): void => {
+  for (const role of roles) {
+    const model = baseModel(cfg.llm[role].model);
+    gate.learn(`llm.${role}`, runs.flatMap((lines) => lines.filter((l) => l.role === role && !l.fromCache && baseModel(l.model) === model).map((l) => l.output)));
+  }
+};
 
 /** Recorded usage of the run directories under `folders` (newest 50 each), for forecasts by the same model. */
 export const earlierUsage = (folders: readonly string[], except?: string): UsageLine[][] =>
@@ -78,5 +90,5 @@ export const checkForecast = (f: Forecast, cap: Budget, spent: Spend, o: { yes: 
 /** The line a stopped run ends with: what it spent and how to go on. */
 export const stoppedHint = (dir: RunDir, cap: Budget, spent: Spend): string => {
   const raise = [cap.usd !== undefined ? `--budget-usd ${Math.max(cap.usd * 2, spent.usd * 2).toPrecision(2)}` : "", cap.tokens !== undefined ? `--budget-tokens ${Math.max(cap.tokens, spent.tokens) * 2}` : ""].filter(Boolean).join(" ");
-  return `finished episodes are kept; spent ${spendText(spent)}. Raise the cap and continue: hexa run --resume ${dir.path} ${raise}`;
+  return `finished episodes and trained candidates are kept; spent ${spendText(spent)}. Raise the cap and continue: hexa run --resume ${dir.path} ${raise}`;
 };

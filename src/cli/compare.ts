@@ -5,7 +5,8 @@ import { fileURLToPath } from "node:url";
 import type { Argv, CommandModule } from "yargs";
 import { z } from "zod";
 import { parse as parseYaml, stringify as toYaml } from "yaml";
-import { ConfigError } from "../errors.ts";
+import { ConfigError, RunStopped } from "../errors.ts";
+import { formatUsd } from "../llm/budget.ts";
 import { checkAxes, cellConfig, gridCells, parseGridFlag, runRaw, type Cell, type GridAxis } from "../loop/compare/grid.ts";
 import { heldOutArg, sharedHeldOut } from "../loop/compare/heldout.ts";
 import { mapLimit } from "../loop/pool.ts";
@@ -26,6 +27,8 @@ import { checkRunConfig, runIdOf } from "./run.ts";
 import { changedKeys, configDigest } from "./run-setup.ts";
 import { asUserError } from "./write-file.ts";
 import { checkBackend } from "./backend.ts";
+import { budgetFrom, budgetOptions } from "./budget.ts";
+import { checkGridForecast, evalSpent, GridCap, jobForecasts, runSpent } from "./compare-budget.ts";
 
 /**
  * `hexa compare` (issue 11): a grid of configurations × runs, each (cell, run) an ordinary run directory under
@@ -52,7 +55,7 @@ export const compareCommand: CommandModule = {
   command: "compare <config>",
   describe: "a grid of configurations × runs on paired seeds, held-out evaluation and paired bootstrap statistics; writes DIR/results.*",
   builder: (y: Argv) =>
-    y
+    budgetOptions(y, "the whole grid, every run and its held-out evaluation together; a rerun may raise it")
       .positional("config", { type: "string", demandOption: true, describe: "the base run config, e.g. configs/quickstart.yaml" })
       .option("grid", { type: "string", array: true, describe: "KEY=V1,V2 over a dotted config key (repeat for more axes), e.g. --grid init=off2on,online" })
       .option("runs", { type: "string", default: 3, coerce: intFlag("runs", 1, 100), describe: "runs per cell; they differ only in the run seed (0, 1, 2, …)" })
@@ -164,6 +167,9 @@ export const compare = async (argv: Record<string, unknown>, out: string): Promi
   const flags = gridFlags(argv.grid);
   if (!flags.length) throw new ConfigError("--grid: name at least one axis, e.g. --grid init=off2on,online");
   const axes = flags.map(parseGridFlag);
+  const capAxis = axes.find((a) => a.key === "budget" || a.key.startsWith("budget."));
+  // The cap is not part of a run's config (nor its id), so cells differing only in it would share run directories.
+  if (capAxis) throw new ConfigError(`--grid ${capAxis.key}: the spend cap is the whole grid's, not a cell's; give it with --budget-usd / --budget-tokens (or budget: in ${configPath}) and hexa compare shares it among the runs`);
   const families = allFamilies();
   checkAxes(base, axes, families);
   const cells = gridCells(base, axes);
@@ -211,37 +217,69 @@ export const compare = async (argv: Record<string, unknown>, out: string): Promi
       throw new ConfigError(`${specPath}: this folder holds another comparison (changed: ${diff.join(", ")}); rerun with its grid, runs and config (see compare.json), or use another --out`);
     }
   }
+  const runsDir = join(out, "runs");
+  const key = (job: Job) => `${job.cell.id} run ${job.run}`;
+  const cap = budgetFrom(jobs[0]!.cfg.budget, argv);
+  const needsEval = (job: Job, dir: RunDir | undefined) => anyHeldOut(heldOut) && !family.searchFor?.(job.cfg) && !(dir && heldOutOf(dir, job.cfg, heldOut));
+  const capped = jobs.map((job) => {
+    const dir = findRun(runsDir, job.cfg);
+    return { key: key(job), cfg: job.cfg, dir, runLeft: !dir || !finished(dir, job.cfg, family), evalSeeds: needsEval(job, dir) ? heldOut : undefined };
+  });
+  const forecasts = jobForecasts(capped, family, runsDir);
+  const gridCap = new GridCap(cap, capped, forecasts, (k) => findRun(runsDir, jobs.find((j) => key(j) === k)!.cfg));
+  checkGridForecast(capped, forecasts, cap, gridCap.spent(), { yes: argv.yes === true, print: note });
   mkdirSync(join(out, "cells"), { recursive: true });
   mkdirSync(join(out, "logs"), { recursive: true });
   if (!existsSync(specPath)) writeJsonAtomic(specPath, spec);
   const release = lockDir(out);
   try {
-    const runsDir = join(out, "runs");
     const logPath = join(out, "compare-log.jsonl");
     let done = 0;
     const failures: string[] = [];
+    let stop: string | undefined;
     const t0 = performance.now();
     note(`compare ${out}: ${runnable.length} cell(s) × ${runs} run(s), held-out seeds ${anyHeldOut(heldOut) ? heldOutText(heldOut) : "none"}${skipped.length ? `, ${skipped.length} cell(s) skipped` : ""}`);
     await mapLimit(jobs, Number(argv.parallel), async (job) => {
-      const name = `${job.cell.id} run ${job.run}`;
+      if (stop) return;
+      const name = key(job);
       const cellFile = join(out, "cells", `${job.cell.id}-r${job.run}.yaml`);
       writeAtomic(cellFile, `# hexa compare ${job.cell.id} (${job.cell.label}), run ${job.run}\n${job.yaml}`);
       const logFile = join(out, "logs", `${job.cell.id}-r${job.run}.log`);
-      const step = async (what: string, args: string[]): Promise<boolean> => {
-        const r = await child(args, logFile);
+      // Each step runs under its share of the grid's cap; a child stopped by it (exit 3) stops the grid.
+      const step = async (what: string, kind: "run" | "eval", args: string[], last: boolean): Promise<boolean> => {
+        if (stop) return false;
+        const now = findRun(runsDir, job.cfg);
+        const share = gridCap.flags(name, kind, kind === "run" ? runSpent(now) : evalSpent(now!, heldOut));
+        if (!share) {
+          stop = `the grid's cap is spent before ${name}'s ${kind}`;
+          return false;
+        }
+        const r = await child([...args, ...share], logFile);
+        gridCap.ended(name, kind, last || r.code !== 0);
         appendJsonl(logPath, [{ cell: job.cell.id, run: job.run, step: what, ms: Math.round(r.ms), exit: r.code }]);
-        if (r.code !== 0) failures.push(`${name}: hexa ${what} exited ${r.code} (see ${logFile})`);
+        if (r.code === 3) stop ??= `${name}'s ${kind} stopped at its share of the grid's cap (see ${logFile})`;
+        else if (r.code !== 0) failures.push(`${name}: hexa ${what} exited ${r.code} (see ${logFile})`);
         return r.code === 0;
       };
       let dir = findRun(runsDir, job.cfg);
+      const evalLeft = () => needsEval(job, findRun(runsDir, job.cfg));
       if (!dir || !finished(dir, job.cfg, family)) {
-        if (!(await step(dir ? "run --resume" : "run", dir ? ["run", "--resume", dir.path, ...backend] : ["run", cellFile, "--runs-dir", runsDir, ...backend]))) return;
+        const args = dir ? ["run", "--resume", dir.path, ...backend] : ["run", cellFile, "--runs-dir", runsDir, ...backend];
+        if (!(await step(dir ? "run --resume" : "run", "run", args, !anyHeldOut(heldOut) || family.searchFor?.(job.cfg) !== undefined))) return;
         dir = findRun(runsDir, job.cfg)!;
       }
       // A whole search has no bank to evaluate frozen: its final scores are its held-out figures.
-      if (anyHeldOut(heldOut) && !family.searchFor?.(job.cfg) && !heldOutOf(dir, job.cfg, heldOut) && !(await step("eval", ["eval", dir.path, "--seeds", heldOutArg(heldOut)]))) return;
+      if (evalLeft() && !(await step("eval", "eval", ["eval", dir.path, "--seeds", heldOutArg(heldOut)], true))) return;
       note(`[${++done}/${jobs.length}] ${name} (${job.cell.label}) done, ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     });
+    if (stop) {
+      const c = [cap.usd !== undefined ? `budget.usd ${formatUsd(cap.usd)}` : "", cap.tokens !== undefined ? `budget.tokens ${cap.tokens.toLocaleString("en")}` : ""].filter(Boolean).join(" and ");
+      const raise = [cap.usd !== undefined ? `--budget-usd ${(cap.usd * 2).toPrecision(2)}` : "", cap.tokens !== undefined ? `--budget-tokens ${cap.tokens * 2}` : ""].filter(Boolean).join(" ");
+      const failed = failures.length ? `; besides, ${failures.length} run(s) failed: ${failures.join("; ")}` : "";
+      throw new RunStopped(
+        `compare stopped: budget — ${stop}; ${done} of ${jobs.length} run(s) finished and are kept, the others keep what they played; the grid has spent ${gridCap.spentText()} of ${c}${failed}. No results are written yet: rerun the same hexa compare command with a raised cap (e.g. ${raise}) to continue; no episode is played twice`,
+      );
+    }
     await writeResults(out, { configPath, axes, runs, heldOut, baseline, skipped, jobs, runsDir, logPath, family });
     // The whole grid as one hexa inspect report: a line per cell with a band over its runs (issue 12).
     if (!failures.length) note(`report: ${writeReport(runsDir, join(out, "report.html"))}`);

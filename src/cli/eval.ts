@@ -1,10 +1,15 @@
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import type { Argv, CommandModule } from "yargs";
-import { ConfigError } from "../errors.ts";
+import { ConfigError, RunStopped } from "../errors.ts";
+import { BudgetExceeded, checkPriced, hasCap, SpendGate, type Budget } from "../llm/budget.ts";
 import { evaluateRun, heldOutSeeds, learnedSeeds, readRunState, type EvalRow, type RunState } from "../loop/evaluate.ts";
+import { usageLine } from "../loop/episode-backend.ts";
+import { forecastEval } from "../loop/forecast.ts";
 import type { RunConfig } from "../loop/run-config.ts";
-import { updateKey } from "../store/run-dir.ts";
+import { appendEvalUsage, clearEvalStopped, evalStopped, evalUsage, markEvalStopped, stoppedEvalOf } from "../store/eval-spend.ts";
+import { updateKey, type RunDir } from "../store/run-dir.ts";
 import { openRun } from "./bank.ts";
+import { budgetFrom, checkForecast, earlierUsage, seedGate, spentIn } from "./budget.ts";
 import { intFlag } from "./flags.ts";
 import { percent } from "./format.ts";
 import { familyOf, modelsFor } from "./run-setup.ts";
@@ -64,7 +69,10 @@ export const evalCommand: CommandModule = {
     y
       .positional("run", { type: "string", demandOption: true, describe: "a finished run directory, e.g. runs/<id>" })
       .option("seeds", { type: "string", coerce: seedList, describe: "these seeds on every level (refused if the run learned from one), e.g. 60,61,62; or per level: catapult=60,61;pass_the_parcel=70" })
-      .option("count", { type: "string", default: 10, coerce: intFlag("count", 1, 10_000), describe: "without --seeds: the next N vetted seeds the run never saw, per level" }),
+      .option("count", { type: "string", default: 10, coerce: intFlag("count", 1, 10_000), describe: "without --seeds: the next N vetted seeds the run never saw, per level" })
+      .option("budget-usd", { type: "number", describe: "spend cap in USD for this evaluation (the run's budget: caps the run, not its evaluations); a rerun of a stopped evaluation may raise it" })
+      .option("budget-tokens", { type: "number", describe: "token cap (input + output, cache hits excluded) for this evaluation" })
+      .option("yes", { type: "boolean", default: false, describe: "start even when the cost forecast exceeds the cap (the evaluation still stops at it)" }),
   handler: async (argv) => {
     try {
       await evaluate(argv);
@@ -84,34 +92,72 @@ const evaluate = async (argv: Record<string, unknown>): Promise<void> => {
   requireFinished(path, run, cfg);
   const given = argv.seeds as ReturnType<typeof seedList>;
   const seeds = heldOutSeeds(cfg, family, { ...(given ? { seeds: given } : {}), count: Number(argv.count) }, learnedSeeds(run));
-  // The frozen bank needs no evolver; the actor's calls go to eval/llm-log.jsonl so the run's own log is untouched.
-  const { actorModel } = await modelsFor({ ...cfg, evolver: "heuristic", llm: { ...cfg.llm, auditLog: cfg.llm.auditLog ?? join(dir.path, "eval", "llm-log.jsonl") } }, dir.path);
-  const file = dir.evalFile(new Date());
-  const who = `agent ${cfg.agent} (${cfg.agent === "heuristic" ? "heuristic, no LLM" : cfg.llm.actor.model})`;
+  const wanted = Object.fromEntries(seeds);
+  // An evaluation of these seeds that a spend cap stopped is continued: what it played is kept, not played again.
+  const stopped = stoppedEvalOf(dir.path, wanted);
+  const played = stopped?.played ?? [];
   const total = [...seeds.values()].reduce((n, s) => n + s.length, 0);
-  process.stderr.write(`eval ${dir.meta.id}: ${who}, bank after round ${cfg.rounds}, ${total} episodes\n`);
-  let done = 0;
+  const gate = evalGate(cfg, dir, { cap: budgetFrom({}, argv), toPlay: total - played.length, spentBefore: stopped?.usage ?? [], yes: argv.yes === true });
+  // The frozen bank needs no evolver; the actor's calls go to eval/llm-log.jsonl so the run's own log is untouched.
+  const { actorModel } = await modelsFor({ ...cfg, evolver: "heuristic", llm: { ...cfg.llm, auditLog: cfg.llm.auditLog ?? join(dir.path, "eval", "llm-log.jsonl") } }, dir.path, gate ? { gate } : {});
+  const file = stopped?.file ?? dir.evalFile(new Date());
+  const who = `agent ${cfg.agent} (${cfg.agent === "heuristic" ? "heuristic, no LLM" : cfg.llm.actor.model})`;
+  process.stderr.write(`eval ${dir.meta.id}: ${who}, bank after round ${cfg.rounds}, ${total} episodes${stopped ? ` (continuing ${file}: ${played.length} played before its spend cap stopped it)` : ""}\n`);
+  let done = played.length;
   let costUsd = 0;
   let tokens = 0;
-  const rows = await evaluateRun(
-    cfg,
-    {
-      family,
-      dir,
-      ...(actorModel ? { actorModel } : {}),
-      now: () => performance.now(),
-      evalFile: file,
-      onEpisode: (r) => {
-        done++;
-        costUsd += r.trajectory.usage.costUsd;
-        tokens += r.trajectory.usage.input + r.trajectory.usage.output;
-        const how = r.trajectory.success ? `solved in ${r.trajectory.turns} turns` : `not solved (${r.trajectory.turns} turns)`;
-        process.stderr.write(`[${done}/${total}] ${r.level} seed ${r.seed}: ${how}\n`);
+  let rows: EvalRow[];
+  try {
+    rows = await evaluateRun(
+      cfg,
+      {
+        family,
+        dir,
+        ...(actorModel ? { actorModel } : {}),
+        now: () => performance.now(),
+        evalFile: file,
+        played,
+        onCall: (turn, where) => appendEvalUsage(dir.path, { ...usageLine("actor", turn, { phase: "eval", ...where }, cfg), evalFile: basename(file) }),
+        onEpisode: (r) => {
+          done++;
+          costUsd += r.trajectory.usage.costUsd;
+          tokens += r.trajectory.usage.input + r.trajectory.usage.output;
+          const how = r.trajectory.success ? `solved in ${r.trajectory.turns} turns` : `not solved (${r.trajectory.turns} turns)`;
+          process.stderr.write(`[${done}/${total}] ${r.level} seed ${r.seed}: ${how}\n`);
+        },
       },
-    },
-    seeds,
-    run,
-  );
+      seeds,
+      run,
+    );
+  } catch (e) {
+    if (!(e instanceof BudgetExceeded && gate)) throw e;
+    const spent = gate.total();
+    markEvalStopped(dir.path, { schemaVersion: 1, reason: "budget", at: new Date().toISOString(), message: e.message, spent, cap: gate.cap, evalFile: basename(file), seeds: wanted });
+    throw new RunStopped(`${e.message}; the evaluation is marked stopped: budget (${join(dir.path, "eval", "stopped.json")}) and its finished episodes are kept in ${file}. Raise the cap and continue (the same seeds; no episode is played twice): hexa eval ${path} --seeds '${seedsArg(wanted)}' ${raiseText(gate.cap, spent)}`);
+  }
+  if (evalStopped(dir.path)?.evalFile === basename(file)) clearEvalStopped(dir.path);
   process.stdout.write(`\nheld-out evaluation of ${dir.meta.id} — ${who}, bank after round ${cfg.rounds}\n${table(rows)}\n`);
   process.stdout.write(`tokens ${tokens}, cost $${costUsd.toFixed(4)}\neval file: ${file}\n`);
+};
+
+const seedsArg = (s: Record<string, number[]>) => Object.entries(s).filter(([, v]) => v.length).map(([l, v]) => `${l}=${v.join(",")}`).join(";");
+const raiseText = (cap: Budget, spent: { usd: number; tokens: number }) =>
+  [cap.usd !== undefined ? `--budget-usd ${Math.max(cap.usd * 2, spent.usd * 2).toPrecision(2)}` : "", cap.tokens !== undefined ? `--budget-tokens ${Math.max(cap.tokens, spent.tokens) * 2}` : ""].filter(Boolean).join(" ");
+
+/**
+ * The evaluation's spend cap (issue 11), from --budget-usd / --budget-tokens: the forecast is printed before
+ * anything is written and a start it says would cross the cap is refused without --yes; the gate then stops
+ * the evaluation before the call that would. A continued evaluation counts what it already spent.
+ */
+const evalGate = (cfg: RunConfig, dir: RunDir, o: { cap: Budget; toPlay: number; spentBefore: Parameters<typeof spentIn>[0]; yes: boolean }): SpendGate | undefined => {
+  if (cfg.agent === "heuristic") return undefined;
+  checkPriced(o.cap, cfg.llm.prices, [{ where: "llm.actor", model: cfg.llm.actor.model }]);
+  const spent = spentIn(o.spentBefore);
+  const earlier = [evalUsage(dir.path), ...earlierUsage([dirname(dir.path)])];
+  const forecast = forecastEval({ cfg, family: familyOf(cfg), episodes: o.toPlay, earlier });
+  checkForecast(forecast, o.cap, spent, { yes: o.yes, what: "this evaluation", print: (line) => process.stderr.write(`${line}\n`) });
+  if (!hasCap(o.cap)) return undefined;
+  const gate = new SpendGate(o.cap, cfg.llm.prices, spent);
+  seedGate(gate, cfg, earlier, ["actor"]);
+  return gate;
 };

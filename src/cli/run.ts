@@ -4,10 +4,12 @@ import type { Argv, CommandModule } from "yargs";
 import { ConfigError, HexaError, InvariantError, RunStopped } from "../errors.ts";
 import { BudgetExceeded, checkPriced, hasCap, SpendGate } from "../llm/budget.ts";
 import { forecastRun } from "../loop/forecast.ts";
-import { budgetFrom, checkForecast, earlierUsage, spentIn, stoppedHint } from "./budget.ts";
-import type { Metrics } from "../loop/metrics.ts";
+import { budgetFrom, checkForecast, earlierUsage, seedGate, spentIn, stoppedHint } from "./budget.ts";
+import { computeMetrics, type Metrics } from "../loop/metrics.ts";
 import { parseRunConfig, runConfigYaml, usesBank, type RunConfig as RunConfigT } from "../loop/run-config.ts";
-import type { LevelFamily } from "../loop/family.ts";
+import type { FamilySearch, LevelFamily, SearchCall } from "../loop/family.ts";
+import type { AssistantTurn } from "../llm/chat-model.ts";
+import { usageLine } from "../loop/episode-backend.ts";
 import { runLoop } from "../loop/run-loop.ts";
 import { schedule } from "../loop/schedule.ts";
 import type { BankEvent } from "../store/bank.ts";
@@ -26,10 +28,19 @@ import { openEpisodes } from "./backend.ts";
 
 const stamp = (d: Date) => d.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
 
-/** Run ids read level__method__seed__timestamp (style.md §15). */
+/**
+ * Run ids read level__method__seed__timestamp (style.md §15). A family's whole search names its strategy and
+ * the proposer's agent (`eureka-heuristic`), the bank settings it does not use left out. The id is made once,
+ * for a new run: a resume keeps run.json's.
+ */
 export const runIdOf = (c: RunConfigT, now: Date): string => {
   const levels = c.name ?? (c.levels.length <= 3 ? c.levels.join("+") : `${c.levels.length}-levels`);
-  const method = usesBank(c) ? `${c.agent}-${c.init}-${c.update}${c.evolver === "heuristic" ? "-heuristic-evolver" : ""}${c.bank.rewardLabels ? "" : "-no-reward"}` : c.agent;
+  const search = familyOf(c).searchFor?.(c);
+  const method = search
+    ? `${search.name}-${c.agent}`
+    : usesBank(c)
+      ? `${c.agent}-${c.init}-${c.update}${c.evolver === "heuristic" ? "-heuristic-evolver" : ""}${c.bank.rewardLabels ? "" : "-no-reward"}`
+      : c.agent;
   return `${levels}__${method}__s${c.seed}__${stamp(now)}`;
 };
 
@@ -52,6 +63,7 @@ export const checkRunConfig = (cfg: RunConfigT, where: string): LevelFamily => {
   const family = familyOf(cfg);
   try {
     schedule(cfg, family);
+    family.checkConfig?.(cfg);
   } catch (e) {
     throw e instanceof ConfigError ? new ConfigError(`${where}: ${e.message}`) : e;
   }
@@ -117,22 +129,28 @@ export const runCommand: CommandModule = {
  * cross the cap is refused without --yes, and the gate shared by the run's models stops it before the call
  * that would. A resume counts what the run already spent.
  */
-const spendGate = (cfg: RunConfigT, family: LevelFamily, existing: RunDir | undefined, runsDir: string, argv: Record<string, unknown>, note: (line: string) => void): SpendGate | undefined => {
+const spendGate = (cfg: RunConfigT, family: LevelFamily, search: FamilySearch | undefined, existing: RunDir | undefined, runsDir: string, argv: Record<string, unknown>, note: (line: string) => void): SpendGate | undefined => {
   const cap = budgetFrom(cfg.budget, argv);
-  const roles = [...(cfg.agent !== "heuristic" ? (["actor"] as const) : []), ...(usesBank(cfg) && cfg.evolver === "llm" ? (["evolver"] as const) : [])];
+  // A search calls only the actor's model (its proposer); the rounds, the actor's and the evolver's.
+  const roles = [...(cfg.agent !== "heuristic" ? (["actor"] as const) : []), ...(!search && usesBank(cfg) && cfg.evolver === "llm" ? (["evolver"] as const) : [])];
   if (!roles.length) return undefined;
   checkPriced(cap, cfg.llm.prices, roles.map((r) => ({ where: `llm.${r}`, model: cfg.llm[r].model })));
   const usage = existing?.usage() ?? [];
   const spent = spentIn(usage);
+  const earlier = [...(usage.length ? [usage] : []), ...earlierUsage([runsDir], existing?.path)];
   const forecast = forecastRun({
     cfg,
     family,
     recorded: new Set(existing?.episodes({ repair: false }).map((e) => e.id) ?? []),
     committed: existing?.bankLog({ repair: false }).done ?? new Set<string>(),
-    earlier: [...(usage.length ? [usage] : []), ...earlierUsage([runsDir], existing?.path)],
+    earlier,
+    ...(existing ? { dir: existing.path } : {}),
   });
   checkForecast(forecast, cap, spent, { yes: argv.yes === true, what: existing ? "the rest of this run" : "this run", print: note });
-  return hasCap(cap) ? new SpendGate(cap, cfg.llm.prices, spent) : undefined;
+  if (!hasCap(cap)) return undefined;
+  const gate = new SpendGate(cap, cfg.llm.prices, spent);
+  seedGate(gate, cfg, earlier, roles);
+  return gate;
 };
 
 const start = async (configPath: string | undefined, resumeDir: string | undefined, runsDir: string, note: (line: string) => void, madeAt: (path: string) => void, argv: Record<string, unknown>): Promise<void> => {
@@ -160,7 +178,9 @@ const start = async (configPath: string | undefined, resumeDir: string | undefin
   }
   const now = new Date();
   const id = existing?.meta.id ?? runIdOf(cfg, now);
-  const gate = spendGate(cfg, family, existing, runsDir, argv, note);
+  // A family's whole search (reward search's eureka / rf-agent) replaces the rounds; its records are in the run directory.
+  const search = family.searchFor?.(cfg);
+  const gate = spendGate(cfg, family, search, existing, runsDir, argv, note);
   const models = await modelsFor(cfg, existing?.path ?? resolve(runsDir, id), { resuming: existing !== undefined, ...(gate ? { gate } : {}) });
   // A Chroma that does not answer is refused before the directory exists, so no half-made run is left behind.
   const index: OpenIndex | undefined = cfg.skillIndex.enabled ? await openSkillIndex(cfg.skillIndex.dataDir, cfg.skillIndex.embedding) : undefined;
@@ -208,12 +228,19 @@ const start = async (configPath: string | undefined, resumeDir: string | undefin
     const recorded = () => ["episodes.jsonl", "bank-events.jsonl"].map((f) => (existsSync(join(dir.path, f)) ? statSync(join(dir.path, f)).size : 0)).join();
     const before = recorded();
     dir.clearStopped();
-    // A family's whole search (reward search's eureka / rf-agent) replaces the rounds; its records are in the run directory.
-    const search = family.searchFor?.(cfg);
     if (search) {
       view.line(`${search.label}; ${resumeDir ? "resuming from" : "records in"} ${dir.path}`);
-      await search.run({ dir: dir.path, ...(models.actorModel ? { actorModel: models.actorModel } : {}), log: (line) => view.line(line), signal: controller.signal });
+      // Every answered call of the search's proposer in usage.jsonl, as the rounds' episodes record theirs.
+      const onCall = (call: SearchCall, turn: AssistantTurn) => dir.appendUsage(usageLine("actor", turn, { phase: "search", round: 0, ...call }, cfg));
+      try {
+        await search.run({ dir: dir.path, ...(models.actorModel ? { actorModel: models.actorModel, onCall } : {}), log: (line) => view.line(line), signal: controller.signal });
+      } finally {
+        // metrics.json's usage totals (what hexa compare reads) also for a search that stopped; a search plays no episode.
+        dir.writeMetrics(computeMetrics({ runId: dir.meta.id, config: cfg, episodes: [], usage: dir.usage(), banks: new Map(), bankMs: 0 }));
+      }
       view.stop();
+      const u = dir.usage();
+      if (u.length) process.stdout.write(`tokens ${u.reduce((n, l) => n + l.input + l.output, 0)} (${u.length} calls), cost $${u.reduce((n, l) => n + l.costUsd, 0).toFixed(4)}\n`);
       await scoreRun(family, cfg, dir.path, [], (t) => process.stdout.write(t));
       process.stdout.write(`run directory: ${resolve(dir.path)}
 lineage: hexa inspect ${dir.path}

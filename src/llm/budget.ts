@@ -70,6 +70,17 @@ export class SpendGate {
     return { ...this.spent };
   }
 
+  /**
+   * Output sizes of calls made before this process (recorded usage of the same model), so that the first call
+   * is estimated from them rather than from a guess: a small cap left to a resumed run or a grid's later run
+   * would otherwise let one call through that costs far more than the cap allows.
+   */
+  learn(where: string, outputs: readonly number[]): void {
+    if (!outputs.length) return;
+    const o = this.outputs.get(where) ?? { sum: 0, n: 0 };
+    this.outputs.set(where, { sum: o.sum + outputs.reduce((a, b) => a + b, 0), n: o.n + outputs.length });
+  }
+
   estimate(where: string, model: string, messages: readonly Message[], tools: readonly ToolSpec[], maxOutput: number): { usd: number; tokens: number } {
     const chars = messages.reduce((n, m) => n + m.content.length + ("toolCalls" in m ? JSON.stringify(m.toolCalls).length : 0), 0) + JSON.stringify(tools).length;
     const input = Math.ceil(chars / CHARS_PER_TOKEN);

@@ -3,7 +3,7 @@ import { usageRecord } from "../llm/accounting.ts";
 import { metered } from "../llm/metered.ts";
 import type { Role } from "../llm/config.ts";
 import type { Bank } from "../store/bank.ts";
-import type { Phase, UsageLine } from "../store/run-records.ts";
+import type { Phase, UsageLine, UsagePhase } from "../store/run-records.ts";
 import type { Trajectory } from "../store/trajectory.ts";
 import type { LevelFamily } from "./family.ts";
 import { playEpisode } from "./play.ts";
@@ -21,6 +21,8 @@ export interface EpisodeJob {
   bankRound: number | null;
   /** The bank snapshot the episode draws on (the fold of the log up to bankRound; empty when null). */
   bank: Bank;
+  /** The episode's share of the run's budget (LevelFamily.allowanceOf); absent: none. */
+  allowance?: number;
 }
 
 export interface EpisodeResult {
@@ -42,7 +44,7 @@ export interface EpisodeBackend {
 }
 
 /** A usage line of one model call, with where in the run it was made. */
-export const usageLine = (role: Role, turn: AssistantTurn, where: { phase: Phase; level: string; round: number; seed?: number }, cfg: RunConfig): UsageLine => ({
+export const usageLine = (role: Role, turn: AssistantTurn, where: { phase: UsagePhase; level: string; round: number; seed?: number; candidate?: number }, cfg: RunConfig): UsageLine => ({
   schemaVersion: 1 as const,
   ...where,
   ...usageRecord(role, turn, cfg.llm.prices),
@@ -59,7 +61,7 @@ export const playHere = async (cfg: RunConfig, job: EpisodeJob, ports: LocalPlay
   const where = { phase: job.phase, level: job.level, round: job.round, seed: job.seed };
   const model = job.agent === "heuristic" || !ports.actorModel ? undefined : metered(ports.actorModel, (turn) => onUsage(usageLine("actor", turn, where, cfg)));
   return playEpisode(ports.family, {
-    task: { level: job.level, seed: job.seed },
+    task: { level: job.level, seed: job.seed, ...(job.allowance === undefined ? {} : { allowance: job.allowance }) },
     agent: job.agent,
     config: cfg,
     bank: job.bank,

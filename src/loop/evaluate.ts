@@ -1,6 +1,7 @@
 import { ConfigError } from "../errors.ts";
-import type { ChatModel } from "../llm/chat-model.ts";
+import type { AssistantTurn, ChatModel } from "../llm/chat-model.ts";
 import { usageRecord } from "../llm/accounting.ts";
+import { metered } from "../llm/metered.ts";
 import { foldEvents } from "../store/bank.ts";
 import { episodeId, type BankLog, type RunDir } from "../store/run-dir.ts";
 import type { EpisodeRecord } from "../store/run-records.ts";
@@ -90,24 +91,38 @@ export const learnedSeeds = (run: RunState): Map<string, Set<number>> => {
 
 /**
  * Held-out evaluation (method.md §9): the frozen final bank on seeds the run never saw, beside the cumulative
- * stream figure. Writes every episode to `evalFile`; the run's own files are only read.
+ * stream figure. Writes every episode to `evalFile`; the run's own files are only read. `played`: episodes an
+ * earlier, stopped evaluation of the same file already recorded; they are counted, not played again.
  */
 export const evaluateRun = async (
   cfg: RunConfig,
-  ports: { family: LevelFamily; dir: RunDir; actorModel?: ChatModel; now: () => number; evalFile: string; onEpisode?: (r: EpisodeRecord) => void },
+  ports: {
+    family: LevelFamily;
+    dir: RunDir;
+    actorModel?: ChatModel;
+    now: () => number;
+    evalFile: string;
+    onEpisode?: (r: EpisodeRecord) => void;
+    /** Each model call as it is answered, with the episode it was made for. */
+    onCall?: (turn: AssistantTurn, where: { level: string; round: number; seed: number }) => void;
+    played?: readonly EpisodeRecord[];
+  },
   seeds: Map<string, number[]>,
   run: RunState,
 ): Promise<EvalRow[]> => {
   const finalRound = cfg.rounds;
   const banks = new Map(cfg.levels.map((level) => [level, foldEvents(run.log.events.get(level) ?? [])] as const));
-  const jobs = cfg.levels.flatMap((level) => seeds.get(level)!.map((seed) => ({ level, seed })));
-  const done = await mapLimit(jobs, cfg.concurrency, async ({ level, seed }) => {
+  const before = new Map((ports.played ?? []).map((e) => [e.id, e] as const));
+  const jobs = cfg.levels.flatMap((level) => seeds.get(level)!.map((seed) => ({ level, seed }))).filter((j) => !before.has(episodeId("eval", j.level, finalRound + 1, j.seed)));
+  const played = await mapLimit(jobs, cfg.concurrency, async ({ level, seed }) => {
+    const onCall = ports.onCall;
+    const model = ports.actorModel && onCall ? metered(ports.actorModel, (turn) => onCall(turn, { level, round: finalRound + 1, seed })) : ports.actorModel;
     const { trajectory, retrieved } = await playEpisode(ports.family, {
       task: { level, seed },
       agent: cfg.agent,
       config: cfg,
       bank: banks.get(level)!,
-      ...(ports.actorModel ? { model: ports.actorModel } : {}),
+      ...(model ? { model } : {}),
       costOf: (turn) => usageRecord("actor", turn, cfg.llm.prices).costUsd,
       now: ports.now,
     });
@@ -118,6 +133,7 @@ export const evaluateRun = async (
     ports.onEpisode?.(rec);
     return rec;
   });
+  const done = [...before.values(), ...played].filter((e) => seeds.get(e.level)?.includes(e.seed));
   return cfg.levels.map((level) => ({
     level,
     stream: stats(run.episodes.filter((e) => e.phase === "stream" && e.level === level)),

@@ -6,13 +6,24 @@ import type { Trajectory, TrajectoryStep } from "../store/trajectory.ts";
 import type { Bank, BankEntry, BankEvent } from "../store/bank.ts";
 import type { FinalScore } from "../store/final-scores.ts";
 import type { EpisodeRecord } from "../store/run-records.ts";
-import type { ChatModel } from "../llm/chat-model.ts";
+import type { AssistantTurn, ChatModel } from "../llm/chat-model.ts";
 import type { RunConfig } from "./run-config.ts";
 
 /** One task of a family: a level at a seed. */
 export interface Task {
   level: string;
   seed: number;
+  /** Units of the family's run budget this episode may spend (reward search: trainings), from `allowanceOf`; absent: no budget. */
+  allowance?: number;
+}
+
+/** What a family's `allowanceOf` reads: the episode's place in the run and the level's episodes that finished before its phase. */
+export interface AllowanceRequest {
+  config: RunConfig;
+  level: string;
+  seed: number;
+  /** The level's episodes of the phases before this one (offline before round 1, round r − 1 before r), in the run's records. */
+  earlier: readonly EpisodeRecord[];
 }
 
 /** What the family's heuristic (non-LLM) agent gets for one episode. */
@@ -45,12 +56,39 @@ export interface HeuristicSynthesis {
   citations: Record<string, { level: string; id: string }[]>;
 }
 
+/** Where in a search a model call was made: usage.jsonl records it as phase `search`. */
+export interface SearchCall {
+  level: string;
+  /** The seed of the instance the search works on. */
+  seed: number;
+  /** The candidate the call is for (its proposal, self-evaluation or thought alignment). */
+  candidate?: number;
+}
+
+/** The model calls a search has still to make, for the cost forecast (issue 11). */
+export interface SearchCalls {
+  /** Candidates still to propose, over every level (a resume: those the search's records lack). */
+  candidates: number;
+  /** One candidate's calls and tokens, estimated from the config and the prompts (when no earlier search was recorded). */
+  perCandidate: { calls: number; input: number; output: number };
+  /** How perCandidate is made, for the forecast's basis line. */
+  basis: string;
+}
+
 /** A whole search that replaces the round loop for a config (issue 13: reward search's eureka and rf-agent). */
 export interface FamilySearch {
+  /** The search's name in run ids, e.g. "eureka". */
+  name: string;
   /** One line for the run's start, e.g. "eureka: 16 candidates per task". */
   label: string;
-  /** Runs, or resumes, the search of every level of the config, writing its records under `dir` (the run directory). */
-  run(req: { dir: string; actorModel?: ChatModel; log: (line: string) => void; signal?: AbortSignal }): Promise<void>;
+  /**
+   * Runs, or resumes, the search of every level of the config, writing its records under `dir` (the run
+   * directory). Every answered call of `actorModel` is reported to `onCall` with where it was made (the CLI
+   * records it in usage.jsonl); a BudgetExceeded from the model stops the search after the trainings in flight.
+   */
+  run(req: { dir: string; actorModel?: ChatModel; onCall?: (call: SearchCall, turn: AssistantTurn) => void; log: (line: string) => void; signal?: AbortSignal }): Promise<void>;
+  /** The calls still to make in the run directory `dir` (undefined: a new run), for the forecast. */
+  calls(dir: string | undefined): SearchCalls;
 }
 
 /** What a family's final scoring reads of a finished run. */
@@ -97,6 +135,14 @@ export interface LevelFamily {
    * family has none; the LLM synthesiser (agents/) works for every family.
    */
   synthesiseHeuristic?(o: HeuristicSynthesisRequest): HeuristicSynthesis;
+  /** Throws a ConfigError naming the field when the family's slice and the rest of the config cannot work together; hexa run calls it before writing anything. */
+  checkConfig?(config: RunConfig): void;
+  /**
+   * This episode's share of a run-wide budget the config sets (reward search: rewardSearch.budget trainings per
+   * task), given what the level's earlier phases spent (TrajectoryStep.spent); undefined: no budget. Computed
+   * by the loop when it schedules the episode, so a resume and a remote worker see the same share.
+   */
+  allowanceOf?(req: AllowanceRequest): number | undefined;
   /** The whole search this config asks for instead of rounds (hexa run runs it in the run directory); absent or undefined: the round loop. */
   searchFor?(config: RunConfig): FamilySearch | undefined;
   /** Each level's final figure after a run's rounds or search (hexa run writes final-scores.json); undefined: the config asks for none. */

@@ -4,7 +4,7 @@ import type { Role } from "../llm/config.ts";
 import { episodeId, updateKey } from "../store/run-dir.ts";
 import type { UsageLine } from "../store/run-records.ts";
 import { updatesAt } from "./bank-update.ts";
-import type { LevelFamily } from "./family.ts";
+import type { LevelFamily, SearchCalls } from "./family.ts";
 import { usesBank, type RunConfig } from "./run-config.ts";
 import { needsOfflineRuns, schedule } from "./schedule.ts";
 
@@ -17,6 +17,8 @@ import { needsOfflineRuns, schedule } from "./schedule.ts";
 export interface Forecast {
   episodes: number;
   updates: number;
+  /** Candidates a family's whole search (instead of rounds) has still to propose. */
+  candidates: number;
   calls: number;
   tokens: number;
   usd: number;
@@ -26,7 +28,7 @@ export interface Forecast {
   basis: string[];
 }
 
-export const NO_FORECAST: Forecast = { episodes: 0, updates: 0, calls: 0, tokens: 0, usd: 0, unpriced: [], basis: [] };
+export const NO_FORECAST: Forecast = { episodes: 0, updates: 0, candidates: 0, calls: 0, tokens: 0, usd: 0, unpriced: [], basis: [] };
 
 export interface Work {
   calls: number;
@@ -43,12 +45,12 @@ const TOOLS_AND_PROTOCOL = 1500;
 
 const baseName = (model: string) => model.replace(/-\d{4}-\d{2}-\d{2}$/, "");
 
-/** Mean work per unit (an episode, or a bank update) of one role and model in earlier runs' usage. */
+/** Mean work per unit (an episode, or a bank update) of one role and model in earlier runs' usage; a search's calls are no unit of these. */
 export const recordedWork = (runs: ReadonlyArray<readonly UsageLine[]>, role: Role, model: string): (Work & { units: number }) | undefined => {
   const units = new Map<string, Work>();
   runs.forEach((lines, r) => {
     for (const l of lines) {
-      if (l.role !== role || baseName(l.model) !== baseName(model) || l.fromCache) continue;
+      if (l.role !== role || baseName(l.model) !== baseName(model) || l.fromCache || l.phase === "search") continue;
       const key = `${r}/${l.phase}/${l.level}/${l.round}/${l.seed ?? "-"}`;
       const w = units.get(key) ?? { calls: 0, input: 0, output: 0 };
       units.set(key, { calls: w.calls + 1, input: w.input + l.input, output: w.output + l.output });
@@ -58,6 +60,26 @@ export const recordedWork = (runs: ReadonlyArray<readonly UsageLine[]>, role: Ro
   const all = [...units.values()];
   const mean = (f: (w: Work) => number) => all.reduce((s, w) => s + f(w), 0) / all.length;
   return { units: all.length, calls: mean((w) => w.calls), input: mean((w) => w.input), output: mean((w) => w.output) };
+};
+
+/**
+ * Mean tokens per call of a model's search calls (phase search) in earlier runs. A search's candidate makes a
+ * number of calls fixed by its strategy (the family says how many), so the forecast scales the mean call by it:
+ * an earlier search of another strategy still informs the size of a call.
+ */
+export const recordedSearchCall = (runs: ReadonlyArray<readonly UsageLine[]>, model: string): { calls: number; input: number; output: number } | undefined => {
+  let calls = 0;
+  let input = 0;
+  let output = 0;
+  for (const lines of runs) {
+    for (const l of lines) {
+      if (l.role !== "actor" || l.phase !== "search" || baseName(l.model) !== baseName(model) || l.fromCache) continue;
+      calls++;
+      input += l.input;
+      output += l.output;
+    }
+  }
+  return calls ? { calls, input: input / calls, output: output / calls } : undefined;
 };
 
 /** An episode that uses its whole turn budget, each prompt the system prompt plus every earlier turn (capped). */
@@ -85,9 +107,32 @@ export interface ForecastInput {
   committed: ReadonlySet<string>;
   /** Usage lines of earlier runs, one list per run. */
   earlier: ReadonlyArray<readonly UsageLine[]>;
+  /** The run directory of a resume: where a family's whole search (it replaces the rounds) finds what it has done. */
+  dir?: string;
 }
 
-export const forecastRun = ({ cfg, family, recorded, committed, earlier }: ForecastInput): Forecast => {
+/** A whole search's calls: candidates to go × the calls of one, each the mean recorded search call of the model or the family's estimate. */
+const forecastSearch = (cfg: RunConfig, search: SearchCalls, earlier: ReadonlyArray<readonly UsageLine[]>): Forecast => {
+  const out: Forecast = { ...NO_FORECAST, candidates: search.candidates, unpriced: [], basis: [] };
+  if (cfg.agent === "heuristic" || search.candidates === 0) return out;
+  const model = cfg.llm.actor.model;
+  const per = search.perCandidate;
+  const seen = recordedSearchCall(earlier, model);
+  const w: Work = seen ? { calls: per.calls, input: seen.input * per.calls, output: seen.output * per.calls } : per;
+  const price = priceOf(cfg.llm.prices, model);
+  const usd = price ? costUsd(price, { input: Math.round(w.input), output: Math.round(w.output), cached: 0 }) : 0;
+  if (!price) out.unpriced.push(model);
+  out.calls = search.candidates * w.calls;
+  out.tokens = Math.round(search.candidates * (w.input + w.output));
+  out.usd = search.candidates * usd;
+  const how = seen ? `${per.calls} call(s) per candidate × the mean of ${seen.calls} recorded search call(s) in earlier runs` : `from the config: ${search.basis}; no earlier searches of this model`;
+  out.basis.push(`llm.actor ${model}: ${search.candidates} candidate(s) × ~${Math.round(w.input + w.output).toLocaleString("en")} tokens, ${price ? formatUsd(usd) : "unpriced"} per candidate (${how})`);
+  return out;
+};
+
+export const forecastRun = ({ cfg, family, recorded, committed, earlier, dir }: ForecastInput): Forecast => {
+  const search = family.searchFor?.(cfg);
+  if (search) return forecastSearch(cfg, search.calls(dir), earlier);
   const plan = schedule(cfg, family);
   const actorPlays = cfg.agent !== "heuristic";
   const evolverCalls = usesBank(cfg) && cfg.evolver === "llm";
@@ -104,31 +149,46 @@ export const forecastRun = ({ cfg, family, recorded, committed, earlier }: Forec
       }
     }
   }
-  const prompt = Math.max(...cfg.levels.map((l) => family.describe(l).length));
+  const prompt = promptChars(cfg, family);
   const fromConfig = episodeWorkFromConfig(cfg, prompt);
   const out: Forecast = { ...NO_FORECAST, episodes, updates, unpriced: [], basis: [] };
-  const add = (role: Role, units: number, fallback: Work, unit: string) => {
-    if (units === 0) return;
-    const model = cfg.llm[role].model;
-    const seen = recordedWork(earlier, role, model);
-    const w = seen ?? fallback;
-    const price = priceOf(cfg.llm.prices, model);
-    const usd = price ? costUsd(price, { input: Math.round(w.input), output: Math.round(w.output), cached: 0 }) : 0;
-    if (!price) out.unpriced.push(model);
-    out.calls += units * w.calls;
-    out.tokens += Math.round(units * (w.input + w.output));
-    out.usd += units * usd;
-    const per = `~${Math.round(w.input + w.output).toLocaleString("en")} tokens, ${price ? formatUsd(usd) : "unpriced"} per ${unit}`;
-    out.basis.push(
-      `llm.${role} ${model}: ${units} ${unit}(s) × ${per} (${seen ? `mean of ${seen.units} recorded ${unit}(s) in earlier runs` : role === "actor" ? `from the config: ${cfg.actor.maxTurns} turns, prompt ~${Math.ceil(prompt / CHARS_PER_TOKEN) + TOOLS_AND_PROTOCOL} tokens + ${TOKENS_PER_TURN} per earlier turn, ${OUTPUT_PER_TURN} out per turn; no earlier runs of this model` : "from the config: a round's trajectories and the bank in, a bank edit out; no earlier runs of this model"})`,
-    );
-  };
-  add("actor", episodes, fromConfig, "episode");
-  add("evolver", updates, updateWorkFromConfig(cfg, fromConfig), "update");
+  addRole(out, cfg, earlier, prompt, "actor", episodes, fromConfig, "episode");
+  addRole(out, cfg, earlier, prompt, "evolver", updates, updateWorkFromConfig(cfg, fromConfig), "update");
   return out;
+};
+
+/** A held-out evaluation: `episodes` actor episodes with the frozen bank, no bank update. */
+export const forecastEval = ({ cfg, family, episodes, earlier }: { cfg: RunConfig; family: LevelFamily; episodes: number; earlier: ReadonlyArray<readonly UsageLine[]> }): Forecast => {
+  const out: Forecast = { ...NO_FORECAST, episodes: cfg.agent === "heuristic" ? 0 : episodes, unpriced: [], basis: [] };
+  const prompt = promptChars(cfg, family);
+  addRole(out, cfg, earlier, prompt, "actor", out.episodes, episodeWorkFromConfig(cfg, prompt), "episode");
+  return out;
+};
+
+/** Forecasts added together (a compare grid's runs); `basis` is the caller's. */
+export const sumForecasts = (fs: readonly Forecast[], basis: string[]): Forecast =>
+  fs.reduce((a, f) => ({ episodes: a.episodes + f.episodes, updates: a.updates + f.updates, candidates: a.candidates + f.candidates, calls: a.calls + f.calls, tokens: a.tokens + f.tokens, usd: a.usd + f.usd, unpriced: [...a.unpriced, ...f.unpriced], basis }), { ...NO_FORECAST, unpriced: [], basis });
+
+const promptChars = (cfg: RunConfig, family: LevelFamily) => Math.max(...cfg.levels.map((l) => family.describe(l).length));
+
+const addRole = (out: Forecast, cfg: RunConfig, earlier: ReadonlyArray<readonly UsageLine[]>, prompt: number, role: Role, units: number, fallback: Work, unit: string): void => {
+  if (units === 0) return;
+  const model = cfg.llm[role].model;
+  const seen = recordedWork(earlier, role, model);
+  const w = seen ?? fallback;
+  const price = priceOf(cfg.llm.prices, model);
+  const usd = price ? costUsd(price, { input: Math.round(w.input), output: Math.round(w.output), cached: 0 }) : 0;
+  if (!price) out.unpriced.push(model);
+  out.calls += units * w.calls;
+  out.tokens += Math.round(units * (w.input + w.output));
+  out.usd += units * usd;
+  const per = `~${Math.round(w.input + w.output).toLocaleString("en")} tokens, ${price ? formatUsd(usd) : "unpriced"} per ${unit}`;
+  out.basis.push(
+    `llm.${role} ${model}: ${units} ${unit}(s) × ${per} (${seen ? `mean of ${seen.units} recorded ${unit}(s) in earlier runs` : role === "actor" ? `from the config: ${cfg.actor.maxTurns} turns, prompt ~${Math.ceil(prompt / CHARS_PER_TOKEN) + TOOLS_AND_PROTOCOL} tokens + ${TOKENS_PER_TURN} per earlier turn, ${OUTPUT_PER_TURN} out per turn; no earlier runs of this model` : "from the config: a round's trajectories and the bank in, a bank edit out; no earlier runs of this model"})`,
+  );
 };
 
 export const forecastText = (f: Forecast): string =>
   f.calls === 0
     ? "forecast: no model calls left to make"
-    : `forecast: ${f.episodes} episode(s) and ${f.updates} bank update(s) to go, ~${Math.round(f.calls).toLocaleString("en")} calls, ~${f.tokens.toLocaleString("en")} tokens, ~${formatUsd(f.usd)}${f.unpriced.length ? ` + unpriced ${[...new Set(f.unpriced)].join(", ")}` : ""}\n${f.basis.map((b) => `  ${b}`).join("\n")}`;
+    : `forecast: ${[...(f.episodes || f.updates || !f.candidates ? [`${f.episodes} episode(s) and ${f.updates} bank update(s)`] : []), ...(f.candidates ? [`${f.candidates} search candidate(s)`] : [])].join(" and ")} to go, ~${Math.round(f.calls).toLocaleString("en")} calls, ~${f.tokens.toLocaleString("en")} tokens, ~${formatUsd(f.usd)}${f.unpriced.length ? ` + unpriced ${[...new Set(f.unpriced)].join(", ")}` : ""}\n${f.basis.map((b) => `  ${b}`).join("\n")}`;

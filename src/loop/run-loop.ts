@@ -139,11 +139,18 @@ export const runLoop = async (cfg: RunConfig, ports: LoopPorts): Promise<Metrics
   const episodes = ports.episodes ?? localBackend(cfg, { family, ...(ports.actorModel ? { actorModel: ports.actorModel } : {}), now: ports.now });
   const inFlight = episodes.inFlight ?? cfg.concurrency;
 
+  /** The family's share of a run-wide budget for the episode, from what the level's earlier phases recorded. */
+  const allowanceOf = (job: Job): number | undefined => {
+    if (!family.allowanceOf) return undefined;
+    const before = (e: EpisodeRecord) => e.level === job.level && job.phase === "stream" && (e.phase === "offline" || (e.phase === "stream" && e.round < job.round));
+    return family.allowanceOf({ config: cfg, level: job.level, seed: job.seed, earlier: [...records.values()].filter(before) });
+  };
   const play = async (job: Job): Promise<void> => {
     const id = episodeId(job.phase, job.level, job.round, job.seed);
     if (records.has(id) || signal?.aborted) return;
     const bank = job.bankRound === null ? EMPTY_BANK : bankAt(job.level, job.bankRound);
-    const { trajectory, retrieved } = await episodes.play({ id, ...job, bank }, record);
+    const allowance = allowanceOf(job);
+    const { trajectory, retrieved } = await episodes.play({ id, ...job, bank, ...(allowance === undefined ? {} : { allowance }) }, record);
     if (trajectory.stopReason === "error") throw endpointFailed(id, trajectory.error, dir.path);
     const rec = episodeRecord({ id, phase: job.phase, level: job.level, round: job.round, seed: job.seed, bankRound: job.bankRound, retrieved, trajectory });
     dir.appendEpisode(rec);

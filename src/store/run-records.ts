@@ -75,13 +75,18 @@ export const BankLogLine = z.union([
 ]);
 export type BankLogLine = z.infer<typeof BankLogLine>;
 
+/** Where a model call was made: an episode's phase, or `search` for a family's whole search (reward search's eureka / rf-agent). */
+export const UsagePhase = z.enum([...Phase.options, "search"]);
+export type UsagePhase = z.infer<typeof UsagePhase>;
+
 /** usage.jsonl: one line per model call, with where in the run it was made. */
 export const UsageLine = UsageRecord.extend({
   schemaVersion: z.literal(1),
-  phase: Phase,
+  phase: UsagePhase,
   level: z.string(),
   round: z.number().int().min(0),
-  seed: z.number().int().optional().describe("the episode's seed; absent for evolver calls"),
+  seed: z.number().int().optional().describe("the episode's seed (a search: its instance's seed); absent for evolver calls"),
+  candidate: z.number().int().min(0).optional().describe("phase search: the candidate the call proposed, self-evaluated or aligned"),
 });
 export type UsageLine = z.infer<typeof UsageLine>;
 

@@ -9,6 +9,7 @@ export const TrajectoryStep = z.object({
   observation: z.string(),
   ok: z.boolean().describe("the tool ran and returned a result (false: error observation or no call)"),
   ms: z.number().describe("tool execution time, excluding the model"),
+  spent: z.number().int().min(1).optional().describe("units of the family's budget the call used (reward search: trainings sent); absent: none"),
 });
 export type TrajectoryStep = z.infer<typeof TrajectoryStep>;
 

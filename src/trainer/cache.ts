@@ -106,9 +106,8 @@ const CacheEntry = z.object({
 const cacheable = (o: JobOutcome): boolean => o.kind === "result" || o.error.kind === "reward_code";
 
 export class TrainCache {
-  constructor(readonly dir: string) {
-    mkdirSync(dir, { recursive: true });
-  }
+  /** The folder is made by the first put: a pool built only to be asked about (a run id, a forecast) writes nothing. */
+  constructor(readonly dir: string) {}
 
   private path(key: string) {
     return join(this.dir, `${key}.json`);
@@ -135,6 +134,7 @@ export class TrainCache {
     if (!cacheable(outcome)) return false;
     const keys = trainCacheKeys(job, trainer);
     const key = outcome.kind === "result" ? keys.result : keys.fault;
+    mkdirSync(this.dir, { recursive: true });
     writeJsonAtomic(this.path(key), { schemaVersion: CACHE_SCHEMA_VERSION, key, trainer, task: job.task, storedAt: now.toISOString(), outcome });
     return true;
   }

@@ -23,11 +23,14 @@ const failed = (error: string): ToolResult => ({ ok: false, error, observation: 
 export const callRewardTool = async (tools: readonly RewardTool[], s: RewardSession, name: string, raw: unknown, onProgress?: (p: ToolProgress) => void): Promise<ToolResult> => {
   const call = parseToolCall(tools, name, raw);
   if ("error" in call) return failed(call.error);
+  const before = s.trainings;
+  const spent = (): { spent?: number } => (s.trainings > before ? { spent: s.trainings - before } : {});
   try {
     const out = await call.tool.run(s, call.args, onProgress);
-    return { ok: true, ...out };
+    return { ok: true, ...out, ...spent() };
   } catch (e) {
-    if (e instanceof ModelOutputError) return failed(e.message);
+    // A finish whose code failed to train still spent the training.
+    if (e instanceof ModelOutputError) return { ...failed(e.message), ...spent() };
     throw e;
   }
 };

@@ -18,7 +18,7 @@ export interface RewardSession {
 export type RewardToolOutput = Pick<ToolResult, "observation" | "result" | "ends">;
 
 /** Marks the answer to a training refused by the episode's share of the run's budget (final scoring does not count it). */
-export const BUDGET_SPENT = "share of the run's training budget";
+const BUDGET_SPENT = "share of the run's training budget";
 
 /** One training of `code` on the instance (training seed, held-out evaluation seeds), with progress. */
 export const train = async (s: RewardSession, code: string, steps: number, label: string, onProgress?: (p: ToolProgress) => void): Promise<PoolOutcome> => {

@@ -23,8 +23,9 @@ export default defineRewardTool({
     return {
       result: { fitness: r.final.fitness, steps, full, cached: out.cached, bestCheckpoint: r.bestCheckpoint },
       observation: `${head}\n${reflection(r, s.task.fitness.solved)}`,
-      // A full-budget training that solves the task is what finish would score: auto-finish (method.md §1).
-      ...(full && solved ? { ends: { reason: "success" as const, success: true, action: { code: a.code }, score: r.final.fitness } } : {}),
+      // A full-budget training that solves the task is what finish would score: auto-finish (method.md §1); under
+      // a share of a run's budget only with its last training, the rest being the equal-budget comparison's to spend.
+      ...(full && solved && !(s.maxTrainings !== undefined && s.trainings < s.maxTrainings) ? { ends: { reason: "success" as const, success: true, action: { code: a.code }, score: r.final.fitness } } : {}),
     };
   },
 });

@@ -60,8 +60,8 @@ export const mutate = (task: string, d: Design, rng: Rng): { design: Design; why
 /**
  * The heuristic reward designer (issue 10 §6, no LLM): read the task, check the first design on sampled
  * transitions, then train candidates at the quick budget — the bank's designs first, else the library's base
- * terms, then mutations of the best so far — and commit the best with finish on the last turn (or as soon as
- * a quick training already reaches the solved F). Deterministic for a session, rng seed and hints.
+ * terms, then mutations of the best so far — and commit the best with finish on the last turn or with the episode's last training
+ * (without a share of a run's budget: as soon as a quick training already reaches the solved F). Deterministic for a session, rng seed and hints.
  */
 export const runRewardDesigner = async (o: DesignerOptions): Promise<Trajectory> => {
   const { session: s, maxTurns, rng, now } = o;
@@ -71,7 +71,7 @@ export const runRewardDesigner = async (o: DesignerOptions): Promise<Trajectory>
   const call = async (thought: string, tool: string, args: Record<string, unknown>) => {
     const t0 = now();
     const out = await callRewardTool(REWARD_TOOLS, s, tool, args, o.onToolProgress);
-    const step = { turn: steps.length + 1, thought, tool, args, observation: out.observation, ok: out.ok, ms: now() - t0 };
+    const step = { turn: steps.length + 1, thought, tool, args, observation: out.observation, ok: out.ok, ms: now() - t0, ...(out.spent ? { spent: out.spent } : {}) };
     steps.push(step);
     o.onStep?.(step);
     return out;
@@ -95,12 +95,15 @@ export const runRewardDesigner = async (o: DesignerOptions): Promise<Trajectory>
     return mutate(task, best?.design ?? baseDesign(task), rng);
   };
 
-  // Trainings this episode may still send (its share of a rounds run's budget); finish needs the last one.
+  // Trainings this episode may still send (its share of a rounds run's budget); finish needs the last one. With
+  // a share the designer spends all of it (the turns for describe_task and check_reward come after that), so a
+  // budgeted run trains exactly its budget; without one it commits as soon as a quick training solves the task.
   const trainingsLeft = () => (s.maxTrainings === undefined ? Infinity : s.maxTrainings - s.trainings);
-  if (left() > 1) await call(`Read ${task}: its fields, fitness and budgets.`, "describe_task", {});
+  const turnsNeeded = () => (s.maxTrainings === undefined ? 1 : trainingsLeft());
+  if (left() > Math.max(1, turnsNeeded())) await call(`Read ${task}: its fields, fitness and budgets.`, "describe_task", {});
   let first = true;
   while (left() > 0 && trainingsLeft() > 0) {
-    const solvedAlready = best && best.fitness >= s.task.fitness.solved;
+    const solvedAlready = s.maxTrainings === undefined && best && best.fitness >= s.task.fitness.solved;
     if (left() === 1 || trainingsLeft() === 1 || solvedAlready) {
       const design = best?.design ?? nextCandidate().design;
       const why = solvedAlready ? "a quick training already reached the solved F, so commit it" : "last turn, so commit the best design so far";
@@ -112,7 +115,7 @@ export const runRewardDesigner = async (o: DesignerOptions): Promise<Trajectory>
     const c = nextCandidate();
     tried.add(key(c.design));
     const code = composeReward(task, c.design);
-    if (first && left() > 2) {
+    if (first && left() > Math.max(2, turnsNeeded())) {
       first = false;
       const out = await call(`Check ${c.why} on sampled transitions before training: ${describe(c.design)}.`, "check_reward", { code });
       if (!out.ok) continue;

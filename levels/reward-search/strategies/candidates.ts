@@ -192,6 +192,14 @@ export interface SearchResult {
   trainings: number;
 }
 
+/** Promise.all that waits for every promise before it throws the first rejection (no candidate is left in flight). */
+export const settleAll = async <T>(ps: readonly Promise<T>[]): Promise<T[]> => {
+  const all = await Promise.allSettled(ps);
+  const failed = all.find((r): r is PromiseRejectedResult => r.status === "rejected");
+  if (failed) throw failed.reason;
+  return all.map((r) => (r as PromiseFulfilledResult<T>).value);
+};
+
 /** One candidate a strategy has decided on: where it sits and what the proposer is told. */
 export interface Planned {
   index: number;
@@ -209,7 +217,8 @@ export const candidateRng = (seed: number, index: number): Rng => createRng(seed
  * Proposes, self-evaluates, trains and records a batch of candidates. Proposals are made one after another
  * (each sees the codes proposed before it), then every candidate trains concurrently on its own code, then
  * successful ones get thought alignment, and each is committed as its training ends. Replayed candidates are
- * taken from the log as they are.
+ * taken from the log as they are. A candidate that fails (a spend cap refusing its alignment) does not stop
+ * the others: every training in flight ends and is committed first, then the first error is thrown.
  */
 export const runBatch = async (
   b: Budget,
@@ -220,6 +229,8 @@ export const runBatch = async (
   opts: { selfEvaluate: boolean; align: boolean },
 ): Promise<CandidateRecord[]> => {
   const drafts: Array<{ p: Planned; replayed?: CandidateRecord; proposal?: Proposal; vSelf?: SelfEvaluation }> = [];
+  // A proposer that fails (the spend cap refusing a call) ends the proposals; those already made are trained first.
+  let stop: { error: unknown } | undefined;
   for (const p of planned) {
     const replayed = b.replayed(p.index);
     if (replayed) {
@@ -230,13 +241,18 @@ export const runBatch = async (
       drafts.push({ p, replayed });
       continue;
     }
-    const proposal = await proposer.propose(p.operator, p.ctx);
-    seen.add(proposal.code);
-    // The self-evaluation reads this node's own code (RF-Agent's reference code scored "None").
-    const vSelf = opts.selfEvaluate && proposer.selfEvaluate ? await proposer.selfEvaluate(proposal.code, p.ctx) : undefined;
-    drafts.push({ p, proposal, ...(vSelf ? { vSelf } : {}) });
+    try {
+      const proposal = await proposer.propose(p.operator, p.ctx);
+      seen.add(proposal.code);
+      // The self-evaluation reads this node's own code (RF-Agent's reference code scored "None").
+      const vSelf = opts.selfEvaluate && proposer.selfEvaluate ? await proposer.selfEvaluate(proposal.code, p.ctx) : undefined;
+      drafts.push({ p, proposal, ...(vSelf ? { vSelf } : {}) });
+    } catch (error) {
+      stop = { error };
+      break;
+    }
   }
-  return Promise.all(
+  const out = settleAll(
     drafts.map(async ({ p, replayed, proposal, vSelf }) => {
       if (replayed) return replayed;
       const { outcome, feedback } = await b.train(p.index, proposal!.code);
@@ -267,4 +283,7 @@ export const runBatch = async (
       });
     }),
   );
+  if (!stop) return out;
+  await out;
+  throw stop.error;
 };

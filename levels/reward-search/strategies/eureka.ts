@@ -49,6 +49,7 @@ export const runEureka = async (run: StrategyRun, config: Partial<EurekaConfig> 
         ctx: {
           task: run.task,
           instance: run.instance,
+          index,
           ...(kept ? { parent: viewOf(kept) } : {}),
           ...(feedback !== undefined ? { feedback } : {}),
           seen,

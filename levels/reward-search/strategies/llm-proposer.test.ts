@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { metered } from "../../../src/llm/metered.ts";
 import type { ScriptItem } from "../../../test/support/fake-openai-server.ts";
 import { scriptedRole } from "../../../test/support/scripted-role.ts";
 import { getTask } from "../index.ts";
@@ -73,9 +74,15 @@ describe("LLM proposer", () => {
       aligned,
     ]);
     const t = testTrainer();
-    const r = await runRfAgent({ task, instance, steps: 1000, seed: 1, proposer: llmProposer(model), ports: { trainer: t, log: memoryLog() } }, { initial: 2, children: 2, budget: 4 });
+    // Every call goes to the model of the candidate it is for (hexa run meters them into usage.jsonl so).
+    const calls: Array<number | undefined> = [];
+    const proposer = llmProposer(model, { modelFor: (c) => metered(model, () => calls.push(c)) });
+    const r = await runRfAgent({ task, instance, steps: 1000, seed: 1, proposer, ports: { trainer: t, log: memoryLog() } }, { initial: 2, children: 2, budget: 4 });
     expect(t.jobs).toHaveLength(4);
     expect(fake.requests).toHaveLength(13);
+    // proposal + self-evaluation (+ its retry) + alignment after a successful training; none for the failed #2
+    const perCandidate = calls.reduce<Record<string, number>>((m, c) => ({ ...m, [String(c)]: (m[String(c)] ?? 0) + 1 }), {});
+    expect(perCandidate).toEqual({ 0: 3, 1: 4, 2: 2, 3: 4 });
     const cs = byIndex(r.candidates);
     // the self-evaluation prompts carry the code of the node they score
     expect(userText(1)).toContain(code(1));

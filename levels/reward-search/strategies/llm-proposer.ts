@@ -70,16 +70,21 @@ const SYSTEM = "You design reward functions for reinforcement learning; each rew
 
 export const NO_REWARD_CODE = "// the model gave no usable answer: there is no reward function here\n";
 
-export const llmProposer = (model: ChatModel): Proposer => {
+/**
+ * The proposer on `model`; `modelFor`, when given, is the model each call goes to, by the candidate it is for
+ * (hexa run meters the calls per candidate into usage.jsonl through it).
+ */
+export const llmProposer = (model: ChatModel, o: { modelFor?: (candidate: number | undefined) => ChatModel } = {}): Proposer => {
   const ask = (ctx: Pick<ProposeContext, "task" | "instance">, body: string): Message[] => [
     { role: "system", content: SYSTEM },
     { role: "user", content: `${taskText(ctx.task, ctx.instance)}\n\n${body}` },
   ];
+  const modelAt = (ctx: Pick<ProposeContext, "index">): ChatModel => o.modelFor?.(ctx.index) ?? model;
   return {
     label: model.name,
     propose: async (kind, ctx): Promise<Proposal> => {
       try {
-        const { value } = await invokeStructured(model, ask(ctx, `${operatorPrompt(kind, ctx)}\n\n${ANSWER}`), ProposalAnswer);
+        const { value } = await invokeStructured(modelAt(ctx), ask(ctx, `${operatorPrompt(kind, ctx)}\n\n${ANSWER}`), ProposalAnswer);
         return { thought: value.thought, code: value.code };
       } catch (e) {
         if (!(e instanceof ModelOutputError)) throw e;
@@ -95,7 +100,7 @@ export const llmProposer = (model: ChatModel): Proposer => {
         'Answer with only a JSON object {"score": <number in [-1, 1]>}.',
       ].join("\n");
       try {
-        const { value } = await invokeStructured(model, ask(ctx, body), SelfEvalAnswer);
+        const { value } = await invokeStructured(modelAt(ctx), ask(ctx, body), SelfEvalAnswer);
         return { value: value.score };
       } catch (e) {
         if (!(e instanceof ModelOutputError)) throw e;
@@ -112,7 +117,7 @@ export const llmProposer = (model: ChatModel): Proposer => {
         'Answer with only a JSON object {"thought": "..."}.',
       ].join("\n");
       try {
-        return firstSentences((await invokeStructured(model, ask(ctx, body), AlignAnswer)).value.thought, 4);
+        return firstSentences((await invokeStructured(modelAt(ctx), ask(ctx, body), AlignAnswer)).value.thought, 4);
       } catch (e) {
         if (!(e instanceof ModelOutputError)) throw e;
         return thought;

@@ -36,6 +36,8 @@ export interface CandidateView {
 export interface ProposeContext {
   task: RewardTask;
   instance: TaskInstance;
+  /** The candidate's index in the search (the strategies set it; a model's usage lines name it). */
+  index?: number;
   /** The candidate being improved: Eureka's best so far, RF-Agent's selected node (absent for `initial`). */
   parent?: CandidateView;
   /** Crossover: the elites to mix with the parent (2–4 in all, the parent included). */
@@ -72,9 +74,9 @@ export interface Proposer {
   readonly label: string;
   propose(kind: Operator, ctx: ProposeContext): Promise<Proposal>;
   /** RF-Agent's v_self, from the node's own code. */
-  selfEvaluate?(code: string, ctx: Pick<ProposeContext, "task" | "instance" | "rng">): Promise<SelfEvaluation>;
+  selfEvaluate?(code: string, ctx: Pick<ProposeContext, "task" | "instance" | "rng" | "index">): Promise<SelfEvaluation>;
   /** Thought alignment after a successful training: the thought re-written from the code, ≤ 4 sentences. */
-  align?(code: string, thought: string, ctx: Pick<ProposeContext, "task" | "instance" | "rng"> & { design?: Design }): Promise<string>;
+  align?(code: string, thought: string, ctx: Pick<ProposeContext, "task" | "instance" | "rng" | "index"> & { design?: Design }): Promise<string>;
 }
 
 /** The neutral self-evaluation used when an evaluator's answer is unusable. */

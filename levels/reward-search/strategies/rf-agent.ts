@@ -35,7 +35,7 @@ export const runRfAgent = async (run: StrategyRun, config: Partial<RfAgentConfig
 
   const plan = (op: Operator, node: TreeNode, index: number, iteration: number): Planned => {
     const rng = candidateRng(run.seed, index);
-    const base = { task: run.task, instance: run.instance, seen, rng };
+    const base = { task: run.task, instance: run.instance, index, seen, rng };
     if (node.index < 0) return { index, iteration, operator: "initial", parent: null, related: [], ctx: base };
     const parent = view(node);
     const ctx = { ...base, parent };

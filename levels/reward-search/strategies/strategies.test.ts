@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError, InvariantError } from "../../../src/errors.ts";
+import { BudgetExceeded } from "../../../src/llm/budget.ts";
 import { getTask } from "../index.ts";
 import { composeReward } from "../heuristic/terms.ts";
 import { createBudget, memoryLog, type CandidateLog, type CandidateRecord } from "./candidates.ts";
@@ -226,5 +227,23 @@ describe("resume", () => {
     await runEureka({ ...run(t, jsonlCandidateLog(d)), budget: 2 }, { samples: 2 });
     expect(t.jobs).toHaveLength(2);
     truncateSync(join(d, "candidates.jsonl"), 0);
+  });
+
+  it("a proposer that stops mid-batch (the spend cap) has the proposals it made trained and committed first, then the error thrown", async () => {
+    const refused = new BudgetExceeded("stopped: budget");
+    const inner = heuristicProposer();
+    let asked = 0;
+    // The spend cap refuses the third proposal: the first two of the batch of three are trained and kept.
+    const capped: Proposer = { ...inner, label: inner.label, propose: (k, ctx) => (++asked === 3 ? Promise.reject(refused) : inner.propose(k, ctx)) };
+    const log = memoryLog();
+    const t = testTrainer({ delayMs: () => 5 });
+    await expect(runEureka({ ...run(t, log, capped), budget: 4 }, { samples: 3 })).rejects.toBe(refused);
+    expect(t.jobs).toHaveLength(2);
+    expect(byIndex(log.records).map((c) => c.index)).toEqual([0, 1]);
+    const again = testTrainer();
+    const resumed = await runEureka({ ...run(again, log), budget: 4 }, { samples: 3 });
+    expect(resumed.replayed).toBe(2);
+    expect(again.jobs).toHaveLength(2);
+    expect(byIndex(resumed.candidates).map((c) => c.index)).toEqual([0, 1, 2, 3]);
   });
 });

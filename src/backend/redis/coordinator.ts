@@ -103,7 +103,7 @@ export const openRedisEpisodes = async (o: RedisBackendOptions): Promise<Episode
       hexa: o.hexa,
       run: o.run,
       config,
-      episode: { id, phase: rest.phase, level: rest.level, round: rest.round, seed: rest.seed, agent: rest.agent, bankRound: rest.bankRound },
+      episode: { id, phase: rest.phase, level: rest.level, round: rest.round, seed: rest.seed, agent: rest.agent, bankRound: rest.bankRound, ...(rest.allowance === undefined ? {} : { allowance: rest.allowance }) },
       bank: { skills: bank.skills, mistakes: bank.mistakes },
     };
     pending.set(jobId, data);

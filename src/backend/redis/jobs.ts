@@ -36,6 +36,7 @@ export const EpisodeJobData = z.object({
     seed: z.number().int(),
     agent: z.enum(RUN_AGENTS),
     bankRound: z.number().int().min(0).nullable(),
+    allowance: z.number().int().min(0).optional(),
   }),
   bank: z.object({ skills: z.array(Skill), mistakes: z.array(Mistake) }),
 });

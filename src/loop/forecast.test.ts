@@ -1,0 +1,55 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { rewardSearchFamily } from "../../levels/reward-search/family.ts";
+import { testTrainer } from "../../levels/reward-search/strategies/test-trainer.ts";
+import type { TrainerPool } from "../trainer/pool.ts";
+import type { UsageLine } from "../store/run-records.ts";
+import { forecastRun, forecastText, recordedWork } from "./forecast.ts";
+import { parseRunConfig } from "./run-config.ts";
+
+/** The forecast of a family's whole search (issue 13): candidates to go × the calls of one; no episodes. */
+const family = rewardSearchFamily(() => testTrainer() as unknown as TrainerPool);
+const cfgOf = (rewardSearch: Record<string, unknown>) =>
+  parseRunConfig(
+    { family: "reward-search", levels: ["cartpole", "pendulum"], agent: "react", rewardSearch, llm: { actor: { model: "m" }, prices: { m: { input: 1, cachedInput: 0.5, output: 2 } } } },
+    "test",
+    [family],
+  );
+const line = (o: Partial<UsageLine>): UsageLine => ({ schemaVersion: 1, role: "actor", model: "m", input: 1000, output: 200, cached: 0, costUsd: 0.0014, priced: true, fromCache: false, phase: "stream", level: "cartpole", round: 1, seed: 0, ...o });
+const none = new Set<string>();
+const made: string[] = [];
+afterAll(() => made.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+describe("the forecast of a search run", () => {
+  it("counts every level's candidates × the strategy's calls per candidate from the config, and no episode", () => {
+    const eureka = forecastRun({ cfg: cfgOf({ strategy: "eureka", budget: 4 }), family, recorded: none, committed: none, earlier: [] });
+    expect(eureka).toMatchObject({ episodes: 0, updates: 0, candidates: 8, calls: 8 });
+    expect(eureka.tokens).toBeGreaterThan(8 * 600);
+    expect(forecastText(eureka)).toMatch(/^forecast: 8 search candidate\(s\) to go, ~8 calls/);
+    expect(eureka.basis[0]).toMatch(/^llm\.actor m: 8 candidate\(s\) × ~[\d,]+ tokens, \$[\d.]+ per candidate \(from the config: one proposal per candidate/);
+    // rf-agent: a proposal, a self-evaluation and a thought alignment per candidate
+    const rf = forecastRun({ cfg: cfgOf({ strategy: "rf-agent", budget: 4 }), family, recorded: none, committed: none, earlier: [] });
+    expect(rf).toMatchObject({ candidates: 8, calls: 24 });
+  });
+
+  it("on a resume counts only the candidates candidates.jsonl lacks, each call sized by the model's recorded search calls", () => {
+    const dir = mkdtempSync(join(tmpdir(), "hexa-forecast-"));
+    made.push(dir);
+    mkdirSync(join(dir, "search", "cartpole"), { recursive: true });
+    const done = (index: number) =>
+      JSON.stringify({ schemaVersion: 1, index, strategy: "rf-agent", iteration: 0, operator: "initial", parent: null, related: [], thought: "t", code: "c", trainSeed: 1, evalSeeds: [2], outcome: { kind: "error", error: "reward_code", message: "m" }, feedback: "f" });
+    // cartpole has finished 2 of its 3 (one of them twice, as a kill between a line and its retry may leave it); pendulum none
+    writeFileSync(join(dir, "search", "cartpole", "candidates.jsonl"), `${[done(0), done(2), done(0)].join("\n")}\n`);
+    const earlier = [[line({ phase: "search", round: 0, candidate: 0 }), line({ phase: "search", round: 0, candidate: 1, input: 3000, output: 400 })]];
+    const f = forecastRun({ cfg: cfgOf({ strategy: "rf-agent", budget: 3 }), family, recorded: none, committed: none, earlier, dir });
+    expect(f).toMatchObject({ candidates: 1 + 3, calls: 4 * 3, tokens: 4 * 3 * 2300 });
+    expect(f.basis[0]).toContain("3 call(s) per candidate × the mean of 2 recorded search call(s)");
+  });
+
+  it("keeps a search's calls out of the per-episode figures of a rounds forecast", () => {
+    const runs = [[line({}), line({}), line({ phase: "search", round: 0, candidate: 0, input: 99_999 })]];
+    expect(recordedWork(runs, "actor", "m")).toMatchObject({ units: 1, calls: 2, input: 2000, output: 400 });
+  });
+});
