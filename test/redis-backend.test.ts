@@ -245,12 +245,12 @@ describe("hexa run --backend redis://", () => {
     const events = new QueueEvents("hexa-episodes", { connection });
     try {
       await events.waitUntilReady();
-      const job = await queue.add("episode", { schemaVersion: 1, hexa: { version: "0.0.1-other", commit: null } }, { jobId: "foreign/job", attempts: 3 });
+      const job = await queue.add("episode", { schemaVersion: 2, hexa: { version: "0.0.1-other", commit: null } }, { jobId: "foreign/job", attempts: 3 });
       await expect(job.waitUntilFinished(events)).rejects.toThrow(/job foreign\/job: queued by hexa 0\.0\.1-other; this worker is hexa \d+\.\d+\.\d+.*; run the same hexa version on the coordinator and every worker/);
       const again = await queue.getJob("foreign/job");
       expect(again?.attemptsMade).toBe(1);
       const newer = await queue.add("episode", { schemaVersion: 99, hexa: { version: "9.9.9", commit: null } }, { jobId: "newer/job", attempts: 3 });
-      await expect(newer.waitUntilFinished(events)).rejects.toThrow(/job schema version 99 from hexa 9\.9\.9; this worker \(hexa .*\) reads version 1/);
+      await expect(newer.waitUntilFinished(events)).rejects.toThrow(/job schema version 99 from hexa 9\.9\.9; this worker \(hexa .*\) reads version 2/);
     } finally {
       await events.close();
       await queue.close();

@@ -1,4 +1,7 @@
+import type { RedisLedger } from "../backend/redis/spend-ledger.ts";
+import type { Budget, Spend } from "../llm/budget.ts";
 import type { EpisodeBackend } from "../loop/episode-backend.ts";
+import type { UsageLine } from "../store/run-records.ts";
 import type { RunConfig } from "../loop/run-config.ts";
 import { ConfigError } from "../errors.ts";
 import { codeVersion } from "./run-setup.ts";
@@ -8,11 +11,27 @@ import { codeVersion } from "./run-setup.ts";
  * this process) or `redis://HOST:PORT` (hexa worker processes play; bullmq is loaded only then). `where` names
  * the flag or key in errors. Redis that does not answer is refused before anything is written.
  */
-export const openEpisodes = async (spec: string, where: string, o: { run: string; config: RunConfig; log: (line: string) => void }): Promise<EpisodeBackend | undefined> => {
+export const openEpisodes = async (
+  spec: string,
+  where: string,
+  o: { run: string; config: RunConfig; log: (line: string) => void; budget?: Budget; charge?: (line: UsageLine) => Promise<void> },
+): Promise<EpisodeBackend | undefined> => {
   if (checkBackend(spec, where) === "local") return undefined;
   const [{ parseRedisUrl }, { openRedisEpisodes }] = await Promise.all([import("../backend/redis/connection.ts"), import("../backend/redis/coordinator.ts")]);
   const connection = parseRedisUrl(spec, where);
-  return openRedisEpisodes({ connection, run: o.run, config: JSON.parse(JSON.stringify(o.config)) as Record<string, unknown>, hexa: codeVersion(), log: o.log, ...checkMs() });
+  const { run, log, budget, charge } = o;
+  return openRedisEpisodes({ connection, run, config: JSON.parse(JSON.stringify(o.config)) as Record<string, unknown>, hexa: codeVersion(), log, ...checkMs(), ...(budget ? { budget } : {}), ...(charge ? { charge } : {}) });
+};
+
+/**
+ * The maker of a run's spend ledger when workers play its episodes (one ledger in Redis for the coordinator's
+ * gate and every worker's); undefined for a local run, whose gate counts in this process.
+ */
+export const sharedLedger = async (spec: string, where: string, run: string): Promise<((cap: Budget, spent: Spend) => RedisLedger) | undefined> => {
+  if (checkBackend(spec, where) === "local") return undefined;
+  const [{ parseRedisUrl }, { openRedisLedger }] = await Promise.all([import("../backend/redis/connection.ts"), import("../backend/redis/spend-ledger.ts")]);
+  const connection = parseRedisUrl(spec, where);
+  return (cap, spent) => openRedisLedger(connection, run, { cap, spent });
 };
 
 /** A backend spec's kind, or a ConfigError naming `where`. */

@@ -131,7 +131,7 @@ const evaluate = async (argv: Record<string, unknown>): Promise<void> => {
     );
   } catch (e) {
     if (!(e instanceof BudgetExceeded && gate)) throw e;
-    const spent = gate.total();
+    const spent = await gate.total();
     markEvalStopped(dir.path, { schemaVersion: 1, reason: "budget", at: new Date().toISOString(), message: e.message, spent, cap: gate.cap, evalFile: basename(file), seeds: wanted });
     throw new RunStopped(`${e.message}; the evaluation is marked stopped: budget (${join(dir.path, "eval", "stopped.json")}) and its finished episodes are kept in ${file}. Raise the cap and continue (the same seeds; no episode is played twice): hexa eval ${path} --seeds '${seedsArg(wanted)}' ${raiseText(gate.cap, spent)}`);
   }

@@ -2,7 +2,9 @@ import { existsSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Argv, CommandModule } from "yargs";
 import { ConfigError, HexaError, InvariantError, RunStopped } from "../errors.ts";
-import { BudgetExceeded, checkPriced, hasCap, SpendGate } from "../llm/budget.ts";
+import { BudgetExceeded, checkPriced, hasCap, SpendGate, type Budget, type Spend } from "../llm/budget.ts";
+import type { SpendLedger } from "../llm/spend-ledger.ts";
+import type { RedisLedger } from "../backend/redis/spend-ledger.ts";
 import { forecastRun } from "../loop/forecast.ts";
 import { budgetFrom, checkForecast, earlierUsage, seedGate, spentIn, stoppedHint } from "./budget.ts";
 import { computeMetrics, type Metrics } from "../loop/metrics.ts";
@@ -15,7 +17,7 @@ import { schedule } from "../loop/schedule.ts";
 import type { BankEvent } from "../store/bank.ts";
 import { readOfflineTrajectories } from "../store/offline-trajectories.ts";
 import { RunDir } from "../store/run-dir.ts";
-import type { CodeVersion } from "../store/run-records.ts";
+import type { CodeVersion, UsageLine } from "../store/run-records.ts";
 import { readShippedBanks } from "../store/shipped-bank.ts";
 import { percent } from "./format.ts";
 import { progressView } from "./progress.ts";
@@ -24,7 +26,7 @@ import { allFamilies } from "./families.ts";
 import { codeLabel, codeVersion, configDigest, familyOf, runDirConfig, modelsFor, openSkillIndex, readRunConfig, type OpenIndex } from "./run-setup.ts";
 import { asUserError } from "./write-file.ts";
 import { scoreRun } from "./final-scores.ts";
-import { openEpisodes } from "./backend.ts";
+import { openEpisodes, sharedLedger } from "./backend.ts";
 
 const stamp = (d: Date) => d.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
 
@@ -129,7 +131,16 @@ export const runCommand: CommandModule = {
  * cross the cap is refused without --yes, and the gate shared by the run's models stops it before the call
  * that would. A resume counts what the run already spent.
  */
-const spendGate = (cfg: RunConfigT, family: LevelFamily, search: FamilySearch | undefined, existing: RunDir | undefined, runsDir: string, argv: Record<string, unknown>, note: (line: string) => void): SpendGate | undefined => {
+const spendGate = (
+  cfg: RunConfigT,
+  family: LevelFamily,
+  search: FamilySearch | undefined,
+  existing: RunDir | undefined,
+  runsDir: string,
+  argv: Record<string, unknown>,
+  note: (line: string) => void,
+  ledgerOf?: (cap: Budget, spent: Spend) => SpendLedger,
+): SpendGate | undefined => {
   const cap = budgetFrom(cfg.budget, argv);
   // A search calls only the actor's model (its proposer); the rounds, the actor's and the evolver's.
   const roles = [...(cfg.agent !== "heuristic" ? (["actor"] as const) : []), ...(!search && usesBank(cfg) && cfg.evolver === "llm" ? (["evolver"] as const) : [])];
@@ -148,7 +159,7 @@ const spendGate = (cfg: RunConfigT, family: LevelFamily, search: FamilySearch | 
   });
   checkForecast(forecast, cap, spent, { yes: argv.yes === true, what: existing ? "the rest of this run" : "this run", print: note });
   if (!hasCap(cap)) return undefined;
-  const gate = new SpendGate(cap, cfg.llm.prices, spent);
+  const gate = new SpendGate(cap, cfg.llm.prices, spent, ledgerOf?.(cap, spent));
   seedGate(gate, cfg, earlier, roles);
   return gate;
 };
@@ -180,12 +191,21 @@ const start = async (configPath: string | undefined, resumeDir: string | undefin
   const id = existing?.meta.id ?? runIdOf(cfg, now);
   // A family's whole search (reward search's eureka / rf-agent) replaces the rounds; its records are in the run directory.
   const search = family.searchFor?.(cfg);
-  const gate = spendGate(cfg, family, search, existing, runsDir, argv, note);
-  const models = await modelsFor(cfg, existing?.path ?? resolve(runsDir, id), { resuming: existing !== undefined, ...(gate ? { gate } : {}) });
+  const backend = String(argv.backend ?? cfg.backend);
+  const backendWhere = argv.backend === undefined ? `${where}: backend` : "--backend";
+  // On workers, the coordinator's gate and theirs count in one ledger in Redis (written anew once the run is locked).
+  const makeLedger = await sharedLedger(backend, backendWhere, id);
+  let ledger: RedisLedger | undefined;
+  const gate = spendGate(cfg, family, search, existing, runsDir, argv, note, makeLedger && ((cap, spent) => (ledger = makeLedger(cap, spent))));
+  const models = await modelsFor(cfg, existing?.path ?? resolve(runsDir, id), { resuming: existing !== undefined, ...(gate ? { gate } : {}) }).catch(async (e) => {
+    await ledger?.close();
+    throw e;
+  });
   // A Chroma that does not answer is refused before the directory exists, so no half-made run is left behind.
   const index: OpenIndex | undefined = cfg.skillIndex.enabled ? await openSkillIndex(cfg.skillIndex.dataDir, cfg.skillIndex.embedding) : undefined;
-  const episodes = await openEpisodes(String(argv.backend ?? cfg.backend), argv.backend === undefined ? `${where}: backend` : "--backend", { run: id, config: cfg, log: note }).catch(async (e) => {
-    await index?.stop();
+  const charge = (g: SpendGate) => (l: UsageLine) => g.ledger.settle(`llm.${l.role}`, { usd: 0, tokens: 0 }, { usd: l.costUsd, tokens: l.input + l.output, output: l.output });
+  const episodes = await openEpisodes(backend, backendWhere, { run: id, config: cfg, log: note, ...(gate ? { budget: gate.cap, charge: charge(gate) } : {}) }).catch(async (e) => {
+    await Promise.all([index?.stop(), ledger?.close()]);
     throw e;
   });
   let dir: RunDir;
@@ -196,8 +216,9 @@ const start = async (configPath: string | undefined, resumeDir: string | undefin
     dir = existing ?? RunDir.create(runsDir, id, yaml, now, { configHash: digest.hash, config: digest.config, code });
     madeAt(dir.path);
     release = dir.lock();
+    await ledger?.begin();
   } catch (e) {
-    await Promise.all([index?.stop(), episodes?.close?.()]);
+    await Promise.all([index?.stop(), episodes?.close?.(), ledger?.close()]);
     throw e;
   }
   const view = progressView(process.stderr, () => performance.now());
@@ -278,7 +299,7 @@ lineage: hexa inspect ${dir.path}
     if (controller.signal.aborted && e === interrupt) interrupted = true;
     else if (e instanceof BudgetExceeded && gate) {
       view.stop();
-      const spent = gate.total();
+      const spent = await gate.total();
       dir.markStopped({ schemaVersion: 1, reason: "budget", at: new Date().toISOString(), message: e.message, spent, cap: gate.cap });
       writeRunReport(dir.path);
       throw new RunStopped(`${e.message}; the run is marked stopped: budget (${dir.file("stopped")}). ${stoppedHint(dir, gate.cap, spent)}`);
@@ -292,6 +313,7 @@ lineage: hexa inspect ${dir.path}
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
     await Promise.all([index?.stop(), episodes?.close?.()]);
+    await ledger?.close();
     release();
   }
   if (interrupted) {

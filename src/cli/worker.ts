@@ -6,7 +6,10 @@ import type { ChatModel } from "../llm/chat-model.ts";
 import { playHere } from "../loop/episode-backend.ts";
 import { parseRunConfig, type RunConfig } from "../loop/run-config.ts";
 import type { UsageLine } from "../store/run-records.ts";
-import { parseRedisUrl, redisLabel } from "../backend/redis/connection.ts";
+import { BudgetExceeded, hasCap, NO_SPEND, SpendGate, type Budget } from "../llm/budget.ts";
+import { parseRedisUrl, redisLabel, type RedisConnection } from "../backend/redis/connection.ts";
+import type { RedisLedger } from "../backend/redis/spend-ledger.ts";
+import type { JobHandler } from "../backend/redis/worker.ts";
 import { EpisodeJobData, JOB_SCHEMA_VERSION, QUEUE_KINDS, type EpisodeJobResult, type QueueKind } from "../backend/redis/jobs.ts";
 import { allFamilies, getFamily, routeTrainings } from "./families.ts";
 import { intFlag } from "./flags.ts";
@@ -24,42 +27,61 @@ const parseQueues = (v: unknown): QueueKind[] => {
 /**
  * The actor model of a job's run, built once per (run, llm config) from this machine's environment: keys never
  * travel in a job. Its calls are logged under runs/.workers/<run>/ here unless the config names an audit log.
+ * A job of a capped run gets a model of its own behind a gate that counts in the run's ledger in Redis: a gate
+ * refuses every call after its first refusal, and a resume with a raised cap must find a fresh one.
  */
-const actorModels = () => {
+const actorModels = (connection: RedisConnection) => {
   const built = new Map<string, ChatModel>();
-  return async (cfg: RunConfig, run: string): Promise<ChatModel> => {
-    const key = JSON.stringify([run, cfg.llm]);
-    if (!built.has(key)) {
-      const { createRoleModel } = await import("../llm/role-model.ts");
-      const auditLog = cfg.llm.auditLog ?? join("runs", ".workers", run.replace(/[^A-Za-z0-9_.+-]/g, "_"), "llm-log.jsonl");
-      mkdirSync(dirname(auditLog), { recursive: true });
-      const llm = { ...cfg.llm, auditLog };
-      try {
-        built.set(key, createRoleModel("actor", llm, { env: process.env }));
-      } catch (e) {
-        if (e instanceof ConfigError) throw new ConfigError(`${e.message}; a worker reads keys from its own environment: export it where hexa worker runs, then hexa run --resume`);
-        throw e;
-      }
+  const ledgers = new Map<string, RedisLedger>();
+  const build = async (cfg: RunConfig, run: string, gate?: SpendGate): Promise<ChatModel> => {
+    const { createRoleModel } = await import("../llm/role-model.ts");
+    const auditLog = cfg.llm.auditLog ?? join("runs", ".workers", run.replace(/[^A-Za-z0-9_.+-]/g, "_"), "llm-log.jsonl");
+    mkdirSync(dirname(auditLog), { recursive: true });
+    const llm = { ...cfg.llm, auditLog };
+    try {
+      return createRoleModel("actor", llm, { env: process.env, ...(gate ? { gate } : {}) });
+    } catch (e) {
+      if (e instanceof ConfigError) throw new ConfigError(`${e.message}; a worker reads keys from its own environment: export it where hexa worker runs, then hexa run --resume`);
+      throw e;
     }
-    return built.get(key)!;
+  };
+  return {
+    of: async (cfg: RunConfig, run: string, budget: Budget | undefined): Promise<ChatModel> => {
+      if (budget && hasCap(budget)) {
+        const { openRedisLedger } = await import("../backend/redis/spend-ledger.ts");
+        if (!ledgers.has(run)) ledgers.set(run, openRedisLedger(connection, run));
+        return build(cfg, run, new SpendGate(budget, cfg.llm.prices, NO_SPEND, ledgers.get(run)));
+      }
+      const key = JSON.stringify([run, cfg.llm]);
+      if (!built.has(key)) built.set(key, await build(cfg, run));
+      return built.get(key)!;
+    },
+    close: () => Promise.all([...ledgers.values()].map((l) => l.close())),
   };
 };
 
 /** An episode job: the same playHere as a local run, with the bank the coordinator sent. */
-const episodeHandler = (worker: () => string) => {
-  const actorOf = actorModels();
-  return async (raw: unknown, jobId: string): Promise<EpisodeJobResult> => {
+const episodeHandler = (worker: () => string, connection: RedisConnection) => {
+  const actors = actorModels(connection);
+  const handle: JobHandler = async (raw, jobId, progress): Promise<EpisodeJobResult> => {
     const parsed = EpisodeJobData.safeParse(raw);
     if (!parsed.success) throw new ConfigError(`job ${jobId}: not an episode job of schema ${JOB_SCHEMA_VERSION} (${parsed.error.issues[0]?.path.join(".")}: ${parsed.error.issues[0]?.message})`);
     const d = parsed.data;
     const cfg = parseRunConfig(d.config, `job ${jobId}: config`, allFamilies());
     const family = getFamily(cfg.family);
     family.checkLevel(d.episode.level);
-    const actorModel = d.episode.agent === "heuristic" ? undefined : await actorOf(cfg, d.run);
+    const actorModel = d.episode.agent === "heuristic" ? undefined : await actors.of(cfg, d.run, d.budget);
     const usage: UsageLine[] = [];
-    const played = await playHere(cfg, { ...d.episode, bank: d.bank }, { family, ...(actorModel ? { actorModel } : {}), now: () => performance.now() }, (l) => usage.push(l));
-    return { schemaVersion: JOB_SCHEMA_VERSION, trajectory: played.trajectory, retrieved: played.retrieved, usage, worker: worker() };
+    try {
+      const played = await playHere(cfg, { ...d.episode, bank: d.bank }, { family, ...(actorModel ? { actorModel } : {}), now: () => performance.now() }, (l) => usage.push(l));
+      return { schemaVersion: JOB_SCHEMA_VERSION, trajectory: played.trajectory, retrieved: played.retrieved, usage, worker: worker() };
+    } catch (e) {
+      // The calls made before the stop are the run's spend too: the coordinator records them from the progress.
+      if (e instanceof BudgetExceeded) await progress({ stoppedUsage: usage });
+      throw e;
+    }
   };
+  return { handle, close: actors.close };
 };
 
 export const workerCommand: CommandModule = {
@@ -84,7 +106,8 @@ export const workerCommand: CommandModule = {
     const { redisTrainerPool } = await import("../backend/redis/trainer-pool.ts");
     routeTrainings((c) => redisTrainerPool({ connection, hexa, trainer: { trainer: c.trainer, cacheDir: c.cacheDir, jobsDir: c.jobsDir }, log }));
     const trainings = trainingHandler(() => name);
-    const handlers = Object.fromEntries(queues.map((q) => [q, q === "episodes" ? episodeHandler(() => name) : trainings.handle]));
+    const episodes = episodeHandler(() => name, connection);
+    const handlers = Object.fromEntries(queues.map((q) => [q, q === "episodes" ? episodes.handle : trainings.handle]));
     const w = await withTimeout(
       startWorker({ connection, hexa, concurrency: Number(argv.concurrency), handlers, lockMs: Number(argv["lock-ms"]), stalledMs: Number(argv["stalled-ms"]), log }),
       10_000,
@@ -101,7 +124,10 @@ export const workerCommand: CommandModule = {
         process.once("SIGINT", now);
         process.once("SIGTERM", now);
         log(`worker ${w.name}: stopping after the jobs in flight (Ctrl-C again to stop at once)`);
-        void w.close().then(() => trainings.close()).then(() => stopped());
+        void w
+          .close()
+          .then(() => Promise.all([trainings.close(), episodes.close()]))
+          .then(() => stopped());
       };
       process.on("SIGINT", stop);
       process.on("SIGTERM", stop);

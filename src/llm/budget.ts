@@ -3,6 +3,7 @@ import { ConfigError, HexaError } from "../errors.ts";
 import { costUsd, priceOf } from "./accounting.ts";
 import type { ChatModel, Message, ToolSpec } from "./chat-model.ts";
 import type { PriceTable } from "./config.ts";
+import { memoryLedger, type Cost, type Spend, type SpendLedger } from "./spend-ledger.ts";
 
 /** A run's (or a compare grid's) spend cap; either limit, both, or none. */
 export const Budget = z
@@ -14,11 +15,7 @@ export const Budget = z
   .describe("spend cap: the run stops cleanly before a call that would cross it, and resumes with a raised cap");
 export type Budget = z.infer<typeof Budget>;
 
-export interface Spend {
-  usd: number;
-  tokens: number;
-  calls: number;
-}
+export type { Spend } from "./spend-ledger.ts";
 
 export const NO_SPEND: Spend = { usd: 0, tokens: 0, calls: 0 };
 
@@ -50,24 +47,25 @@ export const checkPriced = (b: Budget, prices: PriceTable, models: ReadonlyArray
 /**
  * One spend cap shared by every role of a run. `before` is asked ahead of each call that would reach the
  * endpoint (a response-cache hit never asks): it estimates the call from its messages and the role's mean
- * answer so far, and refuses when the estimate would take the spend over the cap. `after` adds what the server
- * reported.
+ * answer so far, and the ledger refuses it when the estimate would take the spend over the cap. `after` hands
+ * the ledger what the server reported. The ledger is this process's unless the run's episodes are played by
+ * workers, whose gates and the coordinator's then count in one ledger (src/backend/redis/spend-ledger.ts).
  */
 export class SpendGate {
-  private spent: Spend;
-  private readonly outputs = new Map<string, { sum: number; n: number }>();
   private refusal: string | undefined;
+  readonly ledger: SpendLedger;
 
   constructor(
     readonly cap: Budget,
     private readonly prices: PriceTable,
     spentBefore: Spend = NO_SPEND,
+    ledger?: SpendLedger,
   ) {
-    this.spent = { ...spentBefore };
+    this.ledger = ledger ?? memoryLedger(cap, spentBefore);
   }
 
-  total(): Spend {
-    return { ...this.spent };
+  total(): Promise<Spend> {
+    return this.ledger.total();
   }
 
   /**
@@ -76,42 +74,47 @@ export class SpendGate {
    * would otherwise let one call through that costs far more than the cap allows.
    */
   learn(where: string, outputs: readonly number[]): void {
-    if (!outputs.length) return;
-    const o = this.outputs.get(where) ?? { sum: 0, n: 0 };
-    this.outputs.set(where, { sum: o.sum + outputs.reduce((a, b) => a + b, 0), n: o.n + outputs.length });
+    this.ledger.learn(where, outputs);
   }
 
-  estimate(where: string, model: string, messages: readonly Message[], tools: readonly ToolSpec[], maxOutput: number): { usd: number; tokens: number } {
+  async estimate(where: string, model: string, messages: readonly Message[], tools: readonly ToolSpec[], maxOutput: number): Promise<Cost> {
     const chars = messages.reduce((n, m) => n + m.content.length + ("toolCalls" in m ? JSON.stringify(m.toolCalls).length : 0), 0) + JSON.stringify(tools).length;
     const input = Math.ceil(chars / CHARS_PER_TOKEN);
-    const seen = this.outputs.get(where);
-    const output = Math.min(maxOutput, seen ? Math.ceil(seen.sum / seen.n) : FIRST_OUTPUT_GUESS);
+    const seen = await this.ledger.outputs(where);
+    const output = Math.min(maxOutput, seen?.n ? Math.ceil(seen.sum / seen.n) : FIRST_OUTPUT_GUESS);
     const price = priceOf(this.prices, model);
     return { tokens: input + output, usd: price ? costUsd(price, { input, output, cached: 0 }) : 0 };
   }
 
-  before(where: string, next: { usd: number; tokens: number }): void {
+  async before(where: string, next: Cost): Promise<void> {
     // Once refused, every later call is too: episodes in flight stop at their next call, not after a smaller one.
     if (this.refusal) throw new BudgetExceeded(this.refusal);
-    const s = this.spent;
-    const overUsd = this.cap.usd !== undefined && s.usd + next.usd > this.cap.usd;
-    const overTokens = this.cap.tokens !== undefined && s.tokens + next.tokens > this.cap.tokens;
-    if (!overUsd && !overTokens) return;
+    const refused = await this.ledger.reserve(where, next);
+    if (this.refusal) throw new BudgetExceeded(this.refusal);
+    if (!refused) return;
+    const s = refused.spent;
+    const spent = `spent ${formatUsd(s.usd)} and ${s.tokens.toLocaleString("en")} tokens on ${s.calls} call(s)${refused.held ? " (estimates of calls in flight included)" : ""}`;
     this.refusal =
-      `stopped: budget — the next ${where} call (about ${formatUsd(next.usd)}, ${next.tokens.toLocaleString("en")} tokens) would cross ${capText(this.cap)}; ` +
-        `spent ${formatUsd(s.usd)} and ${s.tokens.toLocaleString("en")} tokens on ${s.calls} call(s)`;
+      refused.why === "over"
+        ? `stopped: budget — the next ${where} call (about ${formatUsd(next.usd)}, ${next.tokens.toLocaleString("en")} tokens) would cross ${capText(refused.cap)}; ${spent}`
+        : refused.why === "earlier"
+          ? `stopped: budget — another call of this run was refused before this ${where} call, at ${capText(refused.cap)}; ${spent}`
+          : `stopped: budget — the run's shared spend count is gone from Redis (restarted without persistence?), so this ${where} call cannot be checked against ${capText(this.cap)}; resuming the run counts its recorded usage again`;
     throw new BudgetExceeded(this.refusal);
   }
 
-  after(where: string, turn: { model: string; usage: { input: number; output: number; cached: number } }): void {
+  async after(where: string, reserved: Cost, turn: { model: string; usage: { input: number; output: number; cached: number } }): Promise<void> {
     const price = priceOf(this.prices, turn.model);
     const usd = price ? costUsd(price, turn.usage) : 0;
-    this.spent = { usd: this.spent.usd + usd, tokens: this.spent.tokens + turn.usage.input + turn.usage.output, calls: this.spent.calls + 1 };
-    const o = this.outputs.get(where) ?? { sum: 0, n: 0 };
-    this.outputs.set(where, { sum: o.sum + turn.usage.output, n: o.n + 1 });
+    await this.ledger.settle(where, reserved, { usd, tokens: turn.usage.input + turn.usage.output, output: turn.usage.output });
     if (!price && this.cap.usd !== undefined) {
       throw new ConfigError(`budget.usd: the endpoint of ${where} answered as model ${JSON.stringify(turn.model)}, which has no price in llm.prices, so its spend cannot be counted; add llm.prices.${turn.model}`);
     }
+  }
+
+  /** A call that got no answer: what `before` counted for it is given back. */
+  failed(reserved: Cost): Promise<void> {
+    return this.ledger.release(reserved);
   }
 }
 
@@ -119,9 +122,16 @@ export class SpendGate {
 export const withBudget = (inner: ChatModel, gate: SpendGate, o: { where: string; model: string; maxOutputTokens: number }): ChatModel => ({
   name: inner.name,
   invoke: async (messages, tools) => {
-    gate.before(o.where, gate.estimate(o.where, o.model, messages, tools, o.maxOutputTokens));
-    const turn = await inner.invoke(messages, tools);
-    gate.after(o.where, turn);
+    const next = await gate.estimate(o.where, o.model, messages, tools, o.maxOutputTokens);
+    await gate.before(o.where, next);
+    let turn;
+    try {
+      turn = await inner.invoke(messages, tools);
+    } catch (e) {
+      await gate.failed(next);
+      throw e;
+    }
+    await gate.after(o.where, next, turn);
     return turn;
   },
 });

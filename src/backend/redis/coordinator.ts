@@ -1,8 +1,10 @@
 import { Queue, QueueEvents, type Job } from "bullmq";
 import { ConfigError } from "../../errors.ts";
+import { BudgetExceeded, type Budget } from "../../llm/budget.ts";
 import type { EpisodeBackend, EpisodeJob } from "../../loop/episode-backend.ts";
+import type { UsageLine } from "../../store/run-records.ts";
 import { redisLabel, type RedisConnection } from "./connection.ts";
-import { EpisodeJobResult, JOB_SCHEMA_VERSION, jobIdOf, QUEUES, type EpisodeJobData, type HexaVersion } from "./jobs.ts";
+import { budgetStopped, EpisodeJobResult, JOB_SCHEMA_VERSION, jobIdOf, QUEUES, StoppedProgress, type EpisodeJobData, type HexaVersion } from "./jobs.ts";
 
 export interface RedisBackendOptions {
   connection: RedisConnection;
@@ -16,6 +18,13 @@ export interface RedisBackendOptions {
   checkMs?: number;
   /** How long Redis may take to answer at the start. */
   connectMs?: number;
+  /** The run's spend cap, when it has one: every job carries it, and the workers' gates count in the run's ledger. */
+  budget?: Budget;
+  /**
+   * A call of an episode a spend cap stopped in an earlier session, found on a resume: the ledger this session
+   * started from usage.jsonl has not counted it (the loop records it in usage.jsonl too).
+   */
+  charge?: (line: UsageLine) => Promise<void>;
 }
 
 /** Retries of a job that failed by a crash; a deterministic failure (UnrecoverableError) is never retried. */
@@ -95,6 +104,15 @@ export const openRedisEpisodes = async (o: RedisBackendOptions): Promise<Episode
   }, o.checkMs ?? 5000);
   watch.unref();
 
+  /** The calls a spend cap's stop cut short on a worker (its job's progress), taken once: the progress is cleared. */
+  const stoppedUsage = async (jobId: string): Promise<UsageLine[]> => {
+    const stored = await queue.getJob(jobId);
+    const p = StoppedProgress.safeParse(stored?.progress);
+    if (!stored || !p.success) return [];
+    await stored.updateProgress({});
+    return p.data.stoppedUsage;
+  };
+
   const play = async (job: EpisodeJob, onUsage: Parameters<EpisodeBackend["play"]>[1]) => {
     const jobId = jobIdOf(o.run, job.id);
     const { bank, id, ...rest } = job;
@@ -105,17 +123,33 @@ export const openRedisEpisodes = async (o: RedisBackendOptions): Promise<Episode
       config,
       episode: { id, phase: rest.phase, level: rest.level, round: rest.round, seed: rest.seed, agent: rest.agent, bankRound: rest.bankRound, ...(rest.allowance === undefined ? {} : { allowance: rest.allowance }) },
       bank: { skills: bank.skills, mistakes: bank.mistakes },
+      ...(o.budget ? { budget: o.budget } : {}),
     };
     pending.set(jobId, data);
     try {
       const queued: Job = await add(jobId, data);
-      // A job that failed before (a key missing on the workers, since fixed) is run again by a resume.
-      if ((await queued.getState()) === "failed") await queued.retry("failed");
+      const state = await queued.getState();
+      if (state === "failed") {
+        // A spend cap stopped it in an earlier session: its calls join usage.jsonl (and this session's ledger) now.
+        for (const line of await stoppedUsage(jobId)) {
+          onUsage(line);
+          if (!line.fromCache) await o.charge?.(line);
+        }
+      }
+      // A job queued by an earlier session carries that session's cap; it is played under this one's.
+      if (state === "failed" || state === "waiting" || state === "delayed" || state === "prioritized") await queued.updateData(data);
+      // A job that failed before (a key missing on the workers, since fixed; a spend cap, since raised) is run again by a resume.
+      if (state === "failed") await queued.retry("failed");
       let value: unknown;
       try {
         value = await queued.waitUntilFinished(events);
       } catch (e) {
-        throw new ConfigError(`${job.id}: a worker failed the episode (${(e as Error).message}); the episode was not recorded`);
+        const why = (e as Error).message;
+        if (budgetStopped(why)) {
+          for (const line of await stoppedUsage(jobId)) onUsage(line);
+          throw new BudgetExceeded(why);
+        }
+        throw new ConfigError(`${job.id}: a worker failed the episode (${why}); the episode was not recorded`);
       }
       const result = EpisodeJobResult.safeParse(value);
       if (!result.success) throw new ConfigError(`${job.id}: a worker's result is not an episode of job schema ${JOB_SCHEMA_VERSION} (${result.error.issues[0]?.message}); run the same hexa version on the coordinator and every worker`);

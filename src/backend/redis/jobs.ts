@@ -3,13 +3,15 @@ import { Mistake, Skill } from "../../store/bank.ts";
 import { Phase, UsageLine } from "../../store/run-records.ts";
 import { Trajectory } from "../../store/trajectory.ts";
 import { RUN_AGENTS } from "../../loop/run-config.ts";
+import { Budget } from "../../llm/budget.ts";
 
 /**
  * The jobs a coordinator puts on Redis and what workers hand back (issue 14). Every job carries this schema
  * version and the hexa that made it; a worker of another version refuses the job (without retries) rather
  * than play it with other code. Bump JOB_SCHEMA_VERSION when a payload's shape changes.
  */
-export const JOB_SCHEMA_VERSION = 1;
+// 2: an episode job carries the run's spend cap; a worker that ignored it would spend without limit.
+export const JOB_SCHEMA_VERSION = 2;
 
 export const QUEUES = { episodes: "hexa-episodes", trainings: "hexa-trainings" } as const;
 export type QueueKind = keyof typeof QUEUES;
@@ -39,6 +41,8 @@ export const EpisodeJobData = z.object({
     allowance: z.number().int().min(0).optional(),
   }),
   bank: z.object({ skills: z.array(Skill), mistakes: z.array(Mistake) }),
+  /** The run's spend cap when it has one: the worker's gate then counts in the run's ledger (spend-ledger.ts), whose cap is the coordinator's latest. */
+  budget: Budget.optional(),
 });
 export type EpisodeJobData = z.infer<typeof EpisodeJobData>;
 
@@ -51,6 +55,12 @@ export const EpisodeJobResult = z.object({
   worker: z.string(),
 });
 export type EpisodeJobResult = z.infer<typeof EpisodeJobResult>;
+
+/** What a worker stores as a job's progress when a spend cap stops its episode: the calls it made, for the run's usage.jsonl. */
+export const StoppedProgress = z.object({ stoppedUsage: z.array(UsageLine) });
+
+/** A job failed by a spend cap (BudgetExceeded on the worker): the coordinator stops the run for its budget; a resume retries it. */
+export const budgetStopped = (failedReason: string): boolean => failedReason.startsWith("stopped: budget");
 
 /** BullMQ refuses ':' in custom job ids; run ids and episode ids never hold one, and this keeps it so. */
 export const jobIdOf = (run: string, id: string): string => `${run}/${id}`.replaceAll(":", "_");

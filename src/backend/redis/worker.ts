@@ -2,11 +2,12 @@ import { hostname } from "node:os";
 import { UnrecoverableError, Worker, type Job } from "bullmq";
 import { Redis } from "ioredis";
 import { ConfigError } from "../../errors.ts";
+import { BudgetExceeded } from "../../llm/budget.ts";
 import type { RedisConnection } from "./connection.ts";
 import { QUEUES, refusal, type HexaVersion, type QueueKind } from "./jobs.ts";
 import { HEARTBEAT_MS, WORKERS_KEY, type WorkerBeat } from "./registry.ts";
 
-/** A job's work: the job's data → its result (`progress` reaches the coordinator). A ConfigError fails the job for good (no retry). */
+/** A job's work: the job's data → its result (`progress` reaches the coordinator). A ConfigError or BudgetExceeded fails the job without retries. */
 export type JobHandler = (data: unknown, jobId: string, progress: (p: object) => Promise<void>) => Promise<unknown>;
 
 export interface WorkerOptions {
@@ -30,8 +31,8 @@ export interface RunningWorker {
 
 /**
  * A `hexa worker` (issue 14): one BullMQ worker per queue it serves, each running `concurrency` jobs at once.
- * Deterministic failures (a job of another hexa version, a bad config, a key this machine lacks) fail the job
- * without retries; anything else is retried by BullMQ, and a worker that dies mid-job loses its lock, so the
+ * Deterministic failures (a job of another hexa version, a bad config, a key this machine lacks, the run's spend
+ * cap) fail the job without retries; anything else is retried by BullMQ, and a worker that dies mid-job loses its lock, so the
  * stalled-job check hands the job to another worker. It beats into the `hexa workers` table every second.
  */
 export const startWorker = async (o: WorkerOptions): Promise<RunningWorker> => {
@@ -50,7 +51,8 @@ export const startWorker = async (o: WorkerOptions): Promise<RunningWorker> => {
     try {
       return await handler(job.data, id, (p) => job.updateProgress(p));
     } catch (e) {
-      if (e instanceof ConfigError) throw new UnrecoverableError(`${e.message} (on worker ${name})`);
+      // A spend cap's stop fails the job for this session only: the coordinator's resume retries it (coordinator.ts).
+      if (e instanceof ConfigError || e instanceof BudgetExceeded) throw new UnrecoverableError(`${e.message} (on worker ${name})`);
       throw e;
     } finally {
       active.delete(id);

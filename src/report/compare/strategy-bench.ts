@@ -88,7 +88,7 @@ export const renderBenchMarkdown = (h: BenchHeader, rows: readonly BenchRow[]): 
     `\`${h.command}\``,
     "",
     `Human-normalised score (F − F_sparse) / (F_human − F_sparse) of each strategy's final reward, trained again on the task's first stream seed and evaluated with its final policy on held-out evaluation seeds that no search training used; mean ± std over ${h.runs} run(s) (runs differ in the search's seed). ` +
-      `Every strategy trains ${h.budget} candidates per task (rounds: at most ${h.budget}, its episodes' shares; the count is shown); every training is ${h.trainSteps.toLocaleString("en-US")} env steps. Proposer: ${h.proposer}. sparse and human: those rewards under the same trainer (0 and 1 by definition). n/a: F_human ≤ F_sparse on the instance, so the score is undefined.`,
+      `Every strategy trains ${h.budget} candidates per task (rounds: its episodes' shares, an early commit's rest passed on; the count is shown); every training is ${h.trainSteps.toLocaleString("en-US")} env steps. Proposer: ${h.proposer}. sparse and human: those rewards under the same trainer (0 and 1 by definition). n/a: F_human ≤ F_sparse on the instance, so the score is undefined.`,
     "",
     ...benchTable(rows),
     "",
