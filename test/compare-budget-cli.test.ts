@@ -1,8 +1,8 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { startFakeOpenAI, type ScriptItem } from "./support/fake-openai-server.ts";
+import { jsonlOf, tempDirs } from "./support/temp-files.ts";
 import { hexa } from "./support/hexa-cli.ts";
 
 /**
@@ -11,23 +11,11 @@ import { hexa } from "./support/hexa-cli.ts";
  * at 100 input and 30,000 output tokens, so after one answer the gate expects ~30,000 tokens per call.
  */
 
-const made: string[] = [];
-const tmp = () => {
-  const d = mkdtempSync(join(tmpdir(), "hexa-grid-budget-"));
-  made.push(d);
-  return d;
-};
-afterAll(() => made.forEach((d) => rmSync(d, { recursive: true, force: true })));
+const tmp = tempDirs("hexa-grid-budget-");
 
 const ENV = { HEXA_ACTOR_API_KEY: "k" };
 const commit = (): ScriptItem => ({ text: "Commit.", toolCalls: [{ name: "finish", args: { x: -4.3, y: 4.3, radius: 0.1 } }], usage: { prompt: 100, completion: 30_000 } });
-const jsonl = <T>(path: string): T[] =>
-  existsSync(path)
-    ? readFileSync(path, "utf8")
-        .split("\n")
-        .filter(Boolean)
-        .map((l) => JSON.parse(l) as T)
-    : [];
+const jsonl = jsonlOf;
 type Usage = { input: number; output: number; fromCache: boolean };
 const tokensOf = (lines: Usage[]) => lines.reduce((n, l) => n + (l.fromCache ? 0 : l.input + l.output), 0);
 

@@ -1,9 +1,9 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { FinalScores } from "../src/store/final-scores.ts";
 import { EpisodeRecord } from "../src/store/run-records.ts";
+import { jsonlOf, tempDirs } from "./support/temp-files.ts";
 import { hexa, spawnHexa } from "./support/hexa-cli.ts";
 
 /**
@@ -12,19 +12,9 @@ import { hexa, spawnHexa } from "./support/hexa-cli.ts";
  * scores on held-out evaluation seeds, a compare grid over the strategy, `hexa bench reward-search`'s files,
  * and a bad strategy refused by its key.
  */
-const made: string[] = [];
-const tmp = () => {
-  const d = mkdtempSync(join(tmpdir(), "hexa-strategy-"));
-  made.push(d);
-  return d;
-};
-afterAll(() => made.forEach((d) => rmSync(d, { recursive: true, force: true })));
+const tmp = tempDirs("hexa-strategy-");
 
-const jsonl = (path: string) =>
-  readFileSync(path, "utf8")
-    .split("\n")
-    .filter((l) => l.trim())
-    .map((l) => JSON.parse(l) as Record<string, any>);
+const jsonl = jsonlOf;
 
 const config = (dir: string, rewardSearch: string, extra: string[] = []) => {
   const path = join(dir, "rs.yaml");

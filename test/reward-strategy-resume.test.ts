@@ -1,11 +1,11 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runIdOf } from "../src/cli/run.ts";
 import { readRunConfig } from "../src/cli/run-setup.ts";
 import { UsageLine } from "../src/store/run-records.ts";
 import { startFakeOpenAI, type ScriptItem } from "./support/fake-openai-server.ts";
+import { jsonlOf, tempDirs } from "./support/temp-files.ts";
 import { hexa, spawnHexa } from "./support/hexa-cli.ts";
 
 /**
@@ -14,21 +14,9 @@ import { hexa, spawnHexa } from "./support/hexa-cli.ts";
  * LLM proposer against the local OpenAI-compatible server, its calls in usage.jsonl, under the spend cap (a
  * stop, then a resume under a raised cap), counted by the forecast.
  */
-const made: string[] = [];
-const tmp = () => {
-  const d = mkdtempSync(join(tmpdir(), "hexa-strategy-resume-"));
-  made.push(d);
-  return d;
-};
-afterAll(() => made.forEach((d) => rmSync(d, { recursive: true, force: true })));
+const tmp = tempDirs("hexa-strategy-resume-");
 
-const jsonl = (path: string) =>
-  existsSync(path)
-    ? readFileSync(path, "utf8")
-        .split("\n")
-        .filter((l) => l.trim())
-        .map((l) => JSON.parse(l) as Record<string, any>)
-    : [];
+const jsonl = jsonlOf;
 
 const config = (dir: string, rewardSearch: string, extra: string[] = [], agent = "heuristic") => {
   const path = join(dir, "rs.yaml");
