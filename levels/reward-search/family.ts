@@ -49,7 +49,7 @@ export const rewardSearchFamily = (trainerFor: (c: RewardSearchConfig) => Traine
   const phasesOf = (config: RunConfig, level: string) => {
     const plan = scheduleLevel(config, family, level);
     const phases = [plan.offline, ...plan.rounds];
-    return { phases, played: (e: EpisodeRecord) => e.level === level && (e.phase === "stream" || (e.phase === "offline" && plan.offline.includes(e.seed) && !e.id.includes("/file"))) };
+    return { phases, played: (e: EpisodeRecord) => e.level === level && (e.phase === "stream" || (e.phase === "offline" && plan.offline.includes(e.seed))) };
   };
   const family: LevelFamily = {
     id: "reward-search",

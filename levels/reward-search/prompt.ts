@@ -17,9 +17,7 @@ export const rewardSearchPrompt = (task: RewardTask, instance: TaskInstance, bud
   ],
   rules: [
     `train_policy trains ${budgets.train.toLocaleString("en-US")} env steps unless you give steps; the full budget is ${budgets.finish.toLocaleString("en-US")} steps.`,
-    maxTrainings === undefined
-      ? `If a train_policy run at the full budget reaches F ≥ ${task.fitness.solved}, the episode ends at once as a success with that code.`
-      : `If a train_policy run at the full budget reaches F ≥ ${task.fitness.solved} with your last training, the episode ends at once as a success with that code.`,
+    `If a train_policy run at the full budget reaches F ≥ ${task.fitness.solved}${maxTrainings === undefined ? "" : " with your last training"}, the episode ends at once as a success with that code.`,
     `Call finish(code) to commit an answer; it is scored by a full-budget training and F on the held-out seeds. If the turns run out, the episode fails.`,
     ...(maxTrainings === undefined ? [] : [`You have ${maxTrainings} training(s) in this episode, finish included: spend them all (trainings you leave pass to later episodes), and keep one for finish.`]),
   ],

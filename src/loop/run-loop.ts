@@ -14,7 +14,7 @@ import { computeMetrics, type Metrics } from "./metrics.ts";
 import { mapLimit } from "./pool.ts";
 import { usesBank, type RunAgent, type RunConfig } from "./run-config.ts";
 import { event } from "../../agents/evolver-labels.ts";
-import { localBackend, usageLine, type EpisodeBackend } from "./episode-backend.ts";
+import { localBackend, usageLine, type EpisodeBackend, type EpisodeJob } from "./episode-backend.ts";
 import { needsOfflineRuns, schedule } from "./schedule.ts";
 
 /**
@@ -64,14 +64,8 @@ export interface LoopPorts {
   episodes?: EpisodeBackend;
 }
 
-interface Job {
-  phase: Phase;
-  level: string;
-  round: number;
-  seed: number;
-  agent: RunAgent;
-  bankRound: number | null;
-}
+/** An episode as the loop schedules it; its id, bank and allowance are made when it plays. */
+type Job = Omit<EpisodeJob, "id" | "bank" | "allowance">;
 
 /**
  * The round loop (issue 5): offline trajectories and the round-0 distillation, then R rounds of x episodes per
@@ -142,8 +136,9 @@ export const runLoop = async (cfg: RunConfig, ports: LoopPorts): Promise<Metrics
   /** The family's share of a run-wide budget for the episode, from what the level's earlier phases recorded. */
   const allowanceOf = (job: Job): number | undefined => {
     if (!family.allowanceOf) return undefined;
-    const before = (e: EpisodeRecord) => e.level === job.level && job.phase === "stream" && (e.phase === "offline" || (e.phase === "stream" && e.round < job.round));
-    return family.allowanceOf({ config: cfg, level: job.level, seed: job.seed, earlier: [...records.values()].filter(before) });
+    const before = (e: EpisodeRecord) => e.level === job.level && (e.phase === "offline" || (e.phase === "stream" && e.round < job.round));
+    const earlier = job.phase === "stream" ? [...records.values()].filter(before) : [];
+    return family.allowanceOf({ config: cfg, level: job.level, seed: job.seed, earlier });
   };
   const play = async (job: Job): Promise<void> => {
     const id = episodeId(job.phase, job.level, job.round, job.seed);

@@ -17,14 +17,14 @@ export interface RewardSession {
 
 export type RewardToolOutput = Pick<ToolResult, "observation" | "result" | "ends">;
 
-/** Marks the answer to a training refused by the episode's share of the run's budget (final scoring does not count it). */
-const BUDGET_SPENT = "share of the run's training budget";
+/** Trainings the episode may still send: its share less what it sent; Infinity without a share. */
+export const trainingsLeft = (s: RewardSession): number => (s.maxTrainings === undefined ? Infinity : s.maxTrainings - s.trainings);
 
 /** One training of `code` on the instance (training seed, held-out evaluation seeds), with progress. */
 export const train = async (s: RewardSession, code: string, steps: number, label: string, onProgress?: (p: ToolProgress) => void): Promise<PoolOutcome> => {
-  if (s.maxTrainings !== undefined && s.trainings >= s.maxTrainings) {
+  if (trainingsLeft(s) <= 0) {
     // Not sent: the run's equal-budget comparison (issue 13) counts every training the trainer runs.
-    const message = `this episode's ${BUDGET_SPENT} (${s.maxTrainings} training${s.maxTrainings === 1 ? "" : "s"}) is spent; nothing was trained`;
+    const message = `this episode's share of the run's training budget (${s.maxTrainings} training${s.maxTrainings === 1 ? "" : "s"}) is spent; nothing was trained`;
     return { kind: "error", error: { kind: "budget_exceeded", message }, cached: false, jobDir: null };
   }
   s.trainings++;

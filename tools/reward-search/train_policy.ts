@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineRewardTool } from "./define.ts";
 import { reflection, trainingError } from "./feedback.ts";
-import { train } from "./session.ts";
+import { train, trainingsLeft } from "./session.ts";
 
 export default defineRewardTool({
   name: "train_policy",
@@ -25,7 +25,7 @@ export default defineRewardTool({
       observation: `${head}\n${reflection(r, s.task.fitness.solved)}`,
       // A full-budget training that solves the task is what finish would score: auto-finish (method.md §1); under
       // a share of a run's budget only with its last training, the rest being the equal-budget comparison's to spend.
-      ...(full && solved && !(s.maxTrainings !== undefined && s.trainings < s.maxTrainings) ? { ends: { reason: "success" as const, success: true, action: { code: a.code }, score: r.final.fitness } } : {}),
+      ...(full && solved && (s.maxTrainings === undefined || trainingsLeft(s) <= 0) ? { ends: { reason: "success" as const, success: true, action: { code: a.code }, score: r.final.fitness } } : {}),
     };
   },
 });

@@ -2,7 +2,7 @@ import type { ToolProgress } from "../../../agents/task-env.ts";
 import type { Rng } from "../../../src/sim/rng.ts";
 import { countedTurns, NO_USAGE, TRAJECTORY_SCHEMA_VERSION, type StopReason, type Trajectory, type TrajectoryStep } from "../../../src/store/trajectory.ts";
 import { callRewardTool } from "../../../tools/reward-search/define.ts";
-import type { RewardSession } from "../../../tools/reward-search/session.ts";
+import { trainingsLeft, type RewardSession } from "../../../tools/reward-search/session.ts";
 import { REWARD_TOOLS } from "../task-env.ts";
 import { composeReward, baseDesign, termsOf, type Design } from "./terms.ts";
 
@@ -98,13 +98,12 @@ export const runRewardDesigner = async (o: DesignerOptions): Promise<Trajectory>
   // Trainings this episode may still send (its share of a rounds run's budget); finish needs the last one. With
   // a share the designer spends all of it (the turns for describe_task and check_reward come after that), so a
   // budgeted run trains exactly its budget; without one it commits as soon as a quick training solves the task.
-  const trainingsLeft = () => (s.maxTrainings === undefined ? Infinity : s.maxTrainings - s.trainings);
-  const turnsNeeded = () => (s.maxTrainings === undefined ? 1 : trainingsLeft());
+  const turnsNeeded = () => (s.maxTrainings === undefined ? 1 : trainingsLeft(s));
   if (left() > Math.max(1, turnsNeeded())) await call(`Read ${task}: its fields, fitness and budgets.`, "describe_task", {});
   let first = true;
-  while (left() > 0 && trainingsLeft() > 0) {
+  while (left() > 0 && trainingsLeft(s) > 0) {
     const solvedAlready = s.maxTrainings === undefined && best && best.fitness >= s.task.fitness.solved;
-    if (left() === 1 || trainingsLeft() === 1 || solvedAlready) {
+    if (left() === 1 || trainingsLeft(s) === 1 || solvedAlready) {
       const design = best?.design ?? nextCandidate().design;
       const why = solvedAlready ? "a quick training already reached the solved F, so commit it" : "last turn, so commit the best design so far";
       const out = await call(`${why}: ${describe(design)}.`.replace(/^./, (c) => c.toUpperCase()), "finish", { code: composeReward(task, design) });
