@@ -5,7 +5,7 @@ import { ConfigError } from "../errors.ts";
 import { Budget, formatUsd, hasCap, NO_SPEND, type SpendGate, type Spend } from "../llm/budget.ts";
 import type { Role } from "../llm/config.ts";
 import type { RunConfig } from "../loop/run-config.ts";
-import { forecastText, type Forecast } from "../loop/forecast.ts";
+import { baseName, forecastText, type Forecast } from "../loop/forecast.ts";
 import { readJsonl } from "../store/jsonl.ts";
 import type { RunDir } from "../store/run-dir.ts";
 import { UsageLine } from "../store/run-records.ts";
@@ -35,13 +35,12 @@ export const spentIn = (lines: readonly UsageLine[]): Spend =>
 
 export const spendText = (s: Spend): string => `${formatUsd(s.usd)} and ${s.tokens.toLocaleString("en")} tokens on ${s.calls} call(s)`;
 
-const baseModel = (model: string) => model.replace(/-\d{4}-\d{2}-\d{2}$/, "");
 
 /** Teaches the gate each role's recorded output sizes by the same model (see SpendGate.learn). */
 export const seedGate = (gate: SpendGate, cfg: RunConfig, runs: ReadonlyArray<readonly UsageLine[]>, roles: readonly Role[]): void => {
   for (const role of roles) {
-    const model = baseModel(cfg.llm[role].model);
-    gate.learn(`llm.${role}`, runs.flatMap((lines) => lines.filter((l) => l.role === role && !l.fromCache && baseModel(l.model) === model).map((l) => l.output)));
+    const model = baseName(cfg.llm[role].model);
+    gate.learn(`llm.${role}`, runs.flatMap((lines) => lines.filter((l) => l.role === role && !l.fromCache && baseName(l.model) === model).map((l) => l.output)));
   }
 };
 
@@ -87,8 +86,11 @@ export const checkForecast = (f: Forecast, cap: Budget, spent: Spend, o: { yes: 
   throw new ConfigError(`${why}; raise the cap, shrink the run (rounds, levels, actor.maxTurns), or pass --yes to start anyway and stop at the cap`);
 };
 
+/** The flags of a raised cap for a stopped command's resume: each capped limit doubled (past what was spent). */
+export const raiseFlags = (cap: Budget, spent: Pick<Spend, "usd" | "tokens">): string =>
+  [cap.usd !== undefined ? `--budget-usd ${Math.max(cap.usd * 2, spent.usd * 2).toPrecision(2)}` : "", cap.tokens !== undefined ? `--budget-tokens ${Math.max(cap.tokens, spent.tokens) * 2}` : ""].filter(Boolean).join(" ");
+
 /** The line a stopped run ends with: what it spent and how to go on. */
 export const stoppedHint = (dir: RunDir, cap: Budget, spent: Spend): string => {
-  const raise = [cap.usd !== undefined ? `--budget-usd ${Math.max(cap.usd * 2, spent.usd * 2).toPrecision(2)}` : "", cap.tokens !== undefined ? `--budget-tokens ${Math.max(cap.tokens, spent.tokens) * 2}` : ""].filter(Boolean).join(" ");
-  return `finished episodes and trained candidates are kept; spent ${spendText(spent)}. Raise the cap and continue: hexa run --resume ${dir.path} ${raise}`;
+  return `finished episodes and trained candidates are kept; spent ${spendText(spent)}. Raise the cap and continue: hexa run --resume ${dir.path} ${raiseFlags(cap, spent)}`;
 };

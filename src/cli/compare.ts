@@ -316,7 +316,7 @@ const writeResults = async (out: string, d: Done): Promise<void> => {
     if (!dir || !finished(dir, job.cfg, d.family)) continue;
     const held = anyHeldOut(d.heldOut) ? heldOutOf(dir, job.cfg, d.heldOut) : undefined;
     type Usage = { usage: { total: { input: number; output: number; costUsd: number; unpricedCalls: number } } };
-    // A whole search writes no metrics.json (no rounds); its model calls are not metered yet.
+    // A search run made before searches wrote metrics.json has none (its calls were not metered then).
     const metrics: Usage = existsSync(dir.file("metrics")) ? (JSON.parse(readFileSync(dir.file("metrics"), "utf8")) as Usage) : { usage: { total: { input: 0, output: 0, costUsd: 0, unpricedCalls: 0 } } };
     const final = readFinalScores(dir.path);
     const evalUsage = (held ?? []).reduce((s, e) => ({ tokens: s.tokens + e.trajectory.usage.input + e.trajectory.usage.output, cost: s.cost + e.trajectory.usage.costUsd }), { tokens: 0, cost: 0 });

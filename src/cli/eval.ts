@@ -4,12 +4,13 @@ import { ConfigError, RunStopped } from "../errors.ts";
 import { BudgetExceeded, checkPriced, hasCap, SpendGate, type Budget } from "../llm/budget.ts";
 import { evaluateRun, heldOutSeeds, learnedSeeds, readRunState, type EvalRow, type RunState } from "../loop/evaluate.ts";
 import { usageLine } from "../loop/episode-backend.ts";
+import { heldOutArg } from "../loop/compare/heldout.ts";
 import { forecastEval } from "../loop/forecast.ts";
 import type { RunConfig } from "../loop/run-config.ts";
 import { appendEvalUsage, clearEvalStopped, evalStopped, evalUsage, markEvalStopped, stoppedEvalOf } from "../store/eval-spend.ts";
 import { updateKey, type RunDir } from "../store/run-dir.ts";
 import { openRun } from "./bank.ts";
-import { budgetFrom, checkForecast, earlierUsage, seedGate, spentIn } from "./budget.ts";
+import { budgetFrom, checkForecast, earlierUsage, raiseFlags, seedGate, spentIn } from "./budget.ts";
 import { intFlag } from "./flags.ts";
 import { percent } from "./format.ts";
 import { familyOf, modelsFor } from "./run-setup.ts";
@@ -133,16 +134,13 @@ const evaluate = async (argv: Record<string, unknown>): Promise<void> => {
     if (!(e instanceof BudgetExceeded && gate)) throw e;
     const spent = await gate.total();
     markEvalStopped(dir.path, { schemaVersion: 1, reason: "budget", at: new Date().toISOString(), message: e.message, spent, cap: gate.cap, evalFile: basename(file), seeds: wanted });
-    throw new RunStopped(`${e.message}; the evaluation is marked stopped: budget (${join(dir.path, "eval", "stopped.json")}) and its finished episodes are kept in ${file}. Raise the cap and continue (the same seeds; no episode is played twice): hexa eval ${path} --seeds '${seedsArg(wanted)}' ${raiseText(gate.cap, spent)}`);
+    throw new RunStopped(`${e.message}; the evaluation is marked stopped: budget (${join(dir.path, "eval", "stopped.json")}) and its finished episodes are kept in ${file}. Raise the cap and continue (the same seeds; no episode is played twice): hexa eval ${path} --seeds '${heldOutArg(wanted)}' ${raiseFlags(gate.cap, spent)}`);
   }
   if (evalStopped(dir.path)?.evalFile === basename(file)) clearEvalStopped(dir.path);
   process.stdout.write(`\nheld-out evaluation of ${dir.meta.id} — ${who}, bank after round ${cfg.rounds}\n${table(rows)}\n`);
   process.stdout.write(`tokens ${tokens}, cost $${costUsd.toFixed(4)}\neval file: ${file}\n`);
 };
 
-const seedsArg = (s: Record<string, number[]>) => Object.entries(s).filter(([, v]) => v.length).map(([l, v]) => `${l}=${v.join(",")}`).join(";");
-const raiseText = (cap: Budget, spent: { usd: number; tokens: number }) =>
-  [cap.usd !== undefined ? `--budget-usd ${Math.max(cap.usd * 2, spent.usd * 2).toPrecision(2)}` : "", cap.tokens !== undefined ? `--budget-tokens ${Math.max(cap.tokens, spent.tokens) * 2}` : ""].filter(Boolean).join(" ");
 
 /**
  * The evaluation's spend cap (issue 11), from --budget-usd / --budget-tokens: the forecast is printed before

@@ -253,14 +253,15 @@ const start = async (configPath: string | undefined, resumeDir: string | undefin
       view.line(`${search.label}; ${resumeDir ? "resuming from" : "records in"} ${dir.path}`);
       // Every answered call of the search's proposer in usage.jsonl, as the rounds' episodes record theirs.
       const onCall = (call: SearchCall, turn: AssistantTurn) => dir.appendUsage(usageLine("actor", turn, { phase: "search", round: 0, ...call }, cfg));
+      let u: UsageLine[] = [];
       try {
         await search.run({ dir: dir.path, ...(models.actorModel ? { actorModel: models.actorModel, onCall } : {}), log: (line) => view.line(line), signal: controller.signal });
       } finally {
         // metrics.json's usage totals (what hexa compare reads) also for a search that stopped; a search plays no episode.
-        dir.writeMetrics(computeMetrics({ runId: dir.meta.id, config: cfg, episodes: [], usage: dir.usage(), banks: new Map(), bankMs: 0 }));
+        u = dir.usage();
+        dir.writeMetrics(computeMetrics({ runId: dir.meta.id, config: cfg, episodes: [], usage: u, banks: new Map(), bankMs: 0 }));
       }
       view.stop();
-      const u = dir.usage();
       if (u.length) process.stdout.write(`tokens ${u.reduce((n, l) => n + l.input + l.output, 0)} (${u.length} calls), cost $${u.reduce((n, l) => n + l.costUsd, 0).toFixed(4)}\n`);
       await scoreRun(family, cfg, dir.path, [], (t) => process.stdout.write(t));
       process.stdout.write(`run directory: ${resolve(dir.path)}

@@ -1,8 +1,7 @@
 import { RewardSearchConfig } from "../../levels/reward-search/config.ts";
 import { ConfigError } from "../errors.ts";
 import type { TrainerPool } from "../trainer/pool.ts";
-import { JOB_SCHEMA_VERSION } from "../backend/redis/jobs.ts";
-import { TrainingJobData } from "../backend/redis/trainer-pool.ts";
+import { JOB_SCHEMA_VERSION, TrainingJobData } from "../backend/redis/jobs.ts";
 import { localTrainerPool } from "./families.ts";
 
 /**

@@ -7,7 +7,7 @@ import { playHere } from "../loop/episode-backend.ts";
 import { parseRunConfig, type RunConfig } from "../loop/run-config.ts";
 import type { UsageLine } from "../store/run-records.ts";
 import { BudgetExceeded, hasCap, NO_SPEND, SpendGate, type Budget } from "../llm/budget.ts";
-import { parseRedisUrl, redisLabel, type RedisConnection } from "../backend/redis/connection.ts";
+import { parseRedisUrl, redisLabel, withTimeout, type RedisConnection } from "../backend/redis/connection.ts";
 import type { RedisLedger } from "../backend/redis/spend-ledger.ts";
 import type { JobHandler } from "../backend/redis/worker.ts";
 import { EpisodeJobData, JOB_SCHEMA_VERSION, QUEUE_KINDS, type EpisodeJobResult, type QueueKind } from "../backend/redis/jobs.ts";
@@ -98,7 +98,6 @@ export const workerCommand: CommandModule = {
     const connection = parseRedisUrl(String(argv.redis), "--redis");
     const queues = argv.queues as QueueKind[];
     const { startWorker } = await import("../backend/redis/worker.ts");
-    const { withTimeout } = await import("../backend/redis/coordinator.ts");
     const log = (line: string) => process.stderr.write(`${line}\n`);
     let name = "";
     const hexa = codeVersion();

@@ -43,7 +43,8 @@ export const OUTPUT_PER_TURN = 300;
 const EVOLVER_OUTPUT = 2000;
 const TOOLS_AND_PROTOCOL = 1500;
 
-const baseName = (model: string) => model.replace(/-\d{4}-\d{2}-\d{2}$/, "");
+/** A model's name without a dated snapshot suffix (gpt-4o-2024-08-06 → gpt-4o): recorded usage of either informs the other. */
+export const baseName = (model: string) => model.replace(/-\d{4}-\d{2}-\d{2}$/, "");
 
 /** Mean work per unit (an episode, or a bank update) of one role and model in earlier runs' usage; a search's calls are no unit of these. */
 export const recordedWork = (runs: ReadonlyArray<readonly UsageLine[]>, role: Role, model: string): (Work & { units: number }) | undefined => {

@@ -34,3 +34,9 @@ export const parseRedisUrl = (url: string, where: string): RedisConnection => {
 
 /** The URL without its password, for messages. */
 export const redisLabel = (c: RedisConnection): string => `redis://${c.host}:${c.port}${c.db ? `/${c.db}` : ""}`;
+
+/** `p`, or a ConfigError with `message()` when it has not settled within `ms` (Redis that does not answer). */
+export const withTimeout = <T>(p: Promise<T>, ms: number, message: () => string): Promise<T> => {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([p, new Promise<T>((_, fail) => (timer = setTimeout(() => fail(new ConfigError(message())), ms)))]).finally(() => clearTimeout(timer));
+};

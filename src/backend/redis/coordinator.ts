@@ -3,7 +3,7 @@ import { ConfigError } from "../../errors.ts";
 import { BudgetExceeded, type Budget } from "../../llm/budget.ts";
 import type { EpisodeBackend, EpisodeJob } from "../../loop/episode-backend.ts";
 import type { UsageLine } from "../../store/run-records.ts";
-import { redisLabel, type RedisConnection } from "./connection.ts";
+import { redisLabel, withTimeout, type RedisConnection } from "./connection.ts";
 import { budgetStopped, EpisodeJobResult, JOB_SCHEMA_VERSION, jobIdOf, QUEUES, StoppedProgress, type EpisodeJobData, type HexaVersion } from "./jobs.ts";
 
 export interface RedisBackendOptions {
@@ -38,11 +38,6 @@ const withoutKeys = (config: Record<string, unknown>): Record<string, unknown> =
   if (!llm) return config;
   const strip = (m: unknown) => (m && typeof m === "object" ? Object.fromEntries(Object.entries(m).filter(([k]) => k !== "apiKey")) : m);
   return { ...config, llm: Object.fromEntries(Object.entries(llm).map(([k, v]) => [k, ["actor", "evolver", "synthesiser"].includes(k) ? strip(v) : v])) };
-};
-
-export const withTimeout = <T>(p: Promise<T>, ms: number, message: () => string): Promise<T> => {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([p, new Promise<T>((_, fail) => (timer = setTimeout(() => fail(new ConfigError(message())), ms)))]).finally(() => clearTimeout(timer));
 };
 
 /**
@@ -115,14 +110,15 @@ export const openRedisEpisodes = async (o: RedisBackendOptions): Promise<Episode
 
   const play = async (job: EpisodeJob, onUsage: Parameters<EpisodeBackend["play"]>[1]) => {
     const jobId = jobIdOf(o.run, job.id);
-    const { bank, id, ...rest } = job;
+    // An EpisodeJob is the job's episode and its bank (a Bank is exactly {skills, mistakes}).
+    const { bank, ...episode } = job;
     const data: EpisodeJobData = {
       schemaVersion: JOB_SCHEMA_VERSION,
       hexa: o.hexa,
       run: o.run,
       config,
-      episode: { id, phase: rest.phase, level: rest.level, round: rest.round, seed: rest.seed, agent: rest.agent, bankRound: rest.bankRound, ...(rest.allowance === undefined ? {} : { allowance: rest.allowance }) },
-      bank: { skills: bank.skills, mistakes: bank.mistakes },
+      episode,
+      bank,
       ...(o.budget ? { budget: o.budget } : {}),
     };
     pending.set(jobId, data);

@@ -4,6 +4,7 @@ import { Phase, UsageLine } from "../../store/run-records.ts";
 import { Trajectory } from "../../store/trajectory.ts";
 import { RUN_AGENTS } from "../../loop/run-config.ts";
 import { Budget } from "../../llm/budget.ts";
+import { JobBudget, TrainMessage } from "../../trainer/protocol.ts";
 
 /**
  * The jobs a coordinator puts on Redis and what workers hand back (issue 14). Every job carries this schema
@@ -76,3 +77,20 @@ export const refusal = (jobId: string, head: unknown, self: HexaVersion): string
   const other = h.data.hexa.version !== self.version || (h.data.hexa.commit !== null && self.commit !== null && h.data.hexa.commit !== self.commit);
   return other ? `job ${jobId}: queued by hexa ${versionLabel(h.data.hexa)}; this worker is hexa ${versionLabel(self)}; ${fix}` : null;
 };
+
+/** The trainer settings a worker builds its local pool from (the reward-search config's trainer slice, cache and jobs dirs). */
+const TrainerSettings = z.record(z.string(), z.unknown());
+
+export const TrainingJobData = z.discriminatedUnion("kind", [
+  z.object({ schemaVersion: z.literal(JOB_SCHEMA_VERSION), hexa: HexaVersion, kind: z.literal("hello"), trainer: TrainerSettings }),
+  z.object({
+    schemaVersion: z.literal(JOB_SCHEMA_VERSION),
+    hexa: HexaVersion,
+    kind: z.literal("train"),
+    trainer: TrainerSettings,
+    job: TrainMessage.omit({ type: true, id: true, jobDir: true, budget: true }),
+    budget: JobBudget.optional(),
+    label: z.string().optional(),
+  }),
+]);
+export type TrainingJobData = z.infer<typeof TrainingJobData>;

@@ -4,26 +4,9 @@ import { z } from "zod";
 import { ConfigError } from "../../errors.ts";
 import type { JobProgress } from "../../trainer/client.ts";
 import type { PoolJob, PoolOutcome, PoolTrainOptions, TrainerPool } from "../../trainer/pool.ts";
-import { HelloMessage, JobBudget, TrainMessage } from "../../trainer/protocol.ts";
+import { HelloMessage } from "../../trainer/protocol.ts";
 import { redisLabel, type RedisConnection } from "./connection.ts";
-import { HexaVersion, JOB_SCHEMA_VERSION, QUEUES } from "./jobs.ts";
-
-/** The trainer settings a worker builds its local pool from (the reward-search config's trainer slice, cache and jobs dirs). */
-const TrainerSettings = z.record(z.string(), z.unknown());
-
-export const TrainingJobData = z.discriminatedUnion("kind", [
-  z.object({ schemaVersion: z.literal(JOB_SCHEMA_VERSION), hexa: HexaVersion, kind: z.literal("hello"), trainer: TrainerSettings }),
-  z.object({
-    schemaVersion: z.literal(JOB_SCHEMA_VERSION),
-    hexa: HexaVersion,
-    kind: z.literal("train"),
-    trainer: TrainerSettings,
-    job: TrainMessage.omit({ type: true, id: true, jobDir: true, budget: true }),
-    budget: JobBudget.optional(),
-    label: z.string().optional(),
-  }),
-]);
-export type TrainingJobData = z.infer<typeof TrainingJobData>;
+import { HexaVersion, JOB_SCHEMA_VERSION, QUEUES, TrainingJobData } from "./jobs.ts";
 
 /** What a training job hands back: the pool's outcome (jobDir is on the worker's machine) or the trainer's hello. */
 const TrainingResult = z.union([z.object({ hello: HelloMessage }), z.object({ outcome: z.looseObject({ kind: z.enum(["result", "error"]) }), worker: z.string() })]);

@@ -115,7 +115,7 @@ export const renderText = (h: CompareHeader, cells: readonly CellResult[]): stri
   return [...t.success, "", ...t.cost, ...(t.final.length ? ["", ...t.final] : []), ...(h.skipped.length ? ["", ...h.skipped.map((s) => `skipped ${s.id} (${s.label}): ${s.reason}`)] : []), ""].join("\n");
 };
 
-const csvField = (v: string | number) => {
+export const csvField = (v: string | number) => {
   const s = String(v);
   return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 };

@@ -1,5 +1,6 @@
 import * as vega from "vega";
 import { compile, type TopLevelSpec } from "vega-lite";
+import { csvField } from "./render.ts";
 import { mean, std } from "./stats.ts";
 
 /**
@@ -97,11 +98,6 @@ export const renderBenchMarkdown = (h: BenchHeader, rows: readonly BenchRow[]): 
     "![human-normalised score per task and strategy](scores.svg)",
     "",
   ].join("\n");
-
-const csvField = (v: string | number) => {
-  const s = String(v);
-  return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-};
 
 /** One line per (task, row, run). */
 export const renderBenchCsv = (rows: readonly BenchRow[]): string =>
