@@ -90,7 +90,11 @@ export class SpendGate {
     // Once refused, every later call is too: episodes in flight stop at their next call, not after a smaller one.
     if (this.refusal) throw new BudgetExceeded(this.refusal);
     const refused = await this.ledger.reserve(where, next);
-    if (this.refusal) throw new BudgetExceeded(this.refusal);
+    if (this.refusal) {
+      // Another call was refused while this one reserved: this call is not made, so its reservation is given back.
+      if (!refused) await this.ledger.release(next);
+      throw new BudgetExceeded(this.refusal);
+    }
     if (!refused) return;
     const s = refused.spent;
     const spent = `spent ${formatUsd(s.usd)} and ${s.tokens.toLocaleString("en")} tokens on ${s.calls} call(s)${refused.held ? " (estimates of calls in flight included)" : ""}`;
