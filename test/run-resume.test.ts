@@ -117,7 +117,13 @@ interface Progress {
 }
 const progressOf = (dir: string): Progress => {
   const lock = join(dir, "run.lock");
-  const lockText = existsSync(lock) ? readFileSync(lock, "utf8").trim() : "";
+  // The run removes its lock as it ends, so the file may go between a check and a read: read it once.
+  let lockText = "";
+  try {
+    lockText = readFileSync(lock, "utf8").trim();
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+  }
   return {
     dir,
     runJson: existsSync(join(dir, "run.json")),
