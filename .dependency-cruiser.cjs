@@ -1,21 +1,35 @@
 /**
- * The layer rules of style.md §1 and issue 10 §1, checked by `npm run lint:deps` (part of `npm test`).
- * Generic modules (the method: agents/, src/loop, src/store, src/llm) never import a level family's code:
- * levels/, the family tools in tools/, the physics world in src/sim, the reward sandbox or the trainer.
- * Tests beside the code may (they exercise the generic code on a real family).
+ * The layer rules of docs/ARCHITECTURE.md, checked by `npm run lint:deps` (part of `npm test`).
+ * - Generic code (agents/, src/) never imports a family: it takes the family as a parameter (src/family/).
+ *   The one exception is the registry, src/family/registry.ts... no: families/index.ts lists the families,
+ *   and only the CLI's registry module imports it.
+ * - A family never imports another family.
+ * Tests beside the code may cross these lines (they exercise generic code on a real family).
  */
-const GENERIC = "^(agents|src/loop|src/store|src/llm)/";
-const FAMILY = "^(levels|tools|src/sim|src/sandbox|src/trainer)/";
 const NOT_TESTS = "\\.test\\.ts$";
 
 module.exports = {
   forbidden: [
     {
       name: "generic-imports-family",
-      comment: "generic modules take the family as a parameter (src/loop/family.ts) instead of importing its code",
+      comment: "generic code takes a family as a parameter (src/family/family.ts); only src/cli/families.ts reaches families/index.ts",
       severity: "error",
-      from: { path: GENERIC, pathNot: NOT_TESTS },
-      to: { path: FAMILY },
+      from: { path: "^(agents|src)/", pathNot: [NOT_TESTS, "^src/cli/families\\.ts$"] },
+      to: { path: "^families/" },
+    },
+    {
+      name: "registry-only-through-index",
+      comment: "the CLI's registry imports the list of families, never a family's insides",
+      severity: "error",
+      from: { path: "^src/cli/families\\.ts$" },
+      to: { path: "^families/", pathNot: "^families/index\\.ts$" },
+    },
+    {
+      name: "family-imports-other-family",
+      comment: "families are independent: shared code belongs in src/ (generic) or stays in one family",
+      severity: "error",
+      from: { path: "^families/([^/]+)/" },
+      to: { path: "^families/", pathNot: ["^families/$1/"] },
     },
     {
       name: "store-imports-agents",

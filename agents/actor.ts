@@ -4,7 +4,7 @@ import type { AssistantTurn, ChatModel, ToolCall } from "../src/llm/chat-model.t
 import type { ActorConfig } from "./actor-config.ts";
 import { buildMessages, type Turn } from "./context.ts";
 import { NUDGE, systemPrompt } from "./prompt.ts";
-import type { TaskEnv, ToolProgress, ToolResult } from "./task-env.ts";
+import type { TaskEnv, ToolProgress, ToolResult } from "../src/family/task-env.ts";
 import { callUsage, countedTurns, NO_USAGE, sumUsage, TRAJECTORY_SCHEMA_VERSION, type StopReason, type Trajectory, type TrajectoryStep, type EpisodeUsage } from "../src/store/trajectory.ts";
 
 export interface EpisodePorts {

@@ -1,6 +1,6 @@
 import type { Bank, BankEntry } from "../src/store/bank.ts";
 import type { BankCaps, EvolverMode, Labelled } from "./evolver-labels.ts";
-import type { FamilyWords } from "./family-words.ts";
+import type { FamilyWords } from "../src/family/family-words.ts";
 
 /** Observations are cut to 500 characters and only the last 10 steps shown: the evolver's context budget (method.md §4). */
 const OBSERVATION_CHARS = 500;

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { applyEvent, foldEvents, type Bank, type BankEvent } from "../src/store/bank.ts";
 import type { ScriptItem } from "../test/support/fake-openai-server.ts";
 import { scriptedRole } from "../test/support/scripted-role.ts";
-import { INTERPHYRE_WORDS } from "../levels/interphyre/family.ts";
+import { INTERPHYRE_WORDS } from "../families/interphyre/family.ts";
 import { distil, evolve, labelTrajectories, replace } from "./evolver.ts";
 import { NO_USAGE, type Trajectory } from "../src/store/trajectory.ts";
 

@@ -6,7 +6,7 @@ import { NO_EVIDENCE } from "../src/store/bank-weights.ts";
 import { EMPTY_BANK, type Bank, type BankEntry, type BankEvent, type Evidence, type Mistake, type Skill } from "../src/store/bank.ts";
 import { byReward, DEFAULT_CAPS, event, idMaker, seedsOf, weigh, withCaps, type BankCaps, type EvolverMode, type Labelled } from "./evolver-labels.ts";
 import { contrastivePrompt, evolvePrompt, failuresPrompt } from "./evolver-prompt.ts";
-import type { FamilyWords } from "./family-words.ts";
+import type { FamilyWords } from "../src/family/family-words.ts";
 import { contrastiveSchema, evolveSchema, failuresSchema, type EntryText } from "./evolver-schema.ts";
 
 export { labelTrajectories, DEFAULT_CAPS, type BankCaps, type EvolverMode, type Labelled } from "./evolver-labels.ts";

@@ -1,5 +1,5 @@
 import type { ToolSpec } from "../src/llm/chat-model.ts";
-import type { TaskPrompt } from "./task-env.ts";
+import type { TaskPrompt } from "../src/family/task-env.ts";
 
 export interface PromptInput {
   /** The family's domain text for this task instance. */

@@ -3,7 +3,7 @@ import { runActorEpisode, type EpisodePorts, type EpisodeSpec } from "./actor.ts
 import { DIRECT_TURNS, runDirect } from "./baselines/direct.ts";
 import { runReact } from "./baselines/react.ts";
 import { REFLEXION, runReflexion } from "./baselines/reflexion.ts";
-import type { FamilyWords } from "./family-words.ts";
+import type { FamilyWords } from "../src/family/family-words.ts";
 import type { Trajectory } from "../src/store/trajectory.ts";
 
 /** The model-driven agents: hexa is the actor with the retrieved bank; the others are the baselines (method.md §7). */

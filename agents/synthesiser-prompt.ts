@@ -1,5 +1,5 @@
 import type { Bank, BankEntry } from "../src/store/bank.ts";
-import type { FamilyWords } from "./family-words.ts";
+import type { FamilyWords } from "../src/family/family-words.ts";
 import { SYNTHESIS_COUNTS } from "./synthesiser-schema.ts";
 
 /** A source level as the synthesiser sees it: its factual description and the entries chosen from its bank. */

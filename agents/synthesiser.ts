@@ -2,7 +2,7 @@ import type { ChatModel } from "../src/llm/chat-model.ts";
 import { invokeStructured } from "../src/llm/structured.ts";
 import { NO_EVIDENCE } from "../src/store/bank-weights.ts";
 import type { Mistake, Skill } from "../src/store/bank.ts";
-import type { FamilyWords } from "./family-words.ts";
+import type { FamilyWords } from "../src/family/family-words.ts";
 import type { Candidate } from "./synthesiser-audit.ts";
 import { synthesisPrompt, type SynthesisSource } from "./synthesiser-prompt.ts";
 import { SynthesisAnswer } from "./synthesiser-schema.ts";

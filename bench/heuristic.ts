@@ -6,10 +6,10 @@
  */
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { runHeuristicEpisode } from "../levels/interphyre/heuristic/agent.ts";
-import { createInstance } from "../levels/interphyre/instance.ts";
-import { createRng } from "../src/sim/rng.ts";
-import { readCertified } from "../src/store/certified-seeds.ts";
+import { runHeuristicEpisode } from "../families/interphyre/heuristic/agent.ts";
+import { createInstance } from "../families/interphyre/instance.ts";
+import { createRng } from "../src/util/rng.ts";
+import { readCertified } from "../families/interphyre/certified-seeds.ts";
 
 const HEXA_LEVELS = [
   "catapult",

@@ -15,12 +15,12 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { getTask, listTasks } from "../levels/reward-search/index.ts";
-import { memoryLog } from "../levels/reward-search/strategies/candidates.ts";
-import { heuristicProposer } from "../levels/reward-search/strategies/heuristic-proposer.ts";
-import { runSearch, STRATEGIES } from "../levels/reward-search/strategies/search.ts";
-import type { RewardTask, TaskInstance } from "../levels/reward-search/task.ts";
-import { createTrainerPool, type TrainerPool } from "../src/trainer/pool.ts";
+import { getTask, listTasks } from "../families/reward-search/tasks/index.ts";
+import { memoryLog } from "../families/reward-search/search/candidates.ts";
+import { heuristicProposer } from "../families/reward-search/proposers/heuristic-proposer.ts";
+import { runSearch, STRATEGIES } from "../families/reward-search/search/search.ts";
+import type { RewardTask, TaskInstance } from "../families/reward-search/task.ts";
+import { createTrainerPool, type TrainerPool } from "../families/reward-search/trainer/pool.ts";
 
 const arg = (name: string): string | undefined => {
   const i = process.argv.indexOf(`--${name}`);

@@ -12,12 +12,12 @@
  * compares two whole trainings and carries their noise.
  */
 import { existsSync } from "node:fs";
-import { getTask, listTasks } from "../levels/reward-search/index.ts";
-import type { RewardBatchInput, RewardProgram, RewardTask } from "../levels/reward-search/task.ts";
-import { PpoConfig } from "../levels/reward-search/task.ts";
-import { hostRewardProgram } from "../src/trainer/host-reward.ts";
-import { evaluateChunked, trainPpo, type TrainResult } from "../src/trainer/ppo.ts";
-import { makeRng } from "../src/trainer/rng.ts";
+import { getTask, listTasks } from "../families/reward-search/tasks/index.ts";
+import type { RewardBatchInput, RewardProgram, RewardTask } from "../families/reward-search/task.ts";
+import { PpoConfig } from "../families/reward-search/task.ts";
+import { hostRewardProgram } from "../families/reward-search/trainer/host-reward.ts";
+import { evaluateChunked, trainPpo, type TrainResult } from "../families/reward-search/trainer/ppo.ts";
+import { makeRng } from "../families/reward-search/trainer/rng.ts";
 
 const arg = (name: string): string | undefined => {
   const i = process.argv.indexOf(`--${name}`);
@@ -28,7 +28,7 @@ const ITERS = Number(arg("iters") ?? 12);
 const taskIds = arg("tasks")?.split(",") ?? listTasks();
 
 type Compile = (code: string, task: RewardTask) => Promise<RewardProgram>;
-const sandboxPath = new URL("../src/sandbox/reward-sandbox.ts", import.meta.url);
+const sandboxPath = new URL("../families/reward-search/sandbox/reward-sandbox.ts", import.meta.url);
 const compileSandboxed: Compile | null = existsSync(sandboxPath)
   ? await (async () => {
       const mod = (await import(sandboxPath.href)) as { compileReward: (code: string, layout: unknown) => Promise<RewardProgram> };

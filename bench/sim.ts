@@ -2,11 +2,11 @@
  * Physics speed per level: steps/s, ms per full rollout (1000 and 2000 steps, never stopped early), and ms per
  * snapshot and restore at step 500. Run: npm run bench:sim [-- --seeds 3]
  */
-import { createInstance } from "../levels/interphyre/instance.ts";
-import { listLevels } from "../levels/interphyre/index.ts";
-import { captureSnapshot, restore } from "../src/sim/snapshot.ts";
-import { Simulation, type SimulationSpec } from "../src/sim/simulation.ts";
-import { readCertified } from "../src/store/certified-seeds.ts";
+import { createInstance } from "../families/interphyre/instance.ts";
+import { listLevels } from "../families/interphyre/levels/index.ts";
+import { captureSnapshot, restore } from "../families/interphyre/world/snapshot.ts";
+import { Simulation, type SimulationSpec } from "../families/interphyre/world/simulation.ts";
+import { readCertified } from "../families/interphyre/certified-seeds.ts";
 
 const seedsArg = process.argv.indexOf("--seeds");
 const SEEDS = seedsArg > 0 ? Number(process.argv[seedsArg + 1]) : 3;

@@ -7,12 +7,12 @@
  * Run: npx tsx bench/tools.ts [--seeds 10] [--rounds 1] [--rows-only]
  */
 import { execFileSync } from "node:child_process";
-import { createInstance } from "../levels/interphyre/instance.ts";
-import { closePhysicsHost } from "../levels/interphyre/physics-host.ts";
-import { openInterphyreEnv } from "../levels/interphyre/task-env.ts";
-import { readCertified } from "../src/store/certified-seeds.ts";
-import { callTool, ToolSession } from "../tools/define-tool.ts";
-import { tools } from "../tools/index.ts";
+import { createInstance } from "../families/interphyre/instance.ts";
+import { closePhysicsHost } from "../families/interphyre/physics-host.ts";
+import { openInterphyreEnv } from "../families/interphyre/task-env.ts";
+import { readCertified } from "../families/interphyre/certified-seeds.ts";
+import { callTool, ToolSession } from "../families/interphyre/tools/define-tool.ts";
+import { tools } from "../families/interphyre/tools/index.ts";
 
 const seedsArg = process.argv.indexOf("--seeds");
 const SEEDS = seedsArg > 0 ? Number(process.argv[seedsArg + 1]) : 10;

@@ -5,5 +5,5 @@ import { register } from "tsx/esm/api";
 
 for (const m of ["log", "info", "debug", "warn"]) console[m] = console.error;
 register();
-const { main } = await import("../src/trainer/main.ts");
+const { main } = await import("../families/reward-search/trainer/main.ts");
 await main();

@@ -10,8 +10,8 @@ import { allFamilies } from "../src/cli/families.ts";
 import { checkRunConfig, runIdOf } from "../src/cli/run.ts";
 import { HexaError } from "../src/errors.ts";
 import { parseRunConfigYaml, runConfigYaml } from "../src/loop/run-config.ts";
-import { callTool, type ToolOutcome } from "../tools/define-tool.ts";
-import { tools } from "../tools/index.ts";
+import { callTool, type ToolOutcome } from "../families/interphyre/tools/define-tool.ts";
+import { tools } from "../families/interphyre/tools/index.ts";
 import { solvedSession } from "./support/tool-session.ts";
 
 /**

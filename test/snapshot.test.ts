@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { createInstance } from "../levels/interphyre/instance.ts";
-import { readCertified } from "../src/store/certified-seeds.ts";
-import { Simulation, type SimulationSpec } from "../src/sim/simulation.ts";
-import { captureSnapshot, restore, snapshotWhen } from "../src/sim/snapshot.ts";
+import { createInstance } from "../families/interphyre/instance.ts";
+import { readCertified } from "../families/interphyre/certified-seeds.ts";
+import { Simulation, type SimulationSpec } from "../families/interphyre/world/simulation.ts";
+import { captureSnapshot, restore, snapshotWhen } from "../families/interphyre/world/snapshot.ts";
 
 /** Every number of every body and the contact clock, for exact comparison. */
 const fingerprint = (sim: Simulation) => ({

@@ -1,5 +1,5 @@
 import { runActorEpisode, type EpisodePorts, type EpisodeSpec } from "../actor.ts";
-import type { FamilyWords } from "../family-words.ts";
+import type { FamilyWords } from "../../src/family/family-words.ts";
 import { BudgetExceeded } from "../../src/llm/budget.ts";
 import { callUsage, countedTurns, NO_USAGE, sumUsage, type Trajectory } from "../../src/store/trajectory.ts";
 

@@ -1,6 +1,6 @@
 import { checkPriced, formatUsd, hasCap, NO_SPEND, type Budget, type Spend } from "../llm/budget.ts";
 import { GridBudget, type Weight } from "../loop/compare/grid-budget.ts";
-import type { LevelFamily } from "../loop/family.ts";
+import type { LevelFamily } from "../family/family.ts";
 import { forecastEval, forecastRun, NO_FORECAST, sumForecasts, type Forecast } from "../loop/forecast.ts";
 import { usesBank, type RunConfig } from "../loop/run-config.ts";
 import { evalUsage, stoppedEvalOf } from "../store/eval-spend.ts";

@@ -20,7 +20,7 @@ import { appendJsonl, readJsonl, writeAtomic, writeJsonAtomic } from "../store/j
 import { isEvalFileName, RunDir, updateKey } from "../store/run-dir.ts";
 import { EpisodeRecord } from "../store/run-records.ts";
 import { readFinalScores } from "../store/final-scores.ts";
-import type { LevelFamily } from "../loop/family.ts";
+import type { LevelFamily } from "../family/family.ts";
 import { allFamilies } from "./families.ts";
 import { intFlag } from "./flags.ts";
 import { checkRunConfig, runIdOf } from "./run.ts";

@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import type { Argv, CommandModule } from "yargs";
 import { budgetOf } from "../../agents/run-episode.ts";
 import type { TrajectoryStep } from "../store/trajectory.ts";
-import { parseSeed } from "../../levels/interphyre/instance.ts";
+import { parseSeed } from "../../families/interphyre/instance.ts";
 import { priceOf, usageRecord } from "../llm/accounting.ts";
 import { LlmConfig } from "../llm/config.ts";
 import { ConfigError } from "../errors.ts";

@@ -1,10 +1,10 @@
-import { interphyreFamily } from "../../levels/interphyre/family.ts";
-import { rewardSearchFamily } from "../../levels/reward-search/family.ts";
-import type { RewardSearchConfig } from "../../levels/reward-search/config.ts";
-import { createTrainerPool, type TrainerPool } from "../trainer/pool.ts";
+import { interphyreFamily } from "../../families/interphyre/family.ts";
+import { rewardSearchFamily } from "../../families/reward-search/family.ts";
+import type { RewardSearchConfig } from "../../families/reward-search/config.ts";
+import { createTrainerPool, type TrainerPool } from "../../families/reward-search/trainer/pool.ts";
 import { ConfigError, InvariantError } from "../errors.ts";
-import type { LevelFamily } from "../loop/family.ts";
-import { readCertified } from "../store/certified-seeds.ts";
+import type { LevelFamily } from "../family/family.ts";
+import { readCertified } from "../../families/interphyre/certified-seeds.ts";
 
 /** Trainer processes on this machine, as a reward-search config asks for them. */
 export const localTrainerPool = (c: RewardSearchConfig): TrainerPool =>

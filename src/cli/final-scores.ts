@@ -1,4 +1,4 @@
-import type { LevelFamily } from "../loop/family.ts";
+import type { LevelFamily } from "../family/family.ts";
 import type { RunConfig } from "../loop/run-config.ts";
 import { writeFinalScores, type FinalScore } from "../store/final-scores.ts";
 import type { EpisodeRecord } from "../store/run-records.ts";

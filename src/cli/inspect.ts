@@ -9,9 +9,9 @@ import { renderReportHtml, type PageAssets } from "../report/inspect/html.ts";
 import { buildReport, buildRunView, lastSolvedOfEachLevel, type BuildOptions, type EpisodeDrawer, type Report, type RunInput } from "../report/inspect/model.ts";
 import type { EpisodeRecord } from "../store/run-records.ts";
 import { intFlag } from "./flags.ts";
-import { animationGif, interphyreDrawer } from "./inspect-draw.ts";
+import { animationGif, interphyreDrawer } from "../../families/interphyre/cli/inspect-draw.ts";
 import { findSearchDirs, findTarget, readRunInput, readSearchInput, type InspectTarget } from "./inspect-load.ts";
-import { searchView } from "../report/inspect/search-view.ts";
+import { searchView } from "../../families/reward-search/report/search-view.ts";
 import { writeOutput } from "./write-file.ts";
 
 /**

@@ -1,14 +1,14 @@
 import type { Argv, CommandModule } from "yargs";
-import { DEFAULT_BUDGET } from "../../levels/interphyre/certify.ts";
-import { getLevel, listLevels } from "../../levels/interphyre/index.ts";
-import { getTask } from "../../levels/reward-search/index.ts";
+import { DEFAULT_BUDGET } from "../../families/interphyre/certify.ts";
+import { getLevel, listLevels } from "../../families/interphyre/levels/index.ts";
+import { getTask } from "../../families/reward-search/tasks/index.ts";
 import { familyIds, getFamily } from "./families.ts";
 import { ConfigError } from "../errors.ts";
-import { runCertification } from "./certify-runner.ts";
-import { checkScenesCommand } from "./check-scenes.ts";
-import { readCertified } from "../store/certified-seeds.ts";
-import { replayCommand } from "./replay.ts";
-import { showCommand } from "./show.ts";
+import { runCertification } from "../../families/interphyre/cli/certify-runner.ts";
+import { checkScenesCommand } from "../../families/interphyre/cli/check-scenes.ts";
+import { readCertified } from "../../families/interphyre/certified-seeds.ts";
+import { replayCommand } from "../../families/interphyre/cli/replay.ts";
+import { showCommand } from "../../families/interphyre/cli/show.ts";
 
 const positiveInt = (name: string) => (v: unknown) => {
   const n = Number(v);

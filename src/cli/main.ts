@@ -9,12 +9,12 @@ import { evalCommand } from "./eval.ts";
 import { closeFamilies } from "./families.ts";
 import { inspectCommand } from "./inspect.ts";
 import { levelsCommand } from "./levels.ts";
-import { playCommand } from "./play.ts";
+import { playCommand } from "../../families/interphyre/cli/play.ts";
 import { runCommand } from "./run.ts";
-import { searchCommand } from "./search.ts";
-import { toolCommand } from "./tool.ts";
+import { searchCommand } from "../../families/reward-search/cli/search.ts";
+import { toolCommand } from "../../families/interphyre/cli/tool.ts";
 import { transferCommand } from "./transfer.ts";
-import { trainerCommand } from "./trainer.ts";
+import { trainerCommand } from "../../families/reward-search/cli/trainer.ts";
 import { workerCommand } from "./worker.ts";
 import { workersCommand } from "./workers.ts";
 

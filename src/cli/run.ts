@@ -9,7 +9,7 @@ import { forecastRun } from "../loop/forecast.ts";
 import { budgetFrom, checkForecast, earlierUsage, seedGate, spentIn, stoppedHint } from "./budget.ts";
 import { computeMetrics, type Metrics } from "../loop/metrics.ts";
 import { parseRunConfig, runConfigYaml, usesBank, type RunConfig as RunConfigT } from "../loop/run-config.ts";
-import type { FamilySearch, LevelFamily, SearchCall } from "../loop/family.ts";
+import type { FamilySearch, LevelFamily, SearchCall } from "../family/family.ts";
 import type { AssistantTurn } from "../llm/chat-model.ts";
 import { usageLine } from "../loop/episode-backend.ts";
 import { runLoop } from "../loop/run-loop.ts";

@@ -1,5 +1,5 @@
 import cliProgress from "cli-progress";
-import type { ToolProgress } from "../../agents/task-env.ts";
+import type { ToolProgress } from "../family/task-env.ts";
 
 /**
  * Progress of long tool calls (a training): a bar per call on a TTY; without one, a line at each quarter.

@@ -9,7 +9,7 @@ import type { SynthesisSource } from "../../agents/synthesiser-prompt.ts";
 import { ConfigError, ModelOutputError } from "../errors.ts";
 import type { ChatModel } from "../llm/chat-model.ts";
 import { sha256Hex } from "../llm/canonical-hash.ts";
-import type { LevelFamily } from "../loop/family.ts";
+import type { LevelFamily } from "../family/family.ts";
 import { SkillIndexConfig } from "../loop/run-config.ts";
 import { foldEvents, type Bank } from "../store/bank.ts";
 import { readShippedBank } from "../store/shipped-bank.ts";

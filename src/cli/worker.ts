@@ -14,7 +14,7 @@ import { EpisodeJobData, JOB_SCHEMA_VERSION, QUEUE_KINDS, type EpisodeJobResult,
 import { allFamilies, getFamily, routeTrainings } from "./families.ts";
 import { intFlag } from "./flags.ts";
 import { codeVersion } from "./run-setup.ts";
-import { trainingHandler } from "./worker-trainings.ts";
+import { trainingHandler } from "../../families/reward-search/cli/worker-trainings.ts";
 
 /** `--queues episodes,trainings` → the kinds, each known. */
 const parseQueues = (v: unknown): QueueKind[] => {

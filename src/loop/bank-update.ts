@@ -3,7 +3,7 @@ import { event } from "../../agents/evolver-labels.ts";
 import { InvariantError } from "../errors.ts";
 import type { ChatModel } from "../llm/chat-model.ts";
 import { EMPTY_BANK, type Bank, type BankEvent } from "../store/bank.ts";
-import type { LevelFamily } from "./family.ts";
+import type { LevelFamily } from "../family/family.ts";
 import type { RunConfig } from "./run-config.ts";
 
 export interface UpdateRequest {

@@ -5,7 +5,7 @@ import type { Role } from "../llm/config.ts";
 import type { Bank } from "../store/bank.ts";
 import type { Phase, UsageLine, UsagePhase } from "../store/run-records.ts";
 import type { Trajectory } from "../store/trajectory.ts";
-import type { LevelFamily } from "./family.ts";
+import type { LevelFamily } from "../family/family.ts";
 import { playEpisode } from "./play.ts";
 import type { RunAgent, RunConfig } from "./run-config.ts";
 

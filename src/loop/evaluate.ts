@@ -5,7 +5,7 @@ import { metered } from "../llm/metered.ts";
 import { foldEvents } from "../store/bank.ts";
 import { episodeId, type BankLog, type RunDir } from "../store/run-dir.ts";
 import type { EpisodeRecord } from "../store/run-records.ts";
-import type { LevelFamily } from "./family.ts";
+import type { LevelFamily } from "../family/family.ts";
 import { mapLimit } from "./pool.ts";
 import { endpointFailed, episodeRecord } from "./run-loop.ts";
 import type { RunConfig } from "./run-config.ts";

@@ -4,7 +4,7 @@ import type { Role } from "../llm/config.ts";
 import { episodeId, updateKey } from "../store/run-dir.ts";
 import type { UsageLine } from "../store/run-records.ts";
 import { updatesAt } from "./bank-update.ts";
-import type { LevelFamily, SearchCalls } from "./family.ts";
+import type { LevelFamily, SearchCalls } from "../family/family.ts";
 import { usesBank, type RunConfig } from "./run-config.ts";
 import { needsOfflineRuns, schedule } from "./schedule.ts";
 

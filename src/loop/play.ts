@@ -1,11 +1,11 @@
 import { renderSkillBlock, retrieve } from "../../agents/retriever.ts";
 import { runLlmEpisode } from "../../agents/run-episode.ts";
-import type { ToolProgress } from "../../agents/task-env.ts";
+import type { ToolProgress } from "../family/task-env.ts";
 import type { Trajectory, TrajectoryStep } from "../store/trajectory.ts";
 import { ConfigError } from "../errors.ts";
 import type { AssistantTurn, ChatModel } from "../llm/chat-model.ts";
 import { EMPTY_BANK, type Bank } from "../store/bank.ts";
-import type { LevelFamily, Task } from "./family.ts";
+import type { LevelFamily, Task } from "../family/family.ts";
 import type { RunAgent, RunConfig } from "./run-config.ts";
 
 export interface PlayRequest {

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { ConfigError } from "../errors.ts";
-import type { LevelFamily } from "./family.ts";
+import type { LevelFamily } from "../family/family.ts";
 import { parseRunConfig, parseRunConfigYaml, RunConfig, runConfigYaml } from "./run-config.ts";
 import { schedule } from "./schedule.ts";
 

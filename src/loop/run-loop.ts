@@ -9,7 +9,7 @@ import type { Trajectory } from "../store/trajectory.ts";
 import { updateBank, updatesAt } from "./bank-update.ts";
 import { ConfigError } from "../errors.ts";
 import { LlmError } from "../llm/llm-error.ts";
-import type { LevelFamily } from "./family.ts";
+import type { LevelFamily } from "../family/family.ts";
 import { computeMetrics, type Metrics } from "./metrics.ts";
 import { mapLimit } from "./pool.ts";
 import { usesBank, type RunAgent, type RunConfig } from "./run-config.ts";

@@ -1,5 +1,5 @@
 import { ConfigError } from "../errors.ts";
-import type { LevelFamily } from "./family.ts";
+import type { LevelFamily } from "../family/family.ts";
 import type { RunConfig } from "./run-config.ts";
 import { usesBank } from "./run-config.ts";
 

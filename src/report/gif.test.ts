@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { decodeGif } from "../../test/support/gif-decode.ts";
-import { ball, bar } from "../../levels/interphyre/objects.ts";
+import { ball, bar } from "../../families/interphyre/objects.ts";
 import { encodeGif } from "./gif.ts";
-import { COLOURS, tint, type Rgb } from "./picture.ts";
+import { COLOURS, tint, type Rgb } from "../../families/interphyre/pictures/picture.ts";
 import type { Raster } from "./png.ts";
-import { filmRollout, filmToGif } from "./rollout-film.ts";
+import { filmRollout, filmToGif } from "../../families/interphyre/pictures/rollout-film.ts";
 
 const W = 8;
 const H = 6;

@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import { InvariantError } from "../errors.ts";
-import { BACKGROUND, COLOURS, tint, type Rgb } from "./picture.ts";
+import { BACKGROUND, COLOURS, tint, type Rgb } from "../../families/interphyre/pictures/picture.ts";
 import type { Raster } from "./png.ts";
 
 /**

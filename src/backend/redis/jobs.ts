@@ -4,7 +4,7 @@ import { Phase, UsageLine } from "../../store/run-records.ts";
 import { Trajectory } from "../../store/trajectory.ts";
 import { RUN_AGENTS } from "../../loop/run-config.ts";
 import { Budget } from "../../llm/budget.ts";
-import { JobBudget, TrainMessage } from "../../trainer/protocol.ts";
+import { JobBudget, TrainMessage } from "../../../families/reward-search/trainer/protocol.ts";
 
 /**
  * The jobs a coordinator puts on Redis and what workers hand back (issue 14). Every job carries this schema

@@ -2,9 +2,9 @@ import { createHash } from "node:crypto";
 import { Queue, QueueEvents } from "bullmq";
 import { z } from "zod";
 import { ConfigError } from "../../errors.ts";
-import type { JobProgress } from "../../trainer/client.ts";
-import type { PoolJob, PoolOutcome, PoolTrainOptions, TrainerPool } from "../../trainer/pool.ts";
-import { HelloMessage } from "../../trainer/protocol.ts";
+import type { JobProgress } from "../../../families/reward-search/trainer/client.ts";
+import type { PoolJob, PoolOutcome, PoolTrainOptions, TrainerPool } from "../../../families/reward-search/trainer/pool.ts";
+import { HelloMessage } from "../../../families/reward-search/trainer/protocol.ts";
 import { redisLabel, type RedisConnection } from "./connection.ts";
 import { HexaVersion, JOB_SCHEMA_VERSION, QUEUES, TrainingJobData } from "./jobs.ts";
 

@@ -1,4 +1,4 @@
-import type { LevelFamily } from "../family.ts";
+import type { LevelFamily } from "../../family/family.ts";
 import type { RunConfig } from "../run-config.ts";
 import { scheduleLevel } from "../schedule.ts";
 

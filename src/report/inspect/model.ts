@@ -3,7 +3,7 @@ import type { BankEvent } from "../../store/bank.ts";
 import type { BankSnapshot, EpisodeRecord, UsageLine } from "../../store/run-records.ts";
 import { bankView, type BankView } from "./bank-view.ts";
 import { usageView, type FailedCall, type UsageView } from "./usage-view.ts";
-import type { SearchView } from "./search-view.ts";
+import type { SearchView } from "../../../families/reward-search/report/search-view.ts";
 
 /**
  * The data behind `hexa inspect` (issue 12): one run's files, already read and parsed by the store, turned into

@@ -1,0 +1,72 @@
+import { fork, type ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import type { CertifyBudget, CertifyResult } from "../certify.ts";
+import { readCertified, writeCertified, type CertifiedSeeds } from "../certified-seeds.ts";
+
+export interface CertifyRun {
+  level: string;
+  target: number;
+  budget: CertifyBudget;
+  workers: number;
+  dir?: string;
+  progress: (line: string) => void;
+}
+
+const workerPath = fileURLToPath(new URL("./certify-worker.ts", import.meta.url));
+
+/**
+ * Certifies seeds 0, 1, 2, … until `target` are certified, on `workers` child processes. Every result is
+ * written at once (atomically), so an interrupted run resumes where it stopped; seeds already decided are
+ * never searched again. The search of a seed is seeded by (level, seed), so results do not depend on workers.
+ */
+export const runCertification = async (run: CertifyRun): Promise<CertifiedSeeds> => {
+  const existing = readCertified(run.level, run.dir);
+  const data: CertifiedSeeds = existing ?? { schemaVersion: 1, level: run.level, budget: run.budget, seeds: [], rejected: [] };
+  if (existing && JSON.stringify(existing.budget) !== JSON.stringify(run.budget)) {
+    run.progress(`${run.level}: resuming with the stored budget ${JSON.stringify(existing.budget)}`);
+  }
+  const budget = data.budget;
+  const decided = new Set([...data.seeds, ...data.rejected].map((s) => s.seed));
+  let next = 0;
+  const nextSeed = () => {
+    while (decided.has(next)) next++;
+    return next++;
+  };
+  const started = Date.now();
+  const record = (r: CertifyResult) => {
+    if (r.status === "certified") data.seeds.push({ seed: r.seed, solution: r.solution, rollouts: r.rollouts, successStep: r.successStep });
+    else data.rejected.push({ seed: r.seed, status: r.status, rollouts: r.rollouts });
+    writeCertified(data, run.dir);
+    const secs = ((Date.now() - started) / 1000).toFixed(0);
+    run.progress(`${run.level}: ${data.seeds.length}/${run.target} certified, ${data.rejected.length} rejected (seed ${r.seed}: ${r.status}, ${r.rollouts} rollouts) ${secs}s`);
+  };
+  if (data.seeds.length >= run.target) return data;
+
+  const children: ChildProcess[] = [];
+  await new Promise<void>((resolve, reject) => {
+    let running = 0;
+    const feed = (child: ChildProcess) => {
+      if (data.seeds.length >= run.target) {
+        child.kill();
+        if (running === 0) resolve();
+        return;
+      }
+      running++;
+      child.send({ level: run.level, seed: nextSeed(), budget });
+    };
+    for (let i = 0; i < run.workers; i++) {
+      const child = fork(workerPath, [], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+      children.push(child);
+      child.on("message", (r: CertifyResult) => {
+        running--;
+        record(r);
+        feed(child);
+      });
+      child.on("exit", (code) => {
+        if (code !== 0 && code !== null && data.seeds.length < run.target) reject(new Error(`certify worker exited with ${code}`));
+      });
+      feed(child);
+    }
+  }).finally(() => children.forEach((c) => c.kill()));
+  return data;
+};

@@ -1,0 +1,41 @@
+import type { Argv, CommandModule } from "yargs";
+import { createInstance } from "../instance.ts";
+import { getLevel, listLevels } from "../levels/index.ts";
+import { rollout } from "../world/rollout.ts";
+import { readCertified } from "../certified-seeds.ts";
+
+/** Replays stored certified solutions: the quickest end-to-end check that the world and the levels agree. */
+export const replayCommand: CommandModule = {
+  command: "replay [level]",
+  describe: "replay the stored certified solutions of one level (or all) and report how many succeed",
+  builder: (y: Argv) =>
+    y
+      .positional("level", { type: "string", default: "all" })
+      .option("limit", { type: "number", default: 20, describe: "seeds per level" }),
+  handler: (argv) => {
+    const ids = argv.level === "all" ? listLevels() : [getLevel(String(argv.level)).id];
+    let ok = 0;
+    let total = 0;
+    for (const id of ids) {
+      const data = readCertified(id);
+      const entries = (data?.seeds ?? []).slice(0, Number(argv.limit));
+      let solved = 0;
+      let steps = 0;
+      const t0 = performance.now();
+      for (const e of entries) {
+        const inst = createInstance(id, e.seed);
+        const [x, y, radius] = e.solution;
+        const r = rollout({ scene: inst.scene, goal: inst.goal, action: { x, y, radius } }, { horizon: data!.budget.horizon, recordContacts: false });
+        if (r.success) solved++;
+        steps += r.steps;
+      }
+      const ms = performance.now() - t0;
+      ok += solved;
+      total += entries.length;
+      const rate = entries.length ? `${solved}/${entries.length} solved` : "no certified seeds yet";
+      const speed = entries.length ? `  mean ${(steps / entries.length).toFixed(0)} steps, ${(ms / Math.max(1, entries.length)).toFixed(1)} ms/rollout` : "";
+      process.stdout.write(`${id.padEnd(20)} ${rate}${speed}\n`);
+    }
+    process.stdout.write(`total: ${ok}/${total} certified solutions reproduced\n`);
+  },
+};

@@ -1,0 +1,41 @@
+import type { Argv, CommandModule } from "yargs";
+import { createInstance, parseSeed } from "../instance.ts";
+import { getLevel } from "../levels/index.ts";
+import { callTool, ToolSession } from "../tools/define-tool.ts";
+import { getTool, listTools, tools } from "../tools/index.ts";
+import { ConfigError } from "../../../src/errors.ts";
+
+const parseArgs = (raw: string | undefined): unknown => {
+  if (raw === undefined || raw.trim() === "") return {};
+  try {
+    return JSON.parse(raw);
+  } catch (e) {
+    throw new ConfigError(`tool arguments must be a JSON object, e.g. '{"x": 0, "y": 3, "radius": 0.5}' (got ${raw}: ${(e as Error).message})`);
+  }
+};
+
+/** Calls one tool as the actor would and prints what it would see: how a person explores the agent's view. */
+export const toolCommand: CommandModule = {
+  command: "tool <level> <name> [args]",
+  describe: "call one actor tool on a level and print its observation (--json: the structured result)",
+  builder: (y: Argv) =>
+    y
+      .positional("level", { type: "string", demandOption: true })
+      .positional("name", { type: "string", demandOption: true, describe: `one of: ${listTools().join(", ")}` })
+      .positional("args", { type: "string", describe: "JSON object of arguments" })
+      .option("seed", { type: "string", demandOption: true, describe: "level seed (non-negative integer)" })
+      .option("horizon", { type: "number", default: 2000, describe: "episode horizon in steps" })
+      .option("json", { type: "boolean", default: false, describe: "print the structured result as JSON" }),
+  handler: (argv) => {
+    const level = getLevel(String(argv.level)).id;
+    const seed = parseSeed(argv.seed, "--seed");
+    const horizon = Number(argv.horizon);
+    if (!Number.isSafeInteger(horizon) || horizon < 1) throw new ConfigError(`--horizon must be a positive integer (got ${argv.horizon})`);
+    getTool(String(argv.name));
+    const session = new ToolSession(createInstance(level, seed), horizon);
+    const outcome = callTool(Object.values(tools), session, String(argv.name), parseArgs(argv.args as string | undefined));
+    if (argv.json) process.stdout.write(`${JSON.stringify(outcome.ok ? outcome.result : { error: outcome.error }, null, 2)}\n`);
+    else process.stdout.write(`${outcome.observation}\n`);
+    if (!outcome.ok) process.exitCode = 1;
+  },
+};

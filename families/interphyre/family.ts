@@ -1,0 +1,61 @@
+import type { FamilyWords } from "../../src/family/family-words.ts";
+import { familyConfig, type LevelFamily } from "../../src/family/family.ts";
+import { PlacementAction, placementOf } from "./action.ts";
+import { InterphyreConfig } from "./config.ts";
+import { evolveHeuristic, hintsFromBank } from "./heuristic/evolver.ts";
+import { synthesiseRegions } from "./heuristic/synthesiser.ts";
+import { getLevel, listLevels } from "./levels/index.ts";
+import { createInstance } from "./instance.ts";
+import { closePhysicsHost, runHeuristicInWorker } from "./physics-host.ts";
+import { openInterphyreEnv } from "./task-env.ts";
+
+const renderAction = (a: unknown): string => {
+  const p = placementOf(a);
+  return p ? `x=${p.x.toFixed(3)}, y=${p.y.toFixed(3)}, radius=${p.radius.toFixed(3)}` : JSON.stringify(a);
+};
+
+export const INTERPHYRE_WORDS: FamilyWords = {
+  task: "physics puzzle",
+  solvesBy: "placing a red ball",
+  numbers: "coordinates, radii",
+  renderAction,
+};
+
+const slice = { key: "interphyre", schema: InterphyreConfig };
+
+/** Interphyre as a level family; `certifiedSeeds` reads a level's certified list (the CLI passes the store's reader). */
+export const interphyreFamily = (certifiedSeeds: (level: string) => number[]): LevelFamily => ({
+  id: "interphyre",
+  title: "Interphyre: 2-D physics puzzles, one red ball per episode",
+  listLevels,
+  checkLevel: (level) => void getLevel(level),
+  seedsOf: certifiedSeeds,
+  describe: (level) => getLevel(level).description,
+  action: PlacementAction,
+  words: INTERPHYRE_WORDS,
+  config: slice,
+  openEnv: (task, config, maxTurns) => {
+    const c = familyConfig(config, slice);
+    return openInterphyreEnv({ level: task.level, seed: task.seed, horizon: c.horizon, toolSet: c.toolSet, maxTurns });
+  },
+  playHeuristic: async (r) => {
+    // The instance only names the hints' reference objects here; the episode runs in the physics worker (issue 9).
+    const instance = createInstance(r.task.level, r.task.seed);
+    const trajectory = await runHeuristicInWorker({
+      level: instance.level,
+      seed: instance.seed,
+      maxTurns: r.config.actor.maxTurns,
+      horizon: familyConfig(r.config, slice).horizon,
+      // Seed 0 gives the heuristic's benchmark stream; another run seed shifts every episode's draws.
+      rngSeed: instance.seed + r.config.seed * 1_000_003,
+      hints: hintsFromBank(r.shown, instance),
+    });
+    trajectory.steps.forEach((s) => r.onStep?.(s));
+    return trajectory;
+  },
+  evolveHeuristic: (o) => evolveHeuristic({ ...o, instanceOf: (t) => createInstance(t.level, t.seed) }),
+  // The scene of the first certified seed names the level's objects (every seed of a level has the same ones).
+  objectsOf: (level) => Object.keys(createInstance(level, certifiedSeeds(level)[0] ?? 0).scene),
+  synthesiseHeuristic: (o) => synthesiseRegions({ ...o, targetObjects: Object.keys(createInstance(o.target, certifiedSeeds(o.target)[0] ?? 0).scene) }),
+  close: closePhysicsHost,
+});

@@ -1,0 +1,206 @@
+/**
+ * The main thread's side of the physics worker (issue 9 item 1). In a process that loaded the LLM layer, or
+ * parsed any `{"x": "1", "y": "2"}`, V8 generalises the field representation of the `{x, y}` shapes planck's
+ * vectors share, and every rollout runs 2.3–3.5× slower. The physics therefore runs in worker threads, each
+ * its own isolate; the host validates each call with the tool's zod schema here (an invalid call never
+ * reaches the worker) and posts only the validated data.
+ *
+ * One host per process (`physicsHost()`), started on first use; a small pool of workers, each holding the
+ * sessions opened on it; a worker is ref'd only while it has calls in flight, so it never keeps the process
+ * alive; a worker that dies rejects its calls with PhysicsWorkerError and the next session starts a fresh one.
+ */
+import { availableParallelism } from "node:os";
+import { Worker } from "node:worker_threads";
+import { z } from "zod";
+import type { Trajectory } from "../../src/store/trajectory.ts";
+import { ConfigError, HexaError, InvariantError, ModelOutputError } from "../../src/errors.ts";
+import { HeuristicHint } from "./heuristic/hints.ts";
+import type { ToolOutcome } from "./tools/define-tool.ts";
+import type { HeuristicRequest, HostMessage, SessionRequest, WorkerFailure, WorkerMessage } from "./physics-worker.ts";
+
+/** The physics worker died or could not start: the calls in flight and its sessions are lost. */
+export class PhysicsWorkerError extends HexaError {}
+
+const ENTRY = new URL("./physics-worker-entry.mjs", import.meta.url);
+
+/** Default pool size: one worker per spare core, at most 4 (the loop's default concurrency is 3). */
+export const defaultPhysicsWorkers = (): number => Math.max(1, Math.min(4, availableParallelism() - 1));
+
+export interface PhysicsHostOptions {
+  /** Most worker threads; sessions and heuristic episodes go to the least loaded one. */
+  workers?: number;
+}
+
+interface Pending {
+  resolve: (v: unknown) => void;
+  reject: (e: Error) => void;
+  what: string;
+}
+
+interface Slot {
+  worker: Worker;
+  pending: Map<number, Pending>;
+  /** Open sessions plus heuristic episodes in flight: what placement balances. */
+  load: number;
+  /** Set once the worker died or was terminated: why, for every later call on its sessions. */
+  dead?: string;
+}
+
+/** One tool session inside a worker. `call` takes arguments already validated by the tool's schema. */
+export interface PhysicsSession {
+  call(name: string, validArgs: unknown): Promise<ToolOutcome>;
+  close(): void;
+}
+
+const KNOWN_ERRORS: Record<string, new (m: string) => HexaError> = { ConfigError, ModelOutputError, InvariantError };
+
+/** An error thrown inside the worker, as the same kind here (the worker's stack kept as the cause). */
+const rehydrate = (f: WorkerFailure, what: string): Error => {
+  const Kind = KNOWN_ERRORS[f.name];
+  const e = Kind ? new Kind(f.message) : new InvariantError(`physics worker: ${what} threw ${f.name}: ${f.message}`);
+  if (f.stack) e.cause = Object.assign(new Error(f.message), { name: f.name, stack: f.stack });
+  return e;
+};
+
+const Hints = z.array(HeuristicHint);
+
+export class PhysicsHost {
+  private readonly slots: Slot[] = [];
+  private nextId = 1;
+  readonly maxWorkers: number;
+
+  constructor(opts: PhysicsHostOptions = {}) {
+    this.maxWorkers = opts.workers ?? defaultPhysicsWorkers();
+    if (!Number.isInteger(this.maxWorkers) || this.maxWorkers < 1) {
+      throw new ConfigError(`physics workers must be an integer ≥ 1 (got ${opts.workers}); use 1 to serialise all physics in one worker`);
+    }
+  }
+
+  /** Live workers now (tests and benches). */
+  get workers(): number {
+    return this.slots.length;
+  }
+
+  /** Opens a tool session for one episode; costs no round trip (an open failure is reported by the first call). */
+  openSession(r: SessionRequest): PhysicsSession {
+    const slot = this.place();
+    const session = this.nextId++;
+    slot.load++;
+    this.post(slot, { op: "open", session, ...r });
+    let open = true;
+    const where = `${r.level} seed ${r.seed}`;
+    return {
+      call: (name, args) => {
+        if (!open) return Promise.reject(new InvariantError(`physics session for ${where}: ${name} called after close`));
+        if (slot.dead) return Promise.reject(new PhysicsWorkerError(`${slot.dead}; the session for ${where} was lost with it, so ${name} cannot run; replay the episode (hexa run --resume)`));
+        return this.request(slot, `${name} on ${where}`, (req) => ({ op: "call", req, session, name, args })) as Promise<ToolOutcome>;
+      },
+      close: () => {
+        if (!open) return;
+        open = false;
+        slot.load--;
+        if (!slot.dead) this.post(slot, { op: "close", session });
+      },
+    };
+  }
+
+  /** One whole heuristic episode inside a worker: the same trajectory as runHeuristicEpisode in-process, timing aside. */
+  async runHeuristic(r: HeuristicRequest): Promise<Trajectory> {
+    const request: HeuristicRequest = { ...r, hints: Hints.parse(r.hints) };
+    const slot = this.place();
+    slot.load++;
+    try {
+      return (await this.request(slot, `the heuristic episode on ${r.level} seed ${r.seed}`, (req) => ({ op: "heuristic", req, request }))) as Trajectory;
+    } finally {
+      slot.load--;
+    }
+  }
+
+  /** Terminates every worker; calls in flight reject. The host can be used again afterwards (fresh workers). */
+  async close(): Promise<void> {
+    const slots = this.slots.splice(0);
+    await Promise.all(
+      slots.map((s) => {
+        s.dead ??= "the physics host was closed";
+        return s.worker.terminate();
+      }),
+    );
+  }
+
+  /** Tests only: makes a worker that holds sessions die (an uncaught throw, or process.exit inside it). */
+  crashForTest(how: "throw" | "exit" = "throw"): void {
+    for (const s of this.slots) this.post(s, { op: "crash", how });
+  }
+
+  private place(): Slot {
+    const idle = this.slots.reduce<Slot | undefined>((best, s) => (!best || s.load < best.load ? s : best), undefined);
+    if (idle && (idle.load === 0 || this.slots.length >= this.maxWorkers)) return idle;
+    return this.spawn();
+  }
+
+  private spawn(): Slot {
+    // execArgv: []: the parent's `--import tsx` must not preload into the worker (the entry registers tsx itself).
+    const worker = new Worker(ENTRY, { execArgv: [] });
+    worker.unref();
+    const slot: Slot = { worker, pending: new Map(), load: 0 };
+    let cause = "";
+    const fail = (why: string) => {
+      if (!slot.dead) slot.dead = why;
+      const i = this.slots.indexOf(slot);
+      if (i >= 0) this.slots.splice(i, 1);
+      const pending = [...slot.pending.values()];
+      slot.pending.clear();
+      for (const p of pending) p.reject(new PhysicsWorkerError(`${slot.dead} during ${p.what}; that call did not finish`));
+    };
+    worker.on("message", (m: WorkerMessage) => {
+      const p = slot.pending.get(m.req);
+      if (!p) return;
+      slot.pending.delete(m.req);
+      if (slot.pending.size === 0) worker.unref();
+      if (m.ok) p.resolve(m.value);
+      else p.reject(rehydrate(m.error, p.what));
+    });
+    worker.on("error", (e) => {
+      cause = `${e.name}: ${e.message}`;
+      fail(`the physics worker died (${cause})`);
+    });
+    worker.on("messageerror", (e) => fail(`the physics worker sent a message that could not be read (${e.message})`));
+    worker.on("exit", (code) => fail(cause ? `the physics worker died (${cause})` : `the physics worker exited (code ${code})`));
+    this.slots.push(slot);
+    return slot;
+  }
+
+  private post(slot: Slot, m: HostMessage): void {
+    slot.worker.postMessage(m);
+  }
+
+  private request(slot: Slot, what: string, make: (req: number) => HostMessage): Promise<unknown> {
+    if (slot.dead) return Promise.reject(new PhysicsWorkerError(`${slot.dead}; ${what} cannot run`));
+    const req = this.nextId++;
+    return new Promise((resolve, reject) => {
+      if (slot.pending.size === 0) slot.worker.ref();
+      slot.pending.set(req, { resolve, reject, what });
+      this.post(slot, make(req));
+    });
+  }
+}
+
+let shared: PhysicsHost | undefined;
+
+/** The process's physics host, created on first use. */
+export const physicsHost = (): PhysicsHost => (shared ??= new PhysicsHost());
+
+/** Sets the shared host's pool size (before its first use; e.g. from a CLI flag). */
+export const configurePhysicsHost = (opts: PhysicsHostOptions): PhysicsHost => {
+  if (shared && shared.workers > 0) throw new InvariantError("configurePhysicsHost after the physics host started");
+  return (shared = new PhysicsHost(opts));
+};
+
+/** Terminates the shared host's workers (they never keep the process alive; this frees them sooner). */
+export const closePhysicsHost = async (): Promise<void> => {
+  await shared?.close();
+};
+
+/** runHeuristicEpisode inside the physics worker, with rng = createRng(rngSeed) built there. */
+export const runHeuristicInWorker = (r: HeuristicRequest, host: PhysicsHost = physicsHost()): Promise<Trajectory> =>
+  host.runHeuristic(r);

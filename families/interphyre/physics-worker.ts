@@ -1,0 +1,118 @@
+/**
+ * The physics worker (issue 9 item 1): Interphyre's tool sessions and heuristic episodes in their own isolate,
+ * so that no object shape the model layer parses (a model's `{"x": "1", "y": "2"}`) can generalise the field
+ * representation of the `{x, y}` shapes planck's vectors use. It never parses text: it receives only data the
+ * host already validated with the tool's zod schema (numbers where planck wants numbers), by structured clone.
+ * Started by physics-worker-entry.mjs (which registers tsx in this thread); driven by physics-host.ts.
+ */
+import { parentPort } from "node:worker_threads";
+import { callTool, ToolSession } from "./tools/define-tool.ts";
+import { toolSet } from "./tools/index.ts";
+import type { Tool } from "./tools/define-tool.ts";
+import { createRng } from "../../src/util/rng.ts";
+import { runHeuristicEpisode, type HeuristicHint } from "./heuristic/agent.ts";
+import { createInstance } from "./instance.ts";
+
+export interface SessionRequest {
+  level: string;
+  seed: number;
+  horizon: number;
+  toolSet: string;
+}
+
+export interface HeuristicRequest {
+  level: string;
+  seed: number;
+  maxTurns: number;
+  horizon: number;
+  /** The episode's rng is createRng(rngSeed), built in the worker. */
+  rngSeed: number;
+  hints: readonly HeuristicHint[];
+  /** Tool and wall times from a counter advancing by this much per reading (deterministic tests); default the wall clock. */
+  clockStepMs?: number;
+}
+
+export type HostMessage =
+  | ({ op: "open"; session: number } & SessionRequest)
+  | { op: "call"; req: number; session: number; name: string; args: unknown }
+  | { op: "close"; session: number }
+  | { op: "heuristic"; req: number; request: HeuristicRequest }
+  /** Tests only: die the way a bug or a native fault would. */
+  | { op: "crash"; how: "throw" | "exit" };
+
+export interface WorkerFailure {
+  name: string;
+  message: string;
+  stack?: string;
+}
+
+export type WorkerMessage = { req: number; ok: true; value: unknown } | { req: number; ok: false; error: WorkerFailure };
+
+const port = parentPort;
+if (!port) throw new Error("physics-worker.ts runs in a worker thread; start it through physics-host.ts");
+
+type Live = { tools: Tool[]; session: ToolSession } | { failed: WorkerFailure };
+const sessions = new Map<number, Live>();
+
+const failure = (e: unknown): WorkerFailure =>
+  e instanceof Error ? { name: e.name, message: e.message, ...(e.stack ? { stack: e.stack } : {}) } : { name: "Error", message: String(e) };
+
+const reply = (req: number, run: () => unknown) => {
+  let msg: WorkerMessage;
+  try {
+    msg = { req, ok: true, value: run() };
+  } catch (e) {
+    msg = { req, ok: false, error: failure(e) };
+  }
+  try {
+    port.postMessage(msg);
+  } catch (e) {
+    // A result structured clone cannot copy (a hexa bug): an error for this call, not a dead worker.
+    port.postMessage({ req, ok: false, error: failure(e) } satisfies WorkerMessage);
+  }
+};
+
+const clock = (stepMs: number | undefined): (() => number) => {
+  if (stepMs === undefined) return () => performance.now();
+  let t = 0;
+  return () => (t += stepMs);
+};
+
+port.on("message", (m: HostMessage) => {
+  switch (m.op) {
+    case "open":
+      try {
+        sessions.set(m.session, { tools: toolSet(m.toolSet), session: new ToolSession(createInstance(m.level, m.seed), m.horizon) });
+      } catch (e) {
+        // Reported by the session's first call: opening costs no round trip.
+        sessions.set(m.session, { failed: failure(e) });
+      }
+      return;
+    case "call":
+      return reply(m.req, () => {
+        const live = sessions.get(m.session);
+        if (!live) throw new Error(`no open session ${m.session} in the physics worker`);
+        if ("failed" in live) throw Object.assign(new Error(live.failed.message), { name: live.failed.name });
+        return callTool(live.tools, live.session, m.name, m.args);
+      });
+    case "close":
+      sessions.delete(m.session);
+      return;
+    case "heuristic":
+      return reply(m.req, () => {
+        const r = m.request;
+        return runHeuristicEpisode({
+          instance: createInstance(r.level, r.seed),
+          maxTurns: r.maxTurns,
+          horizon: r.horizon,
+          rng: createRng(r.rngSeed),
+          now: clock(r.clockStepMs),
+          hints: r.hints,
+        });
+      });
+    case "crash":
+      if (m.how === "exit") process.exit(3);
+      // Thrown out of the message handler: uncaught, so the worker dies before it reads the next message.
+      throw new Error("physics worker crash requested by a test");
+  }
+});

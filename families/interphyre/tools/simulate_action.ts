@@ -1,0 +1,51 @@
+import { z } from "zod";
+import { ACTION_OBJECT } from "../world/constants.ts";
+import { rollout } from "../world/rollout.ts";
+import { defineTool } from "./define-tool.ts";
+import { clipNote, motion, n, placeOrExplain, placementFields, roundState, stepsField } from "./common.ts";
+import { firstContactsOf } from "./contact-summary.ts";
+
+export default defineTool({
+  name: "simulate_action",
+  description:
+    "Place the red ball and run the full rollout until success or the horizon. Returns SUCCESS or FAILURE, the " +
+    "step reached, the final position and velocity of every dynamic object, and the red ball's first contacts.",
+  input: z.object({
+    ...placementFields,
+    steps: z.number().int().optional().describe("horizon to use (default: the episode horizon)"),
+  }),
+  run: (session, a) => {
+    const action = placeOrExplain(session, a);
+    const steps = stepsField(session, a.steps);
+    const { scene, goal } = session.instance;
+    let longestHold = 0;
+    const r = rollout(
+      { scene, goal, action },
+      { horizon: steps, stopWhenSettled: true, onStep: (sim) => void (longestHold = Math.max(longestHold, sim.contacts.duration(goal[0], goal[1]))) },
+    );
+    session.lastContacts = { action, events: r.sim.contacts.log };
+    // A settled world no longer moves, so its state now is its state at the horizon.
+    const stepReached = r.success ? r.steps : steps;
+    const state = r.sim.state();
+    const dynamic = Object.entries(state).filter(([, o]) => o.dynamic);
+    const firstContacts = firstContactsOf(r.sim.contacts.log, ACTION_OBJECT, 5);
+    const result = {
+      success: r.success,
+      step: stepReached,
+      settled_step: r.settledStep ?? null,
+      longest_goal_contact_s: Math.round(longestHold * 100) / 100,
+      action,
+      final: Object.fromEntries(dynamic.map(([name, o]) => [name, roundState(o)])),
+      red_ball_first_contacts: firstContacts,
+    };
+    const head = r.success
+      ? `SUCCESS at step ${stepReached}: ${goal[0]} held contact with ${goal[1]} for 3 s.`
+      : `FAILURE after ${stepReached} steps${r.settledStep ? ` (everything at rest from step ${r.settledStep})` : ""}. ` +
+        (longestHold > 0 ? `Longest ${goal[0]}–${goal[1]} contact: ${n(longestHold)} s of 3.` : `${goal[0]} never touched ${goal[1]}.`);
+    const contacts = firstContacts.length
+      ? `red_ball first contacts: ${firstContacts.map((c) => `${c.object} @${c.step}`).join(", ")}`
+      : "red_ball touched nothing.";
+    const observation = [head, ...[clipNote(a, action)].filter(Boolean), contacts, "Dynamic objects at the end:", ...dynamic.map(([name, o]) => `- ${name} ${motion(o)}`)].join("\n");
+    return { result, observation };
+  },
+});

@@ -1,0 +1,117 @@
+import type { FamilyWords } from "../../src/family/family-words.ts";
+import { ConfigError } from "../../src/errors.ts";
+import { familyConfig, type LevelFamily, type Task } from "../../src/family/family.ts";
+import type { EpisodeRecord } from "../../src/store/run-records.ts";
+import type { RunConfig } from "../../src/loop/run-config.ts";
+import { scheduleLevel } from "../../src/loop/schedule.ts";
+import { createRng } from "../../src/util/rng.ts";
+import type { TrainerPool } from "./trainer/pool.ts";
+import { renderRewardAction, RewardAction } from "./action.ts";
+import { budgetsOf, RewardSearchConfig } from "./config.ts";
+import { runRewardDesigner } from "./heuristic/designer.ts";
+import { designHintsFromBank, evolveRewardHeuristic } from "./heuristic/evolver.ts";
+import { synthesiseDesigns } from "./heuristic/synthesiser.ts";
+import { getTask, listTasks } from "./tasks/index.ts";
+import { finalScoresOfRun, searchOfRun, trainingShare, trainingsOf } from "./search/run-strategy.ts";
+import { openRewardEnv, openRewardSession } from "./task-env.ts";
+
+export const REWARD_SEARCH_WORDS: FamilyWords = {
+  task: "reward-design task",
+  solvesBy: "writing a reward function that PPO trains a policy on",
+  numbers: "term weights, thresholds, scales",
+  renderAction: (a) => renderRewardAction(a),
+};
+
+/** Seeds of a task: any seed generates an instance, so the stream, offline and held-out sets are cut from 0, 1, 2, …. */
+const SEEDS = Array.from({ length: 1000 }, (_, i) => i);
+
+const slice = { key: "rewardSearch", schema: RewardSearchConfig };
+
+/**
+ * Reward-function search as a level family (issue 10): a level is a task, the action is reward code, the
+ * tools check and train it. `trainerFor` builds the trainer pool from the family's config (the CLI passes the
+ * process-spawning one); the family keeps one pool per trainer setting and closes them in `close`.
+ */
+export const rewardSearchFamily = (trainerFor: (c: RewardSearchConfig) => TrainerPool): LevelFamily => {
+  const pools = new Map<string, TrainerPool>();
+  const poolOf = (config: RunConfig) => {
+    const c = familyConfig(config, slice);
+    const key = JSON.stringify([c.trainer, c.cacheDir, c.jobsDir]);
+    if (!pools.has(key)) pools.set(key, trainerFor(c));
+    return { pool: pools.get(key)!, c };
+  };
+  const sessionRequest = (task: Task, config: RunConfig, maxTurns: number) => {
+    const { pool, c } = poolOf(config);
+    const share = task.allowance === undefined ? {} : { maxTrainings: task.allowance };
+    return { task: task.level, seed: task.seed, trainer: pool, budgets: budgetsOf(c, getTask(task.level).training.steps), checkTransitions: c.checkTransitions, maxTurns, ...share };
+  };
+  /** The phases a rounds run plays a task in (the offline seeds it plays, then each round's), and whether a record is one of them. */
+  const phasesOf = (config: RunConfig, level: string) => {
+    const plan = scheduleLevel(config, family, level);
+    const phases = [plan.offline, ...plan.rounds];
+    return { phases, played: (e: EpisodeRecord) => e.level === level && (e.phase === "stream" || (e.phase === "offline" && plan.offline.includes(e.seed))) };
+  };
+  const family: LevelFamily = {
+    id: "reward-search",
+    title: "Reward search: write reward code, train PPO on it, reach the task's fitness",
+    listLevels: listTasks,
+    checkLevel: (level) => void getTask(level),
+    seedsOf: () => SEEDS,
+    describe: (level) => getTask(level).description,
+    action: RewardAction,
+    words: REWARD_SEARCH_WORDS,
+    config: slice,
+    openEnv: (task, config, maxTurns) => openRewardEnv(sessionRequest(task, config, maxTurns)),
+    playHeuristic: (r) =>
+      runRewardDesigner({
+        session: openRewardSession(sessionRequest(r.task, r.config, r.config.actor.maxTurns)),
+        maxTurns: r.config.actor.maxTurns,
+        rng: createRng(r.task.seed + r.config.seed * 1_000_003),
+        now: r.now,
+        hints: designHintsFromBank(r.shown),
+        ...(r.onToolProgress ? { onToolProgress: r.onToolProgress } : {}),
+        ...(r.onStep ? { onStep: r.onStep } : {}),
+      }),
+    evolveHeuristic: (o) => evolveRewardHeuristic(o),
+    // As the reward code reads them (obs.x, info.fell): a bare "fell" or "height" in a sentence is an ordinary word.
+    objectsOf: (level) => {
+      const t = getTask(level);
+      return [...t.observation.map((n) => `obs.${n}`), ...t.info.map((n) => `info.${n}`), ...t.actionNames];
+    },
+    synthesiseHeuristic: (o) => synthesiseDesigns(o),
+    checkConfig: (config) => {
+      const c = familyConfig(config, slice);
+      if (c.strategy !== "rounds" || c.budget === undefined) return;
+      for (const level of config.levels) {
+        const n = phasesOf(config, level).phases.flat().length;
+        if (c.budget < n) {
+          throw new ConfigError(`rewardSearch.budget: ${c.budget} trainings of ${level} leave some of its ${n} episodes (offline and stream) without the training their finish needs; set at least ${n}, or play fewer episodes`);
+        }
+        const most = Math.ceil(c.budget / n);
+        if (most > config.actor.maxTurns) {
+          throw new ConfigError(`rewardSearch.budget: ${c.budget} trainings over ${level}'s ${n} episodes is up to ${most} per episode, more than actor.maxTurns ${config.actor.maxTurns} can send (one per turn); raise actor.maxTurns to ${most}, or lower the budget`);
+        }
+      }
+    },
+    // A rounds run with a budget: this episode's share of the task's trainings (issue 13's equal-budget comparison).
+    allowanceOf: ({ config, level, seed, earlier }) => {
+      const c = familyConfig(config, slice);
+      if (c.strategy !== "rounds" || c.budget === undefined) return undefined;
+      const { phases, played } = phasesOf(config, level);
+      return trainingShare(c.budget, phases, seed, earlier.filter(played).reduce((n, e) => n + trainingsOf(e.trajectory.steps), 0));
+    },
+    searchFor: (config) => {
+      const { pool, c } = poolOf(config);
+      return searchOfRun(config, c, pool);
+    },
+    finalScores: (req) => {
+      const { pool, c } = poolOf(req.config);
+      return finalScoresOfRun(req, c, pool, (level) => phasesOf(req.config, level).played);
+    },
+    close: async () => {
+      await Promise.all([...pools.values()].map((p) => p.close()));
+      pools.clear();
+    },
+  };
+  return family;
+};

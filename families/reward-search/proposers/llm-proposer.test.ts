@@ -1,0 +1,107 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { metered } from "../../../src/llm/metered.ts";
+import type { ScriptItem } from "../../../test/support/fake-openai-server.ts";
+import { scriptedRole } from "../../../test/support/scripted-role.ts";
+import { getTask } from "../tasks/index.ts";
+import { memoryLog, type CandidateRecord } from "../search/candidates.ts";
+import { runEureka } from "../search/eureka.ts";
+import { llmProposer, NO_REWARD_CODE } from "./llm-proposer.ts";
+import { runRfAgent } from "../search/rf-agent.ts";
+import { testTrainer } from "../search/test-trainer.ts";
+
+/** The strategies with the LLM proposer, through the real client against the local OpenAI-compatible server. */
+const fake = scriptedRole("actor", 3000);
+afterEach(() => fake.close());
+const modelFor = fake.modelFor;
+
+const code = (k: number) => `function reward(obs, action, nextObs, info) {\n  const alive = ${k};\n  const upright = -Math.abs(nextObs.theta);\n  return { total: alive + upright, components: { alive, upright } };\n}`;
+const BROKEN = "function reward(obs, action { return 1 }";
+const answer = (thought: string, c: string): ScriptItem => ({ text: JSON.stringify({ thought, code: c }) });
+const score = (s: unknown): ScriptItem => ({ text: JSON.stringify({ score: s }) });
+
+const task = getTask("cartpole");
+const instance = task.generate(2);
+const userText = (i: number) => String(fake.requests[i]!.body.messages.at(-1)!.content);
+const byIndex = (rs: readonly CandidateRecord[]) => [...rs].sort((a, b) => a.index - b.index);
+
+describe("LLM proposer", () => {
+  it("eureka: broken code and an unusable answer each cost a training whose error is the feedback; the best's reflection is fed back", async () => {
+    const model = await modelFor([
+      answer("Keep the pole up and reward being alive.", code(1)),
+      answer("A broken one.", BROKEN),
+      { text: "I would rather chat about the weather." },
+      { text: "Still no JSON, sorry." },
+      answer("Alive bonus with a stronger upright term.", code(2)),
+    ]);
+    const t = testTrainer();
+    const log = memoryLog();
+    const r = await runEureka({ task, instance, steps: 1000, seed: 1, proposer: llmProposer(model), ports: { trainer: t, log } }, { samples: 2, iterations: 2 });
+    expect(t.jobs).toHaveLength(4);
+    expect(log.records).toHaveLength(4);
+    const cs = byIndex(r.candidates);
+    expect(cs[0]!.outcome.kind).toBe("result");
+    expect(cs[1]!.outcome.kind).toBe("error");
+    expect(cs[1]!.feedback).toMatch(/^ERROR in your reward code \(syntax/);
+    expect(cs[2]!.code).toBe(NO_REWARD_CODE);
+    expect(cs[2]!.note).toMatch(/refine proposal was unusable: structured output failed after 2 attempt/);
+    expect(cs[2]!.outcome.kind).toBe("error");
+    expect(cs[2]!.feedback).toMatch(/defines no function reward/);
+    expect(cs[3]!.outcome.kind).toBe("result");
+    // design thought first, then code; the second iteration sees the kept best (#0) and its reflection only
+    expect(userText(0)).toContain('{"thought": "...", "code": "..."}');
+    expect(userText(2)).toContain("Best reward so far (#0");
+    expect(userText(2)).toContain(code(1));
+    expect(userText(2)).toContain("F of the final policy");
+    expect(userText(2)).not.toContain(BROKEN);
+    expect(cs[3]!.parent).toBe(0);
+  });
+
+  it("rf-agent: the self-evaluation reads the node's code, garbage falls back to 0, thoughts are aligned (≤ 4 sentences)", async () => {
+    const aligned: ScriptItem = { text: JSON.stringify({ thought: "Aligned one. Two. Three. Four. Five is too many." }) };
+    const model = await modelFor([
+      answer("First: alive bonus.", code(1)),
+      score(0.6),
+      answer("Second: alive bonus, more upright.", code(3)),
+      { text: "Looks great to me!" },
+      { text: "Really great." },
+      aligned,
+      aligned,
+      answer("Structural: broken.", BROKEN),
+      score(-0.2),
+      answer("Parameter: reweighted.", code(7)),
+      score(2),
+      score("high"),
+      aligned,
+    ]);
+    const t = testTrainer();
+    // Every call goes to the model of the candidate it is for (hexa run meters them into usage.jsonl so).
+    const calls: Array<number | undefined> = [];
+    const proposer = llmProposer(model, { modelFor: (c) => metered(model, () => calls.push(c)) });
+    const r = await runRfAgent({ task, instance, steps: 1000, seed: 1, proposer, ports: { trainer: t, log: memoryLog() } }, { initial: 2, children: 2, budget: 4 });
+    expect(t.jobs).toHaveLength(4);
+    expect(fake.requests).toHaveLength(13);
+    // proposal + self-evaluation (+ its retry) + alignment after a successful training; none for the failed #2
+    const perCandidate = calls.reduce<Record<string, number>>((m, c) => ({ ...m, [String(c)]: (m[String(c)] ?? 0) + 1 }), {});
+    expect(perCandidate).toEqual({ 0: 3, 1: 4, 2: 2, 3: 4 });
+    const cs = byIndex(r.candidates);
+    // the self-evaluation prompts carry the code of the node they score
+    expect(userText(1)).toContain(code(1));
+    expect(userText(3)).toContain(code(3));
+    expect(cs[0]!.vSelf).toBe(0.6);
+    expect(cs[0]!.vSelfNote).toBeUndefined();
+    expect(cs[1]!.vSelf).toBe(0);
+    expect(cs[1]!.vSelfNote).toMatch(/self-evaluation unusable .*v_self = 0 \(neutral\)/);
+    expect(cs[0]!.thought).toBe("Aligned one. Two. Three. Four.");
+    expect(cs[0]!.draftThought).toBe("First: alive bonus.");
+    expect(cs.slice(2).map((c) => c.operator)).toEqual(["structural", "parameter"]);
+    expect(userText(7)).toContain("Structural mutation");
+    expect(userText(7)).toContain(code(cs[2]!.parent === 0 ? 1 : 3));
+    expect(cs[2]!.outcome.kind).toBe("error");
+    expect(cs[2]!.thought).toBe("Structural: broken."); // no alignment after a failed training
+    expect(cs[2]!.vSelf).toBe(-0.2);
+    expect(cs[3]!.vSelf).toBe(0);
+    expect(cs[3]!.vSelfNote).toMatch(/unusable/);
+    expect(userText(8)).toContain(BROKEN);
+    for (const j of t.jobs) expect(j.evalSeeds).not.toContain(j.seed);
+  });
+});

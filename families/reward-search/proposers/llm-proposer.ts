@@ -1,0 +1,127 @@
+import { z } from "zod";
+import { ModelOutputError } from "../../../src/errors.ts";
+import type { ChatModel, Message } from "../../../src/llm/chat-model.ts";
+import { invokeStructured } from "../../../src/llm/structured.ts";
+import type { RewardTask, TaskInstance } from "../task.ts";
+import { firstSentences, SELF_EVAL_FALLBACK, type CandidateView, type Operator, type ProposeContext, type Proposal, type Proposer, type SelfEvaluation } from "../search/proposer.ts";
+
+/**
+ * The LLM proposer: one prompt per operator, answered as JSON with the design thought first, then the code
+ * (invokeStructured: zod-validated, one retry with the error shown). An answer that stays unusable becomes a
+ * candidate whose code defines no reward, so its training fails, counts against the budget and its error is
+ * the next feedback. A self-evaluation that is not a number in [−1, 1] falls back to 0 (neutral), noted.
+ */
+
+const ProposalAnswer = z.object({
+  thought: z.string().min(1).describe("the design thought: what the reward should make the policy do, and how"),
+  code: z.string().min(1).describe("JavaScript defining function reward(obs, action, nextObs, info)"),
+});
+const SelfEvalAnswer = z.object({ score: z.number().min(-1).max(1) });
+const AlignAnswer = z.object({ thought: z.string().min(1) });
+
+const taskText = (task: RewardTask, instance: TaskInstance) =>
+  [
+    `## The task: ${task.id} (seed ${instance.seed})`,
+    task.description,
+    `Fitness F: ${task.fitness.describe}; range [${task.fitness.range.join(", ")}]; solved at F ≥ ${task.fitness.solved}, measured with the final policy on held-out evaluation seeds.`,
+    "The reward is JavaScript: `function reward(obs, action, nextObs, info)` returning `{ total: number, components: { name: number, ... } }`.",
+    `obs and nextObs have the fields ${task.observation.join(", ")}; info has ${task.info.join(", ")}; action has ${task.actionNames.join(", ")}.`,
+    "It runs sandboxed (no require, no I/O, a CPU limit per call); PPO maximises total; name each term in components.",
+  ].join("\n");
+
+const shown = (c: CandidateView, label: string) =>
+  [`### ${label} (#${c.index}, F ${c.fitness === null ? "training failed" : c.fitness.toFixed(2)})`, `Thought: ${c.thought}`, "```js", c.code, "```", `Feedback:\n${c.feedback}`].join("\n");
+
+const ANSWER = 'Answer with only a JSON object {"thought": "...", "code": "..."}: write the design thought first (what the policy should do and how the reward gets it there), then the code that carries it out.';
+
+/** The instruction of each operator (RF-Agent's five, plus Eureka's initial sample and refinement). */
+export const operatorPrompt = (kind: Operator, ctx: ProposeContext): string => {
+  const p = ctx.parent;
+  switch (kind) {
+    case "initial":
+      return "Write a first reward function for this task.";
+    case "refine":
+      return [
+        "Here is the best reward so far and the reward reflection of its training. Write an improved reward: fix components that never change, rescale ones that dominate, add what is missing.",
+        p ? shown(p, "Best reward so far") : "",
+        ctx.feedback && ctx.feedback !== p?.feedback ? `Feedback:\n${ctx.feedback}` : "",
+      ].join("\n\n");
+    case "structural":
+      return ["Structural mutation: change the structure of this reward — add, remove or replace a component — keeping what works.", p ? shown(p, "Reward") : ""].join("\n\n");
+    case "parameter":
+      return ["Parameter mutation: keep this reward's components and change their weights, scales or thresholds.", p ? shown(p, "Reward") : ""].join("\n\n");
+    case "crossover":
+      return ["Crossover: combine the strengths of these rewards into one reward.", ...(ctx.elites ?? (p ? [p] : [])).map((e, i) => shown(e, `Elite ${i + 1}`))].join("\n\n");
+    case "path":
+      return [
+        "Path reasoning: these are the rewards along this branch of the search, newest first. Reason about what changed from one to the next and how F moved, then write the next step along the path.",
+        ...(ctx.ancestors ?? (p ? [p] : [])).map((a, i) => shown(a, i === 0 ? "Newest" : `Ancestor ${i}`)),
+      ].join("\n\n");
+    case "different":
+      return [
+        "Different thought: below is the current reward and one from another branch of the search. Start from a design idea that differs from the current reward's, taking inspiration from the other branch.",
+        p ? shown(p, "Current reward") : "",
+        ctx.other ? shown(ctx.other, "From another branch") : "",
+      ].join("\n\n");
+  }
+};
+
+const SYSTEM = "You design reward functions for reinforcement learning; each reward you write is trained with PPO and scored by the task's fitness F.";
+
+export const NO_REWARD_CODE = "// the model gave no usable answer: there is no reward function here\n";
+
+/**
+ * The proposer on `model`; `modelFor`, when given, is the model each call goes to, by the candidate it is for
+ * (hexa run meters the calls per candidate into usage.jsonl through it).
+ */
+export const llmProposer = (model: ChatModel, o: { modelFor?: (candidate: number | undefined) => ChatModel } = {}): Proposer => {
+  const ask = (ctx: Pick<ProposeContext, "task" | "instance">, body: string): Message[] => [
+    { role: "system", content: SYSTEM },
+    { role: "user", content: `${taskText(ctx.task, ctx.instance)}\n\n${body}` },
+  ];
+  const modelAt = (ctx: Pick<ProposeContext, "index">): ChatModel => o.modelFor?.(ctx.index) ?? model;
+  return {
+    label: model.name,
+    propose: async (kind, ctx): Promise<Proposal> => {
+      try {
+        const { value } = await invokeStructured(modelAt(ctx), ask(ctx, `${operatorPrompt(kind, ctx)}\n\n${ANSWER}`), ProposalAnswer);
+        return { thought: value.thought, code: value.code };
+      } catch (e) {
+        if (!(e instanceof ModelOutputError)) throw e;
+        return { thought: "(no usable answer)", code: NO_REWARD_CODE, note: `the ${kind} proposal was unusable: ${e.message}` };
+      }
+    },
+    selfEvaluate: async (code, ctx): Promise<SelfEvaluation> => {
+      const body = [
+        "Rate this reward function: how closely does the behaviour it rewards match how an expert policy would move on this task? Score from -1 (opposite) to 1 (exactly).",
+        "```js",
+        code,
+        "```",
+        'Answer with only a JSON object {"score": <number in [-1, 1]>}.',
+      ].join("\n");
+      try {
+        const { value } = await invokeStructured(modelAt(ctx), ask(ctx, body), SelfEvalAnswer);
+        return { value: value.score };
+      } catch (e) {
+        if (!(e instanceof ModelOutputError)) throw e;
+        return { value: SELF_EVAL_FALLBACK, note: `self-evaluation unusable (${e.message}); v_self = ${SELF_EVAL_FALLBACK} (neutral)` };
+      }
+    },
+    align: async (code, thought, ctx) => {
+      const body = [
+        "Thought alignment: this reward trained successfully. Re-write its design thought so that it describes exactly what the code does, in at most 4 sentences.",
+        `Thought as written: ${thought}`,
+        "```js",
+        code,
+        "```",
+        'Answer with only a JSON object {"thought": "..."}.',
+      ].join("\n");
+      try {
+        return firstSentences((await invokeStructured(modelAt(ctx), ask(ctx, body), AlignAnswer)).value.thought, 4);
+      } catch (e) {
+        if (!(e instanceof ModelOutputError)) throw e;
+        return thought;
+      }
+    },
+  };
+};

@@ -1,0 +1,120 @@
+import { describe, expect, it } from "vitest";
+import type { RewardBatchInput } from "../task.ts";
+import { checkReward, fmt } from "./reward-check.ts";
+import type { RewardLayout } from "./reward-sandbox.ts";
+
+const layout: RewardLayout = { observation: ["x", "theta"], actionNames: ["force"], actionKind: "continuous", info: ["alive"] };
+
+/** `count` batches of 16 envs; obs.x = batch·16 + env (so 0..), theta = x / 100, force = 1, alive = 1. */
+const batchesOf = (count: number, n = 16): RewardBatchInput[] =>
+  Array.from({ length: count }, (_, k) => {
+    const xs = Array.from({ length: n }, (_, i) => k * n + i);
+    return {
+      n,
+      obs: Float64Array.from(xs.flatMap((x) => [x, x / 100])),
+      action: new Float64Array(n).fill(1),
+      nextObs: Float64Array.from(xs.flatMap((x) => [x + 1, x / 100])),
+      info: { alive: new Float64Array(n).fill(1) },
+    };
+  });
+
+describe("checkReward", () => {
+  it("gives per-component min/mean/max over all transitions and the total's range", async () => {
+    const c = await checkReward(
+      `function reward(obs, action, nextObs, info) {
+        const progress = nextObs.x - obs.x, pos = obs.x, effort = -0.5 * action.force * action.force;
+        return { total: progress + 0.01 * pos + effort, components: { progress, pos, effort } };
+      }`,
+      layout,
+      batchesOf(16),
+    );
+    expect(c.ok).toBe(true);
+    expect(c.form).toBe("perEnv");
+    expect(c.transitions).toBe(256);
+    expect(c.batches).toEqual({ given: 16, ran: 16, faulted: 0 });
+    expect(c.components.pos).toMatchObject({ min: 0, max: 255, constant: false });
+    expect(c.components.pos!.mean).toBeCloseTo(127.5, 10);
+    expect(c.components.progress).toMatchObject({ min: 1, mean: 1, max: 1, constant: true });
+    expect(c.components.effort).toMatchObject({ min: -0.5, max: -0.5, constant: true });
+    expect(c.total!.min).toBeCloseTo(0.5, 10);
+    expect(c.total!.max).toBeCloseTo(0.5 + 2.55, 10);
+    // pos carries 127.5 / (1 + 127.5 + 0.5) of the magnitude: the alarm fires
+    expect(c.components.pos!.share).toBeCloseTo(127.5 / 129, 10);
+    expect(c.hackSuspect).toEqual({ component: "pos", share: c.components.pos!.share });
+    expect(c.sumGap).toBeGreaterThan(1);
+    expect(c.report).toMatch(/ran reward\(obs, action, nextObs, info\) on 256 transitions \(16 of 16 batches\); no faults/);
+    expect(c.report).toMatch(/component "progress" is constant \(1\)/);
+    expect(c.report).toMatch(/component "pos" carries 99% of \|reward\|.*possible reward hack/);
+    expect(c.report).toMatch(/total differs from the sum of components/);
+    expect(c.report).toMatch(/pos\s+min 0, mean 127.5, max 255, share 99%/);
+  });
+
+  it("balanced, varying components raise no warnings; total = Σ components is not flagged", async () => {
+    const c = await checkReward(
+      `function reward(obs, action, nextObs) {
+        const a = Math.sin(obs.x), b = Math.cos(obs.x);
+        return { total: a + b, components: { a, b } };
+      }`,
+      layout,
+      batchesOf(4),
+    );
+    expect(c.ok).toBe(true);
+    expect(c.hackSuspect).toBeNull();
+    expect(c.report).not.toMatch(/warnings/);
+  });
+
+  it("a single component is not a hacking alarm, but a constant total is flagged", async () => {
+    const c = await checkReward(`function reward() { return { total: 1, components: { alive: 1 } }; }`, layout, batchesOf(2));
+    expect(c.hackSuspect).toBeNull();
+    expect(c.total).toMatchObject({ min: 1, max: 1, constant: true });
+    expect(c.report).toMatch(/total is constant \(1\) over all 32 transitions/);
+  });
+
+  it("collects NaN faults from the batches where they occur and keeps statistics of the others", async () => {
+    const c = await checkReward(
+      `function reward(obs) { const l = Math.log(100 - obs.x); return { total: l, components: { l } }; }`,
+      layout,
+      batchesOf(10),
+    );
+    // x reaches 100 in batch 6 (x = 96..111): log(0) = -Infinity, then NaN
+    expect(c.ok).toBe(false);
+    expect(c.batches).toEqual({ given: 10, ran: 6, faulted: 4 });
+    expect(c.transitions).toBe(96);
+    expect(c.faults.length).toBeGreaterThanOrEqual(1);
+    expect(c.faults[0]).toMatchObject({ kind: "nan", batch: 6 });
+    expect(c.faults.reduce((a, f) => a + f.count, 0)).toBe(4);
+    expect(c.faults[0]!.message).toMatch(/component "l" is -Infinity for env 4/);
+    expect(c.components.l!.max).toBeCloseTo(Math.log(100), 10);
+    expect(c.report).toMatch(/fault in batch 6: reward component "l" is -Infinity/);
+  });
+
+  it("stops after a timeout instead of paying the limit on every batch", async () => {
+    const c = await checkReward(`function reward(obs) { if (obs.x > 20) for (;;) {} return { total: 0, components: {} }; }`, layout, batchesOf(10), { cpuMsPerCall: 20 });
+    expect(c.faults).toHaveLength(1);
+    expect(c.faults[0]).toMatchObject({ kind: "timeout", batch: 1 });
+    expect(c.batches).toEqual({ given: 10, ran: 1, faulted: 1 });
+  });
+
+  it("a compile fault is the whole report", async () => {
+    const c = await checkReward("function reward(obs) {\n  return { total: obs.x +, components: {} };\n}", layout, batchesOf(2));
+    expect(c.ok).toBe(false);
+    expect(c.form).toBeNull();
+    expect(c.faults[0]).toMatchObject({ kind: "syntax", line: 2, batch: -1 });
+    expect(c.report).toMatch(/^check_reward: the code did not compile\.\n- reward code does not parse: SyntaxError/);
+  });
+
+  it("works on the batched form and on empty component sets", async () => {
+    const c = await checkReward(`function rewardBatch(b) { return { total: Array.from(b.obs.x, (x) => 1 - x), components: {} }; }`, layout, batchesOf(2));
+    expect(c.form).toBe("batched");
+    expect(c.total).toMatchObject({ min: -30, max: 1 });
+    expect(c.sumGap).toBeNull();
+    expect(c.report).toMatch(/components: none/);
+  });
+
+  it("fmt keeps 4 significant digits", () => {
+    expect(fmt(3.14159265)).toBe("3.142");
+    expect(fmt(127.5)).toBe("127.5");
+    expect(fmt(1e-7)).toBe("1e-7");
+    expect(fmt(-0.5)).toBe("-0.5");
+  });
+});

@@ -1,0 +1,126 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { compareResults } from "../../../src/report/compare/results.ts";
+import { callRewardTool } from "../tools/define.ts";
+import { train, type RewardSession } from "../tools/session.ts";
+import { REWARD_TOOLS } from "../task-env.ts";
+import { testTrainer } from "./test-trainer.ts";
+import { getTask } from "../tasks/index.ts";
+import { heldOutEvalSeeds, trainingShare } from "./run-strategy.ts";
+
+describe("a rounds run's share of rewardSearch.budget", () => {
+  const phases = [[7], [0, 1], [2, 3]];
+  it("splits what is left over the episodes still to play, the first ones one more", () => {
+    // B = 10 over 5 episodes: 2 each; the offline episode spent 1, so round 1 splits 9 over 4 (3, 2).
+    expect(trainingShare(10, phases, 7, 0)).toBe(2);
+    expect([0, 1].map((s) => trainingShare(10, phases, s, 1))).toEqual([3, 2]);
+    // Round 2 splits what is left (10 − 1 − 5 = 4) over its 2 episodes: the last phase sums to exactly what is left.
+    expect([2, 3].map((s) => trainingShare(10, phases, s, 6))).toEqual([2, 2]);
+    expect([2, 3].map((s) => trainingShare(11, phases, s, 6))).toEqual([3, 2]);
+    // Over-spent (not possible through the session's cap, but a hand-edited record): nothing left, never negative.
+    expect(trainingShare(10, phases, 2, 12)).toBe(0);
+  });
+  it("gives a held-out seed (not played by the rounds) no share", () => {
+    expect(trainingShare(10, phases, 42, 0)).toBeUndefined();
+  });
+  it("trains exactly B whatever earlier phases leave unspent, when the last phase spends its shares", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 1, maxLength: 5 }),
+        fc.integer({ min: 0, max: 40 }),
+        fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 20, maxLength: 20 }),
+        (sizes, extra, use) => {
+          let next = 0;
+          const ps = sizes.map((n) => Array.from({ length: n }, () => next++));
+          const budget = next + extra;
+          let spent = 0;
+          ps.forEach((p, g) => {
+            const shares = p.map((seed) => trainingShare(budget, ps, seed, spent)!);
+            const last = g === ps.length - 1;
+            // Earlier phases commit early (use ∈ [0, 1] of each share); the last one spends every share.
+            spent += shares.reduce((n, s, i) => n + (last ? s : Math.floor(s * use[i % use.length]!)), 0);
+          });
+          expect(spent).toBe(budget);
+        },
+      ),
+    );
+  });
+});
+
+describe("the final evaluation's seeds", () => {
+  it("are three seeds that no training or evaluation of the search instance used", () => {
+    const inst = getTask("cartpole").generate(5);
+    const seeds = heldOutEvalSeeds(inst);
+    expect(seeds).toHaveLength(3);
+    for (const s of seeds) expect([inst.trainSeed, ...inst.evalSeeds]).not.toContain(s);
+  });
+});
+
+describe("an episode's training cap", () => {
+  it("refuses a training past the share without sending it, with the budget_exceeded kind", async () => {
+    let sent = 0;
+    const task = getTask("cartpole");
+    const s: RewardSession = {
+      task,
+      instance: task.generate(0),
+      trainer: {
+        train: async () => {
+          sent++;
+          return { kind: "error", error: { kind: "internal", message: "not a real trainer" }, cached: false, jobDir: null };
+        },
+      },
+      budgets: { train: 8, finish: 8 },
+      checkTransitions: 16,
+      trainings: 0,
+      maxTrainings: 1,
+    };
+    await train(s, "function reward(){return {total:0,components:{}}}", 8, "t");
+    const refused = await train(s, "function reward(){return {total:0,components:{}}}", 8, "t");
+    expect(sent).toBe(1);
+    expect(s.trainings).toBe(1);
+    expect(refused).toMatchObject({ kind: "error", error: { kind: "budget_exceeded" } });
+  });
+});
+
+describe("auto-finish under a share", () => {
+  it("a solving full-budget training ends the episode only with the share's last training (at once without a share)", async () => {
+    const task = getTask("cartpole");
+    const solving = testTrainer();
+    const trainer = {
+      train: async (...a: Parameters<typeof solving.train>) => {
+        const o = await solving.train(...a);
+        return o.kind === "result" ? { ...o, result: { ...o.result, final: { ...o.result.final, fitness: task.fitness.solved + 1 } } } : o;
+      },
+    };
+    const session = (maxTrainings?: number): RewardSession => ({ task, instance: task.generate(0), trainer, budgets: { train: 8, finish: 8 }, checkTransitions: 16, trainings: 0, ...(maxTrainings === undefined ? {} : { maxTrainings }) });
+    const code = "function reward(){return {total:1,components:{alive:1}}}";
+    const shared = session(3);
+    const ends: boolean[] = [];
+    for (let i = 0; i < 3; i++) ends.push((await callRewardTool(REWARD_TOOLS, shared, "train_policy", { code })).ends !== undefined);
+    expect(ends).toEqual([false, false, true]);
+    expect((await callRewardTool(REWARD_TOOLS, session(), "train_policy", { code })).ends).toMatchObject({ reason: "success", success: true });
+  });
+});
+
+describe("compare's final-score figure", () => {
+  it("keeps one entry per run in the runs' order, a run without a score as null, mean ± std over the defined ones", () => {
+    const run = (r: number, score: number | null | undefined) => ({
+      run: r,
+      dir: `d${r}`,
+      stream: [],
+      tokens: 0,
+      costUsd: 0,
+      unpricedCalls: 0,
+      wallMs: 0,
+      ...(score === undefined ? {} : { final: [{ level: "cartpole", score, spent: 4, measure: "m", raw: { name: "F", value: score === null ? 7 : score * 10 } }] }),
+    });
+    const [c] = compareResults([{ id: "c1", label: "x", runs: [run(0, 0.5), run(1, null), run(2, 1.5), run(3, undefined)] }], ["cartpole"], "c1");
+    const f = c!.levels[0]!.final!;
+    expect(f.perRun).toEqual([0.5, null, 1.5, null]);
+    expect(f.mean).toBeCloseTo(1, 12);
+    expect(f.std).toBeCloseTo(Math.SQRT1_2, 12);
+    expect(f.spent).toEqual([4, 4, 4, 0]);
+    expect(f.raw).toMatchObject({ name: "F", perRun: [5, 7, 15, null] });
+    expect(f.raw!.mean).toBeCloseTo(9, 12);
+  });
+});

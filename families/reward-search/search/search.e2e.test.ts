@@ -1,0 +1,60 @@
+import { execa } from "execa";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { createTrainerPool, type TrainerPool } from "../trainer/pool.ts";
+import { getTask } from "../tasks/index.ts";
+import { runEureka } from "./eureka.ts";
+import { heuristicProposer } from "../proposers/heuristic-proposer.ts";
+import { jsonlCandidateLog } from "./search.ts";
+
+/** The strategies end to end: the heuristic proposer, the built-in PPO trainer, tiny trainings. */
+const hexa = fileURLToPath(new URL("../../../bin/hexa.js", import.meta.url));
+const dir = () => mkdtempSync(join(tmpdir(), "hexa-search-e2e-"));
+const lines = (p: string) => (existsSync(p) ? readFileSync(p, "utf8").split("\n").filter(Boolean) : []);
+
+const pools: TrainerPool[] = [];
+afterEach(async () => {
+  await Promise.all(pools.splice(0).map((p) => p.close()));
+});
+
+describe("search end to end (built-in trainer)", () => {
+  it("eureka with the heuristic proposer: budget 4 = 4 train messages sent by the pool", async () => {
+    const d = dir();
+    const pool = createTrainerPool({ jobsDir: join(d, "jobs"), cacheDir: join(d, "cache"), size: 2 });
+    pools.push(pool);
+    const task = getTask("cartpole");
+    const r = await runEureka({ task, instance: task.generate(1), steps: 2048, seed: 1, proposer: heuristicProposer(), budget: 4, ports: { trainer: pool, log: jsonlCandidateLog(d) } }, { samples: 2 });
+    expect(pool.sent).toBe(4);
+    expect(lines(join(d, "candidates.jsonl"))).toHaveLength(4);
+    expect(r.best?.outcome.kind).toBe("result");
+    for (const c of r.candidates) expect(c.evalSeeds).not.toContain(c.trainSeed);
+  }, 120_000);
+
+  it("hexa search killed with SIGKILL mid-search resumes: exactly the budget, nothing finished retrained", async () => {
+    const d = dir();
+    const out = join(d, "run");
+    const args = [hexa, "search", "cartpole", "--strategy", "rf-agent", "--budget", "4", "--initial", "2", "--children", "2", "--train-steps", "2048", "--seed", "2", "--out", out, "--trainer-cache", join(d, "cache"), "--processes", "1"];
+    const file = join(out, "candidates.jsonl");
+    const child = execa(process.execPath, args, { detached: true, reject: false });
+    const started = Date.now();
+    while (lines(file).length < 1 && Date.now() - started < 90_000) await new Promise((r) => setTimeout(r, 100));
+    const before = lines(file).length;
+    expect(before).toBeGreaterThanOrEqual(1);
+    process.kill(-child.pid!, "SIGKILL");
+    await child;
+    const kept = lines(file).length;
+    expect(kept).toBeLessThan(4);
+    const again = await execa(process.execPath, args, { reject: false });
+    expect(again.exitCode).toBe(0);
+    const all = lines(file).map((l) => JSON.parse(l) as { index: number; code: string });
+    expect(all).toHaveLength(4);
+    expect(all.map((c) => c.index).sort()).toEqual([0, 1, 2, 3]);
+    expect(again.stdout).toContain(`4/4 candidates trained`);
+    expect(again.stdout).toContain(`${kept} replayed from the log, ${4 - kept} trained now`);
+    expect(again.stdout).toMatch(/F of the final policy [\d.]+ on held-out seeds \[17, 18, 19\]/);
+    expect(again.stdout).toContain("best checkpoint during its training (labelled, not the score)");
+  }, 240_000);
+});
