@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findSearchDirs, findTarget, readSearchInput } from "../src/cli/inspect-load.ts";
-import { searchView } from "../families/reward-search/report/search-view.ts";
+import { searchView } from "../src/report/inspect/search-view.ts";
 import { hexa } from "./support/inspect-runs.ts";
 
 /**

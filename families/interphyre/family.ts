@@ -8,6 +8,7 @@ import { getLevel, listLevels } from "./levels/index.ts";
 import { createInstance } from "./instance.ts";
 import { closePhysicsHost, runHeuristicInWorker } from "./physics-host.ts";
 import { openInterphyreEnv } from "./task-env.ts";
+import { interphyreDrawer } from "./pictures/inspect-draw.ts";
 
 const renderAction = (a: unknown): string => {
   const p = placementOf(a);
@@ -28,6 +29,10 @@ export const interphyreFamily = (certifiedSeeds: (level: string) => number[]): L
   id: "interphyre",
   title: "Interphyre: 2-D physics puzzles, one red ball per episode",
   listLevels,
+  listing: () => ({
+    header: ["level", "goal (3 s contact)", "seeds", "description"],
+    rows: listLevels().map((id) => [id, getLevel(id).goal.join(" ↔ "), String(certifiedSeeds(id).length), getLevel(id).description]),
+  }),
   checkLevel: (level) => void getLevel(level),
   seedsOf: certifiedSeeds,
   describe: (level) => getLevel(level).description,
@@ -57,5 +62,6 @@ export const interphyreFamily = (certifiedSeeds: (level: string) => number[]): L
   // The scene of the first certified seed names the level's objects (every seed of a level has the same ones).
   objectsOf: (level) => Object.keys(createInstance(level, certifiedSeeds(level)[0] ?? 0).scene),
   synthesiseHeuristic: (o) => synthesiseRegions({ ...o, targetObjects: Object.keys(createInstance(o.target, certifiedSeeds(o.target)[0] ?? 0).scene) }),
+  drawer: interphyreDrawer,
   close: closePhysicsHost,
 });

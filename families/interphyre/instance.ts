@@ -1,4 +1,4 @@
-import { ConfigError } from "../../src/errors.ts";
+import { parseSeed } from "../../src/family/seed.ts";
 import { createRng } from "../../src/util/rng.ts";
 import type { Scene } from "./world/scene.ts";
 import { WORLD_ACTION_BOUNDS, type ActionBounds } from "./world/placement.ts";
@@ -16,13 +16,6 @@ export interface LevelInstance {
   description: string;
 }
 
-export const parseSeed = (raw: unknown, where = "seed"): number => {
-  const n = typeof raw === "string" && raw.trim() !== "" ? Number(raw) : raw;
-  if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 0) {
-    throw new ConfigError(`${where} must be a non-negative integer (got ${JSON.stringify(raw)})`);
-  }
-  return n;
-};
 
 export const createInstance = (levelId: string, seed: number): LevelInstance => {
   const def = getLevel(levelId);

@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import type { Argv, CommandModule } from "yargs";
 import { budgetOf } from "../../agents/run-episode.ts";
 import type { TrajectoryStep } from "../store/trajectory.ts";
-import { parseSeed } from "../../families/interphyre/instance.ts";
+import { parseSeed } from "../family/seed.ts";
 import { priceOf, usageRecord } from "../llm/accounting.ts";
 import { LlmConfig } from "../llm/config.ts";
 import { ConfigError } from "../errors.ts";
@@ -10,6 +10,7 @@ import { playEpisode } from "../loop/play.ts";
 import { parseRunConfig, RUN_AGENTS, type RunAgent } from "../loop/run-config.ts";
 import { EMPTY_BANK } from "../store/bank.ts";
 import { allFamilies, familyIds, getFamily } from "./families.ts";
+import { schemaFlags, sliceFromFlags, type SchemaFlag } from "./schema-flags.ts";
 import { toolProgressView } from "./tool-progress.ts";
 import { assertWritable } from "./write-file.ts";
 
@@ -20,6 +21,15 @@ const oneLine = (s: string, max: number) => {
 
 const progressLine = (s: TrajectoryStep) =>
   `turn ${String(s.turn).padStart(2)}  ${s.tool.padEnd(22)} ${s.ok ? "  " : "✗ "}${oneLine(s.observation.split("\n")[0]!, 90)}\n`;
+
+const flagsOf = (schema: Parameters<typeof schemaFlags>[0], family: string): SchemaFlag[] => schemaFlags(schema, ` (family ${family})`);
+
+/** Every family's config fields as flags (a name two families share is one flag, described by the first). */
+const familyFlags = (): SchemaFlag[] => {
+  const seen = new Map<string, SchemaFlag>();
+  for (const id of familyIds()) for (const f of flagsOf(getFamily(id).config.schema, id)) if (!seen.has(f.flag)) seen.set(f.flag, f);
+  return [...seen.values()];
+};
 
 /** `hexa episode`: one episode, turn by turn, then a summary (success, turns, tokens, cost). */
 export const episodeCommand: CommandModule = {
@@ -35,14 +45,11 @@ export const episodeCommand: CommandModule = {
       .option("base-url", { type: "string", describe: "OpenAI-compatible endpoint (else OPENAI_BASE_URL)" })
       .option("api-key", { type: "string", describe: "API key (else OPENAI_API_KEY)" })
       .option("max-turns", { type: "number", default: 25, describe: "turn budget T" })
-      .option("horizon", { type: "number", default: 2000, describe: "rollout horizon in steps (interphyre)" })
-      .option("tool-set", { choices: ["paper", "extended"], default: "extended", describe: "interphyre's tool set" })
-      .option("train-steps", { type: "number", describe: "reward-search: env steps of a train_policy call (default: a quarter of the task's budget)" })
-      .option("finish-steps", { type: "number", describe: "reward-search: env steps of the scored training (default: the task's budget)" })
       .option("stream", { type: "boolean", default: false, describe: "stream the model's answers" })
       .option("cache-dir", { type: "string", describe: "answer identical requests from this response cache" })
       .option("audit-log", { type: "string", describe: "append one JSON line per model call here" })
-      .option("out", { type: "string", describe: "write the trajectory as JSON" }),
+      .option("out", { type: "string", describe: "write the trajectory as JSON" })
+      .options(Object.fromEntries(familyFlags().map(({ flag, option }) => [flag, option]))),
   handler: async (argv) => {
     // Before any (paid) play: an output path that cannot be written loses nothing yet.
     if (argv.out) assertWritable("out", String(argv.out));
@@ -50,15 +57,10 @@ export const episodeCommand: CommandModule = {
     family.checkLevel(String(argv.level));
     const level = String(argv.level);
     const seed = parseSeed(argv.seed, "--seed");
-    const slice =
-      family.id === "interphyre"
-        ? { interphyre: { horizon: argv.horizon, toolSet: argv["tool-set"] } }
-        : {
-            [family.config.key]: {
-              ...(argv["train-steps"] === undefined ? {} : { trainSteps: argv["train-steps"] }),
-              ...(argv["finish-steps"] === undefined ? {} : { finishSteps: argv["finish-steps"] }),
-            },
-          };
+    const own = flagsOf(family.config.schema, family.id);
+    const foreign = familyFlags().filter((f) => argv[f.flag] !== undefined && !own.some((o) => o.flag === f.flag));
+    if (foreign.length) throw new ConfigError(`--${foreign[0]!.flag} is not a flag of family ${family.id}; its flags: ${own.map((f) => `--${f.flag}`).join(", ") || "none"}`);
+    const slice = { [family.config.key]: sliceFromFlags(own, argv) };
     let cfg;
     try {
       cfg = parseRunConfig({ family: family.id, levels: [level], agent: argv.agent, actor: { maxTurns: argv["max-turns"] }, ...slice }, "hexa episode", allFamilies());
@@ -68,10 +70,10 @@ export const episodeCommand: CommandModule = {
         (e as Error).message
           .replace(/^hexa episode: /, "")
           .replace(/actor\.maxTurns/g, "--max-turns")
-          .replace(/interphyre\.horizon/g, "--horizon")
-          .replace(/interphyre\.toolSet/g, "--tool-set")
-          .replace(/rewardSearch\.trainSteps/g, "--train-steps")
-          .replace(/rewardSearch\.finishSteps/g, "--finish-steps")
+          .replace(new RegExp(`${family.config.key}\\.(\\w+)`, "g"), (m, field: string) => {
+            const f = own.find((o) => o.field === field);
+            return f ? `--${f.flag}` : m;
+          })
           .replace(/; see hexa run --print-config for its default and meaning/g, ""),
       );
     }

@@ -1,51 +1,62 @@
-import { interphyreFamily } from "../../families/interphyre/family.ts";
-import { rewardSearchFamily } from "../../families/reward-search/family.ts";
-import type { RewardSearchConfig } from "../../families/reward-search/config.ts";
-import { createTrainerPool, type TrainerPool } from "../../families/reward-search/trainer/pool.ts";
-import { ConfigError, InvariantError } from "../errors.ts";
+import { isAbsolute, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { FAMILIES } from "../../families/index.ts";
+import { ConfigError } from "../errors.ts";
 import type { LevelFamily } from "../family/family.ts";
-import { readCertified } from "../../families/interphyre/certified-seeds.ts";
+import type { FamilyModule } from "../family/registry.ts";
+import { EPISODES } from "../backend/redis/jobs.ts";
 
-/** Trainer processes on this machine, as a reward-search config asks for them. */
-export const localTrainerPool = (c: RewardSearchConfig): TrainerPool =>
-  createTrainerPool({
-    ...(c.trainer.command ? { command: c.trainer.command } : {}),
-    ...(c.trainer.processes ? { size: c.trainer.processes } : {}),
-    startTimeoutMs: c.trainer.startTimeoutMs,
-    jobsDir: c.jobsDir,
-    cacheDir: c.cacheDir,
-    budget: { ...(c.trainer.wallMs ? { wallMs: c.trainer.wallMs } : {}), ...(c.trainer.maxSteps ? { maxSteps: c.trainer.maxSteps } : {}) },
-  });
+/**
+ * The CLI's only way to a level family (docs/ARCHITECTURE.md): the families hexa ships (families/index.ts) and
+ * any a user adds without editing hexa, named in HEXA_FAMILIES (module paths, separated by the path delimiter
+ * ':', each exporting a FamilyModule as default or `family`). Each family is built once, when first used.
+ */
+const modules: FamilyModule[] = [...FAMILIES];
 
-let trainerFor: (c: RewardSearchConfig) => TrainerPool = localTrainerPool;
+const ENV = "HEXA_FAMILIES";
 
-/** Routes the trainings of every family built from now on (a worker sends them to its Redis trainings queue). */
-export const routeTrainings = (make: (c: RewardSearchConfig) => TrainerPool): void => {
-  if (built.size) throw new InvariantError("routeTrainings: a family was built already; route trainings before the first getFamily");
-  trainerFor = make;
-};
-
-/** Every level family hexa ships, built with the store's readers: the CLI's only way to a family (style.md §1: adapters are built here). */
-const builders: Record<string, () => LevelFamily> = {
-  interphyre: () => interphyreFamily((level) => readCertified(level)?.seeds.map((s) => s.seed) ?? []),
-  "reward-search": () => rewardSearchFamily((c) => trainerFor(c)),
+/** Loads the families HEXA_FAMILIES names; the CLI calls it once before it parses a command. */
+export const loadPluginFamilies = async (env: NodeJS.ProcessEnv = process.env): Promise<void> => {
+  for (const path of (env[ENV] ?? "").split(":").filter(Boolean)) {
+    const file = isAbsolute(path) ? path : resolve(path);
+    let loaded: Record<string, unknown>;
+    try {
+      loaded = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+    } catch (e) {
+      throw new ConfigError(`${ENV}: cannot load ${JSON.stringify(path)} (${(e as Error).message.split("\n")[0]}); name a module that exports a FamilyModule`);
+    }
+    const m = (loaded.default ?? loaded.family) as Partial<FamilyModule> | undefined;
+    if (!m || typeof m.id !== "string" || typeof m.build !== "function" || typeof m.title !== "string") {
+      throw new ConfigError(`${ENV}: ${JSON.stringify(path)} exports no FamilyModule (an object with id, title and build) as default or \`family\``);
+    }
+    if (modules.some((x) => x.id === m.id)) throw new ConfigError(`${ENV}: ${JSON.stringify(path)} adds family '${m.id}', which exists already; rename its id`);
+    modules.push(m as FamilyModule);
+  }
 };
 
 const built = new Map<string, LevelFamily>();
 
-export const familyIds = (): string[] => Object.keys(builders);
+export const familyModules = (): readonly FamilyModule[] => modules;
+
+export const familyIds = (): string[] => modules.map((m) => m.id);
 
 export const getFamily = (id: string): LevelFamily => {
-  const make = builders[id];
-  if (!make) throw new ConfigError(`unknown family '${id}'; known: ${familyIds().join(", ")}`);
-  if (!built.has(id)) built.set(id, make());
+  const m = modules.find((x) => x.id === id);
+  if (!m) throw new ConfigError(`unknown family '${id}'; known: ${familyIds().join(", ")}`);
+  if (!built.has(id)) built.set(id, m.build());
   return built.get(id)!;
 };
 
 /** All families (for composing RunConfig with every family's slice). */
 export const allFamilies = (): LevelFamily[] => familyIds().map(getFamily);
 
+/** The queue kinds a worker may serve: episodes, and those the families add. */
+export const queueKinds = (): string[] => [EPISODES, ...modules.flatMap((m) => m.worker?.queues ?? [])];
+
 /** Stops what the families started (trainer processes); every command that played calls it before it returns. */
 export const closeFamilies = async (): Promise<void> => {
   await Promise.all([...built.values()].map((f) => f.close?.()));
 };
+
+/** Whether a family was built in this process (a worker must route its jobs before). */
+export const anyFamilyBuilt = (): boolean => built.size > 0;

@@ -11,7 +11,7 @@ import type { FailedCall } from "../report/inspect/usage-view.ts";
 import type { RunInput, RunSummaryInput } from "../report/inspect/model.ts";
 import { allFamilies } from "./families.ts";
 import { bestOf, CandidateRecord, SearchHeader } from "../../families/reward-search/search/candidates.ts";
-import type { SearchHeaderInput, SearchInput } from "../../families/reward-search/report/search-view.ts";
+import type { SearchHeaderInput, SearchInput } from "../report/inspect/search-view.ts";
 
 /**
  * Reads what `hexa inspect` shows through the store's readers, never changing a run (`repair: false`): a live

@@ -9,9 +9,9 @@ import { renderReportHtml, type PageAssets } from "../report/inspect/html.ts";
 import { buildReport, buildRunView, lastSolvedOfEachLevel, type BuildOptions, type EpisodeDrawer, type Report, type RunInput } from "../report/inspect/model.ts";
 import type { EpisodeRecord } from "../store/run-records.ts";
 import { intFlag } from "./flags.ts";
-import { animationGif, interphyreDrawer } from "../../families/interphyre/cli/inspect-draw.ts";
+import { familyIds, getFamily } from "./families.ts";
 import { findSearchDirs, findTarget, readRunInput, readSearchInput, type InspectTarget } from "./inspect-load.ts";
-import { searchView } from "../../families/reward-search/report/search-view.ts";
+import { searchView } from "../report/inspect/search-view.ts";
 import { writeOutput } from "./write-file.ts";
 
 /**
@@ -30,12 +30,11 @@ const pageAssets = (): PageAssets =>
     client: ["client-bank.js", "client-search.js", "client.js"].map((f) => readFileSync(fileURLToPath(new URL(`../report/inspect/${f}`, import.meta.url)), "utf8")).join("\n"),
   });
 
-/** Families without pictures show their action as text; Interphyre draws the scene and the rollout. */
+/** Families without pictures (or not registered here) show their action as text. */
 const plainDrawer: EpisodeDrawer = { drawEpisode: () => ({}), renderAction: (a) => JSON.stringify(a) };
 const drawers = new Map<string, EpisodeDrawer>();
 const drawerFor = (family: string): EpisodeDrawer => {
-  if (family !== "interphyre") return plainDrawer;
-  if (!drawers.has(family)) drawers.set(family, interphyreDrawer());
+  if (!drawers.has(family)) drawers.set(family, (familyIds().includes(family) ? getFamily(family).drawer?.() : undefined) ?? plainDrawer);
   return drawers.get(family)!;
 };
 
@@ -126,7 +125,7 @@ const serve = (target: InspectTarget, port: number, animations: Animations): Pro
         const rec = episode(run, id);
         if (rec && !gifs.has(key)) {
           try {
-            gifs.set(key, built.inputs.find((i) => i.id === run)!.summary.family === "interphyre" ? animationGif(rec) : undefined);
+            gifs.set(key, drawerFor(built.inputs.find((i) => i.id === run)!.summary.family).animationGif?.(rec));
           } catch (e) {
             process.stderr.write(`hexa inspect: no animation for ${id} (${(e as Error).message})\n`);
             gifs.set(key, undefined);

@@ -2,19 +2,14 @@ import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 import { HexaError, RunStopped } from "../errors.ts";
 import { bankCommand } from "./bank.ts";
-import { benchCommand } from "./bench.ts";
 import { compareCommand } from "./compare.ts";
 import { episodeCommand } from "./episode.ts";
 import { evalCommand } from "./eval.ts";
-import { closeFamilies } from "./families.ts";
+import { closeFamilies, familyModules, loadPluginFamilies } from "./families.ts";
 import { inspectCommand } from "./inspect.ts";
 import { levelsCommand } from "./levels.ts";
-import { playCommand } from "../../families/interphyre/cli/play.ts";
 import { runCommand } from "./run.ts";
-import { searchCommand } from "../../families/reward-search/cli/search.ts";
-import { toolCommand } from "../../families/interphyre/cli/tool.ts";
 import { transferCommand } from "./transfer.ts";
-import { trainerCommand } from "../../families/reward-search/cli/trainer.ts";
 import { workerCommand } from "./worker.ts";
 import { workersCommand } from "./workers.ts";
 
@@ -24,24 +19,29 @@ process.stdout.on("error", (e: NodeJS.ErrnoException) => {
   throw e;
 });
 
-const cli = yargs(hideBin(process.argv))
+await loadPluginFamilies().catch((e: unknown) => {
+  if (!(e instanceof HexaError)) throw e;
+  process.stderr.write(`hexa: ${e.message}\n`);
+  process.exit(2);
+});
+
+const generic = yargs(hideBin(process.argv))
   .scriptName("hexa")
   .usage("$0 <command>\n\nExperimentalist agents on level families: the Interphyre physics puzzles and reward-function search.")
   .command(levelsCommand)
-  .command(playCommand)
-  .command(toolCommand)
   .command(episodeCommand)
   .command(runCommand)
   .command(evalCommand)
   .command(compareCommand)
   .command(bankCommand)
   .command(inspectCommand)
-  .command(trainerCommand)
-  .command(searchCommand)
-  .command(benchCommand)
   .command(transferCommand)
   .command(workerCommand)
-  .command(workersCommand)
+  .command(workersCommand);
+// Each family's own commands (hexa play, hexa trainer …), from the registry.
+const cli = familyModules()
+  .flatMap((m) => m.commands ?? [])
+  .reduce((y, c) => y.command(c), generic)
   .demandCommand(1, "name a command; see --help")
   .strict()
   .help()

@@ -10,18 +10,18 @@ import { BudgetExceeded, hasCap, NO_SPEND, SpendGate, type Budget } from "../llm
 import { parseRedisUrl, redisLabel, withTimeout, type RedisConnection } from "../backend/redis/connection.ts";
 import type { RedisLedger } from "../backend/redis/spend-ledger.ts";
 import type { JobHandler } from "../backend/redis/worker.ts";
-import { EpisodeJobData, JOB_SCHEMA_VERSION, QUEUE_KINDS, type EpisodeJobResult, type QueueKind } from "../backend/redis/jobs.ts";
-import { allFamilies, getFamily, routeTrainings } from "./families.ts";
+import { EPISODES, EpisodeJobData, JOB_SCHEMA_VERSION, type EpisodeJobResult } from "../backend/redis/jobs.ts";
+import { allFamilies, anyFamilyBuilt, familyModules, getFamily, queueKinds } from "./families.ts";
+import { InvariantError } from "../errors.ts";
 import { intFlag } from "./flags.ts";
 import { codeVersion } from "./run-setup.ts";
-import { trainingHandler } from "../../families/reward-search/cli/worker-trainings.ts";
 
 /** `--queues episodes,trainings` → the kinds, each known. */
-const parseQueues = (v: unknown): QueueKind[] => {
+const parseQueues = (v: unknown): string[] => {
   const names = String(v).split(",").map((s) => s.trim()).filter(Boolean);
-  const bad = names.filter((n) => !(QUEUE_KINDS as string[]).includes(n));
-  if (!names.length || bad.length) throw new ConfigError(`--queues: unknown queue ${JSON.stringify(bad[0] ?? v)}; known: ${QUEUE_KINDS.join(", ")} (comma-separated)`);
-  return [...new Set(names)] as QueueKind[];
+  const bad = names.filter((n) => !queueKinds().includes(n));
+  if (!names.length || bad.length) throw new ConfigError(`--queues: unknown queue ${JSON.stringify(bad[0] ?? v)}; known: ${queueKinds().join(", ")} (comma-separated)`);
+  return [...new Set(names)];
 };
 
 /**
@@ -91,22 +91,22 @@ export const workerCommand: CommandModule = {
     y
       .option("redis", { type: "string", demandOption: true, describe: "the Redis the coordinator uses, e.g. redis://127.0.0.1:6379" })
       .option("concurrency", { type: "string", default: 1, coerce: intFlag("concurrency", 1, 256), describe: "jobs run at once per queue" })
-      .option("queues", { type: "string", default: QUEUE_KINDS.join(","), coerce: parseQueues, describe: "the queues served: episodes, trainings (comma-separated)" })
+      .option("queues", { type: "string", default: queueKinds().join(","), coerce: parseQueues, describe: `the queues served: ${queueKinds().join(", ")} (comma-separated)` })
       .option("lock-ms", { type: "string", default: 30_000, coerce: intFlag("lock-ms", 500, 3_600_000), describe: "a job's lock; a killed worker's job is taken over after about this long" })
       .option("stalled-ms", { type: "string", default: 30_000, coerce: intFlag("stalled-ms", 500, 3_600_000), describe: "how often this worker looks for jobs whose worker died" }),
   handler: async (argv) => {
     const connection = parseRedisUrl(String(argv.redis), "--redis");
-    const queues = argv.queues as QueueKind[];
+    const queues = argv.queues as string[];
     const { startWorker } = await import("../backend/redis/worker.ts");
     const log = (line: string) => process.stderr.write(`${line}\n`);
     let name = "";
     const hexa = codeVersion();
-    // An episode's trainings go to the trainings queue, so every worker that serves it shares the heavy part.
-    const { redisTrainerPool } = await import("../backend/redis/trainer-pool.ts");
-    routeTrainings((c) => redisTrainerPool({ connection, hexa, trainer: { trainer: c.trainer, cacheDir: c.cacheDir, jobsDir: c.jobsDir }, log }));
-    const trainings = trainingHandler(() => name);
+    // Each family routes its own heavy jobs (reward search: trainings) before any family is built.
+    if (anyFamilyBuilt()) throw new InvariantError("hexa worker: a family was built before its worker hooks ran");
+    const served = await Promise.all(familyModules().flatMap((m) => (m.worker ? [m.worker.serve({ connection, hexa, log, workerName: () => name })] : [])));
     const episodes = episodeHandler(() => name, connection);
-    const handlers = Object.fromEntries(queues.map((q) => [q, q === "episodes" ? episodes.handle : trainings.handle]));
+    const all = Object.assign({ [EPISODES]: episodes.handle }, ...served.map((s) => s.handlers)) as Record<string, JobHandler>;
+    const handlers = Object.fromEntries(queues.map((q) => [q, all[q]!]));
     const w = await withTimeout(
       startWorker({ connection, hexa, concurrency: Number(argv.concurrency), handlers, lockMs: Number(argv["lock-ms"]), stalledMs: Number(argv["stalled-ms"]), log }),
       10_000,
@@ -125,7 +125,7 @@ export const workerCommand: CommandModule = {
         log(`worker ${w.name}: stopping after the jobs in flight (Ctrl-C again to stop at once)`);
         void w
           .close()
-          .then(() => Promise.all([trainings.close(), episodes.close()]))
+          .then(() => Promise.all([...served.map((s) => s.close()), episodes.close()]))
           .then(() => stopped());
       };
       process.on("SIGINT", stop);

@@ -1,5 +1,6 @@
 import type { Argv, CommandModule } from "yargs";
 import { ConfigError } from "../errors.ts";
+import { queueKinds } from "./families.ts";
 import type { WorkersView } from "../backend/redis/registry.ts";
 
 const ago = (ms: number) => (ms < 60_000 ? `${(ms / 1000).toFixed(0)}s` : ms < 3600_000 ? `${Math.floor(ms / 60_000)}m${String(Math.floor((ms % 60_000) / 1000)).padStart(2, "0")}s` : `${(ms / 3600_000).toFixed(1)}h`);
@@ -39,7 +40,7 @@ export const workersCommand: CommandModule = {
     const connection = parseRedisUrl(String(argv.redis), "--redis");
     let view: WorkersView;
     try {
-      view = await readWorkers(connection, Date.now());
+      view = await readWorkers(connection, Date.now(), queueKinds());
     } catch (e) {
       throw new ConfigError(`--redis ${redisLabel(connection)}: Redis does not answer (${(e as Error).message}); start redis-server there or fix the URL`);
     }

@@ -8,6 +8,7 @@ import type { FinalScore } from "../store/final-scores.ts";
 import type { EpisodeRecord } from "../store/run-records.ts";
 import type { AssistantTurn, ChatModel } from "../llm/chat-model.ts";
 import type { RunConfig } from "../loop/run-config.ts";
+import type { EpisodeDrawer } from "../report/inspect/model.ts";
 
 /** One task of a family: a level at a seed. */
 export interface Task {
@@ -112,6 +113,8 @@ export interface LevelFamily {
   listLevels(): string[];
   /** Throws a ConfigError naming the level and the known ones. */
   checkLevel(level: string): void;
+  /** `hexa levels list`: a header and one row per level; the last column is shortened to fit a line. */
+  listing(): { header: readonly string[]; rows: readonly (readonly string[])[] };
   /** The family's vetted seeds of a level, in a fixed order (the stream, offline and held-out sets are cut from it). */
   seedsOf(level: string): number[];
   /** The factual description shown to evolvers and synthesisers. */
@@ -147,6 +150,8 @@ export interface LevelFamily {
   searchFor?(config: RunConfig): FamilySearch | undefined;
   /** Each level's final figure after a run's rounds or search (hexa run writes final-scores.json); undefined: the config asks for none. */
   finalScores?(req: FinalScoreRequest): Promise<FinalScore[] | undefined>;
+  /** Pictures of an episode for `hexa inspect` (the scene, the rollout); absent: the action as text. */
+  drawer?(): EpisodeDrawer;
   /** Releases what the family started (trainer processes, workers); the CLI calls it when a command ends. */
   close?(): Promise<void>;
 }

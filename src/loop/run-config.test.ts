@@ -51,6 +51,7 @@ const family = (seeds: number[]): LevelFamily => ({
   id: "toy",
   title: "toy",
   listLevels: () => ["toy"],
+  listing: () => ({ header: ["level"], rows: [["toy"]] }),
   checkLevel: (l) => {
     if (l !== "toy") throw new ConfigError(`unknown level '${l}'; known: toy`);
   },

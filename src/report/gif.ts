@@ -1,12 +1,11 @@
 import { createRequire } from "node:module";
 import { InvariantError } from "../errors.ts";
-import { BACKGROUND, COLOURS, tint, type Rgb } from "../../families/interphyre/pictures/picture.ts";
 import type { Raster } from "./png.ts";
 
 /**
- * Animated GIFs, gifenc's one home (style.md §2). The palette is fixed, not quantised per frame: the render
- * colours are known, so each is kept exact, and its tints toward white cover anti-aliased edges, radius
- * lines and fading trails. A frame stores only the pixels that changed since the previous one (the rest
+ * Animated GIFs, gifenc's one home (docs/spec/style.md). The palette is fixed, not quantised per frame: a
+ * picture's colours are known, so each is kept exact, and its tints toward white cover anti-aliased edges,
+ * thin lines and fading trails. A frame stores only the pixels that changed since the previous one (the rest
  * is the transparent index over an undisposed frame), which keeps long rollouts small.
  */
 
@@ -31,18 +30,23 @@ const gifenc = createRequire(import.meta.url)("gifenc") as Gifenc;
 /** Tints per colour, from the colour itself toward white. */
 const TINT_LEVELS = 24;
 
-const buildPalette = (): Rgb[] => {
-  const out: Rgb[] = [BACKGROUND];
-  for (const colour of Object.values(COLOURS)) {
+export type Rgb = readonly [number, number, number];
+
+/** A colour moved toward white by t ∈ [0, 1]. */
+export const tint = ([r, g, b]: Rgb, t: number): Rgb => [
+  Math.round(r + (255 - r) * t),
+  Math.round(g + (255 - g) * t),
+  Math.round(b + (255 - b) * t),
+];
+
+/** A GIF palette: the background, then each colour with its tints toward white. */
+export const gifPalette = (background: Rgb, colours: readonly Rgb[]): Rgb[] => {
+  const out: Rgb[] = [background];
+  for (const colour of colours) {
     for (let i = 0; i < TINT_LEVELS; i++) out.push(tint(colour, i / TINT_LEVELS));
   }
   return out;
 };
-
-const PALETTE = buildPalette();
-/** The last slot, outside the colours: "unchanged since the previous frame". */
-const UNCHANGED = PALETTE.length;
-const TABLE = [...PALETTE, [255, 0, 255] as const].map((c) => [...c]);
 
 export interface GifFrame {
   raster: Raster;
@@ -59,9 +63,12 @@ export interface Gif {
  * Frames, all the same size, → a GIF that loops forever. Frames are taken one at a time, so a long rollout
  * never holds more than two rasters.
  */
-export const encodeGif = (frames: Iterable<GifFrame>): Gif => {
+export const encodeGif = (frames: Iterable<GifFrame>, palette: readonly Rgb[]): Gif => {
+  // The last slot, outside the colours: "unchanged since the previous frame".
+  const UNCHANGED = palette.length;
+  const TABLE = [...palette, [255, 0, 255] as const].map((c) => [...c]);
   const encoder = gifenc.GIFEncoder();
-  const colours = TABLE.slice(0, PALETTE.length);
+  const colours = TABLE.slice(0, palette.length);
   let previous: Uint8Array | undefined;
   let width = 0;
   let height = 0;

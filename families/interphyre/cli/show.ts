@@ -1,5 +1,6 @@
 import type { Argv, CommandModule } from "yargs";
-import { createInstance, parseSeed } from "../instance.ts";
+import { createInstance } from "../instance.ts";
+import { parseSeed } from "../../../src/family/seed.ts";
 import { getLevel } from "../levels/index.ts";
 import { renderScene } from "../pictures/picture.ts";
 import { svgToPng } from "../../../src/report/png.ts";

@@ -1,5 +1,6 @@
 import type { Argv, CommandModule } from "yargs";
-import { createInstance, parseSeed } from "../instance.ts";
+import { createInstance } from "../instance.ts";
+import { parseSeed } from "../../../src/family/seed.ts";
 import { getLevel } from "../levels/index.ts";
 import { callTool, ToolSession } from "../tools/define-tool.ts";
 import { getTool, listTools, tools } from "../tools/index.ts";

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { ball, bar, basket } from "../objects.ts";
 import { createInstance } from "../instance.ts";
 import type { Scene } from "../world/scene.ts";
-import { COLOURS, renderPicture, renderScene, type Rgb } from "./picture.ts";
+import type { Rgb } from "../../../src/report/gif.ts";
+import { COLOURS, renderPicture, renderScene } from "./picture.ts";
 import { svgToPng, svgToRaster, type Raster } from "../../../src/report/png.ts";
 
 const SIZE = 200;

@@ -1,3 +1,4 @@
+import { gifPalette, tint, type Rgb } from "../../../src/report/gif.ts";
 import { basketFixtures } from "../world/basket-geometry.ts";
 import { WALL_NAMES, WORLD_MAX, WORLD_MIN } from "../world/constants.ts";
 import type { BasketObject, Scene, SceneObject } from "../world/scene.ts";
@@ -8,7 +9,6 @@ import type { BasketObject, Scene, SceneObject } from "../world/scene.ts";
  * ascending order of body y so that higher objects lie on top. Pure: the CLI turns the string into files.
  */
 
-export type Rgb = readonly [number, number, number];
 
 /** Render colours by role label (interphyre.md §2.4); unknown labels are drawn black, as Interphyre does. */
 export const COLOURS: Readonly<Record<string, Rgb>> = {
@@ -20,6 +20,8 @@ export const COLOURS: Readonly<Record<string, Rgb>> = {
   black: [0, 0, 0],
 };
 export const BACKGROUND: Rgb = [255, 255, 255];
+/** Every colour a picture uses, kept exact in a rollout GIF. */
+export const PALETTE = gifPalette(BACKGROUND, Object.values(COLOURS));
 
 const colourOf = (label: string): Rgb => COLOURS[label] ?? COLOURS.black!;
 
@@ -51,11 +53,6 @@ const num = (v: number): string => String(Number(v.toFixed(4)) + 0);
 const rgb = ([r, g, b]: Rgb): string => `rgb(${r},${g},${b})`;
 
 /** The colour mixed toward white by `t` (0: unchanged, 1: white). */
-export const tint = ([r, g, b]: Rgb, t: number): Rgb => [
-  Math.round(r + (255 - r) * t),
-  Math.round(g + (255 - g) * t),
-  Math.round(b + (255 - b) * t),
-];
 
 const polygon = (points: readonly (readonly [number, number])[]): string =>
   `<polygon points="${points.map(([x, y]) => `${num(x)},${num(y)}`).join(" ")}"/>`;

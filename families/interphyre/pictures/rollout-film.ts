@@ -3,7 +3,7 @@ import { rollout, type RolloutResult } from "../world/rollout.ts";
 import type { Scene } from "../world/scene.ts";
 import { redBall, type SimulationSpec } from "../world/simulation.ts";
 import { encodeGif, type Gif, type GifFrame } from "../../../src/report/gif.ts";
-import { renderPicture, type Poses } from "./picture.ts";
+import { PALETTE, renderPicture, type Poses } from "./picture.ts";
 import { svgToRaster } from "../../../src/report/png.ts";
 
 /** A rollout filmed every few steps: the poses to draw and the shapes to draw them with. */
@@ -70,5 +70,5 @@ export const filmToGif = (film: Film, options: FilmGifOptions): Gif => {
       options.onFrame?.(i + 1, total);
     }
   }
-  return encodeGif(frames());
+  return encodeGif(frames(), PALETTE);
 };

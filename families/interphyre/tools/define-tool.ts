@@ -1,11 +1,10 @@
-import { z } from "zod";
-import { HexaError, ModelOutputError } from "../../../src/errors.ts";
+import type { z } from "zod";
 import type { LevelInstance } from "../instance.ts";
 import type { ContactEvent } from "../world/contacts.ts";
 import type { Snapshot } from "../world/snapshot.ts";
 import type { Action } from "../world/simulation.ts";
 import { HEXA_HARNESS_HORIZON_STEPS } from "../world/constants.ts";
-import { parseToolCall } from "../../../src/family/tool-call.ts";
+import { callToolSync, isConfigError, toolDefiner, type Tool as GenericTool, type ToolOutcome } from "../../../src/family/define-tool.ts";
 
 /** What the tools of one episode share: the task, the horizon, and the memory of earlier calls. */
 export class ToolSession {
@@ -26,36 +25,13 @@ export class ToolSession {
   }
 }
 
-/**
- * One tool the actor may call: the zod schema is both the model's contract and the parser (style.md §4).
- * `run` is pure over the world; invalid arguments throw ModelOutputError with a message that says what to
- * change, and `callTool` turns that into an error observation.
- */
-export interface Tool<I extends z.ZodType = z.ZodType, R = unknown> {
-  name: string;
-  description: string;
-  input: I;
-  run: (session: ToolSession, args: z.infer<I>) => { result: R; observation: string };
-}
+/** An Interphyre tool: pure over the world and synchronous (docs/spec/style.md). */
+export type Tool<I extends z.ZodType = z.ZodType> = GenericTool<ToolSession, I>;
 
-export const defineTool = <I extends z.ZodType>(tool: Tool<I, unknown>): Tool<I, unknown> => tool;
+export const defineTool = toolDefiner<ToolSession>();
 
-export type ToolOutcome =
-  | { ok: true; tool: string; result: unknown; observation: string }
-  | { ok: false; tool: string; error: string; observation: string };
+export type { ToolOutcome };
 
-/** Never throws past the tool boundary, except for a hexa bug (InvariantError). */
-export const callTool = (tools: readonly Tool[], session: ToolSession, name: string, raw: unknown): ToolOutcome => {
-  const call = parseToolCall(tools, name, raw);
-  if ("error" in call) return { ok: false, tool: name, error: call.error, observation: `ERROR: ${call.error}` };
-  try {
-    const { result, observation } = call.tool.run(session, call.args);
-    return { ok: true, tool: name, result, observation };
-  } catch (e) {
-    if (e instanceof ModelOutputError) return { ok: false, tool: name, error: e.message, observation: `ERROR: ${e.message}` };
-    if (e instanceof HexaError && e.name === "ConfigError") {
-      return { ok: false, tool: name, error: e.message, observation: `ERROR: ${e.message}` };
-    }
-    throw e;
-  }
-};
+/** Never throws past the tool boundary, except for a hexa bug (InvariantError); a ConfigError from the world (a bad value the model chose) is an observation too. */
+export const callTool = (tools: readonly Tool[], session: ToolSession, name: string, raw: unknown): ToolOutcome =>
+  callToolSync(tools, session, name, raw, { shownToModel: isConfigError });

@@ -7,7 +7,7 @@ import { heuristicProposer } from "../proposers/heuristic-proposer.ts";
 import { llmProposer } from "../proposers/llm-proposer.ts";
 import type { Proposer } from "../search/proposer.ts";
 import { DEFAULT_BUDGET, formatSearch, openSearchDir, runSearch, STRATEGIES, type Strategy } from "../search/search.ts";
-import { parseSeed } from "../../interphyre/instance.ts";
+import { parseSeed } from "../../../src/family/seed.ts";
 import { ConfigError } from "../../../src/errors.ts";
 import { LlmConfig } from "../../../src/llm/config.ts";
 import { createTrainerPool } from "../trainer/pool.ts";

@@ -4,7 +4,7 @@ import { BudgetExceeded, type Budget } from "../../llm/budget.ts";
 import type { EpisodeBackend, EpisodeJob } from "../../loop/episode-backend.ts";
 import type { UsageLine } from "../../store/run-records.ts";
 import { redisLabel, withTimeout, type RedisConnection } from "./connection.ts";
-import { budgetStopped, EpisodeJobResult, JOB_SCHEMA_VERSION, jobIdOf, QUEUES, StoppedProgress, type EpisodeJobData, type HexaVersion } from "./jobs.ts";
+import { budgetStopped, EpisodeJobResult, JOB_SCHEMA_VERSION, jobIdOf, EPISODES, queueName, StoppedProgress, type EpisodeJobData, type HexaVersion } from "./jobs.ts";
 
 export interface RedisBackendOptions {
   connection: RedisConnection;
@@ -48,8 +48,8 @@ const withoutKeys = (config: Record<string, unknown>): Record<string, unknown> =
  */
 export const openRedisEpisodes = async (o: RedisBackendOptions): Promise<EpisodeBackend> => {
   const where = redisLabel(o.connection);
-  const queue = new Queue(QUEUES.episodes, { connection: o.connection });
-  const events = new QueueEvents(QUEUES.episodes, { connection: o.connection });
+  const queue = new Queue(queueName(EPISODES), { connection: o.connection });
+  const events = new QueueEvents(queueName(EPISODES), { connection: o.connection });
   // ioredis retries forever; without a listener each failed attempt would be an unhandled 'error'.
   let down = false;
   const onError = (e: Error) => {

@@ -4,7 +4,6 @@ import { Phase, UsageLine } from "../../store/run-records.ts";
 import { Trajectory } from "../../store/trajectory.ts";
 import { RUN_AGENTS } from "../../loop/run-config.ts";
 import { Budget } from "../../llm/budget.ts";
-import { JobBudget, TrainMessage } from "../../../families/reward-search/trainer/protocol.ts";
 
 /**
  * The jobs a coordinator puts on Redis and what workers hand back (issue 14). Every job carries this schema
@@ -14,9 +13,9 @@ import { JobBudget, TrainMessage } from "../../../families/reward-search/trainer
 // 2: an episode job carries the run's spend cap; a worker that ignored it would spend without limit.
 export const JOB_SCHEMA_VERSION = 2;
 
-export const QUEUES = { episodes: "hexa-episodes", trainings: "hexa-trainings" } as const;
-export type QueueKind = keyof typeof QUEUES;
-export const QUEUE_KINDS = Object.keys(QUEUES) as QueueKind[];
+/** A queue kind (`episodes`, or one a family adds, e.g. `trainings`) → its BullMQ queue. */
+export const queueName = (kind: string): string => `hexa-${kind}`;
+export const EPISODES = "episodes";
 
 export const HexaVersion = z.object({ version: z.string(), commit: z.string().nullable() });
 export type HexaVersion = z.infer<typeof HexaVersion>;
@@ -78,19 +77,3 @@ export const refusal = (jobId: string, head: unknown, self: HexaVersion): string
   return other ? `job ${jobId}: queued by hexa ${versionLabel(h.data.hexa)}; this worker is hexa ${versionLabel(self)}; ${fix}` : null;
 };
 
-/** The trainer settings a worker builds its local pool from (the reward-search config's trainer slice, cache and jobs dirs). */
-const TrainerSettings = z.record(z.string(), z.unknown());
-
-export const TrainingJobData = z.discriminatedUnion("kind", [
-  z.object({ schemaVersion: z.literal(JOB_SCHEMA_VERSION), hexa: HexaVersion, kind: z.literal("hello"), trainer: TrainerSettings }),
-  z.object({
-    schemaVersion: z.literal(JOB_SCHEMA_VERSION),
-    hexa: HexaVersion,
-    kind: z.literal("train"),
-    trainer: TrainerSettings,
-    job: TrainMessage.omit({ type: true, id: true, jobDir: true, budget: true }),
-    budget: JobBudget.optional(),
-    label: z.string().optional(),
-  }),
-]);
-export type TrainingJobData = z.infer<typeof TrainingJobData>;

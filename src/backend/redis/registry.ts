@@ -2,7 +2,7 @@ import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { z } from "zod";
 import type { RedisConnection } from "./connection.ts";
-import { QUEUE_KINDS, QUEUES } from "./jobs.ts";
+import { queueName } from "./jobs.ts";
 
 /** The hash every worker beats into: field = worker name, value = a WorkerBeat as JSON. */
 export const WORKERS_KEY = "hexa:workers";
@@ -15,7 +15,7 @@ export const WorkerBeat = z.object({
   name: z.string(),
   host: z.string(),
   pid: z.number().int(),
-  queues: z.array(z.enum(QUEUE_KINDS as [string, ...string[]])),
+  queues: z.array(z.string()),
   concurrency: z.number().int(),
   startedAt: z.number(),
   at: z.number(),
@@ -34,7 +34,8 @@ export interface WorkersView {
 }
 
 /** The workers that beat into Redis and the queues' backlog, as `hexa workers` shows them. */
-export const readWorkers = async (connection: RedisConnection, now: number): Promise<WorkersView> => {
+/** The workers beating into Redis and the jobs waiting in each queue of `kinds`. */
+export const readWorkers = async (connection: RedisConnection, now: number, kinds: readonly string[]): Promise<WorkersView> => {
   const r = new Redis({ ...connection, maxRetriesPerRequest: 1, retryStrategy: () => null });
   r.on("error", () => undefined);
   try {
@@ -45,8 +46,8 @@ export const readWorkers = async (connection: RedisConnection, now: number): Pro
     const drop = workers.filter((w) => now - w.at > DROP_MS).map((w) => w.name);
     if (drop.length) await r.hdel(WORKERS_KEY, ...drop);
     const waiting: Record<string, number> = {};
-    for (const kind of QUEUE_KINDS) {
-      const q = new Queue(QUEUES[kind], { connection: r });
+    for (const kind of kinds) {
+      const q = new Queue(queueName(kind), { connection: r });
       const c = await q.getJobCounts("waiting", "prioritized", "delayed");
       waiting[kind] = (c.waiting ?? 0) + (c.prioritized ?? 0) + (c.delayed ?? 0);
       await q.close();

@@ -4,7 +4,7 @@ import { Redis } from "ioredis";
 import { ConfigError } from "../../errors.ts";
 import { BudgetExceeded } from "../../llm/budget.ts";
 import type { RedisConnection } from "./connection.ts";
-import { QUEUES, refusal, type HexaVersion, type QueueKind } from "./jobs.ts";
+import { queueName, refusal, type HexaVersion } from "./jobs.ts";
 import { HEARTBEAT_MS, WORKERS_KEY, type WorkerBeat } from "./registry.ts";
 
 /** A job's work: the job's data → its result (`progress` reaches the coordinator). A ConfigError or BudgetExceeded fails the job without retries. */
@@ -15,7 +15,7 @@ export interface WorkerOptions {
   hexa: HexaVersion;
   /** Jobs run at once, per queue. */
   concurrency: number;
-  handlers: Partial<Record<QueueKind, JobHandler>>;
+  handlers: Record<string, JobHandler>;
   /** How long a job's lock lasts without renewal; a dead worker's job is taken over after about this long. */
   lockMs: number;
   /** How often workers look for jobs whose lock expired. */
@@ -38,11 +38,11 @@ export interface RunningWorker {
 export const startWorker = async (o: WorkerOptions): Promise<RunningWorker> => {
   const name = `${hostname()}-${process.pid}`;
   const startedAt = Date.now();
-  const active = new Map<string, { queue: QueueKind; since: number }>();
+  const active = new Map<string, { queue: string; since: number }>();
   const done: number[] = [];
   let completed = 0;
   let failed = 0;
-  const process_ = (kind: QueueKind, handler: JobHandler) => async (job: Job) => {
+  const process_ = (kind: string, handler: JobHandler) => async (job: Job) => {
     const id = job.id ?? "?";
     const why = refusal(id, job.data, o.hexa);
     if (why) throw new UnrecoverableError(why);
@@ -58,8 +58,8 @@ export const startWorker = async (o: WorkerOptions): Promise<RunningWorker> => {
       active.delete(id);
     }
   };
-  const workers = (Object.entries(o.handlers) as [QueueKind, JobHandler][]).map(([kind, handler]) => {
-    const w = new Worker(QUEUES[kind], process_(kind, handler), {
+  const workers = Object.entries(o.handlers).map(([kind, handler]) => {
+    const w = new Worker(queueName(kind), process_(kind, handler), {
       connection: o.connection,
       concurrency: o.concurrency,
       name,
@@ -95,7 +95,7 @@ export const startWorker = async (o: WorkerOptions): Promise<RunningWorker> => {
       name,
       host: hostname(),
       pid: process.pid,
-      queues: Object.keys(o.handlers) as QueueKind[],
+      queues: Object.keys(o.handlers),
       concurrency: o.concurrency,
       startedAt,
       at: now,

@@ -3,12 +3,12 @@ import type { BankEvent } from "../../store/bank.ts";
 import type { BankSnapshot, EpisodeRecord, UsageLine } from "../../store/run-records.ts";
 import { bankView, type BankView } from "./bank-view.ts";
 import { usageView, type FailedCall, type UsageView } from "./usage-view.ts";
-import type { SearchView } from "../../../families/reward-search/report/search-view.ts";
+import type { SearchView } from "./search-view.ts";
 
 /**
  * The data behind `hexa inspect` (issue 12): one run's files, already read and parsed by the store, turned into
  * the JSON the page draws. Pure, and family-independent except through `EpisodeDrawer`, which the CLI supplies
- * (Interphyre draws a scene; a reward-search family would show reward code and training curves).
+ * (a family supplies it).
  */
 
 /** The episode's action, whatever the family: the one place that knows where a trajectory keeps it. */
@@ -19,6 +19,8 @@ export interface EpisodeDrawer {
   drawEpisode(rec: EpisodeRecord, opts: { animate: boolean }): { image?: string; animation?: string };
   /** The action as one short line of text. */
   renderAction(action: unknown): string;
+  /** The episode's animation as GIF bytes (`hexa inspect --serve` serves them); absent: none. */
+  animationGif?(rec: EpisodeRecord): Uint8Array | undefined;
 }
 
 /** What the run was, from its config; plain values so that this module needs no config schema. */

@@ -1,12 +1,13 @@
 import { createHash } from "node:crypto";
 import { Queue, QueueEvents } from "bullmq";
 import { z } from "zod";
-import { ConfigError } from "../../errors.ts";
-import type { JobProgress } from "../../../families/reward-search/trainer/client.ts";
-import type { PoolJob, PoolOutcome, PoolTrainOptions, TrainerPool } from "../../../families/reward-search/trainer/pool.ts";
-import { HelloMessage } from "../../../families/reward-search/trainer/protocol.ts";
-import { redisLabel, type RedisConnection } from "./connection.ts";
-import { HexaVersion, JOB_SCHEMA_VERSION, QUEUES, TrainingJobData } from "./jobs.ts";
+import { ConfigError } from "../../../src/errors.ts";
+import type { JobProgress } from "../trainer/client.ts";
+import type { PoolJob, PoolOutcome, PoolTrainOptions, TrainerPool } from "../trainer/pool.ts";
+import { HelloMessage } from "../trainer/protocol.ts";
+import { redisLabel, type RedisConnection } from "../../../src/backend/redis/connection.ts";
+import { HexaVersion, JOB_SCHEMA_VERSION, queueName } from "../../../src/backend/redis/jobs.ts";
+import { TRAININGS, TrainingJobData } from "./training-job.ts";
 
 /** What a training job hands back: the pool's outcome (jobDir is on the worker's machine) or the trainer's hello. */
 const TrainingResult = z.union([z.object({ hello: HelloMessage }), z.object({ outcome: z.looseObject({ kind: z.enum(["result", "error"]) }), worker: z.string() })]);
@@ -28,8 +29,8 @@ export const redisTrainerPool = (o: RedisTrainerOptions): TrainerPool => {
   let opened: { queue: Queue; events: QueueEvents } | undefined;
   const open = async () => {
     if (!opened) {
-      const queue = new Queue(QUEUES.trainings, { connection: o.connection });
-      const events = new QueueEvents(QUEUES.trainings, { connection: o.connection });
+      const queue = new Queue(queueName(TRAININGS), { connection: o.connection });
+      const events = new QueueEvents(queueName(TRAININGS), { connection: o.connection });
       queue.on("error", () => undefined);
       events.on("error", () => undefined);
       queue.setMaxListeners(0);

@@ -2,16 +2,15 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Argv, CommandModule } from "yargs";
 import { stringify as toYaml } from "yaml";
-import { ConfigError } from "../errors.ts";
-import { readFinalScores } from "../store/final-scores.ts";
-import { writeAtomic, writeJsonAtomic } from "../store/jsonl.ts";
-import { benchRows, benchSvg, renderBenchCsv, renderBenchMarkdown, type BenchScore } from "../report/compare/strategy-bench.ts";
-import { chartToPng } from "../report/png.ts";
-import { getTask } from "../../families/reward-search/tasks/index.ts";
-import { STRATEGY_NAMES } from "../../families/reward-search/config.ts";
-import { compare } from "./compare.ts";
-import { intFlag } from "./flags.ts";
-import { asUserError } from "./write-file.ts";
+import { ConfigError } from "../../../src/errors.ts";
+import { readFinalScores } from "../../../src/store/final-scores.ts";
+import { writeAtomic, writeJsonAtomic } from "../../../src/store/jsonl.ts";
+import { benchRows, benchSvg, renderBenchCsv, renderBenchMarkdown, type BenchScore } from "../../../src/report/compare/strategy-bench.ts";
+import { chartToPng } from "../../../src/report/png.ts";
+import { getTask } from "../tasks/index.ts";
+import { STRATEGY_NAMES } from "../config.ts";
+import { intFlag } from "../../../src/cli/flags.ts";
+import { asUserError } from "../../../src/cli/write-file.ts";
 
 /**
  * `hexa bench reward-search` (issue 13): the reward-search strategies side by side on the same tasks, trainer
@@ -112,6 +111,8 @@ const bench = async (argv: Record<string, unknown>, out: string): Promise<void> 
   writeAtomic(configPath, `# hexa bench reward-search: the base config of its compare grid over rewardSearch.strategy\n${toYaml(benchConfig({ ...o, out }))}`);
   const t0 = performance.now();
   const compareDir = join(out, "compare");
+  // Loaded when it runs: compare reaches every family through the CLI registry, this file among them.
+  const { compare } = await import("../../../src/cli/compare.ts");
   await compare({ config: configPath, grid: [`rewardSearch.strategy=${strategies.join(",")}`], runs, heldout: 0, parallel: Number(argv.parallel) }, compareDir);
   const wallS = (performance.now() - t0) / 1000;
 

@@ -1,8 +1,9 @@
 import { RewardSearchConfig } from "../config.ts";
 import { ConfigError } from "../../../src/errors.ts";
 import type { TrainerPool } from "../trainer/pool.ts";
-import { JOB_SCHEMA_VERSION, TrainingJobData } from "../../../src/backend/redis/jobs.ts";
-import { localTrainerPool } from "../../../src/cli/families.ts";
+import { JOB_SCHEMA_VERSION } from "../../../src/backend/redis/jobs.ts";
+import { TrainingJobData } from "./training-job.ts";
+import { localTrainerPool } from "../trainer/local-pool.ts";
 
 /**
  * A training job on a worker: the same trainer pool code as a local run, one pool per trainer setting (its

@@ -3,8 +3,8 @@ import { PlacementAction } from "../action.ts";
 import { HEXA_HARNESS_HORIZON_STEPS } from "../world/constants.ts";
 import { redBall } from "../world/simulation.ts";
 import { actionOf, type EpisodeDrawer } from "../../../src/report/inspect/model.ts";
-import { renderPicture } from "../pictures/picture.ts";
-import { filmRollout, filmToGif } from "../pictures/rollout-film.ts";
+import { renderPicture } from "./picture.ts";
+import { filmRollout, filmToGif } from "./rollout-film.ts";
 import type { EpisodeRecord } from "../../../src/store/run-records.ts";
 
 /**
@@ -69,5 +69,6 @@ export const interphyreDrawer = (): EpisodeDrawer => {
       const a = PlacementAction.safeParse(action);
       return a.success ? `red ball at (${round(a.data.x)}, ${round(a.data.y)}), radius ${round(a.data.radius)}` : JSON.stringify(action);
     },
+    animationGif,
   };
 };

@@ -1,0 +1,45 @@
+import type { Argv, CommandModule } from "yargs";
+import { ConfigError } from "../../../src/errors.ts";
+import { DEFAULT_BUDGET } from "../certify.ts";
+import { getLevel, listLevels } from "../levels/index.ts";
+import { runCertification } from "./certify-runner.ts";
+
+const positiveInt = (name: string) => (v: unknown) => {
+  const n = Number(v);
+  if (!Number.isSafeInteger(n) || n < 1) throw new ConfigError(`--${name} must be a positive integer (got ${JSON.stringify(v)})`);
+  return n;
+};
+
+export const certifyCommand: CommandModule = {
+  command: "certify <level>",
+  describe: "find certified seeds by oracle search (resumes where it stopped); <level> may be 'all'",
+  builder: (y: Argv) =>
+    y
+      .positional("level", { type: "string", demandOption: true })
+      .option("seeds", { type: "number", default: 120, coerce: positiveInt("seeds"), describe: "certified seeds wanted" })
+      .option("workers", { type: "number", default: 2, coerce: positiveInt("workers"), describe: "parallel processes" })
+      .option("random", { type: "number", default: DEFAULT_BUDGET.random, describe: "random placements per seed" })
+      .option("refine", { type: "number", default: DEFAULT_BUDGET.refine, describe: "refinements per seed" })
+      .option("dir", { type: "string", describe: "where the certified files live (default: families/interphyre/certified)" })
+      .option("quiet", { type: "boolean", default: false }),
+  handler: async (argv) => {
+    const level = String(argv.level);
+    const ids = level === "all" ? listLevels() : [getLevel(level).id];
+    const budget = { ...DEFAULT_BUDGET, random: Number(argv.random), refine: Number(argv.refine) };
+    for (const id of ids) {
+      const data = await runCertification({
+        level: id,
+        target: Number(argv.seeds),
+        budget,
+        workers: Number(argv.workers),
+        ...(argv.dir ? { dir: String(argv.dir) } : {}),
+        progress: (line) => {
+          if (!argv.quiet) process.stderr.write(`\r\x1b[K${line}`);
+        },
+      });
+      process.stderr.write(`\r\x1b[K`);
+      process.stdout.write(`${id}: ${data.seeds.length} certified, ${data.rejected.length} rejected\n`);
+    }
+  },
+};
+

@@ -1,0 +1,23 @@
+import { z } from "zod";
+import { HexaVersion, JOB_SCHEMA_VERSION } from "../../../src/backend/redis/jobs.ts";
+import { JobBudget, TrainMessage } from "../trainer/protocol.ts";
+
+/** The queue kind reward search adds to `hexa worker`: one training per job, shared by every worker that serves it. */
+export const TRAININGS = "trainings";
+
+/** The trainer settings a worker builds its local pool from (the reward-search config's trainer slice, cache and jobs dirs). */
+const TrainerSettings = z.record(z.string(), z.unknown());
+
+export const TrainingJobData = z.discriminatedUnion("kind", [
+  z.object({ schemaVersion: z.literal(JOB_SCHEMA_VERSION), hexa: HexaVersion, kind: z.literal("hello"), trainer: TrainerSettings }),
+  z.object({
+    schemaVersion: z.literal(JOB_SCHEMA_VERSION),
+    hexa: HexaVersion,
+    kind: z.literal("train"),
+    trainer: TrainerSettings,
+    job: TrainMessage.omit({ type: true, id: true, jobDir: true, budget: true }),
+    budget: JobBudget.optional(),
+    label: z.string().optional(),
+  }),
+]);
+export type TrainingJobData = z.infer<typeof TrainingJobData>;

@@ -1,0 +1,67 @@
+import type { z } from "zod";
+import { HexaError, InvariantError, ModelOutputError } from "../errors.ts";
+import type { ToolProgress, ToolResult } from "./task-env.ts";
+import { parseToolCall } from "./tool-call.ts";
+
+/** What a tool's run gives back: the text the model sees, the structured result, and the family's ending rule. */
+export type ToolOutput = Pick<ToolResult, "observation" | "result" | "ends" | "pinned">;
+
+/**
+ * One tool the actor may call, in any family: the zod schema is both the model's contract and the parser
+ * (docs/spec/style.md). `run` gets the family's session (what the episode's tools share); it may be async (a
+ * training runs for minutes). Invalid arguments throw ModelOutputError with a message that says what to change.
+ */
+export interface Tool<S, I extends z.ZodType = z.ZodType> {
+  name: string;
+  description: string;
+  input: I;
+  run: (session: S, args: z.infer<I>, onProgress?: (p: ToolProgress) => void) => ToolOutput | Promise<ToolOutput>;
+}
+
+/** A family's `defineTool`, bound to its session type: `export const defineTool = toolDefiner<MySession>();`. */
+export const toolDefiner =
+  <S>() =>
+  <I extends z.ZodType>(tool: Tool<S, I>): Tool<S, I> =>
+    tool;
+
+export type ToolOutcome = ({ ok: true; tool: string } & ToolOutput) | { ok: false; tool: string; error: string; observation: string };
+
+export interface CallOptions {
+  onProgress?: (p: ToolProgress) => void;
+  /** Errors besides ModelOutputError that the model is shown as an observation; anything else throws (the user must act). */
+  shownToModel?: (e: unknown) => boolean;
+}
+
+const failure = (tool: string, error: string): ToolOutcome => ({ ok: false, tool, error, observation: `ERROR: ${error}` });
+
+const caught = (name: string, e: unknown, o: CallOptions): ToolOutcome => {
+  if (e instanceof ModelOutputError || o.shownToModel?.(e)) return failure(name, (e as Error).message);
+  throw e;
+};
+
+/** A user-facing ConfigError (a bad value the model chose), shown to the model like a ModelOutputError. */
+export const isConfigError = (e: unknown): boolean => e instanceof HexaError && e.name === "ConfigError";
+
+/** Runs a model's tool call; never throws for the model's mistakes (an error observation), only for a hexa bug or a broken host. */
+export const callTool = async <S>(tools: readonly Tool<S>[], session: S, name: string, raw: unknown, o: CallOptions = {}): Promise<ToolOutcome> => {
+  const call = parseToolCall(tools, name, raw);
+  if ("error" in call) return failure(name, call.error);
+  try {
+    return { ok: true, tool: name, ...(await call.tool.run(session, call.args, o.onProgress)) };
+  } catch (e) {
+    return caught(name, e, o);
+  }
+};
+
+/** callTool for tools that never wait (a physics rollout): the same rules, no promise, for tight loops. */
+export const callToolSync = <S>(tools: readonly Tool<S>[], session: S, name: string, raw: unknown, o: CallOptions = {}): ToolOutcome => {
+  const call = parseToolCall(tools, name, raw);
+  if ("error" in call) return failure(name, call.error);
+  try {
+    const out = call.tool.run(session, call.args, o.onProgress);
+    if (out instanceof Promise) throw new InvariantError(`callToolSync: tool ${name} is async; call it with callTool`);
+    return { ok: true, tool: name, ...out };
+  } catch (e) {
+    return caught(name, e, o);
+  }
+};

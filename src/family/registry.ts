@@ -1,0 +1,58 @@
+import type { CommandModule } from "yargs";
+import type { RedisConnection } from "../backend/redis/connection.ts";
+import type { HexaVersion } from "../backend/redis/jobs.ts";
+import { ConfigError } from "../errors.ts";
+import type { LevelFamily } from "./family.ts";
+
+/**
+ * A keyed registry (levels, tools, tasks): explicit entries, one way in, and an unknown key named with the
+ * known ones (docs/spec/style.md: registries are explicit lists).
+ */
+export const keyedRegistry = <T, K extends string = string>(what: string, entries: Record<K, T>) => {
+  const keys = Object.keys(entries) as K[];
+  const has = (key: string): key is K => Object.hasOwn(entries, key);
+  return {
+    list: (): K[] => [...keys],
+    has,
+    get: (key: string): T => {
+      if (!has(key)) throw new ConfigError(`unknown ${what} '${key}'; known: ${keys.join(", ")}`);
+      return entries[key];
+    },
+  };
+};
+
+/** What a family's queue handler does with one job (the job's data → its result; `progress` reaches the coordinator). */
+export type FamilyJobHandler = (data: unknown, jobId: string, progress: (p: object) => Promise<void>) => Promise<unknown>;
+
+/** What `hexa worker` gives a family that serves queues of its own. */
+export interface FamilyWorkerContext {
+  connection: RedisConnection;
+  hexa: HexaVersion;
+  log: (line: string) => void;
+  /** This worker's name, known once it has started. */
+  workerName: () => string;
+}
+
+/** The family's side of `hexa worker`: called before any family is built, so it may route its heavy jobs to its queues. */
+export interface FamilyWorker {
+  /** The queue kinds the family adds beside `episodes`, e.g. `trainings`. */
+  queues: readonly string[];
+  serve(ctx: FamilyWorkerContext): Promise<{ handlers: Record<string, FamilyJobHandler>; close(): Promise<unknown> }>;
+}
+
+/**
+ * A level family as the CLI registers it (families/index.ts lists them): the family itself, built once per
+ * process when first used, and what the family adds to the command line. Generic commands know a family only
+ * through this.
+ */
+export interface FamilyModule {
+  id: string;
+  /** One line for `hexa levels list --family` and errors. */
+  title: string;
+  build(): LevelFamily;
+  /** Top-level commands the family adds (e.g. `hexa play`, `hexa trainer`). */
+  commands?: readonly CommandModule[];
+  /** Subcommands the family adds under `hexa levels` (e.g. `certify`, `show`). */
+  levelCommands?: readonly CommandModule[];
+  worker?: FamilyWorker;
+}
