@@ -25,7 +25,7 @@ export const routeTrainings = (make: (c: RewardSearchConfig) => TrainerPool): vo
   trainerFor = make;
 };
 
-/** Every level family hexa ships, built with the store's readers: the CLI's only way to a family (style.md §1: adapters are built here). */
+/** Every level family hexa ships, built with the store's readers: the CLI's only way to a family (docs/spec/style.md §1: adapters are built here). */
 const builders: Record<string, () => LevelFamily> = {
   interphyre: () => interphyreFamily((level) => readCertified(level)?.seeds.map((s) => s.seed) ?? []),
   "reward-search": () => rewardSearchFamily((c) => trainerFor(c)),

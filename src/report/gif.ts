@@ -4,7 +4,7 @@ import { BACKGROUND, COLOURS, tint, type Rgb } from "../../families/interphyre/p
 import type { Raster } from "./png.ts";
 
 /**
- * Animated GIFs, gifenc's one home (style.md §2). The palette is fixed, not quantised per frame: the render
+ * Animated GIFs, gifenc's one home (docs/spec/style.md §2). The palette is fixed, not quantised per frame: the render
  * colours are known, so each is kept exact, and its tints toward white cover anti-aliased edges, radius
  * lines and fading trails. A frame stores only the pixels that changed since the previous one (the rest
  * is the transparent index over an undisposed frame), which keeps long rollouts small.

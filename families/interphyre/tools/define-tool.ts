@@ -27,7 +27,7 @@ export class ToolSession {
 }
 
 /**
- * One tool the actor may call: the zod schema is both the model's contract and the parser (style.md §4).
+ * One tool the actor may call: the zod schema is both the model's contract and the parser (docs/spec/style.md §4).
  * `run` is pure over the world; invalid arguments throw ModelOutputError with a message that says what to
  * change, and `callTool` turns that into an error observation.
  */
