@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { DEFAULT_MAX_REQUEST_CHARS } from "./context.ts";
 
-/** The actor's settings (method.md §1, issue 4); every default visible here and in `--print-config`. */
+/** The actor's settings (docs/spec/method.md §1.1, §1.2); every default visible here and in `--print-config`. */
 export const ActorConfig = z.strictObject({
   maxTurns: z.number().int().min(1).default(25).describe("turn budget T; every model turn counts, an unsolved episode counts as T"),
   keepTurns: z.number().int().min(1).default(4).describe("the last K turns are kept verbatim in the context"),

@@ -35,7 +35,7 @@ const executeCall = async (env: TaskEnv, call: ToolCall, extra: number, onProgre
 };
 
 /**
- * The ReAct loop (method.md §1): each turn the model writes a thought and makes one tool call; every turn counts.
+ * The ReAct loop (docs/spec/method.md §1.1): each turn the model writes a thought and makes one tool call; every turn counts.
  * The episode ends when the family's rule says a call ended it (auto-finish, finish), when the budget is spent, or when
  * the model endpoint fails for good (the trajectory is kept, with stopReason "error").
  */

@@ -133,8 +133,8 @@ const dropNote = (n: number, cap: number): Message => ({
 
 /**
  * The messages sent to the model: the system prompt and task, then every turn, the last `keepTurns` verbatim
- * and older observations cut to head + tail unless pinned (issue 4: context control). The whole request is
- * capped at `maxChars` (issue 9 item 7): over it, older thoughts and arguments are cut to head + tail too; if
+ * and older observations cut to head + tail unless pinned (docs/spec/method.md §1.2). The whole request is
+ * capped at `maxChars` (docs/spec/method.md §1.2): over it, older thoughts and arguments are cut to head + tail too; if
  * that is not enough, the newest turns keep as much as fits (pinned scene turns first), the turn at the edge
  * is cut to the room left, and older ones are dropped, with a note saying how many.
  */

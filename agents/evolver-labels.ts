@@ -4,7 +4,7 @@ import { applyEvent, BankEvent, capEvents, type Bank, type BankEventInput, type 
 import { cite, mistakeWeight, weightOf } from "../src/store/bank-weights.ts";
 import type { Trajectory } from "../src/store/trajectory.ts";
 
-/** A trajectory as an evolver sees it: a stable id, r(τ) and its category (method.md §2). */
+/** A trajectory as an evolver sees it: a stable id, r(τ) and its category (docs/spec/method.md §2). */
 export interface Labelled {
   id: string;
   trajectory: Trajectory;
@@ -12,10 +12,10 @@ export interface Labelled {
   category: RewardCategory;
 }
 
-/** "labelled": r shown and used for sorting and weights; "no_reward": the ablation of method.md §7. */
+/** "labelled": r shown and used for sorting and weights; "no_reward": the ablation of docs/spec/method.md §7. */
 export type EvolverMode = "labelled" | "no_reward";
 
-/** Caps M_max / N_max per level (method.md §3), enforced in code after every update. */
+/** Caps M_max / N_max per level (docs/spec/method.md §3), enforced in code after every update. */
 export interface BankCaps {
   skills: number;
   mistakes: number;
@@ -33,7 +33,7 @@ const batchMeanR = (ls: readonly Labelled[]): number | undefined =>
   ls.length ? ls.reduce((s, l) => s + l.r, 0) / ls.length : undefined;
 
 /**
- * An entry's evidence and weight after citing `sources` on top of `prior` (method.md §3): for a skill the running
+ * An entry's evidence and weight after citing `sources` on top of `prior` (docs/spec/method.md §3): for a skill the running
  * mean of every cited r, the batch mean when nothing was ever cited, partial skills capped; for a mistake the
  * number of cited failures (mistakeWeight). The ablation is unweighted.
  */
@@ -55,7 +55,7 @@ export const seedsOf = (sources: readonly Labelled[], prior: readonly number[] =
 
 export const event = (e: BankEventInput): BankEvent => BankEvent.parse(e);
 
-/** The update's events followed by the cap prunes of the folded result (method.md §3, ours). */
+/** The update's events followed by the cap prunes of the folded result (docs/spec/method.md §3, ours). */
 export const withCaps = (bank: Bank, events: BankEvent[], caps: BankCaps, round: number): BankEvent[] => [
   ...events,
   ...capEvents(events.reduce(applyEvent, bank), caps, round),

@@ -2,7 +2,7 @@ import type { Bank, BankEntry } from "../src/store/bank.ts";
 import type { BankCaps, EvolverMode, Labelled } from "./evolver-labels.ts";
 import type { FamilyWords } from "../src/family/family-words.ts";
 
-/** Observations are cut to 500 characters and only the last 10 steps shown: the evolver's context budget (method.md §4). */
+/** Observations are cut to 500 characters and only the last 10 steps shown: the evolver's context budget (docs/spec/method.md §4). */
 const OBSERVATION_CHARS = 500;
 const THOUGHT_CHARS = 300;
 const LAST_STEPS = 10;
@@ -32,7 +32,7 @@ const renderEntry = (e: BankEntry): string => {
     : `- [${e.id}] mistake (${meta})\n  description: ${e.description}\n  root_cause: ${e.rootCause}\n  correction: ${e.correction}`;
 };
 
-/** The full text of every entry with its id (method.md §4, ours: nothing truncated). */
+/** The full text of every entry with its id (docs/spec/method.md §4, ours: nothing truncated). */
 export const renderBank = (bank: Bank): string =>
   [...bank.skills, ...bank.mistakes].map(renderEntry).join("\n") || "(the bank is empty)";
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Bank } from "../src/store/bank.ts";
 
-/** The evolver's JSON answers (method.md §4). Field names are snake_case: the model reads and writes them. */
+/** The evolver's JSON answers (docs/spec/method.md §4). Field names are snake_case: the model reads and writes them. */
 const text = z.string().trim().min(1);
 const sources = z.array(z.string()).default([]).describe("ids of the trajectories this entry is grounded in");
 

@@ -11,7 +11,7 @@ const fake = scriptedRole("evolver");
 afterEach(() => fake.close());
 const modelFor = fake.modelFor;
 
-/** `used` turns were played; a failure counts the whole budget (method.md §1). */
+/** `used` turns were played; a failure counts the whole budget (docs/spec/method.md §1.1). */
 const traj = (seed: number, success: boolean, used: number): Trajectory => ({
   schemaVersion: 2,
   level: "two_body_problem",
@@ -51,7 +51,7 @@ const userText = (i: number) => String(fake.requests[i]!.body.messages.at(-1)!.c
 const distilled = async (): Promise<BankEvent[]> => distil({ words: INTERPHYRE_WORDS, model: await modelFor([contrastive, failures]), round: 1, level: "two_body_problem", labelled: round1 });
 
 describe("distil", () => {
-  it("turns the two passes into add events weighted per method.md §3, after one malformed answer", async () => {
+  it("turns the two passes into add events weighted per docs/spec/method.md §3, after one malformed answer", async () => {
     const model = await modelFor([{ text: "Sure! Here are the skills" }, contrastive, failures]);
     const events = await distil({ words: INTERPHYRE_WORDS, model, round: 1, level: "two_body_problem", labelled: round1 });
     expect(events.map((e) => e.type)).toEqual(["add", "add", "add", "add"]);

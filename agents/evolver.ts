@@ -11,7 +11,7 @@ import { contrastiveSchema, evolveSchema, failuresSchema, type EntryText } from 
 
 export { labelTrajectories, DEFAULT_CAPS, type BankCaps, type EvolverMode, type Labelled } from "./evolver-labels.ts";
 
-/** Trajectories per side of the contrastive pass, failures in the failures pass, and shown in evolution (method.md §4). */
+/** Trajectories per side of the contrastive pass, failures in the failures pass, and shown in evolution (docs/spec/method.md §4). */
 const TOP = 5;
 
 interface Common {
@@ -32,7 +32,7 @@ const bodyOf = (t: EntryText, sourceType: Skill["sourceType"]): Body<"skill"> | 
     ? { kind: "skill", title: t.title, principle: t.principle, whenToApply: t.when_to_apply, ...(t.example ? { example: t.example } : {}), sourceType }
     : { kind: "mistake", description: t.description, rootCause: t.root_cause, correction: t.correction };
 
-/** Builds entries from the model's text: weights by method.md §3 from the cited trajectories on top of `prior`. */
+/** Builds entries from the model's text: weights by docs/spec/method.md §3 from the cited trajectories on top of `prior`. */
 class Builder {
   private readonly byId: Map<string, Labelled>;
   constructor(
@@ -72,7 +72,7 @@ const ask = async <S extends z.ZodType>(model: ChatModel, p: { system: string; u
 const distilEvents = async (o: Common, bank: Bank): Promise<BankEvent[]> => {
   const mode = o.mode ?? "labelled";
   const caps = o.caps ?? DEFAULT_CAPS;
-  // The ablation shows trajectories unsorted (method.md §7): take them in the order they came.
+  // The ablation shows trajectories unsorted (docs/spec/method.md §7): take them in the order they came.
   const ordered = mode === "labelled" ? byReward(o.labelled) : [...o.labelled];
   const successes = ordered.filter((l) => l.trajectory.success).slice(0, TOP);
   const failures = (mode === "labelled" ? [...ordered].reverse() : ordered).filter((l) => !l.trajectory.success).slice(0, TOP);
@@ -94,12 +94,12 @@ const distilEvents = async (o: Common, bank: Bank): Promise<BankEvent[]> => {
 };
 
 /**
- * Round-1 distillation (method.md §4): a contrastive pass (top-5 successes vs top-5 failures by r → skills)
+ * Round-1 distillation (docs/spec/method.md §4): a contrastive pass (top-5 successes vs top-5 failures by r → skills)
  * and a failures pass (top-5 failures → mistakes and partial skills). Returns add events, then cap prunes.
  */
 export const distil = (o: Common): Promise<BankEvent[]> => guarded(o.round, () => distilEvents(o, EMPTY_BANK));
 
-/** Iterative replacement (method.md §5): the old bank is discarded ("replaced") and distilled from scratch. */
+/** Iterative replacement (docs/spec/method.md §5): the old bank is discarded ("replaced") and distilled from scratch. */
 export const replace = (o: Common & { bank: Bank }): Promise<BankEvent[]> =>
   guarded(o.round, async () => {
     const prunes = [...o.bank.skills, ...o.bank.mistakes].map((e) =>
@@ -109,7 +109,7 @@ export const replace = (o: Common & { bank: Bank }): Promise<BankEvent[]> =>
   });
 
 /**
- * Evolution (rounds ≥ 2, method.md §4): the full bank and the last round's top-5 trajectories in, one operation
+ * Evolution (rounds ≥ 2, docs/spec/method.md §4): the full bank and the last round's top-5 trajectories in, one operation
  * per entry out, translated into add / merge / revise / reweight / prune events; caps enforced afterwards.
  */
 export const evolve = (o: Common & { bank: Bank }): Promise<BankEvent[]> =>

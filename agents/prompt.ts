@@ -15,7 +15,7 @@ export interface PromptInput {
 }
 
 /**
- * The actor's system prompt, generated from the same values the harness enforces (method.md §9: prompts must
+ * The actor's system prompt, generated from the same values the harness enforces (docs/spec/method.md §9: prompts must
  * never contradict the harness): the turn budget and the tool list come from config, the task's text and its
  * ending rules from the family.
  */

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { byWeight, type Bank } from "../src/store/bank.ts";
 
-/** The retriever is a rule, not a model (method.md §1): top-M skills and top-N mistakes by weight. */
+/** The retriever is a rule, not a model (docs/spec/method.md §1.3): top-M skills and top-N mistakes by weight. */
 export const RetrieverConfig = z.strictObject({
   topSkills: z.number().int().min(0).default(6).describe("M: skills put into the actor's prompt"),
   topMistakes: z.number().int().min(0).default(4).describe("N: mistakes put into the actor's prompt"),

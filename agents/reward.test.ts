@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { trajectoryReward } from "./reward.ts";
 
 describe("r(τ)", () => {
-  it("follows method.md §2 at T = 25", () => {
+  it("follows docs/spec/method.md §2 at T = 25", () => {
     const at = (s: boolean, n: number) => trajectoryReward(s, n, 25);
     expect([1, 3].map((n) => at(true, n))).toEqual([{ category: "fast_success", r: 1 }, { category: "fast_success", r: 1 }]);
     expect([4, 7].map((n) => at(true, n).r)).toEqual([0.75, 0.75]);

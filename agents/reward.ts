@@ -1,6 +1,6 @@
 import type { RewardCategory } from "../src/store/trajectory.ts";
 
-/** Trajectory reward categories (method.md §2), edges given for T = 25 and scaled with T. */
+/** Trajectory reward categories (docs/spec/method.md §2), edges given for T = 25 and scaled with T. */
 
 export interface TrajectoryReward {
   category: RewardCategory;

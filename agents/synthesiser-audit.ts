@@ -1,7 +1,7 @@
 import type { Bank, BankEntry } from "../src/store/bank.ts";
 
 /**
- * The citation audit of a transferred bank (method.md §6, issue 11), checked in code for every synthesiser:
+ * The citation audit of a transferred bank (docs/spec/method.md §6), checked in code for every synthesiser:
  * citations must name source entries that exist (an entry citing nothing real is dropped), the text may name
  * only the target's objects, numbers must come from the target description, and a weight ≥ 0.7 needs its
  * primitive in ≥ 2 source banks (read as: real citations from ≥ 2 source levels), else it is capped at 0.69.
@@ -46,7 +46,7 @@ export interface AuditContext {
   levelIds?: readonly string[];
 }
 
-/** Weight from which the shared-primitive rule applies, and the cap below it (method.md §6). */
+/** Weight from which the shared-primitive rule applies, and the cap below it (docs/spec/method.md §6). */
 const SHARED_WEIGHT = 0.7;
 const SINGLE_SOURCE_CAP = 0.69;
 

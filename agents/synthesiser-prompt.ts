@@ -17,7 +17,7 @@ const renderEntry = (e: BankEntry): string =>
 const [s0, s1] = SYNTHESIS_COUNTS.skills;
 const [m0, m1] = SYNTHESIS_COUNTS.mistakes;
 
-/** The rules of method.md §6, in the family's words; the citation audit checks the checkable ones in code. */
+/** The rules of docs/spec/method.md §6, in the family's words; the citation audit checks the checkable ones in code. */
 const rules = (words: FamilyWords, target: string) =>
   [
     `You write the starting skill bank for an agent that will solve the ${words.task} level "${target}" by ${words.solvesBy}.`,

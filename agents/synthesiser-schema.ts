@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** The synthesiser's JSON answer (method.md §6): 6–10 skills and 2–4 mistakes, each citing source entries. */
+/** The synthesiser's JSON answer (docs/spec/method.md §6): 6–10 skills and 2–4 mistakes, each citing source entries. */
 const text = z.string().trim().min(1);
 const cites = z
   .array(z.object({ level: text, id: text }))

@@ -3,7 +3,7 @@ import type { SynthesisSource } from "./synthesiser-prompt.ts";
 
 /**
  * Source entries shown to the synthesiser in one prompt. Above this many, semantic search picks the ones most
- * relevant to the target description (issue 11): about 40 entries of ~100 tokens each keep the prompt near 5k tokens.
+ * relevant to the target description (docs/spec/method.md §6): about 40 entries of ~100 tokens each keep the prompt near 5k tokens.
  */
 export const PROMPT_ENTRY_LIMIT = 40;
 

@@ -61,7 +61,7 @@ const valid = {
 const json = (v: unknown): ScriptItem => ({ text: JSON.stringify(v) });
 const byId = (entries: readonly BankEntry[], id: string) => entries.find((e) => e.id === id)!;
 
-describe("synthesise (LLM, method.md §6)", () => {
+describe("synthesise (LLM, docs/spec/method.md §6)", () => {
   it("turns a valid answer into transfer entries that pass the audit, capping a single-source weight ≥ 0.7", async () => {
     const s = await synthesise({ model: await modelFor([json(valid)]), words: INTERPHYRE_WORDS, target, sources });
     expect(s.candidates).toHaveLength(8);

@@ -22,11 +22,11 @@ export interface LlmSynthesis {
   model: string;
 }
 
-/** Transferred entries start with no evidence of their own: the target was never played (method.md §6). */
+/** Transferred entries start with no evidence of their own: the target was never played (docs/spec/method.md §6). */
 const common = (id: string) => ({ id, sourceSeeds: [], generation: 0, parents: [], evidence: NO_EVIDENCE });
 
 /**
- * The zero-shot transfer synthesiser (method.md §6): one call, source banks and descriptions in, a target bank
+ * The zero-shot transfer synthesiser (docs/spec/method.md §6): one call, source banks and descriptions in, a target bank
  * out, zod-validated with one retry. A second failure throws the ModelOutputError: the caller writes nothing.
  * The citation audit (synthesiser-audit.ts) runs on the candidates afterwards.
  */

@@ -1,5 +1,5 @@
 /**
- * The Redis backend (issue 14) on this machine: a round's episodes per second with 1 and 2 `hexa worker`
+ * The Redis backend (docs/ARCHITECTURE.md §7) on this machine: a round's episodes per second with 1 and 2 `hexa worker`
  * processes (concurrency 1 each), the queue's overhead per job, and how long a kill -9'd worker's job takes to
  * be picked up by another worker. The episodes are the heuristic agent's on pass_the_parcel with a 10-turn
  * budget (it fails most seeds, so each episode simulates all 10 placements: the realistic cost of a heuristic

@@ -1,7 +1,7 @@
 /**
  * Latency of each actor tool on catapult and pass_the_parcel: p50 / p95 over certified seeds, with the
  * seed's certified solution as the placement (a full, successful rollout) and a failing one. The episode
- * horizon is the HExA harness's 2000 steps. Then simulate_action by process state (issue 9 item 1): each row
+ * horizon is the HExA harness's 2000 steps. Then simulate_action by process state (docs/spec/interphyre.md §5.2): each row
  * in a fresh child process, through the physics worker and in-process, bare and after loading the LLM layer
  * (a role model created) and parsing a string-coordinate `{"x":"1","y":"2"}`.
  * Run: npx tsx bench/tools.ts [--seeds 10] [--rounds 1] [--rows-only]
@@ -80,7 +80,7 @@ const ROWS = {
 } as const;
 type RowName = keyof typeof ROWS;
 
-/** What issue 9 found slows planck for the rest of a process: the langchain role model, or one parsed `{"x": "1", …}`. */
+/** What slows planck (docs/spec/interphyre.md §5.2) for the rest of a process: the langchain role model, or one parsed `{"x": "1", …}`. */
 const poison = async () => {
   const { createRoleModel } = await import("../src/llm/role-model.ts");
   const { LlmConfig } = await import("../src/llm/config.ts");

@@ -1,4 +1,4 @@
-/** Errors sorted by who must act (style.md §11). */
+/** Errors sorted by who must act (docs/spec/style.md §11). */
 export class HexaError extends Error {
   constructor(message: string) {
     super(message);

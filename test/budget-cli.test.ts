@@ -6,7 +6,7 @@ import { startFakeOpenAI, type ScriptItem } from "./support/fake-openai-server.t
 import { hexa } from "./support/hexa-cli.ts";
 
 /**
- * Spend caps and forecasts (issue 11) through the real CLI and the real client against the local
+ * Spend caps and forecasts (docs/spec/method.md §11) through the real CLI and the real client against the local
  * OpenAI-compatible server. A react episode that commits at once is one call; the server reports 100 input
  * and 30,000 output tokens for it, so after one answer the gate expects every later call to cost about
  * 30,000 tokens plus its prompt.

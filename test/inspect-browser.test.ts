@@ -9,7 +9,7 @@ import { haveChromium, launchChromium, NO_CHROMIUM } from "./support/browser.ts"
 import { HEXA, hexa, makeRun } from "./support/inspect-runs.ts";
 
 /**
- * `hexa inspect` in real headless Chromium (issue 12 acceptance). HEXA_INSPECT_RUN=runs/<id> tests that run
+ * `hexa inspect` in real headless Chromium (docs/ARCHITECTURE.md §8). HEXA_INSPECT_RUN=runs/<id> tests that run
  * instead of a small one; HEXA_INSPECT_SCREENSHOT=docs/inspect.png keeps the screenshot.
  */
 
@@ -202,7 +202,7 @@ beforeAll(async () => {
   });
 });
 
-suite("hexa inspect in Chromium: the lineage of a reward search (issue 13)", () => {
+suite("hexa inspect in Chromium: the lineage of a reward search (docs/spec/reward-search.md §8.2)", () => {
   const search = resolve(import.meta.dirname, "fixtures", "searches", "rf-agent-cartpole-s0");
   let dir: string;
   let chromium: Browser;

@@ -7,7 +7,7 @@ import { searchView } from "../src/report/inspect/search-view.ts";
 import { hexa } from "./support/inspect-runs.ts";
 
 /**
- * The lineage view of `hexa inspect` (issue 13) on real `hexa search` directories (test/fixtures/searches/README.md):
+ * The lineage view of `hexa inspect` (docs/spec/reward-search.md §8.2) on real `hexa search` directories (test/fixtures/searches/README.md):
  * the loader, the tree it builds, and the report's data, for a search directory, a directory of searches and a run
  * directory that holds a search.
  */

@@ -8,7 +8,7 @@ import { renderReportHtml } from "../src/report/inspect/html.ts";
 import { buildReport, buildRunView, lastSolvedOfEachLevel } from "../src/report/inspect/model.ts";
 import { hexa, makeRun } from "./support/inspect-runs.ts";
 
-/** `hexa inspect` without a browser (issue 12): the report's data, bad input and torn files. */
+/** `hexa inspect` without a browser (docs/ARCHITECTURE.md §8): the report's data, bad input and torn files. */
 
 let root: string;
 let run: string;

@@ -8,7 +8,7 @@ import { spawnHexa, type Out } from "./support/hexa-cli.ts";
 import { startRedis, type RedisServer } from "./support/redis-server.ts";
 
 /**
- * A spend cap over a run played by `hexa worker` processes (issues 11 × 14): the coordinator and both workers
+ * A spend cap over a run played by `hexa worker` processes (docs/spec/method.md §11, docs/ARCHITECTURE.md §7): the coordinator and both workers
  * count in one ledger in Redis. As in budget-cli.test.ts, a react episode that commits at once is one call,
  * reported as 100 input and 30,000 output tokens; the server answers only the calls the cap allows.
  */

@@ -7,7 +7,7 @@ import { jsonlOf, tempDirs } from "./support/temp-files.ts";
 import { hexa, spawnHexa } from "./support/hexa-cli.ts";
 
 /**
- * rewardSearch.strategy through the real CLI with tiny trainings (mechanisms, not learning, issue 13): a
+ * rewardSearch.strategy through the real CLI with tiny trainings (mechanisms, not learning, docs/spec/reward-search.md §8): a
  * search run in the run directory with its exact budget, its resume, the rounds run's exact budget, the final
  * scores on held-out evaluation seeds, a compare grid over the strategy, `hexa bench reward-search`'s files,
  * and a bad strategy refused by its key.

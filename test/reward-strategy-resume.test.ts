@@ -9,7 +9,7 @@ import { jsonlOf, tempDirs } from "./support/temp-files.ts";
 import { hexa, spawnHexa } from "./support/hexa-cli.ts";
 
 /**
- * A reward search run by `hexa run` (rewardSearch.strategy, issue 13) through the real CLI with tiny trainings:
+ * A reward search run by `hexa run` (rewardSearch.strategy, docs/spec/reward-search.md §8) through the real CLI with tiny trainings:
  * killed with SIGKILL and resumed with exactly its budget and no finished candidate trained again; and with the
  * LLM proposer against the local OpenAI-compatible server, its calls in usage.jsonl, under the spend cap (a
  * stop, then a resume under a raised cap), counted by the forecast.

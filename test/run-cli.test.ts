@@ -297,7 +297,7 @@ describe.concurrent("the quickstart run", () => {
         for (const s of bank.skills) expect(r.stdout).toMatch(new RegExp(`^  ${s.id}  weight \\d\\.\\d\\d  evidence \\d+ trajectories .*source seeds [\\d, ]+  parents `, "m"));
       }
       for (const field of ["title:", "principle:", "when:", "example:   Start at green_ball's initial centre plus ("]) expect(r.stdout).toContain(field);
-      // The regions are typed payloads, not JSON in the text (issue 10).
+      // The regions are typed payloads, not JSON in the text (docs/spec/interphyre.md §5.3).
       expect(r.stdout).not.toMatch(/hint: \{/);
     });
 
@@ -423,14 +423,14 @@ describe.concurrent("the quickstart run", () => {
       expect(tree(copy)).toEqual(before);
     });
 
-    it("--seeds with a seed that is not certified: refused, naming it (issue 9)", async () => {
+    it("--seeds with a seed that is not certified: refused, naming it", async () => {
       const copy = copyRun();
       const before = tree(copy);
       expectRefused(await hexa(["eval", copy, "--seeds", "999999"]), new RegExp(`--seeds: 999999 is not a vetted seed of ${levels[0]}`));
       expect(tree(copy)).toEqual(before);
     });
 
-    it("a run directory it cannot write to: a hexa: message, for eval and for --resume (issue 9)", async () => {
+    it("a run directory it cannot write to: a hexa: message, for eval and for --resume", async () => {
       const copy = copyRun();
       writeFileSync(join(copy, "eval"), "in the way\n"); // eval/ cannot be made, as on a read-only run directory
       expectRefused(await hexa(["eval", copy, "--count", "1"]), /eval: cannot mkdir \(.*\); hexa eval writes its results under the run's eval\/ folder/);

@@ -473,7 +473,7 @@ describe("hexa run --resume after kill -9 (heuristic agent and evolver)", () => 
   });
 });
 
-// ---- issue 9: resumes that must not record what did not happen -------------------------------------------
+// ---- resumes that must not record what did not happen -------------------------------------------
 
 /** Every replayed record cites only entries of the bank it says it saw (banks/round-<bankRound>.json). */
 const expectRetrievedInOwnRound = (dir: string, v: RunView) => {
@@ -489,7 +489,7 @@ const expectRetrievedInOwnRound = (dir: string, v: RunView) => {
 };
 
 // Ten scenarios share two CPU slots with the tests above, so each may wait minutes for its turn on a busy machine.
-describe("issue 9: hexa run --resume after damage by hand", { timeout: 300_000 }, () => {
+describe("hexa run --resume after damage by hand", { timeout: 300_000 }, () => {
   it.concurrent("episodes.jsonl deleted after a finished run: every episode, offline ones too, is replayed with the bank of its own round", async () => {
     const { ref, dir } = await copyOfReference("lost-all");
     rmSync(join(dir, "episodes.jsonl"));
@@ -608,7 +608,7 @@ describe("issue 9: hexa run --resume after damage by hand", { timeout: 300_000 }
   });
 });
 
-describe("issue 9: Ctrl-C in a heuristic run", { timeout: 300_000 }, () => {
+describe("Ctrl-C in a heuristic run", { timeout: 300_000 }, () => {
   // Long enough (8 rounds × 3) that a signal after the first episode lands well before the end.
   const LONG = "levels: [two_body_problem]\nagent: heuristic\nevolver: heuristic\nrounds: 8\nepisodesPerRound: 3\noffline: {episodes: 2}\n";
   const LONG_TOTAL = 2 + 8 * 3;

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { hexa, ROOT } from "./support/hexa-cli.ts";
 
 /**
- * A run directory made before issue 10 (test/fixtures/run-v1/README.md): trajectory schema 1, Interphyre's
+ * A run directory made before the family seam (test/fixtures/run-v1/README.md): trajectory schema 1, Interphyre's
  * settings under `actor:`, heuristic regions as JSON in the entries' text. Resume, eval and the bank commands
  * must still work on it, and the resumed round must be exactly what the old code played.
  */

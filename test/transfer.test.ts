@@ -20,7 +20,7 @@ import { TransferredBank } from "../src/store/transfer-bank.ts";
 import { startFakeOpenAI, type FakeOpenAI } from "./support/fake-openai-server.ts";
 import { spawnHexa, type Out } from "./support/hexa-cli.ts";
 
-/** `hexa transfer` (issue 11): the pipeline in-process, and the real CLI in a child process. */
+/** `hexa transfer` (docs/spec/method.md §6): the pipeline in-process, and the real CLI in a child process. */
 
 const tmp = () => mkdtempSync(join(tmpdir(), "hexa-transfer-"));
 const interphyre = getFamily("interphyre");
@@ -58,7 +58,7 @@ describe("the Interphyre heuristic synthesiser", () => {
     // No numbers and no foreign objects in the text: the regions ride in the payload.
     expect(bank.transfer.audit.flatMap((r) => r.flags).filter((f) => f.kind !== "weight_capped")).toEqual([]);
     expect(bank.transfer).toMatchObject({ synthesiser: { kind: "heuristic", model: "heuristic (no LLM)" }, promptHash: null, selection: "all source entries" });
-    // A shippable bank: offline.banks reads it; the actor sees the transferred-bank heading (method.md §1).
+    // A shippable bank: offline.banks reads it; the actor sees the transferred-bank heading (docs/spec/method.md §1.3).
     const shipped = readShippedBank(out);
     expect(shipped.level).toBe("catapult");
     expect(renderSkillBlock(shipped, RetrieverConfig.parse({}))).toMatch(/^## Skills transferred from other levels/);

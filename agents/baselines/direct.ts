@@ -1,7 +1,7 @@
 import { runActorEpisode, type EpisodePorts, type EpisodeSpec } from "../actor.ts";
 import type { Trajectory } from "../../src/store/trajectory.ts";
 
-/** Direct (method.md §7): peek once, then commit — two turns at most. */
+/** Direct (docs/spec/method.md §7): peek once, then commit — two turns at most. */
 export const DIRECT_TURNS = 2;
 
 export const runDirect = (spec: Omit<EpisodeSpec, "agent" | "skillPrefix" | "reflections" | "protocol">, ports: EpisodePorts): Promise<Trajectory> =>

@@ -3,7 +3,7 @@ import type { FamilyWords } from "../../src/family/family-words.ts";
 import { BudgetExceeded } from "../../src/llm/budget.ts";
 import { callUsage, countedTurns, NO_USAGE, sumUsage, type Trajectory } from "../../src/store/trajectory.ts";
 
-/** Reflexion (method.md §7): K trials per seed, a reflection after each failed trial, nothing across seeds. */
+/** Reflexion (docs/spec/method.md §7): K trials per seed, a reflection after each failed trial, nothing across seeds. */
 export const REFLEXION = { trials: 2, turnsPerTrial: 12, maxSentences: 5, maxReflections: 3 } as const;
 
 const reflectPrompt = (task: string) =>

@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** Interphyre's action: one red ball (interphyre.md, agent API); a trajectory's `action` in this family. */
+/** Interphyre's action: one red ball (docs/spec/interphyre.md §4.1); a trajectory's `action` in this family. */
 export const PlacementAction = z.object({ x: z.number(), y: z.number(), radius: z.number() });
 export type PlacementAction = z.infer<typeof PlacementAction>;
 

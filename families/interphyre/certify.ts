@@ -6,7 +6,7 @@ import type { Action } from "./world/simulation.ts";
 import { createInstance, type LevelInstance } from "./instance.ts";
 
 /**
- * The oracle search that certifies a seed (interphyre.md §3.2, in our own world): a seed is kept when the
+ * The oracle search that certifies a seed (docs/spec/interphyre.md §3.2, in our own world): a seed is kept when the
  * scene does not solve itself, a tiny ball in any corner does not solve it, and a search finds a placement
  * that does. The search samples placements at random, then refines around the near misses.
  */

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { HEXA_HARNESS_HORIZON_STEPS } from "./world/constants.ts";
 import { TOOL_SETS } from "./tools/index.ts";
 
-/** Interphyre's slice of a run config (`interphyre:`), issue 10: the horizon and tool set are this family's, not the actor's. */
+/** Interphyre's slice of a run config (`interphyre:`), docs/ARCHITECTURE.md §3: the horizon and tool set are this family's, not the actor's. */
 export const InterphyreConfig = z.strictObject({
   horizon: z.number().int().min(1).default(HEXA_HARNESS_HORIZON_STEPS).describe("rollout horizon in steps (the HExA harness used 2000)"),
   toolSet: z.enum(Object.keys(TOOL_SETS) as [keyof typeof TOOL_SETS, ...(keyof typeof TOOL_SETS)[]]).default("extended").describe("which tools the actor may call: paper (the HExA harness's) or extended (adds check_placement, snapshot, intervene)"),

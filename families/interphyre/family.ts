@@ -44,7 +44,7 @@ export const interphyreFamily = (certifiedSeeds: (level: string) => number[]): L
     return openInterphyreEnv({ level: task.level, seed: task.seed, horizon: c.horizon, toolSet: c.toolSet, maxTurns });
   },
   playHeuristic: async (r) => {
-    // The instance only names the hints' reference objects here; the episode runs in the physics worker (issue 9).
+    // The instance only names the hints' reference objects here; the episode runs in the physics worker (docs/spec/interphyre.md §5.2).
     const instance = createInstance(r.task.level, r.task.seed);
     const trajectory = await runHeuristicInWorker({
       level: instance.level,

@@ -4,7 +4,7 @@ import { MATERIAL } from "./world/constants.ts";
 
 /**
  * Builders for level objects in Interphyre's vocabulary, mirroring the constructors its levels call
- * (interphyre.md §2). Angles are degrees. Every builder fills the shared material defaults.
+ * (docs/spec/interphyre.md §2). Angles are degrees. Every builder fills the shared material defaults.
  */
 
 export interface Look {
@@ -91,7 +91,7 @@ export interface BasketLook extends Look {
   wallThickness?: number;
 }
 
-/** Basket(x, y, scale=s, ...): the size follows from the scale (interphyre.md §2.3). */
+/** Basket(x, y, scale=s, ...): the size follows from the scale (docs/spec/interphyre.md §2.3). */
 export const basket = (x: number, y: number, scale: number, look: BasketLook = {}): BasketObject => ({
   type: "basket",
   x,

@@ -1,5 +1,5 @@
 /**
- * The main thread's side of the physics worker (issue 9 item 1). In a process that loaded the LLM layer, or
+ * The main thread's side of the physics worker (docs/spec/interphyre.md §5.2). In a process that loaded the LLM layer, or
  * parsed any `{"x": "1", "y": "2"}`, V8 generalises the field representation of the `{x, y}` shapes planck's
  * vectors share, and every rollout runs 2.3–3.5× slower. The physics therefore runs in worker threads, each
  * its own isolate; the host validates each call with the tool's zod schema here (an invalid call never

@@ -1,4 +1,4 @@
-// The physics worker's entry (issue 9 item 1). On Node 20 the tsx loader of the main thread (bin/hexa.js's
+// The physics worker's entry (docs/spec/interphyre.md §5.2). On Node 20 the tsx loader of the main thread (bin/hexa.js's
 // register(), vitest's transform) does not reach worker threads, so this plain module registers tsx in the
 // worker itself and then loads the TypeScript worker.
 import { register } from "tsx/esm/api";

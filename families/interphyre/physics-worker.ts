@@ -1,5 +1,5 @@
 /**
- * The physics worker (issue 9 item 1): Interphyre's tool sessions and heuristic episodes in their own isolate,
+ * The physics worker (docs/spec/interphyre.md §5.2): Interphyre's tool sessions and heuristic episodes in their own isolate,
  * so that no object shape the model layer parses (a model's `{"x": "1", "y": "2"}`) can generalise the field
  * representation of the `{x, y}` shapes planck's vectors use. It never parses text: it receives only data the
  * host already validated with the tool's zod schema (numbers where planck wants numbers), by structured clone.

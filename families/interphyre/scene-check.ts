@@ -33,7 +33,7 @@ export interface SceneCheckReport {
 }
 
 /**
- * Places each stored solution in our world and checks the level's goal within `steps` (interphyre.md §6.1):
+ * Places each stored solution in our world and checks the level's goal within `steps` (docs/spec/interphyre.md §6.1):
  * the share reproduced measures how faithfully hexa's physics follows Interphyre's. The radius is clipped
  * as Interphyre clips it; the placement is simulated as Interphyre verified it.
  */

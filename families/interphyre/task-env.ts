@@ -20,7 +20,7 @@ export interface InterphyreEnvRequest {
 
 type Placed = { success?: boolean; action?: { x: number; y: number; radius: number } };
 
-/** Interphyre's finish rule (method.md §1): a successful full rollout ends the episode at once; `finish` commits. */
+/** Interphyre's finish rule (docs/spec/method.md §1.1): a successful full rollout ends the episode at once; `finish` commits. */
 export const endingOf = (name: string, o: ToolOutcome): ToolResult["ends"] => {
   if (!o.ok) return undefined;
   const r = o.result as Placed;
@@ -53,7 +53,7 @@ export interface InterphyreEnvOptions {
 
 /**
  * One Interphyre episode's tools. By default they run in the physics worker, where nothing the model layer
- * parses can slow the physics (issue 9 item 1); observations and results are the same as in-process.
+ * parses can slow the physics (docs/spec/interphyre.md §5.2); observations and results are the same as in-process.
  */
 export const openInterphyreEnv = async (r: InterphyreEnvRequest, opts: InterphyreEnvOptions = {}): Promise<TaskEnv> => {
   const instance = createInstance(r.level, r.seed);

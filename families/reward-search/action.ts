@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * The reward-search family's action (issue 10): reward code. The heuristic designer also records the term
+ * The reward-search family's action (docs/spec/reward-search.md §1): reward code. The heuristic designer also records the term
  * weights it composed the code from (`design`), which its evolver learns from; an LLM's action is code only.
  */
 export const RewardAction = z.object({

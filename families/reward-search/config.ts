@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { TrainerConfig } from "./trainer/pool.ts";
 
-/** How a run searches reward functions (issue 13): the round loop with the bank, or a whole search per task. */
+/** How a run searches reward functions (docs/spec/reward-search.md §8): the round loop with the bank, or a whole search per task. */
 export const STRATEGY_NAMES = ["rounds", "eureka", "rf-agent"] as const;
 
-/** The reward-search family's slice of a run config (`rewardSearch:`), issue 10. */
+/** The reward-search family's slice of a run config (`rewardSearch:`), docs/spec/reward-search.md §1. */
 export const RewardSearchConfig = z.strictObject({
   trainer: TrainerConfig.prefault({}).describe("the trainer process (docs/trainer-protocol.md): the built-in PPO trainer unless command is set"),
   trainSteps: z

@@ -28,7 +28,7 @@ const SEEDS = Array.from({ length: 1000 }, (_, i) => i);
 const slice = { key: "rewardSearch", schema: RewardSearchConfig };
 
 /**
- * Reward-function search as a level family (issue 10): a level is a task, the action is reward code, the
+ * Reward-function search as a level family (docs/spec/reward-search.md §1): a level is a task, the action is reward code, the
  * tools check and train it. `trainerFor` builds the trainer pool from the family's config (the CLI passes the
  * process-spawning one); the family keeps one pool per trainer setting and closes them in `close`.
  */
@@ -97,7 +97,7 @@ export const rewardSearchFamily = (trainerFor: (c: RewardSearchConfig) => Traine
         }
       }
     },
-    // A rounds run with a budget: this episode's share of the task's trainings (issue 13's equal-budget comparison).
+    // A rounds run with a budget: this episode's share of the task's trainings (the equal-budget comparison, docs/spec/reward-search.md §8.1).
     allowanceOf: ({ config, level, seed, earlier }) => {
       const c = familyConfig(config, slice);
       if (c.strategy !== "rounds" || c.budget === undefined) return undefined;

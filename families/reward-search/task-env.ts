@@ -9,7 +9,7 @@ import train_policy from "./tools/train_policy.ts";
 import { getTask } from "./tasks/index.ts";
 import { rewardSearchPrompt } from "./prompt.ts";
 
-/** The reward-search actor's tools (issue 10 §5). */
+/** The reward-search actor's tools (docs/spec/reward-search.md §5). */
 export const REWARD_TOOLS: readonly RewardTool[] = [describe_task, check_reward, train_policy, finish] as readonly RewardTool[];
 
 /** A task at a seed, with what its session shares (trainer, budgets, check size) and the turn budget of the prompt. */

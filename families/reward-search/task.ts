@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * The reward-search family's contracts (issue 10): a task is an RL environment plus a fitness F; the actor's
+ * The reward-search family's contracts (docs/spec/reward-search.md §1): a task is an RL environment plus a fitness F; the actor's
  * action is reward code; a trainer trains a policy on it and reports F. Three parts meet here: the tasks
  * (one file each beside this one), the reward sandbox (src/sandbox) and the trainer (src/trainer).
  */

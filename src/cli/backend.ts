@@ -7,7 +7,7 @@ import { ConfigError } from "../errors.ts";
 import { codeVersion } from "./run-setup.ts";
 
 /**
- * The run's episode backend (issue 14), chosen here and nowhere else: `local` (undefined: the loop plays in
+ * The run's episode backend (docs/ARCHITECTURE.md §7), chosen here and nowhere else: `local` (undefined: the loop plays in
  * this process) or `redis://HOST:PORT` (hexa worker processes play; bullmq is loaded only then). `where` names
  * the flag or key in errors. Redis that does not answer is refused before anything is written.
  */

@@ -10,7 +10,7 @@ import { UsageLine } from "../store/run-records.ts";
 import { checkForecast, earlierUsage, spendText, spentIn } from "./budget.ts";
 
 /**
- * `hexa compare`'s spend cap over the whole grid (issue 11): `--budget-usd` / `--budget-tokens`, else the
+ * `hexa compare`'s spend cap over the whole grid (docs/spec/method.md §11): `--budget-usd` / `--budget-tokens`, else the
  * `budget:` of the compare's CONFIG, caps every run of the grid and its held-out evaluation together. Before
  * anything is written the grid's forecast (the sum of each job's) is printed and a start over the cap refused
  * without --yes; while it runs, each child `hexa run` / `hexa eval` gets its share as its own cap (GridBudget).

@@ -31,7 +31,7 @@ import { budgetFrom, budgetOptions } from "./budget.ts";
 import { checkGridForecast, evalSpent, GridCap, jobForecasts, runSpent } from "./compare-budget.ts";
 
 /**
- * `hexa compare` (issue 11): a grid of configurations × runs, each (cell, run) an ordinary run directory under
+ * `hexa compare` (docs/spec/method.md §8): a grid of configurations × runs, each (cell, run) an ordinary run directory under
  * DIR/runs/ made by a `hexa run` child process (isolation; --resume after a crash), then `hexa eval` on one
  * shared held-out seed list, then the paired statistics. Rerunning the same command continues where it stopped.
  */
@@ -281,7 +281,7 @@ export const compare = async (argv: Record<string, unknown>, out: string): Promi
       );
     }
     await writeResults(out, { configPath, axes, runs, heldOut, baseline, skipped, jobs, runsDir, logPath, family });
-    // The whole grid as one hexa inspect report: a line per cell with a band over its runs (issue 12).
+    // The whole grid as one hexa inspect report: a line per cell with a band over its runs (docs/ARCHITECTURE.md §8).
     if (!failures.length) note(`report: ${writeReport(runsDir, join(out, "report.html"))}`);
     if (failures.length) throw new ConfigError(`${failures.length} run(s) failed: ${failures.join("; ")}; fix that and rerun the same command to continue`);
   } finally {

@@ -143,7 +143,7 @@ const evaluate = async (argv: Record<string, unknown>): Promise<void> => {
 
 
 /**
- * The evaluation's spend cap (issue 11), from --budget-usd / --budget-tokens: the forecast is printed before
+ * The evaluation's spend cap (docs/spec/method.md §11), from --budget-usd / --budget-tokens: the forecast is printed before
  * anything is written and a start it says would cross the cap is refused without --yes; the gate then stops
  * the evaluation before the call that would. A continued evaluation counts what it already spent.
  */

@@ -15,7 +15,7 @@ import { searchView } from "../report/inspect/search-view.ts";
 import { writeOutput } from "./write-file.ts";
 
 /**
- * `hexa inspect RUN_DIR|COMPARE_DIR|SEARCH_DIR` (issues 12, 13): a self-contained HTML report of a run or a
+ * `hexa inspect RUN_DIR|COMPARE_DIR|SEARCH_DIR` (docs/ARCHITECTURE.md §8): a self-contained HTML report of a run or a
  * comparison, with the lineage of every reward search (candidates.jsonl) found in it, or with --serve the same
  * page on 127.0.0.1, following the run as it writes.
  */

@@ -31,7 +31,7 @@ import { openEpisodes, sharedLedger } from "./backend.ts";
 const stamp = (d: Date) => d.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
 
 /**
- * Run ids read level__method__seed__timestamp (style.md §15). A family's whole search names its strategy and
+ * Run ids read level__method__seed__timestamp (docs/spec/style.md §15). A family's whole search names its strategy and
  * the proposer's agent (`eureka-heuristic`), the bank settings it does not use left out. The id is made once,
  * for a new run: a resume keeps run.json's.
  */
@@ -127,7 +127,7 @@ export const runCommand: CommandModule = {
 };
 
 /**
- * The run's spend cap (issue 11): the forecast is printed before anything is written, a start it says would
+ * The run's spend cap (docs/spec/method.md §11): the forecast is printed before anything is written, a start it says would
  * cross the cap is refused without --yes, and the gate shared by the run's models stops it before the call
  * that would. A resume counts what the run already spent.
  */

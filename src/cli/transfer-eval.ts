@@ -8,8 +8,8 @@ import { RunDir } from "../store/run-dir.ts";
 import { percent } from "./format.ts";
 
 /**
- * The frozen evaluation of a transferred bank (issue 11): Offline × Static with the bank as `offline.banks`
- * (its skills are all "transfer", so the actor sees the transferred-bank heading, method.md §1) beside the
+ * The frozen evaluation of a transferred bank (docs/spec/method.md §6): Offline × Static with the bank as `offline.banks`
+ * (its skills are all "transfer", so the actor sees the transferred-bank heading, docs/spec/method.md §1.3) beside the
  * baseline on the same seeds. Each arm is an ordinary `hexa run` of a generated config, spawned as a child,
  * so `hexa inspect` and `--resume` work on it.
  */
@@ -45,7 +45,7 @@ export const armConfig = (p: EvalPlan, arm: "bank" | "baseline"): Record<string,
   const { name: _n, levels: _l, rounds: _r, episodesPerRound: _e, init: _i, update: _u, offline: _o, agent: _a, retriever, seeds, ...rest } = p.base;
   const common = { ...rest, name: `transfer-${arm}`, family: p.family, levels: [p.target], rounds: 1, episodesPerRound: p.seeds, seeds: { ...(seeds as object), offset: p.seedOffset }, evolver: "heuristic" };
   if (arm === "bank") return { ...common, agent: p.agent, init: "offline", update: "static", offline: { banks: [p.bankFile] }, ...(retriever ? { retriever } : {}) };
-  // The heuristic baseline is the same agent with no bank shown; react plays every seed without one (method.md §7).
+  // The heuristic baseline is the same agent with no bank shown; react plays every seed without one (docs/spec/method.md §7).
   return p.baseline === "heuristic"
     ? { ...common, agent: "heuristic", init: "offline", update: "static", offline: { banks: [p.bankFile] }, retriever: { topSkills: 0, topMistakes: 0 } }
     : { ...common, agent: "react", init: "online", update: "static", ...(retriever ? { retriever } : {}) };

@@ -20,7 +20,7 @@ import { intFlag } from "./flags.ts";
 import { evaluateTransfer, resultTable } from "./transfer-eval.ts";
 import { openSkillIndex } from "./run-setup.ts";
 
-/** `hexa transfer` (issue 11, method.md §6): source banks → one synthesis → an audited target bank, evaluated frozen. */
+/** `hexa transfer` (docs/spec/method.md §6): source banks → one synthesis → an audited target bank, evaluated frozen. */
 
 const SHIPPED = fileURLToPath(new URL("../../skills/banks/", import.meta.url));
 
@@ -171,7 +171,7 @@ const readBase = (path: string | undefined): Record<string, unknown> => {
 
 export const transferCommand: CommandModule = {
   command: "transfer",
-  describe: "zero-shot transfer (method.md §6): synthesise a bank for --to from source banks, audit it, evaluate it frozen beside a baseline",
+  describe: "zero-shot transfer (docs/spec/method.md §6): synthesise a bank for --to from source banks, audit it, evaluate it frozen beside a baseline",
   builder: (y: Argv) =>
     y
       .option("from", { type: "string", array: true, demandOption: true, describe: "a source: LEVEL (its shipped bank), LEVEL=runs/<id> or LEVEL=BANK.json; repeat for several" })

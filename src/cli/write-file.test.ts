@@ -8,7 +8,7 @@ import { asUserError, assertWritable } from "./write-file.ts";
 const dir = mkdtempSync(join(tmpdir(), "hexa-write-file-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe("assertWritable (hexa episode --out is checked before a paid episode is played; issue 9)", () => {
+describe("assertWritable (hexa episode --out is checked before a paid episode is played)", () => {
   it("accepts a new file in an existing folder, and an existing file", () => {
     expect(() => assertWritable("out", join(dir, "t.json"))).not.toThrow();
     writeFileSync(join(dir, "old.json"), "{}");

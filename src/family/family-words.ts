@@ -1,5 +1,5 @@
 /**
- * A family's domain words for the generic agents' prompts (issue 10): the evolver, Reflexion and the transfer
+ * A family's domain words for the generic agents' prompts (docs/ARCHITECTURE.md §3): the evolver, Reflexion and the transfer
  * synthesiser speak of the task in these terms, so none of them names a red ball or a reward function itself.
  */
 export interface FamilyWords {

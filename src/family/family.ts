@@ -66,7 +66,7 @@ export interface SearchCall {
   candidate?: number;
 }
 
-/** The model calls a search has still to make, for the cost forecast (issue 11). */
+/** The model calls a search has still to make, for the cost forecast (docs/spec/method.md §11). */
 export interface SearchCalls {
   /** Candidates still to propose, over every level (a resume: those the search's records lack). */
   candidates: number;
@@ -76,7 +76,7 @@ export interface SearchCalls {
   basis: string;
 }
 
-/** A whole search that replaces the round loop for a config (issue 13: reward search's eureka and rf-agent). */
+/** A whole search that replaces the round loop for a config (docs/spec/reward-search.md §8: reward search's eureka and rf-agent). */
 export interface FamilySearch {
   /** The search's name in run ids, e.g. "eureka". */
   name: string;
@@ -101,7 +101,7 @@ export interface FinalScoreRequest {
 }
 
 /**
- * The seam between the generic method and a level family (issue 10 §1). The loop, the bank, the evolver, the
+ * The seam between the generic method and a level family (docs/ARCHITECTURE.md §3). The loop, the bank, the evolver, the
  * retriever and the LLM agents (ReAct actor, Direct, Reflexion) know only this: a family supplies its levels
  * and seeds, the factual description, its action's schema and renderer, its tools (through `openEnv`), the
  * domain words of the prompts, its slice of the run config, and optionally its non-LLM agent and evolver.
@@ -133,7 +133,7 @@ export interface LevelFamily {
   /** The heuristic evolver's update (same contract as the LLM evolver); absent when the family has none. */
   evolveHeuristic?(o: HeuristicEvolveRequest): BankEvent[];
   /**
-   * The non-LLM transfer synthesiser (issue 11, method.md §6): source banks (with their levels) and the target
+   * The non-LLM transfer synthesiser (docs/spec/method.md §6): source banks (with their levels) and the target
    * level → the target bank's entries, each citing the source entries it maps (level, id). Absent when the
    * family has none; the LLM synthesiser (agents/) works for every family.
    */

@@ -25,7 +25,7 @@ export interface ToolResult {
   pinned?: boolean;
 }
 
-/** The domain text of an episode's prompt (method.md §9: generated from the config the harness enforces). */
+/** The domain text of an episode's prompt (docs/spec/method.md §9: generated from the config the harness enforces). */
 export interface TaskPrompt {
   /** What the task is called in sentences: "puzzle", "task". */
   noun: string;

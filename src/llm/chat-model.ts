@@ -1,5 +1,5 @@
 /**
- * The model port (style.md rule 2): agents talk to this interface only; the OpenAI-compatible adapter
+ * The model port (docs/spec/style.md §2): agents talk to this interface only; the OpenAI-compatible adapter
  * (langchain's ChatOpenAI) lives beside it in src/llm and nowhere else.
  */
 export interface ToolCall {

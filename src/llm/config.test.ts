@@ -21,7 +21,7 @@ describe("LlmConfig", () => {
     expect(llm.auditHashOnly).toBe(false);
   });
 
-  it("describes every field (style.md §8)", () => {
+  it("describes every field (docs/spec/style.md §8)", () => {
     const undescribed = (shape: Record<string, z.ZodType>) => Object.keys(shape).filter((k) => !shape[k]!.description);
     expect(undescribed(ModelConfig.shape)).toEqual([]);
     expect(undescribed(LlmConfig.shape)).toEqual([]);

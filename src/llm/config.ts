@@ -6,7 +6,7 @@ export type Role = z.infer<typeof Role>;
 
 const DEFAULT_BASE_URL = "https://api.openai.com/v1";
 
-/** One role's model and endpoint (style.md §8: every default here). */
+/** One role's model and endpoint (docs/spec/style.md §8: every default here). */
 export const ModelConfig = z.strictObject({
   model: z.string().min(1).default("gpt-4.1-mini").describe("model name sent to the endpoint"),
   baseURL: z

@@ -105,7 +105,7 @@ describe("createOpenAIChat against a local OpenAI-compatible server", () => {
   it.each([false, true])("turns malformed arguments into args {} and an argsError, never a throw (streaming %s)", async (streaming) => {
     const model = await chat([{ text: "Trying.", toolCalls: [{ name: "simulate", args: { x: 1.25, y: 4 } }], malformedArgs: true }], { streaming });
     // langchain-core's AIMessage warns (misleadingly, about package versions) when every wire tool call is
-    // invalid; issue 9: nothing may be printed for a malformed-arguments turn.
+    // invalid; nothing may be printed for a malformed-arguments turn.
     const printed: unknown[] = [];
     const spies = (["warn", "log", "error", "info"] as const).map((k) => vi.spyOn(console, k).mockImplementation((message) => void printed.push(message)));
     const turn = await model.invoke(ask, [simulate]).finally(() => spies.forEach((s) => s.mockRestore()));

@@ -32,7 +32,7 @@ export interface StructuredResult<T> {
 /**
  * Structured output that works with any OpenAI-compatible server (llama.cpp and Ollama included): the model
  * answers in JSON text, zod validates it, and one failure gets one retry with the error shown to the model
- * (method.md §1: retry once, then the caller keeps its old state and records the failure).
+ * (docs/spec/method.md §1.4: retry once, then the caller keeps its old state and records the failure).
  */
 export const invokeStructured = async <S extends z.ZodType>(
   model: ChatModel,

@@ -107,7 +107,7 @@ export const checkingFetch = async (input: string | URL | Request, init?: Reques
   return response;
 };
 
-/** A 200 whose body is not a usable chat completion: retried like a 5xx (issue 9 item 8). */
+/** A 200 whose body is not a usable chat completion: retried like a 5xx. */
 export class MalformedAnswer extends Error {
   constructor(
     // Not `status`: the retry classifier reads a numeric `status` as the SDK's HTTP error.

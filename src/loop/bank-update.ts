@@ -20,7 +20,7 @@ export interface UpdateRequest {
 const isEmpty = (b: Bank) => b.skills.length === 0 && b.mistakes.length === 0;
 
 /**
- * Whether round `round` updates the bank (method.md §5): Offline / Off2On distil at round 0; Online starts
+ * Whether round `round` updates the bank (docs/spec/method.md §5): Offline / Off2On distil at round 0; Online starts
  * empty, so its first update is a distillation of round 1. A static bank is frozen after its first distillation
  * (for Online × Static: after round 1).
  */

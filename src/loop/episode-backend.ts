@@ -31,7 +31,7 @@ export interface EpisodeResult {
 }
 
 /**
- * Where the loop's episodes are played (issue 14): `local` plays them in this process; another backend (a job
+ * Where the loop's episodes are played (docs/ARCHITECTURE.md §7): `local` plays them in this process; another backend (a job
  * queue, chosen by the CLI) plays them elsewhere. The loop stays the only writer of the run directory: a
  * backend hands back the trajectory and passes each model call's usage line to `onUsage` (as it is made, or
  * all at once with the result), and the loop records both.

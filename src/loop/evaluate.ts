@@ -90,7 +90,7 @@ export const learnedSeeds = (run: RunState): Map<string, Set<number>> => {
 };
 
 /**
- * Held-out evaluation (method.md §9): the frozen final bank on seeds the run never saw, beside the cumulative
+ * Held-out evaluation (docs/spec/method.md §9): the frozen final bank on seeds the run never saw, beside the cumulative
  * stream figure. Writes every episode to `evalFile`; the run's own files are only read. `played`: episodes an
  * earlier, stopped evaluation of the same file already recorded; they are counted, not played again.
  */

@@ -9,7 +9,7 @@ import { usesBank, type RunConfig } from "./run-config.ts";
 import { needsOfflineRuns, schedule } from "./schedule.ts";
 
 /**
- * What the rest of a run will cost before it starts (issue 11): calls still to make × tokens per call × the
+ * What the rest of a run will cost before it starts (docs/spec/method.md §11): calls still to make × tokens per call × the
  * price table. Tokens per episode (and per bank update) come from the recorded usage of earlier runs of the same
  * model when there is any, else from the config's turn budget and the prompt's size. Cache hits are not
  * foreseen (they would only make it cheaper).

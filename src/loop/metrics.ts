@@ -4,7 +4,7 @@ import type { Bank } from "../store/bank.ts";
 import type { EpisodeRecord, UsageLine } from "../store/run-records.ts";
 import type { RunConfig } from "./run-config.ts";
 
-/** metrics.json (issue 5): recomputed from the records after every round, so it is always what the files say. */
+/** metrics.json (docs/spec/method.md §10): recomputed from the records after every round, so it is always what the files say. */
 
 const mean = (xs: readonly number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
 const r3 = (v: number) => Math.round(v * 1000) / 1000;

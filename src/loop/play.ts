@@ -32,7 +32,7 @@ const idsOf = (b: Bank) => [...b.skills, ...b.mistakes].map((e) => e.id);
 /** One episode of any agent on any family: the loop's and `hexa episode`'s only way to play. */
 export const playEpisode = async (family: LevelFamily, r: PlayRequest): Promise<Played> => {
   const progress = { ...(r.onStep ? { onStep: r.onStep } : {}), ...(r.onToolProgress ? { onToolProgress: r.onToolProgress } : {}) };
-  // The baselines see no bank (method.md §7); hexa and the heuristic see the retriever's top-M / top-N.
+  // The baselines see no bank (docs/spec/method.md §7); hexa and the heuristic see the retriever's top-M / top-N.
   const shown = r.agent === "heuristic" || r.agent === "hexa" ? retrieve(r.bank, r.config.retriever) : EMPTY_BANK;
   if (r.agent === "heuristic") {
     if (!family.playHeuristic) throw new ConfigError(`agent: the ${family.id} family has no heuristic agent; use a model-driven agent (hexa, react, direct, reflexion)`);

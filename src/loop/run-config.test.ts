@@ -17,7 +17,7 @@ const fail = (f: () => unknown): string => {
 };
 
 describe("RunConfig", () => {
-  it("fills the paper's defaults (method.md §1, §3, §5)", () => {
+  it("fills the paper's defaults (docs/spec/method.md §1, §3, §5)", () => {
     const c = parseRunConfig({ levels: ["catapult"] }, "cfg");
     expect([c.rounds, c.episodesPerRound, c.actor.maxTurns, c.retriever.topSkills, c.retriever.topMistakes, c.bank.maxSkills, c.bank.maxMistakes]).toEqual([17, 3, 25, 6, 4, 10, 5]);
     expect([c.init, c.update, c.agent, c.offline.episodes]).toEqual(["off2on", "evolving", "hexa", 5]);

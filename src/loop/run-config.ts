@@ -8,7 +8,7 @@ import { LlmConfig } from "../llm/config.ts";
 import { EmbeddingConfig } from "../store/embedding.ts";
 
 /**
- * A run's config (style.md §8): each part owns its slice (ActorConfig, RetrieverConfig, LlmConfig,
+ * A run's config (docs/spec/style.md §8): each part owns its slice (ActorConfig, RetrieverConfig, LlmConfig,
  * EmbeddingConfig) and this file composes them. Unknown keys are errors, so a typo never silently runs the
  * default; every default is visible in `hexa run --print-config`.
  */
@@ -30,7 +30,7 @@ export const SeedsConfig = strict({
 });
 
 export const OfflineConfig = strict({
-  episodes: z.number().int().min(1).default(5).describe("offline trajectories per level for the Offline / Off2On initialisation (method.md §5)"),
+  episodes: z.number().int().min(1).default(5).describe("offline trajectories per level for the Offline / Off2On initialisation (docs/spec/method.md §5)"),
   trajectories: z
     .array(z.string())
     .optional()
@@ -66,8 +66,8 @@ export const RunConfig = strict({
   episodesPerRound: z.number().int().min(1).default(3).describe("x: episodes (seeds) per round per level"),
   agent: z.enum(RUN_AGENTS).default("hexa").describe("hexa: the actor with the retrieved bank; react/direct/reflexion: baselines without a bank; heuristic: no LLM"),
   evolver: z.enum(["llm", "heuristic"]).default("llm").describe("who updates the bank: the evolver model, or the heuristic region evolver (no LLM)"),
-  init: z.enum(INITS).default("off2on").describe("bank initialisation (method.md §5)"),
-  update: z.enum(UPDATES).default("evolving").describe("bank update between rounds (method.md §5); static: frozen after the first distillation"),
+  init: z.enum(INITS).default("off2on").describe("bank initialisation (docs/spec/method.md §5)"),
+  update: z.enum(UPDATES).default("evolving").describe("bank update between rounds (docs/spec/method.md §5); static: frozen after the first distillation"),
   offline: OfflineConfig.prefault({}),
   bank: BankConfig.prefault({}),
   retriever: RetrieverConfig.prefault({}),
@@ -91,10 +91,10 @@ export const RunConfig = strict({
 });
 export type RunConfig = z.infer<typeof RunConfig>;
 
-/** Agents that learn through a bank; the baselines run every seed without one (method.md §7). */
+/** Agents that learn through a bank; the baselines run every seed without one (docs/spec/method.md §7). */
 export const usesBank = (c: Pick<RunConfig, "agent">): boolean => c.agent === "hexa" || c.agent === "heuristic";
 
-/** "offline" freezes the bank after distilling it, so only "static" fits it (method.md §5). */
+/** "offline" freezes the bank after distilling it, so only "static" fits it (docs/spec/method.md §5). */
 const cellProblem = (c: RunConfig): string | undefined => {
   if (c.init === "offline" && c.update !== "static") return `update: offline initialisation freezes the bank (got update ${c.update}); use update: static, or init: off2on to keep learning`;
   if (!c.bank.rewardLabels && c.evolver === "heuristic") return "bank.rewardLabels: false is an ablation of the LLM evolver's prompt (got evolver: heuristic, which always weighs regions by reward); use evolver: llm";
@@ -124,7 +124,7 @@ const issueText = (issue: z.core.$ZodIssue, raw: unknown): string => {
   return `${where}: ${issue.message.replace(/^Invalid input: /, "")} (got ${shown}); see hexa run --print-config for its default and meaning`;
 };
 
-/** What RunConfig needs of each level family: its id and its config slice (issue 10 §1). */
+/** What RunConfig needs of each level family: its id and its config slice (docs/ARCHITECTURE.md §3). */
 export interface FamilySlice {
   id: string;
   config: { key: string; schema: z.ZodObject };
@@ -139,7 +139,7 @@ export const composeRunConfig = (families: readonly FamilySlice[]): z.ZodType<Ru
 };
 
 /**
- * Config files written before issue 10 kept Interphyre's horizon and tool set under `actor`; they now live in the
+ * Config files written before the family seam kept Interphyre's horizon and tool set under `actor`; they now live in the
  * family's slice. Moved here so those run directories resume (their config.yaml is read back).
  */
 const lift = (raw: unknown): unknown => {

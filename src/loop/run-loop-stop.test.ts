@@ -12,7 +12,7 @@ import { RunDir } from "../store/run-dir.ts";
 import { parseRunConfig, runConfigYaml, type RunConfig } from "./run-config.ts";
 import { runLoop } from "./run-loop.ts";
 
-/** How a run stops before its end (issue 9): Ctrl-C at an episode boundary, and an evolver endpoint that fails. */
+/** How a run stops before its end (docs/spec/method.md §10): Ctrl-C at an episode boundary, and an evolver endpoint that fails. */
 
 const LEVEL = "two_body_problem";
 const family = interphyreFamily((level) => readCertified(level)!.seeds.map((s) => s.seed));
@@ -66,7 +66,7 @@ describe("an evolver endpoint that fails for good", () => {
   });
 });
 
-describe("lost records of offline trajectories read from files (issue 9)", () => {
+describe("lost records of offline trajectories read from files (docs/spec/method.md §10)", () => {
   const file = "skills/offline/two_body_problem.heuristic.jsonl";
   const fileCfg = parseRunConfig({ levels: [LEVEL], agent: "heuristic", evolver: "heuristic", rounds: 1, episodesPerRound: 2, offline: { trajectories: [file] } }, "cfg");
   const fromFile = (l: string) => readOfflineTrajectories([file]).get(l) ?? [];

@@ -15,7 +15,7 @@ import { runLoop } from "./run-loop.ts";
 import { schedule } from "./schedule.ts";
 
 /**
- * The round loop end to end (issue 5): the real ChatOpenAI client against two local OpenAI-compatible servers,
+ * The round loop end to end (docs/spec/method.md §10): the real ChatOpenAI client against two local OpenAI-compatible servers,
  * one scripting the actor's tool calls and one the evolver's JSON answers, on two_body_problem with R = 3
  * rounds of x = 2 seeds (stream seeds 0–5, offline seeds 6–7), for every init × update cell.
  */
@@ -26,7 +26,7 @@ const family = interphyreFamily((level) => readCertified(level)!.seeds.map((s) =
 const CAPS = { skills: 3, mistakes: 2 };
 
 // ---------------------------------------------------------------------------------------------------------------
-// The actor's script: each seed's episode has a fixed outcome, so r(τ) is known (method.md §2, T = 25).
+// The actor's script: each seed's episode has a fixed outcome, so r(τ) is known (docs/spec/method.md §2, T = 25).
 
 type Outcome = "win1" | "win4" | "lose1" | "lose10";
 const OUTCOME = {
@@ -85,7 +85,7 @@ const smallDistil = (k: number, win: string, loss: string): ScriptItem[] => [
 const notJson = (text: string): ScriptItem => ({ text });
 
 // ---------------------------------------------------------------------------------------------------------------
-// Expected numbers, written out independently of src/store/bank-weights.ts (method.md §3).
+// Expected numbers, written out independently of src/store/bank-weights.ts (docs/spec/method.md §3).
 
 const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const skillW = (rs: readonly number[]) => Math.min(1, Math.max(0.1, (mean(rs) + 1) / 2));
@@ -542,7 +542,7 @@ describe.each(CELLS)("runLoop $init × $update (3 rounds, x = 2, scripted actor 
   }
 
   if (cell.init === "off2on" && cell.update === "evolving") {
-    it("weighs distilled and evolved entries exactly per method.md §3, caps them, and retries a non-JSON answer", () => {
+    it("weighs distilled and evolved entries exactly per docs/spec/method.md §3, caps them, and retries a non-JSON answer", () => {
       const r = get();
       const R = rOf(r);
       const [o6, o7] = [R(off(6)), R(off(7))];
@@ -647,7 +647,7 @@ describe.each(CELLS)("runLoop $init × $update (3 rounds, x = 2, scripted actor 
 });
 
 // ---------------------------------------------------------------------------------------------------------------
-// The no-reward-labels ablation (method.md §7).
+// The no-reward-labels ablation (docs/spec/method.md §7).
 
 describe("runLoop with rewardLabels: false (Off2On × evolving)", () => {
   const cell: Cell = {

@@ -24,7 +24,7 @@ import { needsOfflineRuns, schedule } from "./schedule.ts";
 export const endpointFailed = (id: string, error: string | undefined, runPath: string): ConfigError =>
   new ConfigError(`${id}: the model endpoint failed (${error ?? "no detail"}); the episode was not recorded. Fix the endpoint or key, then: hexa run --resume ${runPath}`);
 
-/** A finished trajectory as the run records it: with its r(τ) and category (method.md §2). */
+/** A finished trajectory as the run records it: with its r(τ) and category (docs/spec/method.md §2). */
 export const episodeRecord = (r: Omit<EpisodeRecord, "schemaVersion" | "r" | "category">): EpisodeRecord => {
   const [label] = labelTrajectories([r.trajectory], [r.id]);
   return { schemaVersion: 1, ...r, r: label!.r, category: label!.category };
@@ -60,7 +60,7 @@ export interface LoopPorts {
    * seen even while synchronous (heuristic) episodes run back to back.
    */
   signal?: AbortSignal;
-  /** Where episodes are played (issue 14); unset: in this process (the local backend over actorModel). */
+  /** Where episodes are played (docs/ARCHITECTURE.md §7); unset: in this process (the local backend over actorModel). */
   episodes?: EpisodeBackend;
 }
 
@@ -68,7 +68,7 @@ export interface LoopPorts {
 type Job = Omit<EpisodeJob, "id" | "bank" | "allowance">;
 
 /**
- * The round loop (issue 5): offline trajectories and the round-0 distillation, then R rounds of x episodes per
+ * The round loop (docs/ARCHITECTURE.md §4, docs/spec/method.md §10): offline trajectories and the round-0 distillation, then R rounds of x episodes per
  * level (concurrent, bounded) with a bank update per level between rounds. Everything is derived from the run
  * directory, so calling it again on the same directory resumes: finished episodes and committed updates are
  * skipped, an update cut short is redone.

@@ -1,6 +1,6 @@
 import { Resvg } from "@resvg/resvg-js";
 
-/** SVG rasterisation, resvg's one home (style.md §2). Pictures carry their own size, so nothing is rescaled. */
+/** SVG rasterisation, resvg's one home (docs/spec/style.md §2). Pictures carry their own size, so nothing is rescaled. */
 
 export interface Raster {
   width: number;

@@ -1,7 +1,7 @@
 import type { Evidence } from "./bank.ts";
 
 /**
- * Entry weights (method.md §3): r_k = clamp((r̄_src + 1) / 2, 0.1, 1.0), r̄_src the mean r(τ) of the cited
+ * Entry weights (docs/spec/method.md §3): r_k = clamp((r̄_src + 1) / 2, 0.1, 1.0), r̄_src the mean r(τ) of the cited
  * trajectories (no data: 0.5). Ours: a re-cited entry's r̄ is the running mean over all evidence so far, so a
  * weight no longer depends on one 3-episode batch. Partial skills (from failed runs) are capped at 0.5.
  */
@@ -23,7 +23,7 @@ export const cite = (evidence: Evidence, rs: readonly number[]): Evidence => ({
 });
 
 /**
- * Ours (method.md §3): a mistake weighs by how many failed trajectories cited it, n / (n + 2) within
+ * Ours (docs/spec/method.md §3): a mistake weighs by how many failed trajectories cited it, n / (n + 2) within
  * [0.1, 1] (1 → 0.33, 2 → 0.5, 4 → 0.67, 8 → 0.8), so top-N ranks the failures seen most often; among equal
  * counts the more recent generation ranks first (byWeight). A failure's r says nothing about the mistake.
  */

@@ -73,7 +73,7 @@ describe("event-sourced bank", () => {
   });
 });
 
-describe("weights (method.md §3)", () => {
+describe("weights (docs/spec/method.md §3)", () => {
   it("maps the mean cited reward to [0.1, 1] and caps partial skills at 0.5", () => {
     expect(weightOf(cite(NO_EVIDENCE, [1, 0.75, 0.5]))).toBeCloseTo((0.75 + 1) / 2, 12);
     expect(weightOf(cite(NO_EVIDENCE, [-0.75, -0.75]))).toBe(0.125);

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { InvariantError } from "../errors.ts";
 
-/** Skills and mistakes (method.md §3). Ids are stable across rounds; parents name merged or revised entries. */
+/** Skills and mistakes (docs/spec/method.md §3). Ids are stable across rounds; parents name merged or revised entries. */
 export const Evidence = z.object({
   /** Sum of r(τ) over every trajectory cited so far, and how many: the running mean behind the weight. */
   sumR: z.number(),
@@ -120,7 +120,7 @@ export const foldEvents = (events: readonly BankEvent[], round = Infinity): Bank
 export const byWeight = <T extends BankEntry>(entries: readonly T[]): T[] =>
   [...entries].sort((a, b) => b.weight - a.weight || b.generation - a.generation || a.id.localeCompare(b.id));
 
-/** Caps enforced in code (method.md §3, ours): keep the heaviest, prune the rest with reason "cap". */
+/** Caps enforced in code (docs/spec/method.md §3, ours): keep the heaviest, prune the rest with reason "cap". */
 export const capEvents = (bank: Bank, caps: { skills: number; mistakes: number }, round: number): BankEvent[] =>
   (["skill", "mistake"] as const).flatMap((kind) =>
     byWeight(listOf(bank, kind))

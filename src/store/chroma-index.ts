@@ -33,7 +33,7 @@ export interface RunEvents extends IndexMeta {
   events: readonly BankEvent[];
 }
 
-/** The text that is embedded: what a retriever should match a situation against (method.md §3 fields). */
+/** The text that is embedded: what a retriever should match a situation against (docs/spec/method.md §3 fields). */
 const entryText = (e: BankEntry): string =>
   e.kind === "skill"
     ? [e.title, e.principle, `When to apply: ${e.whenToApply}`, e.example ?? ""].filter(Boolean).join("\n")
@@ -45,7 +45,7 @@ const docId = (m: IndexMeta, e: BankEntry) => `${m.run}/${m.level}/${e.id}`;
 const whereOf = (conds: Record<string, string>[]): Where | undefined =>
   conds.length === 0 ? undefined : conds.length === 1 ? conds[0] : { $and: conds };
 
-/** How each Chroma call is bounded (issue 9 item 5): a deadline, retries with backoff, a wait for a restart. */
+/** How each Chroma call is bounded: a deadline, retries with backoff, a wait for a restart. */
 export interface ChromaCallOptions {
   /** One call's deadline in ms; a server that answers the heartbeat but not the request is abandoned here. */
   timeoutMs?: number;

@@ -6,7 +6,7 @@ import { appendJsonl, readJsonl, writeJsonAtomic } from "./jsonl.ts";
 import { EpisodeRecord, StopRecord, UsageLine } from "./run-records.ts";
 
 /**
- * What held-out evaluations of a run spend (issue 11), kept under the run's eval/ folder beside the evaluations'
+ * What held-out evaluations of a run spend (docs/spec/method.md §11), kept under the run's eval/ folder beside the evaluations'
  * episode files, never in the run's own usage.jsonl: eval/usage.jsonl has a line per model call, naming the
  * evaluation file it was made for; eval/stopped.json marks the evaluation a spend cap stopped, which the next
  * `hexa eval` of the same seeds continues instead of playing its episodes again.

@@ -5,7 +5,7 @@ import { ConfigError } from "../errors.ts";
 import { writeJsonAtomic } from "./jsonl.ts";
 
 /**
- * final-scores.json of a run directory (issue 13): each level's final figure after the run's rounds or its
+ * final-scores.json of a run directory (docs/spec/reward-search.md §7): each level's final figure after the run's rounds or its
  * whole search, as the family measures it (reward search: the human-normalised F of the final reward's policy
  * on held-out evaluation seeds). Written by `hexa run`, read by `hexa compare` and `hexa bench`.
  */

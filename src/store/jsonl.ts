@@ -4,7 +4,7 @@ import { ConfigError } from "../errors.ts";
 
 /**
  * Append-only JSON-lines files and atomic whole-file writes: what a run directory is made of, so that a
- * process killed at any moment leaves every file readable (issue 5: nothing lost on a crash).
+ * process killed at any moment leaves every file readable (docs/spec/method.md §10: nothing lost on a crash).
  */
 
 /** Appends records as lines in one write, flushed to disk before returning. */

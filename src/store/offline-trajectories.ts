@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 /** A line of an offline-trajectories file: a bare trajectory, or an episode record from a run's episodes.jsonl. */
 const Line = z.union([Trajectory, z.object({ trajectory: Trajectory }).transform((r) => r.trajectory)]);
 
-/** Trajectories for the Offline / Off2On initialisation (issue 5: skills/ or an earlier run), grouped by level. */
+/** Trajectories for the Offline / Off2On initialisation (docs/spec/method.md §5: skills/ or an earlier run), grouped by level. */
 export const readOfflineTrajectories = (paths: readonly string[]): Map<string, Trajectory[]> => {
   const out = new Map<string, Trajectory[]>();
   for (const path of paths) {

@@ -70,7 +70,7 @@ const alive = (pid: number): boolean => {
 };
 
 /**
- * A run directory `runs/<id>/` (issue 5): append-only JSONL and atomic whole-file writes only, so a process
+ * A run directory `runs/<id>/` (docs/spec/method.md §10): append-only JSONL and atomic whole-file writes only, so a process
  * killed at any moment leaves it resumable. One process at a time holds it (run.lock with the pid).
  */
 export class RunDir {

@@ -4,7 +4,7 @@ import { RewardCategory, Trajectory } from "./trajectory.ts";
 import { UsageRecord } from "../llm/accounting.ts";
 import { BankEvent, Mistake, Skill } from "./bank.ts";
 
-/** What a run directory holds, line by line (style.md §14: versioned, parsed on read). */
+/** What a run directory holds, line by line (docs/spec/style.md §14: versioned, parsed on read). */
 
 export const RUN_MARK = "hexa-run";
 

@@ -13,7 +13,7 @@ export const TrajectoryStep = z.object({
 });
 export type TrajectoryStep = z.infer<typeof TrajectoryStep>;
 
-/** The r(τ) categories of method.md §2 (agents/reward.ts maps an episode to one); stored with each episode. */
+/** The r(τ) categories of docs/spec/method.md §2 (agents/reward.ts maps an episode to one); stored with each episode. */
 export const RewardCategory = z.enum(["fast_success", "success", "slow_success", "exploratory_failure", "early_abandon_failure"]);
 export type RewardCategory = z.infer<typeof RewardCategory>;
 
@@ -29,7 +29,7 @@ export const EpisodeUsage = z.object({
 });
 export type EpisodeUsage = z.infer<typeof EpisodeUsage>;
 
-/** Version 2 (issue 10): the family's `action` replaced version 1's Interphyre-shaped `finalAction {x, y, radius}`. */
+/** Version 2 (docs/spec/method.md §10): the family's `action` replaced version 1's Interphyre-shaped `finalAction {x, y, radius}`. */
 export const TRAJECTORY_SCHEMA_VERSION = 2;
 
 const TrajectoryV2 = z.object({
@@ -50,7 +50,7 @@ const TrajectoryV2 = z.object({
   error: z.string().optional(),
 });
 
-/** Reads both versions: a version-1 record (run directories and shipped files made before issue 10) is lifted to version 2. */
+/** Reads both versions: a version-1 record (run directories and shipped files made before the family seam) is lifted to version 2. */
 export const Trajectory = z.preprocess((raw) => {
   if (raw === null || typeof raw !== "object" || (raw as { schemaVersion?: unknown }).schemaVersion !== 1) return raw;
   const { finalAction, ...rest } = raw as Record<string, unknown>;
@@ -71,5 +71,5 @@ export const sumUsage = (a: EpisodeUsage, b: EpisodeUsage): EpisodeUsage => ({
 /** One model call as a usage record. */
 export const callUsage = (u: { input: number; output: number; cached: number }, costUsd: number): EpisodeUsage => ({ ...u, calls: 1, costUsd });
 
-/** Turns an episode counts (method.md §1): the turns used on success, the whole budget T otherwise. */
+/** Turns an episode counts (docs/spec/method.md §1.1): the turns used on success, the whole budget T otherwise. */
 export const countedTurns = (success: boolean, used: number, maxTurns: number): number => (success ? used : maxTurns);

@@ -26,7 +26,7 @@ const TransferProvenance = z.object({
 });
 
 /**
- * A transferred bank (issue 11): a shippable bank file (skills/ format, so `offline.banks` reads it; the
+ * A transferred bank (docs/spec/method.md §6): a shippable bank file (skills/ format, so `offline.banks` reads it; the
  * reader ignores `transfer`) with where it came from and its citation audit.
  */
 export const TransferredBank = ShippedBank.extend({ transfer: TransferProvenance });

@@ -6,7 +6,7 @@ import { ConfigError } from "../errors.ts";
 /**
  * The seeded random source of level generators and searches: Mersenne Twister from pure-rand, integer
  * arithmetic only, so a seed gives the same numbers on every platform. Method names follow numpy's
- * Generator, which Interphyre's level code calls (interphyre.md §3.1).
+ * Generator, which Interphyre's level code calls (docs/spec/interphyre.md §3.1).
  */
 export interface Rng {
   /** Uniform in [0, 1). */

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { chromium, type Browser } from "playwright-core";
 
 /**
- * Headless Debian chromium for the report tests (issue 12), never a downloaded browser. CI installs it with
+ * Headless Debian chromium for the report tests, never a downloaded browser. CI installs it with
  * `apt-get install -y chromium`; where it is missing the browser tests are skipped with this message.
  */
 export const CHROMIUM = "/usr/bin/chromium";

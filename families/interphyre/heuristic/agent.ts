@@ -18,7 +18,7 @@ const HEURISTIC_MODEL = "none (heuristic)";
 
 export interface HeuristicOptions {
   instance: LevelInstance;
-  /** Turn budget T; every tool call is one turn (method.md §2). */
+  /** Turn budget T; every tool call is one turn (docs/spec/method.md §1.1). */
   maxTurns?: number;
   horizon?: number;
   rng: Rng;

@@ -12,7 +12,7 @@ import type { Trajectory } from "../../../src/store/trajectory.ts";
  * BankEvent[] out), but its entries are placement regions relative to the first goal object's initial centre.
  * A skill is a region where final actions solved seeds; a mistake is one where committed actions failed.
  * The machine-readable region is the entry's typed `payload.region`, so its text stays sentences a model can
- * read; banks written before issue 10 carried it as `hint: {json}` at the end of `example` / `correction`,
+ * read; banks written before the family seam carried it as `hint: {json}` at the end of `example` / `correction`,
  * which `regionOf` still reads.
  */
 
@@ -24,7 +24,7 @@ type Region = z.infer<typeof Region>;
 const SKILL_HALF = 0.4;
 const MISTAKE_HALF = 0.25;
 const RADIUS_HALF = 0.15;
-/** Prune threshold for entries not re-observed this round (method.md §4). */
+/** Prune threshold for entries not re-observed this round (docs/spec/method.md §4). */
 const LOW_WEIGHT = 0.3;
 
 /** The version-1 encoding inside the text (still read, never written). */
@@ -147,7 +147,7 @@ interface HeuristicEvolveOptions {
 /**
  * One heuristic update (distillation when the bank is empty): overlapping regions merge, a retained region that
  * is re-observed is re-cited (reweight, or revise when it grew), unobserved entries below weight 0.3 are pruned,
- * mistakes overlapping a skill region are pruned as contradicted; weights per method.md §3; caps enforced.
+ * mistakes overlapping a skill region are pruned as contradicted; weights per docs/spec/method.md §3; caps enforced.
  */
 export const evolveHeuristic = (o: HeuristicEvolveOptions): BankEvent[] => {
   const base = { schemaVersion: 1 as const, round: o.round };

@@ -4,7 +4,7 @@ import type { HeuristicSynthesis, HeuristicSynthesisRequest } from "../../../src
 import { regionOf } from "./evolver.ts";
 
 /**
- * The Interphyre heuristic transfer synthesiser (issue 11, no LLM): a source skill whose region is relative to
+ * The Interphyre heuristic transfer synthesiser (docs/spec/method.md §6, no LLM): a source skill whose region is relative to
  * an object the target scene also has (green_ball, say) becomes a target skill with the same region. Its
  * primitive is the direction of the region from that object ("above-left of green_ball"); each entry cites its
  * source and, from every other source bank, the heaviest entry with the same primitive, so the audit's weight
@@ -22,7 +22,7 @@ const mid = ([lo, hi]: readonly [number, number]) => (lo + hi) / 2;
 const sectorOf = (dx: readonly [number, number], dy: readonly [number, number]) =>
   SECTORS[(Math.round(Math.atan2(mid(dy), mid(dx)) / (Math.PI / 4)) + 8) % 8]!;
 
-/** The bank cap M_max (method.md §3). */
+/** The bank cap M_max (docs/spec/method.md §3). */
 const MAX_SKILLS = 10;
 /** Words, not numbers, for the radius: the source's radii are not the target's, but small vs large is a mechanism (a large ball pushes harder). */
 const sizeOf = (r?: readonly [number, number]) => (!r ? "a red ball" : mid(r) < 0.5 ? "a small red ball" : mid(r) < 1 ? "a medium red ball" : "a large red ball");

@@ -4,13 +4,13 @@ import { WALL_NAMES, WORLD_MAX, WORLD_MIN } from "../world/constants.ts";
 import type { BasketObject, Scene, SceneObject } from "../world/scene.ts";
 
 /**
- * Scenes and live states as SVG, drawn the way Interphyre's renderer draws them (interphyre.md §6.2): white
+ * Scenes and live states as SVG, drawn the way Interphyre's renderer draws them (docs/spec/interphyre.md §6.2): white
  * background, y up, the world [−5, 5]² filling the whole image, walls and sensors skipped, bodies painted in
  * ascending order of body y so that higher objects lie on top. Pure: the CLI turns the string into files.
  */
 
 
-/** Render colours by role label (interphyre.md §2.4); unknown labels are drawn black, as Interphyre does. */
+/** Render colours by role label (docs/spec/interphyre.md §2.4); unknown labels are drawn black, as Interphyre does. */
 export const COLOURS: Readonly<Record<string, Rgb>> = {
   green: [32, 201, 162],
   red: [235, 82, 52],
@@ -105,7 +105,7 @@ const drawable = (shapes: Scene, poses: Poses): [string, SceneObject, Pose][] =>
     .filter(([name]) => !(WALL_NAMES as readonly string[]).includes(name) && shapes[name] !== undefined)
     .map(([name, pose]): [string, SceneObject, Pose] => [name, shapes[name]!, pose]);
 
-/** Ascending body y (interphyre.md §6.2); ties by name so that the picture does not depend on key order. */
+/** Ascending body y (docs/spec/interphyre.md §6.2); ties by name so that the picture does not depend on key order. */
 const paintOrder = <T extends [string, SceneObject, Pose]>(items: T[]): T[] =>
   items.sort((a, b) => a[2].y - b[2].y || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
 

@@ -1,7 +1,7 @@
 import type { SceneObject } from "../world/scene.ts";
 import { n, pos, round } from "./common.ts";
 
-/** Colours are role labels, following PHYRE (interphyre.md §2.4). */
+/** Colours are role labels, following PHYRE (docs/spec/interphyre.md §2.4). */
 export const ROLE_OF_COLOR: Record<string, string> = {
   green: "goal object",
   red: "your action ball",

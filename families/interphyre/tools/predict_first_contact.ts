@@ -6,7 +6,7 @@ import { defineTool } from "./define-tool.ts";
 import { n, placeOrExplain, placementFields, round } from "./common.ts";
 import { closest, shapesOf, wallShapes, type Pt } from "./scene-geometry.ts";
 
-/** HExA's predict_first_contact looks 1.5 s ahead (interphyre.md §5.2). */
+/** HExA's predict_first_contact looks 1.5 s ahead (docs/spec/interphyre.md §5.2). */
 const WINDOW_STEPS = 90;
 
 const isWall = (name: string): name is (typeof WALL_NAMES)[number] => (WALL_NAMES as readonly string[]).includes(name);

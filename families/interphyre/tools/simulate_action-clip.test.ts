@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { call, missPlacement, solvedSession } from "../../../test/support/tool-session.ts";
 
-describe("simulate_action: radius clipping (issue 9)", () => {
+describe("simulate_action: radius clipping (docs/spec/interphyre.md §4.2)", () => {
   it("says in its observation that the radius was clipped, as check_placement does", () => {
     const { session } = solvedSession("down_to_earth");
     const out = call(session, "simulate_action", { ...missPlacement(session), radius: 0.01 });

@@ -2,7 +2,7 @@ import { round8 } from "./constants.ts";
 import type { BasketObject } from "./scene.ts";
 
 /**
- * A basket's fixtures in body coordinates, as create_basket builds them (interphyre.md §2.3): a floor box,
+ * A basket's fixtures in body coordinates, as create_basket builds them (docs/spec/interphyre.md §2.3): a floor box,
  * two flared wall quads and a sensor box, all shifted by the anchor offset, every number rounded to 8
  * decimals in the same expressions. The engine, the placement check and the renderer share this one shape.
  */

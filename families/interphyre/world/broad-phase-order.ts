@@ -1,7 +1,7 @@
 import { BroadPhase } from "planck";
 
 /**
- * Box2D 2.3's broad-phase pair order, patched into planck (interphyre.md §1.3a–b).
+ * Box2D 2.3's broad-phase pair order, patched into planck (docs/spec/interphyre.md §1.3a–b).
  *
  * Box2D 2.3 buffers the new pairs of a step, sorts them by (proxyIdA, proxyIdB), drops duplicates and only
  * then creates contacts; planck creates them straight from the tree query. Contact creation order is the

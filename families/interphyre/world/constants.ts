@@ -1,10 +1,10 @@
-/** Physical constants of the Interphyre world, each with its source (interphyre.md §1). */
+/** Physical constants of the Interphyre world, each with its source (docs/spec/interphyre.md §1). */
 
 /** Authoring bounds, interphyre config.py MIN_X..MAX_X. */
 export const WORLD_MIN = -5;
 export const WORLD_MAX = 5;
 
-/** SimulationConfig.time_step. Box2D receives it as float32 (interphyre.md §1.3a). */
+/** SimulationConfig.time_step. Box2D receives it as float32 (docs/spec/interphyre.md §1.3a). */
 export const TIME_STEP_S = 1 / 60;
 export const TIME_STEP_F32 = Math.fround(1 / 60);
 export const VELOCITY_ITERATIONS = 15;
@@ -21,7 +21,7 @@ export const HEXA_HARNESS_HORIZON_STEPS = 2000;
 /** PRECISION = 8: every number is round(v, 8) before it reaches Box2D. */
 export const PRECISION = 8;
 
-/** pybox2d converts degrees with float32 π; Math.PI loses seeds (interphyre.md §1.3a). */
+/** pybox2d converts degrees with float32 π; Math.PI loses seeds (docs/spec/interphyre.md §1.3a). */
 export const PI_F32 = Math.fround(Math.PI);
 
 /** InterphyreObject defaults (objects/base.py). Baskets never set damping: 0 / 0. */
@@ -41,7 +41,7 @@ export const WALL_FRICTION = 0.2;
 export const WALL_RESTITUTION = 0;
 export const WALL_NAMES = ["left_wall", "right_wall", "top_wall", "bottom_wall"] as const;
 
-/** Action radius is clipped into this range before validation (interphyre.md §4.2). */
+/** Action radius is clipped into this range before validation (docs/spec/interphyre.md §4.2). */
 export const RADIUS_MIN = 0.1;
 export const RADIUS_MAX = 1.5;
 

@@ -20,7 +20,7 @@ describe("ContactTracker", () => {
       if (n === 180) at180++;
     }
     expect([...counts].sort()).toEqual([180, 181]);
-    expect(at180).toBe(552); // interphyre.md §1.6: 552 of begin steps 1…899 fire at 180
+    expect(at180).toBe(552); // docs/spec/interphyre.md §1.6: 552 of begin steps 1…899 fire at 180
   });
 
   it("restarts the timer on any fixture-level begin and drops the pair on any end", () => {

@@ -12,7 +12,7 @@ export interface ContactEvent {
 export const pairKey = (a: string, b: string): string => (a < b ? `${a}|${b}` : `${b}|${a}`);
 
 /**
- * Contacts tracked per body pair, exactly like Interphyre's GoalContactListener (interphyre.md §1.6): a begin
+ * Contacts tracked per body pair, exactly like Interphyre's GoalContactListener (docs/spec/interphyre.md §1.6): a begin
  * on any fixture pair (re)starts the pair's timer, an end on any fixture pair drops it, and the clock is a
  * float64 accumulated by `+= 1/60` after each step, so success fires after 180 or 181 touching steps as there.
  */

@@ -15,7 +15,7 @@ export interface BodyState {
   dynamic: boolean;
 }
 
-/** Fixture-level begin/end between two named bodies; sensors report too (interphyre.md §1.6). */
+/** Fixture-level begin/end between two named bodies; sensors report too (docs/spec/interphyre.md §1.6). */
 export type ContactCallback = (kind: "begin" | "end", a: string, b: string) => void;
 
 export interface PhysicsEngine {

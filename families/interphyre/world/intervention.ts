@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { PhysicsEngine } from "./engine.ts";
 import { parseSceneObject } from "./scene.ts";
 
-/** A change made to a paused world before it continues (interphyre.md §5.1 `set`, `impulse`, `add`, `remove`). */
+/** A change made to a paused world before it continues (docs/spec/interphyre.md §5.1 `set`, `impulse`, `add`, `remove`). */
 const name = z.string().min(1).describe("object name");
 export const Intervention = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("impulse"), object: name, ix: z.number(), iy: z.number() }),

@@ -5,7 +5,7 @@ import type { Action } from "./simulation.ts";
 import type { BasketObject, Scene, SceneObject } from "./scene.ts";
 import { ACTION_OBJECT } from "./constants.ts";
 
-/** Where the red ball may go (interphyre.md §4.2). */
+/** Where the red ball may go (docs/spec/interphyre.md §4.2). */
 export interface ActionBounds {
   x: readonly [number, number];
   y: readonly [number, number];
@@ -88,7 +88,7 @@ export const surfaceDistance = (p: Point, o: SceneObject): number => {
 const fmt = (v: number) => Number(v.toFixed(4));
 
 /**
- * Interphyre's placement rule (interphyre.md §4.3) with baskets tested against their real shape: the radius
+ * Interphyre's placement rule (docs/spec/interphyre.md §4.3) with baskets tested against their real shape: the radius
  * is clipped into bounds, the ball must lie inside the world (and the level's x/y bounds), and it must not
  * touch any level object at its initial pose — touching counts as overlap. An invalid placement is never
  * simulated; the result says which field or object is at fault and by how much.

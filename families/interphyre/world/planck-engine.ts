@@ -43,7 +43,7 @@ const box23 = (hx: number, hy: number, center?: Vec): BoxShape => {
 
 /**
  * Box2D 2.3 damps with v·clamp(1 − h·c, 0, 1); planck with v / (1 + h·c). This coefficient makes planck's
- * formula give 2.3's factor (interphyre.md §1.3a); it is not a change of the material constant.
+ * formula give 2.3's factor (docs/spec/interphyre.md §1.3a); it is not a change of the material constant.
  */
 const box23Damping = (c: number): number => {
   const hc = TIME_STEP_F32 * c;

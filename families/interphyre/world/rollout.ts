@@ -25,7 +25,7 @@ export interface RolloutResult {
   sim: Simulation;
 }
 
-/** Interphyre's episode loop (interphyre.md §1.5): step, advance the clock, test success, stop on success. */
+/** Interphyre's episode loop (docs/spec/interphyre.md §1.5): step, advance the clock, test success, stop on success. */
 export const rollout = (spec: SimulationSpec, options: RolloutOptions = {}): RolloutResult => {
   const horizon = options.horizon ?? DEFAULT_HORIZON_STEPS;
   const sim = new Simulation(spec, options);

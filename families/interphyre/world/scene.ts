@@ -4,7 +4,7 @@ import { BASKET_SENSOR_HEIGHT_RATIO, BASKET_SENSOR_MARGIN, MATERIAL } from "./co
 
 /**
  * A scene is a JSON object keyed by object name, with Interphyre's attribute names, so that Interphyre's
- * scene dicts load unchanged (interphyre.md §3.2). The object kind is not stored there: it follows from the
+ * scene dicts load unchanged (docs/spec/interphyre.md §3.2). The object kind is not stored there: it follows from the
  * attributes (radius → ball, length → bar, bottom_width or scale → basket), or from an explicit `type`.
  */
 

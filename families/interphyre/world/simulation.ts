@@ -54,7 +54,7 @@ export interface SimulationOptions {
 
 /**
  * One world in motion: engine, contact clock and goal. Built in Interphyre's order — walls, objects by
- * sorted name, the red ball last (interphyre.md §1.4) — because that order decides contact order and so
+ * sorted name, the red ball last (docs/spec/interphyre.md §1.4) — because that order decides contact order and so
  * the rollout. Every rollout gets a fresh world: planck never reuses proxy ids, so a reused world would
  * break the broad-phase order.
  */

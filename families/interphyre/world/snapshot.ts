@@ -7,7 +7,7 @@ import { Simulation, type LiveObject, type SimulationOptions, type SimulationSpe
  * A paused moment of a rollout. It stores the recipe (spec + the interventions made and when) rather than
  * engine internals: restoring replays the recipe in a fresh world, which gives a continuation bit-identical
  * to the uninterrupted run — planck keeps contact caches and proxy ids that no body-level copy restores, and
- * Interphyre's own restore, which rebuilds bodies, is not exact for that reason (interphyre.md §5.1).
+ * Interphyre's own restore, which rebuilds bodies, is not exact for that reason (docs/spec/interphyre.md §5.1).
  */
 export interface Snapshot {
   spec: SimulationSpec;

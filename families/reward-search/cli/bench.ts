@@ -13,7 +13,7 @@ import { intFlag } from "../../../src/cli/flags.ts";
 import { asUserError } from "../../../src/cli/write-file.ts";
 
 /**
- * `hexa bench reward-search` (issue 13): the reward-search strategies side by side on the same tasks, trainer
+ * `hexa bench reward-search` (docs/spec/reward-search.md §8.5): the reward-search strategies side by side on the same tasks, trainer
  * and number of trained candidates, with the heuristic proposer (no model). It is a `hexa compare` grid over
  * `rewardSearch.strategy` (DIR/compare/, resumable by rerunning the same command) whose runs' final scores
  * (final-scores.json) are tabled per task with the sparse and human rows: DIR/results.md, .csv, .json and

@@ -58,7 +58,7 @@ export const mutate = (task: string, d: Design, rng: Rng): { design: Design; why
 };
 
 /**
- * The heuristic reward designer (issue 10 §6, no LLM): read the task, check the first design on sampled
+ * The heuristic reward designer (docs/spec/reward-search.md §9, no LLM): read the task, check the first design on sampled
  * transitions, then train candidates at the quick budget — the bank's designs first, else the library's base
  * terms, then mutations of the best so far — and commit the best with finish on the last turn or with the episode's last training
  * (without a share of a run's budget: as soon as a quick training already reaches the solved F). Deterministic for a session, rng seed and hints.

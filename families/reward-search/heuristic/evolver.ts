@@ -7,7 +7,7 @@ import type { DesignHint } from "./designer.ts";
 import type { Design } from "./terms.ts";
 
 /**
- * The heuristic evolver of the reward-search family (issue 10 §6): same contract as agents/evolver.ts. A skill is
+ * The heuristic evolver of the reward-search family (docs/spec/reward-search.md §9): same contract as agents/evolver.ts. A skill is
  * a term set with weights that solved seeds (its weights the evidence-weighted mean of the solving designs); a
  * mistake is a committed design that failed. The design rides in the entry's typed `payload.design`; the text
  * says it in sentences.

@@ -5,7 +5,7 @@ import { designOf } from "./evolver.ts";
 import { termsOf, type Design } from "./terms.ts";
 
 /**
- * The reward-search heuristic transfer synthesiser (issue 11, no LLM): a source design's terms that the target
+ * The reward-search heuristic transfer synthesiser (docs/spec/method.md §6, no LLM): a source design's terms that the target
  * task's library also has (same name) become a target design, each weight clamped into the target term's range;
  * terms the target lacks are dropped, and a design with none left is not transferred. The primitive is the
  * term set; each entry cites its source and, from every other source bank, the heaviest design with the same

@@ -1,5 +1,5 @@
 /**
- * The heuristic reward designer's library (issue 10 §6): per task, reward terms a practitioner would reach for
+ * The heuristic reward designer's library (docs/spec/reward-search.md §9): per task, reward terms a practitioner would reach for
  * (alive bonus, angle / position / velocity penalties, progress toward the goal, action cost), each a JavaScript
  * expression over obs / action / nextObs / info with a default weight and the range the search may use.
  * A design is term → weight; `composeReward` turns it into code in the sandbox's contract.

@@ -1,5 +1,5 @@
 /**
- * The sandbox for LLM-written reward code (issue 10 §4): each candidate gets its own QuickJS interpreter
+ * The sandbox for LLM-written reward code (docs/spec/reward-search.md §4): each candidate gets its own QuickJS interpreter
  * (quickjs-emscripten, pure wasm: its own wasm instance, runtime and context), a CPU-time limit per call, a
  * memory limit, a seeded `Math.random`, no clock, and nothing from the host except the numbers of each batch.
  *

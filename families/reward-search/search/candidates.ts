@@ -7,7 +7,7 @@ import { createRng, type Rng } from "../../../src/util/rng.ts";
 import { firstSentences, OPERATORS, type CandidateView, type Proposal, type ProposeContext, type Proposer, type SelfEvaluation } from "./proposer.ts";
 
 /**
- * The candidates of a search and its exact budget (issue 13). Every candidate — operator, parent, code,
+ * The candidates of a search and its exact budget (docs/spec/reward-search.md §8.2). Every candidate — operator, parent, code,
  * thought, F, feedback — is one line of `<dir>/candidates.jsonl`, appended when its training has ended, so the
  * lineage can be drawn and a search killed at any moment resumes without retraining a finished candidate.
  *

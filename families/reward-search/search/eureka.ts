@@ -4,7 +4,7 @@ import { bestOf, candidateRng, createBudget, runBatch, viewOf, type CandidateRec
 import type { Proposer } from "./proposer.ts";
 
 /**
- * Eureka's greedy evolution (reward-search.md): per iteration K candidates are sampled from the proposer and
+ * Eureka's greedy evolution (docs/spec/reward-search.md §8.3): per iteration K candidates are sampled from the proposer and
  * each is trained; the iteration's best (by final-policy F) is kept and its reward reflection becomes the
  * feedback of the next iteration, replacing the previous feedback; I iterations, K × I candidates in all.
  * An iteration whose candidates all failed keeps the previous best and feeds back the first failure's error.

@@ -3,7 +3,7 @@ import type { Design } from "../heuristic/terms.ts";
 import type { RewardTask, TaskInstance } from "../task.ts";
 
 /**
- * The proposer port of the search strategies (issue 13): what writes the next reward candidate. Two
+ * The proposer port of the search strategies (docs/spec/reward-search.md §8): what writes the next reward candidate. Two
  * implementations: the LLM proposer (llm-proposer.ts, any OpenAI-compatible model) and the heuristic proposer
  * (heuristic-proposer.ts, no LLM, labelled). A strategy decides *which* operator and *which* context; the
  * proposer only writes a design thought first, then the code.

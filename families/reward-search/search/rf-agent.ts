@@ -5,7 +5,7 @@ import type { CandidateView, Operator } from "./proposer.ts";
 import { backupFrom, branchOf, expansionOperators, lambdaAt, rootNode, sampleElites, selectPath, type TreeNode } from "./tree.ts";
 
 /**
- * RF-Agent's tree search (reward-search.md, issue 13), exactly: every candidate is a node [thought, code, F,
+ * RF-Agent's tree search (docs/spec/reward-search.md §8.4), exactly: every candidate is a node [thought, code, F,
  * feedback]; selection walks down from the root by UCT with λ decaying 0.4 → 0.1 over the budget; the selected
  * leaf is expanded with the five operators in shares [2, 2, 2, 1, 1]; every child self-evaluates its own code
  * (v_self) and trains on its own code; after a successful training its thought is re-written from the code

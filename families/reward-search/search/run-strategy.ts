@@ -16,7 +16,7 @@ import { llmProposer } from "../proposers/llm-proposer.ts";
 import { DEFAULT_BUDGET, jsonlCandidateLog, openSearchDir, runSearch, type Strategy } from "./search.ts";
 
 /**
- * `rewardSearch.strategy` in a run (issue 13): eureka and rf-agent search every task of the config in the run
+ * `rewardSearch.strategy` in a run (docs/spec/reward-search.md §7, §8): eureka and rf-agent search every task of the config in the run
  * directory (`search/<task>/search.json` + `candidates.jsonl`, resumable), on the task's first stream seed, with
  * the exact budget; afterwards every strategy — rounds included — is scored the same way: the final reward (the
  * search's best candidate; in rounds, the run's best committed reward) trained at the scored budget on that

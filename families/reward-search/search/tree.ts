@@ -2,7 +2,7 @@ import type { Rng } from "../../../src/util/rng.ts";
 import { EXPANSION_OPERATORS, type ExpansionOperator } from "./proposer.ts";
 
 /**
- * RF-Agent's tree-search arithmetic (reward-search.md), as pure functions of their inputs:
+ * RF-Agent's tree-search arithmetic (docs/spec/reward-search.md §8.4), as pure functions of their inputs:
  *   UCT = (Q − Q_min)/(Q_max − Q_min) + λ · ( √(2 ln(N_parent + 1) / N_child) + softmax(v_self) )
  *   λ from 0.4 decaying linearly to 0.1 over the budget;  backup Q ← (1 − η) Q + η · max_child Q, η = 0.7;
  *   expansion operators in shares [2, 2, 2, 1, 1]; crossover elites drawn with weight 1/rank.

@@ -23,7 +23,7 @@ export const trainingsLeft = (s: RewardSession): number => (s.maxTrainings === u
 /** One training of `code` on the instance (training seed, held-out evaluation seeds), with progress. */
 export const train = async (s: RewardSession, code: string, steps: number, label: string, onProgress?: (p: ToolProgress) => void): Promise<PoolOutcome> => {
   if (trainingsLeft(s) <= 0) {
-    // Not sent: the run's equal-budget comparison (issue 13) counts every training the trainer runs.
+    // Not sent: the run's equal-budget comparison (docs/spec/reward-search.md §8.1) counts every training the trainer runs.
     const message = `this episode's share of the run's training budget (${s.maxTrainings} training${s.maxTrainings === 1 ? "" : "s"}) is spent; nothing was trained`;
     return { kind: "error", error: { kind: "budget_exceeded", message }, cached: false, jobDir: null };
   }

@@ -20,7 +20,7 @@ export interface RedisTrainerOptions {
 }
 
 /**
- * Trainings run by `hexa worker` processes that serve the trainings queue (issue 14), behind the same port
+ * Trainings run by `hexa worker` processes that serve the trainings queue (docs/ARCHITECTURE.md §7), behind the same port
  * as the local pool. The job id is a hash of the job: a training asked for twice while Redis holds it (two
  * episodes, or a job rerun after its worker died) is trained once and read back. A cancel (signal) stops the
  * wait here; the training finishes on its worker and lands in its cache.

@@ -41,7 +41,7 @@ const withoutKeys = (config: Record<string, unknown>): Record<string, unknown> =
 };
 
 /**
- * Episodes played by `hexa worker` processes through a BullMQ queue (issue 14). The job id is the episode's,
+ * Episodes played by `hexa worker` processes through a BullMQ queue (docs/ARCHITECTURE.md §7). The job id is the episode's,
  * so adding a job again (a resumed coordinator, a vanished job) is a no-op while Redis holds it and a
  * finished result is read back instead of played again. Jobs in flight are checked every `checkMs`: one that
  * Redis no longer knows (a restart without persistence) is queued again.

@@ -6,7 +6,7 @@ import { RUN_AGENTS } from "../../loop/run-config.ts";
 import { Budget } from "../../llm/budget.ts";
 
 /**
- * The jobs a coordinator puts on Redis and what workers hand back (issue 14). Every job carries this schema
+ * The jobs a coordinator puts on Redis and what workers hand back (docs/ARCHITECTURE.md §7). Every job carries this schema
  * version and the hexa that made it; a worker of another version refuses the job (without retries) rather
  * than play it with other code. Bump JOB_SCHEMA_VERSION when a payload's shape changes.
  */

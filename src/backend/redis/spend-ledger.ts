@@ -45,7 +45,7 @@ export interface RedisLedger extends SpendLedger {
 }
 
 /**
- * The spend ledger shared by every process of a run played by workers (issue 14 × issue 11): the coordinator's
+ * The spend ledger shared by every process of a run played by workers (docs/ARCHITECTURE.md §7, docs/spec/method.md §11): the coordinator's
  * gate and each worker's reserve from the same hash, atomically (a Lua script), so all of them together cross
  * the cap only by how far the calls in flight outrun their estimates. With `start` (the coordinator, at a run's start or
  * resume) `begin` writes the hash anew from the run's recorded spend and the cap given now; a worker's ledger

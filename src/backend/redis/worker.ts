@@ -30,7 +30,7 @@ export interface RunningWorker {
 }
 
 /**
- * A `hexa worker` (issue 14): one BullMQ worker per queue it serves, each running `concurrency` jobs at once.
+ * A `hexa worker` (docs/ARCHITECTURE.md §7): one BullMQ worker per queue it serves, each running `concurrency` jobs at once.
  * Deterministic failures (a job of another hexa version, a bad config, a key this machine lacks, the run's spend
  * cap) fail the job without retries; anything else is retried by BullMQ, and a worker that dies mid-job loses its lock, so the
  * stalled-job check hands the job to another worker. It beats into the `hexa workers` table every second.

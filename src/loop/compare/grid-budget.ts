@@ -14,7 +14,7 @@ export interface Headroom {
 }
 
 /**
- * One spend cap over a whole compare grid (issue 11), shared among its jobs (a (cell, run): its run, then its
+ * One spend cap over a whole compare grid (docs/spec/method.md §11), shared among its jobs (a (cell, run): its run, then its
  * held-out evaluation), each step a child process with its own cap.
  *
  * The rule, which keeps the sum of every job's spend within the cap: each job is counted at the most it can

@@ -4,7 +4,7 @@ import { ConfigError } from "../../errors.ts";
 import { composeRunConfig, parseRunConfig, type FamilySlice, type RunConfig } from "../run-config.ts";
 
 /**
- * The grid of `hexa compare` (issue 11): `--grid KEY=V1,V2` axes over dotted config keys, their product as
+ * The grid of `hexa compare` (docs/spec/method.md §8): `--grid KEY=V1,V2` axes over dotted config keys, their product as
  * cells, each cell a run config. Keys and values are checked against the composed RunConfig schema before
  * anything runs; a cell the loop refuses (offline × evolving) is kept as skipped with its reason.
  */

@@ -4,7 +4,7 @@ import type { CellResult } from "./results.ts";
 
 /**
  * The comparison's figure: cumulative success vs seed index per cell, the mean over runs as a line and a band
- * from the lowest to the highest run (the band is the spread a reviewer asks for; method.md §8: about ±9 points).
+ * from the lowest to the highest run (the band is the spread a reviewer asks for; docs/spec/method.md §8: about ±9 points).
  * One panel per level. Vega-Lite, rendered to SVG in node.
  */
 const curveSpec = (cells: readonly CellResult[]): TopLevelSpec => {

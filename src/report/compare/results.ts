@@ -1,7 +1,7 @@
 import { bootstrapMean, mean, std, type Interval } from "./stats.ts";
 
 /**
- * The figures of `hexa compare` (issue 11) from the runs' records: per cell and level, success during learning
+ * The figures of `hexa compare` (docs/spec/method.md §8) from the runs' records: per cell and level, success during learning
  * and on the held-out seeds with every run's value, and each cell's paired difference from the baseline.
  */
 

@@ -1,5 +1,5 @@
 /**
- * The statistics of `hexa compare` (issue 11): mean ± sample std over runs, and the paired bootstrap of a
+ * The statistics of `hexa compare` (docs/spec/method.md §8): mean ± sample std over runs, and the paired bootstrap of a
  * difference in success. Pure and seeded, so the same records always give the same interval.
  */
 

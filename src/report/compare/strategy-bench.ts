@@ -4,7 +4,7 @@ import { csvField } from "./render.ts";
 import { mean, std } from "./stats.ts";
 
 /**
- * `hexa bench reward-search` (issue 13) from the runs' final scores: per task, a row per strategy with the
+ * `hexa bench reward-search` (docs/spec/reward-search.md §8.5) from the runs' final scores: per task, a row per strategy with the
  * human-normalised score of its final reward's policy on held-out evaluation seeds (mean ± std over runs), its
  * raw F and the trainings it spent, plus the `sparse` and `human` rows (F of those rewards under the same
  * trainer, on the same instance and seeds; 0 and 1 on the normalised scale by definition).

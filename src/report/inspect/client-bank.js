@@ -1,4 +1,4 @@
-/* hexa inspect: the bank section of the page (issue 12), inlined before client.js, which calls
+/* hexa inspect: the bank section of the page (docs/ARCHITECTURE.md §8), inlined before client.js, which calls
    window.hexaBank(helpers) once: the timeline of every entry ever created, weights per round, the diff between
    two rounds, the lineage of merges and revisions, and evolver failures. */
 window.hexaBank = function (H) {

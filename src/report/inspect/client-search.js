@@ -1,4 +1,4 @@
-/* hexa inspect: the reward-search section of the page (issue 13), inlined before client.js, which calls
+/* hexa inspect: the reward-search section of the page (docs/spec/reward-search.md §8.2), inlined before client.js, which calls
    window.hexaSearch(helpers) once: for each search found (candidates.jsonl), F of every candidate's final policy
    with an edge from its parent (Vega-Lite), and the lineage tree as nested lists whose nodes open to the
    candidate's thought, code and feedback. Open nodes stay open when a live page redraws. */

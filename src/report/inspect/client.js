@@ -1,4 +1,4 @@
-/* hexa inspect: the page script (issue 12). Plain browser JavaScript, inlined into report.html after the vega
+/* hexa inspect: the page script (docs/ARCHITECTURE.md §8). Plain browser JavaScript, inlined into report.html after the vega
    and vega-lite bundles and client-bank.js (the bank section); it draws the report from the JSON in #hexa-data and, on a page served by
    `hexa inspect --serve`, redraws in place when the run writes (server-sent events), keeping the reader's
    filters, open episodes and scroll position. */

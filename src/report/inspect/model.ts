@@ -6,7 +6,7 @@ import { usageView, type FailedCall, type UsageView } from "./usage-view.ts";
 import type { SearchView } from "./search-view.ts";
 
 /**
- * The data behind `hexa inspect` (issue 12): one run's files, already read and parsed by the store, turned into
+ * The data behind `hexa inspect` (docs/ARCHITECTURE.md §8): one run's files, already read and parsed by the store, turned into
  * the JSON the page draws. Pure, and family-independent except through `EpisodeDrawer`, which the CLI supplies
  * (a family supplies it).
  */
@@ -32,7 +32,7 @@ export interface RunSummaryInput {
   init: string;
   update: string;
   models: { actor: string; evolver: string };
-  /** T, x, R, M, N, M_max, N_max (method.md §9). */
+  /** T, x, R, M, N, M_max, N_max (docs/spec/method.md §9). */
   T: number;
   x: number;
   R: number;
@@ -113,7 +113,7 @@ export interface Report {
   builtAt: string;
   /** One cell per configuration; a single run is one cell of one run. */
   cells: { name: string; runs: RunView[] }[];
-  /** Reward searches found at or under the directory (issue 13): the lineage of every candidate. */
+  /** Reward searches found at or under the directory (docs/spec/reward-search.md §8.2): the lineage of every candidate. */
   searches: SearchView[];
   notices: string[];
 }

@@ -1,5 +1,5 @@
 /**
- * The lineage of a reward search for `hexa inspect` (issue 13): every candidate of a `candidates.jsonl` as a node
+ * The lineage of a reward search for `hexa inspect` (docs/spec/reward-search.md §8.2): every candidate of a `candidates.jsonl` as a node
  * of its tree (operator, F of the final policy, the best checkpoint labelled apart, the error of a failed training,
  * the code, thought and feedback), with the edges parent → child and the best candidate marked. Pure; the CLI
  * reads the files (src/cli/inspect-search.ts) and says which candidate is the best (the search's own rule).
