@@ -23,8 +23,20 @@ export class PhysicsWorkerError extends HexaError {}
 
 const ENTRY = new URL("./physics-worker-entry.mjs", import.meta.url);
 
-/** Default pool size: one worker per spare core, at most 4 (the loop's default concurrency is 3). */
-export const defaultPhysicsWorkers = (): number => Math.max(1, Math.min(4, availableParallelism() - 1));
+const WORKERS_ENV = "HEXA_PHYSICS_WORKERS";
+
+/**
+ * Default pool size: one worker per core, at most 4 (the loop's default concurrency is 3), since the main
+ * thread mostly waits on the workers; HEXA_PHYSICS_WORKERS overrides it. Results do not depend on it: each
+ * episode is deterministic wherever it runs.
+ */
+export const defaultPhysicsWorkers = (env: NodeJS.ProcessEnv = process.env): number => {
+  const raw = env[WORKERS_ENV];
+  if (raw === undefined || raw === "") return Math.max(1, Math.min(4, availableParallelism()));
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n < 1 || n > 64) throw new ConfigError(`${WORKERS_ENV} must be an integer in [1, 64] (got ${JSON.stringify(raw)}); unset it for one worker per core`);
+  return n;
+};
 
 export interface PhysicsHostOptions {
   /** Most worker threads; sessions and heuristic episodes go to the least loaded one. */
