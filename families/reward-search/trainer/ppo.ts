@@ -32,7 +32,7 @@ import {
   forward, greedyActions, initParams, policyLayout, RunningNorm, sampleActions, serializePolicy, valueOf,
   type PolicyLayout, type SerializedPolicy,
 } from "./policy.ts";
-import { makeRng, type Rng } from "./rng.ts";
+import { xoshiro128ss, type FastRng as Rng } from "../../../src/util/rng.ts";
 import { initTf, tf } from "./tf.ts";
 
 /**
@@ -483,7 +483,7 @@ export const trainPpo = async (req: TrainRequest): Promise<TrainResult> => {
   const aDim = continuous ? space.dim : 1;
   const k = continuous ? space.dim : space.n;
   const layout = policyLayout({ obsDim: d, action: space, hidden: cfg.hidden, shared: opt.sharedNetwork });
-  const rng: Rng = makeRng(req.seed);
+  const rng: Rng = xoshiro128ss(req.seed);
   const norm = opt.normalizeObs ?? continuous ? new RunningNorm(d) : null;
   const scaler = opt.normalizeReward ?? continuous ? new RewardScaler(N, cfg.gamma) : null;
   const adam = new FlatAdam(layout, initParams(layout, rng), { ...cfg, clipValueLoss: opt.clipValueLoss });

@@ -2,6 +2,7 @@
  * The statistics of `hexa compare` (issue 11): mean ± sample std over runs, and the paired bootstrap of a
  * difference in success. Pure and seeded, so the same records always give the same interval.
  */
+import { mulberry32 } from "../../util/rng.ts";
 
 export const mean = (xs: readonly number[]): number => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
 
@@ -10,18 +11,6 @@ export const std = (xs: readonly number[]): number => {
   if (xs.length < 2) return 0;
   const m = mean(xs);
   return Math.sqrt(xs.reduce((s, x) => s + (x - m) ** 2, 0) / (xs.length - 1));
-};
-
-/** mulberry32: a small seeded generator; Math.random would make the interval change between two readings. */
-export const seededRng = (seed: number): (() => number) => {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 };
 
 /** The q-quantile of sorted values by the nearest-rank rule (no interpolation): a value the bootstrap produced. */
@@ -50,7 +39,8 @@ export interface Interval {
 export const bootstrapMean = (diffs: readonly number[], opts: { resamples?: number; level?: number; seed?: number } = {}): Interval => {
   const resamples = opts.resamples ?? 2000;
   const level = opts.level ?? 0.95;
-  const rng = seededRng(opts.seed ?? 1);
+  // Seeded: Math.random would make the interval change between two readings.
+  const rng = mulberry32(opts.seed ?? 1);
   const n = diffs.length;
   if (n === 0) return { mean: NaN, low: NaN, high: NaN, n, resamples, withinNoise: true };
   const means = new Float64Array(resamples);
