@@ -1,9 +1,14 @@
 /**
- * The statistics of `hexa compare` (issue 11): mean ± sample std over runs, and the paired bootstrap of a
- * difference in success. Pure and seeded, so the same records always give the same interval.
+ * Summary statistics over runs and the paired bootstrap of `hexa compare`: pure and
+ * seeded, so the same records always give the same interval.
+ *
+ * Empty input: `mean([])` is NaN, and so are `quantile([], q)` and the interval of `bootstrapMean([])`; `std` of
+ * fewer than two values is 0. A caller that shows or stores something else for "no data" (0, null, an absent
+ * field) checks for the empty case itself, where the reader can see it.
  */
-import { mulberry32 } from "../../util/rng.ts";
+import { mulberry32 } from "./rng.ts";
 
+/** The arithmetic mean; NaN for no values. */
 export const mean = (xs: readonly number[]): number => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
 
 /** Sample standard deviation (n − 1): runs are a sample of what the configuration does; 0 for a single run. */
