@@ -21,6 +21,7 @@ import { heuristicProposer } from "../families/reward-search/proposers/heuristic
 import { runSearch, STRATEGIES } from "../families/reward-search/search/search.ts";
 import type { RewardTask, TaskInstance } from "../families/reward-search/task.ts";
 import { createTrainerPool, type TrainerPool } from "../families/reward-search/trainer/pool.ts";
+import { mean, std } from "../src/util/stats.ts";
 
 const arg = (name: string): string | undefined => {
   const i = process.argv.indexOf(`--${name}`);
@@ -46,9 +47,7 @@ const trainF = async (task: RewardTask, instance: TaskInstance, code: string): P
 const stats = (all: number[]) => {
   const xs = all.filter(Number.isFinite);
   if (xs.length === 0) return "n/a";
-  const m = xs.reduce((a, b) => a + b, 0) / xs.length;
-  const sd = xs.length > 1 ? Math.sqrt(xs.reduce((a, b) => a + (b - m) ** 2, 0) / (xs.length - 1)) : 0;
-  return `${m.toFixed(2)} ± ${sd.toFixed(2)}`;
+  return `${mean(xs).toFixed(2)} ± ${std(xs).toFixed(2)}`;
 };
 
 const t0 = performance.now();

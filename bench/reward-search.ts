@@ -17,7 +17,7 @@ import type { RewardBatchInput, RewardProgram, RewardTask } from "../families/re
 import { PpoConfig } from "../families/reward-search/task.ts";
 import { hostRewardProgram } from "../families/reward-search/trainer/host-reward.ts";
 import { evaluateChunked, trainPpo, type TrainResult } from "../families/reward-search/trainer/ppo.ts";
-import { makeRng } from "../families/reward-search/trainer/rng.ts";
+import { xoshiro128ss } from "../src/util/rng.ts";
 
 const arg = (name: string): string | undefined => {
   const i = process.argv.indexOf(`--${name}`);
@@ -46,7 +46,7 @@ const row = (cells: Array<string | number>) => `| ${cells.join(" | ")} |`;
 
 const envAlone = (task: RewardTask, numEnvs: number, steps: number): number => {
   const env = task.makeEnv(task.generate(0), numEnvs);
-  const rng = makeRng(1);
+  const rng = xoshiro128ss(1);
   env.reset(1);
   const sp = env.action;
   const acts = sp.kind === "discrete" ? new Int32Array(numEnvs) : new Float64Array(numEnvs * sp.dim);
@@ -69,7 +69,7 @@ const cpuMs = () => {
 const sampleBatch = (task: RewardTask, numEnvs: number, steps: number): RewardBatchInput => {
   const env = task.makeEnv(task.generate(0), numEnvs);
   const d = env.obsDim, sp = env.action, k = sp.kind === "discrete" ? 1 : sp.dim, n = numEnvs * steps;
-  const rng = makeRng(2);
+  const rng = xoshiro128ss(2);
   const b = { n, obs: new Float64Array(n * d), action: new Float64Array(n * k), nextObs: new Float64Array(n * d), info: {} as Record<string, Float64Array> };
   let obs = env.reset(2);
   for (let t = 0; t < steps; t++) {

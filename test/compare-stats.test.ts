@@ -4,51 +4,6 @@ import { cellConfig, checkAxes, gridCells, parseGridFlag } from "../src/loop/com
 import { compareResults, pairedDiffs, type CellInput, type EpisodeOutcome } from "../src/report/compare/results.ts";
 import { renderCsv, renderMarkdown } from "../src/report/compare/render.ts";
 import { curveSvg } from "../src/report/compare/plot.ts";
-import { bootstrapMean, mean, quantile, seededRng, std } from "../src/report/compare/stats.ts";
-
-describe("compare statistics", () => {
-  it("mean and sample std by hand", () => {
-    // 0.5, 0.7, 0.9: mean 0.7; squared deviations 0.04 + 0 + 0.04 = 0.08, / (3 − 1) = 0.04, sqrt = 0.2.
-    expect(mean([0.5, 0.7, 0.9])).toBeCloseTo(0.7, 12);
-    expect(std([0.5, 0.7, 0.9])).toBeCloseTo(0.2, 12);
-    expect(std([0.4])).toBe(0);
-  });
-
-  it("nearest-rank quantiles", () => {
-    const xs = Array.from({ length: 2000 }, (_, i) => i);
-    // 2.5% of 2000 is rank 50 (value 49); 97.5% is rank 1950 (value 1949).
-    expect(quantile(xs, 0.025)).toBe(49);
-    expect(quantile(xs, 0.975)).toBe(1949);
-  });
-
-  it("the bootstrap interval on known data matches the hand-computed normal interval", () => {
-    // 100 paired differences: 30 × +1, 70 × 0. Mean 0.3; the bootstrap distribution of the mean is
-    // Binomial(100, 0.3)/100 with sd sqrt(0.3 · 0.7 / 100) = 0.0458, so the 95% interval is about
-    // 0.3 ± 1.96 · 0.0458 = [0.210, 0.390]; the binomial's exact 2.5% / 97.5% points are 0.21 and 0.39.
-    const diffs = [...Array(30).fill(1), ...Array(70).fill(0)];
-    const ci = bootstrapMean(diffs, { resamples: 2000, seed: 7 });
-    expect(ci.mean).toBeCloseTo(0.3, 12);
-    expect(ci.low).toBeGreaterThanOrEqual(0.2);
-    expect(ci.low).toBeLessThanOrEqual(0.22);
-    expect(ci.high).toBeGreaterThanOrEqual(0.38);
-    expect(ci.high).toBeLessThanOrEqual(0.4);
-    expect(ci.withinNoise).toBe(false);
-    expect(ci.n).toBe(100);
-  });
-
-  it("a constant difference has a zero-width interval; a symmetric one is within noise; seeded = reproducible", () => {
-    expect(bootstrapMean([0.5, 0.5, 0.5])).toMatchObject({ mean: 0.5, low: 0.5, high: 0.5, withinNoise: false });
-    const sym = [1, -1, 1, -1, 0, 0, 1, -1];
-    const a = bootstrapMean(sym, { seed: 3 });
-    expect(a.withinNoise).toBe(true);
-    expect(a.low).toBeLessThan(0);
-    expect(bootstrapMean(sym, { seed: 3 })).toEqual(a);
-    const [r1, r2] = [seededRng(1), seededRng(1)];
-    const seq = [r1(), r1(), r1()];
-    expect([r2(), r2(), r2()]).toEqual(seq);
-    expect(seq.every((x) => x >= 0 && x < 1)).toBe(true);
-  });
-});
 
 const ep = (seed: number, success: boolean, round = 1, level = "down_to_earth"): EpisodeOutcome => ({ level, round, seed, success, turns: success ? 4 : 25 });
 

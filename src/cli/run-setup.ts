@@ -8,6 +8,7 @@ import type { SpendGate } from "../llm/budget.ts";
 import type { ChatModel } from "../llm/chat-model.ts";
 import { roleKeyVar } from "../llm/config.ts";
 import { ConfigError } from "../errors.ts";
+import { canonicalJson } from "../util/canonical-json.ts";
 import { allFamilies, getFamily } from "./families.ts";
 import type { LevelFamily } from "../family/family.ts";
 import { parseRunConfigYaml, usesBank, type RunConfig } from "../loop/run-config.ts";
@@ -40,10 +41,6 @@ export const codeVersion = (): CodeVersion => {
 
 export const codeLabel = (c: CodeVersion): string => (c.commit ? `${c.version} (commit ${c.commit.slice(0, 12)})` : c.version);
 
-/** Key order does not change a config, so the hash is of a key-sorted copy. */
-const canonical = (v: unknown): unknown =>
-  Array.isArray(v) ? v.map(canonical) : v !== null && typeof v === "object" ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, canonical((v as Record<string, unknown>)[k])])) : v;
-
 /**
  * config.yaml's data (the resolved config as the creating process wrote it, every default spelled out) and its
  * sha256. Of the file's data, not of the config parsed now: a later hexa that adds a key with a default (or
@@ -53,8 +50,9 @@ const canonical = (v: unknown): unknown =>
 export const configDigest = (configYaml: string): { config: unknown; hash: string } => {
   const data: unknown = JSON.parse(JSON.stringify(parseYaml(configYaml) ?? null));
   if (data !== null && typeof data === "object" && !Array.isArray(data)) delete (data as Record<string, unknown>).budget;
-  const config = canonical(data);
-  return { config, hash: createHash("sha256").update(JSON.stringify(config)).digest("hex") };
+  // Key order does not change a config, so the hash is of key-sorted text (data is plain JSON, so parsing that text back gives the key-sorted copy).
+  const text = canonicalJson(data);
+  return { config: JSON.parse(text) as unknown, hash: createHash("sha256").update(text).digest("hex") };
 };
 
 /**

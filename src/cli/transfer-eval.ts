@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { stringify } from "yaml";
 import { InvariantError } from "../errors.ts";
 import { RunDir } from "../store/run-dir.ts";
+import { mean } from "../util/stats.ts";
 import { percent } from "./format.ts";
 
 /**
@@ -78,8 +79,8 @@ const resultOf = (runsDir: string, arm: string, agent: string): ArmResult => {
     agent,
     successes,
     episodes: eps.length,
-    meanTurns: eps.reduce((s, e) => s + e.trajectory.turns, 0) / Math.max(1, eps.length),
-    ...(scores.length ? { meanScore: scores.reduce((a, b) => a + b, 0) / scores.length } : {}),
+    meanTurns: eps.length ? mean(eps.map((e) => e.trajectory.turns)) : 0,
+    ...(scores.length ? { meanScore: mean(scores) } : {}),
     run: join(runsDir, id),
   };
 };

@@ -7,6 +7,7 @@ import { updatesAt } from "./bank-update.ts";
 import type { LevelFamily, SearchCalls } from "../family/family.ts";
 import { usesBank, type RunConfig } from "./run-config.ts";
 import { needsOfflineRuns, schedule } from "./schedule.ts";
+import { mean } from "../util/stats.ts";
 
 /**
  * What the rest of a run will cost before it starts (docs/spec/method.md §11): calls still to make × tokens per call × the
@@ -59,8 +60,8 @@ export const recordedWork = (runs: ReadonlyArray<readonly UsageLine[]>, role: Ro
   });
   if (!units.size) return undefined;
   const all = [...units.values()];
-  const mean = (f: (w: Work) => number) => all.reduce((s, w) => s + f(w), 0) / all.length;
-  return { units: all.length, calls: mean((w) => w.calls), input: mean((w) => w.input), output: mean((w) => w.output) };
+  const meanOf = (f: (w: Work) => number) => mean(all.map(f));
+  return { units: all.length, calls: meanOf((w) => w.calls), input: meanOf((w) => w.input), output: meanOf((w) => w.output) };
 };
 
 /**

@@ -3,17 +3,17 @@ import { UsageTally } from "../llm/accounting.ts";
 import type { Bank } from "../store/bank.ts";
 import type { EpisodeRecord, UsageLine } from "../store/run-records.ts";
 import type { RunConfig } from "./run-config.ts";
+import { mean } from "../util/stats.ts";
 
 /** metrics.json (docs/spec/method.md §10): recomputed from the records after every round, so it is always what the files say. */
 
-const mean = (xs: readonly number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
 const r3 = (v: number) => Math.round(v * 1000) / 1000;
 
 const summary = (eps: readonly EpisodeRecord[]) => ({
   episodes: eps.length,
   successes: eps.filter((e) => e.trajectory.success).length,
   successRate: r3(eps.length ? eps.filter((e) => e.trajectory.success).length / eps.length : 0),
-  meanTurns: r3(mean(eps.map((e) => e.trajectory.turns))),
+  meanTurns: r3(eps.length ? mean(eps.map((e) => e.trajectory.turns)) : 0),
 });
 
 const usageTotal = (lines: readonly UsageLine[]): UsageTotal => {
@@ -48,7 +48,7 @@ export const computeMetrics = (m: MetricsInput) => {
         return {
           round,
           ...summary(inRound),
-          meanR: r3(mean(inRound.map((e) => e.r))),
+          meanR: r3(inRound.length ? mean(inRound.map((e) => e.r)) : 0),
           "bank/skills": bank?.skills.length ?? 0,
           "bank/mistakes": bank?.mistakes.length ?? 0,
         };

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { writeJsonAtomic } from "../../../src/store/jsonl.ts";
+import { canonicalJson } from "../../../src/util/canonical-json.ts";
 import { ErrorKind, ResultMessage, RewardFault } from "./protocol.ts";
 import type { JobOutcome, TrainJob } from "./client.ts";
 
@@ -68,13 +69,6 @@ export const normaliseRewardCode = (code: string): string => {
   }
   return out.join("").trim();
 };
-
-const canonicalJson = (value: unknown): string =>
-  JSON.stringify(value, (_key, v: unknown) =>
-    v && typeof v === "object" && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : v,
-  );
 
 export interface TrainerIdentity {
   name: string;

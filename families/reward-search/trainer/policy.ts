@@ -6,7 +6,7 @@
  */
 import type { ActionSpace } from "../task.ts";
 import { InvariantError } from "../../../src/errors.ts";
-import type { Rng } from "./rng.ts";
+import type { FastRng as Rng } from "../../../src/util/rng.ts";
 
 export interface ParamSpec {
   name: string;

@@ -8,7 +8,7 @@ import {
   autodiffGradient, checkpointIterations, evaluateChunked, evaluateGreedy, gae, lrAt, manualGradient, normalizeAdvantages, policyTerms, ppoObjective, trainPpo,
   type TrainRequest,
 } from "./ppo.ts";
-import { makeRng } from "./rng.ts";
+import { xoshiro128ss } from "../../../src/util/rng.ts";
 import { initTf, tf } from "./tf.ts";
 
 const close = (got: ArrayLike<number>, want: number[], digits = 6) => {
@@ -103,7 +103,7 @@ describe("PPO loss and gradient", () => {
   ];
   it.each(shapes)("the JS rollout network and sampler agree with the tf one (%s)", async (_name, shape) => {
     await initTf();
-    const rng = makeRng(5);
+    const rng = xoshiro128ss(5);
     const l = policyLayout(shape);
     const B = 16, k = l.outDim, aDim = shape.action.kind === "discrete" ? 1 : k;
     const theta = initParams(l, rng).map((v) => v + 0.3 * rng.normal());
@@ -127,7 +127,7 @@ describe("PPO loss and gradient", () => {
 
   it.each(shapes)("hand-written gradient equals autodiff (%s)", async (_name, shape) => {
     await initTf();
-    const rng = makeRng(3);
+    const rng = xoshiro128ss(3);
     const l = policyLayout(shape);
     const B = 32, k = l.outDim;
     const acts = new Float32Array(B * k);

@@ -32,7 +32,8 @@ import {
   forward, greedyActions, initParams, policyLayout, RunningNorm, sampleActions, serializePolicy, valueOf,
   type PolicyLayout, type SerializedPolicy,
 } from "./policy.ts";
-import { makeRng, type Rng } from "./rng.ts";
+import { xoshiro128ss, type FastRng as Rng } from "../../../src/util/rng.ts";
+import { mean } from "../../../src/util/stats.ts";
 import { initTf, tf } from "./tf.ts";
 
 /**
@@ -415,8 +416,6 @@ const abortError = (signal: AbortSignal): Error => {
   return e;
 };
 
-const mean = (xs: readonly number[]): number | null => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
-
 const stats = (x: Float64Array): ComponentStats => {
   let s = 0, lo = Infinity, hi = -Infinity;
   for (let i = 0; i < x.length; i++) { const v = x[i]!; s += v; if (v < lo) lo = v; if (v > hi) hi = v; }
@@ -483,7 +482,7 @@ export const trainPpo = async (req: TrainRequest): Promise<TrainResult> => {
   const aDim = continuous ? space.dim : 1;
   const k = continuous ? space.dim : space.n;
   const layout = policyLayout({ obsDim: d, action: space, hidden: cfg.hidden, shared: opt.sharedNetwork });
-  const rng: Rng = makeRng(req.seed);
+  const rng: Rng = xoshiro128ss(req.seed);
   const norm = opt.normalizeObs ?? continuous ? new RunningNorm(d) : null;
   const scaler = opt.normalizeReward ?? continuous ? new RewardScaler(N, cfg.gamma) : null;
   const adam = new FlatAdam(layout, initParams(layout, rng), { ...cfg, clipValueLoss: opt.clipValueLoss });
@@ -612,16 +611,15 @@ export const trainPpo = async (req: TrainRequest): Promise<TrainResult> => {
         w.sum += s.mean; w.n++; w.min = Math.min(w.min, s.min); w.max = Math.max(w.max, s.max);
       }
       windowLens.push(...epLen);
-      req.onProgress?.({ iteration: it, steps, fitness: mean(epF), episodeLength: mean(epLen), components: comps });
+      req.onProgress?.({ iteration: it, steps, fitness: epF.length ? mean(epF) : null, episodeLength: epLen.length ? mean(epLen) : null, components: comps });
 
       if (checkpoints.has(it)) {
         tMark = performance.now();
         lastEval = evaluateGreedy(task, instance, layout, theta, norm, req.evalSeeds);
         lap("evalMs");
-        result.fitnessCurve.push({ step: steps, fitness: mean(lastEval)! });
+        result.fitnessCurve.push({ step: steps, fitness: mean(lastEval) });
         for (const [key, w] of Object.entries(windowComp)) (result.components[key] ??= []).push({ step: steps, mean: w.sum / w.n, min: w.min, max: w.max });
-        const ml = mean(windowLens);
-        if (ml !== null) result.episodeLength.push({ step: steps, mean: ml });
+        if (windowLens.length) result.episodeLength.push({ step: steps, mean: mean(windowLens) });
         windowComp = {};
         windowLens = [];
       }
@@ -634,7 +632,7 @@ export const trainPpo = async (req: TrainRequest): Promise<TrainResult> => {
 
   const best = result.fitnessCurve.reduce((a, b) => (b.fitness > a.fitness ? b : a));
   return {
-    final: { fitness: mean(lastEval)!, perSeed: lastEval },
+    final: { fitness: mean(lastEval), perSeed: lastEval },
     bestCheckpoint: { fitness: best.fitness, step: best.step },
     ...result,
     steps,

@@ -1,4 +1,4 @@
-import type { Interval } from "./stats.ts";
+import type { Interval } from "../../util/stats.ts";
 import type { CellResult, FinalFigure, RateFigure } from "./results.ts";
 
 /** results.md, results.csv and the printed table of `hexa compare`: every run shown, every figure with its n. */

@@ -1,4 +1,4 @@
-import { bootstrapMean, mean, std, type Interval } from "./stats.ts";
+import { bootstrapMean, mean, std, type Interval } from "../../util/stats.ts";
 
 /**
  * The figures of `hexa compare` (docs/spec/method.md §8) from the runs' records: per cell and level, success during learning

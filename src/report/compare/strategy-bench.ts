@@ -1,7 +1,7 @@
 import * as vega from "vega";
 import { compile, type TopLevelSpec } from "vega-lite";
 import { csvField } from "./render.ts";
-import { mean, std } from "./stats.ts";
+import { mean, std } from "../../util/stats.ts";
 
 /**
  * `hexa bench reward-search` (docs/spec/reward-search.md §8.5) from the runs' final scores: per task, a row per strategy with the

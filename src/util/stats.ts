@@ -1,8 +1,14 @@
 /**
- * The statistics of `hexa compare` (docs/spec/method.md §8): mean ± sample std over runs, and the paired bootstrap of a
- * difference in success. Pure and seeded, so the same records always give the same interval.
+ * Summary statistics over runs and the paired bootstrap of `hexa compare`: pure and
+ * seeded, so the same records always give the same interval.
+ *
+ * Empty input: `mean([])` is NaN, and so are `quantile([], q)` and the interval of `bootstrapMean([])`; `std` of
+ * fewer than two values is 0. A caller that shows or stores something else for "no data" (0, null, an absent
+ * field) checks for the empty case itself, where the reader can see it.
  */
+import { mulberry32 } from "./rng.ts";
 
+/** The arithmetic mean; NaN for no values. */
 export const mean = (xs: readonly number[]): number => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
 
 /** Sample standard deviation (n − 1): runs are a sample of what the configuration does; 0 for a single run. */
@@ -10,18 +16,6 @@ export const std = (xs: readonly number[]): number => {
   if (xs.length < 2) return 0;
   const m = mean(xs);
   return Math.sqrt(xs.reduce((s, x) => s + (x - m) ** 2, 0) / (xs.length - 1));
-};
-
-/** mulberry32: a small seeded generator; Math.random would make the interval change between two readings. */
-export const seededRng = (seed: number): (() => number) => {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 };
 
 /** The q-quantile of sorted values by the nearest-rank rule (no interpolation): a value the bootstrap produced. */
@@ -50,7 +44,8 @@ export interface Interval {
 export const bootstrapMean = (diffs: readonly number[], opts: { resamples?: number; level?: number; seed?: number } = {}): Interval => {
   const resamples = opts.resamples ?? 2000;
   const level = opts.level ?? 0.95;
-  const rng = seededRng(opts.seed ?? 1);
+  // Seeded: Math.random would make the interval change between two readings.
+  const rng = mulberry32(opts.seed ?? 1);
   const n = diffs.length;
   if (n === 0) return { mean: NaN, low: NaN, high: NaN, n, resamples, withinNoise: true };
   const means = new Float64Array(resamples);
