@@ -16,7 +16,8 @@ import { getTask, listTasks } from "../families/reward-search/tasks/index.ts";
 import type { RewardBatchInput, RewardProgram, RewardTask } from "../families/reward-search/task.ts";
 import { PpoConfig } from "../families/reward-search/task.ts";
 import { hostRewardProgram } from "../families/reward-search/trainer/host-reward.ts";
-import { evaluateChunked, trainPpo, type TrainResult } from "../families/reward-search/trainer/ppo.ts";
+import { trainPpo, type TrainResult } from "../families/reward-search/trainer/ppo.ts";
+import { evaluateChunked } from "../families/reward-search/trainer/reward-batches.ts";
 import { xoshiro128ss } from "../src/util/rng.ts";
 
 const arg = (name: string): string | undefined => {

@@ -1,4 +1,4 @@
-import { appendFileSync, cpSync, mkdtempSync, rmSync } from "node:fs";
+import { appendFileSync, cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -14,7 +14,7 @@ describe("the built-in trainer's source closure (the trainer-cache version)", ()
   const files = sourceClosure(TRAINER).map((f) => relative(ROOT, f));
 
   it("reaches the dynamics, the sandbox, the tasks and the shared helpers", () => {
-    for (const f of ["families/reward-search/envs/rl-walker.ts", "families/reward-search/envs/rl-lander.ts", "families/reward-search/sandbox/reward-sandbox.ts", "families/reward-search/tasks/cartpole.ts", "families/reward-search/trainer/ppo.ts", "src/util/rng.ts"]) {
+    for (const f of ["families/reward-search/envs/rl-walker.ts", "families/reward-search/envs/rl-lander.ts", "families/reward-search/sandbox/reward-sandbox.ts", "families/reward-search/sandbox/prelude.js", "families/reward-search/tasks/cartpole.ts", "families/reward-search/trainer/ppo.ts", "src/util/rng.ts"]) {
       expect(files).toContain(f);
     }
     expect(files.some((f) => f.endsWith(".test.ts"))).toBe(false);
@@ -28,5 +28,26 @@ describe("the built-in trainer's source closure (the trainer-cache version)", ()
     expect(before).toBe(sourceClosureHash(TRAINER, ROOT));
     appendFileSync(join(temp, "families/reward-search/envs/rl-walker.ts"), "\n// a changed leg\n");
     expect(sourceClosureHash(copyEntry, temp)).not.toBe(before);
+  });
+});
+
+describe("sourceClosure", () => {
+  it("follows assets read through new URL(\"./x\", import.meta.url), not directories or URLs without that base", () => {
+    const dir = join(temp, "assets");
+    mkdirSync(join(dir, "sub"), { recursive: true });
+    writeFileSync(
+      join(dir, "entry.ts"),
+      [
+        'const script = readFileSync(new URL("./sub/script.js", import.meta.url), "utf8");',
+        'const root = new URL("../", import.meta.url);',
+        'const other = new URL("./not-followed.js", "file:///elsewhere/");',
+      ].join("\n"),
+    );
+    writeFileSync(join(dir, "sub/script.js"), "(function () { return 1; })\n");
+    writeFileSync(join(dir, "not-followed.js"), "");
+    expect(sourceClosure(join(dir, "entry.ts")).map((f) => relative(dir, f))).toEqual(["entry.ts", "sub/script.js"]);
+    const before = sourceClosureHash(join(dir, "entry.ts"), dir);
+    appendFileSync(join(dir, "sub/script.js"), "// changed\n");
+    expect(sourceClosureHash(join(dir, "entry.ts"), dir)).not.toBe(before);
   });
 });

@@ -2,9 +2,13 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { dirname, relative, resolve } from "node:path";
 
-const RELATIVE_IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)["'](\.{1,2}\/[^"']+)["']/g;
+/** `from "./x"`, `import("./x")`, `import "./x"`, and an asset read at run time: `new URL("./x", import.meta.url)`. */
+const RELATIVE_IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\bnew\s+URL\s*\(\s*(?=["'][^"']+["']\s*,\s*import\.meta\.url\b))["'](\.{1,2}\/[^"']+)["']/g;
 
-/** The entry file and every source file it reaches through relative imports, type-only ones included, sorted. */
+/**
+ * The entry file and every source file it reaches through relative imports, type-only ones included, and the
+ * .js/.ts assets it reads through `new URL(…, import.meta.url)` (a script evaluated elsewhere, say), sorted.
+ */
 export const sourceClosure = (entry: string): string[] => {
   const seen = new Set<string>();
   const visit = (file: string): void => {

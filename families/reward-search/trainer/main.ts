@@ -11,9 +11,10 @@ import { PpoConfig, TaskInstance, type RewardTask } from "../task.ts";
 import { compileReward, RewardCodeError, type RewardLayout } from "../sandbox/reward-sandbox.ts";
 import { writeJsonAtomic } from "../../../src/store/jsonl.ts";
 import { sourceClosureHash } from "../../../src/util/source-closure.ts";
-import { TrainingDivergedError, trainPpo } from "./ppo.ts";
+import { trainPpo } from "./ppo.ts";
 import type { TaskDescriptor, TrainMessage } from "./protocol.ts";
 import { describeIssues } from "./protocol.ts";
+import { TrainingDivergedError } from "./reward-batches.ts";
 import { JobFailure, serveTrainer, type JobResult, type TrainerBackend } from "./serve.ts";
 
 export const BUILTIN_TRAINER_NAME = "hexa-ppo";

@@ -6,6 +6,7 @@
  */
 import type { ActionSpace } from "../task.ts";
 import { InvariantError } from "../../../src/errors.ts";
+import { RunningNorm } from "./normalisers.ts";
 import type { FastRng as Rng } from "../../../src/util/rng.ts";
 
 export interface ParamSpec {
@@ -195,41 +196,6 @@ export const greedyActions = (l: PolicyLayout, head: Float64Array, batch: number
   }
   return out;
 };
-
-/** Running mean and variance of observations (gym's NormalizeObservation: Chan's parallel update, clip ±10). */
-export class RunningNorm {
-  mean: Float64Array;
-  var: Float64Array;
-  count = 1e-4;
-  constructor(readonly dim: number) {
-    this.mean = new Float64Array(dim);
-    this.var = new Float64Array(dim).fill(1);
-  }
-  update(x: Float64Array, batch: number): void {
-    const d = this.dim;
-    for (let j = 0; j < d; j++) {
-      let m = 0;
-      for (let r = 0; r < batch; r++) m += x[r * d + j]!;
-      m /= batch;
-      let v = 0;
-      for (let r = 0; r < batch; r++) v += (x[r * d + j]! - m) ** 2;
-      v /= batch;
-      const delta = m - this.mean[j]!, tot = this.count + batch;
-      const m2 = this.var[j]! * this.count + v * batch + delta * delta * this.count * batch / tot;
-      this.mean[j]! += delta * batch / tot;
-      this.var[j] = m2 / tot;
-    }
-    this.count += batch;
-  }
-  apply(x: Float64Array, out: Float64Array = new Float64Array(x.length)): Float64Array {
-    const d = this.dim;
-    for (let i = 0; i < x.length; i++) {
-      const j = i % d;
-      out[i] = Math.max(-10, Math.min(10, (x[i]! - this.mean[j]!) / Math.sqrt(this.var[j]! + 1e-8)));
-    }
-    return out;
-  }
-}
 
 /** A trained policy as JSON: the layout's shape, obs-normalisation statistics and θ as base64 float32 (little-endian). */
 export interface SerializedPolicy {

@@ -3,12 +3,12 @@ import cartpole from "../tasks/cartpole.ts";
 import { defineTask, type RewardTask } from "../task.ts";
 import { makeVecEnv } from "../envs/vec-env.ts";
 import { hostRewardProgram, plainRewardProgram } from "./host-reward.ts";
-import { forward, initParams, loadPolicy, policyLayout, RunningNorm, sampleActions, valueOf, type PolicyShape } from "./policy.ts";
-import {
-  autodiffGradient, checkpointIterations, evaluateChunked, evaluateGreedy, gae, lrAt, manualGradient, normalizeAdvantages, policyTerms, ppoObjective, trainPpo,
-  type TrainRequest,
-} from "./ppo.ts";
-import { xoshiro128ss } from "../../../src/util/rng.ts";
+import { explainedVariance, gae, normalizeAdvantages } from "./advantages.ts";
+import { checkpointIterations, evaluateGreedy } from "./evaluate.ts";
+import { RunningNorm } from "./normalisers.ts";
+import { loadPolicy } from "./policy.ts";
+import { lrAt, trainPpo, type TrainProgress, type TrainRequest } from "./ppo.ts";
+import { evaluateChunked } from "./reward-batches.ts";
 import { initTf, tf } from "./tf.ts";
 
 const close = (got: ArrayLike<number>, want: number[], digits = 6) => {
@@ -46,6 +46,13 @@ describe("pure pieces", () => {
     close(normalizeAdvantages([5, 5]), [0, 0]);
   });
 
+  it("gives CleanRL's explained variance (population variances), null for constant returns", () => {
+    // returns [1, 2, 3] (var 2/3), residuals [0, 1, 0] (var 2/9): 1 − (2/9)/(2/3) = 2/3.
+    expect(explainedVariance([1, 1, 3], [1, 2, 3])).toBeCloseTo(2 / 3, 12);
+    expect(explainedVariance([1, 2, 3], [1, 2, 3])).toBe(1);
+    expect(explainedVariance([0, 1], [2, 2])).toBeNull();
+  });
+
   it("picks checkpoint iterations evenly, always including the last", () => {
     expect([...checkpointIterations(100, 10)]).toEqual([9, 19, 29, 39, 49, 59, 69, 79, 89, 99]);
     expect([...checkpointIterations(3, 10)]).toEqual([0, 1, 2]);
@@ -78,81 +85,6 @@ describe("pure pieces", () => {
   });
 });
 
-describe("PPO loss and gradient", () => {
-  it("evaluates the clipped objective on known numbers", async () => {
-    await initTf();
-    const t = tf.tidy(() => {
-      const x = {
-        newLogp: tf.tensor1d([Math.log(1.5), Math.log(0.5)]), oldLogp: tf.tensor1d([0, 0]), adv: tf.tensor1d([1, -1]),
-        newValue: tf.tensor1d([1, 0]), oldValue: tf.tensor1d([0, 0]), returns: tf.tensor1d([2, 1]), entropy: tf.scalar(0.7),
-      };
-      const c = { clipCoef: 0.2, entCoef: 0.01, vfCoef: 0.5 };
-      // pg = mean(max(−1.5, −1.2), max(0.5, 0.8)) = −0.2; clipped v = ½·mean((0.2 − 2)², 1) = 1.06; unclipped = ½·mean(1, 1) = 0.5.
-      const a = ppoObjective(x, { ...c, clipValueLoss: true });
-      const b = ppoObjective(x, { ...c, clipValueLoss: false });
-      return [a.pg, a.v, a.loss, b.v, b.loss].map((s) => s.dataSync()[0]!);
-    });
-    close(t, [-0.2, 1.06, -0.2 - 0.007 + 0.53, 0.5, -0.2 - 0.007 + 0.25], 5);
-  });
-
-  const shapes: Array<[string, PolicyShape]> = [
-    ["discrete, separate", { obsDim: 5, action: { kind: "discrete", n: 3 }, hidden: 16, shared: false }],
-    ["discrete, shared", { obsDim: 5, action: { kind: "discrete", n: 2 }, hidden: 16, shared: true }],
-    ["continuous, separate", { obsDim: 5, action: { kind: "continuous", dim: 2, low: [-1, -1], high: [1, 1] }, hidden: 16, shared: false }],
-    ["continuous, shared", { obsDim: 5, action: { kind: "continuous", dim: 2, low: [-1, -1], high: [1, 1] }, hidden: 16, shared: true }],
-  ];
-  it.each(shapes)("the JS rollout network and sampler agree with the tf one (%s)", async (_name, shape) => {
-    await initTf();
-    const rng = xoshiro128ss(5);
-    const l = policyLayout(shape);
-    const B = 16, k = l.outDim, aDim = shape.action.kind === "discrete" ? 1 : k;
-    const theta = initParams(l, rng).map((v) => v + 0.3 * rng.normal());
-    const obs = Float64Array.from({ length: B * 5 }, () => rng.normal());
-    const out = forward(l, theta, obs, B, true);
-    const acts = new Float64Array(B * aDim), logp = new Float64Array(B);
-    sampleActions(l, theta, out.head, B, rng, acts, logp);
-    const tfActs = new Float32Array(B * k);
-    for (let r = 0; r < B; r++) {
-      if (shape.action.kind === "discrete") tfActs[r * k + acts[r]!] = 1;
-      else for (let j = 0; j < k; j++) tfActs[r * k + j] = acts[r * k + j]!;
-    }
-    const [tfLogp, tfValue] = tf.tidy(() => {
-      const t = policyTerms(l, tf.tensor1d(theta), tf.tensor2d(Float32Array.from(obs), [B, 5]), tf.tensor2d(tfActs, [B, k]));
-      return [t.newLogp.dataSync(), t.newValue.dataSync()];
-    });
-    close(tfLogp!, [...logp], 4);
-    close(tfValue!, [...out.value!], 4);
-    close(valueOf(l, theta, obs, B), [...out.value!], 12);
-  });
-
-  it.each(shapes)("hand-written gradient equals autodiff (%s)", async (_name, shape) => {
-    await initTf();
-    const rng = xoshiro128ss(3);
-    const l = policyLayout(shape);
-    const B = 32, k = l.outDim;
-    const acts = new Float32Array(B * k);
-    for (let r = 0; r < B; r++) {
-      if (shape.action.kind === "discrete") acts[r * k + rng.int(k)] = 1;
-      else for (let j = 0; j < k; j++) acts[r * k + j] = rng.normal();
-    }
-    const vec = (n: number, s: number, m = 0) => tf.tensor1d(Float32Array.from({ length: n }, () => m + s * rng.normal()));
-    const theta = tf.variable(tf.tensor1d(initParams(l, rng).map((v) => v + 0.3 * rng.normal())));
-    const x = {
-      obs: tf.tensor2d(Float32Array.from({ length: B * 5 }, () => rng.normal()), [B, 5]), actions: tf.tensor2d(acts, [B, k]),
-      oldLogp: vec(B, 0.5, -1), adv: vec(B, 1), returns: vec(B, 1), oldValue: vec(B, 0.3),
-    };
-    for (const clipValueLoss of [true, false]) {
-      const c = { clipCoef: 0.2, entCoef: 0.05, vfCoef: 0.5, clipValueLoss };
-      const [a, m] = tf.tidy(() => [autodiffGradient(l, theta, x, c).dataSync(), manualGradient(l, theta, x, c).dataSync()]);
-      let maxDiff = 0, maxAbs = 0;
-      for (let i = 0; i < a!.length; i++) { maxDiff = Math.max(maxDiff, Math.abs(a![i]! - m![i]!)); maxAbs = Math.max(maxAbs, Math.abs(a![i]!)); }
-      expect(maxAbs).toBeGreaterThan(0.1);
-      expect(maxDiff).toBeLessThan(1e-6);
-    }
-    tf.dispose([theta, ...Object.values(x)]);
-  });
-});
-
 const human = () => hostRewardProgram(cartpole.humanReward!, cartpole, true);
 const cartpoleReq = (steps: number, extra: Partial<TrainRequest> = {}): TrainRequest => {
   const instance = cartpole.generate(0);
@@ -162,13 +94,23 @@ const strip = ({ wallMs: _w, timing: _t, ...rest }: Awaited<ReturnType<typeof tr
 
 describe("trainPpo", () => {
   it("returns every result field on a tiny budget, and the policy reloads to the same F", async () => {
-    const progress: number[] = [];
+    const progress: TrainProgress[] = [];
     await initTf();
     const tensorsBefore = tf.memory().numTensors;
-    const r = await trainPpo(cartpoleReq(3000, { onProgress: (p) => progress.push(p.steps) }));
+    const r = await trainPpo(cartpoleReq(3000, { onProgress: (p) => progress.push(p) }));
     expect(tf.memory().numTensors).toBe(tensorsBefore);
     expect(r.steps).toBe(2560); // 5 iterations of 4 envs × 128 steps
-    expect(progress).toEqual([512, 1024, 1536, 2048, 2560]);
+    expect(progress.map((p) => p.steps)).toEqual([512, 1024, 1536, 2048, 2560]);
+    for (const { losses: l } of progress) {
+      for (const v of Object.values(l)) expect(Number.isFinite(v)).toBe(true);
+      expect(l.clipFrac).toBeGreaterThanOrEqual(0);
+      expect(l.clipFrac).toBeLessThanOrEqual(1);
+      expect(l.approxKl).toBeGreaterThanOrEqual(-1e-6); // (r − 1) − log r ≥ 0, up to float32 rounding
+      expect(l.valueLoss).toBeGreaterThan(0);
+      expect(l.entropy).toBeGreaterThan(0);
+      expect(l.entropy).toBeLessThanOrEqual(Math.log(2) + 1e-6); // two actions
+      expect(l.explainedVariance).toBeLessThanOrEqual(1);
+    }
     expect(r.final.perSeed).toHaveLength(3);
     expect(r.final.fitness).toBeCloseTo(r.final.perSeed.reduce((a, b) => a + b) / 3, 9);
     expect(r.fitnessCurve).toHaveLength(5);

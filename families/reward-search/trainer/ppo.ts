@@ -1,14 +1,19 @@
 /**
- * CleanRL-style PPO (ppo.py / ppo_continuous_action.py) on TensorFlow.js's wasm backend: vectorised envs,
- * GAE, per-minibatch advantage normalisation, clipped surrogate, clipped value loss, entropy bonus, global
+ * CleanRL-style PPO (ppo.py / ppo_continuous_action.py) on TensorFlow.js's wasm backend, read top to bottom as
+ * CleanRL's script: arguments, setup, then per iteration rollout → reward → GAE → update → logging. Vectorised
+ * envs, GAE, per-minibatch advantage normalisation, clipped surrogate, clipped value loss, entropy bonus, global
  * gradient-norm clipping, Adam (eps 1e-5) with linear learning-rate annealing.
+ *
+ * Where the parts live: the network's forward and hand-written backward (network.ts), Adam on flat θ (adam.ts),
+ * the observation and reward normalisers (normalisers.ts), GAE and advantage normalisation (advantages.ts), the
+ * JS policy for rollouts and saved policies (policy.ts), the reward program over a rollout (reward-batches.ts),
+ * checkpoint evaluations (evaluate.ts).
  *
  * Kept lean because the update is ~90% of the time: θ is one flat variable (one split op in the forward, one
  * concat in the backward, Adam and the norm clip on one vector), one fused loss per minibatch inside tf.tidy,
  * rollout and evaluation inference in plain JS on a copy of θ (batched over envs), the reward program called
- * after each rollout on all its T × N transitions (chunks of REWARD_CHUNK rows: a few sandbox crossings per
- * iteration, not one per step), data in typed arrays. The gradient is written out by hand (manualGradient,
- * tested equal to tfjs autodiff): ~150 kernels per minibatch step instead of ~330.
+ * after each rollout on all its T × N transitions (a few sandbox crossings per iteration, not one per step),
+ * data in typed arrays.
  *
  * Choices that differ from CleanRL, on purpose:
  * - Truncation (time limit) is bootstrapped: r_t += γ·V(s_{t+1}) with the true next observation, then the
@@ -18,29 +23,16 @@
  *   continuous script) default to on for continuous actions and off for discrete ones; see TrainerOptions.
  */
 import { z } from "zod";
-import {
-  PpoConfig,
-  type RewardBatchInput,
-  type RewardOutput,
-  type RewardProgram,
-  type RewardTask,
-  type TaskInstance,
-  type VecEnv,
-} from "../task.ts";
-import { ModelOutputError } from "../../../src/errors.ts";
-import {
-  forward, greedyActions, initParams, policyLayout, RunningNorm, sampleActions, serializePolicy, valueOf,
-  type PolicyLayout, type SerializedPolicy,
-} from "./policy.ts";
+import { PpoConfig, type RewardProgram, type RewardTask, type TaskInstance, type VecEnv } from "../task.ts";
+import { FlatAdam, type Losses, type Minibatch } from "./adam.ts";
+import { explainedVariance, gae, normalizeAdvantages } from "./advantages.ts";
+import { checkpointIterations, evaluateGreedy } from "./evaluate.ts";
+import { RewardScaler, RunningNorm } from "./normalisers.ts";
+import { forward, initParams, policyLayout, sampleActions, serializePolicy, valueOf, type SerializedPolicy } from "./policy.ts";
+import { evaluateChunked, TrainingDivergedError } from "./reward-batches.ts";
 import { xoshiro128ss, type FastRng as Rng } from "../../../src/util/rng.ts";
 import { mean } from "../../../src/util/stats.ts";
-import { initTf, tf } from "./tf.ts";
-
-/**
- * The reward made training unusable: weights became NaN/∞ (rewards of huge magnitude), or the program returned
- * the wrong number of values. Feedback for the reward's author, like RewardCodeError (src/sandbox).
- */
-export class TrainingDivergedError extends ModelOutputError {}
+import { initTf } from "./tf.ts";
 
 /** Trainer settings outside PpoConfig (algorithm variants rather than budget-tuned numbers). */
 export const TrainerOptions = z.strictObject({
@@ -54,6 +46,16 @@ export type TrainerOptions = z.infer<typeof TrainerOptions>;
 
 export interface ComponentStats { mean: number; min: number; max: number }
 
+/**
+ * CleanRL's losses/* of one iteration's update: the losses, entropy and approx_kl of its last minibatch (before
+ * that minibatch's step), clipfrac averaged over all its minibatches, and explained_variance of the rollout's
+ * values for its returns. null where a value is not finite (explained variance: where the returns do not vary).
+ */
+export interface LossDiagnostics {
+  policyLoss: number | null; valueLoss: number | null; entropy: number | null;
+  approxKl: number | null; clipFrac: number | null; explainedVariance: number | null;
+}
+
 export interface TrainProgress {
   iteration: number;
   steps: number;
@@ -61,6 +63,7 @@ export interface TrainProgress {
   fitness: number | null;
   episodeLength: number | null;
   components: Record<string, ComponentStats>;
+  losses: LossDiagnostics;
 }
 
 export interface TrainRequest {
@@ -101,313 +104,6 @@ export interface TrainResult {
 export const lrAt = (iteration: number, numIterations: number, lr: number, anneal: boolean): number =>
   anneal ? lr * (1 - iteration / numIterations) : lr;
 
-/**
- * Generalised advantage estimation over a T × N rollout (row t·N + e). done[t·N+e] = 1 where transition t ended
- * env e's episode (terminated or truncated: any truncation bootstrap is already in the reward); nextValue is V
- * of the observation after the last step.
- */
-export const gae = (a: {
-  rewards: ArrayLike<number>; values: ArrayLike<number>; dones: ArrayLike<number>; nextValue: ArrayLike<number>;
-  numSteps: number; numEnvs: number; gamma: number; lambda: number;
-}): { advantages: Float64Array; returns: Float64Array } => {
-  const { numSteps: T, numEnvs: N, gamma, lambda } = a;
-  const adv = new Float64Array(T * N), ret = new Float64Array(T * N);
-  for (let e = 0; e < N; e++) {
-    let last = 0;
-    for (let t = T - 1; t >= 0; t--) {
-      const i = t * N + e;
-      const notDone = 1 - a.dones[i]!;
-      const nextV = t === T - 1 ? a.nextValue[e]! : a.values[i + N]!;
-      const delta = a.rewards[i]! + gamma * nextV * notDone - a.values[i]!;
-      last = delta + gamma * lambda * notDone * last;
-      adv[i] = last;
-      ret[i] = last + a.values[i]!;
-    }
-  }
-  return { advantages: adv, returns: ret };
-};
-
-/** (x − mean) / (std + 1e-8) with the unbiased std (torch's .std()), as CleanRL normalises each minibatch. */
-export const normalizeAdvantages = (x: ArrayLike<number>): Float64Array => {
-  const n = x.length;
-  let m = 0;
-  for (let i = 0; i < n; i++) m += x[i]!;
-  m /= n;
-  let v = 0;
-  for (let i = 0; i < n; i++) v += (x[i]! - m) ** 2;
-  const std = n > 1 ? Math.sqrt(v / (n - 1)) : 0;
-  const out = new Float64Array(n);
-  for (let i = 0; i < n; i++) out[i] = (x[i]! - m) / (std + 1e-8);
-  return out;
-};
-
-export interface ObjectiveInput {
-  newLogp: tf.Tensor1D; oldLogp: tf.Tensor1D; adv: tf.Tensor1D;
-  newValue: tf.Tensor1D; oldValue: tf.Tensor1D; returns: tf.Tensor1D;
-  /** Mean entropy of the minibatch (scalar). */
-  entropy: tf.Scalar;
-}
-export type ObjectiveConfig = Pick<PpoConfig, "clipCoef" | "entCoef" | "vfCoef"> & { clipValueLoss: boolean };
-
-/** The PPO loss: clipped surrogate + vfCoef · (clipped) value loss − entCoef · entropy; also the three terms. */
-export const ppoObjective = (x: ObjectiveInput, c: ObjectiveConfig): { loss: tf.Scalar; pg: tf.Scalar; v: tf.Scalar; entropy: tf.Scalar } => {
-  const ratio = tf.exp(tf.sub(x.newLogp, x.oldLogp));
-  const negAdv = tf.neg(x.adv);
-  const pg = tf.mean(tf.maximum(tf.mul(negAdv, ratio), tf.mul(negAdv, tf.clipByValue(ratio, 1 - c.clipCoef, 1 + c.clipCoef)))) as tf.Scalar;
-  const unclipped = tf.squaredDifference(x.newValue, x.returns);
-  const vTerm = c.clipValueLoss
-    ? tf.maximum(unclipped, tf.squaredDifference(tf.add(x.oldValue, tf.clipByValue(tf.sub(x.newValue, x.oldValue), -c.clipCoef, c.clipCoef)), x.returns))
-    : unclipped;
-  const v = tf.mul(0.5, tf.mean(vTerm)) as tf.Scalar;
-  const loss = tf.add(tf.sub(pg, tf.mul(c.entCoef, x.entropy)), tf.mul(c.vfCoef, v)) as tf.Scalar;
-  return { loss, pg, v, entropy: x.entropy };
-};
-
-const LOG_2PI = Math.log(2 * Math.PI);
-
-/**
- * The network in tf on flat θ, and each row's log-probability of its action plus the mean entropy. Discrete
- * actions come as a one-hot B × n matrix, continuous ones as B × dim values.
- */
-export const policyTerms = (l: PolicyLayout, theta: tf.Tensor1D, obs: tf.Tensor2D, actions: tf.Tensor2D): { newLogp: tf.Tensor1D; entropy: tf.Scalar; newValue: tf.Tensor1D } => {
-  const P = unflatten(l, theta);
-  const layer = (x: tf.Tensor2D, w: string, b: string, tanh: boolean): tf.Tensor2D => {
-    const y = tf.fused.matMul({ a: x, b: P[w] as tf.Tensor2D, bias: P[b] }) as tf.Tensor2D;
-    return tanh ? (tf.tanh(y) as tf.Tensor2D) : y;
-  };
-  const h2 = layer(layer(obs, "pi.w1", "pi.b1", true), "pi.w2", "pi.b2", true);
-  const head = layer(h2, "pi.w3", "pi.b3", false);
-  const v2 = l.shared ? h2 : layer(layer(obs, "v.w1", "v.b1", true), "v.w2", "v.b2", true);
-  const newValue = tf.reshape(layer(v2, "v.w3", "v.b3", false), [-1]) as tf.Tensor1D;
-  if (l.action.kind === "discrete") {
-    const logp = tf.logSoftmax(head);
-    return {
-      newLogp: tf.sum(tf.mul(logp, actions), 1),
-      entropy: tf.neg(tf.mean(tf.sum(tf.mul(tf.exp(logp), logp), 1))) as tf.Scalar,
-      newValue,
-    };
-  }
-  const logStd = P.logStd as tf.Tensor1D;
-  const z = tf.mul(tf.sub(actions, head), tf.exp(tf.neg(logStd)));
-  const sumLogStd = tf.sum(logStd);
-  return {
-    newLogp: tf.sub(tf.mul(-0.5, tf.sum(tf.square(z), 1)), tf.add(sumLogStd, 0.5 * l.outDim * LOG_2PI)) as tf.Tensor1D,
-    entropy: tf.add(sumLogStd, l.outDim * 0.5 * (1 + LOG_2PI)) as tf.Scalar,
-    newValue,
-  };
-};
-
-/** θ split into its named parameters, shaped. */
-export const unflatten = (l: PolicyLayout, theta: tf.Tensor1D): Record<string, tf.Tensor> => {
-  const parts = tf.split(theta, l.params.map((p) => p.size));
-  const P: Record<string, tf.Tensor> = {};
-  l.params.forEach((p, i) => { P[p.name] = p.shape.length === 1 ? parts[i]! : parts[i]!.reshape(p.shape as number[]); });
-  return P;
-};
-
-export interface MinibatchTensors {
-  obs: tf.Tensor2D; actions: tf.Tensor2D; oldLogp: tf.Tensor1D; adv: tf.Tensor1D; returns: tf.Tensor1D; oldValue: tf.Tensor1D;
-}
-
-/** ∂loss/∂θ by autodiff of policyTerms + ppoObjective: the reference the hand-written gradient is tested against. */
-export const autodiffGradient = (l: PolicyLayout, theta: tf.Variable<tf.Rank.R1>, x: MinibatchTensors, c: ObjectiveConfig): tf.Tensor1D => {
-  const { grads } = tf.variableGrads(() => ppoObjective({ ...policyTerms(l, theta, x.obs, x.actions), ...x }, c).loss, [theta]);
-  return grads[theta.name] as tf.Tensor1D;
-};
-
-/**
- * ∂loss/∂θ written out by hand (forward once, backward through the two tanh layers of each MLP): the same
- * gradient as autodiffGradient (tfjs's tie rules: max(a, b) sends the gradient to a when a ≥ b, clip passes it on
- * the closed interval) in about a third of the kernels, which is most of an update's cost on wasm.
- */
-export const manualGradient = (l: PolicyLayout, theta: tf.Tensor1D, x: MinibatchTensors, c: ObjectiveConfig): tf.Tensor1D => {
-  const P = unflatten(l, theta) as Record<string, tf.Tensor2D>;
-  const B = x.obs.shape[0];
-  const dense = (a: tf.Tensor2D, w: string, b: string) => tf.fused.matMul({ a, b: P[w]!, bias: P[b] }) as tf.Tensor2D;
-  // From 256 rows on, tanh as 2σ(2x) − 1: the wasm Tanh kernel is ~3× slower than Sigmoid on a 512 × 64 block
-  // (measured; below 256 rows the three extra kernels cost more than they save).
-  const tanh = (z: tf.Tensor2D) => (B >= 256 ? (tf.sub(tf.mul(tf.sigmoid(tf.mul(z, 2)), 2), 1) as tf.Tensor2D) : tf.tanh(z));
-  const a1 = tanh(dense(x.obs, "pi.w1", "pi.b1"));
-  const a2 = tanh(dense(a1, "pi.w2", "pi.b2"));
-  const head = dense(a2, "pi.w3", "pi.b3");
-  const c1 = l.shared ? null : tanh(dense(x.obs, "v.w1", "v.b1"));
-  const c2 = l.shared ? a2 : tanh(dense(c1!, "v.w2", "v.b2"));
-  const value = tf.reshape(dense(c2, "v.w3", "v.b3"), [-1]);
-
-  // ∂/∂value of vfCoef · ½ mean(max(u, clipped)).
-  const diff = tf.sub(value, x.returns);
-  let dv: tf.Tensor;
-  if (c.clipValueLoss) {
-    const dOld = tf.sub(value, x.oldValue);
-    const vcDiff = tf.sub(tf.add(x.oldValue, tf.clipByValue(dOld, -c.clipCoef, c.clipCoef)), x.returns);
-    const inRange = tf.cast(tf.lessEqual(tf.abs(dOld), c.clipCoef), "float32");
-    dv = tf.where(tf.greaterEqual(tf.square(diff), tf.square(vcDiff)), diff, tf.mul(vcDiff, inRange));
-  } else dv = diff;
-  const dvCol = tf.reshape(tf.mul(dv, c.vfCoef / B), [B, 1]) as tf.Tensor2D;
-
-  // ∂/∂newLogp of the clipped surrogate.
-  const g: Record<string, tf.Tensor> = {};
-  const negAdv = tf.neg(x.adv);
-  const surrogate = (newLogp: tf.Tensor): tf.Tensor2D => {
-    const ratio = tf.exp(tf.sub(newLogp, x.oldLogp));
-    const unclipped = tf.mul(negAdv, ratio);
-    const mask = tf.cast(tf.greaterEqual(unclipped, tf.mul(negAdv, tf.clipByValue(ratio, 1 - c.clipCoef, 1 + c.clipCoef))), "float32");
-    return tf.reshape(tf.mul(unclipped, tf.mul(mask, 1 / B)), [B, 1]) as tf.Tensor2D;
-  };
-  let dHead: tf.Tensor2D;
-  if (l.action.kind === "discrete") {
-    const logp = tf.logSoftmax(head);
-    const p = tf.exp(logp);
-    const dnl = surrogate(tf.sum(tf.mul(logp, x.actions), 1));
-    const rowH = tf.neg(tf.sum(tf.mul(p, logp), 1, true));
-    dHead = tf.add(tf.mul(dnl, tf.sub(x.actions, p)), tf.mul(tf.mul(p, tf.add(logp, rowH)), c.entCoef / B)) as tf.Tensor2D;
-  } else {
-    const logStd = P.logStd as unknown as tf.Tensor1D;
-    const invStd = tf.exp(tf.neg(logStd));
-    const z = tf.mul(tf.sub(x.actions, head), invStd);
-    const newLogp = tf.sub(tf.mul(-0.5, tf.sum(tf.square(z), 1)), tf.add(tf.sum(logStd), 0.5 * l.outDim * LOG_2PI));
-    const dnl = surrogate(newLogp);
-    dHead = tf.mul(tf.mul(dnl, z), invStd) as tf.Tensor2D;
-    g.logStd = tf.sub(tf.sum(tf.mul(dnl, tf.sub(tf.square(z), 1)), 0), c.entCoef);
-  }
-
-  // Backward through the MLPs.
-  /**
-   * Gradients of layer (w, b) from its pre-activation gradient; returns the gradient of its input. Transposes
-   * are explicit: the wasm BatchMatMul with transposeA/transposeB skips XNNPACK and is ~10× slower than a
-   * Transpose followed by a plain MatMul.
-   */
-  const back = (input: tf.Tensor2D, dOut: tf.Tensor2D, w: string, b: string, needInput: boolean): tf.Tensor2D | null => {
-    g[w] = tf.matMul(tf.transpose(input), dOut);
-    g[b] = tf.sum(dOut, 0);
-    return needInput ? (tf.matMul(dOut, tf.transpose(P[w]!)) as tf.Tensor2D) : null;
-  };
-  const tanhBack = (d: tf.Tensor2D, y: tf.Tensor2D) => tf.mul(d, tf.sub(1, tf.square(y))) as tf.Tensor2D;
-  let da2 = back(a2, dHead, "pi.w3", "pi.b3", true)!;
-  const dc2 = back(c2, dvCol, "v.w3", "v.b3", true)!;
-  if (l.shared) da2 = tf.add(da2, dc2) as tf.Tensor2D;
-  const dz2 = tanhBack(da2, a2);
-  const dz1 = tanhBack(back(a1, dz2, "pi.w2", "pi.b2", true)!, a1);
-  back(x.obs, dz1, "pi.w1", "pi.b1", false);
-  if (!l.shared) {
-    const dcz2 = tanhBack(dc2, c2);
-    const dcz1 = tanhBack(back(c1!, dcz2, "v.w2", "v.b2", true)!, c1!);
-    back(x.obs, dcz1, "v.w1", "v.b1", false);
-  }
-  return tf.concat(l.params.map((p) => (p.shape.length === 1 ? g[p.name]! : tf.reshape(g[p.name]!, [-1])))) as tf.Tensor1D;
-};
-
-export interface Minibatch {
-  size: number;
-  obs: Float32Array; actions: Float32Array; oldLogp: Float32Array; adv: Float32Array; returns: Float32Array; oldValue: Float32Array;
-}
-
-/** θ as a tf variable with Adam (β 0.9/0.999, eps 1e-5 as CleanRL) and global-norm clipping on the flat gradient. */
-export class FlatAdam {
-  readonly theta: tf.Variable<tf.Rank.R1>;
-  private readonly m: tf.Variable<tf.Rank.R1>;
-  private readonly v: tf.Variable<tf.Rank.R1>;
-  private t = 0;
-  constructor(
-    private readonly layout: PolicyLayout,
-    init: Float32Array,
-    private readonly cfg: ObjectiveConfig & { maxGradNorm: number },
-    private readonly gradient: "manual" | "autodiff" = "manual",
-  ) {
-    [this.theta, this.m, this.v] = tf.tidy(() => [
-      tf.variable(tf.tensor1d(init), true), tf.variable(tf.zeros([init.length]), false), tf.variable(tf.zeros([init.length]), false),
-    ]);
-  }
-
-  step(mb: Minibatch, lr: number): void {
-    const { layout: l, cfg } = this;
-    const b1 = 0.9, b2 = 0.999, eps = 1e-5;
-    this.t++;
-    const bc1 = 1 - b1 ** this.t, bc2 = 1 - b2 ** this.t;
-    tf.tidy(() => {
-      const k = l.action.kind === "discrete" ? l.action.n : l.action.dim;
-      const x: MinibatchTensors = {
-        obs: tf.tensor2d(mb.obs, [mb.size, l.obsDim]), actions: tf.tensor2d(mb.actions, [mb.size, k]),
-        oldLogp: tf.tensor1d(mb.oldLogp), adv: tf.tensor1d(mb.adv), returns: tf.tensor1d(mb.returns), oldValue: tf.tensor1d(mb.oldValue),
-      };
-      const g = this.gradient === "manual" ? manualGradient(l, this.theta, x, cfg) : autodiffGradient(l, this.theta, x, cfg);
-      const norm = tf.sqrt(tf.sum(tf.square(g)));
-      const scale = tf.minimum(1, tf.div(cfg.maxGradNorm, tf.add(norm, 1e-6)));
-      const m1 = tf.add(tf.mul(this.m, b1), tf.mul(g, tf.mul(scale, 1 - b1)));
-      const v1 = tf.add(tf.mul(this.v, b2), tf.mul(tf.square(g), tf.mul(tf.square(scale), 1 - b2)));
-      const update = tf.div(tf.mul(m1, lr / bc1), tf.add(tf.mul(tf.sqrt(v1), 1 / Math.sqrt(bc2)), eps));
-      this.theta.assign(tf.sub(this.theta, update) as tf.Tensor1D);
-      this.m.assign(m1 as tf.Tensor1D);
-      this.v.assign(v1 as tf.Tensor1D);
-    });
-  }
-
-  read(): Float32Array {
-    return this.theta.dataSync() as Float32Array;
-  }
-
-  dispose(): void {
-    this.theta.dispose();
-    this.m.dispose();
-    this.v.dispose();
-  }
-}
-
-/** gym's NormalizeReward: divide by the running std of the discounted return (reset at episode ends), clip ±10. */
-export class RewardScaler {
-  private readonly ret: Float64Array;
-  private mean = 0;
-  private var = 1;
-  private count = 1e-4;
-  constructor(numEnvs: number, private readonly gamma: number) {
-    this.ret = new Float64Array(numEnvs);
-  }
-  /** Scale a T × N block in place (row t·N + e), in time order. */
-  apply(r: Float64Array, dones: Uint8Array, numSteps: number): void {
-    const N = this.ret.length;
-    for (let t = 0; t < numSteps; t++) {
-      let m = 0;
-      for (let e = 0; e < N; e++) { this.ret[e] = this.ret[e]! * this.gamma + r[t * N + e]!; m += this.ret[e]!; }
-      m /= N;
-      let v = 0;
-      for (let e = 0; e < N; e++) v += (this.ret[e]! - m) ** 2;
-      v /= N;
-      const delta = m - this.mean, tot = this.count + N;
-      this.var = (this.var * this.count + v * N + delta * delta * this.count * N / tot) / tot;
-      this.mean += delta * N / tot;
-      this.count = tot;
-      const sd = Math.sqrt(this.var + 1e-8);
-      for (let e = 0; e < N; e++) {
-        const i = t * N + e;
-        r[i] = Math.max(-10, Math.min(10, r[i]! / sd));
-        if (dones[i]) this.ret[e] = 0;
-      }
-    }
-  }
-}
-
-// ---------------------------------------------------------------- evaluation
-
-/** F of one greedy episode per seed, each on a fresh single env, up to the task's time limit. */
-export const evaluateGreedy = (
-  task: RewardTask, instance: TaskInstance, layout: PolicyLayout, theta: Float32Array, norm: RunningNorm | null, seeds: readonly number[],
-): number[] =>
-  seeds.map((seed) => {
-    const env = task.makeEnv(instance, 1);
-    let obs = env.reset(seed);
-    let f = 0;
-    for (let t = 0; t < task.maxEpisodeSteps; t++) {
-      const head = forward(layout, theta, norm ? norm.apply(obs) : obs, 1, false).head;
-      const b = env.step(greedyActions(layout, head, 1));
-      f += b.fitness[0]!;
-      if (b.terminated[0] || b.truncated[0]) break;
-      obs = b.obs;
-    }
-    return f;
-  });
-
-// ---------------------------------------------------------------- training
-
 const abortError = (signal: AbortSignal): Error => {
   const reason: unknown = signal.reason;
   if (reason instanceof Error) return reason;
@@ -416,81 +112,43 @@ const abortError = (signal: AbortSignal): Error => {
   return e;
 };
 
+const finiteOrNull = (x: number | null | undefined): number | null => (x !== null && x !== undefined && Number.isFinite(x) ? x : null);
+
 const stats = (x: Float64Array): ComponentStats => {
   let s = 0, lo = Infinity, hi = -Infinity;
   for (let i = 0; i < x.length; i++) { const v = x[i]!; s += v; if (v < lo) lo = v; if (v > hi) hi = v; }
   return { mean: s / x.length, min: lo, max: hi };
 };
 
-/** Iterations (0-based) after which a checkpoint evaluation runs: ~evenly spaced, always the last. */
-export const checkpointIterations = (numIterations: number, count: number): Set<number> => {
-  const s = new Set<number>();
-  const c = Math.min(count, numIterations);
-  for (let j = 1; j <= c; j++) s.add(Math.round((j * numIterations) / c) - 1);
-  return s;
-};
-
-const checkRewardOutput = (out: RewardOutput, n: number): void => {
-  const bad = (what: string, len: number) =>
-    new TrainingDivergedError(`reward: ${what} has ${len} entries for a batch of ${n}; return one number per transition`);
-  if (!out || !(out.total instanceof Float64Array || Array.isArray(out.total)) || out.total.length !== n) throw bad("total", out?.total?.length ?? 0);
-  for (const [k, v] of Object.entries(out.components ?? {})) if (v.length !== n) throw bad(`component ${k}`, v.length);
-};
-
-/**
- * Rows per reward call: a rollout's transitions go to the program in chunks of this many (a few crossings per
- * iteration, each well inside the sandbox's per-call CPU limit even for 2048-step rollouts).
- */
-export const REWARD_CHUNK = 512;
-
-/** reward.evaluate over b in chunks of ≤ chunk rows, outputs joined (a component missing in a chunk reads 0). */
-export const evaluateChunked = (reward: RewardProgram, b: RewardBatchInput, obsDim: number, actDim: number, chunk = REWARD_CHUNK): RewardOutput => {
-  if (b.n <= chunk) {
-    const out = reward.evaluate(b);
-    checkRewardOutput(out, b.n);
-    return out;
-  }
-  const total = new Float64Array(b.n);
-  const components: Record<string, Float64Array> = {};
-  for (let i0 = 0; i0 < b.n; i0 += chunk) {
-    const i1 = Math.min(b.n, i0 + chunk), n = i1 - i0;
-    const info: Record<string, Float64Array> = {};
-    for (const [k, v] of Object.entries(b.info)) info[k] = v.subarray(i0, i1);
-    const out = reward.evaluate({
-      n, obs: b.obs.subarray(i0 * obsDim, i1 * obsDim), action: b.action.subarray(i0 * actDim, i1 * actDim),
-      nextObs: b.nextObs.subarray(i0 * obsDim, i1 * obsDim), info,
-    });
-    checkRewardOutput(out, n);
-    total.set(out.total, i0);
-    for (const [k, v] of Object.entries(out.components ?? {})) (components[k] ??= new Float64Array(b.n)).set(v, i0);
-  }
-  return { total, components };
-};
+// ---------------------------------------------------------------- training
 
 export const trainPpo = async (req: TrainRequest): Promise<TrainResult> => {
   const t0 = performance.now();
   const { task, instance, reward, signal } = req;
   if (signal?.aborted) throw abortError(signal);
   await initTf();
+  // ---- arguments, and the values derived from them (once)
   const cfg = PpoConfig.parse({ ...task.training.ppo, ...req.ppo });
   const opt = TrainerOptions.parse(req.options ?? {});
   const N = cfg.numEnvs, T = cfg.numSteps, B = N * T;
   const numIterations = Math.max(1, Math.floor(req.steps / B));
+  const mbSize = Math.min(cfg.minibatchSize, B);
+  const numMb = Math.floor(B / mbSize);
+  const checkpoints = checkpointIterations(numIterations, opt.checkpoints);
+
+  // ---- env, seeding, agent and optimiser
   const env: VecEnv = task.makeEnv(instance, N);
   const d = env.obsDim, space = env.action;
   const continuous = space.kind === "continuous";
   const aDim = continuous ? space.dim : 1;
   const k = continuous ? space.dim : space.n;
   const layout = policyLayout({ obsDim: d, action: space, hidden: cfg.hidden, shared: opt.sharedNetwork });
-  const rng: Rng = xoshiro128ss(req.seed);
+  const rng: Rng = xoshiro128ss(req.seed); // the run's only generator: init, sampling, shuffles
   const norm = opt.normalizeObs ?? continuous ? new RunningNorm(d) : null;
   const scaler = opt.normalizeReward ?? continuous ? new RewardScaler(N, cfg.gamma) : null;
   const adam = new FlatAdam(layout, initParams(layout, rng), { ...cfg, clipValueLoss: opt.clipValueLoss });
-  const checkpoints = checkpointIterations(numIterations, opt.checkpoints);
-  const mbSize = Math.min(cfg.minibatchSize, B);
-  const numMb = Math.floor(B / mbSize);
 
-  // Rollout buffers, row t·N + e.
+  // ---- storage: rollout buffers, row t·N + e
   const obsBuf = new Float32Array(B * d), rawObs = new Float64Array(B * d), nextObsBuf = new Float64Array(B * d);
   const actBuf = new Float64Array(B * aDim), rewAct = new Float64Array(B * aDim);
   const logpBuf = new Float64Array(B), valBuf = new Float64Array(B), bootBuf = new Float64Array(B);
@@ -566,7 +224,7 @@ export const trainPpo = async (req: TrainRequest): Promise<TrainResult> => {
       const nextValue = valueOf(layout, theta, norm ? norm.apply(obs) : obs, N);
 
       lap("rolloutMs");
-      // ---- reward: one call for the whole rollout
+      // ---- reward: the program on the whole rollout, then GAE
       const out = evaluateChunked(reward, { n: B, obs: rawObs, action: rewAct, nextObs: nextObsBuf, info: infoBuf }, d, aDim);
       const rewards = Float64Array.from(out.total);
       if (scaler) scaler.apply(rewards, doneBuf, T);
@@ -574,8 +232,10 @@ export const trainPpo = async (req: TrainRequest): Promise<TrainResult> => {
       const { advantages, returns } = gae({ rewards, values: valBuf, dones: doneBuf, nextValue, numSteps: T, numEnvs: N, gamma: cfg.gamma, lambda: cfg.gaeLambda });
 
       lap("rewardMs");
-      // ---- update
+      // ---- update: updateEpochs passes over shuffled minibatches
       for (let i = 0; i < B; i++) perm[i] = i;
+      let clipFracSum = 0;
+      let losses: Losses | null = null;
       for (let epoch = 0; epoch < cfg.updateEpochs; epoch++) {
         for (let i = B - 1; i > 0; i--) { const j = rng.int(i + 1); const s = perm[i]!; perm[i] = perm[j]!; perm[j] = s; }
         for (let m = 0; m < numMb; m++) {
@@ -593,7 +253,10 @@ export const trainPpo = async (req: TrainRequest): Promise<TrainResult> => {
             mb.returns[r] = returns[i]!;
             mb.oldValue[r] = valBuf[i]!;
           }
-          adam.step(mb, lr);
+          const lastMb = epoch === cfg.updateEpochs - 1 && m === numMb - 1;
+          const diag = adam.step(mb, lr, lastMb);
+          clipFracSum += diag.clipFrac;
+          losses = diag.losses ?? losses;
           timing.updates++;
         }
       }
@@ -602,7 +265,7 @@ export const trainPpo = async (req: TrainRequest): Promise<TrainResult> => {
       if (!theta.every(Number.isFinite))
         throw new TrainingDivergedError(`reward: training diverged at step ${steps} (policy weights became NaN or infinite); keep reward terms bounded (e.g. |r| ≤ 100 per step)`);
 
-      // ---- feedback
+      // ---- logging: reward components, episodes, losses
       const comps: Record<string, ComponentStats> = {};
       for (const [key, v] of Object.entries(out.components ?? {})) {
         const s = stats(Float64Array.from(v));
@@ -611,7 +274,12 @@ export const trainPpo = async (req: TrainRequest): Promise<TrainResult> => {
         w.sum += s.mean; w.n++; w.min = Math.min(w.min, s.min); w.max = Math.max(w.max, s.max);
       }
       windowLens.push(...epLen);
-      req.onProgress?.({ iteration: it, steps, fitness: epF.length ? mean(epF) : null, episodeLength: epLen.length ? mean(epLen) : null, components: comps });
+      const lossDiag: LossDiagnostics = {
+        policyLoss: finiteOrNull(losses?.policyLoss), valueLoss: finiteOrNull(losses?.valueLoss), entropy: finiteOrNull(losses?.entropy),
+        approxKl: finiteOrNull(losses?.approxKl), clipFrac: finiteOrNull(clipFracSum / (cfg.updateEpochs * numMb)),
+        explainedVariance: finiteOrNull(explainedVariance(valBuf, returns)),
+      };
+      req.onProgress?.({ iteration: it, steps, fitness: epF.length ? mean(epF) : null, episodeLength: epLen.length ? mean(epLen) : null, components: comps, losses: lossDiag });
 
       if (checkpoints.has(it)) {
         tMark = performance.now();
@@ -619,7 +287,8 @@ export const trainPpo = async (req: TrainRequest): Promise<TrainResult> => {
         lap("evalMs");
         result.fitnessCurve.push({ step: steps, fitness: mean(lastEval) });
         for (const [key, w] of Object.entries(windowComp)) (result.components[key] ??= []).push({ step: steps, mean: w.sum / w.n, min: w.min, max: w.max });
-        if (windowLens.length) result.episodeLength.push({ step: steps, mean: mean(windowLens) });
+        const ml = mean(windowLens);
+        if (ml !== null) result.episodeLength.push({ step: steps, mean: ml });
         windowComp = {};
         windowLens = [];
       }

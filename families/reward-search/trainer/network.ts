@@ -1,0 +1,156 @@
+/**
+ * The PPO loss's gradient on tfjs, written out by hand: the actor-critic's forward pass on a minibatch (the same
+ * network as policy.ts's JS forward, on flat θ) and the backward pass of the clipped surrogate, the (clipped)
+ * value loss and the entropy bonus through it. network.test.ts checks it against tfjs autodiff of the loss as
+ * CleanRL writes it (tfjs's tie rules: max(a, b) sends the gradient to a when a ≥ b, clip passes it on the
+ * closed interval); by hand it takes about a third of the kernels, which is most of an update's cost on wasm.
+ *
+ * Alongside, at almost no cost, the loss diagnostics CleanRL logs (losses/*): the fraction of clipped ratios on
+ * every minibatch, and on request the policy and value losses, the entropy and approx_kl. They read the
+ * gradient's intermediate tensors and change none of its operations.
+ */
+import type { PpoConfig } from "../task.ts";
+import type { PolicyLayout } from "./policy.ts";
+import { tf } from "./tf.ts";
+
+export const LOG_2PI = Math.log(2 * Math.PI);
+
+export type ObjectiveConfig = Pick<PpoConfig, "clipCoef" | "entCoef" | "vfCoef"> & { clipValueLoss: boolean };
+
+export interface MinibatchTensors {
+  obs: tf.Tensor2D;
+  /** One-hot B × n (discrete) or B × dim values (continuous). */
+  actions: tf.Tensor2D;
+  oldLogp: tf.Tensor1D; adv: tf.Tensor1D; returns: tf.Tensor1D; oldValue: tf.Tensor1D;
+}
+
+/** CleanRL's losses/* of one minibatch, before its update (scalars). */
+export interface LossTensors {
+  /** Clipped surrogate, mean over the minibatch (losses/policy_loss). */
+  policyLoss: tf.Scalar;
+  /** ½ · mean of the (clipped) squared error (losses/value_loss). */
+  valueLoss: tf.Scalar;
+  /** Mean entropy of the policy (losses/entropy). */
+  entropy: tf.Scalar;
+  /** mean((ratio − 1) − log ratio) (losses/approx_kl). */
+  approxKl: tf.Scalar;
+}
+
+export interface GradientOut {
+  grad: tf.Tensor1D;
+  /** Fraction of the minibatch whose ratio lies outside [1 − clip, 1 + clip] (losses/clipfrac). */
+  clipFrac: tf.Scalar;
+  /** Only when asked for. */
+  losses: LossTensors | null;
+}
+
+/** θ split into its named parameters, shaped. */
+export const unflatten = (l: PolicyLayout, theta: tf.Tensor1D): Record<string, tf.Tensor> => {
+  const parts = tf.split(theta, l.params.map((p) => p.size));
+  const P: Record<string, tf.Tensor> = {};
+  l.params.forEach((p, i) => { P[p.name] = p.shape.length === 1 ? parts[i]! : parts[i]!.reshape(p.shape as number[]); });
+  return P;
+};
+
+/** ∂loss/∂θ of the PPO loss (clipped surrogate + vfCoef · value loss − entCoef · entropy) on one minibatch. */
+export const manualGradient = (l: PolicyLayout, theta: tf.Tensor1D, x: MinibatchTensors, c: ObjectiveConfig, withLosses = false): GradientOut => {
+  const P = unflatten(l, theta) as Record<string, tf.Tensor2D>;
+  const B = x.obs.shape[0];
+  const dense = (a: tf.Tensor2D, w: string, b: string) => tf.fused.matMul({ a, b: P[w]!, bias: P[b] }) as tf.Tensor2D;
+  // From 256 rows on, tanh as 2σ(2x) − 1: the wasm Tanh kernel is ~3× slower than Sigmoid on a 512 × 64 block
+  // (measured; below 256 rows the three extra kernels cost more than they save).
+  const tanh = (z: tf.Tensor2D) => (B >= 256 ? (tf.sub(tf.mul(tf.sigmoid(tf.mul(z, 2)), 2), 1) as tf.Tensor2D) : tf.tanh(z));
+  const a1 = tanh(dense(x.obs, "pi.w1", "pi.b1"));
+  const a2 = tanh(dense(a1, "pi.w2", "pi.b2"));
+  const head = dense(a2, "pi.w3", "pi.b3");
+  const c1 = l.shared ? null : tanh(dense(x.obs, "v.w1", "v.b1"));
+  const c2 = l.shared ? a2 : tanh(dense(c1!, "v.w2", "v.b2"));
+  const value = tf.reshape(dense(c2, "v.w3", "v.b3"), [-1]);
+
+  // ∂/∂value of vfCoef · ½ mean(max(u, clipped)).
+  const diff = tf.sub(value, x.returns);
+  let dv: tf.Tensor;
+  let squaredError: tf.Tensor | null = null;
+  if (c.clipValueLoss) {
+    const dOld = tf.sub(value, x.oldValue);
+    const vcDiff = tf.sub(tf.add(x.oldValue, tf.clipByValue(dOld, -c.clipCoef, c.clipCoef)), x.returns);
+    const inRange = tf.cast(tf.lessEqual(tf.abs(dOld), c.clipCoef), "float32");
+    const unclippedSq = tf.square(diff), clippedSq = tf.square(vcDiff);
+    dv = tf.where(tf.greaterEqual(unclippedSq, clippedSq), diff, tf.mul(vcDiff, inRange));
+    if (withLosses) squaredError = tf.maximum(unclippedSq, clippedSq);
+  } else dv = diff;
+  const dvCol = tf.reshape(tf.mul(dv, c.vfCoef / B), [B, 1]) as tf.Tensor2D;
+
+  // ∂/∂newLogp of the clipped surrogate; its terms are kept for the diagnostics.
+  const g: Record<string, tf.Tensor> = {};
+  const negAdv = tf.neg(x.adv);
+  type Surrogate = { dnl: tf.Tensor2D; logRatio: tf.Tensor; ratio: tf.Tensor; clippedRatio: tf.Tensor; unclipped: tf.Tensor; clipped: tf.Tensor };
+  const surrogate = (newLogp: tf.Tensor): Surrogate => {
+    const logRatio = tf.sub(newLogp, x.oldLogp);
+    const ratio = tf.exp(logRatio);
+    const unclipped = tf.mul(negAdv, ratio);
+    const clippedRatio = tf.clipByValue(ratio, 1 - c.clipCoef, 1 + c.clipCoef);
+    const clipped = tf.mul(negAdv, clippedRatio);
+    const mask = tf.cast(tf.greaterEqual(unclipped, clipped), "float32");
+    const dnl = tf.reshape(tf.mul(unclipped, tf.mul(mask, 1 / B)), [B, 1]) as tf.Tensor2D;
+    return { dnl, logRatio, ratio, clippedRatio, unclipped, clipped };
+  };
+  let dHead: tf.Tensor2D;
+  let t: Surrogate;
+  let entropy: tf.Scalar | null = null;
+  if (l.action.kind === "discrete") {
+    const logp = tf.logSoftmax(head);
+    const p = tf.exp(logp);
+    t = surrogate(tf.sum(tf.mul(logp, x.actions), 1));
+    const dnl = t.dnl;
+    const rowH = tf.neg(tf.sum(tf.mul(p, logp), 1, true));
+    dHead = tf.add(tf.mul(dnl, tf.sub(x.actions, p)), tf.mul(tf.mul(p, tf.add(logp, rowH)), c.entCoef / B)) as tf.Tensor2D;
+    if (withLosses) entropy = tf.mean(rowH) as tf.Scalar;
+  } else {
+    const logStd = P.logStd as unknown as tf.Tensor1D;
+    const invStd = tf.exp(tf.neg(logStd));
+    const z = tf.mul(tf.sub(x.actions, head), invStd);
+    const newLogp = tf.sub(tf.mul(-0.5, tf.sum(tf.square(z), 1)), tf.add(tf.sum(logStd), 0.5 * l.outDim * LOG_2PI));
+    t = surrogate(newLogp);
+    const dnl = t.dnl;
+    dHead = tf.mul(tf.mul(dnl, z), invStd) as tf.Tensor2D;
+    g.logStd = tf.sub(tf.sum(tf.mul(dnl, tf.sub(tf.square(z), 1)), 0), c.entCoef);
+    if (withLosses) entropy = tf.add(tf.sum(logStd), l.outDim * 0.5 * (1 + LOG_2PI)) as tf.Scalar;
+  }
+
+  // Backward through the MLPs.
+  /**
+   * Gradients of layer (w, b) from its pre-activation gradient; returns the gradient of its input. Transposes
+   * are explicit: the wasm BatchMatMul with transposeA/transposeB skips XNNPACK and is ~10× slower than a
+   * Transpose followed by a plain MatMul.
+   */
+  const back = (input: tf.Tensor2D, dOut: tf.Tensor2D, w: string, b: string, needInput: boolean): tf.Tensor2D | null => {
+    g[w] = tf.matMul(tf.transpose(input), dOut);
+    g[b] = tf.sum(dOut, 0);
+    return needInput ? (tf.matMul(dOut, tf.transpose(P[w]!)) as tf.Tensor2D) : null;
+  };
+  const tanhBack = (d: tf.Tensor2D, y: tf.Tensor2D) => tf.mul(d, tf.sub(1, tf.square(y))) as tf.Tensor2D;
+  let da2 = back(a2, dHead, "pi.w3", "pi.b3", true)!;
+  const dc2 = back(c2, dvCol, "v.w3", "v.b3", true)!;
+  if (l.shared) da2 = tf.add(da2, dc2) as tf.Tensor2D;
+  const dz2 = tanhBack(da2, a2);
+  const dz1 = tanhBack(back(a1, dz2, "pi.w2", "pi.b2", true)!, a1);
+  back(x.obs, dz1, "pi.w1", "pi.b1", false);
+  if (!l.shared) {
+    const dcz2 = tanhBack(dc2, c2);
+    const dcz1 = tanhBack(back(c1!, dcz2, "v.w2", "v.b2", true)!, c1!);
+    back(x.obs, dcz1, "v.w1", "v.b1", false);
+  }
+  const grad = tf.concat(l.params.map((p) => (p.shape.length === 1 ? g[p.name]! : tf.reshape(g[p.name]!, [-1])))) as tf.Tensor1D;
+
+  const clipFrac = tf.mean(tf.cast(tf.notEqual(t.ratio, t.clippedRatio), "float32")) as tf.Scalar;
+  const losses: LossTensors | null = withLosses
+    ? {
+        policyLoss: tf.mean(tf.maximum(t.unclipped, t.clipped)) as tf.Scalar,
+        valueLoss: tf.mul(0.5, tf.mean(squaredError ?? tf.square(diff))) as tf.Scalar,
+        entropy: entropy!,
+        approxKl: tf.mean(tf.sub(tf.sub(t.ratio, 1), t.logRatio)) as tf.Scalar,
+      }
+    : null;
+  return { grad, clipFrac, losses };
+};
