@@ -45,6 +45,11 @@ describe("hexa run on a server whose answers are unusable", () => {
       expect(metrics.usage.total.estimatedCalls).toBe(2);
       const usage = readFileSync(join(run, "usage.jsonl"), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as { role: string; estimated?: boolean });
       expect(usage.filter((u) => u.estimated).map((u) => u.role)).toEqual(["actor", "actor"]);
+
+      const inspected = await hexa(["inspect", run]);
+      expect(inspected.status, inspected.stderr).toBe(0);
+      expect(inspected.stdout).toMatch(/notice: .*: PROBLEM: no episode made a tool call/);
+      expect(inspected.stdout).toMatch(/notice: .*: PROBLEM: the evolver failed every bank update/);
     } finally {
       await server.close();
     }

@@ -89,7 +89,7 @@ export type Env = Record<string, string | undefined>;
 export type ResolvedModelConfig = ModelConfig & { baseURL: string; apiKey: string };
 
 /** A base URL on this machine: localhost, 127.0.0.0/8 or ::1. */
-export const isLoopback = (baseURL: string): boolean => {
+const isLoopback = (baseURL: string): boolean => {
   const host = new URL(baseURL).hostname.replace(/^\[|\]$/g, "");
   return host === "localhost" || host === "::1" || /^127\./.test(host);
 };
