@@ -1,8 +1,9 @@
 import { InvariantError } from "../src/errors.ts";
 import { BudgetExceeded } from "../src/llm/budget.ts";
+import { ContextOverflow } from "../src/llm/llm-error.ts";
 import type { AssistantTurn, ChatModel, ToolCall } from "../src/llm/chat-model.ts";
 import type { ActorConfig } from "./actor-config.ts";
-import { buildMessages, type Turn } from "./context.ts";
+import { buildMessages, cutMiddle, type Turn } from "./context.ts";
 import { NUDGE, systemPrompt } from "./prompt.ts";
 import type { TaskEnv, ToolProgress, ToolResult } from "../src/family/task-env.ts";
 import { callUsage, countedTurns, NO_USAGE, sumUsage, TRAJECTORY_SCHEMA_VERSION, type StopReason, type Trajectory, type TrajectoryStep, type EpisodeUsage } from "../src/store/trajectory.ts";
@@ -27,6 +28,16 @@ export interface EpisodeSpec {
   reflections?: readonly string[];
   protocol?: string;
 }
+
+/**
+ * A reasoning model's reasoning (reply.reasoning) is kept in the trajectory's thought, cut to head + tail like an
+ * old observation, and never sent back: the context keeps only the answer's text.
+ */
+const REASONING_HEAD = 1500;
+const REASONING_TAIL = 500;
+
+const thoughtOf = (reply: AssistantTurn): string =>
+  reply.reasoning ? [`[reasoning] ${cutMiddle(reply.reasoning, REASONING_HEAD, REASONING_TAIL)}`, reply.text].filter((t) => t.trim() !== "").join("\n\n") : reply.text;
 
 const executeCall = async (env: TaskEnv, call: ToolCall, extra: number, onProgress?: (p: ToolProgress) => void): Promise<ToolResult> => {
   const outcome: ToolResult = call.argsError ? { ok: false, error: call.argsError, observation: `ERROR: ${call.argsError}` } : await env.call(call.name, call.args, onProgress);
@@ -74,7 +85,8 @@ const play = async (env: TaskEnv, spec: EpisodeSpec, ports: EpisodePorts, starte
     } catch (e) {
       // A spend cap is the run's to act on (it stops cleanly and resumes), not an outcome of this episode.
       if (e instanceof InvariantError || e instanceof BudgetExceeded) throw e;
-      stop = { reason: "error", success: false, action: null, error: (e as Error).message };
+      // A context the episode outgrew is its outcome (a failure), not the endpoint's: the run goes on.
+      stop = { reason: e instanceof ContextOverflow ? "context" : "error", success: false, action: null, error: (e as Error).message };
       break;
     }
     model = reply.model || model;
@@ -82,14 +94,18 @@ const play = async (env: TaskEnv, spec: EpisodeSpec, ports: EpisodePorts, starte
     const call = reply.toolCalls[0];
     const t0 = ports.now();
     let step: TrajectoryStep;
+    const thought = thoughtOf(reply);
     if (!call) {
-      const observation = reply.text.trim() === "" ? `The response was empty. ${NUDGE}` : NUDGE;
+      // A cut or unreadable answer says so, not "empty" (it may be all reasoning, or a call written as text).
+      const observation = reply.problem ? `${reply.problem}. ${NUDGE}` : reply.text.trim() === "" ? `The response was empty. ${NUDGE}` : NUDGE;
       turns.push({ thought: reply.text, call: undefined, reply: observation, pinned: false });
-      step = { turn, thought: reply.text, tool: "(none)", args: null, observation, ok: false, ms: 0 };
+      step = { turn, thought, tool: "(none)", args: null, observation, ok: false, ms: 0 };
     } else {
-      const outcome = await executeCall(env, call, reply.toolCalls.length - 1, ports.onToolProgress);
+      // Arguments cut at the output cap are named as that, not as invalid JSON.
+      const cut = call.argsError && reply.problem ? { ...call, argsError: reply.problem } : call;
+      const outcome = await executeCall(env, cut, reply.toolCalls.length - 1, ports.onToolProgress);
       turns.push({ thought: reply.text, call, reply: outcome.observation, pinned: outcome.ok && outcome.pinned === true });
-      step = { turn, thought: reply.text, tool: call.name, args: call.args, observation: outcome.observation, ok: outcome.ok, ms: ports.now() - t0, ...(outcome.spent ? { spent: outcome.spent } : {}) };
+      step = { turn, thought, tool: call.name, args: call.args, observation: outcome.observation, ok: outcome.ok, ms: ports.now() - t0, ...(outcome.spent ? { spent: outcome.spent } : {}) };
       if (outcome.ends) stop = { ...outcome.ends };
     }
     steps.push(step);

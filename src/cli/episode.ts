@@ -31,6 +31,13 @@ const familyFlags = (): SchemaFlag[] => {
   return [...seen.values()];
 };
 
+/** A number flag that also takes "none" (send no value): a config field's null. */
+const numberOrNone = (key: string, v: unknown): Record<string, unknown> => {
+  if (v === undefined) return {};
+  const text = String(v).trim();
+  return { [key]: text === "none" || text === "null" ? null : text === "" ? v : Number.isNaN(Number(text)) ? text : Number(text) };
+};
+
 /** `hexa episode`: one episode, turn by turn, then a summary (success, turns, tokens, cost). */
 export const episodeCommand: CommandModule = {
   command: "episode <level>",
@@ -45,6 +52,8 @@ export const episodeCommand: CommandModule = {
       .option("base-url", { type: "string", describe: "OpenAI-compatible endpoint (else OPENAI_BASE_URL)" })
       .option("api-key", { type: "string", describe: "API key (else OPENAI_API_KEY)" })
       .option("max-turns", { type: "number", default: 25, describe: "turn budget T" })
+      .option("temperature", { type: "string", describe: "sampling temperature, or none to send none (default 1)" })
+      .option("max-output-tokens", { type: "string", describe: "cap on tokens per answer, or none to send none (default 8192)" })
       .option("stream", { type: "boolean", default: false, describe: "stream the model's answers" })
       .option("cache-dir", { type: "string", describe: "answer identical requests from this response cache" })
       .option("audit-log", { type: "string", describe: "append one JSON line per model call here" })
@@ -78,13 +87,15 @@ export const episodeCommand: CommandModule = {
       );
     }
     const agent = argv.agent as RunAgent;
-    const flags: Record<string, string> = { model: "--model", baseURL: "--base-url", apiKey: "--api-key", cacheDir: "--cache-dir", auditLog: "--audit-log" };
+    const flags: Record<string, string> = { model: "--model", baseURL: "--base-url", apiKey: "--api-key", cacheDir: "--cache-dir", auditLog: "--audit-log", temperature: "--temperature", maxOutputTokens: "--max-output-tokens" };
     const llmParsed = LlmConfig.safeParse({
       actor: {
         ...(argv.model ? { model: argv.model } : {}),
         ...(argv["base-url"] ? { baseURL: argv["base-url"] } : {}),
         // Local servers (vLLM, Ollama, llama.cpp) take any key: with --base-url and no key, send a placeholder.
         ...(argv["api-key"] ? { apiKey: argv["api-key"] } : argv["base-url"] && !process.env.OPENAI_API_KEY ? { apiKey: "none" } : {}),
+        ...numberOrNone("temperature", argv.temperature),
+        ...numberOrNone("maxOutputTokens", argv["max-output-tokens"]),
         streaming: argv.stream,
       },
       ...(argv["cache-dir"] ? { cacheDir: argv["cache-dir"] } : {}),
@@ -93,7 +104,7 @@ export const episodeCommand: CommandModule = {
     if (!llmParsed.success) {
       const i = llmParsed.error.issues[0]!;
       const field = String(i.path.at(-1));
-      const given: Record<string, unknown> = { model: argv.model, baseURL: argv["base-url"], apiKey: "(hidden)", cacheDir: argv["cache-dir"], auditLog: argv["audit-log"] };
+      const given: Record<string, unknown> = { model: argv.model, baseURL: argv["base-url"], apiKey: "(hidden)", cacheDir: argv["cache-dir"], auditLog: argv["audit-log"], temperature: argv.temperature, maxOutputTokens: argv["max-output-tokens"] };
       throw new ConfigError(`${flags[field] ?? field}: ${i.message} (got ${JSON.stringify(given[field])})`);
     }
     const llm = llmParsed.data;
@@ -103,7 +114,7 @@ export const episodeCommand: CommandModule = {
       );
     }
     // Loaded only when a model is used: langchain costs about a second of start-up.
-    const model = agent === "heuristic" ? undefined : (await import("../llm/role-model.ts")).createRoleModel("actor", llm, { env: process.env });
+    const model = agent === "heuristic" ? undefined : (await import("../llm/role-model.ts")).createRoleModel("actor", llm, { env: process.env, onNotice: (m) => process.stderr.write(`warning: ${m}\n`) });
     const label = agent === "heuristic" ? "heuristic (no LLM)" : `${agent} with ${llm.actor.model}`;
     process.stderr.write(`${level} seed ${seed}: ${label}, ${budgetOf(agent, cfg.actor.maxTurns)} turns\n`);
     const trainings = toolProgressView(process.stderr);
@@ -131,5 +142,11 @@ export const episodeCommand: CommandModule = {
         `${(t.wallMs / 1000).toFixed(1)} s\n`,
     );
     if (t.stopReason === "error") process.exitCode = 1;
+    if (agent !== "heuristic" && t.steps.length > 0 && t.steps.every((x) => x.tool === "(none)")) {
+      process.stderr.write(
+        "hexa episode: the model made no tool call in any turn (it answered in text only); if its answers hold tool-call syntax, the server's tool parser is off: start vLLM with --enable-auto-tool-choice --tool-call-parser <hermes, llama3_json, mistral, …>, llama.cpp's server with --jinja\n",
+      );
+      process.exitCode = 1;
+    }
   },
 };

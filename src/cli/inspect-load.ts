@@ -82,6 +82,21 @@ const summaryOf = (dir: RunDir, notices: string[]): RunSummaryInput => {
   }
 };
 
+const Problems = z.object({ problems: z.array(z.object({ fatal: z.boolean(), message: z.string() })).default([]) });
+
+/** What the run found wrong with its own result (run-health.ts), as metrics.json records it. */
+const problemsOf = (file: string): string[] => {
+  if (!existsSync(file)) return [];
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, "utf8"));
+  } catch {
+    return [];
+  }
+  const parsed = Problems.safeParse(raw);
+  return parsed.success ? parsed.data.problems.map((p) => `${p.fatal ? "PROBLEM" : "note"}: ${p.message}`) : [];
+};
+
 /** One run directory, as far as it is written. */
 export const readRunInput = (path: string): RunInput => {
   const dir = RunDir.open(path);
@@ -111,6 +126,8 @@ export const readRunInput = (path: string): RunInput => {
   const failedCalls: FailedCall[] = readJsonl(dir.file("llmLog"), AuditFailure, { repair: false })
     .filter((l) => l.error !== undefined)
     .map((l) => ({ role: l.role, ts: l.ts, error: l.error! }));
+
+  notices.push(...problemsOf(dir.file("metrics")));
 
   const evalDir = join(dir.path, "eval");
   const evals = existsSync(evalDir)

@@ -95,7 +95,11 @@ const needsHint = (role: string, resuming: boolean) => (e: unknown) => {
 };
 
 /** The role models a config needs (none for the heuristic agent with the heuristic evolver); calls logged to the run's llm-log.jsonl. */
-export const modelsFor = async (c: RunConfig, runPath: string, opts: { resuming?: boolean; gate?: SpendGate } = {}): Promise<{ actorModel?: ChatModel; evolverModel?: ChatModel }> => {
+export const modelsFor = async (
+  c: RunConfig,
+  runPath: string,
+  opts: { resuming?: boolean; gate?: SpendGate; onNotice?: (message: string) => void } = {},
+): Promise<{ actorModel?: ChatModel; evolverModel?: ChatModel }> => {
   const needActor = c.agent !== "heuristic";
   const needEvolver = usesBank(c) && c.evolver === "llm";
   if (!needActor && !needEvolver) return {};
@@ -104,7 +108,7 @@ export const modelsFor = async (c: RunConfig, runPath: string, opts: { resuming?
   const llm = { ...c.llm, auditLog: c.llm.auditLog ?? join(runPath, "llm-log.jsonl") };
   const build = (role: "actor" | "evolver") => {
     try {
-      return createRoleModel(role, llm, { env: process.env, ...(opts.gate ? { gate: opts.gate } : {}) });
+      return createRoleModel(role, llm, { env: process.env, ...(opts.gate ? { gate: opts.gate } : {}), ...(opts.onNotice ? { onNotice: opts.onNotice } : {}) });
     } catch (e) {
       return needsHint(role, opts.resuming ?? false)(e);
     }

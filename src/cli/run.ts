@@ -56,7 +56,8 @@ const printSummary = (m: Metrics, dir: string) => {
     out.write(`${level.padEnd(22)} ${`${l.successes}/${l.episodes} ${percent(l.successes, l.episodes)}`.padStart(12)} ${l.meanTurns.toFixed(1).padStart(6)} ${String(l.finalBank.skills).padStart(7)} ${String(l.finalBank.mistakes).padStart(9)}\n`);
   }
   const u = m.usage.total;
-  out.write(`tokens ${u.input + u.output} (${u.calls} calls), cost $${u.costUsd.toFixed(4)}${u.unpricedCalls ? ` + ${u.unpricedCalls} unpriced calls` : ""}; time: simulation ${(m.time.simulationMs / 1000).toFixed(1)} s, agent ${(m.time.agentMs / 1000).toFixed(1)} s, bank ${(m.time.bankMs / 1000).toFixed(1)} s\n`);
+  out.write(`tokens ${u.input + u.output} (${u.calls} calls${u.estimatedCalls ? `, ${u.estimatedCalls} estimated: the server reported no usage` : ""}), cost $${u.costUsd.toFixed(4)}${u.unpricedCalls ? ` + ${u.unpricedCalls} unpriced calls` : ""}; time: simulation ${(m.time.simulationMs / 1000).toFixed(1)} s, agent ${(m.time.agentMs / 1000).toFixed(1)} s, bank ${(m.time.bankMs / 1000).toFixed(1)} s\n`);
+  for (const p of m.problems ?? []) out.write(`${p.fatal ? "PROBLEM" : "note"}: ${p.message}\n`);
   out.write(`run directory: ${dir}\nheld-out check: hexa eval ${dir}\n`);
 };
 
@@ -197,7 +198,10 @@ const start = async (configPath: string | undefined, resumeDir: string | undefin
   const makeLedger = await sharedLedger(backend, backendWhere, id);
   let ledger: RedisLedger | undefined;
   const gate = spendGate(cfg, family, search, existing, runsDir, argv, note, makeLedger && ((cap, spent) => (ledger = makeLedger(cap, spent))));
-  const models = await modelsFor(cfg, existing?.path ?? resolve(runsDir, id), { resuming: existing !== undefined, ...(gate ? { gate } : {}) }).catch(async (e) => {
+  // A server quirk is told once per model, above the progress line once that is drawn.
+  let warn = note;
+  const onNotice = (message: string) => warn(`warning: ${message}`);
+  const models = await modelsFor(cfg, existing?.path ?? resolve(runsDir, id), { resuming: existing !== undefined, onNotice, ...(gate ? { gate } : {}) }).catch(async (e) => {
     await ledger?.close();
     throw e;
   });
@@ -222,6 +226,7 @@ const start = async (configPath: string | undefined, resumeDir: string | undefin
     throw e;
   }
   const view = progressView(process.stderr, () => performance.now());
+  warn = (line) => view.line(line);
   const resumeHint = `Continue with: hexa run --resume ${dir.path}`;
   // The first Ctrl-C stops at the next episode boundary (episodes in flight finish and are kept); a second stops at once.
   const controller = new AbortController();
@@ -241,6 +246,7 @@ const start = async (configPath: string | undefined, resumeDir: string | undefin
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
   let interrupted = false;
+  let misleading: string | undefined;
   try {
     const removed = dir.cleanTemps();
     if (removed.length) view.line(`removed ${removed.length} temporary file(s) a killed process left: ${removed.join(", ")}`);
@@ -296,6 +302,8 @@ lineage: hexa inspect ${dir.path}
     // Resuming a finished run records nothing new, and leaves its report as it was.
     const report = join(dir.path, "report.html");
     process.stdout.write(`report: ${recorded() === before && existsSync(report) ? resolve(report) : writeRunReport(dir.path)}\n`);
+    const fatal = (metrics.problems ?? []).filter((p) => p.fatal);
+    if (fatal.length) misleading = `${dir.path}: the run finished, but its result is misleading: ${fatal.map((p) => p.message).join("; ")}`;
   } catch (e) {
     if (controller.signal.aborted && e === interrupt) interrupted = true;
     else if (e instanceof BudgetExceeded && gate) {
@@ -321,4 +329,6 @@ lineage: hexa inspect ${dir.path}
     process.stderr.write(`\ninterrupted; nothing finished is lost. ${resumeHint}\n`);
     process.exit(130);
   }
+  // Everything is recorded and reported; the exit status says the numbers are not to be trusted.
+  if (misleading) throw new ConfigError(misleading);
 };

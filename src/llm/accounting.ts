@@ -14,6 +14,8 @@ export const UsageRecord = z.object({
   /** False when the model is missing from the price table: costUsd is then 0, not the true cost. */
   priced: z.boolean(),
   fromCache: z.boolean(),
+  /** The server reported no usage: input and output are hexa's estimate. Absent: the server's counts. */
+  estimated: z.boolean().optional(),
 });
 export type UsageRecord = z.infer<typeof UsageRecord>;
 
@@ -38,6 +40,7 @@ export const usageRecord = (role: Role, turn: AssistantTurn, prices: PriceTable)
     costUsd: price && !turn.fromCache ? costUsd(price, turn.usage) : 0,
     priced: price !== undefined,
     fromCache: turn.fromCache,
+    ...(turn.usage.estimated ? { estimated: true } : {}),
   };
 };
 
@@ -50,6 +53,8 @@ export interface UsageTotal {
   /** Calls whose model had no price: the total cost leaves them out. */
   unpricedCalls: number;
   cacheHits: number;
+  /** Calls whose usage the server did not report (estimated by hexa); absent when none. */
+  estimatedCalls?: number;
 }
 
 /** Sums usage records: one per episode, one per run. */
@@ -58,6 +63,7 @@ export class UsageTally {
 
   add(record: UsageRecord): void {
     const s = this.sum;
+    const estimated = (s.estimatedCalls ?? 0) + (record.estimated ? 1 : 0);
     this.sum = {
       calls: s.calls + 1,
       input: s.input + record.input,
@@ -66,6 +72,7 @@ export class UsageTally {
       costUsd: s.costUsd + record.costUsd,
       unpricedCalls: s.unpricedCalls + (record.priced ? 0 : 1),
       cacheHits: s.cacheHits + (record.fromCache ? 1 : 0),
+      ...(estimated ? { estimatedCalls: estimated } : {}),
     };
   }
 

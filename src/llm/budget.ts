@@ -3,6 +3,7 @@ import { ConfigError, HexaError } from "../errors.ts";
 import { costUsd, priceOf } from "./accounting.ts";
 import type { ChatModel, Message, ToolSpec } from "./chat-model.ts";
 import type { PriceTable } from "./config.ts";
+import { estimateInputTokens } from "./token-estimate.ts";
 import { memoryLedger, type Cost, type Spend, type SpendLedger } from "./spend-ledger.ts";
 
 /** A run's (or a compare grid's) spend cap; either limit, both, or none. */
@@ -22,8 +23,7 @@ export const NO_SPEND: Spend = { usd: 0, tokens: 0, calls: 0 };
 /** The next call would cross the cap: the run stops here (nothing finished is lost) and resumes with a raised cap. */
 export class BudgetExceeded extends HexaError {}
 
-/** Characters per token of English prose and JSON, for estimates only (the bill uses the server's counts). */
-export const CHARS_PER_TOKEN = 4;
+export { CHARS_PER_TOKEN } from "./token-estimate.ts";
 /** Output tokens assumed for a role's first call, before any answer has been seen. */
 const FIRST_OUTPUT_GUESS = 800;
 
@@ -77,11 +77,10 @@ export class SpendGate {
     this.ledger.learn(where, outputs);
   }
 
-  async estimate(where: string, model: string, messages: readonly Message[], tools: readonly ToolSpec[], maxOutput: number): Promise<Cost> {
-    const chars = messages.reduce((n, m) => n + m.content.length + ("toolCalls" in m ? JSON.stringify(m.toolCalls).length : 0), 0) + JSON.stringify(tools).length;
-    const input = Math.ceil(chars / CHARS_PER_TOKEN);
+  async estimate(where: string, model: string, messages: readonly Message[], tools: readonly ToolSpec[], maxOutput: number | null): Promise<Cost> {
+    const input = estimateInputTokens(messages, tools);
     const seen = await this.ledger.outputs(where);
-    const output = Math.min(maxOutput, seen?.n ? Math.ceil(seen.sum / seen.n) : FIRST_OUTPUT_GUESS);
+    const output = Math.min(maxOutput ?? Infinity, seen?.n ? Math.ceil(seen.sum / seen.n) : FIRST_OUTPUT_GUESS);
     const price = priceOf(this.prices, model);
     return { tokens: input + output, usd: price ? costUsd(price, { input, output, cached: 0 }) : 0 };
   }
@@ -123,7 +122,7 @@ export class SpendGate {
 }
 
 /** The model behind the gate: each call is estimated and refused before it is sent when it would cross the cap. */
-export const withBudget = (inner: ChatModel, gate: SpendGate, o: { where: string; model: string; maxOutputTokens: number }): ChatModel => ({
+export const withBudget = (inner: ChatModel, gate: SpendGate, o: { where: string; model: string; maxOutputTokens: number | null }): ChatModel => ({
   name: inner.name,
   invoke: async (messages, tools) => {
     const next = await gate.estimate(o.where, o.model, messages, tools, o.maxOutputTokens);

@@ -29,12 +29,24 @@ export interface Usage {
   output: number;
   /** Input tokens served from the provider's prompt cache. */
   cached: number;
+  /** The server reported no usage: input and output are hexa's estimate (token-estimate.ts), not the bill. */
+  estimated?: boolean;
 }
 
 export interface AssistantTurn {
-  /** Text before (or instead of) the tool calls: the thought. */
+  /** Text before (or instead of) the tool calls: the thought, without any `<think>` block. */
   text: string;
   toolCalls: ToolCall[];
+  /**
+   * The model's reasoning, from `<think>…</think>` in the content or a `reasoning_content` / `reasoning` field:
+   * kept for the record, never sent back to the model.
+   */
+  reasoning?: string;
+  /**
+   * What was wrong with the answer as a whole, for the model and the record: cut at the output cap
+   * (finish_reason "length"), or a tool call written as text that could not be read.
+   */
+  problem?: string;
   usage: Usage;
   /** The model name the server reported. */
   model: string;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ConfigError } from "../errors.ts";
-import { LlmConfig, ModelConfig, resolveModelConfig } from "./config.ts";
+import { concurrencyOf, LlmConfig, ModelConfig, resolveModelConfig } from "./config.ts";
 
 describe("LlmConfig", () => {
   it("fills every role from the defaults", () => {
@@ -12,13 +12,19 @@ describe("LlmConfig", () => {
       maxOutputTokens: 8192,
       timeoutMs: 120_000,
       maxRetries: 4,
-      concurrency: 4,
+      toolChoice: "auto",
+      extraBody: {},
       streaming: false,
     });
     expect(llm.evolver.model).toBe("gpt-4.1");
     expect(llm.evolver.maxRetries).toBe(4);
-    expect(llm.synthesiser.concurrency).toBe(4);
     expect(llm.auditHashOnly).toBe(false);
+  });
+
+  it("limits a server on this machine to one request at a time unless concurrency is set", () => {
+    const at = (baseURL: string, concurrency?: number) => concurrencyOf({ baseURL, ...(concurrency ? { concurrency } : {}) });
+    expect([at("http://127.0.0.1:8080/v1"), at("http://localhost:11434/v1"), at("http://[::1]:8000/v1")]).toEqual([1, 1, 1]);
+    expect([at("https://api.openai.com/v1"), at("http://10.0.0.5:8000/v1"), at("http://localhost:8000/v1", 8)]).toEqual([4, 4, 8]);
   });
 
   it("describes every field (docs/spec/style.md §8)", () => {

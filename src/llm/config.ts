@@ -5,6 +5,7 @@ export const Role = z.enum(["actor", "evolver", "synthesiser"]);
 export type Role = z.infer<typeof Role>;
 
 const DEFAULT_BASE_URL = "https://api.openai.com/v1";
+const DEFAULT_CONCURRENCY = 4;
 
 /** One role's model and endpoint (docs/spec/style.md §8: every default here). */
 export const ModelConfig = z.strictObject({
@@ -14,16 +15,25 @@ export const ModelConfig = z.strictObject({
     .optional()
     .describe(`OpenAI-compatible endpoint; falls back to OPENAI_BASE_URL, then ${DEFAULT_BASE_URL}`),
   apiKey: z.string().min(1).optional().describe("API key; falls back to OPENAI_API_KEY"),
-  temperature: z.number().min(0).max(2).default(1).describe("sampling temperature; reasoning models accept only 1"),
-  maxOutputTokens: z.number().int().min(1).default(8192).describe("cap on tokens generated per call"),
+  temperature: z.number().min(0).max(2).nullable().default(1).describe("sampling temperature; null sends none (the server's default); reasoning models accept only 1"),
+  maxOutputTokens: z.number().int().min(1).nullable().default(8192).describe("cap on tokens generated per call; null sends none (the server's own limit)"),
+  maxTokensParam: z
+    .enum(["max_tokens", "max_completion_tokens"])
+    .optional()
+    .describe("the request field that carries maxOutputTokens; unset: max_completion_tokens for OpenAI's reasoning models, else max_tokens"),
+  toolChoice: z.enum(["auto", "required", "none"]).default("auto").describe("tool_choice sent with the actor's tools"),
+  extraBody: z
+    .record(z.string(), z.unknown())
+    .default({})
+    .describe("fields added to every request body as given, e.g. {chat_template_kwargs: {enable_thinking: false}}, reasoning_effort, seed"),
   timeoutMs: z.number().int().min(1).default(120_000).describe("deadline for one HTTP attempt, body included"),
   maxRetries: z.number().int().min(0).default(4).describe("retries after a 429, 5xx, timeout or dropped connection"),
   concurrency: z
     .number()
     .int()
     .min(1)
-    .default(4)
-    .describe("most requests in flight to this endpoint, shared by every role that uses it"),
+    .optional()
+    .describe(`most requests in flight to this endpoint, shared by every role that uses it; unset: ${DEFAULT_CONCURRENCY}, or 1 for a server on this machine (llama.cpp and Ollama serve one request at a time by default)`),
   streaming: z.boolean().default(false).describe("receive the answer as server-sent events"),
 });
 export type ModelConfig = z.infer<typeof ModelConfig>;
@@ -77,6 +87,16 @@ export type LlmConfig = z.infer<typeof LlmConfig>;
 export type Env = Record<string, string | undefined>;
 
 export type ResolvedModelConfig = ModelConfig & { baseURL: string; apiKey: string };
+
+/** A base URL on this machine: localhost, 127.0.0.0/8 or ::1. */
+const isLoopback = (baseURL: string): boolean => {
+  const host = new URL(baseURL).hostname.replace(/^\[|\]$/g, "");
+  return host === "localhost" || host === "::1" || /^127\./.test(host);
+};
+
+/** The config's concurrency, else the default for where the endpoint is. */
+export const concurrencyOf = (config: { baseURL: string; concurrency?: number | undefined }): number =>
+  config.concurrency ?? (isLoopback(config.baseURL) ? 1 : DEFAULT_CONCURRENCY);
 
 /** The environment variable that holds one role's key (roles on different endpoints need different keys). */
 export const roleKeyVar = (where: string): string => `HEXA_${(where.split(".").at(-1) ?? "").toUpperCase()}_API_KEY`;

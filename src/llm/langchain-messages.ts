@@ -7,6 +7,7 @@ import {
   type OpenAIToolCall,
 } from "@langchain/core/messages";
 import type { AssistantTurn, Message, ToolCall, ToolSpec } from "./chat-model.ts";
+import { parseToolArgs } from "./tool-args.ts";
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -38,25 +39,8 @@ export const toOpenAITool = (t: ToolSpec) => ({
   function: { name: t.name, description: t.description, parameters: t.parameters },
 });
 
-const shown = (raw: string) => JSON.stringify(raw.length > 200 ? `${raw.slice(0, 200)}…` : raw);
-
-/** Parses one call's arguments; never throws: a bad call becomes args {} and an error the model can act on. */
-const parseToolArgs = (name: string, raw: string): Pick<ToolCall, "args" | "argsError"> => {
-  if (raw.trim() === "") return { args: {} };
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch (e) {
-    const why = e instanceof Error ? e.message : String(e);
-    return {
-      args: {},
-      argsError: `${name}: arguments are not valid JSON, ${why} (got ${shown(raw)}); send one JSON object`,
-    };
-  }
-  if (isRecord(value)) return { args: value };
-  const kind = Array.isArray(value) ? "an array" : value === null ? "null" : typeof value;
-  return { args: {}, argsError: `${name}: arguments must be a JSON object, not ${kind} (got ${shown(raw)}); send one JSON object` };
-};
+/** A turn as langchain gave it: a call's id may be "" (the server sent none), `repaired` says how its arguments were read. */
+export type LangchainTurn = Omit<AssistantTurn, "latencyMs" | "fromCache" | "toolCalls"> & { toolCalls: Array<ToolCall & { repaired?: string }> };
 
 /** The parts of langchain's AIMessage / AIMessageChunk this layer reads. */
 export type LangchainAnswer = Pick<AIMessage, "content" | "additional_kwargs" | "response_metadata" | "usage_metadata">;
@@ -73,14 +57,12 @@ const numberOr0 = (v: unknown): number => (typeof v === "number" && Number.isFin
  * `tool_calls`/`invalid_tool_calls`: when streaming, langchain's partial-JSON parser turns truncated arguments
  * into a valid-looking `{}`, and only the wire form keeps the exact text the model wrote.
  */
-export const fromLangchainAnswer = (
-  answer: LangchainAnswer,
-  requestedModel: string,
-): Omit<AssistantTurn, "latencyMs" | "fromCache"> => {
+export const fromLangchainAnswer = (answer: LangchainAnswer, requestedModel: string): LangchainTurn => {
   const wire: OpenAIToolCall[] = answer.additional_kwargs.tool_calls ?? [];
-  const toolCalls = wire.map((call, i): ToolCall => {
-    const rawArgs = call.function.arguments ?? "";
-    return { id: call.id || `call_${i}`, name: call.function.name, rawArgs, ...parseToolArgs(call.function.name, rawArgs) };
+  const toolCalls = wire.map((call) => {
+    // Some servers send the arguments as an object although the wire type says string (tool-args.ts).
+    const { repaired, ...parsed } = parseToolArgs(call.function.name, call.function.arguments as unknown);
+    return { id: call.id ?? "", name: call.function.name, ...parsed, ...(repaired ? { repaired } : {}) };
   });
   const meta = answer.response_metadata as { model_name?: unknown; usage?: Record<string, unknown> };
   const wireUsage = meta.usage ?? {};

@@ -52,7 +52,7 @@ describe("createOpenAIChat against a local OpenAI-compatible server", () => {
     expect(body.max_tokens).toBe(8192);
   });
 
-  it("sends a whole conversation in the OpenAI wire form, a malformed earlier call as {}", async () => {
+  it("sends a whole conversation in the OpenAI wire form, a malformed earlier call as {}, a call-only message with content null", async () => {
     const model = await chat([{ text: "Done." }]);
     const history: Message[] = [
       ...ask,
@@ -69,7 +69,7 @@ describe("createOpenAIChat against a local OpenAI-compatible server", () => {
       { role: "user", content: "Solve catapult seed 7." },
       { role: "assistant", content: "First try.", tool_calls: [{ id: "call_1", type: "function", function: { name: "simulate", arguments: '{"x":1,"y":2}' } }] },
       { role: "tool", content: "no success; the ball fell short", tool_call_id: "call_1", name: "simulate" },
-      { role: "assistant", content: "", tool_calls: [{ id: "call_2", type: "function", function: { name: "simulate", arguments: "{}" } }] },
+      { role: "assistant", content: null, tool_calls: [{ id: "call_2", type: "function", function: { name: "simulate", arguments: "{}" } }] },
       { role: "tool", content: "arguments are not valid JSON", tool_call_id: "call_2", name: "simulate" },
       { role: "user", content: "Keep going." },
     ]);

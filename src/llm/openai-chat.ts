@@ -1,10 +1,12 @@
 import type { AIMessageChunk, BaseMessage } from "@langchain/core/messages";
 import { ChatOpenAI } from "@langchain/openai";
 import type { ChatModel } from "./chat-model.ts";
-import type { ResolvedModelConfig } from "./config.ts";
+import { readAnswer, type Notice } from "./answer-read.ts";
+import { concurrencyOf, type ResolvedModelConfig } from "./config.ts";
 import { sharedEndpointLimits, type EndpointLimits } from "./endpoint-limits.ts";
 import { fromLangchainAnswer, toLangchainMessages, toOpenAITool, type LangchainAnswer } from "./langchain-messages.ts";
-import { LlmError } from "./llm-error.ts";
+import { ContextOverflow, isContextOverflow, LlmError } from "./llm-error.ts";
+import { shapeRequest } from "./request-shape.ts";
 import { classifyHttpFailure, withRetries, type RetryEvent } from "./retry.ts";
 import { checkingFetch, judgeAnswer, recordingWire, withoutUpgradeNotice } from "./wire-check.ts";
 
@@ -19,11 +21,23 @@ export interface OpenAIChatDeps {
   onRetry?: (event: RetryEvent) => void;
   /** Config path named in errors, e.g. "llm.actor". */
   where?: string;
+  /** A server quirk hexa handled or could not: told once per kind for this model (answer-read.ts). */
+  onNotice?: (message: string) => void;
 }
 
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-const timeoutError = (ms: number) => Object.assign(new Error(`no answer within ${ms} ms`), { name: "TimeoutError" });
+/** A timeout names the two usual causes: a slow model, or a server that queues requests beyond its parallel slots. */
+const timeoutError = (ms: number, where: string, concurrency: number) =>
+  Object.assign(
+    new Error(
+      `no answer within ${ms} ms; raise ${where}.timeoutMs, or, if the server serves fewer requests at a time than ${where}.concurrency (${concurrency}; llama.cpp -np, OLLAMA_NUM_PARALLEL), lower it to that number`,
+    ),
+    { name: "TimeoutError" },
+  );
+
+const overflowFix = (where: string, maxOutput: number | null) =>
+  `the request (prompt${maxOutput === null ? "" : ` plus ${where}.maxOutputTokens ${maxOutput}`}) is longer than the context the server gives the model: lower ${where}.maxOutputTokens or actor.maxRequestChars, or serve the model with a longer context (vLLM --max-model-len, llama.cpp -c, Ollama OLLAMA_CONTEXT_LENGTH)`;
 
 const collect = async (stream: AsyncIterable<AIMessageChunk>): Promise<AIMessageChunk> => {
   let answer: AIMessageChunk | undefined;
@@ -39,25 +53,35 @@ const collect = async (stream: AsyncIterable<AIMessageChunk>): Promise<AIMessage
  */
 export const createOpenAIChat = (config: ResolvedModelConfig, deps: OpenAIChatDeps = {}): ChatModel => {
   const { model, baseURL, timeoutMs, streaming } = config;
+  const where = deps.where ?? "llm";
   const sleep = deps.sleep ?? realSleep;
   const now = deps.now ?? (() => performance.now());
-  const slot = (deps.limits ?? sharedEndpointLimits).for(baseURL, config.concurrency, deps.where ?? "llm");
+  const concurrency = concurrencyOf(config);
+  const slot = (deps.limits ?? sharedEndpointLimits).for(baseURL, concurrency, where);
   const client = new ChatOpenAI({
     model,
     apiKey: config.apiKey,
-    // Our fetch records each answer's status and first bytes, so a malformed 200 is named and retried.
-    configuration: { baseURL, fetch: checkingFetch },
-    temperature: config.temperature,
-    maxTokens: config.maxOutputTokens,
+    // Our fetch shapes each request as the config asks, and records each answer's status and first bytes, so a
+    // malformed 200 is named and retried.
+    configuration: { baseURL, fetch: (input: string | URL | Request, init?: RequestInit) => checkingFetch(input, shapeRequest(init, config)) },
+    // undefined sends no temperature; -1 sends no max_tokens (langchain's convention).
+    temperature: config.temperature ?? undefined,
+    maxTokens: config.maxOutputTokens ?? -1,
     maxRetries: 0,
     streaming,
     streamUsage: true,
   });
+  const told = new Set<Notice["kind"]>();
+  const notice = (n: Notice) => {
+    if (told.has(n.kind)) return;
+    told.add(n.kind);
+    deps.onNotice?.(n.message);
+  };
 
   /** One HTTP exchange under one deadline; the SDK's own timeout stops at the headers, not the streamed body. */
   const attempt = async (messages: BaseMessage[], tools: ReturnType<typeof toOpenAITool>[]) => {
     // bindTools([]) would still send tool_choice, which the API rejects without tools.
-    const runnable = tools.length > 0 ? client.bindTools(tools, { tool_choice: "auto" }) : client;
+    const runnable = tools.length > 0 ? client.bindTools(tools, { tool_choice: config.toolChoice }) : client;
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(), timeoutMs);
     const started = now();
@@ -73,13 +97,13 @@ export const createOpenAIChat = (config: ResolvedModelConfig, deps: OpenAIChatDe
           // A dropped connection mid-stream stays one; any other failure on a 200 is the answer's fault.
           throw judgeAnswer(wire, streaming, classifyHttpFailure(e).retryable ? undefined : e) ?? e;
         }
-        if (deadline.signal.aborted) throw timeoutError(timeoutMs);
+        if (deadline.signal.aborted) throw timeoutError(timeoutMs, where, concurrency);
         const verdict = judgeAnswer(wire, streaming);
         if (verdict) throw verdict;
-        return { answer, latencyMs: now() - started };
+        return { answer, latencyMs: now() - started, wire: wire.at(-1) };
       });
     } catch (e) {
-      throw deadline.signal.aborted ? timeoutError(timeoutMs) : e;
+      throw deadline.signal.aborted ? timeoutError(timeoutMs, where, concurrency) : e;
     } finally {
       clearTimeout(timer);
     }
@@ -90,15 +114,16 @@ export const createOpenAIChat = (config: ResolvedModelConfig, deps: OpenAIChatDe
     invoke: async (messages, tools) => {
       const lcMessages = toLangchainMessages(messages);
       const lcTools = tools.map(toOpenAITool);
-      const { answer, latencyMs } = await withRetries(() => slot.run(() => withoutUpgradeNotice(() => attempt(lcMessages, lcTools))), {
+      const { answer, latencyMs, wire } = await withRetries(() => slot.run(() => withoutUpgradeNotice(() => attempt(lcMessages, lcTools))), {
         maxRetries: config.maxRetries,
         classify: classifyHttpFailure,
-        giveUp: (cause, attempts) => new LlmError(baseURL, model, attempts, cause),
+        giveUp: (cause, attempts) => (isContextOverflow(cause) ? new ContextOverflow(baseURL, model, attempts, cause, overflowFix(where, config.maxOutputTokens)) : new LlmError(baseURL, model, attempts, cause)),
         sleep,
         random: deps.random ?? Math.random,
         ...(deps.onRetry ? { onRetry: deps.onRetry } : {}),
       });
-      return { ...fromLangchainAnswer(answer, model), latencyMs, fromCache: false };
+      const turn = readAnswer(fromLangchainAnswer(answer, model), { where, messages, tools, maxOutputTokens: config.maxOutputTokens, wire, notice });
+      return { ...turn, latencyMs, fromCache: false };
     },
   };
 };

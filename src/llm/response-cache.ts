@@ -13,8 +13,10 @@ export interface ResponseCache {
 
 /** What else, besides messages and tools, changes the answer. */
 export interface CacheSampling {
-  temperature: number;
-  maxOutputTokens: number;
+  temperature: number | null;
+  maxOutputTokens: number | null;
+  toolChoice?: string;
+  extraBody?: Record<string, unknown>;
   /** Two servers may serve different models under one name: the endpoint is part of the key. */
   baseURL?: string;
 }
@@ -23,7 +25,17 @@ const CacheEntry = z.object({ schemaVersion: z.literal(1), key: z.string(), turn
 
 /** sha256 of the canonical request: model, sampling, messages and tools. */
 export const requestKey = (model: string, sampling: CacheSampling, messages: readonly Message[], tools: readonly ToolSpec[]) =>
-  sha256Hex({ model, endpoint: sampling.baseURL ?? "", temperature: sampling.temperature, maxOutputTokens: sampling.maxOutputTokens, messages, tools });
+  sha256Hex({
+    model,
+    endpoint: sampling.baseURL ?? "",
+    temperature: sampling.temperature,
+    maxOutputTokens: sampling.maxOutputTokens,
+    // Only when set: keys made before these settings existed stay the same.
+    ...(sampling.toolChoice && sampling.toolChoice !== "auto" ? { toolChoice: sampling.toolChoice } : {}),
+    ...(sampling.extraBody && Object.keys(sampling.extraBody).length > 0 ? { extraBody: sampling.extraBody } : {}),
+    messages,
+    tools,
+  });
 
 /** One JSON file per request key in `dir`, written whole (temp file + rename) so a crash leaves no torn entry. */
 export const dirCache = (dir: string): ResponseCache => {

@@ -47,6 +47,8 @@ export const invokeStructured = async <S extends z.ZodType>(
     turns.push(turn);
     let problem: string;
     try {
+      // An answer cut at the output cap is named as that, never as "not JSON".
+      if (turn.problem) throw new ModelOutputError(turn.problem);
       const parsed = schema.safeParse(extractJson(turn.text));
       if (parsed.success) return { value: parsed.data, turns };
       problem = `the JSON does not match the schema: ${describeIssues(parsed.error)}`;

@@ -14,11 +14,14 @@ export const UsageSchema = z.object({
   input: z.number().int().min(0),
   output: z.number().int().min(0),
   cached: z.number().int().min(0),
+  estimated: z.boolean().optional(),
 });
 
 export const AssistantTurnSchema = z.object({
   text: z.string(),
   toolCalls: z.array(ToolCallSchema),
+  reasoning: z.string().optional(),
+  problem: z.string().optional(),
   usage: UsageSchema,
   model: z.string(),
   latencyMs: z.number().min(0),

@@ -20,6 +20,15 @@ export interface WireRecord {
   sawDone: boolean;
   /** Streaming: the body ended (read to its end by the SDK). */
   ended: boolean;
+  /** The first choice's finish_reason, when one was seen. */
+  finishReason?: string;
+  /**
+   * The first choice's `reasoning_content` or `reasoning` (vLLM's and llama.cpp's reasoning parsers): langchain
+   * keeps only the first, and only sometimes, so it is read here.
+   */
+  reasoning: string;
+  /** The answer carried a `usage` object (older Ollama streams and some proxies send none). */
+  sawUsage: boolean;
 }
 
 const HEAD_BYTES = 200;
@@ -35,6 +44,19 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "obj
 
 const isCompletion = (v: unknown): boolean =>
   isRecord(v) && Array.isArray(v.choices) && v.choices.length > 0 && isRecord(v.choices[0]) && isRecord(v.choices[0].message);
+
+const reasoningOf = (m: Record<string, unknown>): string =>
+  typeof m.reasoning_content === "string" ? m.reasoning_content : typeof m.reasoning === "string" ? m.reasoning : "";
+
+/** What a completion or one of its stream events says beyond what langchain passes on. */
+const note = (rec: WireRecord, event: Record<string, unknown>, part: "message" | "delta") => {
+  if (isRecord(event.usage)) rec.sawUsage = true;
+  if (!Array.isArray(event.choices)) return;
+  const first = event.choices.find((c) => isRecord(c) && (c.index ?? 0) === 0);
+  if (!isRecord(first)) return;
+  if (typeof first.finish_reason === "string" && first.finish_reason) rec.finishReason = first.finish_reason;
+  if (isRecord(first[part])) rec.reasoning += reasoningOf(first[part]);
+};
 
 /** Reads SSE `data:` lines as they pass, keeping only the current partial line. */
 const sseInspector = (rec: WireRecord): TransformStream<Uint8Array, Uint8Array> => {
@@ -53,7 +75,9 @@ const sseInspector = (rec: WireRecord): TransformStream<Uint8Array, Uint8Array> 
     } catch {
       return;
     }
-    if (!isRecord(event) || !Array.isArray(event.choices)) return;
+    if (!isRecord(event)) return;
+    note(rec, event, "delta");
+    if (!Array.isArray(event.choices)) return;
     for (const c of event.choices) {
       if (!isRecord(c)) continue;
       rec.sawChoice = true;
@@ -89,9 +113,9 @@ export const checkingFetch = async (input: string | URL | Request, init?: Reques
   const records = recorder.getStore();
   if (!records) return response;
   const contentType = response.headers.get("content-type") ?? "";
-  const rec: WireRecord = { status: response.status, contentType, head: "", bytes: 0, wellFormed: false, sawChoice: false, sawFinish: false, sawDone: false, ended: false };
+  const rec: WireRecord = { status: response.status, contentType, head: "", bytes: 0, wellFormed: false, sawChoice: false, sawFinish: false, sawDone: false, ended: false, reasoning: "", sawUsage: false };
   records.push(rec);
-  if (!response.ok) return response;
+  if (!response.ok) return withStandardError(response);
   if (/text\/event-stream/i.test(contentType) && response.body) {
     return new Response(response.body.pipeThrough(sseInspector(rec)), { status: response.status, statusText: response.statusText, headers: response.headers });
   }
@@ -100,11 +124,34 @@ export const checkingFetch = async (input: string | URL | Request, init?: Reques
   rec.bytes = text.length;
   rec.ended = true;
   try {
-    rec.wellFormed = isCompletion(JSON.parse(text));
+    const body: unknown = JSON.parse(text);
+    rec.wellFormed = isCompletion(body);
+    if (isRecord(body)) note(rec, body, "message");
   } catch {
     rec.wellFormed = false;
   }
   return response;
+};
+
+/**
+ * An error answer in OpenAI's form, `{"error": {"message": …}}`: vLLM before 0.10.1 (and some proxies) put the
+ * message at the top level (`{"object": "error", "message": …, "code": 400}`), where the SDK does not look, and
+ * the user saw only "400 status code (no body)".
+ */
+const withStandardError = async (response: Response): Promise<Response> => {
+  const text = await response.clone().text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return response;
+  }
+  if (!isRecord(body) || "error" in body || typeof body.message !== "string") return response;
+  const error = { message: body.message, type: typeof body.type === "string" ? body.type : (body.object ?? null), param: body.param ?? null, code: body.code ?? null };
+  const headers = new Headers(response.headers);
+  headers.delete("content-length");
+  headers.delete("content-encoding");
+  return new Response(JSON.stringify({ error }), { status: response.status, statusText: response.statusText, headers });
 };
 
 /** A 200 whose body is not a usable chat completion: retried like a 5xx. */

@@ -1,9 +1,10 @@
 import type { UsageTotal } from "../llm/accounting.ts";
 import { UsageTally } from "../llm/accounting.ts";
-import type { Bank } from "../store/bank.ts";
+import type { Bank, BankEvent } from "../store/bank.ts";
 import type { EpisodeRecord, UsageLine } from "../store/run-records.ts";
 import type { RunConfig } from "./run-config.ts";
 import { mean } from "../util/stats.ts";
+import { runProblems } from "./run-health.ts";
 
 /** metrics.json (docs/spec/method.md §10): recomputed from the records after every round, so it is always what the files say. */
 
@@ -30,6 +31,8 @@ export interface MetricsInput {
   /** Each level's bank after every completed round (index = round). */
   banks: ReadonlyMap<string, readonly Bank[]>;
   bankMs: number;
+  /** Every level's bank events, to tell an evolver that failed every update (run-health.ts). */
+  events?: ReadonlyMap<string, readonly BankEvent[]>;
 }
 
 export const computeMetrics = (m: MetricsInput) => {
@@ -69,6 +72,8 @@ export const computeMetrics = (m: MetricsInput) => {
   const played = m.episodes.filter((e) => e.phase !== "eval");
   const simulationMs = played.reduce((s, e) => s + e.trajectory.steps.reduce((t, x) => t + x.ms, 0), 0);
   const episodeMs = played.reduce((s, e) => s + e.trajectory.wallMs, 0);
+  const total = usageTotal(m.usage);
+  const problems = runProblems({ config: m.config, episodes: m.episodes, usage: total, ...(m.events ? { events: m.events } : {}) });
   return {
     schemaVersion: 1,
     run: m.runId,
@@ -80,9 +85,11 @@ export const computeMetrics = (m: MetricsInput) => {
     usage: {
       actor: usageTotal(m.usage.filter((u) => u.role === "actor")),
       evolver: usageTotal(m.usage.filter((u) => u.role === "evolver")),
-      total: usageTotal(m.usage),
+      total,
     },
     time: { simulationMs: Math.round(simulationMs), agentMs: Math.round(episodeMs - simulationMs), bankMs: Math.round(m.bankMs) },
+    // Only when there are any: a sound run's metrics.json is as it always was.
+    ...(problems.length ? { problems } : {}),
   };
 };
 export type Metrics = ReturnType<typeof computeMetrics>;

@@ -182,7 +182,7 @@ export const runLoop = async (cfg: RunConfig, ports: LoopPorts): Promise<Metrics
   const writeMetrics = () => {
     // Each level's bank after every round, from the log (a resumed process has not seen the early rounds).
     const history = new Map(cfg.levels.map((l) => [l, Array.from({ length: cfg.rounds + 1 }, (_, r) => foldEvents(events.get(l) ?? [], r))] as const));
-    const m = computeMetrics({ runId: dir.meta.id, config: cfg, episodes: [...records.values()], usage, banks: history, bankMs });
+    const m = computeMetrics({ runId: dir.meta.id, config: cfg, episodes: [...records.values()], usage, banks: history, bankMs, events });
     dir.writeMetrics(m);
     return m;
   };

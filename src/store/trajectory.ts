@@ -17,7 +17,8 @@ export type TrajectoryStep = z.infer<typeof TrajectoryStep>;
 export const RewardCategory = z.enum(["fast_success", "success", "slow_success", "exploratory_failure", "early_abandon_failure"]);
 export type RewardCategory = z.infer<typeof RewardCategory>;
 
-export const StopReason = z.enum(["success", "finish", "budget", "error"]);
+/** "context": the request outgrew the model's context (a failed episode, with what to change in `error`). */
+export const StopReason = z.enum(["success", "finish", "budget", "error", "context"]);
 export type StopReason = z.infer<typeof StopReason>;
 
 export const EpisodeUsage = z.object({

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { quirkChunks, quirkCompletion, quirkError, quirkItem, type Quirks } from "./fake-openai-quirks.ts";
 
 /** A tool call the fake model makes; `args` is JSON-encoded unless the item has `malformedArgs`. */
 export interface FakeToolCall {
@@ -34,6 +35,8 @@ export interface ScriptItem {
   noDone?: boolean;
   /** Seconds, sent as Retry-After with a 429. */
   retryAfter?: number;
+  /** Ways a real local server departs from the protocol (fake-openai-quirks.ts). */
+  quirks?: Quirks;
 }
 
 /** The body of a chat-completions request as the client sent it. */
@@ -161,11 +164,17 @@ export const startFakeOpenAI = async (script: ScriptItem[] = []): Promise<FakeOp
     }
     const body = JSON.parse(await readBody(req)) as RecordedRequest["body"];
     requests.push({ path, body });
-    const item = queue.shift();
-    if (!item) {
+    const next = queue.shift();
+    if (!next) {
       sendJson(res, 400, errorBody(`fake-openai: script exhausted after ${served} answers`, "invalid_request_error"));
       return;
     }
+    const quirkAnswer = quirkError(next.quirks);
+    if (quirkAnswer) {
+      sendJson(res, quirkAnswer.status, quirkAnswer.body);
+      return;
+    }
+    const item = quirkItem(next);
     if (item.delayMs) await new Promise((r) => setTimeout(r, item.delayMs));
     switch (item.fault) {
       case "429":
@@ -210,11 +219,11 @@ export const startFakeOpenAI = async (script: ScriptItem[] = []): Promise<FakeOp
     const id = `chatcmpl-${served}`;
     const model = item.model ?? body.model;
     if (!body.stream) {
-      sendJson(res, 200, completion(item, id, model, served));
+      sendJson(res, 200, quirkCompletion(item.quirks, completion(item, id, model, served)));
       return;
     }
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
-    const all = chunks(item, id, model, served, body.stream_options?.include_usage === true);
+    const all = quirkChunks(item.quirks, chunks(item, id, model, served, body.stream_options?.include_usage === true) as Array<Record<string, unknown>>);
     // A cut stream keeps the role and text deltas only: no tool calls, no finish_reason, no usage.
     const cut = item.fault === "cut_stream" || item.fault === "drop_mid_stream";
     const sent = cut ? all.filter((c) => JSON.stringify(c).includes('"content"')) : all;

@@ -1,0 +1,66 @@
+import type { UsageTotal } from "../llm/accounting.ts";
+import type { BankEvent } from "../store/bank.ts";
+import type { EpisodeRecord } from "../store/run-records.ts";
+import type { RunConfig } from "./run-config.ts";
+
+/**
+ * What makes a finished run's numbers untrustworthy although every step "worked": a model server that never
+ * made a tool call (its tool parser off), an evolver that failed every update (the bank never learned), a
+ * server that reported no usage (tokens and cost are estimates). `fatal` ones make `hexa run` exit non-zero.
+ */
+export interface RunProblem {
+  kind: "no_tool_call" | "evolver_failed_every_update" | "usage_estimated";
+  fatal: boolean;
+  message: string;
+}
+
+const TOOL_PARSER_FIX = "start vLLM with --enable-auto-tool-choice --tool-call-parser <hermes, llama3_json, mistral, …>, llama.cpp's server with --jinja";
+
+export interface HealthInput {
+  config: RunConfig;
+  episodes: readonly EpisodeRecord[];
+  /** Every level's bank events (the log). */
+  events?: ReadonlyMap<string, readonly BankEvent[]>;
+  usage: UsageTotal;
+}
+
+export const runProblems = (h: HealthInput): RunProblem[] => {
+  const problems: RunProblem[] = [];
+  const played = h.episodes.filter((e) => e.phase !== "eval" && !e.trajectory.agent.startsWith("heuristic") && e.trajectory.steps.length > 0);
+  if (played.length > 0 && played.every((e) => e.trajectory.steps.every((s) => s.tool === "(none)"))) {
+    const turns = played.reduce((n, e) => n + e.trajectory.steps.length, 0);
+    problems.push({
+      kind: "no_tool_call",
+      fatal: true,
+      message: `no episode made a tool call (${played.length} episode(s), ${turns} turn(s)): the model answered in text only, so every result is a failure of the setup, not of the method; if its answers hold tool-call syntax (see llm-log.jsonl), ${TOOL_PARSER_FIX}`,
+    });
+  }
+  if (h.config.evolver === "llm" && h.events) {
+    const key = (e: BankEvent, level: string) => `${level}/${e.round}`;
+    const failed = new Map<string, string>();
+    const worked = new Set<string>();
+    for (const [level, events] of h.events) {
+      for (const e of events) {
+        if (e.type === "evolver_failure") failed.set(key(e, level), e.error);
+        else if (!(e.type === "add" && e.reason === "shipped bank")) worked.add(key(e, level));
+      }
+    }
+    if (failed.size > 0 && worked.size === 0) {
+      const [first] = failed.values();
+      problems.push({
+        kind: "evolver_failed_every_update",
+        fatal: true,
+        message: `the evolver failed every bank update (${failed.size}), so the bank never learned anything; the first failure: ${first}`,
+      });
+    }
+  }
+  const estimated = h.usage.estimatedCalls ?? 0;
+  if (estimated > 0) {
+    problems.push({
+      kind: "usage_estimated",
+      fatal: false,
+      message: `${estimated} of ${h.usage.calls} model call(s) came back without usage from the server; their tokens (and cost) are hexa's estimate, marked estimated in usage.jsonl`,
+    });
+  }
+  return problems;
+};
