@@ -8,7 +8,7 @@ import { cpuUsage } from "node:process";
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from "quickjs-emscripten";
 import type { RewardBatchInput, RewardOutput } from "../task.ts";
 import { InvariantError } from "../../../src/errors.ts";
-import { hostFault, missingText, nonFiniteFault, RewardCodeError, shapeText, thrownFault, type RewardFault } from "./faults.ts";
+import { hostFault, missingText, nonFiniteFault, RewardCodeError, shapeText, thrownFault, type RewardFault, type Thrown } from "./faults.ts";
 import { packBatch, type RewardLayout, type SandboxedReward, type SandboxLimits } from "./contract.ts";
 
 /** The code run in the sandbox before the reward code (read once per process). */
@@ -255,7 +255,7 @@ export class QuickJsReward implements SandboxedReward {
   }
 
   /** Name, message and stack of a thrown value, read inside the sandbox under a short deadline. */
-  private describe(err: QuickJSHandle): { name: string; message: string; stack: string } {
+  private describe(err: QuickJSHandle): Thrown {
     const wasInterrupted = this.interrupted;
     const r = this.guarded(DESCRIBE_MS, () => this.context.callFunction(this.describeFn!, this.context.undefined, err));
     this.interrupted = wasInterrupted;
@@ -264,7 +264,7 @@ export class QuickJsReward implements SandboxedReward {
       return { name: "Error", message: "(the thrown value could not be read)", stack: "" };
     }
     try {
-      return JSON.parse(this.context.getString(r.handle)) as { name: string; message: string; stack: string };
+      return JSON.parse(this.context.getString(r.handle)) as Thrown;
     } catch {
       return { name: "Error", message: "(the thrown value could not be read)", stack: "" };
     } finally {

@@ -23,8 +23,9 @@ describe("the built-in trainer", () => {
     const upright = `function reward(obs, action, nextObs, info) {\n  const upright = -Math.abs(nextObs.theta);\n  return { total: upright, components: { upright } };\n}`;
     const base = { task: "cartpole", instance: 0, steps: 2048, seed: 5, evalSeeds: [6, 7, 8] };
     const progress = { a: 0, b: 0 };
+    const clipFracs: Array<number | null | undefined> = [];
     const [a, b] = await Promise.all([
-      pool.train({ ...base, reward: alive }, { label: "alive", onProgress: () => progress.a++ }),
+      pool.train({ ...base, reward: alive }, { label: "alive", onProgress: (p) => (progress.a++, clipFracs.push(p.losses?.clipFrac)) }),
       pool.train({ ...base, reward: upright }, { label: "upright", onProgress: () => progress.b++ }),
     ]);
     expect(a.kind === "result" && b.kind === "result").toBe(true);
@@ -43,6 +44,9 @@ describe("the built-in trainer", () => {
     expect(readFileSync(join(a.jobDir!, "reward.js"), "utf8")).toBe(alive);
     expect(progress.a).toBeGreaterThan(0);
     expect(progress.b).toBeGreaterThan(0);
+    // The loss diagnostics cross the protocol with each progress line.
+    expect(clipFracs.length).toBe(progress.a);
+    for (const f of clipFracs) expect(typeof f).toBe("number");
   });
 
   it("a reward that throws at run time is an error with its line; the trainer keeps serving", async () => {

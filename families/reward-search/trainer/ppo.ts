@@ -29,6 +29,7 @@ import { explainedVariance, gae, normalizeAdvantages } from "./advantages.ts";
 import { checkpointIterations, evaluateGreedy } from "./evaluate.ts";
 import { RewardScaler, RunningNorm } from "./normalisers.ts";
 import { forward, initParams, policyLayout, sampleActions, serializePolicy, valueOf, type SerializedPolicy } from "./policy.ts";
+import type { LossDiagnostics } from "./protocol.ts";
 import { evaluateChunked, TrainingDivergedError } from "./reward-batches.ts";
 import { xoshiro128ss, type FastRng as Rng } from "../../../src/util/rng.ts";
 import { mean } from "../../../src/util/stats.ts";
@@ -46,16 +47,6 @@ export type TrainerOptions = z.infer<typeof TrainerOptions>;
 
 export interface ComponentStats { mean: number; min: number; max: number }
 
-/**
- * CleanRL's losses/* of one iteration's update: the losses, entropy and approx_kl of its last minibatch (before
- * that minibatch's step), clipfrac averaged over all its minibatches, and explained_variance of the rollout's
- * values for its returns. null where a value is not finite (explained variance: where the returns do not vary).
- */
-export interface LossDiagnostics {
-  policyLoss: number | null; valueLoss: number | null; entropy: number | null;
-  approxKl: number | null; clipFrac: number | null; explainedVariance: number | null;
-}
-
 export interface TrainProgress {
   iteration: number;
   steps: number;
@@ -63,7 +54,12 @@ export interface TrainProgress {
   fitness: number | null;
   episodeLength: number | null;
   components: Record<string, ComponentStats>;
-  losses: LossDiagnostics;
+  /**
+   * CleanRL's losses/* of this iteration's update (protocol.ts LossDiagnostics, every field present): the
+   * losses, entropy and approx_kl of its last minibatch (before that minibatch's step), clipfrac averaged over
+   * all its minibatches, explained_variance of the rollout's values for its returns; null where not finite.
+   */
+  losses: Required<LossDiagnostics>;
 }
 
 export interface TrainRequest {
@@ -274,7 +270,7 @@ export const trainPpo = async (req: TrainRequest): Promise<TrainResult> => {
         w.sum += s.mean; w.n++; w.min = Math.min(w.min, s.min); w.max = Math.max(w.max, s.max);
       }
       windowLens.push(...epLen);
-      const lossDiag: LossDiagnostics = {
+      const lossDiag: Required<LossDiagnostics> = {
         policyLoss: finiteOrNull(losses?.policyLoss), valueLoss: finiteOrNull(losses?.valueLoss), entropy: finiteOrNull(losses?.entropy),
         approxKl: finiteOrNull(losses?.approxKl), clipFrac: finiteOrNull(clipFracSum / (cfg.updateEpochs * numMb)),
         explainedVariance: finiteOrNull(explainedVariance(valBuf, returns)),

@@ -42,6 +42,21 @@ export const HelloMessage = z.object({
 });
 export type HelloMessage = z.infer<typeof HelloMessage>;
 
+/**
+ * CleanRL's losses/* of one iteration's update, each optional (a trainer sends what it has) and null where it is
+ * not a finite number. The built-in trainer: the last minibatch's losses, entropy and approx_kl, clipfrac over
+ * all minibatches, the explained variance of the rollout's values for its returns.
+ */
+export const LossDiagnostics = z.object({
+  policyLoss: finite.nullable().optional(),
+  valueLoss: finite.nullable().optional(),
+  entropy: finite.nullable().optional(),
+  approxKl: finite.nullable().optional(),
+  clipFrac: finite.nullable().optional(),
+  explainedVariance: finite.nullable().optional(),
+});
+export type LossDiagnostics = z.infer<typeof LossDiagnostics>;
+
 export const ProgressMessage = z.object({
   type: z.literal("progress"),
   id: jobId,
@@ -52,6 +67,8 @@ export const ProgressMessage = z.object({
   fitness: finite.nullable(),
   episodeLength: finite.nullable(),
   components: z.record(z.string(), ComponentStats),
+  /** Optional, added within protocol 1: hosts that predate it ignore it. */
+  losses: LossDiagnostics.optional(),
 });
 export type ProgressMessage = z.infer<typeof ProgressMessage>;
 
