@@ -5,7 +5,9 @@ import type { ResolvedModelConfig } from "./config.ts";
 import { sharedEndpointLimits, type EndpointLimits } from "./endpoint-limits.ts";
 import { fromLangchainAnswer, toLangchainMessages, toOpenAITool, type LangchainAnswer } from "./langchain-messages.ts";
 import { LlmError } from "./llm-error.ts";
+import { extrasFetch, withRequestExtras } from "./request-extras.ts";
 import { classifyHttpFailure, withRetries, type RetryEvent } from "./retry.ts";
+import { callWithOutput, type OutputMemory } from "./structured-output.ts";
 import { checkingFetch, judgeAnswer, recordingWire, withoutUpgradeNotice } from "./wire-check.ts";
 
 /** Time, randomness and shared state, injectable so tests run fast; each defaults to the real thing. */
@@ -19,6 +21,8 @@ export interface OpenAIChatDeps {
   onRetry?: (event: RetryEvent) => void;
   /** Config path named in errors, e.g. "llm.actor". */
   where?: string;
+  /** Which way of asking for JSON each endpoint accepted; defaults to the process-wide memory. */
+  outputMemory?: OutputMemory;
 }
 
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -46,7 +50,7 @@ export const createOpenAIChat = (config: ResolvedModelConfig, deps: OpenAIChatDe
     model,
     apiKey: config.apiKey,
     // Our fetch records each answer's status and first bytes, so a malformed 200 is named and retried.
-    configuration: { baseURL, fetch: checkingFetch },
+    configuration: { baseURL, fetch: extrasFetch(checkingFetch) },
     temperature: config.temperature,
     maxTokens: config.maxOutputTokens,
     maxRetries: 0,
@@ -87,17 +91,31 @@ export const createOpenAIChat = (config: ResolvedModelConfig, deps: OpenAIChatDe
 
   return {
     name: model,
-    invoke: async (messages, tools) => {
+    invoke: async (messages, tools, output) => {
       const lcMessages = toLangchainMessages(messages);
       const lcTools = tools.map(toOpenAITool);
-      const { answer, latencyMs } = await withRetries(() => slot.run(() => withoutUpgradeNotice(() => attempt(lcMessages, lcTools))), {
-        maxRetries: config.maxRetries,
-        classify: classifyHttpFailure,
-        giveUp: (cause, attempts) => new LlmError(baseURL, model, attempts, cause),
-        sleep,
-        random: deps.random ?? Math.random,
-        ...(deps.onRetry ? { onRetry: deps.onRetry } : {}),
-      });
+      const call = () =>
+        withRetries(() => slot.run(() => withoutUpgradeNotice(() => attempt(lcMessages, lcTools))), {
+          maxRetries: config.maxRetries,
+          classify: classifyHttpFailure,
+          giveUp: (cause, attempts) => new LlmError(baseURL, model, attempts, cause),
+          sleep,
+          random: deps.random ?? Math.random,
+          ...(deps.onRetry ? { onRetry: deps.onRetry } : {}),
+        });
+      // A schema for the answer applies to calls without tools only: the actor's tool calls are its answer.
+      const { answer, latencyMs } =
+        output && tools.length === 0
+          ? await callWithOutput({
+              mode: config.structuredOutput,
+              baseURL,
+              model,
+              where: deps.where ?? "llm",
+              output,
+              call: (fields) => withRequestExtras(fields, call),
+              ...(deps.outputMemory ? { memory: deps.outputMemory } : {}),
+            })
+          : await call();
       return { ...fromLangchainAnswer(answer, model), latencyMs, fromCache: false };
     },
   };
