@@ -4,6 +4,7 @@ import { HexaError, RunStopped } from "../errors.ts";
 import { bankCommand } from "./bank.ts";
 import { benchCommand } from "./bench.ts";
 import { compareCommand } from "./compare.ts";
+import { doctorCommand } from "./doctor.ts";
 import { episodeCommand } from "./episode.ts";
 import { evalCommand } from "./eval.ts";
 import { closeFamilies } from "./families.ts";
@@ -34,6 +35,7 @@ const cli = yargs(hideBin(process.argv))
   .command(runCommand)
   .command(evalCommand)
   .command(compareCommand)
+  .command(doctorCommand)
   .command(bankCommand)
   .command(inspectCommand)
   .command(trainerCommand)
