@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { ConfigError } from "../errors.ts";
 import { resolveModelConfig, type Env, type LlmConfig, type Role } from "../llm/config.ts";
-import { EndpointReport, probeEndpoint } from "../llm/doctor.ts";
+import { EndpointReport, probeEndpoint, refreshServed } from "../llm/doctor.ts";
 import { problemsOf, type Probed } from "../llm/doctor-report.ts";
 import { usesBank, type RunConfig } from "../loop/run-config.ts";
 import { writeJsonAtomic } from "../store/jsonl.ts";
@@ -36,28 +36,30 @@ export const probeRoles = async (llm: LlmConfig, roles: readonly Role[], o: Prob
   const cachePath = o.cacheDir ? join(o.cacheDir, CACHE_FILE) : undefined;
   const parsedCache = cachePath && existsSync(cachePath) ? Cache.safeParse(JSON.parse(readFileSync(cachePath, "utf8"))) : undefined;
   const cache = parsedCache?.success ? parsedCache.data : {};
-  const groups = new Map<string, Probed>();
+  const groups = new Map<string, Omit<Probed, "report">>();
   for (const role of roles) {
     const config = resolveModelConfig(llm[role], o.env, `llm.${role}`);
     const key = `${config.baseURL} ${config.model}`;
     const group = groups.get(key);
     if (group) group.roles.push(role);
-    else groups.set(key, { roles: [role], config, report: cache[key]! });
+    else groups.set(key, { roles: [role], config });
   }
+  const probed: Probed[] = [];
   for (const [key, g] of groups) {
     const cached = cache[key];
-    if (cached && now().getTime() - Date.parse(cached.checkedAt) < CACHE_MS) continue;
-    g.report = await probeEndpoint(
-      { baseURL: g.config.baseURL, apiKey: g.config.apiKey, model: g.config.model, timeoutMs: Math.min(g.config.timeoutMs, 60_000) },
-      { contextTokens: o.contextTokens ?? DEFAULT_CONTEXT_TOKENS },
-    );
-    cache[key] = g.report;
+    const ep = { baseURL: g.config.baseURL, apiKey: g.config.apiKey, model: g.config.model, timeoutMs: Math.min(g.config.timeoutMs, 60_000) };
+    const fresh = cached !== undefined && now().getTime() - Date.parse(cached.checkedAt) < CACHE_MS;
+    const report = fresh ? await refreshServed(ep, cached) : await probeEndpoint(ep, { contextTokens: o.contextTokens ?? DEFAULT_CONTEXT_TOKENS });
+    // A refreshed served model is not written back (checkedAt dates the capability checks); a failed probe is
+    // not kept either, so a server started a minute later is seen.
+    if (!fresh && report.chat) cache[key] = report;
+    probed.push({ ...g, report });
   }
   if (o.cacheDir) {
     mkdirSync(o.cacheDir, { recursive: true });
     writeJsonAtomic(cachePath!, cache);
   }
-  return [...groups.values()];
+  return probed;
 };
 
 /** What each role's endpoint answered as: the model name it reported and its system_fingerprint. */
@@ -90,7 +92,7 @@ export const preflight = async (llm: LlmConfig, roles: readonly Role[], o: Probe
 
 const SERVED_FILE = "served-models.json";
 
-export const recordServed = (runPath: string, served: ServedModels): void => writeJsonAtomic(join(runPath, SERVED_FILE), served);
+const recordServed = (runPath: string, served: ServedModels): void => writeJsonAtomic(join(runPath, SERVED_FILE), served);
 
 /**
  * Warning lines for each role whose endpoint now answers as another model or fingerprint than when the run
@@ -110,4 +112,19 @@ export const servedChanges = (runPath: string, now: ServedModels): string[] => {
     ].filter(Boolean);
     return changed.length ? [`warning: llm.${role} now answers as another model than when ${runPath} was made (${changed.join(", ")}); results before and after may differ for that reason`] : [];
   });
+};
+
+/** The pre-flight is skipped by --no-doctor, or HEXA_NO_DOCTOR=1 (set by the tests: a scripted server answers in order, and probes would take its answers). */
+export const doctorSkipped = (argv: Record<string, unknown>, env: Env): boolean => argv.doctor === false || env.HEXA_NO_DOCTOR === "1";
+
+export const DOCTOR_OPTION = {
+  type: "boolean",
+  default: true,
+  describe: "check each LLM role's endpoint first, as hexa doctor does (cached an hour per endpoint+model in the runs folder); --no-doctor skips it",
+} as const;
+
+/** Says which roles now answer as another model, and records what they answer as when the run has no record yet. */
+export const noteServed = (runPath: string, served: ServedModels, note: (line: string) => void): void => {
+  servedChanges(runPath, served).forEach(note);
+  if (!existsSync(join(runPath, SERVED_FILE))) recordServed(runPath, served);
 };

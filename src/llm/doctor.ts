@@ -95,7 +95,8 @@ const events = (sse: string): unknown[] =>
 
 const oneLine = (s: string) => s.replace(/\s+/g, " ").trim().slice(0, 160);
 
-export const probeEndpoint = async (ep: Endpoint, o: ProbeOptions): Promise<EndpointReport> => {
+/** A request to the endpoint: a GET without a body, a POST of the body with the model filled in. */
+const requester = (ep: Endpoint, o: Pick<ProbeOptions, "now" | "fetch">) => {
   const now = o.now ?? (() => performance.now());
   const doFetch = o.fetch ?? fetch;
   const base = ep.baseURL.replace(/\/+$/, "");
@@ -117,8 +118,35 @@ export const probeEndpoint = async (ep: Endpoint, o: ProbeOptions): Promise<Endp
     }
     return { status: r.status, text, json, ms: now() - started };
   };
-  const chat = (body: Json, cap = 256) => request("/chat/completions", { [capField(ep.model)]: cap, ...body });
-  const ask = (content: string) => [{ role: "user", content }];
+  return { request, chat: (body: Json, cap = 256) => request("/chat/completions", { [capField(ep.model)]: cap, ...body }) };
+};
+
+const ask = (content: string) => [{ role: "user", content }];
+const READY = "Reply with the single word: ready";
+
+const servedOf = (json: unknown): Pick<EndpointReport, "servedModel" | "fingerprint"> => {
+  const j = isRecord(json) ? json : {};
+  return {
+    servedModel: typeof j.model === "string" ? j.model : null,
+    fingerprint: typeof j.system_fingerprint === "string" && j.system_fingerprint ? j.system_fingerprint : null,
+  };
+};
+
+/**
+ * A cached report with the model name and fingerprint the endpoint answers with now (one short call): the
+ * capabilities of a server change rarely, the snapshot behind a model name more often.
+ */
+export const refreshServed = async (ep: Endpoint, cached: EndpointReport, o: Pick<ProbeOptions, "fetch"> = {}): Promise<EndpointReport> => {
+  try {
+    const plain = await requester(ep, o).chat({ messages: ask(READY) }, 16);
+    return plain.status === 200 ? { ...cached, ...servedOf(plain.json) } : cached;
+  } catch {
+    return cached;
+  }
+};
+
+export const probeEndpoint = async (ep: Endpoint, o: ProbeOptions): Promise<EndpointReport> => {
+  const { request, chat } = requester(ep, o);
 
   const report: EndpointReport = {
     schemaVersion: 1,
@@ -153,19 +181,17 @@ export const probeEndpoint = async (ep: Endpoint, o: ProbeOptions): Promise<Endp
   report.listed = data.flatMap((m) => (isRecord(m) && typeof m.id === "string" ? [m.id] : []));
   if (models.status === 200 && report.listed.length) report.modelFound = report.listed.includes(ep.model) ? "yes" : "no";
 
-  const plain = await chat({ messages: ask("Reply with the single word: ready") });
+  const plain = await chat({ messages: ask(READY) });
   const message = firstMessage(plain.json);
   if (plain.status !== 200 || !message) return { ...report, error: `POST /chat/completions: HTTP ${plain.status}: ${oneLine(plain.text)}` };
   report.chat = true;
-  const json = plain.json as Json;
-  report.servedModel = typeof json.model === "string" ? json.model : null;
-  report.fingerprint = typeof json.system_fingerprint === "string" && json.system_fingerprint ? json.system_fingerprint : null;
-  report.usagePlain = promptTokens(json) !== null;
+  Object.assign(report, servedOf(plain.json));
+  report.usagePlain = promptTokens(plain.json) !== null;
   const content = typeof message.content === "string" ? message.content : "";
   const reasoningField = [message.reasoning_content, message.reasoning].some((r) => typeof r === "string" && r.length > 0);
   report.reasoning = reasoningField ? "reasoning_content" : /<think>/.test(content) ? "think" : "none";
 
-  const streamed = await chat({ messages: ask("Reply with the single word: ready"), stream: true, stream_options: { include_usage: true } });
+  const streamed = await chat({ messages: ask(READY), stream: true, stream_options: { include_usage: true } });
   report.usageStreamed = streamed.status === 200 && events(streamed.text).some((e) => isRecord(e) && isRecord(e.usage) && typeof e.usage.prompt_tokens === "number");
 
   const tooled = await chat({ messages: ask("Use the add tool to compute 2 + 2."), tools: [TOOL], tool_choice: "auto" });
@@ -191,7 +217,7 @@ export const probeEndpoint = async (ep: Endpoint, o: ProbeOptions): Promise<Endp
   const contextAnswer = await chat({ messages: ask(`${long}\nHow many times does the word fox appear above? Reply with a number.`) }, 16);
   report.context = { sent: Math.ceil(long.length / CHARS_PER_TOKEN), reported: contextAnswer.status === 200 ? promptTokens(contextAnswer.json) : null };
 
-  const pair = await Promise.all([0, 1].map(() => chat({ messages: ask("Reply with the single word: ready") }, 16)));
+  const pair = await Promise.all([0, 1].map(() => chat({ messages: ask(READY) }, 16)));
   if (pair.every((a) => a.status === 200)) report.parallel = [Math.min(pair[0]!.ms, pair[1]!.ms), Math.max(pair[0]!.ms, pair[1]!.ms)];
   return report;
 };
