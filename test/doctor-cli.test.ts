@@ -12,7 +12,7 @@ afterEach(async () => {
 });
 
 const endpoint = async (modes: EndpointModes) => {
-  const e = await startFakeEndpoint({ delayMs: 150, models: ["fake-model"], ...modes });
+  const e = await startFakeEndpoint({ delayMs: 300, models: ["fake-model"], ...modes });
   endpoints.push(e);
   return e;
 };
@@ -53,13 +53,14 @@ describe("hexa doctor", () => {
     expect(row(out.stdout, "usage reported")).toEqual(["plain yes · streamed yes"]);
     expect(row(out.stdout, "reasoning fields")).toEqual(["none"]);
     expect(row(out.stdout, "context window")[0]).toMatch(/^≥ ~2000 tokens \(20\d\d reported of ~2000 sent\)$/);
-    expect(row(out.stdout, "parallel requests")[0]).toMatch(/^overlapped \(two at once: \d+ ms and \d+ ms\)$/);
+    expect(row(out.stdout, "parallel requests")[0]).toMatch(/^overlapped \(two at once: \d+ and \d+ ms; one alone: \d+ ms\)$/);
     expect(row(out.stdout, "verdict")).toEqual(["actor ok · evolver ok"]);
     expect(out.stdout).toContain(
       ["recommended config:", "llm:", "  actor:", `    baseURL: ${e.url}`, "    model: fake-model", "    structuredOutput: json_schema", "    concurrency: 4", "    streaming: false", "  evolver:"].join("\n"),
     );
-    // GET /models, plain, streamed, tools, json_schema, long prompt, two at once: one probe for both roles.
-    expect(e.requests).toHaveLength(7);
+    // Chat calls (GET /models aside): plain, streamed, tools, json_schema, long prompt, one alone, twice two at
+    // once; one probe for both roles.
+    expect(e.requests).toHaveLength(10);
   });
 
   it("a weak endpoint: tool calls as text, json_schema refused, no usage, <think>, serial, small context; the actor cannot work (exit 1)", async () => {
@@ -74,7 +75,7 @@ describe("hexa doctor", () => {
     expect(row(out.stdout, "usage reported")).toEqual(["plain no · streamed no", "plain yes · streamed no"]);
     expect(row(out.stdout, "reasoning fields")).toEqual(["<think> in content", "reasoning_content"]);
     expect(row(out.stdout, "context window")).toEqual(["unknown (no input count reported for ~2000 tokens)", "about 512 tokens: input cut silently (512 reported of ~2000 sent)"]);
-    expect(row(out.stdout, "parallel requests")[0]).toMatch(/^serialised \(two at once: \d+ ms and \d+ ms\)$/);
+    expect(row(out.stdout, "parallel requests")[0]).toMatch(/^serialised \(two at once: \d+ and \d+ ms; one alone: \d+ ms\)$/);
     expect(row(out.stdout, "verdict")).toEqual(["actor cannot work", "evolver ok"]);
     expect(out.stdout).toContain(
       [

@@ -36,8 +36,8 @@ describe("hexa run's pre-flight (hexa doctor's checks)", () => {
     expect(out.status).toBe(2);
     expect(out.stderr).toContain("hexa: llm.actor: the model writes its tool calls as text, not as tool_calls");
     expect(out.stderr).toContain(`Nothing was spent; hexa doctor ${cfg} shows every check (--no-doctor skips them)`);
-    // Only the probe's requests: GET /models and six chat calls, none with the actor's prompt.
-    expect(e.requests).toHaveLength(7);
+    // Only the probe's ten chat calls, none with the actor's prompt.
+    expect(e.requests).toHaveLength(10);
     expect(readdirSync(runsDir)).toEqual(["doctor-cache.json"]);
   });
 

@@ -43,7 +43,7 @@ const rowsOf = (p: Probed): Array<[string, string]> => {
   if (!r.chat) return [...rows, ["chat", `fails (${r.error ?? "no answer"})`]];
   const ctx = contextVerdict(r);
   const par = parallelVerdict(r);
-  const [fast, slow] = r.parallel ?? [0, 0];
+  const { soloMs, fastMs, slowMs } = r.parallel ?? { soloMs: 0, fastMs: 0, slowMs: 0 };
   return [
     ...rows,
     ["native tool calls", r.toolCalls === "text" ? "text <tool_call>" : r.toolCalls],
@@ -58,7 +58,7 @@ const rowsOf = (p: Probed): Array<[string, string]> => {
           ? `≥ ~${r.context.sent} tokens (${r.context.reported} reported of ~${r.context.sent} sent)`
           : `about ${r.context.reported} tokens: input cut silently (${r.context.reported} reported of ~${r.context.sent} sent)`,
     ],
-    ["parallel requests", par === "unknown" ? "unknown" : `${par} (two at once: ${Math.round(fast)} ms and ${Math.round(slow)} ms)`],
+    ["parallel requests", par === "unknown" ? "unknown" : `${par} (two at once: ${Math.round(fastMs)} and ${Math.round(slowMs)} ms; one alone: ${Math.round(soloMs)} ms)`],
   ];
 };
 
