@@ -66,8 +66,8 @@ const guarded = async (round: number, update: () => Promise<BankEvent[]>): Promi
   }
 };
 
-const ask = async <S extends z.ZodType>(model: ChatModel, p: { system: string; user: string }, schema: S): Promise<z.infer<S>> =>
-  (await invokeStructured(model, [{ role: "system", content: p.system }, { role: "user", content: p.user }], schema)).value;
+const ask = async <S extends z.ZodType>(model: ChatModel, p: { system: string; user: string }, schema: S, name: string): Promise<z.infer<S>> =>
+  (await invokeStructured(model, [{ role: "system", content: p.system }, { role: "user", content: p.user }], schema, { name })).value;
 
 const distilEvents = async (o: Common, bank: Bank): Promise<BankEvent[]> => {
   const mode = o.mode ?? "labelled";
@@ -77,8 +77,8 @@ const distilEvents = async (o: Common, bank: Bank): Promise<BankEvent[]> => {
   const successes = ordered.filter((l) => l.trajectory.success).slice(0, TOP);
   const failures = (mode === "labelled" ? [...ordered].reverse() : ordered).filter((l) => !l.trajectory.success).slice(0, TOP);
   const known = new Set(o.labelled.map((l) => l.id));
-  const contrastive = await ask(o.model, contrastivePrompt(o.words, o.level, caps, successes, failures, mode), contrastiveSchema(known));
-  const fails = failures.length ? await ask(o.model, failuresPrompt(o.words, o.level, caps, failures, mode), failuresSchema(known)) : { mistakes: [], partial_skills: [] };
+  const contrastive = await ask(o.model, contrastivePrompt(o.words, o.level, caps, successes, failures, mode), contrastiveSchema(known), "contrastive_skills");
+  const fails = failures.length ? await ask(o.model, failuresPrompt(o.words, o.level, caps, failures, mode), failuresSchema(known), "failure_analysis") : { mistakes: [], partial_skills: [] };
   const b = new Builder(o.labelled, o.round, mode);
   const nextSkill = idMaker(bank, "s", o.round);
   const nextMistake = idMaker(bank, "m", o.round);
@@ -118,7 +118,7 @@ export const evolve = (o: Common & { bank: Bank }): Promise<BankEvent[]> =>
     const caps = o.caps ?? DEFAULT_CAPS;
     const shown = (mode === "labelled" ? byReward(o.labelled) : [...o.labelled]).slice(0, TOP);
     const known = new Set(shown.map((l) => l.id));
-    const answer = await ask(o.model, evolvePrompt(o.words, o.level, caps, o.bank, shown, mode), evolveSchema(o.bank, known));
+    const answer = await ask(o.model, evolvePrompt(o.words, o.level, caps, o.bank, shown, mode), evolveSchema(o.bank, known), "bank_update");
     const b = new Builder(o.labelled, o.round, mode);
     const old = new Map([...o.bank.skills, ...o.bank.mistakes].map((e) => [e.id, e] as const));
     const nextSkill = idMaker(o.bank, "s", o.round);

@@ -27,6 +27,7 @@ import { checkRunConfig, runIdOf } from "./run.ts";
 import { changedKeys, configDigest } from "./run-setup.ts";
 import { asUserError } from "./write-file.ts";
 import { checkBackend } from "./backend.ts";
+import { DOCTOR_OPTION, doctorSkipped, preflight, rolesOf } from "./preflight.ts";
 import { budgetFrom, budgetOptions } from "./budget.ts";
 import { checkGridForecast, evalSpent, GridCap, jobForecasts, runSpent } from "./compare-budget.ts";
 
@@ -63,7 +64,8 @@ export const compareCommand: CommandModule = {
       .option("heldout", { type: "string", default: 20, coerce: intFlag("heldout", 0, 10_000), describe: "held-out seeds per level for each run's frozen final bank (0: none)" })
       .option("baseline", { type: "string", describe: "the cell the others are compared with: its id (c1, c2, …) or its values (init=online,retriever.topSkills=0); default the first" })
       .option("parallel", { type: "string", default: 1, coerce: intFlag("parallel", 1, 64), describe: "runs played at once (each a hexa run process)" })
-      .option("backend", { type: "string", describe: "where the runs' episodes are played: local, or redis://HOST:PORT for hexa worker processes (raise --parallel to keep them busy)" }),
+      .option("backend", { type: "string", describe: "where the runs' episodes are played: local, or redis://HOST:PORT for hexa worker processes (raise --parallel to keep them busy)" })
+      .option("doctor", DOCTOR_OPTION),
   handler: async (argv) => {
     const out = resolve(String(argv.out ?? join("compare", basename(String(argv.config), extname(String(argv.config))))));
     try {
@@ -159,7 +161,8 @@ const outcome = (e: EpisodeRecord): EpisodeOutcome => ({ level: e.level, round: 
 export const compare = async (argv: Record<string, unknown>, out: string): Promise<void> => {
   const configPath = String(argv.config);
   const runs = Number(argv.runs);
-  const backend = argv.backend === undefined ? [] : ["--backend", String(argv.backend)];
+  // Passed on to each cell's hexa run: the grid checked every cell's endpoints once, before the first run.
+  const passOn = [...(argv.backend === undefined ? [] : ["--backend", String(argv.backend)]), ...(doctorSkipped(argv, process.env) ? ["--no-doctor"] : [])];
   if (argv.backend !== undefined) checkBackend(String(argv.backend), "--backend");
   const note = (line: string) => process.stderr.write(`${line}\n`);
   // Everything that can be refused is checked before DIR or any run directory is made.
@@ -228,6 +231,13 @@ export const compare = async (argv: Record<string, unknown>, out: string): Promi
   const forecasts = jobForecasts(capped, family, runsDir);
   const gridCap = new GridCap(cap, capped, forecasts, (k) => findRun(runsDir, jobs.find((j) => key(j) === k)!.cfg));
   checkGridForecast(capped, forecasts, cap, gridCap.spent(), { yes: argv.yes === true, print: note });
+  if (!doctorSkipped(argv, process.env)) {
+    // Every cell's LLM roles, before any run spends: a grid over llm.actor.model may name a model one endpoint lacks.
+    for (const c of runnable) {
+      const cfg = jobs.find((j) => j.cell === c)!.cfg;
+      await preflight(cfg.llm, rolesOf(cfg, family.searchFor?.(cfg) !== undefined), { env: process.env, cacheDir: runsDir, where: `${configPath} (cell ${c.id})` });
+    }
+  }
   mkdirSync(join(out, "cells"), { recursive: true });
   mkdirSync(join(out, "logs"), { recursive: true });
   if (!existsSync(specPath)) writeJsonAtomic(specPath, spec);
@@ -264,7 +274,7 @@ export const compare = async (argv: Record<string, unknown>, out: string): Promi
       let dir = findRun(runsDir, job.cfg);
       const evalLeft = () => needsEval(job, findRun(runsDir, job.cfg));
       if (!dir || !finished(dir, job.cfg, family)) {
-        const args = dir ? ["run", "--resume", dir.path, ...backend] : ["run", cellFile, "--runs-dir", runsDir, ...backend];
+        const args = dir ? ["run", "--resume", dir.path, ...passOn] : ["run", cellFile, "--runs-dir", runsDir, ...passOn];
         if (!(await step(dir ? "run --resume" : "run", "run", args, !anyHeldOut(heldOut) || family.searchFor?.(job.cfg) !== undefined))) return;
         dir = findRun(runsDir, job.cfg)!;
       }

@@ -14,6 +14,7 @@ import { budgetFrom, checkForecast, earlierUsage, raiseFlags, seedGate, spentIn 
 import { intFlag } from "./flags.ts";
 import { percent } from "./format.ts";
 import { familyOf, modelsFor } from "./run-setup.ts";
+import { DOCTOR_OPTION, doctorSkipped, preflight, servedChanges } from "./preflight.ts";
 import { asUserError } from "./write-file.ts";
 
 const numbers = (text: string, example: string): number[] => {
@@ -73,7 +74,8 @@ export const evalCommand: CommandModule = {
       .option("count", { type: "string", default: 10, coerce: intFlag("count", 1, 10_000), describe: "without --seeds: the next N vetted seeds the run never saw, per level" })
       .option("budget-usd", { type: "number", describe: "spend cap in USD for this evaluation (the run's budget: caps the run, not its evaluations); a rerun of a stopped evaluation may raise it" })
       .option("budget-tokens", { type: "number", describe: "token cap (input + output, cache hits excluded) for this evaluation" })
-      .option("yes", { type: "boolean", default: false, describe: "start even when the cost forecast exceeds the cap (the evaluation still stops at it)" }),
+      .option("yes", { type: "boolean", default: false, describe: "start even when the cost forecast exceeds the cap (the evaluation still stops at it)" })
+      .option("doctor", DOCTOR_OPTION),
   handler: async (argv) => {
     try {
       await evaluate(argv);
@@ -98,6 +100,10 @@ const evaluate = async (argv: Record<string, unknown>): Promise<void> => {
   const stopped = stoppedEvalOf(dir.path, wanted);
   const played = stopped?.played ?? [];
   const total = [...seeds.values()].reduce((n, s) => n + s.length, 0);
+  if (cfg.agent !== "heuristic" && !doctorSkipped(argv, process.env)) {
+    const served = await preflight(cfg.llm, ["actor"], { env: process.env, cacheDir: dirname(dir.path), where: `${path}/config.yaml` });
+    if (served) servedChanges(dir.path, served).forEach((line) => process.stderr.write(`${line}\n`));
+  }
   const gate = evalGate(cfg, dir, { cap: budgetFrom({}, argv), toPlay: total - played.length, spentBefore: stopped?.usage ?? [], yes: argv.yes === true });
   // The frozen bank needs no evolver; the actor's calls go to eval/llm-log.jsonl so the run's own log is untouched.
   const { actorModel } = await modelsFor({ ...cfg, evolver: "heuristic", llm: { ...cfg.llm, auditLog: cfg.llm.auditLog ?? join(dir.path, "eval", "llm-log.jsonl") } }, dir.path, gate ? { gate } : {});

@@ -3,6 +3,7 @@ import { hideBin } from "yargs/helpers";
 import { HexaError, RunStopped } from "../errors.ts";
 import { bankCommand } from "./bank.ts";
 import { compareCommand } from "./compare.ts";
+import { doctorCommand } from "./doctor.ts";
 import { episodeCommand } from "./episode.ts";
 import { evalCommand } from "./eval.ts";
 import { closeFamilies, familyModules, loadPluginFamilies } from "./families.ts";
@@ -33,6 +34,7 @@ const generic = yargs(hideBin(process.argv))
   .command(runCommand)
   .command(evalCommand)
   .command(compareCommand)
+  .command(doctorCommand)
   .command(bankCommand)
   .command(inspectCommand)
   .command(transferCommand)

@@ -1,5 +1,5 @@
 import { existsSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import type { Argv, CommandModule } from "yargs";
 import { ConfigError, HexaError, InvariantError, RunStopped } from "../errors.ts";
 import { BudgetExceeded, checkPriced, hasCap, SpendGate, type Budget, type Spend } from "../llm/budget.ts";
@@ -27,6 +27,7 @@ import { codeLabel, codeVersion, configDigest, familyOf, runDirConfig, modelsFor
 import { asUserError } from "./write-file.ts";
 import { scoreRun } from "./final-scores.ts";
 import { openEpisodes, sharedLedger } from "./backend.ts";
+import { DOCTOR_OPTION, doctorSkipped, noteServed, preflight, rolesOf } from "./preflight.ts";
 
 const stamp = (d: Date) => d.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
 
@@ -102,7 +103,8 @@ export const runCommand: CommandModule = {
       .option("backend", { type: "string", describe: "where episodes are played: local, or redis://HOST:PORT for hexa worker processes (overrides backend:; not recorded in config.yaml)" })
       .option("budget-usd", { type: "number", describe: "spend cap in USD (overrides budget.usd); a resume may raise it" })
       .option("budget-tokens", { type: "number", describe: "token cap, input + output with cache hits excluded (overrides budget.tokens)" })
-      .option("yes", { type: "boolean", default: false, describe: "start even when the cost forecast exceeds the cap (the run still stops at it)" }),
+      .option("yes", { type: "boolean", default: false, describe: "start even when the cost forecast exceeds the cap (the run still stops at it)" })
+      .option("doctor", DOCTOR_OPTION),
   handler: async (argv) => {
     const configPath = argv.config as string | undefined;
     const resumeDir = argv.resume as string | undefined;
@@ -192,6 +194,8 @@ const start = async (configPath: string | undefined, resumeDir: string | undefin
   const id = existing?.meta.id ?? runIdOf(cfg, now);
   // A family's whole search (reward search's eureka / rf-agent) replaces the rounds; its records are in the run directory.
   const search = family.searchFor?.(cfg);
+  const doctor = { env: process.env, cacheDir: existing ? dirname(existing.path) : runsDir, where };
+  const served = doctorSkipped(argv, process.env) ? undefined : await preflight(cfg.llm, rolesOf(cfg, search !== undefined), doctor);
   const backend = String(argv.backend ?? cfg.backend);
   const backendWhere = argv.backend === undefined ? `${where}: backend` : "--backend";
   // On workers, the coordinator's gate and theirs count in one ledger in Redis (written anew once the run is locked).
@@ -252,6 +256,7 @@ const start = async (configPath: string | undefined, resumeDir: string | undefin
     if (removed.length) view.line(`removed ${removed.length} temporary file(s) a killed process left: ${removed.join(", ")}`);
     dir.writesAs({ schemaVersion: 1, at: now.toISOString(), pid: process.pid, command: existing ? "run --resume" : "run", code });
     view.line(`${resumeDir ? "resuming" : "run"} ${dir.path}${cfg.agent === "heuristic" ? " (heuristic experimentalist, no LLM)" : ""}`);
+    if (served) noteServed(dir.path, served, (line) => view.line(line));
     const recorded = () => ["episodes.jsonl", "bank-events.jsonl"].map((f) => (existsSync(join(dir.path, f)) ? statSync(join(dir.path, f)).size : 0)).join();
     const before = recorded();
     dir.clearStopped();

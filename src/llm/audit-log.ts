@@ -20,6 +20,8 @@ export const AuditLine = z.object({
   /** Where the full messages can be found (e.g. a trajectory and turn), from the caller. */
   messagesPointer: z.string().optional(),
   tools: z.array(z.string()),
+  /** The name of the JSON schema the answer was asked for in, if any. */
+  outputSchema: z.string().optional(),
   response: z.object({ text: z.string(), toolCalls: z.array(ToolCallSchema) }).nullable(),
   usage: UsageSchema.nullable(),
   latencyMs: z.number().min(0),
@@ -51,7 +53,7 @@ export const withAudit = (inner: ChatModel, o: AuditOptions): ChatModel => {
   const now = o.now ?? Date.now;
   return {
     name: inner.name,
-    invoke: async (messages, tools) => {
+    invoke: async (messages, tools, output) => {
       const started = now();
       const request = {
         schemaVersion: 1 as const,
@@ -63,10 +65,11 @@ export const withAudit = (inner: ChatModel, o: AuditOptions): ChatModel => {
         messagesSha256: sha256Hex(messages),
         ...(o.pointer ? { messagesPointer: o.pointer() } : {}),
         tools: tools.map((t) => t.name),
+        ...(output ? { outputSchema: output.name } : {}),
       };
       const write = (line: AuditLine) => o.sink(JSON.stringify(line));
       try {
-        const turn = await inner.invoke(messages, tools);
+        const turn = await inner.invoke(messages, tools, output);
         write({
           ...request,
           modelReported: turn.model,

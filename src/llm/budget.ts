@@ -124,12 +124,12 @@ export class SpendGate {
 /** The model behind the gate: each call is estimated and refused before it is sent when it would cross the cap. */
 export const withBudget = (inner: ChatModel, gate: SpendGate, o: { where: string; model: string; maxOutputTokens: number | null }): ChatModel => ({
   name: inner.name,
-  invoke: async (messages, tools) => {
+  invoke: async (messages, tools, output) => {
     const next = await gate.estimate(o.where, o.model, messages, tools, o.maxOutputTokens);
     await gate.before(o.where, next);
     let turn;
     try {
-      turn = await inner.invoke(messages, tools);
+      turn = await inner.invoke(messages, tools, output);
     } catch (e) {
       await gate.failed(next);
       throw e;

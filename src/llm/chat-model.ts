@@ -55,8 +55,19 @@ export interface AssistantTurn {
   fromCache: boolean;
 }
 
+/**
+ * A JSON answer asked for by schema (with no tools): an adapter that can, has the server hold the answer to it
+ * (src/llm/structured-output.ts); one that cannot ignores it, and the prompt's own request for JSON stands.
+ */
+export interface OutputRequest {
+  /** Names the schema or the forced tool on the wire: letters, digits, `_` and `-`. */
+  name: string;
+  /** JSON Schema of the answer. */
+  schema: Record<string, unknown>;
+}
+
 export interface ChatModel {
   /** The configured model name (the server may report a more specific one per call). */
   readonly name: string;
-  invoke(messages: Message[], tools: ToolSpec[]): Promise<AssistantTurn>;
+  invoke(messages: Message[], tools: ToolSpec[], output?: OutputRequest): Promise<AssistantTurn>;
 }

@@ -15,8 +15,12 @@ describe("LlmConfig", () => {
       toolChoice: "auto",
       extraBody: {},
       streaming: false,
+      structuredOutput: "auto",
     });
     expect(llm.evolver.model).toBe("gpt-4.1");
+    // The evolver's own default, kept when other fields are set.
+    expect(llm.evolver.temperature).toBe(0.2);
+    expect(LlmConfig.parse({ evolver: { temperature: 0.7 } }).evolver.temperature).toBe(0.7);
     expect(llm.evolver.maxRetries).toBe(4);
     expect(llm.auditHashOnly).toBe(false);
   });
@@ -30,6 +34,7 @@ describe("LlmConfig", () => {
   it("describes every field (docs/spec/style.md §8)", () => {
     const undescribed = (shape: Record<string, z.ZodType>) => Object.keys(shape).filter((k) => !shape[k]!.description);
     expect(undescribed(ModelConfig.shape)).toEqual([]);
+    expect(undescribed(LlmConfig.shape.evolver.unwrap().shape)).toEqual([]);
     expect(undescribed(LlmConfig.shape)).toEqual([]);
   });
 

@@ -7,6 +7,15 @@ export type Role = z.infer<typeof Role>;
 const DEFAULT_BASE_URL = "https://api.openai.com/v1";
 const DEFAULT_CONCURRENCY = 4;
 
+/**
+ * How a role asks for JSON (the evolver, the synthesiser, the reward-search proposers): "json_schema" sends
+ * `response_format: {type: "json_schema"}`, "tool" forces one tool whose arguments are the answer, "text" asks in
+ * the prompt only. "auto" tries them in that order and keeps, per endpoint and model, the first one the server
+ * did not refuse with a 400 (src/llm/structured-output.ts).
+ */
+export const StructuredOutputMode = z.enum(["auto", "json_schema", "tool", "text"]);
+export type StructuredOutputMode = z.infer<typeof StructuredOutputMode>;
+
 /** One role's model and endpoint (docs/spec/style.md §8: every default here). */
 export const ModelConfig = z.strictObject({
   model: z.string().min(1).default("gpt-4.1-mini").describe("model name sent to the endpoint"),
@@ -35,6 +44,9 @@ export const ModelConfig = z.strictObject({
     .optional()
     .describe(`most requests in flight to this endpoint, shared by every role that uses it; unset: ${DEFAULT_CONCURRENCY}, or 1 for a server on this machine (llama.cpp and Ollama serve one request at a time by default)`),
   streaming: z.boolean().default(false).describe("receive the answer as server-sent events"),
+  structuredOutput: StructuredOutputMode.default("auto").describe(
+    "how JSON answers are requested: auto (json_schema, then a forced tool, then the prompt alone, first the server accepts), json_schema, tool or text",
+  ),
 });
 export type ModelConfig = z.infer<typeof ModelConfig>;
 
@@ -71,10 +83,16 @@ export const PriceTable = z
   .describe("prices per model name; a model missing here is costed at 0 and flagged unpriced");
 export type PriceTable = z.infer<typeof PriceTable>;
 
+/** The evolver's model: the same fields, a lower default temperature. */
+const EvolverModelConfig = ModelConfig.extend({
+  // A bank edit is an extraction from evidence, not a creative sample: a low temperature keeps reruns alike.
+  temperature: z.number().min(0).max(2).default(0.2).describe("sampling temperature (low for the evolver); reasoning models accept only 1"),
+});
+
 /** The LLM slice of the run config: one model per role, the price table, cache and audit log. */
 export const LlmConfig = z.strictObject({
   actor: ModelConfig.prefault({}).describe("the model that plays the levels"),
-  evolver: ModelConfig.prefault({}).describe("the model that edits the skill bank"),
+  evolver: EvolverModelConfig.prefault({}).describe("the model that edits the skill bank"),
   synthesiser: ModelConfig.prefault({}).describe("the model that writes a bank from descriptions"),
   prices: PriceTable,
   cacheDir: z.string().optional().describe("directory of cached responses; identical requests are answered from it"),

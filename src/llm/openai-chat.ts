@@ -6,8 +6,10 @@ import { concurrencyOf, type ResolvedModelConfig } from "./config.ts";
 import { sharedEndpointLimits, type EndpointLimits } from "./endpoint-limits.ts";
 import { fromLangchainAnswer, toLangchainMessages, toOpenAITool, type LangchainAnswer } from "./langchain-messages.ts";
 import { ContextOverflow, isContextOverflow, LlmError } from "./llm-error.ts";
+import { extrasFetch, withRequestExtras } from "./request-extras.ts";
 import { shapeRequest } from "./request-shape.ts";
 import { classifyHttpFailure, withRetries, type RetryEvent } from "./retry.ts";
+import { callWithOutput, type OutputMemory } from "./structured-output.ts";
 import { checkingFetch, judgeAnswer, recordingWire, withoutUpgradeNotice } from "./wire-check.ts";
 
 /** Time, randomness and shared state, injectable so tests run fast; each defaults to the real thing. */
@@ -23,6 +25,8 @@ export interface OpenAIChatDeps {
   where?: string;
   /** A server quirk hexa handled or could not: told once per kind for this model (answer-read.ts). */
   onNotice?: (message: string) => void;
+  /** Which way of asking for JSON each endpoint accepted; defaults to the process-wide memory. */
+  outputMemory?: OutputMemory;
 }
 
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -61,9 +65,9 @@ export const createOpenAIChat = (config: ResolvedModelConfig, deps: OpenAIChatDe
   const client = new ChatOpenAI({
     model,
     apiKey: config.apiKey,
-    // Our fetch shapes each request as the config asks, and records each answer's status and first bytes, so a
-    // malformed 200 is named and retried.
-    configuration: { baseURL, fetch: (input: string | URL | Request, init?: RequestInit) => checkingFetch(input, shapeRequest(init, config)) },
+    // Our fetch adds a structured-output request's fields, shapes each request as the config asks, and records
+    // each answer's status and first bytes, so a malformed 200 is named and retried.
+    configuration: { baseURL, fetch: extrasFetch((input: string | URL | Request, init?: RequestInit) => checkingFetch(input, shapeRequest(init, config))) },
     // undefined sends no temperature; -1 sends no max_tokens (langchain's convention).
     temperature: config.temperature ?? undefined,
     maxTokens: config.maxOutputTokens ?? -1,
@@ -111,17 +115,32 @@ export const createOpenAIChat = (config: ResolvedModelConfig, deps: OpenAIChatDe
 
   return {
     name: model,
-    invoke: async (messages, tools) => {
+    invoke: async (messages, tools, output) => {
       const lcMessages = toLangchainMessages(messages);
       const lcTools = tools.map(toOpenAITool);
-      const { answer, latencyMs, wire } = await withRetries(() => slot.run(() => withoutUpgradeNotice(() => attempt(lcMessages, lcTools))), {
-        maxRetries: config.maxRetries,
-        classify: classifyHttpFailure,
-        giveUp: (cause, attempts) => (isContextOverflow(cause) ? new ContextOverflow(baseURL, model, attempts, cause, overflowFix(where, config.maxOutputTokens)) : new LlmError(baseURL, model, attempts, cause)),
-        sleep,
-        random: deps.random ?? Math.random,
-        ...(deps.onRetry ? { onRetry: deps.onRetry } : {}),
-      });
+      const call = () =>
+        withRetries(() => slot.run(() => withoutUpgradeNotice(() => attempt(lcMessages, lcTools))), {
+          maxRetries: config.maxRetries,
+          classify: classifyHttpFailure,
+          giveUp: (cause, attempts) =>
+            isContextOverflow(cause) ? new ContextOverflow(baseURL, model, attempts, cause, overflowFix(where, config.maxOutputTokens)) : new LlmError(baseURL, model, attempts, cause),
+          sleep,
+          random: deps.random ?? Math.random,
+          ...(deps.onRetry ? { onRetry: deps.onRetry } : {}),
+        });
+      // A schema for the answer applies to calls without tools only: the actor's tool calls are its answer.
+      const { answer, latencyMs, wire } =
+        output && tools.length === 0
+          ? await callWithOutput({
+              mode: config.structuredOutput,
+              baseURL,
+              model,
+              where,
+              output,
+              call: (fields) => withRequestExtras(fields, call),
+              ...(deps.outputMemory ? { memory: deps.outputMemory } : {}),
+            })
+          : await call();
       const turn = readAnswer(fromLangchainAnswer(answer, model), { where, messages, tools, maxOutputTokens: config.maxOutputTokens, wire, notice });
       return { ...turn, latencyMs, fromCache: false };
     },

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { ConfigError } from "../errors.ts";
 import { sha256Hex } from "./canonical-hash.ts";
-import type { AssistantTurn, ChatModel, Message, ToolSpec } from "./chat-model.ts";
+import type { AssistantTurn, ChatModel, Message, OutputRequest, ToolSpec } from "./chat-model.ts";
 import { AssistantTurnSchema } from "./turn-schema.ts";
 
 export interface ResponseCache {
@@ -23,8 +23,8 @@ export interface CacheSampling {
 
 const CacheEntry = z.object({ schemaVersion: z.literal(1), key: z.string(), turn: AssistantTurnSchema });
 
-/** sha256 of the canonical request: model, sampling, messages and tools. */
-export const requestKey = (model: string, sampling: CacheSampling, messages: readonly Message[], tools: readonly ToolSpec[]) =>
+/** sha256 of the canonical request: model, sampling, messages, tools and the answer's schema (when one is asked for). */
+export const requestKey = (model: string, sampling: CacheSampling, messages: readonly Message[], tools: readonly ToolSpec[], output?: OutputRequest) =>
   sha256Hex({
     model,
     endpoint: sampling.baseURL ?? "",
@@ -35,6 +35,8 @@ export const requestKey = (model: string, sampling: CacheSampling, messages: rea
     ...(sampling.extraBody && Object.keys(sampling.extraBody).length > 0 ? { extraBody: sampling.extraBody } : {}),
     messages,
     tools,
+    // Absent, not undefined, without a schema: keys of earlier entries stay valid.
+    ...(output ? { output } : {}),
   });
 
 /** One JSON file per request key in `dir`, written whole (temp file + rename) so a crash leaves no torn entry. */
@@ -62,11 +64,11 @@ export const dirCache = (dir: string): ResponseCache => {
 /** Answers a request seen before from the cache, with no HTTP call; otherwise asks `inner` and stores the answer. */
 export const withCache = (inner: ChatModel, cache: ResponseCache, sampling: CacheSampling): ChatModel => ({
   name: inner.name,
-  invoke: async (messages, tools) => {
-    const key = requestKey(inner.name, sampling, messages, tools);
+  invoke: async (messages, tools, output) => {
+    const key = requestKey(inner.name, sampling, messages, tools, output);
     const hit = cache.get(key);
     if (hit) return { ...hit, latencyMs: 0, fromCache: true };
-    const turn = await inner.invoke(messages, tools);
+    const turn = await inner.invoke(messages, tools, output);
     cache.set(key, turn);
     return turn;
   },

@@ -1,21 +1,41 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { startFakeEndpoint, type EndpointModes, type FakeEndpoint } from "../../test/support/fake-endpoint.ts";
 import { startFakeOpenAI, type FakeOpenAI } from "../../test/support/fake-openai-server.ts";
-import { ModelOutputError } from "../errors.ts";
+import { ConfigError, ModelOutputError } from "../errors.ts";
+import { EndpointLimits } from "./endpoint-limits.ts";
 import { createOpenAIChat } from "./openai-chat.ts";
-import { ModelConfig } from "./config.ts";
+import { ModelConfig, type StructuredOutputMode } from "./config.ts";
+import { OutputMemory } from "./structured-output.ts";
 import { extractJson, invokeStructured } from "./structured.ts";
 
 const Bank = z.object({ skills: z.array(z.object({ id: z.string(), title: z.string(), weight: z.number().min(0).max(1) })) });
 
 let server: FakeOpenAI | undefined;
+let endpoint: FakeEndpoint | undefined;
 afterEach(async () => {
   await server?.close();
+  await endpoint?.close();
   server = undefined;
+  endpoint = undefined;
 });
 
 const modelOn = (s: FakeOpenAI) =>
-  createOpenAIChat({ ...ModelConfig.parse({ model: "gpt-4.1-mini" }), baseURL: s.url, apiKey: "test" }, { sleep: async () => {} });
+  createOpenAIChat({ ...ModelConfig.parse({ model: "gpt-4.1-mini", structuredOutput: "text" }), baseURL: s.url, apiKey: "test" }, { sleep: async () => {} });
+
+const BANK = '{"skills": [{"id": "s1", "title": "Drop on the arm", "weight": 0.7}]}';
+const ask = [{ role: "user" as const, content: "Return the bank." }];
+
+/** A model on an emulated endpoint, with its own memory of accepted ways. */
+const onEndpoint = async (modes: EndpointModes, structuredOutput: StructuredOutputMode = "auto", memory = new OutputMemory()) => {
+  endpoint = await startFakeEndpoint({ reply: BANK, delayMs: 1, ...modes });
+  const config = { ...ModelConfig.parse({ model: "m", structuredOutput, maxRetries: 0 }), baseURL: endpoint.url, apiKey: "test" };
+  return createOpenAIChat(config, { sleep: async () => {}, limits: new EndpointLimits(), outputMemory: memory, where: "llm.evolver" });
+};
+
+/** What asked for the JSON in each request that arrived: response_format, a forced tool, or neither. */
+const ways = (e: FakeEndpoint) =>
+  e.requests.map(({ body }) => (body.response_format ? "json_schema" : typeof body.tool_choice === "object" ? "tool" : body.tools ? "tools offered" : "text"));
 
 describe("structured output", () => {
   it("reads JSON from plain text, a fenced block, or prose around braces", () => {
@@ -30,7 +50,7 @@ describe("structured output", () => {
       { text: '{"skills": [{"id": "s1", "title": "Drop on the arm", "weight": 1.7}]}' },
       { text: '```json\n{"skills": [{"id": "s1", "title": "Drop on the arm", "weight": 0.7}]}\n```' },
     ]);
-    const r = await invokeStructured(modelOn(server), [{ role: "user", content: "Return the bank." }], Bank);
+    const r = await invokeStructured(modelOn(server), [{ role: "user", content: "Return the bank." }], Bank, { name: "bank" });
     expect(r.value.skills[0]!.weight).toBe(0.7);
     expect(r.turns).toHaveLength(2);
     const retry = server.requests[1]!.body.messages.at(-1)!;
@@ -39,8 +59,62 @@ describe("structured output", () => {
 
   it("gives up after the retry with a ModelOutputError", async () => {
     server = await startFakeOpenAI([{ text: "I cannot do that." }, { text: '{"skills": "none"}' }]);
-    await expect(invokeStructured(modelOn(server), [{ role: "user", content: "Return the bank." }], Bank)).rejects.toThrow(
+    await expect(invokeStructured(modelOn(server), [{ role: "user", content: "Return the bank." }], Bank, { name: "bank" })).rejects.toThrow(
       /structured output failed after 2 attempt\(s\): the JSON does not match the schema: skills:/,
     );
+  });
+
+  it("auto: json_schema refused with a 400, then the forced tool refused, then the prompt alone; the endpoint's answer is kept", async () => {
+    const model = await onEndpoint({ jsonSchema: "refuse", forcedTool: "refuse" });
+    const first = await invokeStructured(model, ask, Bank, { name: "bank" });
+
+    expect(first.value.skills[0]!.title).toBe("Drop on the arm");
+    // One answered turn: the refusals were the endpoint's, not failures of the role.
+    expect(first.turns).toHaveLength(1);
+    expect(ways(endpoint!)).toEqual(["json_schema", "tool", "text"]);
+    const [schemaReq, toolReq, textReq] = endpoint!.requests.map((r) => r.body);
+    expect(schemaReq!.response_format).toEqual({ type: "json_schema", json_schema: { name: "bank", schema: expect.objectContaining({ type: "object", required: ["skills"] }), strict: false } });
+    expect(schemaReq!.response_format).not.toHaveProperty("json_schema.schema.$schema");
+    expect(toolReq!.tool_choice).toEqual({ type: "function", function: { name: "bank" } });
+    expect(toolReq!.tools).toEqual([{ type: "function", function: { name: "bank", description: expect.any(String), parameters: expect.objectContaining({ type: "object" }) } }]);
+    expect(textReq).not.toHaveProperty("response_format");
+    expect(textReq).not.toHaveProperty("tools");
+
+    await invokeStructured(model, ask, Bank, { name: "bank" });
+    expect(ways(endpoint!)).toEqual(["json_schema", "tool", "text", "text"]);
+  });
+
+  it("auto: a server that refuses only json_schema answers through the forced tool, and is asked that way next", async () => {
+    const model = await onEndpoint({ jsonSchema: "refuse" });
+    const first = await invokeStructured(model, ask, Bank, { name: "bank" });
+    const second = await invokeStructured(model, ask, Bank, { name: "bank" });
+
+    expect([first.value, second.value]).toEqual([JSON.parse(BANK), JSON.parse(BANK)]);
+    expect(first.turns[0]!.toolCalls.map((c) => c.name)).toEqual(["bank"]);
+    expect(ways(endpoint!)).toEqual(["json_schema", "tool", "tool"]);
+  });
+
+  it("auto: a server that holds json_schema is asked that way every time", async () => {
+    const model = await onEndpoint({});
+    await invokeStructured(model, ask, Bank, { name: "bank" });
+    await invokeStructured(model, ask, Bank, { name: "bank" });
+    expect(ways(endpoint!)).toEqual(["json_schema", "json_schema"]);
+  });
+
+  it("a chosen way that the server refuses is a config error naming the fix", async () => {
+    const model = await onEndpoint({ jsonSchema: "refuse" }, "json_schema");
+    await expect(invokeStructured(model, ask, Bank, { name: "bank" })).rejects.toThrow(ConfigError);
+    await expect(invokeStructured(model, ask, Bank, { name: "bank" })).rejects.toThrow(/^llm\.evolver\.structuredOutput: .* refused json_schema for m \(got .*400.*\); set llm\.evolver\.structuredOutput: auto$/);
+  });
+
+  it("text and tool are sent as chosen; tool calls of the actor never carry a schema", async () => {
+    const text = await onEndpoint({}, "text");
+    await invokeStructured(text, ask, Bank, { name: "bank" });
+    expect(ways(endpoint!)).toEqual(["text"]);
+    await endpoint!.close();
+    const tool = await onEndpoint({}, "tool");
+    await invokeStructured(tool, ask, Bank, { name: "bank" });
+    await tool.invoke(ask, [{ name: "add", description: "adds", parameters: { type: "object" } }], { name: "bank", schema: {} });
+    expect(ways(endpoint!)).toEqual(["tool", "tools offered"]);
   });
 });

@@ -1,6 +1,6 @@
-import type { z } from "zod";
+import { z } from "zod";
 import { ModelOutputError } from "../errors.ts";
-import type { AssistantTurn, ChatModel, Message } from "./chat-model.ts";
+import type { AssistantTurn, ChatModel, Message, OutputRequest } from "./chat-model.ts";
 
 /** The JSON object in a model's text: the whole text, a fenced block, or the outermost braces. */
 export const extractJson = (text: string): unknown => {
@@ -29,27 +29,47 @@ export interface StructuredResult<T> {
   turns: AssistantTurn[];
 }
 
+/** The JSON Schema a server is asked to hold the answer to: what the model may send (defaults optional). */
+export const outputRequest = (name: string, schema: z.ZodType): OutputRequest => {
+  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" });
+  return { name, schema: json };
+};
+
+/** The answer's JSON text: a forced tool's arguments, else the message text. */
+const answerText = (turn: AssistantTurn): string => turn.toolCalls[0]?.rawArgs ?? turn.text;
+
+export interface StructuredOptions {
+  /** The schema's name on the wire (response_format's json_schema.name or the forced tool's name). */
+  name: string;
+  /** Retries after an answer that is not valid JSON or fails the schema (method.md §1: one). */
+  retries?: number;
+}
+
 /**
- * Structured output that works with any OpenAI-compatible server (llama.cpp and Ollama included): the model
- * answers in JSON text, zod validates it, and one failure gets one retry with the error shown to the model
- * (docs/spec/method.md §1.4: retry once, then the caller keeps its old state and records the failure).
+ * Structured output on any OpenAI-compatible server: the schema goes along with the call (the adapter asks the
+ * server to hold the answer to it where it can, src/llm/structured-output.ts), the prompt asks for JSON as well,
+ * zod validates, and one failure gets one retry with the error shown to the model (docs/spec/method.md §1.4: retry once, then
+ * the caller keeps its old state and records the failure).
  */
 export const invokeStructured = async <S extends z.ZodType>(
   model: ChatModel,
   messages: Message[],
   schema: S,
-  retries = 1,
+  o: StructuredOptions,
 ): Promise<StructuredResult<z.infer<S>>> => {
+  const output = outputRequest(o.name, schema);
+  const retries = o.retries ?? 1;
   const turns: AssistantTurn[] = [];
   let conversation = messages;
   for (let attempt = 0; ; attempt++) {
-    const turn = await model.invoke(conversation, []);
+    const turn = await model.invoke(conversation, [], output);
     turns.push(turn);
+    const text = answerText(turn);
     let problem: string;
     try {
       // An answer cut at the output cap is named as that, never as "not JSON".
       if (turn.problem) throw new ModelOutputError(turn.problem);
-      const parsed = schema.safeParse(extractJson(turn.text));
+      const parsed = schema.safeParse(extractJson(text));
       if (parsed.success) return { value: parsed.data, turns };
       problem = `the JSON does not match the schema: ${describeIssues(parsed.error)}`;
     } catch (e) {
@@ -59,7 +79,8 @@ export const invokeStructured = async <S extends z.ZodType>(
     if (attempt >= retries) throw new ModelOutputError(`structured output failed after ${attempt + 1} attempt(s): ${problem}`);
     conversation = [
       ...conversation,
-      { role: "assistant", content: turn.text, toolCalls: [] },
+      // The answer goes back as text even when it came as a forced tool's arguments: no tool result follows it.
+      { role: "assistant", content: text, toolCalls: [] },
       { role: "user", content: `Your answer could not be used: ${problem}. Answer again with only the corrected JSON object.` },
     ];
   }

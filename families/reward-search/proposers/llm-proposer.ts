@@ -84,7 +84,7 @@ export const llmProposer = (model: ChatModel, o: { modelFor?: (candidate: number
     label: model.name,
     propose: async (kind, ctx): Promise<Proposal> => {
       try {
-        const { value } = await invokeStructured(modelAt(ctx), ask(ctx, `${operatorPrompt(kind, ctx)}\n\n${ANSWER}`), ProposalAnswer);
+        const { value } = await invokeStructured(modelAt(ctx), ask(ctx, `${operatorPrompt(kind, ctx)}\n\n${ANSWER}`), ProposalAnswer, { name: "reward_proposal" });
         return { thought: value.thought, code: value.code };
       } catch (e) {
         if (!(e instanceof ModelOutputError)) throw e;
@@ -100,7 +100,7 @@ export const llmProposer = (model: ChatModel, o: { modelFor?: (candidate: number
         'Answer with only a JSON object {"score": <number in [-1, 1]>}.',
       ].join("\n");
       try {
-        const { value } = await invokeStructured(modelAt(ctx), ask(ctx, body), SelfEvalAnswer);
+        const { value } = await invokeStructured(modelAt(ctx), ask(ctx, body), SelfEvalAnswer, { name: "self_evaluation" });
         return { value: value.score };
       } catch (e) {
         if (!(e instanceof ModelOutputError)) throw e;
@@ -117,7 +117,7 @@ export const llmProposer = (model: ChatModel, o: { modelFor?: (candidate: number
         'Answer with only a JSON object {"thought": "..."}.',
       ].join("\n");
       try {
-        return firstSentences((await invokeStructured(modelAt(ctx), ask(ctx, body), AlignAnswer)).value.thought, 4);
+        return firstSentences((await invokeStructured(modelAt(ctx), ask(ctx, body), AlignAnswer, { name: "thought_alignment" })).value.thought, 4);
       } catch (e) {
         if (!(e instanceof ModelOutputError)) throw e;
         return thought;

@@ -1,0 +1,130 @@
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+import { ConfigError } from "../errors.ts";
+import { resolveModelConfig, type Env, type LlmConfig, type Role } from "../llm/config.ts";
+import { EndpointReport, probeEndpoint, refreshServed } from "../llm/doctor.ts";
+import { problemsOf, type Probed } from "../llm/doctor-report.ts";
+import { usesBank, type RunConfig } from "../loop/run-config.ts";
+import { writeJsonAtomic } from "../store/jsonl.ts";
+
+/** Size of the long prompt of the context check, in estimated tokens: the actor's prompt late in an episode. */
+export const DEFAULT_CONTEXT_TOKENS = 16_384;
+/** A cached report is reused for this long: a server restarted with other flags is seen within the hour. */
+const CACHE_MS = 60 * 60_000;
+const CACHE_FILE = "doctor-cache.json";
+
+/** The LLM roles a run of this config calls (a family's search calls only the actor's model: its proposer). */
+export const rolesOf = (cfg: RunConfig, search: boolean): Role[] => [
+  ...(cfg.agent !== "heuristic" ? (["actor"] as const) : []),
+  ...(!search && usesBank(cfg) && cfg.evolver === "llm" ? (["evolver"] as const) : []),
+];
+
+const Cache = z.record(z.string(), EndpointReport);
+
+export interface ProbeRolesOptions {
+  env: Env;
+  contextTokens?: number;
+  /** A folder whose doctor-cache.json keeps each endpoint+model's report for an hour. */
+  cacheDir?: string;
+  now?: () => Date;
+}
+
+/** Probes each distinct endpoint+model of `roles` once (roles sharing one share the probe). */
+export const probeRoles = async (llm: LlmConfig, roles: readonly Role[], o: ProbeRolesOptions): Promise<Probed[]> => {
+  const now = o.now ?? (() => new Date());
+  const cachePath = o.cacheDir ? join(o.cacheDir, CACHE_FILE) : undefined;
+  const parsedCache = cachePath && existsSync(cachePath) ? Cache.safeParse(JSON.parse(readFileSync(cachePath, "utf8"))) : undefined;
+  const cache = parsedCache?.success ? parsedCache.data : {};
+  const groups = new Map<string, Omit<Probed, "report">>();
+  for (const role of roles) {
+    const config = resolveModelConfig(llm[role], o.env, `llm.${role}`);
+    const key = `${config.baseURL} ${config.model}`;
+    const group = groups.get(key);
+    if (group) group.roles.push(role);
+    else groups.set(key, { roles: [role], config });
+  }
+  const probed: Probed[] = [];
+  for (const [key, g] of groups) {
+    const cached = cache[key];
+    const ep = { baseURL: g.config.baseURL, apiKey: g.config.apiKey, model: g.config.model, timeoutMs: Math.min(g.config.timeoutMs, 60_000) };
+    const fresh = cached !== undefined && now().getTime() - Date.parse(cached.checkedAt) < CACHE_MS;
+    const report = fresh ? await refreshServed(ep, cached) : await probeEndpoint(ep, { contextTokens: o.contextTokens ?? DEFAULT_CONTEXT_TOKENS });
+    // A refreshed served model is not written back (checkedAt dates the capability checks); a failed probe is
+    // not kept either, so a server started a minute later is seen.
+    if (!fresh && report.chat) cache[key] = report;
+    probed.push({ ...g, report });
+  }
+  if (o.cacheDir) {
+    mkdirSync(o.cacheDir, { recursive: true });
+    writeJsonAtomic(cachePath!, cache);
+  }
+  return probed;
+};
+
+/** What each role's endpoint answered as: the model name it reported and its system_fingerprint. */
+export const ServedModels = z.object({
+  schemaVersion: z.literal(1),
+  roles: z.record(z.string(), z.object({ requested: z.string(), served: z.string().nullable(), fingerprint: z.string().nullable(), checkedAt: z.string() })),
+});
+export type ServedModels = z.infer<typeof ServedModels>;
+
+export const servedOf = (probed: readonly Probed[]): ServedModels => ({
+  schemaVersion: 1,
+  roles: Object.fromEntries(
+    probed.flatMap((p) => p.roles.map((role) => [role, { requested: p.report.model, served: p.report.servedModel, fingerprint: p.report.fingerprint, checkedAt: p.report.checkedAt }])),
+  ),
+});
+
+/**
+ * The checks of `hexa doctor` before a run spends anything: a role that cannot work on its endpoint stops the
+ * run here, with every reason. Returns what each role's endpoint answered as.
+ */
+export const preflight = async (llm: LlmConfig, roles: readonly Role[], o: ProbeRolesOptions & { where: string }): Promise<ServedModels | undefined> => {
+  if (!roles.length) return undefined;
+  const probed = await probeRoles(llm, roles, o);
+  const problems = probed.flatMap((p) => p.roles.flatMap((role) => problemsOf(role, p.report)));
+  if (problems.length) {
+    throw new ConfigError(`${problems.join("; ")}. Nothing was spent; hexa doctor ${o.where} shows every check (--no-doctor skips them)`);
+  }
+  return servedOf(probed);
+};
+
+const SERVED_FILE = "served-models.json";
+
+const recordServed = (runPath: string, served: ServedModels): void => writeJsonAtomic(join(runPath, SERVED_FILE), served);
+
+/**
+ * Warning lines for each role whose endpoint now answers as another model or fingerprint than when the run
+ * was made: results before and after may not be comparable (method.md §9: results on one model snapshot).
+ */
+export const servedChanges = (runPath: string, now: ServedModels): string[] => {
+  const path = join(runPath, SERVED_FILE);
+  if (!existsSync(path)) return [];
+  const parsed = ServedModels.safeParse(JSON.parse(readFileSync(path, "utf8")));
+  if (!parsed.success) return [`warning: ${path} is not a served-models record; the model check is skipped`];
+  return Object.entries(now.roles).flatMap(([role, n]) => {
+    const was = parsed.data.roles[role];
+    if (!was) return [];
+    const changed = [
+      was.served !== n.served ? `model ${was.served ?? "(none reported)"} → ${n.served ?? "(none reported)"}` : "",
+      was.fingerprint !== n.fingerprint ? `system_fingerprint ${was.fingerprint ?? "(none)"} → ${n.fingerprint ?? "(none)"}` : "",
+    ].filter(Boolean);
+    return changed.length ? [`warning: llm.${role} now answers as another model than when ${runPath} was made (${changed.join(", ")}); results before and after may differ for that reason`] : [];
+  });
+};
+
+/** The pre-flight is skipped by --no-doctor, or HEXA_NO_DOCTOR=1 (set by the tests: a scripted server answers in order, and probes would take its answers). */
+export const doctorSkipped = (argv: Record<string, unknown>, env: Env): boolean => argv.doctor === false || env.HEXA_NO_DOCTOR === "1";
+
+export const DOCTOR_OPTION = {
+  type: "boolean",
+  default: true,
+  describe: "check each LLM role's endpoint first, as hexa doctor does (cached an hour per endpoint+model in the runs folder); --no-doctor skips it",
+} as const;
+
+/** Says which roles now answer as another model, and records what they answer as when the run has no record yet. */
+export const noteServed = (runPath: string, served: ServedModels, note: (line: string) => void): void => {
+  servedChanges(runPath, served).forEach(note);
+  if (!existsSync(join(runPath, SERVED_FILE))) recordServed(runPath, served);
+};

@@ -1,0 +1,102 @@
+import { ConfigError } from "../errors.ts";
+import type { OutputRequest } from "./chat-model.ts";
+import type { StructuredOutputMode } from "./config.ts";
+
+/** The ways a JSON answer can be asked for, most reliable first: `auto` tries them in this order. */
+export const OUTPUT_WAYS = ["json_schema", "tool", "text"] as const;
+export type OutputWay = (typeof OUTPUT_WAYS)[number];
+
+/** Per endpoint and model, the first way the server did not refuse; kept for the rest of the process. */
+export class OutputMemory {
+  private readonly accepted = new Map<string, OutputWay>();
+
+  get(baseURL: string, model: string): OutputWay | undefined {
+    return this.accepted.get(`${baseURL} ${model}`);
+  }
+
+  set(baseURL: string, model: string, way: OutputWay): void {
+    this.accepted.set(`${baseURL} ${model}`, way);
+  }
+}
+
+export const sharedOutputMemory = new OutputMemory();
+
+/** The ways to try, in order, for a role's mode on an endpoint. */
+export const outputPlan = (mode: StructuredOutputMode, remembered: OutputWay | undefined): readonly OutputWay[] =>
+  mode === "auto" ? OUTPUT_WAYS.slice(OUTPUT_WAYS.indexOf(remembered ?? "json_schema")) : [mode];
+
+const TOOL_DESCRIPTION = "Give your complete answer as this function's arguments.";
+
+/** The request fields of one way; the text way adds nothing (the prompt asks for JSON). */
+export const outputFields = (way: OutputWay, o: OutputRequest): Record<string, unknown> => {
+  switch (way) {
+    case "json_schema":
+      // strict: false: OpenAI's strict mode rejects optional fields and defaults, which the answers have; zod
+      // validates every answer anyway.
+      return { response_format: { type: "json_schema", json_schema: { name: o.name, schema: o.schema, strict: false } } };
+    case "tool":
+      return {
+        tools: [{ type: "function", function: { name: o.name, description: TOOL_DESCRIPTION, parameters: o.schema } }],
+        tool_choice: { type: "function", function: { name: o.name } },
+      };
+    case "text":
+      return {};
+  }
+};
+
+const statusOf = (e: unknown): number | undefined => {
+  for (let c: unknown = e; typeof c === "object" && c !== null; c = (c as { cause?: unknown }).cause) {
+    const status = (c as { status?: unknown }).status;
+    if (typeof status === "number") return status;
+  }
+  return undefined;
+};
+
+const messageOf = (e: unknown): string => (e instanceof Error ? `${e.message} ${messageOf(e.cause)}` : "");
+
+/** A context overflow is a 400 too, but no other way of asking would fit either. */
+const CONTEXT_OVERFLOW = /context length|maximum context|context window|too many tokens|prompt is too long/i;
+
+/** The server refused the request's response_format or forced tool (400 or 422), not the prompt itself. */
+export const refusedWay = (e: unknown): boolean => {
+  const status = statusOf(e);
+  return (status === 400 || status === 422) && !CONTEXT_OVERFLOW.test(messageOf(e));
+};
+
+export interface OutputCall<T> {
+  mode: StructuredOutputMode;
+  baseURL: string;
+  model: string;
+  /** Config path named in errors, e.g. "llm.evolver". */
+  where: string;
+  output: OutputRequest;
+  /** One call with these fields added to the request body. */
+  call: (fields: Record<string, unknown>) => Promise<T>;
+  memory?: OutputMemory;
+}
+
+/**
+ * The call in the first way of the plan the server accepts. Under `auto` a refusal moves on to the next way and
+ * is remembered (it is the endpoint's answer, not a failure of the role); a chosen way that is refused throws.
+ */
+export const callWithOutput = <T>(o: OutputCall<T>): Promise<T> => {
+  const memory = o.memory ?? sharedOutputMemory;
+  const plan = outputPlan(o.mode, memory.get(o.baseURL, o.model));
+  const attempt = async (i: number): Promise<T> => {
+    const way = plan[i]!;
+    try {
+      const answer = await o.call(outputFields(way, o.output));
+      if (o.mode === "auto") memory.set(o.baseURL, o.model, way);
+      return answer;
+    } catch (e) {
+      if (!refusedWay(e) || way === "text") throw e;
+      if (o.mode !== "auto") {
+        const why = e instanceof Error ? e.message : String(e);
+        throw new ConfigError(`${o.where}.structuredOutput: ${o.baseURL} refused ${way} for ${o.model} (got ${why}); set ${o.where}.structuredOutput: auto`);
+      }
+      memory.set(o.baseURL, o.model, plan[i + 1]!);
+      return attempt(i + 1);
+    }
+  };
+  return attempt(0);
+};
