@@ -1,5 +1,5 @@
 /**
- * Reward search strategies side by side (issue 13): for every task, the human-normalised score
+ * Reward search strategies side by side: for every task, the human-normalised score
  * (F − F_sparse) / (F_human − F_sparse) of each strategy's final reward — the best candidate by final-policy F
  * on held-out evaluation seeds — at the same number of trained candidates and the same steps per training,
  * with the heuristic proposer (no LLM), mean ± std over runs (run r searches instance seed r). F_sparse and

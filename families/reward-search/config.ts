@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ConfigError } from "../../src/errors.ts";
 import { TrainerConfig } from "./trainer/pool.ts";
 
-/** The reward-search family's slice of a run config (`rewardSearch:`), issue 10. */
+/** The reward-search family's slice of a run config (`rewardSearch:`). */
 export const RewardSearchConfig = z.strictObject({
   trainer: TrainerConfig.prefault({}).describe("the trainer process (docs/trainer-protocol.md): the built-in PPO trainer unless command is set"),
   trainSteps: z

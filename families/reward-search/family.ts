@@ -93,7 +93,7 @@ export const rewardSearchFamily = (trainerFor: (c: RewardSearchConfig) => Traine
         }
       }
     },
-    // A rounds run with a budget: this episode's share of the task's trainings (issue 13's equal-budget comparison).
+    // A rounds run with a budget: this episode's share of the task's trainings.
     allowanceOf: ({ config, level, seed, earlier }) => {
       const budget = config.search.budget;
       if (config.method !== "rounds" || budget === undefined) return undefined;

@@ -9,7 +9,7 @@ import type { UsageLine } from "../store/run-records.ts";
 import { forecastRun, forecastText, recordedWork } from "./forecast.ts";
 import { parseRunConfig } from "./run-config.ts";
 
-/** The forecast of a family's whole search (issue 13): candidates to go × the calls of one; no episodes. */
+/** The forecast of a family's whole search: candidates to go × the calls of one; no episodes. */
 const family = rewardSearchFamily(() => testTrainer() as unknown as TrainerPool);
 const cfgOf = (method: string, budget: number) =>
   parseRunConfig(
