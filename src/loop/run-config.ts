@@ -74,7 +74,7 @@ export const RunConfig = strict({
   method: z
     .enum(METHODS)
     .default("rounds")
-    .describe("rounds: the round loop with the evolving bank; eureka: K × I greedy evolution per level; rf-agent: RF-Agent's tree search per level (each on the level's first stream seed; for a family with a whole search: reward-search)"),
+    .describe("rounds: the round loop with the evolving bank; eureka: K × I greedy evolution per level; rf-agent: RF-Agent's tree search per level (each on the level's first stream seed; only in a family that has a whole search)"),
   search: SearchConfig.prefault({}).describe("the search methods' knobs and candidate budget (the rounds read only budget)"),
   offline: OfflineConfig.prefault({}),
   bank: BankConfig.prefault({}),

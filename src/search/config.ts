@@ -11,7 +11,7 @@ export const SEARCH_METHODS = ["eureka", "rf-agent"] as const;
 export type SearchMethod = (typeof SEARCH_METHODS)[number];
 
 /** Candidates of a search when neither search.budget nor eureka.iterations says (reward-search.md: 16 per task here, 80 on IsaacGym). */
-export const DEFAULT_BUDGET = 16;
+const DEFAULT_BUDGET = 16;
 
 export const EurekaConfig = z.strictObject({
   samples: z.number().int().min(1).default(4).describe("K: candidates sampled and evaluated per iteration"),
