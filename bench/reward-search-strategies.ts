@@ -10,15 +10,17 @@
  *        [--train-steps 16384] [--processes 2] [--samples 4] [--initial 4] [--children 8]
  *
  * (`hexa bench reward-search` puts rounds, the round loop with the evolving bank, beside these two at the same
- * number of trained candidates, through `hexa run` with rewardSearch.strategy, and writes compare-style results.)
+ * number of trained candidates, through `hexa run` with `method`, and writes compare-style results.)
  */
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { getTask, listTasks } from "../families/reward-search/tasks/index.ts";
-import { memoryLog } from "../families/reward-search/search/candidates.ts";
+import { memoryLog } from "../src/search/candidates.ts";
+import { SEARCH_METHODS as STRATEGIES, SearchConfig } from "../src/search/config.ts";
+import { runSearch } from "../src/search/search.ts";
 import { heuristicProposer } from "../families/reward-search/proposers/heuristic-proposer.ts";
-import { runSearch, STRATEGIES } from "../families/reward-search/search/search.ts";
+import { trainerEvaluator } from "../families/reward-search/search/evaluator.ts";
 import type { RewardTask, TaskInstance } from "../families/reward-search/task.ts";
 import { createTrainerPool, type TrainerPool } from "../families/reward-search/trainer/pool.ts";
 import { mean, std } from "../src/util/stats.ts";
@@ -32,7 +34,7 @@ const taskIds = arg("tasks")?.split(",") ?? listTasks().filter((t) => getTask(t)
 const BUDGET = num("budget", 8);
 const RUNS = num("runs", 2);
 const STEPS = num("train-steps", 16_384);
-const opts = { eureka: { samples: num("samples", 4) }, rfAgent: { initial: num("initial", 4), children: num("children", 8) } };
+const search = SearchConfig.parse({ budget: BUDGET, eureka: { samples: num("samples", 4) }, rfAgent: { initial: num("initial", 4), children: num("children", 8) } });
 
 const root = mkdtempSync(join(tmpdir(), "hexa-bench-strategies-"));
 const pool: TrainerPool = createTrainerPool({ jobsDir: join(root, "jobs"), size: num("processes", 2) });
@@ -66,7 +68,7 @@ for (const id of taskIds) {
     raw.human!.push(fh);
     for (const s of STRATEGIES) {
       const log = memoryLog();
-      const r = await runSearch(s, { task, instance, steps: STEPS, seed: run, proposer: heuristicProposer(), budget: BUDGET, ports: { trainer: pool, log } }, opts);
+      const r = await runSearch(s, { task, instance, seed: run, proposer: heuristicProposer(), ports: { evaluator: trainerEvaluator(pool, STEPS), log } }, search);
       const f = r.best?.outcome.kind === "result" ? r.best.outcome.fitness : fs;
       raw[s]!.push(f);
       norm[s]!.push(fh > fs ? (f - fs) / (fh - fs) : Number.NaN);

@@ -7,7 +7,7 @@ import { jsonlOf, tempDirs } from "./support/temp-files.ts";
 import { hexa, spawnHexa } from "./support/hexa-cli.ts";
 
 /**
- * rewardSearch.strategy through the real CLI with tiny trainings (mechanisms, not learning, docs/spec/reward-search.md §8): a
+ * The run's `method` (and its `search:` slice) through the real CLI with tiny trainings (mechanisms, not learning, docs/spec/reward-search.md §8): a
  * search run in the run directory with its exact budget, its resume, the rounds run's exact budget, the final
  * scores on held-out evaluation seeds, a compare grid over the strategy, `hexa bench reward-search`'s files,
  * and a bad strategy refused by its key.
@@ -16,7 +16,8 @@ const tmp = tempDirs("hexa-strategy-");
 
 const jsonl = jsonlOf;
 
-const config = (dir: string, rewardSearch: string, extra: string[] = []) => {
+/** A cartpole config: `top` are top-level lines (`method: eureka`, `search: {budget: 3}`), `rewardSearch` more keys of that slice. */
+const config = (dir: string, top: string[], rewardSearch = "") => {
   const path = join(dir, "rs.yaml");
   writeFileSync(
     path,
@@ -30,8 +31,8 @@ const config = (dir: string, rewardSearch: string, extra: string[] = []) => {
       "offline: {episodes: 1}",
       "actor: {maxTurns: 6}",
       "concurrency: 1",
-      `rewardSearch: {trainSteps: 1024, finishSteps: 1024, cacheDir: ${join(dir, "cache")}, jobsDir: ${join(dir, "jobs")}, ${rewardSearch}}`,
-      ...extra,
+      `rewardSearch: {${[`trainSteps: 1024, finishSteps: 1024, cacheDir: ${join(dir, "cache")}, jobsDir: ${join(dir, "jobs")}`, rewardSearch].filter(Boolean).join(", ")}}`,
+      ...top,
     ].join("\n"),
   );
   return path;
@@ -41,11 +42,11 @@ const onlyRun = (runs: string) => join(runs, readdirSync(runs).find((d) => !d.st
 const scoresOf = (run: string) => FinalScores.parse(JSON.parse(readFileSync(join(run, "final-scores.json"), "utf8")));
 const jobs = (dir: string) => (existsSync(join(dir, "jobs")) ? readdirSync(join(dir, "jobs")).length : 0);
 
-describe("rewardSearch.strategy in hexa run", () => {
+describe("method in hexa run", () => {
   it("eureka searches every task in the run directory with the exact budget, resumes without retraining, and scores on held-out evaluation seeds", async () => {
     const dir = tmp();
     const runs = join(dir, "runs");
-    const out = await hexa(["run", config(dir, "strategy: eureka, budget: 3, eureka: {samples: 2}"), "--runs-dir", runs]);
+    const out = await hexa(["run", config(dir, ["method: eureka", "search: {budget: 3, eureka: {samples: 2}}"]), "--runs-dir", runs]);
     expect(out.stderr).not.toMatch(/hexa: /);
     expect(out.status).toBe(0);
     const run = onlyRun(runs);
@@ -89,7 +90,7 @@ describe("rewardSearch.strategy in hexa run", () => {
     const dir = tmp();
     const runs = join(dir, "runs");
     // Two episodes of cartpole (one offline, one stream) share 3 trainings: 2 then 1; six turns would allow 4 each.
-    const out = await hexa(["run", config(dir, "budget: 3"), "--runs-dir", runs]);
+    const out = await hexa(["run", config(dir, ["search: {budget: 3}"]), "--runs-dir", runs]);
     expect(out.stderr).not.toMatch(/hexa: /);
     expect(out.status).toBe(0);
     const run = onlyRun(runs);
@@ -108,7 +109,7 @@ describe("rewardSearch.strategy in hexa run", () => {
     const dir = tmp();
     const runs = join(dir, "runs");
     // 5 episodes (1 offline, 4 rounds) share 9 trainings: 2, 2, 2, 2, 1 when each spends its share.
-    const path = config(dir, "budget: 9");
+    const path = config(dir, ["search: {budget: 9}"]);
     writeFileSync(path, readFileSync(path, "utf8").replace("rounds: 1", "rounds: 4"));
     const first = spawnHexa(["run", path, "--runs-dir", runs], { detached: true });
     const episodesFile = () => (existsSync(runs) && readdirSync(runs).some((d) => !d.startsWith(".")) ? join(onlyRun(runs), "episodes.jsonl") : "");
@@ -146,45 +147,45 @@ describe("rewardSearch.strategy in hexa run", () => {
   it("refuses a rounds budget that its episodes or turns cannot spend, naming the key, before a run directory is made", async () => {
     const dir = tmp();
     const runs = join(dir, "runs");
-    const few = await hexa(["run", config(dir, "budget: 1"), "--runs-dir", runs]);
+    const few = await hexa(["run", config(dir, ["search: {budget: 1}"]), "--runs-dir", runs]);
     expect(few.status).toBe(2);
-    expect(few.stderr).toContain("rewardSearch.budget: 1 trainings of cartpole leave some of its 2 episodes");
-    const many = await hexa(["run", config(dir, "budget: 13"), "--runs-dir", runs]);
+    expect(few.stderr).toContain("search.budget: 1 trainings of cartpole leave some of its 2 episodes");
+    const many = await hexa(["run", config(dir, ["search: {budget: 13}"]), "--runs-dir", runs]);
     expect(many.status).toBe(2);
     expect(many.stderr).toContain("up to 7 per episode, more than actor.maxTurns 6");
     expect(existsSync(runs) ? readdirSync(runs) : []).toEqual([]);
   }, 30_000);
 
-  it("a rounds run without a budget writes no final scores (unchanged)", async () => {
+  it("a rounds run without a budget writes no final scores (unchanged; the old key rewardSearch.strategy still reads)", async () => {
     const dir = tmp();
     const runs = join(dir, "runs");
-    const out = await hexa(["run", config(dir, "strategy: rounds"), "--runs-dir", runs]);
+    const out = await hexa(["run", config(dir, [], "strategy: rounds"), "--runs-dir", runs]);
     expect(out.status).toBe(0);
     expect(existsSync(join(onlyRun(runs), "final-scores.json"))).toBe(false);
   }, 60_000);
 
-  it("an unknown strategy is refused naming the key, before a run directory is made", async () => {
+  it("an unknown method is refused naming the key, before a run directory is made", async () => {
     const dir = tmp();
     const runs = join(dir, "runs");
-    const out = await hexa(["run", config(dir, "strategy: greedy"), "--runs-dir", runs]);
+    const out = await hexa(["run", config(dir, ["method: greedy"]), "--runs-dir", runs]);
     expect(out.status).toBe(2);
-    expect(out.stderr).toMatch(/^hexa: .*rewardSearch\.strategy: .*"rounds"\|"eureka"\|"rf-agent" \(got "greedy"\)/m);
+    expect(out.stderr).toMatch(/^hexa: .*method: .*"rounds"\|"eureka"\|"rf-agent" \(got "greedy"\)/m);
     expect(existsSync(runs) ? readdirSync(runs) : []).toEqual([]);
-    const grid = await hexa(["compare", config(dir, "budget: 2"), "--grid", "rewardSearch.strategy=rounds,tree", "--out", join(dir, "cmp")]);
+    const grid = await hexa(["compare", config(dir, ["search: {budget: 2}"]), "--grid", "method=rounds,tree", "--out", join(dir, "cmp")]);
     expect(grid.status).toBe(2);
-    expect(grid.stderr).toContain('--grid rewardSearch.strategy: the value "tree" is refused');
+    expect(grid.stderr).toContain('--grid method: the value "tree" is refused');
   }, 30_000);
 });
 
 describe("comparing strategies", () => {
-  it("hexa compare over rewardSearch.strategy gives every cell a final score per task with its trainings", async () => {
+  it("hexa compare over method gives every cell a final score per task with its trainings", async () => {
     const dir = tmp();
     const out = join(dir, "cmp");
-    const r = await hexa(["compare", config(dir, "budget: 2, eureka: {samples: 2}, rfAgent: {initial: 1, children: 1}"), "--grid", "rewardSearch.strategy=rounds,eureka,rf-agent", "--runs", "1", "--heldout", "0", "--out", out]);
+    const r = await hexa(["compare", config(dir, ["search: {budget: 2, eureka: {samples: 2}, rfAgent: {initial: 1, children: 1}}"]), "--grid", "method=rounds,eureka,rf-agent", "--runs", "1", "--heldout", "0", "--out", out]);
     expect(r.stderr).not.toMatch(/hexa: /);
     expect(r.status).toBe(0);
     const results = JSON.parse(readFileSync(join(out, "results.json"), "utf8"));
-    expect(results.cells.map((c: any) => c.label)).toEqual(["rewardSearch.strategy=rounds", "rewardSearch.strategy=eureka", "rewardSearch.strategy=rf-agent"]);
+    expect(results.cells.map((c: any) => c.label)).toEqual(["method=rounds", "method=eureka", "method=rf-agent"]);
     for (const c of results.cells) {
       const [l] = c.levels;
       expect(l.level).toBe("cartpole");
@@ -197,7 +198,7 @@ describe("comparing strategies", () => {
     // The rf-agent cell's lineage is inside its run directory, where hexa inspect finds it.
     const rf = results.cells[2].runs[0].dir;
     expect(jsonl(join(rf, "search", "cartpole", "candidates.jsonl")).map((c) => c.operator)).toEqual(["initial", "structural"]);
-    expect(readFileSync(join(out, "results.md"), "utf8")).toContain("| c3 (rewardSearch.strategy=rf-agent) | cartpole |");
+    expect(readFileSync(join(out, "results.md"), "utf8")).toContain("| c3 (method=rf-agent) | cartpole |");
     expect(readFileSync(join(out, "results.csv"), "utf8").split("\n")[0]).toContain("final_score,final_raw,final_spent");
   }, 120_000);
 

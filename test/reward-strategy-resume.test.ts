@@ -9,7 +9,7 @@ import { jsonlOf, tempDirs } from "./support/temp-files.ts";
 import { hexa, spawnHexa } from "./support/hexa-cli.ts";
 
 /**
- * A reward search run by `hexa run` (rewardSearch.strategy, docs/spec/reward-search.md §8) through the real CLI with tiny trainings:
+ * A reward search run by `hexa run` (`method`, docs/spec/reward-search.md §8) through the real CLI with tiny trainings:
  * killed with SIGKILL and resumed with exactly its budget and no finished candidate trained again; and with the
  * LLM proposer against the local OpenAI-compatible server, its calls in usage.jsonl, under the spend cap (a
  * stop, then a resume under a raised cap), counted by the forecast.
@@ -18,7 +18,8 @@ const tmp = tempDirs("hexa-strategy-resume-");
 
 const jsonl = jsonlOf;
 
-const config = (dir: string, rewardSearch: string, extra: string[] = [], agent = "heuristic") => {
+/** A cartpole config: `top` are top-level lines (`method: eureka`, `search: {budget: 3}`), `rewardSearch` more keys of that slice. */
+const config = (dir: string, top: string[], rewardSearch = "", extra: string[] = [], agent = "heuristic") => {
   const path = join(dir, "rs.yaml");
   writeFileSync(
     path,
@@ -30,7 +31,8 @@ const config = (dir: string, rewardSearch: string, extra: string[] = [], agent =
       "rounds: 1",
       "episodesPerRound: 1",
       "concurrency: 1",
-      `rewardSearch: {finishSteps: 1024, cacheDir: ${join(dir, "cache")}, jobsDir: ${join(dir, "jobs")}, ${rewardSearch}}`,
+      `rewardSearch: {${[`finishSteps: 1024, cacheDir: ${join(dir, "cache")}, jobsDir: ${join(dir, "jobs")}`, rewardSearch].filter(Boolean).join(", ")}}`,
+      ...top,
       ...extra,
     ].join("\n"),
   );
@@ -46,12 +48,14 @@ const trainedBy = (dir: string, pid: number) =>
   });
 
 describe("a search run's id", () => {
-  it("names the strategy and the proposer's agent; a rounds run's id is as before", () => {
+  it("names the method and the proposer's agent; a rounds run's id is as before; the old key rewardSearch.strategy gives the same ids", () => {
     const dir = tmp();
     const at = new Date("2026-12-03T10:00:00Z");
-    expect(runIdOf(readRunConfig(config(dir, "strategy: rf-agent")), at)).toBe("cartpole__rf-agent-heuristic__s0__20261203T100000Z");
-    expect(runIdOf(readRunConfig(config(dir, "strategy: eureka", [], "react")), at)).toBe("cartpole__eureka-react__s0__20261203T100000Z");
-    expect(runIdOf(readRunConfig(config(dir, "strategy: rounds")), at)).toBe("cartpole__heuristic-off2on-evolving-heuristic-evolver__s0__20261203T100000Z");
+    expect(runIdOf(readRunConfig(config(dir, ["method: rf-agent"])), at)).toBe("cartpole__rf-agent-heuristic__s0__20261203T100000Z");
+    expect(runIdOf(readRunConfig(config(dir, ["method: eureka"], "", [], "react")), at)).toBe("cartpole__eureka-react__s0__20261203T100000Z");
+    expect(runIdOf(readRunConfig(config(dir, ["method: rounds"])), at)).toBe("cartpole__heuristic-off2on-evolving-heuristic-evolver__s0__20261203T100000Z");
+    expect(runIdOf(readRunConfig(config(dir, [], "strategy: rf-agent")), at)).toBe("cartpole__rf-agent-heuristic__s0__20261203T100000Z");
+    expect(runIdOf(readRunConfig(config(dir, [], "strategy: eureka", [], "react")), at)).toBe("cartpole__eureka-react__s0__20261203T100000Z");
   });
 });
 
@@ -60,7 +64,7 @@ describe("a search run killed with SIGKILL", () => {
     const dir = tmp();
     const runs = join(dir, "runs");
     // One trainer process: the candidates finish one by one, so the kill lands between two of them.
-    const cfg = config(dir, "trainer: {processes: 1}, trainSteps: 2048, strategy: eureka, budget: 4, eureka: {samples: 2}");
+    const cfg = config(dir, ["method: eureka", "search: {budget: 4, eureka: {samples: 2}}"], "trainer: {processes: 1}, trainSteps: 2048");
     const first = spawnHexa(["run", cfg, "--runs-dir", runs], { detached: true });
     const file = () => (existsSync(runs) && readdirSync(runs).some((d) => !d.startsWith(".")) ? join(onlyRun(runs), "search", "cartpole", "candidates.jsonl") : "");
     const started = Date.now();
@@ -99,7 +103,7 @@ const code = (k: number) => `function reward(obs, action, nextObs, info) {\n  co
 const proposal = (k: number): ScriptItem => ({ text: JSON.stringify({ thought: `Stay alive and keep the pole upright (${k}).`, code: code(k) }), usage: { prompt: 1000, completion: 200 } });
 
 const llmConfig = (dir: string, url: string) =>
-  config(dir, "trainSteps: 1024, strategy: eureka, budget: 3, eureka: {samples: 2}", [
+  config(dir, ["method: eureka", "search: {budget: 3, eureka: {samples: 2}}"], "trainSteps: 1024", [
     `llm: {actor: {model: m, baseURL: ${JSON.stringify(url)}, maxRetries: 0, timeoutMs: 5000, maxOutputTokens: 4000}, prices: {m: {input: 1, cachedInput: 0.5, output: 2}}}`,
   ], "react");
 

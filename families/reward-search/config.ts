@@ -1,8 +1,6 @@
 import { z } from "zod";
+import { ConfigError } from "../../src/errors.ts";
 import { TrainerConfig } from "./trainer/pool.ts";
-
-/** How a run searches reward functions (docs/spec/reward-search.md §8): the round loop with the bank, or a whole search per task. */
-export const STRATEGY_NAMES = ["rounds", "eureka", "rf-agent"] as const;
 
 /** The reward-search family's slice of a run config (`rewardSearch:`), docs/spec/reward-search.md §1. */
 export const RewardSearchConfig = z.strictObject({
@@ -17,26 +15,6 @@ export const RewardSearchConfig = z.strictObject({
   checkTransitions: z.number().int().min(16).default(320).describe("sampled transitions check_reward runs the code on"),
   cacheDir: z.string().default("runs/.trainer-cache").describe("trainings cached by (task, instance, code, seed, steps, trainer): a repeated candidate or a resumed run trains nothing twice"),
   jobsDir: z.string().default("runs/.trainer-jobs").describe("one directory per training job (its code, request, policy and result)"),
-  strategy: z
-    .enum(STRATEGY_NAMES)
-    .default("rounds")
-    .describe("rounds: the round loop with the evolving bank; eureka: K × I greedy evolution per task; rf-agent: RF-Agent's tree search per task (each on the task's first stream seed, trainSteps per candidate)"),
-  budget: z
-    .number()
-    .int()
-    .min(1)
-    .optional()
-    .describe(
-      "trained candidates per task: exact for eureka and rf-agent (default 16); rounds: the run's trainings of the task (train_policy and finish), shared over its offline and stream episodes, an early commit's rest passed on to later rounds (the heuristic spends every share); set: every strategy ends with final-scores.json",
-    ),
-  eureka: z.strictObject({ samples: z.number().int().min(1).default(4).describe("K: candidates per iteration; I = budget / K") }).prefault({}).describe("eureka's knobs"),
-  rfAgent: z
-    .strictObject({
-      initial: z.number().int().min(1).default(4).describe("first designs, the root's children"),
-      children: z.number().int().min(1).default(8).describe("children of one expansion (8: shares 2, 2, 2, 1, 1 of the five operators)"),
-    })
-    .prefault({})
-    .describe("rf-agent's knobs"),
 });
 export type RewardSearchConfig = z.infer<typeof RewardSearchConfig>;
 
@@ -45,3 +23,30 @@ export const budgetsOf = (c: RewardSearchConfig, fullSteps: number) => ({
   train: c.trainSteps ?? Math.max(1, Math.round(fullSteps / 4)),
   finish: c.finishSteps ?? fullSteps,
 });
+
+const isMap = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+
+/** The keys of `rewardSearch` that became the run's `method` and `search:` (src/search/config.ts). */
+const MOVED = ["budget", "eureka", "rfAgent"] as const;
+
+/**
+ * Configs written before the search methods became generic kept them in this slice: `rewardSearch.strategy`
+ * (now the top-level `method`) and `rewardSearch.budget`, `.eureka`, `.rfAgent` (now under `search:`). They
+ * are moved on read, so those configs and run directories still run and resume; run.json's config hash is of
+ * config.yaml's data as written, so an old run's hash is unchanged. A key given both ways is refused.
+ */
+export const upgradeRewardSearch = (raw: Record<string, unknown>): Record<string, unknown> => {
+  const rs = raw.rewardSearch;
+  if (!isMap(rs) || (raw.search !== undefined && !isMap(raw.search))) return raw;
+  const { strategy, ...rest } = rs;
+  const moved = Object.fromEntries(MOVED.flatMap((k) => (rs[k] === undefined ? [] : [[k, rs[k]]])));
+  if (strategy === undefined && Object.keys(moved).length === 0) return raw;
+  for (const k of MOVED) delete rest[k];
+  if (strategy !== undefined && raw.method !== undefined) {
+    throw new ConfigError(`rewardSearch.strategy: moved to method (got both, ${JSON.stringify(strategy)} and ${JSON.stringify(raw.method)}); drop rewardSearch.strategy`);
+  }
+  const search = isMap(raw.search) ? raw.search : {};
+  const both = Object.keys(moved).find((k) => search[k] !== undefined);
+  if (both) throw new ConfigError(`rewardSearch.${both}: moved to search.${both} (got both); drop rewardSearch.${both}`);
+  return { ...raw, ...(strategy === undefined ? {} : { method: strategy }), rewardSearch: rest, search: { ...search, ...moved } };
+};

@@ -7,7 +7,7 @@ import { scheduleLevel } from "../../src/loop/schedule.ts";
 import { createRng } from "../../src/util/rng.ts";
 import type { TrainerPool } from "./trainer/pool.ts";
 import { renderRewardAction, RewardAction } from "./action.ts";
-import { budgetsOf, RewardSearchConfig } from "./config.ts";
+import { budgetsOf, RewardSearchConfig, upgradeRewardSearch } from "./config.ts";
 import { runRewardDesigner } from "./heuristic/designer.ts";
 import { designHintsFromBank, evolveRewardHeuristic } from "./heuristic/evolver.ts";
 import { synthesiseDesigns } from "./heuristic/synthesiser.ts";
@@ -25,7 +25,7 @@ export const REWARD_SEARCH_WORDS: FamilyWords = {
 /** Seeds of a task: any seed generates an instance, so the stream, offline and held-out sets are cut from 0, 1, 2, …. */
 const SEEDS = Array.from({ length: 1000 }, (_, i) => i);
 
-const slice = { key: "rewardSearch", schema: RewardSearchConfig };
+const slice = { key: "rewardSearch", schema: RewardSearchConfig, upgrade: upgradeRewardSearch };
 
 /**
  * Reward-function search as a level family (docs/spec/reward-search.md §1): a level is a task, the action is reward code, the
@@ -84,25 +84,25 @@ export const rewardSearchFamily = (trainerFor: (c: RewardSearchConfig) => Traine
     },
     synthesiseHeuristic: (o) => synthesiseDesigns(o),
     checkConfig: (config) => {
-      const c = familyConfig(config, slice);
-      if (c.strategy !== "rounds" || c.budget === undefined) return;
+      const budget = config.search.budget;
+      if (config.method !== "rounds" || budget === undefined) return;
       for (const level of config.levels) {
         const n = phasesOf(config, level).phases.flat().length;
-        if (c.budget < n) {
-          throw new ConfigError(`rewardSearch.budget: ${c.budget} trainings of ${level} leave some of its ${n} episodes (offline and stream) without the training their finish needs; set at least ${n}, or play fewer episodes`);
+        if (budget < n) {
+          throw new ConfigError(`search.budget: ${budget} trainings of ${level} leave some of its ${n} episodes (offline and stream) without the training their finish needs; set at least ${n}, or play fewer episodes`);
         }
-        const most = Math.ceil(c.budget / n);
+        const most = Math.ceil(budget / n);
         if (most > config.actor.maxTurns) {
-          throw new ConfigError(`rewardSearch.budget: ${c.budget} trainings over ${level}'s ${n} episodes is up to ${most} per episode, more than actor.maxTurns ${config.actor.maxTurns} can send (one per turn); raise actor.maxTurns to ${most}, or lower the budget`);
+          throw new ConfigError(`search.budget: ${budget} trainings over ${level}'s ${n} episodes is up to ${most} per episode, more than actor.maxTurns ${config.actor.maxTurns} can send (one per turn); raise actor.maxTurns to ${most}, or lower the budget`);
         }
       }
     },
     // A rounds run with a budget: this episode's share of the task's trainings (the equal-budget comparison, docs/spec/reward-search.md §8.1).
     allowanceOf: ({ config, level, seed, earlier }) => {
-      const c = familyConfig(config, slice);
-      if (c.strategy !== "rounds" || c.budget === undefined) return undefined;
+      const budget = config.search.budget;
+      if (config.method !== "rounds" || budget === undefined) return undefined;
       const { phases, played } = phasesOf(config, level);
-      return trainingShare(c.budget, phases, seed, earlier.filter(played).reduce((n, e) => n + trainingsOf(e.trajectory.steps), 0));
+      return trainingShare(budget, phases, seed, earlier.filter(played).reduce((n, e) => n + trainingsOf(e.trajectory.steps), 0));
     },
     searchFor: (config) => {
       const { pool, c } = poolOf(config);

@@ -10,7 +10,7 @@ import { BankLogLine, EpisodeRecord, UsageLine } from "../store/run-records.ts";
 import type { FailedCall } from "../report/inspect/usage-view.ts";
 import type { RunInput, RunSummaryInput } from "../report/inspect/model.ts";
 import { allFamilies } from "./families.ts";
-import { bestOf, CandidateRecord, SearchHeader } from "../../families/reward-search/search/candidates.ts";
+import { bestOf, CandidateRecord, SearchHeader } from "../search/candidates.ts";
 import type { SearchHeaderInput, SearchInput } from "../report/inspect/search-view.ts";
 
 /**

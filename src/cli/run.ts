@@ -67,6 +67,7 @@ export const checkRunConfig = (cfg: RunConfigT, where: string): LevelFamily => {
   const family = familyOf(cfg);
   try {
     schedule(cfg, family);
+    if (cfg.method !== "rounds" && !family.searchFor?.(cfg)) throw new ConfigError(`method: the ${family.id} family has no whole search (got ${cfg.method}); use method: rounds`);
     family.checkConfig?.(cfg);
   } catch (e) {
     throw e instanceof ConfigError ? new ConfigError(`${where}: ${e.message}`) : e;

@@ -76,7 +76,7 @@ export interface SearchCalls {
   basis: string;
 }
 
-/** A whole search that replaces the round loop for a config (docs/spec/reward-search.md §8: reward search's eureka and rf-agent). */
+/** A whole search that replaces the round loop for a config's `method` (eureka, rf-agent: src/search on the family's evaluator and proposer). */
 export interface FamilySearch {
   /** The search's name in run ids, e.g. "eureka". */
   name: string;
@@ -124,8 +124,11 @@ export interface LevelFamily {
   /** The action an episode commits (Trajectory.action), validated by this schema. */
   action: z.ZodType;
   words: FamilyWords;
-  /** The family's slice of RunConfig, under `key` (e.g. `interphyre: {horizon, toolSet}`); every field defaulted. */
-  config: { key: string; schema: z.ZodObject };
+  /**
+   * The family's slice of RunConfig, under `key` (e.g. `interphyre: {horizon, toolSet}`); every field defaulted.
+   * `upgrade` moves keys an older hexa wrote in the slice to where they live now, so old run directories resume.
+   */
+  config: { key: string; schema: z.ZodObject; upgrade?: (raw: Record<string, unknown>) => Record<string, unknown> };
   /** A fresh instance of a task for a generic agent: its prompt text, tools and finish rule. */
   openEnv(task: Task, config: RunConfig, maxTurns: number): Promise<TaskEnv>;
   /** The non-LLM agent (agent: heuristic), labelled as such in its trajectories; absent when the family has none. */
@@ -141,12 +144,12 @@ export interface LevelFamily {
   /** Throws a ConfigError naming the field when the family's slice and the rest of the config cannot work together; hexa run calls it before writing anything. */
   checkConfig?(config: RunConfig): void;
   /**
-   * This episode's share of a run-wide budget the config sets (reward search: rewardSearch.budget trainings per
+   * This episode's share of a run-wide budget the config sets (reward search: search.budget trainings per
    * task), given what the level's earlier phases spent (TrajectoryStep.spent); undefined: no budget. Computed
    * by the loop when it schedules the episode, so a resume and a remote worker see the same share.
    */
   allowanceOf?(req: AllowanceRequest): number | undefined;
-  /** The whole search this config asks for instead of rounds (hexa run runs it in the run directory); absent or undefined: the round loop. */
+  /** The whole search the config's `method` asks for instead of rounds (hexa run runs it in the run directory); undefined for method rounds; absent: the family has none. */
   searchFor?(config: RunConfig): FamilySearch | undefined;
   /** Each level's final figure after a run's rounds or search (hexa run writes final-scores.json); undefined: the config asks for none. */
   finalScores?(req: FinalScoreRequest): Promise<FinalScore[] | undefined>;

@@ -11,9 +11,9 @@ import { parseRunConfig } from "./run-config.ts";
 
 /** The forecast of a family's whole search (docs/spec/method.md §11): candidates to go × the calls of one; no episodes. */
 const family = rewardSearchFamily(() => testTrainer() as unknown as TrainerPool);
-const cfgOf = (rewardSearch: Record<string, unknown>) =>
+const cfgOf = (method: string, budget: number) =>
   parseRunConfig(
-    { family: "reward-search", levels: ["cartpole", "pendulum"], agent: "react", rewardSearch, llm: { actor: { model: "m" }, prices: { m: { input: 1, cachedInput: 0.5, output: 2 } } } },
+    { family: "reward-search", levels: ["cartpole", "pendulum"], agent: "react", method, search: { budget }, llm: { actor: { model: "m" }, prices: { m: { input: 1, cachedInput: 0.5, output: 2 } } } },
     "test",
     [family],
   );
@@ -24,13 +24,13 @@ afterAll(() => made.forEach((d) => rmSync(d, { recursive: true, force: true })))
 
 describe("the forecast of a search run", () => {
   it("counts every level's candidates × the strategy's calls per candidate from the config, and no episode", () => {
-    const eureka = forecastRun({ cfg: cfgOf({ strategy: "eureka", budget: 4 }), family, recorded: none, committed: none, earlier: [] });
+    const eureka = forecastRun({ cfg: cfgOf("eureka", 4), family, recorded: none, committed: none, earlier: [] });
     expect(eureka).toMatchObject({ episodes: 0, updates: 0, candidates: 8, calls: 8 });
     expect(eureka.tokens).toBeGreaterThan(8 * 600);
     expect(forecastText(eureka)).toMatch(/^forecast: 8 search candidate\(s\) to go, ~8 calls/);
     expect(eureka.basis[0]).toMatch(/^llm\.actor m: 8 candidate\(s\) × ~[\d,]+ tokens, \$[\d.]+ per candidate \(from the config: one proposal per candidate/);
     // rf-agent: a proposal, a self-evaluation and a thought alignment per candidate
-    const rf = forecastRun({ cfg: cfgOf({ strategy: "rf-agent", budget: 4 }), family, recorded: none, committed: none, earlier: [] });
+    const rf = forecastRun({ cfg: cfgOf("rf-agent", 4), family, recorded: none, committed: none, earlier: [] });
     expect(rf).toMatchObject({ candidates: 8, calls: 24 });
   });
 
@@ -43,7 +43,7 @@ describe("the forecast of a search run", () => {
     // cartpole has finished 2 of its 3 (one of them twice, as a kill between a line and its retry may leave it); pendulum none
     writeFileSync(join(dir, "search", "cartpole", "candidates.jsonl"), `${[done(0), done(2), done(0)].join("\n")}\n`);
     const earlier = [[line({ phase: "search", round: 0, candidate: 0 }), line({ phase: "search", round: 0, candidate: 1, input: 3000, output: 400 })]];
-    const f = forecastRun({ cfg: cfgOf({ strategy: "rf-agent", budget: 3 }), family, recorded: none, committed: none, earlier, dir });
+    const f = forecastRun({ cfg: cfgOf("rf-agent", 3), family, recorded: none, committed: none, earlier, dir });
     expect(f).toMatchObject({ candidates: 1 + 3, calls: 4 * 3, tokens: 4 * 3 * 2300 });
     expect(f.basis[0]).toContain("3 call(s) per candidate × the mean of 2 recorded search call(s)");
   });

@@ -5,6 +5,7 @@ import { RetrieverConfig } from "../../agents/retriever.ts";
 import { ConfigError } from "../errors.ts";
 import { Budget } from "../llm/budget.ts";
 import { LlmConfig } from "../llm/config.ts";
+import { SEARCH_METHODS, SearchConfig } from "../search/config.ts";
 import { EmbeddingConfig } from "../store/embedding.ts";
 
 /**
@@ -17,6 +18,8 @@ export const INITS = ["offline", "off2on", "online"] as const;
 export const UPDATES = ["evolving", "replacement", "static"] as const;
 export const RUN_AGENTS = ["hexa", "react", "direct", "reflexion", "heuristic"] as const;
 export type RunAgent = (typeof RUN_AGENTS)[number];
+/** How a run learns: the round loop with the bank (method.md), or a whole search per level (src/search). */
+export const METHODS = ["rounds", ...SEARCH_METHODS] as const;
 
 const strict = <T extends z.ZodRawShape>(shape: T) => z.strictObject(shape);
 
@@ -68,6 +71,11 @@ export const RunConfig = strict({
   evolver: z.enum(["llm", "heuristic"]).default("llm").describe("who updates the bank: the evolver model, or the heuristic region evolver (no LLM)"),
   init: z.enum(INITS).default("off2on").describe("bank initialisation (docs/spec/method.md §5)"),
   update: z.enum(UPDATES).default("evolving").describe("bank update between rounds (docs/spec/method.md §5); static: frozen after the first distillation"),
+  method: z
+    .enum(METHODS)
+    .default("rounds")
+    .describe("rounds: the round loop with the evolving bank; eureka: K × I greedy evolution per level; rf-agent: RF-Agent's tree search per level (each on the level's first stream seed; only in a family that has a whole search)"),
+  search: SearchConfig.prefault({}).describe("the search methods' knobs and candidate budget (the rounds read only budget)"),
   offline: OfflineConfig.prefault({}),
   bank: BankConfig.prefault({}),
   retriever: RetrieverConfig.prefault({}),
@@ -127,7 +135,8 @@ const issueText = (issue: z.core.$ZodIssue, raw: unknown): string => {
 /** What RunConfig needs of each level family: its id and its config slice (docs/ARCHITECTURE.md §3). */
 export interface FamilySlice {
   id: string;
-  config: { key: string; schema: z.ZodObject };
+  /** `upgrade` moves keys an older hexa wrote in the family's slice to where they live now (throws a ConfigError on a conflict). */
+  config: { key: string; schema: z.ZodObject; upgrade?: (raw: Record<string, unknown>) => Record<string, unknown> };
 }
 
 /** RunConfig with every known family's slice under its key, and `family` limited to the known ids. */
@@ -154,10 +163,21 @@ const lift = (raw: unknown): unknown => {
   return { ...r, actor: rest, interphyre: { ...moved, ...((r.interphyre as object | undefined) ?? {}) } };
 };
 
+/** Each family's `upgrade` of the keys an older hexa wrote (a config that is not a mapping is left to the schema). */
+const upgrade = (raw: unknown, source: string, families: readonly FamilySlice[]): unknown => {
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return raw;
+  try {
+    return families.reduce((r, f) => f.config.upgrade?.(r) ?? r, raw as Record<string, unknown>);
+  } catch (e) {
+    throw e instanceof ConfigError ? new ConfigError(`${source}: ${e.message}`) : e;
+  }
+};
+
 /** Parses a config object; `source` names the file in errors; `families` supply their slices. */
 export const parseRunConfig = (raw: unknown, source: string, families: readonly FamilySlice[] = []): RunConfig => {
-  const parsed = composeRunConfig(families).safeParse(lift(raw) ?? {});
-  if (!parsed.success) throw new ConfigError(`${source}: ${parsed.error.issues.slice(0, 3).map((i) => issueText(i, raw)).join("; ")}`);
+  const read = upgrade(lift(raw) ?? {}, source, families);
+  const parsed = composeRunConfig(families).safeParse(read);
+  if (!parsed.success) throw new ConfigError(`${source}: ${parsed.error.issues.slice(0, 3).map((i) => issueText(i, read)).join("; ")}`);
   const problem = cellProblem(parsed.data);
   if (problem) throw new ConfigError(`${source}: ${problem}`);
   const other = families.find((f) => f.id !== parsed.data.family && (raw as Record<string, unknown> | null)?.[f.config.key] !== undefined);

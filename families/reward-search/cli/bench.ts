@@ -8,14 +8,14 @@ import { writeAtomic, writeJsonAtomic } from "../../../src/store/jsonl.ts";
 import { benchRows, benchSvg, renderBenchCsv, renderBenchMarkdown, type BenchScore } from "../../../src/report/compare/strategy-bench.ts";
 import { chartToPng } from "../../../src/report/png.ts";
 import { getTask } from "../tasks/index.ts";
-import { STRATEGY_NAMES } from "../config.ts";
+import { METHODS as STRATEGY_NAMES } from "../../../src/loop/run-config.ts";
 import { intFlag } from "../../../src/cli/flags.ts";
 import { asUserError } from "../../../src/cli/write-file.ts";
 
 /**
  * `hexa bench reward-search` (docs/spec/reward-search.md §8.5): the reward-search strategies side by side on the same tasks, trainer
  * and number of trained candidates, with the heuristic proposer (no model). It is a `hexa compare` grid over
- * `rewardSearch.strategy` (DIR/compare/, resumable by rerunning the same command) whose runs' final scores
+ * the run's `method` (DIR/compare/, resumable by rerunning the same command) whose runs' final scores
  * (final-scores.json) are tabled per task with the sparse and human rows: DIR/results.md, .csv, .json and
  * scores.svg / .png.
  */
@@ -46,13 +46,11 @@ const benchConfig = (o: { tasks: string[]; budget: number; trainSteps: number; s
     offline: { episodes: 1 },
     actor: { maxTurns: Math.ceil(o.budget / episodes) + 2 },
     concurrency: 2,
+    search: { budget: o.budget, eureka: { samples: o.samples }, rfAgent: { initial: o.initial, children: o.children } },
     rewardSearch: {
-      budget: o.budget,
       // One size for every training (the rounds' finish and the final scoring included): equal env steps per candidate.
       trainSteps: o.trainSteps,
       finishSteps: o.trainSteps,
-      eureka: { samples: o.samples },
-      rfAgent: { initial: o.initial, children: o.children },
       // The benchmark's own trainer cache: a rerun continues without retraining, and nothing lands elsewhere.
       cacheDir: join(o.out, ".trainer-cache"),
       jobsDir: join(o.out, ".trainer-jobs"),
@@ -108,18 +106,18 @@ const bench = async (argv: Record<string, unknown>, out: string): Promise<void> 
   const o = { tasks, budget, trainSteps: Number(argv["train-steps"]), samples: Number(argv.samples), initial: Number(argv.initial), children: Number(argv.children) };
   mkdirSync(out, { recursive: true });
   const configPath = join(out, "bench-config.yaml");
-  writeAtomic(configPath, `# hexa bench reward-search: the base config of its compare grid over rewardSearch.strategy\n${toYaml(benchConfig({ ...o, out }))}`);
+  writeAtomic(configPath, `# hexa bench reward-search: the base config of its compare grid over method\n${toYaml(benchConfig({ ...o, out }))}`);
   const t0 = performance.now();
   const compareDir = join(out, "compare");
   // Loaded when it runs: compare reaches every family through the CLI registry, this file among them.
   const { compare } = await import("../../../src/cli/compare.ts");
-  await compare({ config: configPath, grid: [`rewardSearch.strategy=${strategies.join(",")}`], runs, heldout: 0, parallel: Number(argv.parallel) }, compareDir);
+  await compare({ config: configPath, grid: [`method=${strategies.join(",")}`], runs, heldout: 0, parallel: Number(argv.parallel) }, compareDir);
   const wallS = (performance.now() - t0) / 1000;
 
   type Results = { cells: { label: string; runs: { run: number; dir: string; wallS: number }[] }[] };
   const results = JSON.parse(readFileSync(join(compareDir, "results.json"), "utf8")) as Results;
   const scores: BenchScore[] = results.cells.flatMap((cell) => {
-    const strategy = cell.label.replace(/^rewardSearch\.strategy=/, "");
+    const strategy = cell.label.replace(/^method=/, "");
     return cell.runs.flatMap((r) =>
       (readFinalScores(r.dir)?.levels ?? []).map((f): BenchScore => {
         const num = (k: string) => (typeof f.detail[k] === "number" ? (f.detail[k] as number) : null);

@@ -2,11 +2,15 @@ import { join } from "node:path";
 import type { Argv, CommandModule } from "yargs";
 import { budgetsOf, RewardSearchConfig } from "../config.ts";
 import { getTask } from "../tasks/index.ts";
-import { CANDIDATE_SCHEMA_VERSION, type CandidateRecord } from "../search/candidates.ts";
+import type { RewardTask } from "../task.ts";
+import { CANDIDATE_SCHEMA_VERSION, fitnessOf, type CandidateRecord, type SearchResult } from "../../../src/search/candidates.ts";
+import { SEARCH_METHODS, SearchConfig, searchBudget, type SearchMethod } from "../../../src/search/config.ts";
+import { configFromFlags, searchFlags } from "../../../src/search/flags.ts";
+import { runSearch } from "../../../src/search/search.ts";
+import { openSearchDir } from "../../../src/search/search-dir.ts";
 import { heuristicProposer } from "../proposers/heuristic-proposer.ts";
 import { llmProposer } from "../proposers/llm-proposer.ts";
-import type { Proposer } from "../search/proposer.ts";
-import { DEFAULT_BUDGET, formatSearch, openSearchDir, runSearch, STRATEGIES, type Strategy } from "../search/search.ts";
+import { trainerEvaluator, type RewardProposer } from "../search/evaluator.ts";
 import { parseSeed } from "../../../src/family/seed.ts";
 import { ConfigError } from "../../../src/errors.ts";
 import { LlmConfig } from "../../../src/llm/config.ts";
@@ -24,38 +28,62 @@ const candidateLine = (c: CandidateRecord, replayed: boolean) =>
   `${c.outcome.kind === "result" ? `F ${c.outcome.fitness.toFixed(2).padStart(8)}${c.outcome.cached ? " (cached)" : ""}` : `✗ ${c.outcome.error}`}` +
   `${c.vSelf === undefined ? "" : `  v_self ${c.vSelf.toFixed(2)}`}${replayed ? "  (from the log)" : ""}\n`;
 
-/** `hexa search TASK --strategy eureka|rf-agent`: one strategy on one task instance, with an exact candidate budget. */
+const f2 = (x: number) => x.toFixed(2);
+
+/** The search in a few lines: the best candidate's final-policy F, its best checkpoint labelled, the budget. */
+export const formatSearch = (r: SearchResult, task: RewardTask, proposer: string): string => {
+  const ok = r.candidates.filter((c) => fitnessOf(c) !== null).length;
+  const lines = [
+    `${r.strategy} on ${task.id} with ${proposer}: ${r.candidates.length}/${r.budget} candidates trained (${ok} ok, ${r.candidates.length - ok} failed; ${r.replayed} replayed from the log, ${r.evaluations} trained now)`,
+  ];
+  const b = r.best;
+  if (!b || b.outcome.kind !== "result") {
+    lines.push("no candidate trained successfully");
+    return lines.join("\n");
+  }
+  lines.push(
+    `best: candidate #${b.index} (${b.operator}${b.parent === null ? "" : ` of #${b.parent}`}), F of the final policy ${f2(b.outcome.fitness)} on held-out seeds [${b.outcome.perSeed.map((p) => p.seed).join(", ")}] (solved at ≥ ${task.fitness.solved})`,
+    `best checkpoint during its training (labelled, not the score): F ${f2(b.outcome.bestCheckpoint.fitness)} at step ${b.outcome.bestCheckpoint.step}`,
+    `thought: ${b.thought}`,
+  );
+  return lines.join("\n");
+};
+
+/** The `search:` slice's flags (src/search/flags.ts): --budget, --samples, --iterations, --initial, --children, --lambda-start, --lambda-end, --eta. */
+const FLAGS = searchFlags();
+
+/** `hexa search TASK --method eureka|rf-agent`: one method on one task instance, with an exact candidate budget. */
 export const searchCommand: CommandModule = {
   command: "search <task>",
   describe: "search reward functions for one reward-search task with Eureka's greedy evolution or RF-Agent's tree search",
   builder: (y: Argv) =>
-    y
-      .positional("task", { type: "string", demandOption: true, describe: "a reward-search task (hexa levels list --family reward-search)" })
-      .option("strategy", { choices: STRATEGIES, demandOption: true, describe: "eureka (K samples × I iterations) or rf-agent (tree search)" })
-      .option("budget", { type: "number", coerce: positiveInt("budget"), describe: "candidates trained in all, exactly (default 16)" })
+    FLAGS.reduce(
+      (a, f) => a.option(f.name, { type: f.type, describe: f.describe, ...(f.choices ? { choices: f.choices } : {}) }),
+      y
+        .positional("task", { type: "string", demandOption: true, describe: "a reward-search task (hexa levels list --family reward-search)" })
+        .option("method", { alias: "strategy", choices: SEARCH_METHODS, demandOption: true, describe: "eureka (K samples × I iterations) or rf-agent (tree search)" }),
+    )
       .option("seed", { type: "string", default: "0", describe: "task instance seed (also the search's own random seed)" })
       .option("proposer", { choices: ["heuristic", "llm"] as const, default: "heuristic", describe: "heuristic needs no model" })
       .option("train-steps", { type: "number", coerce: positiveInt("train-steps"), describe: "env steps of every candidate's training (default: a quarter of the task's budget)" })
-      .option("samples", { type: "number", coerce: positiveInt("samples"), describe: "eureka: K candidates per iteration (default 4)" })
-      .option("initial", { type: "number", coerce: positiveInt("initial"), describe: "rf-agent: first designs under the root (default 4)" })
-      .option("children", { type: "number", coerce: positiveInt("children"), describe: "rf-agent: children per expansion (default 8)" })
-      .option("out", { type: "string", describe: "run directory (search.json, candidates.jsonl); the same directory again resumes (default runs/search/STRATEGY-TASK-sSEED)" })
+      .option("out", { type: "string", describe: "run directory (search.json, candidates.jsonl); the same directory again resumes (default runs/search/METHOD-TASK-sSEED)" })
       .option("trainer-cache", { type: "string", describe: "trainer result cache (default runs/.trainer-cache)" })
       .option("processes", { type: "number", coerce: positiveInt("processes"), describe: "trainer processes at once (default: one per core)" })
       .option("model", { type: "string", describe: "llm: model name" })
       .option("base-url", { type: "string", describe: "llm: OpenAI-compatible endpoint (else OPENAI_BASE_URL)" })
       .option("api-key", { type: "string", describe: "llm: API key (else OPENAI_API_KEY)" })
-      .example("$0 search cartpole --strategy rf-agent --budget 16 --train-steps 20000", "RF-Agent's tree search with the heuristic proposer"),
+      .example("$0 search cartpole --method rf-agent --budget 16 --train-steps 20000", "RF-Agent's tree search with the heuristic proposer"),
   handler: async (argv) => {
     const task = getTask(String(argv.task));
-    const strategy = argv.strategy as Strategy;
+    const method = argv.method as SearchMethod;
     const seed = parseSeed(argv.seed, "--seed");
     const instance = task.generate(seed);
+    const { config: search, given } = configFromFlags(SearchConfig, FLAGS, argv);
     const rs = RewardSearchConfig.parse({});
     const steps = (argv["train-steps"] as number | undefined) ?? budgetsOf(rs, task.training.steps).train;
-    const budget = (argv.budget as number | undefined) ?? DEFAULT_BUDGET[strategy];
-    const out = argv.out ? String(argv.out) : join("runs", "search", `${strategy}-${task.id}-s${seed}`);
-    let proposer: Proposer;
+    const budget = searchBudget(method, search);
+    const out = argv.out ? String(argv.out) : join("runs", "search", `${method}-${task.id}-s${seed}`);
+    let proposer: RewardProposer;
     if (argv.proposer === "llm") {
       if (!argv.model && !argv["base-url"] && !process.env.OPENAI_BASE_URL && !process.env.OPENAI_API_KEY) {
         throw new ConfigError("--proposer llm needs a model: pass --model and --base-url (or set OPENAI_BASE_URL / OPENAI_API_KEY), or use --proposer heuristic, which needs none");
@@ -73,26 +101,20 @@ export const searchCommand: CommandModule = {
     } else {
       proposer = heuristicProposer();
     }
-    const options = {
-      ...(argv.samples ? { samples: argv.samples as number } : {}),
-      ...(argv.initial ? { initial: argv.initial as number } : {}),
-      ...(argv.children ? { children: argv.children as number } : {}),
-    };
-    const log = openSearchDir(out, { schemaVersion: CANDIDATE_SCHEMA_VERSION, strategy, task: task.id, seed, budget, trainSteps: steps, proposer: proposer.label, options });
+    // search.json records the knobs given on the command line (the budget has its own field).
+    const options = Object.fromEntries(Object.entries(given).filter(([k]) => k !== "budget"));
+    const log = openSearchDir(out, { schemaVersion: CANDIDATE_SCHEMA_VERSION, strategy: method, task: task.id, seed, budget, trainSteps: steps, proposer: proposer.label, options });
     const pool = createTrainerPool({
       jobsDir: rs.jobsDir,
       cacheDir: (argv["trainer-cache"] as string | undefined) ?? rs.cacheDir,
       ...(argv.processes ? { size: argv.processes as number } : {}),
       startTimeoutMs: rs.trainer.startTimeoutMs,
     });
-    process.stderr.write(`${strategy} on ${task.id} seed ${seed} with ${proposer.label}: ${budget} candidates of ${steps.toLocaleString("en-US")} env steps; lineage in ${join(out, "candidates.jsonl")}\n`);
+    process.stderr.write(`${method} on ${task.id} seed ${seed} with ${proposer.label}: ${budget} candidates of ${steps.toLocaleString("en-US")} env steps; lineage in ${join(out, "candidates.jsonl")}\n`);
     const t0 = performance.now();
     try {
-      const r = await runSearch(
-        strategy,
-        { task, instance, steps, seed, proposer, budget, ports: { trainer: pool, log, onCandidate: (c, replayed) => process.stderr.write(candidateLine(c, replayed)) } },
-        { eureka: options, rfAgent: options },
-      );
+      const ports = { evaluator: trainerEvaluator(pool, steps), log, onCandidate: (c: CandidateRecord, replayed: boolean) => process.stderr.write(candidateLine(c, replayed)) };
+      const r = await runSearch(method, { task, instance, seed, proposer, ports }, search);
       process.stdout.write(`${formatSearch(r, task, proposer.label)}\nwall time ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
     } finally {
       await pool.close();

@@ -3,11 +3,12 @@ import { createRng } from "../../../src/util/rng.ts";
 import { getTask } from "../tasks/index.ts";
 import { baseDesign, composeReward } from "../heuristic/terms.ts";
 import { coverageScore, heuristicProposer } from "./heuristic-proposer.ts";
-import type { CandidateView, ProposeContext } from "../search/proposer.ts";
+import type { CandidateView } from "../../../src/search/proposer.ts";
+import type { RewardProposeContext } from "../search/evaluator.ts";
 
 const task = getTask("cartpole");
 const instance = task.generate(0);
-const ctx = (over: Partial<ProposeContext> = {}, seed = 1): ProposeContext => ({ task, instance, seen: new Set(), rng: createRng(seed), ...over });
+const ctx = (over: Partial<RewardProposeContext> = {}, seed = 1): RewardProposeContext => ({ task, instance, seen: new Set(), rng: createRng(seed), ...over });
 const view = (index: number, design: Record<string, number>, fitness: number | null = 100): CandidateView => ({ index, thought: "", code: composeReward("cartpole", design), design, fitness, feedback: "" });
 
 describe("heuristic proposer (no LLM)", () => {

@@ -1,7 +1,8 @@
 import type { Rng } from "../../../src/util/rng.ts";
 import { HEURISTIC_AGENT, mutate } from "../heuristic/designer.ts";
 import { baseDesign, composeReward, termsOf, type Design } from "../heuristic/terms.ts";
-import { firstSentences, type CandidateView, type Operator, type ProposeContext, type Proposal, type Proposer, type SelfEvaluation } from "../search/proposer.ts";
+import { firstSentences, type CandidateView, type Operator, type Proposal, type SelfEvaluation } from "../../../src/search/proposer.ts";
+import type { RewardProposeContext, RewardProposer } from "../search/evaluator.ts";
 
 /**
  * The heuristic proposer (no LLM, labelled): every operator is a change to a term design of the heuristic
@@ -43,7 +44,7 @@ const crossover = (task: string, elites: readonly CandidateView[], rng: Rng): { 
   return { design: out, why: `cross ${elites.map((e) => `#${e.index}`).join(" × ")}: ${from.join(", ") || "the first parent's terms"}` };
 };
 
-const step = (task: string, kind: Operator, ctx: ProposeContext): { design: Design; why: string } => {
+const step = (task: string, kind: Operator, ctx: RewardProposeContext): { design: Design; why: string } => {
   const rng = ctx.rng;
   switch (kind) {
     case "initial":
@@ -69,7 +70,7 @@ const step = (task: string, kind: Operator, ctx: ProposeContext): { design: Desi
   }
 };
 
-export const heuristicProposer = (): Proposer => ({
+export const heuristicProposer = (): RewardProposer => ({
   label: HEURISTIC_AGENT,
   propose: async (kind, ctx): Promise<Proposal> => {
     const task = ctx.task.id;

@@ -3,10 +3,12 @@ import { metered } from "../../../src/llm/metered.ts";
 import type { ScriptItem } from "../../../test/support/fake-openai-server.ts";
 import { scriptedRole } from "../../../test/support/scripted-role.ts";
 import { getTask } from "../tasks/index.ts";
-import { memoryLog, type CandidateRecord } from "../search/candidates.ts";
-import { runEureka } from "../search/eureka.ts";
+import { memoryLog, type CandidateRecord } from "../../../src/search/candidates.ts";
+import { RfAgentConfig } from "../../../src/search/config.ts";
+import { runEureka } from "../../../src/search/eureka.ts";
+import { runRfAgent } from "../../../src/search/rf-agent.ts";
 import { llmProposer, NO_REWARD_CODE } from "./llm-proposer.ts";
-import { runRfAgent } from "../search/rf-agent.ts";
+import { trainerEvaluator } from "../search/evaluator.ts";
 import { testTrainer } from "../search/test-trainer.ts";
 
 /** The strategies with the LLM proposer, through the real client against the local OpenAI-compatible server. */
@@ -35,7 +37,7 @@ describe("LLM proposer", () => {
     ]);
     const t = testTrainer();
     const log = memoryLog();
-    const r = await runEureka({ task, instance, steps: 1000, seed: 1, proposer: llmProposer(model), ports: { trainer: t, log } }, { samples: 2, iterations: 2 });
+    const r = await runEureka({ task, instance, seed: 1, proposer: llmProposer(model), budget: 4, ports: { evaluator: trainerEvaluator(t, 1000), log } }, { samples: 2 });
     expect(t.jobs).toHaveLength(4);
     expect(log.records).toHaveLength(4);
     const cs = byIndex(r.candidates);
@@ -77,7 +79,7 @@ describe("LLM proposer", () => {
     // Every call goes to the model of the candidate it is for (hexa run meters them into usage.jsonl so).
     const calls: Array<number | undefined> = [];
     const proposer = llmProposer(model, { modelFor: (c) => metered(model, () => calls.push(c)) });
-    const r = await runRfAgent({ task, instance, steps: 1000, seed: 1, proposer, ports: { trainer: t, log: memoryLog() } }, { initial: 2, children: 2, budget: 4 });
+    const r = await runRfAgent({ task, instance, seed: 1, proposer, budget: 4, ports: { evaluator: trainerEvaluator(t, 1000), log: memoryLog() } }, RfAgentConfig.parse({ initial: 2, children: 2 }));
     expect(t.jobs).toHaveLength(4);
     expect(fake.requests).toHaveLength(13);
     // proposal + self-evaluation (+ its retry) + alignment after a successful training; none for the failed #2

@@ -3,7 +3,8 @@ import { ModelOutputError } from "../../../src/errors.ts";
 import type { ChatModel, Message } from "../../../src/llm/chat-model.ts";
 import { invokeStructured } from "../../../src/llm/structured.ts";
 import type { RewardTask, TaskInstance } from "../task.ts";
-import { firstSentences, SELF_EVAL_FALLBACK, type CandidateView, type Operator, type ProposeContext, type Proposal, type Proposer, type SelfEvaluation } from "../search/proposer.ts";
+import { firstSentences, SELF_EVAL_FALLBACK, type CandidateView, type Operator, type Proposal, type SelfEvaluation } from "../../../src/search/proposer.ts";
+import type { RewardProposeContext, RewardProposer } from "../search/evaluator.ts";
 
 /**
  * The LLM proposer: one prompt per operator, answered as JSON with the design thought first, then the code
@@ -35,7 +36,7 @@ const shown = (c: CandidateView, label: string) =>
 const ANSWER = 'Answer with only a JSON object {"thought": "...", "code": "..."}: write the design thought first (what the policy should do and how the reward gets it there), then the code that carries it out.';
 
 /** The instruction of each operator (RF-Agent's five, plus Eureka's initial sample and refinement). */
-export const operatorPrompt = (kind: Operator, ctx: ProposeContext): string => {
+export const operatorPrompt = (kind: Operator, ctx: RewardProposeContext): string => {
   const p = ctx.parent;
   switch (kind) {
     case "initial":
@@ -74,12 +75,12 @@ export const NO_REWARD_CODE = "// the model gave no usable answer: there is no r
  * The proposer on `model`; `modelFor`, when given, is the model each call goes to, by the candidate it is for
  * (hexa run meters the calls per candidate into usage.jsonl through it).
  */
-export const llmProposer = (model: ChatModel, o: { modelFor?: (candidate: number | undefined) => ChatModel } = {}): Proposer => {
-  const ask = (ctx: Pick<ProposeContext, "task" | "instance">, body: string): Message[] => [
+export const llmProposer = (model: ChatModel, o: { modelFor?: (candidate: number | undefined) => ChatModel } = {}): RewardProposer => {
+  const ask = (ctx: Pick<RewardProposeContext, "task" | "instance">, body: string): Message[] => [
     { role: "system", content: SYSTEM },
     { role: "user", content: `${taskText(ctx.task, ctx.instance)}\n\n${body}` },
   ];
-  const modelAt = (ctx: Pick<ProposeContext, "index">): ChatModel => o.modelFor?.(ctx.index) ?? model;
+  const modelAt = (ctx: Pick<RewardProposeContext, "index">): ChatModel => o.modelFor?.(ctx.index) ?? model;
   return {
     label: model.name,
     propose: async (kind, ctx): Promise<Proposal> => {

@@ -8,7 +8,7 @@ import { testTrainer } from "./test-trainer.ts";
 import { getTask } from "../tasks/index.ts";
 import { heldOutEvalSeeds, trainingShare } from "./run-strategy.ts";
 
-describe("a rounds run's share of rewardSearch.budget", () => {
+describe("a rounds run's share of search.budget", () => {
   const phases = [[7], [0, 1], [2, 3]];
   it("splits what is left over the episodes still to play, the first ones one more", () => {
     // B = 10 over 5 episodes: 2 each; the offline episode spent 1, so round 1 splits 9 over 4 (3, 2).

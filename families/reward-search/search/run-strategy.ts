@@ -10,27 +10,29 @@ import type { TrainerPool } from "../trainer/pool.ts";
 import { budgetsOf, type RewardSearchConfig } from "../config.ts";
 import { getTask } from "../tasks/index.ts";
 import type { RewardTask, TaskInstance } from "../task.ts";
-import { bestOf, CANDIDATE_SCHEMA_VERSION, CandidateRecord, settleAll, type SearchHeader } from "./candidates.ts";
+import { settleAll } from "../../../src/search/batch.ts";
+import { bestOf, CANDIDATE_SCHEMA_VERSION, CandidateRecord, type SearchHeader } from "../../../src/search/candidates.ts";
+import { headerOptions, searchBudget, type SearchMethod } from "../../../src/search/config.ts";
+import { runSearch } from "../../../src/search/search.ts";
+import { jsonlCandidateLog, openSearchDir } from "../../../src/search/search-dir.ts";
 import { heuristicProposer } from "../proposers/heuristic-proposer.ts";
 import { llmProposer } from "../proposers/llm-proposer.ts";
-import { DEFAULT_BUDGET, jsonlCandidateLog, openSearchDir, runSearch, type Strategy } from "./search.ts";
+import { trainerEvaluator } from "./evaluator.ts";
 
 /**
- * `rewardSearch.strategy` in a run (docs/spec/reward-search.md §7, §8): eureka and rf-agent search every task of the config in the run
- * directory (`search/<task>/search.json` + `candidates.jsonl`, resumable), on the task's first stream seed, with
- * the exact budget; afterwards every strategy — rounds included — is scored the same way: the final reward (the
- * search's best candidate; in rounds, the run's best committed reward) trained at the scored budget on that
- * instance and evaluated on held-out evaluation seeds that no search training or evaluation used, normalised
- * by the sparse and the human reward trained identically.
+ * The run's `method` for reward search: eureka and rf-agent (src/search, on the trainer evaluator and the
+ * heuristic or LLM proposer) search every task of the config in the run directory (`search/<task>/search.json`
+ * + `candidates.jsonl`, resumable), on the task's first stream seed, with the exact budget; afterwards every
+ * method — rounds included — is scored the same way: the final reward (the search's best candidate; in rounds,
+ * the run's best committed reward) trained at the scored budget on that instance and evaluated on held-out
+ * evaluation seeds that no search training or evaluation used, normalised by the sparse and the human reward
+ * trained identically.
  */
 
 /** The instance a search works on and the final scoring evaluates on: the first seed of the run's stream. */
 const searchSeedOf = (config: RunConfig): number => config.seeds.offset;
 
 const searchDirOf = (runDir: string, task: string): string => join(runDir, "search", task);
-
-const searchOptions = (c: RewardSearchConfig, strategy: Strategy): Record<string, number> =>
-  strategy === "eureka" ? { samples: c.eureka.samples } : { initial: c.rfAgent.initial, children: c.rfAgent.children };
 
 /**
  * The model calls of one candidate before any search of the model was recorded (the forecast's fallback): a
@@ -46,7 +48,7 @@ const SELF_EVAL_OUTPUT = 20;
 const ALIGN_OUTPUT = 150;
 const INSTRUCTION_CHARS = 600;
 
-const perCandidateCalls = (strategy: Strategy, task: RewardTask): { calls: number; input: number; output: number } => {
+const perCandidateCalls = (strategy: SearchMethod, task: RewardTask): { calls: number; input: number; output: number } => {
   const tokens = (chars: number) => Math.ceil(chars / CHARS_PER_TOKEN);
   const prompt = task.description.length + INSTRUCTION_CHARS;
   const proposal = tokens(prompt + (strategy === "eureka" ? 1 : 2) * SHOWN_CHARS);
@@ -62,9 +64,9 @@ const candidatesLeft = (dir: string | undefined, level: string, budget: number):
 };
 
 export const searchOfRun = (config: RunConfig, c: RewardSearchConfig, pool: TrainerPool): FamilySearch | undefined => {
-  if (c.strategy === "rounds") return undefined;
-  const strategy: Strategy = c.strategy;
-  const budget = c.budget ?? DEFAULT_BUDGET[strategy];
+  if (config.method === "rounds") return undefined;
+  const strategy: SearchMethod = config.method;
+  const budget = searchBudget(strategy, config.search);
   const seed = searchSeedOf(config);
   const usesModel = config.agent !== "heuristic";
   return {
@@ -100,16 +102,13 @@ export const searchOfRun = (config: RunConfig, c: RewardSearchConfig, pool: Trai
           const task = getTask(level);
           const proposer = proposerOf(level);
           const steps = budgetsOf(c, task.training.steps).train;
-          const options = searchOptions(c, strategy);
           const where = searchDirOf(dir, level);
-          const header: SearchHeader = { schemaVersion: CANDIDATE_SCHEMA_VERSION, strategy, task: task.id, seed, budget, trainSteps: steps, proposer: proposer.label, options: { ...options, searchSeed: config.seed } };
-          const r = await runSearch(
-            strategy,
-            { task, instance: task.generate(seed), steps, seed: config.seed, proposer, budget, ports: { trainer: pool, log: openSearchDir(where, header) } },
-            { eureka: { samples: c.eureka.samples }, rfAgent: { initial: c.rfAgent.initial, children: c.rfAgent.children } },
-          );
+          const options = { ...headerOptions(strategy, config.search), searchSeed: config.seed };
+          const header: SearchHeader = { schemaVersion: CANDIDATE_SCHEMA_VERSION, strategy, task: task.id, seed, budget, trainSteps: steps, proposer: proposer.label, options };
+          const ports = { evaluator: trainerEvaluator(pool, steps), log: openSearchDir(where, header) };
+          const r = await runSearch(strategy, { task, instance: task.generate(seed), seed: config.seed, proposer, ports }, config.search);
           const best = r.best?.outcome.kind === "result" ? `best #${r.best.index} F ${r.best.outcome.fitness.toFixed(2)}` : "no candidate trained successfully";
-          log(`${level}: ${strategy} ${r.candidates.length}/${budget} candidates (${r.replayed} from the log), ${r.trainings} trained now, ${best}`);
+          log(`${level}: ${strategy} ${r.candidates.length}/${budget} candidates (${r.replayed} from the log), ${r.evaluations} trained now, ${best}`);
         }),
       );
     },
@@ -120,7 +119,7 @@ export const searchOfRun = (config: RunConfig, c: RewardSearchConfig, pool: Trai
 export const trainingsOf = (steps: readonly { spent?: number }[]): number => steps.reduce((n, s) => n + (s.spent ?? 0), 0);
 
 /**
- * A rounds run's share of `rewardSearch.budget` B for one episode. The task's episodes play in phases
+ * A rounds run's share of `search.budget` B for one episode. The task's episodes play in phases
  * (`phases`: the offline seeds, then each round's); an episode of phase g gets an even part of what the phases
  * before it left unspent, split over every episode still to play (the first ones one more):
  * ⌊L / E⌋ + (i < L mod E), with L = B − spent before phase g, E = the episodes of phases g…end and i the episode's
@@ -145,11 +144,12 @@ export const heldOutEvalSeeds = (instance: TaskInstance): number[] => {
 };
 
 /** The final reward of a task in a finished run, and the trainings the run spent on the task. */
-const finalRewardOf = (req: FinalScoreRequest, c: RewardSearchConfig, level: string, played: (e: EpisodeRecord) => boolean): { code: string | null; source: string; spent: number } => {
-  if (c.strategy !== "rounds") {
+const finalRewardOf = (req: FinalScoreRequest, level: string, played: (e: EpisodeRecord) => boolean): { code: string | null; source: string; spent: number } => {
+  const method = req.config.method;
+  if (method !== "rounds") {
     const candidates = jsonlCandidateLog(searchDirOf(req.dir, level)).read();
     const best = bestOf(candidates);
-    return { code: best?.code ?? null, source: best ? `candidate #${best.index} of ${c.strategy}` : "none", spent: candidates.length };
+    return { code: best?.code ?? null, source: best ? `candidate #${best.index} of ${method}` : "none", spent: candidates.length };
   }
   const ran = req.episodes.filter(played);
   const spent = ran.reduce((n, e) => n + trainingsOf(e.trajectory.steps), 0);
@@ -175,7 +175,7 @@ export const finalScoresOfRun = async (
   /** Whether a record is one of the level's episodes the rounds played (not held-out, not read from a file). */
   playedOf: (level: string) => (e: EpisodeRecord) => boolean,
 ): Promise<FinalScore[] | undefined> => {
-  if (c.strategy === "rounds" && c.budget === undefined) return undefined;
+  if (req.config.method === "rounds" && req.config.search.budget === undefined) return undefined;
   const seed = searchSeedOf(req.config);
   return Promise.all(
     req.config.levels.map(async (level): Promise<FinalScore> => {
@@ -183,7 +183,7 @@ export const finalScoresOfRun = async (
       const instance = task.generate(seed);
       const evalSeeds = heldOutEvalSeeds(instance);
       const steps = budgetsOf(c, task.training.steps).finish;
-      const found = finalRewardOf(req, c, level, playedOf(level));
+      const found = finalRewardOf(req, level, playedOf(level));
       const [f, fs, fh] = await Promise.all([
         found.code === null ? Promise.resolve(undefined) : trainF(pool, task, instance, evalSeeds, found.code, steps, "final"),
         trainF(pool, task, instance, evalSeeds, task.sparseReward, steps, "sparse"),
@@ -202,7 +202,7 @@ export const finalScoresOfRun = async (
         raw: { name: "F", value: fFinal ?? null },
         spent: found.spent,
         detail: {
-          strategy: c.strategy,
+          strategy: req.config.method,
           source: found.source,
           fitness: fFinal ?? null,
           sparse: fSparse ?? null,

@@ -6,9 +6,10 @@ import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { createTrainerPool, type TrainerPool } from "../trainer/pool.ts";
 import { getTask } from "../tasks/index.ts";
-import { runEureka } from "./eureka.ts";
+import { runEureka } from "../../../src/search/eureka.ts";
+import { jsonlCandidateLog } from "../../../src/search/search-dir.ts";
 import { heuristicProposer } from "../proposers/heuristic-proposer.ts";
-import { jsonlCandidateLog } from "./search.ts";
+import { trainerEvaluator } from "./evaluator.ts";
 
 /** The strategies end to end: the heuristic proposer, the built-in PPO trainer, tiny trainings. */
 const hexa = fileURLToPath(new URL("../../../bin/hexa.js", import.meta.url));
@@ -26,7 +27,7 @@ describe("search end to end (built-in trainer)", () => {
     const pool = createTrainerPool({ jobsDir: join(d, "jobs"), cacheDir: join(d, "cache"), size: 2 });
     pools.push(pool);
     const task = getTask("cartpole");
-    const r = await runEureka({ task, instance: task.generate(1), steps: 2048, seed: 1, proposer: heuristicProposer(), budget: 4, ports: { trainer: pool, log: jsonlCandidateLog(d) } }, { samples: 2 });
+    const r = await runEureka({ task, instance: task.generate(1), seed: 1, proposer: heuristicProposer(), budget: 4, ports: { evaluator: trainerEvaluator(pool, 2048), log: jsonlCandidateLog(d) } }, { samples: 2 });
     expect(pool.sent).toBe(4);
     expect(lines(join(d, "candidates.jsonl"))).toHaveLength(4);
     expect(r.best?.outcome.kind).toBe("result");

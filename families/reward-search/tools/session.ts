@@ -11,7 +11,7 @@ export interface RewardSession {
   checkTransitions: number;
   /** Trainings this episode asked for (a cached one included). */
   trainings: number;
-  /** Trainings this episode may ask for (its share of rewardSearch.budget in a rounds run); unset: the turn budget alone limits them. */
+  /** Trainings this episode may ask for (its share of search.budget in a rounds run); unset: the turn budget alone limits them. */
   maxTrainings?: number;
 }
 

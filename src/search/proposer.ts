@@ -1,13 +1,14 @@
-import type { Rng } from "../../../src/util/rng.ts";
-import type { Design } from "../heuristic/terms.ts";
-import type { RewardTask, TaskInstance } from "../task.ts";
+import type { Rng } from "../util/rng.ts";
 
 /**
- * The proposer port of the search strategies (docs/spec/reward-search.md §8): what writes the next reward candidate. Two
- * implementations: the LLM proposer (llm-proposer.ts, any OpenAI-compatible model) and the heuristic proposer
- * (heuristic-proposer.ts, no LLM, labelled). A strategy decides *which* operator and *which* context; the
- * proposer only writes a design thought first, then the code.
+ * The proposer port of the search methods (Eureka, RF-Agent): what writes the next candidate's code. A family
+ * supplies it (reward search: an LLM proposer and a heuristic one, families/reward-search/proposers/). A method
+ * decides *which* operator and *which* context; the proposer only writes a design thought first, then the
+ * code. `T` is the family's task and `I` its task instance: opaque here, passed through to the proposer.
  */
+
+/** A proposer's own parametrisation of a code (e.g. a heuristic's term weights), kept with the candidate for it. */
+export type Design = Record<string, number>;
 
 /**
  * The operators: `initial` (a first design from the task alone), `refine` (Eureka: improve the iteration's best
@@ -25,7 +26,7 @@ export interface CandidateView {
   index: number;
   thought: string;
   code: string;
-  /** The heuristic design behind the code, when a heuristic proposer wrote it. */
+  /** The design behind the code, when the proposer gave one. */
   design?: Design;
   /** Final-policy F; null when the training failed. */
   fitness: number | null;
@@ -33,9 +34,9 @@ export interface CandidateView {
   feedback: string;
 }
 
-export interface ProposeContext {
-  task: RewardTask;
-  instance: TaskInstance;
+export interface ProposeContext<T, I> {
+  task: T;
+  instance: I;
   /** The candidate's index in the search (the strategies set it; a model's usage lines name it). */
   index?: number;
   /** The candidate being improved: Eureka's best so far, RF-Agent's selected node (absent for `initial`). */
@@ -69,14 +70,17 @@ export interface SelfEvaluation {
   note?: string;
 }
 
-export interface Proposer {
+/** What a self-evaluation or a thought alignment is told: the candidate's task, instance, index and random stream. */
+export type NodeContext<T, I> = Pick<ProposeContext<T, I>, "task" | "instance" | "rng" | "index">;
+
+export interface Proposer<T, I> {
   /** Shown in outputs: e.g. "heuristic (no LLM)" or the model's name. */
   readonly label: string;
-  propose(kind: Operator, ctx: ProposeContext): Promise<Proposal>;
+  propose(kind: Operator, ctx: ProposeContext<T, I>): Promise<Proposal>;
   /** RF-Agent's v_self, from the node's own code. */
-  selfEvaluate?(code: string, ctx: Pick<ProposeContext, "task" | "instance" | "rng" | "index">): Promise<SelfEvaluation>;
-  /** Thought alignment after a successful training: the thought re-written from the code, ≤ 4 sentences. */
-  align?(code: string, thought: string, ctx: Pick<ProposeContext, "task" | "instance" | "rng" | "index"> & { design?: Design }): Promise<string>;
+  selfEvaluate?(code: string, ctx: NodeContext<T, I>): Promise<SelfEvaluation>;
+  /** Thought alignment after a successful evaluation: the thought re-written from the code, ≤ 4 sentences. */
+  align?(code: string, thought: string, ctx: NodeContext<T, I> & { design?: Design }): Promise<string>;
 }
 
 /** The neutral self-evaluation used when an evaluator's answer is unusable. */

@@ -1,39 +1,34 @@
-import { z } from "zod";
-import { bestOf, candidateRng, createBudget, fitnessOf, runBatch, viewOf, type CandidateRecord, type Planned, type SearchResult } from "./candidates.ts";
+import { bestOf, createBudget, fitnessOf, viewOf, type CandidateRecord, type SearchResult } from "./candidates.ts";
+import { candidateRng, runBatch, type Planned } from "./batch.ts";
+import type { RfAgentConfig } from "./config.ts";
 import type { StrategyRun } from "./eureka.ts";
+import type { SearchInstance } from "./evaluator.ts";
 import type { CandidateView, Operator } from "./proposer.ts";
 import { backupFrom, branchOf, expansionOperators, lambdaAt, rootNode, sampleElites, selectPath, type TreeNode } from "./tree.ts";
 
 /**
- * RF-Agent's tree search (docs/spec/reward-search.md §8.4), exactly: every candidate is a node [thought, code, F,
- * feedback]; selection walks down from the root by UCT with λ decaying 0.4 → 0.1 over the budget; the selected
- * leaf is expanded with the five operators in shares [2, 2, 2, 1, 1]; every child self-evaluates its own code
- * (v_self) and trains on its own code; after a successful training its thought is re-written from the code
- * (thought alignment); then Q is backed up with η = 0.7. The root has no reward: its children are first
- * designs (`initial`). A node whose training failed gets no Q and is never selected.
+ * RF-Agent's tree search (docs/spec/reward-search.md §8.4), exactly: every candidate is a node [thought, code, F, feedback];
+ * selection walks down from the root by UCT with λ decaying (0.4 → 0.1 by default) over the budget; the
+ * selected leaf is expanded with the five operators in shares [2, 2, 2, 1, 1]; every child self-evaluates its
+ * own code (v_self) and is evaluated on its own code; after a successful evaluation its thought is re-written
+ * from the code (thought alignment); then Q is backed up with η (0.7 by default). The root has no code: its
+ * children are first designs (`initial`). A node whose evaluation failed gets no Q and is never selected.
  */
-export const RfAgentConfig = z.strictObject({
-  initial: z.number().int().min(1).default(4).describe("first designs, the root's children"),
-  children: z.number().int().min(1).default(8).describe("children of one expansion (8: shares 2, 2, 2, 1, 1 of the five operators)"),
-  budget: z.number().int().min(1).default(16).describe("candidates in all (RF-Agent: 80 on IsaacGym)"),
-});
-export type RfAgentConfig = z.infer<typeof RfAgentConfig>;
 
 export interface RfAgentResult extends SearchResult {
   root: TreeNode;
 }
 
-export const runRfAgent = async (run: StrategyRun, config: Partial<RfAgentConfig> = {}): Promise<RfAgentResult> => {
-  const c = RfAgentConfig.parse(config);
-  const budget = run.budget ?? c.budget;
-  const b = createBudget({ task: run.task, instance: run.instance, steps: run.steps, budget, strategy: "rf-agent", ports: run.ports });
+export const runRfAgent = async <T, I extends SearchInstance>(run: StrategyRun<T, I>, c: RfAgentConfig): Promise<RfAgentResult> => {
+  const { budget } = run;
+  const b = createBudget({ task: run.task, instance: run.instance, budget, method: "rf-agent", ports: run.ports });
   const root = rootNode();
   const records = new Map<number, CandidateRecord>();
   const nodes = new Map<number, TreeNode>();
   const seen = new Set<string>();
   const view = (n: TreeNode): CandidateView => viewOf(records.get(n.index)!);
 
-  const plan = (op: Operator, node: TreeNode, index: number, iteration: number): Planned => {
+  const plan = (op: Operator, node: TreeNode, index: number, iteration: number): Planned<T, I> => {
     const rng = candidateRng(run.seed, index);
     const base = { task: run.task, instance: run.instance, index, seen, rng };
     if (node.index < 0) return { index, iteration, operator: "initial", parent: null, related: [], ctx: base };
@@ -66,7 +61,7 @@ export const runRfAgent = async (run: StrategyRun, config: Partial<RfAgentConfig
 
   let next = 0;
   for (let iteration = 0; next < budget; iteration++) {
-    const path = selectPath(root, lambdaAt(next, budget));
+    const path = selectPath(root, lambdaAt(next, budget, c.lambdaStart, c.lambdaEnd));
     for (const x of path) x.n++;
     const node = path.at(-1)!;
     const n = Math.min(node.index < 0 ? c.initial : c.children, budget - next);
@@ -80,9 +75,9 @@ export const runRfAgent = async (run: StrategyRun, config: Partial<RfAgentConfig
       node.children.push(child);
       nodes.set(r.index, child);
     }
-    backupFrom(node);
+    backupFrom(node, c.eta);
     next += n;
   }
   const all = [...records.values()].sort((a, b) => a.index - b.index);
-  return { strategy: "rf-agent", candidates: all, best: bestOf(all), budget, replayed: b.replayedCount, trainings: b.trainings, root };
+  return { strategy: "rf-agent", candidates: all, best: bestOf(all), budget, replayed: b.replayedCount, evaluations: b.evaluations, root };
 };

@@ -1,10 +1,11 @@
-import type { Rng } from "../../../src/util/rng.ts";
+import type { Rng } from "../util/rng.ts";
 import { EXPANSION_OPERATORS, type ExpansionOperator } from "./proposer.ts";
 
 /**
  * RF-Agent's tree-search arithmetic (docs/spec/reward-search.md §8.4), as pure functions of their inputs:
  *   UCT = (Q − Q_min)/(Q_max − Q_min) + λ · ( √(2 ln(N_parent + 1) / N_child) + softmax(v_self) )
- *   λ from 0.4 decaying linearly to 0.1 over the budget;  backup Q ← (1 − η) Q + η · max_child Q, η = 0.7;
+ *   λ from 0.4 decaying linearly to 0.1 over the budget;  backup Q ← (1 − η) Q + η · max_child Q, η = 0.7
+ *   (RF-Agent's values; config.ts makes λ's ends and η knobs with these defaults);
  *   expansion operators in shares [2, 2, 2, 1, 1]; crossover elites drawn with weight 1/rank.
  */
 
@@ -13,10 +14,10 @@ export const LAMBDA_END = 0.1;
 export const ETA = 0.7;
 export const OPERATOR_SHARES = [2, 2, 2, 1, 1] as const;
 
-/** λ after `used` of `budget` candidates: 0.4 at the start, 0.1 when the budget is spent, linear between. */
-export const lambdaAt = (used: number, budget: number): number => {
+/** λ after `used` of `budget` candidates: `start` (0.4) at the start, `end` (0.1) when the budget is spent, linear between. */
+export const lambdaAt = (used: number, budget: number, start = LAMBDA_START, end = LAMBDA_END): number => {
   const t = budget <= 0 ? 1 : Math.min(1, Math.max(0, used / budget));
-  return LAMBDA_START + (LAMBDA_END - LAMBDA_START) * t;
+  return start + (end - start) * t;
 };
 
 /** Softmax of a list of self-evaluations (siblings' v_self), max-shifted for stability. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Rng } from "../../../src/util/rng.ts";
+import type { Rng } from "../util/rng.ts";
 import {
   backup,
   backupFrom,

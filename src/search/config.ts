@@ -1,0 +1,70 @@
+import { z } from "zod";
+import { ETA, LAMBDA_END, LAMBDA_START } from "./tree.ts";
+
+/**
+ * The `search:` slice of a run config and of `hexa search` (its flags are derived from this schema, flags.ts):
+ * the knobs of the search methods, Eureka and RF-Agent (reward-search.md), and the candidate budget. A run's
+ * top-level `method` picks one of them, or the round loop (`rounds`), which reads only `budget`.
+ */
+
+export const SEARCH_METHODS = ["eureka", "rf-agent"] as const;
+export type SearchMethod = (typeof SEARCH_METHODS)[number];
+
+/** Candidates of a search when neither search.budget nor eureka.iterations says (reward-search.md: 16 per task here, 80 on IsaacGym). */
+const DEFAULT_BUDGET = 16;
+
+export const EurekaConfig = z.strictObject({
+  samples: z.number().int().min(1).default(4).describe("K: candidates sampled and evaluated per iteration"),
+  iterations: z.number().int().min(1).optional().describe("I: iterations when search.budget is unset (the budget is then K × I); unset: the budget alone sets them"),
+});
+export type EurekaConfig = z.infer<typeof EurekaConfig>;
+
+export const RfAgentConfig = z.strictObject({
+  initial: z.number().int().min(1).default(4).describe("first designs, the root's children"),
+  children: z.number().int().min(1).default(8).describe("children of one expansion (8: shares 2, 2, 2, 1, 1 of the five operators)"),
+  lambdaStart: z.number().min(0).default(LAMBDA_START).describe("λ, the UCT exploration weight, at the first selection"),
+  lambdaEnd: z.number().min(0).default(LAMBDA_END).describe("λ when the budget is spent (linear between)"),
+  eta: z.number().min(0).max(1).default(ETA).describe("η of the backup Q ← (1 − η) Q + η · max child Q"),
+});
+export type RfAgentConfig = z.infer<typeof RfAgentConfig>;
+
+export const SearchConfig = z
+  .strictObject({
+    budget: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe(
+        `candidates evaluated per task: exact for eureka and rf-agent (unset: K × I when eureka.iterations is set, else ${DEFAULT_BUDGET}); method rounds: the run's trainings of the task, shared over its episodes; set: every method ends with final scores`,
+      ),
+    eureka: EurekaConfig.prefault({}).describe("eureka's knobs"),
+    rfAgent: RfAgentConfig.prefault({}).describe("rf-agent's knobs"),
+  })
+  .superRefine((c, ctx) => {
+    const i = c.eureka.iterations;
+    if (i !== undefined && c.budget !== undefined && c.budget !== c.eureka.samples * i) {
+      ctx.addIssue({ code: "custom", path: ["eureka", "iterations"], message: `K × I = ${c.eureka.samples * i} differs from search.budget ${c.budget}; set one of them` });
+    }
+  });
+export type SearchConfig = z.infer<typeof SearchConfig>;
+
+/** The candidates a search of `method` evaluates (exactly). */
+export const searchBudget = (method: SearchMethod, c: SearchConfig): number =>
+  c.budget ?? (method === "eureka" && c.eureka.iterations !== undefined ? c.eureka.samples * c.eureka.iterations : DEFAULT_BUDGET);
+
+/**
+ * The knobs search.json records for a method (a resume with others is refused). λ and η are written only when
+ * they differ from RF-Agent's: searches made before they were knobs recorded `initial` and `children` alone.
+ */
+export const headerOptions = (method: SearchMethod, c: SearchConfig): Record<string, number> => {
+  if (method === "eureka") return { samples: c.eureka.samples };
+  const r = c.rfAgent;
+  return {
+    initial: r.initial,
+    children: r.children,
+    ...(r.lambdaStart !== LAMBDA_START ? { lambdaStart: r.lambdaStart } : {}),
+    ...(r.lambdaEnd !== LAMBDA_END ? { lambdaEnd: r.lambdaEnd } : {}),
+    ...(r.eta !== ETA ? { eta: r.eta } : {}),
+  };
+};

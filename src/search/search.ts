@@ -1,0 +1,20 @@
+import type { SearchResult } from "./candidates.ts";
+import { searchBudget, type SearchConfig, type SearchMethod } from "./config.ts";
+import { runEureka, type StrategyRun } from "./eureka.ts";
+import type { SearchInstance } from "./evaluator.ts";
+import { runRfAgent } from "./rf-agent.ts";
+
+/**
+ * One search of one task instance with one method, on the ports a family supplies (an evaluator, a proposer,
+ * a candidate log). Running it again on the same log resumes it: finished candidates are replayed from the
+ * log, the rest are evaluated. The budget is the config's (`searchBudget`), exactly.
+ */
+export const runSearch = <T, I extends SearchInstance>(method: SearchMethod, run: Omit<StrategyRun<T, I>, "budget">, config: SearchConfig): Promise<SearchResult> => {
+  const budget = searchBudget(method, config);
+  switch (method) {
+    case "eureka":
+      return runEureka({ ...run, budget }, config.eureka);
+    case "rf-agent":
+      return runRfAgent({ ...run, budget }, config.rfAgent);
+  }
+};
