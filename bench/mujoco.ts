@@ -1,7 +1,7 @@
 /**
  * MuJoCo env speed, per task: env steps/s (frame_skip included) of one env stepped alone with uniform random
  * actions in one thread, episodes auto-reset; plus the time to load the wasm module and model (prepare).
- * Compare with the figures measured for mujoco-js in the assets' README (docs/spec/reward-search.md §1).
+ * The MuJoCo tasks: docs/spec/reward-search.md §2.
  *
  *   node --import tsx bench/mujoco.ts [--tasks hopper,ant] [--steps 20000]
  */

@@ -4,7 +4,7 @@ import { makeMujocoEnv, prepareMujoco, type MujocoSpec } from "../envs/mujoco/mu
 import { writeQposQvel } from "../envs/mujoco/observe.ts";
 
 /**
- * Gymnasium Ant-v5 (gymnasium/envs/mujoco/ant_v5.py; the assets' README): ant.xml, frame_skip 5 (dt 0.05 s),
+ * Gymnasium Ant-v5 (gymnasium/envs/mujoco/ant_v5.py; envs/mujoco/assets/README.md): ant.xml, frame_skip 5 (dt 0.05 s),
  * observation qpos[2:] + qvel + cfrc_ext of bodies 1..13 clipped to ±1 (mj_rnePostConstraint after
  * stepping), reset noise qpos U(±0.1) and qvel 0.1·N(0, 1), healthy while the state is finite and
  * 0.2 ≤ z ≤ 1.0; ends when unhealthy; 1000 steps. Velocities are the torso's xpos differences over dt.

@@ -4,7 +4,7 @@ import { makeMujocoEnv, prepareMujoco, type MujocoSpec } from "../envs/mujoco/mu
 import { writeQposQvel } from "../envs/mujoco/observe.ts";
 
 /**
- * Gymnasium HalfCheetah-v5 (gymnasium/envs/mujoco/half_cheetah_v5.py; the assets' README): half_cheetah.xml,
+ * Gymnasium HalfCheetah-v5 (gymnasium/envs/mujoco/half_cheetah_v5.py; envs/mujoco/assets/README.md): half_cheetah.xml,
  * frame_skip 5 (dt 0.05 s), observation qpos[1:] + qvel, reset noise qpos U(±0.1) and qvel 0.1·N(0, 1),
  * never terminates; 1000 steps.
  */

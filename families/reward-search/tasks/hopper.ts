@@ -4,7 +4,7 @@ import { makeMujocoEnv, prepareMujoco, type MujocoSpec, type StepOutcome } from 
 import { writeQposQvel } from "../envs/mujoco/observe.ts";
 
 /**
- * Gymnasium Hopper-v5 (gymnasium/envs/mujoco/hopper_v5.py; the assets' README): hopper.xml, frame_skip 4
+ * Gymnasium Hopper-v5 (gymnasium/envs/mujoco/hopper_v5.py; envs/mujoco/assets/README.md): hopper.xml, frame_skip 4
  * (dt 0.008 s), observation qpos[1:] + qvel clipped to ±10, reset noise U(±5e-3), healthy while
  * z > 0.7, |angle| < 0.2 and every entry of qpos[2:], qvel inside (−100, 100); ends when unhealthy; 1000 steps.
  */

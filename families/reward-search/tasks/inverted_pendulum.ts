@@ -4,7 +4,7 @@ import { makeMujocoEnv, prepareMujoco, type MujocoSpec } from "../envs/mujoco/mu
 import { writeQposQvel } from "../envs/mujoco/observe.ts";
 
 /**
- * Gymnasium InvertedPendulum-v5 (gymnasium/envs/mujoco/inverted_pendulum_v5.py; the assets' README):
+ * Gymnasium InvertedPendulum-v5 (gymnasium/envs/mujoco/inverted_pendulum_v5.py; envs/mujoco/assets/README.md):
  * inverted_pendulum.xml, frame_skip 2 (dt 0.04 s), observation qpos + qvel, reset noise U(±0.01), ends when
  * |pole angle| > 0.2 rad or the observation is not finite; reward 1 per step that does not end it; 1000 steps.
  */

@@ -4,7 +4,7 @@ import { loadedModel, mujocoRuntime } from "../envs/mujoco/runtime.ts";
 import { getTask, loadTask } from "./index.ts";
 
 /**
- * Each MuJoCo task against Gymnasium v5's formulas (the assets' README), computed here by hand on a raw
+ * Each MuJoCo task against Gymnasium v5's formulas (envs/mujoco/assets/README.md), computed here by hand on a raw
  * MjData put in the same state and stepped with the same action: observation, reward terms (the task's
  * human reward code), F and termination.
  */

@@ -4,7 +4,7 @@ import { makeMujocoEnv, prepareMujoco, type MujocoSpec } from "../envs/mujoco/mu
 import { writeQposQvel } from "../envs/mujoco/observe.ts";
 
 /**
- * Gymnasium Walker2d-v5 (gymnasium/envs/mujoco/walker2d_v5.py; the assets' README): walker2d_v5.xml,
+ * Gymnasium Walker2d-v5 (gymnasium/envs/mujoco/walker2d_v5.py; envs/mujoco/assets/README.md): walker2d_v5.xml,
  * frame_skip 4 (dt 0.008 s), observation qpos[1:] + qvel clipped to ±10, reset noise U(±5e-3), healthy while
  * 0.8 < z < 2.0 and −1 < angle < 1; ends when unhealthy; 1000 steps.
  */

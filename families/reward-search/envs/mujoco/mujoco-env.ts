@@ -7,8 +7,8 @@ import { makeVecEnv, type EnvCore } from "../vec-env.ts";
 import { liveData, loadedModel, loadModel, mujocoRuntime } from "./runtime.ts";
 
 /**
- * A Gymnasium v5 MuJoCo env (gymnasium/envs/mujoco/mujoco_env.py, facts in docs/spec/reward-search.md §1 and
- * the shipped assets' README) over the shared vec-env harness: reset noise around the model's qpos0, the
+ * A Gymnasium v5 MuJoCo env (gymnasium/envs/mujoco/mujoco_env.py, facts in docs/spec/reward-search.md §2 and
+ * envs/mujoco/assets/README.md) over the shared vec-env harness: reset noise around the model's qpos0, the
  * action written to ctrl and held for frame_skip physics steps, then the task's observation, info, fitness
  * and termination. The harness adds the time limit, auto-reset and action clipping.
  */

@@ -2,7 +2,7 @@ import type { MjData } from "mujoco-js";
 
 /**
  * Observation and reward pieces shared by the Gymnasium v5 MuJoCo tasks (gymnasium/envs/mujoco/*_v5.py,
- * summarised in the assets' README): positions without the root's first coordinates, velocities, clipping.
+ * summarised in envs/mujoco/assets/README.md): positions without the root's first coordinates, velocities, clipping.
  */
 
 /** qpos[skip:] then qvel, each velocity clipped to ±velClip (Infinity: unclipped); returns the entries written. */

@@ -7,7 +7,7 @@ import { ConfigError, InvariantError } from "../../../../src/errors.ts";
  * is async (seconds: an 11 MB script and its wasm), while envs step synchronously; so a MuJoCo task loads
  * both in `prepare()` and its envs find them here, synchronously, from their first reset. Models are
  * immutable and shared by every env of the thread, so they live until the thread ends; each env owns and
- * frees its MjData (docs/spec/reward-search.md §1: tasks run on the machine's CPUs).
+ * frees its MjData (docs/spec/reward-search.md §2: tasks run on the machine's CPUs).
  */
 
 let loading: Promise<MainModule> | null = null;
