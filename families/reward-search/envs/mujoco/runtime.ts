@@ -12,8 +12,13 @@ import { ConfigError, InvariantError } from "../../../../src/errors.ts";
 
 let loading: Promise<MainModule> | null = null;
 let runtime: MainModule | null = null;
-/** What MuJoCo printed during the current model load: its loader reports XML errors there, not in the exception. */
+/**
+ * What MuJoCo printed since the current model load began: its loader reports XML errors there, not in the
+ * exception. Bounded, as stepping may print warnings for as long as the thread runs.
+ */
 const printed: string[] = [];
+const PRINTED_MAX = 50;
+const keep = (s: string): void => void (printed.length < PRINTED_MAX && printed.push(s));
 const models = new Map<string, MjModel>();
 const MODEL_DIR = "/hexa-models";
 
@@ -22,7 +27,7 @@ export const liveData = { count: 0 };
 
 const load = async (): Promise<MainModule> => {
   const { default: loadMujoco } = await import("mujoco-js");
-  const m = await loadMujoco({ print: (s: string) => printed.push(s), printErr: (s: string) => printed.push(s) });
+  const m = await loadMujoco({ print: keep, printErr: keep });
   m.FS.mkdir(MODEL_DIR);
   runtime = m;
   return m;
