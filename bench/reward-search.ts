@@ -12,7 +12,7 @@
  * compares two whole trainings and carries their noise.
  */
 import { existsSync } from "node:fs";
-import { getTask, listTasks } from "../families/reward-search/tasks/index.ts";
+import { listTasks, loadTask } from "../families/reward-search/tasks/index.ts";
 import type { RewardBatchInput, RewardProgram, RewardTask } from "../families/reward-search/task.ts";
 import { PpoConfig } from "../families/reward-search/task.ts";
 import { hostRewardProgram } from "../families/reward-search/trainer/host-reward.ts";
@@ -114,7 +114,7 @@ const reach: string[] = [
 ];
 
 for (const id of taskIds) {
-  const task = getTask(id);
+  const task = await loadTask(id);
   const cfg = PpoConfig.parse(task.training.ppo);
   const B = cfg.numEnvs * cfg.numSteps;
   const code = task.humanReward ?? task.sparseReward;

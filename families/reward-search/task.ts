@@ -50,6 +50,8 @@ export interface VecEnv {
   reset(seed: number): Float64Array;
   /** Discrete: numEnvs action indices; continuous: numEnvs × dim values, clipped to [low, high] by the env. */
   step(actions: Int32Array | Float64Array): StepBatch;
+  /** Free what the env holds outside the JS heap (MuJoCo's MjData); absent where it holds nothing. */
+  close?(): void;
 }
 
 export const PpoConfig = z.strictObject({
@@ -102,6 +104,11 @@ export interface RewardTask {
   /** Time limit of one episode, in env steps. */
   maxEpisodeSteps: number;
   generate(seed: number): TaskInstance;
+  /**
+   * Load what this task's envs need in the calling thread (MuJoCo's wasm module and model: async, seconds);
+   * idempotent; await it before resetting an env of the task. Absent where makeEnv needs nothing loaded.
+   */
+  prepare?(): Promise<void>;
   makeEnv(instance: TaskInstance, numEnvs: number): VecEnv;
 }
 

@@ -1,14 +1,19 @@
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { labelTrajectories } from "../../../agents/evolver-labels.ts";
 import { checkReward } from "../sandbox/reward-check.ts";
 import { createRng } from "../../../src/util/rng.ts";
 import { applyEvent, EMPTY_BANK } from "../../../src/store/bank.ts";
 import { NO_USAGE, type Trajectory } from "../../../src/store/trajectory.ts";
 import { sampleTransitions } from "../tools/check_reward.ts";
-import { getTask, listTasks } from "../tasks/index.ts";
+import { getTask, listTasks, loadTask } from "../tasks/index.ts";
 import { mutate } from "./designer.ts";
 import { designHintsFromBank, designOf, evolveRewardHeuristic } from "./evolver.ts";
 import { baseDesign, composeReward, termsOf } from "./terms.ts";
+
+// MuJoCo tasks load their wasm module and model before their envs reset (task.prepare).
+beforeAll(async () => {
+  for (const id of listTasks()) await loadTask(id);
+}, 120_000);
 
 describe.each(listTasks())("the heuristic term library of %s", (id) => {
   it("composes code whose every term runs in the sandbox on sampled transitions, each a component", async () => {

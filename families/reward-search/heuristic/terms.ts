@@ -1,3 +1,5 @@
+import { MUJOCO_TERMS } from "./mujoco-terms.ts";
+
 /**
  * The heuristic reward designer's library (docs/spec/reward-search.md §9): per task, reward terms a practitioner would reach for
  * (alive bonus, angle / position / velocity penalties, progress toward the goal, action cost), each a JavaScript
@@ -59,6 +61,7 @@ export const TERMS: Record<string, readonly Term[]> = {
   ],
   lander,
   lander_left_half: [...lander, t("left", "(info.on_pad && nextObs.x < 0) ? 1 : 0", 1, [0, 5])],
+  ...MUJOCO_TERMS,
   walker: [
     t("forward", "info.forward_velocity", 1, [0.3, 3]),
     t("alive", "info.fell ? 0 : 1", 0.2, [0, 1]),

@@ -1,8 +1,8 @@
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { compileReward } from "../sandbox/reward-sandbox.ts";
 import { ConfigError } from "../../../src/errors.ts";
 import { createRng } from "../../../src/util/rng.ts";
-import { getTask, listTasks, tasks } from "./index.ts";
+import { getTask, listTasks, loadTask, tasks } from "./index.ts";
 import { TaskInstance, type RewardTask, type StepBatch, type VecEnv } from "../task.ts";
 
 const randomActions = (env: VecEnv, rng: ReturnType<typeof createRng>): Int32Array | Float64Array => {
@@ -49,6 +49,11 @@ const episodes = (task: RewardTask, seed: number, act: (obs: Float64Array) => In
   }
   return results;
 };
+
+// MuJoCo tasks load their wasm module and model before their envs reset (task.prepare).
+beforeAll(async () => {
+  for (const id of listTasks()) await loadTask(id);
+}, 120_000);
 
 describe("registry", () => {
   it("file names equal ids and unknown ids name the known ones", () => {
@@ -127,7 +132,8 @@ describe.each(listTasks())("task %s", (id) => {
     const a = TaskInstance.parse(task.generate(3));
     const b = TaskInstance.parse(task.generate(4));
     expect(a.task).toBe(id);
-    expect(a.params).not.toEqual(b.params);
+    // Tasks equal to a Gymnasium task keep its physics: no parameter varies, seeds differ by their resets.
+    if (Object.keys(a.params).length > 0) expect(a.params).not.toEqual(b.params);
     expect(task.generate(3)).toEqual(a);
     const trainSeeds = new Set([0, 1, 2, 3, 4, 5, 100].map((s) => task.generate(s).trainSeed));
     for (const s of [0, 1, 2, 3, 4, 5, 100]) for (const e of task.generate(s).evalSeeds) expect(trainSeeds.has(e)).toBe(false);
@@ -150,8 +156,9 @@ describe.each(listTasks())("task %s", (id) => {
       expect(b.truncated.length).toBe(n);
       expect(b.fitness.length).toBe(n);
       expect(Object.keys(b.info).sort()).toEqual([...task.info].sort());
-      for (const v of [...b.obs, ...b.nextObs, ...b.fitness]) expect(Number.isFinite(v)).toBe(true);
-      for (const name of task.info) for (const v of b.info[name]!) expect(Number.isFinite(v)).toBe(true);
+      // One expect per batch: per-value expects dominate the run time on 105-float observations.
+      expect([...b.obs, ...b.nextObs, ...b.fitness].every(Number.isFinite)).toBe(true);
+      for (const name of task.info) expect(b.info[name]!.every(Number.isFinite), name).toBe(true);
       for (let i = 0; i < n; i++) {
         expect(b.terminated[i]! + b.truncated[i]!).toBeLessThanOrEqual(1);
         if (b.terminated[i] || b.truncated[i]) ends++;

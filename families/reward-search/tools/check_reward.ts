@@ -31,6 +31,7 @@ export default defineRewardTool({
     "NaN or errors with their line, components that never change, and a component that dominates the reward.",
   input: z.object({ code: z.string().min(1).describe("JavaScript defining function reward(obs, action, nextObs, info) → { total, components }") }),
   run: async (s, a) => {
+    await s.task.prepare?.();
     const env = s.task.makeEnv(s.instance, 1);
     const layout = { observation: s.task.observation, actionNames: s.task.actionNames, actionKind: env.action.kind, info: s.task.info };
     const check = await checkReward(a.code, layout, sampleTransitions(s.task, s.instance, s.checkTransitions));

@@ -1,0 +1,163 @@
+import { fileURLToPath } from "node:url";
+import type { MjData, MjModel } from "mujoco-js";
+import { InvariantError } from "../../../../src/errors.ts";
+import type { Rng } from "../../../../src/util/rng.ts";
+import type { InfoBatch, VecEnv } from "../../task.ts";
+import { makeVecEnv, type EnvCore } from "../vec-env.ts";
+import { liveData, loadedModel, loadModel, mujocoRuntime } from "./runtime.ts";
+
+/**
+ * A Gymnasium v5 MuJoCo env (gymnasium/envs/mujoco/mujoco_env.py, facts in docs/spec/reward-search.md §2 and
+ * envs/mujoco/assets/README.md) over the shared vec-env harness: reset noise around the model's qpos0, the
+ * action written to ctrl and held for frame_skip physics steps, then the task's observation, info, fitness
+ * and termination. The harness adds the time limit, auto-reset and action clipping.
+ */
+export interface MujocoSpec {
+  /** Model file name in ./assets. */
+  model: string;
+  frameSkip: number;
+  /** Action bounds: the model's actuator ctrlrange (checked when the model loads). */
+  low: readonly number[];
+  high: readonly number[];
+  /** Reset noise scale s: qpos0 + U(−s, s); qvel + U(−s, s) or s·N(0, 1). */
+  resetNoise: number;
+  qvelNoise: "uniform" | "normal";
+  /** Also compute cfrc_ext (mj_rnePostConstraint) after stepping: Ant's contact forces. */
+  contactForces: boolean;
+  obsDim: number;
+  info: readonly string[];
+  maxEpisodeSteps: number;
+  /** Write the observation of d at out[off .. off + obsDim). */
+  observe(d: MjData, out: Float64Array, off: number): void;
+  /** What the step's outcome compares before and after (e.g. the torso's x), read before stepping. */
+  track(d: MjData): number[];
+  /** After the step: write info[name][i] and fitness[i]; return true when the episode ends by the task's rule. */
+  outcome(o: StepOutcome): boolean;
+}
+
+export interface StepOutcome {
+  d: MjData;
+  /** track(d) before the step. */
+  before: readonly number[];
+  /** This env's clipped action. */
+  action: Float64Array;
+  /** Seconds per env step: timestep × frame_skip. */
+  dt: number;
+  /** Env steps since reset, this one included. */
+  steps: number;
+  /** This step's observation (its row of nextObs). */
+  obs: Float64Array;
+  i: number;
+  info: InfoBatch;
+  fitness: Float64Array;
+}
+
+export type MujocoVecEnv = VecEnv & {
+  /** Free every MjData of this env (also done when it is garbage-collected unclosed). */
+  close(): void;
+  /** Env i's MjData (after the first reset): tests set a state through it. */
+  data(i: number): MjData;
+};
+
+/** The path of a shipped model file. */
+export const assetPath = (file: string): string => fileURLToPath(new URL(`./assets/${file}`, import.meta.url));
+
+/** Load the module and the spec's model in this thread; check the action bounds against its ctrlrange. */
+export const prepareMujoco = async (spec: MujocoSpec): Promise<void> => {
+  const model = await loadModel(assetPath(spec.model));
+  const range = model.actuator_ctrlrange as Float64Array;
+  for (let k = 0; k < model.nu; k++) {
+    if (range[2 * k] !== spec.low[k] || range[2 * k + 1] !== spec.high[k]) {
+      throw new InvariantError(`${spec.model}: actuator ${k}'s ctrlrange is [${range[2 * k]}, ${range[2 * k + 1]}] but the task says [${spec.low[k]}, ${spec.high[k]}]; make the task's action bounds match the model`);
+    }
+  }
+  if (model.nu !== spec.low.length) throw new InvariantError(`${spec.model}: the model has ${model.nu} actuators but the task ${spec.low.length} actions; match them`);
+};
+
+const freeAll = (ds: MjData[]): void => {
+  for (const d of ds) if (!d.isDeleted()) { d.delete(); liveData.count--; }
+  ds.length = 0;
+};
+
+/** Envs dropped without close() free their MjData when collected (the trainer drops its envs). */
+const finaliser = new FinalizationRegistry<MjData[]>(freeAll);
+
+export const makeMujocoEnv = (spec: MujocoSpec, numEnvs: number): MujocoVecEnv => {
+  const where = `mujoco env ${spec.model}`;
+  const datas: MjData[] = [];
+  const steps = new Int32Array(numEnvs);
+  const dim = spec.low.length;
+  let model: MjModel | null = null;
+  let dt = 0;
+  let closed = false;
+
+  /** MjData for every env on the first reset, so that makeEnv itself needs no wasm module. */
+  const allocate = (): MjModel => {
+    if (closed) throw new InvariantError(`${where}: reset after close(); make a new env`);
+    if (model) return model;
+    const mj = mujocoRuntime(where);
+    const m = loadedModel(assetPath(spec.model), where);
+    for (let i = 0; i < numEnvs; i++) { datas.push(new mj.MjData(m)); liveData.count++; }
+    dt = m.opt.timestep * spec.frameSkip;
+    model = m;
+    return m;
+  };
+
+  const core: EnvCore = {
+    obsDim: spec.obsDim,
+    action: { kind: "continuous", dim, low: spec.low, high: spec.high },
+    info: spec.info,
+    maxEpisodeSteps: spec.maxEpisodeSteps,
+    reset(i: number, rng: Rng, obs: Float64Array, off: number) {
+      const m = allocate();
+      const mj = mujocoRuntime(where);
+      const d = datas[i]!;
+      mj.mj_resetData(m, d);
+      // Views are fetched after every allocation above: a heap growth empties views fetched before it.
+      const qpos = d.qpos as Float64Array, qvel = d.qvel as Float64Array, qpos0 = m.qpos0 as Float64Array;
+      const s = spec.resetNoise;
+      for (let k = 0; k < qpos.length; k++) qpos[k] = qpos0[k]! + rng.uniform(-s, s);
+      for (let k = 0; k < qvel.length; k++) qvel[k] = spec.qvelNoise === "uniform" ? rng.uniform(-s, s) : s * rng.normal();
+      mj.mj_forward(m, d);
+      steps[i] = 0;
+      spec.observe(d, obs, off);
+    },
+    step(i: number, actions: Int32Array | Float64Array, aOff: number, nextObs: Float64Array, off: number, info: InfoBatch, fitness: Float64Array) {
+      const m = model!;
+      const mj = mujocoRuntime(where);
+      const d = datas[i]!;
+      const action = (actions as Float64Array).subarray(aOff, aOff + dim);
+      const before = spec.track(d);
+      (d.ctrl as Float64Array).set(action);
+      for (let k = 0; k < spec.frameSkip; k++) mj.mj_step(m, d);
+      if (spec.contactForces) mj.mj_rnePostConstraint(m, d);
+      spec.observe(d, nextObs, off);
+      steps[i]++;
+      return spec.outcome({ d, before, action, dt, steps: steps[i]!, obs: nextObs.subarray(off, off + spec.obsDim), i, info, fitness });
+    },
+  };
+
+  const env = makeVecEnv(numEnvs, core);
+  const out: MujocoVecEnv = {
+    numEnvs: env.numEnvs,
+    obsDim: env.obsDim,
+    action: env.action,
+    reset: (seed) => env.reset(seed),
+    step: (a) => {
+      if (closed) throw new InvariantError(`${where}: step after close(); make a new env`);
+      return env.step(a);
+    },
+    close: () => {
+      closed = true;
+      finaliser.unregister(out);
+      freeAll(datas);
+    },
+    data: (i) => {
+      const d = datas[i];
+      if (!d) throw new InvariantError(`${where}: no env ${i} yet (${numEnvs} envs, allocated on the first reset); reset first`);
+      return d;
+    },
+  };
+  finaliser.register(out, datas, out);
+  return out;
+};
