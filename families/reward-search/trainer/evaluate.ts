@@ -21,6 +21,7 @@ export const evaluateGreedy = (
       if (b.terminated[0] || b.truncated[0]) break;
       obs = b.obs;
     }
+    env.close?.();
     return f;
   });
 

@@ -60,11 +60,14 @@ export const builtinBackend = (): TrainerBackend => ({
   tasks: listTasks().map((id) => describeTask(getTask(id))),
   train: async (job, { signal, progress }): Promise<JobResult> => {
     const task = getTask(job.task);
+    // A task on a wasm engine (MuJoCo) loads its module and model once per thread before its first env.
+    await task.prepare?.();
     const instance = instanceOf(task, job);
     const ppo = PpoOverrides.safeParse(job.ppo ?? {});
     if (!ppo.success) throw new JobFailure("bad_request", `ppo overrides are not valid PpoConfig fields: ${describeIssues(ppo.error)}`);
     const env = task.makeEnv(instance, 1);
     const layout: RewardLayout = { observation: task.observation, actionNames: task.actionNames, actionKind: env.action.kind, info: task.info };
+    env.close?.();
     let reward;
     try {
       reward = await compileReward(job.reward, layout, { seed: job.seed });

@@ -293,6 +293,7 @@ export const trainPpo = async (req: TrainRequest): Promise<TrainResult> => {
     }
   } finally {
     adam.dispose();
+    env.close?.();
   }
 
   const best = result.fitnessCurve.reduce((a, b) => (b.fitness > a.fitness ? b : a));
