@@ -8,6 +8,7 @@ import { runActorEpisode } from "../agents/actor.ts";
 import { openInterphyreEnv } from "../families/interphyre/task-env.ts";
 import type { AssistantTurn, ChatModel, ToolCall } from "../src/llm/chat-model.ts";
 import { readCertified } from "../families/interphyre/certified-seeds.ts";
+import { percentile } from "./harness.ts";
 
 const seedsArg = process.argv.indexOf("--seeds");
 const SEEDS = seedsArg > 0 ? Number(process.argv[seedsArg + 1]) : 10;
@@ -57,6 +58,5 @@ for (const entry of readCertified(LEVEL)!.seeds.slice(0, SEEDS)) {
   if (t.steps.length === turns) perTurn.push(wall / turns);
   else for (const s of t.steps) perTurn.push(s.ms);
 }
-perTurn.sort((a, b) => a - b);
-const q = (p: number) => perTurn[Math.min(perTurn.length - 1, Math.floor(p * perTurn.length))]!.toFixed(1);
+const q = (p: number) => percentile(perTurn, p).toFixed(1);
 console.log(`${LEVEL}: tool execution + bookkeeping per turn over ${perTurn.length} episodes (mean per episode): p50 ${q(0.5)} ms, p95 ${q(0.95)} ms`);

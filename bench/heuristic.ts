@@ -10,6 +10,7 @@ import { runHeuristicEpisode } from "../families/interphyre/heuristic/agent.ts";
 import { createInstance } from "../families/interphyre/instance.ts";
 import { createRng } from "../src/util/rng.ts";
 import { readCertified } from "../families/interphyre/certified-seeds.ts";
+import { formatTable } from "./harness.ts";
 
 const HEXA_LEVELS = [
   "catapult",
@@ -67,11 +68,7 @@ const runChild = (levels: string[]): Promise<Row[]> =>
   });
 
 const printTable = (rows: Row[]) => {
-  console.log(`${"level".padEnd(20)}${"success".padStart(10)}${"mean turns".padStart(12)}${"tool ms/turn".padStart(14)}`);
-  for (const r of rows) {
-    const rate = `${r.solved}/${r.episodes}`;
-    console.log(`${r.level.padEnd(20)}${rate.padStart(10)}${(r.turns / r.episodes).toFixed(1).padStart(12)}${(r.toolMs / r.steps).toFixed(1).padStart(14)}`);
-  }
+  console.log(formatTable(["level", "success", "mean turns", "tool ms/turn"], rows.map((r) => [r.level, `${r.solved}/${r.episodes}`, (r.turns / r.episodes).toFixed(1), (r.toolMs / r.steps).toFixed(1)])));
   const all = rows.reduce((s, r) => ({ solved: s.solved + r.solved, episodes: s.episodes + r.episodes }), { solved: 0, episodes: 0 });
   console.log(`overall: ${all.solved}/${all.episodes} solved (${((100 * all.solved) / all.episodes).toFixed(0)}%)`);
 };

@@ -6,6 +6,7 @@
 import os from "node:os";
 import type { RewardBatchInput } from "../families/reward-search/task.ts";
 import { compileReward, type RewardLayout } from "../families/reward-search/sandbox/reward-sandbox.ts";
+import { median, printTable } from "./harness.ts";
 
 const layout: RewardLayout = {
   observation: ["x", "x_dot", "theta", "theta_dot"],
@@ -45,8 +46,6 @@ const batchOf = (n: number): RewardBatchInput => {
   };
 };
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-
 async function main() {
   const compileMs: number[] = [];
   const compileCpuMs: number[] = [];
@@ -81,11 +80,7 @@ async function main() {
     }
     p.dispose();
   }
-  const head = ["form", "envs", "µs/call wall", "µs/call cpu", "cpu best of 25", "µs/env wall"];
-  const widths = head.map((h, j) => Math.max(h.length, ...rows.map((r) => r[j]!.length)));
-  const line = (cells: string[]) => cells.map((c, j) => (j === 0 ? c.padEnd(widths[j]!) : c.padStart(widths[j]!))).join("  ");
-  console.log(line(head));
-  for (const r of rows) console.log(line(r));
+  printTable(["form", "envs", "µs/call wall", "µs/call cpu", "cpu best of 25", "µs/env wall"], rows);
   console.log(`\nload average ${os.loadavg().map((x) => x.toFixed(1)).join(" ")} on ${os.availableParallelism()} cores (figures scale with the load)`);
   console.log(
     `compile (fresh wasm instance + runtime + context + prelude + code): wall median ${median(compileMs).toFixed(1)} ms (first ${compileMs[0]!.toFixed(1)} ms), ` +

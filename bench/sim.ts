@@ -7,6 +7,7 @@ import { listLevels } from "../families/interphyre/levels/index.ts";
 import { captureSnapshot, restore } from "../families/interphyre/world/snapshot.ts";
 import { Simulation, type SimulationSpec } from "../families/interphyre/world/simulation.ts";
 import { readCertified } from "../families/interphyre/certified-seeds.ts";
+import { median, printTable } from "./harness.ts";
 
 const seedsArg = process.argv.indexOf("--seeds");
 const SEEDS = seedsArg > 0 ? Number(process.argv[seedsArg + 1]) : 3;
@@ -27,13 +28,12 @@ const timeRollout = (spec: SimulationSpec, steps: number) => {
   return { ms: performance.now() - t0, sim };
 };
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const f = (v: number, d = 1) => v.toFixed(d).padStart(9);
+const f = (v: number, d = 1) => v.toFixed(d);
 
 // Warm the JIT on every level's shapes so the first level is not charged for compilation.
 for (const level of listLevels()) for (const spec of specsOf(level).slice(0, 1)) timeRollout(spec, 1000);
 
-const rows: string[] = [];
+const rows: string[][] = [];
 let totalSteps = 0;
 let totalMs = 0;
 for (const level of listLevels()) {
@@ -56,8 +56,7 @@ for (const level of listLevels()) {
   const steps = specs.length * 3000;
   totalSteps += steps;
   totalMs += ms;
-  rows.push(`${level.padEnd(20)}${f((steps / ms) * 1000, 0)}${f(median(r1000))}${f(median(r2000))}${f(median(snap), 2)}${f(median(rest))}`);
+  rows.push([level, f((steps / ms) * 1000, 0), f(median(r1000)), f(median(r2000)), f(median(snap), 2), f(median(rest))]);
 }
-console.log(`${"level".padEnd(20)}${"steps/s".padStart(9)}${"ms/1000".padStart(9)}${"ms/2000".padStart(9)}${"snap ms".padStart(9)}${"rest ms".padStart(9)}`);
-console.log(rows.join("\n"));
-console.log(`${"all".padEnd(20)}${f((totalSteps / totalMs) * 1000, 0)}   (${SEEDS} certified seeds per level, their solutions; restore replays 500 steps)`);
+printTable(["level", "steps/s", "ms/1000", "ms/2000", "snap ms", "rest ms"], [...rows, ["all", f((totalSteps / totalMs) * 1000, 0)]]);
+console.log(`(${SEEDS} certified seeds per level, their solutions; restore replays 500 steps)`);

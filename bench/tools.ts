@@ -13,6 +13,7 @@ import { openInterphyreEnv } from "../families/interphyre/task-env.ts";
 import { readCertified } from "../families/interphyre/certified-seeds.ts";
 import { callTool, ToolSession } from "../families/interphyre/tools/define-tool.ts";
 import { tools } from "../families/interphyre/tools/index.ts";
+import { percentile as pct, printTable } from "./harness.ts";
 
 const seedsArg = process.argv.indexOf("--seeds");
 const SEEDS = seedsArg > 0 ? Number(process.argv[seedsArg + 1]) : 10;
@@ -39,10 +40,8 @@ const cases: [string, string, Args][] = [
   ["finish", "", (p) => p],
 ];
 
-const pct = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
-
 const toolTable = () => {
-  console.log(`${"level".padEnd(16)}${"tool".padEnd(24)}${"case".padEnd(10)}${"p50 ms".padStart(8)}${"p95 ms".padStart(8)}`);
+  const rows: string[][] = [];
   for (const level of LEVELS) {
     const certified = readCertified(level)!.seeds;
     // Warm the JIT on seeds outside the measured ones.
@@ -66,9 +65,10 @@ const toolTable = () => {
     }
     for (const [key, xs] of times) {
       const [name, label] = key.split("\t");
-      console.log(`${level.padEnd(16)}${name!.padEnd(24)}${label!.padEnd(10)}${pct(xs, 0.5).toFixed(1).padStart(8)}${pct(xs, 0.95).toFixed(1).padStart(8)}`);
+      rows.push([level, name!, label!, pct(xs, 0.5).toFixed(1), pct(xs, 0.95).toFixed(1)]);
     }
   }
+  printTable(["level", "tool", "case", "p50 ms", "p95 ms"], rows, { align: "lllrr" });
 };
 
 /** How a row's child process is set up before measuring, and where its tools run. */

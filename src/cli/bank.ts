@@ -52,7 +52,7 @@ const bankText = (level: string, round: number, bank: Bank): string =>
     ...(bank.mistakes.length ? byWeight(bank.mistakes).flatMap(entryLines) : ["  (none)"]),
   ].join("\n");
 
-const show: CommandModule = {
+const show: CommandModule<object, { run: string; level?: string; round?: number }> = {
   command: "show <run>",
   describe: "a run's bank after a round (default: the last committed), skills and mistakes by weight",
   builder: (y: Argv) =>
@@ -61,10 +61,10 @@ const show: CommandModule = {
       .option("level", { type: "string", describe: "only this level" })
       .option("round", { type: "string", describe: "the bank after this round (0: the initial bank)", coerce: (v) => (v === undefined ? v : intFlag("round", 0, 10_000)(v)) }),
   handler: (argv) => {
-    const path = String(argv.run);
+    const path = argv.run;
     const { dir, cfg } = openRun(path);
     const log = dir.bankLog({ repair: false });
-    const asked = argv.round as number | undefined;
+    const asked = argv.round;
     if (asked !== undefined && asked > cfg.rounds) throw new ConfigError(`--round: the run has rounds 0–${cfg.rounds} (got ${asked}); pick one of them`);
     const parts = levelsOf(cfg, argv.level).map((level) => {
       const last = lastCommitted(log, cfg, level);
@@ -99,13 +99,13 @@ export const eventLine = (e: BankEvent): string => {
   }
 };
 
-const history: CommandModule = {
+const history: CommandModule<object, { run: string; level?: string }> = {
   command: "history <run>",
   describe: "every committed bank event, one a line (round, type, ids, reason): how the skills evolved",
   builder: (y: Argv) =>
     y.positional("run", { type: "string", demandOption: true, describe: "a run directory, e.g. runs/<id>" }).option("level", { type: "string", describe: "only this level" }),
   handler: (argv) => {
-    const { dir, cfg } = openRun(String(argv.run));
+    const { dir, cfg } = openRun(argv.run);
     const log = dir.bankLog({ repair: false });
     const parts = levelsOf(cfg, argv.level).map((level) => {
       const events = log.events.get(level) ?? [];
@@ -135,7 +135,7 @@ const agreed = (what: string, values: string[], fix: string): string => {
   return distinct[0]!;
 };
 
-const reindex: CommandModule = {
+const reindex: CommandModule<object, { runs?: string[]; "runs-dir": string; "data-dir"?: string }> = {
   command: "reindex [runs..]",
   describe: "rebuild the Chroma skill index from the runs' bank-events.jsonl (default: every run under --runs-dir)",
   builder: (y: Argv) =>
@@ -144,9 +144,9 @@ const reindex: CommandModule = {
       .option("runs-dir", { type: "string", default: "runs", describe: "where to look for runs when none is named" })
       .option("data-dir", { type: "string", describe: "the embedded Chroma server's data directory (default: the runs' skillIndex.dataDir)" }),
   handler: async (argv) => {
-    const runs = runsToIndex(((argv.runs as string[] | undefined) ?? []).map(String), String(argv["runs-dir"]));
+    const runs = runsToIndex(argv.runs ?? [], argv["runs-dir"]);
     const opened = runs.map((p) => ({ path: p, ...openRun(p) }));
-    const dataDir = argv["data-dir"] !== undefined ? String(argv["data-dir"]) : agreed("skillIndex.dataDir", opened.map((r) => r.cfg.skillIndex.dataDir), "pass --data-dir");
+    const dataDir = argv["data-dir"] ?? agreed("skillIndex.dataDir", opened.map((r) => r.cfg.skillIndex.dataDir), "pass --data-dir");
     const embedding = agreed("skillIndex.embedding", opened.map((r) => JSON.stringify(r.cfg.skillIndex.embedding)), "index runs with one embedding at a time");
     const { index, url, stop } = await openSkillIndex(dataDir, JSON.parse(embedding) as EmbeddingConfig);
     try {
@@ -168,7 +168,7 @@ const reindex: CommandModule = {
   },
 };
 
-const query: CommandModule = {
+const query: CommandModule<object, { text: string; level?: string; kind?: BankEntry["kind"]; limit: number; "data-dir"?: string }> = {
   command: "query <text>",
   describe: "the index entries closest to a text, best first (score = cosine similarity)",
   builder: (y: Argv) =>
@@ -181,13 +181,13 @@ const query: CommandModule = {
   handler: async (argv) => {
     // The index is queried with the default embedding, the one `reindex` uses for runs on the default config.
     const defaults = SkillIndexConfig.parse({});
-    const dataDir = argv["data-dir"] !== undefined ? String(argv["data-dir"]) : defaults.dataDir;
+    const dataDir = argv["data-dir"] ?? defaults.dataDir;
     const { index, stop } = await openSkillIndex(dataDir, defaults.embedding);
     try {
-      const hits = await index.query(String(argv.text), {
-        limit: Number(argv.limit),
-        ...(argv.level !== undefined ? { level: String(argv.level) } : {}),
-        ...(argv.kind !== undefined ? { kind: argv.kind as BankEntry["kind"] } : {}),
+      const hits = await index.query(argv.text, {
+        limit: argv.limit,
+        ...(argv.level !== undefined ? { level: argv.level } : {}),
+        ...(argv.kind !== undefined ? { kind: argv.kind } : {}),
       });
       if (!hits.length) {
         process.stdout.write(`no matching entries in the index at ${dataDir}; build it with hexa bank reindex\n`);

@@ -1,5 +1,5 @@
-import { spawn } from "node:child_process";
-import { closeSync, createWriteStream, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execa } from "execa";
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, extname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Argv, CommandModule } from "yargs";
@@ -18,6 +18,7 @@ import { chartToPng } from "../report/png.ts";
 import { writeReport } from "./inspect.ts";
 import { appendJsonl, readJsonl, writeAtomic, writeJsonAtomic } from "../store/jsonl.ts";
 import { isEvalFileName, RunDir, updateKey } from "../store/run-dir.ts";
+import { takePidLock } from "../store/pid-lock.ts";
 import { EpisodeRecord } from "../store/run-records.ts";
 import { readFinalScores } from "../store/final-scores.ts";
 import type { LevelFamily } from "../family/family.ts";
@@ -99,21 +100,7 @@ const pickBaseline = (flag: string | undefined, cells: readonly Cell[]): Cell =>
 /** Takes DIR for this process; a lock left by a dead process is taken over. */
 const lockDir = (dir: string): (() => void) => {
   const path = join(dir, "compare.lock");
-  if (existsSync(path)) {
-    const pid = Number(readFileSync(path, "utf8").trim());
-    let alive = false;
-    try {
-      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid) alive = (process.kill(pid, 0), true);
-    } catch (e) {
-      alive = (e as NodeJS.ErrnoException).code === "EPERM";
-    }
-    if (alive) throw new ConfigError(`${dir}: in use by hexa compare process ${pid}; wait for it or stop it (delete ${path} if that process is not hexa)`);
-    rmSync(path, { force: true });
-  }
-  const fd = openSync(path, "wx");
-  writeFileSync(fd, `${process.pid}\n`);
-  closeSync(fd);
-  return () => rmSync(path, { force: true });
+  return takePidLock(path, (pid) => `${dir}: in use by hexa compare process ${pid}; wait for it or stop it (delete ${path} if that process is not hexa)`);
 };
 
 /** The run directory of a (cell, run), found by its id without the timestamp; undefined before it was made. */
@@ -144,17 +131,16 @@ const heldOutOf = (dir: RunDir, cfg: RunConfig, seeds: HeldOut): EpisodeRecord[]
   return undefined;
 };
 
-const child = (args: string[], logFile: string): Promise<{ code: number; ms: number }> =>
-  new Promise((ok, fail) => {
-    const t0 = performance.now();
-    const log = createWriteStream(logFile, { flags: "a" });
-    log.write(`\n$ hexa ${args.join(" ")}\n`);
-    const p = spawn(process.execPath, ["--import", GUARD, HEXA, ...args], { stdio: ["pipe", "pipe", "pipe"], env: process.env });
-    p.stdout.pipe(log, { end: false });
-    p.stderr.pipe(log, { end: false });
-    p.once("error", fail);
-    p.once("close", (code) => log.end(() => ok({ code: code ?? 1, ms: performance.now() - t0 })));
-  });
+const child = async (args: string[], logFile: string): Promise<{ code: number; ms: number }> => {
+  const t0 = performance.now();
+  appendFileSync(logFile, `\n$ hexa ${args.join(" ")}\n`);
+  const log = { file: logFile, append: true } as const;
+  // stdin stays an open pipe (the guard's lifeline); cleanup off: the guard, not a parent exit handler, ends the child.
+  const r = await execa(process.execPath, ["--import", GUARD, HEXA, ...args], { stdin: "pipe", stdout: log, stderr: log, reject: false, cleanup: false });
+  // A child that could not start is an error; one killed by a signal counts as exit code 1.
+  if (r.exitCode === undefined && r.signal === undefined) throw r;
+  return { code: r.exitCode ?? 1, ms: performance.now() - t0 };
+};
 
 const outcome = (e: EpisodeRecord): EpisodeOutcome => ({ level: e.level, round: e.round, seed: e.seed, success: e.trajectory.success, turns: e.trajectory.turns });
 

@@ -1,8 +1,9 @@
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { ConfigError } from "../errors.ts";
 import type { Bank, BankEvent } from "./bank.ts";
 import { appendJsonl, readJsonl, writeAtomic, writeJsonAtomic } from "./jsonl.ts";
+import { takePidLock } from "./pid-lock.ts";
 import { BankLogLine, BankSnapshot, EpisodeRecord, RUN_MARK, RunMeta, StopRecord, UsageLine, WriterLine, type Phase } from "./run-records.ts";
 
 const FILES = {
@@ -59,15 +60,6 @@ export interface BankLog {
   ms: number;
 }
 export const updateKey = (level: string, round: number) => `${level}@${round}`;
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
-};
 
 /**
  * A run directory `runs/<id>/` (docs/spec/method.md §10): append-only JSONL and atomic whole-file writes only, so a process
@@ -150,23 +142,8 @@ export class RunDir {
   /** Takes the run for this process (exclusive create); a lock left by a killed process is taken over. */
   lock(): () => void {
     const path = this.file("lock");
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const fd = openSync(path, "wx");
-        writeFileSync(fd, `${process.pid}\n`);
-        closeSync(fd);
-        return () => rmSync(path, { force: true });
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== "EEXIST" || attempt > 0) throw e;
-      }
-      if (statSync(path).isDirectory()) throw new ConfigError(`${path}: a folder, where hexa keeps the lock file of the process that holds the run; remove it and resume again`);
-      const pid = Number(readFileSync(path, "utf8").trim());
-      // Our own pid in the lock is a lock from an earlier life of this pid (a container restarts as pid 1).
-      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) {
-        throw new ConfigError(`${this.path}: in use by process ${pid}; wait for it or stop it before resuming (delete ${path} if that process is not hexa)`);
-      }
-      rmSync(path, { force: true });
-    }
+    if (existsSync(path) && statSync(path).isDirectory()) throw new ConfigError(`${path}: a folder, where hexa keeps the lock file of the process that holds the run; remove it and resume again`);
+    return takePidLock(path, (pid) => `${this.path}: in use by process ${pid}; wait for it or stop it before resuming (delete ${path} if that process is not hexa)`);
   }
 
   configText = (): string => {
