@@ -54,4 +54,18 @@ describe("hexa run on a server whose answers are unusable", () => {
       await server.close();
     }
   }, 180_000);
+
+  it("hexa episode: --temperature none and --max-output-tokens reach the request; a model that never calls a tool exits 1 saying so", async () => {
+    const server = await startFakeOpenAI([{ text: "I would aim left." }]);
+    try {
+      const r = await hexa(["episode", "two_body_problem", "--seed", "0", "--agent", "react", "--model", "m", "--base-url", server.url, "--max-turns", "1", "--temperature", "none", "--max-output-tokens", "300"], { env: { OPENAI_API_KEY: "" } });
+      expect(r.status, r.stderr).toBe(1);
+      expect(r.stderr).toMatch(/hexa episode: the model made no tool call in any turn .*--tool-call-parser.*--jinja/);
+      const body = server.requests[0]!.body;
+      expect(body.temperature).toBeUndefined();
+      expect(body.max_tokens).toBe(300);
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
 });
