@@ -46,10 +46,14 @@ describe("hexa run on a server whose answers are unusable", () => {
       const usage = readFileSync(join(run, "usage.jsonl"), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as { role: string; estimated?: boolean });
       expect(usage.filter((u) => u.estimated).map((u) => u.role)).toEqual(["actor", "actor"]);
 
+      const kept = readFileSync(join(run, "notices.jsonl"), "utf8").split("\n").filter(Boolean).map((l) => (JSON.parse(l) as { message: string }).message);
+      expect(kept).toContainEqual(expect.stringMatching(/^llm\.actor: the server reported no token usage/));
+
       const inspected = await hexa(["inspect", run]);
       expect(inspected.status, inspected.stderr).toBe(0);
       expect(inspected.stdout).toMatch(/notice: .*: PROBLEM: no episode made a tool call/);
       expect(inspected.stdout).toMatch(/notice: .*: PROBLEM: the evolver failed every bank update/);
+      expect(inspected.stdout).toMatch(/notice: .*: warning: llm\.actor: the server reported no token usage/);
     } finally {
       await server.close();
     }
