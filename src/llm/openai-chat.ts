@@ -37,7 +37,7 @@ const timeoutError = (ms: number, where: string, concurrency: number) =>
   );
 
 const overflowFix = (where: string, maxOutput: number | null) =>
-  `the request (prompt${maxOutput === null ? "" : ` plus ${where}.maxOutputTokens ${maxOutput}`}) is longer than the context the server gives the model: lower ${where}.maxOutputTokens or actor.maxRequestChars, or serve the model with a longer context (vLLM --max-model-len, llama.cpp -c, Ollama OLLAMA_CONTEXT_LENGTH)`;
+  `the request (prompt${maxOutput === null ? "" : ` plus ${where}.maxOutputTokens ${maxOutput}`}) is longer than the context the server gives the model: lower ${where}.maxOutputTokens${where === "llm.actor" ? " or actor.maxRequestChars" : ""}, or serve the model with a longer context (vLLM --max-model-len, llama.cpp -c, Ollama OLLAMA_CONTEXT_LENGTH)`;
 
 const collect = async (stream: AsyncIterable<AIMessageChunk>): Promise<AIMessageChunk> => {
   let answer: AIMessageChunk | undefined;
