@@ -69,7 +69,7 @@ export const searchCommand: CommandModule = {
         auditLog: join(out, "llm-log.jsonl"),
       });
       const { createRoleModel } = await import("../llm/role-model.ts");
-      proposer = llmProposer(createRoleModel("actor", llm, { env: process.env }));
+      proposer = llmProposer(createRoleModel("actor", llm, { env: process.env, onNotice: (m) => process.stderr.write(`warning: ${m}\n`) }));
     } else {
       proposer = heuristicProposer();
     }
