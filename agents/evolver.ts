@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { ModelOutputError } from "../src/errors.ts";
 import type { ChatModel } from "../src/llm/chat-model.ts";
+import { ContextOverflow } from "../src/llm/llm-error.ts";
 import { invokeStructured } from "../src/llm/structured.ts";
 import { NO_EVIDENCE } from "../src/store/bank-weights.ts";
 import { EMPTY_BANK, type Bank, type BankEntry, type BankEvent, type Evidence, type Mistake, type Skill } from "../src/store/bank.ts";
@@ -54,14 +55,17 @@ class Builder {
   }
 }
 
-const failure = (round: number, e: ModelOutputError): BankEvent[] => [event({ schemaVersion: 1, type: "evolver_failure", round, error: e.message })];
+const failure = (round: number, e: ModelOutputError | ContextOverflow): BankEvent[] => [event({ schemaVersion: 1, type: "evolver_failure", round, error: e.message })];
 
-/** Runs the update; a model that fails validation twice yields one `evolver_failure` event and the bank is kept. */
+/**
+ * Runs the update; a model that fails validation twice, or a prompt longer than the model's context (the same
+ * on every retry or resume), yields one `evolver_failure` event saying so, and the bank is kept.
+ */
 const guarded = async (round: number, update: () => Promise<BankEvent[]>): Promise<BankEvent[]> => {
   try {
     return await update();
   } catch (e) {
-    if (e instanceof ModelOutputError) return failure(round, e);
+    if (e instanceof ModelOutputError || e instanceof ContextOverflow) return failure(round, e);
     throw e;
   }
 };

@@ -138,6 +138,14 @@ describe("the evolver on a quirky server", () => {
       error: "structured output failed after 2 attempt(s): llm.evolver: the answer was cut at max output tokens 1024 (finish_reason length); raise llm.evolver.maxOutputTokens, or answer more briefly",
     });
   });
+
+  it("records a prompt longer than the model's context as an evolver_failure with the fix, keeping the bank", async () => {
+    const { model } = await roleModel("evolver", [{ quirks: { contextOverflow: "llama.cpp" } }]);
+    const events = await distil({ words: INTERPHYRE_WORDS, model, round: 1, level: "two_body_problem", labelled: batch });
+    expect(events).toHaveLength(1);
+    expect(events[0]!.type).toBe("evolver_failure");
+    expect(events[0]).toMatchObject({ error: expect.stringMatching(/exceeds the available context size.*; the request \(prompt plus llm\.evolver\.maxOutputTokens 8192\) is longer than the context/) });
+  });
 });
 
 describe("a server that reports no usage, under a token cap", () => {

@@ -155,6 +155,20 @@ describe("error answers", () => {
   });
 });
 
+describe("a slow or serial server", () => {
+  it("names timeoutMs and concurrency in a timeout (a server serving one request at a time queues the rest)", async () => {
+    const { model } = await chat([{ fault: "timeout" }], { timeoutMs: 50 });
+    const error = (await model.invoke(ask, []).catch((e: unknown) => e)) as Error;
+    expect(error.message).toMatch(/no answer within 50 ms; raise llm\.actor\.timeoutMs, or, if the server serves fewer requests at a time than llm\.actor\.concurrency \(1; llama\.cpp -np, OLLAMA_NUM_PARALLEL\), lower it to that number$/);
+  });
+
+  it("sends one request at a time to a server on this machine unless concurrency is set", async () => {
+    const { model } = await chat(Array.from({ length: 3 }, () => ({ text: "ok", delayMs: 30 })));
+    await Promise.all([model.invoke(ask, []), model.invoke(ask, []), model.invoke(ask, [])]);
+    expect(server!.maxInFlight).toBe(1);
+  });
+});
+
 describe("request shape", () => {
   it("sends content null (not \"\") for an assistant message that only made tool calls", async () => {
     const { model } = await chat([{ text: "ok" }]);

@@ -46,12 +46,30 @@ describe("hexa run on a server whose answers are unusable", () => {
       const usage = readFileSync(join(run, "usage.jsonl"), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as { role: string; estimated?: boolean });
       expect(usage.filter((u) => u.estimated).map((u) => u.role)).toEqual(["actor", "actor"]);
 
+      const kept = readFileSync(join(run, "notices.jsonl"), "utf8").split("\n").filter(Boolean).map((l) => (JSON.parse(l) as { message: string }).message);
+      expect(kept).toContainEqual(expect.stringMatching(/^llm\.actor: the server reported no token usage/));
+
       const inspected = await hexa(["inspect", run]);
       expect(inspected.status, inspected.stderr).toBe(0);
       expect(inspected.stdout).toMatch(/notice: .*: PROBLEM: no episode made a tool call/);
       expect(inspected.stdout).toMatch(/notice: .*: PROBLEM: the evolver failed every bank update/);
+      expect(inspected.stdout).toMatch(/notice: .*: warning: llm\.actor: the server reported no token usage/);
     } finally {
       await server.close();
     }
   }, 180_000);
+
+  it("hexa episode: --temperature none and --max-output-tokens reach the request; a model that never calls a tool exits 1 saying so", async () => {
+    const server = await startFakeOpenAI([{ text: "I would aim left." }]);
+    try {
+      const r = await hexa(["episode", "two_body_problem", "--seed", "0", "--agent", "react", "--model", "m", "--base-url", server.url, "--max-turns", "1", "--temperature", "none", "--max-output-tokens", "300"], { env: { OPENAI_API_KEY: "" } });
+      expect(r.status, r.stderr).toBe(1);
+      expect(r.stderr).toMatch(/hexa episode: the model made no tool call in any turn .*--tool-call-parser.*--jinja/);
+      const body = server.requests[0]!.body;
+      expect(body.temperature).toBeUndefined();
+      expect(body.max_tokens).toBe(300);
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
 });

@@ -106,7 +106,7 @@ const evaluate = async (argv: Record<string, unknown>): Promise<void> => {
   }
   const gate = evalGate(cfg, dir, { cap: budgetFrom({}, argv), toPlay: total - played.length, spentBefore: stopped?.usage ?? [], yes: argv.yes === true });
   // The frozen bank needs no evolver; the actor's calls go to eval/llm-log.jsonl so the run's own log is untouched.
-  const { actorModel } = await modelsFor({ ...cfg, evolver: "heuristic", llm: { ...cfg.llm, auditLog: cfg.llm.auditLog ?? join(dir.path, "eval", "llm-log.jsonl") } }, dir.path, gate ? { gate } : {});
+  const { actorModel } = await modelsFor({ ...cfg, evolver: "heuristic", llm: { ...cfg.llm, auditLog: cfg.llm.auditLog ?? join(dir.path, "eval", "llm-log.jsonl") } }, dir.path, { onNotice: (m) => process.stderr.write(`warning: ${m}\n`), ...(gate ? { gate } : {}) });
   const file = stopped?.file ?? dir.evalFile(new Date());
   const who = `agent ${cfg.agent} (${cfg.agent === "heuristic" ? "heuristic, no LLM" : cfg.llm.actor.model})`;
   process.stderr.write(`eval ${dir.meta.id}: ${who}, bank after round ${cfg.rounds}, ${total} episodes${stopped ? ` (continuing ${file}: ${played.length} played before its spend cap stopped it)` : ""}\n`);

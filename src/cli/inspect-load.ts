@@ -127,7 +127,7 @@ export const readRunInput = (path: string): RunInput => {
     .filter((l) => l.error !== undefined)
     .map((l) => ({ role: l.role, ts: l.ts, error: l.error! }));
 
-  notices.push(...problemsOf(dir.file("metrics")));
+  notices.push(...problemsOf(dir.file("metrics")), ...dir.notices({ repair: false }).map((n) => `warning: ${n.message}`));
 
   const evalDir = join(dir.path, "eval");
   const evals = existsSync(evalDir)

@@ -205,7 +205,11 @@ const start = async (configPath: string | undefined, resumeDir: string | undefin
   const gate = spendGate(cfg, family, search, existing, runsDir, argv, note, makeLedger && ((cap, spent) => (ledger = makeLedger(cap, spent))));
   // A server quirk is told once per model, above the progress line once that is drawn.
   let warn = note;
-  const onNotice = (message: string) => warn(`warning: ${message}`);
+  let keep: ((message: string) => void) | undefined;
+  const onNotice = (message: string) => {
+    warn(`warning: ${message}`);
+    keep?.(message);
+  };
   const models = await modelsFor(cfg, existing?.path ?? resolve(runsDir, id), { resuming: existing !== undefined, onNotice, ...(gate ? { gate } : {}) }).catch(async (e) => {
     await ledger?.close();
     throw e;
@@ -225,6 +229,8 @@ const start = async (configPath: string | undefined, resumeDir: string | undefin
     dir = existing ?? RunDir.create(runsDir, id, yaml, now, { configHash: digest.hash, config: digest.config, code });
     madeAt(dir.path);
     release = dir.lock();
+    const where = dir;
+    keep = (message) => where.appendNotice({ schemaVersion: 1, at: new Date().toISOString(), message });
     await ledger?.begin();
   } catch (e) {
     await Promise.all([index?.stop(), episodes?.close?.(), ledger?.close()]);

@@ -203,7 +203,7 @@ export const transferCommand: CommandModule = {
       // The call log sits beside the bank (a failed synthesis leaves only it, to see what the model said).
       mkdirSync(dirname(out), { recursive: true });
       const llm = LlmConfig.parse({ ...(base.llm as object), auditLog: (base.llm as { auditLog?: string } | undefined)?.auditLog ?? join(dirname(out), "llm-log.jsonl") });
-      model = createRoleModel("synthesiser", llm, { env: process.env });
+      model = createRoleModel("synthesiser", llm, { env: process.env, onNotice: (m) => process.stderr.write(`warning: ${m}\n`) });
     }
     const log = (line: string) => process.stderr.write(`${line}\n`);
     log(`transfer → ${target}: ${sources.map((s) => `${s.level} (${countOf(s.bank)} entries)`).join(", ")}; synthesiser ${synth === "llm" ? "llm" : "heuristic (no LLM)"}`);

@@ -33,13 +33,14 @@ const parseQueues = (v: unknown): string[] => {
 const actorModels = (connection: RedisConnection) => {
   const built = new Map<string, ChatModel>();
   const ledgers = new Map<string, RedisLedger>();
+  const warn = (m: string) => process.stderr.write(`warning: ${m}\n`);
   const build = async (cfg: RunConfig, run: string, gate?: SpendGate): Promise<ChatModel> => {
     const { createRoleModel } = await import("../llm/role-model.ts");
     const auditLog = cfg.llm.auditLog ?? join("runs", ".workers", run.replace(/[^A-Za-z0-9_.+-]/g, "_"), "llm-log.jsonl");
     mkdirSync(dirname(auditLog), { recursive: true });
     const llm = { ...cfg.llm, auditLog };
     try {
-      return createRoleModel("actor", llm, { env: process.env, ...(gate ? { gate } : {}) });
+      return createRoleModel("actor", llm, { env: process.env, onNotice: warn, ...(gate ? { gate } : {}) });
     } catch (e) {
       if (e instanceof ConfigError) throw new ConfigError(`${e.message}; a worker reads keys from its own environment: export it where hexa worker runs, then hexa run --resume`);
       throw e;

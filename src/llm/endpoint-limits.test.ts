@@ -68,4 +68,12 @@ describe("the per-endpoint limit", () => {
     );
     expect(limits.for("http://127.0.0.1:2/v1", 8, "llm.evolver").size).toBe(8);
   });
+
+  it("gives a role that sets no concurrency the endpoint's limit, or the default for where it is", () => {
+    const limits = new EndpointLimits();
+    limits.for("http://127.0.0.1:1/v1", 4, "llm.actor");
+    expect(limits.for("http://127.0.0.1:1/v1", undefined, "llm.evolver").size).toBe(4);
+    expect(limits.for("http://localhost:2/v1", undefined, "llm.actor").size).toBe(1);
+    expect(limits.for("https://api.example.com/v1", undefined, "llm.actor").size).toBe(4);
+  });
 });

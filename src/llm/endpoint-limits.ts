@@ -1,4 +1,5 @@
 import { ConfigError } from "../errors.ts";
+import { concurrencyOf } from "./config.ts";
 
 /** At most `size` callers inside `run` at once; the rest wait in arrival order. */
 export class Semaphore {
@@ -25,11 +26,14 @@ export class Semaphore {
 export class EndpointLimits {
   private readonly byEndpoint = new Map<string, Semaphore>();
 
-  /** The endpoint's semaphore; `where` names the config field in the error when two roles disagree on its size. */
-  for(baseURL: string, concurrency: number, where: string): Semaphore {
+  /**
+   * The endpoint's semaphore; `where` names the config field in the error when two roles disagree on its size.
+   * A role that sets no concurrency takes the endpoint's limit, or makes it with the default (config.ts).
+   */
+  for(baseURL: string, concurrency: number | undefined, where: string): Semaphore {
     const existing = this.byEndpoint.get(baseURL);
     if (existing) {
-      if (existing.size !== concurrency) {
+      if (concurrency !== undefined && existing.size !== concurrency) {
         throw new ConfigError(
           `${where}.concurrency: ${baseURL} is already limited to ${existing.size} (got ${concurrency}); ` +
             `give every role on one endpoint the same concurrency`,
@@ -37,7 +41,7 @@ export class EndpointLimits {
       }
       return existing;
     }
-    const created = new Semaphore(concurrency);
+    const created = new Semaphore(concurrency ?? concurrencyOf({ baseURL }));
     this.byEndpoint.set(baseURL, created);
     return created;
   }

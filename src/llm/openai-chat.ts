@@ -2,7 +2,7 @@ import type { AIMessageChunk, BaseMessage } from "@langchain/core/messages";
 import { ChatOpenAI } from "@langchain/openai";
 import type { ChatModel } from "./chat-model.ts";
 import { readAnswer, type Notice } from "./answer-read.ts";
-import { concurrencyOf, type ResolvedModelConfig } from "./config.ts";
+import type { ResolvedModelConfig } from "./config.ts";
 import { sharedEndpointLimits, type EndpointLimits } from "./endpoint-limits.ts";
 import { fromLangchainAnswer, toLangchainMessages, toOpenAITool, type LangchainAnswer } from "./langchain-messages.ts";
 import { ContextOverflow, isContextOverflow, LlmError } from "./llm-error.ts";
@@ -41,7 +41,7 @@ const timeoutError = (ms: number, where: string, concurrency: number) =>
   );
 
 const overflowFix = (where: string, maxOutput: number | null) =>
-  `the request (prompt${maxOutput === null ? "" : ` plus ${where}.maxOutputTokens ${maxOutput}`}) is longer than the context the server gives the model: lower ${where}.maxOutputTokens or actor.maxRequestChars, or serve the model with a longer context (vLLM --max-model-len, llama.cpp -c, Ollama OLLAMA_CONTEXT_LENGTH)`;
+  `the request (prompt${maxOutput === null ? "" : ` plus ${where}.maxOutputTokens ${maxOutput}`}) is longer than the context the server gives the model: lower ${where}.maxOutputTokens${where === "llm.actor" ? " or actor.maxRequestChars" : ""}, or serve the model with a longer context (vLLM --max-model-len, llama.cpp -c, Ollama OLLAMA_CONTEXT_LENGTH)`;
 
 const collect = async (stream: AsyncIterable<AIMessageChunk>): Promise<AIMessageChunk> => {
   let answer: AIMessageChunk | undefined;
@@ -60,8 +60,8 @@ export const createOpenAIChat = (config: ResolvedModelConfig, deps: OpenAIChatDe
   const where = deps.where ?? "llm";
   const sleep = deps.sleep ?? realSleep;
   const now = deps.now ?? (() => performance.now());
-  const concurrency = concurrencyOf(config);
-  const slot = (deps.limits ?? sharedEndpointLimits).for(baseURL, concurrency, where);
+  const slot = (deps.limits ?? sharedEndpointLimits).for(baseURL, config.concurrency, where);
+  const concurrency = slot.size;
   const client = new ChatOpenAI({
     model,
     apiKey: config.apiKey,

@@ -4,7 +4,7 @@ import { ConfigError } from "../errors.ts";
 import type { Bank, BankEvent } from "./bank.ts";
 import { appendJsonl, readJsonl, writeAtomic, writeJsonAtomic } from "./jsonl.ts";
 import { takePidLock } from "./pid-lock.ts";
-import { BankLogLine, BankSnapshot, EpisodeRecord, RUN_MARK, RunMeta, StopRecord, UsageLine, WriterLine, type Phase } from "./run-records.ts";
+import { BankLogLine, BankSnapshot, EpisodeRecord, NoticeLine, RUN_MARK, RunMeta, StopRecord, UsageLine, WriterLine, type Phase } from "./run-records.ts";
 
 const FILES = {
   meta: "run.json",
@@ -15,6 +15,7 @@ const FILES = {
   llmLog: "llm-log.jsonl",
   metrics: "metrics.json",
   writers: "writers.jsonl",
+  notices: "notices.jsonl",
   stopped: "stopped.json",
   lock: "run.lock",
 } as const;
@@ -177,6 +178,9 @@ export class RunDir {
     this.wrote();
     appendJsonl(this.file("episodes"), [rec]);
   };
+
+  notices = (opts: { repair?: boolean } = {}): NoticeLine[] => readJsonl(this.file("notices"), NoticeLine, opts);
+  appendNotice = (line: NoticeLine): void => appendJsonl(this.file("notices"), [line]);
 
   usage = (): UsageLine[] => readJsonl(this.file("usage"), UsageLine);
   appendUsage = (line: UsageLine): void => {

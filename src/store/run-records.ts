@@ -45,6 +45,14 @@ export const WriterLine = z.object({
 });
 export type WriterLine = z.infer<typeof WriterLine>;
 
+/** A model server quirk hexa handled or could not, as it told the user (once per model and process). */
+export const NoticeLine = z.object({
+  schemaVersion: z.literal(1),
+  at: z.string(),
+  message: z.string().describe("`llm.<role>: <what>; <fix>` (src/llm/answer-read.ts)"),
+});
+export type NoticeLine = z.infer<typeof NoticeLine>;
+
 export const Phase = z.enum(["offline", "stream", "eval"]);
 export type Phase = z.infer<typeof Phase>;
 

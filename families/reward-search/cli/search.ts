@@ -97,7 +97,7 @@ export const searchCommand: CommandModule = {
         auditLog: join(out, "llm-log.jsonl"),
       });
       const { createRoleModel } = await import("../../../src/llm/role-model.ts");
-      proposer = llmProposer(createRoleModel("actor", llm, { env: process.env }));
+      proposer = llmProposer(createRoleModel("actor", llm, { env: process.env, onNotice: (m) => process.stderr.write(`warning: ${m}\n`) }));
     } else {
       proposer = heuristicProposer();
     }
