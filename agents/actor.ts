@@ -49,6 +49,14 @@ export const runActorEpisode = async (spec: EpisodeSpec, ports: EpisodePorts): P
   }
 };
 
+/**
+ * The observation as the model reads it, after the turn count: the budget is in the system prompt, but a model
+ * deep in an episode loses count (method.md §9: prompts say what the harness enforces). Trajectories keep the
+ * tool's own text.
+ */
+const withTurnLine = (observation: string, turn: number, maxTurns: number): string =>
+  `[turn ${turn} of ${maxTurns} used; ${maxTurns - turn} left]\n${observation}`;
+
 const play = async (env: TaskEnv, spec: EpisodeSpec, ports: EpisodePorts, started: number): Promise<Trajectory> => {
   const { config } = spec;
   const system = systemPrompt({
@@ -84,11 +92,11 @@ const play = async (env: TaskEnv, spec: EpisodeSpec, ports: EpisodePorts, starte
     let step: TrajectoryStep;
     if (!call) {
       const observation = reply.text.trim() === "" ? `The response was empty. ${NUDGE}` : NUDGE;
-      turns.push({ thought: reply.text, call: undefined, reply: observation, pinned: false });
+      turns.push({ thought: reply.text, call: undefined, reply: withTurnLine(observation, turn, config.maxTurns), pinned: false });
       step = { turn, thought: reply.text, tool: "(none)", args: null, observation, ok: false, ms: 0 };
     } else {
       const outcome = await executeCall(env, call, reply.toolCalls.length - 1, ports.onToolProgress);
-      turns.push({ thought: reply.text, call, reply: outcome.observation, pinned: outcome.ok && outcome.pinned === true });
+      turns.push({ thought: reply.text, call, reply: withTurnLine(outcome.observation, turn, config.maxTurns), pinned: outcome.ok && outcome.pinned === true });
       step = { turn, thought: reply.text, tool: call.name, args: call.args, observation: outcome.observation, ok: outcome.ok, ms: ports.now() - t0, ...(outcome.spent ? { spent: outcome.spent } : {}) };
       if (outcome.ends) stop = { ...outcome.ends };
     }
