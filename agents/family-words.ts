@@ -19,6 +19,8 @@ export interface FamilyWords {
   names: string;
   /** The kind of reason a reflection names for a failure: "physical reason". */
   cause: string;
+  /** How the actor checks an idea before it relies on it: "by simulation". */
+  verifyBy: string;
   /** What changes from one seed of a level to the next (so an example's numbers are a start, not an answer). */
   seedsDiffer: string;
   /** How to read a trajectory's final action, e.g. "x=0.120, y=3.400, radius=0.500" (the evolver sees it). */

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { byWeight, type Bank } from "../src/store/bank.ts";
+import type { FamilyWords } from "./family-words.ts";
 
 /** The retriever is a rule, not a model (method.md §1): top-M skills and top-N mistakes by weight. */
 export const RetrieverConfig = z.strictObject({
@@ -17,7 +18,7 @@ export const retrieve = (bank: Bank, config: RetrieverConfig): Bank => ({
  * The fixed block appended to the actor's system prompt; empty when nothing is retrieved. A transferred bank
  * says that its skills come from other levels and must be verified by simulation.
  */
-export const renderSkillBlock = (bank: Bank, config: RetrieverConfig, opts: { transferred?: boolean; seedsDiffer?: string } = {}): string => {
+export const renderSkillBlock = (bank: Bank, config: RetrieverConfig, opts: { transferred?: boolean } & Partial<Pick<FamilyWords, "seedsDiffer" | "verifyBy">> = {}): string => {
   const { skills, mistakes } = retrieve(bank, config);
   if (skills.length === 0 && mistakes.length === 0) return "";
   const lines: string[] = [];
@@ -26,7 +27,7 @@ export const renderSkillBlock = (bank: Bank, config: RetrieverConfig, opts: { tr
     const transferred = opts.transferred ?? skills.every((s) => s.sourceType === "transfer");
     lines.push(
       transferred
-        ? "## Skills transferred from other levels (untested here: verify each by simulation before relying on it)"
+        ? `## Skills transferred from other levels (untested here: verify each ${opts.verifyBy ?? "by simulation"} before relying on it)`
         : "## Learned skills (from earlier episodes, strongest first)",
       // What the number means (method.md §3, §6): evidence of how the sources went, not a chance of success here.
       transferred

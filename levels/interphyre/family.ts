@@ -23,6 +23,7 @@ export const INTERPHYRE_WORDS: FamilyWords = {
   primitive: { kind: "physical primitive", example: "a falling ball pushes the object it lands on sideways" },
   names: "the objects",
   cause: "physical reason",
+  verifyBy: "by simulation",
   seedsDiffer: "object positions and sizes differ from seed to seed",
   renderAction,
 };

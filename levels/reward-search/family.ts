@@ -24,6 +24,7 @@ export const REWARD_SEARCH_WORDS: FamilyWords = {
   primitive: { kind: "reward-design principle", example: "a dense term on the distance to the goal gives the policy a gradient before it ever succeeds" },
   names: "the observation fields, info keys and actions",
   cause: "reason in the reward's design (which term led the policy where)",
+  verifyBy: "by checking and training it",
   seedsDiffer: "each seed changes the task's physical parameters a little (e.g. pole length, gravity)",
   renderAction: (a) => renderRewardAction(a),
 };

@@ -66,6 +66,7 @@ const family = (seeds: number[]): LevelFamily => ({
     primitive: { kind: "primitive", example: "an example" },
     names: "the things",
     cause: "reason",
+    verifyBy: "by trying it",
     seedsDiffer: "seeds differ",
     renderAction: String,
   },
