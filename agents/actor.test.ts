@@ -88,9 +88,16 @@ describe("the actor loop", () => {
     const { model } = await run([{ toolCalls: [call("get_level_state", {})] }, ...probes, { toolCalls: [call("finish", miss)] }], { keepTurns: 2, oldObservationHead: 60, oldObservationTail: 30 });
     const last = model.received.at(-1)!.messages;
     const toolReplies = last.filter((m) => m.role === "tool").map((m) => m.content);
-    expect(toolReplies[0]).toMatch(/^Level two_body_problem/);
+    expect(toolReplies[0]).toMatch(/^\[turn 1 of 25 used; 24 left\]\nLevel two_body_problem/);
     expect(toolReplies[0]).not.toMatch(/characters cut/);
     expect(toolReplies.slice(1, -2).every((r) => /characters cut/.test(r))).toBe(true);
     expect(toolReplies.slice(-2).some((r) => /characters cut/.test(r))).toBe(false);
+    // Every observation the model reads starts with the turn count (cut ones keep their head).
+    expect(toolReplies.map((r) => /^\[turn (\d+) of 25 used; (\d+) left\]/.exec(r)?.slice(1).map(Number))).toEqual([1, 2, 3, 4, 5, 6, 7].map((k) => [k, 25 - k]));
+  });
+
+  it("keeps the tool's own text in the trajectory; only the model's copy carries the turn line", async () => {
+    const { t } = await run([{ toolCalls: [call("get_level_state", {})] }, { toolCalls: [call("finish", miss)] }]);
+    expect(t.steps[0]!.observation).toMatch(/^Level two_body_problem/);
   });
 });

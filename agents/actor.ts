@@ -60,6 +60,14 @@ export const runActorEpisode = async (spec: EpisodeSpec, ports: EpisodePorts): P
   }
 };
 
+/**
+ * The observation as the model reads it, after the turn count: the budget is in the system prompt, but a model
+ * deep in an episode loses count (method.md §9: prompts say what the harness enforces). Trajectories keep the
+ * tool's own text.
+ */
+const withTurnLine = (observation: string, turn: number, maxTurns: number): string =>
+  `[turn ${turn} of ${maxTurns} used; ${maxTurns - turn} left]\n${observation}`;
+
 const play = async (env: TaskEnv, spec: EpisodeSpec, ports: EpisodePorts, started: number): Promise<Trajectory> => {
   const { config } = spec;
   const system = systemPrompt({
@@ -98,13 +106,13 @@ const play = async (env: TaskEnv, spec: EpisodeSpec, ports: EpisodePorts, starte
     if (!call) {
       // A cut or unreadable answer says so, not "empty" (it may be all reasoning, or a call written as text).
       const observation = reply.problem ? `${reply.problem}. ${NUDGE}` : reply.text.trim() === "" ? `The response was empty. ${NUDGE}` : NUDGE;
-      turns.push({ thought: reply.text, call: undefined, reply: observation, pinned: false });
+      turns.push({ thought: reply.text, call: undefined, reply: withTurnLine(observation, turn, config.maxTurns), pinned: false });
       step = { turn, thought, tool: "(none)", args: null, observation, ok: false, ms: 0 };
     } else {
       // Arguments cut at the output cap are named as that, not as invalid JSON.
       const cut = call.argsError && reply.problem ? { ...call, argsError: reply.problem } : call;
       const outcome = await executeCall(env, cut, reply.toolCalls.length - 1, ports.onToolProgress);
-      turns.push({ thought: reply.text, call, reply: outcome.observation, pinned: outcome.ok && outcome.pinned === true });
+      turns.push({ thought: reply.text, call, reply: withTurnLine(outcome.observation, turn, config.maxTurns), pinned: outcome.ok && outcome.pinned === true });
       step = { turn, thought, tool: call.name, args: call.args, observation: outcome.observation, ok: outcome.ok, ms: ports.now() - t0, ...(outcome.spent ? { spent: outcome.spent } : {}) };
       if (outcome.ends) stop = { ...outcome.ends };
     }

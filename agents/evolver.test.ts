@@ -3,6 +3,7 @@ import { applyEvent, foldEvents, type Bank, type BankEvent } from "../src/store/
 import type { ScriptItem } from "../test/support/fake-openai-server.ts";
 import { scriptedRole } from "../test/support/scripted-role.ts";
 import { INTERPHYRE_WORDS } from "../families/interphyre/family.ts";
+import { REWARD_SEARCH_WORDS } from "../families/reward-search/family.ts";
 import { distil, evolve, labelTrajectories, replace } from "./evolver.ts";
 import { NO_USAGE, type Trajectory } from "../src/store/trajectory.ts";
 
@@ -169,3 +170,41 @@ describe("evolve and replace", () => {
     expect(after.skills.map((s) => s.id)).toEqual(["s2_1", "s2_2", "s2_3"]);
   });
 });
+
+describe("the evolver's prompts (read as the model reads them)", () => {
+  const systemText = (i: number) => String(fake.requests[i]!.body.messages[0]!.content);
+
+  it("give the level's factual description and the reward table the trajectories are labelled with", async () => {
+    await distil({ words: INTERPHYRE_WORDS, model: await modelFor([contrastive, failures]), round: 1, level: "two_body_problem", description: "Two balls rest on a shelf.", labelled: round1 });
+    const system = systemText(0);
+    expect(system).toContain("## The level: two_body_problem\nTwo balls rest on a shelf.");
+    expect(system).toContain("turn budget T = 25");
+    expect(system).toContain("| fast_success | success in 1–3 | +1.00 |");
+    expect(system).toContain("| early_abandon_failure | failure after < 10 turns | −0.75 |");
+    expect(system).toContain("what hits what");
+    expect(system).toContain("object positions and sizes differ from seed to seed");
+  });
+
+  it("show no reward table in the no-reward ablation (method.md §7)", async () => {
+    await distil({ words: INTERPHYRE_WORDS, model: await modelFor([contrastive, failures]), round: 1, level: "two_body_problem", labelled: round1, mode: "no_reward" });
+    expect(systemText(0)).not.toContain("| fast_success");
+  });
+
+  it("ask for no contrastive skills when the batch has no success: only the failures pass is called", async () => {
+    const allFailed = labelTrajectories([traj(12, false, 25), traj(13, false, 5)]);
+    const fails = json({ mistakes: [{ description: "ball drops short", root_cause: "assumed no bounce", correction: "start higher", sources: ["t1", "t2"] }], partial_skills: [] });
+    const events = await distil({ words: INTERPHYRE_WORDS, model: await modelFor([fails]), round: 1, level: "two_body_problem", labelled: allFailed });
+    expect(fake.requests).toHaveLength(1);
+    expect(userText(0)).toMatch(/^Study these failed runs/);
+    expect(foldEvents(events).skills).toEqual([]);
+  });
+
+  it("speak of reward design, not physics, for the reward-search family", async () => {
+    await distil({ words: REWARD_SEARCH_WORDS, model: await modelFor([contrastive, failures]), round: 1, level: "pendulum", labelled: round1 });
+    const system = systemText(0);
+    expect(system).toContain("concrete reward mechanisms");
+    expect(system).not.toMatch(/what hits what|physical mechanism/);
+    expect(userText(1)).toContain("the right term with the wrong scale or sign");
+  });
+});
+

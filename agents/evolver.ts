@@ -6,7 +6,7 @@ import { invokeStructured } from "../src/llm/structured.ts";
 import { NO_EVIDENCE } from "../src/store/bank-weights.ts";
 import { EMPTY_BANK, type Bank, type BankEntry, type BankEvent, type Evidence, type Mistake, type Skill } from "../src/store/bank.ts";
 import { byReward, DEFAULT_CAPS, event, idMaker, seedsOf, weigh, withCaps, type BankCaps, type EvolverMode, type Labelled } from "./evolver-labels.ts";
-import { contrastivePrompt, evolvePrompt, failuresPrompt } from "./evolver-prompt.ts";
+import { contrastivePrompt, evolvePrompt, failuresPrompt, type EvolverContext } from "./evolver-prompt.ts";
 import type { FamilyWords } from "../src/family/family-words.ts";
 import { contrastiveSchema, evolveSchema, failuresSchema, type EntryText } from "./evolver-schema.ts";
 
@@ -21,6 +21,8 @@ interface Common {
   words: FamilyWords;
   round: number;
   level: string;
+  /** The level's factual description, shown to the evolver. */
+  description?: string;
   labelled: readonly Labelled[];
   mode?: EvolverMode;
   caps?: BankCaps;
@@ -73,16 +75,26 @@ const guarded = async (round: number, update: () => Promise<BankEvent[]>): Promi
 const ask = async <S extends z.ZodType>(model: ChatModel, p: { system: string; user: string }, schema: S, name: string): Promise<z.infer<S>> =>
   (await invokeStructured(model, [{ role: "system", content: p.system }, { role: "user", content: p.user }], schema, { name })).value;
 
+const contextOf = (o: Common): EvolverContext => ({
+  words: o.words,
+  level: o.level,
+  ...(o.description ? { description: o.description } : {}),
+  caps: o.caps ?? DEFAULT_CAPS,
+  mode: o.mode ?? "labelled",
+  maxTurns: o.labelled[0]?.trajectory.maxTurns ?? 25,
+});
+
 const distilEvents = async (o: Common, bank: Bank): Promise<BankEvent[]> => {
-  const mode = o.mode ?? "labelled";
-  const caps = o.caps ?? DEFAULT_CAPS;
+  const c = contextOf(o);
+  const { mode, caps } = c;
   // The ablation shows trajectories unsorted (docs/spec/method.md §7): take them in the order they came.
   const ordered = mode === "labelled" ? byReward(o.labelled) : [...o.labelled];
   const successes = ordered.filter((l) => l.trajectory.success).slice(0, TOP);
   const failures = (mode === "labelled" ? [...ordered].reverse() : ordered).filter((l) => !l.trajectory.success).slice(0, TOP);
   const known = new Set(o.labelled.map((l) => l.id));
-  const contrastive = await ask(o.model, contrastivePrompt(o.words, o.level, caps, successes, failures, mode), contrastiveSchema(known), "contrastive_skills");
-  const fails = failures.length ? await ask(o.model, failuresPrompt(o.words, o.level, caps, failures, mode), failuresSchema(known), "failure_analysis") : { mistakes: [], partial_skills: [] };
+  // With no success there is nothing to contrast: the pass is not asked (its skills would be invented).
+  const contrastive = successes.length ? await ask(o.model, contrastivePrompt(c, successes, failures), contrastiveSchema(known), "contrastive_skills") : { skills: [] };
+  const fails = failures.length ? await ask(o.model, failuresPrompt(c, failures), failuresSchema(known), "failure_analysis") : { mistakes: [], partial_skills: [] };
   const b = new Builder(o.labelled, o.round, mode);
   const nextSkill = idMaker(bank, "s", o.round);
   const nextMistake = idMaker(bank, "m", o.round);
@@ -118,11 +130,11 @@ export const replace = (o: Common & { bank: Bank }): Promise<BankEvent[]> =>
  */
 export const evolve = (o: Common & { bank: Bank }): Promise<BankEvent[]> =>
   guarded(o.round, async () => {
-    const mode = o.mode ?? "labelled";
-    const caps = o.caps ?? DEFAULT_CAPS;
+    const c = contextOf(o);
+    const { mode, caps } = c;
     const shown = (mode === "labelled" ? byReward(o.labelled) : [...o.labelled]).slice(0, TOP);
     const known = new Set(shown.map((l) => l.id));
-    const answer = await ask(o.model, evolvePrompt(o.words, o.level, caps, o.bank, shown, mode), evolveSchema(o.bank, known), "bank_update");
+    const answer = await ask(o.model, evolvePrompt(c, o.bank, shown), evolveSchema(o.bank, known), "bank_update");
     const b = new Builder(o.labelled, o.round, mode);
     const old = new Map([...o.bank.skills, ...o.bank.mistakes].map((e) => [e.id, e] as const));
     const nextSkill = idMaker(o.bank, "s", o.round);

@@ -47,4 +47,14 @@ describe("retriever", () => {
     expect(renderSkillBlock(bank, RetrieverConfig.parse({ topMistakes: 0 }), { transferred: true })).toMatch(/^## Skills transferred from other levels .*verify each by simulation/);
     expect(renderSkillBlock({ skills: [], mistakes: [] }, RetrieverConfig.parse({}))).toBe("");
   });
+
+  it("says what a weight means and that the seed differs (the family's words)", () => {
+    const block = renderSkillBlock(bank, RetrieverConfig.parse({}), { seedsDiffer: "object positions and sizes differ from seed to seed" });
+    expect(block.split("\n").slice(1, 3)).toEqual([
+      "A skill's weight (0.1–1.0) says how well the episodes it was learned from went: 1.0 fast solves, 0.5 mixed or no evidence, below 0.5 mostly failures.",
+      "Object positions and sizes differ from seed to seed: an example's numbers are a place to start, not an answer; check them by experiment on this seed.",
+    ]);
+    expect(renderSkillBlock(bank, RetrieverConfig.parse({}), { transferred: true })).toContain("0.7 or more only when two source levels share it");
+    expect(renderSkillBlock(bank, RetrieverConfig.parse({}), { transferred: true, verifyBy: "by checking and training it" })).toMatch(/^## Skills transferred from other levels \(untested here: verify each by checking and training it before/);
+  });
 });

@@ -29,3 +29,21 @@ export const trajectoryReward = (success: boolean, turnsUsed: number, maxTurns: 
   }
   return turnsUsed >= scaled(10, maxTurns) ? { category: "exploratory_failure", r: -0.5 } : { category: "early_abandon_failure", r: -0.75 };
 };
+
+const signedR = (r: number) => (r >= 0 ? `+${r.toFixed(2)}` : `−${Math.abs(r).toFixed(2)}`);
+
+/** The table of method.md §2 at a turn budget T (edges scaled as `trajectoryReward` scales them), as the evolver reads it. */
+export const rewardTable = (maxTurns: number): string => {
+  const s = (n: number) => scaled(n, maxTurns);
+  const span = (a: number, b: number) => (a > b ? "(no turn count at this T)" : a === b ? `${a}` : `${a}–${b}`);
+  return [
+    "| category | turns used | r |",
+    "|---|---|---|",
+    `| fast_success | success in ${span(1, s(3))} | ${signedR(1)} |`,
+    `| success | success in ${span(s(3) + 1, s(7))} | ${signedR(0.75)} |`,
+    `| success | success in ${span(s(7) + 1, s(15))} | ${signedR(0.5)} |`,
+    `| slow_success | success in ${span(s(15) + 1, maxTurns)} | ${signedR(0.25)} |`,
+    `| exploratory_failure | failure after ≥ ${s(10)} turns | ${signedR(-0.5)} |`,
+    `| early_abandon_failure | failure after < ${s(10)} turns | ${signedR(-0.75)} |`,
+  ].join("\n");
+};

@@ -7,7 +7,7 @@ const cites = z
   .min(1)
   .describe("the source entries this entry maps, as (level, id) exactly as shown");
 const weight = z.number().min(0).max(1).describe("≥ 0.7 only if the primitive appears in ≥ 2 source banks and the target clearly uses it");
-const primitive = text.describe("the bridging physical primitive, in a few words");
+const primitive = text.describe("the bridging primitive (physical, or of reward design), in a few words");
 
 export const SYNTHESIS_COUNTS = { skills: [6, 10], mistakes: [2, 4] } as const;
 

@@ -180,9 +180,8 @@ describe("hexa compare", () => {
       const say = (v: unknown) => ({ text: JSON.stringify(v) });
       const principle = { principle: "Drop the red ball onto the blue one from high up.", when_to_apply: "the blue ball rests on a ledge", sources: [] };
       const cell = [
-        miss, // the offline ReAct episode
-        say({ skills: [{ title: "Drop from high", ...principle }] }),
-        say({ mistakes: [{ description: "Committed a corner ball", root_cause: "assumed it rolls", correction: "place it above the blue ball", sources: [] }], partial_skills: [] }),
+        miss, // the offline ReAct episode: a failure, so no contrastive pass, the failures pass gives both entries
+        say({ mistakes: [{ description: "Committed a corner ball", root_cause: "assumed it rolls", correction: "place it above the blue ball", sources: [] }], partial_skills: [{ title: "Drop from high", ...principle }] }),
         miss, // round 1
         say({ ops: [{ op: "keep", id: "s0_1" }, { op: "keep", id: "m0_1" }] }),
         miss, // the held-out seed with the frozen bank
@@ -191,14 +190,14 @@ describe("hexa compare", () => {
       const out = join(root, "cmp");
       const r = await hexa(["compare", cfg, "--grid", "retriever.topSkills=0,6", "--runs", "1", "--heldout", "1", "--out", out], { ...ENV, HEXA_ACTOR_API_KEY: "k", HEXA_EVOLVER_API_KEY: "k" });
       expect(r.status, r.stderr).toBe(0);
-      expect(server.requests).toHaveLength(12);
+      expect(server.requests).toHaveLength(10);
       // c1 shows no skills to the actor in round 1; c2 shows the distilled one.
-      expect(String(server.requests[3]!.body.messages[0]!.content)).not.toContain("Drop from high");
-      expect(String(server.requests[9]!.body.messages[0]!.content)).toContain("Drop from high");
+      expect(String(server.requests[2]!.body.messages[0]!.content)).not.toContain("Drop from high");
+      expect(String(server.requests[7]!.body.messages[0]!.content)).toContain("Drop from high");
       const results = JSON.parse(readFileSync(join(out, "results.json"), "utf8")) as { cells: { tokens: { total: number }; levels: { heldOut: { runs: number; seeds: number } }[] }[] };
       expect(results.cells).toHaveLength(2);
-      // 6 calls per cell at the server's 10 + 5 tokens each.
-      expect(results.cells.map((c) => c.tokens.total)).toEqual([90, 90]);
+      // 5 calls per cell at the server's 10 + 5 tokens each.
+      expect(results.cells.map((c) => c.tokens.total)).toEqual([75, 75]);
       expect(results.cells[1]!.levels[0]!.heldOut).toMatchObject({ runs: 1, seeds: 1 });
     } finally {
       await server.close();

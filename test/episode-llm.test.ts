@@ -63,7 +63,7 @@ describe("actor episodes against an OpenAI-compatible server", () => {
     const sent = server!.requests[1]!.body;
     expect(sent.tools!.map((tool) => tool.function.name)).toContain("intervene");
     expect(sent.messages.at(-1)).toMatchObject({ role: "tool" });
-    expect(String(sent.messages.at(-1)!.content)).toMatch(/^Level two_body_problem/);
+    expect(String(sent.messages.at(-1)!.content)).toMatch(/^\[turn 1 of 25 used; 24 left\]\nLevel two_body_problem/);
   });
 
   it("counts a turn for each fault the model makes, and survives endpoint faults by retrying", async () => {

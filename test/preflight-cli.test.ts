@@ -70,4 +70,32 @@ describe("hexa run's pre-flight (hexa doctor's checks)", () => {
     // The capability checks came from the cache (an hour): the resume asked one short call for the fingerprint.
     expect(e.requests.filter((r) => r.body.messages?.length && JSON.stringify(r.body.messages).includes("ready")).length).toBeGreaterThan(0);
   });
+
+  it("hexa compare checks every cell's endpoint first, and a rerun names a cell whose endpoint now answers as another snapshot", async () => {
+    const modes: EndpointModes = { models: ["fake-model"], fingerprint: "fp_1" };
+    const e = await startFakeEndpoint(modes);
+    endpoints.push(e);
+    const cfg = writeConfig([
+      "levels: [down_to_earth]",
+      "agent: heuristic",
+      "evolver: llm",
+      "init: online",
+      "rounds: 2",
+      "episodesPerRound: 1",
+      "llm:",
+      `  evolver: { model: fake-model, baseURL: "${e.url}", maxRetries: 0 }`,
+    ]);
+    const out = join(tmp(), "cmp");
+    const args = ["compare", cfg, "--grid", "retriever.topSkills=6", "--runs", "1", "--heldout", "0", "--out", out];
+    const env = { ...ON, HEXA_EVOLVER_API_KEY: "test" };
+    const first = await hexa(args, { env });
+    expect(first.status, first.stderr).toBe(0);
+    expect(readdirSync(join(out, "runs"))).toContain("doctor-cache.json");
+
+    modes.fingerprint = "fp_2";
+    const again = await hexa(args, { env });
+    expect(again.status, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/warning: llm\.evolver now answers as another model than when .*runs\/c1_topSkills-6__.* was made \(system_fingerprint fp_1 → fp_2\)/);
+  });
 });
+

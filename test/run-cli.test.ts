@@ -349,22 +349,21 @@ describe.concurrent("the quickstart run", () => {
         const say = (v: unknown) => ({ text: JSON.stringify(v) });
         const principle = { principle: "Drop the red ball onto the blue one from high up.", when_to_apply: "the blue ball rests on a ledge", sources: [] };
         server.push(
-          miss, // the offline ReAct episode
-          say({ skills: [{ title: "Drop from high", ...principle }] }),
-          say({ mistakes: [{ description: "Committed a corner ball", root_cause: "assumed it rolls", correction: "place it above the blue ball", sources: [] }], partial_skills: [] }),
+          miss, // the offline ReAct episode: a failure, so no contrastive pass, the failures pass gives both entries
+          say({ mistakes: [{ description: "Committed a corner ball", root_cause: "assumed it rolls", correction: "place it above the blue ball", sources: [] }], partial_skills: [{ title: "Drop from high", ...principle }] }),
           miss, // round 1 with the distilled bank
           say({ ops: [{ op: "keep", id: "s0_1" }, { op: "keep", id: "m0_1" }] }),
         );
         const r = await hexa(["run", cfg, "--runs-dir", join(root, "runs")], { ...ENV, HEXA_ACTOR_API_KEY: "k", HEXA_EVOLVER_API_KEY: "k" });
         expect(r.status, r.stderr).toBe(0);
         const run = join(root, "runs", readdirSync(join(root, "runs"))[0]!);
-        expect(server.requests).toHaveLength(5);
-        expect(String(server.requests[3]!.body.messages[0]!.content)).toContain("Drop from high");
+        expect(server.requests).toHaveLength(4);
+        expect(String(server.requests[2]!.body.messages[0]!.content)).toContain("Drop from high");
         const usage = lines(join(run, "usage.jsonl")) as { role: string; model: string }[];
-        expect(usage.map((u) => u.role)).toEqual(["actor", "evolver", "evolver", "actor", "evolver"]);
-        expect(lines(join(run, "llm-log.jsonl"))).toHaveLength(5);
+        expect(usage.map((u) => u.role)).toEqual(["actor", "evolver", "actor", "evolver"]);
+        expect(lines(join(run, "llm-log.jsonl"))).toHaveLength(4);
         const metrics = JSON.parse(readFileSync(join(run, "metrics.json"), "utf8")) as { usage: { total: { calls: number }; evolver: { calls: number } } };
-        expect([metrics.usage.total.calls, metrics.usage.evolver.calls]).toEqual([5, 3]);
+        expect([metrics.usage.total.calls, metrics.usage.evolver.calls]).toEqual([4, 2]);
         expect(readFileSync(join(run, "config.yaml"), "utf8")).not.toMatch(/apiKey: k/);
       } finally {
         await server.close();

@@ -6,9 +6,9 @@ import { callUsage, countedTurns, NO_USAGE, sumUsage, type Trajectory } from "..
 /** Reflexion (docs/spec/method.md §7): K trials per seed, a reflection after each failed trial, nothing across seeds. */
 export const REFLEXION = { trials: 2, turnsPerTrial: 12, maxSentences: 5, maxReflections: 3 } as const;
 
-const reflectPrompt = (task: string) =>
-  `You failed a ${task} attempt. Write a reflection of at most ${REFLEXION.maxSentences} sentences: what you tried, the concrete ` +
-  "physical reason it failed, and one next action to try. No preamble.";
+const reflectPrompt = (words: FamilyWords) =>
+  `You failed a ${words.task} attempt. Write a reflection of at most ${REFLEXION.maxSentences} sentences: what you tried, the concrete ` +
+  `${words.cause} it failed, and one next action to try. No preamble.`;
 
 /** At most `n` sentences of the model's reflection. */
 export const firstSentences = (text: string, n: number): string =>
@@ -36,7 +36,7 @@ export const runReflexion = async (spec: Omit<EpisodeSpec, "agent" | "skillPrefi
     try {
       const r = await ports.model.invoke(
         [
-          { role: "system", content: reflectPrompt(words.task) },
+          { role: "system", content: reflectPrompt(words) },
           { role: "user", content: summary(trial) },
         ],
         [],

@@ -19,6 +19,13 @@ export const INTERPHYRE_WORDS: FamilyWords = {
   task: "physics puzzle",
   solvesBy: "placing a red ball",
   numbers: "coordinates, radii",
+  mechanisms: "concrete physical mechanisms (what hits what, which way it moves, why it reaches the goal)",
+  partialExamples: "a good region abandoned too early, the right mechanism with wrong parameters",
+  primitive: { kind: "physical primitive", example: "a falling ball pushes the object it lands on sideways" },
+  names: "the objects",
+  cause: "physical reason",
+  verifyBy: "by simulation",
+  seedsDiffer: "object positions and sizes differ from seed to seed",
   renderAction,
 };
 

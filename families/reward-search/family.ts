@@ -19,6 +19,13 @@ export const REWARD_SEARCH_WORDS: FamilyWords = {
   task: "reward-design task",
   solvesBy: "writing a reward function that PPO trains a policy on",
   numbers: "term weights, thresholds, scales",
+  mechanisms: "concrete reward mechanisms (which term rewards which behaviour, how large it is next to the other terms, what the policy learns to do for it)",
+  partialExamples: "a useful term dropped too early, the right term with the wrong scale or sign",
+  primitive: { kind: "reward-design principle", example: "a dense term on the distance to the goal gives the policy a gradient before it ever succeeds" },
+  names: "the observation fields, info keys and actions",
+  cause: "reason in the reward's design (which term led the policy where)",
+  verifyBy: "by checking and training it",
+  seedsDiffer: "each seed changes the task's physical parameters a little (e.g. pole length, gravity)",
   renderAction: (a) => renderRewardAction(a),
 };
 

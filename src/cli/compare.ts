@@ -28,7 +28,7 @@ import { checkRunConfig, runIdOf } from "./run.ts";
 import { changedKeys, configDigest } from "./run-setup.ts";
 import { asUserError } from "./write-file.ts";
 import { checkBackend } from "./backend.ts";
-import { DOCTOR_OPTION, doctorSkipped, preflight, rolesOf } from "./preflight.ts";
+import { DOCTOR_OPTION, doctorSkipped, preflight, rolesOf, servedChanges } from "./preflight.ts";
 import { budgetFrom, budgetOptions } from "./budget.ts";
 import { checkGridForecast, evalSpent, GridCap, jobForecasts, runSpent } from "./compare-budget.ts";
 
@@ -219,9 +219,13 @@ export const compare = async (argv: Record<string, unknown>, out: string): Promi
   checkGridForecast(capped, forecasts, cap, gridCap.spent(), { yes: argv.yes === true, print: note });
   if (!doctorSkipped(argv, process.env)) {
     // Every cell's LLM roles, before any run spends: a grid over llm.actor.model may name a model one endpoint lacks.
+    // A cell's runs made earlier are told apart when their endpoint now answers as another model or fingerprint.
     for (const c of runnable) {
-      const cfg = jobs.find((j) => j.cell === c)!.cfg;
-      await preflight(cfg.llm, rolesOf(cfg, family.searchFor?.(cfg) !== undefined), { env: process.env, cacheDir: runsDir, where: `${configPath} (cell ${c.id})` });
+      const cellJobs = jobs.filter((j) => j.cell === c);
+      const cfg = cellJobs[0]!.cfg;
+      const served = await preflight(cfg.llm, rolesOf(cfg, family.searchFor?.(cfg) !== undefined), { env: process.env, cacheDir: runsDir, where: `${configPath} (cell ${c.id})` });
+      const made = cellJobs.flatMap((j) => findRun(runsDir, j.cfg) ?? []);
+      if (served) made.forEach((dir) => servedChanges(dir.path, served).forEach(note));
     }
   }
   mkdirSync(join(out, "cells"), { recursive: true });

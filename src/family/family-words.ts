@@ -9,6 +9,20 @@ export interface FamilyWords {
   solvesBy: string;
   /** Which concrete numbers a skill's example may carry: "coordinates, radii", "weights, thresholds". */
   numbers: string;
+  /** What the evolver's entries must state instead of platitudes, with examples of it. */
+  mechanisms: string;
+  /** What a partial skill inside a failed run looks like, as examples. */
+  partialExamples: string;
+  /** The kind of bridging primitive a transferred entry states, and an example of one. */
+  primitive: { kind: string; example: string };
+  /** What an entry may name of a level: its objects, or its observation fields and actions. */
+  names: string;
+  /** The kind of reason a reflection names for a failure: "physical reason". */
+  cause: string;
+  /** How the actor checks an idea before it relies on it: "by simulation". */
+  verifyBy: string;
+  /** What changes from one seed of a level to the next (so an example's numbers are a start, not an answer). */
+  seedsDiffer: string;
   /** How to read a trajectory's final action, e.g. "x=0.120, y=3.400, radius=0.500" (the evolver sees it). */
   renderAction: (action: unknown) => string;
 }

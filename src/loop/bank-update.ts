@@ -51,6 +51,7 @@ export const updateBank = async (u: UpdateRequest): Promise<BankEvent[]> => {
     words: u.family.words,
     round: u.round,
     level: u.level,
+    description: u.family.describe(u.level),
     labelled: u.labelled,
     mode: u.config.bank.rewardLabels ? ("labelled" as const) : ("no_reward" as const),
     caps: { skills: u.config.bank.maxSkills, mistakes: u.config.bank.maxMistakes },

@@ -40,7 +40,7 @@ export const playEpisode = async (family: LevelFamily, r: PlayRequest): Promise<
     return { trajectory, retrieved: idsOf(shown) };
   }
   if (!r.model) throw new ConfigError(`agent ${r.agent} needs a model: set llm.actor (model, baseURL), or use agent: heuristic, which needs none`);
-  const skillPrefix = r.agent === "hexa" ? renderSkillBlock(r.bank, r.config.retriever) : "";
+  const skillPrefix = r.agent === "hexa" ? renderSkillBlock(r.bank, r.config.retriever, { seedsDiffer: family.words.seedsDiffer, verifyBy: family.words.verifyBy }) : "";
   const trajectory = await runLlmEpisode(
     { agent: r.agent, open: (maxTurns) => family.openEnv(r.task, r.config, maxTurns), words: family.words, config: r.config.actor, ...(skillPrefix ? { skillPrefix } : {}) },
     { model: r.model, costOf: r.costOf, now: r.now, ...progress },

@@ -61,7 +61,19 @@ export const toyFamily = (): LevelFamily => {
     seedsOf: () => Array.from({ length: 200 }, (_, i) => i),
     describe: (level) => levels.get(level).describe,
     action: z.object({ x: z.number().int() }),
-    words: { task: "guessing task", solvesBy: "probing numbers", numbers: "numbers", renderAction: (a) => `x=${(a as { x: number }).x}` },
+    words: {
+      task: "guessing task",
+      solvesBy: "probing numbers",
+      numbers: "numbers",
+      mechanisms: "how the answers narrow the range",
+      partialExamples: "a probe order that halves the range, abandoned too early",
+      primitive: { kind: "search primitive", example: "halving the range with each probe" },
+      names: "the range",
+      cause: "reason",
+      verifyBy: "by probing",
+      seedsDiffer: "the secret differs from seed to seed",
+      renderAction: (a) => `x=${(a as { x: number }).x}`,
+    },
     config: slice,
     openEnv: async (task, config) => {
       const session = { secret: secretOf(task.level, task.seed, familyConfig(config, slice).size) };
