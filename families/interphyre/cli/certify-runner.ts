@@ -2,6 +2,7 @@ import { fork, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { CertifyBudget, CertifyResult } from "../certify.ts";
 import { readCertified, writeCertified, type CertifiedSeeds } from "../certified-seeds.ts";
+import { DEFAULT_ENGINE } from "../world/engines.ts";
 
 export interface CertifyRun {
   level: string;
@@ -21,7 +22,7 @@ const workerPath = fileURLToPath(new URL("./certify-worker.ts", import.meta.url)
  */
 export const runCertification = async (run: CertifyRun): Promise<CertifiedSeeds> => {
   const existing = readCertified(run.level, run.dir);
-  const data: CertifiedSeeds = existing ?? { schemaVersion: 1, level: run.level, budget: run.budget, seeds: [], rejected: [] };
+  const data: CertifiedSeeds = existing ?? { schemaVersion: 1, level: run.level, engine: DEFAULT_ENGINE, budget: run.budget, seeds: [], rejected: [] };
   if (existing && JSON.stringify(existing.budget) !== JSON.stringify(run.budget)) {
     run.progress(`${run.level}: resuming with the stored budget ${JSON.stringify(existing.budget)}`);
   }
