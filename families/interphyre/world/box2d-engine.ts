@@ -70,7 +70,7 @@ const finalizer = new FinalizationRegistry<Owned>(release);
 
 /**
  * The engine on box2d-wasm (Box2D 2.4.1), with the behaviour planck-engine.ts gives planck where it needs no
- * engine internals (docs/spec/interphyre.md §1.3a): float32 dt, Box2D 2.3's damping factor, sensors reporting
+ * engine internals (docs/spec/interphyre.md §1.3c): float32 dt, Box2D 2.3's damping factor, sensors reporting
  * contacts, walls and objects built in Interphyre's order. 2.4.1 keeps the angle as given and lists box corners
  * as 2.3 does, so neither needs a fix here. Its broad-phase pair order is 2.4.1's own: changing it needs the
  * engine's internals.

@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import type Box2DFactory from "box2d-wasm";
 
 /**
- * The box2d-wasm module (Box2D 2.4.1 compiled to WebAssembly), loaded once per process by this module's
+ * The box2d-wasm module (Box2D 2.4.1 compiled to WebAssembly, docs/spec/interphyre.md §1.3c), loaded once per process by this module's
  * top-level await. Import it only through `loadEngine` (engines.ts), which imports it dynamically, so a
  * process that keeps the default engine never pays the load (~0.2 s).
  *

@@ -4,7 +4,7 @@ import { createPlanckEngine } from "./planck-engine.ts";
 
 /**
  * The physics engines a world can run on. planck is the default and the engine the certified seeds were
- * certified with; box2d-wasm is Box2D 2.4.1 compiled to WebAssembly (docs/spec/interphyre.md §1.3a).
+ * certified with; box2d-wasm is Box2D 2.4.1 compiled to WebAssembly (docs/spec/interphyre.md §1.3c).
  */
 export const ENGINES = ["planck", "box2d-wasm"] as const;
 export const EngineName = z.enum(ENGINES);
