@@ -1,6 +1,7 @@
 /**
  * Physics speed per level: steps/s, ms per full rollout (1000 and 2000 steps, never stopped early), and ms per
- * snapshot and restore at step 500. Run: npm run bench:sim [-- --seeds 3]
+ * snapshot and restore at step 500 (planck); then planck and box2d-wasm side by side (sim-engines.ts).
+ * Run: npm run bench:sim [-- --seeds 3 --scenes 20 --worlds 10000]
  */
 import { createInstance } from "../families/interphyre/instance.ts";
 import { listLevels } from "../families/interphyre/levels/index.ts";
@@ -8,9 +9,13 @@ import { captureSnapshot, restore } from "../families/interphyre/world/snapshot.
 import { Simulation, type SimulationSpec } from "../families/interphyre/world/simulation.ts";
 import { readCertified } from "../families/interphyre/certified-seeds.ts";
 import { median, printTable } from "./harness.ts";
+import { benchEngines } from "./sim-engines.ts";
 
-const seedsArg = process.argv.indexOf("--seeds");
-const SEEDS = seedsArg > 0 ? Number(process.argv[seedsArg + 1]) : 3;
+const flag = (name: string, fallback: number): number => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const SEEDS = flag("seeds", 3);
 
 const specsOf = (level: string): SimulationSpec[] =>
   (readCertified(level)?.seeds ?? []).slice(0, SEEDS).map((s) => {
@@ -60,3 +65,4 @@ for (const level of listLevels()) {
 }
 printTable(["level", "steps/s", "ms/1000", "ms/2000", "snap ms", "rest ms"], [...rows, ["all", f((totalSteps / totalMs) * 1000, 0)]]);
 console.log(`(${SEEDS} certified seeds per level, their solutions; restore replays 500 steps)`);
+await benchEngines(flag("scenes", 20), flag("worlds", 10_000));

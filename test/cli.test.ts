@@ -69,6 +69,11 @@ describe("hexa levels certify", () => {
     expect(run(2)).toMatch(/down_to_earth: \d+ certified/);
     const first = JSON.parse(readFileSync(join(dir, "down_to_earth.json"), "utf8"));
     expect(first.seeds.length).toBeGreaterThanOrEqual(2);
+    expect(first.engine).toBe("planck");
+    // A certificate holds one engine's seeds: resuming it on another is refused, naming both.
+    expect(hexa("levels", "certify", "down_to_earth", "--seeds", "3", "--dir", dir, "--engine", "box2d-wasm").stderr).toMatch(
+      /made on planck, not box2d-wasm; use --engine planck or another --dir/,
+    );
     run(4);
     const second = JSON.parse(readFileSync(join(dir, "down_to_earth.json"), "utf8"));
     expect(second.seeds.length).toBeGreaterThanOrEqual(4);

@@ -4,11 +4,14 @@ import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { ConfigError } from "../../src/errors.ts";
 import { writeAtomic } from "../../src/store/jsonl.ts";
+import { DEFAULT_ENGINE, EngineName } from "./world/engines.ts";
 
 /** Certified seeds of one level: the committed output of `hexa levels certify` (schema-versioned, parsed on read). */
 export const CertifiedSeeds = z.object({
   schemaVersion: z.literal(1),
   level: z.string(),
+  /** The engine the seeds were certified on; files written before engines were named were certified on planck. */
+  engine: EngineName.default(DEFAULT_ENGINE),
   budget: z.object({ random: z.number(), refine: z.number(), horizon: z.number(), trivialHorizon: z.number() }),
   seeds: z.array(
     z.object({

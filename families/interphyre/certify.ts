@@ -3,6 +3,7 @@ import { checkPlacement } from "./world/placement.ts";
 import { createRng, type Rng } from "../../src/util/rng.ts";
 import { rollout } from "./world/rollout.ts";
 import type { Action } from "./world/simulation.ts";
+import type { CreateEngine } from "./world/engine.ts";
 import { createInstance, type LevelInstance } from "./instance.ts";
 
 /**
@@ -44,13 +45,14 @@ interface Trial {
 }
 
 /** Near-miss score: how long the goal pair held contact, else how close the two came (higher is better). */
-const tryAction = (inst: LevelInstance, action: Action, horizon: number): Trial => {
+const tryAction = (inst: LevelInstance, action: Action, horizon: number, engine?: CreateEngine): Trial => {
   const [a, b] = inst.goal;
   let held = 0;
   let closest = Infinity;
   const r = rollout(
     { scene: inst.scene, goal: inst.goal, action },
     {
+      engine,
       horizon,
       recordContacts: false,
       stopWhenSettled: true,
@@ -93,15 +95,15 @@ const perturb = (inst: LevelInstance, base: Action, sigma: number, rng: Rng): Ac
 };
 
 /** Trivial if the goal holds with no action, or with a 0.1 ball in any valid corner. */
-export const trivialStatus = (inst: LevelInstance, horizon: number): "trivial" | "corner_trivial" | undefined => {
-  if (rollout({ scene: inst.scene, goal: inst.goal }, { horizon, recordContacts: false, stopWhenSettled: true }).success) {
+export const trivialStatus = (inst: LevelInstance, horizon: number, engine?: CreateEngine): "trivial" | "corner_trivial" | undefined => {
+  if (rollout({ scene: inst.scene, goal: inst.goal }, { engine, horizon, recordContacts: false, stopWhenSettled: true }).success) {
     return "trivial";
   }
   for (const x of [-CORNER, CORNER]) {
     for (const y of [-CORNER, CORNER]) {
       const p = checkPlacement(inst.scene, { x, y, radius: CORNER_RADIUS }, inst.bounds);
       if (!p.ok) continue;
-      const r = rollout({ scene: inst.scene, goal: inst.goal, action: p.action }, { horizon, recordContacts: false, stopWhenSettled: true });
+      const r = rollout({ scene: inst.scene, goal: inst.goal, action: p.action }, { engine, horizon, recordContacts: false, stopWhenSettled: true });
       if (r.success) return "corner_trivial";
     }
   }
@@ -111,9 +113,10 @@ export const trivialStatus = (inst: LevelInstance, horizon: number): "trivial" |
 /** A stable number per level name, so each level's search has its own random stream. */
 const levelSalt = (id: string) => [...id].reduce((h, c) => (h * 31 + c.charCodeAt(0)) % 1_000_003, 7);
 
-export const certifySeed = (levelId: string, seed: number, budget: CertifyBudget = DEFAULT_BUDGET): CertifyResult => {
+/** `engine` defaults to planck, the engine of the shipped certificates. */
+export const certifySeed = (levelId: string, seed: number, budget: CertifyBudget = DEFAULT_BUDGET, engine?: CreateEngine): CertifyResult => {
   const inst = createInstance(levelId, seed);
-  const trivial = trivialStatus(inst, budget.trivialHorizon);
+  const trivial = trivialStatus(inst, budget.trivialHorizon, engine);
   if (trivial) return { seed, status: trivial, rollouts: 5 };
   const rng = createRng(levelSalt(levelId) * 100_003 + seed);
   let rollouts = 0;
@@ -126,7 +129,7 @@ export const certifySeed = (levelId: string, seed: number, budget: CertifyBudget
   for (let i = 0; i < budget.random; i++) {
     const action = sampleAction(inst, rng);
     if (!action) continue;
-    const t = tryAction(inst, action, budget.horizon);
+    const t = tryAction(inst, action, budget.horizon, engine);
     rollouts++;
     if (t.success) return { seed, status: "certified", solution: [t.action.x, t.action.y, t.action.radius], rollouts, successStep: t.successStep };
     consider(t);
@@ -136,7 +139,7 @@ export const certifySeed = (levelId: string, seed: number, budget: CertifyBudget
     const base = best[i % best.length]!;
     const action = perturb(inst, base.action, sigma, rng);
     if (!action) continue;
-    const t = tryAction(inst, action, budget.horizon);
+    const t = tryAction(inst, action, budget.horizon, engine);
     rollouts++;
     if (t.success) return { seed, status: "certified", solution: [t.action.x, t.action.y, t.action.radius], rollouts, successStep: t.successStep };
     consider(t);

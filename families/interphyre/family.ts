@@ -48,16 +48,18 @@ export const interphyreFamily = (certifiedSeeds: (level: string) => number[]): L
   config: slice,
   openEnv: (task, config, maxTurns) => {
     const c = familyConfig(config, slice);
-    return openInterphyreEnv({ level: task.level, seed: task.seed, horizon: c.horizon, toolSet: c.toolSet, maxTurns });
+    return openInterphyreEnv({ level: task.level, seed: task.seed, horizon: c.horizon, toolSet: c.toolSet, engine: c.engine, maxTurns });
   },
   playHeuristic: async (r) => {
     // The instance only names the hints' reference objects here; the episode runs in the physics worker (docs/spec/interphyre.md §5.2).
     const instance = createInstance(r.task.level, r.task.seed);
+    const c = familyConfig(r.config, slice);
     const trajectory = await runHeuristicInWorker({
       level: instance.level,
       seed: instance.seed,
       maxTurns: r.config.actor.maxTurns,
-      horizon: familyConfig(r.config, slice).horizon,
+      horizon: c.horizon,
+      engine: c.engine,
       // Seed 0 gives the heuristic's benchmark stream; another run seed shifts every episode's draws.
       rngSeed: instance.seed + r.config.seed * 1_000_003,
       hints: hintsFromBank(r.shown, instance),

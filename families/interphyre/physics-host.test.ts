@@ -73,6 +73,17 @@ describe("tools in the physics worker", () => {
     expect(viaWorker.filter((r) => !r.ok).length).toBeGreaterThanOrEqual(5);
   });
 
+  it("run on the configured engine: box2d-wasm in the worker gives its in-process results, not planck's", async () => {
+    const { seed, p } = solution("catapult", 0);
+    const calls = script(p, createInstance("catapult", seed).goal[0]);
+    const wasm = { ...request("catapult", seed), engine: "box2d-wasm" as const };
+    const inProcess = await play(await openInterphyreEnv(wasm, { physics: "in-process" }), calls);
+    const viaWorker = await play(await openInterphyreEnv(wasm, { physics: host }), calls);
+    expect(viaWorker).toStrictEqual(inProcess);
+    const planck = await play(await openInterphyreEnv(request("catapult", seed), { physics: "in-process" }), calls);
+    expect(viaWorker[3]!.observation).not.toBe(planck[3]!.observation);
+  });
+
   it("posts only schema-validated data: string coordinates and extra keys never reach the worker", async () => {
     const posted: unknown[] = [];
     class Spy extends PhysicsHost {

@@ -12,12 +12,17 @@ import type { Tool } from "./tools/define-tool.ts";
 import { createRng } from "../../src/util/rng.ts";
 import { runHeuristicEpisode, type HeuristicHint } from "./heuristic/agent.ts";
 import { createInstance } from "./instance.ts";
+import type { CreateEngine } from "./world/engine.ts";
+import { DEFAULT_ENGINE, loadEngine, type EngineName } from "./world/engines.ts";
+import { createPlanckEngine } from "./world/planck-engine.ts";
 
 export interface SessionRequest {
   level: string;
   seed: number;
   horizon: number;
   toolSet: string;
+  /** Default planck. */
+  engine?: EngineName;
 }
 
 export interface HeuristicRequest {
@@ -25,6 +30,8 @@ export interface HeuristicRequest {
   seed: number;
   maxTurns: number;
   horizon: number;
+  /** Default planck. */
+  engine?: EngineName;
   /** The episode's rng is createRng(rngSeed), built in the worker. */
   rngSeed: number;
   hints: readonly HeuristicHint[];
@@ -52,7 +59,21 @@ const port = parentPort;
 if (!port) throw new Error("physics-worker.ts runs in a worker thread; start it through physics-host.ts");
 
 type Live = { tools: Tool[]; session: ToolSession } | { failed: WorkerFailure };
-const sessions = new Map<number, Live>();
+const sessions = new Map<number, Live | Promise<Live>>();
+
+/**
+ * Engines loaded in this worker. A wasm engine loads asynchronously, once (world/engines.ts): a session
+ * opened before it is ready holds a promise, and its calls wait for it in the order they came.
+ */
+const engines = new Map<EngineName, CreateEngine>([["planck", createPlanckEngine]]);
+const withEngine = <T>(name: EngineName, build: (e: CreateEngine) => T): T | Promise<T> => {
+  const loaded = engines.get(name);
+  if (loaded) return build(loaded);
+  return loadEngine(name).then((e) => {
+    engines.set(name, e);
+    return build(e);
+  });
+};
 
 const failure = (e: unknown): WorkerFailure =>
   e instanceof Error ? { name: e.name, message: e.message, ...(e.stack ? { stack: e.stack } : {}) } : { name: "Error", message: String(e) };
@@ -80,36 +101,52 @@ const clock = (stepMs: number | undefined): (() => number) => {
 
 port.on("message", (m: HostMessage) => {
   switch (m.op) {
-    case "open":
-      try {
-        sessions.set(m.session, { tools: toolSet(m.toolSet), session: new ToolSession(createInstance(m.level, m.seed), m.horizon) });
-      } catch (e) {
-        // Reported by the session's first call: opening costs no round trip.
-        sessions.set(m.session, { failed: failure(e) });
-      }
+    case "open": {
+      // An open failure is reported by the session's first call: opening costs no round trip.
+      const open = (engine: CreateEngine): Live => {
+        try {
+          return { tools: toolSet(m.toolSet), session: new ToolSession(createInstance(m.level, m.seed), m.horizon, engine) };
+        } catch (e) {
+          return { failed: failure(e) };
+        }
+      };
+      const live = withEngine(m.engine ?? DEFAULT_ENGINE, open);
+      sessions.set(m.session, live instanceof Promise ? live.catch((e: unknown) => ({ failed: failure(e) })) : live);
       return;
-    case "call":
-      return reply(m.req, () => {
-        const live = sessions.get(m.session);
-        if (!live) throw new Error(`no open session ${m.session} in the physics worker`);
-        if ("failed" in live) throw Object.assign(new Error(live.failed.message), { name: live.failed.name });
-        return callTool(live.tools, live.session, m.name, m.args);
-      });
+    }
+    case "call": {
+      const call = (live: Live | undefined) =>
+        reply(m.req, () => {
+          if (!live) throw new Error(`no open session ${m.session} in the physics worker`);
+          if ("failed" in live) throw Object.assign(new Error(live.failed.message), { name: live.failed.name });
+          return callTool(live.tools, live.session, m.name, m.args);
+        });
+      const live = sessions.get(m.session);
+      if (live instanceof Promise) void live.then(call);
+      else call(live);
+      return;
+    }
     case "close":
       sessions.delete(m.session);
       return;
-    case "heuristic":
-      return reply(m.req, () => {
-        const r = m.request;
-        return runHeuristicEpisode({
-          instance: createInstance(r.level, r.seed),
-          maxTurns: r.maxTurns,
-          horizon: r.horizon,
-          rng: createRng(r.rngSeed),
-          now: clock(r.clockStepMs),
-          hints: r.hints,
-        });
-      });
+    case "heuristic": {
+      const r = m.request;
+      const run = (engine: CreateEngine) =>
+        reply(m.req, () =>
+          runHeuristicEpisode({
+            instance: createInstance(r.level, r.seed),
+            maxTurns: r.maxTurns,
+            horizon: r.horizon,
+            engine,
+            rng: createRng(r.rngSeed),
+            now: clock(r.clockStepMs),
+            hints: r.hints,
+          }),
+        );
+      const done = withEngine(r.engine ?? DEFAULT_ENGINE, run);
+      if (done instanceof Promise) done.catch((e: unknown) => port.postMessage({ req: m.req, ok: false, error: failure(e) } satisfies WorkerMessage));
+      return;
+    }
     case "crash":
       if (m.how === "exit") process.exit(3);
       // Thrown out of the message handler: uncaught, so the worker dies before it reads the next message.

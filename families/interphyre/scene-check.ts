@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ConfigError } from "../../src/errors.ts";
 import { DEFAULT_HORIZON_STEPS, RADIUS_MAX, RADIUS_MIN } from "./world/constants.ts";
+import type { CreateEngine } from "./world/engine.ts";
 import { rollout } from "./world/rollout.ts";
 import { parseScene } from "./world/scene.ts";
 import { getLevel } from "./levels/index.ts";
@@ -41,6 +42,7 @@ export const checkScenes = (
   files: SceneFile[],
   steps = DEFAULT_HORIZON_STEPS,
   onEntry?: (level: string, done: number, total: number) => void,
+  engine?: CreateEngine,
 ): SceneCheckReport => {
   const report: SceneCheckReport = { total: 0, reproduced: 0, levels: {} };
   for (const file of files) {
@@ -50,7 +52,7 @@ export const checkScenes = (
       const scene = parseScene(entry.scene, `${file.level}[seed ${entry.seed}].scene`);
       const [x, y, r] = entry.solution;
       const radius = Math.min(RADIUS_MAX, Math.max(RADIUS_MIN, r));
-      const result = rollout({ scene, goal: def.goal, action: { x, y, radius } }, { horizon: steps, recordContacts: false, stopWhenSettled: true });
+      const result = rollout({ scene, goal: def.goal, action: { x, y, radius } }, { engine, horizon: steps, recordContacts: false, stopWhenSettled: true });
       row.total++;
       report.total++;
       if (result.success) {

@@ -6,6 +6,7 @@ import { parseToolCall } from "../../src/family/tool-call.ts";
 import { createInstance } from "./instance.ts";
 import { physicsHost, type PhysicsHost } from "./physics-host.ts";
 import { interphyrePrompt } from "./prompt.ts";
+import { DEFAULT_ENGINE, loadEngine, type EngineName } from "./world/engines.ts";
 
 /** Tools whose observations describe the scene: pinned in the context however old. */
 const SCENE_TOOLS = new Set(["get_level_state", "describe_scene_geometry"]);
@@ -16,6 +17,8 @@ export interface InterphyreEnvRequest {
   horizon: number;
   toolSet: string;
   maxTurns: number;
+  /** Default planck. */
+  engine?: EngineName;
 }
 
 type Placed = { success?: boolean; action?: { x: number; y: number; radius: number } };
@@ -66,10 +69,10 @@ export const openInterphyreEnv = async (r: InterphyreEnvRequest, opts: Interphyr
   };
   const physics = opts.physics ?? physicsHost();
   if (physics === "in-process") {
-    const session = new ToolSession(instance, r.horizon);
+    const session = new ToolSession(instance, r.horizon, await loadEngine(r.engine ?? DEFAULT_ENGINE));
     return { ...base, call: async (name, args) => toToolResult(name, callTool(tools, session, name, args)), close: async () => {} };
   }
-  const session = physics.openSession({ level: instance.level, seed: instance.seed, horizon: r.horizon, toolSet: r.toolSet });
+  const session = physics.openSession({ level: instance.level, seed: instance.seed, horizon: r.horizon, toolSet: r.toolSet, engine: r.engine ?? DEFAULT_ENGINE });
   return {
     ...base,
     call: async (name, args) => {

@@ -2,11 +2,15 @@ import { fork, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { CertifyBudget, CertifyResult } from "../certify.ts";
 import { readCertified, writeCertified, type CertifiedSeeds } from "../certified-seeds.ts";
+import type { EngineName } from "../world/engines.ts";
+import { ConfigError } from "../../../src/errors.ts";
 
 export interface CertifyRun {
   level: string;
   target: number;
   budget: CertifyBudget;
+  /** The engine every rollout runs on; the certificate names it. */
+  engine: EngineName;
   workers: number;
   dir?: string;
   progress: (line: string) => void;
@@ -21,7 +25,12 @@ const workerPath = fileURLToPath(new URL("./certify-worker.ts", import.meta.url)
  */
 export const runCertification = async (run: CertifyRun): Promise<CertifiedSeeds> => {
   const existing = readCertified(run.level, run.dir);
-  const data: CertifiedSeeds = existing ?? { schemaVersion: 1, level: run.level, budget: run.budget, seeds: [], rejected: [] };
+  if (existing && existing.engine !== run.engine) {
+    throw new ConfigError(
+      `${run.level}: the certificate was made on ${existing.engine}, not ${run.engine}; use --engine ${existing.engine} or another --dir`,
+    );
+  }
+  const data: CertifiedSeeds = existing ?? { schemaVersion: 1, level: run.level, engine: run.engine, budget: run.budget, seeds: [], rejected: [] };
   if (existing && JSON.stringify(existing.budget) !== JSON.stringify(run.budget)) {
     run.progress(`${run.level}: resuming with the stored budget ${JSON.stringify(existing.budget)}`);
   }
@@ -52,7 +61,7 @@ export const runCertification = async (run: CertifyRun): Promise<CertifiedSeeds>
         return;
       }
       running++;
-      child.send({ level: run.level, seed: nextSeed(), budget });
+      child.send({ level: run.level, seed: nextSeed(), budget, engine: run.engine });
     };
     for (let i = 0; i < run.workers; i++) {
       const child = fork(workerPath, [], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });

@@ -1,6 +1,7 @@
 import { certifySeed, type CertifyBudget } from "../certify.ts";
+import { loadEngine, type EngineName } from "../world/engines.ts";
 
-/** A child process that certifies the seeds its parent sends, one message per seed. */
-process.on("message", (msg: { level: string; seed: number; budget: CertifyBudget }) => {
-  process.send!(certifySeed(msg.level, msg.seed, msg.budget));
+/** A child process that certifies the seeds its parent sends, one message per seed, on the engine named. */
+process.on("message", async (msg: { level: string; seed: number; budget: CertifyBudget; engine: EngineName }) => {
+  process.send!(certifySeed(msg.level, msg.seed, msg.budget, await loadEngine(msg.engine)));
 });

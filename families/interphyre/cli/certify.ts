@@ -3,6 +3,8 @@ import { ConfigError } from "../../../src/errors.ts";
 import { DEFAULT_BUDGET } from "../certify.ts";
 import { getLevel, listLevels } from "../levels/index.ts";
 import { runCertification } from "./certify-runner.ts";
+import { engineOption } from "./engine-flag.ts";
+import { EngineName } from "../world/engines.ts";
 
 const positiveInt = (name: string) => (v: unknown) => {
   const n = Number(v);
@@ -20,6 +22,7 @@ export const certifyCommand: CommandModule = {
       .option("workers", { type: "number", default: 2, coerce: positiveInt("workers"), describe: "parallel processes" })
       .option("random", { type: "number", default: DEFAULT_BUDGET.random, describe: "random placements per seed" })
       .option("refine", { type: "number", default: DEFAULT_BUDGET.refine, describe: "refinements per seed" })
+      .option("engine", engineOption)
       .option("dir", { type: "string", describe: "where the certified files live (default: families/interphyre/certified)" })
       .option("quiet", { type: "boolean", default: false }),
   handler: async (argv) => {
@@ -31,6 +34,7 @@ export const certifyCommand: CommandModule = {
         level: id,
         target: Number(argv.seeds),
         budget,
+        engine: EngineName.parse(argv.engine),
         workers: Number(argv.workers),
         ...(argv.dir ? { dir: String(argv.dir) } : {}),
         progress: (line) => {

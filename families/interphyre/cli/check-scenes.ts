@@ -3,6 +3,7 @@ import type { Argv, CommandModule } from "yargs";
 import { checkScenes, parseSceneFile } from "../scene-check.ts";
 import { ConfigError } from "../../../src/errors.ts";
 import { percent } from "../../../src/cli/format.ts";
+import { engineOf, engineOption } from "./engine-flag.ts";
 
 const readJson = (path: string): unknown => {
   let text: string;
@@ -26,15 +27,16 @@ export const checkScenesCommand: CommandModule = {
     y
       .positional("files", { type: "string", array: true, demandOption: true })
       .option("steps", { type: "number", default: 1000, describe: "steps per rollout" })
-      .option("json", { type: "boolean", default: false, describe: "print one JSON object" }),
-  handler: (argv) => {
+      .option("json", { type: "boolean", default: false, describe: "print one JSON object" })
+      .option("engine", engineOption),
+  handler: async (argv) => {
     const files = (argv.files as string[]).map((f) => parseSceneFile(readJson(f), f));
     const steps = Number(argv.steps);
     if (!Number.isSafeInteger(steps) || steps < 1) throw new ConfigError(`--steps must be a positive integer (got ${argv.steps})`);
     const tty = process.stderr.isTTY && !argv.json;
     const report = checkScenes(files, steps, (level, done, total) => {
       if (tty) process.stderr.write(`\r\x1b[K${level} ${done}/${total}`);
-    });
+    }, await engineOf(argv.engine));
     if (tty) process.stderr.write("\r\x1b[K");
     if (argv.json) {
       const levels = Object.fromEntries(Object.entries(report.levels).map(([k, v]) => [k, { total: v.total, reproduced: v.reproduced }]));

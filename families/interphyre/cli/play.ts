@@ -9,6 +9,7 @@ import { filmRollout, filmToGif } from "../pictures/rollout-film.ts";
 import { contactLines } from "../pictures/scene-text.ts";
 import { intFlag, parseAction, pictureFormat } from "../../../src/cli/flags.ts";
 import { writeOutput } from "../../../src/cli/write-file.ts";
+import { engineOf, engineOption } from "./engine-flag.ts";
 
 /** Contact pairs printed before "… and N more": enough to follow the causal chain of one rollout. */
 const CONTACT_PAIRS_SHOWN = 15;
@@ -25,14 +26,16 @@ export const playCommand: CommandModule = {
       .option("seed", { type: "string", demandOption: true, describe: "level seed (non-negative integer)" })
       // nargs 1: the value is taken even when it starts with a minus sign, as in --action -1,2,0.4.
       .option("action", { type: "string", nargs: 1, demandOption: true, describe: "red ball x,y,r, e.g. -1,2,0.4" })
+      .option("engine", engineOption)
       .option("steps", { type: "string", default: HEXA_HARNESS_HORIZON_STEPS, coerce: intFlag("steps", 1, 100_000), describe: "horizon in steps of 1/60 s" })
       .option("gif", { type: "string", describe: "animated GIF of the rollout: FILE.gif" })
       .option("trail", { type: "boolean", default: false, describe: "draw fading earlier positions in the GIF" })
       .option("fps", { type: "string", default: 30, coerce: intFlag("fps", 1, 60), describe: "GIF frames per simulated second (one frame every 60/fps steps)" })
       .option("size", { type: "string", default: 300, coerce: intFlag("size", 16, 2048), describe: "GIF width and height in pixels" }),
-  handler: (argv) => {
+  handler: async (argv) => {
     const level = getLevel(String(argv.level)).id;
     const seed = parseSeed(argv.seed, "--seed");
+    const engine = await engineOf(argv.engine);
     const action = parseAction(argv.action);
     const gifFile = argv.gif === undefined ? undefined : String(argv.gif);
     if (gifFile !== undefined) pictureFormat("gif", gifFile, ["gif"]);
@@ -41,7 +44,7 @@ export const playCommand: CommandModule = {
     if (!placement.ok) throw new ConfigError(`--action ${argv.action}: invalid placement, ${placement.reason}`);
 
     const stepsPerFrame = Math.max(1, Math.round(60 / Number(argv.fps)));
-    const film = filmRollout({ scene: inst.scene, goal: inst.goal, action: placement.action }, { horizon: Number(argv.steps), stepsPerFrame });
+    const film = filmRollout({ scene: inst.scene, goal: inst.goal, action: placement.action }, { horizon: Number(argv.steps), stepsPerFrame, engine });
     const { result } = film;
     const { x, y, radius } = placement.action;
     const lines = [

@@ -3,29 +3,36 @@ import { createInstance } from "../instance.ts";
 import { getLevel, listLevels } from "../levels/index.ts";
 import { rollout } from "../world/rollout.ts";
 import { readCertified } from "../certified-seeds.ts";
+import { engineOf, engineOption } from "./engine-flag.ts";
+import { DEFAULT_ENGINE } from "../world/engines.ts";
 
-/** Replays stored certified solutions: the quickest end-to-end check that the world and the levels agree. */
+/**
+ * Replays stored certified solutions: the quickest end-to-end check that the world and the levels agree.
+ * Each certificate is replayed on the engine it was made with, unless --engine names another.
+ */
 export const replayCommand: CommandModule = {
   command: "replay [level]",
   describe: "replay the stored certified solutions of one level (or all) and report how many succeed",
   builder: (y: Argv) =>
     y
       .positional("level", { type: "string", default: "all" })
-      .option("limit", { type: "number", default: 20, describe: "seeds per level" }),
-  handler: (argv) => {
+      .option("limit", { type: "number", default: 20, describe: "seeds per level" })
+      .option("engine", { ...engineOption, default: undefined, describe: "physics engine (default: the one each certificate names)" }),
+  handler: async (argv) => {
     const ids = argv.level === "all" ? listLevels() : [getLevel(String(argv.level)).id];
     let ok = 0;
     let total = 0;
     for (const id of ids) {
       const data = readCertified(id);
       const entries = (data?.seeds ?? []).slice(0, Number(argv.limit));
+      const engine = await engineOf(argv.engine ?? data?.engine ?? DEFAULT_ENGINE);
       let solved = 0;
       let steps = 0;
       const t0 = performance.now();
       for (const e of entries) {
         const inst = createInstance(id, e.seed);
         const [x, y, radius] = e.solution;
-        const r = rollout({ scene: inst.scene, goal: inst.goal, action: { x, y, radius } }, { horizon: data!.budget.horizon, recordContacts: false });
+        const r = rollout({ scene: inst.scene, goal: inst.goal, action: { x, y, radius } }, { engine, horizon: data!.budget.horizon, recordContacts: false });
         if (r.success) solved++;
         steps += r.steps;
       }

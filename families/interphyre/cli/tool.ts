@@ -5,6 +5,7 @@ import { getLevel } from "../levels/index.ts";
 import { callTool, ToolSession } from "../tools/define-tool.ts";
 import { getTool, listTools, tools } from "../tools/index.ts";
 import { ConfigError } from "../../../src/errors.ts";
+import { engineOf, engineOption } from "./engine-flag.ts";
 
 const parseArgs = (raw: string | undefined): unknown => {
   if (raw === undefined || raw.trim() === "") return {};
@@ -26,14 +27,15 @@ export const toolCommand: CommandModule = {
       .positional("args", { type: "string", describe: "JSON object of arguments" })
       .option("seed", { type: "string", demandOption: true, describe: "level seed (non-negative integer)" })
       .option("horizon", { type: "number", default: 2000, describe: "episode horizon in steps" })
+      .option("engine", engineOption)
       .option("json", { type: "boolean", default: false, describe: "print the structured result as JSON" }),
-  handler: (argv) => {
+  handler: async (argv) => {
     const level = getLevel(String(argv.level)).id;
     const seed = parseSeed(argv.seed, "--seed");
     const horizon = Number(argv.horizon);
     if (!Number.isSafeInteger(horizon) || horizon < 1) throw new ConfigError(`--horizon must be a positive integer (got ${argv.horizon})`);
     getTool(String(argv.name));
-    const session = new ToolSession(createInstance(level, seed), horizon);
+    const session = new ToolSession(createInstance(level, seed), horizon, await engineOf(argv.engine));
     const outcome = callTool(Object.values(tools), session, String(argv.name), parseArgs(argv.args as string | undefined));
     if (argv.json) process.stdout.write(`${JSON.stringify(outcome.ok ? outcome.result : { error: outcome.error }, null, 2)}\n`);
     else process.stdout.write(`${outcome.observation}\n`);

@@ -4,6 +4,7 @@ import { HEXA_HARNESS_HORIZON_STEPS } from "../world/constants.ts";
 import { checkPlacement } from "../world/placement.ts";
 import type { Rng } from "../../../src/util/rng.ts";
 import type { Action } from "../world/simulation.ts";
+import type { CreateEngine } from "../world/engine.ts";
 import { callTool, ToolSession, type ToolOutcome } from "../tools/define-tool.ts";
 import { toolSet } from "../tools/index.ts";
 import { genericCandidates, type Candidate } from "./candidates.ts";
@@ -21,6 +22,8 @@ export interface HeuristicOptions {
   /** Turn budget T; every tool call is one turn (docs/spec/method.md §1.1). */
   maxTurns?: number;
   horizon?: number;
+  /** The engine every rollout runs on (default planck). */
+  engine?: CreateEngine;
   rng: Rng;
   /** Wall clock in ms, for the steps' tool times and the episode's wall time. */
   now: () => number;
@@ -66,10 +69,10 @@ type Ending = { kind: "success" | "finish"; success: boolean; action: Action } |
  * more candidate with finish. Deterministic for a given instance, rng seed and hints.
  */
 export const runHeuristicEpisode = (opts: HeuristicOptions): Trajectory => {
-  const { instance: inst, maxTurns = 25, horizon = HEXA_HARNESS_HORIZON_STEPS, rng, now, hints = [] } = opts;
+  const { instance: inst, maxTurns = 25, horizon = HEXA_HARNESS_HORIZON_STEPS, engine, rng, now, hints = [] } = opts;
   const start = now();
   const tools = toolSet("extended");
-  const session = new ToolSession(inst, horizon);
+  const session = new ToolSession(inst, horizon, engine);
   const steps: TrajectoryStep[] = [];
   const call = (thought: string, tool: string, a: unknown): ToolOutcome => {
     const t0 = now();

@@ -2,6 +2,7 @@ import { TIME_STEP_S } from "../world/constants.ts";
 import { rollout, type RolloutResult } from "../world/rollout.ts";
 import type { Scene } from "../world/scene.ts";
 import { redBall, type SimulationSpec } from "../world/simulation.ts";
+import type { CreateEngine } from "../world/engine.ts";
 import { encodeGif, type Gif, type GifFrame } from "../../../src/report/gif.ts";
 import { PALETTE, renderPicture, type Poses } from "./picture.ts";
 import { svgToRaster } from "../../../src/report/png.ts";
@@ -17,10 +18,11 @@ export interface Film {
 }
 
 /** Runs the rollout (stopping at success, as Interphyre does) and keeps the poses every `stepsPerFrame` steps. */
-export const filmRollout = (spec: SimulationSpec, options: { horizon: number; stepsPerFrame: number }): Film => {
+export const filmRollout = (spec: SimulationSpec, options: { horizon: number; stepsPerFrame: number; engine?: CreateEngine }): Film => {
   const shapes: Scene = spec.action ? { ...spec.scene, red_ball: redBall(spec.action) } : { ...spec.scene };
   const frames: Film["frames"] = [{ step: 0, poses: shapes }];
   const result = rollout(spec, {
+    engine: options.engine,
     horizon: options.horizon,
     onStep: (sim) => {
       if (sim.stepCount % options.stepsPerFrame === 0) frames.push({ step: sim.stepCount, poses: sim.state() });

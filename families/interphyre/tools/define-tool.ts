@@ -4,9 +4,11 @@ import type { ContactEvent } from "../world/contacts.ts";
 import type { Snapshot } from "../world/snapshot.ts";
 import type { Action } from "../world/simulation.ts";
 import { HEXA_HARNESS_HORIZON_STEPS } from "../world/constants.ts";
+import type { CreateEngine } from "../world/engine.ts";
+import { createPlanckEngine } from "../world/planck-engine.ts";
 import { callToolSync, isConfigError, toolDefiner, type Tool as GenericTool, type ToolOutcome } from "../../../src/family/define-tool.ts";
 
-/** What the tools of one episode share: the task, the horizon, and the memory of earlier calls. */
+/** What the tools of one episode share: the task, the horizon, the engine, and the memory of earlier calls. */
 export class ToolSession {
   /** Contact events of the last simulation any tool ran, for get_contact_log. */
   lastContacts: { action: Action; events: ContactEvent[] } | undefined;
@@ -16,6 +18,8 @@ export class ToolSession {
   constructor(
     readonly instance: LevelInstance,
     readonly horizon: number = HEXA_HARNESS_HORIZON_STEPS,
+    /** Every world the tools build runs on it (loaded by `loadEngine`, world/engines.ts). */
+    readonly engine: CreateEngine = createPlanckEngine,
   ) {}
 
   addSnapshot(s: Snapshot): string {

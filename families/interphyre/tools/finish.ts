@@ -12,7 +12,7 @@ export default defineTool({
   run: (session, a) => {
     const action = placeOrExplain(session, a);
     const { scene, goal } = session.instance;
-    const r = rollout({ scene, goal, action }, { horizon: session.horizon, stopWhenSettled: true });
+    const r = rollout({ scene, goal, action }, { engine: session.engine, horizon: session.horizon, stopWhenSettled: true });
     session.lastContacts = { action, events: r.sim.contacts.log };
     const step = r.success ? r.steps : session.horizon;
     const at = `(x=${n(action.x)}, y=${n(action.y)}, radius=${n(action.radius)})`;

@@ -37,6 +37,7 @@ const continueTo = (sim: Simulation, end: number) => {
     }
   }
   const state = sim.state();
+  sim.close();
   const final = Object.fromEntries(Object.entries(state).map(([name, o]) => [name, roundState(o)]));
   return { success: sim.success, step: sim.stepCount, settled_step: settledStep, final, state };
 };
@@ -71,10 +72,10 @@ export default defineTool({
     if (a.steps > room) {
       throw new ModelOutputError(`steps=${a.steps} runs past the horizon ${session.horizon} (the snapshot is at step ${snap.step}); choose steps ≤ ${room}`);
     }
-    const changedSim = restore(snap);
+    const changedSim = restore(snap, { engine: session.engine });
     applyChecked(changedSim, a.interventions);
     const changed = continueTo(changedSim, snap.step + a.steps);
-    const plain = continueTo(restore(snap), snap.step + a.steps);
+    const plain = continueTo(restore(snap, { engine: session.engine }), snap.step + a.steps);
     session.lastContacts = { action: snap.spec.action!, events: changedSim.contacts.log };
     const goal = snap.spec.goal.map((name) => apart(name, changed, plain));
     const others = [...new Set([...Object.keys(changed.state), ...Object.keys(plain.state)])]

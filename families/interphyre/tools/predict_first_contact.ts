@@ -26,7 +26,7 @@ export default defineTool({
     const action = placeOrExplain(session, a);
     const window = Math.min(WINDOW_STEPS, session.horizon);
     const { scene, goal } = session.instance;
-    const sim = new Simulation({ scene, goal, action });
+    const sim = new Simulation({ scene, goal, action }, { engine: session.engine });
     // Begin fires inside the step, after the solver has already changed velocities: measure the step before.
     let before = sim.state();
     let hit: ContactEvent | undefined;
@@ -36,6 +36,7 @@ export default defineTool({
       hit = sim.contacts.log.slice(seen).find((e) => e.event === "begin" && (e.a === ACTION_OBJECT || e.b === ACTION_OBJECT));
       if (!hit) before = sim.state();
     }
+    sim.close();
     session.lastContacts = { action, events: sim.contacts.log };
     if (!hit) {
       return {

@@ -21,7 +21,7 @@ export default defineTool({
     let longestHold = 0;
     const r = rollout(
       { scene, goal, action },
-      { horizon: steps, stopWhenSettled: true, onStep: (sim) => void (longestHold = Math.max(longestHold, sim.contacts.duration(goal[0], goal[1]))) },
+      { engine: session.engine, horizon: steps, stopWhenSettled: true, onStep: (sim) => void (longestHold = Math.max(longestHold, sim.contacts.duration(goal[0], goal[1]))) },
     );
     session.lastContacts = { action, events: r.sim.contacts.log };
     // A settled world no longer moves, so its state now is its state at the horizon.

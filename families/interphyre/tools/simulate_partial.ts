@@ -19,7 +19,7 @@ export default defineTool({
     const action = placeOrExplain(session, a);
     const stop = stepsField(session, a.stop_step, "stop_step");
     const { scene, goal } = session.instance;
-    const r = rollout({ scene, goal, action }, { horizon: stop, stopWhenSettled: true });
+    const r = rollout({ scene, goal, action }, { engine: session.engine, horizon: stop, stopWhenSettled: true });
     session.lastContacts = { action, events: r.sim.contacts.log };
     // A settled world no longer moves, so its state now is its state at stop_step.
     const step = r.success ? r.steps : stop;

@@ -47,19 +47,21 @@ export default defineTool({
       if (trigger.a === trigger.b) throw new ModelOutputError(`trigger: a and b are both '${trigger.a}'; name two different objects`);
     } else trigger = { kind: "success" };
     const spec = { scene: session.instance.scene, goal: session.instance.goal, action };
-    const taken = snapshotWhen(spec, trigger, { horizon: session.horizon });
+    const taken = snapshotWhen(spec, trigger, { engine: session.engine, horizon: session.horizon });
     const moment =
       trigger.kind === "step" ? `step ${trigger.step}` : trigger.kind === "contact" ? `first contact ${trigger.a}–${trigger.b}` : "success";
     if (!taken.snapshot) {
       // snapshotWhen keeps no world when its trigger never fires; replay it for get_contact_log.
-      const sim = new Simulation(spec);
+      const sim = new Simulation(spec, { engine: session.engine });
       while (sim.stepCount < taken.steps) sim.step();
+      sim.close();
       session.lastContacts = { action, events: sim.contacts.log };
       return {
         result: { snapshot_id: null, fired: false, steps: taken.steps, action },
         observation: `No snapshot: ${moment} did not happen within ${taken.steps} steps (the horizon).`,
       };
     }
+    taken.sim.close();
     session.lastContacts = { action, events: taken.sim.contacts.log };
     const s = taken.snapshot;
     const id = session.addSnapshot(s);

@@ -50,8 +50,10 @@ export default defineTool({
         if (sampled) waypoints.get(name)!.push({ step: sim.stepCount, x: round(o.x, 3), y: round(o.y, 3) });
       }
     };
-    record(new Simulation(spec, { recordContacts: false }), true);
-    const r = rollout(spec, { horizon: steps, stopWhenSettled: true, onStep: (sim) => record(sim, sim.stepCount % every === 0) });
+    const start = new Simulation(spec, { engine: session.engine, recordContacts: false });
+    record(start, true);
+    start.close();
+    const r = rollout(spec, { engine: session.engine, horizon: steps, stopWhenSettled: true, onStep: (sim) => record(sim, sim.stepCount % every === 0) });
     session.lastContacts = { action, events: r.sim.contacts.log };
     // The rollout returns on success before onStep sees that step.
     if (r.success || r.steps % every !== 0) record(r.sim, true);

@@ -35,6 +35,11 @@ export interface PhysicsEngine {
   setPose(name: string, x: number, y: number, angle: number): void;
   /** Makes a body static where it is. */
   freeze(name: string): void;
+  /**
+   * Frees the world. Afterwards `state`, `names`, `has` and `asleep` answer with the bodies as they were and
+   * anything else throws. planck's world is garbage-collected; box2d-wasm's lives on the wasm heap until this.
+   */
+  destroy(): void;
 }
 
 export type CreateEngine = (onContact: ContactCallback) => PhysicsEngine;

@@ -219,6 +219,8 @@ class PlanckEngine implements PhysicsEngine {
     b.setAngularVelocity(0);
     b.setStatic();
   }
+
+  destroy(): void {}
 }
 
 export const createPlanckEngine: CreateEngine = (onContact) => new PlanckEngine(onContact);

@@ -22,14 +22,22 @@ export interface RolloutResult {
   successStep: number | undefined;
   /** Step at which everything came to rest, if the rollout stopped there. */
   settledStep: number | undefined;
+  /** The finished world, closed: its final state and contacts can be read, not stepped. */
   sim: Simulation;
 }
 
 /** Interphyre's episode loop (docs/spec/interphyre.md §1.5): step, advance the clock, test success, stop on success. */
 export const rollout = (spec: SimulationSpec, options: RolloutOptions = {}): RolloutResult => {
-  const horizon = options.horizon ?? DEFAULT_HORIZON_STEPS;
   const sim = new Simulation(spec, options);
-  const [a, b] = spec.goal;
+  const result = run(sim, options);
+  // The result's world is only read from here on: free it now (a wasm engine's heap is not garbage-collected).
+  sim.close();
+  return result;
+};
+
+const run = (sim: Simulation, options: RolloutOptions): RolloutResult => {
+  const horizon = options.horizon ?? DEFAULT_HORIZON_STEPS;
+  const [a, b] = sim.spec.goal;
   while (sim.stepCount < horizon) {
     sim.step();
     if (sim.success) return { success: true, steps: sim.stepCount, successStep: sim.stepCount, settledStep: undefined, sim };

@@ -88,6 +88,11 @@ export class Simulation {
     return this.contacts.heldFor(a, b, SUCCESS_HOLD_S);
   }
 
+  /** Frees the engine's world; the final state and the contacts stay readable (engine.ts, `destroy`). */
+  close(): void {
+    this.engine.destroy();
+  }
+
   /** Nothing dynamic is awake: the outcome can no longer change. */
   get settled(): boolean {
     return this.engine.asleep();
