@@ -1,4 +1,5 @@
 import { ConfigError } from "../errors.ts";
+import { ContextOverflow } from "./llm-error.ts";
 import type { OutputRequest } from "./chat-model.ts";
 import type { StructuredOutputMode } from "./config.ts";
 
@@ -59,6 +60,8 @@ const CONTEXT_OVERFLOW = /context length|maximum context|context window|too many
 
 /** The server refused the request's response_format or forced tool (400 or 422), not the prompt itself. */
 export const refusedWay = (e: unknown): boolean => {
+  // A prompt longer than the context is no refusal of the way asked: every way would fail the same.
+  if (e instanceof ContextOverflow) return false;
   const status = statusOf(e);
   return (status === 400 || status === 422) && !CONTEXT_OVERFLOW.test(messageOf(e));
 };
