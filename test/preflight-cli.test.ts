@@ -13,6 +13,13 @@ afterEach(async () => {
 
 /** The pre-flight on (vitest.config.ts turns it off for the other tests). */
 const ON = { HEXA_NO_DOCTOR: "0" };
+/** One answer every evolver pass accepts (the server answers every request alike): the runs here test the endpoint records, not learning. */
+const EMPTY_BANK_EDIT = JSON.stringify({
+  skills: [{ title: "drop it", principle: "a ball dropped on the target falls onto it", when_to_apply: "always", sources: [] }],
+  mistakes: [{ description: "none", root_cause: "none", correction: "none", sources: [] }],
+  partial_skills: [],
+  ops: [],
+});
 
 const endpoint = async (modes: EndpointModes) => {
   const e = await startFakeEndpoint({ models: ["fake-model"], ...modes });
@@ -43,7 +50,7 @@ describe("hexa run's pre-flight (hexa doctor's checks)", () => {
 
   it("records what each role's endpoint answered as; a resume whose endpoint now answers as another snapshot says so", async () => {
     // Read by the server at each request: the test changes the fingerprint between the run and its resume.
-    const modes: EndpointModes = { models: ["fake-model"], servedModel: "fake-model-2026-01", fingerprint: "fp_1" };
+    const modes: EndpointModes = { models: ["fake-model"], servedModel: "fake-model-2026-01", fingerprint: "fp_1", reply: EMPTY_BANK_EDIT };
     const e = await startFakeEndpoint(modes);
     endpoints.push(e);
     const runsDir = tmp();
@@ -72,7 +79,7 @@ describe("hexa run's pre-flight (hexa doctor's checks)", () => {
   });
 
   it("hexa compare checks every cell's endpoint first, and a rerun names a cell whose endpoint now answers as another snapshot", async () => {
-    const modes: EndpointModes = { models: ["fake-model"], fingerprint: "fp_1" };
+    const modes: EndpointModes = { models: ["fake-model"], fingerprint: "fp_1", reply: EMPTY_BANK_EDIT };
     const e = await startFakeEndpoint(modes);
     endpoints.push(e);
     const cfg = writeConfig([

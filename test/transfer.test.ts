@@ -182,7 +182,8 @@ describe("the LLM synthesiser through hexa transfer", () => {
     server.push({ text: JSON.stringify(answer) });
     const out = join(dir, "ok", "bank.json");
     const r = await hexa(["transfer", "--from", "two_body_problem", "--from", "down_to_earth", "--to", "catapult", "--config", config, "--eval-seeds", "0", "--out", out]);
-    expect(r.stderr).toBe("transfer → catapult: two_body_problem (4 entries), down_to_earth (7 entries); synthesiser llm\n");
+    // The test server reports a fixed, small input count, which hexa warns of as a possibly cut context.
+    expect(r.stderr.replace(/^warning: .*\n/gm, "")).toBe("transfer → catapult: two_body_problem (4 entries), down_to_earth (7 entries); synthesiser llm\n");
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/transferred bank for catapult: 6 skills, 2 mistakes \(gpt-4\.1-mini\)/);
     const bank = TransferredBank.parse(JSON.parse(readFileSync(out, "utf8")));

@@ -88,7 +88,8 @@ export const recommendedYaml = (probed: readonly Probed[]): string => {
       lines.push(`    structuredOutput: ${r.structured === "none" ? "text" : r.structured}`);
       // One request at a time anyway: more in flight only queue at the server and run into the timeout.
       if (parallelVerdict(r) === "serialised") lines.push("    concurrency: 1  # the server answers one request at a time");
-      else lines.push(`    concurrency: ${p.config.concurrency}`);
+      // A server that overlaps requests may take more than the one a loopback endpoint gets by default.
+      else lines.push(`    concurrency: ${p.config.concurrency ?? 4}`);
       if (!r.usagePlain && r.usageStreamed) lines.push("    streaming: true  # usage is reported only on streamed answers");
       else lines.push(`    streaming: ${p.config.streaming && r.usageStreamed ? "true" : "false"}`);
       if (!r.usagePlain && !r.usageStreamed) lines.push("    # no usage reported: token counts, costs and budget caps read 0 for this role");
