@@ -26,13 +26,14 @@ const ENTRY = new URL("./physics-worker-entry.mjs", import.meta.url);
 const WORKERS_ENV = "HEXA_PHYSICS_WORKERS";
 
 /**
- * Default pool size: one worker per core, at most 4 (the loop's default concurrency is 3), since the main
- * thread mostly waits on the workers; HEXA_PHYSICS_WORKERS overrides it. Results do not depend on it: each
- * episode is deterministic wherever it runs.
+ * Default pool size: one worker per spare core, at most 4 (the loop's default concurrency is 3);
+ * HEXA_PHYSICS_WORKERS overrides it (e.g. 2 on a 2-core machine, where the main thread mostly waits). Results
+ * do not depend on it: each episode is deterministic wherever it runs; only the order in which episodes finish
+ * (and are appended to episodes.jsonl) does.
  */
 export const defaultPhysicsWorkers = (env: NodeJS.ProcessEnv = process.env): number => {
   const raw = env[WORKERS_ENV];
-  if (raw === undefined || raw === "") return Math.max(1, Math.min(4, availableParallelism()));
+  if (raw === undefined || raw === "") return Math.max(1, Math.min(4, availableParallelism() - 1));
   const n = Number(raw);
   if (!Number.isSafeInteger(n) || n < 1 || n > 64) throw new ConfigError(`${WORKERS_ENV} must be an integer in [1, 64] (got ${JSON.stringify(raw)}); unset it for one worker per core`);
   return n;
