@@ -1,4 +1,5 @@
 import { defineTask } from "../task.ts";
+import { FORWARD_PROGRESS_REWARD } from "./forward-progress.ts";
 import { instanceSeeds, listNames } from "../envs/vec-env.ts";
 import { makeMujocoEnv, prepareMujoco, type MujocoSpec } from "../envs/mujoco/mujoco-env.ts";
 import { writeQposQvel } from "../envs/mujoco/observe.ts";
@@ -85,10 +86,7 @@ export default defineTask({
   actionNames: ANT_ACTIONS,
   info: ANT_INFO,
   fitness: { describe: "forward distance: torso x gained over the episode [m] (a 50 s episode; 50 m ≈ 1 m/s)", range: [-100, 300], solved: 50 },
-  sparseReward: `function reward(obs, action, nextObs, info) {
-  const progress = info.x_progress;
-  return { total: progress, components: { progress } };
-}`,
+  sparseReward: FORWARD_PROGRESS_REWARD,
   humanReward: `function reward(obs, action, nextObs, info) {
   const forward = info.x_velocity;
   const healthy = info.healthy;

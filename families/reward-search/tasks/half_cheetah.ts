@@ -1,4 +1,5 @@
 import { defineTask } from "../task.ts";
+import { FORWARD_PROGRESS_REWARD } from "./forward-progress.ts";
 import { instanceSeeds, listNames } from "../envs/vec-env.ts";
 import { makeMujocoEnv, prepareMujoco, type MujocoSpec } from "../envs/mujoco/mujoco-env.ts";
 import { writeQposQvel } from "../envs/mujoco/observe.ts";
@@ -63,10 +64,7 @@ export default defineTask({
   actionNames: HALF_CHEETAH_ACTIONS,
   info: HALF_CHEETAH_INFO,
   fitness: { describe: "forward distance: torso x gained over the episode [m] (a 50 s episode; 100 m ≈ 2 m/s ≈ Gymnasium return 1,800)", range: [-200, 800], solved: 100 },
-  sparseReward: `function reward(obs, action, nextObs, info) {
-  const progress = info.x_progress;
-  return { total: progress, components: { progress } };
-}`,
+  sparseReward: FORWARD_PROGRESS_REWARD,
   humanReward: `function reward(obs, action, nextObs, info) {
   const forward = info.x_velocity;
   const ctrl = -0.1 * (action.bthigh ** 2 + action.bshin ** 2 + action.bfoot ** 2 + action.fthigh ** 2 + action.fshin ** 2 + action.ffoot ** 2);

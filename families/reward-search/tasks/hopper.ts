@@ -1,4 +1,5 @@
 import { defineTask } from "../task.ts";
+import { FORWARD_PROGRESS_REWARD } from "./forward-progress.ts";
 import { instanceSeeds, listNames } from "../envs/vec-env.ts";
 import { makeMujocoEnv, prepareMujoco, type MujocoSpec, type StepOutcome } from "../envs/mujoco/mujoco-env.ts";
 import { writeQposQvel } from "../envs/mujoco/observe.ts";
@@ -78,10 +79,7 @@ export default defineTask({
   actionNames: HOPPER_ACTIONS,
   info: INFO,
   fitness: { describe: "forward distance: torso x gained over the episode [m] (an 8 s episode; 10 m ≈ Gymnasium return 2,250)", range: [-20, 40], solved: 10 },
-  sparseReward: `function reward(obs, action, nextObs, info) {
-  const progress = info.x_progress;
-  return { total: progress, components: { progress } };
-}`,
+  sparseReward: FORWARD_PROGRESS_REWARD,
   humanReward: `function reward(obs, action, nextObs, info) {
   const forward = info.x_velocity;
   const healthy = info.healthy;

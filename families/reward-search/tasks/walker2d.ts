@@ -1,4 +1,5 @@
 import { defineTask } from "../task.ts";
+import { FORWARD_PROGRESS_REWARD } from "./forward-progress.ts";
 import { instanceSeeds, listNames } from "../envs/vec-env.ts";
 import { makeMujocoEnv, prepareMujoco, type MujocoSpec } from "../envs/mujoco/mujoco-env.ts";
 import { writeQposQvel } from "../envs/mujoco/observe.ts";
@@ -60,10 +61,7 @@ export default defineTask({
   actionNames: ACTIONS,
   info: INFO,
   fitness: { describe: "forward distance: torso x gained over the episode [m] (an 8 s episode; 15 m ≈ Gymnasium return 2,900)", range: [-20, 50], solved: 15 },
-  sparseReward: `function reward(obs, action, nextObs, info) {
-  const progress = info.x_progress;
-  return { total: progress, components: { progress } };
-}`,
+  sparseReward: FORWARD_PROGRESS_REWARD,
   humanReward: `function reward(obs, action, nextObs, info) {
   const forward = info.x_velocity;
   const healthy = info.healthy;
