@@ -12,6 +12,8 @@ export const ActorConfig = z.strictObject({
     .int()
     .min(10_000)
     .default(DEFAULT_MAX_REQUEST_CHARS)
-    .describe("cap on one request's messages in characters (their JSON); over it, older thoughts, arguments and observations are cut, then the oldest turns dropped, each cut marked"),
+    .describe(
+      "cap on one request's messages in characters (their JSON); over it, older thoughts, arguments and observations are cut, then the oldest turns dropped, each cut marked",
+    ),
 });
 export type ActorConfig = z.infer<typeof ActorConfig>;

@@ -29,7 +29,10 @@ const run = async (script: Scripted[], config: Partial<ActorConfig> = {}, horizo
 
 describe("the actor loop", () => {
   it("auto-finishes when a full rollout succeeds", async () => {
-    const { t } = await run([{ text: "look", toolCalls: [call("get_level_state", {})] }, { text: "try", toolCalls: [call("simulate_action", solution)] }]);
+    const { t } = await run([
+      { text: "look", toolCalls: [call("get_level_state", {})] },
+      { text: "try", toolCalls: [call("simulate_action", solution)] },
+    ]);
     expect(t).toMatchObject({ success: true, stopReason: "success", turns: 2, action: solution });
     expect(t.steps.map((s) => s.tool)).toEqual(["get_level_state", "simulate_action"]);
     expect(t.model).toBe("scripted-model-2026");
@@ -48,7 +51,17 @@ describe("the actor loop", () => {
         { text: "I think the ball should go left." },
         { text: "" },
         { toolCalls: [call("simulate", { x: 0 })] },
-        { toolCalls: [{ id: "bad", name: "simulate_action", args: {}, rawArgs: "{x: 1", argsError: "simulate_action: arguments are not valid JSON (Unexpected token x); send one JSON object" }] },
+        {
+          toolCalls: [
+            {
+              id: "bad",
+              name: "simulate_action",
+              args: {},
+              rawArgs: "{x: 1",
+              argsError: "simulate_action: arguments are not valid JSON (Unexpected token x); send one JSON object",
+            },
+          ],
+        },
         { toolCalls: [call("simulate_action", { x: "left", y: 0, radius: 0.3 })] },
         { toolCalls: [call("check_placement", miss), call("simulate_action", solution)] },
       ],
@@ -85,7 +98,11 @@ describe("the actor loop", () => {
 
   it("compacts old observations but keeps the last K turns and scene information verbatim", async () => {
     const probes = [1, 2, 3, 4, 5, 6].map(() => ({ toolCalls: [call("simulate_action", miss)] }));
-    const { model } = await run([{ toolCalls: [call("get_level_state", {})] }, ...probes, { toolCalls: [call("finish", miss)] }], { keepTurns: 2, oldObservationHead: 60, oldObservationTail: 30 });
+    const { model } = await run([{ toolCalls: [call("get_level_state", {})] }, ...probes, { toolCalls: [call("finish", miss)] }], {
+      keepTurns: 2,
+      oldObservationHead: 60,
+      oldObservationTail: 30,
+    });
     const last = model.received.at(-1)!.messages;
     const toolReplies = last.filter((m) => m.role === "tool").map((m) => m.content);
     expect(toolReplies[0]).toMatch(/^\[turn 1 of 25 used; 24 left\]\nLevel two_body_problem/);
@@ -93,7 +110,9 @@ describe("the actor loop", () => {
     expect(toolReplies.slice(1, -2).every((r) => /characters cut/.test(r))).toBe(true);
     expect(toolReplies.slice(-2).some((r) => /characters cut/.test(r))).toBe(false);
     // Every observation the model reads starts with the turn count (cut ones keep their head).
-    expect(toolReplies.map((r) => /^\[turn (\d+) of 25 used; (\d+) left\]/.exec(r)?.slice(1).map(Number))).toEqual([1, 2, 3, 4, 5, 6, 7].map((k) => [k, 25 - k]));
+    expect(toolReplies.map((r) => /^\[turn (\d+) of 25 used; (\d+) left\]/.exec(r)?.slice(1).map(Number))).toEqual(
+      [1, 2, 3, 4, 5, 6, 7].map((k) => [k, 25 - k]),
+    );
   });
 
   it("keeps the tool's own text in the trajectory; only the model's copy carries the turn line", async () => {

@@ -6,7 +6,17 @@ import type { ActorConfig } from "./actor-config.ts";
 import { buildMessages, cutMiddle, type Turn } from "./context.ts";
 import { NUDGE, systemPrompt } from "./prompt.ts";
 import type { TaskEnv, ToolProgress, ToolResult } from "../src/family/task-env.ts";
-import { callUsage, countedTurns, NO_USAGE, sumUsage, TRAJECTORY_SCHEMA_VERSION, type StopReason, type Trajectory, type TrajectoryStep, type EpisodeUsage } from "../src/store/trajectory.ts";
+import {
+  callUsage,
+  countedTurns,
+  NO_USAGE,
+  sumUsage,
+  TRAJECTORY_SCHEMA_VERSION,
+  type StopReason,
+  type Trajectory,
+  type TrajectoryStep,
+  type EpisodeUsage,
+} from "../src/store/trajectory.ts";
 
 export interface EpisodePorts {
   model: ChatModel;
@@ -37,12 +47,19 @@ const REASONING_HEAD = 1500;
 const REASONING_TAIL = 500;
 
 const thoughtOf = (reply: AssistantTurn): string =>
-  reply.reasoning ? [`[reasoning] ${cutMiddle(reply.reasoning, REASONING_HEAD, REASONING_TAIL)}`, reply.text].filter((t) => t.trim() !== "").join("\n\n") : reply.text;
+  reply.reasoning
+    ? [`[reasoning] ${cutMiddle(reply.reasoning, REASONING_HEAD, REASONING_TAIL)}`, reply.text].filter((t) => t.trim() !== "").join("\n\n")
+    : reply.text;
 
 const executeCall = async (env: TaskEnv, call: ToolCall, extra: number, onProgress?: (p: ToolProgress) => void): Promise<ToolResult> => {
-  const outcome: ToolResult = call.argsError ? { ok: false, error: call.argsError, observation: `ERROR: ${call.argsError}` } : await env.call(call.name, call.args, onProgress);
+  const outcome: ToolResult = call.argsError
+    ? { ok: false, error: call.argsError, observation: `ERROR: ${call.argsError}` }
+    : await env.call(call.name, call.args, onProgress);
   if (extra === 0) return outcome;
-  return { ...outcome, observation: `${outcome.observation}\nNote: you made ${extra + 1} tool calls; only the first (${call.name}) was executed. Make one call per turn.` };
+  return {
+    ...outcome,
+    observation: `${outcome.observation}\nNote: you made ${extra + 1} tool calls; only the first (${call.name}) was executed. Make one call per turn.`,
+  };
 };
 
 /**
@@ -89,7 +106,15 @@ const play = async (env: TaskEnv, spec: EpisodeSpec, ports: EpisodePorts, starte
   for (let turn = 1; turn <= config.maxTurns && !stop; turn++) {
     let reply: AssistantTurn;
     try {
-      reply = await ports.model.invoke(buildMessages(system, task, turns, { keepTurns: config.keepTurns, head: config.oldObservationHead, tail: config.oldObservationTail, maxChars: config.maxRequestChars }), specs);
+      reply = await ports.model.invoke(
+        buildMessages(system, task, turns, {
+          keepTurns: config.keepTurns,
+          head: config.oldObservationHead,
+          tail: config.oldObservationTail,
+          maxChars: config.maxRequestChars,
+        }),
+        specs,
+      );
     } catch (e) {
       // A spend cap is the run's to act on (it stops cleanly and resumes), not an outcome of this episode.
       if (e instanceof InvariantError || e instanceof BudgetExceeded) throw e;
@@ -113,7 +138,16 @@ const play = async (env: TaskEnv, spec: EpisodeSpec, ports: EpisodePorts, starte
       const cut = call.argsError && reply.problem ? { ...call, argsError: reply.problem } : call;
       const outcome = await executeCall(env, cut, reply.toolCalls.length - 1, ports.onToolProgress);
       turns.push({ thought: reply.text, call, reply: withTurnLine(outcome.observation, turn, config.maxTurns), pinned: outcome.ok && outcome.pinned === true });
-      step = { turn, thought, tool: call.name, args: call.args, observation: outcome.observation, ok: outcome.ok, ms: ports.now() - t0, ...(outcome.spent ? { spent: outcome.spent } : {}) };
+      step = {
+        turn,
+        thought,
+        tool: call.name,
+        args: call.args,
+        observation: outcome.observation,
+        ok: outcome.ok,
+        ms: ports.now() - t0,
+        ...(outcome.spent ? { spent: outcome.spent } : {}),
+      };
       if (outcome.ends) stop = { ...outcome.ends };
     }
     steps.push(step);

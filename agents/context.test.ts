@@ -9,15 +9,30 @@ const TASK = "Solve catapult seed 7 in at most 25 turns.";
 const opts = (maxChars: number): CompactionOptions => ({ keepTurns: 4, head: 240, tail: 120, maxChars });
 const size = (messages: Message[]) => JSON.stringify(messages).length;
 
-const call = (i: number, args: unknown = { x: i / 10, y: 2, r: 0.5 }): ToolCall => ({ id: `call_${i}`, name: "simulate_action", args, rawArgs: JSON.stringify(args) });
-const turn = (i: number, over: Partial<Turn> = {}): Turn => ({ thought: `Turn ${i}: try x=${i / 10}.`, call: call(i), reply: `no success at x=${i / 10}`, pinned: false, ...over });
+const call = (i: number, args: unknown = { x: i / 10, y: 2, r: 0.5 }): ToolCall => ({
+  id: `call_${i}`,
+  name: "simulate_action",
+  args,
+  rawArgs: JSON.stringify(args),
+});
+const turn = (i: number, over: Partial<Turn> = {}): Turn => ({
+  thought: `Turn ${i}: try x=${i / 10}.`,
+  call: call(i),
+  reply: `no success at x=${i / 10}`,
+  pinned: false,
+  ...over,
+});
 
 /** Every assistant message with calls is followed by one tool message per call, in order (the API's rule). */
 const wellPaired = (messages: Message[]) =>
-  messages.every((m, i) => m.role !== "assistant" || m.toolCalls.every((c, k) => {
-    const next = messages[i + 1 + k];
-    return next?.role === "tool" && next.toolCallId === c.id;
-  }));
+  messages.every(
+    (m, i) =>
+      m.role !== "assistant" ||
+      m.toolCalls.every((c, k) => {
+        const next = messages[i + 1 + k];
+        return next?.role === "tool" && next.toolCallId === c.id;
+      }),
+  );
 
 describe("buildMessages", () => {
   it("keeps the last keepTurns verbatim and cuts older unpinned observations (unchanged under the cap)", () => {
@@ -44,7 +59,12 @@ describe("buildMessages", () => {
     const turns: Turn[] = [];
     for (let i = 0; i < 12; i++) {
       const big = i % 3 === 0;
-      turns.push(turn(i, { thought: big ? `${"why ".repeat(500_000)}so x=${i}` : `short ${i}`, ...(i % 4 === 1 ? { call: call(i, { x: 1, y: 2, r: 0.5, note: "n".repeat(1_000_000) }) } : {}) }));
+      turns.push(
+        turn(i, {
+          thought: big ? `${"why ".repeat(500_000)}so x=${i}` : `short ${i}`,
+          ...(i % 4 === 1 ? { call: call(i, { x: 1, y: 2, r: 0.5, note: "n".repeat(1_000_000) }) } : {}),
+        }),
+      );
       const messages = buildMessages(SYSTEM, TASK, turns, opts(cap));
       expect(size(messages)).toBeLessThanOrEqual(cap);
       expect(wellPaired(messages)).toBe(true);
@@ -85,7 +105,10 @@ describe("buildMessages", () => {
 
   it("keeps a pinned scene observation when it drops the turns around it", () => {
     const scene = `red_ball at (0, 4); ${"basket wall ".repeat(200)}`;
-    const turns = [turn(0, { reply: scene, pinned: true }), ...Array.from({ length: 30 }, (_, i) => turn(i + 1, { thought: "x".repeat(2000), reply: "y".repeat(2000) }))];
+    const turns = [
+      turn(0, { reply: scene, pinned: true }),
+      ...Array.from({ length: 30 }, (_, i) => turn(i + 1, { thought: "x".repeat(2000), reply: "y".repeat(2000) })),
+    ];
     const messages = buildMessages(SYSTEM, TASK, turns, opts(20_000));
     expect(size(messages)).toBeLessThanOrEqual(20_000);
     expect(messages.some((m) => m.role === "tool" && m.content === scene)).toBe(true);
@@ -103,7 +126,11 @@ describe("buildMessages", () => {
   });
 
   it("stays under any cap for any thoughts, arguments and observations (property)", () => {
-    const text = fc.oneof(fc.string({ maxLength: 50 }), fc.string({ unit: "grapheme", maxLength: 400 }), fc.nat({ max: 60_000 }).map((n) => "\"\\\n".repeat(n)));
+    const text = fc.oneof(
+      fc.string({ maxLength: 50 }),
+      fc.string({ unit: "grapheme", maxLength: 400 }),
+      fc.nat({ max: 60_000 }).map((n) => '"\\\n'.repeat(n)),
+    );
     const arbTurn = fc.record({
       thought: text,
       reply: text,
@@ -113,7 +140,12 @@ describe("buildMessages", () => {
     });
     fc.assert(
       fc.property(fc.array(arbTurn, { maxLength: 12 }), fc.integer({ min: 10_000, max: 120_000 }), (raw, cap) => {
-        const turns: Turn[] = raw.map((t, i) => ({ thought: t.thought, reply: t.reply, pinned: t.pinned, call: t.withCall ? call(i, { s: t.arg }) : undefined }));
+        const turns: Turn[] = raw.map((t, i) => ({
+          thought: t.thought,
+          reply: t.reply,
+          pinned: t.pinned,
+          call: t.withCall ? call(i, { s: t.arg }) : undefined,
+        }));
         const messages = buildMessages(SYSTEM, TASK, turns, opts(cap));
         expect(size(messages)).toBeLessThanOrEqual(cap);
         expect(wellPaired(messages)).toBe(true);

@@ -36,7 +36,7 @@ interface Pieces {
   reply: string;
 }
 
-const argText = (call: ToolCall): string => (call.argsError ? call.rawArgs : JSON.stringify(call.args) ?? "");
+const argText = (call: ToolCall): string => (call.argsError ? call.rawArgs : (JSON.stringify(call.args) ?? ""));
 
 const piecesOf = (t: Turn): Pieces => ({ thought: t.thought, args: t.call ? argText(t.call) : "", reply: t.reply });
 

@@ -29,8 +29,7 @@ export const labelTrajectories = (ts: readonly Trajectory[], ids?: readonly stri
 /** Highest r first; ties keep input order (Array.prototype.sort is stable). */
 export const byReward = (ls: readonly Labelled[]): Labelled[] => [...ls].sort((a, b) => b.r - a.r);
 
-const batchMeanR = (ls: readonly Labelled[]): number | undefined =>
-  ls.length ? ls.reduce((s, l) => s + l.r, 0) / ls.length : undefined;
+const batchMeanR = (ls: readonly Labelled[]): number | undefined => (ls.length ? ls.reduce((s, l) => s + l.r, 0) / ls.length : undefined);
 
 /**
  * An entry's evidence and weight after citing `sources` on top of `prior` (docs/spec/method.md §3): for a skill the running
@@ -44,7 +43,10 @@ export const weigh = (
   opts: { kind: "skill" | "mistake"; partial?: boolean; mode: EvolverMode },
 ): { evidence: Evidence; weight: number } => {
   if (opts.mode === "no_reward") return { evidence: prior, weight: 0.5 };
-  const evidence = cite(prior, sources.map((s) => s.r));
+  const evidence = cite(
+    prior,
+    sources.map((s) => s.r),
+  );
   if (opts.kind === "mistake") return { evidence, weight: mistakeWeight(evidence) };
   const fallbackMeanR = batchMeanR(batch);
   return { evidence, weight: weightOf(evidence, { partial: opts.partial ?? false, ...(fallbackMeanR === undefined ? {} : { fallbackMeanR }) }) };

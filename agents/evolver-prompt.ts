@@ -46,8 +46,7 @@ const renderEntry = (e: BankEntry): string => {
 };
 
 /** The full text of every entry with its id (docs/spec/method.md §4, ours: nothing truncated). */
-export const renderBank = (bank: Bank): string =>
-  [...bank.skills, ...bank.mistakes].map(renderEntry).join("\n") || "(the bank is empty)";
+export const renderBank = (bank: Bank): string => [...bank.skills, ...bank.mistakes].map(renderEntry).join("\n") || "(the bank is empty)";
 
 /** The rules, the level's description and, when trajectories are labelled, the table their r comes from. */
 const system = (c: EvolverContext) =>
@@ -104,7 +103,7 @@ export const evolvePrompt = (c: EvolverContext, bank: Bank, shown: Labelled[]) =
     `## last round's trajectories${c.mode === "labelled" ? " (best r first)" : ""}`,
     ...(shown.length ? shown.map((l) => renderTrajectory(l, c.mode, c.words)) : ["(none)"]),
     [
-      "Operations (`entry` is a skill {\"kind\": \"skill\", title, principle, when_to_apply, example?} or a mistake {\"kind\": \"mistake\", description, root_cause, correction}):",
+      'Operations (`entry` is a skill {"kind": "skill", title, principle, when_to_apply, example?} or a mistake {"kind": "mistake", description, root_cause, correction}):',
       '- {"op": "keep", "id": "<id>", "sources": [<ids of trajectories that confirm it, if any>]}',
       '- {"op": "revise", "id": "<id>", "entry": {...}, "sources": [...], "reason": "..."} re-ground with new evidence',
       '- {"op": "merge", "from": ["<id>", "<id>", ...], "entry": {...}, "sources": [...], "reason": "..."} dedupe or subsume (same kind)',

@@ -49,7 +49,8 @@ const failures = json({
 const w = (meanR: number) => Math.min(1, Math.max(0.1, (meanR + 1) / 2));
 const userText = (i: number) => String(fake.requests[i]!.body.messages.at(-1)!.content);
 
-const distilled = async (): Promise<BankEvent[]> => distil({ words: INTERPHYRE_WORDS, model: await modelFor([contrastive, failures]), round: 1, level: "two_body_problem", labelled: round1 });
+const distilled = async (): Promise<BankEvent[]> =>
+  distil({ words: INTERPHYRE_WORDS, model: await modelFor([contrastive, failures]), round: 1, level: "two_body_problem", labelled: round1 });
 
 describe("distil", () => {
   it("turns the two passes into add events weighted per docs/spec/method.md §3, after one malformed answer", async () => {
@@ -76,7 +77,13 @@ describe("distil", () => {
 
   it("retries when a source id is unknown, naming it", async () => {
     const bad = json({ skills: [skill("x", ["t9"])] });
-    const events = await distil({ words: INTERPHYRE_WORDS, model: await modelFor([bad, contrastive, failures]), round: 1, level: "two_body_problem", labelled: round1 });
+    const events = await distil({
+      words: INTERPHYRE_WORDS,
+      model: await modelFor([bad, contrastive, failures]),
+      round: 1,
+      level: "two_body_problem",
+      labelled: round1,
+    });
     expect(events).toHaveLength(4);
     expect(userText(1)).toMatch(/unknown trajectory id\(s\) t9/);
   });
@@ -126,13 +133,26 @@ describe("evolve and replace", () => {
     const ops = {
       ops: [
         { op: "keep", id: "s1_1", sources: ["t5"] },
-        { op: "merge", from: ["s1_2", "s1_3"], entry: { kind: "skill", title: "merged", principle: "p.", when_to_apply: "w" }, sources: ["t6"], reason: "same mechanism" },
+        {
+          op: "merge",
+          from: ["s1_2", "s1_3"],
+          entry: { kind: "skill", title: "merged", principle: "p.", when_to_apply: "w" },
+          sources: ["t6"],
+          reason: "same mechanism",
+        },
         { op: "revise", id: "m1_1", entry: { kind: "mistake", description: "d2", root_cause: "rc2", correction: "c2" }, sources: ["t6"], reason: "sharper" },
         { op: "add", entry: { kind: "skill", title: "new", principle: "p.", when_to_apply: "w" }, sources: ["t5", "t6"] },
       ],
     };
     const badId = { ops: [...ops.ops, { op: "prune", id: "s9_9", why: "redundant" }] };
-    const events = await evolve({ words: INTERPHYRE_WORDS, model: await modelFor([json(badId), json(ops)]), round: 2, level: "two_body_problem", bank, labelled: round2 });
+    const events = await evolve({
+      words: INTERPHYRE_WORDS,
+      model: await modelFor([json(badId), json(ops)]),
+      round: 2,
+      level: "two_body_problem",
+      bank,
+      labelled: round2,
+    });
     expect(userText(3)).toMatch(/unknown bank id 's9_9'/);
     expect(String(fake.requests[2]!.body.messages[1]!.content)).toMatch(/s1_2\] skill[\s\S]*principle: uncited principle\./);
     expect(events.map((e) => e.type)).toEqual(["reweight", "merge", "revise", "add"]);
@@ -140,7 +160,14 @@ describe("evolve and replace", () => {
     const byId = new Map([...after.skills, ...after.mistakes].map((e) => [e.id, e]));
     expect(byId.get("s1_1")).toMatchObject({ weight: w((1 + 0.75 + 1) / 3), evidence: { sumR: 2.75, count: 3 }, generation: 1 });
     // merged: s1_2 had no evidence, s1_3 cited t1, t3 (+0.5 total); plus t6 −0.5 → mean 0 over 3
-    expect(byId.get("s2_1")).toMatchObject({ kind: "skill", sourceType: "evolved", parents: ["s1_2", "s1_3"], weight: w(0), sourceSeeds: [10, 12, 21], generation: 2 });
+    expect(byId.get("s2_1")).toMatchObject({
+      kind: "skill",
+      sourceType: "evolved",
+      parents: ["s1_2", "s1_3"],
+      weight: w(0),
+      sourceSeeds: [10, 12, 21],
+      generation: 2,
+    });
     expect(byId.get("m1_1")).toMatchObject({ rootCause: "rc2", weight: 3 / 5, parents: ["m1_1"], generation: 2 }); // three cited failures so far
     expect(byId.get("s2_2")).toMatchObject({ weight: w(0.25), sourceSeeds: [20, 21] });
     expect(byId.has("s1_2")).toBe(false);
@@ -163,7 +190,14 @@ describe("evolve and replace", () => {
 
   it("replaces the whole bank in iterative replacement", async () => {
     const bank = foldEvents(await distilled());
-    const events = await replace({ words: INTERPHYRE_WORDS, model: await modelFor([contrastive, failures]), round: 2, level: "two_body_problem", bank, labelled: round1 });
+    const events = await replace({
+      words: INTERPHYRE_WORDS,
+      model: await modelFor([contrastive, failures]),
+      round: 2,
+      level: "two_body_problem",
+      bank,
+      labelled: round1,
+    });
     const prunes = events.filter((e) => e.type === "prune");
     expect(prunes.map((e) => e.type === "prune" && e.why)).toEqual(["replaced", "replaced", "replaced", "replaced"]);
     const after = events.reduce(applyEvent, bank);
@@ -175,7 +209,14 @@ describe("the evolver's prompts (read as the model reads them)", () => {
   const systemText = (i: number) => String(fake.requests[i]!.body.messages[0]!.content);
 
   it("give the level's factual description and the reward table the trajectories are labelled with", async () => {
-    await distil({ words: INTERPHYRE_WORDS, model: await modelFor([contrastive, failures]), round: 1, level: "two_body_problem", description: "Two balls rest on a shelf.", labelled: round1 });
+    await distil({
+      words: INTERPHYRE_WORDS,
+      model: await modelFor([contrastive, failures]),
+      round: 1,
+      level: "two_body_problem",
+      description: "Two balls rest on a shelf.",
+      labelled: round1,
+    });
     const system = systemText(0);
     expect(system).toContain("## The level: two_body_problem\nTwo balls rest on a shelf.");
     expect(system).toContain("turn budget T = 25");
@@ -186,13 +227,23 @@ describe("the evolver's prompts (read as the model reads them)", () => {
   });
 
   it("show no reward table in the no-reward ablation (method.md §7)", async () => {
-    await distil({ words: INTERPHYRE_WORDS, model: await modelFor([contrastive, failures]), round: 1, level: "two_body_problem", labelled: round1, mode: "no_reward" });
+    await distil({
+      words: INTERPHYRE_WORDS,
+      model: await modelFor([contrastive, failures]),
+      round: 1,
+      level: "two_body_problem",
+      labelled: round1,
+      mode: "no_reward",
+    });
     expect(systemText(0)).not.toContain("| fast_success");
   });
 
   it("ask for no contrastive skills when the batch has no success: only the failures pass is called", async () => {
     const allFailed = labelTrajectories([traj(12, false, 25), traj(13, false, 5)]);
-    const fails = json({ mistakes: [{ description: "ball drops short", root_cause: "assumed no bounce", correction: "start higher", sources: ["t1", "t2"] }], partial_skills: [] });
+    const fails = json({
+      mistakes: [{ description: "ball drops short", root_cause: "assumed no bounce", correction: "start higher", sources: ["t1", "t2"] }],
+      partial_skills: [],
+    });
     const events = await distil({ words: INTERPHYRE_WORDS, model: await modelFor([fails]), round: 1, level: "two_body_problem", labelled: allFailed });
     expect(fake.requests).toHaveLength(1);
     expect(userText(0)).toMatch(/^Study these failed runs/);
@@ -207,4 +258,3 @@ describe("the evolver's prompts (read as the model reads them)", () => {
     expect(userText(1)).toContain("the right term with the wrong scale or sign");
   });
 });
-

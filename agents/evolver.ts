@@ -48,7 +48,12 @@ class Builder {
 
   sources = (ids: readonly string[]): Labelled[] => [...new Set(ids)].map((id) => this.byId.get(id)!);
 
-  entry(id: string, body: Body<"skill"> | Body<"mistake">, ids: readonly string[], prior: { evidence: Evidence; seeds: number[]; parents: string[] }): BankEntry {
+  entry(
+    id: string,
+    body: Body<"skill"> | Body<"mistake">,
+    ids: readonly string[],
+    prior: { evidence: Evidence; seeds: number[]; parents: string[] },
+  ): BankEntry {
     const src = this.sources(ids);
     const partial = body.kind === "skill" && body.sourceType === "partial";
     const { evidence, weight } = weigh(prior.evidence, src, this.batch, { kind: body.kind, partial, mode: this.mode });
@@ -57,7 +62,9 @@ class Builder {
   }
 }
 
-const failure = (round: number, e: ModelOutputError | ContextOverflow): BankEvent[] => [event({ schemaVersion: 1, type: "evolver_failure", round, error: e.message })];
+const failure = (round: number, e: ModelOutputError | ContextOverflow): BankEvent[] => [
+  event({ schemaVersion: 1, type: "evolver_failure", round, error: e.message }),
+];
 
 /**
  * Runs the update; a model that fails validation twice, or a prompt longer than the model's context (the same
@@ -73,7 +80,17 @@ const guarded = async (round: number, update: () => Promise<BankEvent[]>): Promi
 };
 
 const ask = async <S extends z.ZodType>(model: ChatModel, p: { system: string; user: string }, schema: S, name: string): Promise<z.infer<S>> =>
-  (await invokeStructured(model, [{ role: "system", content: p.system }, { role: "user", content: p.user }], schema, { name })).value;
+  (
+    await invokeStructured(
+      model,
+      [
+        { role: "system", content: p.system },
+        { role: "user", content: p.user },
+      ],
+      schema,
+      { name },
+    )
+  ).value;
 
 const contextOf = (o: Common): EvolverContext => ({
   words: o.words,
@@ -93,17 +110,28 @@ const distilEvents = async (o: Common, bank: Bank): Promise<BankEvent[]> => {
   const failures = (mode === "labelled" ? [...ordered].reverse() : ordered).filter((l) => !l.trajectory.success).slice(0, TOP);
   const known = new Set(o.labelled.map((l) => l.id));
   // With no success there is nothing to contrast: the pass is not asked (its skills would be invented).
-  const contrastive = successes.length ? await ask(o.model, contrastivePrompt(c, successes, failures), contrastiveSchema(known), "contrastive_skills") : { skills: [] };
-  const fails = failures.length ? await ask(o.model, failuresPrompt(c, failures), failuresSchema(known), "failure_analysis") : { mistakes: [], partial_skills: [] };
+  const contrastive = successes.length
+    ? await ask(o.model, contrastivePrompt(c, successes, failures), contrastiveSchema(known), "contrastive_skills")
+    : { skills: [] };
+  const fails = failures.length
+    ? await ask(o.model, failuresPrompt(c, failures), failuresSchema(known), "failure_analysis")
+    : { mistakes: [], partial_skills: [] };
   const b = new Builder(o.labelled, o.round, mode);
   const nextSkill = idMaker(bank, "s", o.round);
   const nextMistake = idMaker(bank, "m", o.round);
   const fresh = { evidence: NO_EVIDENCE, seeds: [], parents: [] };
-  const add = (entry: BankEntry, sources: string[], reason: string) => event({ schemaVersion: 1, type: "add", round: o.round, entry, evidence: [...new Set(sources)], reason });
+  const add = (entry: BankEntry, sources: string[], reason: string) =>
+    event({ schemaVersion: 1, type: "add", round: o.round, entry, evidence: [...new Set(sources)], reason });
   const events = [
-    ...contrastive.skills.map((s) => add(b.entry(nextSkill(), bodyOf({ kind: "skill", ...s }, "contrastive"), s.sources, fresh), s.sources, "contrastive distillation")),
-    ...fails.partial_skills.map((s) => add(b.entry(nextSkill(), bodyOf({ kind: "skill", ...s }, "partial"), s.sources, fresh), s.sources, "partial skill from failures")),
-    ...fails.mistakes.map((m) => add(b.entry(nextMistake(), bodyOf({ kind: "mistake", ...m }, "contrastive"), m.sources, fresh), m.sources, "failure analysis")),
+    ...contrastive.skills.map((s) =>
+      add(b.entry(nextSkill(), bodyOf({ kind: "skill", ...s }, "contrastive"), s.sources, fresh), s.sources, "contrastive distillation"),
+    ),
+    ...fails.partial_skills.map((s) =>
+      add(b.entry(nextSkill(), bodyOf({ kind: "skill", ...s }, "partial"), s.sources, fresh), s.sources, "partial skill from failures"),
+    ),
+    ...fails.mistakes.map((m) =>
+      add(b.entry(nextMistake(), bodyOf({ kind: "mistake", ...m }, "contrastive"), m.sources, fresh), m.sources, "failure analysis"),
+    ),
   ];
   // A distillation makes a fresh bank (replacement pruned the old one): `bank` only keeps the new ids unique.
   return withCaps(EMPTY_BANK, events, caps, o.round);
@@ -151,7 +179,8 @@ export const evolve = (o: Common & { bank: Bank }): Promise<BankEvent[]> =>
         }
         case "revise": {
           const e = old.get(op.id)!;
-          const sourceType = e.kind === "skill" && e.sourceType === "partial" && b.sources(op.sources).every((s) => !s.trajectory.success) ? "partial" : "evolved";
+          const sourceType =
+            e.kind === "skill" && e.sourceType === "partial" && b.sources(op.sources).every((s) => !s.trajectory.success) ? "partial" : "evolved";
           const prior = { evidence: e.evidence, seeds: e.sourceSeeds, parents: [e.id] };
           return [event({ ...base(op.sources, op.reason), type: "revise", entry: b.entry(e.id, bodyOf(op.entry, sourceType), op.sources, prior) })];
         }

@@ -37,8 +37,10 @@ export const systemPrompt = (p: PromptInput): string => {
   if (p.reflections && p.reflections.length > 0) {
     lines.push("", `## Reflections from your earlier attempts at this ${p.prompt.noun}`, ...p.reflections.map((r, i) => `${i + 1}. ${r}`));
   }
-  return lines.filter((l, i, all) => !(l === "" && all[i - 1] === "")).join("\n").trim();
+  return lines
+    .filter((l, i, all) => !(l === "" && all[i - 1] === ""))
+    .join("\n")
+    .trim();
 };
 
-export const NUDGE =
-  "You did not call a tool. Each turn must end with exactly one tool call (this turn still counted). Call a tool now.";
+export const NUDGE = "You did not call a tool. Each turn must end with exactly one tool call (this turn still counted). Call a tool now.";

@@ -44,7 +44,9 @@ describe("retriever", () => {
   });
 
   it("uses the transfer heading for transferred banks, and nothing for an empty bank", () => {
-    expect(renderSkillBlock(bank, RetrieverConfig.parse({ topMistakes: 0 }), { transferred: true })).toMatch(/^## Skills transferred from other levels .*verify each by simulation/);
+    expect(renderSkillBlock(bank, RetrieverConfig.parse({ topMistakes: 0 }), { transferred: true })).toMatch(
+      /^## Skills transferred from other levels .*verify each by simulation/,
+    );
     expect(renderSkillBlock({ skills: [], mistakes: [] }, RetrieverConfig.parse({}))).toBe("");
   });
 
@@ -55,6 +57,8 @@ describe("retriever", () => {
       "Object positions and sizes differ from seed to seed: an example's numbers are a place to start, not an answer; check them by experiment on this seed.",
     ]);
     expect(renderSkillBlock(bank, RetrieverConfig.parse({}), { transferred: true })).toContain("0.7 or more only when two source levels share it");
-    expect(renderSkillBlock(bank, RetrieverConfig.parse({}), { transferred: true, verifyBy: "by checking and training it" })).toMatch(/^## Skills transferred from other levels \(untested here: verify each by checking and training it before/);
+    expect(renderSkillBlock(bank, RetrieverConfig.parse({}), { transferred: true, verifyBy: "by checking and training it" })).toMatch(
+      /^## Skills transferred from other levels \(untested here: verify each by checking and training it before/,
+    );
   });
 });

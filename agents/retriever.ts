@@ -18,7 +18,11 @@ export const retrieve = (bank: Bank, config: RetrieverConfig): Bank => ({
  * The fixed block appended to the actor's system prompt; empty when nothing is retrieved. A transferred bank
  * says that its skills come from other levels and must be verified by simulation.
  */
-export const renderSkillBlock = (bank: Bank, config: RetrieverConfig, opts: { transferred?: boolean } & Partial<Pick<FamilyWords, "seedsDiffer" | "verifyBy">> = {}): string => {
+export const renderSkillBlock = (
+  bank: Bank,
+  config: RetrieverConfig,
+  opts: { transferred?: boolean } & Partial<Pick<FamilyWords, "seedsDiffer" | "verifyBy">> = {},
+): string => {
   const { skills, mistakes } = retrieve(bank, config);
   if (skills.length === 0 && mistakes.length === 0) return "";
   const lines: string[] = [];

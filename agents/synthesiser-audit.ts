@@ -53,7 +53,11 @@ const SINGLE_SOURCE_CAP = 0.69;
 const fieldsOf = (e: BankEntry): [string, string][] =>
   e.kind === "skill"
     ? [["title", e.title], ["principle", e.principle], ["whenToApply", e.whenToApply], ...(e.example ? ([["example", e.example]] as [string, string][]) : [])]
-    : [["description", e.description], ["rootCause", e.rootCause], ["correction", e.correction]];
+    : [
+        ["description", e.description],
+        ["rootCause", e.rootCause],
+        ["correction", e.correction],
+      ];
 
 // A number not glued to the end of a word ("x1", "s0_1" and "cartpole_hold_x1" are names, not numbers); "2.5m" is 2.5.
 const NUMBER = /(?<![\w.])[-+−]?\d+(?:\.\d+)?/g;
@@ -63,7 +67,8 @@ const SNAKE = /\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g;
 const words = (name: string) => name.toLowerCase().replace(/_/g, " ");
 /** "info.fell" is read as "fell" where the target's names are compared: a qualified name says how text cites it. */
 const bare = (name: string) => name.slice(name.lastIndexOf(".") + 1);
-const mentions = (text: string, phrase: string) => new RegExp(`(?<![\\w])${phrase.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/ /g, "[ _]")}(?![\\w])`, "i").test(text);
+const mentions = (text: string, phrase: string) =>
+  new RegExp(`(?<![\\w])${phrase.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/ /g, "[ _]")}(?![\\w])`, "i").test(text);
 
 /**
  * Object names in `text` that the target does not have (and its description does not mention): any family name

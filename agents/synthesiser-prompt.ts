@@ -23,7 +23,7 @@ const rules = (words: FamilyWords, target: string) =>
     `You write the starting skill bank for an agent that will solve the ${words.task} level "${target}" by ${words.solvesBy}.`,
     "It has never seen this level played. You get skill banks learned on other levels and factual descriptions of those levels and of the target.",
     "Rules:",
-    "- Every entry cites the source entries it is built from as {\"level\": ..., \"id\": ...}, exactly as shown; an entry that cites nothing shown is discarded.",
+    '- Every entry cites the source entries it is built from as {"level": ..., "id": ...}, exactly as shown; an entry that cites nothing shown is discarded.',
     `- Invent no concrete ${words.numbers} for the target: use only numbers that appear in the target description; a number from a source level does not carry over.`,
     `- Phrase every entry in the target's terms: name only ${words.names} the target description names.`,
     `- No platitudes ('be careful', 'experiment'): each entry states ${words.mechanisms}.`,

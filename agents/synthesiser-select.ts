@@ -19,12 +19,19 @@ const count = (b: Bank) => b.skills.length + b.mistakes.length;
  * still speaks), then the rest by relevance (ties: weight, then key). Sources under the limit pass unchanged
  * and the ranker is not called.
  */
-export const selectSources = async (sources: readonly SynthesisSource[], query: string, rank: Ranker, limit = PROMPT_ENTRY_LIMIT): Promise<{ sources: SynthesisSource[]; selected: boolean }> => {
+export const selectSources = async (
+  sources: readonly SynthesisSource[],
+  query: string,
+  rank: Ranker,
+  limit = PROMPT_ENTRY_LIMIT,
+): Promise<{ sources: SynthesisSource[]; selected: boolean }> => {
   if (sources.reduce((n, s) => n + count(s.bank), 0) <= limit) return { sources: [...sources], selected: false };
   const all = sources.flatMap((s) => [...s.bank.skills, ...s.bank.mistakes].map((entry) => ({ level: s.level, entry })));
   const scores = await rank(query, all);
   const score = (x: (typeof all)[number]) => scores.get(entryKey(x.level, x.entry.id)) ?? -Infinity;
-  const ordered = [...all].sort((a, b) => score(b) - score(a) || b.entry.weight - a.entry.weight || entryKey(a.level, a.entry.id).localeCompare(entryKey(b.level, b.entry.id)));
+  const ordered = [...all].sort(
+    (a, b) => score(b) - score(a) || b.entry.weight - a.entry.weight || entryKey(a.level, a.entry.id).localeCompare(entryKey(b.level, b.entry.id)),
+  );
   const keep = new Set<string>();
   for (const s of sources) {
     const best = ordered.find((x) => x.level === s.level);

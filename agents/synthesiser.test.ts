@@ -56,7 +56,10 @@ const valid = {
     skill("Use the gray ball as a pivot", [cite("down_to_earth", "s5_1")]),
     skill("Aim the flight into the basket", [cite("down_to_earth", "s8_1")]),
   ],
-  mistakes: [mistake("The green ball falls off the plank without flying", [cite("down_to_earth", "s13_1")]), mistake("The ball misses the plank", [cite("two_body_problem", "s3_1")])],
+  mistakes: [
+    mistake("The green ball falls off the plank without flying", [cite("down_to_earth", "s13_1")]),
+    mistake("The ball misses the plank", [cite("two_body_problem", "s3_1")]),
+  ],
 };
 const json = (v: unknown): ScriptItem => ({ text: JSON.stringify(v) });
 const byId = (entries: readonly BankEntry[], id: string) => entries.find((e) => e.id === id)!;
@@ -90,8 +93,15 @@ describe("synthesise (LLM, docs/spec/method.md §6)", () => {
     const s = await synthesise({ model: await modelFor([json(answer)]), words: INTERPHYRE_WORDS, target, sources });
     const { bank, audit } = auditSynthesis(s.candidates, ctx);
     expect(bank.skills.map((x) => x.id)).toEqual(["ts1", "ts2", "ts4", "ts5", "ts6"]);
-    expect(audit.find((r) => r.id === "ts3")).toMatchObject({ dropped: true, flags: [{ kind: "missing_citation", level: "two_body_problem", id: "s9_9" }, { kind: "no_real_citation" }] });
-    expect(audit.find((r) => r.id === "ts4")).toMatchObject({ dropped: false, cites: [cite("down_to_earth", "s2_1")], flags: [{ kind: "missing_citation", level: "catapult", id: "s0_1" }] });
+    expect(audit.find((r) => r.id === "ts3")).toMatchObject({
+      dropped: true,
+      flags: [{ kind: "missing_citation", level: "two_body_problem", id: "s9_9" }, { kind: "no_real_citation" }],
+    });
+    expect(audit.find((r) => r.id === "ts4")).toMatchObject({
+      dropped: false,
+      cites: [cite("down_to_earth", "s2_1")],
+      flags: [{ kind: "missing_citation", level: "catapult", id: "s0_1" }],
+    });
   });
 
   it("flags an object the target lacks and invented coordinates, keeping the entries", async () => {

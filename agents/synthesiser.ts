@@ -32,16 +32,41 @@ const common = (id: string) => ({ id, sourceSeeds: [], generation: 0, parents: [
  */
 export const synthesise = async (o: SynthesiseOptions): Promise<LlmSynthesis> => {
   const prompt = synthesisPrompt(o.words, o.target, o.sources);
-  const { value, turns } = await invokeStructured(o.model, [{ role: "system", content: prompt.system }, { role: "user", content: prompt.user }], SynthesisAnswer, { name: "transfer_bank" });
+  const { value, turns } = await invokeStructured(
+    o.model,
+    [
+      { role: "system", content: prompt.system },
+      { role: "user", content: prompt.user },
+    ],
+    SynthesisAnswer,
+    { name: "transfer_bank" },
+  );
   const skills = value.skills.map(
     (s, i): Candidate => ({
-      entry: { kind: "skill", ...common(`ts${i + 1}`), weight: s.weight, title: s.title, principle: s.principle, whenToApply: s.when_to_apply, sourceType: "transfer", payload: { primitive: s.primitive } } satisfies Skill,
+      entry: {
+        kind: "skill",
+        ...common(`ts${i + 1}`),
+        weight: s.weight,
+        title: s.title,
+        principle: s.principle,
+        whenToApply: s.when_to_apply,
+        sourceType: "transfer",
+        payload: { primitive: s.primitive },
+      } satisfies Skill,
       cites: s.cites,
     }),
   );
   const mistakes = value.mistakes.map(
     (m, i): Candidate => ({
-      entry: { kind: "mistake", ...common(`tm${i + 1}`), weight: m.weight, description: m.description, rootCause: m.root_cause, correction: m.correction, payload: { primitive: m.primitive } } satisfies Mistake,
+      entry: {
+        kind: "mistake",
+        ...common(`tm${i + 1}`),
+        weight: m.weight,
+        description: m.description,
+        rootCause: m.root_cause,
+        correction: m.correction,
+        payload: { primitive: m.primitive },
+      } satisfies Mistake,
       cites: m.cites,
     }),
   );

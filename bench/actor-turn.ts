@@ -51,7 +51,11 @@ for (const entry of readCertified(LEVEL)!.seeds.slice(0, SEEDS)) {
   const model = new InstantModel(script);
   const t0 = performance.now();
   const t = await runActorEpisode(
-    { open: (maxTurns) => openInterphyreEnv({ level: LEVEL, seed: entry.seed, horizon: 2000, toolSet: "extended", maxTurns }), config: ActorConfig.parse({}), agent: "bench" },
+    {
+      open: (maxTurns) => openInterphyreEnv({ level: LEVEL, seed: entry.seed, horizon: 2000, toolSet: "extended", maxTurns }),
+      config: ActorConfig.parse({}),
+      agent: "bench",
+    },
     { model, costOf: () => 0, now: () => performance.now() },
   );
   const wall = performance.now() - t0 - model.modelMs;

@@ -23,7 +23,12 @@ export const realTrajectories = (level: string): Trajectory[] => {
 const hint = (inst: LevelInstance, dx: number, dy: number, r: number, half: number) => {
   const [lo, hi] = inst.bounds.radius;
   const r2 = (v: number) => Math.round(v * 100) / 100;
-  const region = { relativeTo: inst.goal[0], dx: [r2(dx - half), r2(dx + half)], dy: [r2(dy - half), r2(dy + half)], radius: [r2(Math.max(lo, r - 0.15)), r2(Math.min(hi, r + 0.15))] };
+  const region = {
+    relativeTo: inst.goal[0],
+    dx: [r2(dx - half), r2(dx + half)],
+    dy: [r2(dy - half), r2(dy + half)],
+    radius: [r2(Math.max(lo, r - 0.15)), r2(Math.min(hi, r + 0.15))],
+  };
   return `hint: ${JSON.stringify(region)}`;
 };
 
@@ -136,11 +141,13 @@ export const eventLog = (rounds: number, rng: Rng, template: Bank): BankEvent[] 
     const kind: BankEntry["kind"] = alive.filter((x) => x.kind === "mistake").length >= 2 && rng.random() < 0.3 ? "mistake" : "skill";
     const pair = alive.filter((x) => x.kind === kind).slice(0, 2);
     pair.forEach((x) => alive.splice(alive.indexOf(x), 1));
-    const entry: BankEntry = kind === "skill" ? { ...template.skills[0]!, id: `e${next++}`, generation: round } : { ...template.mistakes[0]!, id: `e${next++}`, generation: round };
+    const entry: BankEntry =
+      kind === "skill" ? { ...template.skills[0]!, id: `e${next++}`, generation: round } : { ...template.mistakes[0]!, id: `e${next++}`, generation: round };
     alive.push(entry);
     out.push({ ...base(round), type: "merge", from: pair.map((x) => x.id), entry });
     for (let i = 0; i < 3; i++) out.push({ ...base(round), type: "prune", id: take().id, why: "low_weight" });
-    for (let i = 0; i < 8; i++) out.push({ ...base(round), type: "reweight", id: pick().id, weight: rng.random(), evidenceState: { sumR: rng.random(), count: 2 } });
+    for (let i = 0; i < 8; i++)
+      out.push({ ...base(round), type: "reweight", id: pick().id, weight: rng.random(), evidenceState: { sumR: rng.random(), count: 2 } });
     for (let i = 0; i < 4; i++) {
       const e = pick();
       out.push({ ...base(round), type: "revise", entry: { ...e, generation: round } });
@@ -167,7 +174,14 @@ const WORDS = {
 
 export const libraryEntry = (level: string, kind: BankEntry["kind"], k: number, rng: Rng): BankEntry => {
   const w = <K extends keyof typeof WORDS>(key: K) => rng.choice(WORDS[key]);
-  const common = { id: `${kind[0]}${k}`, sourceSeeds: [rng.integers(0, 1000)], generation: rng.integers(0, 18), weight: Math.round(rng.uniform(0.1, 1) * 1000) / 1000, parents: [], evidence: { sumR: rng.uniform(-2, 4), count: rng.integers(1, 6) } };
+  const common = {
+    id: `${kind[0]}${k}`,
+    sourceSeeds: [rng.integers(0, 1000)],
+    generation: rng.integers(0, 18),
+    weight: Math.round(rng.uniform(0.1, 1) * 1000) / 1000,
+    parents: [],
+    evidence: { sumR: rng.uniform(-2, 4), count: rng.integers(1, 6) },
+  };
   const x = rng.uniform(-4, 4).toFixed(2);
   const y = rng.uniform(-4, 4).toFixed(2);
   const r = rng.uniform(0.2, 1.2).toFixed(2);

@@ -21,11 +21,24 @@ import type { Trajectory } from "../src/store/trajectory.ts";
 import { listLevels } from "../families/interphyre/levels/index.ts";
 import { createInstance } from "../families/interphyre/instance.ts";
 import { createRng } from "../src/util/rng.ts";
+import { countBy } from "../src/util/stats.ts";
 import { capEvents, EMPTY_BANK, foldEvents, type Bank, type BankEvent, type Mistake, type Skill } from "../src/store/bank.ts";
 import { chromaClient, SkillIndex } from "../src/store/chroma-index.ts";
 import { startChroma } from "../src/store/chroma-server.ts";
 import { localEmbedder } from "../src/store/embedding.ts";
-import { eventLog, evolveAnswer, fullBank, instantModel, libraryEntry, mistakeText, overCap, QUERIES, realTrajectories, skillText, type Tagged } from "./bank-fixtures.ts";
+import {
+  eventLog,
+  evolveAnswer,
+  fullBank,
+  instantModel,
+  libraryEntry,
+  mistakeText,
+  overCap,
+  QUERIES,
+  realTrajectories,
+  skillText,
+  type Tagged,
+} from "./bank-fixtures.ts";
 import { ms, oneOff, printSections, sample, sampleAsync, type Row } from "./harness.ts";
 
 const QUICK = process.argv.includes("--quick");
@@ -72,7 +85,10 @@ const runQuickstart = async (tmp: string) => {
   const [id] = readdirSync(runsDir);
   const dir = join(runsDir, id!);
   const metrics = JSON.parse(readFileSync(join(dir, "metrics.json"), "utf8")) as { time: { simulationMs: number; agentMs: number; bankMs: number } };
-  const lines = readFileSync(join(dir, "bank-events.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { level: string; event?: BankEvent; commit?: { ms: number } });
+  const lines = readFileSync(join(dir, "bank-events.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as { level: string; event?: BankEvent; commit?: { ms: number } });
   const commits = lines.flatMap((l) => (l.commit ? [l.commit.ms] : []));
   const levelLog = lines.filter((l) => l.level === LEVEL && l.event).map((l) => l.event!);
   return { startupMs, wallMs, time: metrics.time, commits, levelLog };
@@ -98,21 +114,63 @@ try {
   const outcome = trajectories.map((t) => (t.success ? `ok/${t.steps.length}` : `fail/${t.steps.length}`)).join(", ");
   const instanceOf = (t: Trajectory) => createInstance(t.level, t.seed);
   const heurEvents = evolveHeuristic({ round: 5, level: LEVEL, bank, labelled, instanceOf, caps: CAPS });
-  const kinds = (es: BankEvent[]) => Object.entries(es.reduce<Record<string, number>>((m, e) => ({ ...m, [e.type]: (m[e.type] ?? 0) + 1 }), {})).map(([k, v]) => `${v} ${k}`).join(", ");
-  rows1.push(sample("heuristic evolver, bank 10+5, 3 trajectories", N.update, () => evolveHeuristic({ round: 5, level: LEVEL, bank, labelled, instanceOf, caps: CAPS }), { note: `episodes ${outcome}; → ${kinds(heurEvents)}` }));
-  rows1.push(sample("heuristic evolver, distil into empty bank", N.update, () => evolveHeuristic({ round: 0, level: LEVEL, bank: EMPTY_BANK, labelled, instanceOf, caps: CAPS })));
-  rows1.push({ what: "heuristic update inside the quickstart run", n: qs.commits.length, samples: qs.commits, total: qs.commits.reduce((s, x) => s + x, 0), note: "from bank-events.jsonl commits; the slowest is round 0 (cold JIT)" });
+  const kinds = (es: BankEvent[]) =>
+    countBy(es.map((e) => e.type))
+      .map(([k, v]) => `${v} ${k}`)
+      .join(", ");
+  rows1.push(
+    sample(
+      "heuristic evolver, bank 10+5, 3 trajectories",
+      N.update,
+      () => evolveHeuristic({ round: 5, level: LEVEL, bank, labelled, instanceOf, caps: CAPS }),
+      { note: `episodes ${outcome}; → ${kinds(heurEvents)}` },
+    ),
+  );
+  rows1.push(
+    sample("heuristic evolver, distil into empty bank", N.update, () =>
+      evolveHeuristic({ round: 0, level: LEVEL, bank: EMPTY_BANK, labelled, instanceOf, caps: CAPS }),
+    ),
+  );
+  rows1.push({
+    what: "heuristic update inside the quickstart run",
+    n: qs.commits.length,
+    samples: qs.commits,
+    total: qs.commits.reduce((s, x) => s + x, 0),
+    note: "from bank-events.jsonl commits; the slowest is round 0 (cold JIT)",
+  });
   const ids = labelled.map((l) => l.id);
-  const evolveOut = await evolve({ words: INTERPHYRE_WORDS, model: instantModel([evolveAnswer(bank, ids)]), round: 5, level: LEVEL, bank, labelled, caps: CAPS });
+  const evolveOut = await evolve({
+    words: INTERPHYRE_WORDS,
+    model: instantModel([evolveAnswer(bank, ids)]),
+    round: 5,
+    level: LEVEL,
+    bank,
+    labelled,
+    caps: CAPS,
+  });
   if (evolveOut.some((e) => e.type === "evolver_failure")) throw new Error(`bench: the scripted evolve answer was refused: ${JSON.stringify(evolveOut[0])}`);
-  rows1.push(await sampleAsync("LLM evolve bookkeeping, instant model", N.update, () => evolve({ words: INTERPHYRE_WORDS, model: instantModel([evolveAnswer(bank, ids)]), round: 5, level: LEVEL, bank, labelled, caps: CAPS }), { note: `prompt + validation + events → ${kinds(evolveOut)}` }));
+  rows1.push(
+    await sampleAsync(
+      "LLM evolve bookkeeping, instant model",
+      N.update,
+      () => evolve({ words: INTERPHYRE_WORDS, model: instantModel([evolveAnswer(bank, ids)]), round: 5, level: LEVEL, bank, labelled, caps: CAPS }),
+      { note: `prompt + validation + events → ${kinds(evolveOut)}` },
+    ),
+  );
   const distilAnswers = () => [
     { skills: [1, 2, 3, 4, 5].map((i) => skillText(`Skill ${i}`, ids.slice(0, 1 + (i % 2)))) },
     { mistakes: [1, 2, 3].map((i) => mistakeText(i, [ids[2]!])), partial_skills: [skillText("Partial", [ids[2]!])] },
   ];
   const distilOut = await distil({ words: INTERPHYRE_WORDS, model: instantModel(distilAnswers()), round: 0, level: LEVEL, labelled, caps: CAPS });
   if (distilOut.some((e) => e.type === "evolver_failure")) throw new Error(`bench: the scripted distil answers were refused: ${JSON.stringify(distilOut[0])}`);
-  rows1.push(await sampleAsync("LLM distil bookkeeping, instant model", N.update, () => distil({ words: INTERPHYRE_WORDS, model: instantModel(distilAnswers()), round: 0, level: LEVEL, labelled, caps: CAPS }), { note: `2 passes → ${kinds(distilOut)}` }));
+  rows1.push(
+    await sampleAsync(
+      "LLM distil bookkeeping, instant model",
+      N.update,
+      () => distil({ words: INTERPHYRE_WORDS, model: instantModel(distilAnswers()), round: 0, level: LEVEL, labelled, caps: CAPS }),
+      { note: `2 passes → ${kinds(distilOut)}` },
+    ),
+  );
   const big = overCap(bank);
   rows1.push(sample("capEvents, 20+10 → 10+5", N.micro, () => capEvents(big, CAPS, 5), { note: `${capEvents(big, CAPS, 5).length} prunes` }));
   const rng = createRng(7);
@@ -121,7 +179,14 @@ try {
   rows1.push(sample("foldEvents, 17 rounds × 20 events", N.micro, () => foldEvents(log17), { note: `${log17.length} events, ~15 live entries` }));
   const log10k = eventLog(Math.ceil((10_000 - 15) / 20) + 1, rng, bank);
   rows1.push(sample("foldEvents, 10,000 events", N.fold10k * 10, () => foldEvents(log10k), { warm: 2, note: `${log10k.length} events, ~15 live entries` }));
-  const adds10k: BankEvent[] = Array.from({ length: 10_000 }, (_, i) => ({ schemaVersion: 1, round: Math.floor(i / 20), evidence: [], reason: "", type: "add", entry: { ...bank.skills[i % 10]!, id: `a${i}` } }));
+  const adds10k: BankEvent[] = Array.from({ length: 10_000 }, (_, i) => ({
+    schemaVersion: 1,
+    round: Math.floor(i / 20),
+    evidence: [],
+    reason: "",
+    type: "add",
+    entry: { ...bank.skills[i % 10]!, id: `a${i}` },
+  }));
   rows1.push(sample("foldEvents, 10,000 adds", N.fold10k, () => foldEvents(adds10k), { warm: 1, note: "a 10,000-entry bank: quadratic" }));
 
   // 2. retrieval
@@ -142,9 +207,15 @@ try {
   let q = 0;
   const nextLevel = () => levels[q++ % levels.length]!;
   rows2.push(sample("rule: filter level from flat list + retrieve", N.memory, () => retrieve(bankOfLevel(nextLevel()), RETRIEVER)));
-  rows2.push(sample("rule: filter + renderSkillBlock", N.memory, () => renderSkillBlock(bankOfLevel(nextLevel()), RETRIEVER), { note: `${renderSkillBlock(bankOfLevel(LEVEL), RETRIEVER).length} chars` }));
+  rows2.push(
+    sample("rule: filter + renderSkillBlock", N.memory, () => renderSkillBlock(bankOfLevel(nextLevel()), RETRIEVER), {
+      note: `${renderSkillBlock(bankOfLevel(LEVEL), RETRIEVER).length} chars`,
+    }),
+  );
   const perLevel = new Map(levels.map((l) => [l, bankOfLevel(l)] as const));
-  rows2.push(sample(`rule: retrieve from one level's bank (${SKILLS_PER_LEVEL + MISTAKES_PER_LEVEL})`, N.memory, () => retrieve(perLevel.get(nextLevel())!, RETRIEVER)));
+  rows2.push(
+    sample(`rule: retrieve from one level's bank (${SKILLS_PER_LEVEL + MISTAKES_PER_LEVEL})`, N.memory, () => retrieve(perLevel.get(nextLevel())!, RETRIEVER)),
+  );
   rows2.push(sample("rule: retrieve from a full bank (10+5)", N.micro, () => retrieve(bank, RETRIEVER), { note: "what the loop does per episode" }));
 
   note("chroma: start …");
@@ -155,7 +226,11 @@ try {
   const embedder = localEmbedder(384);
   const index = await SkillIndex.open(chromaClient(server.url), embedder);
   // The embedding share of indexing, measured apart (upsert embeds again inside).
-  const texts = library.map((x) => (x.entry.kind === "skill" ? [x.entry.title, x.entry.principle, x.entry.whenToApply, x.entry.example ?? ""].join("\n") : [x.entry.description, x.entry.rootCause, x.entry.correction].join("\n")));
+  const texts = library.map((x) =>
+    x.entry.kind === "skill"
+      ? [x.entry.title, x.entry.principle, x.entry.whenToApply, x.entry.example ?? ""].join("\n")
+      : [x.entry.description, x.entry.rootCause, x.entry.correction].join("\n"),
+  );
   t = performance.now();
   await embedder.embed(texts);
   const embedMs = performance.now() - t;
@@ -173,18 +248,31 @@ try {
   const indexMs = performance.now() - t;
   const count = await index.count();
   if (count !== library.length) throw new Error(`bench: chroma holds ${count} entries, expected ${library.length}`);
-  rows2.push({ what: `chroma: index ${library.length.toLocaleString("en")} entries (upsert)`, n: batchMs.length, samples: batchMs, total: indexMs, note: `per batch of ≤${BATCH}; local embedder alone ${ms(embedMs)} ms in all` });
+  rows2.push({
+    what: `chroma: index ${library.length.toLocaleString("en")} entries (upsert)`,
+    n: batchMs.length,
+    samples: batchMs,
+    total: indexMs,
+    note: `per batch of ≤${BATCH}; local embedder alone ${ms(embedMs)} ms in all`,
+  });
   const qtext = (i: number) => `${QUERIES[((i % QUERIES.length) + QUERIES.length) % QUERIES.length]} (${i})`;
-  const qlevel = (i: number) => levels[((i * 7) % levels.length + levels.length) % levels.length]!;
+  const qlevel = (i: number) => levels[(((i * 7) % levels.length) + levels.length) % levels.length]!;
   let hits = 0;
   rows2.push(
-    await sampleAsync("chroma: query, level filter, limit 6", N.query, async (i) => {
-      const r = await index.query(qtext(i), { level: qlevel(i), limit: 6 });
-      hits += r.length;
-    }, { note: "embed + HTTP + parse hits" }),
+    await sampleAsync(
+      "chroma: query, level filter, limit 6",
+      N.query,
+      async (i) => {
+        const r = await index.query(qtext(i), { level: qlevel(i), limit: 6 });
+        hits += r.length;
+      },
+      { note: "embed + HTTP + parse hits" },
+    ),
   );
   if (hits < 6 * N.query) throw new Error(`bench: level-filtered queries returned ${hits} hits, expected ${6 * N.query}`);
-  rows2.push(await sampleAsync("chroma: query, level + kind skill, limit 6", N.query, (i) => index.query(qtext(i), { level: qlevel(i), kind: "skill", limit: 6 })));
+  rows2.push(
+    await sampleAsync("chroma: query, level + kind skill, limit 6", N.query, (i) => index.query(qtext(i), { level: qlevel(i), kind: "skill", limit: 6 })),
+  );
   rows2.push(await sampleAsync("chroma: query, unfiltered, limit 6", N.query, (i) => index.query(qtext(i), { limit: 6 })));
   rows2.push(sample("local embedder, one query text", N.micro, () => embedder.embed([qtext(3)])));
   t = performance.now();
@@ -205,7 +293,9 @@ try {
   rows3.push(oneOff("  of which CLI startup (hexa --help)", qs.startupMs, share(qs.startupMs)));
 
   printSections(sections);
-  console.log(`\nbench total ${((performance.now() - t0) / 1000).toFixed(1)} s${QUICK ? " (--quick)" : ""}; ${process.platform}/${process.arch}, node ${process.version}`);
+  console.log(
+    `\nbench total ${((performance.now() - t0) / 1000).toFixed(1)} s${QUICK ? " (--quick)" : ""}; ${process.platform}/${process.arch}, node ${process.version}`,
+  );
 } finally {
   await chroma?.stop();
   rmSync(tmp, { recursive: true, force: true });

@@ -34,7 +34,10 @@ const LATENCY_MS = 1000;
 const config = (name: string, episodes: number, llm = false) => {
   const path = join(tmp, `${name}.yaml`);
   const agent = llm ? `agent: react\nllm:\n  actor:\n    model: gpt-4.1-mini\n    baseURL: ${model.url}\n` : "agent: heuristic\n";
-  writeFileSync(path, `name: ${name}\nlevels: [pass_the_parcel]\n${agent}evolver: heuristic\ninit: online\nrounds: 1\nepisodesPerRound: ${episodes}\nactor:\n  maxTurns: 10\n`);
+  writeFileSync(
+    path,
+    `name: ${name}\nlevels: [pass_the_parcel]\n${agent}evolver: heuristic\ninit: online\nrounds: 1\nepisodesPerRound: ${episodes}\nactor:\n  maxTurns: 10\n`,
+  );
   return path;
 };
 
@@ -69,7 +72,8 @@ const stop = async (ws: Proc[]) => {
 const episodesPerSecond = async (name: string, workers: number, llm = false): Promise<{ rate: number; spanS: number; meanJobMs: number }> => {
   const ws = await Promise.all(Array.from({ length: workers }, worker));
   // Each LLM episode: one call answered with a finish (a miss) after LATENCY_MS.
-  if (llm) model.push(...Array.from({ length: EPISODES }, () => ({ toolCalls: [{ name: "finish", args: { x: -4.3, y: 4.3, radius: 0.1 } }], delayMs: LATENCY_MS })));
+  if (llm)
+    model.push(...Array.from({ length: EPISODES }, () => ({ toolCalls: [{ name: "finish", args: { x: -4.3, y: 4.3, radius: 0.1 } }], delayMs: LATENCY_MS })));
   const run = hexa(["run", config(name, EPISODES, llm), "--runs-dir", join(tmp, "runs"), "--backend", redis.url]);
   await run.done;
   await stop(ws);
@@ -128,14 +132,25 @@ try {
   const recovery = await recoveryS();
   const rows = [
     ["episodes/s, 1 worker (concurrency 1)", `${one.rate.toFixed(2)} (${EPISODES} in ${one.spanS.toFixed(1)} s, ${one.meanJobMs.toFixed(0)} ms/episode)`],
-    ["episodes/s, 2 workers (concurrency 1 each)", `${two.rate.toFixed(2)} (${EPISODES} in ${two.spanS.toFixed(1)} s, ${two.meanJobMs.toFixed(0)} ms/episode; ×${(two.rate / one.rate).toFixed(2)})`],
-    [`episodes/s, react on a ${LATENCY_MS} ms model, 1 worker`, `${llmOne.rate.toFixed(2)} (${EPISODES} in ${llmOne.spanS.toFixed(1)} s, ${llmOne.meanJobMs.toFixed(0)} ms/episode)`],
-    [`episodes/s, react on a ${LATENCY_MS} ms model, 2 workers`, `${llmTwo.rate.toFixed(2)} (${EPISODES} in ${llmTwo.spanS.toFixed(1)} s, ${llmTwo.meanJobMs.toFixed(0)} ms/episode; ×${(llmTwo.rate / llmOne.rate).toFixed(2)})`],
+    [
+      "episodes/s, 2 workers (concurrency 1 each)",
+      `${two.rate.toFixed(2)} (${EPISODES} in ${two.spanS.toFixed(1)} s, ${two.meanJobMs.toFixed(0)} ms/episode; ×${(two.rate / one.rate).toFixed(2)})`,
+    ],
+    [
+      `episodes/s, react on a ${LATENCY_MS} ms model, 1 worker`,
+      `${llmOne.rate.toFixed(2)} (${EPISODES} in ${llmOne.spanS.toFixed(1)} s, ${llmOne.meanJobMs.toFixed(0)} ms/episode)`,
+    ],
+    [
+      `episodes/s, react on a ${LATENCY_MS} ms model, 2 workers`,
+      `${llmTwo.rate.toFixed(2)} (${EPISODES} in ${llmTwo.spanS.toFixed(1)} s, ${llmTwo.meanJobMs.toFixed(0)} ms/episode; ×${(llmTwo.rate / llmOne.rate).toFixed(2)})`,
+    ],
     ["queue overhead per job (add → completed, no-op)", `${overhead.toFixed(2)} ms`],
     ["recovery of a kill -9'd worker's job (lock 2 s, check 1 s)", `${recovery.toFixed(1)} s`],
   ];
   const w = Math.max(...rows.map((r) => r[0]!.length));
-  process.stdout.write(`| ${"measure".padEnd(w)} | value |\n|${"-".repeat(w + 2)}|-------|\n${rows.map(([k, v]) => `| ${k!.padEnd(w)} | ${v} |`).join("\n")}\n`);
+  process.stdout.write(
+    `| ${"measure".padEnd(w)} | value |\n|${"-".repeat(w + 2)}|-------|\n${rows.map(([k, v]) => `| ${k!.padEnd(w)} | ${v} |`).join("\n")}\n`,
+  );
 } finally {
   await Promise.all([redis.kill(), model.close()]);
   rmSync(tmp, { recursive: true, force: true });

@@ -15,13 +15,23 @@ export interface Row {
 }
 
 /** The q-quantile of unsorted samples (nearest rank). */
-export const percentile = (xs: readonly number[], q: number): number => quantile([...xs].sort((a, b) => a - b), q);
+export const percentile = (xs: readonly number[], q: number): number =>
+  quantile(
+    [...xs].sort((a, b) => a - b),
+    q,
+  );
 export const median = (xs: readonly number[]): number => percentile(xs, 0.5);
 
 /** Milliseconds with about three significant digits. */
 export const ms = (v: number): string => (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v >= 1 ? v.toFixed(2) : v.toFixed(3));
 
-const row = (what: string, n: number, samples: number[], note?: string): Row => ({ what, n, samples, total: samples.reduce((a, b) => a + b, 0), ...(note ? { note } : {}) });
+const row = (what: string, n: number, samples: number[], note?: string): Row => ({
+  what,
+  n,
+  samples,
+  total: samples.reduce((a, b) => a + b, 0),
+  ...(note ? { note } : {}),
+});
 
 /** `warm` untimed calls (default min(20, n): the JIT settles), then `n` timed ones. */
 export const sample = (what: string, n: number, fn: () => unknown, extra: { warm?: number; note?: string } = {}): Row => {
@@ -53,11 +63,16 @@ export const oneOff = (what: string, total: number, note?: string): Row => ({ wh
 export const formatTable = (head: readonly string[], rows: readonly (readonly string[])[], opts: { align?: string; gap?: number } = {}): string => {
   const widths = head.map((h, j) => Math.max(h.length, ...rows.map((r) => (r[j] ?? "").length)));
   const left = (j: number) => (opts.align ? opts.align[j] === "l" : j === 0);
-  const line = (cells: readonly string[]) => cells.map((c, j) => (left(j) ? c.padEnd(widths[j]!) : c.padStart(widths[j]!))).join(" ".repeat(opts.gap ?? 2)).trimEnd();
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((c, j) => (left(j) ? c.padEnd(widths[j]!) : c.padStart(widths[j]!)))
+      .join(" ".repeat(opts.gap ?? 2))
+      .trimEnd();
   return [line(head), ...rows.map(line)].join("\n");
 };
 
-export const printTable = (head: readonly string[], rows: readonly (readonly string[])[], opts: { align?: string; gap?: number } = {}): void => console.log(formatTable(head, rows, opts));
+export const printTable = (head: readonly string[], rows: readonly (readonly string[])[], opts: { align?: string; gap?: number } = {}): void =>
+  console.log(formatTable(head, rows, opts));
 
 /** Titled sections of timed rows (n, p50, p95 and total ms, a note), in columns shared by every section. */
 export const printSections = (sections: readonly { title: string; rows: readonly Row[] }[]): void => {
@@ -65,7 +80,11 @@ export const printSections = (sections: readonly { title: string; rows: readonly
     const p = (q: number) => (r.samples.length ? ms(percentile(r.samples, q)) : "–");
     return [r.what, String(r.n), p(0.5), p(0.95), ms(r.total), r.note ?? ""];
   };
-  const lines = formatTable(["", "n", "p50 ms", "p95 ms", "total ms", "note"], sections.flatMap((s) => s.rows.map(cells)), { align: "lrrrrl" }).split("\n");
+  const lines = formatTable(
+    ["", "n", "p50 ms", "p95 ms", "total ms", "note"],
+    sections.flatMap((s) => s.rows.map(cells)),
+    { align: "lrrrrl" },
+  ).split("\n");
   let k = 1;
   for (const s of sections) {
     console.log(`\n${s.title}\n${lines[0]}`);

@@ -12,16 +12,7 @@ import { createRng } from "../src/util/rng.ts";
 import { readCertified } from "../families/interphyre/certified-seeds.ts";
 import { formatTable } from "./harness.ts";
 
-const HEXA_LEVELS = [
-  "catapult",
-  "pass_the_parcel",
-  "down_to_earth",
-  "two_body_problem",
-  "falling_into_place",
-  "tipping_point",
-  "basket_case",
-  "cliffhanger",
-];
+const HEXA_LEVELS = ["catapult", "pass_the_parcel", "down_to_earth", "two_body_problem", "falling_into_place", "tipping_point", "basket_case", "cliffhanger"];
 
 const flag = (name: string, fallback: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -64,11 +55,18 @@ const runChild = (levels: string[]): Promise<Row[]> =>
     let out = "";
     child.stdout.on("data", (d: Buffer) => (out += d.toString()));
     child.on("error", reject);
-    child.on("close", (code) => (code === 0 ? resolve(JSON.parse(out) as Row[]) : reject(new Error(`bench worker for ${levels.join(",")} exited with ${code}`))));
+    child.on("close", (code) =>
+      code === 0 ? resolve(JSON.parse(out) as Row[]) : reject(new Error(`bench worker for ${levels.join(",")} exited with ${code}`)),
+    );
   });
 
 const printTable = (rows: Row[]) => {
-  console.log(formatTable(["level", "success", "mean turns", "tool ms/turn"], rows.map((r) => [r.level, `${r.solved}/${r.episodes}`, (r.turns / r.episodes).toFixed(1), (r.toolMs / r.steps).toFixed(1)])));
+  console.log(
+    formatTable(
+      ["level", "success", "mean turns", "tool ms/turn"],
+      rows.map((r) => [r.level, `${r.solved}/${r.episodes}`, (r.turns / r.episodes).toFixed(1), (r.toolMs / r.steps).toFixed(1)]),
+    ),
+  );
   const all = rows.reduce((s, r) => ({ solved: s.solved + r.solved, episodes: s.episodes + r.episodes }), { solved: 0, episodes: 0 });
   console.log(`overall: ${all.solved}/${all.episodes} solved (${((100 * all.solved) / all.episodes).toFixed(0)}%)`);
 };

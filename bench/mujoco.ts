@@ -28,13 +28,18 @@ for (const id of taskIds) {
   env.reset(0);
   for (let t = 0; t < 500; t++) env.step(actions[t % 256]!);
   let episodes = 0;
-  const c0 = process.cpuUsage(), w0 = performance.now();
+  const c0 = process.cpuUsage(),
+    w0 = performance.now();
   for (let t = 0; t < STEPS; t++) {
     const b = env.step(actions[t % 256]!);
     if (b.terminated[0] || b.truncated[0]) episodes++;
   }
-  const wallS = (performance.now() - w0) / 1000, c = process.cpuUsage(c0), cpuS = (c.user + c.system) / 1e6;
+  const wallS = (performance.now() - w0) / 1000,
+    c = process.cpuUsage(c0),
+    cpuS = (c.user + c.system) / 1e6;
   env.close?.();
-  console.log(`${id.padEnd(18)} ${String(Math.round(STEPS / wallS)).padStart(7)} steps/s wall  ${String(Math.round(STEPS / cpuS)).padStart(7)} steps/s CPU  ` +
-    `(${STEPS} steps, ${episodes} episodes ended; prepare ${prepareMs.toFixed(0)} ms)`);
+  console.log(
+    `${id.padEnd(18)} ${String(Math.round(STEPS / wallS)).padStart(7)} steps/s wall  ${String(Math.round(STEPS / cpuS)).padStart(7)} steps/s CPU  ` +
+      `(${STEPS} steps, ${episodes} episodes ended; prepare ${prepareMs.toFixed(0)} ms)`,
+  );
 }

@@ -34,13 +34,25 @@ const taskIds = arg("tasks")?.split(",") ?? listTasks().filter((t) => getTask(t)
 const BUDGET = num("budget", 8);
 const RUNS = num("runs", 2);
 const STEPS = num("train-steps", 16_384);
-const search = SearchConfig.parse({ budget: BUDGET, eureka: { samples: num("samples", 4) }, rfAgent: { initial: num("initial", 4), children: num("children", 8) } });
+const search = SearchConfig.parse({
+  budget: BUDGET,
+  eureka: { samples: num("samples", 4) },
+  rfAgent: { initial: num("initial", 4), children: num("children", 8) },
+});
 
 const root = mkdtempSync(join(tmpdir(), "hexa-bench-strategies-"));
 const pool: TrainerPool = createTrainerPool({ jobsDir: join(root, "jobs"), size: num("processes", 2) });
 
 const trainF = async (task: RewardTask, instance: TaskInstance, code: string): Promise<number> => {
-  const o = await pool.train({ task: task.id, instance, reward: code, steps: STEPS, seed: instance.trainSeed, evalSeeds: instance.evalSeeds, ppo: task.training.ppo });
+  const o = await pool.train({
+    task: task.id,
+    instance,
+    reward: code,
+    steps: STEPS,
+    seed: instance.trainSeed,
+    evalSeeds: instance.evalSeeds,
+    ppo: task.training.ppo,
+  });
   if (o.kind === "error") throw new Error(`${task.id}: a baseline reward failed to train: ${o.error.message}`);
   return o.result.final.fitness;
 };
@@ -68,7 +80,11 @@ for (const id of taskIds) {
     raw.human!.push(fh);
     for (const s of STRATEGIES) {
       const log = memoryLog();
-      const r = await runSearch(s, { task, instance, seed: run, proposer: heuristicProposer(), ports: { evaluator: trainerEvaluator(pool, STEPS), log } }, search);
+      const r = await runSearch(
+        s,
+        { task, instance, seed: run, proposer: heuristicProposer(), ports: { evaluator: trainerEvaluator(pool, STEPS), log } },
+        search,
+      );
       const f = r.best?.outcome.kind === "result" ? r.best.outcome.fitness : fs;
       raw[s]!.push(f);
       norm[s]!.push(fh > fs ? (f - fs) / (fh - fs) : Number.NaN);

@@ -39,8 +39,7 @@ const compileSandboxed: Compile | null = existsSync(sandboxPath)
       };
     })()
   : null;
-const host = (code: string, task: RewardTask): RewardProgram =>
-  hostRewardProgram(code, task, task.makeEnv(task.generate(0), 1).action.kind === "discrete");
+const host = (code: string, task: RewardTask): RewardProgram => hostRewardProgram(code, task, task.makeEnv(task.generate(0), 1).action.kind === "discrete");
 
 const f = (v: number, d = 0) => (Number.isFinite(v) ? v.toFixed(d) : "–");
 const row = (cells: Array<string | number>) => `| ${cells.join(" | ")} |`;
@@ -69,12 +68,18 @@ const cpuMs = () => {
 /** A rollout-sized batch of real transitions (random actions), as the trainer hands it to a reward program. */
 const sampleBatch = (task: RewardTask, numEnvs: number, steps: number): RewardBatchInput => {
   const env = task.makeEnv(task.generate(0), numEnvs);
-  const d = env.obsDim, sp = env.action, k = sp.kind === "discrete" ? 1 : sp.dim, n = numEnvs * steps;
+  const d = env.obsDim,
+    sp = env.action,
+    k = sp.kind === "discrete" ? 1 : sp.dim,
+    n = numEnvs * steps;
   const rng = xoshiro128ss(2);
   const b = { n, obs: new Float64Array(n * d), action: new Float64Array(n * k), nextObs: new Float64Array(n * d), info: {} as Record<string, Float64Array> };
   let obs = env.reset(2);
   for (let t = 0; t < steps; t++) {
-    const acts = sp.kind === "discrete" ? Int32Array.from({ length: numEnvs }, () => rng.int(sp.n)) : Float64Array.from({ length: numEnvs * k }, (_, i) => sp.low[i % k]! + rng.next() * (sp.high[i % k]! - sp.low[i % k]!));
+    const acts =
+      sp.kind === "discrete"
+        ? Int32Array.from({ length: numEnvs }, () => rng.int(sp.n))
+        : Float64Array.from({ length: numEnvs * k }, (_, i) => sp.low[i % k]! + rng.next() * (sp.high[i % k]! - sp.low[i % k]!));
     const r = env.step(acts);
     b.obs.set(obs, t * numEnvs * d);
     b.action.set(acts, t * numEnvs * k);
@@ -88,24 +93,53 @@ const sampleBatch = (task: RewardTask, numEnvs: number, steps: number): RewardBa
 /** CPU µs per transition of a reward program over a batch (chunked as the trainer does), after a warm-up. */
 const rewardCpuPerRow = (prog: RewardProgram, b: RewardBatchInput, obsDim: number, actDim: number): number => {
   for (let i = 0; i < 10; i++) evaluateChunked(prog, b, obsDim, actDim); // warm-up: the wasm tiers up in the background
-  const c0 = cpuMs(), reps = 20;
+  const c0 = cpuMs(),
+    reps = 20;
   for (let i = 0; i < reps; i++) evaluateChunked(prog, b, obsDim, actDim);
   return ((cpuMs() - c0) * 1000) / (reps * b.n);
 };
 
-const train = async (task: RewardTask, reward: RewardProgram, steps: number, checkpoints: number, onStep?: (steps: number, ms: number) => void): Promise<TrainResult & { cpuMs: number }> => {
+const train = async (
+  task: RewardTask,
+  reward: RewardProgram,
+  steps: number,
+  checkpoints: number,
+  onStep?: (steps: number, ms: number) => void,
+): Promise<TrainResult & { cpuMs: number }> => {
   const instance = task.generate(0);
-  const t0 = performance.now(), c0 = cpuMs();
+  const t0 = performance.now(),
+    c0 = cpuMs();
   const r = await trainPpo({
-    task, instance, reward, steps, seed: instance.trainSeed, evalSeeds: instance.evalSeeds, options: { checkpoints },
+    task,
+    instance,
+    reward,
+    steps,
+    seed: instance.trainSeed,
+    evalSeeds: instance.evalSeeds,
+    options: { checkpoints },
     onProgress: (p) => onStep?.(p.steps, performance.now() - t0),
   });
   return { ...r, cpuMs: cpuMs() - c0 };
 };
 
-console.log(`reward-search bench: ${new Date().toISOString()}, node ${process.version}, sandbox ${compileSandboxed ? "present" : "absent"}; wall-clock, noisy on a shared machine\n`);
+console.log(
+  `reward-search bench: ${new Date().toISOString()}, node ${process.version}, sandbox ${compileSandboxed ? "present" : "absent"}; wall-clock, noisy on a shared machine\n`,
+);
 const speed: string[] = [
-  row(["task", "envs × steps, minibatch", "env alone steps/s", "PPO env-steps/s (wall)", "PPO env-steps per CPU-s", "updates/s", "ms/update", "rollout / reward / update %", "reward CPU µs/step host", "reward CPU µs/step sandbox", "sandbox overhead (est.)", "sandbox overhead (2 runs, CPU)"]),
+  row([
+    "task",
+    "envs × steps, minibatch",
+    "env alone steps/s",
+    "PPO env-steps/s (wall)",
+    "PPO env-steps per CPU-s",
+    "updates/s",
+    "ms/update",
+    "rollout / reward / update %",
+    "reward CPU µs/step host",
+    "reward CPU µs/step sandbox",
+    "sandbox overhead (est.)",
+    "sandbox overhead (2 runs, CPU)",
+  ]),
   row(["---", "---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:"]),
 ];
 const reach: string[] = [
@@ -129,7 +163,9 @@ for (const id of taskIds) {
   const batch = sampleBatch(task, cfg.numEnvs, cfg.numSteps);
   const hostRow = rewardCpuPerRow(host(code, task), batch, probe.obsDim, actDim);
   const ppoCpuPerStep = (1000 * h.cpuMs) / h.steps;
-  let sbCell = "–", overhead = "–", estimate = "–";
+  let sbCell = "–",
+    overhead = "–",
+    estimate = "–";
   if (compileSandboxed) {
     const prog = await compileSandboxed(code, task);
     try {
@@ -142,11 +178,22 @@ for (const id of taskIds) {
       prog.dispose();
     }
   }
-  speed.push(row([
-    id, `${cfg.numEnvs} × ${cfg.numSteps}, mb ${Math.min(cfg.minibatchSize, B)} × ${cfg.updateEpochs} ep`, f(alone), f((h.steps / h.wallMs) * 1000), f((h.steps / h.cpuMs) * 1000),
-    f((tm.updates / tm.updateMs) * 1000), f(tm.updateMs / tm.updates, 2), `${pct(tm.rolloutMs)} / ${pct(tm.rewardMs)} / ${pct(tm.updateMs)}`,
-    f(hostRow, 2), sbCell, estimate, overhead,
-  ]));
+  speed.push(
+    row([
+      id,
+      `${cfg.numEnvs} × ${cfg.numSteps}, mb ${Math.min(cfg.minibatchSize, B)} × ${cfg.updateEpochs} ep`,
+      f(alone),
+      f((h.steps / h.wallMs) * 1000),
+      f((h.steps / h.cpuMs) * 1000),
+      f((tm.updates / tm.updateMs) * 1000),
+      f(tm.updateMs / tm.updates, 2),
+      `${pct(tm.rolloutMs)} / ${pct(tm.rewardMs)} / ${pct(tm.updateMs)}`,
+      f(hostRow, 2),
+      sbCell,
+      estimate,
+      overhead,
+    ]),
+  );
   console.log(speed.at(-1));
 
   if (FULL) {
@@ -155,10 +202,19 @@ for (const id of taskIds) {
     const human = await train(task, host(code, task), budget, 40, (s, ms) => wallAt.set(s, ms));
     const hit = human.fitnessCurve.find((p) => p.fitness >= task.fitness.solved);
     const sparse = await train(task, host(task.sparseReward, task), budget, 10);
-    reach.push(row([
-      id, budget, task.fitness.solved, f(human.final.fitness, 1), `${f(human.bestCheckpoint.fitness, 1)} @ ${human.bestCheckpoint.step}`,
-      hit ? hit.step : "not reached", hit ? f(wallAt.get(hit.step)! / 1000, 1) : "–", `${f(human.wallMs / 1000, 1)} / ${f(human.cpuMs / 1000, 1)}`, f(sparse.final.fitness, 1),
-    ]));
+    reach.push(
+      row([
+        id,
+        budget,
+        task.fitness.solved,
+        f(human.final.fitness, 1),
+        `${f(human.bestCheckpoint.fitness, 1)} @ ${human.bestCheckpoint.step}`,
+        hit ? hit.step : "not reached",
+        hit ? f(wallAt.get(hit.step)! / 1000, 1) : "–",
+        `${f(human.wallMs / 1000, 1)} / ${f(human.cpuMs / 1000, 1)}`,
+        f(sparse.final.fitness, 1),
+      ]),
+    );
     console.log(reach.at(-1));
   }
 }

@@ -59,7 +59,10 @@ async function main() {
     p.dispose();
   }
   const rows: string[][] = [];
-  for (const [form, code] of [["reward (per env)", PER_ENV], ["rewardBatch", BATCHED]] as const) {
+  for (const [form, code] of [
+    ["reward (per env)", PER_ENV],
+    ["rewardBatch", BATCHED],
+  ] as const) {
     const p = await compileReward(code, layout);
     for (const n of [1, 16, 64]) {
       const b = batchOf(n);
@@ -81,7 +84,12 @@ async function main() {
     p.dispose();
   }
   printTable(["form", "envs", "µs/call wall", "µs/call cpu", "cpu best of 25", "µs/env wall"], rows);
-  console.log(`\nload average ${os.loadavg().map((x) => x.toFixed(1)).join(" ")} on ${os.availableParallelism()} cores (figures scale with the load)`);
+  console.log(
+    `\nload average ${os
+      .loadavg()
+      .map((x) => x.toFixed(1))
+      .join(" ")} on ${os.availableParallelism()} cores (figures scale with the load)`,
+  );
   console.log(
     `compile (fresh wasm instance + runtime + context + prelude + code): wall median ${median(compileMs).toFixed(1)} ms (first ${compileMs[0]!.toFixed(1)} ms), ` +
       `cpu median ${median(compileCpuMs).toFixed(1)} ms, best ${Math.min(...compileCpuMs).toFixed(1)} ms`,

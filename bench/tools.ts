@@ -141,13 +141,21 @@ const processRows = () => {
       const r = JSON.parse(out.trim().split("\n").at(-1)!) as { sim: number; cpu: number; trivial: number; trivialCpu: number };
       const { sim, cpu } = r;
       got.set(name, [...(got.get(name) ?? []), { sim, cpu }]);
-      console.log(`${name.padEnd(50)}${sim.toFixed(1).padStart(12)}${cpu.toFixed(1).padStart(12)}${`${r.trivial.toFixed(2)} / ${r.trivialCpu.toFixed(2)}`.padStart(36)}`);
+      console.log(
+        `${name.padEnd(50)}${sim.toFixed(1).padStart(12)}${cpu.toFixed(1).padStart(12)}${`${r.trivial.toFixed(2)} / ${r.trivialCpu.toFixed(2)}`.padStart(36)}`,
+      );
     }
   }
-  const med = (n: RowName, k: "sim" | "cpu") => pct(got.get(n)!.map((r) => r[k]), 0.5);
+  const med = (n: RowName, k: "sim" | "cpu") =>
+    pct(
+      got.get(n)!.map((r) => r[k]),
+      0.5,
+    );
   const ratio = (a: RowName, b: RowName) => `${(med(a, "sim") / med(b, "sim")).toFixed(2)}× wall, ${(med(a, "cpu") / med(b, "cpu")).toFixed(2)}× cpu`;
   console.log(`worker, LLM-loaded / worker, bare: ${ratio("worker, LLM layer + string-coordinate JSON", "worker, bare process")} (target ≤ 1.1×)`);
-  console.log(`in-process, LLM-loaded / worker, bare: ${ratio("in-process, LLM layer + string-coordinate JSON", "worker, bare process")} (the slowdown the worker removes)`);
+  console.log(
+    `in-process, LLM-loaded / worker, bare: ${ratio("in-process, LLM layer + string-coordinate JSON", "worker, bare process")} (the slowdown the worker removes)`,
+  );
   console.log(`worker, bare / in-process, bare: ${ratio("worker, bare process", "in-process, bare process")} (the worker's own cost)`);
 };
 

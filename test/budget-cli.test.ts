@@ -21,7 +21,11 @@ const tmp = () => {
 afterAll(() => made.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
 const ENV = { HEXA_ACTOR_API_KEY: "k" };
-const commit = (): ScriptItem => ({ text: "Commit.", toolCalls: [{ name: "finish", args: { x: -4.3, y: 4.3, radius: 0.1 } }], usage: { prompt: 100, completion: 30_000 } });
+const commit = (): ScriptItem => ({
+  text: "Commit.",
+  toolCalls: [{ name: "finish", args: { x: -4.3, y: 4.3, radius: 0.1 } }],
+  usage: { prompt: 100, completion: 30_000 },
+});
 const episodes = (run: string) =>
   readFileSync(join(run, "episodes.jsonl"), "utf8")
     .split("\n")
@@ -36,7 +40,10 @@ const usage = (run: string) =>
 const config = (root: string, url: string, extra = "") => {
   const path = join(root, "react.yaml");
   const endpoint = `{model: m, baseURL: ${JSON.stringify(url)}, maxRetries: 0, timeoutMs: 5000, maxOutputTokens: 40000}`;
-  writeFileSync(path, `levels: [two_body_problem]\nagent: react\nrounds: 2\nepisodesPerRound: 2\nconcurrency: 1\nllm: {actor: ${endpoint}, prices: {m: {input: 1, cachedInput: 0.5, output: 2}}${extra}}\n`);
+  writeFileSync(
+    path,
+    `levels: [two_body_problem]\nagent: react\nrounds: 2\nepisodesPerRound: 2\nconcurrency: 1\nllm: {actor: ${endpoint}, prices: {m: {input: 1, cachedInput: 0.5, output: 2}}${extra}}\n`,
+  );
   return path;
 };
 
@@ -73,7 +80,9 @@ describe("hexa run with a spend cap", () => {
       const first = await hexa(["run", config(root, server.url), "--runs-dir", runs, "--budget-tokens", "70000", "--yes"], { env: ENV });
       expect(first.status, first.stderr).toBe(3);
       expect(first.stderr).toMatch(/starting anyway \(--yes\)/);
-      expect(first.stderr).toMatch(/hexa: stopped: budget — the next llm\.actor call \(about \$[\d.]+, [\d,]+ tokens\) would cross budget\.tokens 70,000; spent \$0\.1202 and 60,200 tokens on 2 call\(s\)/);
+      expect(first.stderr).toMatch(
+        /hexa: stopped: budget — the next llm\.actor call \(about \$[\d.]+, [\d,]+ tokens\) would cross budget\.tokens 70,000; spent \$0\.1202 and 60,200 tokens on 2 call\(s\)/,
+      );
       const run = join(runs, readdirSync(runs)[0]!);
       expect(first.stderr).toContain(`hexa run --resume ${run} --budget-tokens 140000`);
       expect(server.requests).toHaveLength(2); // the third call was never sent

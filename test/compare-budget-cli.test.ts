@@ -14,7 +14,11 @@ import { hexa } from "./support/hexa-cli.ts";
 const tmp = tempDirs("hexa-grid-budget-");
 
 const ENV = { HEXA_ACTOR_API_KEY: "k" };
-const commit = (): ScriptItem => ({ text: "Commit.", toolCalls: [{ name: "finish", args: { x: -4.3, y: 4.3, radius: 0.1 } }], usage: { prompt: 100, completion: 30_000 } });
+const commit = (): ScriptItem => ({
+  text: "Commit.",
+  toolCalls: [{ name: "finish", args: { x: -4.3, y: 4.3, radius: 0.1 } }],
+  usage: { prompt: 100, completion: 30_000 },
+});
 const jsonl = jsonlOf;
 type Usage = { input: number; output: number; fromCache: boolean };
 const tokensOf = (lines: Usage[]) => lines.reduce((n, l) => n + (l.fromCache ? 0 : l.input + l.output), 0);
@@ -22,7 +26,10 @@ const tokensOf = (lines: Usage[]) => lines.reduce((n, l) => n + (l.fromCache ? 0
 const config = (root: string, url: string, o: { rounds: number; episodes: number }) => {
   const path = join(root, "react.yaml");
   const endpoint = `{model: m, baseURL: ${JSON.stringify(url)}, maxRetries: 0, timeoutMs: 5000, maxOutputTokens: 40000}`;
-  writeFileSync(path, `levels: [two_body_problem]\nagent: react\nrounds: ${o.rounds}\nepisodesPerRound: ${o.episodes}\nconcurrency: 1\nllm: {actor: ${endpoint}, prices: {m: {input: 1, cachedInput: 0.5, output: 2}}}\n`);
+  writeFileSync(
+    path,
+    `levels: [two_body_problem]\nagent: react\nrounds: ${o.rounds}\nepisodesPerRound: ${o.episodes}\nconcurrency: 1\nllm: {actor: ${endpoint}, prices: {m: {input: 1, cachedInput: 0.5, output: 2}}}\n`,
+  );
   return path;
 };
 
@@ -40,13 +47,17 @@ describe("hexa compare with a cap over the whole grid", () => {
       expect(refused.status, refused.stderr).toBe(2);
       expect(refused.stderr).toMatch(/forecast: 4 episode\(s\) and 0 bank update\(s\) to go/);
       expect(refused.stderr).toMatch(/c1 run 0: 2 episode\(s\), 0 bank update\(s\): ~[\d,]+ tokens/);
-      expect(refused.stderr).toMatch(/hexa: the forecast for this grid \(~\$[\d.]+, ~[\d,]+ tokens\) exceeds budget\.tokens 5,000; raise the cap.*or pass --yes/);
+      expect(refused.stderr).toMatch(
+        /hexa: the forecast for this grid \(~\$[\d.]+, ~[\d,]+ tokens\) exceeds budget\.tokens 5,000; raise the cap.*or pass --yes/,
+      );
       expect(existsSync(out)).toBe(false);
       expect(server.requests).toHaveLength(0);
 
       const gridAxis = await hexa(["compare", cfg, "--grid", "budget.tokens=1000,2000", "--runs", "1", "--out", out], { env: ENV });
       expect(gridAxis.status).toBe(2);
-      expect(gridAxis.stderr).toMatch(/hexa: --grid budget\.tokens: the spend cap is the whole grid's, not a cell's; give it with --budget-usd \/ --budget-tokens/);
+      expect(gridAxis.stderr).toMatch(
+        /hexa: --grid budget\.tokens: the spend cap is the whole grid's, not a cell's; give it with --budget-usd \/ --budget-tokens/,
+      );
       expect(existsSync(out)).toBe(false);
 
       server.push(commit(), commit(), commit());
@@ -107,7 +118,9 @@ describe("hexa eval with a spend cap", () => {
       server.push(commit(), commit());
       const stopped = await hexa(["eval", run, "--count", "3", "--budget-tokens", "70000", "--yes"], { env: ENV });
       expect(stopped.status, stopped.stderr).toBe(3);
-      expect(stopped.stderr).toMatch(/hexa: stopped: budget — the next llm\.actor call .* would cross budget\.tokens 70,000; spent \$[\d.]+ and 60,200 tokens on 2 call\(s\); the evaluation is marked stopped: budget/);
+      expect(stopped.stderr).toMatch(
+        /hexa: stopped: budget — the next llm\.actor call .* would cross budget\.tokens 70,000; spent \$[\d.]+ and 60,200 tokens on 2 call\(s\); the evaluation is marked stopped: budget/,
+      );
       expect(stopped.stderr).toMatch(/Raise the cap and continue .*: hexa eval .* --seeds 'two_body_problem=\d+,\d+,\d+' --budget-tokens 140000/);
       expect(server.requests).toHaveLength(3);
       expect(evalFiles()).toHaveLength(1);

@@ -103,7 +103,8 @@ describe("hexa compare", () => {
     await first.done;
     const runsDir = join(out, "runs");
     // Its hexa run / hexa eval children die with it (their stdin closes), so none keeps a run's lock.
-    const locks = () => readdirSync(runsDir).flatMap((d) => (existsSync(join(runsDir, d, "run.lock")) ? [Number(readFileSync(join(runsDir, d, "run.lock"), "utf8"))] : []));
+    const locks = () =>
+      readdirSync(runsDir).flatMap((d) => (existsSync(join(runsDir, d, "run.lock")) ? [Number(readFileSync(join(runsDir, d, "run.lock"), "utf8"))] : []));
     const t1 = Date.now();
     while (locks().some(alive) && Date.now() - t1 < 30_000) await new Promise((r) => setTimeout(r, 200));
     expect(locks().filter(alive)).toEqual([]);
@@ -114,7 +115,8 @@ describe("hexa compare", () => {
     expect(second.status, second.stderr).toBe(0);
     const dirs = readdirSync(runsDir).sort();
     expect(dirs).toHaveLength(12);
-    for (const c of ["c1", "c2", "c3", "c4"]) for (const s of [0, 1, 2]) expect(dirs.filter((d) => d.startsWith(`${c}_`) && d.includes(`__s${s}__`))).toHaveLength(1);
+    for (const c of ["c1", "c2", "c3", "c4"])
+      for (const s of [0, 1, 2]) expect(dirs.filter((d) => d.startsWith(`${c}_`) && d.includes(`__s${s}__`))).toHaveLength(1);
     // No (cell, run) was started afresh twice: a run the kill cut short was continued with --resume.
     const log = lines(join(out, "compare-log.jsonl"));
     const fresh = log.filter((l) => l.step === "run").map((l) => `${String(l.cell)}/${String(l.run)}`);
@@ -131,7 +133,11 @@ describe("hexa compare", () => {
       return { d, eps, held, cfg: parseYaml(readFileSync(join(path, "config.yaml"), "utf8")) as Record<string, unknown> };
     });
     for (const r of runs) expect(new Set(r.eps.map((e) => e.id)).size).toBe(r.eps.length);
-    const streamSeeds = (r: (typeof runs)[number]) => r.eps.filter((e) => e.phase === "stream").map((e) => `${e.round}:${e.seed}`).sort();
+    const streamSeeds = (r: (typeof runs)[number]) =>
+      r.eps
+        .filter((e) => e.phase === "stream")
+        .map((e) => `${e.round}:${e.seed}`)
+        .sort();
     for (const r of runs) expect(streamSeeds(r)).toEqual(streamSeeds(runs[0]!));
     const held = [...new Set(runs[0]!.held.map((e) => e.seed))].sort();
     expect(held).toHaveLength(2);
@@ -145,8 +151,15 @@ describe("hexa compare", () => {
     expect(runs.find((r) => r.d.startsWith("c4_"))!.cfg).toMatchObject({ init: "online", retriever: { topSkills: 6 }, seeds: { offset: 0 } });
 
     // Results: every run, every figure with its n, Δ against c1, the plot as SVG and PNG.
-    const results = JSON.parse(readFileSync(join(out, "results.json"), "utf8")) as { cells: { id: string; runs: unknown[]; levels: { stream: { runs: number; seeds: number }; vsBaseline?: { stream: { n: number } } }[] }[] };
-    expect(results.cells.map((c) => [c.id, c.runs.length])).toEqual([["c1", 3], ["c2", 3], ["c3", 3], ["c4", 3]]);
+    const results = JSON.parse(readFileSync(join(out, "results.json"), "utf8")) as {
+      cells: { id: string; runs: unknown[]; levels: { stream: { runs: number; seeds: number }; vsBaseline?: { stream: { n: number } } }[] }[];
+    };
+    expect(results.cells.map((c) => [c.id, c.runs.length])).toEqual([
+      ["c1", 3],
+      ["c2", 3],
+      ["c3", 3],
+      ["c4", 3],
+    ]);
     expect(results.cells[0]!.levels[0]!.stream).toMatchObject({ runs: 3, seeds: 2 });
     expect(results.cells[1]!.levels[0]!.vsBaseline!.stream.n).toBe(6);
     const md = readFileSync(join(out, "results.md"), "utf8");
@@ -175,26 +188,43 @@ describe("hexa compare", () => {
       const root = tmp();
       const cfg = join(root, "llm.yaml");
       const endpoint = `{model: m, baseURL: ${JSON.stringify(server.url)}, maxRetries: 0, timeoutMs: 5000}`;
-      writeFileSync(cfg, `levels: [two_body_problem]\nagent: hexa\nevolver: llm\nrounds: 1\nepisodesPerRound: 1\noffline: {episodes: 1}\nllm: {actor: ${endpoint}, evolver: ${endpoint}}\n`);
+      writeFileSync(
+        cfg,
+        `levels: [two_body_problem]\nagent: hexa\nevolver: llm\nrounds: 1\nepisodesPerRound: 1\noffline: {episodes: 1}\nllm: {actor: ${endpoint}, evolver: ${endpoint}}\n`,
+      );
       const miss = { text: "Commit.", toolCalls: [{ name: "finish", args: { x: -4.3, y: 4.3, radius: 0.1 } }] };
       const say = (v: unknown) => ({ text: JSON.stringify(v) });
       const principle = { principle: "Drop the red ball onto the blue one from high up.", when_to_apply: "the blue ball rests on a ledge", sources: [] };
       const cell = [
         miss, // the offline ReAct episode: a failure, so no contrastive pass, the failures pass gives both entries
-        say({ mistakes: [{ description: "Committed a corner ball", root_cause: "assumed it rolls", correction: "place it above the blue ball", sources: [] }], partial_skills: [{ title: "Drop from high", ...principle }] }),
+        say({
+          mistakes: [{ description: "Committed a corner ball", root_cause: "assumed it rolls", correction: "place it above the blue ball", sources: [] }],
+          partial_skills: [{ title: "Drop from high", ...principle }],
+        }),
         miss, // round 1
-        say({ ops: [{ op: "keep", id: "s0_1" }, { op: "keep", id: "m0_1" }] }),
+        say({
+          ops: [
+            { op: "keep", id: "s0_1" },
+            { op: "keep", id: "m0_1" },
+          ],
+        }),
         miss, // the held-out seed with the frozen bank
       ];
       server.push(...cell, ...cell);
       const out = join(root, "cmp");
-      const r = await hexa(["compare", cfg, "--grid", "retriever.topSkills=0,6", "--runs", "1", "--heldout", "1", "--out", out], { ...ENV, HEXA_ACTOR_API_KEY: "k", HEXA_EVOLVER_API_KEY: "k" });
+      const r = await hexa(["compare", cfg, "--grid", "retriever.topSkills=0,6", "--runs", "1", "--heldout", "1", "--out", out], {
+        ...ENV,
+        HEXA_ACTOR_API_KEY: "k",
+        HEXA_EVOLVER_API_KEY: "k",
+      });
       expect(r.status, r.stderr).toBe(0);
       expect(server.requests).toHaveLength(10);
       // c1 shows no skills to the actor in round 1; c2 shows the distilled one.
       expect(String(server.requests[2]!.body.messages[0]!.content)).not.toContain("Drop from high");
       expect(String(server.requests[7]!.body.messages[0]!.content)).toContain("Drop from high");
-      const results = JSON.parse(readFileSync(join(out, "results.json"), "utf8")) as { cells: { tokens: { total: number }; levels: { heldOut: { runs: number; seeds: number } }[] }[] };
+      const results = JSON.parse(readFileSync(join(out, "results.json"), "utf8")) as {
+        cells: { tokens: { total: number }; levels: { heldOut: { runs: number; seeds: number } }[] }[];
+      };
       expect(results.cells).toHaveLength(2);
       // 5 calls per cell at the server's 10 + 5 tokens each.
       expect(results.cells.map((c) => c.tokens.total)).toEqual([75, 75]);

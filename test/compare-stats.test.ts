@@ -9,7 +9,10 @@ const ep = (seed: number, success: boolean, round = 1, level = "down_to_earth"):
 
 describe("compare results", () => {
   it("pairs by (run index, seed) and ignores unpaired episodes", () => {
-    const a = [{ run: 0, eps: [ep(1, true), ep(2, false), ep(3, true)] }, { run: 1, eps: [ep(1, true)] }];
+    const a = [
+      { run: 0, eps: [ep(1, true), ep(2, false), ep(3, true)] },
+      { run: 1, eps: [ep(1, true)] },
+    ];
     const b = [{ run: 0, eps: [ep(1, false), ep(2, false), ep(9, true)] }];
     expect(pairedDiffs(a, b)).toEqual([1, 0]);
   });
@@ -46,7 +49,14 @@ describe("compare results", () => {
       [4, 0.75, 0.75],
     ]);
     expect(c2!.wallS).toEqual({ mean: 2, total: 4 });
-    const header = { config: "t.yaml", grid: "init=online,off2on", runs: 2, heldOutSeeds: { down_to_earth: [100, 101] }, baseline: { id: "c1", label: "init=online" }, skipped: [{ id: "c3", label: "x", reason: "refused" }] };
+    const header = {
+      config: "t.yaml",
+      grid: "init=online,off2on",
+      runs: 2,
+      heldOutSeeds: { down_to_earth: [100, 101] },
+      baseline: { id: "c1", label: "init=online" },
+      skipped: [{ id: "c3", label: "x", reason: "refused" }],
+    };
     const md = renderMarkdown(header, res);
     expect(md).toContain("25.0% ± 0.0 (n = 2 × 4)");
     expect(md).toContain("75.0%, 75.0%");
@@ -70,7 +80,12 @@ describe("compare grid", () => {
     const axes = [parseGridFlag("init=offline,off2on"), parseGridFlag("update=evolving,static")];
     checkAxes(base, axes, families);
     const cells = gridCells(base, axes);
-    expect(cells.map((c) => c.label)).toEqual(["init=offline, update=evolving", "init=offline, update=static", "init=off2on, update=evolving", "init=off2on, update=static"]);
+    expect(cells.map((c) => c.label)).toEqual([
+      "init=offline, update=evolving",
+      "init=offline, update=static",
+      "init=off2on, update=evolving",
+      "init=off2on, update=static",
+    ]);
     const first = cellConfig(cells[0]!, families);
     expect(first).toEqual({ skipped: expect.stringContaining("offline initialisation freezes the bank") });
     expect(cellConfig(cells[1]!, families)).toMatchObject({ cfg: { init: "offline", update: "static", seed: 0 } });

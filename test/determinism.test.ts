@@ -2,8 +2,7 @@ import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { trajectoryDigest } from "./support/trajectory-digest.ts";
 
-const inChild = (args: string[]) =>
-  execFileSync(process.execPath, ["--import", "tsx", "test/support/trajectory-digest.ts", ...args], { encoding: "utf8" });
+const inChild = (args: string[]) => execFileSync(process.execPath, ["--import", "tsx", "test/support/trajectory-digest.ts", ...args], { encoding: "utf8" });
 
 describe("determinism", () => {
   it.each([

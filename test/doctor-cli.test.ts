@@ -35,8 +35,7 @@ const config = (actor: FakeEndpoint, evolver: FakeEndpoint = actor): string => {
 };
 
 /** The table's row for one check, its cells split on runs of 2+ spaces. */
-const row = (stdout: string, label: string): string[] =>
-  (stdout.split("\n").find((l) => l.startsWith(`${label}  `)) ?? "").split(/\s{2,}/).slice(1);
+const row = (stdout: string, label: string): string[] => (stdout.split("\n").find((l) => l.startsWith(`${label}  `)) ?? "").split(/\s{2,}/).slice(1);
 
 describe("hexa doctor", () => {
   it("a well-behaved endpoint: every check passes, both roles share one probe, exit 0", async () => {
@@ -56,7 +55,17 @@ describe("hexa doctor", () => {
     expect(row(out.stdout, "parallel requests")[0]).toMatch(/^overlapped \(two at once: \d+ and \d+ ms; one alone: \d+ ms\)$/);
     expect(row(out.stdout, "verdict")).toEqual(["actor ok · evolver ok"]);
     expect(out.stdout).toContain(
-      ["recommended config:", "llm:", "  actor:", `    baseURL: ${e.url}`, "    model: fake-model", "    structuredOutput: json_schema", "    concurrency: 4", "    streaming: false", "  evolver:"].join("\n"),
+      [
+        "recommended config:",
+        "llm:",
+        "  actor:",
+        `    baseURL: ${e.url}`,
+        "    model: fake-model",
+        "    structuredOutput: json_schema",
+        "    concurrency: 4",
+        "    streaming: false",
+        "  evolver:",
+      ].join("\n"),
     );
     // Chat calls (GET /models aside): plain, streamed, tools, json_schema, long prompt, one alone, twice two at
     // once; one probe for both roles.
@@ -74,7 +83,10 @@ describe("hexa doctor", () => {
     expect(row(out.stdout, "structured output")).toEqual(["forced tool", "none"]);
     expect(row(out.stdout, "usage reported")).toEqual(["plain no · streamed no", "plain yes · streamed no"]);
     expect(row(out.stdout, "reasoning fields")).toEqual(["<think> in content", "reasoning_content"]);
-    expect(row(out.stdout, "context window")).toEqual(["unknown (no input count reported for ~2000 tokens)", "about 512 tokens: input cut silently (512 reported of ~2000 sent)"]);
+    expect(row(out.stdout, "context window")).toEqual([
+      "unknown (no input count reported for ~2000 tokens)",
+      "about 512 tokens: input cut silently (512 reported of ~2000 sent)",
+    ]);
     expect(row(out.stdout, "parallel requests")[0]).toMatch(/^serialised \(two at once: \d+ and \d+ ms; one alone: \d+ ms\)$/);
     expect(row(out.stdout, "verdict")).toEqual(["actor cannot work", "evolver ok"]);
     expect(out.stdout).toContain(
@@ -94,7 +106,9 @@ describe("hexa doctor", () => {
       ].join("\n"),
     );
     expect(out.stdout).toContain("    # input is cut near 512 tokens: raise the server's context (llama.cpp -c, Ollama num_ctx, vLLM --max-model-len)");
-    expect(out.stderr).toMatch(/^hexa doctor: llm\.actor: the model writes its tool calls as text, not as tool_calls \(got <tool_call> in the content\); start the server with its tool-call parser/);
+    expect(out.stderr).toMatch(
+      /^hexa doctor: llm\.actor: the model writes its tool calls as text, not as tool_calls \(got <tool_call> in the content\); start the server with its tool-call parser/,
+    );
   });
 
   it("--role checks one role; an unknown model and an unreachable endpoint are named with the fix", async () => {
@@ -111,7 +125,9 @@ describe("hexa doctor", () => {
     endpoints.splice(endpoints.indexOf(closed), 1);
     const down = await hexa(["doctor", path, "--role", "actor"]);
     expect(row(down.stdout, "reachable")[0]).toMatch(/^no \(fetch failed/);
-    expect(down.stderr).toMatch(/^hexa doctor: llm\.actor\.baseURL: http:\/\/127\.0\.0\.1:\d+\/v1 does not answer \(got fetch failed.*\); start the server or fix the URL/);
+    expect(down.stderr).toMatch(
+      /^hexa doctor: llm\.actor\.baseURL: http:\/\/127\.0\.0\.1:\d+\/v1 does not answer \(got fetch failed.*\); start the server or fix the URL/,
+    );
     expect(down.status).toBe(1);
   });
 });

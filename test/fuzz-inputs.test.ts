@@ -37,7 +37,38 @@ const oddValue: fc.Arbitrary<unknown> = fc.oneof(
   fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 }),
 );
 
-const KEYS = ["name", "family", "levels", "seeds", "seeds.offset", "rounds", "episodesPerRound", "agent", "evolver", "init", "update", "offline", "offline.episodes", "offline.banks", "offline.trajectories", "bank.maxSkills", "bank.rewardLabels", "retriever.topSkills", "actor.maxTurns", "llm.actor.model", "llm.actor.baseURL", "skillIndex.enabled", "concurrency", "seed", "interphyre.horizon", "interphyre.toolSet", "roundz", "actor.maxTurn", "__proto__", "constructor"];
+const KEYS = [
+  "name",
+  "family",
+  "levels",
+  "seeds",
+  "seeds.offset",
+  "rounds",
+  "episodesPerRound",
+  "agent",
+  "evolver",
+  "init",
+  "update",
+  "offline",
+  "offline.episodes",
+  "offline.banks",
+  "offline.trajectories",
+  "bank.maxSkills",
+  "bank.rewardLabels",
+  "retriever.topSkills",
+  "actor.maxTurns",
+  "llm.actor.model",
+  "llm.actor.baseURL",
+  "skillIndex.enabled",
+  "concurrency",
+  "seed",
+  "interphyre.horizon",
+  "interphyre.toolSet",
+  "roundz",
+  "actor.maxTurn",
+  "__proto__",
+  "constructor",
+];
 
 const setPath = (obj: Record<string, unknown>, path: string, v: unknown): Record<string, unknown> => {
   const copy = structuredClone(obj);
@@ -52,15 +83,56 @@ const setPath = (obj: Record<string, unknown>, path: string, v: unknown): Record
 };
 
 /** Values a config may well hold, so that mutations also reach valid configs. */
-const plainValue: fc.Arbitrary<unknown> = fc.oneof(fc.integer({ min: 1, max: 4 }), fc.boolean(), fc.constantFrom("heuristic", "static", "offline", "online", "evolving", "two_body_problem", "extended", "q-1"));
+const plainValue: fc.Arbitrary<unknown> = fc.oneof(
+  fc.integer({ min: 1, max: 4 }),
+  fc.boolean(),
+  fc.constantFrom("heuristic", "static", "offline", "online", "evolving", "two_body_problem", "extended", "q-1"),
+);
 
 /** Mutations of a valid config (1–3 keys set to odd or plain values), whole random documents, and raw text. */
 const configText: fc.Arbitrary<string> = fc.oneof(
-  { weight: 4, arbitrary: fc.array(fc.tuple(fc.constantFrom(...KEYS), fc.oneof(oddValue, plainValue)), { minLength: 1, maxLength: 3 }).map((edits) => toYaml(edits.reduce((c, [k, v]) => setPath(c, k, v), VALID as Record<string, unknown>))) },
-  { weight: 3, arbitrary: fc.tuple(fc.constantFrom("rounds", "episodesPerRound", "concurrency", "seed", "actor.maxTurns", "bank.maxSkills", "offline.episodes", "name", "update", "seeds.offset"), plainValue).map(([k, v]) => toYaml(setPath(VALID, k, v))) },
+  {
+    weight: 4,
+    arbitrary: fc
+      .array(fc.tuple(fc.constantFrom(...KEYS), fc.oneof(oddValue, plainValue)), { minLength: 1, maxLength: 3 })
+      .map((edits) => toYaml(edits.reduce((c, [k, v]) => setPath(c, k, v), VALID as Record<string, unknown>))),
+  },
+  {
+    weight: 3,
+    arbitrary: fc
+      .tuple(
+        fc.constantFrom(
+          "rounds",
+          "episodesPerRound",
+          "concurrency",
+          "seed",
+          "actor.maxTurns",
+          "bank.maxSkills",
+          "offline.episodes",
+          "name",
+          "update",
+          "seeds.offset",
+        ),
+        plainValue,
+      )
+      .map(([k, v]) => toYaml(setPath(VALID, k, v))),
+  },
   { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 3 }).map((v) => toYaml(v)) },
   { weight: 2, arbitrary: fc.string({ unit: "binary", maxLength: 200 }) },
-  { weight: 1, arbitrary: fc.constantFrom("levels: [two_body_problem]\nrounds: .inf\n", "levels: [two_body_problem]\nrounds: .nan\n", "a: &a [*a]\n", "levels: !!binary AAAA\n", "? [a]\n: b\n", "levels: [two_body_problem]\nrounds: 0x10\n", "{{{{", "levels:\n  - two_body_problem\n  -\n", "%YAML 9.9\n---\n") },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      "levels: [two_body_problem]\nrounds: .inf\n",
+      "levels: [two_body_problem]\nrounds: .nan\n",
+      "a: &a [*a]\n",
+      "levels: !!binary AAAA\n",
+      "? [a]\n: b\n",
+      "levels: [two_body_problem]\nrounds: 0x10\n",
+      "{{{{",
+      "levels:\n  - two_body_problem\n  -\n",
+      "%YAML 9.9\n---\n",
+    ),
+  },
 );
 
 /** What `hexa run` does with a config before it makes a run directory; the written config.yaml must read back as the same config. */
@@ -113,7 +185,10 @@ describe("fuzz: config files", () => {
   it("through the real CLI, a few refused ones exit 2 with a hexa: message and no stack trace", async () => {
     const dir = mkdtempSync(join(tmpdir(), "hexa-fuzz-"));
     made.push(dir);
-    const refused = fc.sample(configText.filter((t) => outcomeOf(t).kind === "refused"), { numRuns: 3, seed: SEED });
+    const refused = fc.sample(
+      configText.filter((t) => outcomeOf(t).kind === "refused"),
+      { numRuns: 3, seed: SEED },
+    );
     const runs = join(dir, "runs");
     await Promise.all(
       refused.map(async (text, i) => {
@@ -137,7 +212,12 @@ describe("fuzz: tool arguments", () => {
     fc.oneof(
       fc.jsonValue({ maxDepth: 2 }),
       fc.constantFrom(undefined, null, "x", [], 1),
-      fc.record(Object.fromEntries(fields.map((f) => [f, fc.oneof(number, fc.string({ maxLength: 12 }), fc.constant(null), fc.boolean(), fc.jsonValue({ maxDepth: 1 }))])), { requiredKeys: [] }),
+      fc.record(
+        Object.fromEntries(
+          fields.map((f) => [f, fc.oneof(number, fc.string({ maxLength: 12 }), fc.constant(null), fc.boolean(), fc.jsonValue({ maxDepth: 1 }))]),
+        ),
+        { requiredKeys: [] },
+      ),
       fc.record(Object.fromEntries(fields.map((f) => [f, number])), { requiredKeys: [] }),
     );
   const fieldsOf = (input: unknown): string[] => {
@@ -145,21 +225,25 @@ describe("fuzz: tool arguments", () => {
     return shape ? Object.keys(shape) : ["x", "y", "radius"];
   };
 
-  it.each(all.map((t) => [t.name, t] as const))("%s: any arguments give a result or an ERROR observation", async (_name, tool) => {
-    await fc.assert(
-      fc.asyncProperty(argsFor([...fieldsOf(tool.input), "snapshot_id", "object", "objects", "steps", "stop_step"]), async (raw) => {
-        let out: ToolOutcome;
-        try {
-          out = await Promise.resolve(callTool(all, session, tool.name, raw));
-        } catch (e) {
-          throw new Error(`${tool.name}(${JSON.stringify(raw)}) threw ${(e as Error).name}: ${(e as Error).message}`);
-        }
-        expect(typeof out.observation).toBe("string");
-        if (!out.ok) expect(out.observation.startsWith("ERROR: ")).toBe(true);
-      }),
-      { numRuns: 20, seed: SEED },
-    );
-  }, 60_000);
+  it.each(all.map((t) => [t.name, t] as const))(
+    "%s: any arguments give a result or an ERROR observation",
+    async (_name, tool) => {
+      await fc.assert(
+        fc.asyncProperty(argsFor([...fieldsOf(tool.input), "snapshot_id", "object", "objects", "steps", "stop_step"]), async (raw) => {
+          let out: ToolOutcome;
+          try {
+            out = await Promise.resolve(callTool(all, session, tool.name, raw));
+          } catch (e) {
+            throw new Error(`${tool.name}(${JSON.stringify(raw)}) threw ${(e as Error).name}: ${(e as Error).message}`);
+          }
+          expect(typeof out.observation).toBe("string");
+          if (!out.ok) expect(out.observation.startsWith("ERROR: ")).toBe(true);
+        }),
+        { numRuns: 20, seed: SEED },
+      );
+    },
+    60_000,
+  );
 
   it("an unknown or odd tool name is an ERROR observation", async () => {
     await fc.assert(

@@ -13,7 +13,11 @@ import { ConfigError } from "../src/errors.ts";
  */
 const family = getFamily("interphyre");
 const quick = (extra: Record<string, unknown> = {}) =>
-  parseRunConfig({ levels: ["catapult", "pass_the_parcel"], agent: "heuristic", evolver: "heuristic", rounds: 17, episodesPerRound: 3, ...extra }, "t", allFamilies());
+  parseRunConfig(
+    { levels: ["catapult", "pass_the_parcel"], agent: "heuristic", evolver: "heuristic", rounds: 17, episodesPerRound: 3, ...extra },
+    "t",
+    allFamilies(),
+  );
 
 describe("held-out seeds per level", () => {
   it("--seeds reads one list for every level or one per level, and names what is wrong", () => {
@@ -30,7 +34,12 @@ describe("held-out seeds per level", () => {
     const free = (level: string) => plan.get(level)!.heldOut.filter((s) => !plan.get(level)!.seen.has(s));
     const [c] = free("catapult");
     const [p] = free("pass_the_parcel");
-    expect(heldOutSeeds(cfg, family, { seeds: { catapult: [c!], pass_the_parcel: [p!] }, count: 1 })).toEqual(new Map([["catapult", [c]], ["pass_the_parcel", [p]]]));
+    expect(heldOutSeeds(cfg, family, { seeds: { catapult: [c!], pass_the_parcel: [p!] }, count: 1 })).toEqual(
+      new Map([
+        ["catapult", [c]],
+        ["pass_the_parcel", [p]],
+      ]),
+    );
     expect(heldOutSeeds(cfg, family, { seeds: { catapult: [c!] }, count: 1 }).get("pass_the_parcel")).toEqual([]);
     const seen = [...plan.get("pass_the_parcel")!.seen][0]!;
     expect(() => heldOutSeeds(cfg, family, { seeds: { pass_the_parcel: [seen] }, count: 1 })).toThrow(/were seen while learning on pass_the_parcel/);

@@ -16,8 +16,14 @@ import { HEXA, hexa, makeRun } from "./support/inspect-runs.ts";
 if (!haveChromium) console.warn(NO_CHROMIUM);
 const suite = haveChromium ? describe : describe.skip;
 
-const lines = (file: string) => readFileSync(file, "utf8").split("\n").filter((l) => l.trim() !== "");
-interface LogLine { level: string; event?: { type: string; round: number; entry?: { id: string } }; }
+const lines = (file: string) =>
+  readFileSync(file, "utf8")
+    .split("\n")
+    .filter((l) => l.trim() !== "");
+interface LogLine {
+  level: string;
+  event?: { type: string; round: number; entry?: { id: string } };
+}
 const bankLines = (run: string) => lines(join(run, "bank-events.jsonl")).map((l) => JSON.parse(l) as LogLine);
 
 /** Opens a page and records console errors, page errors and every request that is not the file itself or inline data. */
@@ -25,9 +31,14 @@ const open = async (browser: Browser, url: string) => {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   const errors: string[] = [];
   const requests: string[] = [];
-  page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
+  page.on("console", (m) => {
+    if (m.type() === "error") errors.push(m.text());
+  });
   page.on("pageerror", (e) => errors.push(e.message));
-  page.on("request", (r) => { if (!r.url().startsWith("data:") && r.url() !== url && !r.url().startsWith(new URL(url).origin === "null" ? "file:" : new URL(url).origin)) requests.push(r.url()); });
+  page.on("request", (r) => {
+    if (!r.url().startsWith("data:") && r.url() !== url && !r.url().startsWith(new URL(url).origin === "null" ? "file:" : new URL(url).origin))
+      requests.push(r.url());
+  });
   const t0 = performance.now();
   await page.goto(url);
   await page.waitForFunction(() => (window as unknown as { hexa?: { views: Record<string, unknown> } }).hexa?.views["chart-cumulative"] !== undefined);
@@ -62,7 +73,7 @@ let run: string;
 let browser: Browser;
 
 suite("hexa inspect in Chromium", () => {
-beforeAll(async () => {
+  beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), "hexa-inspect-browser-"));
     run = process.env.HEXA_INSPECT_RUN ? resolve(process.env.HEXA_INSPECT_RUN) : makeRun(join(root, "runs"));
     const r = hexa(["inspect", run, "--out", join(root, "report.html")]);
@@ -75,7 +86,6 @@ beforeAll(async () => {
   });
 
   describe("a run's report", () => {
-
     it("loads a run's report from disk with no console error and no request leaving the file", async () => {
       const { page, errors, requests, loadMs } = await open(browser, `file://${join(root, "report.html")}`);
       expect(errors).toEqual([]);
@@ -222,17 +232,21 @@ suite("hexa inspect in Chromium: the lineage of a reward search (docs/spec/rewar
     const page = await chromium.newPage({ viewport: { width: 1280, height: 900 } });
     const errors: string[] = [];
     const requests: string[] = [];
-    page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
+    page.on("console", (m) => {
+      if (m.type() === "error") errors.push(m.text());
+    });
     page.on("pageerror", (e) => errors.push(e.message));
-    page.on("request", (r) => { if (!r.url().startsWith("data:") && r.url() !== url) requests.push(r.url()); });
+    page.on("request", (r) => {
+      if (!r.url().startsWith("data:") && r.url() !== url) requests.push(r.url());
+    });
     await page.goto(url);
     await page.waitForSelector("#chart-search svg .candidate_points_marks", { state: "attached" });
     const recs = lines(join(search, "candidates.jsonl")).map((l) => JSON.parse(l) as { index: number; parent: number | null; code: string });
     expect(await marks(page, "chart-search", "candidate_points")).toBe(recs.length);
     // Each node sits inside its parent's node (the nearest enclosing li), roots at the top.
-    const placed = await page.locator("#search-tree li.node").evaluateAll((els) =>
-      els.map((el) => [Number(el.getAttribute("data-index")), el.parentElement!.closest("li.node")?.getAttribute("data-index") ?? null]),
-    );
+    const placed = await page
+      .locator("#search-tree li.node")
+      .evaluateAll((els) => els.map((el) => [Number(el.getAttribute("data-index")), el.parentElement!.closest("li.node")?.getAttribute("data-index") ?? null]));
     expect(placed.sort((a, b) => Number(a[0]) - Number(b[0]))).toEqual(recs.map((r) => [r.index, r.parent === null ? null : String(r.parent)]));
     expect(await page.locator("#episodes").isHidden()).toBe(true);
     await page.locator('#search-tree details[data-index="5"] > summary').click();

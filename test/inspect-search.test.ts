@@ -16,14 +16,32 @@ const FIXTURES = resolve(import.meta.dirname, "fixtures", "searches");
 const RF = join(FIXTURES, "rf-agent-cartpole-s0");
 const RUN_V1 = resolve(import.meta.dirname, "fixtures", "run-v1");
 
-interface Line { index: number; parent: number | null; operator: string; code: string; outcome: { kind: string; fitness?: number } }
+interface Line {
+  index: number;
+  parent: number | null;
+  operator: string;
+  code: string;
+  outcome: { kind: string; fitness?: number };
+}
 const records = (dir: string): Line[] =>
-  readFileSync(join(dir, "candidates.jsonl"), "utf8").split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l) as Line);
+  readFileSync(join(dir, "candidates.jsonl"), "utf8")
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((l) => JSON.parse(l) as Line);
 
 /** The report's data, as the page reads it from its <script id="hexa-data">. */
-interface PageSearch { name: string; best: number | null; roots: number[]; candidates: { index: number; parent: number | null; code: string; children: number[] }[] }
+interface PageSearch {
+  name: string;
+  best: number | null;
+  roots: number[];
+  candidates: { index: number; parent: number | null; code: string; children: number[] }[];
+}
 const pageData = (html: string) =>
-  JSON.parse(html.match(/<script type="application\/json" id="hexa-data">([\s\S]*?)<\/script>/)![1]!) as { kind: string; searches: PageSearch[]; cells: { runs: { episodes: unknown[] }[] }[] };
+  JSON.parse(html.match(/<script type="application\/json" id="hexa-data">([\s\S]*?)<\/script>/)![1]!) as {
+    kind: string;
+    searches: PageSearch[];
+    cells: { runs: { episodes: unknown[] }[] }[];
+  };
 
 let root: string;
 beforeAll(() => {
@@ -94,7 +112,9 @@ describe("the lineage tree", () => {
 
   it("shows a failed training with its error, and a candidate whose parent is missing as a root with a notice", () => {
     const s = readSearchInput(RF, FIXTURES);
-    const failed = s.candidates.map((c) => (c.index === 4 ? { ...c, outcome: { kind: "error" as const, error: "sandbox", message: "line 3: x is not defined" } } : c));
+    const failed = s.candidates.map((c) =>
+      c.index === 4 ? { ...c, outcome: { kind: "error" as const, error: "sandbox", message: "line 3: x is not defined" } } : c,
+    );
     const orphaned = failed.filter((c) => c.index !== 3);
     const v = searchView({ ...s, candidates: orphaned, best: 5 });
     const node = (i: number) => v.candidates.find((c) => c.index === i)!;
@@ -120,7 +140,12 @@ describe("hexa inspect on searches", () => {
     expect(s!.candidates.map((c) => [c.index, c.parent, c.code])).toEqual(want.map((c) => [c.index, c.parent, c.code]));
     // Every edge parent → child is in the tree exactly once.
     const edges = s!.candidates.flatMap((c) => c.children.map((k) => [c.index, k]));
-    expect(edges.sort()).toEqual(want.filter((c) => c.parent !== null).map((c) => [c.parent, c.index]).sort());
+    expect(edges.sort()).toEqual(
+      want
+        .filter((c) => c.parent !== null)
+        .map((c) => [c.parent, c.index])
+        .sort(),
+    );
     expect(s!.best).toBe(5);
   });
 
@@ -128,7 +153,10 @@ describe("hexa inspect on searches", () => {
     let r = hexa(["inspect", FIXTURES, "--out", join(root, "all.html")]);
     expect(r.code, r.stderr).toBe(0);
     let data = pageData(readFileSync(join(root, "all.html"), "utf8"));
-    expect(data.searches.map((s) => [s.name, s.candidates.length])).toEqual([["eureka-cartpole-s0", 4], ["rf-agent-cartpole-s0", 6]]);
+    expect(data.searches.map((s) => [s.name, s.candidates.length])).toEqual([
+      ["eureka-cartpole-s0", 4],
+      ["rf-agent-cartpole-s0", 6],
+    ]);
 
     const name = readdirSync(RUN_V1).find((n) => n.startsWith("v1-fixture"))!;
     const run = join(root, "runs", name);

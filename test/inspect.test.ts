@@ -18,7 +18,10 @@ beforeAll(() => {
 }, 300_000);
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-const lines = (file: string) => readFileSync(file, "utf8").split("\n").filter((l) => l.trim() !== "");
+const lines = (file: string) =>
+  readFileSync(file, "utf8")
+    .split("\n")
+    .filter((l) => l.trim() !== "");
 const createdInEvents = (dir: string) =>
   lines(join(dir, "bank-events.jsonl"))
     .map((l) => JSON.parse(l) as { event?: { type: string } })
@@ -42,7 +45,12 @@ describe("hexa inspect: the report's data", () => {
     const view = buildRunView(input, interphyreDrawer(), { animate: lastSolvedOfEachLevel });
     const animated = view.episodes.filter((e) => e.animation);
     const lastSolved = (level: string) => view.episodes.filter((e) => e.phase === "stream" && e.level === level && e.success).at(-1)?.id;
-    expect(animated.map((e) => e.id).sort()).toEqual(["catapult", "pass_the_parcel"].map(lastSolved).filter((id) => id !== undefined).sort());
+    expect(animated.map((e) => e.id).sort()).toEqual(
+      ["catapult", "pass_the_parcel"]
+        .map(lastSolved)
+        .filter((id) => id !== undefined)
+        .sort(),
+    );
     expect(animated.every((e) => e.animation!.startsWith("data:image/gif;base64,"))).toBe(true);
   });
 
@@ -60,7 +68,11 @@ describe("hexa inspect: the report's data", () => {
   it("keeps data from closing its <script> element", () => {
     const view = buildRunView(readRunInput(run), interphyreDrawer(), { animate: () => false });
     view.episodes[0]!.steps[0]!.observation = "</script><script>alert(1)</script>";
-    const html = renderReportHtml(buildReport({ kind: "run", title: "t", builtAt: "now", cells: [{ name: "c", runs: [view] }] }), { vega: "", vegaLite: "", client: "" }, { live: false });
+    const html = renderReportHtml(
+      buildReport({ kind: "run", title: "t", builtAt: "now", cells: [{ name: "c", runs: [view] }] }),
+      { vega: "", vegaLite: "", client: "" },
+      { live: false },
+    );
     expect(html).not.toContain("</script><script>alert(1)");
   });
 });
@@ -114,6 +126,9 @@ describe("hexa inspect: comparison directories", () => {
     cpSync(run, join(cmp, "b", "r1"), { recursive: true });
     const t = findTarget(cmp);
     expect(t.kind).toBe("compare");
-    expect(t.cells.map((c) => [c.name, c.runs.length])).toEqual([["a", 2], ["b", 1]]);
+    expect(t.cells.map((c) => [c.name, c.runs.length])).toEqual([
+      ["a", 2],
+      ["b", 1],
+    ]);
   });
 });

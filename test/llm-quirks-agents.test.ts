@@ -34,7 +34,13 @@ const roleModel = async (role: "actor" | "evolver", script: ScriptItem[], extra:
   server = await startFakeOpenAI(script);
   const llm = LlmConfig.parse({ [role]: { model: "local", baseURL: server.url, apiKey: "k", maxRetries: 0, ...extra } });
   const notices: string[] = [];
-  const model = createRoleModel(role, llm, { env: {}, sleep: async () => {}, limits: new EndpointLimits(), onNotice: (m) => notices.push(m), ...(gate ? { gate } : {}) });
+  const model = createRoleModel(role, llm, {
+    env: {},
+    sleep: async () => {},
+    limits: new EndpointLimits(),
+    onNotice: (m) => notices.push(m),
+    ...(gate ? { gate } : {}),
+  });
   return { model, llm, notices };
 };
 
@@ -69,7 +75,11 @@ describe("the actor on a quirky server", () => {
   it("keeps <think> as the step's thought and never sends it back", async () => {
     const { t } = await episode([
       { text: "Look first.", toolCalls: [{ name: "get_level_state", args: {} }], quirks: { think: "SECRET PLAN {x: 1}" } },
-      { text: "Solve.", toolCalls: [{ name: "simulate_action", args: solution }], quirks: { reasoning: { field: "reasoning_content", text: "second reasoning" } } },
+      {
+        text: "Solve.",
+        toolCalls: [{ name: "simulate_action", args: solution }],
+        quirks: { reasoning: { field: "reasoning_content", text: "second reasoning" } },
+      },
     ]);
     expect(t.steps[0]!.thought).toBe("[reasoning] SECRET PLAN {x: 1}\n\nLook first.");
     expect(t.steps[1]!.thought).toBe("[reasoning] second reasoning\n\nSolve.");
@@ -86,7 +96,9 @@ describe("the actor on a quirky server", () => {
       { maxOutputTokens: 256 },
     );
     const cap = "llm.actor: the answer was cut at max output tokens 256 (finish_reason length); raise llm.actor.maxOutputTokens, or answer more briefly";
-    expect(t.steps[0]!.observation).toBe(`${cap}. You did not call a tool. Each turn must end with exactly one tool call (this turn still counted). Call a tool now.`);
+    expect(t.steps[0]!.observation).toBe(
+      `${cap}. You did not call a tool. Each turn must end with exactly one tool call (this turn still counted). Call a tool now.`,
+    );
     expect(t.steps[1]!.observation).toBe(`ERROR: ${cap}`);
     expect(t.success).toBe(true);
   });
@@ -94,7 +106,9 @@ describe("the actor on a quirky server", () => {
   it("ends an episode that outgrew the model's context as a failed episode with the fix, not an endpoint error", async () => {
     const { t } = await episode([{ text: "Look.", toolCalls: [{ name: "get_level_state", args: {} }] }, { quirks: { contextOverflow: "vllm" } }]);
     expect(t).toMatchObject({ success: false, stopReason: "context" });
-    expect(t.error).toMatch(/maximum context length is 4096 tokens.*; the request \(prompt plus llm\.actor\.maxOutputTokens 8192\) is longer than the context the server gives the model: lower llm\.actor\.maxOutputTokens or actor\.maxRequestChars/);
+    expect(t.error).toMatch(
+      /maximum context length is 4096 tokens.*; the request \(prompt plus llm\.actor\.maxOutputTokens 8192\) is longer than the context the server gives the model: lower llm\.actor\.maxOutputTokens or actor\.maxRequestChars/,
+    );
   });
 });
 
@@ -121,7 +135,7 @@ const failures = JSON.stringify({ mistakes: [{ description: "short", root_cause:
 describe("the evolver on a quirky server", () => {
   it("reads its JSON past a <think> block that holds braces of its own", async () => {
     const { model } = await roleModel("evolver", [
-      { text: contrastive, quirks: { think: "Maybe {\"skills\": []} is wrong; consider {a} and {b}." } },
+      { text: contrastive, quirks: { think: 'Maybe {"skills": []} is wrong; consider {a} and {b}.' } },
       { text: failures, quirks: { think: "{ nothing }" } },
     ]);
     const events = await distil({ words: INTERPHYRE_WORDS, model, round: 1, level: "two_body_problem", labelled: batch });
@@ -135,7 +149,8 @@ describe("the evolver on a quirky server", () => {
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({
       type: "evolver_failure",
-      error: "structured output failed after 2 attempt(s): llm.evolver: the answer was cut at max output tokens 1024 (finish_reason length); raise llm.evolver.maxOutputTokens, or answer more briefly",
+      error:
+        "structured output failed after 2 attempt(s): llm.evolver: the answer was cut at max output tokens 1024 (finish_reason length); raise llm.evolver.maxOutputTokens, or answer more briefly",
     });
   });
 
@@ -144,7 +159,11 @@ describe("the evolver on a quirky server", () => {
     const events = await distil({ words: INTERPHYRE_WORDS, model, round: 1, level: "two_body_problem", labelled: batch });
     expect(events).toHaveLength(1);
     expect(events[0]!.type).toBe("evolver_failure");
-    expect(events[0]).toMatchObject({ error: expect.stringMatching(/exceeds the available context size.*; the request \(prompt plus llm\.evolver\.maxOutputTokens 8192\) is longer than the context/) });
+    expect(events[0]).toMatchObject({
+      error: expect.stringMatching(
+        /exceeds the available context size.*; the request \(prompt plus llm\.evolver\.maxOutputTokens 8192\) is longer than the context/,
+      ),
+    });
   });
 });
 
@@ -152,7 +171,12 @@ describe("a server that reports no usage, under a token cap", () => {
   it("counts hexa's estimate, so the cap stops the run near its limit instead of letting every call through", async () => {
     const gate = new SpendGate({ tokens: 60_000 }, {});
     const answer: ScriptItem = { text: "x".repeat(2000), quirks: { noUsage: true } };
-    const { model, notices } = await roleModel("actor", Array.from({ length: 20 }, () => answer), {}, gate);
+    const { model, notices } = await roleModel(
+      "actor",
+      Array.from({ length: 20 }, () => answer),
+      {},
+      gate,
+    );
     const big: Message[] = [{ role: "user", content: "y".repeat(40_000) }];
     let made = 0;
     const stop = await (async () => {

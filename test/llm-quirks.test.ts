@@ -28,7 +28,13 @@ const chat = async (script: ScriptItem[], options: Record<string, unknown> = {})
   server = await startFakeOpenAI(script);
   const notices: string[] = [];
   const config = { ...ModelConfig.parse({ model: "qwen3", maxRetries: 0, ...options }), baseURL: server.url, apiKey: "k" };
-  const model = createOpenAIChat(config, { sleep: async () => {}, random: () => 0.5, limits: new EndpointLimits(), where: "llm.actor", onNotice: (m) => notices.push(m) });
+  const model = createOpenAIChat(config, {
+    sleep: async () => {},
+    random: () => 0.5,
+    limits: new EndpointLimits(),
+    where: "llm.actor",
+    onNotice: (m) => notices.push(m),
+  });
   return { model, notices };
 };
 
@@ -46,7 +52,9 @@ describe("tool calls written as text", () => {
     expect(turn.toolCalls[0]).toMatchObject({ name: "simulate", args: { x: -2.5, y: 3 } });
     expect(turn.toolCalls[0]!.id).toMatch(/^call_[0-9a-f]{24}$/);
     expect(notices).toHaveLength(1);
-    expect(notices[0]).toMatch(/^llm\.actor: the server returned the tool call as text in the content \(finish_reason stop\); hexa read it as the call, but start vLLM with --enable-auto-tool-choice --tool-call-parser .* llama\.cpp's server with --jinja$/);
+    expect(notices[0]).toMatch(
+      /^llm\.actor: the server returned the tool call as text in the content \(finish_reason stop\); hexa read it as the call, but start vLLM with --enable-auto-tool-choice --tool-call-parser .* llama\.cpp's server with --jinja$/,
+    );
   });
 
   it("names an unreadable text call to the model (problem) and to the user (notice), with no call made", async () => {
@@ -80,7 +88,16 @@ describe("reasoning", () => {
     ["reasoning", false],
     ["reasoning", true],
   ] as const)("keeps the %s field as reasoning (streaming %s)", async (field, streaming) => {
-    const { model } = await chat([{ text: "Left edge.", toolCalls: [{ name: "simulate", args: { x: 1, y: 2 } }], quirks: { reasoning: { field, text: "The ball must clear the wall." } } }], { streaming });
+    const { model } = await chat(
+      [
+        {
+          text: "Left edge.",
+          toolCalls: [{ name: "simulate", args: { x: 1, y: 2 } }],
+          quirks: { reasoning: { field, text: "The ball must clear the wall." } },
+        },
+      ],
+      { streaming },
+    );
     const turn = await model.invoke(ask, [simulate]);
     expect(turn.reasoning).toBe("The ball must clear the wall.");
     expect(turn.text).toBe("Left edge.");
@@ -121,7 +138,13 @@ describe("tool-call arguments", () => {
   });
 
   it.each(both)("makes unique ids for calls the server sent without one (streaming %s)", async (streaming) => {
-    const item: ScriptItem = { toolCalls: [{ name: "simulate", args: { x: 1, y: 2 } }, { name: "simulate", args: { x: 1, y: 2 } }], quirks: { noToolCallIds: true } };
+    const item: ScriptItem = {
+      toolCalls: [
+        { name: "simulate", args: { x: 1, y: 2 } },
+        { name: "simulate", args: { x: 1, y: 2 } },
+      ],
+      quirks: { noToolCallIds: true },
+    };
     const { model } = await chat([item, item], { streaming });
     const a = await model.invoke(ask, [simulate]);
     const b = await model.invoke([...ask, { role: "user", content: "again" }], [simulate]);
@@ -135,7 +158,9 @@ describe("an answer cut at the output cap", () => {
   it.each(both)("says the cap and the setting, not a parse error (streaming %s)", async (streaming) => {
     const { model } = await chat([{ text: '{"skills": [', quirks: { finishLength: true } }], { streaming, maxOutputTokens: 512 });
     const turn = await model.invoke(ask, []);
-    expect(turn.problem).toBe("llm.actor: the answer was cut at max output tokens 512 (finish_reason length); raise llm.actor.maxOutputTokens, or answer more briefly");
+    expect(turn.problem).toBe(
+      "llm.actor: the answer was cut at max output tokens 512 (finish_reason length); raise llm.actor.maxOutputTokens, or answer more briefly",
+    );
   });
 });
 
@@ -144,7 +169,9 @@ describe("error answers", () => {
     const { model } = await chat([{ quirks: { contextOverflow: flavour } }]);
     const error = await model.invoke(ask, []).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ContextOverflow);
-    expect((error as Error).message).toMatch(/is longer than the context the server gives the model: lower llm\.actor\.maxOutputTokens or actor\.maxRequestChars, or serve the model with a longer context \(vLLM --max-model-len, llama\.cpp -c, Ollama OLLAMA_CONTEXT_LENGTH\)$/);
+    expect((error as Error).message).toMatch(
+      /is longer than the context the server gives the model: lower llm\.actor\.maxOutputTokens or actor\.maxRequestChars, or serve the model with a longer context \(vLLM --max-model-len, llama\.cpp -c, Ollama OLLAMA_CONTEXT_LENGTH\)$/,
+    );
   });
 
   it("shows the message of an error vLLM put at the top level of the body", async () => {
@@ -159,7 +186,9 @@ describe("a slow or serial server", () => {
   it("names timeoutMs and concurrency in a timeout (a server serving one request at a time queues the rest)", async () => {
     const { model } = await chat([{ fault: "timeout" }], { timeoutMs: 50 });
     const error = (await model.invoke(ask, []).catch((e: unknown) => e)) as Error;
-    expect(error.message).toMatch(/no answer within 50 ms; raise llm\.actor\.timeoutMs, or, if the server serves fewer requests at a time than llm\.actor\.concurrency \(1; llama\.cpp -np, OLLAMA_NUM_PARALLEL\), lower it to that number$/);
+    expect(error.message).toMatch(
+      /no answer within 50 ms; raise llm\.actor\.timeoutMs, or, if the server serves fewer requests at a time than llm\.actor\.concurrency \(1; llama\.cpp -np, OLLAMA_NUM_PARALLEL\), lower it to that number$/,
+    );
   });
 
   it("sends one request at a time to a server on this machine unless concurrency is set", async () => {
@@ -170,9 +199,16 @@ describe("a slow or serial server", () => {
 });
 
 describe("request shape", () => {
-  it("sends content null (not \"\") for an assistant message that only made tool calls", async () => {
+  it('sends content null (not "") for an assistant message that only made tool calls', async () => {
     const { model } = await chat([{ text: "ok" }]);
-    await model.invoke([...ask, { role: "assistant", content: "", toolCalls: [{ id: "call_1", name: "simulate", args: { x: 1, y: 2 }, rawArgs: '{"x":1,"y":2}' }] }, { role: "tool", content: "fell short", toolCallId: "call_1", name: "simulate" }], [simulate]);
+    await model.invoke(
+      [
+        ...ask,
+        { role: "assistant", content: "", toolCalls: [{ id: "call_1", name: "simulate", args: { x: 1, y: 2 }, rawArgs: '{"x":1,"y":2}' }] },
+        { role: "tool", content: "fell short", toolCallId: "call_1", name: "simulate" },
+      ],
+      [simulate],
+    );
     const sent = server!.requests[0]!.body.messages;
     expect(sent[2]).toMatchObject({ role: "assistant", content: null });
   });

@@ -11,20 +11,31 @@ const tmp = tempDirs("hexa-workers-");
 const timeless = (v: unknown): unknown => {
   if (Array.isArray(v)) return v.map(timeless);
   if (v === null || typeof v !== "object") return v;
-  return Object.fromEntries(Object.entries(v).filter(([k]) => !/(^ms$|Ms$|^at$|At$|^time)/.test(k)).map(([k, x]) => [k, timeless(x)]));
+  return Object.fromEntries(
+    Object.entries(v)
+      .filter(([k]) => !/(^ms$|Ms$|^at$|At$|^time)/.test(k))
+      .map(([k, x]) => [k, timeless(x)]),
+  );
 };
 
 const runWith = async (workers: number): Promise<Record<string, unknown>> => {
   const dir = tmp();
   const config = join(dir, "run.yaml");
-  writeFileSync(config, "levels: [two_body_problem, down_to_earth]\nagent: heuristic\nevolver: heuristic\ninit: off2on\nupdate: evolving\nrounds: 3\nepisodesPerRound: 3\noffline:\n  episodes: 3\n");
+  writeFileSync(
+    config,
+    "levels: [two_body_problem, down_to_earth]\nagent: heuristic\nevolver: heuristic\ninit: off2on\nupdate: evolving\nrounds: 3\nepisodesPerRound: 3\noffline:\n  episodes: 3\n",
+  );
   const out = await hexa(["run", config, "--runs-dir", join(dir, "runs")], { env: { HEXA_PHYSICS_WORKERS: String(workers) } });
   expect(out.status, out.stderr).toBe(0);
   const [id] = readdirSync(join(dir, "runs")).filter((d) => !d.startsWith("."));
   const run = join(dir, "runs", id!);
   const files: Record<string, unknown> = {};
   // Episodes are appended as they finish, so their order in the file follows the pool; each is compared by id.
-  const lines = (f: string) => readFileSync(join(run, f), "utf8").split("\n").filter(Boolean).map((l) => timeless(JSON.parse(l)));
+  const lines = (f: string) =>
+    readFileSync(join(run, f), "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => timeless(JSON.parse(l)));
   files["episodes.jsonl"] = (lines("episodes.jsonl") as { id: string }[]).sort((a, b) => a.id.localeCompare(b.id));
   files["bank-events.jsonl"] = lines("bank-events.jsonl");
   for (const f of readdirSync(join(run, "banks"))) files[`banks/${f}`] = timeless(JSON.parse(readFileSync(join(run, "banks", f), "utf8")));

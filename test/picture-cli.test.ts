@@ -71,7 +71,11 @@ describe("hexa levels show", () => {
     const r = hexa("levels", "show", "two_body_problem", "--seed", "3", "--out", png, "--size", "64");
     expect(r.status).toBe(0);
     const lines = r.stdout.trim().split("\n");
-    expect(lines.slice(0, 3)).toEqual(["two_body_problem seed 3", "goal: green_ball touches blue_ball for 3 s", expect.stringMatching(/^default red ball radius: 0\.\d\d$/)]);
+    expect(lines.slice(0, 3)).toEqual([
+      "two_body_problem seed 3",
+      "goal: green_ball touches blue_ball for 3 s",
+      expect.stringMatching(/^default red ball radius: 0\.\d\d$/),
+    ]);
     expect(lines[3]).toMatch(/^blue_ball\s+blue\s+ball\s+dynamic\s+\(-?\d+\.\d\d, -?\d+\.\d\d\)\s+radius 0\.\d\d$/);
     expect(lines[4]).toMatch(/^green_ball\s+green\s+ball\s+dynamic/);
     expect([...readFileSync(png).subarray(1, 4)].map((c) => String.fromCharCode(c)).join("")).toBe("PNG");

@@ -73,7 +73,9 @@ describe("hexa run's pre-flight (hexa doctor's checks)", () => {
     modes.fingerprint = "fp_2";
     const resumed = await hexa(["run", "--resume", dir], { env: { ...ON, HEXA_EVOLVER_API_KEY: "test" } });
     expect(resumed.status, resumed.stderr).toBe(0);
-    expect(resumed.stderr).toContain(`warning: llm.evolver now answers as another model than when ${dir} was made (system_fingerprint fp_1 → fp_2); results before and after may differ for that reason`);
+    expect(resumed.stderr).toContain(
+      `warning: llm.evolver now answers as another model than when ${dir} was made (system_fingerprint fp_1 → fp_2); results before and after may differ for that reason`,
+    );
     // The capability checks came from the cache (an hour): the resume asked one short call for the fingerprint.
     expect(e.requests.filter((r) => r.body.messages?.length && JSON.stringify(r.body.messages).includes("ready")).length).toBeGreaterThan(0);
   });
@@ -102,7 +104,8 @@ describe("hexa run's pre-flight (hexa doctor's checks)", () => {
     modes.fingerprint = "fp_2";
     const again = await hexa(args, { env });
     expect(again.status, again.stderr).toBe(0);
-    expect(again.stderr).toMatch(/warning: llm\.evolver now answers as another model than when .*runs\/c1_topSkills-6__.* was made \(system_fingerprint fp_1 → fp_2\)/);
+    expect(again.stderr).toMatch(
+      /warning: llm\.evolver now answers as another model than when .*runs\/c1_topSkills-6__.* was made \(system_fingerprint fp_1 → fp_2\)/,
+    );
   });
 });
-

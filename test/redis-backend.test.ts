@@ -72,7 +72,11 @@ const start = (args: string[], env: NodeJS.ProcessEnv = {}): Proc => {
 const worker = (env: NodeJS.ProcessEnv = {}, ...extra: string[]): Proc => start(["worker", "--redis", redis.url, ...WORKER_FLAGS, ...extra], env);
 /** Resolves once the worker is connected (its first line). */
 const ready = async (w: Proc) => {
-  await until(() => w.stderr().includes(" at once per queue"), 20_000, () => `worker did not start: ${w.stderr()}`);
+  await until(
+    () => w.stderr().includes(" at once per queue"),
+    20_000,
+    () => `worker did not start: ${w.stderr()}`,
+  );
   return w;
 };
 /** Stops a worker as a user does (Ctrl-C: it finishes its jobs in flight and leaves the table). */
@@ -96,7 +100,14 @@ const runDirIn = (runsDir: string): string => {
 const lines = (path: string): string[] => (existsSync(path) ? readFileSync(path, "utf8").split("\n").filter(Boolean) : []);
 const episodeIds = (dir: string): string[] => lines(join(dir, "episodes.jsonl")).map((l) => (JSON.parse(l) as { id: string }).id);
 /** Jobs a worker played to the end (its log says so once per job). */
-const played = (...ws: Proc[]) => ws.flatMap((w) => w.stderr().split("\n").filter((l) => / done$/.test(l)).map((l) => l.replace(/^episodes job [^/]+\//, "").replace(/ done$/, "")));
+const played = (...ws: Proc[]) =>
+  ws.flatMap((w) =>
+    w
+      .stderr()
+      .split("\n")
+      .filter((l) => / done$/.test(l))
+      .map((l) => l.replace(/^episodes job [^/]+\//, "").replace(/ done$/, "")),
+  );
 
 /**
  * A run directory as data with its timings set aside: every `…Ms`/`ms` number, `at`/`createdAt` stamps, pids,
@@ -167,7 +178,11 @@ describe("hexa run --backend redis://", () => {
     const runs = join(tmp, "killed-worker");
     const run = start(["run", config, "--runs-dir", runs, "--backend", redis.url]);
     // The first job a starts is the one it dies in; b starts only then, so only a stalled-job recovery gives it that job.
-    await until(() => /job \S+ started/.test(a.stderr()), 30_000, () => a.stderr());
+    await until(
+      () => /job \S+ started/.test(a.stderr()),
+      30_000,
+      () => a.stderr(),
+    );
     const victim = /episodes job \S+?\/(\S+) started/.exec(a.stderr())![1]!;
     a.child.kill("SIGKILL");
     const b = await ready(worker());
@@ -189,7 +204,11 @@ describe("hexa run --backend redis://", () => {
     const runs = join(tmp, "killed-coordinator");
     const run = start(["run", config, "--runs-dir", runs, "--backend", redis.url]);
     // Killed once round 1's jobs are queued and the worker has finished one of them.
-    await until(() => played(w).some((id) => id.startsWith("stream/")), 60_000, () => w.stderr());
+    await until(
+      () => played(w).some((id) => id.startsWith("stream/")),
+      60_000,
+      () => w.stderr(),
+    );
     run.child.kill("SIGKILL");
     await run.done;
     const dir = runDirIn(runs);
@@ -211,7 +230,11 @@ describe("hexa run --backend redis://", () => {
     const w = await ready(worker());
     const runs = join(tmp, "redis-restart");
     const run = start(["run", config, "--runs-dir", runs, "--backend", redis.url]);
-    await until(() => played(w).some((id) => id.startsWith("stream/")), 60_000, () => w.stderr());
+    await until(
+      () => played(w).some((id) => id.startsWith("stream/")),
+      60_000,
+      () => w.stderr(),
+    );
     await redis.restart();
     const r = await run.done;
     expect(r.status, r.stderr).toBe(0);
@@ -227,11 +250,16 @@ describe("hexa run --backend redis://", () => {
   it("a job that fails deterministically (no API key on the worker) fails the run at once, without retries", async () => {
     const w = await ready(worker({ OPENAI_API_KEY: "", HEXA_ACTOR_API_KEY: "" }));
     const cfg = join(tmp, "llm.yaml");
-    writeFileSync(cfg, `levels: [catapult]\nagent: hexa\nevolver: heuristic\ninit: online\nrounds: 1\nepisodesPerRound: 1\nllm:\n  actor:\n    model: gpt-4.1-mini\n    baseURL: http://127.0.0.1:9/v1\n`);
+    writeFileSync(
+      cfg,
+      `levels: [catapult]\nagent: hexa\nevolver: heuristic\ninit: online\nrounds: 1\nepisodesPerRound: 1\nllm:\n  actor:\n    model: gpt-4.1-mini\n    baseURL: http://127.0.0.1:9/v1\n`,
+    );
     const t0 = Date.now();
     const r = await start(["run", cfg, "--runs-dir", join(tmp, "no-key"), "--backend", redis.url], { OPENAI_API_KEY: "sk-coordinator-only" }).done;
     expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/hexa: stream\/catapult\/r1\/s\d+: a worker failed the episode \(llm\.actor\.apiKey: no API key .*export it where hexa worker runs/);
+    expect(r.stderr).toMatch(
+      /hexa: stream\/catapult\/r1\/s\d+: a worker failed the episode \(llm\.actor\.apiKey: no API key .*export it where hexa worker runs/,
+    );
     expect(r.stderr).toContain("hexa run --resume");
     expect(Date.now() - t0).toBeLessThan(30_000);
     expect(w.stderr().match(/ started \(attempt/g)).toHaveLength(1);
@@ -246,7 +274,9 @@ describe("hexa run --backend redis://", () => {
     try {
       await events.waitUntilReady();
       const job = await queue.add("episode", { schemaVersion: 2, hexa: { version: "0.0.1-other", commit: null } }, { jobId: "foreign/job", attempts: 3 });
-      await expect(job.waitUntilFinished(events)).rejects.toThrow(/job foreign\/job: queued by hexa 0\.0\.1-other; this worker is hexa \d+\.\d+\.\d+.*; run the same hexa version on the coordinator and every worker/);
+      await expect(job.waitUntilFinished(events)).rejects.toThrow(
+        /job foreign\/job: queued by hexa 0\.0\.1-other; this worker is hexa \d+\.\d+\.\d+.*; run the same hexa version on the coordinator and every worker/,
+      );
       const again = await queue.getJob("foreign/job");
       expect(again?.attemptsMade).toBe(1);
       const newer = await queue.add("episode", { schemaVersion: 99, hexa: { version: "9.9.9", commit: null } }, { jobId: "newer/job", attempts: 3 });
@@ -262,7 +292,10 @@ describe("hexa run --backend redis://", () => {
     const rs = (cache: string) => {
       const path = join(tmp, `rs-${cache}.yaml`);
       // Each run its own training cache, so the Redis run trains everything again.
-      writeFileSync(path, `family: reward-search\nlevels: [cartpole]\nagent: heuristic\nevolver: heuristic\nrounds: 1\nepisodesPerRound: 1\noffline: {episodes: 1}\nactor: {maxTurns: 3}\nconcurrency: 1\nrewardSearch: {trainSteps: 1024, finishSteps: 2048, cacheDir: ${join(tmp, cache)}, jobsDir: ${join(tmp, "jobs")}}\n`);
+      writeFileSync(
+        path,
+        `family: reward-search\nlevels: [cartpole]\nagent: heuristic\nevolver: heuristic\nrounds: 1\nepisodesPerRound: 1\noffline: {episodes: 1}\nactor: {maxTurns: 3}\nconcurrency: 1\nrewardSearch: {trainSteps: 1024, finishSteps: 2048, cacheDir: ${join(tmp, cache)}, jobsDir: ${join(tmp, "jobs")}}\n`,
+      );
       return path;
     };
     const l = await start(["run", rs("cache-local"), "--runs-dir", join(tmp, "rs-local")]).done;
@@ -283,9 +316,27 @@ describe("hexa run --backend redis://", () => {
   it("hexa compare --backend spreads the grid's runs over the workers", async () => {
     const w = await ready(worker({}, "--concurrency", "2"));
     const base = join(tmp, "grid.yaml");
-    writeFileSync(base, `levels: [two_body_problem]\nagent: heuristic\nevolver: heuristic\nrounds: 1\nepisodesPerRound: 2\noffline:\n  episodes: 1\nactor:\n  maxTurns: 4\n`);
+    writeFileSync(
+      base,
+      `levels: [two_body_problem]\nagent: heuristic\nevolver: heuristic\nrounds: 1\nepisodesPerRound: 2\noffline:\n  episodes: 1\nactor:\n  maxTurns: 4\n`,
+    );
     const out = join(tmp, "grid");
-    const r = await start(["compare", base, "--grid", "update=evolving,static", "--runs", "1", "--heldout", "0", "--parallel", "2", "--out", out, "--backend", redis.url]).done;
+    const r = await start([
+      "compare",
+      base,
+      "--grid",
+      "update=evolving,static",
+      "--runs",
+      "1",
+      "--heldout",
+      "0",
+      "--parallel",
+      "2",
+      "--out",
+      out,
+      "--backend",
+      redis.url,
+    ]).done;
     expect(r.status, r.stderr).toBe(0);
     const cells = (JSON.parse(readFileSync(join(out, "results.json"), "utf8")) as { cells: unknown[] }).cells;
     expect(cells).toHaveLength(2);

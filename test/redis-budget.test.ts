@@ -14,7 +14,11 @@ import { startRedis, type RedisServer } from "./support/redis-server.ts";
  */
 
 const ENV = { HEXA_ACTOR_API_KEY: "k", HEXA_QUEUE_CHECK_MS: "300" };
-const commit = (): ScriptItem => ({ text: "Commit.", toolCalls: [{ name: "finish", args: { x: -4.3, y: 4.3, radius: 0.1 } }], usage: { prompt: 100, completion: 30_000 } });
+const commit = (): ScriptItem => ({
+  text: "Commit.",
+  toolCalls: [{ name: "finish", args: { x: -4.3, y: 4.3, radius: 0.1 } }],
+  usage: { prompt: 100, completion: 30_000 },
+});
 
 let redis: RedisServer;
 let server: FakeOpenAI;
@@ -26,7 +30,15 @@ beforeAll(async () => {
   tmp = mkdtempSync(join(tmpdir(), "hexa-redis-budget-"));
   // BullMQ's default 30 s locks: a worker loading the model client on a busy machine must not lose its job to the other.
   workers = [0, 1].map(() => start(["worker", "--redis", redis.url]));
-  await Promise.all(workers.map((w) => until(() => w.stderr().includes(" at once per queue"), 20_000, () => w.stderr())));
+  await Promise.all(
+    workers.map((w) =>
+      until(
+        () => w.stderr().includes(" at once per queue"),
+        20_000,
+        () => w.stderr(),
+      ),
+    ),
+  );
 });
 afterAll(async () => {
   for (const c of live) c.kill("SIGKILL");
@@ -51,10 +63,19 @@ const until = async (cond: () => boolean, ms: number, what: () => string) => {
 const config = (name: string, rounds: number, perRound: number): string => {
   const path = join(tmp, name);
   const endpoint = `{model: m, baseURL: ${JSON.stringify(server.url)}, maxRetries: 0, timeoutMs: 5000, maxOutputTokens: 40000}`;
-  writeFileSync(path, `levels: [two_body_problem]\nagent: react\nrounds: ${rounds}\nepisodesPerRound: ${perRound}\nllm: {actor: ${endpoint}, prices: {m: {input: 1, cachedInput: 0.5, output: 2}}}\n`);
+  writeFileSync(
+    path,
+    `levels: [two_body_problem]\nagent: react\nrounds: ${rounds}\nepisodesPerRound: ${perRound}\nllm: {actor: ${endpoint}, prices: {m: {input: 1, cachedInput: 0.5, output: 2}}}\n`,
+  );
   return path;
 };
-const jsonl = <T>(path: string): T[] => (existsSync(path) ? readFileSync(path, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as T) : []);
+const jsonl = <T>(path: string): T[] =>
+  existsSync(path)
+    ? readFileSync(path, "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as T)
+    : [];
 
 describe("hexa run --backend redis:// with a spend cap", () => {
   it("stops the whole run at the cap, whichever worker meets it, and resumes under a raised cap with no episode repeated", async () => {
@@ -65,7 +86,9 @@ describe("hexa run --backend redis:// with a spend cap", () => {
     server.push(commit(), commit());
     const first: Out = await start(["run", cfg, "--runs-dir", runs, "--backend", redis.url, "--budget-tokens", "70000", "--yes"]).done;
     expect(first.status, first.stderr).toBe(3);
-    expect(first.stderr).toMatch(/hexa: stopped: budget — (the next llm\.actor call \(about \$[\d.]+, [\d,]+ tokens\) would cross|another call of this run was refused before this llm\.actor call, at) budget\.tokens 70,000; .* \(on worker [^)]+\); the run is marked stopped: budget/);
+    expect(first.stderr).toMatch(
+      /hexa: stopped: budget — (the next llm\.actor call \(about \$[\d.]+, [\d,]+ tokens\) would cross|another call of this run was refused before this llm\.actor call, at) budget\.tokens 70,000; .* \(on worker [^)]+\); the run is marked stopped: budget/,
+    );
     const run = join(runs, readdirSync(runs)[0]!);
     expect(first.stderr).toContain(`hexa run --resume ${run} --budget-tokens 140000`);
     expect(server.requests).toHaveLength(2);
@@ -78,7 +101,11 @@ describe("hexa run --backend redis:// with a spend cap", () => {
     expect(stopped).toMatchObject({ reason: "budget", cap: { tokens: 70_000 } });
     expect(stopped.spent.tokens).toBeLessThanOrEqual(70_000);
     // Both round-2 jobs fail on the workers, once each: no retries within the stopped session.
-    await until(() => workers.flatMap((w) => w.stderr().match(/failed: stopped: budget/g) ?? []).length === 2, 20_000, () => workers.map((w) => w.stderr()).join("\n"));
+    await until(
+      () => workers.flatMap((w) => w.stderr().match(/failed: stopped: budget/g) ?? []).length === 2,
+      20_000,
+      () => workers.map((w) => w.stderr()).join("\n"),
+    );
 
     server.push(commit(), commit());
     const resumed = await start(["run", "--resume", run, "--backend", redis.url, "--budget-tokens", "200000"]).done;
@@ -99,7 +126,9 @@ describe("hexa run --backend redis:// with a spend cap", () => {
     server.push(look);
     const first = await start(["run", config("one.yaml", 1, 1), "--runs-dir", runs, "--backend", redis.url, "--budget-tokens", "50000", "--yes"]).done;
     expect(first.status, first.stderr).toBe(3);
-    expect(first.stderr).toMatch(/hexa: stopped: budget — the next llm\.actor call .* would cross budget\.tokens 50,000; spent \$[\d.]+ and 30,100 tokens on 1 call\(s\)/);
+    expect(first.stderr).toMatch(
+      /hexa: stopped: budget — the next llm\.actor call .* would cross budget\.tokens 50,000; spent \$[\d.]+ and 30,100 tokens on 1 call\(s\)/,
+    );
     expect(server.requests.length - sent).toBe(1);
     const run = join(runs, readdirSync(runs)[0]!);
     expect(jsonl(join(run, "episodes.jsonl"))).toHaveLength(0);

@@ -101,7 +101,6 @@ describe("hexa run with family: reward-search and the heuristic designer", () =>
   });
 });
 
-
 const CODE = `function reward(obs, action, nextObs, info) {
   const alive = info.fell || info.out_of_bounds ? 0 : 1;
   const upright = -((nextObs.theta / 0.2094) ** 2);
@@ -138,7 +137,10 @@ describe("hexa run with family: reward-search, the hexa actor and the LLM evolve
       const dir = tmp();
       const endpoint = `{model: m, baseURL: ${JSON.stringify(s.url)}, maxRetries: 0, timeoutMs: 60000}`;
       const cfg = config(dir, `llm: {actor: ${endpoint}, evolver: ${endpoint}}`);
-      writeFileSync(cfg, readFileSync(cfg, "utf8").replace("agent: heuristic", "agent: hexa").replace("evolver: heuristic", "evolver: llm").replace("rounds: 2", "rounds: 1"));
+      writeFileSync(
+        cfg,
+        readFileSync(cfg, "utf8").replace("agent: heuristic", "agent: hexa").replace("evolver: heuristic", "evolver: llm").replace("rounds: 2", "rounds: 1"),
+      );
       const commit = { text: "Commit.", toolCalls: [{ name: "finish", args: { code: CODE } }] };
       const say = (v: unknown) => ({ text: JSON.stringify(v) });
       s.push(
@@ -146,11 +148,20 @@ describe("hexa run with family: reward-search, the hexa actor and the LLM evolve
         commit,
         // The offline episode failed: no contrastive pass (nothing to contrast), the failures pass gives both entries.
         say({
-          mistakes: [{ description: "Read a field that does not exist", root_cause: "assumed obs has nested fields", correction: "use obs.theta", sources: [] }],
-          partial_skills: [{ title: "Alive plus upright", principle: "Reward being alive and penalise the pole angle squared.", when_to_apply: "balance tasks", sources: [] }],
+          mistakes: [
+            { description: "Read a field that does not exist", root_cause: "assumed obs has nested fields", correction: "use obs.theta", sources: [] },
+          ],
+          partial_skills: [
+            { title: "Alive plus upright", principle: "Reward being alive and penalise the pole angle squared.", when_to_apply: "balance tasks", sources: [] },
+          ],
         }),
         commit, // round 1 with the distilled bank
-        say({ ops: [{ op: "keep", id: "s0_1" }, { op: "keep", id: "m0_1" }] }),
+        say({
+          ops: [
+            { op: "keep", id: "s0_1" },
+            { op: "keep", id: "m0_1" },
+          ],
+        }),
       );
       const r = await hexa(["run", cfg, "--runs-dir", join(dir, "runs")]).done;
       expect(r.status, r.stderr).toBe(0);
@@ -220,10 +231,7 @@ describe("LLM agents on a reward-search task through the OpenAI-compatible serve
   });
 
   it("direct and reflexion run on the family, reflexion with its words", async () => {
-    const d = await episode("direct", [
-      { toolCalls: [{ name: "describe_task", args: {} }] },
-      { toolCalls: [{ name: "finish", args: { code: CODE } }] },
-    ]);
+    const d = await episode("direct", [{ toolCalls: [{ name: "describe_task", args: {} }] }, { toolCalls: [{ name: "finish", args: { code: CODE } }] }]);
     expect(d).toMatchObject({ agent: "direct", maxTurns: 2, stopReason: "finish" });
     // F at 2,048 steps is far below 475: the first trial fails, the reflection goes into the second trial's prompt.
     const r = await episode("reflexion", [

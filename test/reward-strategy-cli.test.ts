@@ -181,7 +181,18 @@ describe("comparing strategies", () => {
   it("hexa compare over method gives every cell a final score per task with its trainings", async () => {
     const dir = tmp();
     const out = join(dir, "cmp");
-    const r = await hexa(["compare", config(dir, ["search: {budget: 2, eureka: {samples: 2}, rfAgent: {initial: 1, children: 1}}"]), "--grid", "method=rounds,eureka,rf-agent", "--runs", "1", "--heldout", "0", "--out", out]);
+    const r = await hexa([
+      "compare",
+      config(dir, ["search: {budget: 2, eureka: {samples: 2}, rfAgent: {initial: 1, children: 1}}"]),
+      "--grid",
+      "method=rounds,eureka,rf-agent",
+      "--runs",
+      "1",
+      "--heldout",
+      "0",
+      "--out",
+      out,
+    ]);
     expect(r.stderr).not.toMatch(/hexa: /);
     expect(r.status).toBe(0);
     const results = JSON.parse(readFileSync(join(out, "results.json"), "utf8"));
@@ -205,7 +216,28 @@ describe("comparing strategies", () => {
   it("hexa bench reward-search writes the table (strategies, sparse and human rows) as Markdown, CSV, JSON and a plot", async () => {
     const dir = tmp();
     const out = join(dir, "bench");
-    const r = await hexa(["bench", "reward-search", "--strategies", "eureka,rf-agent", "--tasks", "cartpole", "--budget", "2", "--runs", "2", "--train-steps", "1024", "--samples", "2", "--initial", "1", "--children", "1", "--out", out]);
+    const r = await hexa([
+      "bench",
+      "reward-search",
+      "--strategies",
+      "eureka,rf-agent",
+      "--tasks",
+      "cartpole",
+      "--budget",
+      "2",
+      "--runs",
+      "2",
+      "--train-steps",
+      "1024",
+      "--samples",
+      "2",
+      "--initial",
+      "1",
+      "--children",
+      "1",
+      "--out",
+      out,
+    ]);
     expect(r.stderr).not.toMatch(/hexa: /);
     expect(r.status).toBe(0);
     const res = JSON.parse(readFileSync(join(out, "results.json"), "utf8"));

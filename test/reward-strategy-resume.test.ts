@@ -66,7 +66,8 @@ describe("a search run killed with SIGKILL", () => {
     // One trainer process: the candidates finish one by one, so the kill lands between two of them.
     const cfg = config(dir, ["method: eureka", "search: {budget: 4, eureka: {samples: 2}}"], "trainer: {processes: 1}, trainSteps: 2048");
     const first = spawnHexa(["run", cfg, "--runs-dir", runs], { detached: true });
-    const file = () => (existsSync(runs) && readdirSync(runs).some((d) => !d.startsWith(".")) ? join(onlyRun(runs), "search", "cartpole", "candidates.jsonl") : "");
+    const file = () =>
+      existsSync(runs) && readdirSync(runs).some((d) => !d.startsWith(".")) ? join(onlyRun(runs), "search", "cartpole", "candidates.jsonl") : "";
     const started = Date.now();
     while (jsonl(file()).length < 1 && Date.now() - started < 90_000) await new Promise((r) => setTimeout(r, 20));
     expect(jsonl(file()).length).toBeGreaterThanOrEqual(1);
@@ -98,14 +99,24 @@ describe("a search run killed with SIGKILL", () => {
 });
 
 const ENV = { HEXA_ACTOR_API_KEY: "k" };
-const code = (k: number) => `function reward(obs, action, nextObs, info) {\n  const alive = ${k};\n  const upright = -Math.abs(nextObs.theta);\n  return { total: alive + upright, components: { alive, upright } };\n}`;
+const code = (k: number) =>
+  `function reward(obs, action, nextObs, info) {\n  const alive = ${k};\n  const upright = -Math.abs(nextObs.theta);\n  return { total: alive + upright, components: { alive, upright } };\n}`;
 /** A proposal the server reports as 1,000 tokens in and 200 out. */
-const proposal = (k: number): ScriptItem => ({ text: JSON.stringify({ thought: `Stay alive and keep the pole upright (${k}).`, code: code(k) }), usage: { prompt: 1000, completion: 200 } });
+const proposal = (k: number): ScriptItem => ({
+  text: JSON.stringify({ thought: `Stay alive and keep the pole upright (${k}).`, code: code(k) }),
+  usage: { prompt: 1000, completion: 200 },
+});
 
 const llmConfig = (dir: string, url: string) =>
-  config(dir, ["method: eureka", "search: {budget: 3, eureka: {samples: 2}}"], "trainSteps: 1024", [
-    `llm: {actor: {model: m, baseURL: ${JSON.stringify(url)}, maxRetries: 0, timeoutMs: 5000, maxOutputTokens: 4000}, prices: {m: {input: 1, cachedInput: 0.5, output: 2}}}`,
-  ], "react");
+  config(
+    dir,
+    ["method: eureka", "search: {budget: 3, eureka: {samples: 2}}"],
+    "trainSteps: 1024",
+    [
+      `llm: {actor: {model: m, baseURL: ${JSON.stringify(url)}, maxRetries: 0, timeoutMs: 5000, maxOutputTokens: 4000}, prices: {m: {input: 1, cachedInput: 0.5, output: 2}}}`,
+    ],
+    "react",
+  );
 
 describe("a search run with the LLM proposer", () => {
   it("is refused before anything is written when its forecast exceeds the cap (no run directory, no trainer cache)", async () => {
@@ -134,7 +145,9 @@ describe("a search run with the LLM proposer", () => {
       expect(first.stderr).toMatch(/forecast: 3 search candidate\(s\) to go, ~3 calls/);
       expect(first.stderr).toMatch(/llm\.actor m: 3 candidate\(s\) × ~[\d,]+ tokens, \$[\d.]+ per candidate \(from the config: one proposal per candidate/);
       expect(first.status, first.stderr).toBe(3);
-      expect(first.stderr).toMatch(/hexa: stopped: budget — the next llm\.actor call .* would cross budget\.tokens 2,600; spent \$0\.0028 and 2,400 tokens on 2 call\(s\)/);
+      expect(first.stderr).toMatch(
+        /hexa: stopped: budget — the next llm\.actor call .* would cross budget\.tokens 2,600; spent \$0\.0028 and 2,400 tokens on 2 call\(s\)/,
+      );
       expect(server.requests).toHaveLength(2);
       const run = onlyRun(runs);
       expect(run).toMatch(/__eureka-react__s0__/);
@@ -146,7 +159,19 @@ describe("a search run with the LLM proposer", () => {
       const usage = () => jsonl(join(run, "usage.jsonl")).map((l) => UsageLine.parse(l));
       expect(usage()).toHaveLength(2);
       for (const [i, l] of usage().entries()) {
-        expect(l).toMatchObject({ role: "actor", model: "m", phase: "search", level: "cartpole", round: 0, seed: 0, candidate: i, input: 1000, output: 200, fromCache: false, priced: true });
+        expect(l).toMatchObject({
+          role: "actor",
+          model: "m",
+          phase: "search",
+          level: "cartpole",
+          round: 0,
+          seed: 0,
+          candidate: i,
+          input: 1000,
+          output: 200,
+          fromCache: false,
+          priced: true,
+        });
         expect(l.costUsd).toBeCloseTo((1000 * 1 + 200 * 2) / 1e6, 12);
       }
       const jobsBefore = readdirSync(join(dir, "jobs")).filter((d) => d.startsWith("eureka-")).length;

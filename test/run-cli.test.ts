@@ -117,7 +117,11 @@ describe.concurrent("hexa run: bad input is refused before anything is written; 
     { name: "unknown key in a part's own slice", yaml: `${TINY}actor: {maxTurn: 3}\n`, message: /actor\.maxTurn: unknown key/ },
     { name: "wrong type", yaml: TINY.replace("rounds: 1", 'rounds: "three"'), message: /rounds: .*expected number, received string/ },
     { name: "unknown level", yaml: TINY.replace("[two_body_problem]", "[catapultz]"), message: /unknown level 'catapultz'; known: basket_case, catapult/ },
-    { name: "offline init with an evolving update", yaml: `${TINY}init: offline\nupdate: evolving\n`, message: /update: offline initialisation freezes the bank \(got update evolving\); use update: static/ },
+    {
+      name: "offline init with an evolving update",
+      yaml: `${TINY}init: offline\nupdate: evolving\n`,
+      message: /update: offline initialisation freezes the bank \(got update evolving\); use update: static/,
+    },
   ];
   it.each(cases)("$name", async ({ yaml, message }) => {
     const dir = tmp();
@@ -150,14 +154,23 @@ describe.concurrent("hexa run: bad input is refused before anything is written; 
 
   it("--runs-dir under /proc (a recursive mkdir there never returns) or where no folder may be made: refused", async () => {
     const cfg = config(tmp(), "c", TINY);
-    expectRefused(await hexa(["run", cfg, "--runs-dir", "/proc/hexa-runs"]), /^hexa: \/proc\/hexa-runs: cannot mkdir \(.*\); check that the runs folder \(--runs-dir\) exists, is writable and has space/m);
-    expectRefused(await hexa(["run", cfg, "--runs-dir", "/sys/hexa-runs"]), /^hexa: \/sys\/hexa-runs: cannot mkdir \((operation not permitted|permission denied)/m);
+    expectRefused(
+      await hexa(["run", cfg, "--runs-dir", "/proc/hexa-runs"]),
+      /^hexa: \/proc\/hexa-runs: cannot mkdir \(.*\); check that the runs folder \(--runs-dir\) exists, is writable and has space/m,
+    );
+    expectRefused(
+      await hexa(["run", cfg, "--runs-dir", "/sys/hexa-runs"]),
+      /^hexa: \/sys\/hexa-runs: cannot mkdir \((operation not permitted|permission denied)/m,
+    );
   });
 
   it("a 300-character name, .inf and .nan: refused, showing the real value", async () => {
     const dir = tmp();
     const runs = join(dir, "runs");
-    expectRefused(await hexa(["run", config(dir, "long", `${TINY}name: ${"a".repeat(300)}\n`), "--runs-dir", runs]), /name: at most 100 characters .*\(got "a{99}… \(302 characters\)\)/);
+    expectRefused(
+      await hexa(["run", config(dir, "long", `${TINY}name: ${"a".repeat(300)}\n`), "--runs-dir", runs]),
+      /name: at most 100 characters .*\(got "a{99}… \(302 characters\)\)/,
+    );
     expectRefused(await hexa(["run", config(dir, "inf", TINY.replace("rounds: 1", "rounds: .inf")), "--runs-dir", runs]), /rounds: .*\(got Infinity\)/);
     expectRefused(await hexa(["run", config(dir, "nan", TINY.replace("rounds: 1", "rounds: .nan")), "--runs-dir", runs]), /rounds: .*\(got NaN\)/);
     expect(entriesOf(runs)).toEqual([]);
@@ -179,7 +192,10 @@ describe.concurrent("hexa run: bad input is refused before anything is written; 
     (unreachable ??= (async () => {
       const dir = tmp();
       const runs = join(dir, "runs");
-      const out = await hexa(["run", config(dir, "c", `${TINY}skillIndex: {enabled: true}\n`), "--runs-dir", runs], { ...ENV, CHROMA_URL: "http://127.0.0.1:9" });
+      const out = await hexa(["run", config(dir, "c", `${TINY}skillIndex: {enabled: true}\n`), "--runs-dir", runs], {
+        ...ENV,
+        CHROMA_URL: "http://127.0.0.1:9",
+      });
       return { out, runs };
     })());
 
@@ -294,7 +310,8 @@ describe.concurrent("the quickstart run", () => {
       for (const level of levels) {
         const bank = last.banks[level]!;
         expect(r.stdout).toContain(`${level}: bank after round 17 (${bank.skills.length} skills, ${bank.mistakes.length} mistakes)`);
-        for (const s of bank.skills) expect(r.stdout).toMatch(new RegExp(`^  ${s.id}  weight \\d\\.\\d\\d  evidence \\d+ trajectories .*source seeds [\\d, ]+  parents `, "m"));
+        for (const s of bank.skills)
+          expect(r.stdout).toMatch(new RegExp(`^  ${s.id}  weight \\d\\.\\d\\d  evidence \\d+ trajectories .*source seeds [\\d, ]+  parents `, "m"));
       }
       for (const field of ["title:", "principle:", "when:", "example:   Start at green_ball's initial centre plus ("]) expect(r.stdout).toContain(field);
       // The regions are typed payloads, not JSON in the text (docs/spec/interphyre.md §5.3).
@@ -307,7 +324,10 @@ describe.concurrent("the quickstart run", () => {
       const ids = [...r.stdout.matchAll(/^ {2}(\S+) {2}weight/gm)].map((m) => m[1]).sort();
       expect(ids).toEqual(snapshots[0]!.banks.two_body_problem!.skills.map((s) => s.id).sort());
       expect(r.stdout).not.toMatch(/^down_to_earth:/m);
-      expectRefused(await hexa(["bank", "show", run, "--level", "catapult"]), /--level: not a level of this run \(got catapult\); use one of two_body_problem, down_to_earth/);
+      expectRefused(
+        await hexa(["bank", "show", run, "--level", "catapult"]),
+        /--level: not a level of this run \(got catapult\); use one of two_body_problem, down_to_earth/,
+      );
     });
 
     it("history: one line per committed event, with round, type, ids and reason", async () => {
@@ -316,7 +336,9 @@ describe.concurrent("the quickstart run", () => {
       const events = (lines(join(run, "bank-events.jsonl")) as { event?: { type: string; reason: string } }[]).filter((l) => l.event);
       const printed = r.stdout.split("\n").filter((l) => /^r\d+\s+(add|merge|revise|reweight|prune|evolver_failure)\s/.test(l));
       expect(printed).toHaveLength(events.length);
-      expect(printed[0]).toMatch(/^r0\s+add\s+s0_1 \(skill: Place the red ball near green_ball, offset \(-?\d+(\.\d+)?, -?\d+(\.\d+)?\) m, radius ≈ \d+(\.\d+)? \(two_body_problem\)\) — new region$/);
+      expect(printed[0]).toMatch(
+        /^r0\s+add\s+s0_1 \(skill: Place the red ball near green_ball, offset \(-?\d+(\.\d+)?, -?\d+(\.\d+)?\) m, radius ≈ \d+(\.\d+)? \(two_body_problem\)\) — new region$/,
+      );
       for (const level of levels) expect(r.stdout).toMatch(new RegExp(`^${level}: \\d+ events, committed through round 17$`, "m"));
     });
 
@@ -333,7 +355,12 @@ describe.concurrent("the quickstart run", () => {
       expect(q.status, q.stderr).toBe(0);
       const hits = q.stdout.trim().split("\n");
       expect(hits).toHaveLength(3);
-      for (const h of hits) expect(h).toMatch(new RegExp(`^\\d\\.\\d{3}  skill +(two_body_problem|down_to_earth) +${escape(runIdOf(run))} \\(final\\) s\\d+_\\d+: Place the red ball near green_ball`));
+      for (const h of hits)
+        expect(h).toMatch(
+          new RegExp(
+            `^\\d\\.\\d{3}  skill +(two_body_problem|down_to_earth) +${escape(runIdOf(run))} \\(final\\) s\\d+_\\d+: Place the red ball near green_ball`,
+          ),
+        );
     });
   });
 
@@ -344,15 +371,26 @@ describe.concurrent("the quickstart run", () => {
         const root = tmp();
         const cfg = join(root, "llm.yaml");
         const endpoint = `{model: m, baseURL: ${JSON.stringify(server.url)}, maxRetries: 0, timeoutMs: 5000}`;
-        writeFileSync(cfg, `levels: [two_body_problem]\nagent: hexa\nevolver: llm\nrounds: 1\nepisodesPerRound: 1\noffline: {episodes: 1}\nllm: {actor: ${endpoint}, evolver: ${endpoint}}\n`);
+        writeFileSync(
+          cfg,
+          `levels: [two_body_problem]\nagent: hexa\nevolver: llm\nrounds: 1\nepisodesPerRound: 1\noffline: {episodes: 1}\nllm: {actor: ${endpoint}, evolver: ${endpoint}}\n`,
+        );
         const miss = { text: "Commit.", toolCalls: [{ name: "finish", args: { x: -4.3, y: 4.3, radius: 0.1 } }] };
         const say = (v: unknown) => ({ text: JSON.stringify(v) });
         const principle = { principle: "Drop the red ball onto the blue one from high up.", when_to_apply: "the blue ball rests on a ledge", sources: [] };
         server.push(
           miss, // the offline ReAct episode: a failure, so no contrastive pass, the failures pass gives both entries
-          say({ mistakes: [{ description: "Committed a corner ball", root_cause: "assumed it rolls", correction: "place it above the blue ball", sources: [] }], partial_skills: [{ title: "Drop from high", ...principle }] }),
+          say({
+            mistakes: [{ description: "Committed a corner ball", root_cause: "assumed it rolls", correction: "place it above the blue ball", sources: [] }],
+            partial_skills: [{ title: "Drop from high", ...principle }],
+          }),
           miss, // round 1 with the distilled bank
-          say({ ops: [{ op: "keep", id: "s0_1" }, { op: "keep", id: "m0_1" }] }),
+          say({
+            ops: [
+              { op: "keep", id: "s0_1" },
+              { op: "keep", id: "m0_1" },
+            ],
+          }),
         );
         const r = await hexa(["run", cfg, "--runs-dir", join(root, "runs")], { ...ENV, HEXA_ACTOR_API_KEY: "k", HEXA_EVOLVER_API_KEY: "k" });
         expect(r.status, r.stderr).toBe(0);
@@ -376,15 +414,23 @@ describe.concurrent("the quickstart run", () => {
       const root = tmp();
       const dataDir = join(root, "chroma");
       const cfg = join(root, "indexed.yaml");
-      writeFileSync(cfg, `levels: [two_body_problem]\nagent: heuristic\nevolver: heuristic\nrounds: 2\nepisodesPerRound: 2\noffline: {episodes: 2}\nskillIndex: {enabled: true, dataDir: ${JSON.stringify(dataDir)}}\n`);
+      writeFileSync(
+        cfg,
+        `levels: [two_body_problem]\nagent: heuristic\nevolver: heuristic\nrounds: 2\nepisodesPerRound: 2\noffline: {episodes: 2}\nskillIndex: {enabled: true, dataDir: ${JSON.stringify(dataDir)}}\n`,
+      );
       const r = await hexa(["run", cfg, "--runs-dir", join(root, "runs")]);
       expect(r.status, r.stderr).toBe(0);
       const [id] = readdirSync(join(root, "runs"));
-      const bank = (JSON.parse(readFileSync(join(root, "runs", id!, "banks", "round-02.json"), "utf8")) as { banks: Record<string, { skills: { id: string }[] }> }).banks.two_body_problem!;
+      const bank = (
+        JSON.parse(readFileSync(join(root, "runs", id!, "banks", "round-02.json"), "utf8")) as { banks: Record<string, { skills: { id: string }[] }> }
+      ).banks.two_body_problem!;
       expect(bank.skills.length).toBeGreaterThan(0);
       const q = await hexa(["bank", "query", "place the red ball near green_ball", "--data-dir", dataDir, "--limit", "20", "--kind", "skill"]);
       expect(q.status, q.stderr).toBe(0);
-      const hits = q.stdout.trim().split("\n").filter((l) => l.includes(id!));
+      const hits = q.stdout
+        .trim()
+        .split("\n")
+        .filter((l) => l.includes(id!));
       expect(hits.map((h) => /(s\d+_\d+):/.exec(h)![1]).sort()).toEqual(bank.skills.map((s) => s.id).sort());
       for (const h of hits) expect(h).toContain(`${id} (final)`);
     });
@@ -444,7 +490,12 @@ describe.concurrent("the quickstart run", () => {
       const all = readFileSync(join(run, "episodes.jsonl"), "utf8").split("\n").filter(Boolean);
       writeFileSync(join(copy, "episodes.jsonl"), `${all.slice(0, -2).join("\n")}\n`);
       const before = tree(copy);
-      expectRefused(await hexa(["eval", copy]), new RegExp(`the run is unfinished \\(got ${stream().length - 2} of ${stream().length} stream episodes\\); finish it first with hexa run --resume ${escape(copy)}`));
+      expectRefused(
+        await hexa(["eval", copy]),
+        new RegExp(
+          `the run is unfinished \\(got ${stream().length - 2} of ${stream().length} stream episodes\\); finish it first with hexa run --resume ${escape(copy)}`,
+        ),
+      );
       // The final update's commit line cut off, as a crash between the events and the commit would leave it.
       expect(tree(copy)).toEqual(before);
       writeFileSync(join(copy, "episodes.jsonl"), `${all.join("\n")}\n`);

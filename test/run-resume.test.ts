@@ -105,7 +105,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const completeLines = (path: string): string[] => {
   if (!existsSync(path)) return [];
   const text = readFileSync(path, "utf8");
-  return text.slice(0, text.lastIndexOf("\n") + 1).split("\n").filter((l) => l !== "");
+  return text
+    .slice(0, text.lastIndexOf("\n") + 1)
+    .split("\n")
+    .filter((l) => l !== "");
 };
 
 interface Progress {
@@ -175,7 +178,10 @@ const decided = (e: EpisodeRecord) => ({
   trajectory: { ...e.trajectory, wallMs: 0, steps: e.trajectory.steps.map((s) => ({ ...s, ms: 0 })) },
 });
 
-const snapshotFiles = (dir: string) => readdirSync(join(dir, "banks")).filter((f) => /^round-\d+\.json$/.test(f)).sort();
+const snapshotFiles = (dir: string) =>
+  readdirSync(join(dir, "banks"))
+    .filter((f) => /^round-\d+\.json$/.test(f))
+    .sort();
 const readSnapshot = (dir: string, file: string): BankSnapshot => BankSnapshot.parse(JSON.parse(readFileSync(join(dir, "banks", file), "utf8")));
 
 /** Every file under a directory with its bytes. */
@@ -353,7 +359,8 @@ describe("hexa run --resume after kill -9 (heuristic agent and evolver)", () => 
     // Both kinds of entry and several kinds of event, so a lost, repeated or reordered event shows.
     const types = new Set(view.events.map((e) => e.event.type));
     for (const t of ["add", "revise", "reweight", "prune"]) expect(types).toContain(t);
-    for (const level of LEVELS) expect(foldEvents(levelEvents(view, level)).skills.length + foldEvents(levelEvents(view, level)).mistakes.length).toBeGreaterThan(0);
+    for (const level of LEVELS)
+      expect(foldEvents(levelEvents(view, level)).skills.length + foldEvents(levelEvents(view, level)).mistakes.length).toBeGreaterThan(0);
     const final = foldEvents(levelEvents(view, "pass_the_parcel"));
     expect(final.mistakes.length).toBeGreaterThan(0);
     expect(foldEvents(levelEvents(view, "two_body_problem")).skills.length).toBeGreaterThan(0);
@@ -408,7 +415,18 @@ describe("hexa run --resume after kill -9 (heuristic agent and evolver)", () => 
     const lastCommit = lines.at(-1)!;
     expect(JSON.parse(lastCommit)).toHaveProperty("commit.round", ROUNDS);
     // The last update's events stay, its commit line is cut in half: the update is not done and is redone.
-    writeFileSync(bank, Buffer.concat([Buffer.from(lines.slice(0, -1).map((l) => `${l}\n`).join("")), tornPrefix(lastCommit)]));
+    writeFileSync(
+      bank,
+      Buffer.concat([
+        Buffer.from(
+          lines
+            .slice(0, -1)
+            .map((l) => `${l}\n`)
+            .join(""),
+        ),
+        tornPrefix(lastCommit),
+      ]),
+    );
     rmSync(join(dir, "banks", `round-${String(ROUNDS).padStart(2, "0")}.json`));
 
     const exit = await (await hexa("run", "--resume", dir)).exit;
@@ -426,12 +444,29 @@ describe("hexa run --resume after kill -9 (heuristic agent and evolver)", () => 
     const [dropped, next] = [lines.slice(-2), lines.at(-3)!];
     for (const l of [...dropped, next]) expect(JSON.parse(l)).toMatchObject({ phase: "stream", round: ROUNDS });
     // Two episodes never finished and a third was torn while being written.
-    writeFileSync(episodes, Buffer.concat([Buffer.from(lines.slice(0, -3).map((l) => `${l}\n`).join("")), tornPrefix(next)]));
+    writeFileSync(
+      episodes,
+      Buffer.concat([
+        Buffer.from(
+          lines
+            .slice(0, -3)
+            .map((l) => `${l}\n`)
+            .join(""),
+        ),
+        tornPrefix(next),
+      ]),
+    );
     const bankLines = completeLines(bank);
     const roundOf = (l: string) => (JSON.parse(l) as { commit?: { round: number } }).commit?.round;
     const keep = bankLines.length - 1 - [...bankLines].reverse().findIndex((l) => roundOf(l) === ROUNDS - 1);
     expect(bankLines.slice(keep + 1).filter((l) => roundOf(l) !== undefined)).toHaveLength(LEVELS.length);
-    writeFileSync(bank, bankLines.slice(0, keep + 1).map((l) => `${l}\n`).join(""));
+    writeFileSync(
+      bank,
+      bankLines
+        .slice(0, keep + 1)
+        .map((l) => `${l}\n`)
+        .join(""),
+    );
     rmSync(join(dir, "banks", `round-${String(ROUNDS).padStart(2, "0")}.json`));
     rmSync(join(dir, "metrics.json"));
 
@@ -495,7 +530,9 @@ describe("hexa run --resume after damage by hand", { timeout: 300_000 }, () => {
     rmSync(join(dir, "episodes.jsonl"));
     const exit = await (await hexa("run", "--resume", dir)).exit;
     expect(exit.code, exit.stderr).toBe(0);
-    expect(exit.stderr).toMatch(new RegExp(`lacks ${TOTAL_EPISODES} episode\\(s\\) whose round's bank update is already committed .*replaying each with the bank of its own round`));
+    expect(exit.stderr).toMatch(
+      new RegExp(`lacks ${TOTAL_EPISODES} episode\\(s\\) whose round's bank update is already committed .*replaying each with the bank of its own round`),
+    );
     const v = expectSameAsReference(dir, ref.view, ref.dir);
     expectRetrievedInOwnRound(dir, v);
     // The process that replayed them is on record beside the one that made the run.
@@ -507,7 +544,18 @@ describe("hexa run --resume after damage by hand", { timeout: 300_000 }, () => {
     const { ref, dir } = await copyOfReference("lost-tail");
     const episodes = join(dir, "episodes.jsonl");
     const lines = completeLines(episodes);
-    writeFileSync(episodes, Buffer.concat([Buffer.from(lines.slice(0, 3).map((l) => `${l}\n`).join("")), tornPrefix(lines[3]!)]));
+    writeFileSync(
+      episodes,
+      Buffer.concat([
+        Buffer.from(
+          lines
+            .slice(0, 3)
+            .map((l) => `${l}\n`)
+            .join(""),
+        ),
+        tornPrefix(lines[3]!),
+      ]),
+    );
     const exit = await (await hexa("run", "--resume", dir)).exit;
     expect(exit.code, exit.stderr).toBe(0);
     expect(exit.stderr).toMatch(new RegExp(`lacks ${TOTAL_EPISODES - 3} episode\\(s\\)`));
@@ -517,7 +565,12 @@ describe("hexa run --resume after damage by hand", { timeout: 300_000 }, () => {
   it.concurrent("an edited config.yaml is refused, naming the changed keys, and nothing is touched", async () => {
     const { dir } = await copyOfReference("edited-config");
     const path = join(dir, "config.yaml");
-    writeFileSync(path, readFileSync(path, "utf8").replace(`episodesPerRound: ${X}`, `episodesPerRound: ${X + 1}`).replace("maxTurns: 5", "maxTurns: 6"));
+    writeFileSync(
+      path,
+      readFileSync(path, "utf8")
+        .replace(`episodesPerRound: ${X}`, `episodesPerRound: ${X + 1}`)
+        .replace("maxTurns: 5", "maxTurns: 6"),
+    );
     const before = treeOf(dir);
     const exit = await hexaNow("run", "--resume", dir);
     expect(exit.code, exit.stderr).toBe(2);
@@ -540,7 +593,10 @@ describe("hexa run --resume after damage by hand", { timeout: 300_000 }, () => {
 
   it.concurrent("a resume by another hexa version warns, and the writers are on record", async () => {
     const { dir } = await copyOfReference("other-version");
-    appendFileSync(join(dir, "writers.jsonl"), `${JSON.stringify({ schemaVersion: 1, at: "2026-01-01T00:00:00.000Z", pid: 1, command: "run --resume", code: { version: "0.0.9", commit: "deadbeefcafe0000" } })}\n`);
+    appendFileSync(
+      join(dir, "writers.jsonl"),
+      `${JSON.stringify({ schemaVersion: 1, at: "2026-01-01T00:00:00.000Z", pid: 1, command: "run --resume", code: { version: "0.0.9", commit: "deadbeefcafe0000" } })}\n`,
+    );
     const exit = await (await hexa("run", "--resume", dir)).exit;
     expect(exit.code, exit.stderr).toBe(0);
     expect(exit.stderr).toMatch(/warning: this run was written by hexa 0\.0\.9 \(commit deadbeefcafe\); this process is hexa .*mix code versions/);
@@ -596,7 +652,9 @@ describe("hexa run --resume after damage by hand", { timeout: 300_000 }, () => {
   it.concurrent("a duplicated episode line: eval and metrics.json agree (each episode counted once), with a warning", async () => {
     const { dir } = await copyOfReference("duplicate-line");
     const episodes = join(dir, "episodes.jsonl");
-    const win = completeLines(episodes).find((l) => (JSON.parse(l) as EpisodeRecord).phase === "stream" && (JSON.parse(l) as EpisodeRecord).trajectory.success)!;
+    const win = completeLines(episodes).find(
+      (l) => (JSON.parse(l) as EpisodeRecord).phase === "stream" && (JSON.parse(l) as EpisodeRecord).trajectory.success,
+    )!;
     appendFileSync(episodes, `${win}\n`);
     const level = (JSON.parse(win) as EpisodeRecord).level;
     const metrics = JSON.parse(readFileSync(join(dir, "metrics.json"), "utf8")) as { levels: Record<string, { successes: number; episodes: number }> };
@@ -613,31 +671,34 @@ describe("Ctrl-C in a heuristic run", { timeout: 300_000 }, () => {
   const LONG = "levels: [two_body_problem]\nagent: heuristic\nevolver: heuristic\nrounds: 8\nepisodesPerRound: 3\noffline: {episodes: 2}\n";
   const LONG_TOTAL = 2 + 8 * 3;
 
-  it.concurrent.each(["SIGINT", "SIGTERM"] as const)("%s stops at the next episode boundary, says interrupted, exits 130 and leaves a resumable run", async (signal) => {
-    const root = join(tmp, `signal-${signal}`);
-    mkdirSync(root, { recursive: true });
-    const cfg = join(root, "long.yaml");
-    writeFileSync(cfg, LONG);
-    const runs = join(root, "runs");
-    const proc = await hexa("run", cfg, "--runs-dir", runs);
-    while (!proc.exited()) {
-      const dir = runDirIn(runs);
-      if (dir && progressOf(dir).episodes >= 1) break;
-      await sleep(10);
-    }
-    proc.child.kill(signal);
-    const exit = await proc.exit;
-    expect(exit.code, exit.stderr).toBe(130);
-    expect(exit.stderr).toMatch(/\ninterrupted; nothing finished is lost\. Continue with: hexa run --resume \S+/);
-    const dir = runDirIn(runs)!;
-    const stopped = progressOf(dir);
-    expect(stopped.episodes).toBeLessThan(LONG_TOTAL);
-    expect(stopped.lockPid, "run.lock is released").toBeUndefined();
-    if (signal === "SIGTERM") return;
-    const resumed = await (await hexa("run", "--resume", dir)).exit;
-    expect(resumed.code, resumed.stderr).toBe(0);
-    const ids = readRun(dir).episodes.map((e) => e.id);
-    expect(new Set(ids).size).toBe(LONG_TOTAL);
-    expect(ids).toHaveLength(LONG_TOTAL);
-  });
+  it.concurrent.each(["SIGINT", "SIGTERM"] as const)(
+    "%s stops at the next episode boundary, says interrupted, exits 130 and leaves a resumable run",
+    async (signal) => {
+      const root = join(tmp, `signal-${signal}`);
+      mkdirSync(root, { recursive: true });
+      const cfg = join(root, "long.yaml");
+      writeFileSync(cfg, LONG);
+      const runs = join(root, "runs");
+      const proc = await hexa("run", cfg, "--runs-dir", runs);
+      while (!proc.exited()) {
+        const dir = runDirIn(runs);
+        if (dir && progressOf(dir).episodes >= 1) break;
+        await sleep(10);
+      }
+      proc.child.kill(signal);
+      const exit = await proc.exit;
+      expect(exit.code, exit.stderr).toBe(130);
+      expect(exit.stderr).toMatch(/\ninterrupted; nothing finished is lost\. Continue with: hexa run --resume \S+/);
+      const dir = runDirIn(runs)!;
+      const stopped = progressOf(dir);
+      expect(stopped.episodes).toBeLessThan(LONG_TOTAL);
+      expect(stopped.lockPid, "run.lock is released").toBeUndefined();
+      if (signal === "SIGTERM") return;
+      const resumed = await (await hexa("run", "--resume", dir)).exit;
+      expect(resumed.code, resumed.stderr).toBe(0);
+      const ids = readRun(dir).episodes.map((e) => e.id);
+      expect(new Set(ids).size).toBe(LONG_TOTAL);
+      expect(ids).toHaveLength(LONG_TOTAL);
+    },
+  );
 });

@@ -44,7 +44,12 @@ describe("a version-1 run directory", () => {
     ]);
     const [s10, s11] = eps.slice(6);
     // What the pre-change code recorded for these two episodes (test/fixtures/run-v1/README.md).
-    expect(s10!.trajectory).toMatchObject({ schemaVersion: 2, success: true, turns: 3, action: { x: 0.15906229754446244, y: 0.34697365333075103, radius: 1.395 } });
+    expect(s10!.trajectory).toMatchObject({
+      schemaVersion: 2,
+      success: true,
+      turns: 3,
+      action: { x: 0.15906229754446244, y: 0.34697365333075103, radius: 1.395 },
+    });
     expect(s11!.trajectory).toMatchObject({ schemaVersion: 2, success: true, turns: 7, action: { x: 0.4702296456185482, y: 0.6281913674292783, radius: 1.5 } });
     expect(s10!.retrieved).toEqual(["s0_1", "m0_1"]);
     expect(s10!.bankRound).toBe(2);

@@ -37,7 +37,23 @@ const hexa = (args: string[]): Promise<Out> => {
 
 // The end-to-end heuristic transfer of the issue, started when the file loads (it takes about a minute here).
 const e2eDir = tmp();
-const e2e = hexa(["transfer", "--from", "two_body_problem", "--from", "down_to_earth", "--to", "catapult", "--synthesiser", "heuristic", "--eval-seeds", "3", "--baseline", "heuristic", "--out", join(e2eDir, "bank.json")]);
+const e2e = hexa([
+  "transfer",
+  "--from",
+  "two_body_problem",
+  "--from",
+  "down_to_earth",
+  "--to",
+  "catapult",
+  "--synthesiser",
+  "heuristic",
+  "--eval-seeds",
+  "3",
+  "--baseline",
+  "heuristic",
+  "--out",
+  join(e2eDir, "bank.json"),
+]);
 
 const sources = () => ["two_body_problem", "down_to_earth"].map((l) => readSource(l, interphyre));
 
@@ -67,7 +83,9 @@ describe("the Interphyre heuristic synthesiser", () => {
   it("transfers nothing when no source region refers to an object of the target", async () => {
     const family = { ...interphyre, objectsOf: () => ["red_herring"], synthesiseHeuristic: () => ({ entries: [], citations: {} }) };
     const out = join(tmp(), "bank.json");
-    await expect(transferBank({ family, target: "catapult", sources: sources(), synthesiser: "heuristic", out, now: new Date(0) })).rejects.toThrow(/catapult: nothing transfers from two_body_problem, down_to_earth/);
+    await expect(transferBank({ family, target: "catapult", sources: sources(), synthesiser: "heuristic", out, now: new Date(0) })).rejects.toThrow(
+      /catapult: nothing transfers from two_body_problem, down_to_earth/,
+    );
     expect(existsSync(out)).toBe(false);
   });
 
@@ -81,10 +99,29 @@ describe("the Interphyre heuristic synthesiser", () => {
 describe("the evaluation arms", () => {
   it("are valid run configs: Offline × Static with the bank, and the baseline on the same seeds", () => {
     const base = parseYaml(readFileSync("configs/paper-catapult.yaml", "utf8")) as Record<string, unknown>;
-    const plan = { dir: "d", bankFile: "d/bank.json", target: "catapult", family: "interphyre", seeds: 20, seedOffset: 60, agent: "hexa" as const, baseline: "react" as const, base };
+    const plan = {
+      dir: "d",
+      bankFile: "d/bank.json",
+      target: "catapult",
+      family: "interphyre",
+      seeds: 20,
+      seedOffset: 60,
+      agent: "hexa" as const,
+      baseline: "react" as const,
+      base,
+    };
     const bank = parseRunConfig(armConfig(plan, "bank"), "bank", allFamilies());
     const react = parseRunConfig(armConfig(plan, "baseline"), "baseline", allFamilies());
-    expect([bank.agent, bank.init, bank.update, bank.offline.banks, bank.rounds, bank.episodesPerRound, bank.seeds.offset, bank.retriever.topSkills]).toEqual(["hexa", "offline", "static", ["d/bank.json"], 1, 20, 60, 6]);
+    expect([bank.agent, bank.init, bank.update, bank.offline.banks, bank.rounds, bank.episodesPerRound, bank.seeds.offset, bank.retriever.topSkills]).toEqual([
+      "hexa",
+      "offline",
+      "static",
+      ["d/bank.json"],
+      1,
+      20,
+      60,
+      6,
+    ]);
     expect([react.agent, react.levels, react.episodesPerRound, react.seeds.offset, react.actor.maxTurns]).toEqual(["react", ["catapult"], 20, 60, 25]);
     const none = parseRunConfig(armConfig({ ...plan, agent: "heuristic", baseline: "heuristic", base: {} }, "baseline"), "baseline", allFamilies());
     expect([none.agent, none.retriever.topSkills, none.retriever.topMistakes]).toEqual(["heuristic", 0, 0]);
@@ -92,14 +129,29 @@ describe("the evaluation arms", () => {
 
   it("keep a reward-search config's training budgets in both arms, and the table shows the mean F beside success", () => {
     const base = parseYaml(readFileSync("configs/reward-transfer-sources.yaml", "utf8")) as Record<string, unknown>;
-    const plan = { dir: "d", bankFile: "d/bank.json", target: "acrobot", family: "reward-search", seeds: 10, seedOffset: 60, agent: "heuristic" as const, baseline: "heuristic" as const, base };
+    const plan = {
+      dir: "d",
+      bankFile: "d/bank.json",
+      target: "acrobot",
+      family: "reward-search",
+      seeds: 10,
+      seedOffset: 60,
+      agent: "heuristic" as const,
+      baseline: "heuristic" as const,
+      base,
+    };
     for (const arm of ["bank", "baseline"] as const) {
       const c = parseRunConfig(armConfig(plan, arm), arm, allFamilies());
       expect([c.family, c.levels, c.actor.maxTurns, c.seeds.offset, c.episodesPerRound]).toEqual(["reward-search", ["acrobot"], 4, 60, 10]);
       expect((c as Record<string, unknown>).rewardSearch).toMatchObject({ trainSteps: 10000, finishSteps: 40000 });
     }
     const row = { arm: "bank", agent: "heuristic + transferred bank", successes: 4, episodes: 10, meanTurns: 4, run: "r" };
-    expect(resultTable("acrobot", [{ ...row, meanScore: -265.6667 }, { ...row, arm: "baseline", agent: "heuristic (no bank)", successes: 6, meanScore: -148.0333 }])).toBe(
+    expect(
+      resultTable("acrobot", [
+        { ...row, meanScore: -265.6667 },
+        { ...row, arm: "baseline", agent: "heuristic (no bank)", successes: 6, meanScore: -148.0333 },
+      ]),
+    ).toBe(
       [
         "acrobot, same seeds for both arms",
         "arm                           success           mean turns  mean score  n",
@@ -119,9 +171,39 @@ describe("the reward-search heuristic synthesiser (cartpole → cartpole_hold_x1
   const common = { sourceSeeds: [1], generation: 3, parents: [], evidence: { sumR: 2, count: 2 } };
   const cartpole: Bank = {
     skills: [
-      { kind: "skill", id: "s1_1", ...common, weight: 0.9, title: "t", principle: "p", whenToApply: "w", sourceType: "contrastive", payload: { design: { alive: 1, upright: 0.5, centre: 0.1 } } },
-      { kind: "skill", id: "s2_1", ...common, weight: 0.6, title: "t", principle: "p", whenToApply: "w", sourceType: "evolved", payload: { design: { alive: 3, calm: 0.05, near: 1 } } },
-      { kind: "skill", id: "s2_2", ...common, weight: 0.8, title: "t", principle: "p", whenToApply: "w", sourceType: "evolved", payload: { design: { near: 1 } } },
+      {
+        kind: "skill",
+        id: "s1_1",
+        ...common,
+        weight: 0.9,
+        title: "t",
+        principle: "p",
+        whenToApply: "w",
+        sourceType: "contrastive",
+        payload: { design: { alive: 1, upright: 0.5, centre: 0.1 } },
+      },
+      {
+        kind: "skill",
+        id: "s2_1",
+        ...common,
+        weight: 0.6,
+        title: "t",
+        principle: "p",
+        whenToApply: "w",
+        sourceType: "evolved",
+        payload: { design: { alive: 3, calm: 0.05, near: 1 } },
+      },
+      {
+        kind: "skill",
+        id: "s2_2",
+        ...common,
+        weight: 0.8,
+        title: "t",
+        principle: "p",
+        whenToApply: "w",
+        sourceType: "evolved",
+        payload: { design: { near: 1 } },
+      },
     ],
     mistakes: [{ kind: "mistake", id: "m1_1", ...common, weight: 0.5, description: "d", rootCause: "r", correction: "c", payload: { design: { alive: 1 } } }],
   };
@@ -133,10 +215,20 @@ describe("the reward-search heuristic synthesiser (cartpole → cartpole_hold_x1
       ["ts2", { alive: 2, calm: 0.05 }], // "near" is a lander term; alive 3 clamped into [0.5, 2]
       ["tm1", { alive: 1 }],
     ]);
-    expect(s.citations).toEqual({ ts1: [{ level: "cartpole", id: "s1_1" }], ts2: [{ level: "cartpole", id: "s2_1" }], tm1: [{ level: "cartpole", id: "m1_1" }] });
+    expect(s.citations).toEqual({
+      ts1: [{ level: "cartpole", id: "s1_1" }],
+      ts2: [{ level: "cartpole", id: "s2_1" }],
+      tm1: [{ level: "cartpole", id: "m1_1" }],
+    });
     const { bank, audit } = auditSynthesis(
       s.entries.map((entry) => ({ entry, cites: s.citations[entry.id]! })),
-      { sources: [{ level: "cartpole", bank: cartpole }], targetDescription: family.describe("cartpole_hold_x1"), targetObjects: family.objectsOf!("cartpole_hold_x1"), familyObjects: family.listLevels().flatMap((l) => family.objectsOf!(l)), levelIds: family.listLevels() },
+      {
+        sources: [{ level: "cartpole", bank: cartpole }],
+        targetDescription: family.describe("cartpole_hold_x1"),
+        targetObjects: family.objectsOf!("cartpole_hold_x1"),
+        familyObjects: family.listLevels().flatMap((l) => family.objectsOf!(l)),
+        levelIds: family.listLevels(),
+      },
     );
     expect(bank.skills.map((x) => x.weight)).toEqual([0.69, 0.6]);
     expect(audit.flatMap((r) => r.flags)).toEqual([{ kind: "weight_capped", from: 0.9, to: 0.69, levels: ["cartpole"] }]);
@@ -146,9 +238,19 @@ describe("the reward-search heuristic synthesiser (cartpole → cartpole_hold_x1
     const file = join(tmp(), "cartpole.json");
     writeFileSync(file, JSON.stringify({ schemaVersion: 1, level: "cartpole", source: "test", ...cartpole }));
     const out = join(tmp(), "bank.json");
-    const { bank } = await transferBank({ family, target: "cartpole_hold_x1", sources: [readSource(`cartpole=${file}`, family)], synthesiser: "heuristic", out, now: new Date(0) });
+    const { bank } = await transferBank({
+      family,
+      target: "cartpole_hold_x1",
+      sources: [readSource(`cartpole=${file}`, family)],
+      synthesiser: "heuristic",
+      out,
+      now: new Date(0),
+    });
     expect([bank.level, bank.skills.length, bank.mistakes.length, bank.transfer.family]).toEqual(["cartpole_hold_x1", 2, 1, "reward-search"]);
-    expect(readShippedBank(out).skills.map(designOf)).toEqual([{ alive: 1, upright: 0.5, centre: 0.1 }, { alive: 2, calm: 0.05 }]);
+    expect(readShippedBank(out).skills.map(designOf)).toEqual([
+      { alive: 1, upright: 0.5, centre: 0.1 },
+      { alive: 2, calm: 0.05 },
+    ]);
   });
 });
 
@@ -174,14 +276,38 @@ describe("the LLM synthesiser through hexa transfer", () => {
     cites,
   });
   const answer = {
-    skills: [skill(0, [cite("two_body_problem", "s0_1"), cite("down_to_earth", "s0_1")], 0.85), ...[1, 2, 3, 4, 5].map((i) => skill(i, [cite("down_to_earth", "s2_1")]))],
-    mistakes: [0, 1].map((i) => ({ description: `The green ball only slides (${i})`, root_cause: "Assumed a light touch flings it.", correction: "Strike harder.", primitive: "momentum", weight: 0.5, cites: [cite("two_body_problem", "s3_1")] })),
+    skills: [
+      skill(0, [cite("two_body_problem", "s0_1"), cite("down_to_earth", "s0_1")], 0.85),
+      ...[1, 2, 3, 4, 5].map((i) => skill(i, [cite("down_to_earth", "s2_1")])),
+    ],
+    mistakes: [0, 1].map((i) => ({
+      description: `The green ball only slides (${i})`,
+      root_cause: "Assumed a light touch flings it.",
+      correction: "Strike harder.",
+      primitive: "momentum",
+      weight: 0.5,
+      cites: [cite("two_body_problem", "s3_1")],
+    })),
   };
 
   it("writes an audited bank with provenance (model, prompt hash, sources)", async () => {
     server.push({ text: JSON.stringify(answer) });
     const out = join(dir, "ok", "bank.json");
-    const r = await hexa(["transfer", "--from", "two_body_problem", "--from", "down_to_earth", "--to", "catapult", "--config", config, "--eval-seeds", "0", "--out", out]);
+    const r = await hexa([
+      "transfer",
+      "--from",
+      "two_body_problem",
+      "--from",
+      "down_to_earth",
+      "--to",
+      "catapult",
+      "--config",
+      config,
+      "--eval-seeds",
+      "0",
+      "--out",
+      out,
+    ]);
     // The test server reports a fixed, small input count, which hexa warns of as a possibly cut context.
     expect(r.stderr.replace(/^warning: .*\n/gm, "")).toBe("transfer → catapult: two_body_problem (4 entries), down_to_earth (7 entries); synthesiser llm\n");
     expect(r.status).toBe(0);
@@ -189,7 +315,10 @@ describe("the LLM synthesiser through hexa transfer", () => {
     const bank = TransferredBank.parse(JSON.parse(readFileSync(out, "utf8")));
     expect(bank.transfer).toMatchObject({ synthesiser: { kind: "llm", model: "gpt-4.1-mini" }, target: "catapult", family: "interphyre" });
     expect(bank.transfer.promptHash).toMatch(/^[0-9a-f]{64}$/);
-    expect(bank.transfer.sources.map((s) => [s.level, s.entries, s.shown])).toEqual([["two_body_problem", 4, 4], ["down_to_earth", 7, 7]]);
+    expect(bank.transfer.sources.map((s) => [s.level, s.entries, s.shown])).toEqual([
+      ["two_body_problem", 4, 4],
+      ["down_to_earth", 7, 7],
+    ]);
     expect(bank.skills[0]!.weight).toBe(0.85);
     expect(existsSync(join(dir, "ok", "llm-log.jsonl"))).toBe(true);
   });
@@ -199,7 +328,23 @@ describe("the LLM synthesiser through hexa transfer", () => {
     const withIndex = join(dir, "chroma.yaml");
     writeFileSync(withIndex, `${readFileSync(config, "utf8")}skillIndex: {dataDir: "${join(dir, "chroma")}"}\n`);
     const out = join(dir, "picked", "bank.json");
-    const r = await hexa(["transfer", "--from", "two_body_problem", "--from", "down_to_earth", "--to", "catapult", "--config", withIndex, "--eval-seeds", "0", "--prompt-entries", "5", "--out", out]);
+    const r = await hexa([
+      "transfer",
+      "--from",
+      "two_body_problem",
+      "--from",
+      "down_to_earth",
+      "--to",
+      "catapult",
+      "--config",
+      withIndex,
+      "--eval-seeds",
+      "0",
+      "--prompt-entries",
+      "5",
+      "--out",
+      out,
+    ]);
     expect(r.status, r.stderr).toBe(0);
     const bank = TransferredBank.parse(JSON.parse(readFileSync(out, "utf8")));
     expect(bank.transfer.selection).toBe("the 5 entries most similar to the target description (Chroma)");
@@ -211,11 +356,27 @@ describe("the LLM synthesiser through hexa transfer", () => {
   }, 120_000);
 
   it("fails clearly after malformed JSON twice and writes no bank", async () => {
-    server.push({ text: "{ \"skills\": [ oops" }, { text: "still {not json" });
+    server.push({ text: '{ "skills": [ oops' }, { text: "still {not json" });
     const out = join(dir, "bad", "bank.json");
-    const r = await hexa(["transfer", "--from", "two_body_problem", "--from", "down_to_earth", "--to", "catapult", "--config", config, "--eval-seeds", "0", "--out", out]);
+    const r = await hexa([
+      "transfer",
+      "--from",
+      "two_body_problem",
+      "--from",
+      "down_to_earth",
+      "--to",
+      "catapult",
+      "--config",
+      config,
+      "--eval-seeds",
+      "0",
+      "--out",
+      out,
+    ]);
     expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/hexa: llm\.synthesiser: structured output failed after 2 attempt\(s\): the answer is not JSON .*; nothing was written .*--synthesiser heuristic/);
+    expect(r.stderr).toMatch(
+      /hexa: llm\.synthesiser: structured output failed after 2 attempt\(s\): the answer is not JSON .*; nothing was written .*--synthesiser heuristic/,
+    );
     expect(existsSync(out)).toBe(false);
   });
 });
@@ -233,7 +394,11 @@ describe("hexa transfer end to end (heuristic synthesiser, no LLM)", () => {
     const seedsOf = (arm: string) => {
       const runs = join(e2eDir, "eval", arm);
       const [id] = readdirSync(runs);
-      return readFileSync(join(runs, id!, "episodes.jsonl"), "utf8").trim().split("\n").map((l) => (JSON.parse(l) as { seed: number }).seed).sort();
+      return readFileSync(join(runs, id!, "episodes.jsonl"), "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => (JSON.parse(l) as { seed: number }).seed)
+        .sort();
     };
     expect(seedsOf("bank")).toHaveLength(3);
     expect(seedsOf("bank")).toEqual(seedsOf("baseline"));

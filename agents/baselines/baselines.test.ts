@@ -22,7 +22,11 @@ const probes = (n: number): Scripted[] => Array.from({ length: n }, () => ({ tex
 
 describe("Direct", () => {
   it("has two turns: a look, then the commit", async () => {
-    const model = new ScriptedModel([{ toolCalls: [call("get_level_state", {})] }, { toolCalls: [call("get_level_state", {})] }, { toolCalls: [call("finish", solution)] }]);
+    const model = new ScriptedModel([
+      { toolCalls: [call("get_level_state", {})] },
+      { toolCalls: [call("get_level_state", {})] },
+      { toolCalls: [call("finish", solution)] },
+    ]);
     const t = await runDirect(spec, ports(model));
     expect(t).toMatchObject({ agent: "direct", maxTurns: 2, turns: 2, stopReason: "budget", success: false });
     expect(model.received).toHaveLength(2);
@@ -32,7 +36,8 @@ describe("Direct", () => {
 
 describe("Reflexion", () => {
   it("reflects after a failed trial and puts the reflection in the next trial's prompt", async () => {
-    const reflection = "I dropped a tiny ball in the corner. It never reached the ball. Next, push the green ball off the platform edge. Extra sentence four. Five. Six is cut.";
+    const reflection =
+      "I dropped a tiny ball in the corner. It never reached the ball. Next, push the green ball off the platform edge. Extra sentence four. Five. Six is cut.";
     const model = new ScriptedModel([...probes(12), { text: reflection }, { toolCalls: [call("simulate_action", solution)] }]);
     const t = await runReflexion(spec, ports(model), INTERPHYRE_WORDS);
     expect(t).toMatchObject({ agent: "reflexion", success: true, stopReason: "success", turns: 13, maxTurns: 24 });
@@ -54,7 +59,10 @@ describe("Reflexion", () => {
     expect(t).toMatchObject({ success: false, turns: 24, maxTurns: 24, stopReason: "budget" });
     const other = new ScriptedModel([{ toolCalls: [call("finish", miss)] }, { text: "r" }, { toolCalls: [call("finish", miss)] }]);
     await runReflexion(
-      { ...spec, open: (maxTurns: number) => openInterphyreEnv({ level: "down_to_earth", seed: certified.seed + 1, horizon: 2000, toolSet: "paper", maxTurns }) },
+      {
+        ...spec,
+        open: (maxTurns: number) => openInterphyreEnv({ level: "down_to_earth", seed: certified.seed + 1, horizon: 2000, toolSet: "paper", maxTurns }),
+      },
       ports(other),
       INTERPHYRE_WORDS,
     );
@@ -63,7 +71,9 @@ describe("Reflexion", () => {
 
   it("keeps at most five sentences, and decimal points do not end one", () => {
     expect(firstSentences("A. B! C? D. E. F.", 5)).toBe("A. B! C? D. E.");
-    expect(firstSentences("I placed it at x=2.4, y=3.1. It rolled off. Next try x=1.0.", 3)).toBe("I placed it at x=2.4, y=3.1. It rolled off. Next try x=1.0.");
+    expect(firstSentences("I placed it at x=2.4, y=3.1. It rolled off. Next try x=1.0.", 3)).toBe(
+      "I placed it at x=2.4, y=3.1. It rolled off. Next try x=1.0.",
+    );
   });
 
   it("ends with stopReason error when the reflection call fails", async () => {

@@ -12,7 +12,15 @@ const reflectPrompt = (words: FamilyWords) =>
 
 /** At most `n` sentences of the model's reflection. */
 export const firstSentences = (text: string, n: number): string =>
-  (text.replace(/\s+/g, " ").trim().match(/[^]*?[.!?](?=\s|$)|[^]+$/g) ?? []).slice(0, n).join("").trim();
+  (
+    text
+      .replace(/\s+/g, " ")
+      .trim()
+      .match(/[\s\S]*?[.!?](?=\s|$)|[\s\S]+$/g) ?? []
+  )
+    .slice(0, n)
+    .join("")
+    .trim();
 
 const summary = (t: Trajectory): string =>
   [
@@ -20,7 +28,11 @@ const summary = (t: Trajectory): string =>
     ...t.steps.slice(-8).map((s) => `Turn ${s.turn}: ${s.tool} ${JSON.stringify(s.args)} -> ${s.observation.slice(0, 300)}`),
   ].join("\n");
 
-export const runReflexion = async (spec: Omit<EpisodeSpec, "agent" | "skillPrefix" | "reflections">, ports: EpisodePorts, words: FamilyWords): Promise<Trajectory> => {
+export const runReflexion = async (
+  spec: Omit<EpisodeSpec, "agent" | "skillPrefix" | "reflections">,
+  ports: EpisodePorts,
+  words: FamilyWords,
+): Promise<Trajectory> => {
   const started = ports.now();
   const reflections: string[] = [];
   let reflectionError: string | undefined;

@@ -21,9 +21,7 @@ export const CertifiedSeeds = z.object({
       successStep: z.number().int(),
     }),
   ),
-  rejected: z.array(
-    z.object({ seed: z.number().int(), status: z.enum(["trivial", "corner_trivial", "unsolved"]), rollouts: z.number().int() }),
-  ),
+  rejected: z.array(z.object({ seed: z.number().int(), status: z.enum(["trivial", "corner_trivial", "unsolved"]), rollouts: z.number().int() })),
 });
 export type CertifiedSeeds = z.infer<typeof CertifiedSeeds>;
 

@@ -135,7 +135,7 @@ export const certifySeed = (levelId: string, seed: number, budget: CertifyBudget
     consider(t);
   }
   for (let i = 0; i < budget.refine && best.length > 0; i++) {
-    const sigma = 0.5 * Math.pow(0.1, i / Math.max(1, budget.refine - 1));
+    const sigma = 0.5 * 0.1 ** (i / Math.max(1, budget.refine - 1));
     const base = best[i % best.length]!;
     const action = perturb(inst, base.action, sigma, rng);
     if (!action) continue;

@@ -16,7 +16,6 @@ export interface LevelInstance {
   description: string;
 }
 
-
 export const createInstance = (levelId: string, seed: number): LevelInstance => {
   const def = getLevel(levelId);
   const s = parseSeed(seed);

@@ -47,12 +47,10 @@ export const bar = (x: number, y: number, length: number, angle = 0, look: BarLo
 });
 
 /** Bar(left=, right=, y=): horizontal. */
-export const barLeftRight = (left: number, right: number, y: number, look: BarLook = {}): BarObject =>
-  bar((left + right) / 2, y, right - left, 0, look);
+export const barLeftRight = (left: number, right: number, y: number, look: BarLook = {}): BarObject => bar((left + right) / 2, y, right - left, 0, look);
 
 /** Bar(top=, bottom=, x=): vertical (angle 90). */
-export const barTopBottom = (top: number, bottom: number, x: number, look: BarLook = {}): BarObject =>
-  bar(x, (top + bottom) / 2, top - bottom, 90, look);
+export const barTopBottom = (top: number, bottom: number, x: number, look: BarLook = {}): BarObject => bar(x, (top + bottom) / 2, top - bottom, 90, look);
 
 /** Bar(x1, y1, x2, y2) / from_endpoints: midpoint, hypot, atan2. */
 export const barFromEndpoints = (x1: number, y1: number, x2: number, y2: number, look: BarLook = {}): BarObject =>

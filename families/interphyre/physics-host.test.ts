@@ -120,7 +120,10 @@ describe("tools in the physics worker", () => {
     ];
     for (const workers of [1, 2]) {
       const pool = new PhysicsHost({ workers });
-      const envs = [await openInterphyreEnv(request("catapult", a.seed), { physics: pool }), await openInterphyreEnv(request("pass_the_parcel", b.seed), { physics: pool })];
+      const envs = [
+        await openInterphyreEnv(request("catapult", a.seed), { physics: pool }),
+        await openInterphyreEnv(request("pass_the_parcel", b.seed), { physics: pool }),
+      ];
       expect(pool.workers).toBe(workers);
       // Both episodes' calls in flight at once, interleaved in the worker's queue.
       const got = await Promise.all([play(envs[0]!, callsOf(a.p)), play(envs[1]!, callsOf(b.p))]);
@@ -197,7 +200,9 @@ describe("runHeuristicInWorker", () => {
 
   it("runs concurrent episodes on the pool, each as alone", async () => {
     const seeds = [0, 1].map((i) => solution("catapult", i).seed);
-    const got = await Promise.all(seeds.map((seed) => runHeuristicInWorker({ level: "catapult", seed, maxTurns: 25, horizon: 2000, rngSeed: seed, hints: [], clockStepMs: 1 }, host)));
+    const got = await Promise.all(
+      seeds.map((seed) => runHeuristicInWorker({ level: "catapult", seed, maxTurns: 25, horizon: 2000, rngSeed: seed, hints: [], clockStepMs: 1 }, host)),
+    );
     expect(got).toStrictEqual(seeds.map((seed) => inProcess("catapult", seed, seed, [])));
   });
 });

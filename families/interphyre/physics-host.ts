@@ -35,7 +35,8 @@ export const defaultPhysicsWorkers = (env: NodeJS.ProcessEnv = process.env): num
   const raw = env[WORKERS_ENV];
   if (raw === undefined || raw === "") return Math.max(1, Math.min(4, availableParallelism() - 1));
   const n = Number(raw);
-  if (!Number.isSafeInteger(n) || n < 1 || n > 64) throw new ConfigError(`${WORKERS_ENV} must be an integer in [1, 64] (got ${JSON.stringify(raw)}); unset it for one worker per core`);
+  if (!Number.isSafeInteger(n) || n < 1 || n > 64)
+    throw new ConfigError(`${WORKERS_ENV} must be an integer in [1, 64] (got ${JSON.stringify(raw)}); unset it for one worker per core`);
   return n;
 };
 
@@ -105,7 +106,10 @@ export class PhysicsHost {
     return {
       call: (name, args) => {
         if (!open) return Promise.reject(new InvariantError(`physics session for ${where}: ${name} called after close`));
-        if (slot.dead) return Promise.reject(new PhysicsWorkerError(`${slot.dead}; the session for ${where} was lost with it, so ${name} cannot run; replay the episode (hexa run --resume)`));
+        if (slot.dead)
+          return Promise.reject(
+            new PhysicsWorkerError(`${slot.dead}; the session for ${where} was lost with it, so ${name} cannot run; replay the episode (hexa run --resume)`),
+          );
         return this.request(slot, `${name} on ${where}`, (req) => ({ op: "call", req, session, name, args })) as Promise<ToolOutcome>;
       },
       close: () => {
@@ -215,5 +219,4 @@ export const closePhysicsHost = async (): Promise<void> => {
 };
 
 /** runHeuristicEpisode inside the physics worker, with rng = createRng(rngSeed) built there. */
-export const runHeuristicInWorker = (r: HeuristicRequest, host: PhysicsHost = physicsHost()): Promise<Trajectory> =>
-  host.runHeuristic(r);
+export const runHeuristicInWorker = (r: HeuristicRequest, host: PhysicsHost = physicsHost()): Promise<Trajectory> => host.runHeuristic(r);

@@ -7,10 +7,7 @@ import { parseScene } from "./world/scene.ts";
 import { getLevel } from "./levels/index.ts";
 
 /** The fixtures' file format: Interphyre scene dicts with one known solution each. */
-const Solution = z.union([
-  z.tuple([z.number(), z.number(), z.number()]),
-  z.tuple([z.tuple([z.number(), z.number(), z.number()])]).transform(([s]) => s),
-]);
+const Solution = z.union([z.tuple([z.number(), z.number(), z.number()]), z.tuple([z.tuple([z.number(), z.number(), z.number()])]).transform(([s]) => s)]);
 export const SceneFile = z.object({
   level: z.string(),
   entries: z.array(z.object({ seed: z.number().int(), scene: z.record(z.string(), z.unknown()), solution: Solution })),

@@ -72,7 +72,13 @@ export const openInterphyreEnv = async (r: InterphyreEnvRequest, opts: Interphyr
     const session = new ToolSession(instance, r.horizon, await loadEngine(r.engine ?? DEFAULT_ENGINE));
     return { ...base, call: async (name, args) => toToolResult(name, callTool(tools, session, name, args)), close: async () => {} };
   }
-  const session = physics.openSession({ level: instance.level, seed: instance.seed, horizon: r.horizon, toolSet: r.toolSet, engine: r.engine ?? DEFAULT_ENGINE });
+  const session = physics.openSession({
+    level: instance.level,
+    seed: instance.seed,
+    horizon: r.horizon,
+    toolSet: r.toolSet,
+    engine: r.engine ?? DEFAULT_ENGINE,
+  });
   return {
     ...base,
     call: async (name, args) => {

@@ -36,7 +36,9 @@ describe("old reward-search configs", () => {
   });
 
   it("refuse a key given both ways, naming it", () => {
-    expect(() => parse({ ...OLD, method: "eureka" })).toThrow(/^rs\.yaml: rewardSearch\.strategy: moved to method \(got both, "rf-agent" and "eureka"\); drop rewardSearch\.strategy$/);
+    expect(() => parse({ ...OLD, method: "eureka" })).toThrow(
+      /^rs\.yaml: rewardSearch\.strategy: moved to method \(got both, "rf-agent" and "eureka"\); drop rewardSearch\.strategy$/,
+    );
     expect(() => parse({ ...OLD, search: { budget: 3 } })).toThrow(ConfigError);
     expect(() => parse({ ...OLD, rewardSearch: { strategy: "greedy" } })).toThrow(/method: .*\(got "greedy"\)/);
   });
@@ -46,7 +48,11 @@ describe("old reward-search configs", () => {
     roots.push(root);
     const yaml = toYaml(OLD);
     const digest = configDigest(yaml);
-    const dir = RunDir.create(root, "cartpole__rf-agent-heuristic__s0__x", yaml, new Date(0), { configHash: digest.hash, config: digest.config, code: { version: "0", commit: null } });
+    const dir = RunDir.create(root, "cartpole__rf-agent-heuristic__s0__x", yaml, new Date(0), {
+      configHash: digest.hash,
+      config: digest.config,
+      code: { version: "0", commit: null },
+    });
     const notes: string[] = [];
     const cfg = runDirConfig(RunDir.open(dir.path), "config.yaml", (l) => notes.push(l));
     expect(cfg.method).toBe("rf-agent");

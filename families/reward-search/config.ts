@@ -13,7 +13,10 @@ export const RewardSearchConfig = z.strictObject({
     .describe("env steps of a train_policy call when the model gives none; unset: a quarter of the task's full budget"),
   finishSteps: z.number().int().min(1).optional().describe("env steps of the scored training behind finish; unset: the task's full budget"),
   checkTransitions: z.number().int().min(16).default(320).describe("sampled transitions check_reward runs the code on"),
-  cacheDir: z.string().default("runs/.trainer-cache").describe("trainings cached by (task, instance, code, seed, steps, trainer): a repeated candidate or a resumed run trains nothing twice"),
+  cacheDir: z
+    .string()
+    .default("runs/.trainer-cache")
+    .describe("trainings cached by (task, instance, code, seed, steps, trainer): a repeated candidate or a resumed run trains nothing twice"),
   jobsDir: z.string().default("runs/.trainer-jobs").describe("one directory per training job (its code, request, policy and result)"),
 });
 export type RewardSearchConfig = z.infer<typeof RewardSearchConfig>;
@@ -43,7 +46,9 @@ export const upgradeRewardSearch = (raw: Record<string, unknown>): Record<string
   if (strategy === undefined && Object.keys(moved).length === 0) return raw;
   for (const k of MOVED) delete rest[k];
   if (strategy !== undefined && raw.method !== undefined) {
-    throw new ConfigError(`rewardSearch.strategy: moved to method (got both, ${JSON.stringify(strategy)} and ${JSON.stringify(raw.method)}); drop rewardSearch.strategy`);
+    throw new ConfigError(
+      `rewardSearch.strategy: moved to method (got both, ${JSON.stringify(strategy)} and ${JSON.stringify(raw.method)}); drop rewardSearch.strategy`,
+    );
   }
   const search = isMap(raw.search) ? raw.search : {};
   const both = Object.keys(moved).find((k) => search[k] !== undefined);

@@ -62,7 +62,18 @@ describe.each(CELLS)("the reward-search family in the loop, $init × $update", (
     const trainer = fakeTrainer();
     const family = rewardSearchFamily(() => trainer);
     const cfg = parseRunConfig(
-      { family: "reward-search", levels: ["cartpole"], agent: "heuristic", evolver: "heuristic", ...cell, rounds: 3, episodesPerRound: 2, offline: { episodes: 2 }, actor: { maxTurns: 4 }, rewardSearch: { trainSteps: 100, finishSteps: 400 } },
+      {
+        family: "reward-search",
+        levels: ["cartpole"],
+        agent: "heuristic",
+        evolver: "heuristic",
+        ...cell,
+        rounds: 3,
+        episodesPerRound: 2,
+        offline: { episodes: 2 },
+        actor: { maxTurns: 4 },
+        rewardSearch: { trainSteps: 100, finishSteps: 400 },
+      },
       "cell",
       [family],
     );

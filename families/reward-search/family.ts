@@ -50,7 +50,15 @@ export const rewardSearchFamily = (trainerFor: (c: RewardSearchConfig) => Traine
   const sessionRequest = (task: Task, config: RunConfig, maxTurns: number) => {
     const { pool, c } = poolOf(config);
     const share = task.allowance === undefined ? {} : { maxTrainings: task.allowance };
-    return { task: task.level, seed: task.seed, trainer: pool, budgets: budgetsOf(c, getTask(task.level).training.steps), checkTransitions: c.checkTransitions, maxTurns, ...share };
+    return {
+      task: task.level,
+      seed: task.seed,
+      trainer: pool,
+      budgets: budgetsOf(c, getTask(task.level).training.steps),
+      checkTransitions: c.checkTransitions,
+      maxTurns,
+      ...share,
+    };
   };
   /** The phases a rounds run plays a task in (the offline seeds it plays, then each round's), and whether a record is one of them. */
   const phasesOf = (config: RunConfig, level: string) => {
@@ -96,11 +104,15 @@ export const rewardSearchFamily = (trainerFor: (c: RewardSearchConfig) => Traine
       for (const level of config.levels) {
         const n = phasesOf(config, level).phases.flat().length;
         if (budget < n) {
-          throw new ConfigError(`search.budget: ${budget} trainings of ${level} leave some of its ${n} episodes (offline and stream) without the training their finish needs; set at least ${n}, or play fewer episodes`);
+          throw new ConfigError(
+            `search.budget: ${budget} trainings of ${level} leave some of its ${n} episodes (offline and stream) without the training their finish needs; set at least ${n}, or play fewer episodes`,
+          );
         }
         const most = Math.ceil(budget / n);
         if (most > config.actor.maxTurns) {
-          throw new ConfigError(`search.budget: ${budget} trainings over ${level}'s ${n} episodes is up to ${most} per episode, more than actor.maxTurns ${config.actor.maxTurns} can send (one per turn); raise actor.maxTurns to ${most}, or lower the budget`);
+          throw new ConfigError(
+            `search.budget: ${budget} trainings over ${level}'s ${n} episodes is up to ${most} per episode, more than actor.maxTurns ${config.actor.maxTurns} can send (one per turn); raise actor.maxTurns to ${most}, or lower the budget`,
+          );
         }
       }
     },
@@ -109,7 +121,12 @@ export const rewardSearchFamily = (trainerFor: (c: RewardSearchConfig) => Traine
       const budget = config.search.budget;
       if (config.method !== "rounds" || budget === undefined) return undefined;
       const { phases, played } = phasesOf(config, level);
-      return trainingShare(budget, phases, seed, earlier.filter(played).reduce((n, e) => n + trainingsOf(e.trajectory.steps), 0));
+      return trainingShare(
+        budget,
+        phases,
+        seed,
+        earlier.filter(played).reduce((n, e) => n + trainingsOf(e.trajectory.steps), 0),
+      );
     },
     searchFor: (config) => {
       const { pool, c } = poolOf(config);

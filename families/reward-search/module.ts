@@ -22,7 +22,13 @@ export const rewardSearchModule: FamilyModule = {
       // Loaded only on a worker: bullmq is not part of any other command's start-up.
       const [{ redisTrainerPool }, { trainingHandler }] = await Promise.all([import("./worker/redis-trainer-pool.ts"), import("./worker/training-handler.ts")]);
       // An episode's trainings go to the trainings queue, so every worker that serves it shares the heavy part.
-      trainerFor = (c) => redisTrainerPool({ connection: ctx.connection, hexa: ctx.hexa, trainer: { trainer: c.trainer, cacheDir: c.cacheDir, jobsDir: c.jobsDir }, log: ctx.log });
+      trainerFor = (c) =>
+        redisTrainerPool({
+          connection: ctx.connection,
+          hexa: ctx.hexa,
+          trainer: { trainer: c.trainer, cacheDir: c.cacheDir, jobsDir: c.jobsDir },
+          log: ctx.log,
+        });
       const trainings = trainingHandler(ctx.workerName);
       return { handlers: { [TRAININGS]: trainings.handle }, close: trainings.close };
     },

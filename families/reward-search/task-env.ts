@@ -13,7 +13,11 @@ import { rewardSearchPrompt } from "./prompt.ts";
 export const REWARD_TOOLS: readonly RewardTool[] = [describe_task, check_reward, train_policy, finish] as readonly RewardTool[];
 
 /** A task at a seed, with what its session shares (trainer, budgets, check size) and the turn budget of the prompt. */
-export type RewardEnvRequest = Pick<RewardSession, "trainer" | "budgets" | "checkTransitions" | "maxTrainings"> & { task: string; seed: number; maxTurns: number };
+export type RewardEnvRequest = Pick<RewardSession, "trainer" | "budgets" | "checkTransitions" | "maxTrainings"> & {
+  task: string;
+  seed: number;
+  maxTurns: number;
+};
 
 /** A session over one task instance (also what the heuristic designer calls directly). */
 export const openRewardSession = (r: RewardEnvRequest): RewardSession => {

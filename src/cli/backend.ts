@@ -20,7 +20,16 @@ export const openEpisodes = async (
   const [{ parseRedisUrl }, { openRedisEpisodes }] = await Promise.all([import("../backend/redis/connection.ts"), import("../backend/redis/coordinator.ts")]);
   const connection = parseRedisUrl(spec, where);
   const { run, log, budget, charge } = o;
-  return openRedisEpisodes({ connection, run, config: JSON.parse(JSON.stringify(o.config)) as Record<string, unknown>, hexa: codeVersion(), log, ...checkMs(), ...(budget ? { budget } : {}), ...(charge ? { charge } : {}) });
+  return openRedisEpisodes({
+    connection,
+    run,
+    config: JSON.parse(JSON.stringify(o.config)) as Record<string, unknown>,
+    hexa: codeVersion(),
+    log,
+    ...checkMs(),
+    ...(budget ? { budget } : {}),
+    ...(charge ? { charge } : {}),
+  });
 };
 
 /**
@@ -46,6 +55,7 @@ const checkMs = (): { checkMs?: number } => {
   const v = process.env.HEXA_QUEUE_CHECK_MS;
   if (v === undefined) return {};
   const n = Number(v);
-  if (!Number.isSafeInteger(n) || n < 50) throw new ConfigError(`HEXA_QUEUE_CHECK_MS must be an integer ≥ 50 (got ${JSON.stringify(v)}); unset it for the default 5000`);
+  if (!Number.isSafeInteger(n) || n < 50)
+    throw new ConfigError(`HEXA_QUEUE_CHECK_MS must be an integer ≥ 50 (got ${JSON.stringify(v)}); unset it for the default 5000`);
   return { checkMs: n };
 };

@@ -29,7 +29,8 @@ export const openRun = (path: string): { dir: RunDir; cfg: RunConfig } => {
 
 const levelsOf = (cfg: RunConfig, level: unknown): string[] => {
   if (level === undefined) return cfg.levels;
-  if (!cfg.levels.includes(String(level))) throw new ConfigError(`--level: not a level of this run (got ${String(level)}); use one of ${cfg.levels.join(", ")}`);
+  if (!cfg.levels.includes(String(level)))
+    throw new ConfigError(`--level: not a level of this run (got ${String(level)}); use one of ${cfg.levels.join(", ")}`);
   return [String(level)];
 };
 
@@ -59,7 +60,11 @@ const show: CommandModule<object, { run: string; level?: string; round?: number 
     y
       .positional("run", { type: "string", demandOption: true, describe: "a run directory, e.g. runs/<id>" })
       .option("level", { type: "string", describe: "only this level" })
-      .option("round", { type: "string", describe: "the bank after this round (0: the initial bank)", coerce: (v) => (v === undefined ? v : intFlag("round", 0, 10_000)(v)) }),
+      .option("round", {
+        type: "string",
+        describe: "the bank after this round (0: the initial bank)",
+        coerce: (v) => (v === undefined ? v : intFlag("round", 0, 10_000)(v)),
+      }),
   handler: (argv) => {
     const path = argv.run;
     const { dir, cfg } = openRun(path);
@@ -69,7 +74,8 @@ const show: CommandModule<object, { run: string; level?: string; round?: number 
     const parts = levelsOf(cfg, argv.level).map((level) => {
       const last = lastCommitted(log, cfg, level);
       if (last < 0) return `${level}: no bank update committed yet`;
-      if (asked !== undefined && asked > last) throw new ConfigError(`--round: ${level} has committed rounds 0–${last} so far (got ${asked}); pick a round ≤ ${last} or let the run finish`);
+      if (asked !== undefined && asked > last)
+        throw new ConfigError(`--round: ${level} has committed rounds 0–${last} so far (got ${asked}); pick a round ≤ ${last} or let the run finish`);
       const round = asked ?? last;
       return bankText(level, round, foldEvents(log.events.get(level) ?? [], round));
     });
@@ -103,7 +109,9 @@ const history: CommandModule<object, { run: string; level?: string }> = {
   command: "history <run>",
   describe: "every committed bank event, one a line (round, type, ids, reason): how the skills evolved",
   builder: (y: Argv) =>
-    y.positional("run", { type: "string", demandOption: true, describe: "a run directory, e.g. runs/<id>" }).option("level", { type: "string", describe: "only this level" }),
+    y
+      .positional("run", { type: "string", demandOption: true, describe: "a run directory, e.g. runs/<id>" })
+      .option("level", { type: "string", describe: "only this level" }),
   handler: (argv) => {
     const { dir, cfg } = openRun(argv.run);
     const log = dir.bankLog({ repair: false });
@@ -119,7 +127,8 @@ const history: CommandModule<object, { run: string; level?: string }> = {
 /** The runs named, or every run directory under runsDir. */
 const runsToIndex = (named: readonly string[], runsDir: string): string[] => {
   if (named.length) return [...named];
-  if (!existsSync(runsDir) || !statSync(runsDir).isDirectory()) throw new ConfigError(`--runs-dir: no such directory (got ${runsDir}); name the runs or the folder hexa run wrote them to`);
+  if (!existsSync(runsDir) || !statSync(runsDir).isDirectory())
+    throw new ConfigError(`--runs-dir: no such directory (got ${runsDir}); name the runs or the folder hexa run wrote them to`);
   const found = readdirSync(runsDir)
     .map((name) => join(runsDir, name))
     .filter((p) => existsSync(join(p, "run.json")))
@@ -146,8 +155,18 @@ const reindex: CommandModule<object, { runs?: string[]; "runs-dir": string; "dat
   handler: async (argv) => {
     const runs = runsToIndex(argv.runs ?? [], argv["runs-dir"]);
     const opened = runs.map((p) => ({ path: p, ...openRun(p) }));
-    const dataDir = argv["data-dir"] ?? agreed("skillIndex.dataDir", opened.map((r) => r.cfg.skillIndex.dataDir), "pass --data-dir");
-    const embedding = agreed("skillIndex.embedding", opened.map((r) => JSON.stringify(r.cfg.skillIndex.embedding)), "index runs with one embedding at a time");
+    const dataDir =
+      argv["data-dir"] ??
+      agreed(
+        "skillIndex.dataDir",
+        opened.map((r) => r.cfg.skillIndex.dataDir),
+        "pass --data-dir",
+      );
+    const embedding = agreed(
+      "skillIndex.embedding",
+      opened.map((r) => JSON.stringify(r.cfg.skillIndex.embedding)),
+      "index runs with one embedding at a time",
+    );
     const { index, url, stop } = await openSkillIndex(dataDir, JSON.parse(embedding) as EmbeddingConfig);
     try {
       for (const { dir, cfg } of opened) {
@@ -194,7 +213,9 @@ const query: CommandModule<object, { text: string; level?: string; kind?: BankEn
         return;
       }
       for (const h of hits) {
-        process.stdout.write(`${h.score.toFixed(3)}  ${h.entry.kind.padEnd(7)} ${h.level.padEnd(18)} ${h.run} (${h.status}) ${h.entry.id}: ${titleOf(h.entry)}\n`);
+        process.stdout.write(
+          `${h.score.toFixed(3)}  ${h.entry.kind.padEnd(7)} ${h.level.padEnd(18)} ${h.run} (${h.status}) ${h.entry.id}: ${titleOf(h.entry)}\n`,
+        );
       }
     } finally {
       await stop();

@@ -23,7 +23,8 @@ export const budgetFrom = (config: Budget, argv: Record<string, unknown>): Budge
     const v = argv[name];
     if (v === undefined) return {};
     const parsed = Budget.safeParse({ [key]: v });
-    if (!parsed.success || typeof v !== "number" || !Number.isFinite(v)) throw new ConfigError(`--${name} must be a positive ${key === "tokens" ? "integer" : "number"} (got ${JSON.stringify(v)})`);
+    if (!parsed.success || typeof v !== "number" || !Number.isFinite(v))
+      throw new ConfigError(`--${name} must be a positive ${key === "tokens" ? "integer" : "number"} (got ${JSON.stringify(v)})`);
     return { [key]: v };
   };
   return { ...config, ...flag("budget-usd", "usd"), ...flag("budget-tokens", "tokens") };
@@ -35,12 +36,14 @@ export const spentIn = (lines: readonly UsageLine[]): Spend =>
 
 export const spendText = (s: Spend): string => `${formatUsd(s.usd)} and ${s.tokens.toLocaleString("en")} tokens on ${s.calls} call(s)`;
 
-
 /** Teaches the gate each role's recorded output sizes by the same model (see SpendGate.learn). */
 export const seedGate = (gate: SpendGate, cfg: RunConfig, runs: ReadonlyArray<readonly UsageLine[]>, roles: readonly Role[]): void => {
   for (const role of roles) {
     const model = baseName(cfg.llm[role].model);
-    gate.learn(`llm.${role}`, runs.flatMap((lines) => lines.filter((l) => l.role === role && !l.fromCache && baseName(l.model) === model).map((l) => l.output)));
+    gate.learn(
+      `llm.${role}`,
+      runs.flatMap((lines) => lines.filter((l) => l.role === role && !l.fromCache && baseName(l.model) === model).map((l) => l.output)),
+    );
   }
 };
 
@@ -72,7 +75,12 @@ export const checkForecast = (f: Forecast, cap: Budget, spent: Spend, o: { yes: 
   if (!hasCap(cap)) return;
   const overUsd = cap.usd !== undefined && spent.usd + f.usd > cap.usd;
   const overTokens = cap.tokens !== undefined && spent.tokens + f.tokens > cap.tokens;
-  const limits = [cap.usd !== undefined ? `budget.usd ${formatUsd(cap.usd)}` : "", cap.tokens !== undefined ? `budget.tokens ${cap.tokens.toLocaleString("en")}` : ""].filter(Boolean).join(", ");
+  const limits = [
+    cap.usd !== undefined ? `budget.usd ${formatUsd(cap.usd)}` : "",
+    cap.tokens !== undefined ? `budget.tokens ${cap.tokens.toLocaleString("en")}` : "",
+  ]
+    .filter(Boolean)
+    .join(", ");
   const already = spent.calls ? ` (already spent: ${spendText(spent)})` : "";
   if (!overUsd && !overTokens) {
     o.print(`budget: ${limits}${already}; the forecast fits`);
@@ -88,7 +96,12 @@ export const checkForecast = (f: Forecast, cap: Budget, spent: Spend, o: { yes: 
 
 /** The flags of a raised cap for a stopped command's resume: each capped limit doubled (past what was spent). */
 export const raiseFlags = (cap: Budget, spent: Pick<Spend, "usd" | "tokens">): string =>
-  [cap.usd !== undefined ? `--budget-usd ${Math.max(cap.usd * 2, spent.usd * 2).toPrecision(2)}` : "", cap.tokens !== undefined ? `--budget-tokens ${Math.max(cap.tokens, spent.tokens) * 2}` : ""].filter(Boolean).join(" ");
+  [
+    cap.usd !== undefined ? `--budget-usd ${Math.max(cap.usd * 2, spent.usd * 2).toPrecision(2)}` : "",
+    cap.tokens !== undefined ? `--budget-tokens ${Math.max(cap.tokens, spent.tokens) * 2}` : "",
+  ]
+    .filter(Boolean)
+    .join(" ");
 
 /** The line a stopped run ends with: what it spent and how to go on. */
 export const stoppedHint = (dir: RunDir, cap: Budget, spent: Spend): string => {

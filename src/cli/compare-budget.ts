@@ -47,7 +47,14 @@ export const jobForecasts = (jobs: readonly CappedJob[], family: LevelFamily, ru
   const earlier = earlierUsage([runsDir]);
   return jobs.map((j) => {
     const run = j.runLeft
-      ? forecastRun({ cfg: j.cfg, family, recorded: new Set(j.dir?.episodes({ repair: false }).map((e) => e.id) ?? []), committed: j.dir?.bankLog({ repair: false }).done ?? new Set<string>(), earlier, ...(j.dir ? { dir: j.dir.path } : {}) })
+      ? forecastRun({
+          cfg: j.cfg,
+          family,
+          recorded: new Set(j.dir?.episodes({ repair: false }).map((e) => e.id) ?? []),
+          committed: j.dir?.bankLog({ repair: false }).done ?? new Set<string>(),
+          earlier,
+          ...(j.dir ? { dir: j.dir.path } : {}),
+        })
       : NO_FORECAST;
     const seeds = j.evalSeeds;
     if (!seeds) return { run, eval: NO_FORECAST };
@@ -57,17 +64,33 @@ export const jobForecasts = (jobs: readonly CappedJob[], family: LevelFamily, ru
   });
 };
 
-const roles = (cfg: RunConfig) => [...(cfg.agent !== "heuristic" ? (["actor"] as const) : []), ...(usesBank(cfg) && cfg.evolver === "llm" ? (["evolver"] as const) : [])];
+const roles = (cfg: RunConfig) => [
+  ...(cfg.agent !== "heuristic" ? (["actor"] as const) : []),
+  ...(usesBank(cfg) && cfg.evolver === "llm" ? (["evolver"] as const) : []),
+];
 
 /** Prints the grid's forecast and refuses a start over the cap (what is left of it, on a rerun) unless --yes. */
-export const checkGridForecast = (jobs: readonly CappedJob[], forecasts: readonly JobForecast[], cap: Budget, spent: Spend, o: { yes: boolean; print: (line: string) => void }): void => {
-  for (const j of jobs) checkPriced(cap, j.cfg.llm.prices, roles(j.cfg).map((r) => ({ where: `${j.key}: llm.${r}`, model: j.cfg.llm[r].model })));
+export const checkGridForecast = (
+  jobs: readonly CappedJob[],
+  forecasts: readonly JobForecast[],
+  cap: Budget,
+  spent: Spend,
+  o: { yes: boolean; print: (line: string) => void },
+): void => {
+  for (const j of jobs)
+    checkPriced(
+      cap,
+      j.cfg.llm.prices,
+      roles(j.cfg).map((r) => ({ where: `${j.key}: llm.${r}`, model: j.cfg.llm[r].model })),
+    );
   const all = forecasts.flatMap((f) => [f.run, f.eval]);
   const perJob = jobs.flatMap((j, i) => {
     const { run, eval: ev } = forecasts[i]!;
     if (run.calls + ev.calls === 0) return [];
     const held = ev.episodes ? `, ${ev.episodes} held-out episode(s)` : "";
-    return [`${j.key}: ${run.episodes} episode(s), ${run.updates} bank update(s)${held}: ~${(run.tokens + ev.tokens).toLocaleString("en")} tokens, ~${formatUsd(run.usd + ev.usd)}`];
+    return [
+      `${j.key}: ${run.episodes} episode(s), ${run.updates} bank update(s)${held}: ~${(run.tokens + ev.tokens).toLocaleString("en")} tokens, ~${formatUsd(run.usd + ev.usd)}`,
+    ];
   });
   // Where the per-episode figures come from, once per role and figure (the counts are in the lines above).
   const per = new Set(all.flatMap((f) => f.basis.map((line) => line.replace(/: \d+ (\w+)\(s\) × /, ": "))));
@@ -91,7 +114,11 @@ export class GridCap {
     forecasts: readonly JobForecast[],
     dirOf: (key: string) => RunDir | undefined,
   ) {
-    this.budget = new GridBudget(cap, jobs.map((j) => j.key), (k) => jobSpent(dirOf(k)));
+    this.budget = new GridBudget(
+      cap,
+      jobs.map((j) => j.key),
+      (k) => jobSpent(dirOf(k)),
+    );
     jobs.forEach((j, i) => {
       const f = forecasts[i]!;
       this.left.set(j.key, { run: weight(f.run), eval: weight(f.eval), calls: { run: f.run.calls, eval: f.eval.calls } });
@@ -107,7 +134,9 @@ export class GridCap {
     if (!hasCap(this.cap)) return [];
     const l = this.left.get(key)!;
     if (l.calls[step] === 0) return [];
-    const others = [...this.left].filter(([k]) => k !== key && !this.busy.has(k) && !this.done.has(k)).map(([, v]) => ({ usd: v.run.usd + v.eval.usd, tokens: v.run.tokens + v.eval.tokens }));
+    const others = [...this.left]
+      .filter(([k]) => k !== key && !this.busy.has(k) && !this.done.has(k))
+      .map(([, v]) => ({ usd: v.run.usd + v.eval.usd, tokens: v.run.tokens + v.eval.tokens }));
     const own = l[step];
     const h = this.budget.take(key, own, [own, ...(step === "run" ? [l.eval] : []), ...others]);
     if (!h) return undefined;

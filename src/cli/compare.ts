@@ -41,13 +41,17 @@ import { checkGridForecast, evalSpent, GridCap, jobForecasts, runSpent } from ".
 const HEXA = fileURLToPath(new URL("../../bin/hexa.js", import.meta.url));
 // A child exits when its stdin closes, i.e. when compare dies (even by kill -9), so a rerun never meets an
 // orphan holding a run's lock. unref: the guard alone never keeps a finished child alive.
-const GUARD = "data:text/javascript,process.stdin.on('end',()=>process.exit(137));process.stdin.on('error',()=>process.exit(137));process.stdin.resume();process.stdin.unref()";
+const GUARD =
+  "data:text/javascript,process.stdin.on('end',()=>process.exit(137));process.stdin.on('error',()=>process.exit(137));process.stdin.resume();process.stdin.unref()";
 
 /** compare.json: what a rerun in the same folder must match (the config's data, not its path). */
 type HeldOut = Record<string, number[]>;
 type Spec = { schemaVersion: 1; config: string; base: unknown; grid: GridAxis[]; runs: number; heldOutSeeds: HeldOut };
 const anyHeldOut = (h: HeldOut) => Object.values(h).some((s) => s.length > 0);
-const heldOutText = (h: HeldOut) => Object.entries(h).map(([l, s]) => `${l}: ${s.join(", ") || "none"}`).join("; ");
+const heldOutText = (h: HeldOut) =>
+  Object.entries(h)
+    .map(([l, s]) => `${l}: ${s.join(", ") || "none"}`)
+    .join("; ");
 
 type Job = { cell: Cell; run: number; cfg: RunConfig; yaml: string };
 
@@ -62,10 +66,21 @@ export const compareCommand: CommandModule = {
       .option("grid", { type: "string", array: true, describe: "KEY=V1,V2 over a dotted config key (repeat for more axes), e.g. --grid init=off2on,online" })
       .option("runs", { type: "string", default: 3, coerce: intFlag("runs", 1, 100), describe: "runs per cell; they differ only in the run seed (0, 1, 2, …)" })
       .option("out", { type: "string", describe: "the comparison folder (default compare/<config name>); rerun with the same one to continue" })
-      .option("heldout", { type: "string", default: 20, coerce: intFlag("heldout", 0, 10_000), describe: "held-out seeds per level for each run's frozen final bank (0: none)" })
-      .option("baseline", { type: "string", describe: "the cell the others are compared with: its id (c1, c2, …) or its values (init=online,retriever.topSkills=0); default the first" })
+      .option("heldout", {
+        type: "string",
+        default: 20,
+        coerce: intFlag("heldout", 0, 10_000),
+        describe: "held-out seeds per level for each run's frozen final bank (0: none)",
+      })
+      .option("baseline", {
+        type: "string",
+        describe: "the cell the others are compared with: its id (c1, c2, …) or its values (init=online,retriever.topSkills=0); default the first",
+      })
       .option("parallel", { type: "string", default: 1, coerce: intFlag("parallel", 1, 64), describe: "runs played at once (each a hexa run process)" })
-      .option("backend", { type: "string", describe: "where the runs' episodes are played: local, or redis://HOST:PORT for hexa worker processes (raise --parallel to keep them busy)" })
+      .option("backend", {
+        type: "string",
+        describe: "where the runs' episodes are played: local, or redis://HOST:PORT for hexa worker processes (raise --parallel to keep them busy)",
+      })
       .option("doctor", DOCTOR_OPTION),
   handler: async (argv) => {
     const out = resolve(String(argv.out ?? join("compare", basename(String(argv.config), extname(String(argv.config))))));
@@ -85,13 +100,20 @@ const readBase = (path: string): Record<string, unknown> => {
   } catch (e) {
     throw new ConfigError(`${path}: not valid YAML (${(e as Error).message.split("\n")[0]})`);
   }
-  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new ConfigError(`${path}: a run config is a mapping of keys (got ${Array.isArray(raw) ? "a list" : typeof raw})`);
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw))
+    throw new ConfigError(`${path}: a run config is a mapping of keys (got ${Array.isArray(raw) ? "a list" : typeof raw})`);
   return raw as Record<string, unknown>;
 };
 
 const pickBaseline = (flag: string | undefined, cells: readonly Cell[]): Cell => {
   if (flag === undefined) return cells[0]!;
-  const norm = (s: string) => s.split(",").map((p) => p.trim().replace(/\s+/g, "")).filter(Boolean).sort().join(",");
+  const norm = (s: string) =>
+    s
+      .split(",")
+      .map((p) => p.trim().replace(/\s+/g, ""))
+      .filter(Boolean)
+      .sort()
+      .join(",");
   const found = cells.find((c) => c.id === flag.trim() || norm(c.label) === norm(flag));
   if (!found) throw new ConfigError(`--baseline: no runnable cell ${JSON.stringify(flag)}; cells: ${cells.map((c) => `${c.id} (${c.label})`).join("; ")}`);
   return found;
@@ -115,7 +137,11 @@ const finished = (dir: RunDir, cfg: RunConfig, family: LevelFamily): boolean => 
   if (family.searchFor?.(cfg)) return readFinalScores(dir.path) !== undefined;
   const stream = new Set(dir.episodes({ repair: false }).flatMap((e) => (e.phase === "stream" ? [e.id] : [])));
   const log = dir.bankLog({ repair: false });
-  return stream.size >= cfg.rounds * cfg.episodesPerRound * cfg.levels.length && cfg.levels.every((l) => log.done.has(updateKey(l, cfg.rounds))) && existsSync(dir.file("metrics"));
+  return (
+    stream.size >= cfg.rounds * cfg.episodesPerRound * cfg.levels.length &&
+    cfg.levels.every((l) => log.done.has(updateKey(l, cfg.rounds))) &&
+    existsSync(dir.file("metrics"))
+  );
 };
 
 /** The newest eval file holding every level × held-out seed, as outcomes (a killed evaluation's file is partial). */
@@ -142,7 +168,13 @@ const child = async (args: string[], logFile: string): Promise<{ code: number; m
   return { code: r.exitCode ?? 1, ms: performance.now() - t0 };
 };
 
-const outcome = (e: EpisodeRecord): EpisodeOutcome => ({ level: e.level, round: e.round, seed: e.seed, success: e.trajectory.success, turns: e.trajectory.turns });
+const outcome = (e: EpisodeRecord): EpisodeOutcome => ({
+  level: e.level,
+  round: e.round,
+  seed: e.seed,
+  success: e.trajectory.success,
+  turns: e.trajectory.turns,
+});
 
 export const compare = async (argv: Record<string, unknown>, out: string): Promise<void> => {
   const configPath = String(argv.config);
@@ -158,7 +190,10 @@ export const compare = async (argv: Record<string, unknown>, out: string): Promi
   const axes = flags.map(parseGridFlag);
   const capAxis = axes.find((a) => a.key === "budget" || a.key.startsWith("budget."));
   // The cap is not part of a run's config (nor its id), so cells differing only in it would share run directories.
-  if (capAxis) throw new ConfigError(`--grid ${capAxis.key}: the spend cap is the whole grid's, not a cell's; give it with --budget-usd / --budget-tokens (or budget: in ${configPath}) and hexa compare shares it among the runs`);
+  if (capAxis)
+    throw new ConfigError(
+      `--grid ${capAxis.key}: the spend cap is the whole grid's, not a cell's; give it with --budget-usd / --budget-tokens (or budget: in ${configPath}) and hexa compare shares it among the runs`,
+    );
   const families = allFamilies();
   checkAxes(base, axes, families);
   const cells = gridCells(base, axes);
@@ -203,7 +238,9 @@ export const compare = async (argv: Record<string, unknown>, out: string): Promi
     const before = JSON.parse(readFileSync(specPath, "utf8")) as Spec;
     const diff = changedKeys({ ...before, config: undefined }, { ...JSON.parse(JSON.stringify(spec)), config: undefined });
     if (diff.length) {
-      throw new ConfigError(`${specPath}: this folder holds another comparison (changed: ${diff.join(", ")}); rerun with its grid, runs and config (see compare.json), or use another --out`);
+      throw new ConfigError(
+        `${specPath}: this folder holds another comparison (changed: ${diff.join(", ")}); rerun with its grid, runs and config (see compare.json), or use another --out`,
+      );
     }
   }
   const runsDir = join(out, "runs");
@@ -223,7 +260,11 @@ export const compare = async (argv: Record<string, unknown>, out: string): Promi
     for (const c of runnable) {
       const cellJobs = jobs.filter((j) => j.cell === c);
       const cfg = cellJobs[0]!.cfg;
-      const served = await preflight(cfg.llm, rolesOf(cfg, family.searchFor?.(cfg) !== undefined), { env: process.env, cacheDir: runsDir, where: `${configPath} (cell ${c.id})` });
+      const served = await preflight(cfg.llm, rolesOf(cfg, family.searchFor?.(cfg) !== undefined), {
+        env: process.env,
+        cacheDir: runsDir,
+        where: `${configPath} (cell ${c.id})`,
+      });
       const made = cellJobs.flatMap((j) => findRun(runsDir, j.cfg) ?? []);
       if (served) made.forEach((dir) => servedChanges(dir.path, served).forEach(note));
     }
@@ -238,7 +279,9 @@ export const compare = async (argv: Record<string, unknown>, out: string): Promi
     const failures: string[] = [];
     let stop: string | undefined;
     const t0 = performance.now();
-    note(`compare ${out}: ${runnable.length} cell(s) × ${runs} run(s), held-out seeds ${anyHeldOut(heldOut) ? heldOutText(heldOut) : "none"}${skipped.length ? `, ${skipped.length} cell(s) skipped` : ""}`);
+    note(
+      `compare ${out}: ${runnable.length} cell(s) × ${runs} run(s), held-out seeds ${anyHeldOut(heldOut) ? heldOutText(heldOut) : "none"}${skipped.length ? `, ${skipped.length} cell(s) skipped` : ""}`,
+    );
     await mapLimit(jobs, Number(argv.parallel), async (job) => {
       if (stop) return;
       const name = key(job);
@@ -273,8 +316,18 @@ export const compare = async (argv: Record<string, unknown>, out: string): Promi
       note(`[${++done}/${jobs.length}] ${name} (${job.cell.label}) done, ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     });
     if (stop) {
-      const c = [cap.usd !== undefined ? `budget.usd ${formatUsd(cap.usd)}` : "", cap.tokens !== undefined ? `budget.tokens ${cap.tokens.toLocaleString("en")}` : ""].filter(Boolean).join(" and ");
-      const raise = [cap.usd !== undefined ? `--budget-usd ${(cap.usd * 2).toPrecision(2)}` : "", cap.tokens !== undefined ? `--budget-tokens ${cap.tokens * 2}` : ""].filter(Boolean).join(" ");
+      const c = [
+        cap.usd !== undefined ? `budget.usd ${formatUsd(cap.usd)}` : "",
+        cap.tokens !== undefined ? `budget.tokens ${cap.tokens.toLocaleString("en")}` : "",
+      ]
+        .filter(Boolean)
+        .join(" and ");
+      const raise = [
+        cap.usd !== undefined ? `--budget-usd ${(cap.usd * 2).toPrecision(2)}` : "",
+        cap.tokens !== undefined ? `--budget-tokens ${cap.tokens * 2}` : "",
+      ]
+        .filter(Boolean)
+        .join(" ");
       const failed = failures.length ? `; besides, ${failures.length} run(s) failed: ${failures.join("; ")}` : "";
       throw new RunStopped(
         `compare stopped: budget — ${stop}; ${done} of ${jobs.length} run(s) finished and are kept, the others keep what they played; the grid has spent ${gridCap.spentText()} of ${c}${failed}. No results are written yet: rerun the same hexa compare command with a raised cap (e.g. ${raise}) to continue; no episode is played twice`,
@@ -317,16 +370,26 @@ const writeResults = async (out: string, d: Done): Promise<void> => {
     const held = anyHeldOut(d.heldOut) ? heldOutOf(dir, job.cfg, d.heldOut) : undefined;
     type Usage = { usage: { total: { input: number; output: number; costUsd: number; unpricedCalls: number } } };
     // A search run made before searches wrote metrics.json has none (its calls were not metered then).
-    const metrics: Usage = existsSync(dir.file("metrics")) ? (JSON.parse(readFileSync(dir.file("metrics"), "utf8")) as Usage) : { usage: { total: { input: 0, output: 0, costUsd: 0, unpricedCalls: 0 } } };
+    const metrics: Usage = existsSync(dir.file("metrics"))
+      ? (JSON.parse(readFileSync(dir.file("metrics"), "utf8")) as Usage)
+      : { usage: { total: { input: 0, output: 0, costUsd: 0, unpricedCalls: 0 } } };
     const final = readFinalScores(dir.path);
-    const evalUsage = (held ?? []).reduce((s, e) => ({ tokens: s.tokens + e.trajectory.usage.input + e.trajectory.usage.output, cost: s.cost + e.trajectory.usage.costUsd }), { tokens: 0, cost: 0 });
+    const evalUsage = (held ?? []).reduce(
+      (s, e) => ({ tokens: s.tokens + e.trajectory.usage.input + e.trajectory.usage.output, cost: s.cost + e.trajectory.usage.costUsd }),
+      { tokens: 0, cost: 0 },
+    );
     const cell = byCell.get(job.cell.id) ?? { id: job.cell.id, label: job.cell.label, runs: [] };
     cell.runs.push({
       run: job.run,
       dir: dir.path,
-      stream: dir.episodes({ repair: false }).filter((e) => e.phase === "stream").map(outcome),
+      stream: dir
+        .episodes({ repair: false })
+        .filter((e) => e.phase === "stream")
+        .map(outcome),
       ...(held ? { heldOut: held.map(outcome) } : {}),
-      ...(final ? { final: final.levels.map((f) => ({ level: f.level, score: f.score, spent: f.spent, measure: f.measure, ...(f.raw ? { raw: f.raw } : {}) })) } : {}),
+      ...(final
+        ? { final: final.levels.map((f) => ({ level: f.level, score: f.score, spent: f.spent, measure: f.measure, ...(f.raw ? { raw: f.raw } : {}) })) }
+        : {}),
       tokens: metrics.usage.total.input + metrics.usage.total.output + evalUsage.tokens,
       costUsd: metrics.usage.total.costUsd + evalUsage.cost,
       // Held-out calls carry no priced flag in their records; the run's own calls do.

@@ -15,7 +15,12 @@ export const doctorCommand: CommandModule = {
   builder: (y: Argv) =>
     y
       .positional("config", { type: "string", describe: "a YAML run config (default: the default llm config with OPENAI_BASE_URL / OPENAI_API_KEY)" })
-      .option("role", { type: "string", array: true, choices: Role.options, describe: "check only these roles (default: the roles the config's run calls; all without a config)" })
+      .option("role", {
+        type: "string",
+        array: true,
+        choices: Role.options,
+        describe: "check only these roles (default: the roles the config's run calls; all without a config)",
+      })
       .option("context-tokens", {
         type: "string",
         default: DEFAULT_CONTEXT_TOKENS,

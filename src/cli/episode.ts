@@ -68,11 +68,16 @@ export const episodeCommand: CommandModule = {
     const seed = parseSeed(argv.seed, "--seed");
     const own = flagsOf(family.config.schema, family.id);
     const foreign = familyFlags().filter((f) => argv[f.flag] !== undefined && !own.some((o) => o.flag === f.flag));
-    if (foreign.length) throw new ConfigError(`--${foreign[0]!.flag} is not a flag of family ${family.id}; its flags: ${own.map((f) => `--${f.flag}`).join(", ") || "none"}`);
+    if (foreign.length)
+      throw new ConfigError(`--${foreign[0]!.flag} is not a flag of family ${family.id}; its flags: ${own.map((f) => `--${f.flag}`).join(", ") || "none"}`);
     const slice = { [family.config.key]: sliceFromFlags(own, argv) };
     let cfg;
     try {
-      cfg = parseRunConfig({ family: family.id, levels: [level], agent: argv.agent, actor: { maxTurns: argv["max-turns"] }, ...slice }, "hexa episode", allFamilies());
+      cfg = parseRunConfig(
+        { family: family.id, levels: [level], agent: argv.agent, actor: { maxTurns: argv["max-turns"] }, ...slice },
+        "hexa episode",
+        allFamilies(),
+      );
     } catch (e) {
       // Name the flag, not the config key it fills.
       throw new ConfigError(
@@ -87,7 +92,15 @@ export const episodeCommand: CommandModule = {
       );
     }
     const agent = argv.agent as RunAgent;
-    const flags: Record<string, string> = { model: "--model", baseURL: "--base-url", apiKey: "--api-key", cacheDir: "--cache-dir", auditLog: "--audit-log", temperature: "--temperature", maxOutputTokens: "--max-output-tokens" };
+    const flags: Record<string, string> = {
+      model: "--model",
+      baseURL: "--base-url",
+      apiKey: "--api-key",
+      cacheDir: "--cache-dir",
+      auditLog: "--audit-log",
+      temperature: "--temperature",
+      maxOutputTokens: "--max-output-tokens",
+    };
     const llmParsed = LlmConfig.safeParse({
       actor: {
         ...(argv.model ? { model: argv.model } : {}),
@@ -104,7 +117,15 @@ export const episodeCommand: CommandModule = {
     if (!llmParsed.success) {
       const i = llmParsed.error.issues[0]!;
       const field = String(i.path.at(-1));
-      const given: Record<string, unknown> = { model: argv.model, baseURL: argv["base-url"], apiKey: "(hidden)", cacheDir: argv["cache-dir"], auditLog: argv["audit-log"], temperature: argv.temperature, maxOutputTokens: argv["max-output-tokens"] };
+      const given: Record<string, unknown> = {
+        model: argv.model,
+        baseURL: argv["base-url"],
+        apiKey: "(hidden)",
+        cacheDir: argv["cache-dir"],
+        auditLog: argv["audit-log"],
+        temperature: argv.temperature,
+        maxOutputTokens: argv["max-output-tokens"],
+      };
       throw new ConfigError(`${flags[field] ?? field}: ${i.message} (got ${JSON.stringify(given[field])})`);
     }
     const llm = llmParsed.data;
@@ -114,7 +135,10 @@ export const episodeCommand: CommandModule = {
       );
     }
     // Loaded only when a model is used: langchain costs about a second of start-up.
-    const model = agent === "heuristic" ? undefined : (await import("../llm/role-model.ts")).createRoleModel("actor", llm, { env: process.env, onNotice: (m) => process.stderr.write(`warning: ${m}\n`) });
+    const model =
+      agent === "heuristic"
+        ? undefined
+        : (await import("../llm/role-model.ts")).createRoleModel("actor", llm, { env: process.env, onNotice: (m) => process.stderr.write(`warning: ${m}\n`) });
     const label = agent === "heuristic" ? "heuristic (no LLM)" : `${agent} with ${llm.actor.model}`;
     process.stderr.write(`${level} seed ${seed}: ${label}, ${budgetOf(agent, cfg.actor.maxTurns)} turns\n`);
     const trainings = toolProgressView(process.stderr);

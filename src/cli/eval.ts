@@ -36,7 +36,8 @@ export const seedList = (v: unknown): number[] | Record<string, number[]> | unde
   const out: Record<string, number[]> = {};
   for (const part of text.split(";").filter((p) => p.trim())) {
     const [level, list, extra] = part.split("=");
-    if (!level?.trim() || list === undefined || extra !== undefined) throw new ConfigError(`--seeds: per-level seeds read LEVEL=S,S;LEVEL=S, e.g. --seeds catapult=60,61;pass_the_parcel=70 (got ${JSON.stringify(part)})`);
+    if (!level?.trim() || list === undefined || extra !== undefined)
+      throw new ConfigError(`--seeds: per-level seeds read LEVEL=S,S;LEVEL=S, e.g. --seeds catapult=60,61;pass_the_parcel=70 (got ${JSON.stringify(part)})`);
     if (out[level.trim()]) throw new ConfigError(`--seeds: ${level.trim()} is given twice`);
     out[level.trim()] = numbers(list, "--seeds catapult=60,61;pass_the_parcel=70");
   }
@@ -50,7 +51,9 @@ const requireFinished = (path: string, { episodes, log }: RunState, cfg: RunConf
   const open = cfg.levels.filter((l) => !log.done.has(updateKey(l, cfg.rounds)));
   if (played.size < need || open.length) {
     const commit = open.length ? `; round ${cfg.rounds} not committed on ${open.join(", ")}` : "";
-    throw new ConfigError(`${path}: the run is unfinished (got ${played.size} of ${need} stream episodes${commit}); finish it first with hexa run --resume ${path}, then evaluate`);
+    throw new ConfigError(
+      `${path}: the run is unfinished (got ${played.size} of ${need} stream episodes${commit}); finish it first with hexa run --resume ${path}, then evaluate`,
+    );
   }
 };
 
@@ -70,9 +73,21 @@ export const evalCommand: CommandModule = {
   builder: (y: Argv) =>
     y
       .positional("run", { type: "string", demandOption: true, describe: "a finished run directory, e.g. runs/<id>" })
-      .option("seeds", { type: "string", coerce: seedList, describe: "these seeds on every level (refused if the run learned from one), e.g. 60,61,62; or per level: catapult=60,61;pass_the_parcel=70" })
-      .option("count", { type: "string", default: 10, coerce: intFlag("count", 1, 10_000), describe: "without --seeds: the next N vetted seeds the run never saw, per level" })
-      .option("budget-usd", { type: "number", describe: "spend cap in USD for this evaluation (the run's budget: caps the run, not its evaluations); a rerun of a stopped evaluation may raise it" })
+      .option("seeds", {
+        type: "string",
+        coerce: seedList,
+        describe: "these seeds on every level (refused if the run learned from one), e.g. 60,61,62; or per level: catapult=60,61;pass_the_parcel=70",
+      })
+      .option("count", {
+        type: "string",
+        default: 10,
+        coerce: intFlag("count", 1, 10_000),
+        describe: "without --seeds: the next N vetted seeds the run never saw, per level",
+      })
+      .option("budget-usd", {
+        type: "number",
+        describe: "spend cap in USD for this evaluation (the run's budget: caps the run, not its evaluations); a rerun of a stopped evaluation may raise it",
+      })
       .option("budget-tokens", { type: "number", describe: "token cap (input + output, cache hits excluded) for this evaluation" })
       .option("yes", { type: "boolean", default: false, describe: "start even when the cost forecast exceeds the cap (the evaluation still stops at it)" })
       .option("doctor", DOCTOR_OPTION),
@@ -90,7 +105,9 @@ const evaluate = async (argv: Record<string, unknown>): Promise<void> => {
   const { dir, cfg } = openRun(path);
   const family = familyOf(cfg);
   const run = readRunState(dir, (ids) =>
-    process.stderr.write(`warning: ${dir.file("episodes")} has ${ids.length} duplicated line(s) (${ids.slice(0, 3).join(", ")}${ids.length > 3 ? ", …" : ""}); each episode is counted once\n`),
+    process.stderr.write(
+      `warning: ${dir.file("episodes")} has ${ids.length} duplicated line(s) (${ids.slice(0, 3).join(", ")}${ids.length > 3 ? ", …" : ""}); each episode is counted once\n`,
+    ),
   );
   requireFinished(path, run, cfg);
   const given = argv.seeds as ReturnType<typeof seedList>;
@@ -106,10 +123,16 @@ const evaluate = async (argv: Record<string, unknown>): Promise<void> => {
   }
   const gate = evalGate(cfg, dir, { cap: budgetFrom({}, argv), toPlay: total - played.length, spentBefore: stopped?.usage ?? [], yes: argv.yes === true });
   // The frozen bank needs no evolver; the actor's calls go to eval/llm-log.jsonl so the run's own log is untouched.
-  const { actorModel } = await modelsFor({ ...cfg, evolver: "heuristic", llm: { ...cfg.llm, auditLog: cfg.llm.auditLog ?? join(dir.path, "eval", "llm-log.jsonl") } }, dir.path, { onNotice: (m) => process.stderr.write(`warning: ${m}\n`), ...(gate ? { gate } : {}) });
+  const { actorModel } = await modelsFor(
+    { ...cfg, evolver: "heuristic", llm: { ...cfg.llm, auditLog: cfg.llm.auditLog ?? join(dir.path, "eval", "llm-log.jsonl") } },
+    dir.path,
+    { onNotice: (m) => process.stderr.write(`warning: ${m}\n`), ...(gate ? { gate } : {}) },
+  );
   const file = stopped?.file ?? dir.evalFile(new Date());
   const who = `agent ${cfg.agent} (${cfg.agent === "heuristic" ? "heuristic, no LLM" : cfg.llm.actor.model})`;
-  process.stderr.write(`eval ${dir.meta.id}: ${who}, bank after round ${cfg.rounds}, ${total} episodes${stopped ? ` (continuing ${file}: ${played.length} played before its spend cap stopped it)` : ""}\n`);
+  process.stderr.write(
+    `eval ${dir.meta.id}: ${who}, bank after round ${cfg.rounds}, ${total} episodes${stopped ? ` (continuing ${file}: ${played.length} played before its spend cap stopped it)` : ""}\n`,
+  );
   let done = played.length;
   let costUsd = 0;
   let tokens = 0;
@@ -139,21 +162,35 @@ const evaluate = async (argv: Record<string, unknown>): Promise<void> => {
   } catch (e) {
     if (!(e instanceof BudgetExceeded && gate)) throw e;
     const spent = await gate.total();
-    markEvalStopped(dir.path, { schemaVersion: 1, reason: "budget", at: new Date().toISOString(), message: e.message, spent, cap: gate.cap, evalFile: basename(file), seeds: wanted });
-    throw new RunStopped(`${e.message}; the evaluation is marked stopped: budget (${join(dir.path, "eval", "stopped.json")}) and its finished episodes are kept in ${file}. Raise the cap and continue (the same seeds; no episode is played twice): hexa eval ${path} --seeds '${heldOutArg(wanted)}' ${raiseFlags(gate.cap, spent)}`);
+    markEvalStopped(dir.path, {
+      schemaVersion: 1,
+      reason: "budget",
+      at: new Date().toISOString(),
+      message: e.message,
+      spent,
+      cap: gate.cap,
+      evalFile: basename(file),
+      seeds: wanted,
+    });
+    throw new RunStopped(
+      `${e.message}; the evaluation is marked stopped: budget (${join(dir.path, "eval", "stopped.json")}) and its finished episodes are kept in ${file}. Raise the cap and continue (the same seeds; no episode is played twice): hexa eval ${path} --seeds '${heldOutArg(wanted)}' ${raiseFlags(gate.cap, spent)}`,
+    );
   }
   if (evalStopped(dir.path)?.evalFile === basename(file)) clearEvalStopped(dir.path);
   process.stdout.write(`\nheld-out evaluation of ${dir.meta.id} — ${who}, bank after round ${cfg.rounds}\n${table(rows)}\n`);
   process.stdout.write(`tokens ${tokens}, cost $${costUsd.toFixed(4)}\neval file: ${file}\n`);
 };
 
-
 /**
  * The evaluation's spend cap (docs/spec/method.md §11), from --budget-usd / --budget-tokens: the forecast is printed before
  * anything is written and a start it says would cross the cap is refused without --yes; the gate then stops
  * the evaluation before the call that would. A continued evaluation counts what it already spent.
  */
-const evalGate = (cfg: RunConfig, dir: RunDir, o: { cap: Budget; toPlay: number; spentBefore: Parameters<typeof spentIn>[0]; yes: boolean }): SpendGate | undefined => {
+const evalGate = (
+  cfg: RunConfig,
+  dir: RunDir,
+  o: { cap: Budget; toPlay: number; spentBefore: Parameters<typeof spentIn>[0]; yes: boolean },
+): SpendGate | undefined => {
   if (cfg.agent === "heuristic") return undefined;
   checkPriced(o.cap, cfg.llm.prices, [{ where: "llm.actor", model: cfg.llm.actor.model }]);
   const spent = spentIn(o.spentBefore);

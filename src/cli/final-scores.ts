@@ -11,7 +11,10 @@ export const formatFinalScores = (scores: readonly FinalScore[]): string =>
     `final scores (${scores[0]?.measure ?? ""}):`,
     ...scores.map((s) => {
       const d = s.detail;
-      const figures = "fitness" in d ? `; F ${f2(d.fitness)} (sparse ${f2(d.sparse)}, human ${f2(d.human)}) on evaluation seeds [${(d.evalSeeds as number[] | undefined)?.join(", ") ?? ""}], from ${String(d.source)}` : "";
+      const figures =
+        "fitness" in d
+          ? `; F ${f2(d.fitness)} (sparse ${f2(d.sparse)}, human ${f2(d.human)}) on evaluation seeds [${(d.evalSeeds as number[] | undefined)?.join(", ") ?? ""}], from ${String(d.source)}`
+          : "";
       return `  ${s.level.padEnd(24)} ${f2(s.score).padStart(6)}  (${s.spent} trained${figures})`;
     }),
   ].join("\n");
@@ -20,7 +23,13 @@ export const formatFinalScores = (scores: readonly FinalScore[]): string =>
  * After a run's rounds or search: the family's final scores, written to final-scores.json and printed; nothing
  * when the family or the config asks for none.
  */
-export const scoreRun = async (family: LevelFamily, config: RunConfig, dir: string, episodes: readonly EpisodeRecord[], print: (text: string) => void): Promise<FinalScore[] | undefined> => {
+export const scoreRun = async (
+  family: LevelFamily,
+  config: RunConfig,
+  dir: string,
+  episodes: readonly EpisodeRecord[],
+  print: (text: string) => void,
+): Promise<FinalScore[] | undefined> => {
   const scores = await family.finalScores?.({ config, dir, episodes });
   if (!scores) return undefined;
   const path = writeFinalScores(dir, scores);

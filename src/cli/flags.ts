@@ -2,13 +2,15 @@ import { ConfigError } from "../errors.ts";
 
 /** Flag parsers shared by the picture commands: each error names the flag and the value it got. */
 
-export const intFlag = (name: string, min: number, max: number) => (v: unknown): number => {
-  const n = typeof v === "string" && v.trim() !== "" ? Number(v) : v;
-  if (typeof n !== "number" || !Number.isSafeInteger(n) || n < min || n > max) {
-    throw new ConfigError(`--${name} must be an integer in [${min}, ${max}] (got ${JSON.stringify(v)})`);
-  }
-  return n;
-};
+export const intFlag =
+  (name: string, min: number, max: number) =>
+  (v: unknown): number => {
+    const n = typeof v === "string" && v.trim() !== "" ? Number(v) : v;
+    if (typeof n !== "number" || !Number.isSafeInteger(n) || n < min || n > max) {
+      throw new ConfigError(`--${name} must be an integer in [${min}, ${max}] (got ${JSON.stringify(v)})`);
+    }
+    return n;
+  };
 
 /** `--action x,y,r`: the red ball's centre and radius, three finite numbers. */
 export const parseAction = (v: unknown): { x: number; y: number; radius: number } => {

@@ -117,7 +117,8 @@ export const readRunInput = (path: string): RunInput => {
     if ("commit" in l) lastCommit = i;
   });
   const pending = lines.length - 1 - lastCommit;
-  if (pending > 0) notices.push(`bank-events.jsonl: ${pending} event(s) after the last commit line (an update in progress, or cut short by a crash) are not shown`);
+  if (pending > 0)
+    notices.push(`bank-events.jsonl: ${pending} event(s) after the last commit line (an update in progress, or cut short by a crash) are not shown`);
 
   const usageFile = dir.file("usage");
   const usage = readJsonl(usageFile, UsageLine, { repair: false });
@@ -178,7 +179,8 @@ export interface InspectTarget {
  */
 export const findTarget = (dir: string): InspectTarget => {
   const path = resolve(dir);
-  if (!existsSync(path) || !statSync(path).isDirectory()) throw new ConfigError(`${dir}: no such directory; give a run directory (runs/<id>) or a comparison directory`);
+  if (!existsSync(path) || !statSync(path).isDirectory())
+    throw new ConfigError(`${dir}: no such directory; give a run directory (runs/<id>) or a comparison directory`);
   if (isRun(path)) return { kind: "run", path, cells: [{ name: basename(path), runs: [path] }], searches: findSearchDirs(path) };
   const cells = new Map<string, string[]>();
   for (const child of subdirs(path)) {

@@ -6,7 +6,15 @@ import { fileURLToPath } from "node:url";
 import type { Argv, CommandModule } from "yargs";
 import { ConfigError } from "../errors.ts";
 import { renderReportHtml, type PageAssets } from "../report/inspect/html.ts";
-import { buildReport, buildRunView, lastSolvedOfEachLevel, type BuildOptions, type EpisodeDrawer, type Report, type RunInput } from "../report/inspect/model.ts";
+import {
+  buildReport,
+  buildRunView,
+  lastSolvedOfEachLevel,
+  type BuildOptions,
+  type EpisodeDrawer,
+  type Report,
+  type RunInput,
+} from "../report/inspect/model.ts";
 import type { EpisodeRecord } from "../store/run-records.ts";
 import { intFlag } from "./flags.ts";
 import { familyIds, getFamily } from "./families.ts";
@@ -27,7 +35,9 @@ const pageAssets = (): PageAssets =>
   (assets ??= {
     vega: readFileSync(join(dirname(require.resolve("vega")), "vega.min.js"), "utf8"),
     vegaLite: readFileSync(join(dirname(require.resolve("vega-lite")), "vega-lite.min.js"), "utf8"),
-    client: ["client-bank.js", "client-search.js", "client.js"].map((f) => readFileSync(fileURLToPath(new URL(`../report/inspect/${f}`, import.meta.url)), "utf8")).join("\n"),
+    client: ["client-bank.js", "client-search.js", "client.js"]
+      .map((f) => readFileSync(fileURLToPath(new URL(`../report/inspect/${f}`, import.meta.url)), "utf8"))
+      .join("\n"),
   });
 
 /** Families without pictures (or not registered here) show their action as text. */
@@ -88,7 +98,9 @@ const signature = (target: InspectTarget): string => {
     const s = statSync(p);
     return `${p}:${s.size}:${s.mtimeMs}${s.isDirectory() ? `:${readdirSync(p).join(",")}` : ""}`;
   };
-  const runs = target.cells.flatMap((c) => c.runs).flatMap((run) => ["episodes.jsonl", "bank-events.jsonl", "usage.jsonl", "llm-log.jsonl", "banks", "eval"].map((f) => stamp(join(run, f))));
+  const runs = target.cells
+    .flatMap((c) => c.runs)
+    .flatMap((run) => ["episodes.jsonl", "bank-events.jsonl", "usage.jsonl", "llm-log.jsonl", "banks", "eval"].map((f) => stamp(join(run, f))));
   const searches = findSearchDirs(target.path).map((d) => stamp(join(d, "candidates.jsonl")));
   return [...runs, ...searches].join("|");
 };
@@ -193,14 +205,24 @@ const serve = (target: InspectTarget, port: number, animations: Animations): Pro
 
 export const inspectCommand: CommandModule = {
   command: "inspect <dir>",
-  describe: "a self-contained HTML report of a run or a comparison (learning curves, the bank over time, every episode) and of reward searches (the lineage of every candidate); --serve follows a live run",
+  describe:
+    "a self-contained HTML report of a run or a comparison (learning curves, the bank over time, every episode) and of reward searches (the lineage of every candidate); --serve follows a live run",
   builder: (y: Argv) =>
     y
-      .positional("dir", { type: "string", demandOption: true, describe: "a run directory (runs/<id>), a directory of runs to compare, or a hexa search directory (or a directory of them)" })
+      .positional("dir", {
+        type: "string",
+        demandOption: true,
+        describe: "a run directory (runs/<id>), a directory of runs to compare, or a hexa search directory (or a directory of them)",
+      })
       .option("out", { type: "string", describe: "where to write the HTML (default DIR/report.html)" })
       .option("serve", { type: "boolean", default: false, describe: "serve the report on 127.0.0.1 and refresh it as the run writes" })
       .option("port", { type: "string", default: 8787, coerce: intFlag("port", 0, 65535), describe: "port for --serve (0: any free port)" })
-      .option("animations", { type: "string", choices: ANIMATIONS, default: "last", describe: "rollout GIFs embedded in the file: the last solved episode of each level, all (50–200 kB each), or none; --serve makes any on demand" }),
+      .option("animations", {
+        type: "string",
+        choices: ANIMATIONS,
+        default: "last",
+        describe: "rollout GIFs embedded in the file: the last solved episode of each level, all (50–200 kB each), or none; --serve makes any on demand",
+      }),
   handler: async (argv) => {
     const target = findTarget(String(argv.dir));
     const animations = argv.animations as Animations;

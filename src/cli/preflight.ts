@@ -72,7 +72,12 @@ export type ServedModels = z.infer<typeof ServedModels>;
 export const servedOf = (probed: readonly Probed[]): ServedModels => ({
   schemaVersion: 1,
   roles: Object.fromEntries(
-    probed.flatMap((p) => p.roles.map((role) => [role, { requested: p.report.model, served: p.report.servedModel, fingerprint: p.report.fingerprint, checkedAt: p.report.checkedAt }])),
+    probed.flatMap((p) =>
+      p.roles.map((role) => [
+        role,
+        { requested: p.report.model, served: p.report.servedModel, fingerprint: p.report.fingerprint, checkedAt: p.report.checkedAt },
+      ]),
+    ),
   ),
 });
 
@@ -110,7 +115,11 @@ export const servedChanges = (runPath: string, now: ServedModels): string[] => {
       was.served !== n.served ? `model ${was.served ?? "(none reported)"} → ${n.served ?? "(none reported)"}` : "",
       was.fingerprint !== n.fingerprint ? `system_fingerprint ${was.fingerprint ?? "(none)"} → ${n.fingerprint ?? "(none)"}` : "",
     ].filter(Boolean);
-    return changed.length ? [`warning: llm.${role} now answers as another model than when ${runPath} was made (${changed.join(", ")}); results before and after may differ for that reason`] : [];
+    return changed.length
+      ? [
+          `warning: llm.${role} now answers as another model than when ${runPath} was made (${changed.join(", ")}); results before and after may differ for that reason`,
+        ]
+      : [];
   });
 };
 

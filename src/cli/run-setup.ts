@@ -32,7 +32,10 @@ export const codeVersion = (): CodeVersion => {
   const version = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
   let commit: string | null = null;
   try {
-    commit = execFileSync("git", ["rev-parse", "HEAD"], { cwd: ROOT, stdio: ["ignore", "pipe", "ignore"], timeout: 5000 }).toString().trim() || null;
+    commit =
+      execFileSync("git", ["rev-parse", "HEAD"], { cwd: ROOT, stdio: ["ignore", "pipe", "ignore"], timeout: 5000 })
+        .toString()
+        .trim() || null;
   } catch {
     // Not a checkout (an installed package) or no git: the package version alone names the code.
   }
@@ -64,7 +67,8 @@ export const runDirConfig = (dir: RunDir, where: string, note: (line: string) =>
   const text = dir.configText();
   const cfg = parseRunConfigYaml(text, where, allFamilies());
   const { hash, config } = configDigest(text);
-  if (dir.meta.configHash === undefined) note(`note: ${dir.path}/run.json records no config hash (the run was made before hexa kept one); config.yaml is taken as it is`);
+  if (dir.meta.configHash === undefined)
+    note(`note: ${dir.path}/run.json records no config hash (the run was made before hexa kept one); config.yaml is taken as it is`);
   else if (dir.meta.configHash !== hash) {
     const keys = dir.meta.config === undefined ? ["(unknown: run.json holds only the hash)"] : changedKeys(dir.meta.config, config);
     throw new ConfigError(

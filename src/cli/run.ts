@@ -29,7 +29,11 @@ import { scoreRun } from "./final-scores.ts";
 import { openEpisodes, sharedLedger } from "./backend.ts";
 import { DOCTOR_OPTION, doctorSkipped, noteServed, preflight, rolesOf } from "./preflight.ts";
 
-const stamp = (d: Date) => d.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
+const stamp = (d: Date) =>
+  d
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d+Z$/, "Z");
 
 /**
  * Run ids read level__method__seed__timestamp (docs/spec/style.md §15). A family's whole search names its strategy and
@@ -47,17 +51,20 @@ export const runIdOf = (c: RunConfigT, now: Date): string => {
   return `${levels}__${method}__s${c.seed}__${stamp(now)}`;
 };
 
-
 const printSummary = (m: Metrics, dir: string) => {
   const out = process.stdout;
   const label = m.agent.startsWith("heuristic") ? " — heuristic experimentalist, no LLM" : "";
   out.write(`\nrun ${m.run}${label}\n`);
   out.write(`${"level".padEnd(22)} ${"success".padStart(12)} ${"turns".padStart(6)} ${"skills".padStart(7)} ${"mistakes".padStart(9)}   (final bank)\n`);
   for (const [level, l] of Object.entries(m.levels)) {
-    out.write(`${level.padEnd(22)} ${`${l.successes}/${l.episodes} ${percent(l.successes, l.episodes)}`.padStart(12)} ${l.meanTurns.toFixed(1).padStart(6)} ${String(l.finalBank.skills).padStart(7)} ${String(l.finalBank.mistakes).padStart(9)}\n`);
+    out.write(
+      `${level.padEnd(22)} ${`${l.successes}/${l.episodes} ${percent(l.successes, l.episodes)}`.padStart(12)} ${l.meanTurns.toFixed(1).padStart(6)} ${String(l.finalBank.skills).padStart(7)} ${String(l.finalBank.mistakes).padStart(9)}\n`,
+    );
   }
   const u = m.usage.total;
-  out.write(`tokens ${u.input + u.output} (${u.calls} calls${u.estimatedCalls ? `, ${u.estimatedCalls} estimated: the server reported no usage` : ""}), cost $${u.costUsd.toFixed(4)}${u.unpricedCalls ? ` + ${u.unpricedCalls} unpriced calls` : ""}; time: simulation ${(m.time.simulationMs / 1000).toFixed(1)} s, agent ${(m.time.agentMs / 1000).toFixed(1)} s, bank ${(m.time.bankMs / 1000).toFixed(1)} s\n`);
+  out.write(
+    `tokens ${u.input + u.output} (${u.calls} calls${u.estimatedCalls ? `, ${u.estimatedCalls} estimated: the server reported no usage` : ""}), cost $${u.costUsd.toFixed(4)}${u.unpricedCalls ? ` + ${u.unpricedCalls} unpriced calls` : ""}; time: simulation ${(m.time.simulationMs / 1000).toFixed(1)} s, agent ${(m.time.agentMs / 1000).toFixed(1)} s, bank ${(m.time.bankMs / 1000).toFixed(1)} s\n`,
+  );
   for (const p of m.problems ?? []) out.write(`${p.fatal ? "PROBLEM" : "note"}: ${p.message}\n`);
   out.write(`run directory: ${dir}\nheld-out check: hexa eval ${dir}\n`);
 };
@@ -67,7 +74,8 @@ export const checkRunConfig = (cfg: RunConfigT, where: string): LevelFamily => {
   const family = familyOf(cfg);
   try {
     schedule(cfg, family);
-    if (cfg.method !== "rounds" && !family.searchFor?.(cfg)) throw new ConfigError(`method: the ${family.id} family has no whole search (got ${cfg.method}); use method: rounds`);
+    if (cfg.method !== "rounds" && !family.searchFor?.(cfg))
+      throw new ConfigError(`method: the ${family.id} family has no whole search (got ${cfg.method}); use method: rounds`);
     family.checkConfig?.(cfg);
   } catch (e) {
     throw e instanceof ConfigError ? new ConfigError(`${where}: ${e.message}`) : e;
@@ -85,12 +93,15 @@ const warnIfOtherCode = (dir: RunDir, code: CodeVersion, warn: (line: string) =>
   const other = earlier.filter((c) => c.version !== code.version || c.commit !== code.commit);
   if (other.length) {
     const labels = [...new Set(other.map(codeLabel))];
-    warn(`warning: this run was written by hexa ${labels.join(", ")}; this process is hexa ${codeLabel(code)}. The run will mix code versions (each writer is listed in ${dir.file("writers")}); start a new run if its numbers must come from one version`);
+    warn(
+      `warning: this run was written by hexa ${labels.join(", ")}; this process is hexa ${codeLabel(code)}. The run will mix code versions (each writer is listed in ${dir.file("writers")}); start a new run if its numbers must come from one version`,
+    );
   }
 };
 
 /** The defaults with a placeholder level, for --print-config without a file. */
-const defaultsYaml = () => `# every key and its default; levels has none (name one or more, e.g. [catapult])\n${runConfigYaml(parseRunConfig({ levels: ["<level>"] }, "defaults", allFamilies()), allFamilies())}`;
+const defaultsYaml = () =>
+  `# every key and its default; levels has none (name one or more, e.g. [catapult])\n${runConfigYaml(parseRunConfig({ levels: ["<level>"] }, "defaults", allFamilies()), allFamilies())}`;
 
 export const runCommand: CommandModule = {
   command: "run [config]",
@@ -101,7 +112,10 @@ export const runCommand: CommandModule = {
       .option("print-config", { type: "boolean", default: false, describe: "print the resolved config (every default) and exit" })
       .option("resume", { type: "string", describe: "continue the run in this directory after a crash or interrupt" })
       .option("runs-dir", { type: "string", default: "runs", describe: "where new run directories are made" })
-      .option("backend", { type: "string", describe: "where episodes are played: local, or redis://HOST:PORT for hexa worker processes (overrides backend:; not recorded in config.yaml)" })
+      .option("backend", {
+        type: "string",
+        describe: "where episodes are played: local, or redis://HOST:PORT for hexa worker processes (overrides backend:; not recorded in config.yaml)",
+      })
       .option("budget-usd", { type: "number", describe: "spend cap in USD (overrides budget.usd); a resume may raise it" })
       .option("budget-tokens", { type: "number", describe: "token cap, input + output with cache hits excluded (overrides budget.tokens)" })
       .option("yes", { type: "boolean", default: false, describe: "start even when the cost forecast exceeds the cap (the run still stops at it)" })
@@ -124,7 +138,9 @@ export const runCommand: CommandModule = {
     try {
       await start(configPath, resumeDir, runsDir, note, (path) => (made = path), argv);
     } catch (e) {
-      const fix = made ? `fix that (space, permissions), then: hexa run --resume ${made}` : "check that the runs folder (--runs-dir) exists, is writable and has space";
+      const fix = made
+        ? `fix that (space, permissions), then: hexa run --resume ${made}`
+        : "check that the runs folder (--runs-dir) exists, is writable and has space";
       throw asUserError(e, fix);
     }
   },
@@ -147,9 +163,16 @@ const spendGate = (
 ): SpendGate | undefined => {
   const cap = budgetFrom(cfg.budget, argv);
   // A search calls only the actor's model (its proposer); the rounds, the actor's and the evolver's.
-  const roles = [...(cfg.agent !== "heuristic" ? (["actor"] as const) : []), ...(!search && usesBank(cfg) && cfg.evolver === "llm" ? (["evolver"] as const) : [])];
+  const roles = [
+    ...(cfg.agent !== "heuristic" ? (["actor"] as const) : []),
+    ...(!search && usesBank(cfg) && cfg.evolver === "llm" ? (["evolver"] as const) : []),
+  ];
   if (!roles.length) return undefined;
-  checkPriced(cap, cfg.llm.prices, roles.map((r) => ({ where: `llm.${r}`, model: cfg.llm[r].model })));
+  checkPriced(
+    cap,
+    cfg.llm.prices,
+    roles.map((r) => ({ where: `llm.${r}`, model: cfg.llm[r].model })),
+  );
   const usage = existing?.usage() ?? [];
   const spent = spentIn(usage);
   const earlier = [...(usage.length ? [usage] : []), ...earlierUsage([runsDir], existing?.path)];
@@ -168,7 +191,14 @@ const spendGate = (
   return gate;
 };
 
-const start = async (configPath: string | undefined, resumeDir: string | undefined, runsDir: string, note: (line: string) => void, madeAt: (path: string) => void, argv: Record<string, unknown>): Promise<void> => {
+const start = async (
+  configPath: string | undefined,
+  resumeDir: string | undefined,
+  runsDir: string,
+  note: (line: string) => void,
+  madeAt: (path: string) => void,
+  argv: Record<string, unknown>,
+): Promise<void> => {
   // Everything that can be refused is checked before a run directory is made.
   const existing = resumeDir ? RunDir.open(resumeDir) : undefined;
   const where = resumeDir ? `${resumeDir}/config.yaml` : configPath!;
@@ -210,14 +240,22 @@ const start = async (configPath: string | undefined, resumeDir: string | undefin
     warn(`warning: ${message}`);
     keep?.(message);
   };
-  const models = await modelsFor(cfg, existing?.path ?? resolve(runsDir, id), { resuming: existing !== undefined, onNotice, ...(gate ? { gate } : {}) }).catch(async (e) => {
-    await ledger?.close();
-    throw e;
-  });
+  const models = await modelsFor(cfg, existing?.path ?? resolve(runsDir, id), { resuming: existing !== undefined, onNotice, ...(gate ? { gate } : {}) }).catch(
+    async (e) => {
+      await ledger?.close();
+      throw e;
+    },
+  );
   // A Chroma that does not answer is refused before the directory exists, so no half-made run is left behind.
   const index: OpenIndex | undefined = cfg.skillIndex.enabled ? await openSkillIndex(cfg.skillIndex.dataDir, cfg.skillIndex.embedding) : undefined;
-  const charge = (g: SpendGate) => (l: UsageLine) => g.ledger.settle(`llm.${l.role}`, { usd: 0, tokens: 0 }, { usd: l.costUsd, tokens: l.input + l.output, output: l.output });
-  const episodes = await openEpisodes(backend, backendWhere, { run: id, config: cfg, log: note, ...(gate ? { budget: gate.cap, charge: charge(gate) } : {}) }).catch(async (e) => {
+  const charge = (g: SpendGate) => (l: UsageLine) =>
+    g.ledger.settle(`llm.${l.role}`, { usd: 0, tokens: 0 }, { usd: l.costUsd, tokens: l.input + l.output, output: l.output });
+  const episodes = await openEpisodes(backend, backendWhere, {
+    run: id,
+    config: cfg,
+    log: note,
+    ...(gate ? { budget: gate.cap, charge: charge(gate) } : {}),
+  }).catch(async (e) => {
     await Promise.all([index?.stop(), ledger?.close()]);
     throw e;
   });
@@ -273,14 +311,22 @@ const start = async (configPath: string | undefined, resumeDir: string | undefin
       const onCall = (call: SearchCall, turn: AssistantTurn) => dir.appendUsage(usageLine("actor", turn, { phase: "search", round: 0, ...call }, cfg));
       let u: UsageLine[] = [];
       try {
-        await search.run({ dir: dir.path, ...(models.actorModel ? { actorModel: models.actorModel, onCall } : {}), log: (line) => view.line(line), signal: controller.signal });
+        await search.run({
+          dir: dir.path,
+          ...(models.actorModel ? { actorModel: models.actorModel, onCall } : {}),
+          log: (line) => view.line(line),
+          signal: controller.signal,
+        });
       } finally {
         // metrics.json's usage totals (what hexa compare reads) also for a search that stopped; a search plays no episode.
         u = dir.usage();
         dir.writeMetrics(computeMetrics({ runId: dir.meta.id, config: cfg, episodes: [], usage: u, banks: new Map(), bankMs: 0 }));
       }
       view.stop();
-      if (u.length) process.stdout.write(`tokens ${u.reduce((n, l) => n + l.input + l.output, 0)} (${u.length} calls), cost $${u.reduce((n, l) => n + l.costUsd, 0).toFixed(4)}\n`);
+      if (u.length)
+        process.stdout.write(
+          `tokens ${u.reduce((n, l) => n + l.input + l.output, 0)} (${u.length} calls), cost $${u.reduce((n, l) => n + l.costUsd, 0).toFixed(4)}\n`,
+        );
       await scoreRun(family, cfg, dir.path, [], (t) => process.stdout.write(t));
       process.stdout.write(`run directory: ${resolve(dir.path)}
 lineage: hexa inspect ${dir.path}
@@ -327,7 +373,9 @@ lineage: hexa inspect ${dir.path}
     } else {
       const err = asUserError(e, `fix that (space, permissions), then: hexa run --resume ${dir.path}`);
       // A run that stops after its directory exists always says how to continue it.
-      throw err instanceof HexaError && !(err instanceof InvariantError) && !err.message.includes("hexa run --resume") ? new ConfigError(`${err.message}. ${resumeHint}`) : err;
+      throw err instanceof HexaError && !(err instanceof InvariantError) && !err.message.includes("hexa run --resume")
+        ? new ConfigError(`${err.message}. ${resumeHint}`)
+        : err;
     }
   } finally {
     view.stop();

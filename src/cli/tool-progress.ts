@@ -20,7 +20,10 @@ export const toolProgressView = (stream: NodeJS.WriteStream): { update(p: ToolPr
       if (stream.isTTY) {
         if (fresh(p)) {
           stop();
-          bar = new cliProgress.SingleBar({ stream, format: `  ${p.tool} {bar} {value}/{total} steps {note}`, hideCursor: true }, cliProgress.Presets.shades_classic);
+          bar = new cliProgress.SingleBar(
+            { stream, format: `  ${p.tool} {bar} {value}/{total} steps {note}`, hideCursor: true },
+            cliProgress.Presets.shades_classic,
+          );
           bar.start(p.total, p.done, { note });
         } else bar?.update(p.done, { note });
       } else {

@@ -44,8 +44,18 @@ export interface ArmResult {
 
 export const armConfig = (p: EvalPlan, arm: "bank" | "baseline"): Record<string, unknown> => {
   const { name: _n, levels: _l, rounds: _r, episodesPerRound: _e, init: _i, update: _u, offline: _o, agent: _a, retriever, seeds, ...rest } = p.base;
-  const common = { ...rest, name: `transfer-${arm}`, family: p.family, levels: [p.target], rounds: 1, episodesPerRound: p.seeds, seeds: { ...(seeds as object), offset: p.seedOffset }, evolver: "heuristic" };
-  if (arm === "bank") return { ...common, agent: p.agent, init: "offline", update: "static", offline: { banks: [p.bankFile] }, ...(retriever ? { retriever } : {}) };
+  const common = {
+    ...rest,
+    name: `transfer-${arm}`,
+    family: p.family,
+    levels: [p.target],
+    rounds: 1,
+    episodesPerRound: p.seeds,
+    seeds: { ...(seeds as object), offset: p.seedOffset },
+    evolver: "heuristic",
+  };
+  if (arm === "bank")
+    return { ...common, agent: p.agent, init: "offline", update: "static", offline: { banks: [p.bankFile] }, ...(retriever ? { retriever } : {}) };
   // The heuristic baseline is the same agent with no bank shown; react plays every seed without one (docs/spec/method.md §7).
   return p.baseline === "heuristic"
     ? { ...common, agent: "heuristic", init: "offline", update: "static", offline: { banks: [p.bankFile] }, retriever: { topSkills: 0, topMistakes: 0 } }
@@ -62,7 +72,10 @@ const runChild = (args: string[], log: (line: string) => void): Promise<void> =>
     child.stdout.on("data", keep);
     child.stderr.on("data", (b: Buffer) => {
       keep(b);
-      b.toString().split("\n").filter((l) => /^\[\d+\/\d+\]/.test(l)).forEach((l) => log(`  ${l}`));
+      b.toString()
+        .split("\n")
+        .filter((l) => /^\[\d+\/\d+\]/.test(l))
+        .forEach((l) => log(`  ${l}`));
     });
     child.on("error", fail);
     child.on("close", (code) => (code === 0 ? done() : fail(new InvariantError(`hexa run ${args.join(" ")} exited with ${code}:\n${tail}`))));
@@ -71,7 +84,9 @@ const runChild = (args: string[], log: (line: string) => void): Promise<void> =>
 const resultOf = (runsDir: string, arm: string, agent: string): ArmResult => {
   const [id] = readdirSync(runsDir).filter((d) => d.startsWith(`transfer-${arm}__`));
   if (!id) throw new InvariantError(`${runsDir}: no run directory made by the ${arm} arm`);
-  const eps = RunDir.open(join(runsDir, id)).episodes({ repair: false }).filter((e) => e.phase === "stream");
+  const eps = RunDir.open(join(runsDir, id))
+    .episodes({ repair: false })
+    .filter((e) => e.phase === "stream");
   const successes = eps.filter((e) => e.trajectory.success).length;
   const scores = eps.flatMap((e) => (e.trajectory.score === undefined ? [] : [e.trajectory.score]));
   return {
@@ -110,6 +125,9 @@ export const resultTable = (target: string, rows: readonly ArmResult[]): string 
   return [
     `${target}, same seeds for both arms`,
     `${"arm".padEnd(w)}${"success".padEnd(18)}${"mean turns".padEnd(12)}${scored ? "mean score".padEnd(12) : ""}n`,
-    ...rows.map((r) => `${r.agent.padEnd(w)}${`${r.successes}/${r.episodes} ${percent(r.successes, r.episodes)}`.padEnd(18)}${r.meanTurns.toFixed(1).padEnd(12)}${score(r)}${r.episodes}`),
+    ...rows.map(
+      (r) =>
+        `${r.agent.padEnd(w)}${`${r.successes}/${r.episodes} ${percent(r.successes, r.episodes)}`.padEnd(18)}${r.meanTurns.toFixed(1).padEnd(12)}${score(r)}${r.episodes}`,
+    ),
   ].join("\n");
 };

@@ -34,12 +34,15 @@ export const readSource = (spec: string, family: LevelFamily): ResolvedSource =>
   family.checkLevel(level);
   const from = path ?? join(SHIPPED, `${level}.heuristic.json`);
   if (!existsSync(from)) {
-    throw new ConfigError(`--from ${spec}: ${path ? `no such file or run directory (got ${JSON.stringify(path)})` : `no shipped bank for ${level} in skills/banks/`}; give --from ${level}=runs/<id> or --from ${level}=BANK.json`);
+    throw new ConfigError(
+      `--from ${spec}: ${path ? `no such file or run directory (got ${JSON.stringify(path)})` : `no shipped bank for ${level} in skills/banks/`}; give --from ${level}=runs/<id> or --from ${level}=BANK.json`,
+    );
   }
   let bank: Bank;
   if (statSync(from).isDirectory()) {
     const { dir, cfg } = openRun(from);
-    if (!cfg.levels.includes(level)) throw new ConfigError(`--from ${spec}: the run did not play ${level} (its levels: ${cfg.levels.join(", ")}); name one of them`);
+    if (!cfg.levels.includes(level))
+      throw new ConfigError(`--from ${spec}: the run did not play ${level} (its levels: ${cfg.levels.join(", ")}); name one of them`);
     const log = dir.bankLog({ repair: false });
     const round = lastCommitted(log, cfg, level);
     if (round < 0) throw new ConfigError(`--from ${spec}: the run has no committed bank for ${level} yet; let it finish a round`);
@@ -77,7 +80,8 @@ export const transferBank = async (o: TransferOptions): Promise<{ bank: Transfer
   let promptHash: string | null = null;
   let selection = "all source entries";
   if (o.synthesiser === "heuristic") {
-    if (!o.family.synthesiseHeuristic) throw new ConfigError(`--synthesiser heuristic: the ${o.family.id} family has no heuristic synthesiser; use --synthesiser llm`);
+    if (!o.family.synthesiseHeuristic)
+      throw new ConfigError(`--synthesiser heuristic: the ${o.family.id} family has no heuristic synthesiser; use --synthesiser llm`);
     const s = o.family.synthesiseHeuristic({ target: o.target, sources: o.sources.map((x) => ({ level: x.level, bank: x.bank })) });
     candidates = s.entries.map((entry) => ({ entry, cites: s.citations[entry.id] ?? [] }));
   } else {
@@ -107,7 +111,9 @@ export const transferBank = async (o: TransferOptions): Promise<{ bank: Transfer
     levelIds: o.family.listLevels(),
   });
   if (!bank.skills.length && !bank.mistakes.length) {
-    throw new ConfigError(`${o.target}: nothing transfers from ${o.sources.map((s) => s.level).join(", ")} (${audit.length} candidate entries, all dropped or none made); try other sources${o.synthesiser === "heuristic" ? " or --synthesiser llm" : ""}`);
+    throw new ConfigError(
+      `${o.target}: nothing transfers from ${o.sources.map((s) => s.level).join(", ")} (${audit.length} candidate entries, all dropped or none made); try other sources${o.synthesiser === "heuristic" ? " or --synthesiser llm" : ""}`,
+    );
   }
   const out: TransferredBank = {
     schemaVersion: 1,
@@ -138,32 +144,42 @@ const auditReport = (audit: readonly AuditRow[]): string =>
     })
     .join("\n");
 
-const stamp = (d: Date) => d.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
+const stamp = (d: Date) =>
+  d
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d+Z$/, "Z");
 
 /** Chroma's semantic search over the source entries (the embedded server as hexa run starts it, or CHROMA_URL). */
-const chromaRanker = (base: Record<string, unknown>, tag: string): Ranker => async (query, entries) => {
-  const ix = SkillIndexConfig.parse(base.skillIndex ?? {});
-  const open = await openSkillIndex(ix.dataDir, ix.embedding);
-  try {
-    const run = `transfer-${tag}`;
-    for (const level of new Set(entries.map((e) => e.level))) {
-      await open.index.upsert(entries.filter((e) => e.level === level).map((e) => e.entry), { level, run, status: "transfer-source" });
+const chromaRanker =
+  (base: Record<string, unknown>, tag: string): Ranker =>
+  async (query, entries) => {
+    const ix = SkillIndexConfig.parse(base.skillIndex ?? {});
+    const open = await openSkillIndex(ix.dataDir, ix.embedding);
+    try {
+      const run = `transfer-${tag}`;
+      for (const level of new Set(entries.map((e) => e.level))) {
+        await open.index.upsert(
+          entries.filter((e) => e.level === level).map((e) => e.entry),
+          { level, run, status: "transfer-source" },
+        );
+      }
+      const scores = new Map<string, number>();
+      for (const level of new Set(entries.map((e) => e.level))) {
+        // The index is shared across runs: ask for plenty and keep this transfer's own entries.
+        const hits = await open.index.query(query, { level, limit: 1000 });
+        hits.filter((h) => h.run === run).forEach((h) => scores.set(`${h.level}/${h.entry.id}`, h.score));
+      }
+      return scores;
+    } finally {
+      await open.stop();
     }
-    const scores = new Map<string, number>();
-    for (const level of new Set(entries.map((e) => e.level))) {
-      // The index is shared across runs: ask for plenty and keep this transfer's own entries.
-      const hits = await open.index.query(query, { level, limit: 1000 });
-      hits.filter((h) => h.run === run).forEach((h) => scores.set(`${h.level}/${h.entry.id}`, h.score));
-    }
-    return scores;
-  } finally {
-    await open.stop();
-  }
-};
+  };
 
 const readBase = (path: string | undefined): Record<string, unknown> => {
   if (!path) return {};
-  if (!existsSync(path)) throw new ConfigError(`--config: no such file (got ${JSON.stringify(path)}); name a run config YAML whose llm and actor settings to use`);
+  if (!existsSync(path))
+    throw new ConfigError(`--config: no such file (got ${JSON.stringify(path)}); name a run config YAML whose llm and actor settings to use`);
   const raw = parseYaml(readFileSync(path, "utf8")) as unknown;
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new ConfigError(`${path}: not a YAML mapping; see configs/ for examples`);
   return raw as Record<string, unknown>;
@@ -174,17 +190,50 @@ export const transferCommand: CommandModule = {
   describe: "zero-shot transfer (docs/spec/method.md §6): synthesise a bank for --to from source banks, audit it, evaluate it frozen beside a baseline",
   builder: (y: Argv) =>
     y
-      .option("from", { type: "string", array: true, demandOption: true, describe: "a source: LEVEL (its shipped bank), LEVEL=runs/<id> or LEVEL=BANK.json; repeat for several" })
+      .option("from", {
+        type: "string",
+        array: true,
+        demandOption: true,
+        describe: "a source: LEVEL (its shipped bank), LEVEL=runs/<id> or LEVEL=BANK.json; repeat for several",
+      })
       .option("to", { type: "string", demandOption: true, describe: "the target level (no trajectories of it are used)" })
       .option("family", { type: "string", default: "interphyre", describe: "the level family of every level named" })
-      .option("synthesiser", { choices: ["llm", "heuristic"] as const, default: "llm", describe: "llm: the llm.synthesiser model; heuristic: the family's rule-based mapping (no LLM)" })
+      .option("synthesiser", {
+        choices: ["llm", "heuristic"] as const,
+        default: "llm",
+        describe: "llm: the llm.synthesiser model; heuristic: the family's rule-based mapping (no LLM)",
+      })
       .option("config", { type: "string", describe: "a run config YAML whose llm (synthesiser, actor), actor, retriever and family settings are used" })
-      .option("eval-seeds", { type: "string", default: 20, coerce: intFlag("eval-seeds", 0, 10_000), describe: "target seeds the frozen bank and the baseline play (0: write the bank only)" })
-      .option("seed-offset", { type: "string", default: 60, coerce: intFlag("seed-offset", 0, 100_000), describe: "the evaluation takes the target's vetted seeds from this index on" })
-      .option("baseline", { choices: ["react", "heuristic"] as const, describe: "the agent without a bank on the same seeds (default: react with --synthesiser llm, else heuristic)" })
-      .option("agent", { choices: ["hexa", "heuristic"] as const, describe: "the agent that plays with the bank (default: hexa with --synthesiser llm, else heuristic)" })
-      .option("prompt-entries", { type: "string", default: PROMPT_ENTRY_LIMIT, coerce: intFlag("prompt-entries", 1, 10_000), describe: "more source entries than this: Chroma picks the most relevant" })
-      .option("out", { type: "string", describe: "the bank file to write (default runs/transfer/<target>__from_<sources>__<synthesiser>__<time>/bank.json); the evaluation runs go beside it" }),
+      .option("eval-seeds", {
+        type: "string",
+        default: 20,
+        coerce: intFlag("eval-seeds", 0, 10_000),
+        describe: "target seeds the frozen bank and the baseline play (0: write the bank only)",
+      })
+      .option("seed-offset", {
+        type: "string",
+        default: 60,
+        coerce: intFlag("seed-offset", 0, 100_000),
+        describe: "the evaluation takes the target's vetted seeds from this index on",
+      })
+      .option("baseline", {
+        choices: ["react", "heuristic"] as const,
+        describe: "the agent without a bank on the same seeds (default: react with --synthesiser llm, else heuristic)",
+      })
+      .option("agent", {
+        choices: ["hexa", "heuristic"] as const,
+        describe: "the agent that plays with the bank (default: hexa with --synthesiser llm, else heuristic)",
+      })
+      .option("prompt-entries", {
+        type: "string",
+        default: PROMPT_ENTRY_LIMIT,
+        coerce: intFlag("prompt-entries", 1, 10_000),
+        describe: "more source entries than this: Chroma picks the most relevant",
+      })
+      .option("out", {
+        type: "string",
+        describe: "the bank file to write (default runs/transfer/<target>__from_<sources>__<synthesiser>__<time>/bank.json); the evaluation runs go beside it",
+      }),
   handler: async (argv) => {
     const family = getFamily(String(argv.family));
     const target = String(argv.to);
@@ -192,34 +241,55 @@ export const transferCommand: CommandModule = {
     const sources = (argv.from as string[]).map((s) => readSource(s, family));
     const dup = sources.find((s, i) => sources.findIndex((x) => x.level === s.level) !== i);
     if (dup) throw new ConfigError(`--from: ${dup.level} is given twice; give each source level once`);
-    if (sources.some((s) => s.level === target)) throw new ConfigError(`--from ${target}: the target is also a source; transfer is zero-shot, so drop it from --from`);
+    if (sources.some((s) => s.level === target))
+      throw new ConfigError(`--from ${target}: the target is also a source; transfer is zero-shot, so drop it from --from`);
     const synth = argv.synthesiser as "llm" | "heuristic";
     const base = readBase(argv.config as string | undefined);
     const now = new Date();
-    const out = resolve(String(argv.out ?? join("runs", "transfer", `${target}__from_${sources.map((s) => s.level).join("+")}__${synth}__${stamp(now)}`, "bank.json")));
+    const out = resolve(
+      String(argv.out ?? join("runs", "transfer", `${target}__from_${sources.map((s) => s.level).join("+")}__${synth}__${stamp(now)}`, "bank.json")),
+    );
     let model: ChatModel | undefined;
     if (synth === "llm") {
       const [{ createRoleModel }, { LlmConfig }] = await Promise.all([import("../llm/role-model.ts"), import("../llm/config.ts")]);
       // The call log sits beside the bank (a failed synthesis leaves only it, to see what the model said).
       mkdirSync(dirname(out), { recursive: true });
-      const llm = LlmConfig.parse({ ...(base.llm as object), auditLog: (base.llm as { auditLog?: string } | undefined)?.auditLog ?? join(dirname(out), "llm-log.jsonl") });
+      const llm = LlmConfig.parse({
+        ...(base.llm as object),
+        auditLog: (base.llm as { auditLog?: string } | undefined)?.auditLog ?? join(dirname(out), "llm-log.jsonl"),
+      });
       model = createRoleModel("synthesiser", llm, { env: process.env, onNotice: (m) => process.stderr.write(`warning: ${m}\n`) });
     }
     const log = (line: string) => process.stderr.write(`${line}\n`);
-    log(`transfer → ${target}: ${sources.map((s) => `${s.level} (${countOf(s.bank)} entries)`).join(", ")}; synthesiser ${synth === "llm" ? "llm" : "heuristic (no LLM)"}`);
+    log(
+      `transfer → ${target}: ${sources.map((s) => `${s.level} (${countOf(s.bank)} entries)`).join(", ")}; synthesiser ${synth === "llm" ? "llm" : "heuristic (no LLM)"}`,
+    );
     const tag = sha256Hex(sources.map((s) => [s.level, s.bank])).slice(0, 12);
     const { bank, file } = await transferBank({
-      family, target, sources, synthesiser: synth, now, out,
+      family,
+      target,
+      sources,
+      synthesiser: synth,
+      now,
+      out,
       ...(model ? { model } : {}),
       rank: chromaRanker(base, tag),
       promptLimit: Number(argv["prompt-entries"]),
     });
-    process.stdout.write(`transferred bank for ${target}: ${bank.skills.length} skills, ${bank.mistakes.length} mistakes (${bank.transfer.synthesiser.model})\n${auditReport(bank.transfer.audit)}\nbank file: ${file}\n`);
+    process.stdout.write(
+      `transferred bank for ${target}: ${bank.skills.length} skills, ${bank.mistakes.length} mistakes (${bank.transfer.synthesiser.model})\n${auditReport(bank.transfer.audit)}\nbank file: ${file}\n`,
+    );
     const seeds = Number(argv["eval-seeds"]);
     if (seeds === 0) return;
     const rows = await evaluateTransfer(
       {
-        dir: dirname(file), bankFile: file, target, family: family.id, seeds, seedOffset: Number(argv["seed-offset"]), base,
+        dir: dirname(file),
+        bankFile: file,
+        target,
+        family: family.id,
+        seeds,
+        seedOffset: Number(argv["seed-offset"]),
+        base,
         agent: (argv.agent as "hexa" | "heuristic" | undefined) ?? (synth === "llm" ? "hexa" : "heuristic"),
         baseline: (argv.baseline as "react" | "heuristic" | undefined) ?? (synth === "llm" ? "react" : "heuristic"),
       },

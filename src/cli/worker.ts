@@ -18,9 +18,13 @@ import { codeVersion } from "./run-setup.ts";
 
 /** `--queues episodes,trainings` → the kinds, each known. */
 const parseQueues = (v: unknown): string[] => {
-  const names = String(v).split(",").map((s) => s.trim()).filter(Boolean);
+  const names = String(v)
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   const bad = names.filter((n) => !queueKinds().includes(n));
-  if (!names.length || bad.length) throw new ConfigError(`--queues: unknown queue ${JSON.stringify(bad[0] ?? v)}; known: ${queueKinds().join(", ")} (comma-separated)`);
+  if (!names.length || bad.length)
+    throw new ConfigError(`--queues: unknown queue ${JSON.stringify(bad[0] ?? v)}; known: ${queueKinds().join(", ")} (comma-separated)`);
   return [...new Set(names)];
 };
 
@@ -42,7 +46,8 @@ const actorModels = (connection: RedisConnection) => {
     try {
       return createRoleModel("actor", llm, { env: process.env, onNotice: warn, ...(gate ? { gate } : {}) });
     } catch (e) {
-      if (e instanceof ConfigError) throw new ConfigError(`${e.message}; a worker reads keys from its own environment: export it where hexa worker runs, then hexa run --resume`);
+      if (e instanceof ConfigError)
+        throw new ConfigError(`${e.message}; a worker reads keys from its own environment: export it where hexa worker runs, then hexa run --resume`);
       throw e;
     }
   };
@@ -66,7 +71,10 @@ const episodeHandler = (worker: () => string, connection: RedisConnection) => {
   const actors = actorModels(connection);
   const handle: JobHandler = async (raw, jobId, progress): Promise<EpisodeJobResult> => {
     const parsed = EpisodeJobData.safeParse(raw);
-    if (!parsed.success) throw new ConfigError(`job ${jobId}: not an episode job of schema ${JOB_SCHEMA_VERSION} (${parsed.error.issues[0]?.path.join(".")}: ${parsed.error.issues[0]?.message})`);
+    if (!parsed.success)
+      throw new ConfigError(
+        `job ${jobId}: not an episode job of schema ${JOB_SCHEMA_VERSION} (${parsed.error.issues[0]?.path.join(".")}: ${parsed.error.issues[0]?.message})`,
+      );
     const d = parsed.data;
     const cfg = parseRunConfig(d.config, `job ${jobId}: config`, allFamilies());
     const family = getFamily(cfg.family);
@@ -74,7 +82,9 @@ const episodeHandler = (worker: () => string, connection: RedisConnection) => {
     const actorModel = d.episode.agent === "heuristic" ? undefined : await actors.of(cfg, d.run, d.budget);
     const usage: UsageLine[] = [];
     try {
-      const played = await playHere(cfg, { ...d.episode, bank: d.bank }, { family, ...(actorModel ? { actorModel } : {}), now: () => performance.now() }, (l) => usage.push(l));
+      const played = await playHere(cfg, { ...d.episode, bank: d.bank }, { family, ...(actorModel ? { actorModel } : {}), now: () => performance.now() }, (l) =>
+        usage.push(l),
+      );
       return { schemaVersion: JOB_SCHEMA_VERSION, trajectory: played.trajectory, retrieved: played.retrieved, usage, worker: worker() };
     } catch (e) {
       // The calls made before the stop are the run's spend too: the coordinator records them from the progress.
@@ -92,9 +102,24 @@ export const workerCommand: CommandModule = {
     y
       .option("redis", { type: "string", demandOption: true, describe: "the Redis the coordinator uses, e.g. redis://127.0.0.1:6379" })
       .option("concurrency", { type: "string", default: 1, coerce: intFlag("concurrency", 1, 256), describe: "jobs run at once per queue" })
-      .option("queues", { type: "string", default: queueKinds().join(","), coerce: parseQueues, describe: `the queues served: ${queueKinds().join(", ")} (comma-separated)` })
-      .option("lock-ms", { type: "string", default: 30_000, coerce: intFlag("lock-ms", 500, 3_600_000), describe: "a job's lock; a killed worker's job is taken over after about this long" })
-      .option("stalled-ms", { type: "string", default: 30_000, coerce: intFlag("stalled-ms", 500, 3_600_000), describe: "how often this worker looks for jobs whose worker died" }),
+      .option("queues", {
+        type: "string",
+        default: queueKinds().join(","),
+        coerce: parseQueues,
+        describe: `the queues served: ${queueKinds().join(", ")} (comma-separated)`,
+      })
+      .option("lock-ms", {
+        type: "string",
+        default: 30_000,
+        coerce: intFlag("lock-ms", 500, 3_600_000),
+        describe: "a job's lock; a killed worker's job is taken over after about this long",
+      })
+      .option("stalled-ms", {
+        type: "string",
+        default: 30_000,
+        coerce: intFlag("stalled-ms", 500, 3_600_000),
+        describe: "how often this worker looks for jobs whose worker died",
+      }),
   handler: async (argv) => {
     const connection = parseRedisUrl(String(argv.redis), "--redis");
     const queues = argv.queues as string[];
@@ -109,12 +134,22 @@ export const workerCommand: CommandModule = {
     const all = Object.assign({ [EPISODES]: episodes.handle }, ...served.map((s) => s.handlers)) as Record<string, JobHandler>;
     const handlers = Object.fromEntries(queues.map((q) => [q, all[q]!]));
     const w = await withTimeout(
-      startWorker({ connection, hexa, concurrency: Number(argv.concurrency), handlers, lockMs: Number(argv["lock-ms"]), stalledMs: Number(argv["stalled-ms"]), log }),
+      startWorker({
+        connection,
+        hexa,
+        concurrency: Number(argv.concurrency),
+        handlers,
+        lockMs: Number(argv["lock-ms"]),
+        stalledMs: Number(argv["stalled-ms"]),
+        log,
+      }),
       10_000,
       () => `--redis ${redisLabel(connection)}: Redis does not answer; start redis-server there (see README, "Many machines") or fix the URL`,
     );
     name = w.name;
-    log(`worker ${w.name} on ${redisLabel(connection)}: ${queues.join(", ")}, ${String(argv.concurrency)} at once per queue (Ctrl-C stops after the jobs in flight)`);
+    log(
+      `worker ${w.name} on ${redisLabel(connection)}: ${queues.join(", ")}, ${String(argv.concurrency)} at once per queue (Ctrl-C stops after the jobs in flight)`,
+    );
     await new Promise<void>((stopped) => {
       const stop = () => {
         process.off("SIGINT", stop);

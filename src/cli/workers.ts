@@ -3,7 +3,12 @@ import { ConfigError } from "../errors.ts";
 import { queueKinds } from "./families.ts";
 import type { WorkersView } from "../backend/redis/registry.ts";
 
-const ago = (ms: number) => (ms < 60_000 ? `${(ms / 1000).toFixed(0)}s` : ms < 3600_000 ? `${Math.floor(ms / 60_000)}m${String(Math.floor((ms % 60_000) / 1000)).padStart(2, "0")}s` : `${(ms / 3600_000).toFixed(1)}h`);
+const ago = (ms: number) =>
+  ms < 60_000
+    ? `${(ms / 1000).toFixed(0)}s`
+    : ms < 3600_000
+      ? `${Math.floor(ms / 60_000)}m${String(Math.floor((ms % 60_000) / 1000)).padStart(2, "0")}s`
+      : `${(ms / 3600_000).toFixed(1)}h`;
 
 /** The `hexa workers` table: a line per worker, then its jobs in flight, then the queues' backlog. */
 export const renderWorkers = (v: WorkersView, now: number): string => {
@@ -20,14 +25,22 @@ export const renderWorkers = (v: WorkersView, now: number): string => {
     ago(now - w.startedAt),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (r: string[]) => r.map((c, i) => (i === 0 || i === 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ").trimEnd();
+  const line = (r: string[]) =>
+    r
+      .map((c, i) => (i === 0 || i === 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+      .join("  ")
+      .trimEnd();
   const out = [line(head)];
   v.workers.forEach((w, i) => {
     out.push(line(rows[i]!));
     for (const a of w.active) out.push(`    ${a.queue}: ${a.id} (${ago(now - a.since)})`);
   });
   if (!v.workers.length) out.push("(no worker; start one with hexa worker --redis URL)");
-  out.push(`waiting: ${Object.entries(v.waiting).map(([q, n]) => `${q} ${n}`).join(", ")}`);
+  out.push(
+    `waiting: ${Object.entries(v.waiting)
+      .map(([q, n]) => `${q} ${n}`)
+      .join(", ")}`,
+  );
   return `${out.join("\n")}\n`;
 };
 
@@ -36,7 +49,10 @@ export const workersCommand: CommandModule = {
   describe: "list the hexa workers on a Redis: their jobs in flight and throughput",
   builder: (y: Argv) => y.option("redis", { type: "string", demandOption: true, describe: "the Redis the workers use, e.g. redis://127.0.0.1:6379" }),
   handler: async (argv) => {
-    const [{ parseRedisUrl, redisLabel }, { readWorkers }] = await Promise.all([import("../backend/redis/connection.ts"), import("../backend/redis/registry.ts")]);
+    const [{ parseRedisUrl, redisLabel }, { readWorkers }] = await Promise.all([
+      import("../backend/redis/connection.ts"),
+      import("../backend/redis/registry.ts"),
+    ]);
     const connection = parseRedisUrl(String(argv.redis), "--redis");
     let view: WorkersView;
     try {

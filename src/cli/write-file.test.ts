@@ -16,7 +16,9 @@ describe("assertWritable (hexa episode --out is checked before a paid episode is
   });
 
   it("refuses a folder that does not exist, a file in the way and a folder as the file, naming the flag", () => {
-    expect(() => assertWritable("out", "/nonexistent/x.json")).toThrow(new ConfigError("--out: cannot write /nonexistent/x.json (no folder /nonexistent); name a file in an existing, writable folder"));
+    expect(() => assertWritable("out", "/nonexistent/x.json")).toThrow(
+      new ConfigError("--out: cannot write /nonexistent/x.json (no folder /nonexistent); name a file in an existing, writable folder"),
+    );
     writeFileSync(join(dir, "file"), "");
     expect(() => assertWritable("out", join(dir, "file", "x.json"))).toThrow(/--out: cannot write .*\(.*file is not a folder\)/);
     expect(() => assertWritable("out", dir)).toThrow(/--out: cannot write .* \(it is a folder\)/);
@@ -24,11 +26,14 @@ describe("assertWritable (hexa episode --out is checked before a paid episode is
 });
 
 describe("asUserError: a file-system failure is the user's to fix, anything else stays a bug", () => {
-  const fsError = (code: string, syscall: string, path: string) => Object.assign(new Error(`${code}: ${syscall} '${path}'`), { code, syscall, path, errno: -1 });
+  const fsError = (code: string, syscall: string, path: string) =>
+    Object.assign(new Error(`${code}: ${syscall} '${path}'`), { code, syscall, path, errno: -1 });
 
   it("a full disk, a read-only file system and a denied write read as hexa: messages with the path and the fix", () => {
     const full = asUserError(fsError("ENOSPC", "write", "/runs/r/episodes.jsonl"), "free space, then: hexa run --resume /runs/r");
-    expect(full).toEqual(new ConfigError("/runs/r/episodes.jsonl: cannot write (no space left on the device, ENOSPC); free space, then: hexa run --resume /runs/r"));
+    expect(full).toEqual(
+      new ConfigError("/runs/r/episodes.jsonl: cannot write (no space left on the device, ENOSPC); free space, then: hexa run --resume /runs/r"),
+    );
     expect(asUserError(fsError("EROFS", "mkdir", "/ro/runs"), "fix")).toBeInstanceOf(ConfigError);
     expect((asUserError(fsError("EACCES", "open", "/r/run.lock"), "fix") as Error).message).toBe("/r/run.lock: cannot open (permission denied, EACCES); fix");
   });

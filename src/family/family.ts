@@ -87,7 +87,13 @@ export interface FamilySearch {
    * directory). Every answered call of `actorModel` is reported to `onCall` with where it was made (the CLI
    * records it in usage.jsonl); a BudgetExceeded from the model stops the search after the trainings in flight.
    */
-  run(req: { dir: string; actorModel?: ChatModel; onCall?: (call: SearchCall, turn: AssistantTurn) => void; log: (line: string) => void; signal?: AbortSignal }): Promise<void>;
+  run(req: {
+    dir: string;
+    actorModel?: ChatModel;
+    onCall?: (call: SearchCall, turn: AssistantTurn) => void;
+    log: (line: string) => void;
+    signal?: AbortSignal;
+  }): Promise<void>;
   /** The calls still to make in the run directory `dir` (undefined: a new run), for the forecast. */
   calls(dir: string | undefined): SearchCalls;
 }

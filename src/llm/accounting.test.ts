@@ -49,10 +49,7 @@ describe("cost", () => {
 
   it("costs the usage a real call reported, cached tokens included", async () => {
     server = await startFakeOpenAI([{ text: "hi", model: "model-a-2025-01-01", usage: { prompt: 3000, completion: 200, cached: 2000 } }]);
-    const model = createOpenAIChat(
-      { ...ModelConfig.parse({ model: "model-a" }), baseURL: server.url, apiKey: "k" },
-      { limits: new EndpointLimits() },
-    );
+    const model = createOpenAIChat({ ...ModelConfig.parse({ model: "model-a" }), baseURL: server.url, apiKey: "k" }, { limits: new EndpointLimits() });
     const record = usageRecord("evolver", await model.invoke([{ role: "user", content: "hi" }], []), prices);
 
     expect(UsageRecord.parse(record)).toEqual(record);

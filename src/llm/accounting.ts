@@ -20,8 +20,7 @@ export const UsageRecord = z.object({
 export type UsageRecord = z.infer<typeof UsageRecord>;
 
 /** The table's price for a model name, or for its base name when the server reports a dated snapshot ("-2025-04-14"). */
-export const priceOf = (table: PriceTable, model: string): Price | undefined =>
-  table[model] ?? table[model.replace(/-\d{4}-\d{2}-\d{2}$/, "")];
+export const priceOf = (table: PriceTable, model: string): Price | undefined => table[model] ?? table[model.replace(/-\d{4}-\d{2}-\d{2}$/, "")];
 
 /** `cached` is a part of `input`, billed at the cached rate; the rest of the input at the full rate. */
 export const costUsd = (price: Price, usage: AssistantTurn["usage"]): number =>

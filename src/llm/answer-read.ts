@@ -24,7 +24,8 @@ export interface AnswerContext {
   notice: (n: Notice) => void;
 }
 
-const TOOL_PARSER_FIX = "start vLLM with --enable-auto-tool-choice --tool-call-parser <hermes for Qwen/Hermes, llama3_json, mistral, …>, llama.cpp's server with --jinja";
+const TOOL_PARSER_FIX =
+  "start vLLM with --enable-auto-tool-choice --tool-call-parser <hermes for Qwen/Hermes, llama3_json, mistral, …>, llama.cpp's server with --jinja";
 
 /** Below this many estimated input tokens a low count says nothing: templates and tokenizers differ. */
 const TRUNCATION_MIN_TOKENS = 1000;
@@ -43,18 +44,30 @@ const callId = (messages: readonly Message[], i: number, call: Pick<ToolCall, "n
 export const readAnswer = (raw: LangchainTurn, c: AnswerContext): Omit<AssistantTurn, "latencyMs" | "fromCache"> => {
   const split = splitThink(raw.text);
   if (split.think) {
-    c.notice({ kind: "think_in_content", message: `${c.where}: the answer held <think>…</think> in its content (a reasoning model served without a reasoning parser); hexa keeps it as the thought and does not send it back; start vLLM with --reasoning-parser <deepseek_r1, qwen3, …> or llama.cpp with --reasoning-format deepseek` });
+    c.notice({
+      kind: "think_in_content",
+      message: `${c.where}: the answer held <think>…</think> in its content (a reasoning model served without a reasoning parser); hexa keeps it as the thought and does not send it back; start vLLM with --reasoning-parser <deepseek_r1, qwen3, …> or llama.cpp with --reasoning-format deepseek`,
+    });
   }
   let text = split.text;
   let problem: string | undefined;
   let calls: Array<ToolCall & { repaired?: string }> = raw.toolCalls;
   if (calls.length === 0 && c.tools.length > 0) {
-    const found = textToolCalls(text, c.tools.map((t) => t.name));
+    const found = textToolCalls(
+      text,
+      c.tools.map((t) => t.name),
+    );
     if (found.unreadable !== undefined) {
       problem = `your tool call came as text that could not be read (got ${found.unreadable}); make the call again as a tool call with one JSON object of arguments`;
-      c.notice({ kind: "unreadable_tool_call", message: `${c.where}: the server returned the tool call as text and it could not be read (got ${found.unreadable}); ${TOOL_PARSER_FIX}` });
+      c.notice({
+        kind: "unreadable_tool_call",
+        message: `${c.where}: the server returned the tool call as text and it could not be read (got ${found.unreadable}); ${TOOL_PARSER_FIX}`,
+      });
     } else if (found.calls.length > 0) {
-      c.notice({ kind: "text_tool_call", message: `${c.where}: the server returned the tool call as text in the content (finish_reason ${c.wire?.finishReason ?? "unknown"}); hexa read it as the call, but ${TOOL_PARSER_FIX}` });
+      c.notice({
+        kind: "text_tool_call",
+        message: `${c.where}: the server returned the tool call as text in the content (finish_reason ${c.wire?.finishReason ?? "unknown"}); hexa read it as the call, but ${TOOL_PARSER_FIX}`,
+      });
       calls = found.calls.map((call) => {
         const { repaired: _repaired, ...parsed } = parseToolArgs(call.name, call.args);
         return { id: "", name: call.name, ...parsed };
@@ -63,7 +76,11 @@ export const readAnswer = (raw: LangchainTurn, c: AnswerContext): Omit<Assistant
     text = found.text;
   }
   const repaired = calls.find((call) => call.repaired);
-  if (repaired) c.notice({ kind: "args_repaired", message: `${c.where}: ${repaired.name}: ${repaired.repaired}; hexa read them, but the server's tool-call parser is off (check the chat template or the parser flag)` });
+  if (repaired)
+    c.notice({
+      kind: "args_repaired",
+      message: `${c.where}: ${repaired.name}: ${repaired.repaired}; hexa read them, but the server's tool-call parser is off (check the chat template or the parser flag)`,
+    });
   const toolCalls: ToolCall[] = calls.map(({ repaired: _r, ...call }, i) => ({ ...call, id: call.id || callId(c.messages, i, call) }));
 
   if (c.wire?.finishReason === "length") {
@@ -78,11 +95,17 @@ export const readAnswer = (raw: LangchainTurn, c: AnswerContext): Omit<Assistant
   const estimatedInput = estimateInputTokens(c.messages, c.tools);
   const reported = raw.usage.input + raw.usage.output > 0 && (c.wire === undefined || c.wire.sawUsage);
   if (!reported) {
-    c.notice({ kind: "no_usage", message: `${c.where}: the server reported no token usage; hexa counts its own estimate (${CHARS_PER_TOKEN} characters a token), marked estimated in usage records, for the spend cap and the totals; a server that sends usage (stream_options include_usage, a newer Ollama or proxy) gives exact counts` });
+    c.notice({
+      kind: "no_usage",
+      message: `${c.where}: the server reported no token usage; hexa counts its own estimate (${CHARS_PER_TOKEN} characters a token), marked estimated in usage records, for the spend cap and the totals; a server that sends usage (stream_options include_usage, a newer Ollama or proxy) gives exact counts`,
+    });
     return { ...turn, usage: { input: estimatedInput, output: estimateOutputTokens(turn), cached: 0, estimated: true } };
   }
   if (estimatedInput >= TRUNCATION_MIN_TOKENS && raw.usage.input < TRUNCATION_SHARE * estimatedInput) {
-    c.notice({ kind: "input_truncated", message: `${c.where}: the server counted ${raw.usage.input} input tokens for a request hexa estimates at about ${estimatedInput}; it is probably cutting the prompt to a short context (Ollama's default num_ctx is 2048–4096); raise the server's context (Ollama: OLLAMA_CONTEXT_LENGTH or PARAMETER num_ctx in a Modelfile; llama.cpp: -c; vLLM: --max-model-len)` });
+    c.notice({
+      kind: "input_truncated",
+      message: `${c.where}: the server counted ${raw.usage.input} input tokens for a request hexa estimates at about ${estimatedInput}; it is probably cutting the prompt to a short context (Ollama's default num_ctx is 2048–4096); raise the server's context (Ollama: OLLAMA_CONTEXT_LENGTH or PARAMETER num_ctx in a Modelfile; llama.cpp: -c; vLLM: --max-model-len)`,
+    });
   }
   return turn;
 };

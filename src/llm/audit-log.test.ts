@@ -37,7 +37,12 @@ const audited = async (script: ScriptItem[], extra: { hashOnly?: boolean; pointe
 describe("withAudit", () => {
   it("writes one line per call: messages, tools offered, response, usage, latency", async () => {
     const { model, lines, server } = await audited([
-      { text: "Probe first.", toolCalls: [{ id: "call_9", name: "simulate", args: { x: 2 } }], usage: { prompt: 30, completion: 6, cached: 10 }, model: "gpt-test-2025" },
+      {
+        text: "Probe first.",
+        toolCalls: [{ id: "call_9", name: "simulate", args: { x: 2 } }],
+        usage: { prompt: 30, completion: 6, cached: 10 },
+        model: "gpt-test-2025",
+      },
     ]);
     const turn = await model.invoke(ask, tools);
 

@@ -30,7 +30,9 @@ const FIRST_OUTPUT_GUESS = 800;
 export const formatUsd = (usd: number): string => `$${usd < 10 ? usd.toFixed(4) : usd.toFixed(2)}`;
 
 const capText = (b: Budget): string =>
-  [b.usd !== undefined ? `budget.usd ${formatUsd(b.usd)}` : "", b.tokens !== undefined ? `budget.tokens ${b.tokens.toLocaleString("en")}` : ""].filter(Boolean).join(" and ");
+  [b.usd !== undefined ? `budget.usd ${formatUsd(b.usd)}` : "", b.tokens !== undefined ? `budget.tokens ${b.tokens.toLocaleString("en")}` : ""]
+    .filter(Boolean)
+    .join(" and ");
 
 export const hasCap = (b: Budget): boolean => b.usd !== undefined || b.tokens !== undefined;
 
@@ -39,7 +41,9 @@ export const checkPriced = (b: Budget, prices: PriceTable, models: ReadonlyArray
   if (b.usd === undefined) return;
   for (const m of models) {
     if (!priceOf(prices, m.model)) {
-      throw new ConfigError(`budget.usd: ${m.where}.model ${JSON.stringify(m.model)} has no price in llm.prices, so its spend cannot be counted; add llm.prices.${m.model}: {input, cachedInput, output} (USD per 1M tokens) or drop budget.usd (budget.tokens needs no price)`);
+      throw new ConfigError(
+        `budget.usd: ${m.where}.model ${JSON.stringify(m.model)} has no price in llm.prices, so its spend cannot be counted; add llm.prices.${m.model}: {input, cachedInput, output} (USD per 1M tokens) or drop budget.usd (budget.tokens needs no price)`,
+      );
     }
   }
 };
@@ -111,7 +115,9 @@ export class SpendGate {
     const usd = price ? costUsd(price, turn.usage) : 0;
     await this.ledger.settle(where, reserved, { usd, tokens: turn.usage.input + turn.usage.output, output: turn.usage.output });
     if (!price && this.cap.usd !== undefined) {
-      throw new ConfigError(`budget.usd: the endpoint of ${where} answered as model ${JSON.stringify(turn.model)}, which has no price in llm.prices, so its spend cannot be counted; add llm.prices.${turn.model}`);
+      throw new ConfigError(
+        `budget.usd: the endpoint of ${where} answered as model ${JSON.stringify(turn.model)}, which has no price in llm.prices, so its spend cannot be counted; add llm.prices.${turn.model}`,
+      );
     }
   }
 

@@ -19,12 +19,15 @@ export type StructuredOutputMode = z.infer<typeof StructuredOutputMode>;
 /** One role's model and endpoint (docs/spec/style.md §8: every default here). */
 export const ModelConfig = z.strictObject({
   model: z.string().min(1).default("gpt-4.1-mini").describe("model name sent to the endpoint"),
-  baseURL: z
-    .url()
-    .optional()
-    .describe(`OpenAI-compatible endpoint; falls back to OPENAI_BASE_URL, then ${DEFAULT_BASE_URL}`),
+  baseURL: z.url().optional().describe(`OpenAI-compatible endpoint; falls back to OPENAI_BASE_URL, then ${DEFAULT_BASE_URL}`),
   apiKey: z.string().min(1).optional().describe("API key; falls back to OPENAI_API_KEY"),
-  temperature: z.number().min(0).max(2).nullable().default(1).describe("sampling temperature; null sends none (the server's default); reasoning models accept only 1"),
+  temperature: z
+    .number()
+    .min(0)
+    .max(2)
+    .nullable()
+    .default(1)
+    .describe("sampling temperature; null sends none (the server's default); reasoning models accept only 1"),
   maxOutputTokens: z.number().int().min(1).nullable().default(8192).describe("cap on tokens generated per call; null sends none (the server's own limit)"),
   maxTokensParam: z
     .enum(["max_tokens", "max_completion_tokens"])
@@ -42,7 +45,9 @@ export const ModelConfig = z.strictObject({
     .int()
     .min(1)
     .optional()
-    .describe(`most requests in flight to this endpoint, shared by every role that uses it; unset: ${DEFAULT_CONCURRENCY}, or 1 for a server on this machine (llama.cpp and Ollama serve one request at a time by default)`),
+    .describe(
+      `most requests in flight to this endpoint, shared by every role that uses it; unset: ${DEFAULT_CONCURRENCY}, or 1 for a server on this machine (llama.cpp and Ollama serve one request at a time by default)`,
+    ),
   streaming: z.boolean().default(false).describe("receive the answer as server-sent events"),
   structuredOutput: StructuredOutputMode.default("auto").describe(
     "how JSON answers are requested: auto (json_schema, then a forced tool, then the prompt alone, first the server accepts), json_schema, tool or text",
@@ -74,7 +79,7 @@ export const DEFAULT_PRICES: Record<string, Price> = {
   "gpt-5-mini": { input: 0.25, cachedInput: 0.025, output: 2 },
   "gpt-5-nano": { input: 0.05, cachedInput: 0.005, output: 0.4 },
   "o4-mini": { input: 1.1, cachedInput: 0.275, output: 4.4 },
-  "o3": { input: 2, cachedInput: 0.5, output: 8 },
+  o3: { input: 2, cachedInput: 0.5, output: 8 },
 };
 
 export const PriceTable = z

@@ -17,12 +17,16 @@ export const problemsOf = (role: Role, r: EndpointReport): string[] => {
   const where = `llm.${role}`;
   if (!r.reachable) return [`${where}.baseURL: ${r.baseURL} does not answer (got ${r.error ?? "no answer"}); start the server or fix the URL`];
   const out: string[] = [];
-  if (r.modelFound === "no") out.push(`${where}.model: ${r.model} is not served there (got ${r.listed.slice(0, 6).join(", ")}); set ${where}.model to one of them`);
+  if (r.modelFound === "no")
+    out.push(`${where}.model: ${r.model} is not served there (got ${r.listed.slice(0, 6).join(", ")}); set ${where}.model to one of them`);
   if (!r.chat) return [...out, `${where}: a plain chat call failed (got ${r.error ?? "no answer"}); check the model name and the API key`];
   if (role === "actor" && r.toolCalls === "text") {
-    out.push(`${where}: the model writes its tool calls as text, not as tool_calls (got <tool_call> in the content); start the server with its tool-call parser (vLLM: --enable-auto-tool-choice --tool-call-parser <name>; llama.cpp: --jinja)`);
+    out.push(
+      `${where}: the model writes its tool calls as text, not as tool_calls (got <tool_call> in the content); start the server with its tool-call parser (vLLM: --enable-auto-tool-choice --tool-call-parser <name>; llama.cpp: --jinja)`,
+    );
   }
-  if (role === "actor" && r.toolCalls === "none") out.push(`${where}: the model made no tool call when asked to (got a text answer); use a model that calls tools`);
+  if (role === "actor" && r.toolCalls === "none")
+    out.push(`${where}: the model made no tool call when asked to (got a text answer); use a model that calls tools`);
   return out;
 };
 
@@ -37,7 +41,9 @@ const rowsOf = (p: Probed): Array<[string, string]> => {
     ["reachable", r.reachable ? "yes" : `no (${r.error ?? "no answer"})`],
   ];
   if (!r.reachable) return reach;
-  const served = [r.servedModel && r.servedModel !== r.model ? `served as ${r.servedModel}` : "", r.fingerprint ? `fingerprint ${r.fingerprint}` : ""].filter(Boolean).join(", ");
+  const served = [r.servedModel && r.servedModel !== r.model ? `served as ${r.servedModel}` : "", r.fingerprint ? `fingerprint ${r.fingerprint}` : ""]
+    .filter(Boolean)
+    .join(", ");
   const found = r.modelFound === "unlisted" ? "not listed (GET /models gave no list)" : r.modelFound;
   const rows: Array<[string, string]> = [...reach, ["model found", served ? `${found} (${served})` : found]];
   if (!r.chat) return [...rows, ["chat", `fails (${r.error ?? "no answer"})`]];
@@ -58,7 +64,10 @@ const rowsOf = (p: Probed): Array<[string, string]> => {
           ? `≥ ~${r.context.sent} tokens (${r.context.reported} reported of ~${r.context.sent} sent)`
           : `about ${r.context.reported} tokens: input cut silently (${r.context.reported} reported of ~${r.context.sent} sent)`,
     ],
-    ["parallel requests", par === "unknown" ? "unknown" : `${par} (two at once: ${Math.round(fastMs)} and ${Math.round(slowMs)} ms; one alone: ${Math.round(soloMs)} ms)`],
+    [
+      "parallel requests",
+      par === "unknown" ? "unknown" : `${par} (two at once: ${Math.round(fastMs)} and ${Math.round(slowMs)} ms; one alone: ${Math.round(soloMs)} ms)`,
+    ],
   ];
 };
 
@@ -93,7 +102,8 @@ export const recommendedYaml = (probed: readonly Probed[]): string => {
       if (!r.usagePlain && r.usageStreamed) lines.push("    streaming: true  # usage is reported only on streamed answers");
       else lines.push(`    streaming: ${p.config.streaming && r.usageStreamed ? "true" : "false"}`);
       if (!r.usagePlain && !r.usageStreamed) lines.push("    # no usage reported: token counts, costs and budget caps read 0 for this role");
-      if (contextVerdict(r) === "truncated") lines.push(`    # input is cut near ${r.context.reported} tokens: raise the server's context (llama.cpp -c, Ollama num_ctx, vLLM --max-model-len)`);
+      if (contextVerdict(r) === "truncated")
+        lines.push(`    # input is cut near ${r.context.reported} tokens: raise the server's context (llama.cpp -c, Ollama num_ctx, vLLM --max-model-len)`);
       if (role === "actor" && r.toolCalls !== "tool_calls") lines.push("    # the actor cannot work here: see the verdict above");
     }
   }

@@ -192,7 +192,8 @@ export const probeEndpoint = async (ep: Endpoint, o: ProbeOptions): Promise<Endp
   report.reasoning = reasoningField ? "reasoning_content" : /<think>/.test(content) ? "think" : "none";
 
   const streamed = await chat({ messages: ask(READY), stream: true, stream_options: { include_usage: true } });
-  report.usageStreamed = streamed.status === 200 && events(streamed.text).some((e) => isRecord(e) && isRecord(e.usage) && typeof e.usage.prompt_tokens === "number");
+  report.usageStreamed =
+    streamed.status === 200 && events(streamed.text).some((e) => isRecord(e) && isRecord(e.usage) && typeof e.usage.prompt_tokens === "number");
 
   const tooled = await chat({ messages: ask("Use the add tool to compute 2 + 2."), tools: [TOOL], tool_choice: "auto" });
   const tm = firstMessage(tooled.json);
@@ -201,7 +202,10 @@ export const probeEndpoint = async (ep: Endpoint, o: ProbeOptions): Promise<Endp
   report.toolCalls = calls.length ? "tool_calls" : /<tool_call>|"name"\s*:\s*"add"/.test(tmText) ? "text" : "none";
 
   const structuredAsk = ask('What is 2 + 2? Answer with a JSON object {"answer": <integer>}.');
-  const schema = await chat({ messages: structuredAsk, response_format: { type: "json_schema", json_schema: { name: "answer", schema: ANSWER_SCHEMA, strict: false } } });
+  const schema = await chat({
+    messages: structuredAsk,
+    response_format: { type: "json_schema", json_schema: { name: "answer", schema: ANSWER_SCHEMA, strict: false } },
+  });
   if (schema.status === 200) report.structured = "json_schema";
   else {
     const forced = await chat({

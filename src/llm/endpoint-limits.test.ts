@@ -46,8 +46,7 @@ describe("the per-endpoint limit", () => {
   it("keeps at most `concurrency` requests in flight at the server, across models on one endpoint", async () => {
     server = await startFakeOpenAI(Array.from({ length: 8 }, (_, i) => ({ text: `answer ${i}`, delayMs: 40 })));
     const limits = new EndpointLimits();
-    const make = (model: string) =>
-      createOpenAIChat({ ...ModelConfig.parse({ model, concurrency: 3 }), baseURL: server!.url, apiKey: "k" }, { limits });
+    const make = (model: string) => createOpenAIChat({ ...ModelConfig.parse({ model, concurrency: 3 }), baseURL: server!.url, apiKey: "k" }, { limits });
     const actor = make("actor-model");
     const evolver = make("evolver-model");
 
@@ -62,9 +61,7 @@ describe("the per-endpoint limit", () => {
     const limits = new EndpointLimits();
     limits.for("http://127.0.0.1:1/v1", 4, "llm.actor");
     expect(() => limits.for("http://127.0.0.1:1/v1", 8, "llm.evolver")).toThrow(
-      new ConfigError(
-        "llm.evolver.concurrency: http://127.0.0.1:1/v1 is already limited to 4 (got 8); give every role on one endpoint the same concurrency",
-      ),
+      new ConfigError("llm.evolver.concurrency: http://127.0.0.1:1/v1 is already limited to 4 (got 8); give every role on one endpoint the same concurrency"),
     );
     expect(limits.for("http://127.0.0.1:2/v1", 8, "llm.evolver").size).toBe(8);
   });

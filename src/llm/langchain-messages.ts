@@ -1,11 +1,4 @@
-import {
-  AIMessage,
-  HumanMessage,
-  SystemMessage,
-  ToolMessage,
-  type BaseMessage,
-  type OpenAIToolCall,
-} from "@langchain/core/messages";
+import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage, type OpenAIToolCall } from "@langchain/core/messages";
 import type { AssistantTurn, Message, ToolCall, ToolSpec } from "./chat-model.ts";
 import { parseToolArgs } from "./tool-args.ts";
 
@@ -46,9 +39,7 @@ export type LangchainTurn = Omit<AssistantTurn, "latencyMs" | "fromCache" | "too
 export type LangchainAnswer = Pick<AIMessage, "content" | "additional_kwargs" | "response_metadata" | "usage_metadata">;
 
 const textOf = (content: LangchainAnswer["content"]): string =>
-  typeof content === "string"
-    ? content
-    : content.map((block) => (block.type === "text" && typeof block.text === "string" ? block.text : "")).join("");
+  typeof content === "string" ? content : content.map((block) => (block.type === "text" && typeof block.text === "string" ? block.text : "")).join("");
 
 const numberOr0 = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
 
@@ -73,10 +64,7 @@ export const fromLangchainAnswer = (answer: LangchainAnswer, requestedModel: str
     usage: {
       input: numberOr0(usage?.input_tokens ?? wireUsage.prompt_tokens),
       output: numberOr0(usage?.output_tokens ?? wireUsage.completion_tokens),
-      cached: numberOr0(
-        usage?.input_token_details?.cache_read ??
-          (wireUsage.prompt_tokens_details as { cached_tokens?: unknown } | undefined)?.cached_tokens,
-      ),
+      cached: numberOr0(usage?.input_token_details?.cache_read ?? (wireUsage.prompt_tokens_details as { cached_tokens?: unknown } | undefined)?.cached_tokens),
     },
     model: typeof meta.model_name === "string" && meta.model_name ? meta.model_name : requestedModel,
   };

@@ -67,7 +67,11 @@ describe("createOpenAIChat against a local OpenAI-compatible server", () => {
     expect(server!.requests[0]!.body.messages).toEqual([
       { role: "system", content: "You solve physics puzzles." },
       { role: "user", content: "Solve catapult seed 7." },
-      { role: "assistant", content: "First try.", tool_calls: [{ id: "call_1", type: "function", function: { name: "simulate", arguments: '{"x":1,"y":2}' } }] },
+      {
+        role: "assistant",
+        content: "First try.",
+        tool_calls: [{ id: "call_1", type: "function", function: { name: "simulate", arguments: '{"x":1,"y":2}' } }],
+      },
       { role: "tool", content: "no success; the ball fell short", tool_call_id: "call_1", name: "simulate" },
       { role: "assistant", content: null, tool_calls: [{ id: "call_2", type: "function", function: { name: "simulate", arguments: "{}" } }] },
       { role: "tool", content: "arguments are not valid JSON", tool_call_id: "call_2", name: "simulate" },
@@ -122,7 +126,10 @@ describe("createOpenAIChat against a local OpenAI-compatible server", () => {
   it("gives the same turn streaming and not streaming, with usage from the stream's last chunk", async () => {
     const item: ScriptItem = {
       text: "Two probes at once.",
-      toolCalls: [{ name: "simulate", args: { x: 1, y: 2 } }, { name: "simulate", args: { x: -1, y: 2 } }],
+      toolCalls: [
+        { name: "simulate", args: { x: 1, y: 2 } },
+        { name: "simulate", args: { x: -1, y: 2 } },
+      ],
       usage: { prompt: 1200, completion: 80, cached: 1000 },
       model: "gpt-test-0613",
     };
@@ -137,7 +144,10 @@ describe("createOpenAIChat against a local OpenAI-compatible server", () => {
 
     expect(withoutTiming(streamed)).toEqual(withoutTiming(plain));
     expect(plain.usage).toEqual({ input: 1200, output: 80, cached: 1000 });
-    expect(plain.toolCalls.map((c) => c.args)).toEqual([{ x: 1, y: 2 }, { x: -1, y: 2 }]);
+    expect(plain.toolCalls.map((c) => c.args)).toEqual([
+      { x: 1, y: 2 },
+      { x: -1, y: 2 },
+    ]);
   });
 
   it.each([false, true])("returns an empty answer as empty text and no calls (streaming %s)", async (streaming) => {

@@ -123,7 +123,9 @@ export const createOpenAIChat = (config: ResolvedModelConfig, deps: OpenAIChatDe
           maxRetries: config.maxRetries,
           classify: classifyHttpFailure,
           giveUp: (cause, attempts) =>
-            isContextOverflow(cause) ? new ContextOverflow(baseURL, model, attempts, cause, overflowFix(where, config.maxOutputTokens)) : new LlmError(baseURL, model, attempts, cause),
+            isContextOverflow(cause)
+              ? new ContextOverflow(baseURL, model, attempts, cause, overflowFix(where, config.maxOutputTokens))
+              : new LlmError(baseURL, model, attempts, cause),
           sleep,
           random: deps.random ?? Math.random,
           ...(deps.onRetry ? { onRetry: deps.onRetry } : {}),

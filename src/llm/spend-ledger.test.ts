@@ -10,7 +10,12 @@ describe("memoryLedger", () => {
     const l = memoryLedger({ tokens: 1_000 }, { usd: 0, tokens: 500, calls: 1 });
     expect(await l.reserve("llm.actor", { usd: 0, tokens: 400 })).toBeUndefined();
     expect(await l.reserve("llm.actor", { usd: 0, tokens: 400 })).toBeUndefined();
-    expect(await l.reserve("llm.actor", { usd: 0, tokens: 501 })).toEqual({ why: "over", spent: { usd: 0, tokens: 500, calls: 1 }, cap: { tokens: 1_000 }, held: false });
+    expect(await l.reserve("llm.actor", { usd: 0, tokens: 501 })).toEqual({
+      why: "over",
+      spent: { usd: 0, tokens: 500, calls: 1 },
+      cap: { tokens: 1_000 },
+      held: false,
+    });
     await l.settle("llm.actor", { usd: 0, tokens: 400 }, { usd: 0.1, tokens: 450, output: 350 });
     expect(await l.total()).toEqual({ usd: 0.1, tokens: 950, calls: 2 });
     expect(await l.outputs("llm.actor")).toEqual({ sum: 350, n: 1 });
@@ -25,7 +30,9 @@ describe("SpendGate", () => {
     expect(next.tokens).toBe(30_100);
     await gate.before("llm.actor", next);
     await gate.after("llm.actor", next, turn(30_000));
-    await expect(gate.before("llm.actor", next)).rejects.toThrow(/stopped: budget — the next llm\.actor call \(about \$[\d.]+, 30,100 tokens\) would cross budget\.tokens 40,000; spent \$[\d.]+ and 30,100 tokens on 1 call\(s\)$/);
+    await expect(gate.before("llm.actor", next)).rejects.toThrow(
+      /stopped: budget — the next llm\.actor call \(about \$[\d.]+, 30,100 tokens\) would cross budget\.tokens 40,000; spent \$[\d.]+ and 30,100 tokens on 1 call\(s\)$/,
+    );
     await expect(gate.before("llm.actor", { usd: 0, tokens: 1 })).rejects.toThrow(BudgetExceeded);
     expect(await gate.total()).toMatchObject({ tokens: 30_100, calls: 1 });
     expect(NO_SPEND).toEqual({ usd: 0, tokens: 0, calls: 0 });
@@ -39,6 +46,8 @@ describe("SpendGate", () => {
     await expect(new SpendGate({ tokens: 10_000 }, prices, NO_SPEND, shared("earlier")).before("llm.actor", { usd: 0, tokens: 5 })).rejects.toThrow(
       /stopped: budget — another call of this run was refused before this llm\.actor call, at budget\.tokens 10,000; spent \$0\.0000 and 9,000 tokens on 3 call\(s\) \(estimates of calls in flight included\)/,
     );
-    await expect(new SpendGate({ tokens: 10_000 }, prices, NO_SPEND, shared("lost")).before("llm.actor", { usd: 0, tokens: 5 })).rejects.toThrow(/the run's shared spend count is gone from Redis/);
+    await expect(new SpendGate({ tokens: 10_000 }, prices, NO_SPEND, shared("lost")).before("llm.actor", { usd: 0, tokens: 5 })).rejects.toThrow(
+      /the run's shared spend count is gone from Redis/,
+    );
   });
 });

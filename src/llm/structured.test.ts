@@ -73,10 +73,15 @@ describe("structured output", () => {
     expect(first.turns).toHaveLength(1);
     expect(ways(endpoint!)).toEqual(["json_schema", "tool", "text"]);
     const [schemaReq, toolReq, textReq] = endpoint!.requests.map((r) => r.body);
-    expect(schemaReq!.response_format).toEqual({ type: "json_schema", json_schema: { name: "bank", schema: expect.objectContaining({ type: "object", required: ["skills"] }), strict: false } });
+    expect(schemaReq!.response_format).toEqual({
+      type: "json_schema",
+      json_schema: { name: "bank", schema: expect.objectContaining({ type: "object", required: ["skills"] }), strict: false },
+    });
     expect(schemaReq!.response_format).not.toHaveProperty("json_schema.schema.$schema");
     expect(toolReq!.tool_choice).toEqual({ type: "function", function: { name: "bank" } });
-    expect(toolReq!.tools).toEqual([{ type: "function", function: { name: "bank", description: expect.any(String), parameters: expect.objectContaining({ type: "object" }) } }]);
+    expect(toolReq!.tools).toEqual([
+      { type: "function", function: { name: "bank", description: expect.any(String), parameters: expect.objectContaining({ type: "object" }) } },
+    ]);
     expect(textReq).not.toHaveProperty("response_format");
     expect(textReq).not.toHaveProperty("tools");
 
@@ -104,7 +109,9 @@ describe("structured output", () => {
   it("a chosen way that the server refuses is a config error naming the fix", async () => {
     const model = await onEndpoint({ jsonSchema: "refuse" }, "json_schema");
     await expect(invokeStructured(model, ask, Bank, { name: "bank" })).rejects.toThrow(ConfigError);
-    await expect(invokeStructured(model, ask, Bank, { name: "bank" })).rejects.toThrow(/^llm\.evolver\.structuredOutput: .* refused json_schema for m \(got .*400.*\); set llm\.evolver\.structuredOutput: auto$/);
+    await expect(invokeStructured(model, ask, Bank, { name: "bank" })).rejects.toThrow(
+      /^llm\.evolver\.structuredOutput: .* refused json_schema for m \(got .*400.*\); set llm\.evolver\.structuredOutput: auto$/,
+    );
   });
 
   it("text and tool are sent as chosen; tool calls of the actor never carry a schema", async () => {

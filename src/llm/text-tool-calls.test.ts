@@ -5,8 +5,15 @@ const tools = ["simulate", "finish"];
 
 describe("textToolCalls", () => {
   it("reads Hermes/Qwen <tool_call> blocks, several in order, and keeps the text around them", () => {
-    const content = 'Try.\n<tool_call>\n{"name": "simulate", "arguments": {"x": 1}}\n</tool_call>\n<tool_call>{"name": "finish", "arguments": "{\\"x\\": 2}"}</tool_call>';
-    expect(textToolCalls(content, tools)).toEqual({ calls: [{ name: "simulate", args: { x: 1 } }, { name: "finish", args: '{"x": 2}' }], text: "Try." });
+    const content =
+      'Try.\n<tool_call>\n{"name": "simulate", "arguments": {"x": 1}}\n</tool_call>\n<tool_call>{"name": "finish", "arguments": "{\\"x\\": 2}"}</tool_call>';
+    expect(textToolCalls(content, tools)).toEqual({
+      calls: [
+        { name: "simulate", args: { x: 1 } },
+        { name: "finish", args: '{"x": 2}' },
+      ],
+      text: "Try.",
+    });
   });
   it("says an unreadable block is unreadable and makes no call of it", () => {
     const r = textToolCalls('<tool_call>{"name": "simulate", "arguments": {"x": 1,', tools);

@@ -40,5 +40,11 @@ export const splitThink = (content: string): Split => {
     thinks.push(after.slice(0, c.index));
     rest = rest.slice(0, o.index) + after.slice(c.index + c[0].length);
   }
-  return { text: rest.trim(), think: thinks.map((t) => t.trim()).filter(Boolean).join("\n\n") };
+  return {
+    text: rest.trim(),
+    think: thinks
+      .map((t) => t.trim())
+      .filter(Boolean)
+      .join("\n\n"),
+  };
 };

@@ -52,7 +52,8 @@ export const parseToolArgs = (name: string, wire: unknown): ParsedArgs => {
     if (isRecord(value)) return { args: value, rawArgs: raw };
     if (typeof value === "string") {
       const inner = tryParse(value);
-      if (inner.ok && isRecord(inner.value)) return { args: inner.value, rawArgs: raw, repaired: "arguments were a JSON string holding the JSON (double-encoded)" };
+      if (inner.ok && isRecord(inner.value))
+        return { args: inner.value, rawArgs: raw, repaired: "arguments were a JSON string holding the JSON (double-encoded)" };
     }
     const kind = Array.isArray(value) ? "an array" : value === null ? "null" : typeof value;
     return { args: {}, rawArgs: raw, argsError: `${name}: arguments must be a JSON object, not ${kind} (got ${shown(raw)}); send one JSON object` };
@@ -60,7 +61,8 @@ export const parseToolArgs = (name: string, wire: unknown): ParsedArgs => {
   const lead = leadingObject(raw.trim());
   if (lead && lead.rest.trim() !== "") {
     const value = tryParse(lead.json);
-    if (value.ok && isRecord(value.value)) return { args: value.value, rawArgs: raw, repaired: `text after the JSON arguments was dropped (got ${shown(lead.rest.trim())})` };
+    if (value.ok && isRecord(value.value))
+      return { args: value.value, rawArgs: raw, repaired: `text after the JSON arguments was dropped (got ${shown(lead.rest.trim())})` };
   }
   return { args: {}, rawArgs: raw, argsError: `${name}: arguments are not valid JSON, ${parsed.why} (got ${shown(raw)}); send one JSON object` };
 };

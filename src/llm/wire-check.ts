@@ -113,7 +113,19 @@ export const checkingFetch = async (input: string | URL | Request, init?: Reques
   const records = recorder.getStore();
   if (!records) return response;
   const contentType = response.headers.get("content-type") ?? "";
-  const rec: WireRecord = { status: response.status, contentType, head: "", bytes: 0, wellFormed: false, sawChoice: false, sawFinish: false, sawDone: false, ended: false, reasoning: "", sawUsage: false };
+  const rec: WireRecord = {
+    status: response.status,
+    contentType,
+    head: "",
+    bytes: 0,
+    wellFormed: false,
+    sawChoice: false,
+    sawFinish: false,
+    sawDone: false,
+    ended: false,
+    reasoning: "",
+    sawUsage: false,
+  };
   records.push(rec);
   if (!response.ok) return withStandardError(response);
   if (/text\/event-stream/i.test(contentType) && response.body) {
@@ -147,7 +159,12 @@ const withStandardError = async (response: Response): Promise<Response> => {
     return response;
   }
   if (!isRecord(body) || "error" in body || typeof body.message !== "string") return response;
-  const error = { message: body.message, type: typeof body.type === "string" ? body.type : (body.object ?? null), param: body.param ?? null, code: body.code ?? null };
+  const error = {
+    message: body.message,
+    type: typeof body.type === "string" ? body.type : (body.object ?? null),
+    param: body.param ?? null,
+    code: body.code ?? null,
+  };
   const headers = new Headers(response.headers);
   headers.delete("content-length");
   headers.delete("content-encoding");
@@ -187,7 +204,8 @@ export const judgeAnswer = (records: readonly WireRecord[], streaming: boolean, 
   // Its message ("Cannot read properties of null") says nothing a user can act on; the body's first bytes do.
   if (failure && !rec.ended) return new MalformedAnswer(rec.status, rec.head, "an event the client could not read");
   if (!streaming) return rec.wellFormed ? undefined : new MalformedAnswer(rec.status, rec.head, "not a chat completion with a choice");
-  if (!/text\/event-stream/i.test(rec.contentType)) return new MalformedAnswer(rec.status, rec.head, `${rec.contentType || "no content-type"} instead of an event stream`);
+  if (!/text\/event-stream/i.test(rec.contentType))
+    return new MalformedAnswer(rec.status, rec.head, `${rec.contentType || "no content-type"} instead of an event stream`);
   // The SDK may stop reading at [DONE]; before it (and without a failure) the SDK is still the judge.
   if (!rec.ended && !rec.sawDone) return undefined;
   if (!rec.sawChoice) return new MalformedAnswer(rec.status, rec.head, "no event carried a choice");

@@ -34,7 +34,8 @@ const heuristicUpdate = (u: UpdateRequest): BankEvent[] => {
   const evolveHeuristic = u.family.evolveHeuristic;
   if (!evolveHeuristic) throw new InvariantError(`family ${u.family.id} has no heuristic evolver; the config check should have refused evolver: heuristic`);
   const caps = { skills: u.config.bank.maxSkills, mistakes: u.config.bank.maxMistakes };
-  if (u.config.update !== "replacement" || isEmpty(u.bank)) return evolveHeuristic({ round: u.round, level: u.level, bank: u.bank, labelled: u.labelled, caps });
+  if (u.config.update !== "replacement" || isEmpty(u.bank))
+    return evolveHeuristic({ round: u.round, level: u.level, bank: u.bank, labelled: u.labelled, caps });
   const prunes = [...u.bank.skills, ...u.bank.mistakes].map((e) =>
     event({ schemaVersion: 1, type: "prune", round: u.round, id: e.id, why: "replaced", reason: "iterative replacement: re-distilled from the last round" }),
   );

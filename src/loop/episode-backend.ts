@@ -44,7 +44,12 @@ export interface EpisodeBackend {
 }
 
 /** A usage line of one model call, with where in the run it was made. */
-export const usageLine = (role: Role, turn: AssistantTurn, where: { phase: UsagePhase; level: string; round: number; seed?: number; candidate?: number }, cfg: RunConfig): UsageLine => ({
+export const usageLine = (
+  role: Role,
+  turn: AssistantTurn,
+  where: { phase: UsagePhase; level: string; round: number; seed?: number; candidate?: number },
+  cfg: RunConfig,
+): UsageLine => ({
   schemaVersion: 1 as const,
   ...where,
   ...usageRecord(role, turn, cfg.llm.prices),

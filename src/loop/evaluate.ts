@@ -41,7 +41,10 @@ export const heldOutSeeds = (
   const plan = schedule(cfg, family);
   const perLevel = opts.seeds && !Array.isArray(opts.seeds) ? (opts.seeds as Readonly<Record<string, readonly number[]>>) : undefined;
   const strangers = Object.keys(perLevel ?? {}).filter((l) => !cfg.levels.includes(l));
-  if (strangers.length) throw new ConfigError(`--seeds: ${strangers.join(", ")} ${strangers.length === 1 ? "is not a level" : "are not levels"} of this run; use ${cfg.levels.join(", ")}`);
+  if (strangers.length)
+    throw new ConfigError(
+      `--seeds: ${strangers.join(", ")} ${strangers.length === 1 ? "is not a level" : "are not levels"} of this run; use ${cfg.levels.join(", ")}`,
+    );
   return new Map(
     cfg.levels.map((level) => {
       const p = plan.get(level)!;
@@ -53,11 +56,16 @@ export const heldOutSeeds = (
         return [level, free.slice(0, opts.count)];
       }
       const bad = given.filter(seen);
-      if (bad.length) throw new ConfigError(`--seeds: ${bad.join(", ")} were seen while learning on ${level}; held-out seeds must be disjoint from the stream, the offline seeds and the bank's sources`);
+      if (bad.length)
+        throw new ConfigError(
+          `--seeds: ${bad.join(", ")} were seen while learning on ${level}; held-out seeds must be disjoint from the stream, the offline seeds and the bank's sources`,
+        );
       const vetted = new Set(family.seedsOf(level));
       const unvetted = given.filter((s) => !vetted.has(s));
       if (unvetted.length) {
-        throw new ConfigError(`--seeds: ${unvetted.join(", ")} ${unvetted.length === 1 ? "is not a vetted seed" : "are not vetted seeds"} of ${level} (${level} has ${vetted.size}, kept by hexa levels certify); held-out figures need seeds known to have a solution: pick from its certified list, or use --count`);
+        throw new ConfigError(
+          `--seeds: ${unvetted.join(", ")} ${unvetted.length === 1 ? "is not a vetted seed" : "are not vetted seeds"} of ${level} (${level} has ${vetted.size}, kept by hexa levels certify); held-out figures need seeds known to have a solution: pick from its certified list, or use --count`,
+        );
       }
       return [level, [...given]];
     }),
@@ -113,7 +121,9 @@ export const evaluateRun = async (
   const finalRound = cfg.rounds;
   const banks = new Map(cfg.levels.map((level) => [level, foldEvents(run.log.events.get(level) ?? [])] as const));
   const before = new Map((ports.played ?? []).map((e) => [e.id, e] as const));
-  const jobs = cfg.levels.flatMap((level) => seeds.get(level)!.map((seed) => ({ level, seed }))).filter((j) => !before.has(episodeId("eval", j.level, finalRound + 1, j.seed)));
+  const jobs = cfg.levels
+    .flatMap((level) => seeds.get(level)!.map((seed) => ({ level, seed })))
+    .filter((j) => !before.has(episodeId("eval", j.level, finalRound + 1, j.seed)));
   const played = await mapLimit(jobs, cfg.concurrency, async ({ level, seed }) => {
     const onCall = ports.onCall;
     const model = ports.actorModel && onCall ? metered(ports.actorModel, (turn) => onCall(turn, { level, round: finalRound + 1, seed })) : ports.actorModel;

@@ -13,11 +13,33 @@ import { parseRunConfig } from "./run-config.ts";
 const family = rewardSearchFamily(() => testTrainer() as unknown as TrainerPool);
 const cfgOf = (method: string, budget: number) =>
   parseRunConfig(
-    { family: "reward-search", levels: ["cartpole", "pendulum"], agent: "react", method, search: { budget }, llm: { actor: { model: "m" }, prices: { m: { input: 1, cachedInput: 0.5, output: 2 } } } },
+    {
+      family: "reward-search",
+      levels: ["cartpole", "pendulum"],
+      agent: "react",
+      method,
+      search: { budget },
+      llm: { actor: { model: "m" }, prices: { m: { input: 1, cachedInput: 0.5, output: 2 } } },
+    },
     "test",
     [family],
   );
-const line = (o: Partial<UsageLine>): UsageLine => ({ schemaVersion: 1, role: "actor", model: "m", input: 1000, output: 200, cached: 0, costUsd: 0.0014, priced: true, fromCache: false, phase: "stream", level: "cartpole", round: 1, seed: 0, ...o });
+const line = (o: Partial<UsageLine>): UsageLine => ({
+  schemaVersion: 1,
+  role: "actor",
+  model: "m",
+  input: 1000,
+  output: 200,
+  cached: 0,
+  costUsd: 0.0014,
+  priced: true,
+  fromCache: false,
+  phase: "stream",
+  level: "cartpole",
+  round: 1,
+  seed: 0,
+  ...o,
+});
 const none = new Set<string>();
 const made: string[] = [];
 afterAll(() => made.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -39,7 +61,21 @@ describe("the forecast of a search run", () => {
     made.push(dir);
     mkdirSync(join(dir, "search", "cartpole"), { recursive: true });
     const done = (index: number) =>
-      JSON.stringify({ schemaVersion: 1, index, strategy: "rf-agent", iteration: 0, operator: "initial", parent: null, related: [], thought: "t", code: "c", trainSeed: 1, evalSeeds: [2], outcome: { kind: "error", error: "reward_code", message: "m" }, feedback: "f" });
+      JSON.stringify({
+        schemaVersion: 1,
+        index,
+        strategy: "rf-agent",
+        iteration: 0,
+        operator: "initial",
+        parent: null,
+        related: [],
+        thought: "t",
+        code: "c",
+        trainSeed: 1,
+        evalSeeds: [2],
+        outcome: { kind: "error", error: "reward_code", message: "m" },
+        feedback: "f",
+      });
     // cartpole has finished 2 of its 3 (one of them twice, as a kill between a line and its retry may leave it); pendulum none
     writeFileSync(join(dir, "search", "cartpole", "candidates.jsonl"), `${[done(0), done(2), done(0)].join("\n")}\n`);
     const earlier = [[line({ phase: "search", round: 0, candidate: 0 }), line({ phase: "search", round: 0, candidate: 1, input: 3000, output: 400 })]];

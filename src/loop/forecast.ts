@@ -127,8 +127,12 @@ const forecastSearch = (cfg: RunConfig, search: SearchCalls, earlier: ReadonlyAr
   out.calls = search.candidates * w.calls;
   out.tokens = Math.round(search.candidates * (w.input + w.output));
   out.usd = search.candidates * usd;
-  const how = seen ? `${per.calls} call(s) per candidate × the mean of ${seen.calls} recorded search call(s) in earlier runs` : `from the config: ${search.basis}; no earlier searches of this model`;
-  out.basis.push(`llm.actor ${model}: ${search.candidates} candidate(s) × ~${Math.round(w.input + w.output).toLocaleString("en")} tokens, ${price ? formatUsd(usd) : "unpriced"} per candidate (${how})`);
+  const how = seen
+    ? `${per.calls} call(s) per candidate × the mean of ${seen.calls} recorded search call(s) in earlier runs`
+    : `from the config: ${search.basis}; no earlier searches of this model`;
+  out.basis.push(
+    `llm.actor ${model}: ${search.candidates} candidate(s) × ~${Math.round(w.input + w.output).toLocaleString("en")} tokens, ${price ? formatUsd(usd) : "unpriced"} per candidate (${how})`,
+  );
   return out;
 };
 
@@ -160,7 +164,17 @@ export const forecastRun = ({ cfg, family, recorded, committed, earlier, dir }: 
 };
 
 /** A held-out evaluation: `episodes` actor episodes with the frozen bank, no bank update. */
-export const forecastEval = ({ cfg, family, episodes, earlier }: { cfg: RunConfig; family: LevelFamily; episodes: number; earlier: ReadonlyArray<readonly UsageLine[]> }): Forecast => {
+export const forecastEval = ({
+  cfg,
+  family,
+  episodes,
+  earlier,
+}: {
+  cfg: RunConfig;
+  family: LevelFamily;
+  episodes: number;
+  earlier: ReadonlyArray<readonly UsageLine[]>;
+}): Forecast => {
   const out: Forecast = { ...NO_FORECAST, episodes: cfg.agent === "heuristic" ? 0 : episodes, unpriced: [], basis: [] };
   const prompt = promptChars(cfg, family);
   addRole(out, cfg, earlier, prompt, "actor", out.episodes, episodeWorkFromConfig(cfg, prompt), "episode");
@@ -169,11 +183,32 @@ export const forecastEval = ({ cfg, family, episodes, earlier }: { cfg: RunConfi
 
 /** Forecasts added together (a compare grid's runs); `basis` is the caller's. */
 export const sumForecasts = (fs: readonly Forecast[], basis: string[]): Forecast =>
-  fs.reduce((a, f) => ({ episodes: a.episodes + f.episodes, updates: a.updates + f.updates, candidates: a.candidates + f.candidates, calls: a.calls + f.calls, tokens: a.tokens + f.tokens, usd: a.usd + f.usd, unpriced: [...a.unpriced, ...f.unpriced], basis }), { ...NO_FORECAST, unpriced: [], basis });
+  fs.reduce(
+    (a, f) => ({
+      episodes: a.episodes + f.episodes,
+      updates: a.updates + f.updates,
+      candidates: a.candidates + f.candidates,
+      calls: a.calls + f.calls,
+      tokens: a.tokens + f.tokens,
+      usd: a.usd + f.usd,
+      unpriced: [...a.unpriced, ...f.unpriced],
+      basis,
+    }),
+    { ...NO_FORECAST, unpriced: [], basis },
+  );
 
 const promptChars = (cfg: RunConfig, family: LevelFamily) => Math.max(...cfg.levels.map((l) => family.describe(l).length));
 
-const addRole = (out: Forecast, cfg: RunConfig, earlier: ReadonlyArray<readonly UsageLine[]>, prompt: number, role: Role, units: number, fallback: Work, unit: string): void => {
+const addRole = (
+  out: Forecast,
+  cfg: RunConfig,
+  earlier: ReadonlyArray<readonly UsageLine[]>,
+  prompt: number,
+  role: Role,
+  units: number,
+  fallback: Work,
+  unit: string,
+): void => {
   if (units === 0) return;
   const model = cfg.llm[role].model;
   const seen = recordedWork(earlier, role, model);

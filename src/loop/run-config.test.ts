@@ -19,7 +19,9 @@ const fail = (f: () => unknown): string => {
 describe("RunConfig", () => {
   it("fills the paper's defaults (docs/spec/method.md §1, §3, §5)", () => {
     const c = parseRunConfig({ levels: ["catapult"] }, "cfg");
-    expect([c.rounds, c.episodesPerRound, c.actor.maxTurns, c.retriever.topSkills, c.retriever.topMistakes, c.bank.maxSkills, c.bank.maxMistakes]).toEqual([17, 3, 25, 6, 4, 10, 5]);
+    expect([c.rounds, c.episodesPerRound, c.actor.maxTurns, c.retriever.topSkills, c.retriever.topMistakes, c.bank.maxSkills, c.bank.maxMistakes]).toEqual([
+      17, 3, 25, 6, 4, 10, 5,
+    ]);
     expect([c.init, c.update, c.agent, c.offline.episodes]).toEqual(["off2on", "evolving", "hexa", 5]);
   });
 
@@ -80,7 +82,11 @@ describe("schedule", () => {
   it("cuts stream, offline and held-out seeds from the vetted list, disjoint and paired by offset", () => {
     const c = parseRunConfig({ levels: ["toy"], rounds: 3, episodesPerRound: 2, offline: { episodes: 2 }, seeds: { offset: 4 } }, "c");
     const s = schedule(c, family(seeds)).get("toy")!;
-    expect(s.rounds).toEqual([[104, 105], [106, 107], [108, 109]]);
+    expect(s.rounds).toEqual([
+      [104, 105],
+      [106, 107],
+      [108, 109],
+    ]);
     expect(s.offline).toEqual([110, 111]);
     expect(s.heldOut).toEqual(seeds.slice(12)); // never the seeds before the offset
     expect(s.heldOut.some((x) => s.seen.has(x))).toBe(false);

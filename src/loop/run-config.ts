@@ -61,20 +61,26 @@ export const RunConfig = strict({
     .string()
     .regex(/^[a-z0-9_+.-]+$/i, "letters, digits, _ + . - only")
     .max(100, "at most 100 characters (it starts the run directory's name)")
-    .optional().describe("run id prefix; the level names when absent"),
+    .optional()
+    .describe("run id prefix; the level names when absent"),
   family: z.string().default("interphyre").describe("the level family that supplies tasks and tools (hexa levels list shows them)"),
   levels: z.array(z.string().min(1)).min(1).describe("levels to learn on; each keeps its own bank"),
   seeds: SeedsConfig.prefault({}),
   rounds: z.number().int().min(1).default(17).describe("R: rounds per level"),
   episodesPerRound: z.number().int().min(1).default(3).describe("x: episodes (seeds) per round per level"),
-  agent: z.enum(RUN_AGENTS).default("hexa").describe("hexa: the actor with the retrieved bank; react/direct/reflexion: baselines without a bank; heuristic: no LLM"),
+  agent: z
+    .enum(RUN_AGENTS)
+    .default("hexa")
+    .describe("hexa: the actor with the retrieved bank; react/direct/reflexion: baselines without a bank; heuristic: no LLM"),
   evolver: z.enum(["llm", "heuristic"]).default("llm").describe("who updates the bank: the evolver model, or the heuristic region evolver (no LLM)"),
   init: z.enum(INITS).default("off2on").describe("bank initialisation (docs/spec/method.md §5)"),
   update: z.enum(UPDATES).default("evolving").describe("bank update between rounds (docs/spec/method.md §5); static: frozen after the first distillation"),
   method: z
     .enum(METHODS)
     .default("rounds")
-    .describe("rounds: the round loop with the evolving bank; eureka: K × I greedy evolution per level; rf-agent: RF-Agent's tree search per level (each on the level's first stream seed; only in a family that has a whole search)"),
+    .describe(
+      "rounds: the round loop with the evolving bank; eureka: K × I greedy evolution per level; rf-agent: RF-Agent's tree search per level (each on the level's first stream seed; only in a family that has a whole search)",
+    ),
   search: SearchConfig.prefault({}).describe("the search methods' knobs and candidate budget (the rounds read only budget)"),
   offline: OfflineConfig.prefault({}),
   bank: BankConfig.prefault({}),
@@ -88,7 +94,9 @@ export const RunConfig = strict({
     .string()
     .min(1)
     .default("local")
-    .describe("where episodes are played: local (this process, `concurrency` at once) or a job queue URL for hexa worker processes, e.g. redis://127.0.0.1:6379; hexa run --backend overrides it"),
+    .describe(
+      "where episodes are played: local (this process, `concurrency` at once) or a job queue URL for hexa worker processes, e.g. redis://127.0.0.1:6379; hexa run --backend overrides it",
+    ),
   seed: z
     .number()
     .int()
@@ -104,10 +112,14 @@ export const usesBank = (c: Pick<RunConfig, "agent">): boolean => c.agent === "h
 
 /** "offline" freezes the bank after distilling it, so only "static" fits it (docs/spec/method.md §5). */
 const cellProblem = (c: RunConfig): string | undefined => {
-  if (c.init === "offline" && c.update !== "static") return `update: offline initialisation freezes the bank (got update ${c.update}); use update: static, or init: off2on to keep learning`;
-  if (!c.bank.rewardLabels && c.evolver === "heuristic") return "bank.rewardLabels: false is an ablation of the LLM evolver's prompt (got evolver: heuristic, which always weighs regions by reward); use evolver: llm";
-  if (c.offline.banks && c.offline.trajectories) return "offline: give banks or trajectories, not both (a shipped bank replaces the distillation of trajectories)";
-  if (c.init === "online" && (c.offline.banks || c.offline.trajectories)) return `offline: init online starts with no bank (got offline.${c.offline.banks ? "banks" : "trajectories"}); use init: off2on or offline to start from them`;
+  if (c.init === "offline" && c.update !== "static")
+    return `update: offline initialisation freezes the bank (got update ${c.update}); use update: static, or init: off2on to keep learning`;
+  if (!c.bank.rewardLabels && c.evolver === "heuristic")
+    return "bank.rewardLabels: false is an ablation of the LLM evolver's prompt (got evolver: heuristic, which always weighs regions by reward); use evolver: llm";
+  if (c.offline.banks && c.offline.trajectories)
+    return "offline: give banks or trajectories, not both (a shipped bank replaces the distillation of trajectories)";
+  if (c.init === "online" && (c.offline.banks || c.offline.trajectories))
+    return `offline: init online starts with no bank (got offline.${c.offline.banks ? "banks" : "trajectories"}); use init: off2on or offline to start from them`;
   return undefined;
 };
 
@@ -116,7 +128,9 @@ const valueAt = (raw: unknown, path: readonly PropertyKey[]): unknown =>
 
 /** A value as the user wrote it: YAML's .inf and .nan are numbers JSON would print as null; long text is cut. */
 const shownValue = (v: unknown): string => {
-  const text = JSON.stringify(v, (_k, x: unknown) => (typeof x === "number" && !Number.isFinite(x) ? `<${String(x)}>` : typeof x === "bigint" ? `<${String(x)}n>` : x)) ?? String(v);
+  const text =
+    JSON.stringify(v, (_k, x: unknown) => (typeof x === "number" && !Number.isFinite(x) ? `<${String(x)}>` : typeof x === "bigint" ? `<${String(x)}n>` : x)) ??
+    String(v);
   const plain = text.replace(/"<(-?Infinity|NaN|-?\d+n)>"/g, "$1");
   return plain.length > 120 ? `${plain.slice(0, 100)}… (${plain.length} characters)` : plain;
 };
@@ -144,7 +158,13 @@ export const composeRunConfig = (families: readonly FamilySlice[]): z.ZodType<Ru
   if (families.length === 0) return RunConfig;
   const ids = families.map((f) => f.id) as [string, ...string[]];
   const slices = Object.fromEntries(families.map((f) => [f.config.key, f.config.schema.prefault({}).describe(`settings of the ${f.id} family`)]));
-  return RunConfig.extend({ family: z.enum(ids).default(ids[0]).describe(`the level family that supplies tasks and tools: ${ids.join(", ")}`), ...slices }) as unknown as z.ZodType<RunConfig>;
+  return RunConfig.extend({
+    family: z
+      .enum(ids)
+      .default(ids[0])
+      .describe(`the level family that supplies tasks and tools: ${ids.join(", ")}`),
+    ...slices,
+  }) as unknown as z.ZodType<RunConfig>;
 };
 
 /**
@@ -177,11 +197,20 @@ const upgrade = (raw: unknown, source: string, families: readonly FamilySlice[])
 export const parseRunConfig = (raw: unknown, source: string, families: readonly FamilySlice[] = []): RunConfig => {
   const read = upgrade(lift(raw) ?? {}, source, families);
   const parsed = composeRunConfig(families).safeParse(read);
-  if (!parsed.success) throw new ConfigError(`${source}: ${parsed.error.issues.slice(0, 3).map((i) => issueText(i, read)).join("; ")}`);
+  if (!parsed.success)
+    throw new ConfigError(
+      `${source}: ${parsed.error.issues
+        .slice(0, 3)
+        .map((i) => issueText(i, read))
+        .join("; ")}`,
+    );
   const problem = cellProblem(parsed.data);
   if (problem) throw new ConfigError(`${source}: ${problem}`);
   const other = families.find((f) => f.id !== parsed.data.family && (raw as Record<string, unknown> | null)?.[f.config.key] !== undefined);
-  if (other) throw new ConfigError(`${source}: ${other.config.key}: settings of the ${other.id} family in a ${parsed.data.family} run; drop them or set family: ${other.id}`);
+  if (other)
+    throw new ConfigError(
+      `${source}: ${other.config.key}: settings of the ${other.id} family in a ${parsed.data.family} run; drop them or set family: ${other.id}`,
+    );
   // Only the run's own family slice is kept (and written to config.yaml).
   const mine = new Set(families.filter((f) => f.id === parsed.data.family).map((f) => f.config.key));
   const data = { ...parsed.data } as Record<string, unknown>;

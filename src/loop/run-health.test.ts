@@ -6,8 +6,10 @@ import type { BankEvent } from "../store/bank.ts";
 
 const cfg = parseRunConfig({ levels: ["catapult"], agent: "hexa" }, "cfg");
 const usage = { calls: 4, input: 1, output: 1, cached: 0, costUsd: 0, unpricedCalls: 0, cacheHits: 0 };
-const ep = (tools: string[]): EpisodeRecord => ({ phase: "stream", trajectory: { agent: "hexa", steps: tools.map((tool) => ({ tool })) } }) as unknown as EpisodeRecord;
-const failure = (round: number): BankEvent => ({ schemaVersion: 1, type: "evolver_failure", round, error: `bad ${round}`, evidence: [], reason: "" }) as BankEvent;
+const ep = (tools: string[]): EpisodeRecord =>
+  ({ phase: "stream", trajectory: { agent: "hexa", steps: tools.map((tool) => ({ tool })) } }) as unknown as EpisodeRecord;
+const failure = (round: number): BankEvent =>
+  ({ schemaVersion: 1, type: "evolver_failure", round, error: `bad ${round}`, evidence: [], reason: "" }) as BankEvent;
 
 describe("runProblems", () => {
   it("finds nothing in a sound run", () => {
@@ -20,13 +22,23 @@ describe("runProblems", () => {
   });
   it("names an evolver that failed every update, but not one that failed some", () => {
     const all = runProblems({ config: cfg, episodes: [], usage, events: new Map([["catapult", [failure(0), failure(1)]]]) });
-    expect(all).toEqual([{ kind: "evolver_failed_every_update", fatal: true, message: "the evolver failed every bank update (2), so the bank never learned anything; the first failure: bad 0" }]);
+    expect(all).toEqual([
+      {
+        kind: "evolver_failed_every_update",
+        fatal: true,
+        message: "the evolver failed every bank update (2), so the bank never learned anything; the first failure: bad 0",
+      },
+    ]);
     const add = { schemaVersion: 1, type: "add", round: 1, reason: "contrastive distillation" } as unknown as BankEvent;
     expect(runProblems({ config: cfg, episodes: [], usage, events: new Map([["catapult", [failure(0), add]]]) })).toEqual([]);
   });
   it("notes estimated usage without failing the run", () => {
     expect(runProblems({ config: cfg, episodes: [], usage: { ...usage, estimatedCalls: 3 } })).toEqual([
-      { kind: "usage_estimated", fatal: false, message: "3 of 4 model call(s) came back without usage from the server; their tokens (and cost) are hexa's estimate, marked estimated in usage.jsonl" },
+      {
+        kind: "usage_estimated",
+        fatal: false,
+        message: "3 of 4 model call(s) came back without usage from the server; their tokens (and cost) are hexa's estimate, marked estimated in usage.jsonl",
+      },
     ]);
   });
 });

@@ -66,7 +66,10 @@ describe("offline trajectories from files", () => {
     await runLoop(cfg, ports);
     const offline = dir.episodes().filter((e) => e.phase === "offline");
     expect(offline.map((e) => e.seed)).toEqual(given.map((t) => t.seed));
-    const cited = dir.bankLog().events.get(LEVEL)!.flatMap((e) => e.evidence);
+    const cited = dir
+      .bankLog()
+      .events.get(LEVEL)!
+      .flatMap((e) => e.evidence);
     expect(cited.length).toBeGreaterThan(0);
     for (const id of cited) expect(dir.episodes().some((e) => e.id === id)).toBe(true);
     const held = heldOutSeeds(cfg, family, { count: 200 }, learnedSeeds(readRunState(dir))).get(LEVEL)!;
@@ -82,9 +85,13 @@ describe("offline trajectories from files", () => {
     const ports = { family, now: clock, offlineTrajectories: (l: string) => readOfflineTrajectories([file]).get(l) ?? [] };
     await expect(runLoop(cfg, { ...ports, dir: newDir(cfg).dir })).rejects.toThrow(/offline: no trajectories for down_to_earth/);
     const seeds = readCertified(LEVEL)!.seeds.map((s) => s.seed);
-    const onStream = readOfflineTrajectories([file]).get(LEVEL)!.map((t, i) => ({ ...t, seed: seeds[i]! }));
+    const onStream = readOfflineTrajectories([file])
+      .get(LEVEL)!
+      .map((t, i) => ({ ...t, seed: seeds[i]! }));
     const cfg1 = parseRunConfig({ ...base, offline: { trajectories: [file] } }, "cfg");
-    await expect(runLoop(cfg1, { family, now: clock, dir: newDir(cfg1).dir, offlineTrajectories: () => onStream })).rejects.toThrow(/also in this run's stream/);
+    await expect(runLoop(cfg1, { family, now: clock, dir: newDir(cfg1).dir, offlineTrajectories: () => onStream })).rejects.toThrow(
+      /also in this run's stream/,
+    );
   });
 
   it("read a last line without a newline as a line, and never change the file", () => {
@@ -103,16 +110,30 @@ describe("offline trajectories from files", () => {
 describe("a shipped bank", () => {
   it("enters as renamed add events, so ids minted later never collide with the shipping run's", async () => {
     const cfg = parseRunConfig(
-      { levels: ["catapult"], agent: "heuristic", evolver: "heuristic", init: "off2on", rounds: 1, episodesPerRound: 1, seeds: { offset: 56 }, offline: { banks: ["skills/banks/catapult.heuristic.json"] } },
+      {
+        levels: ["catapult"],
+        agent: "heuristic",
+        evolver: "heuristic",
+        init: "off2on",
+        rounds: 1,
+        episodesPerRound: 1,
+        seeds: { offset: 56 },
+        offline: { banks: ["skills/banks/catapult.heuristic.json"] },
+      },
       "cfg",
     );
     const shipped = readShippedBanks(["skills/banks/catapult.heuristic.json"]).get("catapult")!;
     const { dir } = newDir(cfg);
     await runLoop(cfg, { family, dir, now: clock, shippedBank: () => shipped });
-    const round0 = dir.bankLog().events.get("catapult")!.filter((e) => e.round === 0);
+    const round0 = dir
+      .bankLog()
+      .events.get("catapult")!
+      .filter((e) => e.round === 0);
     expect(round0.map((e) => e.type === "add" && e.entry.id)).toEqual([...shipped.skills, ...shipped.mistakes].map((e) => `shipped_${e.id}`));
     expect(foldEvents(dir.bankLog().events.get("catapult")!).skills.length).toBeGreaterThan(0);
     const early = parseRunConfig({ ...cfg, seeds: { offset: 0 } }, "cfg");
-    await expect(runLoop(early, { family, dir: newDir(early).dir, now: clock, shippedBank: () => shipped })).rejects.toThrow(/offline\.banks: catapult's seeds .* also in this run's stream/);
+    await expect(runLoop(early, { family, dir: newDir(early).dir, now: clock, shippedBank: () => shipped })).rejects.toThrow(
+      /offline\.banks: catapult's seeds .* also in this run's stream/,
+    );
   });
 });

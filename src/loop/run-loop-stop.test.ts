@@ -24,7 +24,10 @@ const newDir = (cfg: RunConfig) => {
   return RunDir.create(root, "run", runConfigYaml(cfg), new Date(0));
 };
 const clock = () => 0;
-const cfg = parseRunConfig({ levels: [LEVEL], agent: "heuristic", evolver: "heuristic", rounds: 3, episodesPerRound: 2, concurrency: 1, offline: { episodes: 2 } }, "cfg");
+const cfg = parseRunConfig(
+  { levels: [LEVEL], agent: "heuristic", evolver: "heuristic", rounds: 3, episodesPerRound: 2, concurrency: 1, offline: { episodes: 2 } },
+  "cfg",
+);
 const TOTAL = 2 + 3 * 2;
 
 describe("an aborted signal (Ctrl-C)", () => {
@@ -61,14 +64,19 @@ describe("an evolver endpoint that fails for good", () => {
     const evolverModel = new ScriptedModel([new LlmError("http://127.0.0.1:9/v1", "m", 3, new Error("503 Service Unavailable"))]);
     const run = runLoop(llmCfg, { family, dir, evolverModel, now: clock });
     await expect(run).rejects.toThrow(ConfigError);
-    await expect(run).rejects.toThrow(/two_body_problem round 0: the evolver's model endpoint failed \(.*503.*\); the bank update was not committed\. .*hexa run --resume /);
+    await expect(run).rejects.toThrow(
+      /two_body_problem round 0: the evolver's model endpoint failed \(.*503.*\); the bank update was not committed\. .*hexa run --resume /,
+    );
     expect(dir.bankLog().done.size).toBe(0);
   });
 });
 
 describe("lost records of offline trajectories read from files (docs/spec/method.md §10)", () => {
   const file = "skills/offline/two_body_problem.heuristic.jsonl";
-  const fileCfg = parseRunConfig({ levels: [LEVEL], agent: "heuristic", evolver: "heuristic", rounds: 1, episodesPerRound: 2, offline: { trajectories: [file] } }, "cfg");
+  const fileCfg = parseRunConfig(
+    { levels: [LEVEL], agent: "heuristic", evolver: "heuristic", rounds: 1, episodesPerRound: 2, offline: { trajectories: [file] } },
+    "cfg",
+  );
   const fromFile = (l: string) => readOfflineTrajectories([file]).get(l) ?? [];
 
   it("are read again when the files are there; refused, naming what is missing and what to do, when not", async () => {
@@ -80,9 +88,19 @@ describe("lost records of offline trajectories read from files (docs/spec/method
       throw new ConfigError("offline.trajectories: skills/offline/x.jsonl: no such file");
     };
     const refused = runLoop(fileCfg, { family, dir, now: clock, offlineTrajectories: gone });
-    await expect(refused).rejects.toThrow(/two_body_problem: episodes\.jsonl lacks the offline trajectories round 0 was distilled from \(offline\/two_body_problem\/file\d+\/s\d+.*\) and they cannot be read again \(.*no such file\); restore episodes\.jsonl from a copy, or make offline\.trajectories readable and resume again/);
+    await expect(refused).rejects.toThrow(
+      /two_body_problem: episodes\.jsonl lacks the offline trajectories round 0 was distilled from \(offline\/two_body_problem\/file\d+\/s\d+.*\) and they cannot be read again \(.*no such file\); restore episodes\.jsonl from a copy, or make offline\.trajectories readable and resume again/,
+    );
     await runLoop(fileCfg, { family, dir, now: clock, offlineTrajectories: fromFile });
-    const decided = (e: (typeof whole)[number]) => ({ ...e, trajectory: { ...e.trajectory, wallMs: 0, steps: e.trajectory.steps.map((x) => ({ ...x, ms: 0 })) } });
-    expect(dir.episodes().map(decided).sort((a, b) => a.id.localeCompare(b.id))).toEqual(whole.map(decided).sort((a, b) => a.id.localeCompare(b.id)));
+    const decided = (e: (typeof whole)[number]) => ({
+      ...e,
+      trajectory: { ...e.trajectory, wallMs: 0, steps: e.trajectory.steps.map((x) => ({ ...x, ms: 0 })) },
+    });
+    expect(
+      dir
+        .episodes()
+        .map(decided)
+        .sort((a, b) => a.id.localeCompare(b.id)),
+    ).toEqual(whole.map(decided).sort((a, b) => a.id.localeCompare(b.id)));
   });
 });

@@ -66,7 +66,12 @@ const skill = (title: string, sources: string[] = []) => ({
   when_to_apply: "when the blue ball rests on a ledge above the green one",
   sources,
 });
-const mistake = (description: string, sources: string[] = []) => ({ description, root_cause: "assumed the ball does not bounce", correction: "start higher above the blue ball", sources });
+const mistake = (description: string, sources: string[] = []) => ({
+  description,
+  root_cause: "assumed the ball does not bounce",
+  correction: "start higher above the blue ball",
+  sources,
+});
 const entry = (title: string) => ({ kind: "skill", ...skill(title), sources: undefined });
 const mistakeEntry = (description: string) => ({ kind: "mistake", ...mistake(description), sources: undefined });
 const off = (seed: number) => episodeId("offline", LEVEL, 0, seed);
@@ -175,7 +180,11 @@ const play = async (cell: Cell): Promise<Run> => {
     now: () => (clock += 5),
     log: (line) => logs.push(line),
   });
-  const lines = readFileSync(dir.file("bank"), "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l) as { commit?: { round: number; events: number } });
+  const lines = readFileSync(dir.file("bank"), "utf8")
+    .trim()
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { commit?: { round: number; events: number } });
   return {
     cell,
     cfg,
@@ -205,9 +214,11 @@ const evolverRequests = (run: Run, k: number): RecordedRequest[] => {
   const lines = run.usage.filter((u) => u.role === "evolver");
   return run.evolver.requests.filter((_, i) => lines[i]!.round === k);
 };
-const batchIds = (run: Run, k: number) => run.episodes.filter((e) => (k === 0 ? e.phase === "offline" : e.phase === "stream" && e.round === k)).map((e) => e.id);
+const batchIds = (run: Run, k: number) =>
+  run.episodes.filter((e) => (k === 0 ? e.phase === "offline" : e.phase === "stream" && e.round === k)).map((e) => e.id);
 const rOf = (run: Run) => (id: string) => run.episodes.find((e) => e.id === id)!.r;
-const written = (events: readonly BankEvent[]): BankEntry[] => events.flatMap((e) => (e.type === "add" || e.type === "merge" || e.type === "revise" ? [e.entry] : []));
+const written = (events: readonly BankEvent[]): BankEntry[] =>
+  events.flatMap((e) => (e.type === "add" || e.type === "merge" || e.type === "revise" ? [e.entry] : []));
 const project = (e: BankEvent): unknown[] => {
   switch (e.type) {
     case "add":
@@ -264,7 +275,12 @@ const commonChecks = (get: () => Run) => {
           expect(old.length).toBeGreaterThan(0);
           expect(first).toMatch(CONTRASTIVE);
           expect(evs.slice(0, old.length).map((e) => e.type === "prune" && [e.id, e.why])).toEqual(old.map((id) => [id, "replaced"]));
-          expect(evs.slice(old.length).filter((e) => !isCapPrune(e)).every((e) => e.type === "add")).toBe(true);
+          expect(
+            evs
+              .slice(old.length)
+              .filter((e) => !isCapPrune(e))
+              .every((e) => e.type === "add"),
+          ).toBe(true);
           expect(idsOf(after).length).toBeGreaterThan(0);
           expect(idsOf(after).every(newIdOf(k))).toBe(true);
           break;
@@ -275,14 +291,22 @@ const commonChecks = (get: () => Run) => {
           for (const e of entries(before)) expect(first).toContain(`[${e.id}] ${e.kind}`);
           for (const s of before.skills) expect(first).toContain(`title: ${s.title}`);
           expect(evs.some((e) => e.type === "prune" && e.why === "replaced")).toBe(false);
-          const fresh = new Set(written(evs).map((e) => e.id).filter((id) => !old.has(id)));
+          const fresh = new Set(
+            written(evs)
+              .map((e) => e.id)
+              .filter((id) => !old.has(id)),
+          );
           for (const e of evs) {
             if (e.type === "revise") expect(old.has(e.entry.id)).toBe(true); // revisions keep the id
             if (e.type === "reweight") expect(old.has(e.id)).toBe(true);
             if (e.type === "prune") expect(old.has(e.id) || (isCapPrune(e) && fresh.has(e.id))).toBe(true);
             if (e.type === "add" || e.type === "merge") expect(newIdOf(k)(e.entry.id)).toBe(true);
           }
-          expect(idsOf(after).filter((id) => !old.has(id)).every(newIdOf(k))).toBe(true);
+          expect(
+            idsOf(after)
+              .filter((id) => !old.has(id))
+              .every(newIdOf(k)),
+          ).toBe(true);
           break;
         }
         case "replace-failed":
@@ -459,9 +483,23 @@ const CELLS: Cell[] = [
     calls: [2, 2, 2, 2],
     sees: [true, true, true],
   },
-  { init: "off2on", update: "evolving", evolver: evolvingScript, updates: ["distil", "evolve", "evolve", "evolve"], calls: [2, 2, 1, 1], sees: [true, true, true] },
+  {
+    init: "off2on",
+    update: "evolving",
+    evolver: evolvingScript,
+    updates: ["distil", "evolve", "evolve", "evolve"],
+    calls: [2, 2, 1, 1],
+    sees: [true, true, true],
+  },
   // Online × static: round 1 plays without a bank, its episodes are distilled once, and the bank is then frozen.
-  { init: "online", update: "static", evolver: distilAnswers(1, st(1, 0), st(1, 1)), updates: ["none", "distil", "none", "none"], calls: [0, 2, 0, 0], sees: [false, true, true] },
+  {
+    init: "online",
+    update: "static",
+    evolver: distilAnswers(1, st(1, 0), st(1, 1)),
+    updates: ["none", "distil", "none", "none"],
+    calls: [0, 2, 0, 0],
+    sees: [false, true, true],
+  },
   {
     init: "online",
     update: "replacement",
@@ -530,9 +568,14 @@ describe.each(CELLS)("runLoop $init × $update (3 rounds, x = 2, scripted actor 
       for (const k of [1, 3]) {
         const [win, loss] = batchIds(r, k) as [string, string];
         const b = bankAt(r, k);
-        expect(b.skills.map((s) => [s.id, s.title, s.sourceType, q(s.weight), s.sourceSeeds])).toEqual([[`s${k}_1`, `Skill R${k}-A`, "contrastive", q(skillW([R(win)])), [2 * k - 2]]]);
+        expect(b.skills.map((s) => [s.id, s.title, s.sourceType, q(s.weight), s.sourceSeeds])).toEqual([
+          [`s${k}_1`, `Skill R${k}-A`, "contrastive", q(skillW([R(win)])), [2 * k - 2]],
+        ]);
         expect(b.mistakes.map((m) => [m.id, q(m.weight), m.sourceSeeds])).toEqual([[`m${k}_1`, q(mistakeW(1)), [2 * k - 1]]]);
-        expect([b.skills[0]!.evidence, b.mistakes[0]!.evidence]).toEqual([{ sumR: R(win), count: 1 }, { sumR: R(loss), count: 1 }]);
+        expect([b.skills[0]!.evidence, b.mistakes[0]!.evidence]).toEqual([
+          { sumR: R(win), count: 1 },
+          { sumR: R(loss), count: 1 },
+        ]);
       }
       // Round 3 replaces the round-1 bank: round 2's failed update left it in place.
       expect(r.events.filter((e) => e.round === 3 && e.type === "prune").map((e) => e.type === "prune" && e.id)).toEqual(["s1_1", "m1_1"]);
@@ -666,8 +709,22 @@ describe("runLoop with rewardLabels: false (Off2On × evolving)", () => {
           { op: "keep", id: "m0_1", sources: [st(1, 0)] },
         ],
       }),
-      json({ ops: [{ op: "keep", id: "s0_1" }, { op: "keep", id: "s0_2" }, { op: "keep", id: "m0_1" }, { op: "add", entry: entry("Skill R2-N"), sources: [st(2, 2)] }] }),
-      json({ ops: [{ op: "keep", id: "s0_1" }, { op: "keep", id: "s0_2" }, { op: "keep", id: "s2_1", sources: [st(3, 4)] }, { op: "keep", id: "m0_1" }] }),
+      json({
+        ops: [
+          { op: "keep", id: "s0_1" },
+          { op: "keep", id: "s0_2" },
+          { op: "keep", id: "m0_1" },
+          { op: "add", entry: entry("Skill R2-N"), sources: [st(2, 2)] },
+        ],
+      }),
+      json({
+        ops: [
+          { op: "keep", id: "s0_1" },
+          { op: "keep", id: "s0_2" },
+          { op: "keep", id: "s2_1", sources: [st(3, 4)] },
+          { op: "keep", id: "m0_1" },
+        ],
+      }),
     ],
     updates: ["distil", "evolve", "evolve", "evolve"],
     calls: [2, 1, 1, 1],

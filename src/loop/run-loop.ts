@@ -22,7 +22,9 @@ import { needsOfflineRuns, schedule } from "./schedule.ts";
  * as a failure and teach the evolver nothing true), the run stops, and a resume plays it again.
  */
 export const endpointFailed = (id: string, error: string | undefined, runPath: string): ConfigError =>
-  new ConfigError(`${id}: the model endpoint failed (${error ?? "no detail"}); the episode was not recorded. Fix the endpoint or key, then: hexa run --resume ${runPath}`);
+  new ConfigError(
+    `${id}: the model endpoint failed (${error ?? "no detail"}); the episode was not recorded. Fix the endpoint or key, then: hexa run --resume ${runPath}`,
+  );
 
 /** A finished trajectory as the run records it: with its r(τ) and category (docs/spec/method.md §2). */
 export const episodeRecord = (r: Omit<EpisodeRecord, "schemaVersion" | "r" | "category">): EpisodeRecord => {
@@ -77,7 +79,9 @@ export const runLoop = async (cfg: RunConfig, ports: LoopPorts): Promise<Metrics
   const { dir, family, signal } = ports;
   const plan = schedule(cfg, family);
   const onDuplicate = (ids: string[]) =>
-    ports.log?.(`warning: episodes.jsonl has ${ids.length} duplicated line(s) (${ids.slice(0, 3).join(", ")}${ids.length > 3 ? ", …" : ""}); each episode is counted once, the first line kept`);
+    ports.log?.(
+      `warning: episodes.jsonl has ${ids.length} duplicated line(s) (${ids.slice(0, 3).join(", ")}${ids.length > 3 ? ", …" : ""}); each episode is counted once, the first line kept`,
+    );
   const records = new Map(dir.episodes({ onDuplicate }).map((e) => [e.id, e] as const));
   const log = dir.bankLog();
   const events = new Map(cfg.levels.map((l) => [l, log.events.get(l) ?? []] as const));
@@ -165,7 +169,9 @@ export const runLoop = async (cfg: RunConfig, ports: LoopPorts): Promise<Metrics
       out = await updateBank({ config: cfg, family, level, round, bank: bankOf(level), labelled, ...(model ? { evolverModel: model } : {}) });
     } catch (e) {
       if (!(e instanceof LlmError)) throw e;
-      throw new ConfigError(`${level} round ${round}: the evolver's model endpoint failed (${e.message}); the bank update was not committed. Fix the endpoint or key, then: hexa run --resume ${dir.path}`);
+      throw new ConfigError(
+        `${level} round ${round}: the evolver's model endpoint failed (${e.message}); the bank update was not committed. Fix the endpoint or key, then: hexa run --resume ${dir.path}`,
+      );
     }
     commit(level, round, out, ports.now() - started);
     if (!updatesAt(cfg, round)) return;
@@ -188,18 +194,37 @@ export const runLoop = async (cfg: RunConfig, ports: LoopPorts): Promise<Metrics
   };
 
   // Round 0: the initial bank from offline episodes (played, or read from files and recorded here) or a shipped bank.
-  const noBank = (level: string) => new ConfigError(`offline: no ${cfg.offline.banks ? "bank" : "trajectories"} for ${level} in ${JSON.stringify(cfg.offline.banks ?? cfg.offline.trajectories)}; add a file for it or drop the level`);
+  const noBank = (level: string) =>
+    new ConfigError(
+      `offline: no ${cfg.offline.banks ? "bank" : "trajectories"} for ${level} in ${JSON.stringify(cfg.offline.banks ?? cfg.offline.trajectories)}; add a file for it or drop the level`,
+    );
   const refuseStreamSeeds = (level: string, seeds: readonly number[], what: string) => {
     const stream = new Set(plan.get(level)!.rounds.flat());
     const overlap = [...new Set(seeds.filter((seed) => stream.has(seed)))];
-    if (overlap.length) throw new ConfigError(`offline.${what}: ${level}'s seeds ${overlap.join(", ")} are also in this run's stream; use ones learned on other seeds or raise seeds.offset past them`);
+    if (overlap.length)
+      throw new ConfigError(
+        `offline.${what}: ${level}'s seeds ${overlap.join(", ")} are also in this run's stream; use ones learned on other seeds or raise seeds.offset past them`,
+      );
   };
   const fromFiles = (level: string): EpisodeRecord[] => {
     const given = ports.offlineTrajectories?.(level) ?? [];
     if (given.length === 0) throw noBank(level);
-    refuseStreamSeeds(level, given.map((t) => t.seed), "trajectories");
+    refuseStreamSeeds(
+      level,
+      given.map((t) => t.seed),
+      "trajectories",
+    );
     const recs = given.map((trajectory, i) =>
-      episodeRecord({ id: `offline/${level}/file${i + 1}/s${trajectory.seed}`, phase: "offline", level, round: 0, seed: trajectory.seed, bankRound: null, retrieved: [], trajectory }),
+      episodeRecord({
+        id: `offline/${level}/file${i + 1}/s${trajectory.seed}`,
+        phase: "offline",
+        level,
+        round: 0,
+        seed: trajectory.seed,
+        bankRound: null,
+        retrieved: [],
+        trajectory,
+      }),
     );
     // Kept in the run, so the bank's evidence ids point at records here and a resume never needs the files.
     for (const rec of recs.filter((x) => !records.has(x.id))) {
@@ -219,11 +244,21 @@ export const runLoop = async (cfg: RunConfig, ports: LoopPorts): Promise<Metrics
     const bank = ports.shippedBank?.(level);
     if (!bank) throw noBank(level);
     const entries = [...bank.skills, ...bank.mistakes];
-    refuseStreamSeeds(level, entries.flatMap((e) => e.sourceSeeds), "banks");
+    refuseStreamSeeds(
+      level,
+      entries.flatMap((e) => e.sourceSeeds),
+      "banks",
+    );
     // Renamed so that no id minted in this run (s<round>_<k>) can collide with one from the shipping run.
     const rename = (id: string) => `shipped_${id}`;
     const out = entries.map((entry) =>
-      event({ schemaVersion: 1, type: "add", round: 0, entry: { ...entry, id: rename(entry.id), parents: entry.parents.map(rename), generation: 0 }, reason: "shipped bank" }),
+      event({
+        schemaVersion: 1,
+        type: "add",
+        round: 0,
+        entry: { ...entry, id: rename(entry.id), parents: entry.parents.map(rename), generation: 0 },
+        reason: "shipped bank",
+      }),
     );
     commit(level, 0, out, 0);
   };
@@ -250,7 +285,9 @@ export const runLoop = async (cfg: RunConfig, ports: LoopPorts): Promise<Metrics
     } catch (e) {
       const missing = lost.filter((id) => id.startsWith(`offline/${level}/file`));
       throw e instanceof ConfigError
-        ? new ConfigError(`${level}: episodes.jsonl lacks the offline trajectories round 0 was distilled from (${missing.join(", ")}) and they cannot be read again (${e.message}); restore episodes.jsonl from a copy, or make offline.trajectories readable and resume again`)
+        ? new ConfigError(
+            `${level}: episodes.jsonl lacks the offline trajectories round 0 was distilled from (${missing.join(", ")}) and they cannot be read again (${e.message}); restore episodes.jsonl from a copy, or make offline.trajectories readable and resume again`,
+          )
         : e;
     }
   };
@@ -269,7 +306,9 @@ export const runLoop = async (cfg: RunConfig, ports: LoopPorts): Promise<Metrics
   snapshot(0);
 
   for (let round = 1; round <= cfg.rounds; round++) {
-    const jobs = cfg.levels.flatMap((level) => plan.get(level)!.rounds[round - 1]!.map((seed): Job => ({ phase: "stream", level, round, seed, agent: cfg.agent, bankRound: round - 1 })));
+    const jobs = cfg.levels.flatMap((level) =>
+      plan.get(level)!.rounds[round - 1]!.map((seed): Job => ({ phase: "stream", level, round, seed, agent: cfg.agent, bankRound: round - 1 })),
+    );
     await mapLimit(jobs, inFlight, play);
     signal?.throwIfAborted();
     for (const level of cfg.levels) {

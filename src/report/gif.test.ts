@@ -18,11 +18,23 @@ const raster = (dots: [number, number, Rgb][]): Raster => {
 describe("encodeGif", () => {
   it("writes every frame, keeps the render colours exact and composites unchanged pixels correctly", () => {
     const frames = [
-      raster([[1, 1, COLOURS.green!], [5, 4, COLOURS.black!]]),
-      raster([[2, 1, COLOURS.green!], [5, 4, COLOURS.black!]]),
-      raster([[3, 1, tint(COLOURS.red!, 0.5)], [5, 4, COLOURS.purple!]]),
+      raster([
+        [1, 1, COLOURS.green!],
+        [5, 4, COLOURS.black!],
+      ]),
+      raster([
+        [2, 1, COLOURS.green!],
+        [5, 4, COLOURS.black!],
+      ]),
+      raster([
+        [3, 1, tint(COLOURS.red!, 0.5)],
+        [5, 4, COLOURS.purple!],
+      ]),
     ];
-    const gif = encodeGif(frames.map((r, i) => ({ raster: r, delayMs: 50 + 100 * i })), PALETTE);
+    const gif = encodeGif(
+      frames.map((r, i) => ({ raster: r, delayMs: 50 + 100 * i })),
+      PALETTE,
+    );
     expect(gif.frames).toBe(3);
     const decoded = decodeGif(gif.bytes);
     expect([decoded.width, decoded.height, decoded.loop]).toEqual([W, H, 0]);
@@ -32,6 +44,14 @@ describe("encodeGif", () => {
 
   it("refuses frames of different sizes", () => {
     const other: Raster = { width: 4, height: 4, pixels: new Uint8Array(64).fill(255) };
-    expect(() => encodeGif([{ raster: raster([]), delayMs: 10 }, { raster: other, delayMs: 10 }], PALETTE)).toThrow(/frame 1 is 4×4, the first is 8×6/);
+    expect(() =>
+      encodeGif(
+        [
+          { raster: raster([]), delayMs: 10 },
+          { raster: other, delayMs: 10 },
+        ],
+        PALETTE,
+      ),
+    ).toThrow(/frame 1 is 4×4, the first is 8×6/);
   });
 });

@@ -33,11 +33,7 @@ const TINT_LEVELS = 24;
 export type Rgb = readonly [number, number, number];
 
 /** A colour moved toward white by t ∈ [0, 1]. */
-export const tint = ([r, g, b]: Rgb, t: number): Rgb => [
-  Math.round(r + (255 - r) * t),
-  Math.round(g + (255 - g) * t),
-  Math.round(b + (255 - b) * t),
-];
+export const tint = ([r, g, b]: Rgb, t: number): Rgb => [Math.round(r + (255 - r) * t), Math.round(g + (255 - g) * t), Math.round(b + (255 - b) * t)];
 
 /** A GIF palette: the background, then each colour with its tints toward white. */
 export const gifPalette = (background: Rgb, colours: readonly Rgb[]): Rgb[] => {

@@ -48,7 +48,9 @@ export const runBatch = async <T, I extends SearchInstance>(
     const replayed = b.replayed(p.index);
     if (replayed) {
       if (replayed.operator !== p.operator || replayed.parent !== p.parent) {
-        throw new InvariantError(`candidate ${p.index}: the log has ${replayed.operator} of ${replayed.parent}, the search replays ${p.operator} of ${p.parent}; the log belongs to another search`);
+        throw new InvariantError(
+          `candidate ${p.index}: the log has ${replayed.operator} of ${replayed.parent}, the search replays ${p.operator} of ${p.parent}; the log belongs to another search`,
+        );
       }
       seen.add(replayed.code);
       drafts.push({ p, replayed });
@@ -73,7 +75,8 @@ export const runBatch = async <T, I extends SearchInstance>(
       let draftThought: string | undefined;
       if (opts.align && outcome.kind === "result" && proposer.align) {
         draftThought = thought;
-        thought = firstSentences(await proposer.align(proposal!.code, thought, { ...p.ctx, ...(proposal!.design ? { design: proposal!.design } : {}) }), 4) || thought;
+        thought =
+          firstSentences(await proposer.align(proposal!.code, thought, { ...p.ctx, ...(proposal!.design ? { design: proposal!.design } : {}) }), 4) || thought;
       }
       return b.commit({
         schemaVersion: CANDIDATE_SCHEMA_VERSION,

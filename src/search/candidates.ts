@@ -106,7 +106,9 @@ export interface SearchPorts<T, I> {
 export const createBudget = <T, I extends SearchInstance>(o: { task: T; instance: I; budget: number; method: SearchMethod; ports: SearchPorts<T, I> }) => {
   const { instance } = o;
   if (instance.evalSeeds.includes(instance.trainSeed)) {
-    throw new InvariantError(`search: the instance's evaluation seeds [${instance.evalSeeds.join(", ")}] include the training seed ${instance.trainSeed}; the family's instance must keep them disjoint`);
+    throw new InvariantError(
+      `search: the instance's evaluation seeds [${instance.evalSeeds.join(", ")}] include the training seed ${instance.trainSeed}; the family's instance must keep them disjoint`,
+    );
   }
   const done = new Map<number, CandidateRecord>();
   for (const r of o.ports.log.read()) {
@@ -166,4 +168,3 @@ export interface SearchResult {
   /** Evaluations this process sent. */
   evaluations: number;
 }
-

@@ -15,7 +15,12 @@ const DEFAULT_BUDGET = 16;
 
 export const EurekaConfig = z.strictObject({
   samples: z.number().int().min(1).default(4).describe("K: candidates sampled and evaluated per iteration"),
-  iterations: z.number().int().min(1).optional().describe("I: iterations when search.budget is unset (the budget is then K × I); unset: the budget alone sets them"),
+  iterations: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe("I: iterations when search.budget is unset (the budget is then K × I); unset: the budget alone sets them"),
 });
 export type EurekaConfig = z.infer<typeof EurekaConfig>;
 
@@ -44,7 +49,11 @@ export const SearchConfig = z
   .superRefine((c, ctx) => {
     const i = c.eureka.iterations;
     if (i !== undefined && c.budget !== undefined && c.budget !== c.eureka.samples * i) {
-      ctx.addIssue({ code: "custom", path: ["eureka", "iterations"], message: `K × I = ${c.eureka.samples * i} differs from search.budget ${c.budget}; set one of them` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["eureka", "iterations"],
+        message: `K × I = ${c.eureka.samples * i} differs from search.budget ${c.budget}; set one of them`,
+      });
     }
   });
 export type SearchConfig = z.infer<typeof SearchConfig>;

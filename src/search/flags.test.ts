@@ -9,12 +9,17 @@ describe("flags derived from the search slice's schema", () => {
     const flags = searchFlags();
     expect(flags.map((f) => f.name)).toEqual(["budget", "samples", "iterations", "initial", "children", "lambda-start", "lambda-end", "eta"]);
     expect(flags.every((f) => f.type === "number")).toBe(true);
-    expect(flags.find((f) => f.name === "samples")).toMatchObject({ path: ["eureka", "samples"], describe: "eureka: K: candidates sampled and evaluated per iteration (default 4)" });
+    expect(flags.find((f) => f.name === "samples")).toMatchObject({
+      path: ["eureka", "samples"],
+      describe: "eureka: K: candidates sampled and evaluated per iteration (default 4)",
+    });
     expect(flags.find((f) => f.name === "lambda-start")!.describe).toMatch(/^rf-agent: λ.* \(default 0\.4\)$/);
   });
 
   it("an enum gives choices; two fields with one flag name are a bug", () => {
-    expect(schemaFlags(z.object({ mode: z.enum(["a", "b"]).describe("m") }))).toEqual([{ name: "mode", path: ["mode"], type: "string", choices: ["a", "b"], describe: "m" }]);
+    expect(schemaFlags(z.object({ mode: z.enum(["a", "b"]).describe("m") }))).toEqual([
+      { name: "mode", path: ["mode"], type: "string", choices: ["a", "b"], describe: "m" },
+    ]);
     expect(() => schemaFlags(z.object({ a: z.object({ n: z.number() }), b: z.object({ n: z.number() }) }))).toThrow(InvariantError);
   });
 
@@ -24,6 +29,8 @@ describe("flags derived from the search slice's schema", () => {
     expect(given).toEqual({ samples: 2, lambdaEnd: 0.2 });
     expect(() => configFromFlags(SearchConfig, searchFlags(), { children: 0 })).toThrow(ConfigError);
     expect(() => configFromFlags(SearchConfig, searchFlags(), { children: 0 })).toThrow(/^--children: .* \(got 0\); see hexa search --help$/);
-    expect(() => configFromFlags(SearchConfig, searchFlags(), { budget: 16, samples: 4, iterations: 3 })).toThrow(/^--iterations: K × I = 12 differs from search\.budget 16/);
+    expect(() => configFromFlags(SearchConfig, searchFlags(), { budget: 16, samples: 4, iterations: 3 })).toThrow(
+      /^--iterations: K × I = 12 differs from search\.budget 16/,
+    );
   });
 });

@@ -56,7 +56,11 @@ export const searchFlags = (): SchemaFlag[] => schemaFlags(SearchConfig);
  * The config object of the flags given (absent flags stay absent, so the schema's defaults apply), parsed by
  * the schema; an error names the flag.
  */
-export const configFromFlags = <S extends z.ZodObject>(schema: S, flags: readonly SchemaFlag[], argv: Record<string, unknown>): { config: z.infer<S>; given: Record<string, unknown> } => {
+export const configFromFlags = <S extends z.ZodObject>(
+  schema: S,
+  flags: readonly SchemaFlag[],
+  argv: Record<string, unknown>,
+): { config: z.infer<S>; given: Record<string, unknown> } => {
   const raw: Record<string, unknown> = {};
   const given: Record<string, unknown> = {};
   for (const f of flags) {

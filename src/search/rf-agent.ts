@@ -37,10 +37,19 @@ export const runRfAgent = async <T, I extends SearchInstance>(run: StrategyRun<T
     switch (op) {
       case "crossover": {
         // The parent and 1–3 more elites (k ∈ [2, 4] in all), drawn with weight 1/rank among the other trained nodes.
-        const ranked = [...records.values()].filter((r) => fitnessOf(r) !== null && r.index !== node.index).sort((a, b) => fitnessOf(b)! - fitnessOf(a)! || a.index - b.index);
+        const ranked = [...records.values()]
+          .filter((r) => fitnessOf(r) !== null && r.index !== node.index)
+          .sort((a, b) => fitnessOf(b)! - fitnessOf(a)! || a.index - b.index);
         const k = rng.integers(2, 5);
         const picks = sampleElites(ranked.length, k - 1, rng).map((i) => ranked[i]!);
-        return { index, iteration, operator: op, parent: node.index, related: picks.map((r) => r.index), ctx: { ...ctx, elites: [parent, ...picks.map(viewOf)] } };
+        return {
+          index,
+          iteration,
+          operator: op,
+          parent: node.index,
+          related: picks.map((r) => r.index),
+          ctx: { ...ctx, elites: [parent, ...picks.map(viewOf)] },
+        };
       }
       case "path": {
         const line: TreeNode[] = [];
@@ -50,7 +59,9 @@ export const runRfAgent = async <T, I extends SearchInstance>(run: StrategyRun<T
       case "different": {
         // The best trained node of another branch (a different child of the root), if the tree has one.
         const mine = branchOf(node);
-        const others = [...nodes.values()].filter((x) => x.fitness !== null && branchOf(x) !== mine).sort((a, b) => b.fitness! - a.fitness! || a.index - b.index);
+        const others = [...nodes.values()]
+          .filter((x) => x.fitness !== null && branchOf(x) !== mine)
+          .sort((a, b) => b.fitness! - a.fitness! || a.index - b.index);
         const other = others[0];
         return { index, iteration, operator: op, parent: node.index, related: other ? [other.index] : [], ctx: other ? { ...ctx, other: view(other) } : ctx };
       }

@@ -9,7 +9,11 @@ import { runRfAgent } from "./rf-agent.ts";
  * a candidate log). Running it again on the same log resumes it: finished candidates are replayed from the
  * log, the rest are evaluated. The budget is the config's (`searchBudget`), exactly.
  */
-export const runSearch = <T, I extends SearchInstance>(method: SearchMethod, run: Omit<StrategyRun<T, I>, "budget">, config: SearchConfig): Promise<SearchResult> => {
+export const runSearch = <T, I extends SearchInstance>(
+  method: SearchMethod,
+  run: Omit<StrategyRun<T, I>, "budget">,
+  config: SearchConfig,
+): Promise<SearchResult> => {
   const budget = searchBudget(method, config);
   switch (method) {
     case "eureka":

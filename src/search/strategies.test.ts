@@ -10,7 +10,17 @@ import type { Operator, ProposeContext, Proposer } from "./proposer.ts";
 import { runRfAgent } from "./rf-agent.ts";
 import { runSearch } from "./search.ts";
 import { jsonlCandidateLog, openSearchDir } from "./search-dir.ts";
-import { fakeEvaluator, fakeInstance as instance, fakeTask as task, scoreOf, scriptedProposer, vSelfOf, type FakeEvaluator, type FakeInstance, type FakeTask } from "./test-fakes.ts";
+import {
+  fakeEvaluator,
+  fakeInstance as instance,
+  fakeTask as task,
+  scoreOf,
+  scriptedProposer,
+  vSelfOf,
+  type FakeEvaluator,
+  type FakeInstance,
+  type FakeTask,
+} from "./test-fakes.ts";
 import { operatorCounts } from "./tree.ts";
 
 /** The methods on the generic ports: a scripted proposer and a fake evaluator (test-fakes.ts). */
@@ -150,7 +160,11 @@ describe("rf-agent", () => {
 
   it("λ's ends and η are knobs: the defaults are RF-Agent's, others change the selection", async () => {
     const same = await runRfAgent(run(fakeEvaluator(), 10), rf({ initial: 2, children: 2 }));
-    const again = await runSearch("rf-agent", run(fakeEvaluator(), 10), SearchConfig.parse({ budget: 10, rfAgent: { initial: 2, children: 2, lambdaStart: 0.4, lambdaEnd: 0.1, eta: 0.7 } }));
+    const again = await runSearch(
+      "rf-agent",
+      run(fakeEvaluator(), 10),
+      SearchConfig.parse({ budget: 10, rfAgent: { initial: 2, children: 2, lambdaStart: 0.4, lambdaEnd: 0.1, eta: 0.7 } }),
+    );
     expect(again.candidates.map((c) => c.code)).toEqual(same.candidates.map((c) => c.code));
     const greedy = await runRfAgent(run(fakeEvaluator(), 10), rf({ initial: 2, children: 2, lambdaStart: 0, lambdaEnd: 0, eta: 1 }));
     expect(greedy.candidates).toHaveLength(10);
@@ -169,12 +183,23 @@ describe("rf-agent", () => {
 describe("guards", () => {
   it("a search refuses an instance whose evaluation seeds include the training seed", () => {
     const bad = { ...instance, evalSeeds: [instance.trainSeed, 100, 101] };
-    expect(() => createBudget({ task, instance: bad, budget: 2, method: "eureka", ports: { evaluator: fakeEvaluator(), log: memoryLog() } })).toThrow(/include the training seed/);
+    expect(() => createBudget({ task, instance: bad, budget: 2, method: "eureka", ports: { evaluator: fakeEvaluator(), log: memoryLog() } })).toThrow(
+      /include the training seed/,
+    );
   });
 
   it("a run directory holding another search is refused, the same search resumes", () => {
     const d = mkdtempSync(join(tmpdir(), "hexa-search-"));
-    const header = { schemaVersion: 1 as const, strategy: "eureka" as const, task: "toy", seed: 0, budget: 4, trainSteps: 100, proposer: "scripted", options: {} };
+    const header = {
+      schemaVersion: 1 as const,
+      strategy: "eureka" as const,
+      task: "toy",
+      seed: 0,
+      budget: 4,
+      trainSteps: 100,
+      proposer: "scripted",
+      options: {},
+    };
     openSearchDir(d, header);
     expect(() => openSearchDir(d, header)).not.toThrow();
     expect(() => openSearchDir(d, { ...header, budget: 5 })).toThrow(ConfigError);
@@ -184,30 +209,35 @@ describe("guards", () => {
 describe("resume", () => {
   const dir = () => mkdtempSync(join(tmpdir(), "hexa-search-"));
 
-  it.each(["eureka", "rf-agent"] as const)("%s: a log cut mid-search (torn last line) resumes with the budget exact and the same candidates", async (method) => {
-    const go = (e: FakeEvaluator, log: CandidateLog) => (method === "eureka" ? runEureka(run(e, 7, log), { samples: 3 }) : runRfAgent(run(e, 7, log), rf({ initial: 2, children: 3 })));
-    const whole = await go(fakeEvaluator(), memoryLog());
-    const d = dir();
-    await go(fakeEvaluator(), jsonlCandidateLog(d));
-    const path = join(d, "candidates.jsonl");
-    const lines = readFileSync(path, "utf8").split("\n").filter(Boolean);
-    expect(lines).toHaveLength(7);
-    // keep 4 finished lines and half of the fifth: what a kill -9 during a write leaves
-    writeFileSync(path, `${lines.slice(0, 4).join("\n")}\n${lines[4]!.slice(0, 30)}`);
-    const again = fakeEvaluator();
-    const resumed = await go(again, jsonlCandidateLog(d));
-    expect(resumed.replayed).toBe(4);
-    expect(again.requests).toHaveLength(3); // 7 − 4: nothing finished is evaluated again
-    expect(resumed.candidates).toHaveLength(7);
-    expect(readFileSync(path, "utf8").split("\n").filter(Boolean)).toHaveLength(7);
-    const strip = (rs: readonly CandidateRecord[]) => byIndex(rs).map((c) => ({ index: c.index, operator: c.operator, parent: c.parent, code: c.code, related: c.related }));
-    expect(strip(resumed.candidates)).toEqual(strip(whole.candidates));
-    // a finished search resumed evaluates nothing
-    const third = fakeEvaluator();
-    const done = await go(third, jsonlCandidateLog(d));
-    expect(third.requests).toHaveLength(0);
-    expect(done.replayed).toBe(7);
-  });
+  it.each(["eureka", "rf-agent"] as const)(
+    "%s: a log cut mid-search (torn last line) resumes with the budget exact and the same candidates",
+    async (method) => {
+      const go = (e: FakeEvaluator, log: CandidateLog) =>
+        method === "eureka" ? runEureka(run(e, 7, log), { samples: 3 }) : runRfAgent(run(e, 7, log), rf({ initial: 2, children: 3 }));
+      const whole = await go(fakeEvaluator(), memoryLog());
+      const d = dir();
+      await go(fakeEvaluator(), jsonlCandidateLog(d));
+      const path = join(d, "candidates.jsonl");
+      const lines = readFileSync(path, "utf8").split("\n").filter(Boolean);
+      expect(lines).toHaveLength(7);
+      // keep 4 finished lines and half of the fifth: what a kill -9 during a write leaves
+      writeFileSync(path, `${lines.slice(0, 4).join("\n")}\n${lines[4]!.slice(0, 30)}`);
+      const again = fakeEvaluator();
+      const resumed = await go(again, jsonlCandidateLog(d));
+      expect(resumed.replayed).toBe(4);
+      expect(again.requests).toHaveLength(3); // 7 − 4: nothing finished is evaluated again
+      expect(resumed.candidates).toHaveLength(7);
+      expect(readFileSync(path, "utf8").split("\n").filter(Boolean)).toHaveLength(7);
+      const strip = (rs: readonly CandidateRecord[]) =>
+        byIndex(rs).map((c) => ({ index: c.index, operator: c.operator, parent: c.parent, code: c.code, related: c.related }));
+      expect(strip(resumed.candidates)).toEqual(strip(whole.candidates));
+      // a finished search resumed evaluates nothing
+      const third = fakeEvaluator();
+      const done = await go(third, jsonlCandidateLog(d));
+      expect(third.requests).toHaveLength(0);
+      expect(done.replayed).toBe(7);
+    },
+  );
 
   it("an empty log file left by a kill before the first line is a fresh start", async () => {
     const d = dir();

@@ -36,7 +36,10 @@ export const fakeEvaluator = (o: { delayMs?: (code: string) => number } = {}): F
       if (req.code.includes("broken")) return { outcome: { kind: "error", error: "bad_code", message: "broken code" }, feedback: "ERROR: broken code" };
       const f = scoreOf(req.code);
       const perSeed = req.instance.evalSeeds.map((seed) => ({ seed, fitness: f }));
-      return { outcome: { kind: "result", fitness: f, perSeed, bestCheckpoint: { fitness: f + 100, step: 5 }, steps: 10, cached: false }, feedback: `reflection of ${req.code}` };
+      return {
+        outcome: { kind: "result", fitness: f, perSeed, bestCheckpoint: { fitness: f + 100, step: 5 }, steps: 10, cached: false },
+        feedback: `reflection of ${req.code}`,
+      };
     },
   };
 };

@@ -19,7 +19,13 @@ import {
 const scripted = (xs: number[]): Rng => {
   let i = 0;
   const random = () => xs[i++ % xs.length]!;
-  return { random, uniform: (a, b) => a + (b - a) * random(), integers: (a, b) => a + Math.floor((b - a) * random()), choice: (items) => items[0]!, normal: () => 0 };
+  return {
+    random,
+    uniform: (a, b) => a + (b - a) * random(),
+    integers: (a, b) => a + Math.floor((b - a) * random()),
+    choice: (items) => items[0]!,
+    normal: () => 0,
+  };
 };
 
 const node = (index: number, parent: TreeNode, fitness: number | null, vSelf = 0): TreeNode => {

@@ -44,7 +44,16 @@ export const backup = (q: number, childQs: readonly number[], eta = ETA): number
  * interleaved order structural, parameter, crossover, path, structural, parameter, crossover, different, so a
  * smaller expansion (the end of the budget) still mixes operators; `n` > 8 repeats the cycle.
  */
-export const OPERATOR_CYCLE: readonly ExpansionOperator[] = ["structural", "parameter", "crossover", "path", "structural", "parameter", "crossover", "different"];
+export const OPERATOR_CYCLE: readonly ExpansionOperator[] = [
+  "structural",
+  "parameter",
+  "crossover",
+  "path",
+  "structural",
+  "parameter",
+  "crossover",
+  "different",
+];
 
 /** How many of each operator a list holds, in the order of OPERATOR_SHARES. */
 export const operatorCounts = (ops: readonly ExpansionOperator[]): number[] => EXPANSION_OPERATORS.map((o) => ops.filter((x) => x === o).length);
@@ -107,7 +116,10 @@ export const allNodes = (root: TreeNode): TreeNode[] => root.children.flatMap((c
 export const childScores = (parent: TreeNode, qRange: { min: number; max: number }, lambda: number): Array<{ node: TreeNode; score: number }> => {
   const live = parent.children.filter((c) => c.q !== null);
   const soft = softmax(live.map((c) => c.vSelf));
-  return live.map((c, i) => ({ node: c, score: uct({ q: c.q!, qMin: qRange.min, qMax: qRange.max, nParent: parent.n, nChild: c.n, softV: soft[i]!, lambda }) }));
+  return live.map((c, i) => ({
+    node: c,
+    score: uct({ q: c.q!, qMin: qRange.min, qMax: qRange.max, nParent: parent.n, nChild: c.n, softV: soft[i]!, lambda }),
+  }));
 };
 
 /**
@@ -132,7 +144,11 @@ export const selectPath = (root: TreeNode, lambda: number): TreeNode[] => {
 export const backupFrom = (node: TreeNode, eta = ETA): void => {
   for (let x: TreeNode | null = node; x && x.index >= 0; x = x.parent) {
     if (x.q === null) continue;
-    x.q = backup(x.q, x.children.flatMap((c) => (c.q === null ? [] : [c.q])), eta);
+    x.q = backup(
+      x.q,
+      x.children.flatMap((c) => (c.q === null ? [] : [c.q])),
+      eta,
+    );
   }
 };
 

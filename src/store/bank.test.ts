@@ -86,7 +86,7 @@ describe("weights (docs/spec/method.md §3)", () => {
   it("recomputes a re-cited entry from all its evidence (running mean)", () => {
     const round1 = cite(NO_EVIDENCE, [1, 1, 1]);
     const round2 = cite(round1, [-0.5]);
-    expect(weightOf(round2)).toBeCloseTo(((2.5 / 4) + 1) / 2, 12);
+    expect(weightOf(round2)).toBeCloseTo((2.5 / 4 + 1) / 2, 12);
   });
 
   it("weighs mistakes by how many failures cited them, and ranks the more recent first among equals", () => {

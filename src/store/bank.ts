@@ -113,8 +113,7 @@ export const applyEvent = (bank: Bank, e: BankEvent): Bank => {
 };
 
 /** The bank after every event up to and including `round` (all events when omitted). */
-export const foldEvents = (events: readonly BankEvent[], round = Infinity): Bank =>
-  events.filter((e) => e.round <= round).reduce(applyEvent, EMPTY_BANK);
+export const foldEvents = (events: readonly BankEvent[], round = Infinity): Bank => events.filter((e) => e.round <= round).reduce(applyEvent, EMPTY_BANK);
 
 /** Heaviest first; among equal weights the more recent generation, then the id (a stable order). */
 export const byWeight = <T extends BankEntry>(entries: readonly T[]): T[] =>
@@ -125,5 +124,14 @@ export const capEvents = (bank: Bank, caps: { skills: number; mistakes: number }
   (["skill", "mistake"] as const).flatMap((kind) =>
     byWeight(listOf(bank, kind))
       .slice(kind === "skill" ? caps.skills : caps.mistakes)
-      .map((x) => BankEvent.parse({ schemaVersion: 1, type: "prune", round, id: x.id, why: "cap", reason: `over the cap of ${kind === "skill" ? caps.skills : caps.mistakes} ${kind}s` })),
+      .map((x) =>
+        BankEvent.parse({
+          schemaVersion: 1,
+          type: "prune",
+          round,
+          id: x.id,
+          why: "cap",
+          reason: `over the cap of ${kind === "skill" ? caps.skills : caps.mistakes} ${kind}s`,
+        }),
+      ),
   );

@@ -38,8 +38,15 @@ const mistake = (id: string, description: string, rootCause: string, correction:
 });
 
 const ramp = skill("s-ramp", "Roll down the ramp", "A ball released high on the ramp rolls down and gains speed.", "the target sits at the foot of a ramp");
-const stack = skill("s-stack", "Topple the stack", "Hit the top of a tall stack of blocks so it topples over sideways.", "a tower of blocks stands next to the goal");
-const lever = skill("s-lever", "Use the lever", "Drop a heavy ball on the long arm of the lever to catapult the green ball.", "a plank rests on a pivot", { generation: 2 });
+const stack = skill(
+  "s-stack",
+  "Topple the stack",
+  "Hit the top of a tall stack of blocks so it topples over sideways.",
+  "a tower of blocks stands next to the goal",
+);
+const lever = skill("s-lever", "Use the lever", "Drop a heavy ball on the long arm of the lever to catapult the green ball.", "a plank rests on a pivot", {
+  generation: 2,
+});
 const miss = mistake("m-small", "The ball was too small to push the block", "believed any ball moves any block", "use a radius above 1.0 for heavy blocks");
 
 const events: BankEventInput[] = [
@@ -126,7 +133,11 @@ describe("SkillIndex when Chroma fails", () => {
         if (mode === "garbage") return void res.writeHead(200, { "content-type": "application/json" }).end('{"unexpected":true}');
         if (mode === "html") return void res.writeHead(200, { "content-type": "text/html" }).end("<html><body>Login required</body></html>");
         const body = parts.length ? Buffer.concat(parts) : undefined;
-        void fetch(`${target}${req.url}`, { method: req.method!, headers: { "content-type": req.headers["content-type"] ?? "application/json" }, ...(body ? { body } : {}) }).then(
+        void fetch(`${target}${req.url}`, {
+          method: req.method!,
+          headers: { "content-type": req.headers["content-type"] ?? "application/json" },
+          ...(body ? { body } : {}),
+        }).then(
           async (r) => res.writeHead(r.status, { "content-type": r.headers.get("content-type") ?? "application/json" }).end(Buffer.from(await r.arrayBuffer())),
           () => res.destroy(),
         );

@@ -42,8 +42,7 @@ const entryText = (e: BankEntry): string =>
 // Entry ids are stable only within a run, so the document id carries the run (and the level it ran on).
 const docId = (m: IndexMeta, e: BankEntry) => `${m.run}/${m.level}/${e.id}`;
 
-const whereOf = (conds: Record<string, string>[]): Where | undefined =>
-  conds.length === 0 ? undefined : conds.length === 1 ? conds[0] : { $and: conds };
+const whereOf = (conds: Record<string, string>[]): Where | undefined => (conds.length === 0 ? undefined : conds.length === 1 ? conds[0] : { $and: conds });
 
 /** How each Chroma call is bounded: a deadline, retries with backoff, a wait for a restart. */
 export interface ChromaCallOptions {
@@ -88,7 +87,12 @@ export const chromaClient = (url: string): ChromaClient => {
 const realSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** chromadb's error classes, told apart by name (its HTTP layer maps statuses onto them). */
-type Failure = { kind: "timeout" } | { kind: "connect" } | { kind: "server"; detail: string; retry: boolean } | { kind: "refused"; detail: string } | { kind: "malformed"; detail: string };
+type Failure =
+  | { kind: "timeout" }
+  | { kind: "connect" }
+  | { kind: "server"; detail: string; retry: boolean }
+  | { kind: "refused"; detail: string }
+  | { kind: "malformed"; detail: string };
 
 const firstLine = (e: unknown) => (e instanceof Error ? `${e.name === "Error" ? "" : `${e.name}: `}${e.message}` : String(e)).split("\n")[0]!.slice(0, 200);
 
@@ -119,8 +123,7 @@ const classify = (e: unknown, timedOut: boolean): Failure => {
   }
 };
 
-const rejectOnAbort = (signal: AbortSignal) =>
-  new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }));
+const rejectOnAbort = (signal: AbortSignal) => new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }));
 
 /** The bounded, retrying way to call Chroma; every failure ends as a ConfigError that says what to check. */
 class ChromaCaller {
@@ -145,7 +148,11 @@ class ChromaCaller {
       }
       const attempts = `${attempt} attempt${attempt === 1 ? "" : "s"}`;
       if (failure.kind === "timeout") timeouts++;
-      const retryable = failure.kind === "connect" || failure.kind === "malformed" || (failure.kind === "server" && failure.retry) || (failure.kind === "timeout" && timeouts < 2);
+      const retryable =
+        failure.kind === "connect" ||
+        failure.kind === "malformed" ||
+        (failure.kind === "server" && failure.retry) ||
+        (failure.kind === "timeout" && timeouts < 2);
       if (!retryable || attempt > this.o.retries) {
         switch (failure.kind) {
           case "timeout":

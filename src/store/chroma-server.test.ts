@@ -55,7 +55,11 @@ describe("chroma server", () => {
     await chroma.ready();
     const second = chroma.pid;
     process.kill(second, "SIGKILL");
-    const outcome = () => chroma.ready().then(() => "healthy", (e: unknown) => String(e));
+    const outcome = () =>
+      chroma.ready().then(
+        () => "healthy",
+        (e: unknown) => String(e),
+      );
     await expect.poll(outcome, { timeout: 5000 }).toMatch(/^ConfigError: .*1 of 1 restarts failed/);
     expect(await heartbeat(chroma.url, 500)).toBe(false);
   });

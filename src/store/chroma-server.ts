@@ -150,7 +150,9 @@ export const startChroma = async (opts: StartChromaOptions): Promise<EmbeddedChr
       }
     }
     if (stopping) return;
-    throw new ConfigError(`chroma: embedded server at ${url} exited and ${restarts} of ${maxRestarts} restarts failed (got ${String(last)}); check ${opts.dataDir} or set CHROMA_URL`);
+    throw new ConfigError(
+      `chroma: embedded server at ${url} exited and ${restarts} of ${maxRestarts} restarts failed (got ${String(last)}); check ${opts.dataDir} or set CHROMA_URL`,
+    );
   };
 
   // A child left behind would hold the port and the data dir; SIGINT lets Chroma flush before exiting.
@@ -200,7 +202,9 @@ export const ensureChroma = async (env: NodeJS.ProcessEnv, dataDir: string): Pro
   if (!given) return startChroma({ dataDir });
   const url = given.replace(/\/+$/, "");
   if (!(await heartbeat(url, 3000))) {
-    throw new ConfigError(`CHROMA_URL: no Chroma heartbeat at ${url}/api/v2/heartbeat (got ${given}); start that server or unset CHROMA_URL to let hexa start its own`);
+    throw new ConfigError(
+      `CHROMA_URL: no Chroma heartbeat at ${url}/api/v2/heartbeat (got ${given}); start that server or unset CHROMA_URL to let hexa start its own`,
+    );
   }
   return { url, stop: async () => {} };
 };

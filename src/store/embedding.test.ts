@@ -76,7 +76,9 @@ describe("openAIEmbedder", () => {
   });
 
   it("gives up on an endpoint that never answers with a ConfigError naming the deadline", async () => {
-    const err = await openAIEmbedder({ model: "silent", baseURL, apiKey: "", timeoutMs: 200 }).embed(["x"]).catch((e: unknown) => e);
+    const err = await openAIEmbedder({ model: "silent", baseURL, apiKey: "", timeoutMs: 200 })
+      .embed(["x"])
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConfigError);
     expect(String(err)).toMatch(/^ConfigError: embedding\.baseURL: no answer from http:\S+\/embeddings \(got nothing within 200 ms\)/);
   });

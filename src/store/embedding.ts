@@ -32,7 +32,11 @@ const fnv1a = (s: string): number => {
   return h >>> 0;
 };
 
-const words = (text: string): string[] => text.toLowerCase().normalize("NFKD").match(/[\p{L}\p{N}]+/gu) ?? [];
+const words = (text: string): string[] =>
+  text
+    .toLowerCase()
+    .normalize("NFKD")
+    .match(/[\p{L}\p{N}]+/gu) ?? [];
 
 /**
  * Hashed bag of words plus character trigrams, L2-normalised. Words carry topic; trigrams make "bounce" and
@@ -93,7 +97,9 @@ export const openAIEmbedder = (cfg: { model: string; baseURL: string; apiKey: st
       try {
         parsed = EmbeddingsResponse.parse(JSON.parse(body));
       } catch {
-        throw new ConfigError(`embedding.baseURL: ${url} is not an OpenAI-compatible embeddings endpoint (got ${body.slice(0, 200)}); point it at the API root`);
+        throw new ConfigError(
+          `embedding.baseURL: ${url} is not an OpenAI-compatible embeddings endpoint (got ${body.slice(0, 200)}); point it at the API root`,
+        );
       }
       // The API may return rows out of order; index says which input each belongs to.
       const out = [...parsed.data].sort((a, b) => a.index - b.index).map((d) => d.embedding);
@@ -106,5 +112,4 @@ export const openAIEmbedder = (cfg: { model: string; baseURL: string; apiKey: st
   };
 };
 
-export const makeEmbedder = (cfg: EmbeddingConfig): Embedder =>
-  cfg.provider === "local" ? localEmbedder(cfg.dims) : openAIEmbedder(cfg);
+export const makeEmbedder = (cfg: EmbeddingConfig): Embedder => (cfg.provider === "local" ? localEmbedder(cfg.dims) : openAIEmbedder(cfg));

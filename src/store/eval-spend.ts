@@ -32,7 +32,10 @@ export const evalStopped = (run: string): EvalStop | undefined => {
   const path = stopPath(run);
   if (!existsSync(path)) return undefined;
   const parsed = EvalStop.safeParse(JSON.parse(readFileSync(path, "utf8")));
-  if (!parsed.success) throw new ConfigError(`${path}: not a hexa evaluation stop record (${parsed.error.issues[0]!.path.join(".")}: ${parsed.error.issues[0]!.message}); delete it and evaluate again`);
+  if (!parsed.success)
+    throw new ConfigError(
+      `${path}: not a hexa evaluation stop record (${parsed.error.issues[0]!.path.join(".")}: ${parsed.error.issues[0]!.message}); delete it and evaluate again`,
+    );
   return parsed.data;
 };
 export const markEvalStopped = (run: string, rec: EvalStop): void => writeJsonAtomic(stopPath(run), rec);
@@ -40,12 +43,20 @@ export const clearEvalStopped = (run: string): void => rmSync(stopPath(run), { f
 
 const sameSeeds = (a: Readonly<Record<string, readonly number[]>>, b: Readonly<Record<string, readonly number[]>>): boolean => {
   const norm = (s: Readonly<Record<string, readonly number[]>>) =>
-    JSON.stringify(Object.entries(s).filter(([, v]) => v.length).map(([l, v]) => [l, [...v].sort((x, y) => x - y)]).sort(([x], [y]) => String(x).localeCompare(String(y))));
+    JSON.stringify(
+      Object.entries(s)
+        .filter(([, v]) => v.length)
+        .map(([l, v]) => [l, [...v].sort((x, y) => x - y)])
+        .sort(([x], [y]) => String(x).localeCompare(String(y))),
+    );
   return norm(a) === norm(b);
 };
 
 /** The evaluation of these seeds a cap stopped, with what it already played and spent; undefined when none. */
-export const stoppedEvalOf = (run: string, seeds: Readonly<Record<string, readonly number[]>>): { file: string; played: EpisodeRecord[]; usage: EvalUsageLine[] } | undefined => {
+export const stoppedEvalOf = (
+  run: string,
+  seeds: Readonly<Record<string, readonly number[]>>,
+): { file: string; played: EpisodeRecord[]; usage: EvalUsageLine[] } | undefined => {
   const stop = evalStopped(run);
   if (!stop || !sameSeeds(stop.seeds, seeds)) return undefined;
   const file = join(run, "eval", basename(stop.evalFile));

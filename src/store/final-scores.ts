@@ -40,6 +40,9 @@ export const readFinalScores = (runDir: string): FinalScores | undefined => {
   const path = join(runDir, FINAL_SCORES_FILE);
   if (!existsSync(path)) return undefined;
   const parsed = FinalScores.safeParse(JSON.parse(readFileSync(path, "utf8")));
-  if (!parsed.success) throw new ConfigError(`${path}: not a final-scores file this hexa reads (${parsed.error.issues[0]?.message}); delete it and rerun hexa run --resume ${runDir}`);
+  if (!parsed.success)
+    throw new ConfigError(
+      `${path}: not a final-scores file this hexa reads (${parsed.error.issues[0]?.message}); delete it and rerun hexa run --resume ${runDir}`,
+    );
   return parsed.data;
 };

@@ -11,7 +11,10 @@ const Line = z.union([Trajectory, z.object({ trajectory: Trajectory }).transform
 export const readOfflineTrajectories = (paths: readonly string[]): Map<string, Trajectory[]> => {
   const out = new Map<string, Trajectory[]>();
   for (const path of paths) {
-    if (!existsSync(path)) throw new ConfigError(`offline.trajectories: no such file (got ${JSON.stringify(path)}); give JSONL files of trajectories, e.g. skills/offline/<level>.heuristic.jsonl`);
+    if (!existsSync(path))
+      throw new ConfigError(
+        `offline.trajectories: no such file (got ${JSON.stringify(path)}); give JSONL files of trajectories, e.g. skills/offline/<level>.heuristic.jsonl`,
+      );
     for (const t of readJsonl(path, Line, { input: true })) out.set(t.level, [...(out.get(t.level) ?? []), t]);
   }
   return out;

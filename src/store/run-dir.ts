@@ -39,7 +39,8 @@ const makeDirs = (path: string): void => {
     if (up === p) break;
     p = up;
   }
-  if (existsSync(p) && !statSync(p).isDirectory()) throw new ConfigError(`${path}: ${p} is a file, not a folder; give a folder for run directories (--runs-dir)`);
+  if (existsSync(p) && !statSync(p).isDirectory())
+    throw new ConfigError(`${path}: ${p} is a file, not a folder; give a folder for run directories (--runs-dir)`);
   for (const m of missing) mkdirSync(m);
 };
 
@@ -77,7 +78,9 @@ export class RunDir {
 
   static create(root: string, id: string, configYaml: string, now: Date, origin?: RunOrigin): RunDir {
     if (Buffer.byteLength(id) > MAX_NAME_BYTES) {
-      throw new ConfigError(`name: the run id would be ${Buffer.byteLength(id)} bytes, over the ${MAX_NAME_BYTES} a file name may have (got ${JSON.stringify(id.slice(0, 40))}…); use a shorter name`);
+      throw new ConfigError(
+        `name: the run id would be ${Buffer.byteLength(id)} bytes, over the ${MAX_NAME_BYTES} a file name may have (got ${JSON.stringify(id.slice(0, 40))}…); use a shorter name`,
+      );
     }
     const path = resolve(root, id);
     if (existsSync(path)) throw new ConfigError(`${path}: already exists; resume it with hexa run --resume ${path}, or pick another name`);
@@ -106,7 +109,9 @@ export class RunDir {
     if (!meta.success) throw new ConfigError(`${metaPath}: not a hexa run record (${meta.error.issues[0]!.path.join(".")}: ${meta.error.issues[0]!.message})`);
     // A run's id is its directory's name: a run.json copied in from another run must not pass for this one.
     if (meta.data.id !== basename(path)) {
-      throw new ConfigError(`${metaPath}: belongs to run ${meta.data.id}, not to this directory (${basename(path)}); a run.json copied from another run? Restore this run's own, or rename the directory back to ${meta.data.id}`);
+      throw new ConfigError(
+        `${metaPath}: belongs to run ${meta.data.id}, not to this directory (${basename(path)}); a run.json copied from another run? Restore this run's own, or rename the directory back to ${meta.data.id}`,
+      );
     }
     return new RunDir(path, meta.data);
   }
@@ -143,8 +148,12 @@ export class RunDir {
   /** Takes the run for this process (exclusive create); a lock left by a killed process is taken over. */
   lock(): () => void {
     const path = this.file("lock");
-    if (existsSync(path) && statSync(path).isDirectory()) throw new ConfigError(`${path}: a folder, where hexa keeps the lock file of the process that holds the run; remove it and resume again`);
-    return takePidLock(path, (pid) => `${this.path}: in use by process ${pid}; wait for it or stop it before resuming (delete ${path} if that process is not hexa)`);
+    if (existsSync(path) && statSync(path).isDirectory())
+      throw new ConfigError(`${path}: a folder, where hexa keeps the lock file of the process that holds the run; remove it and resume again`);
+    return takePidLock(
+      path,
+      (pid) => `${this.path}: in use by process ${pid}; wait for it or stop it before resuming (delete ${path} if that process is not hexa)`,
+    );
   }
 
   configText = (): string => {
@@ -197,8 +206,13 @@ export class RunDir {
       if ("commit" in l) last = i;
     });
     if (last < lines.length - 1 && opts.repair !== false) {
-      const keep = readFileSync(path, "utf8").split("\n").slice(0, last + 1);
-      truncateSync(path, keep.reduce((n, l) => n + Buffer.byteLength(l) + 1, 0));
+      const keep = readFileSync(path, "utf8")
+        .split("\n")
+        .slice(0, last + 1);
+      truncateSync(
+        path,
+        keep.reduce((n, l) => n + Buffer.byteLength(l) + 1, 0),
+      );
     }
     const log: BankLog = { events: new Map(), done: new Set(), ms: 0 };
     lines.slice(0, last + 1).forEach((l) => {

@@ -17,12 +17,28 @@ const TransferProvenance = z.object({
   target: z.string(),
   family: z.string(),
   createdAt: z.string(),
-  sources: z.array(z.object({ level: z.string(), from: z.string().describe("run directory or bank file"), entries: z.number().int(), shown: z.number().int().describe("entries put into the prompt") })),
+  sources: z.array(
+    z.object({
+      level: z.string(),
+      from: z.string().describe("run directory or bank file"),
+      entries: z.number().int(),
+      shown: z.number().int().describe("entries put into the prompt"),
+    }),
+  ),
   synthesiser: z.object({ kind: z.enum(["llm", "heuristic"]), model: z.string().describe('the model name, or "heuristic (no LLM)"') }),
   promptHash: z.string().nullable().describe("sha256 of the synthesis messages; null for the heuristic synthesiser"),
   inputHash: z.string().describe("sha256 of the sources' banks and every description"),
   selection: z.string().describe("how source entries were picked: all, or Chroma's top-k for the target description"),
-  audit: z.array(z.object({ id: z.string(), kind: z.enum(["skill", "mistake"]), text: z.string(), cites: z.array(z.object({ level: z.string(), id: z.string() })), dropped: z.boolean(), flags: z.array(Flag) })),
+  audit: z.array(
+    z.object({
+      id: z.string(),
+      kind: z.enum(["skill", "mistake"]),
+      text: z.string(),
+      cites: z.array(z.object({ level: z.string(), id: z.string() })),
+      dropped: z.boolean(),
+      flags: z.array(Flag),
+    }),
+  ),
 });
 
 /**

@@ -64,11 +64,18 @@ export const xoshiro128ss = (seed: number): FastRng => {
     z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35) >>> 0;
     return (z ^ (z >>> 16)) >>> 0;
   };
-  let a = split(), b = split(), c = split(), d = split();
+  let a = split(),
+    b = split(),
+    c = split(),
+    d = split();
   const u32 = (): number => {
     const r = Math.imul(rotl(Math.imul(b, 5) >>> 0, 7), 9) >>> 0;
     const t = (b << 9) >>> 0;
-    c ^= a; d ^= b; b ^= c; a ^= d; c ^= t;
+    c ^= a;
+    d ^= b;
+    b ^= c;
+    a ^= d;
+    c ^= t;
     d = rotl(d, 11);
     return r;
   };
@@ -77,7 +84,11 @@ export const xoshiro128ss = (seed: number): FastRng => {
   return {
     next,
     normal() {
-      if (spare !== null) { const s = spare; spare = null; return s; }
+      if (spare !== null) {
+        const s = spare;
+        spare = null;
+        return s;
+      }
       let u = 0;
       while (u === 0) u = next();
       const r = Math.sqrt(-2 * Math.log(u));

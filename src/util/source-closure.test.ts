@@ -14,7 +14,15 @@ describe("the built-in trainer's source closure (the trainer-cache version)", ()
   const files = sourceClosure(TRAINER).map((f) => relative(ROOT, f));
 
   it("reaches the dynamics, the sandbox, the tasks and the shared helpers", () => {
-    for (const f of ["families/reward-search/envs/rl-walker.ts", "families/reward-search/envs/rl-lander.ts", "families/reward-search/sandbox/reward-sandbox.ts", "families/reward-search/sandbox/prelude.js", "families/reward-search/tasks/cartpole.ts", "families/reward-search/trainer/ppo.ts", "src/util/rng.ts"]) {
+    for (const f of [
+      "families/reward-search/envs/rl-walker.ts",
+      "families/reward-search/envs/rl-lander.ts",
+      "families/reward-search/sandbox/reward-sandbox.ts",
+      "families/reward-search/sandbox/prelude.js",
+      "families/reward-search/tasks/cartpole.ts",
+      "families/reward-search/trainer/ppo.ts",
+      "src/util/rng.ts",
+    ]) {
       expect(files).toContain(f);
     }
     expect(files.some((f) => f.endsWith(".test.ts"))).toBe(false);
@@ -32,7 +40,7 @@ describe("the built-in trainer's source closure (the trainer-cache version)", ()
 });
 
 describe("sourceClosure", () => {
-  it("follows assets read through new URL(\"./x\", import.meta.url), not directories or URLs without that base", () => {
+  it('follows assets read through new URL("./x", import.meta.url), not directories or URLs without that base', () => {
     const dir = join(temp, "assets");
     mkdirSync(join(dir, "sub"), { recursive: true });
     writeFileSync(

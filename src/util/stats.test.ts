@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { bootstrapMean, mean, quantile, std } from "./stats.ts";
+import { bootstrapMean, countBy, mean, quantile, std } from "./stats.ts";
 
 describe("stats", () => {
   it("mean and sample std by hand", () => {
@@ -45,5 +45,15 @@ describe("stats", () => {
     expect(a.withinNoise).toBe(true);
     expect(a.low).toBeLessThan(0);
     expect(bootstrapMean(sym, { seed: 3 })).toEqual(a);
+  });
+});
+
+describe("countBy", () => {
+  it("counts each value in first-seen order", () => {
+    expect(countBy(["b", "a", "b", "c", "b"])).toEqual([
+      ["b", 3],
+      ["a", 1],
+      ["c", 1],
+    ]);
   });
 });

@@ -59,3 +59,10 @@ export const bootstrapMean = (diffs: readonly number[], opts: { resamples?: numb
   const high = quantile(sorted, 1 - (1 - level) / 2);
   return { mean: mean(diffs), low, high, n, resamples, withinNoise: low <= 0 && high >= 0 };
 };
+
+/** How many times each value occurs, in first-seen order. */
+export const countBy = (values: readonly string[]): [string, number][] => {
+  const counts = new Map<string, number>();
+  for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
+  return [...counts];
+};

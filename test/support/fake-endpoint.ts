@@ -119,7 +119,11 @@ export const startFakeEndpoint = async (modes: EndpointModes = {}): Promise<Fake
       return sendJson(res, 200, { ...base, object: "chat.completion", choices: [{ index: 0, message, finish_reason: finish }], ...usageField });
     }
     res.writeHead(200, { "content-type": "text/event-stream" });
-    const chunk = (delta: unknown, finishReason: string | null) => ({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finishReason }] });
+    const chunk = (delta: unknown, finishReason: string | null) => ({
+      ...base,
+      object: "chat.completion.chunk",
+      choices: [{ index: 0, delta, finish_reason: finishReason }],
+    });
     const { tool_calls, ...rest } = message as typeof message & { tool_calls?: Array<Record<string, unknown>> };
     res.write(`data: ${JSON.stringify(chunk(rest, null))}\n\n`);
     if (tool_calls) res.write(`data: ${JSON.stringify(chunk({ tool_calls: tool_calls.map((c, index) => ({ index, ...(c as object) })) }, null))}\n\n`);

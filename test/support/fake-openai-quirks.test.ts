@@ -7,12 +7,20 @@ afterEach(async () => {
   server = undefined;
 });
 
-const post = (body: unknown) => fetch(`${server!.url}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+const post = (body: unknown) =>
+  fetch(`${server!.url}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
 const events = (sse: string) =>
   sse
     .split("\n\n")
     .filter((e) => e.startsWith("data: ") && e !== "data: [DONE]")
-    .map((e) => JSON.parse(e.slice("data: ".length)) as { id: string; usage?: unknown; choices: Array<{ delta: Record<string, unknown>; finish_reason: string | null }> });
+    .map(
+      (e) =>
+        JSON.parse(e.slice("data: ".length)) as {
+          id: string;
+          usage?: unknown;
+          choices: Array<{ delta: Record<string, unknown>; finish_reason: string | null }>;
+        },
+    );
 
 describe("the fake server's quirk switches", () => {
   it("answers as a quirky server: text tool calls, no usage, object arguments without ids, finish_reason length", async () => {
@@ -21,11 +29,17 @@ describe("the fake server's quirk switches", () => {
       { toolCalls: [{ name: "f", args: { a: 1 } }], quirks: { noUsage: true, objectArgs: true, noToolCallIds: true, finishLength: true } },
     ]);
     const a = (await (await post({ model: "m", messages: [] })).json()) as { choices: Array<{ message: Record<string, unknown>; finish_reason: string }> };
-    expect(a.choices[0]).toMatchObject({ message: { content: '<think>hmm</think>\nGo.\n<tool_call>\n{"name":"f","arguments":{"a":1}}\n</tool_call>' }, finish_reason: "stop" });
+    expect(a.choices[0]).toMatchObject({
+      message: { content: '<think>hmm</think>\nGo.\n<tool_call>\n{"name":"f","arguments":{"a":1}}\n</tool_call>' },
+      finish_reason: "stop",
+    });
     expect(a.choices[0]!.message.tool_calls).toBeUndefined();
     const b = (await (await post({ model: "m", messages: [] })).json()) as Record<string, unknown>;
     expect(b.usage).toBeUndefined();
-    expect(b).toMatchObject({ id: "chatcmpl-2", choices: [{ message: { tool_calls: [{ type: "function", function: { name: "f", arguments: { a: 1 } } }] }, finish_reason: "length" }] });
+    expect(b).toMatchObject({
+      id: "chatcmpl-2",
+      choices: [{ message: { tool_calls: [{ type: "function", function: { name: "f", arguments: { a: 1 } } }] }, finish_reason: "length" }],
+    });
     expect(JSON.stringify(b)).not.toContain('"id":"call_');
   });
 

@@ -38,15 +38,25 @@ type Item = { text?: string; toolCalls?: Call[]; quirks?: Quirks };
 const OVERFLOW: Record<NonNullable<Quirks["contextOverflow"]>, unknown> = {
   vllm: {
     object: "error",
-    message: "This model's maximum context length is 4096 tokens. However, you requested 8292 tokens (100 in the messages, 8192 in the completion). Please reduce the length of the messages or completion.",
+    message:
+      "This model's maximum context length is 4096 tokens. However, you requested 8292 tokens (100 in the messages, 8192 in the completion). Please reduce the length of the messages or completion.",
     type: "BadRequestError",
     param: null,
     code: 400,
   },
-  "llama.cpp": { error: { code: 400, message: "the request exceeds the available context size, try increasing it", type: "exceed_context_size_error", n_prompt_tokens: 5000, n_ctx: 4096 } },
+  "llama.cpp": {
+    error: {
+      code: 400,
+      message: "the request exceeds the available context size, try increasing it",
+      type: "exceed_context_size_error",
+      n_prompt_tokens: 5000,
+      n_ctx: 4096,
+    },
+  },
   openai: {
     error: {
-      message: "This model's maximum context length is 128000 tokens. However, your messages resulted in 130512 tokens. Please reduce the length of the messages.",
+      message:
+        "This model's maximum context length is 128000 tokens. However, your messages resulted in 130512 tokens. Please reduce the length of the messages.",
       type: "invalid_request_error",
       param: "messages",
       code: "context_length_exceeded",
@@ -57,7 +67,8 @@ const OVERFLOW: Record<NonNullable<Quirks["contextOverflow"]>, unknown> = {
 /** An error answer instead of a completion, or undefined. */
 export const quirkError = (q: Quirks | undefined): { status: number; body: unknown } | undefined => {
   if (q?.contextOverflow) return { status: 400, body: OVERFLOW[q.contextOverflow] };
-  if (q?.topLevelError !== undefined) return { status: 400, body: { object: "error", message: q.topLevelError, type: "BadRequestError", param: null, code: 400 } };
+  if (q?.topLevelError !== undefined)
+    return { status: 400, body: { object: "error", message: q.topLevelError, type: "BadRequestError", param: null, code: 400 } };
   return undefined;
 };
 
@@ -119,7 +130,10 @@ export const quirkChunks = (q: Quirks | undefined, chunks: Rec[]): Rec[] => {
     const [first, ...rest] = out;
     const base = { ...first!, choices: [{ index: 0, delta: { [q.reasoning.field]: "" }, finish_reason: null }] };
     const half = Math.ceil(q.reasoning.text.length / 2);
-    const pieces = [q.reasoning.text.slice(0, half), q.reasoning.text.slice(half)].map((t) => ({ ...base, choices: [{ index: 0, delta: { [q.reasoning!.field]: t }, finish_reason: null }] }));
+    const pieces = [q.reasoning.text.slice(0, half), q.reasoning.text.slice(half)].map((t) => ({
+      ...base,
+      choices: [{ index: 0, delta: { [q.reasoning!.field]: t }, finish_reason: null }],
+    }));
     out = [first!, ...pieces, ...rest];
   }
   return out;

@@ -47,7 +47,13 @@ describe("startFakeOpenAI", () => {
 
   it("streams SSE: role first, tool-call deltas by index, usage only when asked, then [DONE]", async () => {
     server = await startFakeOpenAI([
-      { text: "abcd", toolCalls: [{ name: "f", args: { a: 1 } }, { name: "g", args: {} }] },
+      {
+        text: "abcd",
+        toolCalls: [
+          { name: "f", args: { a: 1 } },
+          { name: "g", args: {} },
+        ],
+      },
       { text: "x" },
     ]);
     const res = await post("/v1/chat/completions", { model: "m", messages: [], stream: true, stream_options: { include_usage: true } });
@@ -60,7 +66,11 @@ describe("startFakeOpenAI", () => {
     expect(chunks[0].choices[0].delta).toEqual({ role: "assistant", content: "" });
     expect(chunks.map((c) => c.choices[0]?.delta.content ?? "").join("")).toBe("abcd");
     const toolDeltas = chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []);
-    const argsOf = (i: number) => toolDeltas.filter((t) => t.index === i).map((t) => t.function.arguments).join("");
+    const argsOf = (i: number) =>
+      toolDeltas
+        .filter((t) => t.index === i)
+        .map((t) => t.function.arguments)
+        .join("");
     expect(toolDeltas.filter((t) => t.id).map((t) => [t.index, t.id, t.function.name])).toEqual([
       [0, "call_1_0", "f"],
       [1, "call_1_1", "g"],

@@ -201,7 +201,8 @@ export const startFakeOpenAI = async (script: ScriptItem[] = []): Promise<FakeOp
       case "empty_object":
       case "null":
       case "no_choices": {
-        const bad = item.fault === "null" ? null : item.fault === "empty_object" ? {} : { id: "chatcmpl-x", object: "chat.completion", model: body.model, choices: [] };
+        const bad =
+          item.fault === "null" ? null : item.fault === "empty_object" ? {} : { id: "chatcmpl-x", object: "chat.completion", model: body.model, choices: [] };
         if (!body.stream) {
           sendJson(res, 200, bad);
           return;

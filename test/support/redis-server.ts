@@ -26,7 +26,9 @@ export interface RedisServer {
 
 const launch = (port: number): Promise<ChildProcess> =>
   new Promise((ok, fail) => {
-    const p = spawn(REDIS_SERVER, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--protected-mode", "no"], { stdio: ["ignore", "pipe", "pipe"] });
+    const p = spawn(REDIS_SERVER, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--protected-mode", "no"], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let out = "";
     const timer = setTimeout(() => fail(new Error(`redis-server on ${port} did not start: ${out}`)), 10_000);
     p.stdout!.setEncoding("utf8").on("data", (d: string) => {

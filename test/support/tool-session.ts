@@ -16,8 +16,7 @@ export const solvedSession = (level: string, index = 0, horizon?: number) => {
   return { session: new ToolSession(createInstance(level, entry.seed), horizon), solution, successStep: entry.successStep };
 };
 
-export const call = (session: ToolSession, name: string, args: unknown = {}): ToolOutcome =>
-  callTool(Object.values(tools), session, name, args);
+export const call = (session: ToolSession, name: string, args: unknown = {}): ToolOutcome => callTool(Object.values(tools), session, name, args);
 
 /** The structured result of a call that must succeed. */
 export const resultOf = <T>(outcome: ToolOutcome): T => {

@@ -18,10 +18,13 @@ describe("a third family added through the registry alone", () => {
   });
 
   it("plays hexa episode with the heuristic, its config slice's field as a flag", async () => {
-    const out = await hexa(["episode", "guess_large", "--family", "toy", "--seed", "5", "--agent", "heuristic", "--size", "8", "--out", join(tmp(), "t.json")], { env });
+    const out = await hexa(
+      ["episode", "guess_large", "--family", "toy", "--seed", "5", "--agent", "heuristic", "--size", "8", "--out", join(tmp(), "t.json")],
+      { env },
+    );
     expect(out.status).toBe(0);
     // secret = (5 · 7919 + 13) mod 32 = 20: bisecting [0, 31] probes 15, 23, 19, 21, 20.
-    expect(out.stderr).toMatch(/turn  1  probe\s+higher[\s\S]*turn  5  probe\s+found/);
+    expect(out.stderr).toMatch(/turn {2}1 {2}probe\s+higher[\s\S]*turn {2}5 {2}probe\s+found/);
     expect(out.stdout).toMatch(/^SUCCESS in 5 turns; agent heuristic \(no LLM\)/);
     const bad = await hexa(["episode", "guess_large", "--family", "toy", "--seed", "5", "--agent", "heuristic", "--size", "1"], { env });
     expect(bad.status).toBe(2);
@@ -33,7 +36,10 @@ describe("a third family added through the registry alone", () => {
   it("runs rounds with hexa run and is drawn by hexa inspect", async () => {
     const dir = tmp();
     const config = join(dir, "toy.yaml");
-    writeFileSync(config, "family: toy\nlevels: [guess_small, guess_large]\nagent: heuristic\nevolver: heuristic\nrounds: 2\nepisodesPerRound: 2\ntoy:\n  size: 16\n");
+    writeFileSync(
+      config,
+      "family: toy\nlevels: [guess_small, guess_large]\nagent: heuristic\nevolver: heuristic\nrounds: 2\nepisodesPerRound: 2\ntoy:\n  size: 16\n",
+    );
     const run = await hexa(["run", config, "--runs-dir", join(dir, "runs")], { env });
     expect(run.stderr).not.toMatch(/Error|hexa:/);
     expect(run.status).toBe(0);

@@ -26,9 +26,7 @@ const workerPath = fileURLToPath(new URL("./certify-worker.ts", import.meta.url)
 export const runCertification = async (run: CertifyRun): Promise<CertifiedSeeds> => {
   const existing = readCertified(run.level, run.dir);
   if (existing && existing.engine !== run.engine) {
-    throw new ConfigError(
-      `${run.level}: the certificate was made on ${existing.engine}, not ${run.engine}; use --engine ${existing.engine} or another --dir`,
-    );
+    throw new ConfigError(`${run.level}: the certificate was made on ${existing.engine}, not ${run.engine}; use --engine ${existing.engine} or another --dir`);
   }
   const data: CertifiedSeeds = existing ?? { schemaVersion: 1, level: run.level, engine: run.engine, budget: run.budget, seeds: [], rejected: [] };
   if (existing && JSON.stringify(existing.budget) !== JSON.stringify(run.budget)) {
@@ -47,7 +45,9 @@ export const runCertification = async (run: CertifyRun): Promise<CertifiedSeeds>
     else data.rejected.push({ seed: r.seed, status: r.status, rollouts: r.rollouts });
     writeCertified(data, run.dir);
     const secs = ((Date.now() - started) / 1000).toFixed(0);
-    run.progress(`${run.level}: ${data.seeds.length}/${run.target} certified, ${data.rejected.length} rejected (seed ${r.seed}: ${r.status}, ${r.rollouts} rollouts) ${secs}s`);
+    run.progress(
+      `${run.level}: ${data.seeds.length}/${run.target} certified, ${data.rejected.length} rejected (seed ${r.seed}: ${r.status}, ${r.rollouts} rollouts) ${secs}s`,
+    );
   };
   if (data.seeds.length >= run.target) return data;
 

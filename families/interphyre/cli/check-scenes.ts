@@ -19,7 +19,6 @@ const readJson = (path: string): unknown => {
   }
 };
 
-
 export const checkScenesCommand: CommandModule = {
   command: "check-scenes <files..>",
   describe: "simulate the known solutions of Interphyre scene files and report how many reach the goal",
@@ -34,9 +33,14 @@ export const checkScenesCommand: CommandModule = {
     const steps = Number(argv.steps);
     if (!Number.isSafeInteger(steps) || steps < 1) throw new ConfigError(`--steps must be a positive integer (got ${argv.steps})`);
     const tty = process.stderr.isTTY && !argv.json;
-    const report = checkScenes(files, steps, (level, done, total) => {
-      if (tty) process.stderr.write(`\r\x1b[K${level} ${done}/${total}`);
-    }, await engineOf(argv.engine));
+    const report = checkScenes(
+      files,
+      steps,
+      (level, done, total) => {
+        if (tty) process.stderr.write(`\r\x1b[K${level} ${done}/${total}`);
+      },
+      await engineOf(argv.engine),
+    );
     if (tty) process.stderr.write("\r\x1b[K");
     if (argv.json) {
       const levels = Object.fromEntries(Object.entries(report.levels).map(([k, v]) => [k, { total: v.total, reproduced: v.reproduced }]));
@@ -45,8 +49,12 @@ export const checkScenesCommand: CommandModule = {
     }
     for (const [level, row] of Object.entries(report.levels)) {
       const failed = row.failedSeeds.length ? `  not reproduced: seeds ${row.failedSeeds.join(", ")}` : "";
-      process.stdout.write(`${level.padEnd(20)} ${String(row.reproduced).padStart(4)}/${String(row.total).padEnd(4)} ${percent(row.reproduced, row.total, 1).padStart(6)}${failed}\n`);
+      process.stdout.write(
+        `${level.padEnd(20)} ${String(row.reproduced).padStart(4)}/${String(row.total).padEnd(4)} ${percent(row.reproduced, row.total, 1).padStart(6)}${failed}\n`,
+      );
     }
-    process.stdout.write(`${"total".padEnd(20)} ${String(report.reproduced).padStart(4)}/${String(report.total).padEnd(4)} ${percent(report.reproduced, report.total, 1).padStart(6)}\n`);
+    process.stdout.write(
+      `${"total".padEnd(20)} ${String(report.reproduced).padStart(4)}/${String(report.total).padEnd(4)} ${percent(report.reproduced, report.total, 1).padStart(6)}\n`,
+    );
   },
 };

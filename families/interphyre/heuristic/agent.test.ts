@@ -47,7 +47,9 @@ const expectConsistent = (t: Trajectory) => {
 
 describe("runHeuristicEpisode", () => {
   it.each(["two_body_problem", "down_to_earth"])("solves a certified %s seed within 25 turns", (level) => {
-    const runs = certified(level).slice(0, 3).map(({ seed }) => run(level, seed));
+    const runs = certified(level)
+      .slice(0, 3)
+      .map(({ seed }) => run(level, seed));
     runs.forEach(expectConsistent);
     expect(runs.some((t) => t.success && t.turns <= 25)).toBe(true);
   });

@@ -81,10 +81,7 @@ export const runHeuristicEpisode = (opts: HeuristicOptions): Trajectory => {
     return out;
   };
   const left = () => maxTurns - steps.length;
-  const search = new Search(inst, hints, [
-    ...hintCandidates(inst, hints, rng).map((c) => ({ ...c, family: "hint" })),
-    ...genericCandidates(inst, rng),
-  ]);
+  const search = new Search(inst, hints, [...hintCandidates(inst, hints, rng).map((c) => ({ ...c, family: "hint" })), ...genericCandidates(inst, rng)]);
   let ending: Ending = { kind: "budget" };
   let screens = opts.screens ?? 0;
   let explored = 0;
@@ -121,7 +118,11 @@ export const runHeuristicEpisode = (opts: HeuristicOptions): Trajectory => {
       const why = pick
         ? `last turn, so commit ${pick.refining ? "a refinement" : "an untested placement"}: ${pick.c.why}`
         : "the probe already succeeded, so commit it";
-      const out = call(`${why} ${xyr(action)}.`.replace(/^./, (c) => c.toUpperCase()), "finish", args(action));
+      const out = call(
+        `${why} ${xyr(action)}.`.replace(/^./, (c) => c.toUpperCase()),
+        "finish",
+        args(action),
+      );
       if (out.ok) ending = { kind: "finish", success: FinishResult.parse(out.result).success, action };
       break;
     }

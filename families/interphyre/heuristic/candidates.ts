@@ -96,7 +96,9 @@ type Add = (raw: Action, family: string, prior: number, why: string) => void;
  */
 const targetMoves = (inst: LevelInstance, boxes: Map<string, Box>, t: Box, add: Add) => {
   const [g0, g1] = inst.goal;
-  const statics = Object.values(inst.scene).filter((o) => !o.dynamic).map((o) => shapesOf(o));
+  const statics = Object.values(inst.scene)
+    .filter((o) => !o.dynamic)
+    .map((o) => shapesOf(o));
   // A static surface between the ball and its target (a ceiling, a platform) makes the move pointless.
   const blocked = (x: number, lo: number, hi: number) => statics.some((sh: Shape[]) => crossings(sh, x).some((y) => y > lo && y < hi));
   const lever = leverSide(inst, boxes, t);

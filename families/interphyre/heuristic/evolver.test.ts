@@ -56,7 +56,9 @@ describe("evolveHeuristic", () => {
       const t = run(seed, hints);
       const first = t.steps.find((s) => s.tool === "simulate_action")!.args as { x: number; y: number; radius: number };
       const g = inst.scene.green_ball!;
-      const hit = hints.some((h) => h.kind === "region" && inside(first.x - g.x, h.dx) && inside(first.y - g.y, h.dy) && (!h.radius || inside(first.radius, h.radius)));
+      const hit = hints.some(
+        (h) => h.kind === "region" && inside(first.x - g.x, h.dx) && inside(first.y - g.y, h.dy) && (!h.radius || inside(first.radius, h.radius)),
+      );
       expect(hit, `seed ${seed}: first placement ${JSON.stringify(first)} outside every hinted region`).toBe(true);
       expect(t.success).toBe(true);
       hinted += t.turns;
@@ -94,7 +96,9 @@ describe("evolveHeuristic", () => {
     const events = update(2, bank, [slow], ["t20"]);
     const sum = s.evidence.sumR + 0.5;
     const count = s.evidence.count + 1;
-    expect(events).toEqual([expect.objectContaining({ type: "reweight", id: s.id, evidence: ["t20"], weight: (sum / count + 1) / 2, evidenceState: { sumR: sum, count } })]);
+    expect(events).toEqual([
+      expect.objectContaining({ type: "reweight", id: s.id, evidence: ["t20"], weight: (sum / count + 1) / 2, evidenceState: { sumR: sum, count } }),
+    ]);
   });
 
   it("keeps the region in the typed payload and sentences in the text; still reads a version-1 entry's text encoding", () => {

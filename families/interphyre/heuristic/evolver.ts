@@ -101,7 +101,12 @@ const cluster = (existing: readonly BankEntry[], observed: readonly Observation[
   const insert = (c: Cluster) => {
     const hit = out.filter((k) => overlaps(k.region, c.region));
     const merged = hit.reduce(
-      (acc, k) => ({ region: union(k.region, k.mass, acc.region, acc.mass), mass: k.mass + acc.mass, existing: [...k.existing, ...acc.existing], observed: [...k.observed, ...acc.observed] }),
+      (acc, k) => ({
+        region: union(k.region, k.mass, acc.region, acc.mass),
+        mass: k.mass + acc.mass,
+        existing: [...k.existing, ...acc.existing],
+        observed: [...k.observed, ...acc.observed],
+      }),
       c,
     );
     out = [...out.filter((k) => !hit.includes(k)), merged];
@@ -114,7 +119,8 @@ const cluster = (existing: readonly BankEntry[], observed: readonly Observation[
   return out;
 };
 
-const fmt = (r: Region) => `dx [${r.dx.join(", ")}], dy [${r.dy.join(", ")}] m from ${r.relativeTo}'s initial centre${r.radius ? `, radius [${r.radius.join(", ")}]` : ""}`;
+const fmt = (r: Region) =>
+  `dx [${r.dx.join(", ")}], dy [${r.dy.join(", ")}] m from ${r.relativeTo}'s initial centre${r.radius ? `, radius [${r.radius.join(", ")}]` : ""}`;
 
 const centre = ([lo, hi]: readonly [number, number]) => r2((lo + hi) / 2);
 /** Says where, so that a bank of several regions reads as several skills. */
@@ -159,36 +165,48 @@ export const evolveHeuristic = (o: HeuristicEvolveOptions): BankEvent[] => {
     const r = regionOf(m);
     return r && skills.some((s) => s.observed.length && overlaps(s.region, r));
   });
-  const mistakes = cluster(o.bank.mistakes.filter((m) => !contradicted.includes(m)), fails);
+  const mistakes = cluster(
+    o.bank.mistakes.filter((m) => !contradicted.includes(m)),
+    fails,
+  );
   const nextId = { skill: idMaker(o.bank, "s", o.round), mistake: idMaker(o.bank, "m", o.round) };
 
-  const update = (kind: BankEntry["kind"]) => (c: Cluster): BankEvent[] => {
-    const sources = c.observed.map((x) => x.source);
-    const ids = sources.map((s) => s.id);
-    const [only] = c.existing;
-    if (!sources.length && only && c.existing.length === 1) {
-      return only.weight < LOW_WEIGHT ? [event({ ...base, type: "prune", id: only.id, why: "low_weight", reason: `weight ${only.weight.toFixed(2)} < ${LOW_WEIGHT} and not re-observed` })] : [];
-    }
-    const prior: Evidence = c.existing.reduce((s, e) => ({ sumR: s.sumR + e.evidence.sumR, count: s.count + e.evidence.count }), NO_EVIDENCE);
-    const w = weigh(prior, sources, o.labelled, { kind, mode: "labelled" });
-    if (only && c.existing.length === 1 && same(regionOf(only)!, c.region)) {
-      return [event({ ...base, type: "reweight", id: only.id, weight: w.weight, evidenceState: w.evidence, evidence: ids, reason: "region re-observed" })];
-    }
-    const n = w.evidence.count;
-    const entry = {
-      ...(kind === "skill" ? { kind, sourceType: c.existing.length ? "evolved" : "contrastive", ...skillText(o.level, c.region, n) } : { kind, ...mistakeText(c.region, n) }),
-      id: c.existing.length === 1 && only ? only.id : nextId[kind](),
-      sourceSeeds: seedsOf(sources, c.existing.flatMap((e) => e.sourceSeeds)),
-      generation: o.round,
-      weight: w.weight,
-      parents: c.existing.map((e) => e.id),
-      evidence: w.evidence,
-      payload: { region: c.region },
-    } as BankEntry;
-    if (!c.existing.length) return [event({ ...base, type: "add", entry, evidence: ids, reason: "new region" })];
-    if (c.existing.length === 1) return [event({ ...base, type: "revise", entry, evidence: ids, reason: "region grew with new evidence" })];
-    return [event({ ...base, type: "merge", from: c.existing.map((e) => e.id), entry, evidence: ids, reason: "overlapping regions" })];
-  };
+  const update =
+    (kind: BankEntry["kind"]) =>
+    (c: Cluster): BankEvent[] => {
+      const sources = c.observed.map((x) => x.source);
+      const ids = sources.map((s) => s.id);
+      const [only] = c.existing;
+      if (!sources.length && only && c.existing.length === 1) {
+        return only.weight < LOW_WEIGHT
+          ? [event({ ...base, type: "prune", id: only.id, why: "low_weight", reason: `weight ${only.weight.toFixed(2)} < ${LOW_WEIGHT} and not re-observed` })]
+          : [];
+      }
+      const prior: Evidence = c.existing.reduce((s, e) => ({ sumR: s.sumR + e.evidence.sumR, count: s.count + e.evidence.count }), NO_EVIDENCE);
+      const w = weigh(prior, sources, o.labelled, { kind, mode: "labelled" });
+      if (only && c.existing.length === 1 && same(regionOf(only)!, c.region)) {
+        return [event({ ...base, type: "reweight", id: only.id, weight: w.weight, evidenceState: w.evidence, evidence: ids, reason: "region re-observed" })];
+      }
+      const n = w.evidence.count;
+      const entry = {
+        ...(kind === "skill"
+          ? { kind, sourceType: c.existing.length ? "evolved" : "contrastive", ...skillText(o.level, c.region, n) }
+          : { kind, ...mistakeText(c.region, n) }),
+        id: c.existing.length === 1 && only ? only.id : nextId[kind](),
+        sourceSeeds: seedsOf(
+          sources,
+          c.existing.flatMap((e) => e.sourceSeeds),
+        ),
+        generation: o.round,
+        weight: w.weight,
+        parents: c.existing.map((e) => e.id),
+        evidence: w.evidence,
+        payload: { region: c.region },
+      } as BankEntry;
+      if (!c.existing.length) return [event({ ...base, type: "add", entry, evidence: ids, reason: "new region" })];
+      if (c.existing.length === 1) return [event({ ...base, type: "revise", entry, evidence: ids, reason: "region grew with new evidence" })];
+      return [event({ ...base, type: "merge", from: c.existing.map((e) => e.id), entry, evidence: ids, reason: "overlapping regions" })];
+    };
 
   const events = [
     ...contradicted.map((m) => event({ ...base, type: "prune", id: m.id, why: "contradicted", reason: "a region solved seeds this round" })),

@@ -19,13 +19,13 @@ import { regionOf } from "./evolver.ts";
 
 const SECTORS = ["right of", "above and right of", "above", "above and left of", "left of", "below and left of", "below", "below and right of"] as const;
 const mid = ([lo, hi]: readonly [number, number]) => (lo + hi) / 2;
-const sectorOf = (dx: readonly [number, number], dy: readonly [number, number]) =>
-  SECTORS[(Math.round(Math.atan2(mid(dy), mid(dx)) / (Math.PI / 4)) + 8) % 8]!;
+const sectorOf = (dx: readonly [number, number], dy: readonly [number, number]) => SECTORS[(Math.round(Math.atan2(mid(dy), mid(dx)) / (Math.PI / 4)) + 8) % 8]!;
 
 /** The bank cap M_max (docs/spec/method.md §3). */
 const MAX_SKILLS = 10;
 /** Words, not numbers, for the radius: the source's radii are not the target's, but small vs large is a mechanism (a large ball pushes harder). */
-const sizeOf = (r?: readonly [number, number]) => (!r ? "a red ball" : mid(r) < 0.5 ? "a small red ball" : mid(r) < 1 ? "a medium red ball" : "a large red ball");
+const sizeOf = (r?: readonly [number, number]) =>
+  !r ? "a red ball" : mid(r) < 0.5 ? "a small red ball" : mid(r) < 1 ? "a medium red ball" : "a large red ball";
 
 interface Mapped {
   level: string;
@@ -48,7 +48,12 @@ export const synthesiseRegions = (o: HeuristicSynthesisRequest & { targetObjects
   const peersOf = (m: Mapped) =>
     [...new Set(mapped.map((x) => x.level))]
       .filter((l) => l !== m.level)
-      .flatMap((l) => mapped.filter((x) => x.level === l && x.primitive === m.primitive).sort((a, b) => b.entry.weight - a.entry.weight).slice(0, 1));
+      .flatMap((l) =>
+        mapped
+          .filter((x) => x.level === l && x.primitive === m.primitive)
+          .sort((a, b) => b.entry.weight - a.entry.weight)
+          .slice(0, 1),
+      );
   const seen = new Set<string>();
   const entries: Skill[] = [];
   const citations: HeuristicSynthesis["citations"] = {};

@@ -44,9 +44,7 @@ export default defineLevel({
     const rampLeftX = cannonRightX - 0.2;
     const ramp = barFromEndpoints(rampLeftX, rightY, rampLeftX + Math.cos(rad(10)), rightY + Math.sin(rad(10)), STATIC);
 
-    const stack = Array.from({ length: 5 }, (_, i) =>
-      barLeftRight(padRight, padRight + 1, floorY + T / 2 + i * T + T / 2, STATIC),
-    );
+    const stack = Array.from({ length: 5 }, (_, i) => barLeftRight(padRight, padRight + 1, floorY + T / 2 + i * T + T / 2, STATIC));
     const topPlank = stack[4]!;
 
     const along = (f: number) => ({
@@ -66,8 +64,7 @@ export default defineLevel({
     const grayPos = hi <= lo ? lo : rng.uniform(lo, hi);
     const gr = along(grayPos);
 
-    const offsetBar = (d: number) =>
-      bar(cannonBottom.x + d * Math.cos(rad(90)), cannonBottom.y + d * Math.sin(rad(90)), length, angle, STATIC);
+    const offsetBar = (d: number) => bar(cannonBottom.x + d * Math.cos(rad(90)), cannonBottom.y + d * Math.sin(rad(90)), length, angle, STATIC);
     const cannonMiddle = offsetBar(greenR * 6);
     const cannonTop = offsetBar(greenR * 10);
     const rampTipX = ramp.x + 0.5 * Math.cos(rad(10));

@@ -35,13 +35,10 @@ export default defineLevel({
     const rampAngle = rng.uniform(30, 70);
     const a = (rampAngle * Math.PI) / 180;
     const rampLength = Math.min((5 - platform.x) / Math.cos(a), (5 - platformY) / Math.sin(a));
-    const ramp = barFromEndpoints(
-      platform.x,
-      platformY,
-      platform.x + rampLength * Math.cos(a),
-      platformY + rampLength * Math.sin(a),
-      { color: "black", dynamic: false },
-    );
+    const ramp = barFromEndpoints(platform.x, platformY, platform.x + rampLength * Math.cos(a), platformY + rampLength * Math.sin(a), {
+      color: "black",
+      dynamic: false,
+    });
 
     const redRadius = rng.uniform(0.5, 0.8);
     rng.uniform(-4.5, 4.5);

@@ -20,10 +20,7 @@ export default defineLevel({
     const fulcrumX = rng.uniform(-2.5, 1.5);
     const beamLength = rng.uniform(3, 4.5);
     const overhang = rng.uniform(0.1, 0.3);
-    const greenX =
-      rng.random() < 0.5
-        ? fulcrumX - beamLength / 2 - GREEN_R + overhang
-        : fulcrumX + beamLength / 2 + GREEN_R - overhang;
+    const greenX = rng.random() < 0.5 ? fulcrumX - beamLength / 2 - GREEN_R + overhang : fulcrumX + beamLength / 2 + GREEN_R - overhang;
 
     const black = { color: "black", dynamic: false };
     const fulcrumY = floorY + 0.1 + FULCRUM_R;

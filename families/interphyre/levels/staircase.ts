@@ -21,13 +21,7 @@ export default defineLevel({
     const stairLength = (0.7 / NUM_STAIRS) * SIZE;
     const ySpan = rng.uniform(0.4, 0.6);
     const stairs = Array.from({ length: NUM_STAIRS }, (_, i) =>
-      barFromCorner(
-        MIN + (i / NUM_STAIRS) * SIZE,
-        MIN + 0.8 * SIZE - (i / NUM_STAIRS) * ySpan * SIZE,
-        -5,
-        stairLength,
-        STATIC_BLACK,
-      ),
+      barFromCorner(MIN + (i / NUM_STAIRS) * SIZE, MIN + 0.8 * SIZE - (i / NUM_STAIRS) * ySpan * SIZE, -5, stairLength, STATIC_BLACK),
     );
 
     const maxBasketHeight = barEnds(stairs[NUM_STAIRS - 1]!).bottom - MIN - 0.1;

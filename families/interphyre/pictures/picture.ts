@@ -9,7 +9,6 @@ import type { BasketObject, Scene, SceneObject } from "../world/scene.ts";
  * ascending order of body y so that higher objects lie on top. Pure: the CLI turns the string into files.
  */
 
-
 /** Render colours by role label (docs/spec/interphyre.md §2.4); unknown labels are drawn black, as Interphyre does. */
 export const COLOURS: Readonly<Record<string, Rgb>> = {
   green: [32, 201, 162],
@@ -54,15 +53,21 @@ const rgb = ([r, g, b]: Rgb): string => `rgb(${r},${g},${b})`;
 
 /** The colour mixed toward white by `t` (0: unchanged, 1: white). */
 
-const polygon = (points: readonly (readonly [number, number])[]): string =>
-  `<polygon points="${points.map(([x, y]) => `${num(x)},${num(y)}`).join(" ")}"/>`;
+const polygon = (points: readonly (readonly [number, number])[]): string => `<polygon points="${points.map(([x, y]) => `${num(x)},${num(y)}`).join(" ")}"/>`;
 
 /** Floor box and the two flared walls, in body coordinates; the sensor is never drawn. */
 const basketShapes = (b: BasketObject): string[] =>
   basketFixtures(b).flatMap((f) => {
     if (f.sensor) return [];
     if (f.kind === "polygon") return [polygon(f.vertices)];
-    return [polygon([[f.cx - f.hx, f.cy - f.hy], [f.cx + f.hx, f.cy - f.hy], [f.cx + f.hx, f.cy + f.hy], [f.cx - f.hx, f.cy + f.hy]])];
+    return [
+      polygon([
+        [f.cx - f.hx, f.cy - f.hy],
+        [f.cx + f.hx, f.cy - f.hy],
+        [f.cx + f.hx, f.cy + f.hy],
+        [f.cx - f.hx, f.cy + f.hy],
+      ]),
+    ];
   });
 
 /** One body's shape in body coordinates; the enclosing group places it and sets its fill. */

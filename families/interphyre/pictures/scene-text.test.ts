@@ -11,7 +11,9 @@ describe("sceneLines", () => {
       cup: basket(2, -4, 1, { color: "gray" }),
     });
     expect(lines).toHaveLength(3);
-    expect(lines[0]).toMatch(/^cup\s+gray\s+basket\s+dynamic\s+\(2\.00, -4\.00\)\s+bottom 1\.08 top 1\.35 height 2\.00 wall 0\.17 angle 0\.0° anchor bottom_center$/);
+    expect(lines[0]).toMatch(
+      /^cup\s+gray\s+basket\s+dynamic\s+\(2\.00, -4\.00\)\s+bottom 1\.08 top 1\.35 height 2\.00 wall 0\.17 angle 0\.0° anchor bottom_center$/,
+    );
     expect(lines[1]).toMatch(/^green_ball\s+green\s+ball\s+dynamic\s+\(-1\.23, 0\.50\)\s+radius 0\.30$/);
     expect(lines[2]).toMatch(/^wall_bar\s+black\s+bar\s+static\s+\(1\.00, -2\.00\)\s+length 3\.00 thickness 0\.20 angle 15\.0°$/);
   });

@@ -15,8 +15,7 @@ const sizeOf = (o: SceneObject): string => {
       return `length ${f2(o.length)} thickness ${f2(o.thickness)} angle ${deg(o.angle)}`;
     case "basket":
       return (
-        `bottom ${f2(o.bottom_width)} top ${f2(o.top_width)} height ${f2(o.height)} wall ${f2(o.wall_thickness)} ` +
-        `angle ${deg(o.angle)} anchor ${o.anchor}`
+        `bottom ${f2(o.bottom_width)} top ${f2(o.top_width)} height ${f2(o.height)} wall ${f2(o.wall_thickness)} ` + `angle ${deg(o.angle)} anchor ${o.anchor}`
       );
   }
 };
@@ -60,9 +59,7 @@ export const contactLines = (log: readonly ContactEvent[], cap: number): string[
     else first.set(key, { key, step: e.step, a, b, begins: 1 });
   }
   const pairs = [...first.values()].sort((p, q) => p.step - q.step || (p.key < q.key ? -1 : 1));
-  const lines = pairs
-    .slice(0, cap)
-    .map((p) => `  step ${String(p.step).padStart(5)}  ${p.a} – ${p.b}${p.begins > 1 ? `  (${p.begins} begins)` : ""}`);
+  const lines = pairs.slice(0, cap).map((p) => `  step ${String(p.step).padStart(5)}  ${p.a} – ${p.b}${p.begins > 1 ? `  (${p.begins} begins)` : ""}`);
   if (pairs.length > cap) lines.push(`  … and ${pairs.length - cap} more pairs`);
   return lines;
 };

@@ -40,9 +40,7 @@ export default defineTool({
       layout.static_gaps.total
         ? `Gaps between static surfaces (smallest ${layout.static_gaps.smallest.length} of ${layout.static_gaps.total}):`
         : "Gaps between static surfaces: none (every static surface touches its neighbours).",
-      ...layout.static_gaps.smallest.map(
-        (s) => `- ${s.a} ↔ ${s.b}: ${n(s.gap)} m ${s.direction}, between ${xy(s.between[0]!)} and ${xy(s.between[1]!)}`,
-      ),
+      ...layout.static_gaps.smallest.map((s) => `- ${s.a} ↔ ${s.b}: ${n(s.gap)} m ${s.direction}, between ${xy(s.between[0]!)} and ${xy(s.between[1]!)}`),
     ];
     return { result: layout, observation: lines.join("\n") };
   },

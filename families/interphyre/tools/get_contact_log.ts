@@ -13,11 +13,7 @@ export default defineTool({
     "the pair of objects (walls are left_wall, right_wall, top_wall, bottom_wall). Optionally keep only events " +
     `involving some objects. The observation shows at most ${MAX_SHOWN} events.`,
   input: z.object({
-    objects: z
-      .array(z.string())
-      .min(1)
-      .optional()
-      .describe("keep only events whose pair includes one of these names; default: every event"),
+    objects: z.array(z.string()).min(1).optional().describe("keep only events whose pair includes one of these names; default: every event"),
     limit: z.number().int().min(1).max(100).optional().describe("most events to return, earliest first (default 20, max 100)"),
   }),
   run: (session, a) => {

@@ -88,8 +88,17 @@ describe("intervene", () => {
     const go = (args: object) => errorOf(call(session, "intervene", { snapshot_id: id, interventions: [], steps: 10, ...args }));
     expect(go({ snapshot_id: "snap_9" })).toMatch(/unknown snapshot 'snap_9'; known: snap_1/);
     expect(go({ steps: 301 })).toMatch(/steps=301 runs past the horizon 400 .*choose steps ≤ 300/);
-    expect(go({ interventions: [{ kind: "freeze", object: "gray_ball" }] })).toMatch(/interventions\[0\]\.object: unknown object 'gray_ball'; known: .*green_ball/);
-    expect(go({ interventions: [{ kind: "remove", object: "green_ball" }, { kind: "freeze", object: "green_ball" }] })).toMatch(/interventions\[1\]/);
+    expect(go({ interventions: [{ kind: "freeze", object: "gray_ball" }] })).toMatch(
+      /interventions\[0\]\.object: unknown object 'gray_ball'; known: .*green_ball/,
+    );
+    expect(
+      go({
+        interventions: [
+          { kind: "remove", object: "green_ball" },
+          { kind: "freeze", object: "green_ball" },
+        ],
+      }),
+    ).toMatch(/interventions\[1\]/);
     expect(go({ interventions: [{ kind: "add", object: "red_ball", spec: { x: 0, y: 3, radius: 0.2 } }] })).toMatch(/'red_ball' already exists/);
     expect(go({ interventions: [{ kind: "add", object: "extra", spec: { x: 0, y: 3, radius: -1 } }] })).toMatch(/interventions\[0\]: .*radius/);
     expect(go({ interventions: [{ kind: "impulse", object: "green_ball", ix: Number.NaN, iy: 0 }] })).toMatch(/ix/);

@@ -44,7 +44,11 @@ const continueTo = (sim: Simulation, end: number) => {
 type Branch = ReturnType<typeof continueTo>;
 
 const outcome = (b: Branch) =>
-  b.success ? `SUCCESS at step ${b.step}` : b.settled_step ? `FAILURE, everything at rest from step ${b.settled_step}` : `FAILURE, no success by step ${b.step}`;
+  b.success
+    ? `SUCCESS at step ${b.step}`
+    : b.settled_step
+      ? `FAILURE, everything at rest from step ${b.settled_step}`
+      : `FAILURE, no success by step ${b.step}`;
 
 const apart = (name: string, x: Branch, y: Branch) => {
   const [p, q] = [x.state[name], y.state[name]];
@@ -66,7 +70,9 @@ export default defineTool({
     const snap = session.snapshots.get(a.snapshot_id);
     if (!snap) {
       const known = [...session.snapshots.keys()];
-      throw new ModelOutputError(`snapshot_id: unknown snapshot '${a.snapshot_id}'; ${known.length ? `known: ${known.join(", ")}` : "take one with the snapshot tool first"}`);
+      throw new ModelOutputError(
+        `snapshot_id: unknown snapshot '${a.snapshot_id}'; ${known.length ? `known: ${known.join(", ")}` : "take one with the snapshot tool first"}`,
+      );
     }
     const room = session.horizon - snap.step;
     if (a.steps > room) {

@@ -1,13 +1,11 @@
 import { basketFixtures } from "../world/basket-geometry.ts";
-import { WALL_CENTRE, WALL_HALF_LENGTH, WALL_HALF_THICKNESS, WALL_NAMES } from "../world/constants.ts";
+import { WALL_CENTRE, WALL_HALF_LENGTH, WALL_HALF_THICKNESS, type WALL_NAMES } from "../world/constants.ts";
 import type { SceneObject } from "../world/scene.ts";
 import { closestOnConvexPolygon as onPolygon, type Point } from "../world/geometry.ts";
 
 /** Plain-geometry queries on objects (distances, closest points, vertical rays) for the analysis tools. */
 export type Pt = Point;
-export type Shape =
-  | { kind: "circle"; part: string; c: Pt; r: number }
-  | { kind: "poly"; part: string; pts: Pt[] };
+export type Shape = { kind: "circle"; part: string; c: Pt; r: number } | { kind: "poly"; part: string; pts: Pt[] };
 
 /** Where a body is: the scene pose, or a live one (angle in degrees, as scenes and LiveObject use). */
 interface Pose {

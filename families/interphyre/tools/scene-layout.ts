@@ -75,7 +75,9 @@ const pivotOf = (d: Body, support: { object: string; point: Pt }[], byName: Map<
   const a = (tilt * Math.PI) / 180;
   const along = (p[0] - d.obj.x) * Math.cos(a) + (p[1] - d.obj.y) * Math.sin(a);
   const half = d.obj.length / 2;
-  return [{ bar: d.name, on: under.name, point: pt(p), offset_from_centre: round(along, 3), left_arm: round(half + along, 3), right_arm: round(half - along, 3) }];
+  return [
+    { bar: d.name, on: under.name, point: pt(p), offset_from_centre: round(along, 3), left_arm: round(half + along, 3), right_arm: round(half - along, 3) },
+  ];
 };
 
 /** Walls never occlude: the closest points of two parallel surfaces may lie at x = ±5, on a wall. */
@@ -93,7 +95,15 @@ const staticGaps = (statics: Body[], cap: number) => {
       const [a, b] = [statics[i]!, statics[j]!];
       if (!a.obj && !b.obj) continue;
       const c = closest(a.shapes, b.shapes);
-      if (c.gap <= TOUCH || occluded(c.onA, c.onB, statics.filter((o) => o.obj && o !== a && o !== b))) continue;
+      if (
+        c.gap <= TOUCH ||
+        occluded(
+          c.onA,
+          c.onB,
+          statics.filter((o) => o.obj && o !== a && o !== b),
+        )
+      )
+        continue;
       gaps.push({ a: a.name, b: b.name, gap: round(c.gap, 3), direction: directionOf(c.onA, c.onB), between: [pt(c.onA), pt(c.onB)] });
     }
   }
@@ -103,13 +113,23 @@ const staticGaps = (statics: Body[], cap: number) => {
 export const sceneLayout = (scene: Scene, goal: readonly [string, string], gapCap = 8) => {
   const bodies = bodiesOf(scene);
   const byName = new Map(bodies.map((b) => [b.name, b]));
-  const supports = bodies.filter((b) => b.dynamic).map((d) => supportOf(d, bodies.filter((o) => o !== d)));
+  const supports = bodies
+    .filter((b) => b.dynamic)
+    .map((d) =>
+      supportOf(
+        d,
+        bodies.filter((o) => o !== d),
+      ),
+    );
   const pivots = supports.flatMap((s) => pivotOf(byName.get(s.object)!, s.rests_on, byName));
   return {
     goal: goalRelation(byName.get(goal[0])!, byName.get(goal[1])!),
     supports: supports.map((s) => ({ ...s, rests_on: s.rests_on.map((r) => r.object) })),
     pivots,
-    static_gaps: staticGaps(bodies.filter((b) => !b.dynamic), gapCap),
+    static_gaps: staticGaps(
+      bodies.filter((b) => !b.dynamic),
+      gapCap,
+    ),
   };
 };
 export type SceneLayout = ReturnType<typeof sceneLayout>;

@@ -21,7 +21,12 @@ export default defineTool({
     let longestHold = 0;
     const r = rollout(
       { scene, goal, action },
-      { engine: session.engine, horizon: steps, stopWhenSettled: true, onStep: (sim) => void (longestHold = Math.max(longestHold, sim.contacts.duration(goal[0], goal[1]))) },
+      {
+        engine: session.engine,
+        horizon: steps,
+        stopWhenSettled: true,
+        onStep: (sim) => void (longestHold = Math.max(longestHold, sim.contacts.duration(goal[0], goal[1]))),
+      },
     );
     session.lastContacts = { action, events: r.sim.contacts.log };
     // A settled world no longer moves, so its state now is its state at the horizon.
@@ -45,7 +50,13 @@ export default defineTool({
     const contacts = firstContacts.length
       ? `red_ball first contacts: ${firstContacts.map((c) => `${c.object} @${c.step}`).join(", ")}`
       : "red_ball touched nothing.";
-    const observation = [head, ...[clipNote(a, action)].filter(Boolean), contacts, "Dynamic objects at the end:", ...dynamic.map(([name, o]) => `- ${name} ${motion(o)}`)].join("\n");
+    const observation = [
+      head,
+      ...[clipNote(a, action)].filter(Boolean),
+      contacts,
+      "Dynamic objects at the end:",
+      ...dynamic.map(([name, o]) => `- ${name} ${motion(o)}`),
+    ].join("\n");
     return { result, observation };
   },
 });

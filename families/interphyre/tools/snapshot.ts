@@ -48,8 +48,7 @@ export default defineTool({
     } else trigger = { kind: "success" };
     const spec = { scene: session.instance.scene, goal: session.instance.goal, action };
     const taken = snapshotWhen(spec, trigger, { engine: session.engine, horizon: session.horizon });
-    const moment =
-      trigger.kind === "step" ? `step ${trigger.step}` : trigger.kind === "contact" ? `first contact ${trigger.a}–${trigger.b}` : "success";
+    const moment = trigger.kind === "step" ? `step ${trigger.step}` : trigger.kind === "contact" ? `first contact ${trigger.a}–${trigger.b}` : "success";
     if (!taken.snapshot) {
       // snapshotWhen keeps no world when its trigger never fires; replay it for get_contact_log.
       const sim = new Simulation(spec, { engine: session.engine });
@@ -78,7 +77,14 @@ export default defineTool({
     const observation = [
       `Snapshot ${id} saved at step ${s.step}${trigger.kind === "step" ? "" : ` (${moment})`}${s.success ? "; the goal has been held for 3 s here" : ""}. State there:`,
       ...motionLines(s.state),
-      `Touching: ${touching.length ? touching.slice(0, 12).map((p) => p.replace("|", "–")).join(", ") : "nothing"}${touching.length > 12 ? ", …" : ""}.`,
+      `Touching: ${
+        touching.length
+          ? touching
+              .slice(0, 12)
+              .map((p) => p.replace("|", "–"))
+              .join(", ")
+          : "nothing"
+      }${touching.length > 12 ? ", …" : ""}.`,
       `Continue from it with intervene(snapshot_id: "${id}", ...).`,
     ].join("\n");
     return { result, observation };

@@ -117,7 +117,7 @@ class Box2DEngine implements PhysicsEngine {
     WALL_NAMES.forEach((name, i) => {
       const [x, y] = centres[i]!;
       const body = this.createBody(x, y, 0, false, 0, 0);
-      polygon.SetAsBox(...(i < 2 ? [WALL_HALF_THICKNESS, WALL_HALF_LENGTH] : [WALL_HALF_LENGTH, WALL_HALF_THICKNESS]) as [number, number]);
+      polygon.SetAsBox(...((i < 2 ? [WALL_HALF_THICKNESS, WALL_HALF_LENGTH] : [WALL_HALF_LENGTH, WALL_HALF_THICKNESS]) as [number, number]));
       this.fixture(name, body, polygon, { density: 0, friction: WALL_FRICTION, restitution: WALL_RESTITUTION }, false);
     });
   }

@@ -46,5 +46,4 @@ function updatePairsInBox2D23Order(this: PlanckBroadPhase, addPair: (a: unknown,
   }
 }
 
-(BroadPhase.prototype as unknown as { updatePairs: typeof updatePairsInBox2D23Order }).updatePairs =
-  updatePairsInBox2D23Order;
+(BroadPhase.prototype as unknown as { updatePairs: typeof updatePairsInBox2D23Order }).updatePairs = updatePairsInBox2D23Order;

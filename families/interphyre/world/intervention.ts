@@ -25,9 +25,7 @@ export const Intervention = z.discriminatedUnion("kind", [
   z.object({
     kind: z.literal("add"),
     object: name,
-    spec: z
-      .record(z.string(), z.unknown())
-      .describe("attributes in scene vocabulary, e.g. {x, y, radius} for a ball or {x, y, length, angle} for a bar"),
+    spec: z.record(z.string(), z.unknown()).describe("attributes in scene vocabulary, e.g. {x, y, radius} for a ball or {x, y, length, angle} for a bar"),
   }),
 ]);
 export type Intervention = z.infer<typeof Intervention>;

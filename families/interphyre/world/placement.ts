@@ -93,11 +93,7 @@ const fmt = (v: number) => Number(v.toFixed(4));
  * touch any level object at its initial pose — touching counts as overlap. An invalid placement is never
  * simulated; the result says which field or object is at fault and by how much.
  */
-export const checkPlacement = (
-  scene: Scene,
-  action: { x: number; y: number; radius: number },
-  bounds: ActionBounds = WORLD_ACTION_BOUNDS,
-): Placement => {
+export const checkPlacement = (scene: Scene, action: { x: number; y: number; radius: number }, bounds: ActionBounds = WORLD_ACTION_BOUNDS): Placement => {
   for (const field of ["x", "y", "radius"] as const) {
     if (typeof action[field] !== "number" || !Number.isFinite(action[field])) {
       const a = { x: action.x, y: action.y, radius: action.radius };

@@ -75,11 +75,7 @@ class PlanckEngine implements PhysicsEngine {
       blockSolve: true,
     });
     const report = (kind: "begin" | "end") => (c: Contact) =>
-      onContact(
-        kind,
-        c.getFixtureA().getBody().getUserData() as string,
-        c.getFixtureB().getBody().getUserData() as string,
-      );
+      onContact(kind, c.getFixtureA().getBody().getUserData() as string, c.getFixtureB().getBody().getUserData() as string);
     this.world.on("begin-contact", report("begin"));
     this.world.on("end-contact", report("end"));
     this.addWalls();
@@ -136,8 +132,7 @@ class PlanckEngine implements PhysicsEngine {
     const body = this.createBody(name, o, false);
     const material = materialOf(o);
     for (const f of basketFixtures(o)) {
-      const shape: Shape =
-        f.kind === "box" ? box23(f.hx, f.hy, { x: f.cx, y: f.cy }) : new PolygonShape(f.vertices.map(([x, y]) => ({ x, y })));
+      const shape: Shape = f.kind === "box" ? box23(f.hx, f.hy, { x: f.cx, y: f.cy }) : new PolygonShape(f.vertices.map(([x, y]) => ({ x, y })));
       if (f.sensor) body.createFixture({ shape, density: 0, isSensor: true, userData: `${name}_sensor` });
       else body.createFixture({ shape, ...material });
     }
@@ -146,8 +141,7 @@ class PlanckEngine implements PhysicsEngine {
 
   add(name: string, obj: SceneObject): void {
     if (this.bodies.has(name)) throw new InvariantError(`engine: object '${name}' already exists`);
-    const body =
-      obj.type === "ball" ? this.addBall(name, obj) : obj.type === "bar" ? this.addBar(name, obj) : this.addBasket(name, obj);
+    const body = obj.type === "ball" ? this.addBall(name, obj) : obj.type === "bar" ? this.addBar(name, obj) : this.addBasket(name, obj);
     this.bodies.set(name, body);
   }
 

@@ -33,15 +33,7 @@ export const BarObject = z.object({
   thickness: positive.default(0.2),
 });
 
-export const BASKET_ANCHORS = [
-  "bottom_center",
-  "center",
-  "top_center",
-  "bottom_left",
-  "bottom_right",
-  "top_left",
-  "top_right",
-] as const;
+export const BASKET_ANCHORS = ["bottom_center", "center", "top_center", "bottom_left", "bottom_right", "top_left", "top_right"] as const;
 
 export const BasketObject = z.object({
   type: z.literal("basket").default("basket"),

@@ -58,7 +58,11 @@ const benchConfig = (o: { tasks: string[]; budget: number; trainSteps: number; s
   };
 };
 
-const list = (v: unknown): string[] => String(v).split(",").map((s) => s.trim()).filter(Boolean);
+const list = (v: unknown): string[] =>
+  String(v)
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 export const benchCommand: CommandModule = {
   command: "bench <suite>",
@@ -67,10 +71,24 @@ export const benchCommand: CommandModule = {
     y
       .positional("suite", { choices: ["reward-search"] as const, demandOption: true, describe: "the benchmark" })
       .option("strategies", { type: "string", default: STRATEGY_NAMES.join(","), describe: `strategies compared (${STRATEGY_NAMES.join(", ")})` })
-      .option("tasks", { type: "string", default: DEFAULT_TASKS.join(","), describe: "reward-search tasks with a human reward (hexa levels list --family reward-search)" })
-      .option("budget", { type: "string", default: 16, coerce: intFlag("budget", 2, 10_000), describe: "trained candidates per task, the same for every strategy" })
+      .option("tasks", {
+        type: "string",
+        default: DEFAULT_TASKS.join(","),
+        describe: "reward-search tasks with a human reward (hexa levels list --family reward-search)",
+      })
+      .option("budget", {
+        type: "string",
+        default: 16,
+        coerce: intFlag("budget", 2, 10_000),
+        describe: "trained candidates per task, the same for every strategy",
+      })
       .option("runs", { type: "string", default: 3, coerce: intFlag("runs", 1, 100), describe: "runs per strategy (they differ in the search's seed)" })
-      .option("train-steps", { type: "string", default: 65536, coerce: intFlag("train-steps", 1, 100_000_000), describe: "env steps of every training: each candidate of every strategy, and the final reward's, sparse and human ones" })
+      .option("train-steps", {
+        type: "string",
+        default: 65536,
+        coerce: intFlag("train-steps", 1, 100_000_000),
+        describe: "env steps of every training: each candidate of every strategy, and the final reward's, sparse and human ones",
+      })
       .option("samples", { type: "string", default: 4, coerce: intFlag("samples", 1, 10_000), describe: "eureka: K candidates per iteration" })
       .option("initial", { type: "string", default: 4, coerce: intFlag("initial", 1, 10_000), describe: "rf-agent: first designs under the root" })
       .option("children", { type: "string", default: 8, coerce: intFlag("children", 1, 10_000), describe: "rf-agent: children per expansion" })
@@ -89,7 +107,8 @@ export const benchCommand: CommandModule = {
 const bench = async (argv: Record<string, unknown>, out: string): Promise<void> => {
   const strategies = list(argv.strategies);
   const bad = strategies.find((s) => !(STRATEGY_NAMES as readonly string[]).includes(s));
-  if (bad !== undefined || !strategies.length) throw new ConfigError(`--strategies: ${bad === undefined ? "name at least one" : `"${bad}" is not a strategy`}; known: ${STRATEGY_NAMES.join(", ")}`);
+  if (bad !== undefined || !strategies.length)
+    throw new ConfigError(`--strategies: ${bad === undefined ? "name at least one" : `"${bad}" is not a strategy`}; known: ${STRATEGY_NAMES.join(", ")}`);
   const tasks = list(argv.tasks);
   if (!tasks.length) throw new ConfigError(`--tasks: name at least one reward-search task, e.g. --tasks ${DEFAULT_TASKS.join(",")}`);
   for (const t of tasks) {
@@ -103,7 +122,14 @@ const bench = async (argv: Record<string, unknown>, out: string): Promise<void> 
   }
   const budget = Number(argv.budget);
   const runs = Number(argv.runs);
-  const o = { tasks, budget, trainSteps: Number(argv["train-steps"]), samples: Number(argv.samples), initial: Number(argv.initial), children: Number(argv.children) };
+  const o = {
+    tasks,
+    budget,
+    trainSteps: Number(argv["train-steps"]),
+    samples: Number(argv.samples),
+    initial: Number(argv.initial),
+    children: Number(argv.children),
+  };
   mkdirSync(out, { recursive: true });
   const configPath = join(out, "bench-config.yaml");
   writeAtomic(configPath, `# hexa bench reward-search: the base config of its compare grid over method\n${toYaml(benchConfig({ ...o, out }))}`);
@@ -121,7 +147,17 @@ const bench = async (argv: Record<string, unknown>, out: string): Promise<void> 
     return cell.runs.flatMap((r) =>
       (readFinalScores(r.dir)?.levels ?? []).map((f): BenchScore => {
         const num = (k: string) => (typeof f.detail[k] === "number" ? (f.detail[k] as number) : null);
-        return { strategy, run: r.run, task: f.level, score: f.score, fitness: num("fitness"), sparse: num("sparse"), human: num("human"), spent: f.spent, wallS: r.wallS };
+        return {
+          strategy,
+          run: r.run,
+          task: f.level,
+          score: f.score,
+          fitness: num("fitness"),
+          sparse: num("sparse"),
+          human: num("human"),
+          spent: f.spent,
+          wallS: r.wallS,
+        };
       }),
     );
   });

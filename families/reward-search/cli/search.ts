@@ -37,7 +37,7 @@ export const formatSearch = (r: SearchResult, task: RewardTask, proposer: string
     `${r.strategy} on ${task.id} with ${proposer}: ${r.candidates.length}/${r.budget} candidates trained (${ok} ok, ${r.candidates.length - ok} failed; ${r.replayed} replayed from the log, ${r.evaluations} trained now)`,
   ];
   const b = r.best;
-  if (!b || b.outcome.kind !== "result") {
+  if (b?.outcome.kind !== "result") {
     lines.push("no candidate trained successfully");
     return lines.join("\n");
   }
@@ -61,12 +61,24 @@ export const searchCommand: CommandModule = {
       (a, f) => a.option(f.name, { type: f.type, describe: f.describe, ...(f.choices ? { choices: f.choices } : {}) }),
       y
         .positional("task", { type: "string", demandOption: true, describe: "a reward-search task (hexa levels list --family reward-search)" })
-        .option("method", { alias: "strategy", choices: SEARCH_METHODS, demandOption: true, describe: "eureka (K samples × I iterations) or rf-agent (tree search)" }),
+        .option("method", {
+          alias: "strategy",
+          choices: SEARCH_METHODS,
+          demandOption: true,
+          describe: "eureka (K samples × I iterations) or rf-agent (tree search)",
+        }),
     )
       .option("seed", { type: "string", default: "0", describe: "task instance seed (also the search's own random seed)" })
       .option("proposer", { choices: ["heuristic", "llm"] as const, default: "heuristic", describe: "heuristic needs no model" })
-      .option("train-steps", { type: "number", coerce: positiveInt("train-steps"), describe: "env steps of every candidate's training (default: a quarter of the task's budget)" })
-      .option("out", { type: "string", describe: "run directory (search.json, candidates.jsonl); the same directory again resumes (default runs/search/METHOD-TASK-sSEED)" })
+      .option("train-steps", {
+        type: "number",
+        coerce: positiveInt("train-steps"),
+        describe: "env steps of every candidate's training (default: a quarter of the task's budget)",
+      })
+      .option("out", {
+        type: "string",
+        describe: "run directory (search.json, candidates.jsonl); the same directory again resumes (default runs/search/METHOD-TASK-sSEED)",
+      })
       .option("trainer-cache", { type: "string", describe: "trainer result cache (default runs/.trainer-cache)" })
       .option("processes", { type: "number", coerce: positiveInt("processes"), describe: "trainer processes at once (default: one per core)" })
       .option("model", { type: "string", describe: "llm: model name" })
@@ -86,7 +98,9 @@ export const searchCommand: CommandModule = {
     let proposer: RewardProposer;
     if (argv.proposer === "llm") {
       if (!argv.model && !argv["base-url"] && !process.env.OPENAI_BASE_URL && !process.env.OPENAI_API_KEY) {
-        throw new ConfigError("--proposer llm needs a model: pass --model and --base-url (or set OPENAI_BASE_URL / OPENAI_API_KEY), or use --proposer heuristic, which needs none");
+        throw new ConfigError(
+          "--proposer llm needs a model: pass --model and --base-url (or set OPENAI_BASE_URL / OPENAI_API_KEY), or use --proposer heuristic, which needs none",
+        );
       }
       const llm = LlmConfig.parse({
         actor: {
@@ -103,17 +117,32 @@ export const searchCommand: CommandModule = {
     }
     // search.json records the knobs given on the command line (the budget has its own field).
     const options = Object.fromEntries(Object.entries(given).filter(([k]) => k !== "budget"));
-    const log = openSearchDir(out, { schemaVersion: CANDIDATE_SCHEMA_VERSION, strategy: method, task: task.id, seed, budget, trainSteps: steps, proposer: proposer.label, options });
+    const log = openSearchDir(out, {
+      schemaVersion: CANDIDATE_SCHEMA_VERSION,
+      strategy: method,
+      task: task.id,
+      seed,
+      budget,
+      trainSteps: steps,
+      proposer: proposer.label,
+      options,
+    });
     const pool = createTrainerPool({
       jobsDir: rs.jobsDir,
       cacheDir: (argv["trainer-cache"] as string | undefined) ?? rs.cacheDir,
       ...(argv.processes ? { size: argv.processes as number } : {}),
       startTimeoutMs: rs.trainer.startTimeoutMs,
     });
-    process.stderr.write(`${method} on ${task.id} seed ${seed} with ${proposer.label}: ${budget} candidates of ${steps.toLocaleString("en-US")} env steps; lineage in ${join(out, "candidates.jsonl")}\n`);
+    process.stderr.write(
+      `${method} on ${task.id} seed ${seed} with ${proposer.label}: ${budget} candidates of ${steps.toLocaleString("en-US")} env steps; lineage in ${join(out, "candidates.jsonl")}\n`,
+    );
     const t0 = performance.now();
     try {
-      const ports = { evaluator: trainerEvaluator(pool, steps), log, onCandidate: (c: CandidateRecord, replayed: boolean) => process.stderr.write(candidateLine(c, replayed)) };
+      const ports = {
+        evaluator: trainerEvaluator(pool, steps),
+        log,
+        onCandidate: (c: CandidateRecord, replayed: boolean) => process.stderr.write(candidateLine(c, replayed)),
+      };
       const r = await runSearch(method, { task, instance, seed, proposer, ports }, search);
       process.stdout.write(`${formatSearch(r, task, proposer.label)}\nwall time ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
     } finally {

@@ -83,7 +83,12 @@ export class LanderWorld {
     const ground = world.createBody();
     ground.createFixture({ shape: new Box(LANDER.halfWidth + 5, 1, new Vec2(0, -1), 0), friction: LANDER.friction, userData: "ground" satisfies Part });
     const body = world.createDynamicBody({ position: new Vec2(s.x, s.y), angle: s.angle, allowSleep: false });
-    body.createFixture({ shape: new Box(LANDER.hullHalfWidth, LANDER.hullHalfHeight), density: LANDER.density, friction: LANDER.friction, userData: "hull" satisfies Part });
+    body.createFixture({
+      shape: new Box(LANDER.hullHalfWidth, LANDER.hullHalfHeight),
+      density: LANDER.density,
+      friction: LANDER.friction,
+      userData: "hull" satisfies Part,
+    });
     for (const side of [-1, 1]) {
       const leg = new Polygon([new Vec2(side * 0.35, -0.3), new Vec2(side * 0.45, -0.3), new Vec2(side * 0.75, -0.75), new Vec2(side * 0.65, -0.75)]);
       body.createFixture({ shape: leg, density: LANDER.density, friction: LANDER.friction, userData: (side < 0 ? "left_leg" : "right_leg") satisfies Part });
@@ -113,7 +118,9 @@ export class LanderWorld {
     }
     this.world.step(LANDER.dt, LANDER.velocityIterations, LANDER.positionIterations);
 
-    let left = false, right = false, hull = false;
+    let left = false,
+      right = false,
+      hull = false;
     for (let c = this.world.getContactList(); c; c = c.getNext()) {
       if (!c.isTouching()) continue;
       const a = c.getFixtureA().getUserData() as Part;

@@ -56,7 +56,13 @@ export class WalkerWorld {
     ground.createFixture({ shape: new Box(1000, 1, new Vec2(0, -1), 0), friction: p.friction, userData: "ground" });
     const y0 = w.startHeight;
     const torso = world.createDynamicBody({ position: new Vec2(0, y0), allowSleep: false });
-    torso.createFixture({ shape: new Box(w.torsoHalfWidth, w.torsoHalfHeight), density: w.density, friction: p.friction, filterGroupIndex: GROUP, userData: "torso" });
+    torso.createFixture({
+      shape: new Box(w.torsoHalfWidth, w.torsoHalfHeight),
+      density: w.density,
+      friction: p.friction,
+      filterGroupIndex: GROUP,
+      userData: "torso",
+    });
     this.shins = [];
     this.joints = [];
     const L = w.segmentLength;
@@ -66,9 +72,29 @@ export class WalkerWorld {
       thigh.createFixture({ shape: new Box(w.segmentHalfWidth, L / 2), density: w.density, friction: p.friction, filterGroupIndex: GROUP, userData: "thigh" });
       const knee = new Vec2(hip.x, hip.y - L);
       const shin = world.createDynamicBody({ position: new Vec2(knee.x, knee.y - L / 2), allowSleep: false });
-      shin.createFixture({ shape: new Box(w.segmentHalfWidth, L / 2), density: w.density, friction: p.friction, filterGroupIndex: GROUP, userData: side < 0 ? "back_shin" : "front_shin" });
-      const hipJoint = world.createJoint(new RevoluteJoint({ enableLimit: true, lowerAngle: w.hipLimit[0], upperAngle: w.hipLimit[1], enableMotor: true, maxMotorTorque: 0, motorSpeed: 0 }, torso, thigh, hip))!;
-      const kneeJoint = world.createJoint(new RevoluteJoint({ enableLimit: true, lowerAngle: w.kneeLimit[0], upperAngle: w.kneeLimit[1], enableMotor: true, maxMotorTorque: 0, motorSpeed: 0 }, thigh, shin, knee))!;
+      shin.createFixture({
+        shape: new Box(w.segmentHalfWidth, L / 2),
+        density: w.density,
+        friction: p.friction,
+        filterGroupIndex: GROUP,
+        userData: side < 0 ? "back_shin" : "front_shin",
+      });
+      const hipJoint = world.createJoint(
+        new RevoluteJoint(
+          { enableLimit: true, lowerAngle: w.hipLimit[0], upperAngle: w.hipLimit[1], enableMotor: true, maxMotorTorque: 0, motorSpeed: 0 },
+          torso,
+          thigh,
+          hip,
+        ),
+      )!;
+      const kneeJoint = world.createJoint(
+        new RevoluteJoint(
+          { enableLimit: true, lowerAngle: w.kneeLimit[0], upperAngle: w.kneeLimit[1], enableMotor: true, maxMotorTorque: 0, motorSpeed: 0 },
+          thigh,
+          shin,
+          knee,
+        ),
+      )!;
       this.joints.push(hipJoint, kneeJoint);
       this.shins.push(shin);
     }
@@ -78,12 +104,14 @@ export class WalkerWorld {
       const child = joint.getBodyB();
       const anchor = joint.getAnchorA();
       const angle = jitter[j] ?? 0;
-      const c = Math.cos(angle), s = Math.sin(angle);
+      const c = Math.cos(angle),
+        s = Math.sin(angle);
       // Rotate the child and every body below it (a knee's shin; a hip's thigh and shin) about the anchor.
       const bodies = j % 2 === 0 ? [child, this.joints[j + 1]!.getBodyB()] : [child];
       for (const b of bodies) {
         const pos = b.getPosition();
-        const dx = pos.x - anchor.x, dy = pos.y - anchor.y;
+        const dx = pos.x - anchor.x,
+          dy = pos.y - anchor.y;
         b.setTransform(new Vec2(anchor.x + c * dx - s * dy, anchor.y + s * dx + c * dy), b.getAngle() + angle);
       }
     }

@@ -70,7 +70,8 @@ export const makeVecEnv = (numEnvs: number, core: EnvCore): VecEnv => {
     if (action.kind === "discrete") {
       for (let i = 0; i < numEnvs; i++) {
         const a = actions[i]!;
-        if (!Number.isInteger(a) || a < 0 || a >= action.n) throw new InvariantError(`VecEnv.step: action of env ${i} must be an integer in [0, ${action.n}) (got ${a})`);
+        if (!Number.isInteger(a) || a < 0 || a >= action.n)
+          throw new InvariantError(`VecEnv.step: action of env ${i} must be an integer in [0, ${action.n}) (got ${a})`);
       }
       return actions;
     }
@@ -128,4 +129,5 @@ export const makeVecEnv = (numEnvs: number, core: EnvCore): VecEnv => {
 };
 
 /** Names joined for descriptions: "x, x_dot and theta". */
-export const listNames = (names: readonly string[]): string => names.length <= 1 ? names.join("") : `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`;
+export const listNames = (names: readonly string[]): string =>
+  names.length <= 1 ? names.join("") : `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`;

@@ -26,8 +26,16 @@ export interface DesignerOptions {
   onStep?: (step: TrajectoryStep) => void;
 }
 
-const describe = (d: Design) => Object.entries(d).map(([k, w]) => `${k} ${Number(w.toPrecision(3))}`).join(", ");
-const key = (d: Design) => JSON.stringify(Object.entries(d).sort(([a], [b]) => a.localeCompare(b)).map(([k, w]) => [k, Number(w.toPrecision(2))]));
+const describe = (d: Design) =>
+  Object.entries(d)
+    .map(([k, w]) => `${k} ${Number(w.toPrecision(3))}`)
+    .join(", ");
+const key = (d: Design) =>
+  JSON.stringify(
+    Object.entries(d)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([k, w]) => [k, Number(w.toPrecision(2))]),
+  );
 
 /** Within 25% on every weight of the same term set: the same design for the avoid rule. */
 const near = (a: Design, b: Design) => {
@@ -71,7 +79,16 @@ export const runRewardDesigner = async (o: DesignerOptions): Promise<Trajectory>
   const call = async (thought: string, tool: string, args: Record<string, unknown>) => {
     const t0 = now();
     const out = await callRewardTool(REWARD_TOOLS, s, tool, args, o.onToolProgress);
-    const step = { turn: steps.length + 1, thought, tool, args, observation: out.observation, ok: out.ok, ms: now() - t0, ...(out.spent ? { spent: out.spent } : {}) };
+    const step = {
+      turn: steps.length + 1,
+      thought,
+      tool,
+      args,
+      observation: out.observation,
+      ok: out.ok,
+      ms: now() - t0,
+      ...(out.spent ? { spent: out.spent } : {}),
+    };
     steps.push(step);
     o.onStep?.(step);
     return out;
@@ -106,7 +123,11 @@ export const runRewardDesigner = async (o: DesignerOptions): Promise<Trajectory>
     if (left() === 1 || trainingsLeft(s) === 1 || solvedAlready) {
       const design = best?.design ?? nextCandidate().design;
       const why = solvedAlready ? "a quick training already reached the solved F, so commit it" : "last turn, so commit the best design so far";
-      const out = await call(`${why}: ${describe(design)}.`.replace(/^./, (c) => c.toUpperCase()), "finish", { code: composeReward(task, design) });
+      const out = await call(
+        `${why}: ${describe(design)}.`.replace(/^./, (c) => c.toUpperCase()),
+        "finish",
+        { code: composeReward(task, design) },
+      );
       const r = out.result as { success?: boolean; fitness?: number } | undefined;
       if (out.ok && out.ends) ending = { kind: "finish", success: r?.success === true, design, ...(r?.fitness === undefined ? {} : { score: r.fitness }) };
       break;

@@ -21,7 +21,10 @@ export const designOf = (e: BankEntry): Design | undefined => {
 };
 
 const terms = (d: Design) => Object.keys(d).sort().join("+");
-const fmt = (d: Design) => Object.entries(d).map(([k, w]) => `${k} ${Number(w.toPrecision(3))}`).join(", ");
+const fmt = (d: Design) =>
+  Object.entries(d)
+    .map(([k, w]) => `${k} ${Number(w.toPrecision(3))}`)
+    .join(", ");
 const mean = (ds: readonly { d: Design; mass: number }[]): Design => {
   const total = ds.reduce((s, x) => s + x.mass, 0);
   return Object.fromEntries(Object.keys(ds[0]!.d).map((k) => [k, Number((ds.reduce((s, x) => s + x.d[k]! * x.mass, 0) / total).toPrecision(4))]));
@@ -58,13 +61,19 @@ export const evolveRewardHeuristic = (o: RewardEvolveOptions): BankEvent[] => {
     const [only] = g.existing;
     if (!sources.length) {
       for (const e of g.existing) {
-        if (e.weight < LOW_WEIGHT) events.push(event({ ...base, type: "prune", id: e.id, why: "low_weight", reason: `weight ${e.weight.toFixed(2)} < ${LOW_WEIGHT} and not re-observed` }));
+        if (e.weight < LOW_WEIGHT)
+          events.push(
+            event({ ...base, type: "prune", id: e.id, why: "low_weight", reason: `weight ${e.weight.toFixed(2)} < ${LOW_WEIGHT} and not re-observed` }),
+          );
       }
       return;
     }
     const prior: Evidence = g.existing.reduce((s, e) => ({ sumR: s.sumR + e.evidence.sumR, count: s.count + e.evidence.count }), NO_EVIDENCE);
     const w = weigh(prior, sources, o.labelled, { kind, mode: "labelled" });
-    const design = mean([...g.existing.map((e) => ({ d: designOf(e)!, mass: Math.max(1, e.evidence.count) })), ...g.observed.map((x) => ({ d: x.design, mass: 1 }))]);
+    const design = mean([
+      ...g.existing.map((e) => ({ d: designOf(e)!, mass: Math.max(1, e.evidence.count) })),
+      ...g.observed.map((x) => ({ d: x.design, mass: 1 })),
+    ]);
     const scores = sources.flatMap((s) => (s.trajectory.score === undefined ? [] : [s.trajectory.score.toFixed(1)]));
     const text =
       kind === "skill"
@@ -85,7 +94,10 @@ export const evolveRewardHeuristic = (o: RewardEvolveOptions): BankEvent[] => {
     const entry = {
       ...text,
       id: g.existing.length === 1 && only ? only.id : nextId[kind](),
-      sourceSeeds: seedsOf(sources, g.existing.flatMap((e) => e.sourceSeeds)),
+      sourceSeeds: seedsOf(
+        sources,
+        g.existing.flatMap((e) => e.sourceSeeds),
+      ),
       generation: o.round,
       weight: w.weight,
       parents: g.existing.map((e) => e.id),

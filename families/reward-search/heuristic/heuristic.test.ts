@@ -65,7 +65,12 @@ describe("the reward-search heuristic evolver", () => {
       { kind: "avoid", design: bad, weight: bank.mistakes[0]!.weight },
     ]);
     // Re-observing the skill's term set revises it in place with the evidence-weighted mean.
-    const next = evolveRewardHeuristic({ round: 1, level: "cartpole", bank, labelled: labelTrajectories([traj(4, true, { alive: 1.5, upright: 0.9 }, 500)], ["t4"]) });
+    const next = evolveRewardHeuristic({
+      round: 1,
+      level: "cartpole",
+      bank,
+      labelled: labelTrajectories([traj(4, true, { alive: 1.5, upright: 0.9 }, 500)], ["t4"]),
+    });
     expect(next.map((e) => e.type)).toEqual(["revise"]);
     const revised = next.reduce(applyEvent, bank).skills[0]!;
     expect(designOf(revised)).toEqual({ alive: 1.5, upright: Number(((0.6 * 2 + 0.9) / 3).toPrecision(4)) });

@@ -39,12 +39,19 @@ export const synthesiseDesigns = (o: HeuristicSynthesisRequest): HeuristicSynthe
   const peersOf = (m: Mapped) =>
     [...new Set(mapped.map((x) => x.level))]
       .filter((l) => l !== m.level)
-      .flatMap((l) => mapped.filter((x) => x.level === l && x.primitive === m.primitive).sort((a, b) => b.entry.weight - a.entry.weight).slice(0, 1));
+      .flatMap((l) =>
+        mapped
+          .filter((x) => x.level === l && x.primitive === m.primitive)
+          .sort((a, b) => b.entry.weight - a.entry.weight)
+          .slice(0, 1),
+      );
   const seen = new Set<string>();
   const entries: BankEntry[] = [];
   const citations: HeuristicSynthesis["citations"] = {};
   for (const kind of ["skill", "mistake"] as const) {
-    const ordered = mapped.filter((m) => m.entry.kind === kind).sort((a, b) => b.entry.weight - a.entry.weight || a.level.localeCompare(b.level) || a.entry.id.localeCompare(b.entry.id));
+    const ordered = mapped
+      .filter((m) => m.entry.kind === kind)
+      .sort((a, b) => b.entry.weight - a.entry.weight || a.level.localeCompare(b.level) || a.entry.id.localeCompare(b.entry.id));
     for (const m of ordered) {
       const key = JSON.stringify(Object.entries(m.design).sort());
       const n = entries.filter((e) => e.kind === kind).length;
@@ -54,7 +61,15 @@ export const synthesiseDesigns = (o: HeuristicSynthesisRequest): HeuristicSynthe
       const terms = Object.keys(m.design).sort().join(", ");
       const also = peers.length ? ` The same terms also worked on ${peers.map((p) => p.level).join(", ")}.` : "";
       const id = `${kind === "skill" ? "ts" : "tm"}${n + 1}`;
-      const common = { id, sourceSeeds: [], generation: 0, weight: m.entry.weight, parents: [], evidence: NO_EVIDENCE, payload: { design: m.design, primitive: m.primitive } };
+      const common = {
+        id,
+        sourceSeeds: [],
+        generation: 0,
+        weight: m.entry.weight,
+        parents: [],
+        evidence: NO_EVIDENCE,
+        payload: { design: m.design, primitive: m.primitive },
+      };
       entries.push(
         kind === "skill"
           ? {

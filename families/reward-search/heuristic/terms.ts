@@ -48,7 +48,12 @@ export const TERMS: Record<string, readonly Term[]> = {
   ],
   mountain_car_continuous: [
     t("goal", "info.reached_goal ? 1 : 0", 10, [1, 100]),
-    t("energy", "(0.0025 * Math.sin(3 * nextObs.position) / 3 + 0.5 * nextObs.velocity ** 2) - (0.0025 * Math.sin(3 * obs.position) / 3 + 0.5 * obs.velocity ** 2)", 200, [0, 1000]),
+    t(
+      "energy",
+      "(0.0025 * Math.sin(3 * nextObs.position) / 3 + 0.5 * nextObs.velocity ** 2) - (0.0025 * Math.sin(3 * obs.position) / 3 + 0.5 * obs.velocity ** 2)",
+      200,
+      [0, 1000],
+    ),
     t("effort", "-(action.force ** 2)", 0.01, [0, 0.1]),
     t("speed", "Math.abs(nextObs.velocity)", 1, [0, 10], false),
     t("height", "info.height", 0.1, [0, 1], false),
@@ -76,7 +81,12 @@ export type Design = Record<string, number>;
 export const termsOf = (task: string): readonly Term[] => TERMS[task] ?? [];
 
 /** The first design without a bank: the library's base terms at their default weights. */
-export const baseDesign = (task: string): Design => Object.fromEntries(termsOf(task).filter((x) => x.base).map((x) => [x.name, x.weight]));
+export const baseDesign = (task: string): Design =>
+  Object.fromEntries(
+    termsOf(task)
+      .filter((x) => x.base)
+      .map((x) => [x.name, x.weight]),
+  );
 
 const fmt = (w: number) => Number(w.toPrecision(4)).toString();
 

@@ -9,7 +9,14 @@ import type { RewardProposeContext } from "../search/evaluator.ts";
 const task = getTask("cartpole");
 const instance = task.generate(0);
 const ctx = (over: Partial<RewardProposeContext> = {}, seed = 1): RewardProposeContext => ({ task, instance, seen: new Set(), rng: createRng(seed), ...over });
-const view = (index: number, design: Record<string, number>, fitness: number | null = 100): CandidateView => ({ index, thought: "", code: composeReward("cartpole", design), design, fitness, feedback: "" });
+const view = (index: number, design: Record<string, number>, fitness: number | null = 100): CandidateView => ({
+  index,
+  thought: "",
+  code: composeReward("cartpole", design),
+  design,
+  fitness,
+  feedback: "",
+});
 
 describe("heuristic proposer (no LLM)", () => {
   it("self-evaluation is a deterministic score of the code: coverage of the library's base terms", () => {

@@ -14,7 +14,10 @@ import type { RewardProposeContext, RewardProposer } from "../search/evaluator.t
  * Self-evaluation is a deterministic score of the code: coverage of the library's base terms.
  */
 
-const describe = (d: Design) => Object.entries(d).map(([k, w]) => `${k} ${Number(w.toPrecision(3))}`).join(", ") || "no terms";
+const describe = (d: Design) =>
+  Object.entries(d)
+    .map(([k, w]) => `${k} ${Number(w.toPrecision(3))}`)
+    .join(", ") || "no terms";
 
 const designOf = (task: string, c: CandidateView | undefined): Design => c?.design ?? baseDesign(task);
 
@@ -76,7 +79,8 @@ export const heuristicProposer = (): RewardProposer => ({
     const task = ctx.task.id;
     let made = step(task, kind, ctx);
     // Avoid spending a training on a code already tried: a few more draws of the same operator.
-    for (let i = 0; i < 10 && ctx.seen.has(composeReward(task, made.design)); i++) made = mutateKind(task, made.design, ctx.rng, kind === "structural" ? "structural" : "any");
+    for (let i = 0; i < 10 && ctx.seen.has(composeReward(task, made.design)); i++)
+      made = mutateKind(task, made.design, ctx.rng, kind === "structural" ? "structural" : "any");
     return { thought: `${kind}: ${made.why}; design ${describe(made.design)}.`, code: composeReward(task, made.design), design: made.design };
   },
   selfEvaluate: async (code, ctx): Promise<SelfEvaluation> => ({ value: coverageScore(ctx.task.id, code) }),

@@ -10,13 +10,15 @@ import { runRfAgent } from "../../../src/search/rf-agent.ts";
 import { llmProposer, NO_REWARD_CODE } from "./llm-proposer.ts";
 import { trainerEvaluator } from "../search/evaluator.ts";
 import { testTrainer } from "../search/test-trainer.ts";
+import { countBy } from "../../../src/util/stats.ts";
 
 /** The strategies with the LLM proposer, through the real client against the local OpenAI-compatible server. */
 const fake = scriptedRole("actor", 3000);
 afterEach(() => fake.close());
 const modelFor = fake.modelFor;
 
-const code = (k: number) => `function reward(obs, action, nextObs, info) {\n  const alive = ${k};\n  const upright = -Math.abs(nextObs.theta);\n  return { total: alive + upright, components: { alive, upright } };\n}`;
+const code = (k: number) =>
+  `function reward(obs, action, nextObs, info) {\n  const alive = ${k};\n  const upright = -Math.abs(nextObs.theta);\n  return { total: alive + upright, components: { alive, upright } };\n}`;
 const BROKEN = "function reward(obs, action { return 1 }";
 const answer = (thought: string, c: string): ScriptItem => ({ text: JSON.stringify({ thought, code: c }) });
 const score = (s: unknown): ScriptItem => ({ text: JSON.stringify({ score: s }) });
@@ -37,7 +39,10 @@ describe("LLM proposer", () => {
     ]);
     const t = testTrainer();
     const log = memoryLog();
-    const r = await runEureka({ task, instance, seed: 1, proposer: llmProposer(model), budget: 4, ports: { evaluator: trainerEvaluator(t, 1000), log } }, { samples: 2 });
+    const r = await runEureka(
+      { task, instance, seed: 1, proposer: llmProposer(model), budget: 4, ports: { evaluator: trainerEvaluator(t, 1000), log } },
+      { samples: 2 },
+    );
     expect(t.jobs).toHaveLength(4);
     expect(log.records).toHaveLength(4);
     const cs = byIndex(r.candidates);
@@ -79,11 +84,14 @@ describe("LLM proposer", () => {
     // Every call goes to the model of the candidate it is for (hexa run meters them into usage.jsonl so).
     const calls: Array<number | undefined> = [];
     const proposer = llmProposer(model, { modelFor: (c) => metered(model, () => calls.push(c)) });
-    const r = await runRfAgent({ task, instance, seed: 1, proposer, budget: 4, ports: { evaluator: trainerEvaluator(t, 1000), log: memoryLog() } }, RfAgentConfig.parse({ initial: 2, children: 2 }));
+    const r = await runRfAgent(
+      { task, instance, seed: 1, proposer, budget: 4, ports: { evaluator: trainerEvaluator(t, 1000), log: memoryLog() } },
+      RfAgentConfig.parse({ initial: 2, children: 2 }),
+    );
     expect(t.jobs).toHaveLength(4);
     expect(fake.requests).toHaveLength(13);
     // proposal + self-evaluation (+ its retry) + alignment after a successful training; none for the failed #2
-    const perCandidate = calls.reduce<Record<string, number>>((m, c) => ({ ...m, [String(c)]: (m[String(c)] ?? 0) + 1 }), {});
+    const perCandidate = Object.fromEntries(countBy(calls.map(String)));
     expect(perCandidate).toEqual({ 0: 3, 1: 4, 2: 2, 3: 4 });
     const cs = byIndex(r.candidates);
     // the self-evaluation prompts carry the code of the node they score

@@ -31,9 +31,17 @@ const taskText = (task: RewardTask, instance: TaskInstance) =>
   ].join("\n");
 
 const shown = (c: CandidateView, label: string) =>
-  [`### ${label} (#${c.index}, F ${c.fitness === null ? "training failed" : c.fitness.toFixed(2)})`, `Thought: ${c.thought}`, "```js", c.code, "```", `Feedback:\n${c.feedback}`].join("\n");
+  [
+    `### ${label} (#${c.index}, F ${c.fitness === null ? "training failed" : c.fitness.toFixed(2)})`,
+    `Thought: ${c.thought}`,
+    "```js",
+    c.code,
+    "```",
+    `Feedback:\n${c.feedback}`,
+  ].join("\n");
 
-const ANSWER = 'Answer with only a JSON object {"thought": "...", "code": "..."}: write the design thought first (what the policy should do and how the reward gets it there), then the code that carries it out.';
+const ANSWER =
+  'Answer with only a JSON object {"thought": "...", "code": "..."}: write the design thought first (what the policy should do and how the reward gets it there), then the code that carries it out.';
 
 /** The instruction of each operator (RF-Agent's five, plus Eureka's initial sample and refinement). */
 export const operatorPrompt = (kind: Operator, ctx: RewardProposeContext): string => {
@@ -48,11 +56,17 @@ export const operatorPrompt = (kind: Operator, ctx: RewardProposeContext): strin
         ctx.feedback && ctx.feedback !== p?.feedback ? `Feedback:\n${ctx.feedback}` : "",
       ].join("\n\n");
     case "structural":
-      return ["Structural mutation: change the structure of this reward — add, remove or replace a component — keeping what works.", p ? shown(p, "Reward") : ""].join("\n\n");
+      return [
+        "Structural mutation: change the structure of this reward — add, remove or replace a component — keeping what works.",
+        p ? shown(p, "Reward") : "",
+      ].join("\n\n");
     case "parameter":
       return ["Parameter mutation: keep this reward's components and change their weights, scales or thresholds.", p ? shown(p, "Reward") : ""].join("\n\n");
     case "crossover":
-      return ["Crossover: combine the strengths of these rewards into one reward.", ...(ctx.elites ?? (p ? [p] : [])).map((e, i) => shown(e, `Elite ${i + 1}`))].join("\n\n");
+      return [
+        "Crossover: combine the strengths of these rewards into one reward.",
+        ...(ctx.elites ?? (p ? [p] : [])).map((e, i) => shown(e, `Elite ${i + 1}`)),
+      ].join("\n\n");
     case "path":
       return [
         "Path reasoning: these are the rewards along this branch of the search, newest first. Reason about what changed from one to the next and how F moved, then write the next step along the path.",
@@ -85,7 +99,9 @@ export const llmProposer = (model: ChatModel, o: { modelFor?: (candidate: number
     label: model.name,
     propose: async (kind, ctx): Promise<Proposal> => {
       try {
-        const { value } = await invokeStructured(modelAt(ctx), ask(ctx, `${operatorPrompt(kind, ctx)}\n\n${ANSWER}`), ProposalAnswer, { name: "reward_proposal" });
+        const { value } = await invokeStructured(modelAt(ctx), ask(ctx, `${operatorPrompt(kind, ctx)}\n\n${ANSWER}`), ProposalAnswer, {
+          name: "reward_proposal",
+        });
         return { thought: value.thought, code: value.code };
       } catch (e) {
         if (!(e instanceof ModelOutputError)) throw e;

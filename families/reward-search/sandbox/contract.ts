@@ -10,7 +10,12 @@ import { InvariantError } from "../../../src/errors.ts";
 
 export const SandboxLimits = z.strictObject({
   cpuMsPerCall: z.number().positive().default(100).describe("CPU time one evaluate call (one batch) may take, ms; top-level code gets 10x"),
-  memoryBytes: z.number().int().min(1 << 20).default(32 << 20).describe("memory the sandbox's heap may use, bytes"),
+  memoryBytes: z
+    .number()
+    .int()
+    .min(1 << 20)
+    .default(32 << 20)
+    .describe("memory the sandbox's heap may use, bytes"),
   seed: z.number().int().min(0).default(0).describe("seed of the sandbox's Math.random"),
 });
 export type SandboxLimits = z.infer<typeof SandboxLimits>;
@@ -39,7 +44,11 @@ export const rewardLayout = (task: Pick<RewardTask, "observation" | "actionNames
 });
 
 export function checkLayout(layout: RewardLayout): void {
-  for (const [group, names] of [["observation", layout.observation], ["info", layout.info], ["actionNames", layout.actionNames]] as const) {
+  for (const [group, names] of [
+    ["observation", layout.observation],
+    ["info", layout.info],
+    ["actionNames", layout.actionNames],
+  ] as const) {
     const local = new Set<string>();
     for (const n of names) {
       if (local.has(n)) throw new InvariantError(`RewardLayout.${group}: duplicate name ${JSON.stringify(n)}; names must be unique`);
@@ -74,7 +83,9 @@ export function packBatch(layout: RewardLayout, b: RewardBatchInput): Float64Arr
   for (const name of info) {
     const col = b.info[name];
     if (!col || col.length !== n) {
-      throw new InvariantError(`RewardBatchInput.info.${name}: expected ${n} values (got ${col ? col.length : "none"}); the env must report every info field of the layout`);
+      throw new InvariantError(
+        `RewardBatchInput.info.${name}: expected ${n} values (got ${col ? col.length : "none"}); the env must report every info field of the layout`,
+      );
     }
     a.set(col, off);
     off += n;

@@ -92,7 +92,11 @@ export function hostFault(e: unknown, memoryBytes: number): FaultText & { breaks
       breaks: true,
     };
   }
-  return { fault: { kind: "exception", message: msg }, text: `reward sandbox failed while running the code (${msg}); simplify the code and do not redefine the sandbox's builtins`, breaks: true };
+  return {
+    fault: { kind: "exception", message: msg },
+    text: `reward sandbox failed while running the code (${msg}); simplify the code and do not redefine the sandbox's builtins`,
+    breaks: true,
+  };
 }
 
 const MAX_SHOWN_FIELDS = 12;
@@ -103,7 +107,10 @@ export function nonFiniteFault(total: Float64Array, components: Record<string, F
     for (let i = 0; i < arr.length; i++) if (!Number.isFinite(arr[i]!)) return i;
     return -1;
   };
-  const series: [string, Float64Array][] = [...Object.entries(components).map(([name, arr]): [string, Float64Array] => [`component "${name}"`, arr]), ["total", total]];
+  const series: [string, Float64Array][] = [
+    ...Object.entries(components).map(([name, arr]): [string, Float64Array] => [`component "${name}"`, arr]),
+    ["total", total],
+  ];
   for (const [what, arr] of series) {
     const i = bad(arr);
     if (i < 0) continue;
@@ -142,7 +149,9 @@ const at = (line: number | undefined, src: string | undefined) =>
 
 const fieldsHint = (l: RewardLayout) =>
   `obs and nextObs have ${l.observation.map((n) => `.${n}`).join(", ") || "no fields"}; ` +
-  (l.actionKind === "discrete" ? `action is the chosen index (0..${Math.max(0, l.actionNames.length - 1)}: ${l.actionNames.join(", ")})` : `action has ${l.actionNames.map((n) => `.${n}`).join(", ")}`) +
+  (l.actionKind === "discrete"
+    ? `action is the chosen index (0..${Math.max(0, l.actionNames.length - 1)}: ${l.actionNames.join(", ")})`
+    : `action has ${l.actionNames.map((n) => `.${n}`).join(", ")}`) +
   `; info has ${l.info.map((n) => `.${n}`).join(", ") || "no fields"}`;
 
 function syntaxText(raw: string, line: number | undefined, src: string | undefined): string {
@@ -154,7 +163,9 @@ export function missingText(what: string, l: RewardLayout): string {
 }
 
 function exceptionText(raw: string, line: number | undefined, src: string | undefined, phase: "compile" | "call", l: RewardLayout, stack: string): string {
-  const sandboxOnly = /\b(require|process|fetch|import|module|exports|window|document|performance|setTimeout|Buffer)\b/.test(raw) || /could not load module|dynamic import/i.test(raw);
+  const sandboxOnly =
+    /\b(require|process|fetch|import|module|exports|window|document|performance|setTimeout|Buffer)\b/.test(raw) ||
+    /could not load module|dynamic import/i.test(raw);
   const hint = sandboxOnly
     ? "the sandbox has no modules, files, network, process, timers or clock: use only plain JavaScript and Math"
     : /stack overflow/.test(raw)
@@ -189,4 +200,3 @@ export function shapeText(message: string, form: "perEnv" | "batched"): string {
       : "reward must return { total: <number>, components: { <name>: <number>, ... } }";
   return `reward code returned the wrong shape: ${message}; ${want}, with the same component names on every call`;
 }
-

@@ -80,10 +80,7 @@ export class QuickJsReward implements SandboxedReward {
       if (!user.ok) throw this.faultOf(user, "compile");
       user.handle.dispose();
       const found = this.guarded(compileMs, () =>
-        ctx.evalCode(
-          `[typeof rewardBatch === "undefined" ? undefined : rewardBatch, typeof reward === "undefined" ? undefined : reward]`,
-          "hexa-bind.js",
-        ),
+        ctx.evalCode(`[typeof rewardBatch === "undefined" ? undefined : rewardBatch, typeof reward === "undefined" ? undefined : reward]`, "hexa-bind.js"),
       );
       if (!found.ok) throw this.faultOf(found, "compile");
       const driver = this.guarded(compileMs, () => ctx.callFunction(makeDriver, ctx.undefined, found.handle));
@@ -277,7 +274,15 @@ export class QuickJsReward implements SandboxedReward {
     const d = this.describe(o.error);
     o.error.dispose();
     const limitMs = phase === "compile" ? this.limits.cpuMsPerCall * COMPILE_FACTOR : this.limits.cpuMsPerCall;
-    const f = thrownFault(d, { phase, ...(phase === "call" && b ? { n: b.n } : {}), interrupted: this.interrupted, limitMs, memoryBytes: this.limits.memoryBytes, lines: this.lines, layout: this.layout });
+    const f = thrownFault(d, {
+      phase,
+      ...(phase === "call" && b ? { n: b.n } : {}),
+      interrupted: this.interrupted,
+      limitMs,
+      memoryBytes: this.limits.memoryBytes,
+      lines: this.lines,
+      layout: this.layout,
+    });
     return this.error(f.fault, f.text);
   }
 

@@ -71,11 +71,7 @@ describe("checkReward", () => {
   });
 
   it("collects NaN faults from the batches where they occur and keeps statistics of the others", async () => {
-    const c = await checkReward(
-      `function reward(obs) { const l = Math.log(100 - obs.x); return { total: l, components: { l } }; }`,
-      layout,
-      batchesOf(10),
-    );
+    const c = await checkReward(`function reward(obs) { const l = Math.log(100 - obs.x); return { total: l, components: { l } }; }`, layout, batchesOf(10));
     // x reaches 100 in batch 6 (x = 96..111): log(0) = -Infinity, then NaN
     expect(c.ok).toBe(false);
     expect(c.batches).toEqual({ given: 10, ran: 6, faulted: 4 });
@@ -89,7 +85,9 @@ describe("checkReward", () => {
   });
 
   it("stops after a timeout instead of paying the limit on every batch", async () => {
-    const c = await checkReward(`function reward(obs) { if (obs.x > 20) for (;;) {} return { total: 0, components: {} }; }`, layout, batchesOf(10), { cpuMsPerCall: 20 });
+    const c = await checkReward(`function reward(obs) { if (obs.x > 20) for (;;) {} return { total: 0, components: {} }; }`, layout, batchesOf(10), {
+      cpuMsPerCall: 20,
+    });
     expect(c.faults).toHaveLength(1);
     expect(c.faults[0]).toMatchObject({ kind: "timeout", batch: 1 });
     expect(c.batches).toEqual({ given: 10, ran: 1, faulted: 1 });
@@ -112,7 +110,7 @@ describe("checkReward", () => {
   });
 
   it("fmt keeps 4 significant digits", () => {
-    expect(fmt(3.14159265)).toBe("3.142");
+    expect(fmt(1.23456789)).toBe("1.235");
     expect(fmt(127.5)).toBe("127.5");
     expect(fmt(1e-7)).toBe("1e-7");
     expect(fmt(-0.5)).toBe("-0.5");

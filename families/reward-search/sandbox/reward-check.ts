@@ -71,7 +71,12 @@ class Accumulator {
   }
 }
 
-export async function checkReward(code: string, layout: RewardLayout, batches: readonly RewardBatchInput[], limits?: Partial<SandboxLimits>): Promise<RewardCheck> {
+export async function checkReward(
+  code: string,
+  layout: RewardLayout,
+  batches: readonly RewardBatchInput[],
+  limits?: Partial<SandboxLimits>,
+): Promise<RewardCheck> {
   const faults: CheckFault[] = [];
   const addFault = (e: RewardCodeError, batch: number) => {
     const seen = faults.find((f) => f.kind === e.fault.kind && f.message === e.fault.message);
@@ -130,7 +135,12 @@ export async function checkReward(code: string, layout: RewardLayout, batches: r
   const magnitude = [...comps.values()].reduce((a, c) => a + c.abs, 0);
   const components: Record<string, ComponentStats> = {};
   for (const [name, acc] of comps) {
-    Object.defineProperty(components, name, { value: { ...acc.stats(), share: magnitude > 0 ? acc.abs / magnitude : 0 }, writable: true, enumerable: true, configurable: true });
+    Object.defineProperty(components, name, {
+      value: { ...acc.stats(), share: magnitude > 0 ? acc.abs / magnitude : 0 },
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
   }
   let hackSuspect: RewardCheck["hackSuspect"] = null;
   if (comps.size >= 2) {
@@ -151,7 +161,17 @@ export async function checkReward(code: string, layout: RewardLayout, batches: r
 }
 
 function emptyCheck(given: number, faults: CheckFault[]): Omit<RewardCheck, "report"> {
-  return { ok: false, form: null, transitions: 0, batches: { given, ran: 0, faulted: 0 }, components: {}, total: null, sumGap: null, hackSuspect: null, faults };
+  return {
+    ok: false,
+    form: null,
+    transitions: 0,
+    batches: { given, ran: 0, faulted: 0 },
+    components: {},
+    total: null,
+    sumGap: null,
+    hackSuspect: null,
+    faults,
+  };
 }
 
 /** 4 significant digits, no trailing zeros. */
@@ -164,7 +184,11 @@ function renderReport(c: Omit<RewardCheck, "report">): string {
   const lines: string[] = [];
   const fn = c.form === "batched" ? "rewardBatch(batch)" : "reward(obs, action, nextObs, info)";
   const head = `check_reward: ran ${fn} on ${c.transitions} transitions (${c.batches.ran} of ${c.batches.given} batches)`;
-  lines.push(c.faults.length === 0 ? `${head}; no faults.` : `${head}; ${c.faults.length} fault${c.faults.length === 1 ? "" : "s"} (${c.batches.faulted} batch${c.batches.faulted === 1 ? "" : "es"} failed).`);
+  lines.push(
+    c.faults.length === 0
+      ? `${head}; no faults.`
+      : `${head}; ${c.faults.length} fault${c.faults.length === 1 ? "" : "s"} (${c.batches.faulted} batch${c.batches.faulted === 1 ? "" : "es"} failed).`,
+  );
   if (c.total) lines.push(`total: min ${fmt(c.total.min)}, mean ${fmt(c.total.mean)}, max ${fmt(c.total.max)}`);
   const names = Object.keys(c.components);
   if (names.length > 0) {
@@ -178,11 +202,14 @@ function renderReport(c: Omit<RewardCheck, "report">): string {
     lines.push("components: none (return named terms in components to see what each contributes)");
   }
   const warnings: string[] = [];
-  for (const f of c.faults) warnings.push(`fault in batch ${f.batch}${f.count > 1 ? ` (and ${f.count - 1} later batch${f.count > 2 ? "es" : ""})` : ""}: ${f.text}`);
-  if (c.total?.constant && c.transitions > 1) warnings.push(`total is constant (${fmt(c.total.mean)}) over all ${c.transitions} transitions: the policy gets no learning signal from it`);
+  for (const f of c.faults)
+    warnings.push(`fault in batch ${f.batch}${f.count > 1 ? ` (and ${f.count - 1} later batch${f.count > 2 ? "es" : ""})` : ""}: ${f.text}`);
+  if (c.total?.constant && c.transitions > 1)
+    warnings.push(`total is constant (${fmt(c.total.mean)}) over all ${c.transitions} transitions: the policy gets no learning signal from it`);
   for (const n of names) {
     const s = c.components[n]!;
-    if (s.constant && c.transitions > 1) warnings.push(`component "${n}" is constant (${fmt(s.mean)}) over all ${c.transitions} transitions: it shifts the reward but carries no learning signal`);
+    if (s.constant && c.transitions > 1)
+      warnings.push(`component "${n}" is constant (${fmt(s.mean)}) over all ${c.transitions} transitions: it shifts the reward but carries no learning signal`);
   }
   if (c.hackSuspect) {
     warnings.push(

@@ -70,9 +70,12 @@ describe("reward sandbox: the contract", () => {
   });
 
   it("discrete layout: action is the chosen index", async () => {
-    const p = await compile(`function reward(obs, action, nextObs, info) {
+    const p = await compile(
+      `function reward(obs, action, nextObs, info) {
       return { total: action === 1 ? 1 : -1, components: { a: action, alive: info.alive, dx: nextObs.x - obs.x } };
-    }`, cartpole);
+    }`,
+      cartpole,
+    );
     const out = p.evaluate(cartpoleBatch());
     expect([...out.total]).toEqual([-1, 1, 1, -1]);
     expect([...out.components.a!]).toEqual([0, 1, 1, 0]);
@@ -94,9 +97,12 @@ describe("reward sandbox: the contract", () => {
   });
 
   it("batched form, discrete: batch.action is a Float64Array of indices", async () => {
-    const p = await compile(`function rewardBatch(b) {
+    const p = await compile(
+      `function rewardBatch(b) {
       return { total: Array.from(b.action, (a) => a * 10), components: { isTyped: new Array(b.n).fill(b.action instanceof Float64Array ? 1 : 0) } };
-    }`, cartpole);
+    }`,
+      cartpole,
+    );
     const out = p.evaluate(cartpoleBatch());
     expect([...out.total]).toEqual([0, 10, 10, 0]);
     expect([...out.components.isTyped!]).toEqual([1, 1, 1, 1]);
@@ -104,7 +110,12 @@ describe("reward sandbox: the contract", () => {
 
   it("rewardLayout takes the names from the task and the kind from the action space", () => {
     const task = { observation: ["x"], actionNames: ["left", "right"], info: ["alive"] };
-    expect(rewardLayout(task, { kind: "discrete", n: 2 })).toEqual({ observation: ["x"], actionNames: ["left", "right"], actionKind: "discrete", info: ["alive"] });
+    expect(rewardLayout(task, { kind: "discrete", n: 2 })).toEqual({
+      observation: ["x"],
+      actionNames: ["left", "right"],
+      actionKind: "discrete",
+      info: ["alive"],
+    });
   });
 
   it("rewardBatch wins when the code defines both", async () => {
@@ -128,7 +139,13 @@ describe("reward sandbox: the contract", () => {
 
   it("an empty batch gives empty arrays without running the code", async () => {
     const p = await compile(ok("while (true) {}"), pendulum, { cpuMsPerCall: 10 });
-    const out = p.evaluate({ n: 0, obs: new Float64Array(0), action: new Float64Array(0), nextObs: new Float64Array(0), info: { x_position: new Float64Array(0) } });
+    const out = p.evaluate({
+      n: 0,
+      obs: new Float64Array(0),
+      action: new Float64Array(0),
+      nextObs: new Float64Array(0),
+      info: { x_position: new Float64Array(0) },
+    });
     expect(out.total.length).toBe(0);
   });
 
@@ -181,7 +198,8 @@ describe("reward sandbox: determinism", () => {
 
 describe("reward sandbox: isolation", () => {
   it("the builtins wrapped for CPU polling still behave as specified", async () => {
-    const p = await compile(ok(`
+    const p = await compile(
+      ok(`
       const t = new Float64Array(4); t.fill(2, 1); t.set([5], 0);
       const checks = [
         [3, 1, 2].sort().join() === "1,2,3",
@@ -195,7 +213,8 @@ describe("reward sandbox: isolation", () => {
         [1, 2, 3].slice(1).length === 2 && [3, 2, 1].toSorted().join() === "1,2,3" && [1, 2].reverse()[0] === 2,
         "Hello".toUpperCase() === "HELLO" && "a-b".replace("-", "+") === "a+b" && " x ".trim() === "x",
       ];
-      return { total: checks.filter(Boolean).length, components: { n: checks.length } };`));
+      return { total: checks.filter(Boolean).length, components: { n: checks.length } };`),
+    );
     const out = p.evaluate(pendulumBatch());
     expect(out.total[0]).toBe(out.components.n![0]);
   });
@@ -210,7 +229,11 @@ describe("reward sandbox: isolation", () => {
   });
 
   it("a loop over large native builtins is stopped too (the builtins let the CPU check run)", async () => {
-    for (const body of ["const a = new Array(1e6).fill(0); while (true) a.indexOf(1);", "const s = 'x'.repeat(1e6); while (true) s.indexOf('y');", "const t = new Float64Array(1e6); while (true) t.fill(1);"]) {
+    for (const body of [
+      "const a = new Array(1e6).fill(0); while (true) a.indexOf(1);",
+      "const s = 'x'.repeat(1e6); while (true) s.indexOf('y');",
+      "const t = new Float64Array(1e6); while (true) t.fill(1);",
+    ]) {
       const t0 = performance.now();
       const f = await faultOfRun(ok(body), pendulum, pendulumBatch(), { cpuMsPerCall: 30 });
       expect(f.fault.kind).toBe("timeout");
@@ -230,7 +253,10 @@ describe("reward sandbox: isolation", () => {
   });
 
   it("a memory bomb is a memory fault, and the program still disposes", async () => {
-    const p = await compile(`function reward(obs) {\n  const a = [];\n  while (true) a.push(new Array(100000).fill(obs.theta));\n}`, pendulum, { memoryBytes: 8 << 20, cpuMsPerCall: 20_000 });
+    const p = await compile(`function reward(obs) {\n  const a = [];\n  while (true) a.push(new Array(100000).fill(obs.theta));\n}`, pendulum, {
+      memoryBytes: 8 << 20,
+      cpuMsPerCall: 20_000,
+    });
     const f = await faultOf(() => p.evaluate(pendulumBatch()));
     expect(f.fault.kind).toBe("memory");
     expect(f.fault.line).toBe(3);
@@ -241,7 +267,11 @@ describe("reward sandbox: isolation", () => {
   });
 
   it("string, typed-array and small-object bombs are memory faults", async () => {
-    for (const body of ["let s = 'x'; while (true) s = s + s;", "const a = []; while (true) a.push(new Float64Array(1 << 16));", "const a = []; while (true) a.push({ x: a.length });"]) {
+    for (const body of [
+      "let s = 'x'; while (true) s = s + s;",
+      "const a = []; while (true) a.push(new Float64Array(1 << 16));",
+      "const a = []; while (true) a.push({ x: a.length });",
+    ]) {
       const f = await faultOfRun(ok(body), pendulum, pendulumBatch(), { memoryBytes: 8 << 20, cpuMsPerCall: 20_000 });
       expect(f.fault.kind).toBe("memory");
     }
@@ -279,21 +309,25 @@ describe("reward sandbox: isolation", () => {
     const f = await faultOfRun(ok("fetch('http://example.com'); return { total: 0, components: {} };"));
     expect(f.fault.kind).toBe("exception");
     expect(f.fault.message).toMatch(/fetch.*not defined/);
-    const p = await compile(ok(`return { total: 0, components: {
+    const p = await compile(
+      ok(`return { total: 0, components: {
       fetch: typeof fetch === "undefined" ? 1 : 0, setTimeout: typeof setTimeout === "undefined" ? 1 : 0,
-      process: typeof globalThis.process === "undefined" ? 1 : 0, require: typeof require === "undefined" ? 1 : 0 } };`));
+      process: typeof globalThis.process === "undefined" ? 1 : 0, require: typeof require === "undefined" ? 1 : 0 } };`),
+    );
     const out = p.evaluate(pendulumBatch());
     for (const name of ["fetch", "setTimeout", "process", "require"]) expect(out.components[name]![0]).toBe(1);
   });
 
   it("constructor chains reach only the sandbox's own global object", async () => {
-    const p = await compile(ok(`
+    const p = await compile(
+      ok(`
       const g1 = (function () {}).constructor("return this")();
       const g2 = this.constructor.constructor("return this")();
       const g3 = obs.constructor.constructor("return globalThis")();
       const g4 = Object.getPrototypeOf(async function () {}).constructor;
       const hostish = (g) => ["process", "require", "Buffer", "module", "global", "fetch", "setImmediate"].filter((k) => typeof g[k] !== "undefined").length;
-      return { total: 0, components: { h1: hostish(g1), h2: hostish(g2), h3: hostish(g3), same: g1 === globalThis && g2 === globalThis && g3 === globalThis ? 1 : 0, g4: typeof g4 === "function" ? 1 : 0 } };`));
+      return { total: 0, components: { h1: hostish(g1), h2: hostish(g2), h3: hostish(g3), same: g1 === globalThis && g2 === globalThis && g3 === globalThis ? 1 : 0, g4: typeof g4 === "function" ? 1 : 0 } };`),
+    );
     const out = p.evaluate(pendulumBatch());
     expect(out.components.h1![0]).toBe(0);
     expect(out.components.h2![0]).toBe(0);
@@ -302,7 +336,9 @@ describe("reward sandbox: isolation", () => {
   });
 
   it("prototype pollution inside does not reach host objects", async () => {
-    const p = await compile(`Object.prototype.polluted = 1;\nArray.prototype.push = function () { return 42; };\nFloat64Array.prototype.fill = null;\nJSON.stringify = () => "hacked";\nMath.cos = () => 99;\n${ok("return { total: Math.cos(0), components: { p: ({}).polluted } };")}`);
+    const p = await compile(
+      `Object.prototype.polluted = 1;\nArray.prototype.push = function () { return 42; };\nFloat64Array.prototype.fill = null;\nJSON.stringify = () => "hacked";\nMath.cos = () => 99;\n${ok("return { total: Math.cos(0), components: { p: ({}).polluted } };")}`,
+    );
     const out = p.evaluate(pendulumBatch());
     expect([...out.total]).toEqual([99, 99, 99]);
     expect([...out.components.p!]).toEqual([1, 1, 1]);
@@ -339,7 +375,9 @@ describe("reward sandbox: isolation", () => {
 
   it("deep native recursion (JSON of a deeply nested array) is a clean exception", async () => {
     const exitCode = process.exitCode;
-    const f = await faultOfRun(ok("let a = []; for (let i = 0; i < 200000; i++) a = [a]; return JSON.stringify(a).length;"), pendulum, pendulumBatch(), { cpuMsPerCall: 5000 });
+    const f = await faultOfRun(ok("let a = []; for (let i = 0; i < 200000; i++) a = [a]; return JSON.stringify(a).length;"), pendulum, pendulumBatch(), {
+      cpuMsPerCall: 5000,
+    });
     expect(["exception", "memory"]).toContain(f.fault.kind);
     expect(f.fault.message).toMatch(/stack overflow|out of memory/);
     for (const p of programs.splice(0)) p.dispose();
@@ -349,7 +387,13 @@ describe("reward sandbox: isolation", () => {
   it("a program keeps working after an exception, and evaluate after dispose is a hexa bug", async () => {
     const p = await compileReward(ok("if (obs.theta > 0.7) throw new Error('big'); return { total: obs.theta, components: {} };"), pendulum);
     expect((await faultOf(() => p.evaluate(pendulumBatch()))).fault.kind).toBe("exception");
-    const small = { n: 1, obs: new Float64Array([0.2, 0]), action: new Float64Array([0]), nextObs: new Float64Array([0, 0]), info: { x_position: new Float64Array([0]) } };
+    const small = {
+      n: 1,
+      obs: new Float64Array([0.2, 0]),
+      action: new Float64Array([0]),
+      nextObs: new Float64Array([0, 0]),
+      info: { x_position: new Float64Array([0]) },
+    };
     expect([...p.evaluate(small).total]).toEqual([0.2]);
     p.dispose();
     p.dispose();
@@ -440,7 +484,13 @@ describe("reward sandbox: faults written for the model", () => {
 
   it("component names are fixed by the first call: other names later are a shape fault", async () => {
     const p = await compile(ok("return { total: 1, components: obs.theta > 0.7 ? { a: 1, b: 2 } : { a: 1 } };"));
-    const small = { n: 1, obs: new Float64Array([0.2, 0]), action: new Float64Array([0]), nextObs: new Float64Array([0, 0]), info: { x_position: new Float64Array([0]) } };
+    const small = {
+      n: 1,
+      obs: new Float64Array([0.2, 0]),
+      action: new Float64Array([0]),
+      nextObs: new Float64Array([0, 0]),
+      info: { x_position: new Float64Array([0]) },
+    };
     expect(Object.keys(p.evaluate(small).components)).toEqual(["a"]);
     const f = await faultOf(() => p.evaluate({ ...small, obs: new Float64Array([0.9, 0]) }));
     expect(f.fault.kind).toBe("shape");

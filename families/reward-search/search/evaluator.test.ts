@@ -14,7 +14,10 @@ describe("reward search's evaluator and heuristic proposer in a search", () => {
     const task = getTask("cartpole");
     const instance = task.generate(3);
     const t = testTrainer();
-    const r = await runRfAgent({ task, instance, seed: 5, budget: 7, proposer: heuristicProposer(), ports: { evaluator: trainerEvaluator(t, 1000), log: memoryLog() } }, RfAgentConfig.parse({ initial: 2, children: 5 }));
+    const r = await runRfAgent(
+      { task, instance, seed: 5, budget: 7, proposer: heuristicProposer(), ports: { evaluator: trainerEvaluator(t, 1000), log: memoryLog() } },
+      RfAgentConfig.parse({ initial: 2, children: 5 }),
+    );
     expect(t.jobs).toHaveLength(7);
     for (const c of r.candidates) {
       const i = t.labels.indexOf(`rf-agent-cartpole-s3-c${c.index}`);

@@ -92,7 +92,15 @@ describe("auto-finish under a share", () => {
         return o.kind === "result" ? { ...o, result: { ...o.result, final: { ...o.result.final, fitness: task.fitness.solved + 1 } } } : o;
       },
     };
-    const session = (maxTrainings?: number): RewardSession => ({ task, instance: task.generate(0), trainer, budgets: { train: 8, finish: 8 }, checkTransitions: 16, trainings: 0, ...(maxTrainings === undefined ? {} : { maxTrainings }) });
+    const session = (maxTrainings?: number): RewardSession => ({
+      task,
+      instance: task.generate(0),
+      trainer,
+      budgets: { train: 8, finish: 8 },
+      checkTransitions: 16,
+      trainings: 0,
+      ...(maxTrainings === undefined ? {} : { maxTrainings }),
+    });
     const code = "function reward(){return {total:1,components:{alive:1}}}";
     const shared = session(3);
     const ends: boolean[] = [];
@@ -112,7 +120,9 @@ describe("compare's final-score figure", () => {
       costUsd: 0,
       unpricedCalls: 0,
       wallMs: 0,
-      ...(score === undefined ? {} : { final: [{ level: "cartpole", score, spent: 4, measure: "m", raw: { name: "F", value: score === null ? 7 : score * 10 } }] }),
+      ...(score === undefined
+        ? {}
+        : { final: [{ level: "cartpole", score, spent: 4, measure: "m", raw: { name: "F", value: score === null ? 7 : score * 10 } }] }),
     });
     const [c] = compareResults([{ id: "c1", label: "x", runs: [run(0, 0.5), run(1, null), run(2, 1.5), run(3, undefined)] }], ["cartpole"], "c1");
     const f = c!.levels[0]!.final!;

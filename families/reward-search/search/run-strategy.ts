@@ -59,7 +59,11 @@ const perCandidateCalls = (strategy: SearchMethod, task: RewardTask): { calls: n
 /** Candidates of a level's search still to train: the budget less the indices its candidates.jsonl holds (read, never repaired). */
 const candidatesLeft = (dir: string | undefined, level: string, budget: number): number => {
   if (dir === undefined) return budget;
-  const done = new Set(readJsonl(join(searchDirOf(dir, level), "candidates.jsonl"), CandidateRecord, { repair: false }).map((r) => r.index).filter((i) => i < budget));
+  const done = new Set(
+    readJsonl(join(searchDirOf(dir, level), "candidates.jsonl"), CandidateRecord, { repair: false })
+      .map((r) => r.index)
+      .filter((i) => i < budget),
+  );
   return budget - done.size;
 };
 
@@ -73,7 +77,10 @@ export const searchOfRun = (config: RunConfig, c: RewardSearchConfig, pool: Trai
     name: strategy,
     label: `${strategy}: ${budget} candidates per task`,
     calls: (dir) => {
-      const per = config.levels.map((level) => ({ left: usesModel ? candidatesLeft(dir, level, budget) : 0, work: perCandidateCalls(strategy, getTask(level)) }));
+      const per = config.levels.map((level) => ({
+        left: usesModel ? candidatesLeft(dir, level, budget) : 0,
+        work: perCandidateCalls(strategy, getTask(level)),
+      }));
       const candidates = per.reduce((n, p) => n + p.left, 0);
       // The levels' mean, weighted by what each has left (equal when none has: a new run).
       const weight = (p: (typeof per)[number]) => (candidates ? p.left / candidates : 1 / per.length);
@@ -92,7 +99,10 @@ export const searchOfRun = (config: RunConfig, c: RewardSearchConfig, pool: Trai
         if (!usesModel || !actorModel) return heuristicProposer();
         const model = actorModel;
         // Each call metered by the candidate it is for: usage.jsonl's lines of phase "search".
-        return llmProposer(model, onCall ? { modelFor: (candidate) => metered(model, (turn) => onCall({ level, seed, ...(candidate === undefined ? {} : { candidate }) }, turn)) } : {});
+        return llmProposer(
+          model,
+          onCall ? { modelFor: (candidate) => metered(model, (turn) => onCall({ level, seed, ...(candidate === undefined ? {} : { candidate }) }, turn)) } : {},
+        );
       };
       // The tasks search at once (the pool bounds the trainings in flight); a task that stops (the spend cap)
       // lets the others end their trainings in flight before the run stops.
@@ -104,7 +114,16 @@ export const searchOfRun = (config: RunConfig, c: RewardSearchConfig, pool: Trai
           const steps = budgetsOf(c, task.training.steps).train;
           const where = searchDirOf(dir, level);
           const options = { ...headerOptions(strategy, config.search), searchSeed: config.seed };
-          const header: SearchHeader = { schemaVersion: CANDIDATE_SCHEMA_VERSION, strategy, task: task.id, seed, budget, trainSteps: steps, proposer: proposer.label, options };
+          const header: SearchHeader = {
+            schemaVersion: CANDIDATE_SCHEMA_VERSION,
+            strategy,
+            task: task.id,
+            seed,
+            budget,
+            trainSteps: steps,
+            proposer: proposer.label,
+            options,
+          };
           const ports = { evaluator: trainerEvaluator(pool, steps), log: openSearchDir(where, header) };
           const r = await runSearch(strategy, { task, instance: task.generate(seed), seed: config.seed, proposer, ports }, config.search);
           const best = r.best?.outcome.kind === "result" ? `best #${r.best.index} F ${r.best.outcome.fitness.toFixed(2)}` : "no candidate trained successfully";
@@ -144,7 +163,11 @@ export const heldOutEvalSeeds = (instance: TaskInstance): number[] => {
 };
 
 /** The final reward of a task in a finished run, and the trainings the run spent on the task. */
-const finalRewardOf = (req: FinalScoreRequest, level: string, played: (e: EpisodeRecord) => boolean): { code: string | null; source: string; spent: number } => {
+const finalRewardOf = (
+  req: FinalScoreRequest,
+  level: string,
+  played: (e: EpisodeRecord) => boolean,
+): { code: string | null; source: string; spent: number } => {
   const method = req.config.method;
   if (method !== "rounds") {
     const candidates = jsonlCandidateLog(searchDirOf(req.dir, level)).read();
@@ -163,7 +186,10 @@ const finalRewardOf = (req: FinalScoreRequest, level: string, played: (e: Episod
 };
 
 const trainF = async (pool: TrainerPool, task: RewardTask, instance: TaskInstance, evalSeeds: number[], code: string, steps: number, label: string) => {
-  const o = await pool.train({ task: task.id, instance, reward: code, steps, seed: instance.trainSeed, evalSeeds, ppo: task.training.ppo }, { label: `final-${task.id}-s${instance.seed}-${label}` });
+  const o = await pool.train(
+    { task: task.id, instance, reward: code, steps, seed: instance.trainSeed, evalSeeds, ppo: task.training.ppo },
+    { label: `final-${task.id}-s${instance.seed}-${label}` },
+  );
   return o.kind === "result" ? { fitness: o.result.final.fitness, bestCheckpoint: o.result.bestCheckpoint } : { error: o.error.message };
 };
 

@@ -27,7 +27,17 @@ describe("search end to end (built-in trainer)", () => {
     const pool = createTrainerPool({ jobsDir: join(d, "jobs"), cacheDir: join(d, "cache"), size: 2 });
     pools.push(pool);
     const task = getTask("cartpole");
-    const r = await runEureka({ task, instance: task.generate(1), seed: 1, proposer: heuristicProposer(), budget: 4, ports: { evaluator: trainerEvaluator(pool, 2048), log: jsonlCandidateLog(d) } }, { samples: 2 });
+    const r = await runEureka(
+      {
+        task,
+        instance: task.generate(1),
+        seed: 1,
+        proposer: heuristicProposer(),
+        budget: 4,
+        ports: { evaluator: trainerEvaluator(pool, 2048), log: jsonlCandidateLog(d) },
+      },
+      { samples: 2 },
+    );
     expect(pool.sent).toBe(4);
     expect(lines(join(d, "candidates.jsonl"))).toHaveLength(4);
     expect(r.best?.outcome.kind).toBe("result");
@@ -37,7 +47,29 @@ describe("search end to end (built-in trainer)", () => {
   it("hexa search killed with SIGKILL mid-search resumes: exactly the budget, nothing finished retrained", async () => {
     const d = dir();
     const out = join(d, "run");
-    const args = [hexa, "search", "cartpole", "--strategy", "rf-agent", "--budget", "4", "--initial", "2", "--children", "2", "--train-steps", "2048", "--seed", "2", "--out", out, "--trainer-cache", join(d, "cache"), "--processes", "1"];
+    const args = [
+      hexa,
+      "search",
+      "cartpole",
+      "--strategy",
+      "rf-agent",
+      "--budget",
+      "4",
+      "--initial",
+      "2",
+      "--children",
+      "2",
+      "--train-steps",
+      "2048",
+      "--seed",
+      "2",
+      "--out",
+      out,
+      "--trainer-cache",
+      join(d, "cache"),
+      "--processes",
+      "1",
+    ];
     const file = join(out, "candidates.jsonl");
     const child = execa(process.execPath, args, { detached: true, reject: false });
     const started = Date.now();

@@ -26,12 +26,26 @@ export const testTrainer = (o: { delayMs?: (code: string) => number } = {}): Tes
       const code = job.reward;
       await new Promise((r) => setTimeout(r, o.delayMs?.(code) ?? 0));
       if (!/function\s+reward\s*\(/.test(code)) {
-        return { kind: "error", error: { kind: "reward_code", message: "the code defines no function reward(obs, action, nextObs, info)", fault: { kind: "shape", message: "no reward function" } }, cached: false, jobDir: null };
+        return {
+          kind: "error",
+          error: {
+            kind: "reward_code",
+            message: "the code defines no function reward(obs, action, nextObs, info)",
+            fault: { kind: "shape", message: "no reward function" },
+          },
+          cached: false,
+          jobDir: null,
+        };
       }
       try {
         new Function(code);
       } catch (e) {
-        return { kind: "error", error: { kind: "reward_code", message: (e as Error).message, fault: { kind: "syntax", message: (e as Error).message, line: 1 } }, cached: false, jobDir: null };
+        return {
+          kind: "error",
+          error: { kind: "reward_code", message: (e as Error).message, fault: { kind: "syntax", message: (e as Error).message, line: 1 } },
+          cached: false,
+          jobDir: null,
+        };
       }
       const f = scoreOf(code);
       const result: JobResult = {

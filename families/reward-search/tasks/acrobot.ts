@@ -10,7 +10,19 @@ import { instanceSeeds, makeVecEnv, paramRng, round4, type EnvCore } from "../en
  * Solved at F ≥ −120, looser than Gymnasium's reward_threshold −100 (a mean over 100 episodes of the fixed
  * physics): the hand-written reward's PPO policy scores about −100 on 3 evaluation seeds of varied physics.
  */
-export const ACROBOT = { dt: 0.2, l1: 1.0, lc1: 0.5, lc2: 0.5, m1: 1.0, m2: 1.0, moi: 1.0, gravity: 9.8, maxVel1: 4 * Math.PI, maxVel2: 9 * Math.PI, maxEpisodeSteps: 500 } as const;
+export const ACROBOT = {
+  dt: 0.2,
+  l1: 1.0,
+  lc1: 0.5,
+  lc2: 0.5,
+  m1: 1.0,
+  m2: 1.0,
+  moi: 1.0,
+  gravity: 9.8,
+  maxVel1: 4 * Math.PI,
+  maxVel2: 9 * Math.PI,
+  maxEpisodeSteps: 500,
+} as const;
 
 const OBS = ["cos_theta1", "sin_theta1", "cos_theta2", "sin_theta2", "theta1_dot", "theta2_dot"] as const;
 const INFO = ["tip_height", "reached"] as const;
@@ -41,7 +53,8 @@ const core = (instance: TaskInstance, numEnvs: number): EnvCore => {
     const d1 = m1 * lc1 * lc1 + m2 * (l1 * l1 + lc2 * lc2 + 2 * l1 * lc2 * Math.cos(t2)) + I1 + I2;
     const d2 = m2 * (lc2 * lc2 + l1 * lc2 * Math.cos(t2)) + I2;
     const phi2 = m2 * lc2 * g * Math.cos(t1 + t2 - Math.PI / 2.0);
-    const phi1 = -m2 * l1 * lc2 * w2 * w2 * Math.sin(t2) - 2 * m2 * l1 * lc2 * w2 * w1 * Math.sin(t2) + (m1 * lc1 + m2 * l1) * g * Math.cos(t1 - Math.PI / 2) + phi2;
+    const phi1 =
+      -m2 * l1 * lc2 * w2 * w2 * Math.sin(t2) - 2 * m2 * l1 * lc2 * w2 * w1 * Math.sin(t2) + (m1 * lc1 + m2 * l1) * g * Math.cos(t1 - Math.PI / 2) + phi2;
     const dd2 = (a + (d2 / d1) * phi1 - m2 * l1 * lc2 * w1 * w1 * Math.sin(t2) - phi2) / (m2 * lc2 * lc2 + I2 - (d2 * d2) / d1);
     const dd1 = -(d2 * dd2 + phi1) / d1;
     out[oo] = w1;
@@ -116,7 +129,11 @@ export default defineTask({
   observation: OBS,
   actionNames: ["torque_neg", "torque_zero", "torque_pos"],
   info: INFO,
-  fitness: { describe: "minus the number of steps taken before the tip rises above the bar (Gymnasium Acrobot return) [−steps]", range: [-500, 0], solved: -120 },
+  fitness: {
+    describe: "minus the number of steps taken before the tip rises above the bar (Gymnasium Acrobot return) [−steps]",
+    range: [-500, 0],
+    solved: -120,
+  },
   sparseReward: `function reward(obs, action, nextObs, info) {
   const step = info.reached ? 0 : -1;
   return { total: step, components: { step } };

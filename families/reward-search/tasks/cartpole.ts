@@ -131,5 +131,9 @@ export default defineTask({
   training: { steps: 300_000, ppo: CARTPOLE_PPO },
   maxEpisodeSteps: CARTPOLE.maxEpisodeSteps,
   generate: (seed) => ({ task: "cartpole", seed, ...instanceSeeds(seed), params: cartpoleParams("cartpole", seed) }),
-  makeEnv: (instance, numEnvs) => makeVecEnv(numEnvs, cartpoleCore(instance, numEnvs, (_x, _theta, failed) => (failed ? 0 : 1))),
+  makeEnv: (instance, numEnvs) =>
+    makeVecEnv(
+      numEnvs,
+      cartpoleCore(instance, numEnvs, (_x, _theta, failed) => (failed ? 0 : 1)),
+    ),
 });

@@ -15,7 +15,11 @@ export default defineTask({
   observation: CARTPOLE_OBS,
   actionNames: ["push_left", "push_right"],
   info: CARTPOLE_INFO,
-  fitness: { describe: "steps held: number of steps after which the pole is within ±12°, the cart on the track and |x − 1| ≤ 0.25 m [steps]", range: [0, 500], solved: 300 },
+  fitness: {
+    describe: "steps held: number of steps after which the pole is within ±12°, the cart on the track and |x − 1| ≤ 0.25 m [steps]",
+    range: [0, 500],
+    solved: 300,
+  },
   sparseReward: `function reward(obs, action, nextObs, info) {
   const held = !info.fell && !info.out_of_bounds && Math.abs(nextObs.x - 1) <= 0.25 ? 1 : 0;
   return { total: held, components: { held } };
@@ -25,5 +29,8 @@ export default defineTask({
   maxEpisodeSteps: CARTPOLE.maxEpisodeSteps,
   generate: (seed) => ({ task: "cartpole_hold_x1", seed, ...instanceSeeds(seed), params: cartpoleParams("cartpole_hold_x1", seed) }),
   makeEnv: (instance, numEnvs) =>
-    makeVecEnv(numEnvs, cartpoleCore(instance, numEnvs, (x, _theta, failed) => (!failed && Math.abs(x - HOLD_X) <= HOLD_TOLERANCE ? 1 : 0))),
+    makeVecEnv(
+      numEnvs,
+      cartpoleCore(instance, numEnvs, (x, _theta, failed) => (!failed && Math.abs(x - HOLD_X) <= HOLD_TOLERANCE ? 1 : 0)),
+    ),
 });

@@ -12,8 +12,23 @@ import { writeQposQvel } from "../envs/mujoco/observe.ts";
 export const HALF_CHEETAH = { frameSkip: 5, resetNoise: 0.1, maxEpisodeSteps: 1000 } as const;
 
 export const HALF_CHEETAH_OBS = [
-  "torso_z", "torso_angle", "back_thigh_angle", "back_shin_angle", "back_foot_angle", "front_thigh_angle", "front_shin_angle", "front_foot_angle",
-  "torso_vx", "torso_vz", "torso_angular_velocity", "back_thigh_speed", "back_shin_speed", "back_foot_speed", "front_thigh_speed", "front_shin_speed", "front_foot_speed",
+  "torso_z",
+  "torso_angle",
+  "back_thigh_angle",
+  "back_shin_angle",
+  "back_foot_angle",
+  "front_thigh_angle",
+  "front_shin_angle",
+  "front_foot_angle",
+  "torso_vx",
+  "torso_vz",
+  "torso_angular_velocity",
+  "back_thigh_speed",
+  "back_shin_speed",
+  "back_foot_speed",
+  "front_thigh_speed",
+  "front_shin_speed",
+  "front_foot_speed",
 ] as const;
 export const HALF_CHEETAH_ACTIONS = ["bthigh", "bshin", "bfoot", "fthigh", "fshin", "ffoot"] as const;
 export const HALF_CHEETAH_INFO = ["x_position", "x_progress", "x_velocity"] as const;
@@ -43,16 +58,17 @@ export const halfCheetahSpec = (sign: 1 | -1): MujocoSpec => ({
 });
 
 /** Every cheetah task's description but its goal line. */
-export const halfCheetahDescription = (goal: string): string => [
-  "A planar cat-like robot (torso; back and front thigh, shin and foot; 6 hinge joints) on flat ground; its head points to +x. MuJoCo (Gymnasium HalfCheetah-v5 model), 0.05 s per step (5 physics steps of 0.01 s).",
-  "Observation (17 floats, positions then velocities): torso_z = torso height [m] (0 at the start; the root's z offset), torso_angle = torso pitch [rad], " +
-    "back_thigh_angle, back_shin_angle, back_foot_angle, front_thigh_angle, front_shin_angle, front_foot_angle = joint angles [rad], torso_vx, torso_vz = torso velocity [m/s], torso_angular_velocity [rad/s], " +
-    "back_thigh_speed, back_shin_speed, back_foot_speed, front_thigh_speed, front_shin_speed, front_foot_speed = joint angular velocities [rad/s] (unclipped).",
-  `Action (continuous, 6, each −1..1, clipped): ${listNames(HALF_CHEETAH_ACTIONS)} = torque commands of the back thigh, shin and foot, then the front ones (gears 120, 90, 60, 120, 60, 30); the reward code reads action.bthigh etc.`,
-  "Info fields (after the step): x_position = torso x [m] (0 at the start), x_progress = torso x gained in this step [m], x_velocity = x_progress / 0.05 s [m/s].",
-  "Termination: none (it may flip over and keep going). Time limit: 1000 steps (50 s, truncation). Start: every position perturbed by up to ±0.1 and every velocity by 0.1 × a standard normal.",
-  `Goal: ${goal}`,
-].join("\n");
+export const halfCheetahDescription = (goal: string): string =>
+  [
+    "A planar cat-like robot (torso; back and front thigh, shin and foot; 6 hinge joints) on flat ground; its head points to +x. MuJoCo (Gymnasium HalfCheetah-v5 model), 0.05 s per step (5 physics steps of 0.01 s).",
+    "Observation (17 floats, positions then velocities): torso_z = torso height [m] (0 at the start; the root's z offset), torso_angle = torso pitch [rad], " +
+      "back_thigh_angle, back_shin_angle, back_foot_angle, front_thigh_angle, front_shin_angle, front_foot_angle = joint angles [rad], torso_vx, torso_vz = torso velocity [m/s], torso_angular_velocity [rad/s], " +
+      "back_thigh_speed, back_shin_speed, back_foot_speed, front_thigh_speed, front_shin_speed, front_foot_speed = joint angular velocities [rad/s] (unclipped).",
+    `Action (continuous, 6, each −1..1, clipped): ${listNames(HALF_CHEETAH_ACTIONS)} = torque commands of the back thigh, shin and foot, then the front ones (gears 120, 90, 60, 120, 60, 30); the reward code reads action.bthigh etc.`,
+    "Info fields (after the step): x_position = torso x [m] (0 at the start), x_progress = torso x gained in this step [m], x_velocity = x_progress / 0.05 s [m/s].",
+    "Termination: none (it may flip over and keep going). Time limit: 1000 steps (50 s, truncation). Start: every position perturbed by up to ±0.1 and every velocity by 0.1 × a standard normal.",
+    `Goal: ${goal}`,
+  ].join("\n");
 
 const spec = halfCheetahSpec(1);
 
@@ -63,7 +79,11 @@ export default defineTask({
   observation: HALF_CHEETAH_OBS,
   actionNames: HALF_CHEETAH_ACTIONS,
   info: HALF_CHEETAH_INFO,
-  fitness: { describe: "forward distance: torso x gained over the episode [m] (a 50 s episode; 100 m ≈ 2 m/s ≈ Gymnasium return 1,800)", range: [-200, 800], solved: 100 },
+  fitness: {
+    describe: "forward distance: torso x gained over the episode [m] (a 50 s episode; 100 m ≈ 2 m/s ≈ Gymnasium return 1,800)",
+    range: [-200, 800],
+    solved: 100,
+  },
   sparseReward: FORWARD_PROGRESS_REWARD,
   humanReward: `function reward(obs, action, nextObs, info) {
   const forward = info.x_velocity;

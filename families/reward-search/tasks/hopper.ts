@@ -12,8 +12,17 @@ import { writeQposQvel } from "../envs/mujoco/observe.ts";
 export const HOPPER = { frameSkip: 4, resetNoise: 5e-3, velClip: 10, minZ: 0.7, maxAngle: 0.2, maxState: 100, ctrlCost: 1e-3, maxEpisodeSteps: 1000 } as const;
 
 export const HOPPER_OBS = [
-  "torso_z", "torso_angle", "thigh_angle", "leg_angle", "foot_angle",
-  "torso_vx", "torso_vz", "torso_angular_velocity", "thigh_speed", "leg_speed", "foot_speed",
+  "torso_z",
+  "torso_angle",
+  "thigh_angle",
+  "leg_angle",
+  "foot_angle",
+  "torso_vx",
+  "torso_vz",
+  "torso_angular_velocity",
+  "thigh_speed",
+  "leg_speed",
+  "foot_speed",
 ] as const;
 export const HOPPER_ACTIONS = ["thigh_joint", "leg_joint", "foot_joint"] as const;
 const INFO = ["x_position", "x_progress", "x_velocity", "healthy"] as const;
@@ -59,7 +68,8 @@ export const hopperBody = [
   `Action (continuous, 3, each −1..1, clipped): ${listNames(HOPPER_ACTIONS)} = torque commands of the hip, knee and ankle motors (gear 200); the reward code reads action.thigh_joint etc.`,
 ].join("\n");
 
-const healthyLine = "healthy = 1 while torso_z > 0.7, |torso_angle| < 0.2 rad and every position but x and z and every unclipped velocity is inside (−100, 100), else 0";
+const healthyLine =
+  "healthy = 1 while torso_z > 0.7, |torso_angle| < 0.2 rad and every position but x and z and every unclipped velocity is inside (−100, 100), else 0";
 
 const spec = hopperSpec((o, healthy) => {
   o.fitness[o.i] = o.info.x_progress![o.i]!;

@@ -14,7 +14,18 @@ export const LANDER_TASK = {
 } as const;
 
 export const LANDER_OBS = ["x", "y", "vx", "vy", "angle", "angular_velocity", "left_leg_contact", "right_leg_contact"] as const;
-export const LANDER_INFO = ["left_leg_contact", "right_leg_contact", "speed", "distance_to_pad", "on_pad", "crashed", "landed", "out_of_bounds", "main_engine", "side_engine"] as const;
+export const LANDER_INFO = [
+  "left_leg_contact",
+  "right_leg_contact",
+  "speed",
+  "distance_to_pad",
+  "on_pad",
+  "crashed",
+  "landed",
+  "out_of_bounds",
+  "main_engine",
+  "side_engine",
+] as const;
 
 export const landerParams = (taskId: string, seed: number): Record<string, number> => {
   const rng = paramRng(taskId, seed);
@@ -116,7 +127,11 @@ export default defineTask({
   observation: LANDER_OBS,
   actionNames: [...LANDER_ACTIONS],
   info: LANDER_INFO,
-  fitness: { describe: "1 if the episode ends landed (at rest on both legs) with the centre over the pad (|x| ≤ 1.5 m), else 0 [success]", range: [0, 1], solved: 0.75 },
+  fitness: {
+    describe: "1 if the episode ends landed (at rest on both legs) with the centre over the pad (|x| ≤ 1.5 m), else 0 [success]",
+    range: [0, 1],
+    solved: 0.75,
+  },
   sparseReward: `function reward(obs, action, nextObs, info) {
   const success = info.landed && info.on_pad ? 1 : 0;
   return { total: success, components: { success } };
@@ -132,5 +147,9 @@ export default defineTask({
   training: { steps: 600_000, ppo: { numEnvs: 8, numSteps: 256, learningRate: 3e-4, minibatchSize: 512, updateEpochs: 4, entCoef: 0.01, gamma: 0.99 } },
   maxEpisodeSteps: LANDER_TASK.maxEpisodeSteps,
   generate: (seed) => ({ task: "lander", seed, ...instanceSeeds(seed), params: landerParams("lander", seed) }),
-  makeEnv: (instance, numEnvs) => makeVecEnv(numEnvs, landerCore(instance, numEnvs, (landed, x, half) => (landed && Math.abs(x) <= half ? 1 : 0))),
+  makeEnv: (instance, numEnvs) =>
+    makeVecEnv(
+      numEnvs,
+      landerCore(instance, numEnvs, (landed, x, half) => (landed && Math.abs(x) <= half ? 1 : 0)),
+    ),
 });

@@ -28,36 +28,130 @@ const bump = (base: number[], by: number[]) => base.map((v, k) => v + (by[k] ?? 
 
 /** Hopper and Walker2d: qpos[1:] + clip(qvel, ±10); healthy + x-velocity − 1e-3·Σa². */
 const planar = (healthy: (q: number[], v: number[]) => boolean) => (r: Ref, a: number[]) => {
-  const vx = (r.qpos[0]! - r.qpos0[0]!) / 0.008, h = healthy(r.qpos, r.qvel);
-  return { obs: [...r.qpos.slice(1), ...r.qvel.map((v) => clip(v, 10))], reward: vx + (h ? 1 : 0) - 1e-3 * sq(a), fitness: r.qpos[0]! - r.qpos0[0]!, terminated: !h };
+  const vx = (r.qpos[0]! - r.qpos0[0]!) / 0.008,
+    h = healthy(r.qpos, r.qvel);
+  return {
+    obs: [...r.qpos.slice(1), ...r.qvel.map((v) => clip(v, 10))],
+    reward: vx + (h ? 1 : 0) - 1e-3 * sq(a),
+    fitness: r.qpos[0]! - r.qpos0[0]!,
+    terminated: !h,
+  };
 };
 const hopperHealthy = (q: number[], v: number[]) => [...q.slice(2), ...v].every((x) => x > -100 && x < 100) && q[1]! > 0.7 && Math.abs(q[2]!) < 0.2;
 const walkerHealthy = (q: number[]) => q[1]! > 0.8 && q[1]! < 2 && q[2]! > -1 && q[2]! < 1;
 const ant = (r: Ref, a: number[]) => {
-  const f = r.cfrc.map((x) => clip(x, 1)), h = r.qpos[2]! >= 0.2 && r.qpos[2]! <= 1;
+  const f = r.cfrc.map((x) => clip(x, 1)),
+    h = r.qpos[2]! >= 0.2 && r.qpos[2]! <= 1;
   const vx = (r.xpos[3]! - r.xpos0[3]!) / 0.05;
-  return { obs: [...r.qpos.slice(2), ...r.qvel, ...f.slice(6)], reward: (h ? 1 : 0) + vx - 0.5 * sq(a) - 5e-4 * sq(f), fitness: r.xpos[3]! - r.xpos0[3]!, terminated: !h };
+  return {
+    obs: [...r.qpos.slice(2), ...r.qvel, ...f.slice(6)],
+    reward: (h ? 1 : 0) + vx - 0.5 * sq(a) - 5e-4 * sq(f),
+    fitness: r.xpos[3]! - r.xpos0[3]!,
+    terminated: !h,
+  };
 };
 
 const CASES: Case[] = [
-  { id: "hopper", model: "hopper.xml", frameSkip: 4, contact: false, state: (q) => ({ qpos: bump(q, [0.1, -0.05, 0.05, -0.1, -0.2, 0.1]), qvel: [1, -0.5, 0.3, 2, -15, 0.5] }), ends: false, action: [0.5, -0.3, 1], hand: planar(hopperHealthy) },
-  { id: "hopper", model: "hopper.xml", frameSkip: 4, contact: false, state: (q) => ({ qpos: bump(q, [0, 0, 0.5]), qvel: [0, 0, 0, 0, 0, 0] }), ends: true, action: [0, 0, 0], hand: planar(hopperHealthy) },
-  { id: "walker2d", model: "walker2d_v5.xml", frameSkip: 4, contact: false, state: (q) => ({ qpos: bump(q, [0, 0, 0.1, 0.2, -0.1]), qvel: [2, 0, -1, 12, 0, 0, 0, 0, 0.5] }), ends: false, action: [0.3, -0.2, 0.1, 1, -1, 0], hand: planar(walkerHealthy) },
-  { id: "walker2d", model: "walker2d_v5.xml", frameSkip: 4, contact: false, state: (q) => ({ qpos: bump(q, [0, -0.6]), qvel: new Array(9).fill(0) }), ends: true, action: [0, 0, 0, 0, 0, 0], hand: planar(walkerHealthy) },
   {
-    id: "half_cheetah", model: "half_cheetah.xml", frameSkip: 5, contact: false,
-    state: (q) => ({ qpos: bump(q, [0, 0.05, 0.1, 0.2, -0.3, 0.1, -0.2, 0.3]), qvel: [3, 0.5, -1, 11, 2, 0, -3, 0, 1] }), ends: false, action: [1, -1, 0.5, -0.5, 0.2, 0],
-    hand: (r, a) => ({ obs: [...r.qpos.slice(1), ...r.qvel], reward: (r.qpos[0]! - r.qpos0[0]!) / 0.05 - 0.1 * sq(a), fitness: r.qpos[0]! - r.qpos0[0]!, terminated: false }),
-  },
-  { id: "ant", model: "ant.xml", frameSkip: 5, contact: true, state: (q) => ({ qpos: bump(q, [0, 0, -0.2, 0, 0, 0, 0, 0.2, 0.5, -0.2, -0.5]), qvel: [0.5, 0, -1, 0, 0, 0.3, 0, 0, 0, 0, 1, 0, 0, 0] }), ends: false, action: [0.5, -0.5, 1, 0, -1, 0.2, 0.3, -0.3], hand: ant },
-  { id: "ant", model: "ant.xml", frameSkip: 5, contact: true, state: (q) => ({ qpos: bump(q, [0, 0, 0.6]), qvel: [0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0] }), ends: true, action: new Array(8).fill(0), hand: ant },
-  {
-    id: "inverted_pendulum", model: "inverted_pendulum.xml", frameSkip: 2, contact: false, state: () => ({ qpos: [0.1, 0.05], qvel: [0.2, -0.1] }), ends: false, action: [2],
-    hand: (r) => { const fell = Math.abs(r.qpos[1]!) > 0.2; return { obs: [...r.qpos, ...r.qvel], reward: fell ? 0 : 1, fitness: fell ? 0 : 1, terminated: fell }; },
+    id: "hopper",
+    model: "hopper.xml",
+    frameSkip: 4,
+    contact: false,
+    state: (q) => ({ qpos: bump(q, [0.1, -0.05, 0.05, -0.1, -0.2, 0.1]), qvel: [1, -0.5, 0.3, 2, -15, 0.5] }),
+    ends: false,
+    action: [0.5, -0.3, 1],
+    hand: planar(hopperHealthy),
   },
   {
-    id: "inverted_pendulum", model: "inverted_pendulum.xml", frameSkip: 2, contact: false, state: () => ({ qpos: [0, 0.19], qvel: [0, 2] }), ends: true, action: [0],
-    hand: (r) => { const fell = Math.abs(r.qpos[1]!) > 0.2; return { obs: [...r.qpos, ...r.qvel], reward: fell ? 0 : 1, fitness: fell ? 0 : 1, terminated: fell }; },
+    id: "hopper",
+    model: "hopper.xml",
+    frameSkip: 4,
+    contact: false,
+    state: (q) => ({ qpos: bump(q, [0, 0, 0.5]), qvel: [0, 0, 0, 0, 0, 0] }),
+    ends: true,
+    action: [0, 0, 0],
+    hand: planar(hopperHealthy),
+  },
+  {
+    id: "walker2d",
+    model: "walker2d_v5.xml",
+    frameSkip: 4,
+    contact: false,
+    state: (q) => ({ qpos: bump(q, [0, 0, 0.1, 0.2, -0.1]), qvel: [2, 0, -1, 12, 0, 0, 0, 0, 0.5] }),
+    ends: false,
+    action: [0.3, -0.2, 0.1, 1, -1, 0],
+    hand: planar(walkerHealthy),
+  },
+  {
+    id: "walker2d",
+    model: "walker2d_v5.xml",
+    frameSkip: 4,
+    contact: false,
+    state: (q) => ({ qpos: bump(q, [0, -0.6]), qvel: new Array(9).fill(0) }),
+    ends: true,
+    action: [0, 0, 0, 0, 0, 0],
+    hand: planar(walkerHealthy),
+  },
+  {
+    id: "half_cheetah",
+    model: "half_cheetah.xml",
+    frameSkip: 5,
+    contact: false,
+    state: (q) => ({ qpos: bump(q, [0, 0.05, 0.1, 0.2, -0.3, 0.1, -0.2, 0.3]), qvel: [3, 0.5, -1, 11, 2, 0, -3, 0, 1] }),
+    ends: false,
+    action: [1, -1, 0.5, -0.5, 0.2, 0],
+    hand: (r, a) => ({
+      obs: [...r.qpos.slice(1), ...r.qvel],
+      reward: (r.qpos[0]! - r.qpos0[0]!) / 0.05 - 0.1 * sq(a),
+      fitness: r.qpos[0]! - r.qpos0[0]!,
+      terminated: false,
+    }),
+  },
+  {
+    id: "ant",
+    model: "ant.xml",
+    frameSkip: 5,
+    contact: true,
+    state: (q) => ({ qpos: bump(q, [0, 0, -0.2, 0, 0, 0, 0, 0.2, 0.5, -0.2, -0.5]), qvel: [0.5, 0, -1, 0, 0, 0.3, 0, 0, 0, 0, 1, 0, 0, 0] }),
+    ends: false,
+    action: [0.5, -0.5, 1, 0, -1, 0.2, 0.3, -0.3],
+    hand: ant,
+  },
+  {
+    id: "ant",
+    model: "ant.xml",
+    frameSkip: 5,
+    contact: true,
+    state: (q) => ({ qpos: bump(q, [0, 0, 0.6]), qvel: [0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0] }),
+    ends: true,
+    action: new Array(8).fill(0),
+    hand: ant,
+  },
+  {
+    id: "inverted_pendulum",
+    model: "inverted_pendulum.xml",
+    frameSkip: 2,
+    contact: false,
+    state: () => ({ qpos: [0.1, 0.05], qvel: [0.2, -0.1] }),
+    ends: false,
+    action: [2],
+    hand: (r) => {
+      const fell = Math.abs(r.qpos[1]!) > 0.2;
+      return { obs: [...r.qpos, ...r.qvel], reward: fell ? 0 : 1, fitness: fell ? 0 : 1, terminated: fell };
+    },
+  },
+  {
+    id: "inverted_pendulum",
+    model: "inverted_pendulum.xml",
+    frameSkip: 2,
+    contact: false,
+    state: () => ({ qpos: [0, 0.19], qvel: [0, 2] }),
+    ends: true,
+    action: [0],
+    hand: (r) => {
+      const fell = Math.abs(r.qpos[1]!) > 0.2;
+      return { obs: [...r.qpos, ...r.qvel], reward: fell ? 0 : 1, fitness: fell ? 0 : 1, terminated: fell };
+    },
   },
 ];
 
@@ -90,7 +184,12 @@ describe.each(CASES.map((c, k) => [`${c.id} #${k}`, c] as const))("%s against Gy
     (r.ctrl as Float64Array).set(c.action);
     for (let k = 0; k < c.frameSkip; k++) mj.mj_step(m, r);
     if (c.contact) mj.mj_rnePostConstraint(m, r);
-    Object.assign(ref, { qpos: Array.from(r.qpos as Float64Array), qvel: Array.from(r.qvel as Float64Array), xpos: Array.from(r.xpos as Float64Array), cfrc: Array.from(r.cfrc_ext as Float64Array) });
+    Object.assign(ref, {
+      qpos: Array.from(r.qpos as Float64Array),
+      qvel: Array.from(r.qvel as Float64Array),
+      xpos: Array.from(r.xpos as Float64Array),
+      cfrc: Array.from(r.cfrc_ext as Float64Array),
+    });
     r.delete();
     const want = c.hand(ref, c.action);
     expect(want.terminated).toBe(c.ends);

@@ -45,7 +45,7 @@ const core = (instance: TaskInstance, numEnvs: number): EnvCore => {
       const a = wrapAngle(th[i]!);
       const w = thDot[i]!;
       fitness[i] = -(a * a + 0.1 * w * w + 0.001 * u * u);
-      let nw = w + ((3 * g) / (2 * l) * Math.sin(th[i]!) + (3.0 / (m * l * l)) * u) * dt;
+      let nw = w + (((3 * g) / (2 * l)) * Math.sin(th[i]!) + (3.0 / (m * l * l)) * u) * dt;
       nw = nw < -maxSpeed ? -maxSpeed : nw > maxSpeed ? maxSpeed : nw;
       th[i] = th[i]! + nw * dt;
       thDot[i] = nw;

@@ -92,13 +92,21 @@ describe.each(listTasks())("task %s", (id) => {
   });
 
   it("reward code runs in the sandbox and agrees with a plain host evaluation", async () => {
-    const n = 4, steps = 64;
+    const n = 4,
+      steps = 64;
     const env = task.makeEnv(task.generate(0), n);
     let obs = env.reset(0);
     const rng = createRng(11);
     const k = env.action.kind === "discrete" ? 1 : env.action.dim;
-    const B = n * steps, d = env.obsDim;
-    const batch = { n: B, obs: new Float64Array(B * d), action: new Float64Array(B * k), nextObs: new Float64Array(B * d), info: {} as Record<string, Float64Array> };
+    const B = n * steps,
+      d = env.obsDim;
+    const batch = {
+      n: B,
+      obs: new Float64Array(B * d),
+      action: new Float64Array(B * k),
+      nextObs: new Float64Array(B * d),
+      info: {} as Record<string, Float64Array>,
+    };
     for (const name of task.info) batch.info[name] = new Float64Array(B);
     for (let t = 0; t < steps; t++) {
       const a = randomActions(env, rng);
@@ -209,7 +217,7 @@ describe("physics sanity", () => {
     env.reset(0);
     const { mass: m, length: l, gravity: g } = inst.params as { mass: number; length: number; gravity: number };
     // E = ½ I ω² + m g (l/2) cos θ with I = m l²/3 (θ = 0 upright).
-    const energy = (o: Float64Array) => 0.5 * (m * l * l / 3) * o[2]! ** 2 + m * g * (l / 2) * o[0]!;
+    const energy = (o: Float64Array) => 0.5 * ((m * l * l) / 3) * o[2]! ** 2 + m * g * (l / 2) * o[0]!;
     let b = env.step(Float64Array.of(0));
     const e0 = energy(b.nextObs);
     for (let k = 0; k < 150; k++) {

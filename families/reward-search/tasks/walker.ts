@@ -7,10 +7,21 @@ import { instanceSeeds, makeVecEnv, paramRng, round4, type EnvCore } from "../en
 export const WALKER_TASK = { maxEpisodeSteps: 400, fallAngle: 1.0, jitter: 0.1 } as const;
 
 const OBS = [
-  "torso_height", "torso_angle", "vx", "vy", "angular_velocity",
-  "back_hip_angle", "back_knee_angle", "front_hip_angle", "front_knee_angle",
-  "back_hip_speed", "back_knee_speed", "front_hip_speed", "front_knee_speed",
-  "back_foot_contact", "front_foot_contact",
+  "torso_height",
+  "torso_angle",
+  "vx",
+  "vy",
+  "angular_velocity",
+  "back_hip_angle",
+  "back_knee_angle",
+  "front_hip_angle",
+  "front_knee_angle",
+  "back_hip_speed",
+  "back_knee_speed",
+  "front_hip_speed",
+  "front_knee_speed",
+  "back_foot_contact",
+  "front_foot_contact",
 ] as const;
 const INFO = ["x_position", "forward_progress", "forward_velocity", "fell"] as const;
 

@@ -12,8 +12,23 @@ import { writeQposQvel } from "../envs/mujoco/observe.ts";
 export const WALKER2D = { frameSkip: 4, resetNoise: 5e-3, velClip: 10, minZ: 0.8, maxZ: 2.0, maxAngle: 1.0, maxEpisodeSteps: 1000 } as const;
 
 const OBS = [
-  "torso_z", "torso_angle", "right_thigh_angle", "right_leg_angle", "right_foot_angle", "left_thigh_angle", "left_leg_angle", "left_foot_angle",
-  "torso_vx", "torso_vz", "torso_angular_velocity", "right_thigh_speed", "right_leg_speed", "right_foot_speed", "left_thigh_speed", "left_leg_speed", "left_foot_speed",
+  "torso_z",
+  "torso_angle",
+  "right_thigh_angle",
+  "right_leg_angle",
+  "right_foot_angle",
+  "left_thigh_angle",
+  "left_leg_angle",
+  "left_foot_angle",
+  "torso_vx",
+  "torso_vz",
+  "torso_angular_velocity",
+  "right_thigh_speed",
+  "right_leg_speed",
+  "right_foot_speed",
+  "left_thigh_speed",
+  "left_leg_speed",
+  "left_foot_speed",
 ] as const;
 const ACTIONS = ["thigh_joint", "leg_joint", "foot_joint", "thigh_left_joint", "leg_left_joint", "foot_left_joint"] as const;
 const INFO = ["x_position", "x_progress", "x_velocity", "healthy"] as const;
@@ -33,7 +48,8 @@ export const walker2dSpec: MujocoSpec = {
   track: (d) => [(d.qpos as Float64Array)[0]!],
   outcome: (o) => {
     const qpos = o.d.qpos as Float64Array;
-    const z = qpos[1]!, angle = qpos[2]!;
+    const z = qpos[1]!,
+      angle = qpos[2]!;
     const healthy = z > WALKER2D.minZ && z < WALKER2D.maxZ && angle > -WALKER2D.maxAngle && angle < WALKER2D.maxAngle;
     o.info.x_position![o.i] = qpos[0]!;
     o.info.x_progress![o.i] = qpos[0]! - o.before[0]!;

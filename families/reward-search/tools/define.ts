@@ -13,7 +13,13 @@ export const defineRewardTool = toolDefiner<RewardSession>();
  * observation); a broken trainer (TrainerError, a ConfigError) or a hexa bug does throw: the user must act.
  * The trainings the call sent are its `spent`, an error's included (a finish whose code failed still trained).
  */
-export const callRewardTool = async (tools: readonly RewardTool[], s: RewardSession, name: string, raw: unknown, onProgress?: (p: ToolProgress) => void): Promise<ToolResult> => {
+export const callRewardTool = async (
+  tools: readonly RewardTool[],
+  s: RewardSession,
+  name: string,
+  raw: unknown,
+  onProgress?: (p: ToolProgress) => void,
+): Promise<ToolResult> => {
   const before = s.trainings;
   const { tool: _tool, ...out } = await callTool(tools, s, name, raw, onProgress ? { onProgress } : {});
   return s.trainings > before ? { ...out, spent: s.trainings - before } : out;

@@ -3,11 +3,14 @@ import { defineRewardTool } from "./define.ts";
 
 export default defineRewardTool({
   name: "describe_task",
-  description: "The environment as its author describes it: observation, action and info fields with units, termination, time limit, the fitness F and the budgets.",
+  description:
+    "The environment as its author describes it: observation, action and info fields with units, termination, time limit, the fitness F and the budgets.",
   input: z.object({}),
   run: async (s) => {
     const { task, instance, budgets } = s;
-    const params = Object.entries(instance.params).map(([k, v]) => `${k} ${v}`).join(", ");
+    const params = Object.entries(instance.params)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(", ");
     return {
       result: { task: task.id, seed: instance.seed, params: instance.params, fitness: task.fitness, budgets },
       observation: [

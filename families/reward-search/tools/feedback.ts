@@ -25,10 +25,13 @@ export const reflection = (r: JobResult, solved: number): string => {
     ...Object.entries(r.components).map(([k, xs]) => `- ${k}: ${xs.map((x) => `${n(x.mean)} [${n(x.min)}, ${n(x.max)}]`).join("; ")}`),
   ];
   const shares = componentShares(r.components);
-  const constant = Object.entries(r.components).filter(([, xs]) => xs.every((x) => x.max - x.min < 1e-9 && x.mean === xs[0]!.mean)).map(([k]) => k);
+  const constant = Object.entries(r.components)
+    .filter(([, xs]) => xs.every((x) => x.max - x.min < 1e-9 && x.mean === xs[0]!.mean))
+    .map(([k]) => k);
   if (constant.length) lines.push(`Never changed during training (not being optimised): ${constant.join(", ")}.`);
   const [top, share] = Object.entries(shares).sort((a, b) => b[1] - a[1])[0] ?? ["", 0];
-  if (share > HACK_SHARE) lines.push(`REWARD-HACKING ALARM: ${top} carries ${(share * 100).toFixed(0)}% of the reward's magnitude; the other terms barely matter.`);
+  if (share > HACK_SHARE)
+    lines.push(`REWARD-HACKING ALARM: ${top} carries ${(share * 100).toFixed(0)}% of the reward's magnitude; the other terms barely matter.`);
   lines.push(`${r.steps.toLocaleString("en-US")} env steps in ${(r.wallMs / 1000).toFixed(1)} s.`);
   return lines.join("\n");
 };

@@ -6,12 +6,14 @@ import { train } from "./session.ts";
 
 export default defineRewardTool({
   name: "finish",
-  description: "Commit your reward code: it is scored by a full-budget training and F of the final policy on the held-out evaluation seeds; the episode ends with that result.",
+  description:
+    "Commit your reward code: it is scored by a full-budget training and F of the final policy on the held-out evaluation seeds; the episode ends with that result.",
   input: z.object({ code: z.string().min(1).describe("the reward code to commit") }),
   run: async (s, a, onProgress) => {
     const out = await train(s, a.code, s.budgets.finish, "finish", onProgress);
     // Broken code is not committed: the model may fix it and call finish again (as an invalid placement is not).
-    if (out.kind === "error") throw new ModelOutputError(`${trainingError(out.error).replace(/^ERROR:? ?/, "")}; nothing was committed: fix the code and call finish again`);
+    if (out.kind === "error")
+      throw new ModelOutputError(`${trainingError(out.error).replace(/^ERROR:? ?/, "")}; nothing was committed: fix the code and call finish again`);
     const r = out.result;
     const success = r.final.fitness >= s.task.fitness.solved;
     return {

@@ -8,11 +8,21 @@ import { tf } from "./tf.ts";
 
 export interface Minibatch {
   size: number;
-  obs: Float32Array; actions: Float32Array; oldLogp: Float32Array; adv: Float32Array; returns: Float32Array; oldValue: Float32Array;
+  obs: Float32Array;
+  actions: Float32Array;
+  oldLogp: Float32Array;
+  adv: Float32Array;
+  returns: Float32Array;
+  oldValue: Float32Array;
 }
 
 /** CleanRL's losses/* of a minibatch before its update (network.ts LossTensors, read). */
-export interface Losses { policyLoss: number; valueLoss: number; entropy: number; approxKl: number }
+export interface Losses {
+  policyLoss: number;
+  valueLoss: number;
+  entropy: number;
+  approxKl: number;
+}
 
 export interface StepDiagnostics {
   clipFrac: number;
@@ -31,22 +41,31 @@ export class FlatAdam {
     private readonly cfg: ObjectiveConfig & { maxGradNorm: number },
   ) {
     [this.theta, this.m, this.v] = tf.tidy(() => [
-      tf.variable(tf.tensor1d(init), true), tf.variable(tf.zeros([init.length]), false), tf.variable(tf.zeros([init.length]), false),
+      tf.variable(tf.tensor1d(init), true),
+      tf.variable(tf.zeros([init.length]), false),
+      tf.variable(tf.zeros([init.length]), false),
     ]);
   }
 
   /** One Adam step on the minibatch's loss; returns its clip fraction, and its losses when `withLosses`. */
   step(mb: Minibatch, lr: number, withLosses = false): StepDiagnostics {
     const { layout: l, cfg } = this;
-    const b1 = 0.9, b2 = 0.999, eps = 1e-5;
+    const b1 = 0.9,
+      b2 = 0.999,
+      eps = 1e-5;
     this.t++;
-    const bc1 = 1 - b1 ** this.t, bc2 = 1 - b2 ** this.t;
+    const bc1 = 1 - b1 ** this.t,
+      bc2 = 1 - b2 ** this.t;
     let diag: StepDiagnostics = { clipFrac: 0, losses: null };
     tf.tidy(() => {
       const k = l.action.kind === "discrete" ? l.action.n : l.action.dim;
       const x: MinibatchTensors = {
-        obs: tf.tensor2d(mb.obs, [mb.size, l.obsDim]), actions: tf.tensor2d(mb.actions, [mb.size, k]),
-        oldLogp: tf.tensor1d(mb.oldLogp), adv: tf.tensor1d(mb.adv), returns: tf.tensor1d(mb.returns), oldValue: tf.tensor1d(mb.oldValue),
+        obs: tf.tensor2d(mb.obs, [mb.size, l.obsDim]),
+        actions: tf.tensor2d(mb.actions, [mb.size, k]),
+        oldLogp: tf.tensor1d(mb.oldLogp),
+        adv: tf.tensor1d(mb.adv),
+        returns: tf.tensor1d(mb.returns),
+        oldValue: tf.tensor1d(mb.oldValue),
       };
       const { grad: g, clipFrac, losses } = manualGradient(l, this.theta, x, cfg, withLosses);
       const norm = tf.sqrt(tf.sum(tf.square(g)));
@@ -60,7 +79,12 @@ export class FlatAdam {
       const read = (s: tf.Scalar) => s.dataSync()[0]!;
       diag = {
         clipFrac: read(clipFrac),
-        losses: losses && { policyLoss: read(losses.policyLoss), valueLoss: read(losses.valueLoss), entropy: read(losses.entropy), approxKl: read(losses.approxKl) },
+        losses: losses && {
+          policyLoss: read(losses.policyLoss),
+          valueLoss: read(losses.valueLoss),
+          entropy: read(losses.entropy),
+          approxKl: read(losses.approxKl),
+        },
       };
     });
     return diag;

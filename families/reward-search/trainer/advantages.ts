@@ -9,11 +9,18 @@
  * of the observation after the last step.
  */
 export const gae = (a: {
-  rewards: ArrayLike<number>; values: ArrayLike<number>; dones: ArrayLike<number>; nextValue: ArrayLike<number>;
-  numSteps: number; numEnvs: number; gamma: number; lambda: number;
+  rewards: ArrayLike<number>;
+  values: ArrayLike<number>;
+  dones: ArrayLike<number>;
+  nextValue: ArrayLike<number>;
+  numSteps: number;
+  numEnvs: number;
+  gamma: number;
+  lambda: number;
 }): { advantages: Float64Array; returns: Float64Array } => {
   const { numSteps: T, numEnvs: N, gamma, lambda } = a;
-  const adv = new Float64Array(T * N), ret = new Float64Array(T * N);
+  const adv = new Float64Array(T * N),
+    ret = new Float64Array(T * N);
   for (let e = 0; e < N; e++) {
     let last = 0;
     for (let t = T - 1; t >= 0; t--) {

@@ -38,9 +38,7 @@ const result: JobOutcome = {
 
 describe("normaliseRewardCode", () => {
   it("drops comments and layout, keeps newlines that ASI depends on", () => {
-    expect(normaliseRewardCode(code)).toBe(
-      "function reward(obs,action,nextObs,info){\nconst alive=1;\nreturn{total:alive,components:{alive}};\n}",
-    );
+    expect(normaliseRewardCode(code)).toBe("function reward(obs,action,nextObs,info){\nconst alive=1;\nreturn{total:alive,components:{alive}};\n}");
     expect(normaliseRewardCode("return\nx")).not.toBe(normaliseRewardCode("return x"));
   });
 
@@ -91,7 +89,10 @@ describe("TrainCache", () => {
 
   it("keeps reward-code faults under the exact code only, and never cancels or budget stops", () => {
     const cache = new TrainCache(mkdtempSync(join(tmpdir(), "hexa-cache-")));
-    const fault: JobOutcome = { kind: "error", error: { kind: "reward_code", message: "line 2: boom", fault: { kind: "exception", message: "boom", line: 2 } } };
+    const fault: JobOutcome = {
+      kind: "error",
+      error: { kind: "reward_code", message: "line 2: boom", fault: { kind: "exception", message: "boom", line: 2 } },
+    };
     expect(cache.put(job(), trainer, fault)).toBe(true);
     expect(cache.get(job(), trainer)).toEqual(fault);
     expect(cache.get(job({ reward: `// moved down a line\n${code}` }), trainer)).toBeUndefined();

@@ -22,7 +22,12 @@ const job = (over: Partial<TrainJob> = {}): TrainJob => ({
 
 const open: TrainerClient[] = [];
 const start = async (mode: string, env?: Record<string, string>) => {
-  const c = await startTrainer({ command: fakeCommand(mode), startTimeoutMs: 20_000, cancelGraceMs: 1_500, ...(env ? { env: { ...process.env, ...env } as Record<string, string> } : {}) });
+  const c = await startTrainer({
+    command: fakeCommand(mode),
+    startTimeoutMs: 20_000,
+    cancelGraceMs: 1_500,
+    ...(env ? { env: { ...process.env, ...env } as Record<string, string> } : {}),
+  });
   open.push(c);
   return c;
 };

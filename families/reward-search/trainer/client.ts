@@ -171,7 +171,12 @@ export const startTrainer = async (opts: StartOptions = {}): Promise<TrainerClie
     const how = r.signal ? `was killed by ${r.signal}` : `exited with code ${r.exitCode}`;
     const code = (r as { code?: string }).code ?? (r.cause as { code?: string } | undefined)?.code;
     if (code === "ENOENT" || /ENOENT/.test(r.message ?? "")) {
-      fail(new TrainerError("not_found", `${name}: command not found (${command[0]}); set trainer.command to an executable that speaks hexa trainer protocol ${TRAINER_PROTOCOL_VERSION}, or leave it unset for the built-in trainer`));
+      fail(
+        new TrainerError(
+          "not_found",
+          `${name}: command not found (${command[0]}); set trainer.command to an executable that speaks hexa trainer protocol ${TRAINER_PROTOCOL_VERSION}, or leave it unset for the built-in trainer`,
+        ),
+      );
     } else if (!closing) {
       const when = hello ? (pending.size ? `with ${pending.size} job(s) in flight (${[...pending.keys()].join(", ")})` : "between jobs") : "before its hello";
       fail(new TrainerError("exited", withStderr(`${name}: ${how} ${when}`)));
@@ -235,7 +240,8 @@ export const startTrainer = async (opts: StartOptions = {}): Promise<TrainerClie
       return;
     }
     const parsed = TrainerMessage.safeParse(raw);
-    if (!parsed.success) return protocolError(`printed an invalid protocol message (${describeIssues(parsed.error)}; got ${JSON.stringify(line.slice(0, 160))})`);
+    if (!parsed.success)
+      return protocolError(`printed an invalid protocol message (${describeIssues(parsed.error)}; got ${JSON.stringify(line.slice(0, 160))})`);
     const m = parsed.data;
     if (m.type === "hello") return protocolError("sent a second hello");
     if (m.type === "error" && m.id === null) {
@@ -252,7 +258,10 @@ export const startTrainer = async (opts: StartOptions = {}): Promise<TrainerClie
         const { type: _t, id: _i, ...progress } = m;
         const max = p.opts.budget?.maxSteps;
         if (max !== undefined && m.steps > max)
-          stopJob(p, { kind: "budget_exceeded", message: `budget exceeded: job ${p.id} reached ${m.steps} env steps, over its budget of ${max}; raise the step budget or lower steps` });
+          stopJob(p, {
+            kind: "budget_exceeded",
+            message: `budget exceeded: job ${p.id} reached ${m.steps} env steps, over its budget of ${max}; raise the step budget or lower steps`,
+          });
         if (!p.stopped) p.opts.onProgress?.(progress);
         return;
       }
@@ -275,7 +284,13 @@ export const startTrainer = async (opts: StartOptions = {}): Promise<TrainerClie
   const helloMsg = await new Promise<HelloMessage>((resolve, reject) => {
     if (failure) return reject(failure);
     const timer = setTimeout(
-      () => fail(new TrainerError("timeout", withStderr(`${name}: no hello within ${startTimeoutMs} ms; a trainer must print its hello line on stdout as soon as it starts`))),
+      () =>
+        fail(
+          new TrainerError(
+            "timeout",
+            withStderr(`${name}: no hello within ${startTimeoutMs} ms; a trainer must print its hello line on stdout as soon as it starts`),
+          ),
+        ),
       startTimeoutMs,
     );
     const clear = () => clearTimeout(timer);

@@ -8,7 +8,12 @@ import { forward, greedyActions, type PolicyLayout } from "./policy.ts";
 
 /** F of one greedy episode per seed, each on a fresh single env, up to the task's time limit. */
 export const evaluateGreedy = (
-  task: RewardTask, instance: TaskInstance, layout: PolicyLayout, theta: Float32Array, norm: RunningNorm | null, seeds: readonly number[],
+  task: RewardTask,
+  instance: TaskInstance,
+  layout: PolicyLayout,
+  theta: Float32Array,
+  norm: RunningNorm | null,
+  seeds: readonly number[],
 ): number[] =>
   seeds.map((seed) => {
     const env = task.makeEnv(instance, 1);

@@ -26,12 +26,15 @@ export const plainRewardProgram = (
   discrete: boolean,
 ): RewardProgram => ({
   evaluate(b: RewardBatchInput) {
-    const d = task.observation.length, k = discrete ? 1 : task.actionNames.length;
+    const d = task.observation.length,
+      k = discrete ? 1 : task.actionNames.length;
     const total = new Float64Array(b.n);
     const components: Record<string, Float64Array> = {};
     const named = (src: Float64Array, names: readonly string[], r: number, w: number) => {
       const o: Record<string, number> = {};
-      names.forEach((nm, j) => { o[nm] = src[r * w + j]!; });
+      names.forEach((nm, j) => {
+        o[nm] = src[r * w + j]!;
+      });
       return o;
     };
     const info = (src: InfoBatch, r: number) => {
@@ -46,7 +49,10 @@ export const plainRewardProgram = (
         nextObs: named(b.nextObs, task.observation, r, d),
         info: info(b.info, r),
       });
-      if (typeof out === "number") { total[r] = out; continue; }
+      if (typeof out === "number") {
+        total[r] = out;
+        continue;
+      }
       total[r] = out.total;
       for (const [c, v] of Object.entries(out.components ?? {})) (components[c] ??= new Float64Array(b.n))[r] = v;
     }

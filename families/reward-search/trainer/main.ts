@@ -50,7 +50,11 @@ const instanceOf = (task: RewardTask, job: TrainMessage) => {
   const parsed = TaskInstance.safeParse(job.instance);
   if (!parsed.success) throw new JobFailure("bad_request", `instance is not a valid TaskInstance: ${describeIssues(parsed.error)}`);
   const inst = parsed.data;
-  if (inst.task !== task.id) throw new JobFailure("bad_request", `instance.task is ${JSON.stringify(inst.task)} but the job's task is ${JSON.stringify(task.id)}; send the instance of the task being trained`);
+  if (inst.task !== task.id)
+    throw new JobFailure(
+      "bad_request",
+      `instance.task is ${JSON.stringify(inst.task)} but the job's task is ${JSON.stringify(task.id)}; send the instance of the task being trained`,
+    );
   return inst;
 };
 
@@ -76,7 +80,17 @@ export const builtinBackend = (): TrainerBackend => ({
       throw e;
     }
     try {
-      const r = await trainPpo({ task, instance, reward, steps: job.steps, seed: job.seed, evalSeeds: job.evalSeeds, ppo: ppo.data, signal, onProgress: progress });
+      const r = await trainPpo({
+        task,
+        instance,
+        reward,
+        steps: job.steps,
+        seed: job.seed,
+        evalSeeds: job.evalSeeds,
+        ppo: ppo.data,
+        signal,
+        onProgress: progress,
+      });
       mkdirSync(job.jobDir, { recursive: true });
       const policy = join(job.jobDir, "policy.json");
       writeJsonAtomic(policy, { task: task.id, instance, seed: job.seed, steps: r.steps, policy: r.policy });

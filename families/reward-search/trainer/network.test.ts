@@ -8,8 +8,12 @@ import { initTf, tf } from "./tf.ts";
 // support only; the trainer runs network.ts's hand-written gradient, which these tests hold equal to it.
 
 interface ObjectiveInput {
-  newLogp: tf.Tensor1D; oldLogp: tf.Tensor1D; adv: tf.Tensor1D;
-  newValue: tf.Tensor1D; oldValue: tf.Tensor1D; returns: tf.Tensor1D;
+  newLogp: tf.Tensor1D;
+  oldLogp: tf.Tensor1D;
+  adv: tf.Tensor1D;
+  newValue: tf.Tensor1D;
+  oldValue: tf.Tensor1D;
+  returns: tf.Tensor1D;
   /** Mean entropy of the minibatch (scalar). */
   entropy: tf.Scalar;
 }
@@ -32,7 +36,12 @@ const ppoObjective = (x: ObjectiveInput, c: ObjectiveConfig): { loss: tf.Scalar;
  * The network in tf on flat θ, and each row's log-probability of its action plus the mean entropy. Discrete
  * actions come as a one-hot B × n matrix, continuous ones as B × dim values.
  */
-const policyTerms = (l: PolicyLayout, theta: tf.Tensor1D, obs: tf.Tensor2D, actions: tf.Tensor2D): { newLogp: tf.Tensor1D; entropy: tf.Scalar; newValue: tf.Tensor1D } => {
+const policyTerms = (
+  l: PolicyLayout,
+  theta: tf.Tensor1D,
+  obs: tf.Tensor2D,
+  actions: tf.Tensor2D,
+): { newLogp: tf.Tensor1D; entropy: tf.Scalar; newValue: tf.Tensor1D } => {
   const P = unflatten(l, theta);
   const layer = (x: tf.Tensor2D, w: string, b: string, tanh: boolean): tf.Tensor2D => {
     const y = tf.fused.matMul({ a: x, b: P[w] as tf.Tensor2D, bias: P[b] }) as tf.Tensor2D;
@@ -76,8 +85,13 @@ describe("PPO loss and gradient", () => {
     await initTf();
     const t = tf.tidy(() => {
       const x = {
-        newLogp: tf.tensor1d([Math.log(1.5), Math.log(0.5)]), oldLogp: tf.tensor1d([0, 0]), adv: tf.tensor1d([1, -1]),
-        newValue: tf.tensor1d([1, 0]), oldValue: tf.tensor1d([0, 0]), returns: tf.tensor1d([2, 1]), entropy: tf.scalar(0.7),
+        newLogp: tf.tensor1d([Math.log(1.5), Math.log(0.5)]),
+        oldLogp: tf.tensor1d([0, 0]),
+        adv: tf.tensor1d([1, -1]),
+        newValue: tf.tensor1d([1, 0]),
+        oldValue: tf.tensor1d([0, 0]),
+        returns: tf.tensor1d([2, 1]),
+        entropy: tf.scalar(0.7),
       };
       const c = { clipCoef: 0.2, entCoef: 0.01, vfCoef: 0.5 };
       // pg = mean(max(−1.5, −1.2), max(0.5, 0.8)) = −0.2; clipped v = ½·mean((0.2 − 2)², 1) = 1.06; unclipped = ½·mean(1, 1) = 0.5.
@@ -98,11 +112,14 @@ describe("PPO loss and gradient", () => {
     await initTf();
     const rng = xoshiro128ss(5);
     const l = policyLayout(shape);
-    const B = 16, k = l.outDim, aDim = shape.action.kind === "discrete" ? 1 : k;
+    const B = 16,
+      k = l.outDim,
+      aDim = shape.action.kind === "discrete" ? 1 : k;
     const theta = initParams(l, rng).map((v) => v + 0.3 * rng.normal());
     const obs = Float64Array.from({ length: B * 5 }, () => rng.normal());
     const out = forward(l, theta, obs, B, true);
-    const acts = new Float64Array(B * aDim), logp = new Float64Array(B);
+    const acts = new Float64Array(B * aDim),
+      logp = new Float64Array(B);
     sampleActions(l, theta, out.head, B, rng, acts, logp);
     const tfActs = new Float32Array(B * k);
     for (let r = 0; r < B; r++) {
@@ -122,7 +139,8 @@ describe("PPO loss and gradient", () => {
     await initTf();
     const rng = xoshiro128ss(3);
     const l = policyLayout(shape);
-    const B = 32, k = l.outDim;
+    const B = 32,
+      k = l.outDim;
     const acts = new Float32Array(B * k);
     for (let r = 0; r < B; r++) {
       if (shape.action.kind === "discrete") acts[r * k + rng.int(k)] = 1;
@@ -131,14 +149,25 @@ describe("PPO loss and gradient", () => {
     const vec = (n: number, s: number, m = 0) => tf.tensor1d(Float32Array.from({ length: n }, () => m + s * rng.normal()));
     const theta = tf.variable(tf.tensor1d(initParams(l, rng).map((v) => v + 0.3 * rng.normal())));
     const x = {
-      obs: tf.tensor2d(Float32Array.from({ length: B * 5 }, () => rng.normal()), [B, 5]), actions: tf.tensor2d(acts, [B, k]),
-      oldLogp: vec(B, 0.5, -1), adv: vec(B, 1), returns: vec(B, 1), oldValue: vec(B, 0.3),
+      obs: tf.tensor2d(
+        Float32Array.from({ length: B * 5 }, () => rng.normal()),
+        [B, 5],
+      ),
+      actions: tf.tensor2d(acts, [B, k]),
+      oldLogp: vec(B, 0.5, -1),
+      adv: vec(B, 1),
+      returns: vec(B, 1),
+      oldValue: vec(B, 0.3),
     };
     for (const clipValueLoss of [true, false]) {
       const c = { clipCoef: 0.2, entCoef: 0.05, vfCoef: 0.5, clipValueLoss };
       const [a, m] = tf.tidy(() => [autodiffGradient(l, theta, x, c).dataSync(), manualGradient(l, theta, x, c).grad.dataSync()]);
-      let maxDiff = 0, maxAbs = 0;
-      for (let i = 0; i < a!.length; i++) { maxDiff = Math.max(maxDiff, Math.abs(a![i]! - m![i]!)); maxAbs = Math.max(maxAbs, Math.abs(a![i]!)); }
+      let maxDiff = 0,
+        maxAbs = 0;
+      for (let i = 0; i < a!.length; i++) {
+        maxDiff = Math.max(maxDiff, Math.abs(a![i]! - m![i]!));
+        maxAbs = Math.max(maxAbs, Math.abs(a![i]!));
+      }
       expect(maxAbs).toBeGreaterThan(0.1);
       expect(maxDiff).toBeLessThan(1e-6);
     }
@@ -149,7 +178,8 @@ describe("PPO loss and gradient", () => {
   const minibatch = (shape: PolicyShape, seed: number) => {
     const rng = xoshiro128ss(seed);
     const l = policyLayout(shape);
-    const B = 32, k = l.outDim;
+    const B = 32,
+      k = l.outDim;
     const acts = new Float32Array(B * k);
     for (let r = 0; r < B; r++) {
       if (shape.action.kind === "discrete") acts[r * k + rng.int(k)] = 1;
@@ -158,8 +188,15 @@ describe("PPO loss and gradient", () => {
     const vec = (n: number, s: number, m = 0) => tf.tensor1d(Float32Array.from({ length: n }, () => m + s * rng.normal()));
     const theta = tf.variable(tf.tensor1d(initParams(l, rng).map((v) => v + 0.3 * rng.normal())));
     const x: MinibatchTensors = {
-      obs: tf.tensor2d(Float32Array.from({ length: B * 5 }, () => rng.normal()), [B, 5]), actions: tf.tensor2d(acts, [B, k]),
-      oldLogp: vec(B, 0.5, -1), adv: vec(B, 1), returns: vec(B, 1), oldValue: vec(B, 0.3),
+      obs: tf.tensor2d(
+        Float32Array.from({ length: B * 5 }, () => rng.normal()),
+        [B, 5],
+      ),
+      actions: tf.tensor2d(acts, [B, k]),
+      oldLogp: vec(B, 0.5, -1),
+      adv: vec(B, 1),
+      returns: vec(B, 1),
+      oldValue: vec(B, 0.3),
     };
     return { l, theta, x, dispose: () => tf.dispose([theta, ...Object.values(x)]) };
   };
@@ -184,7 +221,14 @@ describe("PPO loss and gradient", () => {
         const lb = b.losses!;
         kept.got = [
           { grad: [...a.grad.dataSync()], clipFrac: a.clipFrac.dataSync()[0]! },
-          { grad: [...b.grad.dataSync()], clipFrac: b.clipFrac.dataSync()[0]!, pg: lb.policyLoss.dataSync()[0]!, v: lb.valueLoss.dataSync()[0]!, entropy: lb.entropy.dataSync()[0]!, kl: lb.approxKl.dataSync()[0]! },
+          {
+            grad: [...b.grad.dataSync()],
+            clipFrac: b.clipFrac.dataSync()[0]!,
+            pg: lb.policyLoss.dataSync()[0]!,
+            v: lb.valueLoss.dataSync()[0]!,
+            entropy: lb.entropy.dataSync()[0]!,
+            kl: lb.approxKl.dataSync()[0]!,
+          },
           { pg: o.pg.dataSync()[0]!, v: o.v.dataSync()[0]!, entropy: o.entropy.dataSync()[0]! },
           kl.dataSync()[0]!,
           clipped.dataSync()[0]!,

@@ -21,7 +21,10 @@ export interface MinibatchTensors {
   obs: tf.Tensor2D;
   /** One-hot B × n (discrete) or B × dim values (continuous). */
   actions: tf.Tensor2D;
-  oldLogp: tf.Tensor1D; adv: tf.Tensor1D; returns: tf.Tensor1D; oldValue: tf.Tensor1D;
+  oldLogp: tf.Tensor1D;
+  adv: tf.Tensor1D;
+  returns: tf.Tensor1D;
+  oldValue: tf.Tensor1D;
 }
 
 /** CleanRL's losses/* of one minibatch, before its update (scalars). */
@@ -46,9 +49,14 @@ export interface GradientOut {
 
 /** θ split into its named parameters, shaped. */
 export const unflatten = (l: PolicyLayout, theta: tf.Tensor1D): Record<string, tf.Tensor> => {
-  const parts = tf.split(theta, l.params.map((p) => p.size));
+  const parts = tf.split(
+    theta,
+    l.params.map((p) => p.size),
+  );
   const P: Record<string, tf.Tensor> = {};
-  l.params.forEach((p, i) => { P[p.name] = p.shape.length === 1 ? parts[i]! : parts[i]!.reshape(p.shape as number[]); });
+  l.params.forEach((p, i) => {
+    P[p.name] = p.shape.length === 1 ? parts[i]! : parts[i]!.reshape(p.shape as number[]);
+  });
   return P;
 };
 
@@ -75,7 +83,8 @@ export const manualGradient = (l: PolicyLayout, theta: tf.Tensor1D, x: Minibatch
     const dOld = tf.sub(value, x.oldValue);
     const vcDiff = tf.sub(tf.add(x.oldValue, tf.clipByValue(dOld, -c.clipCoef, c.clipCoef)), x.returns);
     const inRange = tf.cast(tf.lessEqual(tf.abs(dOld), c.clipCoef), "float32");
-    const unclippedSq = tf.square(diff), clippedSq = tf.square(vcDiff);
+    const unclippedSq = tf.square(diff),
+      clippedSq = tf.square(vcDiff);
     dv = tf.where(tf.greaterEqual(unclippedSq, clippedSq), diff, tf.mul(vcDiff, inRange));
     if (withLosses) squaredError = tf.maximum(unclippedSq, clippedSq);
   } else dv = diff;

@@ -22,9 +22,10 @@ export class RunningNorm {
       let v = 0;
       for (let r = 0; r < batch; r++) v += (x[r * d + j]! - m) ** 2;
       v /= batch;
-      const delta = m - this.mean[j]!, tot = this.count + batch;
-      const m2 = this.var[j]! * this.count + v * batch + delta * delta * this.count * batch / tot;
-      this.mean[j]! += delta * batch / tot;
+      const delta = m - this.mean[j]!,
+        tot = this.count + batch;
+      const m2 = this.var[j]! * this.count + v * batch + (delta * delta * this.count * batch) / tot;
+      this.mean[j]! += (delta * batch) / tot;
       this.var[j] = m2 / tot;
     }
     this.count += batch;
@@ -45,7 +46,10 @@ export class RewardScaler {
   private mean = 0;
   private var = 1;
   private count = 1e-4;
-  constructor(numEnvs: number, private readonly gamma: number) {
+  constructor(
+    numEnvs: number,
+    private readonly gamma: number,
+  ) {
     this.ret = new Float64Array(numEnvs);
   }
   /** Scale a T × N block in place (row t·N + e), in time order. */
@@ -53,14 +57,18 @@ export class RewardScaler {
     const N = this.ret.length;
     for (let t = 0; t < numSteps; t++) {
       let m = 0;
-      for (let e = 0; e < N; e++) { this.ret[e] = this.ret[e]! * this.gamma + r[t * N + e]!; m += this.ret[e]!; }
+      for (let e = 0; e < N; e++) {
+        this.ret[e] = this.ret[e]! * this.gamma + r[t * N + e]!;
+        m += this.ret[e]!;
+      }
       m /= N;
       let v = 0;
       for (let e = 0; e < N; e++) v += (this.ret[e]! - m) ** 2;
       v /= N;
-      const delta = m - this.mean, tot = this.count + N;
-      this.var = (this.var * this.count + v * N + delta * delta * this.count * N / tot) / tot;
-      this.mean += delta * N / tot;
+      const delta = m - this.mean,
+        tot = this.count + N;
+      this.var = (this.var * this.count + v * N + (delta * delta * this.count * N) / tot) / tot;
+      this.mean += (delta * N) / tot;
       this.count = tot;
       const sd = Math.sqrt(this.var + 1e-8);
       for (let e = 0; e < N; e++) {

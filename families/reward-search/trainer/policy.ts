@@ -37,9 +37,12 @@ export const policyLayout = (s: PolicyShape): PolicyLayout => {
   const outDim = s.action.kind === "discrete" ? s.action.n : s.action.dim;
   const h = s.hidden;
   const list: Array<[string, number[], number]> = [
-    ["pi.w1", [s.obsDim, h], Math.SQRT2], ["pi.b1", [h], 0],
-    ["pi.w2", [h, h], Math.SQRT2], ["pi.b2", [h], 0],
-    ["pi.w3", [h, outDim], 0.01], ["pi.b3", [outDim], 0],
+    ["pi.w1", [s.obsDim, h], Math.SQRT2],
+    ["pi.b1", [h], 0],
+    ["pi.w2", [h, h], Math.SQRT2],
+    ["pi.b2", [h], 0],
+    ["pi.w3", [h, outDim], 0.01],
+    ["pi.b3", [outDim], 0],
   ];
   if (!s.shared) list.push(["v.w1", [s.obsDim, h], Math.SQRT2], ["v.b1", [h], 0], ["v.w2", [h, h], Math.SQRT2], ["v.b2", [h], 0]);
   list.push(["v.w3", [h, 1], 1], ["v.b3", [1], 0]);
@@ -77,7 +80,8 @@ export const initParams = (l: PolicyLayout, rng: Rng): Float32Array => {
 
 /** A rows × cols matrix (row-major) with orthonormal rows or columns, whichever are fewer, times gain. */
 export const orthogonal = (rows: number, cols: number, gain: number, rng: Rng): Float64Array => {
-  const k = Math.min(rows, cols), n = Math.max(rows, cols);
+  const k = Math.min(rows, cols),
+    n = Math.max(rows, cols);
   // k orthonormal vectors of length n by modified Gram–Schmidt on Gaussian vectors (QR with sign(diag R) > 0).
   const q = new Float64Array(k * n);
   for (let i = 0; i < k; i++) {
@@ -93,12 +97,14 @@ export const orthogonal = (rows: number, cols: number, gain: number, rng: Rng): 
       let norm = 0;
       for (let j = 0; j < n; j++) norm += v[j]! * v[j]!;
       norm = Math.sqrt(norm);
-      if (norm > 1e-6) { for (let j = 0; j < n; j++) v[j]! /= norm; break; }
+      if (norm > 1e-6) {
+        for (let j = 0; j < n; j++) v[j]! /= norm;
+        break;
+      }
     }
   }
   const out = new Float64Array(rows * cols);
-  for (let r = 0; r < rows; r++)
-    for (let c = 0; c < cols; c++) out[r * cols + c] = gain * (rows <= cols ? q[r * n + c]! : q[c * n + r]!);
+  for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) out[r * cols + c] = gain * (rows <= cols ? q[r * n + c]! : q[c * n + r]!);
   return out;
 };
 
@@ -152,7 +158,15 @@ const LOG_2PI = Math.log(2 * Math.PI);
  * Sample actions for a batch from the head (categorical or Gaussian) with rng; writes the actions (index or
  * B × dim values, unclipped: the env clips) and their log-probabilities.
  */
-export const sampleActions = (l: PolicyLayout, theta: Float32Array, head: Float64Array, batch: number, rng: Rng, actions: Float64Array, logp: Float64Array): void => {
+export const sampleActions = (
+  l: PolicyLayout,
+  theta: Float32Array,
+  head: Float64Array,
+  batch: number,
+  rng: Rng,
+  actions: Float64Array,
+  logp: Float64Array,
+): void => {
   const k = l.outDim;
   if (l.action.kind === "discrete") {
     for (let r = 0; r < batch; r++) {
@@ -161,10 +175,14 @@ export const sampleActions = (l: PolicyLayout, theta: Float32Array, head: Float6
       let z = 0;
       for (let j = 0; j < k; j++) z += Math.exp(head[r * k + j]! - max);
       const u = rng.next() * z;
-      let acc = 0, a = k - 1;
+      let acc = 0,
+        a = k - 1;
       for (let j = 0; j < k; j++) {
         acc += Math.exp(head[r * k + j]! - max);
-        if (u < acc) { a = j; break; }
+        if (u < acc) {
+          a = j;
+          break;
+        }
       }
       actions[r] = a;
       logp[r] = head[r * k + a]! - max - Math.log(z);

@@ -10,7 +10,15 @@ const dir = () => mkdtempSync(join(tmpdir(), "hexa-pool-"));
 const rewardWith = (k: number) => `function reward(obs, action, nextObs, info) {\n  const alive = ${k};\n  return { total: alive, components: { alive } };\n}`;
 /** The fake trainer's F for some code (the same hash as fixtures/fake-trainer.ts). */
 const scoreOf = (code: string) => [...code].reduce((a, c) => (a * 31 + c.charCodeAt(0)) % 1000, 7);
-const job = (reward: string, over: Partial<PoolJob> = {}): PoolJob => ({ task: "fake", instance: 0, reward, steps: 1_000, seed: 1, evalSeeds: [2, 3, 4], ...over });
+const job = (reward: string, over: Partial<PoolJob> = {}): PoolJob => ({
+  task: "fake",
+  instance: 0,
+  reward,
+  steps: 1_000,
+  seed: 1,
+  evalSeeds: [2, 3, 4],
+  ...over,
+});
 
 const pools: TrainerPool[] = [];
 const pool = (over: Partial<PoolOptions> & { iterMs?: number; count?: string } = {}) => {
@@ -62,7 +70,7 @@ describe("trainer pool", () => {
     const p = pool({ size: 1, count, cacheDir });
     const first = await p.train(job(rewardWith(3)));
     expect(first).toMatchObject({ kind: "result", cached: false });
-    const again = await p.train(job(`// the same candidate, reformatted\n${rewardWith(3).replace(/\n  /g, "\n    ")}`));
+    const again = await p.train(job(`// the same candidate, reformatted\n${rewardWith(3).replace(/\n {2}/g, "\n    ")}`));
     expect(again).toMatchObject({ kind: "result", cached: true, jobDir: null });
     expect(again.kind === "result" && first.kind === "result" && again.result).toEqual(first.kind === "result" && first.result);
     expect(p.sent).toBe(1);

@@ -62,12 +62,19 @@ describe("pure pieces", () => {
   it("evaluates a rollout in chunks with the same result as one call", () => {
     const task = { observation: ["a", "b"], actionNames: ["u"], info: ["z"] };
     const calls: number[] = [];
-    const inner = plainRewardProgram((r) => ({ total: r.obs.a! * 10 + r.nextObs.b! + (r.action as number) + r.info.z!, components: { a: r.obs.a! } }), task, true);
+    const inner = plainRewardProgram(
+      (r) => ({ total: r.obs.a! * 10 + r.nextObs.b! + (r.action as number) + r.info.z!, components: { a: r.obs.a! } }),
+      task,
+      true,
+    );
     const prog = { evaluate: (b: Parameters<typeof inner.evaluate>[0]) => (calls.push(b.n), inner.evaluate(b)), dispose() {} };
     const n = 7;
     const b = {
-      n, obs: Float64Array.from({ length: 2 * n }, (_, i) => i), action: Float64Array.from({ length: n }, (_, i) => i % 2),
-      nextObs: Float64Array.from({ length: 2 * n }, (_, i) => -i), info: { z: Float64Array.from({ length: n }, (_, i) => 100 * i) },
+      n,
+      obs: Float64Array.from({ length: 2 * n }, (_, i) => i),
+      action: Float64Array.from({ length: n }, (_, i) => i % 2),
+      nextObs: Float64Array.from({ length: 2 * n }, (_, i) => -i),
+      info: { z: Float64Array.from({ length: n }, (_, i) => 100 * i) },
     };
     const whole = inner.evaluate(b);
     const chunked = evaluateChunked(prog, b, 2, 1, 3);
@@ -142,7 +149,15 @@ describe("trainPpo", () => {
   it("cancels between iterations with an AbortError", async () => {
     const ac = new AbortController();
     const seen: number[] = [];
-    const run = trainPpo(cartpoleReq(20_000, { signal: ac.signal, onProgress: (p) => { seen.push(p.iteration); if (p.iteration === 1) ac.abort(); } }));
+    const run = trainPpo(
+      cartpoleReq(20_000, {
+        signal: ac.signal,
+        onProgress: (p) => {
+          seen.push(p.iteration);
+          if (p.iteration === 1) ac.abort();
+        },
+      }),
+    );
     await expect(run).rejects.toMatchObject({ name: "AbortError" });
     expect(seen).toEqual([0, 1]);
     const pre = new AbortController();
@@ -161,16 +176,29 @@ describe("trainPpo", () => {
 
   // A 1-D point that should move to the origin: obs [x], action a ∈ [−1, 1], x += 0.1·a; F = steps within 0.1 of 0.
   const point: RewardTask = defineTask({
-    id: "point", title: "point", description: "test", observation: ["x"], actionNames: ["push"], info: ["dist"],
+    id: "point",
+    title: "point",
+    description: "test",
+    observation: ["x"],
+    actionNames: ["push"],
+    info: ["dist"],
     fitness: { describe: "steps near 0", range: [0, 50], solved: 40 },
-    sparseReward: "", humanReward: null, training: { steps: 20_000, ppo: { numEnvs: 4, numSteps: 64, minibatchSize: 64, learningRate: 3e-3 } },
+    sparseReward: "",
+    humanReward: null,
+    training: { steps: 20_000, ppo: { numEnvs: 4, numSteps: 64, minibatchSize: 64, learningRate: 3e-3 } },
     maxEpisodeSteps: 50,
     generate: (seed) => ({ task: "point", seed, trainSeed: seed * 8, evalSeeds: [1, 2, 3], params: {} }),
     makeEnv: (_i, numEnvs) => {
       const s = new Float64Array(numEnvs);
       return makeVecEnv(numEnvs, {
-        obsDim: 1, action: { kind: "continuous", dim: 1, low: [-1], high: [1] }, info: ["dist"], maxEpisodeSteps: 50,
-        reset(i, rng, obs, off) { s[i] = rng.uniform(-1, 1) > 0 ? 1 : -1; obs[off] = s[i]!; },
+        obsDim: 1,
+        action: { kind: "continuous", dim: 1, low: [-1], high: [1] },
+        info: ["dist"],
+        maxEpisodeSteps: 50,
+        reset(i, rng, obs, off) {
+          s[i] = rng.uniform(-1, 1) > 0 ? 1 : -1;
+          obs[off] = s[i]!;
+        },
         step(i, a, aOff, next, off, info, fitness) {
           s[i]! += 0.1 * a[aOff]!;
           next[off] = s[i]!;

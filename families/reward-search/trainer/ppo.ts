@@ -45,7 +45,11 @@ export const TrainerOptions = z.strictObject({
 });
 export type TrainerOptions = z.infer<typeof TrainerOptions>;
 
-export interface ComponentStats { mean: number; min: number; max: number }
+export interface ComponentStats {
+  mean: number;
+  min: number;
+  max: number;
+}
 
 export interface TrainProgress {
   iteration: number;
@@ -97,8 +101,7 @@ export interface TrainResult {
 // ---------------------------------------------------------------- pure pieces
 
 /** CleanRL's linear annealing: lr · (1 − iteration / numIterations) for iteration = 0, 1, …. */
-export const lrAt = (iteration: number, numIterations: number, lr: number, anneal: boolean): number =>
-  anneal ? lr * (1 - iteration / numIterations) : lr;
+export const lrAt = (iteration: number, numIterations: number, lr: number, anneal: boolean): number => (anneal ? lr * (1 - iteration / numIterations) : lr);
 
 const abortError = (signal: AbortSignal): Error => {
   const reason: unknown = signal.reason;
@@ -111,8 +114,15 @@ const abortError = (signal: AbortSignal): Error => {
 const finiteOrNull = (x: number | null | undefined): number | null => (x !== null && x !== undefined && Number.isFinite(x) ? x : null);
 
 const stats = (x: Float64Array): ComponentStats => {
-  let s = 0, lo = Infinity, hi = -Infinity;
-  for (let i = 0; i < x.length; i++) { const v = x[i]!; s += v; if (v < lo) lo = v; if (v > hi) hi = v; }
+  let s = 0,
+    lo = Infinity,
+    hi = -Infinity;
+  for (let i = 0; i < x.length; i++) {
+    const v = x[i]!;
+    s += v;
+    if (v < lo) lo = v;
+    if (v > hi) hi = v;
+  }
   return { mean: s / x.length, min: lo, max: hi };
 };
 
@@ -126,7 +136,9 @@ export const trainPpo = async (req: TrainRequest): Promise<TrainResult> => {
   // ---- arguments, and the values derived from them (once)
   const cfg = PpoConfig.parse({ ...task.training.ppo, ...req.ppo });
   const opt = TrainerOptions.parse(req.options ?? {});
-  const N = cfg.numEnvs, T = cfg.numSteps, B = N * T;
+  const N = cfg.numEnvs,
+    T = cfg.numSteps,
+    B = N * T;
   const numIterations = Math.max(1, Math.floor(req.steps / B));
   const mbSize = Math.min(cfg.minibatchSize, B);
   const numMb = Math.floor(B / mbSize);
@@ -134,32 +146,49 @@ export const trainPpo = async (req: TrainRequest): Promise<TrainResult> => {
 
   // ---- env, seeding, agent and optimiser
   const env: VecEnv = task.makeEnv(instance, N);
-  const d = env.obsDim, space = env.action;
+  const d = env.obsDim,
+    space = env.action;
   const continuous = space.kind === "continuous";
   const aDim = continuous ? space.dim : 1;
   const k = continuous ? space.dim : space.n;
   const layout = policyLayout({ obsDim: d, action: space, hidden: cfg.hidden, shared: opt.sharedNetwork });
   const rng: Rng = xoshiro128ss(req.seed); // the run's only generator: init, sampling, shuffles
-  const norm = opt.normalizeObs ?? continuous ? new RunningNorm(d) : null;
-  const scaler = opt.normalizeReward ?? continuous ? new RewardScaler(N, cfg.gamma) : null;
+  const norm = (opt.normalizeObs ?? continuous) ? new RunningNorm(d) : null;
+  const scaler = (opt.normalizeReward ?? continuous) ? new RewardScaler(N, cfg.gamma) : null;
   const adam = new FlatAdam(layout, initParams(layout, rng), { ...cfg, clipValueLoss: opt.clipValueLoss });
 
   // ---- storage: rollout buffers, row t·N + e
-  const obsBuf = new Float32Array(B * d), rawObs = new Float64Array(B * d), nextObsBuf = new Float64Array(B * d);
-  const actBuf = new Float64Array(B * aDim), rewAct = new Float64Array(B * aDim);
-  const logpBuf = new Float64Array(B), valBuf = new Float64Array(B), bootBuf = new Float64Array(B);
+  const obsBuf = new Float32Array(B * d),
+    rawObs = new Float64Array(B * d),
+    nextObsBuf = new Float64Array(B * d);
+  const actBuf = new Float64Array(B * aDim),
+    rewAct = new Float64Array(B * aDim);
+  const logpBuf = new Float64Array(B),
+    valBuf = new Float64Array(B),
+    bootBuf = new Float64Array(B);
   const doneBuf = new Uint8Array(B);
   const infoBuf: Record<string, Float64Array> = {};
-  const stepActs = new Float64Array(N * aDim), stepLogp = new Float64Array(N);
-  const fitAcc = new Float64Array(N), lenAcc = new Float64Array(N);
+  const stepActs = new Float64Array(N * aDim),
+    stepLogp = new Float64Array(N);
+  const fitAcc = new Float64Array(N),
+    lenAcc = new Float64Array(N);
   const mb: Minibatch = {
-    size: mbSize, obs: new Float32Array(mbSize * d), actions: new Float32Array(mbSize * k), oldLogp: new Float32Array(mbSize),
-    adv: new Float32Array(mbSize), returns: new Float32Array(mbSize), oldValue: new Float32Array(mbSize),
+    size: mbSize,
+    obs: new Float32Array(mbSize * d),
+    actions: new Float32Array(mbSize * k),
+    oldLogp: new Float32Array(mbSize),
+    adv: new Float32Array(mbSize),
+    returns: new Float32Array(mbSize),
+    oldValue: new Float32Array(mbSize),
   };
   const perm = new Int32Array(B);
   const clip = (j: number, v: number) => (continuous ? Math.max(space.low[j]!, Math.min(space.high[j]!, v)) : v);
 
-  const result: Omit<TrainResult, "final" | "bestCheckpoint" | "steps" | "wallMs" | "timing" | "policy"> = { components: {}, episodeLength: [], fitnessCurve: [] };
+  const result: Omit<TrainResult, "final" | "bestCheckpoint" | "steps" | "wallMs" | "timing" | "policy"> = {
+    components: {},
+    episodeLength: [],
+    fitnessCurve: [],
+  };
   let windowComp: Record<string, { sum: number; n: number; min: number; max: number }> = {};
   let windowLens: number[] = [];
   let theta = adam.read();
@@ -178,7 +207,8 @@ export const trainPpo = async (req: TrainRequest): Promise<TrainResult> => {
     for (let it = 0; it < numIterations; it++) {
       if (signal?.aborted) throw abortError(signal);
       const lr = lrAt(it, numIterations, cfg.learningRate, cfg.annealLr);
-      const epF: number[] = [], epLen: number[] = [];
+      const epF: number[] = [],
+        epLen: number[] = [];
 
       // ---- rollout
       tMark = performance.now();
@@ -225,7 +255,16 @@ export const trainPpo = async (req: TrainRequest): Promise<TrainResult> => {
       const rewards = Float64Array.from(out.total);
       if (scaler) scaler.apply(rewards, doneBuf, T);
       for (let i = 0; i < B; i++) rewards[i]! += bootBuf[i]!;
-      const { advantages, returns } = gae({ rewards, values: valBuf, dones: doneBuf, nextValue, numSteps: T, numEnvs: N, gamma: cfg.gamma, lambda: cfg.gaeLambda });
+      const { advantages, returns } = gae({
+        rewards,
+        values: valBuf,
+        dones: doneBuf,
+        nextValue,
+        numSteps: T,
+        numEnvs: N,
+        gamma: cfg.gamma,
+        lambda: cfg.gaeLambda,
+      });
 
       lap("rewardMs");
       // ---- update: updateEpochs passes over shuffled minibatches
@@ -233,7 +272,12 @@ export const trainPpo = async (req: TrainRequest): Promise<TrainResult> => {
       let clipFracSum = 0;
       let losses: Losses | null = null;
       for (let epoch = 0; epoch < cfg.updateEpochs; epoch++) {
-        for (let i = B - 1; i > 0; i--) { const j = rng.int(i + 1); const s = perm[i]!; perm[i] = perm[j]!; perm[j] = s; }
+        for (let i = B - 1; i > 0; i--) {
+          const j = rng.int(i + 1);
+          const s = perm[i]!;
+          perm[i] = perm[j]!;
+          perm[j] = s;
+        }
         for (let m = 0; m < numMb; m++) {
           const advMb = new Float64Array(mbSize);
           for (let r = 0; r < mbSize; r++) advMb[r] = advantages[perm[m * mbSize + r]!]!;
@@ -259,7 +303,9 @@ export const trainPpo = async (req: TrainRequest): Promise<TrainResult> => {
       theta = adam.read();
       lap("updateMs");
       if (!theta.every(Number.isFinite))
-        throw new TrainingDivergedError(`reward: training diverged at step ${steps} (policy weights became NaN or infinite); keep reward terms bounded (e.g. |r| ≤ 100 per step)`);
+        throw new TrainingDivergedError(
+          `reward: training diverged at step ${steps} (policy weights became NaN or infinite); keep reward terms bounded (e.g. |r| ≤ 100 per step)`,
+        );
 
       // ---- logging: reward components, episodes, losses
       const comps: Record<string, ComponentStats> = {};
@@ -267,15 +313,28 @@ export const trainPpo = async (req: TrainRequest): Promise<TrainResult> => {
         const s = stats(Float64Array.from(v));
         comps[key] = s;
         const w = (windowComp[key] ??= { sum: 0, n: 0, min: Infinity, max: -Infinity });
-        w.sum += s.mean; w.n++; w.min = Math.min(w.min, s.min); w.max = Math.max(w.max, s.max);
+        w.sum += s.mean;
+        w.n++;
+        w.min = Math.min(w.min, s.min);
+        w.max = Math.max(w.max, s.max);
       }
       windowLens.push(...epLen);
       const lossDiag: Required<LossDiagnostics> = {
-        policyLoss: finiteOrNull(losses?.policyLoss), valueLoss: finiteOrNull(losses?.valueLoss), entropy: finiteOrNull(losses?.entropy),
-        approxKl: finiteOrNull(losses?.approxKl), clipFrac: finiteOrNull(clipFracSum / (cfg.updateEpochs * numMb)),
+        policyLoss: finiteOrNull(losses?.policyLoss),
+        valueLoss: finiteOrNull(losses?.valueLoss),
+        entropy: finiteOrNull(losses?.entropy),
+        approxKl: finiteOrNull(losses?.approxKl),
+        clipFrac: finiteOrNull(clipFracSum / (cfg.updateEpochs * numMb)),
         explainedVariance: finiteOrNull(explainedVariance(valBuf, returns)),
       };
-      req.onProgress?.({ iteration: it, steps, fitness: epF.length ? mean(epF) : null, episodeLength: epLen.length ? mean(epLen) : null, components: comps, losses: lossDiag });
+      req.onProgress?.({
+        iteration: it,
+        steps,
+        fitness: epF.length ? mean(epF) : null,
+        episodeLength: epLen.length ? mean(epLen) : null,
+        components: comps,
+        losses: lossDiag,
+      });
 
       if (checkpoints.has(it)) {
         tMark = performance.now();

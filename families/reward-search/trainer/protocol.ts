@@ -160,5 +160,4 @@ export const trainRequestProblem = (m: TrainMessage): string | null =>
 export const encodeLine = (m: TrainerMessage | HostMessage): string => `${JSON.stringify(m)}\n`;
 
 /** zod's issues in one line: `path: message; path: message`. */
-export const describeIssues = (e: z.ZodError): string =>
-  e.issues.map((i) => `${i.path.length ? i.path.join(".") : "(message)"}: ${i.message}`).join("; ");
+export const describeIssues = (e: z.ZodError): string => e.issues.map((i) => `${i.path.length ? i.path.join(".") : "(message)"}: ${i.message}`).join("; ");

@@ -34,12 +34,16 @@ export const evaluateChunked = (reward: RewardProgram, b: RewardBatchInput, obsD
   const total = new Float64Array(b.n);
   const components: Record<string, Float64Array> = {};
   for (let i0 = 0; i0 < b.n; i0 += chunk) {
-    const i1 = Math.min(b.n, i0 + chunk), n = i1 - i0;
+    const i1 = Math.min(b.n, i0 + chunk),
+      n = i1 - i0;
     const info: Record<string, Float64Array> = {};
     for (const [k, v] of Object.entries(b.info)) info[k] = v.subarray(i0, i1);
     const out = reward.evaluate({
-      n, obs: b.obs.subarray(i0 * obsDim, i1 * obsDim), action: b.action.subarray(i0 * actDim, i1 * actDim),
-      nextObs: b.nextObs.subarray(i0 * obsDim, i1 * obsDim), info,
+      n,
+      obs: b.obs.subarray(i0 * obsDim, i1 * obsDim),
+      action: b.action.subarray(i0 * actDim, i1 * actDim),
+      nextObs: b.nextObs.subarray(i0 * obsDim, i1 * obsDim),
+      info,
     });
     checkRewardOutput(out, n);
     total.set(out.total, i0);

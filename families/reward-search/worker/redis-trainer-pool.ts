@@ -6,11 +6,14 @@ import type { JobProgress } from "../trainer/client.ts";
 import type { PoolJob, PoolOutcome, PoolTrainOptions, TrainerPool } from "../trainer/pool.ts";
 import { HelloMessage } from "../trainer/protocol.ts";
 import { redisLabel, type RedisConnection } from "../../../src/backend/redis/connection.ts";
-import { HexaVersion, JOB_SCHEMA_VERSION, queueName } from "../../../src/backend/redis/jobs.ts";
-import { TRAININGS, TrainingJobData } from "./training-job.ts";
+import { type HexaVersion, JOB_SCHEMA_VERSION, queueName } from "../../../src/backend/redis/jobs.ts";
+import { TRAININGS, type TrainingJobData } from "./training-job.ts";
 
 /** What a training job hands back: the pool's outcome (jobDir is on the worker's machine) or the trainer's hello. */
-const TrainingResult = z.union([z.object({ hello: HelloMessage }), z.object({ outcome: z.looseObject({ kind: z.enum(["result", "error"]) }), worker: z.string() })]);
+const TrainingResult = z.union([
+  z.object({ hello: HelloMessage }),
+  z.object({ outcome: z.looseObject({ kind: z.enum(["result", "error"]) }), worker: z.string() }),
+]);
 
 export interface RedisTrainerOptions {
   connection: RedisConnection;
@@ -37,15 +40,25 @@ export const redisTrainerPool = (o: RedisTrainerOptions): TrainerPool => {
       events.setMaxListeners(0);
       opened = { queue, events };
       await Promise.all([queue.waitUntilReady(), events.waitUntilReady()]);
-      if ((await queue.getWorkersCount()) === 0) o.log?.(`waiting for trainings: no worker on ${redisLabel(o.connection)} serves them; start one with hexa worker --queues trainings`);
+      if ((await queue.getWorkersCount()) === 0)
+        o.log?.(`waiting for trainings: no worker on ${redisLabel(o.connection)} serves them; start one with hexa worker --queues trainings`);
     }
     return opened;
   };
   let sent = 0;
   const run = async (data: TrainingJobData, onProgress?: (p: JobProgress) => void, signal?: AbortSignal): Promise<z.infer<typeof TrainingResult>> => {
     const { queue, events } = await open();
-    const jobId = `training-${createHash("sha256").update(JSON.stringify([data.kind, data.trainer, "job" in data ? data.job : null, "budget" in data ? data.budget : null])).digest("hex").slice(0, 32)}`;
-    const job = await queue.add(data.kind, data, { jobId, attempts: 3, backoff: { type: "fixed", delay: 1000 }, removeOnComplete: { age: 3600 }, removeOnFail: { age: 3600 } });
+    const jobId = `training-${createHash("sha256")
+      .update(JSON.stringify([data.kind, data.trainer, "job" in data ? data.job : null, "budget" in data ? data.budget : null]))
+      .digest("hex")
+      .slice(0, 32)}`;
+    const job = await queue.add(data.kind, data, {
+      jobId,
+      attempts: 3,
+      backoff: { type: "fixed", delay: 1000 },
+      removeOnComplete: { age: 3600 },
+      removeOnFail: { age: 3600 },
+    });
     if ((await job.getState()) === "failed") await job.retry("failed");
     const progress = ({ jobId: id, data: p }: { jobId: string; data: unknown }) => {
       if (id === jobId && p && typeof p === "object") onProgress?.(p as JobProgress);
@@ -53,10 +66,16 @@ export const redisTrainerPool = (o: RedisTrainerOptions): TrainerPool => {
     if (onProgress) events.on("progress", progress);
     try {
       const value = await (signal
-        ? Promise.race([job.waitUntilFinished(events), new Promise<never>((_, fail) => signal.addEventListener("abort", () => fail(signal.reason), { once: true }))])
+        ? Promise.race([
+            job.waitUntilFinished(events),
+            new Promise<never>((_, fail) => signal.addEventListener("abort", () => fail(signal.reason), { once: true })),
+          ])
         : job.waitUntilFinished(events));
       const parsed = TrainingResult.safeParse(value);
-      if (!parsed.success) throw new ConfigError(`training job ${jobId}: a worker's result is not a training of job schema ${JOB_SCHEMA_VERSION}; run the same hexa version on the coordinator and every worker`);
+      if (!parsed.success)
+        throw new ConfigError(
+          `training job ${jobId}: a worker's result is not a training of job schema ${JOB_SCHEMA_VERSION}; run the same hexa version on the coordinator and every worker`,
+        );
       return parsed.data;
     } catch (e) {
       if (e instanceof ConfigError || signal?.aborted) throw e;
@@ -68,14 +87,24 @@ export const redisTrainerPool = (o: RedisTrainerOptions): TrainerPool => {
   let hello: Promise<HelloMessage> | undefined;
   return {
     hello: () => {
-      hello ??= run({ schemaVersion: JOB_SCHEMA_VERSION, hexa: o.hexa, kind: "hello", trainer: o.trainer }).then((r) => ("hello" in r ? r.hello : Promise.reject(new ConfigError("a worker answered a hello job with a training"))));
+      hello ??= run({ schemaVersion: JOB_SCHEMA_VERSION, hexa: o.hexa, kind: "hello", trainer: o.trainer }).then((r) =>
+        "hello" in r ? r.hello : Promise.reject(new ConfigError("a worker answered a hello job with a training")),
+      );
       hello.catch(() => (hello = undefined));
       return hello;
     },
     train: async (job: PoolJob, opts: PoolTrainOptions = {}): Promise<PoolOutcome> => {
       sent++;
       const r = await run(
-        { schemaVersion: JOB_SCHEMA_VERSION, hexa: o.hexa, kind: "train", trainer: o.trainer, job, ...(opts.budget ? { budget: opts.budget } : {}), ...(opts.label ? { label: opts.label } : {}) },
+        {
+          schemaVersion: JOB_SCHEMA_VERSION,
+          hexa: o.hexa,
+          kind: "train",
+          trainer: o.trainer,
+          job,
+          ...(opts.budget ? { budget: opts.budget } : {}),
+          ...(opts.label ? { label: opts.label } : {}),
+        },
         opts.onProgress,
         opts.signal,
       );

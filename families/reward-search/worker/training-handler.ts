@@ -22,7 +22,10 @@ export const trainingHandler = (worker: () => string) => {
   };
   const handle = async (raw: unknown, jobId: string, progress: (p: object) => Promise<void>): Promise<unknown> => {
     const parsed = TrainingJobData.safeParse(raw);
-    if (!parsed.success) throw new ConfigError(`job ${jobId}: not a training job of schema ${JOB_SCHEMA_VERSION} (${parsed.error.issues[0]?.path.join(".")}: ${parsed.error.issues[0]?.message})`);
+    if (!parsed.success)
+      throw new ConfigError(
+        `job ${jobId}: not a training job of schema ${JOB_SCHEMA_VERSION} (${parsed.error.issues[0]?.path.join(".")}: ${parsed.error.issues[0]?.message})`,
+      );
     const d = parsed.data;
     const pool = poolOf(d.trainer, jobId);
     if (d.kind === "hello") return { hello: await pool.hello() };

@@ -18,7 +18,8 @@ export const parseRedisUrl = (url: string, where: string): RedisConnection => {
   } catch {
     throw new ConfigError(`${where}: not a Redis URL (got ${JSON.stringify(url)}); write redis://HOST:PORT, e.g. redis://127.0.0.1:6379`);
   }
-  if (u.protocol !== "redis:") throw new ConfigError(`${where}: only redis:// URLs are supported (got ${JSON.stringify(url)}); write redis://HOST:PORT, e.g. redis://127.0.0.1:6379`);
+  if (u.protocol !== "redis:")
+    throw new ConfigError(`${where}: only redis:// URLs are supported (got ${JSON.stringify(url)}); write redis://HOST:PORT, e.g. redis://127.0.0.1:6379`);
   if (!u.hostname) throw new ConfigError(`${where}: the URL names no host (got ${JSON.stringify(url)}); write redis://HOST:PORT`);
   const db = u.pathname.replace(/^\//, "");
   if (db && !/^\d+$/.test(db)) throw new ConfigError(`${where}: the database is a number (got ${JSON.stringify(db)}); write redis://HOST:PORT/0`);

@@ -4,7 +4,17 @@ import { BudgetExceeded, type Budget } from "../../llm/budget.ts";
 import type { EpisodeBackend, EpisodeJob } from "../../loop/episode-backend.ts";
 import type { UsageLine } from "../../store/run-records.ts";
 import { redisLabel, withTimeout, type RedisConnection } from "./connection.ts";
-import { budgetStopped, EpisodeJobResult, JOB_SCHEMA_VERSION, jobIdOf, EPISODES, queueName, StoppedProgress, type EpisodeJobData, type HexaVersion } from "./jobs.ts";
+import {
+  budgetStopped,
+  EpisodeJobResult,
+  JOB_SCHEMA_VERSION,
+  jobIdOf,
+  EPISODES,
+  queueName,
+  StoppedProgress,
+  type EpisodeJobData,
+  type HexaVersion,
+} from "./jobs.ts";
 
 export interface RedisBackendOptions {
   connection: RedisConnection;
@@ -67,7 +77,11 @@ export const openRedisEpisodes = async (o: RedisBackendOptions): Promise<Episode
   };
   let watch: NodeJS.Timeout | undefined;
   try {
-    await withTimeout(Promise.all([queue.waitUntilReady(), events.waitUntilReady()]), o.connectMs ?? 5000, () => `--backend ${where}: Redis does not answer; start redis-server there (see README, "Many machines") or fix the URL`);
+    await withTimeout(
+      Promise.all([queue.waitUntilReady(), events.waitUntilReady()]),
+      o.connectMs ?? 5000,
+      () => `--backend ${where}: Redis does not answer; start redis-server there (see README, "Many machines") or fix the URL`,
+    );
   } catch (e) {
     // Not awaited: closing waits for a connection that never came; the process ends with the error.
     void close();
@@ -75,7 +89,8 @@ export const openRedisEpisodes = async (o: RedisBackendOptions): Promise<Episode
   }
   const config = withoutKeys(o.config);
   const pending = new Map<string, EpisodeJobData>();
-  const add = (jobId: string, data: EpisodeJobData) => queue.add("episode", data, { jobId, attempts: ATTEMPTS, backoff: { type: "fixed", delay: 1000 }, removeOnComplete: KEEP, removeOnFail: KEEP });
+  const add = (jobId: string, data: EpisodeJobData) =>
+    queue.add("episode", data, { jobId, attempts: ATTEMPTS, backoff: { type: "fixed", delay: 1000 }, removeOnComplete: KEEP, removeOnFail: KEEP });
   let warnedIdle = false;
   const check = async () => {
     if (!pending.size) return;
@@ -148,7 +163,10 @@ export const openRedisEpisodes = async (o: RedisBackendOptions): Promise<Episode
         throw new ConfigError(`${job.id}: a worker failed the episode (${why}); the episode was not recorded`);
       }
       const result = EpisodeJobResult.safeParse(value);
-      if (!result.success) throw new ConfigError(`${job.id}: a worker's result is not an episode of job schema ${JOB_SCHEMA_VERSION} (${result.error.issues[0]?.message}); run the same hexa version on the coordinator and every worker`);
+      if (!result.success)
+        throw new ConfigError(
+          `${job.id}: a worker's result is not an episode of job schema ${JOB_SCHEMA_VERSION} (${result.error.issues[0]?.message}); run the same hexa version on the coordinator and every worker`,
+        );
       for (const line of result.data.usage) onUsage(line);
       return { trajectory: result.data.trajectory, retrieved: result.data.retrieved };
     } finally {

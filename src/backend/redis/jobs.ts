@@ -72,8 +72,8 @@ export const refusal = (jobId: string, head: unknown, self: HexaVersion): string
   const h = JobHeader.safeParse(head);
   if (!h.success) return `job ${jobId}: not a hexa job (no schemaVersion/hexa header); was it queued by another program?`;
   const fix = "run the same hexa version on the coordinator and every worker";
-  if (h.data.schemaVersion !== JOB_SCHEMA_VERSION) return `job ${jobId}: job schema version ${h.data.schemaVersion} from hexa ${versionLabel(h.data.hexa)}; this worker (hexa ${versionLabel(self)}) reads version ${JOB_SCHEMA_VERSION}; ${fix}`;
+  if (h.data.schemaVersion !== JOB_SCHEMA_VERSION)
+    return `job ${jobId}: job schema version ${h.data.schemaVersion} from hexa ${versionLabel(h.data.hexa)}; this worker (hexa ${versionLabel(self)}) reads version ${JOB_SCHEMA_VERSION}; ${fix}`;
   const other = h.data.hexa.version !== self.version || (h.data.hexa.commit !== null && self.commit !== null && h.data.hexa.commit !== self.commit);
   return other ? `job ${jobId}: queued by hexa ${versionLabel(h.data.hexa)}; this worker is hexa ${versionLabel(self)}; ${fix}` : null;
 };
-

@@ -53,7 +53,10 @@ export const readWorkers = async (connection: RedisConnection, now: number, kind
       await q.close();
     }
     return {
-      workers: workers.filter((w) => !drop.includes(w.name)).map((w) => ({ ...w, lost: now - w.at > LOST_MS })).sort((a, b) => a.name.localeCompare(b.name)),
+      workers: workers
+        .filter((w) => !drop.includes(w.name))
+        .map((w) => ({ ...w, lost: now - w.at > LOST_MS }))
+        .sort((a, b) => a.name.localeCompare(b.name)),
       waiting,
     };
   } finally {

@@ -52,7 +52,7 @@ describe("GridBudget: one cap shared by a grid's steps", () => {
 
   it("never lets the steps' spend exceed the cap, whatever the forecasts, the order and the overlap", () => {
     let seed = 7;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (let trial = 0; trial < 200; trial++) {
       const n = 1 + Math.floor(rand() * 6);
       const cap = { usd: 0.5 + rand() * 5, tokens: 100 + Math.floor(rand() * 5000) };
@@ -64,7 +64,11 @@ describe("GridBudget: one cap shared by a grid's steps", () => {
         const startOne = waiting.size && (flight.size === 0 || rand() < 0.5);
         if (startOne) {
           const k = [...waiting][Math.floor(rand() * waiting.size)]!;
-          const h = budget.take(k, forecast.get(k)!, [...waiting].map((x) => forecast.get(x)!));
+          const h = budget.take(
+            k,
+            forecast.get(k)!,
+            [...waiting].map((x) => forecast.get(x)!),
+          );
           waiting.delete(k);
           if (h) flight.set(k, { usd: h.usd!, tokens: h.tokens! });
           continue;

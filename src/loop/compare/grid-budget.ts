@@ -51,10 +51,13 @@ export class GridBudget {
 
   /** What the whole grid has spent so far, by its files. */
   spent(): Spend {
-    return this.keys.reduce((s, k) => {
-      const x = this.spentOf(k);
-      return { usd: s.usd + x.usd, tokens: s.tokens + x.tokens, calls: s.calls + x.calls };
-    }, { usd: 0, tokens: 0, calls: 0 });
+    return this.keys.reduce(
+      (s, k) => {
+        const x = this.spentOf(k);
+        return { usd: s.usd + x.usd, tokens: s.tokens + x.tokens, calls: s.calls + x.calls };
+      },
+      { usd: 0, tokens: 0, calls: 0 },
+    );
   }
 
   /**
@@ -73,7 +76,10 @@ export class GridBudget {
     };
     const usd = this.cap.usd !== undefined ? share(this.cap.usd, counted.usd, (w) => w.usd) : undefined;
     // Whole tokens, never more than is free (the sliver above must not turn 749.9999 into 749).
-    const tokens = this.cap.tokens !== undefined ? Math.min(Math.max(0, this.cap.tokens - counted.tokens), Math.floor(share(this.cap.tokens, counted.tokens, (w) => w.tokens) + 1e-6)) : undefined;
+    const tokens =
+      this.cap.tokens !== undefined
+        ? Math.min(Math.max(0, this.cap.tokens - counted.tokens), Math.floor(share(this.cap.tokens, counted.tokens, (w) => w.tokens) + 1e-6))
+        : undefined;
     if ((usd !== undefined && usd <= 0) || (tokens !== undefined && tokens <= 0)) return undefined;
     this.held.set(key, { atStart: this.spentOf(key), headroom: { usd: usd ?? 0, tokens: tokens ?? 0 } });
     return { ...(usd !== undefined ? { usd } : {}), ...(tokens !== undefined ? { tokens } : {}) };

@@ -32,8 +32,12 @@ export const parseGridFlag = (flag: string): GridAxis => {
   if (!key || !/^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*$/.test(key)) {
     throw new ConfigError(`--grid: expected KEY=V1,V2 with a dotted config key (got ${show(flag)}); e.g. --grid init=off2on,online`);
   }
-  const texts = flag.slice(eq + 1).split(",").map((s) => s.trim());
-  if (texts.some((t) => t === "")) throw new ConfigError(`--grid ${key}: an empty value (got ${show(flag)}); list values separated by commas, e.g. --grid ${key}=a,b`);
+  const texts = flag
+    .slice(eq + 1)
+    .split(",")
+    .map((s) => s.trim());
+  if (texts.some((t) => t === ""))
+    throw new ConfigError(`--grid ${key}: an empty value (got ${show(flag)}); list values separated by commas, e.g. --grid ${key}=a,b`);
   const values = texts.map((t) => {
     try {
       return parseYaml(t) as unknown;
@@ -94,8 +98,13 @@ export const checkAxes = (base: Record<string, unknown>, axes: readonly GridAxis
     if (problem) throw new ConfigError(`--grid ${key}: ${problem}; see hexa run --print-config`);
     for (const v of values) {
       const parsed = schema.safeParse(setPath(base, path, v));
-      const issue = parsed.success ? undefined : parsed.error.issues.find((i) => i.path.join(".").startsWith(key) || key.startsWith(i.path.join(".") || "\u0000"));
-      if (issue) throw new ConfigError(`--grid ${key}: the value ${show(v)} is refused (${issue.message.replace(/^Invalid input: /, "")}); see hexa run --print-config for its type and meaning`);
+      const issue = parsed.success
+        ? undefined
+        : parsed.error.issues.find((i) => i.path.join(".").startsWith(key) || key.startsWith(i.path.join(".") || "\u0000"));
+      if (issue)
+        throw new ConfigError(
+          `--grid ${key}: the value ${show(v)} is refused (${issue.message.replace(/^Invalid input: /, "")}); see hexa run --print-config for its type and meaning`,
+        );
     }
   }
 };
@@ -110,7 +119,8 @@ export interface Cell {
   raw: Record<string, unknown>;
 }
 
-const cellLabel = (assignments: Cell["assignments"]): string => assignments.map((a) => `${a.key}=${typeof a.value === "string" ? a.value : show(a.value)}`).join(", ") || "(base config)";
+const cellLabel = (assignments: Cell["assignments"]): string =>
+  assignments.map((a) => `${a.key}=${typeof a.value === "string" ? a.value : show(a.value)}`).join(", ") || "(base config)";
 
 /** The product of the axes, in order. */
 export const gridCells = (base: Record<string, unknown>, axes: readonly GridAxis[]): Cell[] => {

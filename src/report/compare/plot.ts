@@ -9,7 +9,9 @@ import type { CellResult } from "./results.ts";
  */
 const curveSpec = (cells: readonly CellResult[]): TopLevelSpec => {
   const values = cells.flatMap((c) =>
-    c.levels.flatMap((l) => l.curve.map((p) => ({ cell: `${c.id}: ${c.label}`, level: l.level, index: p.index, mean: p.mean, low: p.low, high: p.high, runs: c.runs.length }))),
+    c.levels.flatMap((l) =>
+      l.curve.map((p) => ({ cell: `${c.id}: ${c.label}`, level: l.level, index: p.index, mean: p.mean, low: p.low, high: p.high, runs: c.runs.length })),
+    ),
   );
   const x = { field: "index", type: "quantitative", title: "seed index in the learning stream", axis: { tickMinStep: 1, format: "d" } } as const;
   const color = { field: "cell", type: "nominal", title: "cell: mean over runs; band: lowest to highest run" } as const;
@@ -23,7 +25,12 @@ const curveSpec = (cells: readonly CellResult[]): TopLevelSpec => {
       layer: [
         {
           mark: { type: "area", opacity: 0.18 },
-          encoding: { x, y: { field: "low", type: "quantitative", title: "cumulative success", scale: { domain: [0, 1] }, axis: { format: "%" } }, y2: { field: "high" }, color },
+          encoding: {
+            x,
+            y: { field: "low", type: "quantitative", title: "cumulative success", scale: { domain: [0, 1] }, axis: { format: "%" } },
+            y2: { field: "high" },
+            color,
+          },
         },
         {
           mark: { type: "line", strokeWidth: 2 },

@@ -15,8 +15,7 @@ export interface CompareHeader {
 const pct = (v: number) => (Number.isFinite(v) ? `${(v * 100).toFixed(1)}%` : "–");
 const pts = (v: number) => `${v >= 0 ? "+" : ""}${(v * 100).toFixed(1)}`;
 
-const rateText = (f: RateFigure | undefined): string =>
-  f ? `${pct(f.mean)} ± ${(f.std * 100).toFixed(1)} (n = ${f.runs} × ${f.seeds})` : "not evaluated";
+const rateText = (f: RateFigure | undefined): string => (f ? `${pct(f.mean)} ± ${(f.std * 100).toFixed(1)} (n = ${f.runs} × ${f.seeds})` : "not evaluated");
 const perRun = (f: RateFigure | undefined) => (f ? f.perRun.map(pct).join(", ") : "–");
 
 /** `+12.5 points [−4.2, +29.2] (n = 12 pairs), within noise` */
@@ -30,7 +29,17 @@ const finalText = (f: FinalFigure | undefined): string => (f ? `${num(f.mean)} �
 
 const tables = (cells: readonly CellResult[], baseline: string) => {
   const success = [
-    row(["cell", "level", "success during learning", "per run", "mean turns", "held-out (frozen bank)", "per run", `Δ learning vs ${baseline}, 95% CI`, `Δ held-out vs ${baseline}`]),
+    row([
+      "cell",
+      "level",
+      "success during learning",
+      "per run",
+      "mean turns",
+      "held-out (frozen bank)",
+      "per run",
+      `Δ learning vs ${baseline}, 95% CI`,
+      `Δ held-out vs ${baseline}`,
+    ]),
     row(["---", "---", "---:", "---", "---:", "---:", "---", "---", "---"]),
     ...cells.flatMap((c) =>
       c.levels.map((l) =>
@@ -52,7 +61,15 @@ const tables = (cells: readonly CellResult[], baseline: string) => {
     row(["cell", "runs", "tokens per run", "cost per run", "wall time per run", "total cost", "total wall time"]),
     row(["---", "---:", "---:", "---:", "---:", "---:", "---:"]),
     ...cells.map((c) =>
-      row([`${c.id} (${c.label})`, String(c.runs.length), Math.round(c.tokens.mean).toString(), `$${c.costUsd.mean.toFixed(4)}`, `${c.wallS.mean.toFixed(1)} s`, `$${c.costUsd.total.toFixed(4)}${c.unpricedCalls ? ` + ${c.unpricedCalls} unpriced calls` : ""}`, `${c.wallS.total.toFixed(1)} s`]),
+      row([
+        `${c.id} (${c.label})`,
+        String(c.runs.length),
+        Math.round(c.tokens.mean).toString(),
+        `$${c.costUsd.mean.toFixed(4)}`,
+        `${c.wallS.mean.toFixed(1)} s`,
+        `$${c.costUsd.total.toFixed(4)}${c.unpricedCalls ? ` + ${c.unpricedCalls} unpriced calls` : ""}`,
+        `${c.wallS.total.toFixed(1)} s`,
+      ]),
     ),
   ];
   // The family's final score per level (reward search: human-normalised F on held-out evaluation seeds), when the runs have one.
@@ -82,7 +99,11 @@ const tables = (cells: readonly CellResult[], baseline: string) => {
 };
 
 const notes = (h: CompareHeader) => [
-  `Success is the cumulative success rate over the learning stream (mean ± std over runs; n = runs × seeds per run). Held-out: each run's frozen final bank on the same unseen seeds (${Object.entries(h.heldOutSeeds).map(([l, s]) => `${l}: ${s.length} seeds`).join("; ")}).`,
+  `Success is the cumulative success rate over the learning stream (mean ± std over runs; n = runs × seeds per run). Held-out: each run's frozen final bank on the same unseen seeds (${Object.entries(
+    h.heldOutSeeds,
+  )
+    .map(([l, s]) => `${l}: ${s.length} seeds`)
+    .join("; ")}).`,
   `Δ: paired difference from the baseline in points, pairs matched by (run index, seed), with a 95% percentile bootstrap interval (2000 resamples, seeded); an interval containing 0 is within noise.`,
 ];
 
@@ -112,7 +133,14 @@ export const renderMarkdown = (h: CompareHeader, cells: readonly CellResult[]): 
 /** The printed table: results.md's two tables and the skipped cells. */
 export const renderText = (h: CompareHeader, cells: readonly CellResult[]): string => {
   const t = tables(cells, h.baseline.id);
-  return [...t.success, "", ...t.cost, ...(t.final.length ? ["", ...t.final] : []), ...(h.skipped.length ? ["", ...h.skipped.map((s) => `skipped ${s.id} (${s.label}): ${s.reason}`)] : []), ""].join("\n");
+  return [
+    ...t.success,
+    "",
+    ...t.cost,
+    ...(t.final.length ? ["", ...t.final] : []),
+    ...(h.skipped.length ? ["", ...h.skipped.map((s) => `skipped ${s.id} (${s.label}): ${s.reason}`)] : []),
+    "",
+  ].join("\n");
 };
 
 export const csvField = (v: string | number) => {
@@ -122,7 +150,24 @@ export const csvField = (v: string | number) => {
 
 /** One row per (cell, level, run): every run's figures, for a spreadsheet or a reviewer's own statistics. */
 export const renderCsv = (cells: readonly CellResult[]): string => {
-  const head = ["cell", "label", "level", "run", "run_dir", "stream_success_rate", "stream_seeds", "mean_turns", "heldout_success_rate", "heldout_seeds", "final_score", "final_raw", "final_spent", "tokens", "cost_usd", "wall_s"];
+  const head = [
+    "cell",
+    "label",
+    "level",
+    "run",
+    "run_dir",
+    "stream_success_rate",
+    "stream_seeds",
+    "mean_turns",
+    "heldout_success_rate",
+    "heldout_seeds",
+    "final_score",
+    "final_raw",
+    "final_spent",
+    "tokens",
+    "cost_usd",
+    "wall_s",
+  ];
   const rows = cells.flatMap((c) =>
     c.levels.flatMap((l) =>
       c.runs.map((r, i) => [

@@ -108,7 +108,10 @@ const curveOf = (runs: readonly EpisodeOutcome[][]): LevelResult["curve"] => {
 };
 
 /** Success differences of (run index, seed) pairs both cells played on the level. */
-export const pairedDiffs = (cell: readonly { run: number; eps: readonly EpisodeOutcome[] }[], base: readonly { run: number; eps: readonly EpisodeOutcome[] }[]): number[] =>
+export const pairedDiffs = (
+  cell: readonly { run: number; eps: readonly EpisodeOutcome[] }[],
+  base: readonly { run: number; eps: readonly EpisodeOutcome[] }[],
+): number[] =>
   cell.flatMap(({ run, eps }) => {
     const other = base.find((b) => b.run === run);
     if (!other) return [];
@@ -119,16 +122,26 @@ export const pairedDiffs = (cell: readonly { run: number; eps: readonly EpisodeO
 const levelResult = (cell: CellInput, level: string, base: CellInput | undefined, seed: number): LevelResult => {
   const stream = cell.runs.map((r) => ({ run: r.run, eps: ordered(r.stream, level) }));
   // A level without held-out seeds (its vetted list ran out) is "not evaluated", not 0 of 0.
-  const evaluated = cell.runs.filter((r) => r.heldOut).map((r) => ({ run: r.run, eps: ordered(r.heldOut!, level) })).filter((x) => x.eps.length > 0);
+  const evaluated = cell.runs
+    .filter((r) => r.heldOut)
+    .map((r) => ({ run: r.run, eps: ordered(r.heldOut!, level) }))
+    .filter((x) => x.eps.length > 0);
   const turns = stream.map((s) => mean(s.eps.map((e) => e.turns)));
   const seedsOf = (xs: { eps: readonly EpisodeOutcome[] }[]) => Math.max(0, ...xs.map((x) => x.eps.length));
   const out: LevelResult = {
     level,
-    stream: figure(stream.map((s) => rate(s.eps)), seedsOf(stream)),
+    stream: figure(
+      stream.map((s) => rate(s.eps)),
+      seedsOf(stream),
+    ),
     turns: { perRun: turns, mean: mean(turns), std: std(turns) },
     curve: curveOf(stream.map((s) => s.eps)),
   };
-  if (evaluated.length) out.heldOut = figure(evaluated.map((s) => rate(s.eps)), seedsOf(evaluated));
+  if (evaluated.length)
+    out.heldOut = figure(
+      evaluated.map((s) => rate(s.eps)),
+      seedsOf(evaluated),
+    );
   // One entry per run, in the runs' order (null: the run has no score for the level).
   const finals = cell.runs.map((r) => r.final?.find((f) => f.level === level));
   const some = finals.find((f) => f !== undefined);
@@ -144,9 +157,15 @@ const levelResult = (cell: CellInput, level: string, base: CellInput | undefined
   }
   if (base && base.id !== cell.id) {
     const bStream = base.runs.map((r) => ({ run: r.run, eps: ordered(r.stream, level) }));
-    const bHeld = base.runs.filter((r) => r.heldOut).map((r) => ({ run: r.run, eps: ordered(r.heldOut!, level) })).filter((x) => x.eps.length > 0);
+    const bHeld = base.runs
+      .filter((r) => r.heldOut)
+      .map((r) => ({ run: r.run, eps: ordered(r.heldOut!, level) }))
+      .filter((x) => x.eps.length > 0);
     const heldDiffs = pairedDiffs(evaluated, bHeld);
-    out.vsBaseline = { stream: bootstrapMean(pairedDiffs(stream, bStream), { seed }), ...(heldDiffs.length ? { heldOut: bootstrapMean(heldDiffs, { seed }) } : {}) };
+    out.vsBaseline = {
+      stream: bootstrapMean(pairedDiffs(stream, bStream), { seed }),
+      ...(heldDiffs.length ? { heldOut: bootstrapMean(heldDiffs, { seed }) } : {}),
+    };
   }
   return out;
 };

@@ -58,7 +58,14 @@ export const benchRows = (scores: readonly BenchScore[], strategies: readonly st
       reference("human", 1),
       ...strategies.map((strategy): BenchRow => {
         const mine = of.filter((s) => s.strategy === strategy).sort((a, b) => a.run - b.run);
-        return { task, row: strategy, score: figure(mine.map((s) => s.score)), fitness: figure(mine.map((s) => s.fitness)), trained: mine.map((s) => s.spent), wallS: mean(mine.map((s) => s.wallS)) };
+        return {
+          task,
+          row: strategy,
+          score: figure(mine.map((s) => s.score)),
+          fitness: figure(mine.map((s) => s.fitness)),
+          trained: mine.map((s) => s.spent),
+          wallS: mean(mine.map((s) => s.wallS)),
+        };
       }),
     ];
   });
@@ -79,7 +86,17 @@ export interface BenchHeader {
 const benchTable = (rows: readonly BenchRow[]): string[] => [
   row(["task", "reward", "human-normalised score", "F", "per run (normalised)", "trained per run", "wall per run (all tasks)"]),
   row(["---", "---", "---:", "---:", "---", "---", "---:"]),
-  ...rows.map((r) => row([r.task, r.row, pm(r.score), pm(r.fitness), r.score.perRun.map(f2).join(", "), r.trained.join(", "), Number.isFinite(r.wallS) ? `${r.wallS.toFixed(0)} s` : ""])),
+  ...rows.map((r) =>
+    row([
+      r.task,
+      r.row,
+      pm(r.score),
+      pm(r.fitness),
+      r.score.perRun.map(f2).join(", "),
+      r.trained.join(", "),
+      Number.isFinite(r.wallS) ? `${r.wallS.toFixed(0)} s` : "",
+    ]),
+  ),
 ];
 
 export const renderBenchMarkdown = (h: BenchHeader, rows: readonly BenchRow[]): string =>
@@ -122,7 +139,14 @@ const barSpec = (rows: readonly BenchRow[]): TopLevelSpec => {
       width: 220,
       height: 200,
       layer: [
-        { mark: { type: "bar" }, encoding: { x, y: { field: "mean", type: "quantitative", title: "human-normalised score (mean ± std over runs)" }, color: { field: "reward", type: "nominal", legend: null } } },
+        {
+          mark: { type: "bar" },
+          encoding: {
+            x,
+            y: { field: "mean", type: "quantitative", title: "human-normalised score (mean ± std over runs)" },
+            color: { field: "reward", type: "nominal", legend: null },
+          },
+        },
         { mark: { type: "rule" }, encoding: { x, y: { field: "low", type: "quantitative" }, y2: { field: "high" } } },
       ],
     },

@@ -178,7 +178,10 @@ export const buildRunView = (run: RunInput, drawer: EpisodeDrawer, opts: BuildOp
     createdAt: run.createdAt,
     summary: {
       ...run.summary,
-      labels: { agent: heuristicLabel(run.summary.agent), evolver: run.summary.evolver === "heuristic" ? "heuristic, no LLM" : `llm (${run.summary.models.evolver})` },
+      labels: {
+        agent: heuristicLabel(run.summary.agent),
+        evolver: run.summary.evolver === "heuristic" ? "heuristic, no LLM" : `llm (${run.summary.models.evolver})`,
+      },
       totals: {
         episodes: stream.length,
         successes: stream.filter((e) => e.trajectory.success).length,
@@ -196,7 +199,14 @@ export const buildRunView = (run: RunInput, drawer: EpisodeDrawer, opts: BuildOp
   };
 };
 
-export const buildReport = (o: { kind: Report["kind"]; title: string; builtAt: string; cells: { name: string; runs: RunView[] }[]; searches?: SearchView[]; notices?: string[] }): Report => ({
+export const buildReport = (o: {
+  kind: Report["kind"];
+  title: string;
+  builtAt: string;
+  cells: { name: string; runs: RunView[] }[];
+  searches?: SearchView[];
+  notices?: string[];
+}): Report => ({
   schemaVersion: 1,
   kind: o.kind,
   title: o.title,

@@ -23,7 +23,14 @@ export interface SearchCandidateInput {
   trainSeed: number;
   evalSeeds: readonly number[];
   outcome:
-    | { kind: "result"; fitness: number; perSeed: readonly { seed: number; fitness: number }[]; bestCheckpoint: { fitness: number; step: number }; steps: number; cached: boolean }
+    | {
+        kind: "result";
+        fitness: number;
+        perSeed: readonly { seed: number; fitness: number }[];
+        bestCheckpoint: { fitness: number; step: number };
+        steps: number;
+        cached: boolean;
+      }
     | { kind: "error"; error: string; message: string };
   feedback: string;
 }
@@ -109,7 +116,8 @@ export const searchView = (s: SearchInput): SearchView => {
   const byIndex = new Map(candidates.map((c) => [c.index, c] as const));
   const notices = [...s.notices];
   const missing = candidates.filter((c) => c.parent !== null && !byIndex.has(c.parent));
-  if (missing.length) notices.push(`candidate(s) ${missing.map((c) => `#${c.index} (parent #${c.parent})`).join(", ")}: the parent is not in candidates.jsonl; drawn as roots`);
+  if (missing.length)
+    notices.push(`candidate(s) ${missing.map((c) => `#${c.index} (parent #${c.parent})`).join(", ")}: the parent is not in candidates.jsonl; drawn as roots`);
   const parentOf = (c: { index: number; parent: number | null }) => (c.parent !== null && byIndex.has(c.parent) && c.parent !== c.index ? c.parent : null);
   const depthOf = (c: SearchCandidateInput): number => {
     let d = 0;

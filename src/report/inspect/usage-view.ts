@@ -31,7 +31,18 @@ export const usageView = (lines: readonly UsageLine[], failed: readonly FailedCa
   const rows = new Map<string, UsageRow>();
   for (const l of lines) {
     const key = `${l.role}|${l.phase}|${l.round}`;
-    const row = rows.get(key) ?? { role: l.role, phase: l.phase, round: l.round, calls: 0, input: 0, output: 0, cached: 0, costUsd: 0, cacheHits: 0, unpriced: 0 };
+    const row = rows.get(key) ?? {
+      role: l.role,
+      phase: l.phase,
+      round: l.round,
+      calls: 0,
+      input: 0,
+      output: 0,
+      cached: 0,
+      costUsd: 0,
+      cacheHits: 0,
+      unpriced: 0,
+    };
     row.calls++;
     row.input += l.input;
     row.output += l.output;

@@ -43,10 +43,12 @@ describe("MuJoCo envs", () => {
   const act = (k: number) => Float64Array.of(Math.sin(k), Math.cos(0.7 * k), Math.sin(1.3 * k + 1));
 
   it("are deterministic per seed: two envs stepped in turn with the same actions give identical observations", () => {
-    const a = hopper.makeEnv(hopper.generate(0), 2), b = hopper.makeEnv(hopper.generate(0), 2);
+    const a = hopper.makeEnv(hopper.generate(0), 2),
+      b = hopper.makeEnv(hopper.generate(0), 2);
     expect(b.reset(5)).toEqual(a.reset(5));
     for (let k = 0; k < 300; k++) {
-      const x = a.step(Float64Array.from([...act(k), ...act(k + 1)])), y = b.step(Float64Array.from([...act(k), ...act(k + 1)]));
+      const x = a.step(Float64Array.from([...act(k), ...act(k + 1)])),
+        y = b.step(Float64Array.from([...act(k), ...act(k + 1)]));
       expect(y.nextObs).toEqual(x.nextObs);
       expect(y.terminated).toEqual(x.terminated);
     }
@@ -57,7 +59,11 @@ describe("MuJoCo envs", () => {
 
   it("free their MjData: 1,000 creations neither grow the live count nor the wasm heap", () => {
     const inst = hopper.generate(0);
-    for (let k = 0; k < 10; k++) { const e = hopper.makeEnv(inst, 2); e.reset(k); e.close!(); }
+    for (let k = 0; k < 10; k++) {
+      const e = hopper.makeEnv(inst, 2);
+      e.reset(k);
+      e.close!();
+    }
     const probe = hopper.makeEnv(inst, 1) as MujocoVecEnv;
     probe.reset(0);
     // A live view into the wasm heap: any heap growth detaches its buffer and empties it.
@@ -97,7 +103,13 @@ describe("a reward returning NaN on a MuJoCo observation", () => {
     const program = await compileReward(antCode, layout);
     try {
       const [batch] = sampleTransitions(ant, ant.generate(0), 16);
-      const e = (() => { try { program.evaluate(batch!); } catch (x) { return x; } })();
+      const e = (() => {
+        try {
+          program.evaluate(batch!);
+        } catch (x) {
+          return x;
+        }
+      })();
       expect(e).toBeInstanceOf(RewardCodeError);
       expect((e as RewardCodeError).fault.kind).toBe("nan");
       expect((e as Error).message).toMatch(/^reward component "height" is NaN for env 0 of 16 \(inputs: obs\.torso_z=[\d.]+, .*\); guard .*Math\.sqrt/);

@@ -68,14 +68,21 @@ export const prepareMujoco = async (spec: MujocoSpec): Promise<void> => {
   const range = model.actuator_ctrlrange as Float64Array;
   for (let k = 0; k < model.nu; k++) {
     if (range[2 * k] !== spec.low[k] || range[2 * k + 1] !== spec.high[k]) {
-      throw new InvariantError(`${spec.model}: actuator ${k}'s ctrlrange is [${range[2 * k]}, ${range[2 * k + 1]}] but the task says [${spec.low[k]}, ${spec.high[k]}]; make the task's action bounds match the model`);
+      throw new InvariantError(
+        `${spec.model}: actuator ${k}'s ctrlrange is [${range[2 * k]}, ${range[2 * k + 1]}] but the task says [${spec.low[k]}, ${spec.high[k]}]; make the task's action bounds match the model`,
+      );
     }
   }
-  if (model.nu !== spec.low.length) throw new InvariantError(`${spec.model}: the model has ${model.nu} actuators but the task ${spec.low.length} actions; match them`);
+  if (model.nu !== spec.low.length)
+    throw new InvariantError(`${spec.model}: the model has ${model.nu} actuators but the task ${spec.low.length} actions; match them`);
 };
 
 const freeAll = (ds: MjData[]): void => {
-  for (const d of ds) if (!d.isDeleted()) { d.delete(); liveData.count--; }
+  for (const d of ds)
+    if (!d.isDeleted()) {
+      d.delete();
+      liveData.count--;
+    }
   ds.length = 0;
 };
 
@@ -97,7 +104,10 @@ export const makeMujocoEnv = (spec: MujocoSpec, numEnvs: number): MujocoVecEnv =
     if (model) return model;
     const mj = mujocoRuntime(where);
     const m = loadedModel(assetPath(spec.model), where);
-    for (let i = 0; i < numEnvs; i++) { datas.push(new mj.MjData(m)); liveData.count++; }
+    for (let i = 0; i < numEnvs; i++) {
+      datas.push(new mj.MjData(m));
+      liveData.count++;
+    }
     dt = m.opt.timestep * spec.frameSkip;
     model = m;
     return m;
@@ -114,7 +124,9 @@ export const makeMujocoEnv = (spec: MujocoSpec, numEnvs: number): MujocoVecEnv =
       const d = datas[i]!;
       mj.mj_resetData(m, d);
       // Views are fetched after every allocation above: a heap growth empties views fetched before it.
-      const qpos = d.qpos as Float64Array, qvel = d.qvel as Float64Array, qpos0 = m.qpos0 as Float64Array;
+      const qpos = d.qpos as Float64Array,
+        qvel = d.qvel as Float64Array,
+        qpos0 = m.qpos0 as Float64Array;
       const s = spec.resetNoise;
       for (let k = 0; k < qpos.length; k++) qpos[k] = qpos0[k]! + rng.uniform(-s, s);
       for (let k = 0; k < qvel.length; k++) qvel[k] = spec.qvelNoise === "uniform" ? rng.uniform(-s, s) : s * rng.normal();

@@ -7,7 +7,8 @@ import type { MjData } from "mujoco-js";
 
 /** qpos[skip:] then qvel, each velocity clipped to ±velClip (Infinity: unclipped); returns the entries written. */
 export const writeQposQvel = (d: MjData, skip: number, velClip: number, out: Float64Array, off: number): number => {
-  const qpos = d.qpos as Float64Array, qvel = d.qvel as Float64Array;
+  const qpos = d.qpos as Float64Array,
+    qvel = d.qvel as Float64Array;
   let k = off;
   for (let j = skip; j < qpos.length; j++) out[k++] = qpos[j]!;
   for (let j = 0; j < qvel.length; j++) {

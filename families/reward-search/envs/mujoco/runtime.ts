@@ -39,15 +39,22 @@ export const loadMujocoRuntime = (): Promise<MainModule> => (loading ??= load())
 /** The loaded module, for synchronous env code; a clear error when prepare() was not awaited first. */
 export const mujocoRuntime = (where: string): MainModule => {
   if (runtime === null) {
-    throw new InvariantError(`${where}: MuJoCo's wasm module is not loaded in this thread; await task.prepare() (tasks/index.ts loadTask) before resetting a MuJoCo env`);
+    throw new InvariantError(
+      `${where}: MuJoCo's wasm module is not loaded in this thread; await task.prepare() (tasks/index.ts loadTask) before resetting a MuJoCo env`,
+    );
   }
   return runtime;
 };
 
 const messageOf = (e: unknown): string => {
-  const said = printed.filter((s) => s.trim() !== "").join(" ").trim();
-  const name = e instanceof Error ? (e.message || e.name) : e === undefined ? "" : String(e);
-  return [said, name === "mjXError" && !said ? "mjXError: the XML names an unknown element, attribute or value" : name].filter(Boolean).join("; ") || "no message";
+  const said = printed
+    .filter((s) => s.trim() !== "")
+    .join(" ")
+    .trim();
+  const name = e instanceof Error ? e.message || e.name : e === undefined ? "" : String(e);
+  return (
+    [said, name === "mjXError" && !said ? "mjXError: the XML names an unknown element, attribute or value" : name].filter(Boolean).join("; ") || "no message"
+  );
 };
 
 /** Load a model file once per thread; a file MuJoCo cannot read or compile is a ConfigError naming it and MuJoCo's message. */
