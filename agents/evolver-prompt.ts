@@ -24,7 +24,7 @@ const cut = (s: string, n: number) => (s.length > n ? `${s.slice(0, n)}…` : s)
 const signed = (r: number) => (r >= 0 ? `+${r.toFixed(2)}` : r.toFixed(2));
 
 /** Header (seed, success, turns, category, r), the last 10 steps, the final action; r and category hidden in the ablation. */
-export const renderTrajectory = (l: Labelled, mode: EvolverMode, words: FamilyWords): string => {
+const renderTrajectory = (l: Labelled, mode: EvolverMode, words: FamilyWords): string => {
   const t = l.trajectory;
   const label = mode === "labelled" ? ` · category ${l.category} · r ${signed(l.r)}` : "";
   const head = `### trajectory ${l.id} · seed ${t.seed} · success ${t.success ? "yes" : "no"} · turns ${t.steps.length}/${t.maxTurns}${label}`;
@@ -46,7 +46,7 @@ const renderEntry = (e: BankEntry): string => {
 };
 
 /** The full text of every entry with its id (docs/spec/method.md §4, ours: nothing truncated). */
-export const renderBank = (bank: Bank): string => [...bank.skills, ...bank.mistakes].map(renderEntry).join("\n") || "(the bank is empty)";
+const renderBank = (bank: Bank): string => [...bank.skills, ...bank.mistakes].map(renderEntry).join("\n") || "(the bank is empty)";
 
 /** The rules, the level's description and, when trajectories are labelled, the table their r comes from. */
 const system = (c: EvolverContext) =>

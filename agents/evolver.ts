@@ -10,7 +10,7 @@ import { contrastivePrompt, evolvePrompt, failuresPrompt, type EvolverContext } 
 import type { FamilyWords } from "../src/family/family-words.ts";
 import { contrastiveSchema, evolveSchema, failuresSchema, type EntryText } from "./evolver-schema.ts";
 
-export { labelTrajectories, DEFAULT_CAPS, type BankCaps, type EvolverMode, type Labelled } from "./evolver-labels.ts";
+export { labelTrajectories, type Labelled } from "./evolver-labels.ts";
 
 /** Trajectories per side of the contrastive pass, failures in the failures pass, and shown in evolution (docs/spec/method.md §4). */
 const TOP = 5;

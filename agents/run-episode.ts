@@ -7,7 +7,7 @@ import type { FamilyWords } from "../src/family/family-words.ts";
 import type { Trajectory } from "../src/store/trajectory.ts";
 
 /** The model-driven agents: hexa is the actor with the retrieved bank; the others are the baselines (docs/spec/method.md §7). */
-export const LLM_AGENTS = ["hexa", "react", "direct", "reflexion"] as const;
+const LLM_AGENTS = ["hexa", "react", "direct", "reflexion"] as const;
 export type LlmAgent = (typeof LLM_AGENTS)[number];
 
 /** The turn budget an agent enforces: Direct and Reflexion have their own (docs/spec/method.md §7). */

@@ -7,7 +7,7 @@ import type { Bank, BankEntry } from "../src/store/bank.ts";
  * primitive in ≥ 2 source banks (read as: real citations from ≥ 2 source levels), else it is capped at 0.69.
  */
 
-export interface Citation {
+interface Citation {
   level: string;
   id: string;
 }

@@ -26,9 +26,9 @@ export const CertifiedSeeds = z.object({
 export type CertifiedSeeds = z.infer<typeof CertifiedSeeds>;
 
 const here = dirname(fileURLToPath(import.meta.url));
-export const CERTIFIED_DIR = join(here, "certified");
+const CERTIFIED_DIR = join(here, "certified");
 
-export const certifiedPath = (level: string, dir = CERTIFIED_DIR) => join(dir, `${level}.json`);
+const certifiedPath = (level: string, dir = CERTIFIED_DIR) => join(dir, `${level}.json`);
 
 export const readCertified = (level: string, dir = CERTIFIED_DIR): CertifiedSeeds | undefined => {
   const path = certifiedPath(level, dir);

@@ -95,7 +95,7 @@ const perturb = (inst: LevelInstance, base: Action, sigma: number, rng: Rng): Ac
 };
 
 /** Trivial if the goal holds with no action, or with a 0.1 ball in any valid corner. */
-export const trivialStatus = (inst: LevelInstance, horizon: number, engine?: CreateEngine): "trivial" | "corner_trivial" | undefined => {
+const trivialStatus = (inst: LevelInstance, horizon: number, engine?: CreateEngine): "trivial" | "corner_trivial" | undefined => {
   if (rollout({ scene: inst.scene, goal: inst.goal }, { engine, horizon, recordContacts: false, stopWhenSettled: true }).success) {
     return "trivial";
   }

@@ -9,7 +9,7 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "obj
  * server reads (or none), `extraBody` added as given, and `content: null` (not "") on an assistant message that
  * only made tool calls (LiteLLM passes "" on to Anthropic, which rejects an empty text block).
  */
-export const shapeBody = (body: Record<string, unknown>, c: Shaping): Record<string, unknown> => {
+const shapeBody = (body: Record<string, unknown>, c: Shaping): Record<string, unknown> => {
   const out: Record<string, unknown> = { ...body };
   if (c.maxTokensParam) {
     delete out.max_tokens;

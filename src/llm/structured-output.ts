@@ -4,7 +4,7 @@ import type { OutputRequest } from "./chat-model.ts";
 import type { StructuredOutputMode } from "./config.ts";
 
 /** The ways a JSON answer can be asked for, most reliable first: `auto` tries them in this order. */
-export const OUTPUT_WAYS = ["json_schema", "tool", "text"] as const;
+const OUTPUT_WAYS = ["json_schema", "tool", "text"] as const;
 export type OutputWay = (typeof OUTPUT_WAYS)[number];
 
 /** Per endpoint and model, the first way the server did not refuse; kept for the rest of the process. */
@@ -20,16 +20,16 @@ export class OutputMemory {
   }
 }
 
-export const sharedOutputMemory = new OutputMemory();
+const sharedOutputMemory = new OutputMemory();
 
 /** The ways to try, in order, for a role's mode on an endpoint. */
-export const outputPlan = (mode: StructuredOutputMode, remembered: OutputWay | undefined): readonly OutputWay[] =>
+const outputPlan = (mode: StructuredOutputMode, remembered: OutputWay | undefined): readonly OutputWay[] =>
   mode === "auto" ? OUTPUT_WAYS.slice(OUTPUT_WAYS.indexOf(remembered ?? "json_schema")) : [mode];
 
 const TOOL_DESCRIPTION = "Give your complete answer as this function's arguments.";
 
 /** The request fields of one way; the text way adds nothing (the prompt asks for JSON). */
-export const outputFields = (way: OutputWay, o: OutputRequest): Record<string, unknown> => {
+const outputFields = (way: OutputWay, o: OutputRequest): Record<string, unknown> => {
   switch (way) {
     case "json_schema":
       // strict: false: OpenAI's strict mode rejects optional fields and defaults, which the answers have; zod
@@ -59,7 +59,7 @@ const messageOf = (e: unknown): string => (e instanceof Error ? `${e.message} ${
 const CONTEXT_OVERFLOW = /context length|maximum context|context window|too many tokens|prompt is too long/i;
 
 /** The server refused the request's response_format or forced tool (400 or 422), not the prompt itself. */
-export const refusedWay = (e: unknown): boolean => {
+const refusedWay = (e: unknown): boolean => {
   // A prompt longer than the context is no refusal of the way asked: every way would fail the same.
   if (e instanceof ContextOverflow) return false;
   const status = statusOf(e);

@@ -30,7 +30,7 @@ export interface StructuredResult<T> {
 }
 
 /** The JSON Schema a server is asked to hold the answer to: what the model may send (defaults optional). */
-export const outputRequest = (name: string, schema: z.ZodType): OutputRequest => {
+const outputRequest = (name: string, schema: z.ZodType): OutputRequest => {
   const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" });
   return { name, schema: json };
 };

@@ -4,7 +4,7 @@
  * Hermes/Qwen form `<tool_call>{"name": …, "arguments": {…}}</tool_call>`, Mistral's `[TOOL_CALLS] [{…}]`, and an
  * answer that is nothing but `{"name": <a tool offered>, "arguments"|"parameters": {…}}` (Llama 3 JSON calls).
  */
-export interface TextCall {
+interface TextCall {
   name: string;
   /** The arguments as written: an object, or a string holding JSON (tool-args.ts reads both). */
   args: unknown;

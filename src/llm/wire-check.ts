@@ -172,7 +172,7 @@ const withStandardError = async (response: Response): Promise<Response> => {
 };
 
 /** A 200 whose body is not a usable chat completion: retried like a 5xx. */
-export class MalformedAnswer extends Error {
+class MalformedAnswer extends Error {
   constructor(
     // Not `status`: the retry classifier reads a numeric `status` as the SDK's HTTP error.
     readonly httpStatus: number,
@@ -185,7 +185,7 @@ export class MalformedAnswer extends Error {
 }
 
 /** A stream that closed cleanly but before its finish_reason or [DONE]: retried like a dropped connection. */
-export class CutStream extends Error {
+class CutStream extends Error {
   readonly code = "ECONNRESET";
   constructor(bytes: number) {
     super(`the stream ended without a finish_reason or [DONE] (after ${bytes} bytes)`);

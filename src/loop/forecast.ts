@@ -38,8 +38,8 @@ export interface Work {
 }
 
 /** Assumed when nothing was recorded: a turn adds a thought, a call and an observation to the next prompt. */
-export const TOKENS_PER_TURN = 400;
-export const OUTPUT_PER_TURN = 300;
+const TOKENS_PER_TURN = 400;
+const OUTPUT_PER_TURN = 300;
 /** A bank update: the evolver reads the round's trajectories and the bank, and writes edits. */
 const EVOLVER_OUTPUT = 2000;
 const TOOLS_AND_PROTOCOL = 1500;
@@ -69,7 +69,7 @@ export const recordedWork = (runs: ReadonlyArray<readonly UsageLine[]>, role: Ro
  * number of calls fixed by its strategy (the family says how many), so the forecast scales the mean call by it:
  * an earlier search of another strategy still informs the size of a call.
  */
-export const recordedSearchCall = (runs: ReadonlyArray<readonly UsageLine[]>, model: string): { calls: number; input: number; output: number } | undefined => {
+const recordedSearchCall = (runs: ReadonlyArray<readonly UsageLine[]>, model: string): { calls: number; input: number; output: number } | undefined => {
   let calls = 0;
   let input = 0;
   let output = 0;
@@ -85,7 +85,7 @@ export const recordedSearchCall = (runs: ReadonlyArray<readonly UsageLine[]>, mo
 };
 
 /** An episode that uses its whole turn budget, each prompt the system prompt plus every earlier turn (capped). */
-export const episodeWorkFromConfig = (cfg: RunConfig, promptChars: number): Work => {
+const episodeWorkFromConfig = (cfg: RunConfig, promptChars: number): Work => {
   const t = cfg.actor.maxTurns;
   const prompt = Math.ceil(promptChars / CHARS_PER_TOKEN) + TOOLS_AND_PROTOCOL;
   const cap = Math.ceil(cfg.actor.maxRequestChars / CHARS_PER_TOKEN);

@@ -14,8 +14,8 @@ import { EmbeddingConfig } from "../store/embedding.ts";
  * default; every default is visible in `hexa run --print-config`.
  */
 
-export const INITS = ["offline", "off2on", "online"] as const;
-export const UPDATES = ["evolving", "replacement", "static"] as const;
+const INITS = ["offline", "off2on", "online"] as const;
+const UPDATES = ["evolving", "replacement", "static"] as const;
 export const RUN_AGENTS = ["hexa", "react", "direct", "reflexion", "heuristic"] as const;
 export type RunAgent = (typeof RUN_AGENTS)[number];
 /** How a run learns: the round loop with the bank (method.md), or a whole search per level (src/search). */
@@ -23,7 +23,7 @@ export const METHODS = ["rounds", ...SEARCH_METHODS] as const;
 
 const strict = <T extends z.ZodRawShape>(shape: T) => z.strictObject(shape);
 
-export const SeedsConfig = strict({
+const SeedsConfig = strict({
   offset: z
     .number()
     .int()
@@ -32,7 +32,7 @@ export const SeedsConfig = strict({
     .describe("the stream takes each level's certified seeds from this index on, in order; the same offset pairs methods"),
 });
 
-export const OfflineConfig = strict({
+const OfflineConfig = strict({
   episodes: z.number().int().min(1).default(5).describe("offline trajectories per level for the Offline / Off2On initialisation (docs/spec/method.md §5)"),
   trajectories: z
     .array(z.string())
@@ -44,7 +44,7 @@ export const OfflineConfig = strict({
     .describe("shipped bank files (e.g. skills/banks/<level>.heuristic.json), one per level: the round-0 bank instead of a distillation"),
 });
 
-export const BankConfig = strict({
+const BankConfig = strict({
   maxSkills: z.number().int().min(1).default(10).describe("M_max: skills kept per level, enforced after every update"),
   maxMistakes: z.number().int().min(1).default(5).describe("N_max: mistakes kept per level, enforced after every update"),
   rewardLabels: z.boolean().default(true).describe("false: the no-reward-labels ablation (trajectories unsorted, skills unweighted)"),

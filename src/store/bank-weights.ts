@@ -8,7 +8,7 @@ import type { Evidence } from "./bank.ts";
 
 export const NO_EVIDENCE: Evidence = { sumR: 0, count: 0 };
 
-export const PARTIAL_SKILL_CAP = 0.5;
+const PARTIAL_SKILL_CAP = 0.5;
 
 export const weightOf = (evidence: Evidence, opts: { partial?: boolean; fallbackMeanR?: number } = {}): number => {
   const mean = evidence.count > 0 ? evidence.sumR / evidence.count : opts.fallbackMeanR;

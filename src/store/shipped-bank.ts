@@ -2,7 +2,6 @@ import { existsSync, readFileSync } from "node:fs";
 import { z } from "zod";
 import { ConfigError } from "../errors.ts";
 import type { Bank } from "./bank.ts";
-import { writeJsonAtomic } from "./jsonl.ts";
 import { BankData } from "./run-records.ts";
 
 /** A bank shipped in skills/banks/ (or exported from a run) for the Offline / Off2On initialisation. */
@@ -40,4 +39,3 @@ export const readShippedBanks = (paths: readonly string[]): Map<string, Bank> =>
   return out;
 };
 
-export const writeShippedBank = (path: string, bank: ShippedBank): void => writeJsonAtomic(path, ShippedBank.parse(bank));

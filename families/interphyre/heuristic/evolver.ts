@@ -124,7 +124,7 @@ const fmt = (r: Region) =>
 
 const centre = ([lo, hi]: readonly [number, number]) => r2((lo + hi) / 2);
 /** Says where, so that a bank of several regions reads as several skills. */
-export const skillTitle = (level: string, r: Region): string =>
+const skillTitle = (level: string, r: Region): string =>
   `Place the red ball near ${r.relativeTo}, offset (${centre(r.dx)}, ${centre(r.dy)}) m${r.radius ? `, radius ≈ ${centre(r.radius)}` : ""} (${level})`;
 
 type Text = Pick<Skill, "title" | "principle" | "whenToApply" | "example"> | Pick<Mistake, "description" | "rootCause" | "correction">;

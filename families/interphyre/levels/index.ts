@@ -27,7 +27,7 @@ import wedge_issue from "./wedge_issue.ts";
 import zebra_crossing from "./zebra_crossing.ts";
 
 /** Every Interphyre level, keyed by id. A new level is one file here plus one line below. */
-export const levels = {
+const levels = {
   basket_case,
   catapult,
   cliffhanger,
@@ -59,7 +59,7 @@ export type LevelId = keyof typeof levels;
 
 export const listLevels = (): LevelId[] => Object.keys(levels) as LevelId[];
 
-export const isLevelId = (id: string): id is LevelId => Object.hasOwn(levels, id);
+const isLevelId = (id: string): id is LevelId => Object.hasOwn(levels, id);
 
 export const getLevel = (id: string): LevelDef => {
   if (!isLevelId(id)) throw new ConfigError(`unknown level '${id}'; known: ${listLevels().join(", ")}`);

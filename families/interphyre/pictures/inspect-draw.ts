@@ -30,7 +30,7 @@ const actionRecord = (rec: EpisodeRecord) => {
 };
 
 /** The final rollout of an episode as GIF bytes, or undefined when it ended without an action. */
-export const animationGif = (rec: EpisodeRecord): Uint8Array | undefined => {
+const animationGif = (rec: EpisodeRecord): Uint8Array | undefined => {
   const action = actionRecord(rec);
   if (!action) return undefined;
   const inst = createInstance(rec.level, rec.seed);

@@ -18,14 +18,14 @@ export const COLOURS: Readonly<Record<string, Rgb>> = {
   gray: [200, 200, 200],
   black: [0, 0, 0],
 };
-export const BACKGROUND: Rgb = [255, 255, 255];
+const BACKGROUND: Rgb = [255, 255, 255];
 /** Every colour a picture uses, kept exact in a rollout GIF. */
 export const PALETTE = gifPalette(BACKGROUND, Object.values(COLOURS));
 
 const colourOf = (label: string): Rgb => COLOURS[label] ?? COLOURS.black!;
 
 /** A body's pose in scene vocabulary (angle in degrees): scene objects and `Simulation.state()` entries both fit. */
-export interface Pose {
+interface Pose {
   x: number;
   y: number;
   angle: number;

@@ -11,7 +11,6 @@ export const placementFields = {
   y: z.number().describe("red ball centre y, metres; y points up, -5..5"),
   radius: z.number().describe("red ball radius, metres; clipped to the level's range (0.1..1.5 unless stated)"),
 };
-export const PlacementInput = z.object(placementFields);
 
 /** The validated action, or a ModelOutputError that says what to change (the placement is not simulated). */
 export const placeOrExplain = (session: ToolSession, a: { x: number; y: number; radius: number }): Action => {

@@ -29,7 +29,7 @@ export const sizeOf = (o: SceneObject): Record<string, number | string> => {
   }
 };
 
-export const sizeText = (o: SceneObject): string => {
+const sizeText = (o: SceneObject): string => {
   switch (o.type) {
     case "ball":
       return `radius ${n(o.radius)}`;

@@ -57,7 +57,7 @@ export const TOOL_SETS = {
   extended: [...PAPER_TOOLS, "check_placement", "snapshot", "intervene"],
 } as const satisfies Record<string, readonly ToolName[]>;
 
-export type ToolSetName = keyof typeof TOOL_SETS;
+type ToolSetName = keyof typeof TOOL_SETS;
 
 export const toolSet = (name: string): Tool[] => {
   if (!Object.hasOwn(TOOL_SETS, name)) throw new ConfigError(`unknown tool set '${name}'; known: ${Object.keys(TOOL_SETS).join(", ")}`);

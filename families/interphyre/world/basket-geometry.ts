@@ -10,7 +10,7 @@ export type BasketFixture =
   | { kind: "box"; part: "floor" | "sensor"; sensor: boolean; hx: number; hy: number; cx: number; cy: number }
   | { kind: "polygon"; part: "left_wall" | "right_wall"; sensor: false; vertices: [number, number][] };
 
-export const anchorOffset = (b: Pick<BasketObject, "anchor" | "bottom_width" | "top_width" | "height">): [number, number] => {
+const anchorOffset = (b: Pick<BasketObject, "anchor" | "bottom_width" | "top_width" | "height">): [number, number] => {
   switch (b.anchor) {
     case "bottom_center":
       return [0, 0];

@@ -19,10 +19,10 @@ export const DEFAULT_HORIZON_STEPS = 1000;
 export const HEXA_HARNESS_HORIZON_STEPS = 2000;
 
 /** PRECISION = 8: every number is round(v, 8) before it reaches Box2D. */
-export const PRECISION = 8;
+const PRECISION = 8;
 
 /** pybox2d converts degrees with float32 π; Math.PI loses seeds (docs/spec/interphyre.md §1.3a). */
-export const PI_F32 = Math.fround(Math.PI);
+const PI_F32 = Math.fround(Math.PI);
 
 /** InterphyreObject defaults (objects/base.py). Baskets never set damping: 0 / 0. */
 export const MATERIAL = {

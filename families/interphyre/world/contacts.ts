@@ -9,7 +9,7 @@ export interface ContactEvent {
   b: string;
 }
 
-export const pairKey = (a: string, b: string): string => (a < b ? `${a}|${b}` : `${b}|${a}`);
+const pairKey = (a: string, b: string): string => (a < b ? `${a}|${b}` : `${b}|${a}`);
 
 /**
  * Contacts tracked per body pair, exactly like Interphyre's GoalContactListener (docs/spec/interphyre.md §1.6): a begin

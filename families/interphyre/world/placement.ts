@@ -55,7 +55,7 @@ const boxCorners = (hx: number, hy: number, cx = 0, cy = 0): Point[] => [
  * virtual cap across its mouth that Interphyre's check adds so that a ball cannot be placed straddling
  * the rim. A ball wholly inside the basket stays valid, as in Interphyre.
  */
-export const basketPolygons = (b: BasketObject): Point[][] => {
+const basketPolygons = (b: BasketObject): Point[][] => {
   const parts = basketFixtures(b).flatMap((f) => {
     if (f.sensor) return [];
     return [f.kind === "box" ? boxCorners(f.hx, f.hy, f.cx, f.cy) : f.vertices];
@@ -74,7 +74,7 @@ export const basketPolygons = (b: BasketObject): Point[][] => {
 };
 
 /** Distance between the ball's centre and the object's surface (negative when the centre is inside). */
-export const surfaceDistance = (p: Point, o: SceneObject): number => {
+const surfaceDistance = (p: Point, o: SceneObject): number => {
   switch (o.type) {
     case "ball":
       return Math.hypot(p[0] - o.x, p[1] - o.y) - o.radius;

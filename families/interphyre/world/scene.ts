@@ -33,7 +33,7 @@ export const BarObject = z.object({
   thickness: positive.default(0.2),
 });
 
-export const BASKET_ANCHORS = ["bottom_center", "center", "top_center", "bottom_left", "bottom_right", "top_left", "top_right"] as const;
+const BASKET_ANCHORS = ["bottom_center", "center", "top_center", "bottom_left", "bottom_right", "top_left", "top_right"] as const;
 
 export const BasketObject = z.object({
   type: z.literal("basket").default("basket"),
@@ -56,7 +56,7 @@ export type BarObject = z.infer<typeof BarObject>;
 export type BasketObject = z.infer<typeof BasketObject>;
 export type SceneObject = BallObject | BarObject | BasketObject;
 export type Scene = Record<string, SceneObject>;
-export type ObjectKind = SceneObject["type"];
+type ObjectKind = SceneObject["type"];
 
 /** The basket's size from `scale`, as objects/basket.py derives it when no size is given. */
 export const basketSizeFromScale = (s: number, wallThickness?: number) => {

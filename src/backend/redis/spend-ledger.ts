@@ -3,7 +3,7 @@ import type { Cap, Cost, Outputs, Refusal, Spend, SpendLedger } from "../../llm/
 import type { RedisConnection } from "./connection.ts";
 
 /** The hash a run's gates count in: the cap, the spend (answered calls plus the estimates of calls in flight), output sizes per role. */
-export const ledgerKey = (run: string): string => `hexa:spend:${run}`;
+const ledgerKey = (run: string): string => `hexa:spend:${run}`;
 
 /** A ledger outlives a day-long pause between a stop and its resume; the coordinator writes it anew at every start. */
 const TTL_S = 7 * 24 * 3600;

@@ -29,7 +29,7 @@ interface RunInput {
   final?: FinalOutcome[];
 }
 
-export interface FinalOutcome {
+interface FinalOutcome {
   level: string;
   score: number | null;
   /** What the run spent on the level (reward search: trainings). */

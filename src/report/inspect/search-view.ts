@@ -6,7 +6,7 @@
  */
 
 /** One line of candidates.jsonl, as far as the view needs it (the record schema is the reward-search family's). */
-export interface SearchCandidateInput {
+interface SearchCandidateInput {
   index: number;
   strategy: string;
   iteration: number;
@@ -59,7 +59,7 @@ export interface SearchInput {
   notices: readonly string[];
 }
 
-export interface CandidateNode {
+interface CandidateNode {
   index: number;
   iteration: number;
   operator: string;
