@@ -6,6 +6,7 @@ import { SkillIndexConfig, type RunConfig } from "../loop/run-config.ts";
 import { byWeight, foldEvents, type Bank, type BankEntry, type BankEvent } from "../store/bank.ts";
 import type { EmbeddingConfig } from "../store/embedding.ts";
 import { RunDir, updateKey, type BankLog } from "../store/run-dir.ts";
+import { defineCommand } from "../family/define-command.ts";
 import { intFlag } from "./flags.ts";
 import { openSkillIndex, runDirConfig } from "./run-setup.ts";
 
@@ -53,10 +54,10 @@ const bankText = (level: string, round: number, bank: Bank): string =>
     ...(bank.mistakes.length ? byWeight(bank.mistakes).flatMap(entryLines) : ["  (none)"]),
   ].join("\n");
 
-const show: CommandModule<object, { run: string; level?: string; round?: number }> = {
+const show = defineCommand({
   command: "show <run>",
   describe: "a run's bank after a round (default: the last committed), skills and mistakes by weight",
-  builder: (y: Argv) =>
+  builder: (y) =>
     y
       .positional("run", { type: "string", demandOption: true, describe: "a run directory, e.g. runs/<id>" })
       .option("level", { type: "string", describe: "only this level" })
@@ -81,7 +82,7 @@ const show: CommandModule<object, { run: string; level?: string; round?: number 
     });
     process.stdout.write(`run ${dir.meta.id}\n\n${parts.join("\n\n")}\n`);
   },
-};
+});
 
 const titleOf = (e: BankEntry) => (e.kind === "skill" ? e.title : e.description);
 
@@ -105,10 +106,10 @@ export const eventLine = (e: BankEvent): string => {
   }
 };
 
-const history: CommandModule<object, { run: string; level?: string }> = {
+const history = defineCommand({
   command: "history <run>",
   describe: "every committed bank event, one a line (round, type, ids, reason): how the skills evolved",
-  builder: (y: Argv) =>
+  builder: (y) =>
     y
       .positional("run", { type: "string", demandOption: true, describe: "a run directory, e.g. runs/<id>" })
       .option("level", { type: "string", describe: "only this level" }),
@@ -122,7 +123,7 @@ const history: CommandModule<object, { run: string; level?: string }> = {
     });
     process.stdout.write(`run ${dir.meta.id}\n\n${parts.join("\n\n")}\n`);
   },
-};
+});
 
 /** The runs named, or every run directory under runsDir. */
 const runsToIndex = (named: readonly string[], runsDir: string): string[] => {
@@ -144,10 +145,10 @@ const agreed = (what: string, values: string[], fix: string): string => {
   return distinct[0]!;
 };
 
-const reindex: CommandModule<object, { runs?: string[]; "runs-dir": string; "data-dir"?: string }> = {
+const reindex = defineCommand({
   command: "reindex [runs..]",
   describe: "rebuild the Chroma skill index from the runs' bank-events.jsonl (default: every run under --runs-dir)",
-  builder: (y: Argv) =>
+  builder: (y) =>
     y
       .positional("runs", { type: "string", array: true, describe: "run directories" })
       .option("runs-dir", { type: "string", default: "runs", describe: "where to look for runs when none is named" })
@@ -185,12 +186,12 @@ const reindex: CommandModule<object, { runs?: string[]; "runs-dir": string; "dat
       await stop();
     }
   },
-};
+});
 
-const query: CommandModule<object, { text: string; level?: string; kind?: BankEntry["kind"]; limit: number; "data-dir"?: string }> = {
+const query = defineCommand({
   command: "query <text>",
   describe: "the index entries closest to a text, best first (score = cosine similarity)",
-  builder: (y: Argv) =>
+  builder: (y) =>
     y
       .positional("text", { type: "string", demandOption: true })
       .option("level", { type: "string", describe: "only entries learned on this level" })
@@ -221,7 +222,7 @@ const query: CommandModule<object, { text: string; level?: string; kind?: BankEn
       await stop();
     }
   },
-};
+});
 
 export const bankCommand: CommandModule = {
   command: "bank",

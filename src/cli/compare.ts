@@ -2,7 +2,7 @@ import { execa } from "execa";
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, extname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Argv, CommandModule } from "yargs";
+import type { Argv } from "yargs";
 import { z } from "zod";
 import { parse as parseYaml, stringify as toYaml } from "yaml";
 import { ConfigError, RunStopped } from "../errors.ts";
@@ -23,6 +23,7 @@ import { EpisodeRecord } from "../store/run-records.ts";
 import { readFinalScores } from "../store/final-scores.ts";
 import type { LevelFamily } from "../family/family.ts";
 import { allFamilies } from "./families.ts";
+import { type ArgsOf, defineCommand } from "../family/define-command.ts";
 import { intFlag } from "./flags.ts";
 import { checkRunConfig, runIdOf } from "./run.ts";
 import { changedKeys, configDigest } from "./run-setup.ts";
@@ -57,40 +58,44 @@ type Job = { cell: Cell; run: number; cfg: RunConfig; yaml: string };
 
 const gridFlags = (v: unknown): string[] => (Array.isArray(v) ? v : v === undefined ? [] : [v]).map(String);
 
-export const compareCommand: CommandModule = {
+const compareFlags = (y: Argv) =>
+  budgetOptions(y, "the whole grid, every run and its held-out evaluation together; a rerun may raise it")
+    .positional("config", { type: "string", demandOption: true, describe: "the base run config, e.g. configs/quickstart.yaml" })
+    .option("grid", { type: "string", array: true, describe: "KEY=V1,V2 over a dotted config key (repeat for more axes), e.g. --grid init=off2on,online" })
+    .option("runs", { type: "string", default: 3, coerce: intFlag("runs", 1, 100), describe: "runs per cell; they differ only in the run seed (0, 1, 2, …)" })
+    .option("out", { type: "string", describe: "the comparison folder (default compare/<config name>); rerun with the same one to continue" })
+    .option("heldout", {
+      type: "string",
+      default: 20,
+      coerce: intFlag("heldout", 0, 10_000),
+      describe: "held-out seeds per level for each run's frozen final bank (0: none)",
+    })
+    .option("baseline", {
+      type: "string",
+      describe: "the cell the others are compared with: its id (c1, c2, …) or its values (init=online,retriever.topSkills=0); default the first",
+    })
+    .option("parallel", { type: "string", default: 1, coerce: intFlag("parallel", 1, 64), describe: "runs played at once (each a hexa run process)" })
+    .option("backend", {
+      type: "string",
+      describe: "where the runs' episodes are played: local, or redis://HOST:PORT for hexa worker processes (raise --parallel to keep them busy)",
+    })
+    .option("doctor", DOCTOR_OPTION);
+/** The flags compare reads; a caller other than the command (hexa bench) gives the required ones. */
+type CompareArgs = Pick<ArgsOf<typeof compareFlags>, "config" | "runs" | "heldout" | "parallel"> & Partial<ArgsOf<typeof compareFlags>>;
+
+export const compareCommand = defineCommand({
   command: "compare <config>",
   describe: "a grid of configurations × runs on paired seeds, held-out evaluation and paired bootstrap statistics; writes DIR/results.*",
-  builder: (y: Argv) =>
-    budgetOptions(y, "the whole grid, every run and its held-out evaluation together; a rerun may raise it")
-      .positional("config", { type: "string", demandOption: true, describe: "the base run config, e.g. configs/quickstart.yaml" })
-      .option("grid", { type: "string", array: true, describe: "KEY=V1,V2 over a dotted config key (repeat for more axes), e.g. --grid init=off2on,online" })
-      .option("runs", { type: "string", default: 3, coerce: intFlag("runs", 1, 100), describe: "runs per cell; they differ only in the run seed (0, 1, 2, …)" })
-      .option("out", { type: "string", describe: "the comparison folder (default compare/<config name>); rerun with the same one to continue" })
-      .option("heldout", {
-        type: "string",
-        default: 20,
-        coerce: intFlag("heldout", 0, 10_000),
-        describe: "held-out seeds per level for each run's frozen final bank (0: none)",
-      })
-      .option("baseline", {
-        type: "string",
-        describe: "the cell the others are compared with: its id (c1, c2, …) or its values (init=online,retriever.topSkills=0); default the first",
-      })
-      .option("parallel", { type: "string", default: 1, coerce: intFlag("parallel", 1, 64), describe: "runs played at once (each a hexa run process)" })
-      .option("backend", {
-        type: "string",
-        describe: "where the runs' episodes are played: local, or redis://HOST:PORT for hexa worker processes (raise --parallel to keep them busy)",
-      })
-      .option("doctor", DOCTOR_OPTION),
+  builder: compareFlags,
   handler: async (argv) => {
-    const out = resolve(String(argv.out ?? join("compare", basename(String(argv.config), extname(String(argv.config))))));
+    const out = resolve(argv.out ?? join("compare", basename(argv.config, extname(argv.config))));
     try {
       await compare(argv, out);
     } catch (e) {
       throw asUserError(e, `check that ${out} is a writable folder with space, then rerun the same command to continue`);
     }
   },
-};
+});
 
 const readBase = (path: string): Record<string, unknown> => {
   if (!existsSync(path)) throw new ConfigError(`${path}: no such config file; see configs/ for examples`);
@@ -176,12 +181,12 @@ const outcome = (e: EpisodeRecord): EpisodeOutcome => ({
   turns: e.trajectory.turns,
 });
 
-export const compare = async (argv: Record<string, unknown>, out: string): Promise<void> => {
-  const configPath = String(argv.config);
-  const runs = Number(argv.runs);
+export const compare = async (argv: CompareArgs, out: string): Promise<void> => {
+  const configPath = argv.config;
+  const runs = argv.runs;
   // Passed on to each cell's hexa run: the grid checked every cell's endpoints once, before the first run.
-  const passOn = [...(argv.backend === undefined ? [] : ["--backend", String(argv.backend)]), ...(doctorSkipped(argv, process.env) ? ["--no-doctor"] : [])];
-  if (argv.backend !== undefined) checkBackend(String(argv.backend), "--backend");
+  const passOn = [...(argv.backend === undefined ? [] : ["--backend", argv.backend]), ...(doctorSkipped(argv, process.env) ? ["--no-doctor"] : [])];
+  if (argv.backend !== undefined) checkBackend(argv.backend, "--backend");
   const note = (line: string) => process.stderr.write(`${line}\n`);
   // Everything that can be refused is checked before DIR or any run directory is made.
   const base = readBase(configPath);
@@ -223,10 +228,10 @@ export const compare = async (argv: Record<string, unknown>, out: string): Promi
   }
   for (const s of skipped) note(`skipped ${s.id} (${s.label}): ${s.reason}`);
   if (!runnable.length) throw new ConfigError(`--grid: every cell is refused by hexa run (${skipped.map((s) => `${s.id}: ${s.reason}`).join("; ")})`);
-  const baseline = pickBaseline(argv.baseline as string | undefined, runnable);
+  const baseline = pickBaseline(argv.baseline, runnable);
   const cfgs = runnable.map((c) => jobs.find((j) => j.cell === c)!.cfg);
   const family = checkRunConfig(cfgs[0]!, configPath);
-  const want = Number(argv.heldout);
+  const want = argv.heldout;
   const heldOut: HeldOut = want ? sharedHeldOut(cfgs, family, want) : {};
   for (const [level, s] of Object.entries(heldOut)) {
     if (s.length < want) note(`note: only ${s.length} vetted seeds of ${level} are unseen by every cell (asked ${want}); its held-out figures use ${s.length}`);
@@ -282,7 +287,7 @@ export const compare = async (argv: Record<string, unknown>, out: string): Promi
     note(
       `compare ${out}: ${runnable.length} cell(s) × ${runs} run(s), held-out seeds ${anyHeldOut(heldOut) ? heldOutText(heldOut) : "none"}${skipped.length ? `, ${skipped.length} cell(s) skipped` : ""}`,
     );
-    await mapLimit(jobs, Number(argv.parallel), async (job) => {
+    await mapLimit(jobs, argv.parallel, async (job) => {
       if (stop) return;
       const name = key(job);
       const cellFile = join(out, "cells", `${job.cell.id}-r${job.run}.yaml`);

@@ -1,6 +1,6 @@
-import type { Argv, CommandModule } from "yargs";
 import { LlmConfig, Role } from "../llm/config.ts";
 import { doctorTable, problemsOf, recommendedYaml } from "../llm/doctor-report.ts";
+import { defineCommand } from "../family/define-command.ts";
 import { intFlag } from "./flags.ts";
 import { DEFAULT_CONTEXT_TOKENS, probeRoles, rolesOf } from "./preflight.ts";
 import { familyOf, readRunConfig } from "./run-setup.ts";
@@ -9,10 +9,10 @@ import { familyOf, readRunConfig } from "./run-setup.ts";
  * `hexa doctor [CONFIG] [--role R]`: a few cheap calls to each configured endpoint, a table of what works
  * there, and the config lines that fit it. Exits 1 when a checked role cannot work on its endpoint.
  */
-export const doctorCommand: CommandModule = {
+export const doctorCommand = defineCommand({
   command: "doctor [config]",
   describe: "pre-flight check of each role's endpoint: tool calls, structured output, usage, reasoning, context, parallel requests",
-  builder: (y: Argv) =>
+  builder: (y) =>
     y
       .positional("config", { type: "string", describe: "a YAML run config (default: the default llm config with OPENAI_BASE_URL / OPENAI_API_KEY)" })
       .option("role", {
@@ -28,15 +28,15 @@ export const doctorCommand: CommandModule = {
         describe: "size of the long prompt that checks the context window, in tokens (it is billed once per endpoint)",
       }),
   handler: async (argv) => {
-    const path = argv.config as string | undefined;
+    const path = argv.config;
     const cfg = path ? readRunConfig(path) : undefined;
     const llm = cfg?.llm ?? LlmConfig.parse({});
     const used = cfg ? rolesOf(cfg, familyOf(cfg).searchFor?.(cfg) !== undefined) : [];
-    const roles = (argv.role as Role[] | undefined) ?? (used.length ? used : Role.options);
-    const probed = await probeRoles(llm, roles, { env: process.env, contextTokens: Number(argv["context-tokens"]) });
+    const roles = argv.role ?? (used.length ? used : Role.options);
+    const probed = await probeRoles(llm, roles, { env: process.env, contextTokens: argv["context-tokens"] });
     process.stdout.write(`hexa doctor${path ? ` ${path}` : ""}\n\n${doctorTable(probed)}\n\nrecommended config:\n${recommendedYaml(probed)}\n`);
     const problems = probed.flatMap((p) => p.roles.flatMap((role) => problemsOf(role, p.report)));
     for (const line of problems) process.stderr.write(`hexa doctor: ${line}\n`);
     if (problems.length) process.exitCode = 1;
   },
-};
+});

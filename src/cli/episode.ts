@@ -1,5 +1,5 @@
 import { writeFileSync } from "node:fs";
-import type { Argv, CommandModule } from "yargs";
+import type { Argv } from "yargs";
 import { budgetOf } from "../../agents/run-episode.ts";
 import type { TrajectoryStep } from "../store/trajectory.ts";
 import { parseSeed } from "../family/seed.ts";
@@ -13,6 +13,7 @@ import { allFamilies, familyIds, getFamily } from "./families.ts";
 import { schemaFlags, sliceFromFlags, type SchemaFlag } from "./schema-flags.ts";
 import { toolProgressView } from "./tool-progress.ts";
 import { assertWritable } from "./write-file.ts";
+import { defineCommand } from "../family/define-command.ts";
 
 const oneLine = (s: string, max: number) => {
   const flat = s.replace(/\s+/g, " ").trim();
@@ -38,33 +39,37 @@ const numberOrNone = (key: string, v: unknown): Record<string, unknown> => {
   return { [key]: text === "none" || text === "null" ? null : text === "" ? v : Number.isNaN(Number(text)) ? text : Number(text) };
 };
 
+/** Every family's config flags; they are read by name (argv[flag]), so they leave the typed flags as they are. */
+const withFamilyFlags = <T>(y: Argv<T>): Argv<T> => y.options(Object.fromEntries(familyFlags().map(({ flag, option }) => [flag, option]))) as Argv<T>;
+
 /** `hexa episode`: one episode, turn by turn, then a summary (success, turns, tokens, cost). */
-export const episodeCommand: CommandModule = {
+export const episodeCommand = defineCommand({
   command: "episode <level>",
   describe: "run one episode with an agent and show it turn by turn",
-  builder: (y: Argv) =>
-    y
-      .positional("level", { type: "string", demandOption: true })
-      .option("seed", { type: "string", demandOption: true, describe: "level seed (non-negative integer)" })
-      .option("family", { choices: familyIds(), default: "interphyre", describe: "the level family of LEVEL" })
-      .option("agent", { choices: RUN_AGENTS.filter((a) => a !== "hexa"), default: "react" as RunAgent, describe: "heuristic needs no model" })
-      .option("model", { type: "string", describe: "model name (actor role)" })
-      .option("base-url", { type: "string", describe: "OpenAI-compatible endpoint (else OPENAI_BASE_URL)" })
-      .option("api-key", { type: "string", describe: "API key (else OPENAI_API_KEY)" })
-      .option("max-turns", { type: "number", default: 25, describe: "turn budget T" })
-      .option("temperature", { type: "string", describe: "sampling temperature, or none to send none (default 1)" })
-      .option("max-output-tokens", { type: "string", describe: "cap on tokens per answer, or none to send none (default 8192)" })
-      .option("stream", { type: "boolean", default: false, describe: "stream the model's answers" })
-      .option("cache-dir", { type: "string", describe: "answer identical requests from this response cache" })
-      .option("audit-log", { type: "string", describe: "append one JSON line per model call here" })
-      .option("out", { type: "string", describe: "write the trajectory as JSON" })
-      .options(Object.fromEntries(familyFlags().map(({ flag, option }) => [flag, option]))),
+  builder: (y) =>
+    withFamilyFlags(
+      y
+        .positional("level", { type: "string", demandOption: true })
+        .option("seed", { type: "string", demandOption: true, describe: "level seed (non-negative integer)" })
+        .option("family", { choices: familyIds(), default: "interphyre", describe: "the level family of LEVEL" })
+        .option("agent", { choices: RUN_AGENTS.filter((a) => a !== "hexa"), default: "react" as RunAgent, describe: "heuristic needs no model" })
+        .option("model", { type: "string", describe: "model name (actor role)" })
+        .option("base-url", { type: "string", describe: "OpenAI-compatible endpoint (else OPENAI_BASE_URL)" })
+        .option("api-key", { type: "string", describe: "API key (else OPENAI_API_KEY)" })
+        .option("max-turns", { type: "number", default: 25, describe: "turn budget T" })
+        .option("temperature", { type: "string", describe: "sampling temperature, or none to send none (default 1)" })
+        .option("max-output-tokens", { type: "string", describe: "cap on tokens per answer, or none to send none (default 8192)" })
+        .option("stream", { type: "boolean", default: false, describe: "stream the model's answers" })
+        .option("cache-dir", { type: "string", describe: "answer identical requests from this response cache" })
+        .option("audit-log", { type: "string", describe: "append one JSON line per model call here" })
+        .option("out", { type: "string", describe: "write the trajectory as JSON" }),
+    ),
   handler: async (argv) => {
     // Before any (paid) play: an output path that cannot be written loses nothing yet.
-    if (argv.out) assertWritable("out", String(argv.out));
-    const family = getFamily(String(argv.family));
-    family.checkLevel(String(argv.level));
-    const level = String(argv.level);
+    if (argv.out) assertWritable("out", argv.out);
+    const family = getFamily(argv.family);
+    family.checkLevel(argv.level);
+    const level = argv.level;
     const seed = parseSeed(argv.seed, "--seed");
     const own = flagsOf(family.config.schema, family.id);
     const foreign = familyFlags().filter((f) => argv[f.flag] !== undefined && !own.some((o) => o.flag === f.flag));
@@ -91,7 +96,7 @@ export const episodeCommand: CommandModule = {
           .replace(/; see hexa run --print-config for its default and meaning/g, ""),
       );
     }
-    const agent = argv.agent as RunAgent;
+    const agent = argv.agent;
     const flags: Record<string, string> = {
       model: "--model",
       baseURL: "--base-url",
@@ -156,7 +161,7 @@ export const episodeCommand: CommandModule = {
       },
       onToolProgress: (p) => trainings.update(p),
     });
-    if (argv.out) writeFileSync(String(argv.out), `${JSON.stringify(t, null, 2)}\n`);
+    if (argv.out) writeFileSync(argv.out, `${JSON.stringify(t, null, 2)}\n`);
     const priced = agent === "heuristic" || priceOf(llm.prices, t.model) !== undefined;
     const cost = priced ? `$${t.usage.costUsd.toFixed(4)}` : `cost unknown (${t.model} is not in the price table)`;
     const outcome = t.success ? `SUCCESS in ${t.steps.length} turns` : `FAILURE (${t.stopReason}${t.error ? `: ${t.error}` : ""})`;
@@ -173,4 +178,4 @@ export const episodeCommand: CommandModule = {
       process.exitCode = 1;
     }
   },
-};
+});

@@ -1,5 +1,5 @@
 import { basename, dirname, join } from "node:path";
-import type { Argv, CommandModule } from "yargs";
+import type { Argv } from "yargs";
 import { ConfigError, RunStopped } from "../errors.ts";
 import { BudgetExceeded, checkPriced, hasCap, SpendGate, type Budget } from "../llm/budget.ts";
 import { evaluateRun, heldOutSeeds, learnedSeeds, readRunState, type EvalRow, type RunState } from "../loop/evaluate.ts";
@@ -10,7 +10,8 @@ import type { RunConfig } from "../loop/run-config.ts";
 import { appendEvalUsage, clearEvalStopped, evalStopped, evalUsage, markEvalStopped, stoppedEvalOf } from "../store/eval-spend.ts";
 import { updateKey, type RunDir } from "../store/run-dir.ts";
 import { openRun } from "./bank.ts";
-import { budgetFrom, checkForecast, earlierUsage, raiseFlags, seedGate, spentIn } from "./budget.ts";
+import { budgetFrom, budgetOptions, checkForecast, earlierUsage, raiseFlags, seedGate, spentIn } from "./budget.ts";
+import { type ArgsOf, defineCommand } from "../family/define-command.ts";
 import { intFlag } from "./flags.ts";
 import { percent } from "./format.ts";
 import { familyOf, modelsFor } from "./run-setup.ts";
@@ -67,30 +68,26 @@ const table = (rows: readonly EvalRow[]): string => {
   ].join("\n");
 };
 
-export const evalCommand: CommandModule = {
+const evalFlags = (y: Argv) =>
+  budgetOptions(y, "this evaluation (the run's budget caps the run, not its evaluations); a rerun of a stopped evaluation may raise it")
+    .positional("run", { type: "string", demandOption: true, describe: "a finished run directory, e.g. runs/<id>" })
+    .option("seeds", {
+      type: "string",
+      coerce: seedList,
+      describe: "these seeds on every level (refused if the run learned from one), e.g. 60,61,62; or per level: catapult=60,61;pass_the_parcel=70",
+    })
+    .option("count", {
+      type: "string",
+      default: 10,
+      coerce: intFlag("count", 1, 10_000),
+      describe: "without --seeds: the next N vetted seeds the run never saw, per level",
+    })
+    .option("doctor", DOCTOR_OPTION);
+
+export const evalCommand = defineCommand({
   command: "eval <run>",
   describe: "held-out evaluation: the run's final bank on seeds it never learned from; writes runs/<id>/eval/<time>.jsonl",
-  builder: (y: Argv) =>
-    y
-      .positional("run", { type: "string", demandOption: true, describe: "a finished run directory, e.g. runs/<id>" })
-      .option("seeds", {
-        type: "string",
-        coerce: seedList,
-        describe: "these seeds on every level (refused if the run learned from one), e.g. 60,61,62; or per level: catapult=60,61;pass_the_parcel=70",
-      })
-      .option("count", {
-        type: "string",
-        default: 10,
-        coerce: intFlag("count", 1, 10_000),
-        describe: "without --seeds: the next N vetted seeds the run never saw, per level",
-      })
-      .option("budget-usd", {
-        type: "number",
-        describe: "spend cap in USD for this evaluation (the run's budget: caps the run, not its evaluations); a rerun of a stopped evaluation may raise it",
-      })
-      .option("budget-tokens", { type: "number", describe: "token cap (input + output, cache hits excluded) for this evaluation" })
-      .option("yes", { type: "boolean", default: false, describe: "start even when the cost forecast exceeds the cap (the evaluation still stops at it)" })
-      .option("doctor", DOCTOR_OPTION),
+  builder: evalFlags,
   handler: async (argv) => {
     try {
       await evaluate(argv);
@@ -98,10 +95,10 @@ export const evalCommand: CommandModule = {
       throw asUserError(e, "hexa eval writes its results under the run's eval/ folder: make the run directory writable, or copy the run and evaluate the copy");
     }
   },
-};
+});
 
-const evaluate = async (argv: Record<string, unknown>): Promise<void> => {
-  const path = String(argv.run);
+const evaluate = async (argv: ArgsOf<typeof evalFlags>): Promise<void> => {
+  const path = argv.run;
   const { dir, cfg } = openRun(path);
   const family = familyOf(cfg);
   const run = readRunState(dir, (ids) =>
@@ -110,8 +107,8 @@ const evaluate = async (argv: Record<string, unknown>): Promise<void> => {
     ),
   );
   requireFinished(path, run, cfg);
-  const given = argv.seeds as ReturnType<typeof seedList>;
-  const seeds = heldOutSeeds(cfg, family, { ...(given ? { seeds: given } : {}), count: Number(argv.count) }, learnedSeeds(run));
+  const given = argv.seeds;
+  const seeds = heldOutSeeds(cfg, family, { ...(given ? { seeds: given } : {}), count: argv.count }, learnedSeeds(run));
   const wanted = Object.fromEntries(seeds);
   // An evaluation of these seeds that a spend cap stopped is continued: what it played is kept, not played again.
   const stopped = stoppedEvalOf(dir.path, wanted);
@@ -121,7 +118,7 @@ const evaluate = async (argv: Record<string, unknown>): Promise<void> => {
     const served = await preflight(cfg.llm, ["actor"], { env: process.env, cacheDir: dirname(dir.path), where: `${path}/config.yaml` });
     if (served) servedChanges(dir.path, served).forEach((line) => process.stderr.write(`${line}\n`));
   }
-  const gate = evalGate(cfg, dir, { cap: budgetFrom({}, argv), toPlay: total - played.length, spentBefore: stopped?.usage ?? [], yes: argv.yes === true });
+  const gate = evalGate(cfg, dir, { cap: budgetFrom({}, argv), toPlay: total - played.length, spentBefore: stopped?.usage ?? [], yes: argv.yes });
   // The frozen bank needs no evolver; the actor's calls go to eval/llm-log.jsonl so the run's own log is untouched.
   const { actorModel } = await modelsFor(
     { ...cfg, evolver: "heuristic", llm: { ...cfg.llm, auditLog: cfg.llm.auditLog ?? join(dir.path, "eval", "llm-log.jsonl") } },

@@ -3,7 +3,6 @@ import { createServer, type ServerResponse } from "node:http";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Argv, CommandModule } from "yargs";
 import { ConfigError } from "../errors.ts";
 import { renderReportHtml, type PageAssets } from "../report/inspect/html.ts";
 import {
@@ -16,6 +15,7 @@ import {
   type RunInput,
 } from "../report/inspect/model.ts";
 import type { EpisodeRecord } from "../store/run-records.ts";
+import { defineCommand } from "../family/define-command.ts";
 import { intFlag } from "./flags.ts";
 import { familyIds, getFamily } from "./families.ts";
 import { findSearchDirs, findTarget, readRunInput, readSearchInput, type InspectTarget } from "./inspect-load.ts";
@@ -203,11 +203,11 @@ const serve = (target: InspectTarget, port: number, animations: Animations): Pro
     });
   });
 
-export const inspectCommand: CommandModule = {
+export const inspectCommand = defineCommand({
   command: "inspect <dir>",
   describe:
     "a self-contained HTML report of a run or a comparison (learning curves, the bank over time, every episode) and of reward searches (the lineage of every candidate); --serve follows a live run",
-  builder: (y: Argv) =>
+  builder: (y) =>
     y
       .positional("dir", {
         type: "string",
@@ -220,22 +220,22 @@ export const inspectCommand: CommandModule = {
       .option("animations", {
         type: "string",
         choices: ANIMATIONS,
-        default: "last",
+        default: "last" as Animations,
         describe: "rollout GIFs embedded in the file: the last solved episode of each level, all (50–200 kB each), or none; --serve makes any on demand",
       }),
   handler: async (argv) => {
-    const target = findTarget(String(argv.dir));
-    const animations = argv.animations as Animations;
+    const target = findTarget(argv.dir);
+    const animations = argv.animations;
     if (argv.serve) {
       if (argv.out !== undefined) throw new ConfigError("--out: not used with --serve (the page is served, not written); drop one of them");
-      await serve(target, Number(argv.port), animations);
+      await serve(target, argv.port, animations);
       return;
     }
     const t0 = performance.now();
     const { report } = build(target, animations);
     const html = renderReportHtml(report, pageAssets(), { live: false });
     const ms = performance.now() - t0;
-    const out = argv.out === undefined ? join(target.path, "report.html") : String(argv.out);
+    const out = argv.out ?? join(target.path, "report.html");
     writeOutput("out", out, html);
     const episodes = report.cells.flatMap((c) => c.runs).reduce((n, r) => n + r.episodes.length, 0);
     const gifs = report.cells.flatMap((c) => c.runs).reduce((n, r) => n + r.episodes.filter((e) => e.animation).length, 0);
@@ -246,4 +246,4 @@ export const inspectCommand: CommandModule = {
     }
     report.notices.forEach((n) => process.stdout.write(`notice: ${n}\n`));
   },
-};
+});

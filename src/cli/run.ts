@@ -1,12 +1,13 @@
 import { existsSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import type { Argv, CommandModule } from "yargs";
+import type { Argv } from "yargs";
 import { ConfigError, HexaError, InvariantError, RunStopped } from "../errors.ts";
 import { BudgetExceeded, checkPriced, hasCap, SpendGate, type Budget, type Spend } from "../llm/budget.ts";
 import type { SpendLedger } from "../llm/spend-ledger.ts";
 import type { RedisLedger } from "../backend/redis/spend-ledger.ts";
 import { forecastRun } from "../loop/forecast.ts";
-import { budgetFrom, checkForecast, earlierUsage, seedGate, spentIn, stoppedHint } from "./budget.ts";
+import { budgetFrom, budgetOptions, checkForecast, earlierUsage, seedGate, spentIn, stoppedHint } from "./budget.ts";
+import { type ArgsOf, defineCommand } from "../family/define-command.ts";
 import { computeMetrics, type Metrics } from "../loop/metrics.ts";
 import { parseRunConfig, runConfigYaml, usesBank, type RunConfig as RunConfigT } from "../loop/run-config.ts";
 import type { FamilySearch, LevelFamily, SearchCall } from "../family/family.ts";
@@ -103,26 +104,26 @@ const warnIfOtherCode = (dir: RunDir, code: CodeVersion, warn: (line: string) =>
 const defaultsYaml = () =>
   `# every key and its default; levels has none (name one or more, e.g. [catapult])\n${runConfigYaml(parseRunConfig({ levels: ["<level>"] }, "defaults", allFamilies()), allFamilies())}`;
 
-export const runCommand: CommandModule = {
+const runFlags = (y: Argv) =>
+  budgetOptions(y, "this run; a resume may raise it")
+    .positional("config", { type: "string", describe: "a YAML run config, e.g. configs/quickstart.yaml" })
+    .option("print-config", { type: "boolean", default: false, describe: "print the resolved config (every default) and exit" })
+    .option("resume", { type: "string", describe: "continue the run in this directory after a crash or interrupt" })
+    .option("runs-dir", { type: "string", default: "runs", describe: "where new run directories are made" })
+    .option("backend", {
+      type: "string",
+      describe: "where episodes are played: local, or redis://HOST:PORT for hexa worker processes (overrides backend:; not recorded in config.yaml)",
+    })
+    .option("doctor", DOCTOR_OPTION);
+type RunArgs = ArgsOf<typeof runFlags>;
+
+export const runCommand = defineCommand({
   command: "run [config]",
   describe: "run rounds on a level family with an evolving skill bank; writes runs/<id>/",
-  builder: (y: Argv) =>
-    y
-      .positional("config", { type: "string", describe: "a YAML run config, e.g. configs/quickstart.yaml" })
-      .option("print-config", { type: "boolean", default: false, describe: "print the resolved config (every default) and exit" })
-      .option("resume", { type: "string", describe: "continue the run in this directory after a crash or interrupt" })
-      .option("runs-dir", { type: "string", default: "runs", describe: "where new run directories are made" })
-      .option("backend", {
-        type: "string",
-        describe: "where episodes are played: local, or redis://HOST:PORT for hexa worker processes (overrides backend:; not recorded in config.yaml)",
-      })
-      .option("budget-usd", { type: "number", describe: "spend cap in USD (overrides budget.usd); a resume may raise it" })
-      .option("budget-tokens", { type: "number", describe: "token cap, input + output with cache hits excluded (overrides budget.tokens)" })
-      .option("yes", { type: "boolean", default: false, describe: "start even when the cost forecast exceeds the cap (the run still stops at it)" })
-      .option("doctor", DOCTOR_OPTION),
+  builder: runFlags,
   handler: async (argv) => {
-    const configPath = argv.config as string | undefined;
-    const resumeDir = argv.resume as string | undefined;
+    const configPath = argv.config;
+    const resumeDir = argv.resume;
     if (resumeDir !== undefined && resumeDir.trim() === "") throw new ConfigError("--resume needs a run directory, e.g. hexa run --resume runs/<id>");
     if (configPath && resumeDir) throw new ConfigError("give a config or --resume DIR, not both (a resumed run keeps its own config.yaml)");
     const note = (line: string) => process.stderr.write(`${line}\n`);
@@ -133,7 +134,7 @@ export const runCommand: CommandModule = {
       return;
     }
     if (!configPath && !resumeDir) throw new ConfigError("name a config (e.g. hexa run configs/quickstart.yaml) or --resume runs/<id>");
-    const runsDir = String(argv["runs-dir"]);
+    const runsDir = argv["runs-dir"];
     let made: string | undefined;
     try {
       await start(configPath, resumeDir, runsDir, note, (path) => (made = path), argv);
@@ -144,7 +145,7 @@ export const runCommand: CommandModule = {
       throw asUserError(e, fix);
     }
   },
-};
+});
 
 /**
  * The run's spend cap (docs/spec/method.md §11): the forecast is printed before anything is written, a start it says would
@@ -157,7 +158,7 @@ const spendGate = (
   search: FamilySearch | undefined,
   existing: RunDir | undefined,
   runsDir: string,
-  argv: Record<string, unknown>,
+  argv: RunArgs,
   note: (line: string) => void,
   ledgerOf?: (cap: Budget, spent: Spend) => SpendLedger,
 ): SpendGate | undefined => {
@@ -197,7 +198,7 @@ const start = async (
   runsDir: string,
   note: (line: string) => void,
   madeAt: (path: string) => void,
-  argv: Record<string, unknown>,
+  argv: RunArgs,
 ): Promise<void> => {
   // Everything that can be refused is checked before a run directory is made.
   const existing = resumeDir ? RunDir.open(resumeDir) : undefined;
@@ -227,7 +228,7 @@ const start = async (
   const search = family.searchFor?.(cfg);
   const doctor = { env: process.env, cacheDir: existing ? dirname(existing.path) : runsDir, where };
   const served = doctorSkipped(argv, process.env) ? undefined : await preflight(cfg.llm, rolesOf(cfg, search !== undefined), doctor);
-  const backend = String(argv.backend ?? cfg.backend);
+  const backend = argv.backend ?? cfg.backend;
   const backendWhere = argv.backend === undefined ? `${where}: backend` : "--backend";
   // On workers, the coordinator's gate and theirs count in one ledger in Redis (written anew once the run is locked).
   const makeLedger = await sharedLedger(backend, backendWhere, id);

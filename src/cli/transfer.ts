@@ -1,7 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Argv, CommandModule } from "yargs";
 import { parse as parseYaml } from "yaml";
 import { auditSynthesis, flagText, type AuditRow, type Candidate } from "../../agents/synthesiser-audit.ts";
 import { PROMPT_ENTRY_LIMIT, selectSources, type Ranker } from "../../agents/synthesiser-select.ts";
@@ -16,6 +15,7 @@ import { readShippedBank } from "../store/shipped-bank.ts";
 import { writeTransferredBank, type TransferredBank } from "../store/transfer-bank.ts";
 import { lastCommitted, openRun } from "./bank.ts";
 import { getFamily } from "./families.ts";
+import { defineCommand } from "../family/define-command.ts";
 import { intFlag } from "./flags.ts";
 import { evaluateTransfer, resultTable } from "./transfer-eval.ts";
 import { openSkillIndex } from "./run-setup.ts";
@@ -185,10 +185,10 @@ const readBase = (path: string | undefined): Record<string, unknown> => {
   return raw as Record<string, unknown>;
 };
 
-export const transferCommand: CommandModule = {
+export const transferCommand = defineCommand({
   command: "transfer",
   describe: "zero-shot transfer (docs/spec/method.md §6): synthesise a bank for --to from source banks, audit it, evaluate it frozen beside a baseline",
-  builder: (y: Argv) =>
+  builder: (y) =>
     y
       .option("from", {
         type: "string",
@@ -200,7 +200,7 @@ export const transferCommand: CommandModule = {
       .option("family", { type: "string", default: "interphyre", describe: "the level family of every level named" })
       .option("synthesiser", {
         choices: ["llm", "heuristic"] as const,
-        default: "llm",
+        default: "llm" as const,
         describe: "llm: the llm.synthesiser model; heuristic: the family's rule-based mapping (no LLM)",
       })
       .option("config", { type: "string", describe: "a run config YAML whose llm (synthesiser, actor), actor, retriever and family settings are used" })
@@ -235,20 +235,18 @@ export const transferCommand: CommandModule = {
         describe: "the bank file to write (default runs/transfer/<target>__from_<sources>__<synthesiser>__<time>/bank.json); the evaluation runs go beside it",
       }),
   handler: async (argv) => {
-    const family = getFamily(String(argv.family));
-    const target = String(argv.to);
+    const family = getFamily(argv.family);
+    const target = argv.to;
     family.checkLevel(target);
-    const sources = (argv.from as string[]).map((s) => readSource(s, family));
+    const sources = argv.from.map((s) => readSource(s, family));
     const dup = sources.find((s, i) => sources.findIndex((x) => x.level === s.level) !== i);
     if (dup) throw new ConfigError(`--from: ${dup.level} is given twice; give each source level once`);
     if (sources.some((s) => s.level === target))
       throw new ConfigError(`--from ${target}: the target is also a source; transfer is zero-shot, so drop it from --from`);
-    const synth = argv.synthesiser as "llm" | "heuristic";
-    const base = readBase(argv.config as string | undefined);
+    const synth = argv.synthesiser;
+    const base = readBase(argv.config);
     const now = new Date();
-    const out = resolve(
-      String(argv.out ?? join("runs", "transfer", `${target}__from_${sources.map((s) => s.level).join("+")}__${synth}__${stamp(now)}`, "bank.json")),
-    );
+    const out = resolve(argv.out ?? join("runs", "transfer", `${target}__from_${sources.map((s) => s.level).join("+")}__${synth}__${stamp(now)}`, "bank.json"));
     let model: ChatModel | undefined;
     if (synth === "llm") {
       const [{ createRoleModel }, { LlmConfig }] = await Promise.all([import("../llm/role-model.ts"), import("../llm/config.ts")]);
@@ -274,12 +272,12 @@ export const transferCommand: CommandModule = {
       out,
       ...(model ? { model } : {}),
       rank: chromaRanker(base, tag),
-      promptLimit: Number(argv["prompt-entries"]),
+      promptLimit: argv["prompt-entries"],
     });
     process.stdout.write(
       `transferred bank for ${target}: ${bank.skills.length} skills, ${bank.mistakes.length} mistakes (${bank.transfer.synthesiser.model})\n${auditReport(bank.transfer.audit)}\nbank file: ${file}\n`,
     );
-    const seeds = Number(argv["eval-seeds"]);
+    const seeds = argv["eval-seeds"];
     if (seeds === 0) return;
     const rows = await evaluateTransfer(
       {
@@ -288,13 +286,13 @@ export const transferCommand: CommandModule = {
         target,
         family: family.id,
         seeds,
-        seedOffset: Number(argv["seed-offset"]),
+        seedOffset: argv["seed-offset"],
         base,
-        agent: (argv.agent as "hexa" | "heuristic" | undefined) ?? (synth === "llm" ? "hexa" : "heuristic"),
-        baseline: (argv.baseline as "react" | "heuristic" | undefined) ?? (synth === "llm" ? "react" : "heuristic"),
+        agent: argv.agent ?? (synth === "llm" ? "hexa" : "heuristic"),
+        baseline: argv.baseline ?? (synth === "llm" ? "react" : "heuristic"),
       },
       log,
     );
     process.stdout.write(`\n${resultTable(target, rows)}\n${rows.map((r) => `${r.arm} run: ${r.run}`).join("\n")}\n`);
   },
-};
+});

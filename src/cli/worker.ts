@@ -1,6 +1,5 @@
 import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
-import type { Argv, CommandModule } from "yargs";
 import { ConfigError } from "../errors.ts";
 import type { ChatModel } from "../llm/chat-model.ts";
 import { playHere } from "../loop/episode-backend.ts";
@@ -13,6 +12,7 @@ import type { JobHandler } from "../backend/redis/worker.ts";
 import { EPISODES, EpisodeJobData, JOB_SCHEMA_VERSION, type EpisodeJobResult } from "../backend/redis/jobs.ts";
 import { allFamilies, anyFamilyBuilt, familyModules, getFamily, queueKinds } from "./families.ts";
 import { InvariantError } from "../errors.ts";
+import { defineCommand } from "../family/define-command.ts";
 import { intFlag } from "./flags.ts";
 import { codeVersion } from "./run-setup.ts";
 
@@ -95,10 +95,10 @@ const episodeHandler = (worker: () => string, connection: RedisConnection) => {
   return { handle, close: actors.close };
 };
 
-export const workerCommand: CommandModule = {
+export const workerCommand = defineCommand({
   command: "worker",
   describe: "take episode and training jobs from Redis and run them for hexa run/compare --backend (start one per machine)",
-  builder: (y: Argv) =>
+  builder: (y) =>
     y
       .option("redis", { type: "string", demandOption: true, describe: "the Redis the coordinator uses, e.g. redis://127.0.0.1:6379" })
       .option("concurrency", { type: "string", default: 1, coerce: intFlag("concurrency", 1, 256), describe: "jobs run at once per queue" })
@@ -121,8 +121,8 @@ export const workerCommand: CommandModule = {
         describe: "how often this worker looks for jobs whose worker died",
       }),
   handler: async (argv) => {
-    const connection = parseRedisUrl(String(argv.redis), "--redis");
-    const queues = argv.queues as string[];
+    const connection = parseRedisUrl(argv.redis, "--redis");
+    const queues = argv.queues;
     const { startWorker } = await import("../backend/redis/worker.ts");
     const log = (line: string) => process.stderr.write(`${line}\n`);
     let name = "";
@@ -137,19 +137,17 @@ export const workerCommand: CommandModule = {
       startWorker({
         connection,
         hexa,
-        concurrency: Number(argv.concurrency),
+        concurrency: argv.concurrency,
         handlers,
-        lockMs: Number(argv["lock-ms"]),
-        stalledMs: Number(argv["stalled-ms"]),
+        lockMs: argv["lock-ms"],
+        stalledMs: argv["stalled-ms"],
         log,
       }),
       10_000,
       () => `--redis ${redisLabel(connection)}: Redis does not answer; start redis-server there (see README, "Many machines") or fix the URL`,
     );
     name = w.name;
-    log(
-      `worker ${w.name} on ${redisLabel(connection)}: ${queues.join(", ")}, ${String(argv.concurrency)} at once per queue (Ctrl-C stops after the jobs in flight)`,
-    );
+    log(`worker ${w.name} on ${redisLabel(connection)}: ${queues.join(", ")}, ${argv.concurrency} at once per queue (Ctrl-C stops after the jobs in flight)`);
     await new Promise<void>((stopped) => {
       const stop = () => {
         process.off("SIGINT", stop);
@@ -168,4 +166,4 @@ export const workerCommand: CommandModule = {
       process.on("SIGTERM", stop);
     });
   },
-};
+});

@@ -1,4 +1,4 @@
-import type { Argv, CommandModule } from "yargs";
+import { defineCommand } from "../family/define-command.ts";
 import { ConfigError } from "../errors.ts";
 import { queueKinds } from "./families.ts";
 import type { WorkersView } from "../backend/redis/registry.ts";
@@ -44,16 +44,16 @@ export const renderWorkers = (v: WorkersView, now: number): string => {
   return `${out.join("\n")}\n`;
 };
 
-export const workersCommand: CommandModule = {
+export const workersCommand = defineCommand({
   command: "workers",
   describe: "list the hexa workers on a Redis: their jobs in flight and throughput",
-  builder: (y: Argv) => y.option("redis", { type: "string", demandOption: true, describe: "the Redis the workers use, e.g. redis://127.0.0.1:6379" }),
+  builder: (y) => y.option("redis", { type: "string", demandOption: true, describe: "the Redis the workers use, e.g. redis://127.0.0.1:6379" }),
   handler: async (argv) => {
     const [{ parseRedisUrl, redisLabel }, { readWorkers }] = await Promise.all([
       import("../backend/redis/connection.ts"),
       import("../backend/redis/registry.ts"),
     ]);
-    const connection = parseRedisUrl(String(argv.redis), "--redis");
+    const connection = parseRedisUrl(argv.redis, "--redis");
     let view: WorkersView;
     try {
       view = await readWorkers(connection, Date.now(), queueKinds());
@@ -62,4 +62,4 @@ export const workersCommand: CommandModule = {
     }
     process.stdout.write(renderWorkers(view, Date.now()));
   },
-};
+});

@@ -38,4 +38,3 @@ export const readShippedBanks = (paths: readonly string[]): Map<string, Bank> =>
   }
   return out;
 };
-

@@ -1,4 +1,4 @@
-import type { Argv, CommandModule } from "yargs";
+import { defineCommand } from "../../../src/family/define-command.ts";
 import { ConfigError } from "../../../src/errors.ts";
 import { DEFAULT_BUDGET } from "../certify.ts";
 import { getLevel, listLevels } from "../levels/index.ts";
@@ -12,10 +12,10 @@ const positiveInt = (name: string) => (v: unknown) => {
   return n;
 };
 
-export const certifyCommand: CommandModule = {
+export const certifyCommand = defineCommand({
   command: "certify <level>",
   describe: "find certified seeds by oracle search (resumes where it stopped); <level> may be 'all'",
-  builder: (y: Argv) =>
+  builder: (y) =>
     y
       .positional("level", { type: "string", demandOption: true })
       .option("seeds", { type: "number", default: 120, coerce: positiveInt("seeds"), describe: "certified seeds wanted" })
@@ -26,17 +26,17 @@ export const certifyCommand: CommandModule = {
       .option("dir", { type: "string", describe: "where the certified files live (default: families/interphyre/certified)" })
       .option("quiet", { type: "boolean", default: false }),
   handler: async (argv) => {
-    const level = String(argv.level);
+    const level = argv.level;
     const ids = level === "all" ? listLevels() : [getLevel(level).id];
-    const budget = { ...DEFAULT_BUDGET, random: Number(argv.random), refine: Number(argv.refine) };
+    const budget = { ...DEFAULT_BUDGET, random: argv.random, refine: argv.refine };
     for (const id of ids) {
       const data = await runCertification({
         level: id,
-        target: Number(argv.seeds),
+        target: argv.seeds,
         budget,
         engine: EngineName.parse(argv.engine),
-        workers: Number(argv.workers),
-        ...(argv.dir ? { dir: String(argv.dir) } : {}),
+        workers: argv.workers,
+        ...(argv.dir ? { dir: argv.dir } : {}),
         progress: (line) => {
           if (!argv.quiet) process.stderr.write(`\r\x1b[K${line}`);
         },
@@ -45,4 +45,4 @@ export const certifyCommand: CommandModule = {
       process.stdout.write(`${id}: ${data.seeds.length} certified, ${data.rejected.length} rejected\n`);
     }
   },
-};
+});

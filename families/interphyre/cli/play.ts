@@ -1,4 +1,4 @@
-import type { Argv, CommandModule } from "yargs";
+import { defineCommand } from "../../../src/family/define-command.ts";
 import { createInstance } from "../instance.ts";
 import { parseSeed } from "../../../src/family/seed.ts";
 import { getLevel } from "../levels/index.ts";
@@ -17,10 +17,10 @@ const CONTACT_PAIRS_SHOWN = 15;
 const HOLD_LAST_MS = 1500;
 
 /** Places the red ball, runs one rollout and reports it; --gif films it. */
-export const playCommand: CommandModule = {
+export const playCommand = defineCommand({
   command: "play <level>",
   describe: "place the red ball at x,y with radius r, run the rollout and report the outcome; --gif films it",
-  builder: (y: Argv) =>
+  builder: (y) =>
     y
       .positional("level", { type: "string", demandOption: true })
       .option("seed", { type: "string", demandOption: true, describe: "level seed (non-negative integer)" })
@@ -33,18 +33,18 @@ export const playCommand: CommandModule = {
       .option("fps", { type: "string", default: 30, coerce: intFlag("fps", 1, 60), describe: "GIF frames per simulated second (one frame every 60/fps steps)" })
       .option("size", { type: "string", default: 300, coerce: intFlag("size", 16, 2048), describe: "GIF width and height in pixels" }),
   handler: async (argv) => {
-    const level = getLevel(String(argv.level)).id;
+    const level = getLevel(argv.level).id;
     const seed = parseSeed(argv.seed, "--seed");
     const engine = await engineOf(argv.engine);
     const action = parseAction(argv.action);
-    const gifFile = argv.gif === undefined ? undefined : String(argv.gif);
+    const gifFile = argv.gif;
     if (gifFile !== undefined) pictureFormat("gif", gifFile, ["gif"]);
     const inst = createInstance(level, seed);
     const placement = checkPlacement(inst.scene, action, inst.bounds);
     if (!placement.ok) throw new ConfigError(`--action ${argv.action}: invalid placement, ${placement.reason}`);
 
-    const stepsPerFrame = Math.max(1, Math.round(60 / Number(argv.fps)));
-    const film = filmRollout({ scene: inst.scene, goal: inst.goal, action: placement.action }, { horizon: Number(argv.steps), stepsPerFrame, engine });
+    const stepsPerFrame = Math.max(1, Math.round(60 / argv.fps));
+    const film = filmRollout({ scene: inst.scene, goal: inst.goal, action: placement.action }, { horizon: argv.steps, stepsPerFrame, engine });
     const { result } = film;
     const { x, y, radius } = placement.action;
     const lines = [
@@ -59,7 +59,7 @@ export const playCommand: CommandModule = {
     if (gifFile !== undefined) {
       const tty = process.stderr.isTTY === true;
       const gif = filmToGif(film, {
-        size: Number(argv.size),
+        size: argv.size,
         trail: Boolean(argv.trail),
         holdLastMs: HOLD_LAST_MS,
         onFrame: (done, total) => {
@@ -71,4 +71,4 @@ export const playCommand: CommandModule = {
       process.stdout.write(`wrote ${gifFile} (${gif.frames} frames, ${(gif.bytes.length / 1024).toFixed(0)} KiB)\n`);
     }
   },
-};
+});

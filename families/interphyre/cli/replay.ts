@@ -1,4 +1,4 @@
-import type { Argv, CommandModule } from "yargs";
+import { defineCommand } from "../../../src/family/define-command.ts";
 import { createInstance } from "../instance.ts";
 import { getLevel, listLevels } from "../levels/index.ts";
 import { rollout } from "../world/rollout.ts";
@@ -10,21 +10,21 @@ import { DEFAULT_ENGINE } from "../world/engines.ts";
  * Replays stored certified solutions: the quickest end-to-end check that the world and the levels agree.
  * Each certificate is replayed on the engine it was made with, unless --engine names another.
  */
-export const replayCommand: CommandModule = {
+export const replayCommand = defineCommand({
   command: "replay [level]",
   describe: "replay the stored certified solutions of one level (or all) and report how many succeed",
-  builder: (y: Argv) =>
+  builder: (y) =>
     y
       .positional("level", { type: "string", default: "all" })
       .option("limit", { type: "number", default: 20, describe: "seeds per level" })
       .option("engine", { ...engineOption, default: undefined, describe: "physics engine (default: the one each certificate names)" }),
   handler: async (argv) => {
-    const ids = argv.level === "all" ? listLevels() : [getLevel(String(argv.level)).id];
+    const ids = argv.level === "all" ? listLevels() : [getLevel(argv.level).id];
     let ok = 0;
     let total = 0;
     for (const id of ids) {
       const data = readCertified(id);
-      const entries = (data?.seeds ?? []).slice(0, Number(argv.limit));
+      const entries = (data?.seeds ?? []).slice(0, argv.limit);
       const engine = await engineOf(argv.engine ?? data?.engine ?? DEFAULT_ENGINE);
       let solved = 0;
       let steps = 0;
@@ -45,4 +45,4 @@ export const replayCommand: CommandModule = {
     }
     process.stdout.write(`total: ${ok}/${total} certified solutions reproduced\n`);
   },
-};
+});

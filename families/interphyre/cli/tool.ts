@@ -1,4 +1,4 @@
-import type { Argv, CommandModule } from "yargs";
+import { defineCommand } from "../../../src/family/define-command.ts";
 import { createInstance } from "../instance.ts";
 import { parseSeed } from "../../../src/family/seed.ts";
 import { getLevel } from "../levels/index.ts";
@@ -17,10 +17,10 @@ const parseArgs = (raw: string | undefined): unknown => {
 };
 
 /** Calls one tool as the actor would and prints what it would see: how a person explores the agent's view. */
-export const toolCommand: CommandModule = {
+export const toolCommand = defineCommand({
   command: "tool <level> <name> [args]",
   describe: "call one actor tool on a level and print its observation (--json: the structured result)",
-  builder: (y: Argv) =>
+  builder: (y) =>
     y
       .positional("level", { type: "string", demandOption: true })
       .positional("name", { type: "string", demandOption: true, describe: `one of: ${listTools().join(", ")}` })
@@ -30,15 +30,15 @@ export const toolCommand: CommandModule = {
       .option("engine", engineOption)
       .option("json", { type: "boolean", default: false, describe: "print the structured result as JSON" }),
   handler: async (argv) => {
-    const level = getLevel(String(argv.level)).id;
+    const level = getLevel(argv.level).id;
     const seed = parseSeed(argv.seed, "--seed");
-    const horizon = Number(argv.horizon);
+    const horizon = argv.horizon;
     if (!Number.isSafeInteger(horizon) || horizon < 1) throw new ConfigError(`--horizon must be a positive integer (got ${argv.horizon})`);
-    getTool(String(argv.name));
+    getTool(argv.name);
     const session = new ToolSession(createInstance(level, seed), horizon, await engineOf(argv.engine));
-    const outcome = callTool(Object.values(tools), session, String(argv.name), parseArgs(argv.args as string | undefined));
+    const outcome = callTool(Object.values(tools), session, argv.name, parseArgs(argv.args));
     if (argv.json) process.stdout.write(`${JSON.stringify(outcome.ok ? outcome.result : { error: outcome.error }, null, 2)}\n`);
     else process.stdout.write(`${outcome.observation}\n`);
     if (!outcome.ok) process.exitCode = 1;
   },
-};
+});
