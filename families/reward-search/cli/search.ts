@@ -10,6 +10,7 @@ import { runSearch } from "../../../src/search/search.ts";
 import { openSearchDir } from "../../../src/search/search-dir.ts";
 import { heuristicProposer } from "../proposers/heuristic-proposer.ts";
 import { llmProposer } from "../proposers/llm-proposer.ts";
+import { rewardCodeCheck } from "../search/code-check.ts";
 import { trainerEvaluator, type RewardProposer } from "../search/evaluator.ts";
 import { parseSeed } from "../../../src/family/seed.ts";
 import { ConfigError } from "../../../src/errors.ts";
@@ -141,6 +142,7 @@ export const searchCommand: CommandModule = {
       const ports = {
         evaluator: trainerEvaluator(pool, steps),
         log,
+        check: rewardCodeCheck(rs.checkTransitions),
         onCandidate: (c: CandidateRecord, replayed: boolean) => process.stderr.write(candidateLine(c, replayed)),
       };
       const r = await runSearch(method, { task, instance, seed, proposer, ports }, search);
