@@ -136,6 +136,10 @@ export const createBudget = <T, I extends SearchInstance>(o: { task: T; instance
     get evaluations() {
       return evaluations;
     },
+    /** The log's candidate at `index`, if it has one, looked up without replaying it. */
+    logged(index: number): CandidateRecord | undefined {
+      return done.get(index);
+    },
     /** The finished candidate at `index`, if the log had it (the caller then skips proposing and evaluating it). */
     replayed(index: number): CandidateRecord | undefined {
       const r = done.get(index);

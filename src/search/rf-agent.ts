@@ -26,6 +26,7 @@ export const runRfAgent = async <T, I extends SearchInstance>(run: StrategyRun<T
   const b = createBudget({ task: run.task, instance: run.instance, budget, method: "rf-agent", ports: run.ports });
   const root = rootNode();
   const records = new Map<number, CandidateRecord>();
+  const nodes = new Map<number, TreeNode>();
   const seen = new Set<string>();
   const view = (n: TreeNode): CandidateView => viewOf(records.get(n.index)!);
 
@@ -71,8 +72,10 @@ export const runRfAgent = async <T, I extends SearchInstance>(run: StrategyRun<T
 
   let next = 0;
   for (let iteration = 0; next < budget; iteration++) {
-    const path = selectPath(root, lambdaAt(next, budget, c.lambdaStart, c.lambdaEnd));
-    const node = path.at(-1)!;
+    // A resumed expansion grows where the log grew it: a log written under other selection rules (an older
+    // hexa) resumes with its tree as it was, and the rest of the search follows the current rules.
+    const logged = b.logged(next)?.parent;
+    const node = logged != null && nodes.has(logged) ? nodes.get(logged)! : selectPath(root, lambdaAt(next, budget, c.lambdaStart, c.lambdaEnd)).at(-1)!;
     const n = Math.min(node.index < 0 ? c.initial : c.children, budget - next);
     const ops: Operator[] = node.index < 0 ? Array.from({ length: n }, () => "initial") : expansionOperators(n);
     const planned = ops.map((op, j) => plan(op, node, next + j, iteration));
@@ -84,6 +87,7 @@ export const runRfAgent = async <T, I extends SearchInstance>(run: StrategyRun<T
       const f = fitnessOf(r);
       const child: TreeNode = { index: r.index, parent: node, children: [], fitness: f, q: f, vSelf: r.vSelf ?? 0 };
       node.children.push(child);
+      nodes.set(r.index, child);
     }
     backupFrom(node, c.eta);
     next += n;

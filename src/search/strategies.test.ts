@@ -330,6 +330,21 @@ describe("resume", () => {
     },
   );
 
+  it("rf-agent: a log grown under other selection rules (an older hexa) resumes with its tree as logged", async () => {
+    const whole = await runRfAgent(run(fakeEvaluator(), 7), rf({ initial: 2, children: 3 }));
+    const cs = byIndex(whole.candidates);
+    const chosen = cs[2]!.parent!;
+    // The older rules had expanded the other first design: the log's second expansion hangs under it.
+    const old = cs.slice(0, 5).map((c) => (c.index >= 2 ? { ...c, parent: 1 - chosen } : c));
+    const e = fakeEvaluator();
+    const resumed = await runRfAgent(run(e, 7, memoryLog(old)), rf({ initial: 2, children: 3 }));
+    expect(resumed.replayed).toBe(5);
+    expect(e.requests).toHaveLength(2);
+    const rs = byIndex(resumed.candidates);
+    expect(rs.slice(2, 5).map((c) => c.parent)).toEqual([1 - chosen, 1 - chosen, 1 - chosen]);
+    expect(resumed.root.children.find((x) => x.index === 1 - chosen)!.children.map((x) => x.index)).toEqual([2, 3, 4]);
+  });
+
   it("an empty log file left by a kill before the first line is a fresh start", async () => {
     const d = dir();
     writeFileSync(join(d, "candidates.jsonl"), "");
