@@ -27,7 +27,8 @@ const positiveInt = (name: string) => (v: unknown) => {
 const candidateLine = (c: CandidateRecord, replayed: boolean) =>
   `#${String(c.index).padStart(3)} ${c.operator.padEnd(10)} ${c.parent === null ? "     " : `of #${String(c.parent).padEnd(2)}`} ` +
   `${c.outcome.kind === "result" ? `F ${c.outcome.fitness.toFixed(2).padStart(8)}${c.outcome.cached ? " (cached)" : ""}` : `✗ ${c.outcome.error}`}` +
-  `${c.vSelf === undefined ? "" : `  v_self ${c.vSelf.toFixed(2)}`}${replayed ? "  (from the log)" : ""}\n`;
+  `${c.vSelf === undefined ? "" : `  v_self ${c.vSelf.toFixed(2)}`}${c.repairs ? `  after ${c.repairs.length} fix${c.repairs.length === 1 ? "" : "es"}` : ""}` +
+  `${replayed ? "  (from the log)" : ""}\n`;
 
 const f2 = (x: number) => x.toFixed(2);
 
