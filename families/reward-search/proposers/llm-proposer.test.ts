@@ -175,5 +175,9 @@ describe("LLM proposer", () => {
     expect(text).toContain("### From another branch 1 (#1");
     expect(text).toContain("### From another branch 2 (#7");
     for (const k of [4, 1, 7]) expect(text).toContain(code(k));
+    // a tree of one branch has no other to show: the form differs from the current reward's
+    const alone = operatorPrompt("different", { task, instance, seen: new Set(), rng: createRng(1), parent: v(4, 4), others: [] });
+    expect(alone).toContain("a totally different form from it:");
+    expect(alone).not.toContain("From another branch");
   });
 });

@@ -86,7 +86,7 @@ export const operatorPrompt = (kind: Operator, ctx: RewardProposeContext): strin
       ].join("\n\n");
     case "different":
       return [
-        "Different thought: below is the current reward and rewards from other branches of the search. Write a new reward function with a totally different form from all of them: a different structure, flow or algorithm. For example, choose the observation fields most relevant to the task and replace the components built on others; stage the reward when the task has sub-goals (the next stage's terms only once the previous one is met); shape distances through nested functions (an exponential of a distance, a cosine similarity). The new reward should reach a higher F.",
+        `Different thought: below is the current reward${ctx.others?.length ? " and rewards from other branches of the search" : ""}. Write a new reward function with a totally different form from ${ctx.others?.length ? "all of them" : "it"}: a different structure, flow or algorithm. For example, choose the observation fields most relevant to the task and replace the components built on others; stage the reward when the task has sub-goals (the next stage's terms only once the previous one is met); shape distances through nested functions (an exponential of a distance, a cosine similarity). The new reward should reach a higher F.`,
         p ? shown(p, "Current reward") : "",
         ...(ctx.others ?? []).map((o, i) => shown(o, `From another branch ${i + 1}`)),
       ].join("\n\n");
