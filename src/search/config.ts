@@ -10,7 +10,7 @@ import { ETA, LAMBDA_END, LAMBDA_START } from "./tree.ts";
 export const SEARCH_METHODS = ["eureka", "rf-agent"] as const;
 export type SearchMethod = (typeof SEARCH_METHODS)[number];
 
-/** RF-Agent's re-debug fixes per candidate (its reference code: 9 tries, restarting from the operator's prompt every 3). */
+/** RF-Agent's re-debug replacements per candidate (its reference code: 9 tries in all). */
 const DEBUG_TRIES = 3;
 
 /** Candidates of a search when neither search.budget nor eureka.iterations says (reward-search.md: 16 per task here, 80 on IsaacGym). */
@@ -39,7 +39,7 @@ export const RfAgentConfig = z.strictObject({
     .min(0)
     .default(DEBUG_TRIES)
     .describe(
-      "re-debug: fixes asked of the model for a reward that fails its check (compile, run on sampled inputs), before its training; model calls, not trainings",
+      "re-debug: replacements asked of the model for a code that fails its check (compile, run on sampled inputs) before its training, each a fix, every third refusal in a row a fresh proposal; model calls, not trainings",
     ),
 });
 export type RfAgentConfig = z.infer<typeof RfAgentConfig>;

@@ -10,6 +10,9 @@ import type { Operator, Proposal, ProposeContext, Proposer } from "./proposer.ts
 
 export type CodeCheck<T, I> = (req: { task: T; instance: I; code: string }) => Promise<string | null>;
 
+/** Failed checks in a row after which the reference code drops the fixes and asks the operator's prompt afresh. */
+export const RESTART_AFTER = 3;
+
 /** A code the check refused, replaced by the proposer's fix. */
 export interface Repair {
   code: string;
@@ -18,8 +21,10 @@ export interface Repair {
 
 /**
  * The proposal of `kind`, checked and fixed: the first code, then each fix while the check refuses it, `tries`
- * fixes at most. The last fix is not checked again: its evaluation reports what is still wrong. Without a
- * check, a proposer that cannot repair, or `tries` = 0, the proposal as written.
+ * replacements at most; as in RF-Agent's reference code, every RESTART_AFTER-th refusal in a row asks the
+ * operator's prompt afresh instead of a fix (a design that keeps failing is dropped). The last replacement is not
+ * checked again: its evaluation reports what is still wrong. Without a check, a proposer that cannot repair, or
+ * `tries` = 0, the proposal as written.
  */
 export const proposeChecked = async <T, I>(
   proposer: Proposer<T, I>,
@@ -35,7 +40,10 @@ export const proposeChecked = async <T, I>(
     const error = await check({ task: ctx.task, instance: ctx.instance, code: proposal.code });
     if (error === null) break;
     repairs.push({ code: proposal.code, error });
-    proposal = await proposer.repair(kind, ctx, { thought: proposal.thought, code: proposal.code, error });
+    proposal =
+      repairs.length % RESTART_AFTER === 0
+        ? await proposer.propose(kind, ctx)
+        : await proposer.repair(kind, ctx, { thought: proposal.thought, code: proposal.code, error });
   }
   return { proposal, repairs };
 };

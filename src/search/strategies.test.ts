@@ -241,6 +241,25 @@ describe("rf-agent", () => {
     expect(out.c1.outcome.kind).toBe("error");
     expect(out.c1.repairs).toHaveLength(2);
     expect(out.e.requests).toHaveLength(4);
+    // the third refusal in a row asks the operator's prompt afresh (RF-Agent's reference code), then fixes resume
+    const restart = script(99);
+    const proposed: number[] = [];
+    const e5 = fakeEvaluator();
+    const p5: P = {
+      ...restart.p,
+      propose: async (k, ctx) => {
+        if (ctx.index === 1) proposed.push(restart.fixes.length);
+        return restart.p.propose(k, ctx);
+      },
+    };
+    const r5 = await runRfAgent(
+      { ...run(e5, 4, memoryLog(), p5), ports: { evaluator: e5, log: memoryLog(), check: restart.check } },
+      rf({ initial: 2, children: 2, debugTries: 5 }),
+    );
+    expect(proposed).toEqual([0, 2]); // the first proposal, and a fresh one after fixes 1 and 2 failed
+    expect(restart.fixes.map((f) => f.code)).toEqual(["broken code v0", "broken code v1", "broken code v0", "broken code v3"]);
+    expect(r5.candidates.find((c) => c.index === 1)!.repairs).toHaveLength(5);
+    expect(e5.requests).toHaveLength(4);
     // debugTries 0: no check, no fix
     const off = await go(1, 0);
     expect(off.fixes).toEqual([]);
