@@ -11,7 +11,7 @@ import type { Operator, Proposal, ProposeContext, Proposer } from "./proposer.ts
 export type CodeCheck<T, I> = (req: { task: T; instance: I; code: string }) => Promise<string | null>;
 
 /** Failed checks in a row after which the reference code drops the fixes and asks the operator's prompt afresh. */
-export const RESTART_AFTER = 3;
+const RESTART_AFTER = 3;
 
 /** A code the check refused, replaced by the proposer's fix. */
 export interface Repair {

@@ -12,9 +12,9 @@ import { backupFrom, differentThoughtNodes, ELITE_SET_SIZE, expansionOperators, 
  * selected leaf is expanded with the five operators in shares [2, 2, 2, 1, 1]; a code that fails the port's
  * check goes back to the proposer with its error, up to `debugTries` times, before it is evaluated (batch.ts);
  * every child self-evaluates its own thought and code (v_self) and is evaluated on its own code; after a
- * successful evaluation its thought is re-written
- * from the code (thought alignment); then Q is backed up with η (0.7 by default). The root has no code: its
- * children are first designs (`initial`). A node whose evaluation failed gets no Q and is never selected.
+ * successful evaluation its thought is re-written from the code (thought alignment); then Q is backed up with
+ * η (0.7 by default). The root has no code: its children are first designs (`initial`). A node whose evaluation
+ * failed gets no Q and is never selected; it counts in the visits N (tree.ts `visits`).
  */
 
 export interface RfAgentResult extends SearchResult {
