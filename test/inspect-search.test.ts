@@ -126,6 +126,16 @@ describe("the lineage tree", () => {
   });
 });
 
+describe("re-debug in the lineage", () => {
+  it("a candidate keeps the codes its check refused, with their errors; one without has none (old logs)", () => {
+    const s = readSearchInput(RF, FIXTURES);
+    const repairs = [{ code: "function reward(obs { return 1 }", error: "check_reward: the code did not compile." }];
+    const v = searchView({ ...s, candidates: s.candidates.map((c) => (c.index === 2 ? { ...c, repairs } : c)) });
+    expect(v.candidates.find((c) => c.index === 2)!.repairs).toEqual(repairs);
+    expect(v.candidates.filter((c) => c.repairs).map((c) => c.index)).toEqual([2]);
+  });
+});
+
 describe("hexa inspect on searches", () => {
   it("draws a search directory: every candidate with its parent link, its code and the best marked", () => {
     const out = join(root, "rf.html");

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -7,7 +7,8 @@ import { ConfigError } from "../../src/errors.ts";
 import { checkRunConfig } from "../../src/cli/run.ts";
 import { configDigest, runDirConfig } from "../../src/cli/run-setup.ts";
 import { allFamilies } from "../../src/cli/families.ts";
-import { parseRunConfig } from "../../src/loop/run-config.ts";
+import { parseRunConfig, parseRunConfigYaml } from "../../src/loop/run-config.ts";
+import { SearchConfig, searchBudget } from "../../src/search/config.ts";
 import { RunDir } from "../../src/store/run-dir.ts";
 
 /** Configs written before `method` and `search:` (rewardSearch.strategy, .budget, .eureka, .rfAgent) still read and resume. */
@@ -27,7 +28,11 @@ describe("old reward-search configs", () => {
   it("move rewardSearch.strategy to method and budget / eureka / rfAgent under search", () => {
     const c = parse(OLD) as Record<string, any>;
     expect(c.method).toBe("rf-agent");
-    expect(c.search).toEqual({ budget: 6, eureka: { samples: 4 }, rfAgent: { initial: 2, children: 3, lambdaStart: 0.4, lambdaEnd: 0.1, eta: 0.7 } });
+    expect(c.search).toEqual({
+      budget: 6,
+      eureka: { samples: 4 },
+      rfAgent: { initial: 2, children: 3, lambdaStart: 0.4, lambdaEnd: 0.1, eta: 0.7, debugTries: 3 },
+    });
     expect(c.rewardSearch).toMatchObject({ trainSteps: 100, checkTransitions: 320 });
     for (const k of ["strategy", "budget", "eureka", "rfAgent"]) expect(c.rewardSearch).not.toHaveProperty(k);
     // the same config written the new way reads the same
@@ -63,5 +68,31 @@ describe("old reward-search configs", () => {
   it("a family without a whole search refuses method eureka or rf-agent", () => {
     const cfg = parse({ levels: ["catapult"], agent: "heuristic", evolver: "heuristic", method: "eureka" });
     expect(() => checkRunConfig(cfg, "c.yaml")).toThrow(/^c\.yaml: method: the interphyre family has no whole search \(got eureka\); use method: rounds$/);
+  });
+});
+
+describe("presets with the published budgets, beside the small defaults", () => {
+  const load = (path: string) => {
+    const c = parseRunConfigYaml(readFileSync(path, "utf8"), path, allFamilies());
+    checkRunConfig(c, path); // the family runs it: its levels exist and it has the whole search
+    return c;
+  };
+
+  it("configs/eureka-paper.yaml: K 16 × I 5 = 80 candidates per task", () => {
+    const c = load("configs/eureka-paper.yaml");
+    expect([c.family, c.method, c.agent]).toEqual(["reward-search", "eureka", "hexa"]);
+    expect([c.search.eureka.samples, c.search.eureka.iterations, searchBudget("eureka", c.search)]).toEqual([16, 5, 80]);
+  });
+
+  it("configs/rf-agent-paper.yaml: 6 initial designs, expansions of 8, 80 nodes per task", () => {
+    const c = load("configs/rf-agent-paper.yaml");
+    expect([c.family, c.method, c.agent]).toEqual(["reward-search", "rf-agent", "hexa"]);
+    expect(searchBudget("rf-agent", c.search)).toBe(80);
+    expect(c.search.rfAgent).toEqual({ initial: 6, children: 8, lambdaStart: 0.4, lambdaEnd: 0.1, eta: 0.7, debugTries: 8 });
+  });
+
+  it("the defaults stay small: 16 candidates, Eureka K 4, RF-Agent 4 initial", () => {
+    const d = SearchConfig.parse({});
+    expect([searchBudget("eureka", d), searchBudget("rf-agent", d), d.eureka.samples, d.rfAgent.initial, d.rfAgent.children]).toEqual([16, 16, 4, 4, 8]);
   });
 });

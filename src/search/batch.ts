@@ -4,6 +4,7 @@ import { CANDIDATE_SCHEMA_VERSION, type Budget, type CandidateRecord } from "./c
 import type { SearchMethod } from "./config.ts";
 import type { SearchInstance } from "./evaluator.ts";
 import { firstSentences, type Proposal, type ProposeContext, type Proposer, type SelfEvaluation } from "./proposer.ts";
+import { proposeChecked, type CodeCheck, type Repair } from "./redebug.ts";
 
 /** Promise.all that waits for every promise before it throws the first rejection (no candidate is left in flight). */
 export const settleAll = async <T>(ps: readonly Promise<T>[]): Promise<T[]> => {
@@ -28,7 +29,8 @@ export const candidateRng = (seed: number, index: number): Rng => createRng(seed
 
 /**
  * Proposes, self-evaluates, evaluates and records a batch of candidates. Proposals are made one after another
- * (each sees the codes proposed before it), then every candidate is evaluated concurrently on its own code,
+ * (each sees the codes proposed before it; with `redebug`, each checked and fixed first, redebug.ts), then
+ * every candidate is evaluated concurrently on its own code,
  * then successful ones get thought alignment, and each is committed as its evaluation ends. Replayed
  * candidates are taken from the log as they are. A candidate that fails (a spend cap refusing its alignment)
  * does not stop the others: every evaluation in flight ends and is committed first, then the first error is thrown.
@@ -39,9 +41,9 @@ export const runBatch = async <T, I extends SearchInstance>(
   method: SearchMethod,
   planned: readonly Planned<T, I>[],
   seen: Set<string>,
-  opts: { selfEvaluate: boolean; align: boolean },
+  opts: { selfEvaluate: boolean; align: boolean; redebug?: { check: CodeCheck<T, I> | undefined; tries: number } },
 ): Promise<CandidateRecord[]> => {
-  const drafts: Array<{ p: Planned<T, I>; replayed?: CandidateRecord; proposal?: Proposal; vSelf?: SelfEvaluation }> = [];
+  const drafts: Array<{ p: Planned<T, I>; replayed?: CandidateRecord; proposal?: Proposal; repairs?: Repair[]; vSelf?: SelfEvaluation }> = [];
   // A proposer that fails (the spend cap refusing a call) ends the proposals; those already made are evaluated first.
   let stop: { error: unknown } | undefined;
   for (const p of planned) {
@@ -57,18 +59,19 @@ export const runBatch = async <T, I extends SearchInstance>(
       continue;
     }
     try {
-      const proposal = await proposer.propose(p.operator, p.ctx);
+      const { proposal, repairs } = await proposeChecked(proposer, p.operator, p.ctx, opts.redebug?.check, opts.redebug?.tries ?? 0);
       seen.add(proposal.code);
-      // The self-evaluation reads this node's own code (RF-Agent's reference code scored "None").
-      const vSelf = opts.selfEvaluate && proposer.selfEvaluate ? await proposer.selfEvaluate(proposal.code, p.ctx) : undefined;
-      drafts.push({ p, proposal, ...(vSelf ? { vSelf } : {}) });
+      // The self-evaluation reads this node's own thought and code (RF-Agent's reference code scored "None").
+      const vSelf =
+        opts.selfEvaluate && proposer.selfEvaluate ? await proposer.selfEvaluate({ thought: proposal.thought, code: proposal.code }, p.ctx) : undefined;
+      drafts.push({ p, proposal, repairs, ...(vSelf ? { vSelf } : {}) });
     } catch (error) {
       stop = { error };
       break;
     }
   }
   const out = settleAll(
-    drafts.map(async ({ p, replayed, proposal, vSelf }) => {
+    drafts.map(async ({ p, replayed, proposal, repairs, vSelf }) => {
       if (replayed) return replayed;
       const { outcome, feedback } = await b.evaluate(p.index, proposal!.code);
       let thought = proposal!.thought;
@@ -91,6 +94,7 @@ export const runBatch = async <T, I extends SearchInstance>(
         code: proposal!.code,
         ...(proposal!.design ? { design: proposal!.design } : {}),
         ...(proposal!.note ? { note: proposal!.note } : {}),
+        ...(repairs?.length ? { repairs } : {}),
         ...(vSelf ? { vSelf: vSelf.value, ...(vSelf.note ? { vSelfNote: vSelf.note } : {}) } : {}),
         trainSeed: p.ctx.instance.trainSeed,
         evalSeeds: [...p.ctx.instance.evalSeeds],

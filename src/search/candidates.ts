@@ -3,6 +3,7 @@ import { InvariantError } from "../errors.ts";
 import { SEARCH_METHODS, type SearchMethod } from "./config.ts";
 import { CandidateOutcome, type Evaluation, type Evaluator, type SearchInstance } from "./evaluator.ts";
 import { OPERATORS, type CandidateView } from "./proposer.ts";
+import type { CodeCheck } from "./redebug.ts";
 
 /**
  * The candidates of a search and its exact budget (reward-search.md). Every candidate — operator, parent,
@@ -39,6 +40,8 @@ export const CandidateRecord = z.object({
   design: z.record(z.string(), z.number()).optional(),
   /** Why the proposal is not what was asked (an unusable model answer), when it is not. */
   note: z.string().optional(),
+  /** RF-Agent's re-debug: the codes the check refused before this one, in order, each with its error (no evaluation spent). */
+  repairs: z.array(z.object({ code: z.string(), error: z.string() })).optional(),
   /** RF-Agent's self-evaluation of the node's code, in [−1, 1]. */
   vSelf: z.number().min(-1).max(1).optional(),
   vSelfNote: z.string().optional(),
@@ -94,6 +97,8 @@ export const bestOf = (rs: readonly CandidateRecord[]): CandidateRecord | undefi
 
 export interface SearchPorts<T, I> {
   evaluator: Evaluator<T, I>;
+  /** A cheap check of a proposal's code before its evaluation, for the re-debug loop (redebug.ts). */
+  check?: CodeCheck<T, I>;
   log: CandidateLog;
   /** Each candidate as its line is written (progress output). */
   onCandidate?: (r: CandidateRecord, replayed: boolean) => void;
@@ -130,6 +135,10 @@ export const createBudget = <T, I extends SearchInstance>(o: { task: T; instance
     /** Evaluations this process sent to the evaluator (cache hits included). */
     get evaluations() {
       return evaluations;
+    },
+    /** The log's candidate at `index`, if it has one, looked up without replaying it. */
+    logged(index: number): CandidateRecord | undefined {
+      return done.get(index);
     },
     /** The finished candidate at `index`, if the log had it (the caller then skips proposing and evaluating it). */
     replayed(index: number): CandidateRecord | undefined {

@@ -10,6 +10,9 @@ import { ETA, LAMBDA_END, LAMBDA_START } from "./tree.ts";
 export const SEARCH_METHODS = ["eureka", "rf-agent"] as const;
 export type SearchMethod = (typeof SEARCH_METHODS)[number];
 
+/** RF-Agent's re-debug replacements per candidate (its reference code: 9 tries in all). */
+const DEBUG_TRIES = 3;
+
 /** Candidates of a search when neither search.budget nor eureka.iterations says (reward-search.md: 16 per task here, 80 on IsaacGym). */
 const DEFAULT_BUDGET = 16;
 
@@ -30,6 +33,14 @@ export const RfAgentConfig = z.strictObject({
   lambdaStart: z.number().min(0).default(LAMBDA_START).describe("λ, the UCT exploration weight, at the first selection"),
   lambdaEnd: z.number().min(0).default(LAMBDA_END).describe("λ when the budget is spent (linear between)"),
   eta: z.number().min(0).max(1).default(ETA).describe("η of the backup Q ← (1 − η) Q + η · max child Q"),
+  debugTries: z
+    .number()
+    .int()
+    .min(0)
+    .default(DEBUG_TRIES)
+    .describe(
+      "re-debug: replacements asked of the model for a code that fails its check (compile, run on sampled inputs) before its training, each a fix, every third refusal in a row a fresh proposal; model calls, not trainings",
+    ),
 });
 export type RfAgentConfig = z.infer<typeof RfAgentConfig>;
 
@@ -63,8 +74,9 @@ export const searchBudget = (method: SearchMethod, c: SearchConfig): number =>
   c.budget ?? (method === "eureka" && c.eureka.iterations !== undefined ? c.eureka.samples * c.eureka.iterations : DEFAULT_BUDGET);
 
 /**
- * The knobs search.json records for a method (a resume with others is refused). λ and η are written only when
- * they differ from RF-Agent's: searches made before they were knobs recorded `initial` and `children` alone.
+ * The knobs search.json records for a method (a resume with others is refused). λ, η and debugTries are written
+ * only when they differ from their defaults: searches made before they were knobs recorded `initial` and
+ * `children` alone, and resume with the defaults.
  */
 export const headerOptions = (method: SearchMethod, c: SearchConfig): Record<string, number> => {
   if (method === "eureka") return { samples: c.eureka.samples };
@@ -75,5 +87,6 @@ export const headerOptions = (method: SearchMethod, c: SearchConfig): Record<str
     ...(r.lambdaStart !== LAMBDA_START ? { lambdaStart: r.lambdaStart } : {}),
     ...(r.lambdaEnd !== LAMBDA_END ? { lambdaEnd: r.lambdaEnd } : {}),
     ...(r.eta !== ETA ? { eta: r.eta } : {}),
+    ...(r.debugTries !== DEBUG_TRIES ? { debugTries: r.debugTries } : {}),
   };
 };

@@ -45,8 +45,8 @@ export interface ProposeContext<T, I> {
   elites?: readonly CandidateView[];
   /** Path reasoning: the parent's ancestors, nearest first, at most 4 (the parent included). */
   ancestors?: readonly CandidateView[];
-  /** Different thought: a node from another branch of the tree. */
-  other?: CandidateView;
+  /** Different thought: 1–3 nodes from other branches of the tree, to write a reward of a totally different form from. */
+  others?: readonly CandidateView[];
   /** Eureka: the feedback turn (the kept best's reflection), replacing the previous one. */
   feedback?: string;
   /** Codes already tried in this search (a proposer may avoid repeating one). */
@@ -70,6 +70,13 @@ export interface SelfEvaluation {
   note?: string;
 }
 
+/** A proposal's code that failed the search's check (compile or run on sampled inputs), with the check's error. */
+export interface FailedAttempt {
+  thought: string;
+  code: string;
+  error: string;
+}
+
 /** What a self-evaluation or a thought alignment is told: the candidate's task, instance, index and random stream. */
 export type NodeContext<T, I> = Pick<ProposeContext<T, I>, "task" | "instance" | "rng" | "index">;
 
@@ -77,8 +84,10 @@ export interface Proposer<T, I> {
   /** Shown in outputs: e.g. "heuristic (no LLM)" or the model's name. */
   readonly label: string;
   propose(kind: Operator, ctx: ProposeContext<T, I>): Promise<Proposal>;
-  /** RF-Agent's v_self, from the node's own code. */
-  selfEvaluate?(code: string, ctx: NodeContext<T, I>): Promise<SelfEvaluation>;
+  /** RF-Agent's v_self, from the node's own design thought and code. */
+  selfEvaluate?(node: { thought: string; code: string }, ctx: NodeContext<T, I>): Promise<SelfEvaluation>;
+  /** RF-Agent's re-debug: a fix of a proposal whose code failed the check, written from its error. */
+  repair?(kind: Operator, ctx: ProposeContext<T, I>, failed: FailedAttempt): Promise<Proposal>;
   /** Thought alignment after a successful evaluation: the thought re-written from the code, ≤ 4 sentences. */
   align?(code: string, thought: string, ctx: NodeContext<T, I> & { design?: Design }): Promise<string>;
 }

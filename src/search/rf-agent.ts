@@ -4,15 +4,17 @@ import type { RfAgentConfig } from "./config.ts";
 import type { StrategyRun } from "./eureka.ts";
 import type { SearchInstance } from "./evaluator.ts";
 import type { CandidateView, Operator } from "./proposer.ts";
-import { backupFrom, branchOf, expansionOperators, lambdaAt, rootNode, sampleElites, selectPath, type TreeNode } from "./tree.ts";
+import { backupFrom, differentThoughtNodes, ELITE_SET_SIZE, expansionOperators, lambdaAt, rootNode, sampleElites, selectPath, type TreeNode } from "./tree.ts";
 
 /**
  * RF-Agent's tree search (docs/spec/reward-search.md §8.4), exactly: every candidate is a node [thought, code, F, feedback];
  * selection walks down from the root by UCT with λ decaying (0.4 → 0.1 by default) over the budget; the
- * selected leaf is expanded with the five operators in shares [2, 2, 2, 1, 1]; every child self-evaluates its
- * own code (v_self) and is evaluated on its own code; after a successful evaluation its thought is re-written
- * from the code (thought alignment); then Q is backed up with η (0.7 by default). The root has no code: its
- * children are first designs (`initial`). A node whose evaluation failed gets no Q and is never selected.
+ * selected leaf is expanded with the five operators in shares [2, 2, 2, 1, 1]; a code that fails the port's
+ * check goes back to the proposer with its error, up to `debugTries` times, before it is evaluated (batch.ts);
+ * every child self-evaluates its own thought and code (v_self) and is evaluated on its own code; after a
+ * successful evaluation its thought is re-written from the code (thought alignment); then Q is backed up with
+ * η (0.7 by default). The root has no code: its children are first designs (`initial`). A node whose evaluation
+ * failed gets no Q and is never selected; it counts in the visits N (tree.ts `visits`).
  */
 
 export interface RfAgentResult extends SearchResult {
@@ -36,12 +38,15 @@ export const runRfAgent = async <T, I extends SearchInstance>(run: StrategyRun<T
     const ctx = { ...base, parent };
     switch (op) {
       case "crossover": {
-        // The parent and 1–3 more elites (k ∈ [2, 4] in all), drawn with weight 1/rank among the other trained nodes.
-        const ranked = [...records.values()]
-          .filter((r) => fitnessOf(r) !== null && r.index !== node.index)
-          .sort((a, b) => fitnessOf(b)! - fitnessOf(a)! || a.index - b.index);
+        // The parent and 1–3 more (k ∈ [2, 4] in all), drawn without replacement with weight 1/rank from the
+        // elite set, the best ELITE_SET_SIZE trained nodes, less the parent.
+        const elite = [...records.values()]
+          .filter((r) => fitnessOf(r) !== null)
+          .sort((a, b) => fitnessOf(b)! - fitnessOf(a)! || a.index - b.index)
+          .slice(0, ELITE_SET_SIZE)
+          .filter((r) => r.index !== node.index);
         const k = rng.integers(2, 5);
-        const picks = sampleElites(ranked.length, k - 1, rng).map((i) => ranked[i]!);
+        const picks = sampleElites(elite.length, k - 1, rng).map((i) => elite[i]!);
         return {
           index,
           iteration,
@@ -57,13 +62,8 @@ export const runRfAgent = async <T, I extends SearchInstance>(run: StrategyRun<T
         return { index, iteration, operator: op, parent: node.index, related: line.slice(1).map((x) => x.index), ctx: { ...ctx, ancestors: line.map(view) } };
       }
       case "different": {
-        // The best trained node of another branch (a different child of the root), if the tree has one.
-        const mine = branchOf(node);
-        const others = [...nodes.values()]
-          .filter((x) => x.fitness !== null && branchOf(x) !== mine)
-          .sort((a, b) => b.fitness! - a.fitness! || a.index - b.index);
-        const other = others[0];
-        return { index, iteration, operator: op, parent: node.index, related: other ? [other.index] : [], ctx: other ? { ...ctx, other: view(other) } : ctx };
+        const others = differentThoughtNodes(node, rng);
+        return { index, iteration, operator: op, parent: node.index, related: others.map((x) => x.index), ctx: { ...ctx, others: others.map(view) } };
       }
       default:
         return { index, iteration, operator: op, parent: node.index, related: [], ctx };
@@ -72,17 +72,20 @@ export const runRfAgent = async <T, I extends SearchInstance>(run: StrategyRun<T
 
   let next = 0;
   for (let iteration = 0; next < budget; iteration++) {
-    const path = selectPath(root, lambdaAt(next, budget, c.lambdaStart, c.lambdaEnd));
-    for (const x of path) x.n++;
-    const node = path.at(-1)!;
+    // A resumed expansion grows where the log grew it: a log written under other selection rules (an older
+    // hexa) resumes with its tree as it was, and the rest of the search follows the current rules.
+    const logged = b.logged(next)?.parent;
+    const node = logged != null && nodes.has(logged) ? nodes.get(logged)! : selectPath(root, lambdaAt(next, budget, c.lambdaStart, c.lambdaEnd)).at(-1)!;
     const n = Math.min(node.index < 0 ? c.initial : c.children, budget - next);
     const ops: Operator[] = node.index < 0 ? Array.from({ length: n }, () => "initial") : expansionOperators(n);
     const planned = ops.map((op, j) => plan(op, node, next + j, iteration));
-    const got = (await runBatch(b, run.proposer, "rf-agent", planned, seen, { selfEvaluate: true, align: true })).sort((a, b) => a.index - b.index);
+    const got = (
+      await runBatch(b, run.proposer, "rf-agent", planned, seen, { selfEvaluate: true, align: true, redebug: { check: run.ports.check, tries: c.debugTries } })
+    ).sort((a, b) => a.index - b.index);
     for (const r of got) {
       records.set(r.index, r);
       const f = fitnessOf(r);
-      const child: TreeNode = { index: r.index, parent: node, children: [], fitness: f, q: f, n: 1, vSelf: r.vSelf ?? 0 };
+      const child: TreeNode = { index: r.index, parent: node, children: [], fitness: f, q: f, vSelf: r.vSelf ?? 0 };
       node.children.push(child);
       nodes.set(r.index, child);
     }

@@ -40,19 +40,21 @@ const spying = () => {
   const inner = scriptedProposer();
   const asked: Array<{ kind: Operator; ctx: ProposeContext<FakeTask, FakeInstance> }> = [];
   const evaluated: string[] = [];
+  const thoughts: string[] = [];
   const p: P = {
     label: inner.label,
     propose: (kind, ctx) => {
       asked.push({ kind, ctx });
       return inner.propose(kind, ctx);
     },
-    selfEvaluate: (code, ctx) => {
-      evaluated.push(code);
-      return inner.selfEvaluate!(code, ctx);
+    selfEvaluate: (node, ctx) => {
+      evaluated.push(node.code);
+      thoughts.push(node.thought);
+      return inner.selfEvaluate!(node, ctx);
     },
     align: inner.align!,
   };
-  return { p, asked, evaluated };
+  return { p, asked, evaluated, thoughts };
 };
 
 const byIndex = (rs: readonly CandidateRecord[]) => [...rs].sort((a, b) => a.index - b.index);
@@ -103,7 +105,7 @@ describe("rf-agent", () => {
   it("exact budget; expansions use the operator schedule; each child self-evaluates and is evaluated on its own code", async () => {
     // Concurrent children finish out of order (delay from the code's hash).
     const e = fakeEvaluator({ delayMs: (code) => scoreOf(code) % 25 });
-    const { p, evaluated } = spying();
+    const { p, evaluated, thoughts } = spying();
     const log = memoryLog();
     const r = await runRfAgent(run(e, 12, log, p), rf({ initial: 2, children: 5 }));
     expect(e.requests).toHaveLength(12);
@@ -119,6 +121,8 @@ describe("rf-agent", () => {
       // the self-evaluation saw this node's code
       expect(c.vSelf).toBe(vSelfOf(c.code));
       expect(evaluated).toContain(c.code);
+      // …and its design thought as proposed
+      expect(thoughts[evaluated.indexOf(c.code)]).toBe(c.draftThought);
       // thought alignment after a successful evaluation, cut to 4 sentences, with the proposal's design
       expect(c.thought).toBe(`Aligned ${c.code} with design ${c.design!.k}. Second sentence.`);
       expect(c.draftThought).toMatch(/ of #/);
@@ -138,11 +142,37 @@ describe("rf-agent", () => {
     expect(operatorCounts(exp.map((c) => c.operator as never))).toEqual([2, 2, 2, 1, 1]);
     const parent = exp[0]!.parent!;
     const diff = asked.find((a) => a.kind === "different")!;
-    expect(diff.ctx.other!.index).toBe(1 - parent); // the other root child: the only node of another branch
+    expect(diff.ctx.others!.map((o) => o.index)).toEqual([1 - parent]); // the other root child: the only other branch, a leaf
+    expect(exp.find((c) => c.operator === "different")!.related).toEqual([1 - parent]);
     expect(asked.find((a) => a.kind === "path")!.ctx.ancestors!.map((a) => a.index)).toEqual([parent]);
     const cross = asked.find((a) => a.kind === "crossover")!;
     expect(cross.ctx.elites![0]!.index).toBe(parent);
     expect(cross.ctx.elites!.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it("crossover draws its elites from the elite set: the best 10 trained nodes before the expansion, less the parent", async () => {
+    const { p, asked } = spying();
+    const r = await runRfAgent(run(fakeEvaluator(), 40, memoryLog(), p), rf({ initial: 6, children: 8 }));
+    const cs = byIndex(r.candidates);
+    const crosses = cs.filter((c) => c.operator === "crossover");
+    expect(crosses.length).toBeGreaterThanOrEqual(8);
+    let beyondTen = 0;
+    for (const c of crosses) {
+      const before = cs.filter((x) => x.iteration < c.iteration && x.outcome.kind === "result");
+      if (before.length > 10) beyondTen++;
+      const top = [...before]
+        .sort((a, b) => scoreOf(b.code) - scoreOf(a.code) || a.index - b.index)
+        .slice(0, 10)
+        .map((x) => x.index);
+      expect(c.related.length).toBeGreaterThanOrEqual(1);
+      expect(c.related.length).toBeLessThanOrEqual(3);
+      expect(new Set(c.related).size).toBe(c.related.length);
+      expect(c.related).not.toContain(c.parent);
+      for (const i of c.related) expect(top).toContain(i);
+      const ctx = asked.find((a) => a.ctx.index === c.index)!.ctx;
+      expect(ctx.elites!.map((e) => e.index)).toEqual([c.parent, ...c.related]);
+    }
+    expect(beyondTen).toBeGreaterThan(0); // the cap mattered: some expansions had more than 10 trained nodes to draw from
   });
 
   it("a failed evaluation counts against the budget, its error is the feedback, and the node is never expanded", async () => {
@@ -156,6 +186,86 @@ describe("rf-agent", () => {
     expect(broken.feedback).toBe("ERROR: broken code");
     expect(r.candidates.some((c) => c.parent === 1)).toBe(false);
     expect(broken.thought).toBe("broken"); // no alignment after a failure
+  });
+
+  it("re-debug: a code the check refuses goes back to the proposer with its error, up to debugTries fixes, before one evaluation", async () => {
+    // Candidate 1 first proposes broken code; each fix repeats the break until `fixedAfter` fixes.
+    const script = (fixedAfter: number) => {
+      const inner = scriptedProposer();
+      const fixes: Array<{ index: number | undefined; code: string; error: string }> = [];
+      const checked: string[] = [];
+      const p: P = {
+        ...inner,
+        propose: async (k, ctx) => (ctx.index === 1 ? { thought: "a broken idea", code: "broken code v0" } : inner.propose(k, ctx)),
+        repair: async (_k, ctx, failed) => {
+          fixes.push({ index: ctx.index, code: failed.code, error: failed.error });
+          const n = fixes.length;
+          return { thought: `fix ${n}`, code: n >= fixedAfter ? `fixed code ${n}` : `broken code v${n}` };
+        },
+      };
+      const check = async ({ code }: { code: string }) => {
+        checked.push(code);
+        return code.includes("broken") ? `error in ${code}` : null;
+      };
+      return { p, fixes, checked, check };
+    };
+    const go = async (fixedAfter: number, debugTries: number) => {
+      const s = script(fixedAfter);
+      const e = fakeEvaluator();
+      const r = await runRfAgent(
+        { ...run(e, 4, memoryLog(), s.p), ports: { evaluator: e, log: memoryLog(), check: s.check } },
+        rf({ initial: 2, children: 2, debugTries }),
+      );
+      return { ...s, e, c1: r.candidates.find((c) => c.index === 1)! };
+    };
+    // fixed by the second fix: two fixes asked, each shown the refused code and its error; one evaluation, of the fix
+    const ok = await go(2, 3);
+    expect(ok.fixes).toEqual([
+      { index: 1, code: "broken code v0", error: "error in broken code v0" },
+      { index: 1, code: "broken code v1", error: "error in broken code v1" },
+    ]);
+    expect(ok.e.requests).toHaveLength(4); // the training budget: exactly one evaluation per candidate
+    expect(ok.e.requests.filter((q) => q.index === 1).map((q) => q.code)).toEqual(["fixed code 2"]);
+    expect(ok.c1.code).toBe("fixed code 2");
+    expect(ok.c1.outcome.kind).toBe("result");
+    expect(ok.c1.repairs).toEqual([
+      { code: "broken code v0", error: "error in broken code v0" },
+      { code: "broken code v1", error: "error in broken code v1" },
+    ]);
+    expect(ok.c1.draftThought).toBe("fix 2");
+    expect(ok.checked.filter((c) => c.startsWith("broken") || c.startsWith("fixed"))).toEqual(["broken code v0", "broken code v1", "fixed code 2"]);
+    // the tries run out: the last fix is evaluated unchecked, fails there, and costs its one evaluation
+    const out = await go(5, 2);
+    expect(out.fixes.map((f) => f.code)).toEqual(["broken code v0", "broken code v1"]);
+    expect(out.c1.code).toBe("broken code v2");
+    expect(out.c1.outcome.kind).toBe("error");
+    expect(out.c1.repairs).toHaveLength(2);
+    expect(out.e.requests).toHaveLength(4);
+    // the third refusal in a row asks the operator's prompt afresh (RF-Agent's reference code), then fixes resume
+    const restart = script(99);
+    const proposed: number[] = [];
+    const e5 = fakeEvaluator();
+    const p5: P = {
+      ...restart.p,
+      propose: async (k, ctx) => {
+        if (ctx.index === 1) proposed.push(restart.fixes.length);
+        return restart.p.propose(k, ctx);
+      },
+    };
+    const r5 = await runRfAgent(
+      { ...run(e5, 4, memoryLog(), p5), ports: { evaluator: e5, log: memoryLog(), check: restart.check } },
+      rf({ initial: 2, children: 2, debugTries: 5 }),
+    );
+    expect(proposed).toEqual([0, 2]); // the first proposal, and a fresh one after fixes 1 and 2 failed
+    expect(restart.fixes.map((f) => f.code)).toEqual(["broken code v0", "broken code v1", "broken code v0", "broken code v3"]);
+    expect(r5.candidates.find((c) => c.index === 1)!.repairs).toHaveLength(5);
+    expect(e5.requests).toHaveLength(4);
+    // debugTries 0: no check, no fix
+    const off = await go(1, 0);
+    expect(off.fixes).toEqual([]);
+    expect(off.checked).toEqual([]);
+    expect(off.c1.repairs).toBeUndefined();
+    expect(off.c1.outcome.kind).toBe("error");
   });
 
   it("λ's ends and η are knobs: the defaults are RF-Agent's, others change the selection", async () => {
@@ -238,6 +348,21 @@ describe("resume", () => {
       expect(done.replayed).toBe(7);
     },
   );
+
+  it("rf-agent: a log grown under other selection rules (an older hexa) resumes with its tree as logged", async () => {
+    const whole = await runRfAgent(run(fakeEvaluator(), 7), rf({ initial: 2, children: 3 }));
+    const cs = byIndex(whole.candidates);
+    const chosen = cs[2]!.parent!;
+    // The older rules had expanded the other first design: the log's second expansion hangs under it.
+    const old = cs.slice(0, 5).map((c) => (c.index >= 2 ? { ...c, parent: 1 - chosen } : c));
+    const e = fakeEvaluator();
+    const resumed = await runRfAgent(run(e, 7, memoryLog(old)), rf({ initial: 2, children: 3 }));
+    expect(resumed.replayed).toBe(5);
+    expect(e.requests).toHaveLength(2);
+    const rs = byIndex(resumed.candidates);
+    expect(rs.slice(2, 5).map((c) => c.parent)).toEqual([1 - chosen, 1 - chosen, 1 - chosen]);
+    expect(resumed.root.children.find((x) => x.index === 1 - chosen)!.children.map((x) => x.index)).toEqual([2, 3, 4]);
+  });
 
   it("an empty log file left by a kill before the first line is a fresh start", async () => {
     const d = dir();

@@ -53,6 +53,6 @@ export const scriptedProposer = (): Proposer<FakeTask, FakeInstance> => ({
     const k = ctx.rng.integers(0, 1_000_000);
     return { thought: `${kind} of #${ctx.parent?.index ?? "-"}.`, code: `code ${kind} ${ctx.index} ${k}`, design: { k } };
   },
-  selfEvaluate: async (code) => ({ value: vSelfOf(code) }),
+  selfEvaluate: async ({ code }) => ({ value: vSelfOf(code) }),
   align: async (code, _thought, ctx) => `Aligned ${code} with design ${ctx.design?.k}. Second sentence.`,
 });

@@ -3,7 +3,10 @@ import type { Rng } from "../util/rng.ts";
 import {
   backup,
   backupFrom,
+  childScores,
+  differentThoughtNodes,
   eliteWeights,
+  height,
   expansionOperators,
   lambdaAt,
   operatorCounts,
@@ -12,6 +15,7 @@ import {
   selectPath,
   softmax,
   uct,
+  visits,
   type TreeNode,
 } from "./tree.ts";
 
@@ -29,7 +33,7 @@ const scripted = (xs: number[]): Rng => {
 };
 
 const node = (index: number, parent: TreeNode, fitness: number | null, vSelf = 0): TreeNode => {
-  const n: TreeNode = { index, parent, children: [], fitness, q: fitness, n: 1, vSelf };
+  const n: TreeNode = { index, parent, children: [], fitness, q: fitness, vSelf };
   parent.children.push(n);
   return n;
 };
@@ -86,10 +90,27 @@ describe("RF-Agent arithmetic, values computed by hand", () => {
     expect(sampleElites(2, 4, scripted([0.99, 0.5]))).toEqual([1, 0]);
   });
 
-  it("selection and backup on a known tree", () => {
+  it("visits: N(s) = Σ N(children), each evaluated node counting 1, a failed one too", () => {
+    // root ─ A ─ A1 ─ A1a (failed)
+    //          ─ A2
+    //      ─ B (failed)
+    const root = rootNode();
+    const a = node(0, root, 1);
+    const b = node(1, root, null);
+    const a1 = node(2, a, 1);
+    node(3, a, 1);
+    const a1a = node(4, a1, null);
+    expect([visits(a1a), visits(a1), visits(a), visits(b), visits(root)]).toEqual([1, 2, 4, 1, 5]);
+    // selections that end at A add nothing: only evaluated nodes count
+    selectPath(root, 0.4);
+    selectPath(root, 0.4);
+    expect(visits(root)).toBe(5);
+  });
+
+  it("selection and backup on a known tree, with the exact UCT values", () => {
     // root ─ A (F 10, v 0.5) ─ A1 (F 2), A2 (F 6)
     //      ─ B (F 4, v −0.5)
-    //      ─ C (failed: no Q, never selected)
+    //      ─ C (failed: no Q, never selected, but one evaluation in N(root))
     const root = rootNode();
     const a = node(0, root, 10, 0.5);
     const b = node(1, root, 4, -0.5);
@@ -99,24 +120,61 @@ describe("RF-Agent arithmetic, values computed by hand", () => {
     backupFrom(a);
     expect(a.q).toBeCloseTo(0.3 * 10 + 0.7 * 6, 12); // 7.2
     expect(b.q).toBe(4);
-    root.n = 3;
-    a.n = 2;
-    // Q range {7.2, 4, 2, 6}: [2, 7.2]. softmax(0.5, −0.5) = 0.731059, 0.268941.
-    // A: 1 + 0.4 (√(2 ln 4 / 2) = 1.177410 + 0.731059) = 1.763388
-    // B: 2/5.2 = 0.384615 + 0.4 (1.665109 + 0.268941) = 1.158235 → A
-    // under A (N 2): A1: 0 + 0.4 (√(2 ln 3) = 1.482304 + 0.5) = 0.792922; A2: 4/5.2 = 0.769231 + 0.792922 = 1.562153 → A2
+    // N(root) = 3 + 1 + 1 = 5, N(A) = 3, N(B) = 1. Q range {7.2, 4, 2, 6}: [2, 7.2]. softmax(0.5, −0.5) = 0.731059, 0.268941.
+    // A: (7.2 − 2)/5.2 = 1 + 0.4 (√(2 ln 6 / 3) = 1.092935 + 0.731059) = 1.729597
+    // B: 2/5.2 = 0.384615 + 0.4 (√(2 ln 6 / 1) = 1.893012 + 0.268941) = 1.249399
+    const range = { min: 2, max: 7.2 };
+    const top = childScores(root, range, 0.4);
+    expect(top.map((x) => x.node.index)).toEqual([0, 1]);
+    expect(top[0]!.score).toBeCloseTo(1.729597, 5);
+    expect(top[1]!.score).toBeCloseTo(1.249399, 5);
+    // under A (N 3): A1: 0 + 0.4 (√(2 ln 4) = 1.665109 + 0.5) = 0.866044; A2: 4/5.2 = 0.769231 + 0.866044 = 1.635274 → A2
+    const under = childScores(a, range, 0.4);
+    expect(under[0]!.score).toBeCloseTo(0.866044, 5);
+    expect(under[1]!.score).toBeCloseTo(1.635274, 5);
     expect(selectPath(root, 0.4).map((x) => x.index)).toEqual([-1, 0, 4]);
     expect(a2.children).toEqual([]);
-    // With λ = 0.1 the same: A 1 + 0.1 · 1.908469 = 1.190847 beats B 0.384615 + 0.193405 = 0.578020.
-    expect(selectPath(root, 0.1).map((x) => x.index)).toEqual([-1, 0, 4]);
     // After A2 is expanded with a poor child, A2's Q drops to 0.3 · 6 + 0.7 · 0 = 1.8 and A's to 0.3 · 7.2 + 0.7 · 2 = 3.56.
     node(5, a2, 0);
     backupFrom(a2);
     expect(a2.q).toBeCloseTo(1.8, 12);
     expect(a.q).toBeCloseTo(3.56, 12);
-    // Q range {3.56, 4, 2, 1.8, 0}: [0, 4]. root N 3, A N 2, B N 1:
-    // A: 3.56/4 = 0.89 + 0.4 · 1.908469 = 1.653388; B: 1 + 0.4 · 1.93405 = 1.77362 → B, a leaf.
+    // Q range {3.56, 4, 2, 1.8, 0}: [0, 4]; N(root) 6, N(A) 4, N(B) 1:
+    // A: 3.56/4 = 0.89 + 0.4 (√(2 ln 7 / 4) = 0.986385 + 0.731059) = 1.576977; B: 1 + 0.4 (√(2 ln 7) = 1.972769 + 0.268941) = 1.896684 → B, a leaf.
+    const again = childScores(root, { min: 0, max: 4 }, 0.4);
+    expect(again[0]!.score).toBeCloseTo(1.576977, 5);
+    expect(again[1]!.score).toBeCloseTo(1.896684, 5);
     expect(selectPath(root, 0.4).map((x) => x.index)).toEqual([-1, 1]);
+  });
+
+  it("different thought: 1–3 other branches drawn without replacement, each walked down by the best child to a random depth", () => {
+    // root ─ A ─ A1            (the node expanded: A1, branch A)
+    //      ─ B ─ B1 (F 1)
+    //          ─ B2 (F 5) ─ B2a (F 3)
+    //                     ─ B2b (failed)
+    //      ─ C (failed: not a branch to draw)
+    //      ─ D (F 2, a leaf)
+    const root = rootNode();
+    const a = node(0, root, 1);
+    const b = node(1, root, 1);
+    node(2, root, null);
+    const d = node(3, root, 2);
+    const a1 = node(4, a, 1);
+    node(5, b, 1);
+    const b2 = node(6, b, 5);
+    const b2a = node(7, b2, 3);
+    node(8, b2, null);
+    expect([height(b), height(d), height(root)]).toEqual([2, 0, 3]);
+    // k = 1 + ⌊3 · 0.7⌋ = 3, capped at the 2 other live branches [B, D]; pick ⌊2 · 0.9⌋ = 1 → D, depth ⌊1 · 0.5⌋ = 0 → D;
+    // then [B]: pick 0 → B, depth ⌊3 · 0.99⌋ = 2 → B2 (best of B1 1, B2 5) → B2a (B2b failed).
+    expect(differentThoughtNodes(a1, scripted([0.7, 0.9, 0.5, 0.5, 0.99])).map((x) => x.index)).toEqual([d.index, b2a.index]);
+    // k = 1 + ⌊3 · 0.1⌋ = 1: pick ⌊2 · 0.2⌋ = 0 → B, depth ⌊3 · 0.5⌋ = 1 → B2
+    expect(differentThoughtNodes(a1, scripted([0.1, 0.2, 0.5])).map((x) => x.index)).toEqual([b2.index]);
+    // from inside B, the other branches are A and D
+    expect(differentThoughtNodes(b2a, scripted([0.5, 0, 0])).map((x) => x.index)).toEqual([a.index, d.index]);
+    // a tree of one branch has no other to draw from
+    const lone = rootNode();
+    expect(differentThoughtNodes(node(0, lone, 1), scripted([0.9]))).toEqual([]);
   });
 
   it("a root whose children all failed is itself the end of the path", () => {

@@ -6,13 +6,16 @@ import { EXPANSION_OPERATORS, type ExpansionOperator } from "./proposer.ts";
  *   UCT = (Q − Q_min)/(Q_max − Q_min) + λ · ( √(2 ln(N_parent + 1) / N_child) + softmax(v_self) )
  *   λ from 0.4 decaying linearly to 0.1 over the budget;  backup Q ← (1 − η) Q + η · max_child Q, η = 0.7
  *   (RF-Agent's values; config.ts makes λ's ends and η knobs with these defaults);
- *   expansion operators in shares [2, 2, 2, 1, 1]; crossover elites drawn with weight 1/rank.
+ *   expansion operators in shares [2, 2, 2, 1, 1]; crossover elites drawn with weight 1/rank from the top
+ *   ELITE_SET_SIZE (10); N(s) = Σ N(children), every evaluated node counting 1 (`visits`).
  */
 
 export const LAMBDA_START = 0.4;
 export const LAMBDA_END = 0.1;
 export const ETA = 0.7;
 export const OPERATOR_SHARES = [2, 2, 2, 1, 1] as const;
+/** RF-Agent's elite set: the best 10 nodes by F, from which crossover draws with weight 1/rank. */
+export const ELITE_SET_SIZE = 10;
 
 /** λ after `used` of `budget` candidates: `start` (0.4) at the start, `end` (0.1) when the budget is spent, linear between. */
 export const lambdaAt = (used: number, budget: number, start = LAMBDA_START, end = LAMBDA_END): number => {
@@ -102,12 +105,17 @@ export interface TreeNode {
   fitness: number | null;
   /** Q: starts at F and is backed up from the children. */
   q: number | null;
-  /** Visits: 1 when made, +1 each time a selection passes through it. */
-  n: number;
   vSelf: number;
 }
 
-export const rootNode = (): TreeNode => ({ index: -1, parent: null, children: [], fitness: null, q: null, n: 1, vSelf: 0 });
+export const rootNode = (): TreeNode => ({ index: -1, parent: null, children: [], fitness: null, q: null, vSelf: 0 });
+
+/**
+ * N(s), RF-Agent's visit count: the evaluations made in s's subtree. Every evaluated node (a failed one too:
+ * its training was spent) counts 1 for itself and for each of its ancestors, so N(s) = [s evaluated] + Σ N(children);
+ * the root, which has no reward, has N = Σ N(children), every node of the tree. Selection passes count nothing.
+ */
+export const visits = (node: TreeNode): number => node.children.reduce((n, c) => n + visits(c), node.index >= 0 ? 1 : 0);
 
 /** Every node under `root` (the root excluded), in creation order within each level. */
 export const allNodes = (root: TreeNode): TreeNode[] => root.children.flatMap((c) => [c, ...allNodes(c)]);
@@ -116,15 +124,16 @@ export const allNodes = (root: TreeNode): TreeNode[] => root.children.flatMap((c
 export const childScores = (parent: TreeNode, qRange: { min: number; max: number }, lambda: number): Array<{ node: TreeNode; score: number }> => {
   const live = parent.children.filter((c) => c.q !== null);
   const soft = softmax(live.map((c) => c.vSelf));
+  const nParent = visits(parent);
   return live.map((c, i) => ({
     node: c,
-    score: uct({ q: c.q!, qMin: qRange.min, qMax: qRange.max, nParent: parent.n, nChild: c.n, softV: soft[i]!, lambda }),
+    score: uct({ q: c.q!, qMin: qRange.min, qMax: qRange.max, nParent, nChild: visits(c), softV: soft[i]!, lambda }),
   }));
 };
 
 /**
  * Selection: from the root, the child with the highest UCT (the first on a tie) until a node with no live
- * child (a leaf, or a node whose children all failed). Returns the path, root first; does not count the visits.
+ * child (a leaf, or a node whose children all failed). Returns the path, root first.
  */
 export const selectPath = (root: TreeNode, lambda: number): TreeNode[] => {
   const qs = allNodes(root).flatMap((x) => (x.q === null ? [] : [x.q]));
@@ -157,4 +166,40 @@ export const branchOf = (node: TreeNode): TreeNode => {
   let x = node;
   while (x.parent && x.parent.index >= 0) x = x.parent;
   return x;
+};
+
+/** Edges from `node` down to its deepest descendant (0 for a leaf). */
+export const height = (node: TreeNode): number => node.children.reduce((h, c) => Math.max(h, 1 + height(c)), 0);
+
+/** The child with the highest own F (the first on a tie); undefined when no child trained successfully. */
+const bestChild = (node: TreeNode): TreeNode | undefined => {
+  let best: TreeNode | undefined;
+  for (const c of node.children) if (c.fitness !== null && (!best || c.fitness > best.fitness!)) best = c;
+  return best;
+};
+
+/**
+ * RF-Agent's "different thought" references for an expansion of `node`: 1–3 (drawn uniformly) of the other
+ * branches — the root's trained children other than `node`'s own branch — drawn without replacement; in each, a
+ * depth d drawn uniformly from 0 to the branch's height, then the walk down from its top by the child with the
+ * best own F, d steps or until no child trained. Returns the nodes reached, in the order drawn.
+ */
+export const differentThoughtNodes = (node: TreeNode, rng: Rng): TreeNode[] => {
+  const mine = branchOf(node);
+  let root = node;
+  while (root.parent) root = root.parent;
+  const others = root.children.filter((c) => c !== mine && c.fitness !== null);
+  const k = Math.min(rng.integers(1, 4), others.length);
+  const out: TreeNode[] = [];
+  for (let i = 0; i < k; i++) {
+    const [branch] = others.splice(rng.integers(0, others.length), 1);
+    let at = branch!;
+    for (let d = rng.integers(0, height(at) + 1); d > 0; d--) {
+      const next = bestChild(at);
+      if (!next) break;
+      at = next;
+    }
+    out.push(at);
+  }
+  return out;
 };

@@ -10,6 +10,7 @@ import { runSearch } from "../../../src/search/search.ts";
 import { openSearchDir } from "../../../src/search/search-dir.ts";
 import { heuristicProposer } from "../proposers/heuristic-proposer.ts";
 import { llmProposer } from "../proposers/llm-proposer.ts";
+import { rewardCodeCheck } from "../search/code-check.ts";
 import { trainerEvaluator, type RewardProposer } from "../search/evaluator.ts";
 import { parseSeed } from "../../../src/family/seed.ts";
 import { ConfigError } from "../../../src/errors.ts";
@@ -26,7 +27,8 @@ const positiveInt = (name: string) => (v: unknown) => {
 const candidateLine = (c: CandidateRecord, replayed: boolean) =>
   `#${String(c.index).padStart(3)} ${c.operator.padEnd(10)} ${c.parent === null ? "     " : `of #${String(c.parent).padEnd(2)}`} ` +
   `${c.outcome.kind === "result" ? `F ${c.outcome.fitness.toFixed(2).padStart(8)}${c.outcome.cached ? " (cached)" : ""}` : `✗ ${c.outcome.error}`}` +
-  `${c.vSelf === undefined ? "" : `  v_self ${c.vSelf.toFixed(2)}`}${replayed ? "  (from the log)" : ""}\n`;
+  `${c.vSelf === undefined ? "" : `  v_self ${c.vSelf.toFixed(2)}`}${c.repairs ? `  after ${c.repairs.length} fix${c.repairs.length === 1 ? "" : "es"}` : ""}` +
+  `${replayed ? "  (from the log)" : ""}\n`;
 
 const f2 = (x: number) => x.toFixed(2);
 
@@ -141,6 +143,7 @@ export const searchCommand: CommandModule = {
       const ports = {
         evaluator: trainerEvaluator(pool, steps),
         log,
+        check: rewardCodeCheck(rs.checkTransitions),
         onCandidate: (c: CandidateRecord, replayed: boolean) => process.stderr.write(candidateLine(c, replayed)),
       };
       const r = await runSearch(method, { task, instance, seed, proposer, ports }, search);

@@ -51,6 +51,23 @@ describe("heuristic proposer (no LLM)", () => {
     expect(out.thought).toContain("best of 3 ancestor(s) is #2");
   });
 
+  it("different thought: a term set unlike the current reward's and every other branch's, at the library's default weights", async () => {
+    const p = heuristicProposer();
+    const cur = view(0, { alive: 1, upright: 0.5 });
+    const others = [view(3, { alive: 2, centre: 0.3 }), view(5, { upright: 0.2, fail: 5 })];
+    const shownSets = [cur, ...others].map((c) => Object.keys(c.design!).sort().join(","));
+    for (let seed = 1; seed <= 8; seed++) {
+      const out = await p.propose("different", ctx({ parent: cur, others }, seed));
+      const d = out.design!;
+      expect(Object.keys(d).length).toBeGreaterThan(0);
+      expect(shownSets).not.toContain(Object.keys(d).sort().join(","));
+      // calm is the only cartpole term none of them uses: always in
+      expect(d.calm).toBe(0.05);
+      expect(d.alive === undefined || d.alive === 1).toBe(true); // the library's weight, not a shown one
+      expect(out.thought).toContain("a different form from #0, #3, #5");
+    }
+  });
+
   it("avoids a code already tried", async () => {
     const p = heuristicProposer();
     const seen = new Set([composeReward("cartpole", baseDesign("cartpole"))]);

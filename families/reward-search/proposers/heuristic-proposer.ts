@@ -10,8 +10,9 @@ import type { RewardProposeContext, RewardProposer } from "../search/evaluator.t
  * - initial: the library's base terms (then mutations of them, so K initial samples differ);
  * - refine / parameter mutation: rescale one weight; structural mutation: add or drop a term (designer.ts `mutate`);
  * - crossover: each term of the union of the elites' term sets, taken from a random elite;
- * - path reasoning: mutate the best of the ancestors; different thought: a mutation of another branch's design.
- * Self-evaluation is a deterministic score of the code: coverage of the library's base terms.
+ * - path reasoning: mutate the best of the ancestors; different thought: a term set unlike every shown design's.
+ * Self-evaluation is a deterministic score of the code: coverage of the library's base terms. No repair: its
+ * codes are composed from the library, so they do not fail a check.
  */
 
 const describe = (d: Design) =>
@@ -47,6 +48,26 @@ const crossover = (task: string, elites: readonly CandidateView[], rng: Rng): { 
   return { design: out, why: `cross ${elites.map((e) => `#${e.index}`).join(" × ")}: ${from.join(", ") || "the first parent's terms"}` };
 };
 
+/**
+ * Different thought: a term set unlike every shown design's — the library's terms none of them uses, each used
+ * one kept with probability ½, all at the library's default weights; never empty, never a shown term set.
+ */
+const differentForm = (task: string, shown: readonly CandidateView[], rng: Rng): { design: Design; why: string } => {
+  const sets = shown.map((c) => Object.keys(designOf(task, c)).sort().join(","));
+  const used = new Set(shown.flatMap((c) => Object.keys(designOf(task, c))));
+  const terms = termsOf(task);
+  let design: Design = {};
+  for (let i = 0; i < 10 && (Object.keys(design).length === 0 || sets.includes(Object.keys(design).sort().join(","))); i++) {
+    design = Object.fromEntries(terms.filter((t) => !used.has(t.name) || rng.random() < 0.5).map((t) => [t.name, t.weight]));
+  }
+  if (Object.keys(design).length === 0) design = baseDesign(task);
+  const fresh = Object.keys(design).filter((n) => !used.has(n));
+  return {
+    design,
+    why: `a different form from ${shown.map((c) => `#${c.index}`).join(", ") || "nothing shown"}: ${fresh.length ? `new terms ${fresh.join(", ")}` : "a subset of their terms"}`,
+  };
+};
+
 const step = (task: string, kind: Operator, ctx: RewardProposeContext): { design: Design; why: string } => {
   const rng = ctx.rng;
   switch (kind) {
@@ -66,10 +87,8 @@ const step = (task: string, kind: Operator, ctx: RewardProposeContext): { design
       const m = mutateKind(task, designOf(task, best), rng, "any");
       return { design: m.design, why: `best of ${line.length} ancestor(s) is #${best?.index ?? "-"}: ${m.why}` };
     }
-    case "different": {
-      const m = mutateKind(task, designOf(task, ctx.other ?? ctx.parent), rng, "any");
-      return { design: m.design, why: `from another branch (#${ctx.other?.index ?? "-"}): ${m.why}` };
-    }
+    case "different":
+      return differentForm(task, [...(ctx.parent ? [ctx.parent] : []), ...(ctx.others ?? [])], rng);
   }
 };
 
@@ -83,7 +102,7 @@ export const heuristicProposer = (): RewardProposer => ({
       made = mutateKind(task, made.design, ctx.rng, kind === "structural" ? "structural" : "any");
     return { thought: `${kind}: ${made.why}; design ${describe(made.design)}.`, code: composeReward(task, made.design), design: made.design };
   },
-  selfEvaluate: async (code, ctx): Promise<SelfEvaluation> => ({ value: coverageScore(ctx.task.id, code) }),
+  selfEvaluate: async ({ code }, ctx): Promise<SelfEvaluation> => ({ value: coverageScore(ctx.task.id, code) }),
   align: async (_code, _thought, ctx) => firstSentences(`The reward sums ${describe(ctx.design ?? {})}.`, 1),
 });
 

@@ -7,7 +7,9 @@ import { memoryLog, type CandidateRecord } from "../../../src/search/candidates.
 import { RfAgentConfig } from "../../../src/search/config.ts";
 import { runEureka } from "../../../src/search/eureka.ts";
 import { runRfAgent } from "../../../src/search/rf-agent.ts";
-import { llmProposer, NO_REWARD_CODE } from "./llm-proposer.ts";
+import { llmProposer, NO_REWARD_CODE, operatorPrompt } from "./llm-proposer.ts";
+import { rewardCodeCheck } from "../search/code-check.ts";
+import { createRng } from "../../../src/util/rng.ts";
 import { trainerEvaluator } from "../search/evaluator.ts";
 import { testTrainer } from "../search/test-trainer.ts";
 import { countBy } from "../../../src/util/stats.ts";
@@ -21,7 +23,8 @@ const code = (k: number) =>
   `function reward(obs, action, nextObs, info) {\n  const alive = ${k};\n  const upright = -Math.abs(nextObs.theta);\n  return { total: alive + upright, components: { alive, upright } };\n}`;
 const BROKEN = "function reward(obs, action { return 1 }";
 const answer = (thought: string, c: string): ScriptItem => ({ text: JSON.stringify({ thought, code: c }) });
-const score = (s: unknown): ScriptItem => ({ text: JSON.stringify({ score: s }) });
+const PLAN = "The expert pushes the cart under the pole and keeps it upright near the centre.";
+const score = (s: unknown): ScriptItem => ({ text: JSON.stringify({ expert_plan: PLAN, score: s }) });
 
 const task = getTask("cartpole");
 const instance = task.generate(2);
@@ -113,5 +116,68 @@ describe("LLM proposer", () => {
     expect(cs[3]!.vSelfNote).toMatch(/unusable/);
     expect(userText(8)).toContain(BROKEN);
     for (const j of t.jobs) expect(j.evalSeeds).not.toContain(j.seed);
+  });
+
+  it("rf-agent re-debug: scripted broken code goes back to the model with the check's error; the fix is trained once, the calls are the candidate's", async () => {
+    const aligned: ScriptItem = { text: JSON.stringify({ thought: "Aligned." }) };
+    const model = await modelFor([
+      answer("First: alive bonus.", BROKEN),
+      answer("Fixed: alive bonus.", code(1)),
+      score(0.5),
+      aligned,
+      answer("Structural: more upright.", code(3)),
+      score(0.1),
+      answer("Parameter: reweighted.", code(4)),
+      score(0.2),
+      aligned,
+      aligned,
+    ]);
+    const t = testTrainer();
+    const calls: Array<number | undefined> = [];
+    const proposer = llmProposer(model, { modelFor: (c) => metered(model, () => calls.push(c)) });
+    const r = await runRfAgent(
+      { task, instance, seed: 1, proposer, budget: 3, ports: { evaluator: trainerEvaluator(t, 1000), log: memoryLog(), check: rewardCodeCheck(32) } },
+      RfAgentConfig.parse({ initial: 1, children: 2, debugTries: 2 }),
+    );
+    // the training budget: one training per candidate, none for the refused code
+    expect(t.jobs).toHaveLength(3);
+    expect(t.jobs.map((j) => j.reward)).not.toContain(BROKEN);
+    // the LLM budget: the fix is one more call of candidate 0
+    expect(fake.requests).toHaveLength(10);
+    expect(Object.fromEntries(countBy(calls.map(String)))).toEqual({ 0: 4, 1: 3, 2: 3 });
+    const fix = userText(1);
+    expect(fix).toContain("failed its check before training");
+    expect(fix).toContain(BROKEN);
+    expect(fix).toContain("did not compile");
+    expect(fix).toContain("Its design thought: First: alive bonus.");
+    const cs = byIndex(r.candidates);
+    expect(cs[0]!.code).toBe(code(1));
+    expect(cs[0]!.outcome.kind).toBe("result");
+    expect(cs[0]!.repairs).toHaveLength(1);
+    expect(cs[0]!.repairs![0]!.code).toBe(BROKEN);
+    expect(cs[0]!.repairs![0]!.error).toMatch(/did not compile/);
+    expect(cs[0]!.draftThought).toBe("Fixed: alive bonus.");
+    // the self-evaluation shows the node's design thought and code, and asks for the expert's plan before the score
+    const selfEval = userText(2);
+    expect(selfEval).toContain("Design thought: Fixed: alive bonus.");
+    expect(selfEval).toContain(code(1));
+    expect(selfEval.indexOf("expert-level policy")).toBeLessThan(selfEval.indexOf("as a number from -1"));
+    expect(selfEval).toContain('{"expert_plan": "...", "score": <number in [-1, 1]>}, the plan first');
+    expect(cs[0]!.vSelf).toBe(0.5);
+    expect(cs.slice(1).every((c) => c.repairs === undefined)).toBe(true);
+  });
+
+  it("different thought asks for a totally different form, showing the current reward and every drawn node of the other branches", () => {
+    const v = (index: number, k: number) => ({ index, thought: `idea ${index}`, code: code(k), fitness: index, feedback: `feedback ${index}` });
+    const text = operatorPrompt("different", { task, instance, seen: new Set(), rng: createRng(1), parent: v(4, 4), others: [v(1, 1), v(7, 7)] });
+    expect(text).toContain("totally different form");
+    expect(text).toContain("### Current reward (#4");
+    expect(text).toContain("### From another branch 1 (#1");
+    expect(text).toContain("### From another branch 2 (#7");
+    for (const k of [4, 1, 7]) expect(text).toContain(code(k));
+    // a tree of one branch has no other to show: the form differs from the current reward's
+    const alone = operatorPrompt("different", { task, instance, seen: new Set(), rng: createRng(1), parent: v(4, 4), others: [] });
+    expect(alone).toContain("a totally different form from it:");
+    expect(alone).not.toContain("From another branch");
   });
 });

@@ -3,21 +3,33 @@ import { ModelOutputError } from "../../../src/errors.ts";
 import type { ChatModel, Message } from "../../../src/llm/chat-model.ts";
 import { invokeStructured } from "../../../src/llm/structured.ts";
 import type { RewardTask, TaskInstance } from "../task.ts";
-import { firstSentences, SELF_EVAL_FALLBACK, type CandidateView, type Operator, type Proposal, type SelfEvaluation } from "../../../src/search/proposer.ts";
+import {
+  firstSentences,
+  SELF_EVAL_FALLBACK,
+  type CandidateView,
+  type FailedAttempt,
+  type Operator,
+  type Proposal,
+  type SelfEvaluation,
+} from "../../../src/search/proposer.ts";
 import type { RewardProposeContext, RewardProposer } from "../search/evaluator.ts";
 
 /**
  * The LLM proposer: one prompt per operator, answered as JSON with the design thought first, then the code
  * (invokeStructured: zod-validated, one retry with the error shown). An answer that stays unusable becomes a
  * candidate whose code defines no reward, so its training fails, counts against the budget and its error is
- * the next feedback. A self-evaluation that is not a number in [−1, 1] falls back to 0 (neutral), noted.
+ * the next feedback (an unusable fix keeps the code it was to fix). A self-evaluation that is not a number in
+ * [−1, 1] falls back to 0 (neutral), noted.
  */
 
 const ProposalAnswer = z.object({
   thought: z.string().min(1).describe("the design thought: what the reward should make the policy do, and how"),
   code: z.string().min(1).describe("JavaScript defining function reward(obs, action, nextObs, info)"),
 });
-const SelfEvalAnswer = z.object({ score: z.number().min(-1).max(1) });
+const SelfEvalAnswer = z.object({
+  expert_plan: z.string().min(1).describe("how an expert-level policy completes the task: its plan and motion, step by step"),
+  score: z.number().min(-1).max(1).describe("how closely the rewarded behaviour matches that plan, -1 (opposite) to 1 (exactly)"),
+});
 const AlignAnswer = z.object({ thought: z.string().min(1) });
 
 const taskText = (task: RewardTask, instance: TaskInstance) =>
@@ -74,12 +86,39 @@ export const operatorPrompt = (kind: Operator, ctx: RewardProposeContext): strin
       ].join("\n\n");
     case "different":
       return [
-        "Different thought: below is the current reward and one from another branch of the search. Start from a design idea that differs from the current reward's, taking inspiration from the other branch.",
+        `Different thought: below is the current reward${ctx.others?.length ? " and rewards from other branches of the search" : ""}. Write a new reward function with a totally different form from ${ctx.others?.length ? "all of them" : "it"}: a different structure, flow or algorithm. For example, choose the observation fields most relevant to the task and replace the components built on others; stage the reward when the task has sub-goals (the next stage's terms only once the previous one is met); shape distances through nested functions (an exponential of a distance, a cosine similarity). The new reward should reach a higher F.`,
         p ? shown(p, "Current reward") : "",
-        ctx.other ? shown(ctx.other, "From another branch") : "",
+        ...(ctx.others ?? []).map((o, i) => shown(o, `From another branch ${i + 1}`)),
       ].join("\n\n");
   }
 };
+
+/** RF-Agent's re-debug prompt: the code the check refused and its error; a fix, thought first. */
+export const repairPrompt = (failed: FailedAttempt): string =>
+  [
+    "Your reward function failed its check before training (it was compiled and run on sampled transitions):",
+    "```js",
+    failed.code,
+    "```",
+    `Error:\n${failed.error}`,
+    `Its design thought: ${failed.thought}`,
+    "Fix the bug so that the reward compiles and runs; keep the design unless the error shows it cannot work.",
+  ].join("\n");
+
+/**
+ * RF-Agent's self-evaluation prompt: the node's design thought and code; the model first imagines how an
+ * expert-level policy completes the task, then scores how closely the reward's behaviour matches that plan.
+ */
+export const selfEvaluationPrompt = (node: { thought: string; code: string }): string =>
+  [
+    "Keep the task's definition in mind. Here is a reward function with its design thought.",
+    `Design thought: ${node.thought}`,
+    "```js",
+    node.code,
+    "```",
+    "First imagine how an expert-level policy completes this task and describe its plan and motion, step by step. Then judge how closely the behaviour this reward function leads to matches that plan, as a number from -1 (opposite) to 1 (exactly).",
+    'Answer with only a JSON object {"expert_plan": "...", "score": <number in [-1, 1]>}, the plan first.',
+  ].join("\n");
 
 const SYSTEM = "You design reward functions for reinforcement learning; each reward you write is trained with PPO and scored by the task's fitness F.";
 
@@ -108,16 +147,18 @@ export const llmProposer = (model: ChatModel, o: { modelFor?: (candidate: number
         return { thought: "(no usable answer)", code: NO_REWARD_CODE, note: `the ${kind} proposal was unusable: ${e.message}` };
       }
     },
-    selfEvaluate: async (code, ctx): Promise<SelfEvaluation> => {
-      const body = [
-        "Rate this reward function: how closely does the behaviour it rewards match how an expert policy would move on this task? Score from -1 (opposite) to 1 (exactly).",
-        "```js",
-        code,
-        "```",
-        'Answer with only a JSON object {"score": <number in [-1, 1]>}.',
-      ].join("\n");
+    repair: async (kind, ctx, failed): Promise<Proposal> => {
       try {
-        const { value } = await invokeStructured(modelAt(ctx), ask(ctx, body), SelfEvalAnswer, { name: "self_evaluation" });
+        const { value } = await invokeStructured(modelAt(ctx), ask(ctx, `${repairPrompt(failed)}\n\n${ANSWER}`), ProposalAnswer, { name: "reward_repair" });
+        return { thought: value.thought, code: value.code };
+      } catch (e) {
+        if (!(e instanceof ModelOutputError)) throw e;
+        return { thought: failed.thought, code: failed.code, note: `the fix of the ${kind} proposal was unusable: ${e.message}` };
+      }
+    },
+    selfEvaluate: async (node, ctx): Promise<SelfEvaluation> => {
+      try {
+        const { value } = await invokeStructured(modelAt(ctx), ask(ctx, selfEvaluationPrompt(node)), SelfEvalAnswer, { name: "self_evaluation" });
         return { value: value.score };
       } catch (e) {
         if (!(e instanceof ModelOutputError)) throw e;

@@ -17,6 +17,7 @@ import { runSearch } from "../../../src/search/search.ts";
 import { jsonlCandidateLog, openSearchDir } from "../../../src/search/search-dir.ts";
 import { heuristicProposer } from "../proposers/heuristic-proposer.ts";
 import { llmProposer } from "../proposers/llm-proposer.ts";
+import { rewardCodeCheck } from "./code-check.ts";
 import { trainerEvaluator } from "./evaluator.ts";
 
 /**
@@ -124,7 +125,7 @@ export const searchOfRun = (config: RunConfig, c: RewardSearchConfig, pool: Trai
             proposer: proposer.label,
             options,
           };
-          const ports = { evaluator: trainerEvaluator(pool, steps), log: openSearchDir(where, header) };
+          const ports = { evaluator: trainerEvaluator(pool, steps), log: openSearchDir(where, header), check: rewardCodeCheck(c.checkTransitions) };
           const r = await runSearch(strategy, { task, instance: task.generate(seed), seed: config.seed, proposer, ports }, config.search);
           const best = r.best?.outcome.kind === "result" ? `best #${r.best.index} F ${r.best.outcome.fitness.toFixed(2)}` : "no candidate trained successfully";
           log(`${level}: ${strategy} ${r.candidates.length}/${budget} candidates (${r.replayed} from the log), ${r.evaluations} trained now, ${best}`);

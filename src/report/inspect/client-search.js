@@ -37,6 +37,7 @@ window.hexaSearch = function (H) {
       (c.draftThought !== undefined ? "<h4>thought as first written (before alignment)</h4><pre class=draft>" + esc(c.draftThought) + "</pre>" : "") +
       (design ? "<h4>design</h4><pre class=design>" + design + "</pre>" : "") +
       "<h4>code</h4><pre class=code>" + esc(c.code) + "</pre>" +
+      (c.repairs ? c.repairs.map(function (r, i) { return "<h4>code refused by the check before training (re-debug " + (i + 1) + " of " + c.repairs.length + ")</h4><pre class=code>" + esc(r.code) + "</pre><pre class=feedback>" + esc(r.error) + "</pre>"; }).join("") : "") +
       "<h4>feedback</h4><pre class=feedback>" + esc(c.feedback) + "</pre></div>";
   }
   function node(s, byIndex, i) {

@@ -18,6 +18,8 @@ interface SearchCandidateInput {
   code: string;
   design?: Readonly<Record<string, number>>;
   note?: string;
+  /** RF-Agent's re-debug: the codes the check refused before this one, with their errors. */
+  repairs?: readonly { code: string; error: string }[];
   vSelf?: number;
   vSelfNote?: string;
   trainSeed: number;
@@ -79,6 +81,7 @@ interface CandidateNode {
   vSelf?: number;
   vSelfNote?: string;
   note?: string;
+  repairs?: { code: string; error: string }[];
   design?: Record<string, number>;
   thought: string;
   draftThought?: string;
@@ -146,6 +149,7 @@ export const searchView = (s: SearchInput): SearchView => {
       ...(c.vSelf === undefined ? {} : { vSelf: c.vSelf }),
       ...(c.vSelfNote ? { vSelfNote: c.vSelfNote } : {}),
       ...(c.note ? { note: c.note } : {}),
+      ...(c.repairs?.length ? { repairs: c.repairs.map((r) => ({ ...r })) } : {}),
       ...(c.design ? { design: { ...c.design } } : {}),
       thought: c.thought,
       ...(c.draftThought !== undefined ? { draftThought: c.draftThought } : {}),
