@@ -9,19 +9,23 @@ const ENVS = 16;
 /** Transitions from random actions on the instance's training seed: what check_reward runs the code on (no training). */
 export const sampleTransitions = (task: RewardTask, instance: TaskInstance, count: number): RewardBatchInput[] => {
   const env = task.makeEnv(instance, ENVS);
-  const rng = createRng(instance.trainSeed + 7919);
-  let obs = env.reset(instance.trainSeed);
-  const out: RewardBatchInput[] = [];
-  const dim = env.action.kind === "discrete" ? 1 : env.action.dim;
-  for (let done = 0; done < count; done += ENVS) {
-    const action = new Float64Array(ENVS * dim);
-    if (env.action.kind === "discrete") for (let i = 0; i < ENVS; i++) action[i] = rng.integers(0, env.action.n);
-    else for (let i = 0; i < ENVS * dim; i++) action[i] = rng.uniform(env.action.low[i % dim]!, env.action.high[i % dim]!);
-    const step = env.step(env.action.kind === "discrete" ? Int32Array.from(action) : action);
-    out.push({ n: ENVS, obs, action, nextObs: step.nextObs, info: step.info });
-    obs = step.obs;
+  try {
+    const rng = createRng(instance.trainSeed + 7919);
+    let obs = env.reset(instance.trainSeed);
+    const out: RewardBatchInput[] = [];
+    const dim = env.action.kind === "discrete" ? 1 : env.action.dim;
+    for (let done = 0; done < count; done += ENVS) {
+      const action = new Float64Array(ENVS * dim);
+      if (env.action.kind === "discrete") for (let i = 0; i < ENVS; i++) action[i] = rng.integers(0, env.action.n);
+      else for (let i = 0; i < ENVS * dim; i++) action[i] = rng.uniform(env.action.low[i % dim]!, env.action.high[i % dim]!);
+      const step = env.step(env.action.kind === "discrete" ? Int32Array.from(action) : action);
+      out.push({ n: ENVS, obs, action, nextObs: step.nextObs, info: step.info });
+      obs = step.obs;
+    }
+    return out;
+  } finally {
+    env.close?.();
   }
-  return out;
 };
 
 export default defineRewardTool({
@@ -33,7 +37,9 @@ export default defineRewardTool({
   run: async (s, a) => {
     await s.task.prepare?.();
     const env = s.task.makeEnv(s.instance, 1);
-    const layout = { observation: s.task.observation, actionNames: s.task.actionNames, actionKind: env.action.kind, info: s.task.info };
+    const actionKind = env.action.kind;
+    env.close?.();
+    const layout = { observation: s.task.observation, actionNames: s.task.actionNames, actionKind, info: s.task.info };
     const check = await checkReward(a.code, layout, sampleTransitions(s.task, s.instance, s.checkTransitions));
     return { result: check, observation: check.report };
   },
