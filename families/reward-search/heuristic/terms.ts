@@ -80,24 +80,25 @@ export type Design = Record<string, number>;
 
 export const termsOf = (task: string): readonly Term[] => TERMS[task] ?? [];
 
+/** The first design from a term list: its base terms at their default weights. */
+export const baseOf = (terms: readonly Term[]): Design => Object.fromEntries(terms.filter((x) => x.base).map((x) => [x.name, x.weight]));
+
 /** The first design without a bank: the library's base terms at their default weights. */
-export const baseDesign = (task: string): Design =>
-  Object.fromEntries(
-    termsOf(task)
-      .filter((x) => x.base)
-      .map((x) => [x.name, x.weight]),
-  );
+export const baseDesign = (task: string): Design => baseOf(termsOf(task));
 
 const fmt = (w: number) => Number(w.toPrecision(4)).toString();
 
-/** Reward code for a design: one component per term, total = their sum. Unknown term names are ignored. */
-export const composeReward = (task: string, design: Design): string => {
-  const terms = termsOf(task).filter((x) => design[x.name] !== undefined);
+/** Reward code for a design over a term list: one component per term, total = their sum. Unknown term names are ignored. */
+export const composeTerms = (label: string, library: readonly Term[], design: Design): string => {
+  const terms = library.filter((x) => design[x.name] !== undefined);
   return [
-    `// heuristic design for ${task}: ${terms.map((x) => `${x.name} ${fmt(design[x.name]!)}`).join(", ")}`,
+    `// heuristic design for ${label}: ${terms.map((x) => `${x.name} ${fmt(design[x.name]!)}`).join(", ")}`,
     "function reward(obs, action, nextObs, info) {",
     ...terms.map((x) => `  const ${x.name} = ${fmt(design[x.name]!)} * (${x.expr});`),
     `  return { total: ${terms.map((x) => x.name).join(" + ") || "0"}, components: { ${terms.map((x) => x.name).join(", ")} } };`,
     "}",
   ].join("\n");
 };
+
+/** Reward code for a design of the task's own terms (the heuristic designer's). */
+export const composeReward = (task: string, design: Design): string => composeTerms(task, termsOf(task), design);
