@@ -152,6 +152,8 @@ export interface FinalScoreRequest {
   strategy: string;
   /** Trainings the search spent on the task. */
   spent: number;
+  /** Env steps those trainings were budgeted (trainings × steps per training), when known. */
+  envSteps?: number;
   selection: SelectionSeeds;
   /** Fresh training seeds. */
   count: number;
@@ -179,6 +181,7 @@ export const finalScoreOf = async (q: FinalScoreRequest): Promise<FinalScore> =>
       instanceSeed: q.instance.seed,
       selectionSeeds: q.selection,
       steps: q.steps,
+      ...(q.envSteps === undefined ? {} : { envSteps: q.envSteps }),
       code: q.code,
     },
   };

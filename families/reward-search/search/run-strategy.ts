@@ -198,9 +198,11 @@ export const finalScoresOfRun = async (
     req.config.levels.map(async (level): Promise<FinalScore> => {
       const task = getTask(level);
       const instance = task.generate(seed);
-      const steps = budgetsOf(c, task.training.steps).finish;
+      const budgets = budgetsOf(c, task.training.steps);
       const found = finalRewardOf(req, level, playedOf(level));
-      return finalScoreOf({ trainer: pool, task, instance, ...found, strategy: req.config.method, count: c.finalTrainings, steps });
+      // Every training of a search, and of a rounds run under its share (tools/session.ts `stepsOf`), is the quick budget.
+      const envSteps = found.spent * budgets.train;
+      return finalScoreOf({ trainer: pool, task, instance, ...found, envSteps, strategy: req.config.method, count: c.finalTrainings, steps: budgets.finish });
     }),
   );
 };
