@@ -7,7 +7,7 @@ import { stepsOf, train } from "./session.ts";
 export default defineRewardTool({
   name: "finish",
   description:
-    "Commit your reward code: it is scored by a full-budget training and F of the final policy on the held-out evaluation seeds; the episode ends with that result.",
+    "Commit your reward code: it is scored by a full-budget training and F of the final policy on evaluation seeds other than the training seed; the episode ends with that result.",
   input: z.object({ code: z.string().min(1).describe("the reward code to commit") }),
   run: async (s, a, onProgress) => {
     const out = await train(s, a.code, stepsOf(s, s.budgets.finish), "finish", onProgress);

@@ -6,7 +6,7 @@ import { stepsOf, train, trainingsLeft } from "./session.ts";
 export default defineRewardTool({
   name: "train_policy",
   description:
-    "Train a policy with PPO on your reward code and report F of the final policy on held-out seeds, the best checkpoint (labelled), " +
+    "Train a policy with PPO on your reward code and report F of the final policy on evaluation seeds other than the training seed, the best checkpoint (labelled), " +
     "every reward component's values over training (mean, min, max), episode lengths, and a reward-hacking alarm. Takes seconds to minutes.",
   input: z.object({
     code: z.string().min(1).describe("JavaScript defining function reward(obs, action, nextObs, info) → { total, components }"),
