@@ -267,5 +267,5 @@ describe("comparing strategies", () => {
     const bad = await hexa(["bench", "reward-search", "--strategies", "eureka,greedy", "--out", join(dir, "b2")]);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain('--strategies: "greedy" is not a strategy; known: rounds, eureka, rf-agent');
-  }, 300_000);
+  }, 480_000);
 });
