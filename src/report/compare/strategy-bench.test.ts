@@ -39,5 +39,9 @@ describe("the strategy bench's figures", () => {
     const [e] = benchDiffs([...a, ...c], ["a", "c"], ["hopper"]);
     expect(e!.interval.withinNoise).toBe(true);
     expect(noiseLine("hopper", [e!])).toMatch(/^hopper: the strategies do not differ beyond noise/);
+    // Two pairs with a constant gap: no verdict from so few.
+    const [f] = benchDiffs([score("a", 0, [1, 2]), score("b", 0, [0, 1])], ["a", "b"], ["hopper"]);
+    expect(f!.interval.withinNoise).toBe(false);
+    expect(noiseLine("hopper", [f!])).toMatch(/^hopper: too few paired scores to tell/);
   });
 });

@@ -193,12 +193,20 @@ const benchTable = (rows: readonly BenchRow[]): string[] => [
   ),
 ];
 
-/** One line per task: which pairs of strategies differ beyond noise (their paired differences' interval excludes 0). */
+/** Pairs below this count give no verdict: a bootstrap of one or two differences is no interval. */
+export const MIN_PAIRS = 3;
+
+/**
+ * One line per task: which pairs of strategies differ beyond noise (their paired differences' interval excludes 0,
+ * over at least MIN_PAIRS pairs).
+ */
 export const noiseLine = (task: string, diffs: readonly BenchDiff[]): string => {
   const mine = diffs.filter((d) => d.task === task);
   const text = (d: BenchDiff) => `${d.a} − ${d.b} ${f2(d.interval.mean)} ${ci(d.interval)} (n ${d.interval.n})`;
-  const beyond = mine.filter((d) => d.interval.n > 0 && !d.interval.withinNoise);
   if (!mine.length) return `${task}: one strategy, nothing to compare.`;
+  if (mine.every((d) => d.interval.n < MIN_PAIRS))
+    return `${task}: too few paired scores to tell (fewer than ${MIN_PAIRS} per pair, the score undefined elsewhere: F_human ≤ F_sparse): ${mine.map(text).join("; ")}.`;
+  const beyond = mine.filter((d) => d.interval.n >= MIN_PAIRS && !d.interval.withinNoise);
   return beyond.length
     ? `${task}: differ beyond noise: ${beyond.map(text).join("; ")}${
         beyond.length < mine.length
