@@ -1,13 +1,14 @@
 /**
  * Reward search strategies side by side (docs/spec/reward-search.md §8.5): for every task, the human-normalised score
  * (F − F_sparse) / (F_human − F_sparse) of each strategy's final reward — the best candidate by final-policy F
- * on held-out evaluation seeds — at the same number of trained candidates and the same steps per training,
- * with the heuristic proposer (no LLM), mean ± std over runs (run r searches instance seed r). F_sparse and
- * F_human are the task's sparse and hand-written rewards trained the same way on the same instance.
+ * on its selection seeds — retrained by the final scoring protocol (§7: fresh training and evaluation seeds,
+ * normalised per seed) at the same number of trained candidates and the same steps per training, with the
+ * heuristic proposer (no LLM), mean ± std over runs (run r searches instance seed r). F_sparse and F_human are
+ * the task's sparse and hand-written rewards trained the same way on the same fresh seeds.
  * With the heuristic proposer these are real measurements of the search strategies themselves.
  *
  *   node --import tsx bench/reward-search-strategies.ts [--tasks cartpole,pendulum] [--budget 8] [--runs 2]
- *        [--train-steps 16384] [--processes 2] [--samples 4] [--initial 4] [--children 8]
+ *        [--train-steps 16384] [--final-trainings 3] [--processes 2] [--samples 4] [--initial 4] [--children 8]
  *
  * (`hexa bench reward-search` puts rounds, the round loop with the evolving bank, beside these two at the same
  * number of trained candidates, through `hexa run` with `method`, and writes compare-style results.)
@@ -21,7 +22,7 @@ import { SEARCH_METHODS as STRATEGIES, SearchConfig } from "../src/search/config
 import { runSearch } from "../src/search/search.ts";
 import { heuristicProposer } from "../families/reward-search/proposers/heuristic-proposer.ts";
 import { trainerEvaluator } from "../families/reward-search/search/evaluator.ts";
-import type { RewardTask, TaskInstance } from "../families/reward-search/task.ts";
+import { DEFAULT_FINAL_TRAININGS, formatSpread, scoreSearch } from "../families/reward-search/search/final-protocol.ts";
 import { createTrainerPool, type TrainerPool } from "../families/reward-search/trainer/pool.ts";
 import { mean, std } from "../src/util/stats.ts";
 
@@ -34,6 +35,7 @@ const taskIds = arg("tasks")?.split(",") ?? listTasks().filter((t) => getTask(t)
 const BUDGET = num("budget", 8);
 const RUNS = num("runs", 2);
 const STEPS = num("train-steps", 16_384);
+const FINAL = num("final-trainings", DEFAULT_FINAL_TRAININGS);
 const search = SearchConfig.parse({
   budget: BUDGET,
   eureka: { samples: num("samples", 4) },
@@ -43,41 +45,25 @@ const search = SearchConfig.parse({
 const root = mkdtempSync(join(tmpdir(), "hexa-bench-strategies-"));
 const pool: TrainerPool = createTrainerPool({ jobsDir: join(root, "jobs"), size: num("processes", 2) });
 
-const trainF = async (task: RewardTask, instance: TaskInstance, code: string): Promise<number> => {
-  const o = await pool.train({
-    task: task.id,
-    instance,
-    reward: code,
-    steps: STEPS,
-    seed: instance.trainSeed,
-    evalSeeds: instance.evalSeeds,
-    ppo: task.training.ppo,
-  });
-  if (o.kind === "error") throw new Error(`${task.id}: a baseline reward failed to train: ${o.error.message}`);
-  return o.result.final.fitness;
-};
-
 /** mean ± std of the finite values; "n/a" when there are none (F_human ≤ F_sparse leaves the score undefined). */
-const stats = (all: number[]) => {
-  const xs = all.filter(Number.isFinite);
+const stats = (all: readonly (number | null)[]) => {
+  const xs = all.filter((x): x is number => x !== null && Number.isFinite(x));
   if (xs.length === 0) return "n/a";
   return `${mean(xs).toFixed(2)} ± ${std(xs).toFixed(2)}`;
 };
 
 const t0 = performance.now();
 const rows: string[] = [];
-process.stderr.write(`tasks ${taskIds.join(", ")}; budget ${BUDGET} candidates × ${STEPS} env steps; ${RUNS} runs; heuristic proposer (no LLM)\n`);
+process.stderr.write(
+  `tasks ${taskIds.join(", ")}; budget ${BUDGET} candidates × ${STEPS} env steps; ${RUNS} runs; final score on ${FINAL} fresh training seeds; heuristic proposer (no LLM)\n`,
+);
 for (const id of taskIds) {
   const task = getTask(id);
   const tTask = performance.now();
-  const norm: Record<string, number[]> = Object.fromEntries(STRATEGIES.map((s) => [s, []]));
-  const raw: Record<string, number[]> = { sparse: [], human: [], ...Object.fromEntries(STRATEGIES.map((s) => [s, []])) };
-  const trainings: Record<string, number[]> = Object.fromEntries(STRATEGIES.map((s) => [s, []]));
+  const per: Record<string, { score: (number | null)[]; f: (number | null)[]; sparse: (number | null)[]; human: (number | null)[]; trained: number[] }> =
+    Object.fromEntries(STRATEGIES.map((s) => [s, { score: [], f: [], sparse: [], human: [], trained: [] }]));
   for (let run = 0; run < RUNS; run++) {
     const instance = task.generate(run);
-    const [fs, fh] = await Promise.all([trainF(task, instance, task.sparseReward), trainF(task, instance, task.humanReward!)]);
-    raw.sparse!.push(fs);
-    raw.human!.push(fh);
     for (const s of STRATEGIES) {
       const log = memoryLog();
       const r = await runSearch(
@@ -85,22 +71,27 @@ for (const id of taskIds) {
         { task, instance, seed: run, proposer: heuristicProposer(), ports: { evaluator: trainerEvaluator(pool, STEPS), log } },
         search,
       );
-      const f = r.best?.outcome.kind === "result" ? r.best.outcome.fitness : fs;
-      raw[s]!.push(f);
-      norm[s]!.push(fh > fs ? (f - fs) / (fh - fs) : Number.NaN);
-      trainings[s]!.push(log.records.length);
-      process.stderr.write(`${id} run ${run}: ${s} F ${f.toFixed(2)} (sparse ${fs.toFixed(2)}, human ${fh.toFixed(2)}), ${log.records.length} candidates\n`);
+      const f = await scoreSearch({ trainer: pool, task, instance, result: r, count: FINAL, steps: STEPS, method: s });
+      const num = (k: string) => (typeof f.detail[k] === "number" ? (f.detail[k] as number) : null);
+      const p = per[s]!;
+      p.score.push(f.score);
+      p.f.push(f.raw?.value ?? null);
+      p.sparse.push(num("sparse"));
+      p.human.push(num("human"));
+      p.trained.push(log.records.length);
+      process.stderr.write(`${id} run ${run}: ${s} score ${formatSpread(f.spread)}, F ${formatSpread(f.raw?.spread)}, ${log.records.length} candidates\n`);
     }
   }
   const wall = ((performance.now() - tTask) / 1000).toFixed(0);
+  const first = per[STRATEGIES[0]]!;
   rows.push(
-    `| ${id} | ${stats(raw.sparse!)} | ${stats(raw.human!)} | ${STRATEGIES.map((s) => `${stats(norm[s]!)} (F ${stats(raw[s]!)})`).join(" | ")} | ${STRATEGIES.map((s) => trainings[s]!.join("/")).join(", ")} | ${wall} s |`,
+    `| ${id} | ${stats(first.sparse)} | ${stats(first.human)} | ${STRATEGIES.map((s) => `${stats(per[s]!.score)} (F ${stats(per[s]!.f)})`).join(" | ")} | ${STRATEGIES.map((s) => per[s]!.trained.join("/")).join(", ")} | ${wall} s |`,
   );
 }
 await pool.close();
 process.stdout.write(
   [
-    `Human-normalised score (F − F_sparse)/(F_human − F_sparse) of the best candidate's final policy, mean ± std over ${RUNS} runs; ${BUDGET} candidates of ${STEPS} env steps each; heuristic proposer (no LLM).`,
+    `Human-normalised score (F − F_sparse)/(F_human − F_sparse) of the best candidate retrained on ${FINAL} fresh training seeds (none used by the search), mean ± std over ${RUNS} runs (run r: instance seed r); ${BUDGET} candidates of ${STEPS} env steps each; heuristic proposer (no LLM).`,
     "",
     `| task | F sparse | F human | ${STRATEGIES.join(" | ")} | candidates trained | wall |`,
     `|---|---:|---:|${STRATEGIES.map(() => "---:").join("|")}|---|---:|`,

@@ -216,7 +216,7 @@ describe("LLM agents on a reward-search task through the OpenAI-compatible serve
     expect(t.steps.map((s) => s.tool)).toEqual(["describe_task", "check_reward", "train_policy", "finish", "finish"]);
     expect(t.steps[0]!.observation).toContain(getTask("cartpole").fitness.describe);
     expect(t.steps[1]!.observation).toMatch(/line 2/);
-    expect(t.steps[2]!.observation).toMatch(/F of the final policy: .*held-out seeds/);
+    expect(t.steps[2]!.observation).toMatch(/F of the final policy: .*evaluation seeds/);
     expect(t.steps[2]!.observation).toMatch(/- alive: /);
     expect(t.steps[2]!.observation).toMatch(/Best checkpoint during training \(not the score\)/);
     expect(t.steps[3]).toMatchObject({ ok: false });

@@ -9,7 +9,7 @@ import { hexa, spawnHexa } from "./support/hexa-cli.ts";
 /**
  * The run's `method` (and its `search:` slice) through the real CLI with tiny trainings (mechanisms, not learning, docs/spec/reward-search.md §8): a
  * search run in the run directory with its exact budget, its resume, the rounds run's exact budget, the final
- * scores on held-out evaluation seeds, a compare grid over the strategy, `hexa bench reward-search`'s files,
+ * scores on fresh training and evaluation seeds (the final scoring protocol), a compare grid over the strategy, `hexa bench reward-search`'s files,
  * and a bad strategy refused by its key.
  */
 const tmp = tempDirs("hexa-strategy-");
@@ -43,7 +43,7 @@ const scoresOf = (run: string) => FinalScores.parse(JSON.parse(readFileSync(join
 const jobs = (dir: string) => (existsSync(join(dir, "jobs")) ? readdirSync(join(dir, "jobs")).length : 0);
 
 describe("method in hexa run", () => {
-  it("eureka searches every task in the run directory with the exact budget, resumes without retraining, and scores on held-out evaluation seeds", async () => {
+  it("eureka searches every task in the run directory with the exact budget, resumes without retraining, and scores on fresh seeds no search training used", async () => {
     const dir = tmp();
     const runs = join(dir, "runs");
     const out = await hexa(["run", config(dir, ["method: eureka", "search: {budget: 3, eureka: {samples: 2}}"]), "--runs-dir", runs]);
@@ -68,13 +68,22 @@ describe("method in hexa run", () => {
     const best = candidates.filter((c) => c.outcome.kind === "result").sort((a, b) => b.outcome.fitness - a.outcome.fitness || a.index - b.index)[0]!;
     expect(d.code).toBe(best.code);
     expect(d.source).toBe(`candidate #${best.index} of eureka`);
-    // The final evaluation never uses a seed the search trained or evaluated on.
-    for (const c of candidates) for (const seed of d.evalSeeds as number[]) expect([c.trainSeed, ...c.evalSeeds]).not.toContain(seed);
-    expect(d.evalSeeds).toHaveLength(3);
-    expect(typeof d.sparse).toBe("number");
-    expect(typeof d.human).toBe("number");
-    if (d.human > d.sparse) expect(s!.score).toBeCloseTo((d.fitness - d.sparse) / (d.human - d.sparse), 10);
+    // The final score: three fresh training seeds, none of them (nor their evaluation seeds) a selection seed of the search.
+    const per = d.perSeed as { trainSeed: number; evalSeeds: number[]; fitness: number; sparse: number; human: number; score: number | null }[];
+    expect(per).toHaveLength(3);
+    for (const c of candidates)
+      for (const p of per) for (const seed of [p.trainSeed, ...p.evalSeeds]) expect([c.trainSeed, ...c.evalSeeds]).not.toContain(seed);
+    for (const p of per) {
+      expect(typeof p.sparse).toBe("number");
+      expect(typeof p.human).toBe("number");
+      if (p.human > p.sparse) expect(p.score).toBeCloseTo((p.fitness - p.sparse) / (p.human - p.sparse), 10);
+      else expect(p.score).toBeNull();
+    }
+    const defined = per.map((p) => p.score).filter((x): x is number => x !== null);
+    if (defined.length) expect(s!.score).toBeCloseTo(defined.reduce((a, b) => a + b, 0) / defined.length, 10);
     else expect(s!.score).toBeNull();
+    expect(s!.raw?.spread?.n).toBe(3);
+    expect(d.envSteps).toBe(3 * 1024);
     expect(out.stdout).toContain("final scores");
 
     // A resume of the finished search trains no candidate again (the final trainings are cache hits).
@@ -211,7 +220,7 @@ describe("comparing strategies", () => {
     expect(jsonl(join(rf, "search", "cartpole", "candidates.jsonl")).map((c) => c.operator)).toEqual(["initial", "structural"]);
     expect(readFileSync(join(out, "results.md"), "utf8")).toContain("| c3 (method=rf-agent) | cartpole |");
     expect(readFileSync(join(out, "results.csv"), "utf8").split("\n")[0]).toContain("final_score,final_raw,final_spent");
-  }, 120_000);
+  }, 300_000);
 
   it("hexa bench reward-search writes the table (strategies, sparse and human rows) as Markdown, CSV, JSON and a plot", async () => {
     const dir = tmp();
@@ -243,15 +252,20 @@ describe("comparing strategies", () => {
     const res = JSON.parse(readFileSync(join(out, "results.json"), "utf8"));
     expect(res.rows.map((x: any) => `${x.task}/${x.row}`)).toEqual(["cartpole/sparse", "cartpole/human", "cartpole/eureka", "cartpole/rf-agent"]);
     for (const row of res.rows.slice(2)) expect(row.trained).toEqual([2, 2]);
+    // Run r searched instance r in both strategies, and each run's score stands on 3 fresh training seeds.
+    expect(res.scores.map((x: any) => `${x.strategy}/${x.run}`).sort()).toEqual(["eureka/0", "eureka/1", "rf-agent/0", "rf-agent/1"]);
+    for (const x of res.scores) expect(x.perSeed).toHaveLength(3);
+    expect(res.diffs).toHaveLength(1);
     expect(res.scores).toHaveLength(4);
     const md = readFileSync(join(out, "results.md"), "utf8");
     expect(md).toContain("| cartpole | human |");
     expect(md).toContain("--budget 2 --runs 2");
+    expect(md).toMatch(/- cartpole: (differ beyond noise|the strategies do not differ beyond noise)/);
     expect(readFileSync(join(out, "results.csv"), "utf8").split("\n").filter(Boolean)).toHaveLength(1 + 4 * 2);
     expect(readFileSync(join(out, "scores.svg"), "utf8")).toMatch(/^<svg/);
     expect(readFileSync(join(out, "scores.png")).subarray(1, 4).toString()).toBe("PNG");
     const bad = await hexa(["bench", "reward-search", "--strategies", "eureka,greedy", "--out", join(dir, "b2")]);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain('--strategies: "greedy" is not a strategy; known: rounds, eureka, rf-agent');
-  }, 120_000);
+  }, 480_000);
 });

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ConfigError } from "../../src/errors.ts";
+import { DEFAULT_FINAL_TRAININGS } from "./search/final-protocol.ts";
 import { TrainerConfig } from "./trainer/pool.ts";
 
 /** The reward-search family's slice of a run config (`rewardSearch:`), docs/spec/reward-search.md §1. */
@@ -12,6 +13,13 @@ export const RewardSearchConfig = z.strictObject({
     .optional()
     .describe("env steps of a train_policy call when the model gives none; unset: a quarter of the task's full budget"),
   finishSteps: z.number().int().min(1).optional().describe("env steps of the scored training behind finish; unset: the task's full budget"),
+  finalTrainings: z
+    .number()
+    .int()
+    .min(1)
+    .max(64)
+    .default(DEFAULT_FINAL_TRAININGS)
+    .describe("fresh training seeds the final reward, the sparse and the human one are each trained on for the final score (docs/spec/reward-search.md §7)"),
   checkTransitions: z.number().int().min(16).default(320).describe("sampled transitions check_reward runs the code on"),
   cacheDir: z
     .string()

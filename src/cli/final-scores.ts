@@ -1,21 +1,22 @@
 import type { LevelFamily } from "../family/family.ts";
 import type { RunConfig } from "../loop/run-config.ts";
-import { writeFinalScores, type FinalScore } from "../store/final-scores.ts";
+import { writeFinalScores, type FinalScore, type Spread } from "../store/final-scores.ts";
 import type { EpisodeRecord } from "../store/run-records.ts";
 
 const f2 = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v.toFixed(2) : "–");
 
-/** One line per level: the score, what was spent, and the family's own figures that make it. */
+const spreadText = (s: Spread | undefined) =>
+  s ? ` ± ${f2(s.std)} [${f2(s.low)}, ${f2(s.high)}] over ${s.n} seed${s.n === 1 ? "" : "s"} (per seed ${s.perSeed.map(f2).join(", ")})` : "";
+
+/** One line per level: the score (with its spread over seeds, when it has one), what was spent, and the family's own figures that make it. */
 export const formatFinalScores = (scores: readonly FinalScore[]): string =>
   [
     `final scores (${scores[0]?.measure ?? ""}):`,
     ...scores.map((s) => {
       const d = s.detail;
-      const figures =
-        "fitness" in d
-          ? `; F ${f2(d.fitness)} (sparse ${f2(d.sparse)}, human ${f2(d.human)}) on evaluation seeds [${(d.evalSeeds as number[] | undefined)?.join(", ") ?? ""}], from ${String(d.source)}`
-          : "";
-      return `  ${s.level.padEnd(24)} ${f2(s.score).padStart(6)}  (${s.spent} trained${figures})`;
+      const figures = "fitness" in d ? `; F ${f2(d.fitness)} (sparse ${f2(d.sparse)}, human ${f2(d.human)}), from ${String(d.source)}` : "";
+      const raw = s.score === null && s.raw?.spread ? `  ${s.raw.name}${spreadText(s.raw.spread)}` : "";
+      return `  ${s.level.padEnd(24)} ${f2(s.score).padStart(6)}${spreadText(s.spread)}${raw}  (${s.spent} trained${figures})`;
     }),
   ].join("\n");
 

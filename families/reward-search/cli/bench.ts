@@ -5,7 +5,9 @@ import { stringify as toYaml } from "yaml";
 import { ConfigError } from "../../../src/errors.ts";
 import { readFinalScores } from "../../../src/store/final-scores.ts";
 import { writeAtomic, writeJsonAtomic } from "../../../src/store/jsonl.ts";
-import { benchRows, benchSvg, renderBenchCsv, renderBenchMarkdown, type BenchScore } from "../../../src/report/compare/strategy-bench.ts";
+import { benchDiffs, benchRows, benchSvg, renderBenchCsv, renderBenchMarkdown, type BenchScore } from "../../../src/report/compare/strategy-bench.ts";
+import { DEFAULT_FINAL_TRAININGS } from "../search/final-protocol.ts";
+import { benchScoreOf } from "./bench-score.ts";
 import { chartToPng } from "../../../src/report/png.ts";
 import { getTask } from "../tasks/index.ts";
 import { METHODS as STRATEGY_NAMES } from "../../../src/loop/run-config.ts";
@@ -14,15 +16,15 @@ import { asUserError } from "../../../src/cli/write-file.ts";
 
 /**
  * `hexa bench reward-search` (docs/spec/reward-search.md §8.5): the reward-search strategies side by side on the same tasks, trainer
- * and number of trained candidates, with the heuristic proposer (no model). It is a `hexa compare` grid over
- * the run's `method` (DIR/compare/, resumable by rerunning the same command) whose runs' final scores
- * (final-scores.json) are tabled per task with the sparse and human rows: DIR/results.md, .csv, .json and
- * scores.svg / .png.
+ * and number of trained candidates × env steps, with the heuristic proposer (no model). Run r is a `hexa compare`
+ * grid over the run's `method` on task instance r (DIR/compare/r<r>/, resumable by rerunning the same command);
+ * the runs' final scores (final-scores.json, by the final scoring protocol) are tabled per task with the sparse
+ * and human rows and the paired differences: DIR/results.md, .csv, .json and scores.svg / .png.
  */
 
-// Of the shipped tasks, pendulum is the one whose hand-written reward beats its sparse one at a budget that trains
-// in seconds here (F −354 vs −991 at 65k steps; cartpole's and mountain car's tie or reverse), so its score is defined.
-const DEFAULT_TASKS = ["pendulum"];
+// Two MuJoCo locomotion tasks and one classic one; pendulum's hand-written reward beats its sparse one at a budget that
+// trains in seconds here (F −354 vs −991 at 65k steps; cartpole's and mountain car's tie or reverse).
+const DEFAULT_TASKS = ["hopper", "half_cheetah", "pendulum"];
 
 /** Episodes of a task in the rounds cell (offline + stream): the budget is split over them. */
 const roundsEpisodes = (budget: number) => Math.min(4, budget);
@@ -32,7 +34,16 @@ const roundsEpisodes = (budget: number) => Math.min(4, budget);
  * task, each with a share ⌈B / E⌉ of the budget and turns enough to spend it (describe_task and check_reward
  * take one turn each), so rounds is held to the same trainings as the searches.
  */
-const benchConfig = (o: { tasks: string[]; budget: number; trainSteps: number; samples: number; initial: number; children: number; out: string }) => {
+const benchConfig = (o: {
+  tasks: string[];
+  budget: number;
+  trainSteps: number;
+  finalTrainings: number;
+  samples: number;
+  initial: number;
+  children: number;
+  out: string;
+}) => {
   const episodes = roundsEpisodes(o.budget);
   return {
     family: "reward-search",
@@ -51,6 +62,7 @@ const benchConfig = (o: { tasks: string[]; budget: number; trainSteps: number; s
       // One size for every training (the rounds' finish and the final scoring included): equal env steps per candidate.
       trainSteps: o.trainSteps,
       finishSteps: o.trainSteps,
+      finalTrainings: o.finalTrainings,
       // The benchmark's own trainer cache: a rerun continues without retraining, and nothing lands elsewhere.
       cacheDir: join(o.out, ".trainer-cache"),
       jobsDir: join(o.out, ".trainer-jobs"),
@@ -82,12 +94,23 @@ export const benchCommand: CommandModule = {
         coerce: intFlag("budget", 2, 10_000),
         describe: "trained candidates per task, the same for every strategy",
       })
-      .option("runs", { type: "string", default: 3, coerce: intFlag("runs", 1, 100), describe: "runs per strategy (they differ in the search's seed)" })
+      .option("runs", {
+        type: "string",
+        default: 3,
+        coerce: intFlag("runs", 1, 100),
+        describe: "runs per strategy: run r searches task instance r (seeds.offset r: its own training and evaluation seeds) in every strategy",
+      })
+      .option("final-trainings", {
+        type: "string",
+        default: DEFAULT_FINAL_TRAININGS,
+        coerce: intFlag("final-trainings", 1, 64),
+        describe: "fresh training seeds of each final score (the final, sparse and human rewards each trained on every one)",
+      })
       .option("train-steps", {
         type: "string",
         default: 65536,
         coerce: intFlag("train-steps", 1, 100_000_000),
-        describe: "env steps of every training: each candidate of every strategy, and the final reward's, sparse and human ones",
+        describe: "env steps of every training (the budget's scale): each candidate of every strategy, and the final reward's, sparse and human ones",
       })
       .option("samples", { type: "string", default: 4, coerce: intFlag("samples", 1, 10_000), describe: "eureka: K candidates per iteration" })
       .option("initial", { type: "string", default: 4, coerce: intFlag("initial", 1, 10_000), describe: "rf-agent: first designs under the root" })
@@ -126,46 +149,39 @@ const bench = async (argv: Record<string, unknown>, out: string): Promise<void> 
     tasks,
     budget,
     trainSteps: Number(argv["train-steps"]),
+    finalTrainings: Number(argv["final-trainings"]),
     samples: Number(argv.samples),
     initial: Number(argv.initial),
     children: Number(argv.children),
   };
   mkdirSync(out, { recursive: true });
-  const configPath = join(out, "bench-config.yaml");
-  writeAtomic(configPath, `# hexa bench reward-search: the base config of its compare grid over method\n${toYaml(benchConfig({ ...o, out }))}`);
   const t0 = performance.now();
-  const compareDir = join(out, "compare");
   // Loaded when it runs: compare reaches every family through the CLI registry, this file among them.
   const { compare } = await import("../../../src/cli/compare.ts");
-  await compare({ config: configPath, grid: [`method=${strategies.join(",")}`], runs, heldout: 0, parallel: Number(argv.parallel) }, compareDir);
+  // Run r is a compare grid over method on task instance r (seeds.offset r: its own training and evaluation seeds),
+  // so every strategy searches the same instance in run r and their final scores pair by run and fresh seed.
+  const scores: BenchScore[] = [];
+  for (let run = 0; run < runs; run++) {
+    const configPath = join(out, `bench-config-r${run}.yaml`);
+    const cfg = { ...benchConfig({ ...o, out }), seeds: { offset: run } };
+    writeAtomic(configPath, `# hexa bench reward-search, run ${run}: the base config of its compare grid over method\n${toYaml(cfg)}`);
+    const compareDir = join(out, "compare", `r${run}`);
+    await compare({ config: configPath, grid: [`method=${strategies.join(",")}`], runs: 1, heldout: 0, parallel: Number(argv.parallel) }, compareDir);
+    type Results = { cells: { label: string; runs: { run: number; dir: string; wallS: number }[] }[] };
+    const results = JSON.parse(readFileSync(join(compareDir, "results.json"), "utf8")) as Results;
+    for (const cell of results.cells) {
+      const strategy = cell.label.replace(/^method=/, "");
+      for (const r of cell.runs) for (const f of readFinalScores(r.dir)?.levels ?? []) scores.push(benchScoreOf(f, strategy, run, r.wallS));
+    }
+  }
   const wallS = (performance.now() - t0) / 1000;
-
-  type Results = { cells: { label: string; runs: { run: number; dir: string; wallS: number }[] }[] };
-  const results = JSON.parse(readFileSync(join(compareDir, "results.json"), "utf8")) as Results;
-  const scores: BenchScore[] = results.cells.flatMap((cell) => {
-    const strategy = cell.label.replace(/^method=/, "");
-    return cell.runs.flatMap((r) =>
-      (readFinalScores(r.dir)?.levels ?? []).map((f): BenchScore => {
-        const num = (k: string) => (typeof f.detail[k] === "number" ? (f.detail[k] as number) : null);
-        return {
-          strategy,
-          run: r.run,
-          task: f.level,
-          score: f.score,
-          fitness: num("fitness"),
-          sparse: num("sparse"),
-          human: num("human"),
-          spent: f.spent,
-          wallS: r.wallS,
-        };
-      }),
-    );
-  });
+  const compareDir = join(out, "compare");
   const rows = benchRows(scores, strategies, tasks);
-  const command = `hexa bench reward-search --strategies ${strategies.join(",")} --tasks ${tasks.join(",")} --budget ${budget} --runs ${runs} --train-steps ${o.trainSteps}`;
-  const header = { budget, runs, trainSteps: o.trainSteps, proposer: "heuristic (no LLM)", wallS, command };
-  writeJsonAtomic(join(out, "results.json"), { schemaVersion: 1, ...header, tasks, strategies, rows, scores });
-  const md = renderBenchMarkdown(header, rows);
+  const diffs = benchDiffs(scores, strategies, tasks);
+  const command = `hexa bench reward-search --strategies ${strategies.join(",")} --tasks ${tasks.join(",")} --budget ${budget} --runs ${runs} --train-steps ${o.trainSteps} --final-trainings ${o.finalTrainings}`;
+  const header = { budget, runs, trainSteps: o.trainSteps, finalTrainings: o.finalTrainings, proposer: "heuristic (no LLM)", wallS, command };
+  writeJsonAtomic(join(out, "results.json"), { schemaVersion: 2, ...header, tasks, strategies, rows, diffs, scores });
+  const md = renderBenchMarkdown(header, rows, diffs);
   writeAtomic(join(out, "results.md"), md);
   writeAtomic(join(out, "results.csv"), renderBenchCsv(rows));
   const svg = await benchSvg(rows);

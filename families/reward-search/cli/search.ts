@@ -16,6 +16,9 @@ import { parseSeed } from "../../../src/family/seed.ts";
 import { ConfigError } from "../../../src/errors.ts";
 import { LlmConfig } from "../../../src/llm/config.ts";
 import { createTrainerPool } from "../trainer/pool.ts";
+import { DEFAULT_FINAL_TRAININGS, scoreSearch } from "../search/final-protocol.ts";
+import { writeFinalScores } from "../../../src/store/final-scores.ts";
+import { formatFinalScores } from "../../../src/cli/final-scores.ts";
 
 const positiveInt = (name: string) => (v: unknown) => {
   if (v === undefined) return undefined;
@@ -44,7 +47,7 @@ export const formatSearch = (r: SearchResult, task: RewardTask, proposer: string
     return lines.join("\n");
   }
   lines.push(
-    `best: candidate #${b.index} (${b.operator}${b.parent === null ? "" : ` of #${b.parent}`}), F of the final policy ${f2(b.outcome.fitness)} on held-out seeds [${b.outcome.perSeed.map((p) => p.seed).join(", ")}] (solved at ≥ ${task.fitness.solved})`,
+    `best: candidate #${b.index} (${b.operator}${b.parent === null ? "" : ` of #${b.parent}`}), F of the final policy ${f2(b.outcome.fitness)} on the selection seeds [${b.outcome.perSeed.map((p) => p.seed).join(", ")}] it was chosen on (solved at ≥ ${task.fitness.solved})`,
     `best checkpoint during its training (labelled, not the score): F ${f2(b.outcome.bestCheckpoint.fitness)} at step ${b.outcome.bestCheckpoint.step}`,
     `thought: ${b.thought}`,
   );
@@ -76,6 +79,16 @@ export const searchCommand: CommandModule = {
         type: "number",
         coerce: positiveInt("train-steps"),
         describe: "env steps of every candidate's training (default: a quarter of the task's budget)",
+      })
+      .option("final-trainings", {
+        type: "number",
+        coerce: positiveInt("final-trainings"),
+        describe: `fresh training seeds of the final score: the best reward, the sparse and the human one trained on each (default ${DEFAULT_FINAL_TRAININGS})`,
+      })
+      .option("final-steps", {
+        type: "number",
+        coerce: positiveInt("final-steps"),
+        describe: "env steps of each final-score training (default: --train-steps)",
       })
       .option("out", {
         type: "string",
@@ -147,7 +160,17 @@ export const searchCommand: CommandModule = {
         onCandidate: (c: CandidateRecord, replayed: boolean) => process.stderr.write(candidateLine(c, replayed)),
       };
       const r = await runSearch(method, { task, instance, seed, proposer, ports }, search);
-      process.stdout.write(`${formatSearch(r, task, proposer.label)}\nwall time ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
+      process.stdout.write(`${formatSearch(r, task, proposer.label)}\n`);
+      const count = (argv["final-trainings"] as number | undefined) ?? rs.finalTrainings;
+      const finalSteps = (argv["final-steps"] as number | undefined) ?? steps;
+      process.stderr.write(
+        `final score: the best reward, the sparse and the human one, each trained on ${count} fresh seeds × ${finalSteps.toLocaleString("en-US")} env steps\n`,
+      );
+      const score = await scoreSearch({ trainer: pool, task, instance, result: r, count, steps: finalSteps, method });
+      writeFinalScores(out, [score]);
+      process.stdout.write(
+        `${formatFinalScores([score])}\nfinal scores: ${join(out, "final-scores.json")}\nwall time ${((performance.now() - t0) / 1000).toFixed(1)} s\n`,
+      );
     } finally {
       await pool.close();
     }

@@ -4,7 +4,7 @@ import { countedTurns, NO_USAGE, TRAJECTORY_SCHEMA_VERSION, type StopReason, typ
 import { callRewardTool } from "../tools/define.ts";
 import { trainingsLeft, type RewardSession } from "../tools/session.ts";
 import { REWARD_TOOLS } from "../task-env.ts";
-import { composeReward, baseDesign, termsOf, type Design } from "./terms.ts";
+import { composeReward, baseDesign, termsOf, type Design, type Term } from "./terms.ts";
 
 export const HEURISTIC_AGENT = "heuristic (no LLM)";
 export const HEURISTIC_MODEL = "none (heuristic)";
@@ -45,8 +45,10 @@ const near = (a: Design, b: Design) => {
 };
 
 /** One change to a design (RF-Agent's mutations, without a model): rescale a weight, add a term, or drop one. */
-export const mutate = (task: string, d: Design, rng: Rng): { design: Design; why: string } => {
-  const terms = termsOf(task);
+export const mutate = (task: string, d: Design, rng: Rng): { design: Design; why: string } => mutateTerms(termsOf(task), d, rng);
+
+/** `mutate` over a term list. */
+export const mutateTerms = (terms: readonly Term[], d: Design, rng: Rng): { design: Design; why: string } => {
   const absent = terms.filter((t) => d[t.name] === undefined);
   const present = terms.filter((t) => d[t.name] !== undefined);
   const roll = rng.random();

@@ -8,7 +8,8 @@ import { sampleTransitions } from "../tools/check_reward.ts";
 import { getTask, listTasks, loadTask } from "../tasks/index.ts";
 import { mutate } from "./designer.ts";
 import { designHintsFromBank, designOf, evolveRewardHeuristic } from "./evolver.ts";
-import { baseDesign, composeReward, termsOf } from "./terms.ts";
+import { baseDesign, baseOf, composeReward, composeTerms, termsOf } from "./terms.ts";
+import { libraryTerms } from "./term-library.ts";
 
 // MuJoCo tasks load their wasm module and model before their envs reset (task.prepare).
 beforeAll(async () => {
@@ -26,6 +27,18 @@ describe.each(listTasks())("the heuristic term library of %s", (id) => {
     expect(check.faults, check.report).toEqual([]);
     expect(Object.keys(check.components).sort()).toEqual(Object.keys(all).sort());
     expect(Object.keys(baseDesign(id)).length).toBeGreaterThan(0);
+  });
+
+  it("the generic library's terms for it (the heuristic proposer's) run in the sandbox too, each a component", async () => {
+    const task = getTask(id);
+    const instance = task.generate(3);
+    const terms = libraryTerms(task);
+    const all = Object.fromEntries(terms.map((t) => [t.name, t.weight]));
+    expect(Object.keys(baseOf(terms)).length).toBeGreaterThan(0);
+    const layout = { observation: task.observation, actionNames: task.actionNames, actionKind: task.makeEnv(instance, 1).action.kind, info: task.info };
+    const check = await checkReward(composeTerms(id, terms, all), layout, sampleTransitions(task, instance, 160));
+    expect(check.faults, check.report).toEqual([]);
+    expect(Object.keys(check.components).sort()).toEqual(Object.keys(all).sort());
   });
 });
 

@@ -1,4 +1,5 @@
-import { MUJOCO_TERMS } from "./mujoco-terms.ts";
+import { getTask } from "../tasks/index.ts";
+import { libraryTerms } from "./term-library.ts";
 
 /**
  * The heuristic reward designer's library (docs/spec/reward-search.md §9): per task, reward terms a practitioner would reach for
@@ -39,13 +40,6 @@ const lander: Term[] = [
 export const TERMS: Record<string, readonly Term[]> = {
   cartpole: cartpole(0),
   cartpole_hold_x1: cartpole(1),
-  pendulum: [
-    t("angle", "-(Math.atan2(nextObs.sin_theta, nextObs.cos_theta) ** 2)", 0.1, [0.02, 1]),
-    t("speed", "-(nextObs.theta_dot ** 2)", 0.01, [0, 0.1]),
-    t("effort", "-(action.torque ** 2)", 0.001, [0, 0.01]),
-    t("height", "nextObs.cos_theta", 0.5, [0, 2], false),
-    t("upright", "info.upright ? 1 : 0", 1, [0, 3], false),
-  ],
   mountain_car_continuous: [
     t("goal", "info.reached_goal ? 1 : 0", 10, [1, 100]),
     t(
@@ -66,7 +60,6 @@ export const TERMS: Record<string, readonly Term[]> = {
   ],
   lander,
   lander_left_half: [...lander, t("left", "(info.on_pad && nextObs.x < 0) ? 1 : 0", 1, [0, 5])],
-  ...MUJOCO_TERMS,
   walker: [
     t("forward", "info.forward_velocity", 1, [0.3, 3]),
     t("alive", "info.fell ? 0 : 1", 0.2, [0, 1]),
@@ -78,26 +71,50 @@ export const TERMS: Record<string, readonly Term[]> = {
 
 export type Design = Record<string, number>;
 
-export const termsOf = (task: string): readonly Term[] => TERMS[task] ?? [];
+/**
+ * Tasks whose hand-picked terms were copies of their hand-written reward (pendulum's Gymnasium cost, the MuJoCo
+ * tasks' Gymnasium rewards): the designer reads the generic library for them (term-library.ts), as the
+ * heuristic proposer does for every task.
+ */
+const FROM_LIBRARY = new Set([
+  "pendulum",
+  "hopper",
+  "walker2d",
+  "half_cheetah",
+  "half_cheetah_backward",
+  "ant",
+  "ant_along_y",
+  "inverted_pendulum",
+  "hopper_front_flip",
+]);
+const fromLibrary = new Map<string, readonly Term[]>();
+
+export const termsOf = (task: string): readonly Term[] => {
+  if (!FROM_LIBRARY.has(task)) return TERMS[task] ?? [];
+  let terms = fromLibrary.get(task);
+  if (!terms) fromLibrary.set(task, (terms = libraryTerms(getTask(task))));
+  return terms;
+};
+
+/** The first design from a term list: its base terms at their default weights. */
+export const baseOf = (terms: readonly Term[]): Design => Object.fromEntries(terms.filter((x) => x.base).map((x) => [x.name, x.weight]));
 
 /** The first design without a bank: the library's base terms at their default weights. */
-export const baseDesign = (task: string): Design =>
-  Object.fromEntries(
-    termsOf(task)
-      .filter((x) => x.base)
-      .map((x) => [x.name, x.weight]),
-  );
+export const baseDesign = (task: string): Design => baseOf(termsOf(task));
 
 const fmt = (w: number) => Number(w.toPrecision(4)).toString();
 
-/** Reward code for a design: one component per term, total = their sum. Unknown term names are ignored. */
-export const composeReward = (task: string, design: Design): string => {
-  const terms = termsOf(task).filter((x) => design[x.name] !== undefined);
+/** Reward code for a design over a term list: one component per term, total = their sum. Unknown term names are ignored. */
+export const composeTerms = (label: string, library: readonly Term[], design: Design): string => {
+  const terms = library.filter((x) => design[x.name] !== undefined);
   return [
-    `// heuristic design for ${task}: ${terms.map((x) => `${x.name} ${fmt(design[x.name]!)}`).join(", ")}`,
+    `// heuristic design for ${label}: ${terms.map((x) => `${x.name} ${fmt(design[x.name]!)}`).join(", ")}`,
     "function reward(obs, action, nextObs, info) {",
     ...terms.map((x) => `  const ${x.name} = ${fmt(design[x.name]!)} * (${x.expr});`),
     `  return { total: ${terms.map((x) => x.name).join(" + ") || "0"}, components: { ${terms.map((x) => x.name).join(", ")} } };`,
     "}",
   ].join("\n");
 };
+
+/** Reward code for a design of the task's own terms (the heuristic designer's). */
+export const composeReward = (task: string, design: Design): string => composeTerms(task, termsOf(task), design);

@@ -1,13 +1,15 @@
 import type { Rng } from "../../../src/util/rng.ts";
-import { HEURISTIC_AGENT, mutate } from "../heuristic/designer.ts";
-import { baseDesign, composeReward, termsOf, type Design } from "../heuristic/terms.ts";
+import { HEURISTIC_AGENT, mutateTerms } from "../heuristic/designer.ts";
+import { libraryTerms } from "../heuristic/term-library.ts";
+import { baseOf, composeTerms, type Design, type Term } from "../heuristic/terms.ts";
 import { firstSentences, type CandidateView, type Operator, type Proposal, type SelfEvaluation } from "../../../src/search/proposer.ts";
 import type { RewardProposeContext, RewardProposer } from "../search/evaluator.ts";
 
 /**
- * The heuristic proposer (no LLM, labelled): every operator is a change to a term design of the heuristic
- * reward designer's library (heuristic/terms.ts), so the strategies can be compared without a model.
- * - initial: the library's base terms (then mutations of them, so K initial samples differ);
+ * The heuristic proposer (no LLM, labelled): every operator is a change to a term design over the generic term
+ * library (heuristic/term-library.ts: terms matched to the task's observation, info and action names, never its
+ * hand-written reward), so the strategies can be compared without a model.
+ * - initial: the library's base terms for the task (then mutations of them, so K initial samples differ);
  * - refine / parameter mutation: rescale one weight; structural mutation: add or drop a term (designer.ts `mutate`);
  * - crossover: each term of the union of the elites' term sets, taken from a random elite;
  * - path reasoning: mutate the best of the ancestors; different thought: a term set unlike every shown design's.
@@ -20,19 +22,22 @@ const describe = (d: Design) =>
     .map(([k, w]) => `${k} ${Number(w.toPrecision(3))}`)
     .join(", ") || "no terms";
 
-const designOf = (task: string, c: CandidateView | undefined): Design => c?.design ?? baseDesign(task);
+/** The task's terms: the generic library matched to its names. */
+type Library = { id: string; terms: readonly Term[] };
+
+const designOf = (lib: Library, c: CandidateView | undefined): Design => c?.design ?? baseOf(lib.terms);
 
 const isStructural = (why: string) => why.startsWith("add") || why.startsWith("drop");
 
 /** `mutate` until it makes the kind of change asked for (structural: add/drop a term; parameter: rescale a weight). */
-const mutateKind = (task: string, d: Design, rng: Rng, kind: "structural" | "parameter" | "any"): { design: Design; why: string } => {
-  let last = mutate(task, d, rng);
-  for (let i = 0; i < 30 && kind !== "any" && isStructural(last.why) !== (kind === "structural"); i++) last = mutate(task, d, rng);
+const mutateKind = (lib: Library, d: Design, rng: Rng, kind: "structural" | "parameter" | "any"): { design: Design; why: string } => {
+  let last = mutateTerms(lib.terms, d, rng);
+  for (let i = 0; i < 30 && kind !== "any" && isStructural(last.why) !== (kind === "structural"); i++) last = mutateTerms(lib.terms, d, rng);
   return last;
 };
 
-const crossover = (task: string, elites: readonly CandidateView[], rng: Rng): { design: Design; why: string } => {
-  const designs = elites.map((e) => designOf(task, e));
+const crossover = (lib: Library, elites: readonly CandidateView[], rng: Rng): { design: Design; why: string } => {
+  const designs = elites.map((e) => designOf(lib, e));
   const names = [...new Set(designs.flatMap((d) => Object.keys(d)))];
   const out: Design = {};
   const from: string[] = [];
@@ -52,15 +57,14 @@ const crossover = (task: string, elites: readonly CandidateView[], rng: Rng): { 
  * Different thought: a term set unlike every shown design's — the library's terms none of them uses, each used
  * one kept with probability ½, all at the library's default weights; never empty, never a shown term set.
  */
-const differentForm = (task: string, shown: readonly CandidateView[], rng: Rng): { design: Design; why: string } => {
-  const sets = shown.map((c) => Object.keys(designOf(task, c)).sort().join(","));
-  const used = new Set(shown.flatMap((c) => Object.keys(designOf(task, c))));
-  const terms = termsOf(task);
+const differentForm = (lib: Library, shown: readonly CandidateView[], rng: Rng): { design: Design; why: string } => {
+  const sets = shown.map((c) => Object.keys(designOf(lib, c)).sort().join(","));
+  const used = new Set(shown.flatMap((c) => Object.keys(designOf(lib, c))));
   let design: Design = {};
   for (let i = 0; i < 10 && (Object.keys(design).length === 0 || sets.includes(Object.keys(design).sort().join(","))); i++) {
-    design = Object.fromEntries(terms.filter((t) => !used.has(t.name) || rng.random() < 0.5).map((t) => [t.name, t.weight]));
+    design = Object.fromEntries(lib.terms.filter((t) => !used.has(t.name) || rng.random() < 0.5).map((t) => [t.name, t.weight]));
   }
-  if (Object.keys(design).length === 0) design = baseDesign(task);
+  if (Object.keys(design).length === 0) design = baseOf(lib.terms);
   const fresh = Object.keys(design).filter((n) => !used.has(n));
   return {
     design,
@@ -68,41 +72,43 @@ const differentForm = (task: string, shown: readonly CandidateView[], rng: Rng):
   };
 };
 
-const step = (task: string, kind: Operator, ctx: RewardProposeContext): { design: Design; why: string } => {
+const step = (lib: Library, kind: Operator, ctx: RewardProposeContext): { design: Design; why: string } => {
   const rng = ctx.rng;
   switch (kind) {
     case "initial":
-      return ctx.seen.size === 0 ? { design: baseDesign(task), why: "the library's base terms" } : mutateKind(task, baseDesign(task), rng, "any");
+      return ctx.seen.size === 0 ? { design: baseOf(lib.terms), why: "the library's base terms" } : mutateKind(lib, baseOf(lib.terms), rng, "any");
     case "refine":
-      return mutateKind(task, designOf(task, ctx.parent), rng, "any");
+      return mutateKind(lib, designOf(lib, ctx.parent), rng, "any");
     case "structural":
-      return mutateKind(task, designOf(task, ctx.parent), rng, "structural");
+      return mutateKind(lib, designOf(lib, ctx.parent), rng, "structural");
     case "parameter":
-      return mutateKind(task, designOf(task, ctx.parent), rng, "parameter");
+      return mutateKind(lib, designOf(lib, ctx.parent), rng, "parameter");
     case "crossover":
-      return ctx.elites && ctx.elites.length >= 2 ? crossover(task, ctx.elites, rng) : mutateKind(task, designOf(task, ctx.parent), rng, "parameter");
+      return ctx.elites && ctx.elites.length >= 2 ? crossover(lib, ctx.elites, rng) : mutateKind(lib, designOf(lib, ctx.parent), rng, "parameter");
     case "path": {
       const line = ctx.ancestors?.length ? ctx.ancestors : ctx.parent ? [ctx.parent] : [];
       const best = [...line].sort((a, b) => (b.fitness ?? -Infinity) - (a.fitness ?? -Infinity))[0];
-      const m = mutateKind(task, designOf(task, best), rng, "any");
+      const m = mutateKind(lib, designOf(lib, best), rng, "any");
       return { design: m.design, why: `best of ${line.length} ancestor(s) is #${best?.index ?? "-"}: ${m.why}` };
     }
     case "different":
-      return differentForm(task, [...(ctx.parent ? [ctx.parent] : []), ...(ctx.others ?? [])], rng);
+      return differentForm(lib, [...(ctx.parent ? [ctx.parent] : []), ...(ctx.others ?? [])], rng);
   }
 };
+
+const libraryOf = (task: RewardProposeContext["task"]): Library => ({ id: task.id, terms: libraryTerms(task) });
 
 export const heuristicProposer = (): RewardProposer => ({
   label: HEURISTIC_AGENT,
   propose: async (kind, ctx): Promise<Proposal> => {
-    const task = ctx.task.id;
-    let made = step(task, kind, ctx);
+    const lib = libraryOf(ctx.task);
+    const code = (d: Design) => composeTerms(lib.id, lib.terms, d);
+    let made = step(lib, kind, ctx);
     // Avoid spending a training on a code already tried: a few more draws of the same operator.
-    for (let i = 0; i < 10 && ctx.seen.has(composeReward(task, made.design)); i++)
-      made = mutateKind(task, made.design, ctx.rng, kind === "structural" ? "structural" : "any");
-    return { thought: `${kind}: ${made.why}; design ${describe(made.design)}.`, code: composeReward(task, made.design), design: made.design };
+    for (let i = 0; i < 10 && ctx.seen.has(code(made.design)); i++) made = mutateKind(lib, made.design, ctx.rng, kind === "structural" ? "structural" : "any");
+    return { thought: `${kind}: ${made.why}; design ${describe(made.design)}.`, code: code(made.design), design: made.design };
   },
-  selfEvaluate: async ({ code }, ctx): Promise<SelfEvaluation> => ({ value: coverageScore(ctx.task.id, code) }),
+  selfEvaluate: async ({ code }, ctx): Promise<SelfEvaluation> => ({ value: coverageScore(libraryOf(ctx.task).terms, code) }),
   align: async (_code, _thought, ctx) => firstSentences(`The reward sums ${describe(ctx.design ?? {})}.`, 1),
 });
 
@@ -110,8 +116,7 @@ export const heuristicProposer = (): RewardProposer => ({
  * The heuristic v_self: 2 · (share of the library's base terms the code computes) − 1, minus 0.1 per extra
  * term, clipped to [−1, 1]. A function of the code alone: a term counts when its `const <name> =` line is there.
  */
-export const coverageScore = (task: string, code: string): number => {
-  const terms = termsOf(task);
+export const coverageScore = (terms: readonly Term[], code: string): number => {
   const has = (name: string) => new RegExp(`\\bconst ${name} =`).test(code);
   const base = terms.filter((t) => t.base);
   if (base.length === 0) return 0;

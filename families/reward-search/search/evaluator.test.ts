@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { memoryLog } from "../../../src/search/candidates.ts";
 import { RfAgentConfig } from "../../../src/search/config.ts";
 import { runRfAgent } from "../../../src/search/rf-agent.ts";
-import { composeReward } from "../heuristic/terms.ts";
+import { composeTerms } from "../heuristic/terms.ts";
+import { libraryTerms } from "../heuristic/term-library.ts";
 import { coverageScore, heuristicProposer } from "../proposers/heuristic-proposer.ts";
 import { getTask } from "../tasks/index.ts";
 import { trainerEvaluator } from "./evaluator.ts";
@@ -24,8 +25,8 @@ describe("reward search's evaluator and heuristic proposer in a search", () => {
       expect(t.jobs[i]).toMatchObject({ task: "cartpole", reward: c.code, steps: 1000, seed: instance.trainSeed, evalSeeds: instance.evalSeeds });
       expect(t.jobs[i]!.evalSeeds).not.toContain(t.jobs[i]!.seed);
       if (c.outcome.kind === "result") expect(c.outcome.fitness).toBe(scoreOf(c.code));
-      expect(c.code).toBe(composeReward(task.id, c.design!));
-      expect(c.vSelf).toBe(coverageScore(task.id, c.code));
+      expect(c.code).toBe(composeTerms(task.id, libraryTerms(task), c.design!));
+      expect(c.vSelf).toBe(coverageScore(libraryTerms(task), c.code));
       expect(c.thought).toMatch(/^The reward sums /);
     }
   });

@@ -11,8 +11,8 @@ export type RewardEvaluator = Evaluator<RewardTask, TaskInstance>;
 
 /**
  * The reward-search evaluator: a candidate's code is the reward of one PPO training of `steps` env steps on the
- * trainer pool, with the instance's training seed, scored by the final policy's F on its held-out evaluation
- * seeds; the feedback is Eureka's reward reflection of the training, or its error as the model sees it.
+ * trainer pool, with the instance's training seed, scored by the final policy's F on its evaluation
+ * seeds (the search's selection seeds, docs/spec/reward-search.md §7); the feedback is Eureka's reward reflection of the training, or its error as the model sees it.
  */
 export const trainerEvaluator = (trainer: Pick<TrainerPool, "train">, steps: number): RewardEvaluator => ({
   evaluate: async ({ task, instance, code, method, index }) => {

@@ -6,7 +6,13 @@ import { train, type RewardSession } from "../tools/session.ts";
 import { REWARD_TOOLS } from "../task-env.ts";
 import { testTrainer } from "./test-trainer.ts";
 import { getTask } from "../tasks/index.ts";
-import { heldOutEvalSeeds, trainingShare } from "./run-strategy.ts";
+import { searchOfRun, trainingShare } from "./run-strategy.ts";
+import { RunConfig } from "../../../src/loop/run-config.ts";
+import { RewardSearchConfig } from "../config.ts";
+import type { TrainerPool } from "../trainer/pool.ts";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 describe("a rounds run's share of search.budget", () => {
   const phases = [[7], [0, 1], [2, 3]];
@@ -47,12 +53,53 @@ describe("a rounds run's share of search.budget", () => {
   });
 });
 
-describe("the final evaluation's seeds", () => {
-  it("are three seeds that no training or evaluation of the search instance used", () => {
-    const inst = getTask("cartpole").generate(5);
-    const seeds = heldOutEvalSeeds(inst);
-    expect(seeds).toHaveLength(3);
-    for (const s of seeds) expect([inst.trainSeed, ...inst.evalSeeds]).not.toContain(s);
+describe("equal budgets", () => {
+  it("under a share every training, train_policy and finish alike, is the quick budget; without one, what was asked", async () => {
+    const task = getTask("cartpole");
+    const trainer = testTrainer();
+    const session = (maxTrainings?: number): RewardSession => ({
+      task,
+      instance: task.generate(0),
+      trainer,
+      budgets: { train: 8, finish: 32 },
+      checkTransitions: 16,
+      trainings: 0,
+      ...(maxTrainings === undefined ? {} : { maxTrainings }),
+    });
+    const code = "function reward(){return {total:1,components:{alive:1}}}";
+    const shared = session(3);
+    await callRewardTool(REWARD_TOOLS, shared, "train_policy", { code, steps: 32 });
+    await callRewardTool(REWARD_TOOLS, shared, "train_policy", { code });
+    await callRewardTool(REWARD_TOOLS, shared, "finish", { code });
+    expect(trainer.jobs.map((j) => j.steps)).toEqual([8, 8, 8]);
+    const free = session();
+    await callRewardTool(REWARD_TOOLS, free, "train_policy", { code, steps: 16 });
+    await callRewardTool(REWARD_TOOLS, free, "finish", { code });
+    expect(trainer.jobs.slice(3).map((j) => j.steps)).toEqual([16, 32]);
+  });
+
+  it("eureka and rf-agent of one budget train the same instance with the same trainings × steps", async () => {
+    const c = RewardSearchConfig.parse({ trainSteps: 24 });
+    const sent = await Promise.all(
+      (["eureka", "rf-agent"] as const).map(async (method) => {
+        const trainer = testTrainer();
+        const config = RunConfig.parse({
+          family: "reward-search",
+          levels: ["pendulum"],
+          method,
+          agent: "heuristic",
+          search: { budget: 7 },
+          seeds: { offset: 2 },
+        });
+        const dir = mkdtempSync(join(tmpdir(), "hexa-equal-budget-"));
+        await searchOfRun(config, c, trainer as unknown as TrainerPool)!.run({ dir, log: () => {} } as never);
+        return { steps: trainer.jobs.reduce((n, j) => n + j.steps, 0), instances: new Set(trainer.jobs.map((j) => JSON.stringify(j.instance))) };
+      }),
+    );
+    expect(sent[0]!.steps).toBe(7 * 24);
+    expect(sent[1]!.steps).toBe(7 * 24);
+    expect([...sent[0]!.instances]).toEqual([JSON.stringify(getTask("pendulum").generate(2))]);
+    expect(sent[1]!.instances).toEqual(sent[0]!.instances);
   });
 });
 

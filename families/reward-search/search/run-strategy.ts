@@ -9,7 +9,8 @@ import type { EpisodeRecord } from "../../../src/store/run-records.ts";
 import type { TrainerPool } from "../trainer/pool.ts";
 import { budgetsOf, type RewardSearchConfig } from "../config.ts";
 import { getTask } from "../tasks/index.ts";
-import type { RewardTask, TaskInstance } from "../task.ts";
+import { finalScoreOf, selectionOf, type SelectionSeeds } from "./final-protocol.ts";
+import type { RewardTask } from "../task.ts";
 import { settleAll } from "../../../src/search/batch.ts";
 import { bestOf, CANDIDATE_SCHEMA_VERSION, CandidateRecord, type SearchHeader } from "../../../src/search/candidates.ts";
 import { headerOptions, searchBudget, type SearchMethod } from "../../../src/search/config.ts";
@@ -25,9 +26,9 @@ import { trainerEvaluator } from "./evaluator.ts";
  * heuristic or LLM proposer) search every task of the config in the run directory (`search/<task>/search.json`
  * + `candidates.jsonl`, resumable), on the task's first stream seed, with the exact budget; afterwards every
  * method — rounds included — is scored the same way: the final reward (the search's best candidate; in rounds,
- * the run's best committed reward) trained at the scored budget on that instance and evaluated on held-out
- * evaluation seeds that no search training or evaluation used, normalised by the sparse and the human reward
- * trained identically.
+ * the run's best committed reward) trained at the scored budget on that instance by the final scoring protocol
+ * (final-protocol.ts): on fresh training seeds that no search training used, scored on fresh evaluation seeds,
+ * normalised per seed by the sparse and the human reward trained identically.
  */
 
 /** The instance a search works on and the final scoring evaluates on: the first seed of the run's stream. */
@@ -157,25 +158,23 @@ export const trainingShare = (budget: number, phases: readonly (readonly number[
   return Math.floor(left / ahead) + (i < left % ahead ? 1 : 0);
 };
 
-/** The held-out evaluation seeds of an instance: three past every seed its search trainings used (train and evaluation). */
-export const heldOutEvalSeeds = (instance: TaskInstance): number[] => {
-  const top = Math.max(instance.trainSeed, ...instance.evalSeeds);
-  return [top + 1, top + 2, top + 3];
-};
-
 /** The final reward of a task in a finished run, and the trainings the run spent on the task. */
 const finalRewardOf = (
   req: FinalScoreRequest,
   level: string,
   played: (e: EpisodeRecord) => boolean,
-): { code: string | null; source: string; spent: number } => {
+): { code: string | null; source: string; spent: number; selection: SelectionSeeds } => {
   const method = req.config.method;
+  const task = getTask(level);
+  const own = task.generate(searchSeedOf(req.config));
   if (method !== "rounds") {
     const candidates = jsonlCandidateLog(searchDirOf(req.dir, level)).read();
     const best = bestOf(candidates);
-    return { code: best?.code ?? null, source: best ? `candidate #${best.index} of ${method}` : "none", spent: candidates.length };
+    const selection = selectionOf([own, ...candidates]);
+    return { code: best?.code ?? null, source: best ? `candidate #${best.index} of ${method}` : "none", spent: candidates.length, selection };
   }
   const ran = req.episodes.filter(played);
+  const selection = selectionOf([own, ...ran.map((e) => task.generate(e.seed))]);
   const spent = ran.reduce((n, e) => n + trainingsOf(e.trajectory.steps), 0);
   let best: EpisodeRecord | undefined;
   for (const e of ran) {
@@ -183,15 +182,7 @@ const finalRewardOf = (
     if (typeof a?.code !== "string" || e.trajectory.score === undefined) continue;
     if (!best || e.trajectory.score > best.trajectory.score!) best = e;
   }
-  return { code: best ? (best.trajectory.action as { code: string }).code : null, source: best ? `episode ${best.id}` : "none", spent };
-};
-
-const trainF = async (pool: TrainerPool, task: RewardTask, instance: TaskInstance, evalSeeds: number[], code: string, steps: number, label: string) => {
-  const o = await pool.train(
-    { task: task.id, instance, reward: code, steps, seed: instance.trainSeed, evalSeeds, ppo: task.training.ppo },
-    { label: `final-${task.id}-s${instance.seed}-${label}` },
-  );
-  return o.kind === "result" ? { fitness: o.result.final.fitness, bestCheckpoint: o.result.bestCheckpoint } : { error: o.error.message };
+  return { code: best ? (best.trajectory.action as { code: string }).code : null, source: best ? `episode ${best.id}` : "none", spent, selection };
 };
 
 /** The final scores of a run (see the file's comment); undefined for a rounds run without a budget. */
@@ -208,43 +199,11 @@ export const finalScoresOfRun = async (
     req.config.levels.map(async (level): Promise<FinalScore> => {
       const task = getTask(level);
       const instance = task.generate(seed);
-      const evalSeeds = heldOutEvalSeeds(instance);
-      const steps = budgetsOf(c, task.training.steps).finish;
+      const budgets = budgetsOf(c, task.training.steps);
       const found = finalRewardOf(req, level, playedOf(level));
-      const [f, fs, fh] = await Promise.all([
-        found.code === null ? Promise.resolve(undefined) : trainF(pool, task, instance, evalSeeds, found.code, steps, "final"),
-        trainF(pool, task, instance, evalSeeds, task.sparseReward, steps, "sparse"),
-        task.humanReward === null ? Promise.resolve(undefined) : trainF(pool, task, instance, evalSeeds, task.humanReward, steps, "human"),
-      ]);
-      const F = (x: typeof f) => (x && "fitness" in x ? x.fitness : undefined);
-      const fSparse = F(fs);
-      // No final reward (every candidate failed) or one that fails to train again scores as the sparse reward.
-      const fFinal = F(f) ?? fSparse;
-      const fHuman = F(fh);
-      const score = fFinal !== undefined && fSparse !== undefined && fHuman !== undefined && fHuman > fSparse ? (fFinal - fSparse) / (fHuman - fSparse) : null;
-      return {
-        level,
-        score,
-        measure: "human-normalised F of the final reward's final policy on held-out evaluation seeds, (F − F_sparse) / (F_human − F_sparse)",
-        raw: { name: "F", value: fFinal ?? null },
-        spent: found.spent,
-        detail: {
-          strategy: req.config.method,
-          source: found.source,
-          fitness: fFinal ?? null,
-          sparse: fSparse ?? null,
-          human: fHuman ?? null,
-          ...(f && "bestCheckpoint" in f ? { bestCheckpoint: f.bestCheckpoint } : {}),
-          ...(f && "error" in f ? { error: f.error } : {}),
-          ...(fs && "error" in fs ? { sparseError: fs.error } : {}),
-          instanceSeed: seed,
-          trainSeed: instance.trainSeed,
-          searchEvalSeeds: instance.evalSeeds,
-          evalSeeds,
-          steps,
-          code: found.code,
-        },
-      };
+      // Every training of a search, and of a rounds run under its share (tools/session.ts `stepsOf`), is the quick budget.
+      const envSteps = found.spent * budgets.train;
+      return finalScoreOf({ trainer: pool, task, instance, ...found, envSteps, strategy: req.config.method, count: c.finalTrainings, steps: budgets.finish });
     }),
   );
 };

@@ -69,6 +69,8 @@ describe("search end to end (built-in trainer)", () => {
       join(d, "cache"),
       "--processes",
       "1",
+      "--final-steps",
+      "1024",
     ];
     const file = join(out, "candidates.jsonl");
     const child = execa(process.execPath, args, { detached: true, reject: false });
@@ -87,7 +89,16 @@ describe("search end to end (built-in trainer)", () => {
     expect(all.map((c) => c.index).sort()).toEqual([0, 1, 2, 3]);
     expect(again.stdout).toContain(`4/4 candidates trained`);
     expect(again.stdout).toContain(`${kept} replayed from the log, ${4 - kept} trained now`);
-    expect(again.stdout).toMatch(/F of the final policy [\d.]+ on held-out seeds \[17, 18, 19\]/);
+    expect(again.stdout).toMatch(/F of the final policy [\d.]+ on the selection seeds \[17, 18, 19\]/);
+    // The final score: three fresh training seeds, none of the search's (16; 17–19), each scored per seed.
+    const final = JSON.parse(readFileSync(join(out, "final-scores.json"), "utf8")) as {
+      levels: { spread?: { n: number }; raw: { spread: { n: number } }; detail: { perSeed: { trainSeed: number; evalSeeds: number[] }[] } }[];
+    };
+    const perSeed = final.levels[0]!.detail.perSeed;
+    expect(perSeed).toHaveLength(3);
+    expect(final.levels[0]!.raw.spread.n).toBe(3);
+    for (const s of perSeed.flatMap((p) => [p.trainSeed, ...p.evalSeeds])) expect([16, 17, 18, 19]).not.toContain(s);
+    expect(again.stdout).toContain("final scores (");
     expect(again.stdout).toContain("best checkpoint during its training (labelled, not the score)");
   }, 240_000);
 });

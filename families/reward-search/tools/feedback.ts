@@ -17,7 +17,7 @@ export const componentShares = (components: JobResult["components"]): Record<str
 export const reflection = (r: JobResult, solved: number): string => {
   const per = r.final.perSeed.map((p) => `${p.seed}: ${n(p.fitness)}`).join(", ");
   const lines = [
-    `F of the final policy: ${n(r.final.fitness)} (held-out seeds ${per}); solved at ≥ ${solved}.`,
+    `F of the final policy: ${n(r.final.fitness)} (evaluation seeds ${per}, not the training seed); solved at ≥ ${solved}.`,
     `Best checkpoint during training (not the score): F ${n(r.bestCheckpoint.fitness)} at step ${r.bestCheckpoint.step}.`,
     `F over training: ${r.fitnessCurve.map((p) => n(p.fitness)).join(" → ")}.`,
     `Episode length over training: ${r.episodeLength.map((p) => n(p.mean)).join(" → ") || "no episode ended"}.`,

@@ -2,15 +2,15 @@ import { z } from "zod";
 import { ModelOutputError } from "../../../src/errors.ts";
 import { defineRewardTool } from "./define.ts";
 import { reflection, trainingError } from "./feedback.ts";
-import { train } from "./session.ts";
+import { stepsOf, train } from "./session.ts";
 
 export default defineRewardTool({
   name: "finish",
   description:
-    "Commit your reward code: it is scored by a full-budget training and F of the final policy on the held-out evaluation seeds; the episode ends with that result.",
+    "Commit your reward code: it is scored by a full-budget training and F of the final policy on evaluation seeds other than the training seed; the episode ends with that result.",
   input: z.object({ code: z.string().min(1).describe("the reward code to commit") }),
   run: async (s, a, onProgress) => {
-    const out = await train(s, a.code, s.budgets.finish, "finish", onProgress);
+    const out = await train(s, a.code, stepsOf(s, s.budgets.finish), "finish", onProgress);
     // Broken code is not committed: the model may fix it and call finish again (as an invalid placement is not).
     if (out.kind === "error")
       throw new ModelOutputError(`${trainingError(out.error).replace(/^ERROR:? ?/, "")}; nothing was committed: fix the code and call finish again`);

@@ -20,6 +20,13 @@ export type RewardToolOutput = Pick<ToolResult, "observation" | "result" | "ends
 /** Trainings the episode may still send: its share less what it sent; Infinity without a share. */
 export const trainingsLeft = (s: RewardSession): number => (s.maxTrainings === undefined ? Infinity : s.maxTrainings - s.trainings);
 
+/**
+ * Env steps of a training asked for with `asked` steps. Under a share of a run's budget every training —
+ * train_policy and finish alike — is the quick budget, so a rounds run trains exactly what a search of the same
+ * budget trains (trainings × steps, docs/spec/reward-search.md §8.1); without a share, what was asked.
+ */
+export const stepsOf = (s: RewardSession, asked: number): number => (s.maxTrainings === undefined ? asked : s.budgets.train);
+
 /** One training of `code` on the instance (training seed, held-out evaluation seeds), with progress. */
 export const train = async (s: RewardSession, code: string, steps: number, label: string, onProgress?: (p: ToolProgress) => void): Promise<PoolOutcome> => {
   if (trainingsLeft(s) <= 0) {
