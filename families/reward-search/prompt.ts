@@ -15,7 +15,7 @@ export const rewardSearchPrompt = (
   sections: [
     `## The task: ${task.id} (seed ${instance.seed})`,
     task.description,
-    `Fitness F: ${task.fitness.describe}; range [${task.fitness.range.join(", ")}]; the task counts as solved at F ≥ ${task.fitness.solved}, measured on held-out evaluation seeds with the final policy.`,
+    `Fitness F: ${task.fitness.describe}; range [${task.fitness.range.join(", ")}]; the task counts as solved at F ≥ ${task.fitness.solved}, measured on evaluation seeds other than the training seed, with the final policy.`,
     "",
     "## Your action",
     "Write JavaScript defining `function reward(obs, action, nextObs, info)` that returns `{ total: number, components: { name: number, ... } }`.",
@@ -25,7 +25,7 @@ export const rewardSearchPrompt = (
   rules: [
     `train_policy trains ${budgets.train.toLocaleString("en-US")} env steps unless you give steps; the full budget is ${budgets.finish.toLocaleString("en-US")} steps.`,
     `If a train_policy run at the full budget reaches F ≥ ${task.fitness.solved}${maxTrainings === undefined ? "" : " with your last training"}, the episode ends at once as a success with that code.`,
-    `Call finish(code) to commit an answer; it is scored by a full-budget training and F on the held-out seeds. If the turns run out, the episode fails.`,
+    `Call finish(code) to commit an answer; it is scored by a full-budget training and F on its evaluation seeds. If the turns run out, the episode fails.`,
     ...(maxTrainings === undefined
       ? []
       : [

@@ -15,7 +15,7 @@ import type { Proposer } from "./proposer.ts";
 export interface StrategyRun<T, I extends SearchInstance> {
   task: T;
   instance: I;
-  /** The search's own seed (its random streams; never an evaluation's training or held-out seed). */
+  /** The search's own seed (its random streams; never an evaluation's training or evaluation seed). */
   seed: number;
   proposer: Proposer<T, I>;
   ports: SearchPorts<T, I>;

@@ -14,14 +14,14 @@ const int0 = z.number().int().min(0);
 export interface SearchInstance {
   /** The seed an evaluation trains (or runs) with. */
   readonly trainSeed: number;
-  /** The held-out seeds an evaluation is scored on; never the training seed (reward-search.md: a flaw of the reference code). */
+  /** The seeds an evaluation is scored on (its selection seeds in a search); never the training seed (reward-search.md: a flaw of the reference code). */
   readonly evalSeeds: readonly number[];
 }
 
 export const CandidateOutcome = z.discriminatedUnion("kind", [
   z.object({
     kind: z.literal("result"),
-    /** The reported score: the final fitness, mean over the held-out evaluation seeds. */
+    /** The reported score: the final fitness, mean over the evaluation seeds. */
     fitness: z.number(),
     perSeed: z.array(z.object({ seed: int0, fitness: z.number() })),
     /** The best fitness during the evaluation's run, labelled as such: never the score. */

@@ -36,7 +36,7 @@ const taskText = (task: RewardTask, instance: TaskInstance) =>
   [
     `## The task: ${task.id} (seed ${instance.seed})`,
     task.description,
-    `Fitness F: ${task.fitness.describe}; range [${task.fitness.range.join(", ")}]; solved at F ≥ ${task.fitness.solved}, measured with the final policy on held-out evaluation seeds.`,
+    `Fitness F: ${task.fitness.describe}; range [${task.fitness.range.join(", ")}]; solved at F ≥ ${task.fitness.solved}, measured with the final policy on evaluation seeds other than the training seed.`,
     "The reward is JavaScript: `function reward(obs, action, nextObs, info)` returning `{ total: number, components: { name: number, ... } }`.",
     `obs and nextObs have the fields ${task.observation.join(", ")}; info has ${task.info.join(", ")}; action has ${task.actionNames.join(", ")}.`,
     "It runs sandboxed (no require, no I/O, a CPU limit per call); PPO maximises total; name each term in components.",

@@ -17,7 +17,7 @@ export default defineRewardTool({
         `${task.title} (seed ${instance.seed}; this seed's parameters: ${params || "defaults"}).`,
         task.description,
         `F: ${task.fitness.describe}; range [${task.fitness.range.join(", ")}]; solved at ≥ ${task.fitness.solved}.`,
-        `Budgets: train_policy ${budgets.train.toLocaleString("en-US")} steps by default; finish trains ${budgets.finish.toLocaleString("en-US")} steps and scores F on held-out seeds.`,
+        `Budgets: train_policy ${budgets.train.toLocaleString("en-US")} steps by default; finish trains ${budgets.finish.toLocaleString("en-US")} steps and scores F on evaluation seeds other than the training seed.`,
       ].join("\n"),
     };
   },

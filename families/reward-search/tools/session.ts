@@ -27,7 +27,7 @@ export const trainingsLeft = (s: RewardSession): number => (s.maxTrainings === u
  */
 export const stepsOf = (s: RewardSession, asked: number): number => (s.maxTrainings === undefined ? asked : s.budgets.train);
 
-/** One training of `code` on the instance (training seed, held-out evaluation seeds), with progress. */
+/** One training of `code` on the instance (training seed, evaluation seeds), with progress. */
 export const train = async (s: RewardSession, code: string, steps: number, label: string, onProgress?: (p: ToolProgress) => void): Promise<PoolOutcome> => {
   if (trainingsLeft(s) <= 0) {
     // Not sent: the run's equal-budget comparison (docs/spec/reward-search.md §8.1) counts every training the trainer runs.
