@@ -1,4 +1,5 @@
 import type { Argv, CommandModule } from "yargs";
+import { defineCommand } from "../family/define-command.ts";
 import { familyIds, familyModules, getFamily } from "./families.ts";
 
 const shortDescription = (text: string, max = 100) => {
@@ -17,17 +18,17 @@ const table = (header: readonly string[], rows: readonly (readonly string[])[]):
   return [line(header, false), ...rows.map((r) => line(r, true))].join("\n") + "\n";
 };
 
-const list: CommandModule = {
+const list = defineCommand({
   command: "list",
   describe: "a family's levels (tasks) with what the family shows of them",
-  builder: (y: Argv) => y.option("family", { choices: familyIds(), default: familyIds()[0], describe: "the level family" }),
+  builder: (y) => y.option("family", { choices: familyIds(), default: familyIds()[0]!, describe: "the level family" }),
   handler: (argv) => {
-    const family = getFamily(String(argv.family));
+    const family = getFamily(argv.family);
     const { header, rows } = family.listing();
     if (family.id !== familyIds()[0]) process.stdout.write(`${family.title}\n`);
     process.stdout.write(table(header, rows));
   },
-};
+});
 
 export const levelsCommand: CommandModule = {
   command: "levels",

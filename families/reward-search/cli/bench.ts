@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { Argv, CommandModule } from "yargs";
+import type { Argv } from "yargs";
+import { type ArgsOf, defineCommand } from "../../../src/family/define-command.ts";
 import { stringify as toYaml } from "yaml";
 import { ConfigError } from "../../../src/errors.ts";
 import { readFinalScores } from "../../../src/store/final-scores.ts";
@@ -76,58 +77,60 @@ const list = (v: unknown): string[] =>
     .map((s) => s.trim())
     .filter(Boolean);
 
-export const benchCommand: CommandModule = {
+const benchFlags = (y: Argv) =>
+  y
+    .positional("suite", { choices: ["reward-search"] as const, demandOption: true, describe: "the benchmark" })
+    .option("strategies", { type: "string", default: STRATEGY_NAMES.join(","), describe: `strategies compared (${STRATEGY_NAMES.join(", ")})` })
+    .option("tasks", {
+      type: "string",
+      default: DEFAULT_TASKS.join(","),
+      describe: "reward-search tasks with a human reward (hexa levels list --family reward-search)",
+    })
+    .option("budget", {
+      type: "string",
+      default: 16,
+      coerce: intFlag("budget", 2, 10_000),
+      describe: "trained candidates per task, the same for every strategy",
+    })
+    .option("runs", {
+      type: "string",
+      default: 3,
+      coerce: intFlag("runs", 1, 100),
+      describe: "runs per strategy: run r searches task instance r (seeds.offset r: its own training and evaluation seeds) in every strategy",
+    })
+    .option("final-trainings", {
+      type: "string",
+      default: DEFAULT_FINAL_TRAININGS,
+      coerce: intFlag("final-trainings", 1, 64),
+      describe: "fresh training seeds of each final score (the final, sparse and human rewards each trained on every one)",
+    })
+    .option("train-steps", {
+      type: "string",
+      default: 65536,
+      coerce: intFlag("train-steps", 1, 100_000_000),
+      describe: "env steps of every training (the budget's scale): each candidate of every strategy, and the final reward's, sparse and human ones",
+    })
+    .option("samples", { type: "string", default: 4, coerce: intFlag("samples", 1, 10_000), describe: "eureka: K candidates per iteration" })
+    .option("initial", { type: "string", default: 4, coerce: intFlag("initial", 1, 10_000), describe: "rf-agent: first designs under the root" })
+    .option("children", { type: "string", default: 8, coerce: intFlag("children", 1, 10_000), describe: "rf-agent: children per expansion" })
+    .option("parallel", { type: "string", default: 1, coerce: intFlag("parallel", 1, 64), describe: "runs played at once (each a hexa run process)" })
+    .option("out", { type: "string", default: "bench/out/reward-search", describe: "the benchmark folder; rerun with the same one to continue" });
+
+export const benchCommand = defineCommand({
   command: "bench <suite>",
   describe: "benchmarks: reward-search runs the reward-search strategies side by side at equal budgets (human-normalised scores)",
-  builder: (y: Argv) =>
-    y
-      .positional("suite", { choices: ["reward-search"] as const, demandOption: true, describe: "the benchmark" })
-      .option("strategies", { type: "string", default: STRATEGY_NAMES.join(","), describe: `strategies compared (${STRATEGY_NAMES.join(", ")})` })
-      .option("tasks", {
-        type: "string",
-        default: DEFAULT_TASKS.join(","),
-        describe: "reward-search tasks with a human reward (hexa levels list --family reward-search)",
-      })
-      .option("budget", {
-        type: "string",
-        default: 16,
-        coerce: intFlag("budget", 2, 10_000),
-        describe: "trained candidates per task, the same for every strategy",
-      })
-      .option("runs", {
-        type: "string",
-        default: 3,
-        coerce: intFlag("runs", 1, 100),
-        describe: "runs per strategy: run r searches task instance r (seeds.offset r: its own training and evaluation seeds) in every strategy",
-      })
-      .option("final-trainings", {
-        type: "string",
-        default: DEFAULT_FINAL_TRAININGS,
-        coerce: intFlag("final-trainings", 1, 64),
-        describe: "fresh training seeds of each final score (the final, sparse and human rewards each trained on every one)",
-      })
-      .option("train-steps", {
-        type: "string",
-        default: 65536,
-        coerce: intFlag("train-steps", 1, 100_000_000),
-        describe: "env steps of every training (the budget's scale): each candidate of every strategy, and the final reward's, sparse and human ones",
-      })
-      .option("samples", { type: "string", default: 4, coerce: intFlag("samples", 1, 10_000), describe: "eureka: K candidates per iteration" })
-      .option("initial", { type: "string", default: 4, coerce: intFlag("initial", 1, 10_000), describe: "rf-agent: first designs under the root" })
-      .option("children", { type: "string", default: 8, coerce: intFlag("children", 1, 10_000), describe: "rf-agent: children per expansion" })
-      .option("parallel", { type: "string", default: 1, coerce: intFlag("parallel", 1, 64), describe: "runs played at once (each a hexa run process)" })
-      .option("out", { type: "string", default: "bench/out/reward-search", describe: "the benchmark folder; rerun with the same one to continue" }),
+  builder: benchFlags,
   handler: async (argv) => {
-    const out = resolve(String(argv.out));
+    const out = resolve(argv.out);
     try {
       await bench(argv, out);
     } catch (e) {
       throw asUserError(e, `check that ${out} is a writable folder with space, then rerun the same command to continue`);
     }
   },
-};
+});
 
-const bench = async (argv: Record<string, unknown>, out: string): Promise<void> => {
+const bench = async (argv: ArgsOf<typeof benchFlags>, out: string): Promise<void> => {
   const strategies = list(argv.strategies);
   const bad = strategies.find((s) => !(STRATEGY_NAMES as readonly string[]).includes(s));
   if (bad !== undefined || !strategies.length)
@@ -143,16 +146,16 @@ const bench = async (argv: Record<string, unknown>, out: string): Promise<void> 
     }
     if (humanless) throw new ConfigError(`--tasks: ${t} has no human reward, so its human-normalised score is undefined; leave it out`);
   }
-  const budget = Number(argv.budget);
-  const runs = Number(argv.runs);
+  const budget = argv.budget;
+  const runs = argv.runs;
   const o = {
     tasks,
     budget,
-    trainSteps: Number(argv["train-steps"]),
-    finalTrainings: Number(argv["final-trainings"]),
-    samples: Number(argv.samples),
-    initial: Number(argv.initial),
-    children: Number(argv.children),
+    trainSteps: argv["train-steps"],
+    finalTrainings: argv["final-trainings"],
+    samples: argv.samples,
+    initial: argv.initial,
+    children: argv.children,
   };
   mkdirSync(out, { recursive: true });
   const t0 = performance.now();
@@ -166,7 +169,7 @@ const bench = async (argv: Record<string, unknown>, out: string): Promise<void> 
     const cfg = { ...benchConfig({ ...o, out }), seeds: { offset: run } };
     writeAtomic(configPath, `# hexa bench reward-search, run ${run}: the base config of its compare grid over method\n${toYaml(cfg)}`);
     const compareDir = join(out, "compare", `r${run}`);
-    await compare({ config: configPath, grid: [`method=${strategies.join(",")}`], runs: 1, heldout: 0, parallel: Number(argv.parallel) }, compareDir);
+    await compare({ config: configPath, grid: [`method=${strategies.join(",")}`], runs: 1, heldout: 0, parallel: argv.parallel }, compareDir);
     type Results = { cells: { label: string; runs: { run: number; dir: string; wallS: number }[] }[] };
     const results = JSON.parse(readFileSync(join(compareDir, "results.json"), "utf8")) as Results;
     for (const cell of results.cells) {

@@ -1,10 +1,11 @@
 import { join } from "node:path";
-import type { Argv, CommandModule } from "yargs";
+import type { Argv } from "yargs";
+import { defineCommand } from "../../../src/family/define-command.ts";
 import { budgetsOf, RewardSearchConfig } from "../config.ts";
 import { getTask } from "../tasks/index.ts";
 import type { RewardTask } from "../task.ts";
 import { CANDIDATE_SCHEMA_VERSION, fitnessOf, type CandidateRecord, type SearchResult } from "../../../src/search/candidates.ts";
-import { SEARCH_METHODS, SearchConfig, searchBudget, type SearchMethod } from "../../../src/search/config.ts";
+import { SEARCH_METHODS, SearchConfig, searchBudget } from "../../../src/search/config.ts";
 import { configFromFlags, searchFlags } from "../../../src/search/flags.ts";
 import { runSearch } from "../../../src/search/search.ts";
 import { openSearchDir } from "../../../src/search/search-dir.ts";
@@ -57,13 +58,16 @@ export const formatSearch = (r: SearchResult, task: RewardTask, proposer: string
 /** The `search:` slice's flags (src/search/flags.ts): --budget, --samples, --iterations, --initial, --children, --lambda-start, --lambda-end, --eta. */
 const FLAGS = searchFlags();
 
+/** The `search:` flags, read by name through configFromFlags, so they leave the typed flags as they are. */
+const withSearchFlags = <T>(y: Argv<T>): Argv<T> =>
+  FLAGS.reduce((a, f) => a.option(f.name, { type: f.type, describe: f.describe, ...(f.choices ? { choices: f.choices } : {}) }), y) as Argv<T>;
+
 /** `hexa search TASK --method eureka|rf-agent`: one method on one task instance, with an exact candidate budget. */
-export const searchCommand: CommandModule = {
+export const searchCommand = defineCommand({
   command: "search <task>",
   describe: "search reward functions for one reward-search task with Eureka's greedy evolution or RF-Agent's tree search",
-  builder: (y: Argv) =>
-    FLAGS.reduce(
-      (a, f) => a.option(f.name, { type: f.type, describe: f.describe, ...(f.choices ? { choices: f.choices } : {}) }),
+  builder: (y) =>
+    withSearchFlags(
       y
         .positional("task", { type: "string", demandOption: true, describe: "a reward-search task (hexa levels list --family reward-search)" })
         .option("method", {
@@ -74,7 +78,7 @@ export const searchCommand: CommandModule = {
         }),
     )
       .option("seed", { type: "string", default: "0", describe: "task instance seed (also the search's own random seed)" })
-      .option("proposer", { choices: ["heuristic", "llm"] as const, default: "heuristic", describe: "heuristic needs no model" })
+      .option("proposer", { choices: ["heuristic", "llm"] as const, default: "heuristic" as const, describe: "heuristic needs no model" })
       .option("train-steps", {
         type: "number",
         coerce: positiveInt("train-steps"),
@@ -101,15 +105,15 @@ export const searchCommand: CommandModule = {
       .option("api-key", { type: "string", describe: "llm: API key (else OPENAI_API_KEY)" })
       .example("$0 search cartpole --method rf-agent --budget 16 --train-steps 20000", "RF-Agent's tree search with the heuristic proposer"),
   handler: async (argv) => {
-    const task = getTask(String(argv.task));
-    const method = argv.method as SearchMethod;
+    const task = getTask(argv.task);
+    const method = argv.method;
     const seed = parseSeed(argv.seed, "--seed");
     const instance = task.generate(seed);
     const { config: search, given } = configFromFlags(SearchConfig, FLAGS, argv);
     const rs = RewardSearchConfig.parse({});
-    const steps = (argv["train-steps"] as number | undefined) ?? budgetsOf(rs, task.training.steps).train;
+    const steps = argv["train-steps"] ?? budgetsOf(rs, task.training.steps).train;
     const budget = searchBudget(method, search);
-    const out = argv.out ? String(argv.out) : join("runs", "search", `${method}-${task.id}-s${seed}`);
+    const out = argv.out ? argv.out : join("runs", "search", `${method}-${task.id}-s${seed}`);
     let proposer: RewardProposer;
     if (argv.proposer === "llm") {
       if (!argv.model && !argv["base-url"] && !process.env.OPENAI_BASE_URL && !process.env.OPENAI_API_KEY) {
@@ -144,8 +148,8 @@ export const searchCommand: CommandModule = {
     });
     const pool = createTrainerPool({
       jobsDir: rs.jobsDir,
-      cacheDir: (argv["trainer-cache"] as string | undefined) ?? rs.cacheDir,
-      ...(argv.processes ? { size: argv.processes as number } : {}),
+      cacheDir: argv["trainer-cache"] ?? rs.cacheDir,
+      ...(argv.processes ? { size: argv.processes } : {}),
       startTimeoutMs: rs.trainer.startTimeoutMs,
     });
     process.stderr.write(
@@ -161,8 +165,8 @@ export const searchCommand: CommandModule = {
       };
       const r = await runSearch(method, { task, instance, seed, proposer, ports }, search);
       process.stdout.write(`${formatSearch(r, task, proposer.label)}\n`);
-      const count = (argv["final-trainings"] as number | undefined) ?? rs.finalTrainings;
-      const finalSteps = (argv["final-steps"] as number | undefined) ?? steps;
+      const count = argv["final-trainings"] ?? rs.finalTrainings;
+      const finalSteps = argv["final-steps"] ?? steps;
       process.stderr.write(
         `final score: the best reward, the sparse and the human one, each trained on ${count} fresh seeds × ${finalSteps.toLocaleString("en-US")} env steps\n`,
       );
@@ -175,4 +179,4 @@ export const searchCommand: CommandModule = {
       await pool.close();
     }
   },
-};
+});
