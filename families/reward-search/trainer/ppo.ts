@@ -34,6 +34,7 @@ import { evaluateChunked, TrainingDivergedError } from "./reward-batches.ts";
 import { xoshiro128ss, type FastRng as Rng } from "../../../src/util/rng.ts";
 import { mean } from "../../../src/util/stats.ts";
 import { initTf } from "./tf.ts";
+import { openThreadedEnv } from "../envs/threaded-env.ts";
 
 /** Trainer settings outside PpoConfig (algorithm variants rather than budget-tuned numbers). */
 export const TrainerOptions = z.strictObject({
@@ -42,6 +43,13 @@ export const TrainerOptions = z.strictObject({
   normalizeReward: z.boolean().optional().describe("scale rewards by the running std of the discounted return; default: on for continuous actions"),
   sharedNetwork: z.boolean().default(false).describe("one 2×hidden trunk with policy and value heads instead of two MLPs"),
   checkpoints: z.number().int().min(1).default(10).describe("deterministic evaluations on the eval seeds during training (the last is the final policy)"),
+  envWorkers: z
+    .number()
+    .int()
+    .min(1)
+    .max(64)
+    .default(1)
+    .describe("worker threads that step the envs of a MuJoCo task (one wasm instance each; results do not depend on it); 1: the trainer's thread"),
 });
 export type TrainerOptions = z.infer<typeof TrainerOptions>;
 
@@ -57,6 +65,8 @@ export interface TrainProgress {
   /** Mean F of the training episodes that finished in this iteration; null if none did. */
   fitness: number | null;
   episodeLength: number | null;
+  /** Mean return (the reward program's sum, before normalisation) of those episodes: CleanRL's charts/episodic_return. */
+  episodeReturn: number | null;
   components: Record<string, ComponentStats>;
   /**
    * CleanRL's losses/* of this iteration's update (protocol.ts LossDiagnostics, every field present): the
@@ -145,7 +155,9 @@ export const trainPpo = async (req: TrainRequest): Promise<TrainResult> => {
   const checkpoints = checkpointIterations(numIterations, opt.checkpoints);
 
   // ---- env, seeding, agent and optimiser
-  const env: VecEnv = task.makeEnv(instance, N);
+  // Only tasks with an engine to load (MuJoCo) step in workers: a classic env's step costs less than the hand-off.
+  const env: VecEnv =
+    opt.envWorkers > 1 && N > 1 && task.prepare ? await openThreadedEnv({ task, instance, numEnvs: N, workers: opt.envWorkers }) : task.makeEnv(instance, N);
   const d = env.obsDim,
     space = env.action;
   const continuous = space.kind === "continuous";
@@ -171,7 +183,8 @@ export const trainPpo = async (req: TrainRequest): Promise<TrainResult> => {
   const stepActs = new Float64Array(N * aDim),
     stepLogp = new Float64Array(N);
   const fitAcc = new Float64Array(N),
-    lenAcc = new Float64Array(N);
+    lenAcc = new Float64Array(N),
+    retAcc = new Float64Array(N);
   const mb: Minibatch = {
     size: mbSize,
     obs: new Float32Array(mbSize * d),
@@ -253,6 +266,14 @@ export const trainPpo = async (req: TrainRequest): Promise<TrainResult> => {
       // ---- reward: the program on the whole rollout, then GAE
       const out = evaluateChunked(reward, { n: B, obs: rawObs, action: rewAct, nextObs: nextObsBuf, info: infoBuf }, d, aDim);
       const rewards = Float64Array.from(out.total);
+      const epRet: number[] = [];
+      for (let i = 0; i < B; i++) {
+        retAcc[i % N]! += rewards[i]!;
+        if (doneBuf[i]) {
+          epRet.push(retAcc[i % N]!);
+          retAcc[i % N] = 0;
+        }
+      }
       if (scaler) scaler.apply(rewards, doneBuf, T);
       for (let i = 0; i < B; i++) rewards[i]! += bootBuf[i]!;
       const { advantages, returns } = gae({
@@ -332,6 +353,7 @@ export const trainPpo = async (req: TrainRequest): Promise<TrainResult> => {
         steps,
         fitness: epF.length ? mean(epF) : null,
         episodeLength: epLen.length ? mean(epLen) : null,
+        episodeReturn: epRet.length ? mean(epRet) : null,
         components: comps,
         losses: lossDiag,
       });

@@ -89,7 +89,7 @@ const freeAll = (ds: MjData[]): void => {
 /** Envs dropped without close() free their MjData when collected (the trainer drops its envs). */
 const finaliser = new FinalizationRegistry<MjData[]>(freeAll);
 
-export const makeMujocoEnv = (spec: MujocoSpec, numEnvs: number): MujocoVecEnv => {
+export const makeMujocoEnv = (spec: MujocoSpec, numEnvs: number, firstEnv = 0): MujocoVecEnv => {
   const where = `mujoco env ${spec.model}`;
   const datas: MjData[] = [];
   const steps = new Int32Array(numEnvs);
@@ -149,7 +149,7 @@ export const makeMujocoEnv = (spec: MujocoSpec, numEnvs: number): MujocoVecEnv =
     },
   };
 
-  const env = makeVecEnv(numEnvs, core);
+  const env = makeVecEnv(numEnvs, core, firstEnv);
   const out: MujocoVecEnv = {
     numEnvs: env.numEnvs,
     obsDim: env.obsDim,
