@@ -57,6 +57,10 @@ export type MujocoVecEnv = VecEnv & {
   close(): void;
   /** Env i's MjData (after the first reset): tests set a state through it. */
   data(i: number): MjData;
+  /** The model the envs run (after the first reset): pictures read its geoms. */
+  model(): MjModel;
+  /** Seconds per env step: timestep × frame_skip (after the first reset). */
+  stepSeconds(): number;
 };
 
 /** The path of a shipped model file. */
@@ -169,6 +173,11 @@ export const makeMujocoEnv = (spec: MujocoSpec, numEnvs: number, firstEnv = 0): 
       if (!d) throw new InvariantError(`${where}: no env ${i} yet (${numEnvs} envs, allocated on the first reset); reset first`);
       return d;
     },
+    model: () => {
+      if (!model) throw new InvariantError(`${where}: no model yet (loaded on the first reset); reset first`);
+      return model;
+    },
+    stepSeconds: () => dt,
   };
   finaliser.register(out, datas, out);
   return out;
