@@ -14,6 +14,7 @@ import { compileReward } from "../families/reward-search/sandbox/reward-sandbox.
 import { loadTask } from "../families/reward-search/tasks/index.ts";
 import { PpoConfig } from "../families/reward-search/task.ts";
 import { trainPpo } from "../families/reward-search/trainer/ppo.ts";
+import { tf } from "../families/reward-search/trainer/tf.ts";
 
 const arg = (name: string): string | undefined => {
   const i = process.argv.indexOf(`--${name}`);
@@ -37,8 +38,13 @@ console.log(
   `ppo bench: ${task.id}, Gymnasium's reward (sandboxed), ${STEPS} env steps, train seed ${instance.trainSeed}, ${new Date().toISOString()}, node ${process.version}\n` +
     `PpoConfig ${JSON.stringify(cfg)}\n`,
 );
-console.log("| env steps | return (train episodes) | F (m) | episodes | env steps/s | wall |");
-console.log("|---:|---:|---:|---:|---:|---:|");
+console.log("| env steps | return (train episodes) | F (m) | episodes | env steps/s | wall | tfjs wasm heap MiB |");
+console.log("|---:|---:|---:|---:|---:|---:|---:|");
+/** The tfjs wasm module's heap (it only grows; its cap is 4 GiB): watched because it grows every iteration. */
+const heapMiB = (): string => {
+  const heap = (tf.backend() as unknown as { wasm?: { HEAPU8?: Uint8Array } }).wasm?.HEAPU8;
+  return heap ? (heap.length / 2 ** 20).toFixed(0) : "–";
+};
 
 const t0 = performance.now();
 let window = { ret: 0, f: 0, episodes: 0 };
@@ -63,7 +69,9 @@ const r = await trainPpo({
     lastPrint = p.steps;
     const ms = performance.now() - t0;
     const n = window.episodes;
-    console.log(`| ${p.steps} | ${fmt(window.ret / n)} | ${fmt(window.f / n, 2)} | ${n ? "≥" + n : 0} | ${fmt((p.steps / ms) * 1000)} | ${clock(ms)} |`);
+    console.log(
+      `| ${p.steps} | ${fmt(window.ret / n)} | ${fmt(window.f / n, 2)} | ${n ? "≥" + n : 0} | ${fmt((p.steps / ms) * 1000)} | ${clock(ms)} | ${heapMiB()} |`,
+    );
     window = { ret: 0, f: 0, episodes: 0 };
   },
 });
