@@ -33,7 +33,7 @@ import type { LossDiagnostics } from "./protocol.ts";
 import { evaluateChunked, TrainingDivergedError } from "./reward-batches.ts";
 import { xoshiro128ss, type FastRng as Rng } from "../../../src/util/rng.ts";
 import { mean } from "../../../src/util/stats.ts";
-import { initTf } from "./tf.ts";
+import { initTf, restartTf, wasmHeapBytes } from "./tf.ts";
 import { openThreadedEnv } from "../envs/threaded-env.ts";
 
 /** Trainer settings outside PpoConfig (algorithm variants rather than budget-tuned numbers). */
@@ -138,6 +138,11 @@ const stats = (x: Float64Array): ComponentStats => {
 
 // ---------------------------------------------------------------- training
 
+/** Restart tfjs's wasm backend (tf.ts restartTf) when its heap passes this: far below its 4 GiB cap. */
+const HEAP_RESTART_BYTES = 1 << 30;
+/** Trainings running in this process: the backend is restarted only under a training that runs alone. */
+let running = 0;
+
 export const trainPpo = async (req: TrainRequest): Promise<TrainResult> => {
   const t0 = performance.now();
   const { task, instance, reward, signal } = req;
@@ -167,7 +172,8 @@ export const trainPpo = async (req: TrainRequest): Promise<TrainResult> => {
   const rng: Rng = xoshiro128ss(req.seed); // the run's only generator: init, sampling, shuffles
   const norm = (opt.normalizeObs ?? continuous) ? new RunningNorm(d) : null;
   const scaler = (opt.normalizeReward ?? continuous) ? new RewardScaler(N, cfg.gamma) : null;
-  const adam = new FlatAdam(layout, initParams(layout, rng), { ...cfg, clipValueLoss: opt.clipValueLoss });
+  const adamCfg = { ...cfg, clipValueLoss: opt.clipValueLoss };
+  let adam = new FlatAdam(layout, initParams(layout, rng), adamCfg);
 
   // ---- storage: rollout buffers, row t·N + e
   const obsBuf = new Float32Array(B * d),
@@ -216,6 +222,7 @@ export const trainPpo = async (req: TrainRequest): Promise<TrainResult> => {
     tMark = now;
   };
 
+  running++;
   try {
     for (let it = 0; it < numIterations; it++) {
       if (signal?.aborted) throw abortError(signal);
@@ -322,6 +329,12 @@ export const trainPpo = async (req: TrainRequest): Promise<TrainResult> => {
         }
       }
       theta = adam.read();
+      if (running === 1 && wasmHeapBytes() > HEAP_RESTART_BYTES) {
+        const saved = adam.save();
+        adam.dispose();
+        await restartTf();
+        adam = new FlatAdam(layout, saved.theta, adamCfg, saved);
+      }
       lap("updateMs");
       if (!theta.every(Number.isFinite))
         throw new TrainingDivergedError(
@@ -373,6 +386,7 @@ export const trainPpo = async (req: TrainRequest): Promise<TrainResult> => {
       await new Promise<void>((r) => setImmediate(r));
     }
   } finally {
+    running--;
     adam.dispose();
     env.close?.();
   }
