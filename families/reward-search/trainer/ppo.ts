@@ -50,6 +50,12 @@ export const TrainerOptions = z.strictObject({
     .max(64)
     .default(1)
     .describe("worker threads that step the envs of a MuJoCo task (one wasm instance each; results do not depend on it); 1: the trainer's thread"),
+  restartHeapBytes: z
+    .number()
+    .int()
+    .min(1)
+    .default(1 << 30)
+    .describe("restart tfjs's wasm backend when its heap passes this many bytes (tf.ts restartTf; far below its 4 GiB cap); results do not depend on it"),
 });
 export type TrainerOptions = z.infer<typeof TrainerOptions>;
 
@@ -138,8 +144,6 @@ const stats = (x: Float64Array): ComponentStats => {
 
 // ---------------------------------------------------------------- training
 
-/** Restart tfjs's wasm backend (tf.ts restartTf) when its heap passes this: far below its 4 GiB cap. */
-const HEAP_RESTART_BYTES = 1 << 30;
 /** Trainings running in this process: the backend is restarted only under a training that runs alone. */
 let running = 0;
 
@@ -329,7 +333,7 @@ export const trainPpo = async (req: TrainRequest): Promise<TrainResult> => {
         }
       }
       theta = adam.read();
-      if (running === 1 && wasmHeapBytes() > HEAP_RESTART_BYTES) {
+      if (running === 1 && wasmHeapBytes() > opt.restartHeapBytes) {
         const saved = adam.save();
         adam.dispose();
         await restartTf();
