@@ -4,7 +4,7 @@
  */
 import { manualGradient, type MinibatchTensors, type ObjectiveConfig } from "./network.ts";
 import type { PolicyLayout } from "./policy.ts";
-import { tf } from "./tf.ts";
+import { restartTf, tf } from "./tf.ts";
 
 export interface Minibatch {
   size: number;
@@ -103,6 +103,14 @@ export class FlatAdam {
       };
     });
     return diag;
+  }
+
+  /** This optimiser moved to a fresh wasm backend (tf.ts restartTf): saved, disposed, restored; it continues bit for bit. */
+  async onFreshBackend(): Promise<FlatAdam> {
+    const saved = this.save();
+    this.dispose();
+    await restartTf();
+    return new FlatAdam(this.layout, saved.theta, this.cfg, saved);
   }
 
   read(): Float32Array {

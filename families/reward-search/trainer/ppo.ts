@@ -33,7 +33,7 @@ import type { LossDiagnostics } from "./protocol.ts";
 import { evaluateChunked, TrainingDivergedError } from "./reward-batches.ts";
 import { xoshiro128ss, type FastRng as Rng } from "../../../src/util/rng.ts";
 import { mean } from "../../../src/util/stats.ts";
-import { initTf, restartTf, wasmHeapBytes } from "./tf.ts";
+import { initTf, wasmHeapBytes } from "./tf.ts";
 import { openThreadedEnv } from "../envs/threaded-env.ts";
 
 /** Trainer settings outside PpoConfig (algorithm variants rather than budget-tuned numbers). */
@@ -43,19 +43,13 @@ export const TrainerOptions = z.strictObject({
   normalizeReward: z.boolean().optional().describe("scale rewards by the running std of the discounted return; default: on for continuous actions"),
   sharedNetwork: z.boolean().default(false).describe("one 2×hidden trunk with policy and value heads instead of two MLPs"),
   checkpoints: z.number().int().min(1).default(10).describe("deterministic evaluations on the eval seeds during training (the last is the final policy)"),
-  envWorkers: z
-    .number()
-    .int()
-    .min(1)
-    .max(64)
-    .default(1)
-    .describe("worker threads that step the envs of a MuJoCo task (one wasm instance each; results do not depend on it); 1: the trainer's thread"),
+  envWorkers: z.number().int().min(1).max(64).default(1).describe("threads stepping a MuJoCo task's envs (one wasm instance each); same results"),
   restartHeapBytes: z
     .number()
     .int()
     .min(1)
-    .default(1 << 30)
-    .describe("restart tfjs's wasm backend when its heap passes this many bytes (tf.ts restartTf; far below its 4 GiB cap); results do not depend on it"),
+    .default(2 ** 30)
+    .describe("restart tfjs's wasm backend past this heap size (tf.ts restartTf); same results"),
 });
 export type TrainerOptions = z.infer<typeof TrainerOptions>;
 
@@ -176,8 +170,7 @@ export const trainPpo = async (req: TrainRequest): Promise<TrainResult> => {
   const rng: Rng = xoshiro128ss(req.seed); // the run's only generator: init, sampling, shuffles
   const norm = (opt.normalizeObs ?? continuous) ? new RunningNorm(d) : null;
   const scaler = (opt.normalizeReward ?? continuous) ? new RewardScaler(N, cfg.gamma) : null;
-  const adamCfg = { ...cfg, clipValueLoss: opt.clipValueLoss };
-  let adam = new FlatAdam(layout, initParams(layout, rng), adamCfg);
+  let adam = new FlatAdam(layout, initParams(layout, rng), { ...cfg, clipValueLoss: opt.clipValueLoss });
 
   // ---- storage: rollout buffers, row t·N + e
   const obsBuf = new Float32Array(B * d),
@@ -333,12 +326,7 @@ export const trainPpo = async (req: TrainRequest): Promise<TrainResult> => {
         }
       }
       theta = adam.read();
-      if (running === 1 && wasmHeapBytes() > opt.restartHeapBytes) {
-        const saved = adam.save();
-        adam.dispose();
-        await restartTf();
-        adam = new FlatAdam(layout, saved.theta, adamCfg, saved);
-      }
+      if (running === 1 && wasmHeapBytes() > opt.restartHeapBytes) adam = await adam.onFreshBackend();
       lap("updateMs");
       if (!theta.every(Number.isFinite))
         throw new TrainingDivergedError(
