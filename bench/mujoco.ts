@@ -1,11 +1,22 @@
 /**
- * MuJoCo env speed, per task: env steps/s (frame_skip included) of one env stepped alone with uniform random
- * actions in one thread, episodes auto-reset; plus the time to load the wasm module and model (prepare).
- * The MuJoCo tasks: docs/spec/reward-search.md §2.
+ * MuJoCo env speed, per task (docs/spec/reward-search.md §2):
+ * - alone: env steps/s (frame_skip included) of one env stepped with uniform random actions in one thread,
+ *   episodes auto-reset; plus the time to load the wasm module and model (prepare);
+ * - threaded: `--envs` envs stepped in `--workers` worker threads (envs/threaded-env.ts), same actions;
+ * - inside PPO: env steps/s of a short training (`--ppo-steps`) with the task's PpoConfig (CleanRL's: one env,
+ *   2048-step rollouts, 10 epochs of 32 minibatches), its hand-written reward (sparse for held-out tasks) in
+ *   the sandbox; and the same with `--envs` envs over `--workers` threads (rollouts of 2048 / envs steps, so
+ *   the batch is the same).
  *
- *   node --import tsx bench/mujoco.ts [--tasks hopper,ant] [--steps 20000]
+ *   node --import tsx bench/mujoco.ts [--tasks hopper,ant] [--steps 20000] [--envs 2] [--workers 2] [--ppo-steps 20480]
+ *
+ * Wall-clock figures depend on whatever else the machine runs.
  */
+import { compileReward } from "../families/reward-search/sandbox/reward-sandbox.ts";
+import { openThreadedEnv } from "../families/reward-search/envs/threaded-env.ts";
+import type { RewardTask, VecEnv } from "../families/reward-search/task.ts";
 import { loadTask } from "../families/reward-search/tasks/index.ts";
+import { trainPpo } from "../families/reward-search/trainer/ppo.ts";
 import { createRng } from "../src/util/rng.ts";
 
 const arg = (name: string): string | undefined => {
@@ -15,31 +26,73 @@ const arg = (name: string): string | undefined => {
 const MUJOCO_TASKS = ["hopper", "walker2d", "half_cheetah", "ant", "inverted_pendulum"];
 const taskIds = arg("tasks")?.split(",") ?? MUJOCO_TASKS;
 const STEPS = Number(arg("steps") ?? 20_000);
+const ENVS = Number(arg("envs") ?? 2);
+const WORKERS = Number(arg("workers") ?? 2);
+const PPO_STEPS = Number(arg("ppo-steps") ?? 20_480);
 
+/** Env steps/s (summed over envs) of `steps` env steps with uniform random actions, after a short warm-up. */
+const stepRate = (env: VecEnv, steps: number): number => {
+  if (env.action.kind !== "continuous") throw new Error("bench/mujoco.ts: pass MuJoCo tasks only (continuous actions)");
+  const { dim, low, high } = env.action;
+  const rng = createRng(1);
+  const actions = Array.from({ length: 256 }, () => Float64Array.from({ length: env.numEnvs * dim }, (_, k) => rng.uniform(low[k % dim]!, high[k % dim]!)));
+  env.reset(0);
+  for (let t = 0; t < 200; t++) env.step(actions[t % 256]!);
+  const w0 = performance.now();
+  const calls = Math.ceil(steps / env.numEnvs);
+  for (let t = 0; t < calls; t++) env.step(actions[t % 256]!);
+  return (calls * env.numEnvs * 1000) / (performance.now() - w0);
+};
+
+/** Env steps/s of a short training: overall (checkpoint evaluation excluded) and of its rollouts alone (policy + env). */
+const ppoRate = async (task: RewardTask, numEnvs: number, envWorkers: number): Promise<{ overall: number; rollout: number }> => {
+  const code = task.humanReward ?? task.sparseReward;
+  const reward = await compileReward(code, { observation: task.observation, actionNames: task.actionNames, actionKind: "continuous", info: task.info });
+  const base = task.training.ppo.numSteps ?? 2048;
+  const instance = task.generate(0);
+  try {
+    const r = await trainPpo({
+      task,
+      instance,
+      reward,
+      steps: PPO_STEPS,
+      seed: instance.trainSeed,
+      evalSeeds: instance.evalSeeds,
+      ppo: { numEnvs, numSteps: Math.floor(base / numEnvs) },
+      options: { envWorkers, checkpoints: 1 },
+    });
+    return { overall: (r.steps * 1000) / (r.wallMs - r.timing.evalMs), rollout: (r.steps * 1000) / r.timing.rolloutMs };
+  } finally {
+    reward.dispose();
+  }
+};
+
+const n = (v: number) => String(Math.round(v)).padStart(7);
+console.log(`mujoco bench: ${new Date().toISOString()}, node ${process.version}; env steps/s, wall clock (noisy on a shared machine)\n`);
+console.log(
+  `| task | prepare ms | alone | ${ENVS} envs, 1 thread | ${ENVS} envs, ${WORKERS} workers | PPO 1 env (rollout) | PPO ${ENVS} envs, ${WORKERS} workers (rollout) |`,
+);
+console.log("|---|---:|---:|---:|---:|---:|---:|");
 for (const id of taskIds) {
   const t0 = performance.now();
   const task = await loadTask(id);
   const prepareMs = performance.now() - t0;
-  const env = task.makeEnv(task.generate(0), 1);
-  if (env.action.kind !== "continuous") throw new Error(`bench/mujoco.ts: ${id} has discrete actions; pass MuJoCo tasks only`);
-  const { dim, low, high } = env.action;
-  const rng = createRng(1);
-  const actions = Array.from({ length: 256 }, () => Float64Array.from({ length: dim }, (_, k) => rng.uniform(low[k]!, high[k]!)));
-  env.reset(0);
-  for (let t = 0; t < 500; t++) env.step(actions[t % 256]!);
-  let episodes = 0;
-  const c0 = process.cpuUsage(),
-    w0 = performance.now();
-  for (let t = 0; t < STEPS; t++) {
-    const b = env.step(actions[t % 256]!);
-    if (b.terminated[0] || b.truncated[0]) episodes++;
-  }
-  const wallS = (performance.now() - w0) / 1000,
-    c = process.cpuUsage(c0),
-    cpuS = (c.user + c.system) / 1e6;
-  env.close?.();
+  const instance = task.generate(0);
+  const one = task.makeEnv(instance, 1);
+  const alone = stepRate(one, STEPS);
+  one.close?.();
+  const many = task.makeEnv(instance, ENVS);
+  const inThread = stepRate(many, STEPS);
+  many.close?.();
+  const threaded = await openThreadedEnv({ task, instance, numEnvs: ENVS, workers: WORKERS });
+  const overThreads = stepRate(threaded, STEPS);
+  threaded.close();
+  const ppo1 = await ppoRate(task, 1, 1);
+  const ppoN = await ppoRate(task, ENVS, WORKERS);
   console.log(
-    `${id.padEnd(18)} ${String(Math.round(STEPS / wallS)).padStart(7)} steps/s wall  ${String(Math.round(STEPS / cpuS)).padStart(7)} steps/s CPU  ` +
-      `(${STEPS} steps, ${episodes} episodes ended; prepare ${prepareMs.toFixed(0)} ms)`,
+    `| ${id} | ${prepareMs.toFixed(0)} | ${n(alone)} | ${n(inThread)} | ${n(overThreads)} | ${n(ppo1.overall)} (${n(ppo1.rollout)}) | ${n(ppoN.overall)} (${n(ppoN.rollout)}) |`,
   );
 }
+console.log(
+  `\nalone: ${STEPS} steps; PPO: ${PPO_STEPS} env steps, checkpoint evaluation excluded, worker start-up included; (rollout): steps/s of the rollouts alone (policy inference + env).`,
+);

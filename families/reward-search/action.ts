@@ -7,6 +7,7 @@ import { z } from "zod";
 export const RewardAction = z.object({
   code: z.string().min(1),
   design: z.record(z.string(), z.number()).optional().describe("term → weight, when composed by the heuristic designer"),
+  policy: z.string().optional().describe("the policy file of the committed training (its trainer job), for pictures of its rollout"),
 });
 export type RewardAction = z.infer<typeof RewardAction>;
 

@@ -14,6 +14,7 @@ import { synthesiseDesigns } from "./heuristic/synthesiser.ts";
 import { getTask, listTasks } from "./tasks/index.ts";
 import { finalScoresOfRun, searchOfRun, trainingShare, trainingsOf } from "./search/run-strategy.ts";
 import { openRewardEnv, openRewardSession } from "./task-env.ts";
+import { rewardSearchDrawer } from "./pictures/inspect-draw.ts";
 
 export const REWARD_SEARCH_WORDS: FamilyWords = {
   task: "reward-design task",
@@ -136,6 +137,7 @@ export const rewardSearchFamily = (trainerFor: (c: RewardSearchConfig) => Traine
       const { pool, c } = poolOf(req.config);
       return finalScoresOfRun(req, c, pool, (level) => phasesOf(req.config, level).played);
     },
+    drawer: rewardSearchDrawer,
     close: async () => {
       await Promise.all([...pools.values()].map((p) => p.close()));
       pools.clear();

@@ -1,5 +1,6 @@
 import type { FamilyModule } from "../../src/family/registry.ts";
 import { benchCommand } from "./cli/bench.ts";
+import { filmCommand } from "./cli/film.ts";
 import { searchCommand } from "./cli/search.ts";
 import { trainerCommand } from "./cli/trainer.ts";
 import type { RewardSearchConfig } from "./config.ts";
@@ -15,7 +16,7 @@ export const rewardSearchModule: FamilyModule = {
   id: "reward-search",
   title: "Reward search: write reward code, train PPO on it, reach the task's fitness",
   build: () => rewardSearchFamily((c) => trainerFor(c)),
-  commands: [trainerCommand, searchCommand, benchCommand],
+  commands: [trainerCommand, searchCommand, benchCommand, filmCommand],
   worker: {
     queues: [TRAININGS],
     serve: async (ctx) => {

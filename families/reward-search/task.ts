@@ -109,7 +109,12 @@ export interface RewardTask {
    * idempotent; await it before resetting an env of the task. Absent where makeEnv needs nothing loaded.
    */
   prepare?(): Promise<void>;
-  makeEnv(instance: TaskInstance, numEnvs: number): VecEnv;
+  /**
+   * numEnvs envs; with firstEnv, env i is env firstEnv + i of a larger VecEnv (its random stream), so that a
+   * worker thread's share of the envs steps exactly as in one thread (envs/threaded-env.ts). Tasks that run
+   * in worker threads honour it; the others may ignore it.
+   */
+  makeEnv(instance: TaskInstance, numEnvs: number, firstEnv?: number): VecEnv;
 }
 
 export const defineTask = (t: RewardTask): RewardTask => t;

@@ -54,7 +54,8 @@ export const paramRng = (taskId: string, seed: number): Rng => {
 /** Round a parameter to 4 decimals, so instances print and compare cleanly. */
 export const round4 = (v: number): number => Math.round(v * 1e4) / 1e4;
 
-export const makeVecEnv = (numEnvs: number, core: EnvCore): VecEnv => {
+/** `firstEnv`: env i draws the random stream of env firstEnv + i, so a slice of a larger VecEnv (one worker thread's share) reproduces it. */
+export const makeVecEnv = (numEnvs: number, core: EnvCore, firstEnv = 0): VecEnv => {
   if (!Number.isInteger(numEnvs) || numEnvs < 1) throw new InvariantError(`makeVecEnv: numEnvs must be an integer ≥ 1 (got ${numEnvs})`);
   const { obsDim, action, maxEpisodeSteps } = core;
   const rngs: Rng[] = [];
@@ -71,7 +72,7 @@ export const makeVecEnv = (numEnvs: number, core: EnvCore): VecEnv => {
       for (let i = 0; i < numEnvs; i++) {
         const a = actions[i]!;
         if (!Number.isInteger(a) || a < 0 || a >= action.n)
-          throw new InvariantError(`VecEnv.step: action of env ${i} must be an integer in [0, ${action.n}) (got ${a})`);
+          throw new InvariantError(`VecEnv.step: action of env ${firstEnv + i} must be an integer in [0, ${action.n}) (got ${a})`);
       }
       return actions;
     }
@@ -79,7 +80,7 @@ export const makeVecEnv = (numEnvs: number, core: EnvCore): VecEnv => {
     for (let i = 0; i < numEnvs; i++) {
       for (let d = 0; d < dim; d++) {
         const v = actions[i * dim + d]!;
-        if (Number.isNaN(v)) throw new InvariantError(`VecEnv.step: action ${d} of env ${i} is NaN; the policy produced an invalid action`);
+        if (Number.isNaN(v)) throw new InvariantError(`VecEnv.step: action ${d} of env ${firstEnv + i} is NaN; the policy produced an invalid action`);
         out[i * dim + d] = v < action.low[d]! ? action.low[d]! : v > action.high[d]! ? action.high[d]! : v;
       }
     }
@@ -94,7 +95,7 @@ export const makeVecEnv = (numEnvs: number, core: EnvCore): VecEnv => {
       rngs.length = 0;
       const obs = new Float64Array(numEnvs * obsDim);
       for (let i = 0; i < numEnvs; i++) {
-        rngs.push(createRng(envStreamSeed(seed, i)));
+        rngs.push(createRng(envStreamSeed(seed, firstEnv + i)));
         core.reset(i, rngs[i]!, obs, i * obsDim);
         elapsed[i] = 0;
       }

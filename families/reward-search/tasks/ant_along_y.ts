@@ -23,5 +23,5 @@ export default defineTask({
   maxEpisodeSteps: ANT.maxEpisodeSteps,
   generate: (seed) => ({ task: "ant_along_y", seed, ...instanceSeeds(seed), params: {} }),
   prepare: () => prepareMujoco(spec),
-  makeEnv: (_instance, numEnvs) => makeMujocoEnv(spec, numEnvs),
+  makeEnv: (_instance, numEnvs, firstEnv) => makeMujocoEnv(spec, numEnvs, firstEnv),
 });

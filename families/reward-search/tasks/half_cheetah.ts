@@ -94,5 +94,5 @@ export default defineTask({
   maxEpisodeSteps: HALF_CHEETAH.maxEpisodeSteps,
   generate: (seed) => ({ task: "half_cheetah", seed, ...instanceSeeds(seed), params: {} }),
   prepare: () => prepareMujoco(spec),
-  makeEnv: (_instance, numEnvs) => makeMujocoEnv(spec, numEnvs),
+  makeEnv: (_instance, numEnvs, firstEnv) => makeMujocoEnv(spec, numEnvs, firstEnv),
 });

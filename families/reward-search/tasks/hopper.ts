@@ -100,5 +100,5 @@ export default defineTask({
   maxEpisodeSteps: HOPPER.maxEpisodeSteps,
   generate: (seed) => ({ task: "hopper", seed, ...instanceSeeds(seed), params: {} }),
   prepare: () => prepareMujoco(spec),
-  makeEnv: (_instance, numEnvs) => makeMujocoEnv(spec, numEnvs),
+  makeEnv: (_instance, numEnvs, firstEnv) => makeMujocoEnv(spec, numEnvs, firstEnv),
 });

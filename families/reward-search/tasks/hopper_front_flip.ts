@@ -41,5 +41,5 @@ export default defineTask({
   maxEpisodeSteps: HOPPER.maxEpisodeSteps,
   generate: (seed) => ({ task: "hopper_front_flip", seed, ...instanceSeeds(seed), params: {} }),
   prepare: () => prepareMujoco(spec),
-  makeEnv: (_instance, numEnvs) => makeMujocoEnv(spec, numEnvs),
+  makeEnv: (_instance, numEnvs, firstEnv) => makeMujocoEnv(spec, numEnvs, firstEnv),
 });

@@ -62,5 +62,5 @@ export default defineTask({
   maxEpisodeSteps: INVERTED_PENDULUM.maxEpisodeSteps,
   generate: (seed) => ({ task: "inverted_pendulum", seed, ...instanceSeeds(seed), params: {} }),
   prepare: () => prepareMujoco(invertedPendulumSpec),
-  makeEnv: (_instance, numEnvs) => makeMujocoEnv(invertedPendulumSpec, numEnvs),
+  makeEnv: (_instance, numEnvs, firstEnv) => makeMujocoEnv(invertedPendulumSpec, numEnvs, firstEnv),
 });

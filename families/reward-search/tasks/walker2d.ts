@@ -88,5 +88,5 @@ export default defineTask({
   maxEpisodeSteps: WALKER2D.maxEpisodeSteps,
   generate: (seed) => ({ task: "walker2d", seed, ...instanceSeeds(seed), params: {} }),
   prepare: () => prepareMujoco(walker2dSpec),
-  makeEnv: (_instance, numEnvs) => makeMujocoEnv(walker2dSpec, numEnvs),
+  makeEnv: (_instance, numEnvs, firstEnv) => makeMujocoEnv(walker2dSpec, numEnvs, firstEnv),
 });

@@ -19,7 +19,7 @@ export default defineRewardTool({
     return {
       result: { committed: true, success, fitness: r.final.fitness, bestCheckpoint: r.bestCheckpoint },
       observation: `Committed: ${success ? "SOLVED" : "NOT SOLVED"} with F ${r.final.fitness.toFixed(2)} (needs ≥ ${s.task.fitness.solved}).\n${reflection(r, s.task.fitness.solved)}`,
-      ends: { reason: "finish", success, action: { code: a.code }, score: r.final.fitness },
+      ends: { reason: "finish", success, action: { code: a.code, policy: r.policy }, score: r.final.fitness },
     };
   },
 });

@@ -27,7 +27,7 @@ export default defineRewardTool({
       // A full-budget training that solves the task is what finish would score: auto-finish (docs/spec/method.md §1.1); under
       // a share of a run's budget only with its last training, the rest being the equal-budget comparison's to spend.
       ...(full && solved && (s.maxTrainings === undefined || trainingsLeft(s) <= 0)
-        ? { ends: { reason: "success" as const, success: true, action: { code: a.code }, score: r.final.fitness } }
+        ? { ends: { reason: "success" as const, success: true, action: { code: a.code, policy: r.policy }, score: r.final.fitness } }
         : {}),
     };
   },

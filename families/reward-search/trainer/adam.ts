@@ -4,7 +4,7 @@
  */
 import { manualGradient, type MinibatchTensors, type ObjectiveConfig } from "./network.ts";
 import type { PolicyLayout } from "./policy.ts";
-import { tf } from "./tf.ts";
+import { restartTf, tf } from "./tf.ts";
 
 export interface Minibatch {
   size: number;
@@ -30,6 +30,14 @@ export interface StepDiagnostics {
   losses: Losses | null;
 }
 
+/** Everything an optimiser carries between steps, in plain arrays: what survives a backend restart (tf.ts restartTf). */
+export interface AdamState {
+  theta: Float32Array;
+  m: Float32Array;
+  v: Float32Array;
+  t: number;
+}
+
 export class FlatAdam {
   readonly theta: tf.Variable<tf.Rank.R1>;
   private readonly m: tf.Variable<tf.Rank.R1>;
@@ -39,12 +47,19 @@ export class FlatAdam {
     private readonly layout: PolicyLayout,
     init: Float32Array,
     private readonly cfg: ObjectiveConfig & { maxGradNorm: number },
+    resume?: Omit<AdamState, "theta">,
   ) {
     [this.theta, this.m, this.v] = tf.tidy(() => [
       tf.variable(tf.tensor1d(init), true),
-      tf.variable(tf.zeros([init.length]), false),
-      tf.variable(tf.zeros([init.length]), false),
+      tf.variable(resume ? tf.tensor1d(resume.m) : tf.zeros([init.length]), false),
+      tf.variable(resume ? tf.tensor1d(resume.v) : tf.zeros([init.length]), false),
     ]);
+    this.t = resume?.t ?? 0;
+  }
+
+  /** θ, the moments and the step count as plain arrays; `new FlatAdam(layout, s.theta, cfg, s)` continues bit for bit. */
+  save(): AdamState {
+    return { theta: this.read().slice(), m: (this.m.dataSync() as Float32Array).slice(), v: (this.v.dataSync() as Float32Array).slice(), t: this.t };
   }
 
   /** One Adam step on the minibatch's loss; returns its clip fraction, and its losses when `withLosses`. */
@@ -88,6 +103,14 @@ export class FlatAdam {
       };
     });
     return diag;
+  }
+
+  /** This optimiser moved to a fresh wasm backend (tf.ts restartTf): saved, disposed, restored; it continues bit for bit. */
+  async onFreshBackend(): Promise<FlatAdam> {
+    const saved = this.save();
+    this.dispose();
+    await restartTf();
+    return new FlatAdam(this.layout, saved.theta, this.cfg, saved);
   }
 
   read(): Float32Array {

@@ -87,7 +87,8 @@ export const builtinBackend = (): TrainerBackend => ({
         steps: job.steps,
         seed: job.seed,
         evalSeeds: job.evalSeeds,
-        ppo: ppo.data,
+        // Only the fields the job gave: zod's partial() still fills defaults, which would replace the task's own settings.
+        ppo: Object.fromEntries(Object.entries(ppo.data).filter(([k]) => Object.hasOwn(job.ppo ?? {}, k))),
         signal,
         onProgress: progress,
       });

@@ -146,6 +146,15 @@ describe("trainPpo", () => {
     expect(c.policy.params).not.toBe(a.policy.params);
   });
 
+  it("gives the same result when tfjs's wasm backend is restarted after every update", async () => {
+    const a = await trainPpo(cartpoleReq(2048));
+    const before = tf.backend();
+    // A 1-byte threshold restarts the backend (tf.ts restartTf) after each of the 4 iterations.
+    const b = await trainPpo(cartpoleReq(2048, { options: { restartHeapBytes: 1 } }));
+    expect(tf.backend()).not.toBe(before);
+    expect(strip(b)).toEqual(strip(a));
+  });
+
   it("cancels between iterations with an AbortError", async () => {
     const ac = new AbortController();
     const seen: number[] = [];

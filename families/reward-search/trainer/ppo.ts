@@ -33,7 +33,8 @@ import type { LossDiagnostics } from "./protocol.ts";
 import { evaluateChunked, TrainingDivergedError } from "./reward-batches.ts";
 import { xoshiro128ss, type FastRng as Rng } from "../../../src/util/rng.ts";
 import { mean } from "../../../src/util/stats.ts";
-import { initTf } from "./tf.ts";
+import { initTf, wasmHeapBytes } from "./tf.ts";
+import { openThreadedEnv } from "../envs/threaded-env.ts";
 
 /** Trainer settings outside PpoConfig (algorithm variants rather than budget-tuned numbers). */
 export const TrainerOptions = z.strictObject({
@@ -42,6 +43,13 @@ export const TrainerOptions = z.strictObject({
   normalizeReward: z.boolean().optional().describe("scale rewards by the running std of the discounted return; default: on for continuous actions"),
   sharedNetwork: z.boolean().default(false).describe("one 2×hidden trunk with policy and value heads instead of two MLPs"),
   checkpoints: z.number().int().min(1).default(10).describe("deterministic evaluations on the eval seeds during training (the last is the final policy)"),
+  envWorkers: z.number().int().min(1).max(64).default(1).describe("threads stepping a MuJoCo task's envs (one wasm instance each); same results"),
+  restartHeapBytes: z
+    .number()
+    .int()
+    .min(1)
+    .default(2 ** 30)
+    .describe("restart tfjs's wasm backend past this heap size (tf.ts restartTf); same results"),
 });
 export type TrainerOptions = z.infer<typeof TrainerOptions>;
 
@@ -57,6 +65,8 @@ export interface TrainProgress {
   /** Mean F of the training episodes that finished in this iteration; null if none did. */
   fitness: number | null;
   episodeLength: number | null;
+  /** Mean return (the reward program's sum, before normalisation) of those episodes: CleanRL's charts/episodic_return. */
+  episodeReturn: number | null;
   components: Record<string, ComponentStats>;
   /**
    * CleanRL's losses/* of this iteration's update (protocol.ts LossDiagnostics, every field present): the
@@ -128,6 +138,9 @@ const stats = (x: Float64Array): ComponentStats => {
 
 // ---------------------------------------------------------------- training
 
+/** Trainings running in this process: the backend is restarted only under a training that runs alone. */
+let running = 0;
+
 export const trainPpo = async (req: TrainRequest): Promise<TrainResult> => {
   const t0 = performance.now();
   const { task, instance, reward, signal } = req;
@@ -145,7 +158,9 @@ export const trainPpo = async (req: TrainRequest): Promise<TrainResult> => {
   const checkpoints = checkpointIterations(numIterations, opt.checkpoints);
 
   // ---- env, seeding, agent and optimiser
-  const env: VecEnv = task.makeEnv(instance, N);
+  // Only tasks with an engine to load (MuJoCo) step in workers: a classic env's step costs less than the hand-off.
+  const env: VecEnv =
+    opt.envWorkers > 1 && N > 1 && task.prepare ? await openThreadedEnv({ task, instance, numEnvs: N, workers: opt.envWorkers }) : task.makeEnv(instance, N);
   const d = env.obsDim,
     space = env.action;
   const continuous = space.kind === "continuous";
@@ -155,7 +170,7 @@ export const trainPpo = async (req: TrainRequest): Promise<TrainResult> => {
   const rng: Rng = xoshiro128ss(req.seed); // the run's only generator: init, sampling, shuffles
   const norm = (opt.normalizeObs ?? continuous) ? new RunningNorm(d) : null;
   const scaler = (opt.normalizeReward ?? continuous) ? new RewardScaler(N, cfg.gamma) : null;
-  const adam = new FlatAdam(layout, initParams(layout, rng), { ...cfg, clipValueLoss: opt.clipValueLoss });
+  let adam = new FlatAdam(layout, initParams(layout, rng), { ...cfg, clipValueLoss: opt.clipValueLoss });
 
   // ---- storage: rollout buffers, row t·N + e
   const obsBuf = new Float32Array(B * d),
@@ -171,7 +186,8 @@ export const trainPpo = async (req: TrainRequest): Promise<TrainResult> => {
   const stepActs = new Float64Array(N * aDim),
     stepLogp = new Float64Array(N);
   const fitAcc = new Float64Array(N),
-    lenAcc = new Float64Array(N);
+    lenAcc = new Float64Array(N),
+    retAcc = new Float64Array(N);
   const mb: Minibatch = {
     size: mbSize,
     obs: new Float32Array(mbSize * d),
@@ -203,6 +219,7 @@ export const trainPpo = async (req: TrainRequest): Promise<TrainResult> => {
     tMark = now;
   };
 
+  running++;
   try {
     for (let it = 0; it < numIterations; it++) {
       if (signal?.aborted) throw abortError(signal);
@@ -253,6 +270,14 @@ export const trainPpo = async (req: TrainRequest): Promise<TrainResult> => {
       // ---- reward: the program on the whole rollout, then GAE
       const out = evaluateChunked(reward, { n: B, obs: rawObs, action: rewAct, nextObs: nextObsBuf, info: infoBuf }, d, aDim);
       const rewards = Float64Array.from(out.total);
+      const epRet: number[] = [];
+      for (let i = 0; i < B; i++) {
+        retAcc[i % N]! += rewards[i]!;
+        if (doneBuf[i]) {
+          epRet.push(retAcc[i % N]!);
+          retAcc[i % N] = 0;
+        }
+      }
       if (scaler) scaler.apply(rewards, doneBuf, T);
       for (let i = 0; i < B; i++) rewards[i]! += bootBuf[i]!;
       const { advantages, returns } = gae({
@@ -301,6 +326,7 @@ export const trainPpo = async (req: TrainRequest): Promise<TrainResult> => {
         }
       }
       theta = adam.read();
+      if (running === 1 && wasmHeapBytes() > opt.restartHeapBytes) adam = await adam.onFreshBackend();
       lap("updateMs");
       if (!theta.every(Number.isFinite))
         throw new TrainingDivergedError(
@@ -332,6 +358,7 @@ export const trainPpo = async (req: TrainRequest): Promise<TrainResult> => {
         steps,
         fitness: epF.length ? mean(epF) : null,
         episodeLength: epLen.length ? mean(epLen) : null,
+        episodeReturn: epRet.length ? mean(epRet) : null,
         components: comps,
         losses: lossDiag,
       });
@@ -351,6 +378,7 @@ export const trainPpo = async (req: TrainRequest): Promise<TrainResult> => {
       await new Promise<void>((r) => setImmediate(r));
     }
   } finally {
+    running--;
     adam.dispose();
     env.close?.();
   }

@@ -57,6 +57,10 @@ export type MujocoVecEnv = VecEnv & {
   close(): void;
   /** Env i's MjData (after the first reset): tests set a state through it. */
   data(i: number): MjData;
+  /** The model the envs run (after the first reset): pictures read its geoms. */
+  model(): MjModel;
+  /** Seconds per env step: timestep × frame_skip (after the first reset). */
+  stepSeconds(): number;
 };
 
 /** The path of a shipped model file. */
@@ -89,7 +93,7 @@ const freeAll = (ds: MjData[]): void => {
 /** Envs dropped without close() free their MjData when collected (the trainer drops its envs). */
 const finaliser = new FinalizationRegistry<MjData[]>(freeAll);
 
-export const makeMujocoEnv = (spec: MujocoSpec, numEnvs: number): MujocoVecEnv => {
+export const makeMujocoEnv = (spec: MujocoSpec, numEnvs: number, firstEnv = 0): MujocoVecEnv => {
   const where = `mujoco env ${spec.model}`;
   const datas: MjData[] = [];
   const steps = new Int32Array(numEnvs);
@@ -149,7 +153,7 @@ export const makeMujocoEnv = (spec: MujocoSpec, numEnvs: number): MujocoVecEnv =
     },
   };
 
-  const env = makeVecEnv(numEnvs, core);
+  const env = makeVecEnv(numEnvs, core, firstEnv);
   const out: MujocoVecEnv = {
     numEnvs: env.numEnvs,
     obsDim: env.obsDim,
@@ -169,6 +173,11 @@ export const makeMujocoEnv = (spec: MujocoSpec, numEnvs: number): MujocoVecEnv =
       if (!d) throw new InvariantError(`${where}: no env ${i} yet (${numEnvs} envs, allocated on the first reset); reset first`);
       return d;
     },
+    model: () => {
+      if (!model) throw new InvariantError(`${where}: no model yet (loaded on the first reset); reset first`);
+      return model;
+    },
+    stepSeconds: () => dt,
   };
   finaliser.register(out, datas, out);
   return out;
