@@ -1,4 +1,4 @@
-import type { Argv, CommandModule } from "yargs";
+import { defineCommand } from "../../../src/family/define-command.ts";
 import { ConfigError } from "../../../src/errors.ts";
 import { assertWritable, writeOutput } from "../../../src/cli/write-file.ts";
 import type { SerializedPolicy } from "../trainer/policy.ts";
@@ -15,10 +15,10 @@ const positiveInt = (name: string) => (v: unknown) => {
  * greedy policy of a training job's policy.json, one trained here on the task's hand-written reward
  * (`--train STEPS`), or with neither every action 0.
  */
-export const filmCommand: CommandModule = {
+export const filmCommand = defineCommand({
   command: "film <task>",
   describe: "a rollout on a MuJoCo reward-search task as an animated GIF (side view; ant from above)",
-  builder: (y: Argv) =>
+  builder: (y) =>
     y
       .positional("task", {
         type: "string",
@@ -42,15 +42,15 @@ export const filmCommand: CommandModule = {
       import("../sandbox/reward-sandbox.ts"),
       import("../trainer/ppo.ts"),
     ]);
-    const task = await loadTask(String(argv.task));
+    const task = await loadTask(argv.task);
     if (!task.prepare) throw new ConfigError(`film: ${task.id} is not a MuJoCo task; rollout pictures are drawn for the MuJoCo tasks only`);
     if (argv.policy && argv.train) throw new ConfigError("film: give --policy or --train, not both");
-    const out = argv.out ? String(argv.out) : `${task.id}-rollout.gif`;
+    const out = argv.out ? argv.out : `${task.id}-rollout.gif`;
     assertWritable("out", out);
     let instance = task.generate(0);
     let policy: SerializedPolicy | null = null;
     if (argv.policy) {
-      const file = readPolicyFile(String(argv.policy));
+      const file = readPolicyFile(argv.policy);
       if (file.task !== task.id) throw new ConfigError(`--policy: ${argv.policy} was trained on ${file.task}, not ${task.id}; give a ${task.id} policy`);
       ({ instance, policy } = file);
     } else if (argv.train) {
@@ -61,7 +61,7 @@ export const filmCommand: CommandModule = {
           task,
           instance,
           reward,
-          steps: Number(argv.train),
+          steps: argv.train,
           seed: instance.trainSeed,
           evalSeeds: instance.evalSeeds,
           onProgress: (p) => process.stderr.write(`\rtraining ${p.steps}/${argv.train} env steps${p.fitness === null ? "" : `, F ${p.fitness.toFixed(2)}`}   `),
@@ -72,10 +72,10 @@ export const filmCommand: CommandModule = {
         reward.dispose();
       }
     }
-    const gif = await rolloutGif({ task: task.id, instance, policy, ...(argv.seed === undefined ? {} : { seed: Number(argv.seed) }) });
+    const gif = await rolloutGif({ task: task.id, instance, policy, ...(argv.seed === undefined ? {} : { seed: argv.seed }) });
     writeOutput("out", out, gif.bytes);
     process.stdout.write(
       `${out}: ${gif.frames} frames, ${gif.steps} env steps, F ${gif.fitness.toFixed(2)} (${policy ? (argv.policy ? "the given policy" : "the policy trained here") : "every action 0"})\n`,
     );
   },
-};
+});

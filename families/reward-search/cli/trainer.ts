@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { Argv, CommandModule } from "yargs";
+import { defineCommand } from "../../../src/family/define-command.ts";
 import { ConfigError } from "../../../src/errors.ts";
 import { formatConformance, runConformance } from "../trainer/conformance.ts";
 
@@ -25,10 +26,10 @@ const readRewardFile = (path: string): string => {
   }
 };
 
-const check: CommandModule = {
+const check = defineCommand({
   command: "check",
   describe: "check a trainer command against the trainer protocol (default: the built-in trainer); `-- CMD...` names another",
-  builder: (y: Argv) =>
+  builder: (y) =>
     y
       .parserConfiguration({ "populate--": true })
       .option("task", { type: "string", describe: "task of the training checks (default: cartpole, else the first served)" })
@@ -39,20 +40,20 @@ const check: CommandModule = {
       .example("$0 trainer check", "the built-in trainer")
       .example("$0 trainer check -- python my_trainer.py --device cuda", "another trainer"),
   handler: async (argv) => {
-    const command = commandAfterDashes(argv as Record<string, unknown>);
+    const command = commandAfterDashes(argv);
     const checks = await runConformance({
       ...(command ? { command } : {}),
-      ...(argv.task ? { task: String(argv.task) } : {}),
-      steps: Number(argv.steps),
-      ...(argv["reward-file"] ? { reward: readRewardFile(String(argv["reward-file"])) } : {}),
-      startTimeoutMs: Number(argv["start-timeout"]) * 1000,
+      ...(argv.task ? { task: argv.task } : {}),
+      steps: argv.steps,
+      ...(argv["reward-file"] ? { reward: readRewardFile(argv["reward-file"]) } : {}),
+      startTimeoutMs: argv["start-timeout"] * 1000,
       ...(argv.verbose ? { onLog: (l: string) => process.stderr.write(`trainer: ${l}\n`) } : {}),
       onCheck: (c) => process.stderr.write(`${c.ok ? "pass" : "FAIL"} ${c.name}\n`),
     });
     process.stdout.write(`${formatConformance(command, checks)}\n`);
     process.exitCode = checks.every((c) => c.ok) ? 0 : 1;
   },
-};
+});
 
 export const trainerCommand: CommandModule = {
   command: "trainer <command>",
