@@ -14,6 +14,7 @@ import { Worker } from "node:worker_threads";
 import { z } from "zod";
 import type { Trajectory } from "../../src/store/trajectory.ts";
 import { ConfigError, HexaError, InvariantError, ModelOutputError } from "../../src/errors.ts";
+import { RUNS_COMPILED, runnableModule } from "../../src/util/runnable-module.ts";
 import { HeuristicHint } from "./heuristic/hints.ts";
 import type { ToolOutcome } from "./tools/define-tool.ts";
 import type { HeuristicRequest, HostMessage, SessionRequest, WorkerFailure, WorkerMessage } from "./physics-worker.ts";
@@ -21,7 +22,8 @@ import type { HeuristicRequest, HostMessage, SessionRequest, WorkerFailure, Work
 /** The physics worker died or could not start: the calls in flight and its sessions are lost. */
 export class PhysicsWorkerError extends HexaError {}
 
-const ENTRY = new URL("./physics-worker-entry.mjs", import.meta.url);
+// Compiled, the worker runs its dist/ module; from sources, an entry that registers tsx in the worker first.
+const ENTRY = RUNS_COMPILED ? runnableModule(new URL("./physics-worker.ts", import.meta.url)) : new URL("./physics-worker-entry.mjs", import.meta.url);
 
 const WORKERS_ENV = "HEXA_PHYSICS_WORKERS";
 

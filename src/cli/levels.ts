@@ -1,5 +1,5 @@
 import type { Argv, CommandModule } from "yargs";
-import { familyIds, familyModules, getFamily } from "./families.ts";
+import { familyIds, familyModules, getFamily, loadFamilies } from "./families.ts";
 
 const shortDescription = (text: string, max = 100) => {
   const first = text.split(/(?<=\.)\s/)[0]!;
@@ -21,7 +21,8 @@ const list: CommandModule = {
   command: "list",
   describe: "a family's levels (tasks) with what the family shows of them",
   builder: (y: Argv) => y.option("family", { choices: familyIds(), default: familyIds()[0], describe: "the level family" }),
-  handler: (argv) => {
+  handler: async (argv) => {
+    await loadFamilies([String(argv.family)]);
     const family = getFamily(String(argv.family));
     const { header, rows } = family.listing();
     if (family.id !== familyIds()[0]) process.stdout.write(`${family.title}\n`);
