@@ -8,6 +8,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { median, ms, percentile, printTable } from "./harness.ts";
 
+const { distIsFresh } = (await import(String(new URL("../bin/launch.js", import.meta.url)))) as { distIsFresh: () => boolean };
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const i = process.argv.indexOf("--runs");
 const RUNS = i > 0 ? Number(process.argv[i + 1]) : 10;
@@ -35,6 +36,8 @@ for (let round = -1; round < RUNS; round++) {
     if (round >= 0) samples[k]!.push(t); // round -1 warms the disk cache and tsx's compile cache
   });
 }
+// An edit during the bench makes dist/ stale, and bin/ then runs the sources: those rows would be mislabelled.
+if (!distIsFresh()) throw new Error("a source file changed during the bench, so bin/ ran the sources for some rows; run it again");
 const base = median(samples[0]!);
 printTable(
   ["command", "runs", "median ms", "p10 ms", "p90 ms", "× node -e 0"],

@@ -29,10 +29,15 @@ const newestSource = () => {
 
 const pluginInTypeScript = () => (process.env.HEXA_FAMILIES ?? "").split(":").some((p) => /\.[mc]?ts$/.test(p));
 
+/** Whether dist/ is built and newer than every source file (what bin/ runs when no TypeScript plugin is named). */
+export const distIsFresh = () => {
+  const built = builtAt();
+  return built !== undefined && newestSource() <= built;
+};
+
 /** Imports the module of hexa's source tree at `source` (e.g. "src/cli/main.ts"), compiled or through tsx. */
 export const launch = async (source) => {
-  const built = builtAt();
-  if (built !== undefined && !pluginInTypeScript() && newestSource() <= built) {
+  if (!pluginInTypeScript() && distIsFresh()) {
     return import(new URL(join("dist", source.replace(/\.ts$/, ".js")), new URL("..", import.meta.url)).href);
   }
   const { register } = await import("tsx/esm/api");

@@ -78,5 +78,18 @@ export const runCertification = async (run: CertifyRun): Promise<CertifiedSeeds>
       feed(child);
     }
   }).finally(() => children.forEach((c) => c.kill()));
-  return data;
+  return keepFirst(data, run.target, run.dir);
+};
+
+/**
+ * What one worker would have left: the seeds up to the `target`-th certified one, in seed order. More workers
+ * finish out of order and decide a few seeds past it (searched in flight when the target was reached).
+ */
+const keepFirst = (data: CertifiedSeeds, target: number, dir: string | undefined): CertifiedSeeds => {
+  const bySeed = <T extends { seed: number }>(xs: T[]) => [...xs].sort((a, b) => a.seed - b.seed);
+  const seeds = bySeed(data.seeds);
+  const last = seeds[target - 1]?.seed ?? Number.POSITIVE_INFINITY;
+  const kept = { ...data, seeds: seeds.filter((s) => s.seed <= last), rejected: bySeed(data.rejected).filter((s) => s.seed <= last) };
+  writeCertified(kept, dir);
+  return kept;
 };
