@@ -2,38 +2,25 @@
 // is newer than every TypeScript source; otherwise the sources through tsx's loader, so that an edit never runs
 // stale code. A HEXA_FAMILIES plugin written in TypeScript also runs with the sources: the plugin and hexa then
 // share one copy of each hexa module.
-import { readdirSync, statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const TREES = ["src", "agents", "families"];
+const STAMP = join(ROOT, "dist", ".built");
 
-const builtAt = () => {
+/** Whether dist/ is built and newer than every source file and folder its stamp lists (a few hundred stats). */
+export const distIsFresh = () => {
   try {
-    return statSync(join(ROOT, "dist", ".built")).mtimeMs;
+    const built = statSync(STAMP).mtimeMs;
+    const { sources, dirs } = JSON.parse(readFileSync(STAMP, "utf8"));
+    return [...sources, ...dirs].every((p) => statSync(join(ROOT, p)).mtimeMs <= built);
   } catch {
-    return undefined;
+    return false; // no build, an unreadable stamp, or a source deleted since
   }
-};
-
-const newestSource = () => {
-  let newest = 0;
-  for (const tree of TREES) {
-    for (const f of readdirSync(join(ROOT, tree), { recursive: true })) {
-      if (String(f).endsWith(".ts")) newest = Math.max(newest, statSync(join(ROOT, tree, String(f))).mtimeMs);
-    }
-  }
-  return newest;
 };
 
 const pluginInTypeScript = () => (process.env.HEXA_FAMILIES ?? "").split(":").some((p) => /\.[mc]?ts$/.test(p));
-
-/** Whether dist/ is built and newer than every source file (what bin/ runs when no TypeScript plugin is named). */
-export const distIsFresh = () => {
-  const built = builtAt();
-  return built !== undefined && newestSource() <= built;
-};
 
 /** Imports the module of hexa's source tree at `source` (e.g. "src/cli/main.ts"), compiled or through tsx. */
 export const launch = async (source) => {

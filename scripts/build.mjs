@@ -4,7 +4,7 @@
 // imports. Every `import.meta.url` reads as the source file's URL, so the paths a module derives from its own
 // place (assets, certified seeds, the repository root, the trainer's source hash) stay the source tree's; code
 // started in a worker or child process goes through src/util/runnable-module.ts. dist/.built is written last:
-// bin/ runs dist/ only while that stamp is newer than every source file.
+// bin/ runs dist/ only while that stamp is newer than every source file and folder it lists.
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -52,5 +52,17 @@ for (const out of result.outputFiles) {
   mkdirSync(dirname(out.path), { recursive: true });
   writeFileSync(out.path, `const __sourceUrl = new URL(${JSON.stringify(url)}, import.meta.url).href;\n${out.text}`);
 }
-writeFileSync(join(DIST, ".built"), `${new Date().toISOString()}\n`);
+// What bin/launch.js compares with the stamp's time: every source compiled, and every folder holding them (a
+// file added, renamed or deleted changes its folder's time).
+const dirs = [
+  ...new Set(
+    sources.flatMap((f) =>
+      f
+        .split("/")
+        .slice(0, -1)
+        .map((_, i, parts) => parts.slice(0, i + 1).join("/")),
+    ),
+  ),
+].sort();
+writeFileSync(join(DIST, ".built"), `${JSON.stringify({ sources, dirs })}\n`);
 process.stderr.write(`hexa: compiled ${result.outputFiles.length} modules to dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
