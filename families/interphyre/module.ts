@@ -5,8 +5,8 @@ export const interphyreModule: FamilyModule = {
   id: "interphyre",
   title: "Interphyre: 2-D physics puzzles, one red ball per episode",
   build: async () => {
-    const [{ interphyreFamily }, { readCertified }] = await Promise.all([import("./family.ts"), import("./certified-seeds.ts")]);
-    return interphyreFamily((level) => readCertified(level)?.seeds.map((s) => s.seed) ?? []);
+    const [{ interphyreFamily }, { readCertifiedSeeds }] = await Promise.all([import("./family.ts"), import("./certified-seeds.ts")]);
+    return interphyreFamily((level) => readCertifiedSeeds(level));
   },
   commands: [
     lazyCommand(
