@@ -1,6 +1,7 @@
 /**
  * Start-up: wall time of short CLI commands beside `node -e 0`, through bin/hexa.js (the compiled dist/) and
- * through npx, and the TypeScript sources through tsx for comparison (what bin/ runs when dist/ is stale). The
+ * through npx (beside npx's own start), and the TypeScript sources through tsx for comparison (what bin/ runs
+ * when dist/ is stale). The
  * commands run in interleaved rounds, so a busy neighbour slows every row alike. Goal: ≤ 3× node -e 0.
  * Run: npm run bench:startup [-- --runs 10]
  */
@@ -19,6 +20,7 @@ const ROWS: { what: string; cmd: string; args: string[] }[] = [
   { what: "node -e 0", cmd: node, args: ["-e", "0"] },
   { what: "hexa --version (bin)", cmd: node, args: ["bin/hexa.js", "--version"] },
   { what: "hexa levels list (bin)", cmd: node, args: ["bin/hexa.js", "levels", "list"] },
+  { what: "npx --version (npm's own start)", cmd: npx, args: ["--version"] },
   { what: "hexa --version (npx)", cmd: npx, args: ["hexa", "--version"] },
   { what: "hexa levels list (npx)", cmd: npx, args: ["hexa", "levels", "list"] },
   { what: "hexa --version (sources via tsx)", cmd: node, args: ["--import", "tsx", "src/cli/main.ts", "--version"] },
