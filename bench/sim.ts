@@ -1,6 +1,7 @@
 /**
  * Physics speed per level: steps/s, ms per full rollout (1000 and 2000 steps, never stopped early), and ms per
- * snapshot and restore at step 500 (planck); then planck and box2d-wasm side by side (sim-engines.ts).
+ * snapshot and restore at step 500 (planck); then planck and box2d-wasm side by side (sim-engines.ts); then the
+ * whole-process time of `hexa levels check-scenes` on the 2,400 fixtures per engine (check-scenes.ts).
  * Run: npm run bench:sim [-- --seeds 3 --scenes 20 --worlds 10000]
  */
 import { createInstance } from "../families/interphyre/instance.ts";
@@ -10,6 +11,7 @@ import { Simulation, type SimulationSpec } from "../families/interphyre/world/si
 import { readCertified } from "../families/interphyre/certified-seeds.ts";
 import { median, printTable } from "./harness.ts";
 import { benchEngines } from "./sim-engines.ts";
+import { benchCheckScenes } from "./check-scenes.ts";
 
 const flag = (name: string, fallback: number): number => {
   const i = process.argv.indexOf(`--${name}`);
@@ -66,3 +68,4 @@ for (const level of listLevels()) {
 printTable(["level", "steps/s", "ms/1000", "ms/2000", "snap ms", "rest ms"], [...rows, ["all", f((totalSteps / totalMs) * 1000, 0)]]);
 console.log(`(${SEEDS} certified seeds per level, their solutions; restore replays 500 steps)`);
 await benchEngines(flag("scenes", 20), flag("worlds", 10_000));
+benchCheckScenes();

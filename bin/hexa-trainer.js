@@ -1,9 +1,8 @@
 #!/usr/bin/env node
 // The built-in trainer process (docs/trainer-protocol.md). Its stdout carries protocol lines only, so every
 // console method writes to stderr — set before anything else is imported (tfjs greets on the console).
-import { register } from "tsx/esm/api";
+import { launch } from "./launch.js";
 
 for (const m of ["log", "info", "debug", "warn"]) console[m] = console.error;
-register();
-const { main } = await import("../families/reward-search/trainer/main.ts");
+const { main } = await launch("families/reward-search/trainer/main.ts");
 await main();

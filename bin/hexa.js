@@ -1,6 +1,4 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources directly through tsx's loader: no build step between an edit and a run.
-import { register } from "tsx/esm/api";
+import { launch } from "./launch.js";
 
-register();
-await import("../src/cli/main.ts");
+await launch("src/cli/main.ts");

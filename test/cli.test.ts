@@ -62,10 +62,12 @@ describe("hexa levels check-scenes", () => {
 describe("hexa levels certify", () => {
   it("certifies, then resumes without searching decided seeds again", () => {
     const dir = tmp();
-    const run = (n: number) =>
-      execFileSync(process.execPath, ["bin/hexa.js", "levels", "certify", "down_to_earth", "--seeds", String(n), "--workers", "2", "--dir", dir, "--quiet"], {
-        encoding: "utf8",
-      });
+    const run = (n: number, workers = 2, into = dir) =>
+      execFileSync(
+        process.execPath,
+        ["bin/hexa.js", "levels", "certify", "down_to_earth", "--seeds", String(n), "--workers", String(workers), "--dir", into, "--quiet"],
+        { encoding: "utf8" },
+      );
     expect(run(2)).toMatch(/down_to_earth: \d+ certified/);
     const first = JSON.parse(readFileSync(join(dir, "down_to_earth.json"), "utf8"));
     expect(first.seeds.length).toBeGreaterThanOrEqual(2);
@@ -81,6 +83,11 @@ describe("hexa levels certify", () => {
     // The same seeds are certified as in the shipped file: the search depends only on (level, seed).
     const shipped = readCertified("down_to_earth")!.seeds;
     expect(second.seeds).toEqual(shipped.filter((s) => second.seeds.some((t: { seed: number }) => t.seed === s.seed)));
+    // One worker from scratch leaves the same certificate: what two workers decided past the 4th certified seed is not kept.
+    const single = tmp();
+    run(4, 1, single);
+    expect(second.seeds).toHaveLength(4);
+    expect(JSON.parse(readFileSync(join(single, "down_to_earth.json"), "utf8"))).toEqual(second);
   });
 
   it("rejects a bad --seeds value by name", () => {

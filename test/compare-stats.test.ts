@@ -1,9 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { allFamilies } from "../src/cli/families.ts";
+import { allFamilies, loadFamilies } from "../src/cli/families.ts";
 import { cellConfig, checkAxes, gridCells, parseGridFlag } from "../src/loop/compare/grid.ts";
 import { compareResults, pairedDiffs, type CellInput, type EpisodeOutcome } from "../src/report/compare/results.ts";
 import { renderCsv, renderMarkdown } from "../src/report/compare/render.ts";
 import { curveSvg } from "../src/report/compare/plot.ts";
+
+// The families are built once, as the CLI builds them before a command reads them.
+await loadFamilies();
 
 const ep = (seed: number, success: boolean, round = 1, level = "down_to_earth"): EpisodeOutcome => ({ level, round, seed, success, turns: success ? 4 : 25 });
 

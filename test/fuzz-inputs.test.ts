@@ -6,13 +6,16 @@ import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { stringify as toYaml } from "yaml";
-import { allFamilies } from "../src/cli/families.ts";
+import { allFamilies, loadFamilies } from "../src/cli/families.ts";
 import { checkRunConfig, runIdOf } from "../src/cli/run.ts";
 import { HexaError } from "../src/errors.ts";
 import { parseRunConfigYaml, runConfigYaml } from "../src/loop/run-config.ts";
 import { callTool, type ToolOutcome } from "../families/interphyre/tools/define-tool.ts";
 import { tools } from "../families/interphyre/tools/index.ts";
 import { solvedSession } from "./support/tool-session.ts";
+
+// The families are built once, as the CLI builds them before a command reads them.
+await loadFamilies();
 
 /**
  * Issue 9's acceptance fuzz: whatever a user writes in a config file, and whatever a model sends as tool

@@ -1,11 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { getFamily, allFamilies } from "../src/cli/families.ts";
+import { getFamily, allFamilies, loadFamilies } from "../src/cli/families.ts";
 import { seedList } from "../src/cli/eval.ts";
 import { heldOutArg, sharedHeldOut } from "../src/loop/compare/heldout.ts";
 import { heldOutSeeds } from "../src/loop/evaluate.ts";
 import { parseRunConfig } from "../src/loop/run-config.ts";
 import { schedule } from "../src/loop/schedule.ts";
 import { ConfigError } from "../src/errors.ts";
+
+// The families are built once, as the CLI builds them before a command reads them.
+await loadFamilies();
 
 /**
  * Held-out seeds per level: levels' certified lists differ, so the quickstart's two levels at 17 rounds share no

@@ -5,6 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findSearchDirs, findTarget, readSearchInput } from "../src/cli/inspect-load.ts";
 import { searchView } from "../src/report/inspect/search-view.ts";
 import { hexa } from "./support/inspect-runs.ts";
+import { loadFamilies } from "../src/cli/families.ts";
+
+// The families are built once, as the CLI builds them before a command reads them.
+await loadFamilies();
 
 /**
  * The lineage view of `hexa inspect` (docs/spec/reward-search.md §8.2) on real `hexa search` directories (test/fixtures/searches/README.md):

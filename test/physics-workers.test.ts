@@ -38,12 +38,15 @@ const runWith = async (workers: number): Promise<Record<string, unknown>> => {
       .map((l) => timeless(JSON.parse(l)));
   files["episodes.jsonl"] = (lines("episodes.jsonl") as { id: string }[]).sort((a, b) => a.id.localeCompare(b.id));
   files["bank-events.jsonl"] = lines("bank-events.jsonl");
+  // The run's id names its start time.
+  const { run: _id, ...metrics } = JSON.parse(readFileSync(join(run, "metrics.json"), "utf8")) as Record<string, unknown>;
+  files["metrics.json"] = timeless(metrics);
   for (const f of readdirSync(join(run, "banks"))) files[`banks/${f}`] = timeless(JSON.parse(readFileSync(join(run, "banks", f), "utf8")));
   return files;
 };
 
 describe("physics workers", () => {
-  it("one worker and two give the same run: episodes, bank events and banks", async () => {
+  it("one worker and two give the same run: episodes, bank events, banks and metrics", async () => {
     const [one, two] = [await runWith(1), await runWith(2)];
     expect((one["episodes.jsonl"] as unknown[]).length).toBe(24);
     for (const f of Object.keys(one)) expect(two[f], f).toEqual(one[f]);

@@ -7,6 +7,10 @@ import { UsageLine } from "../src/store/run-records.ts";
 import { startFakeOpenAI, type ScriptItem } from "./support/fake-openai-server.ts";
 import { jsonlOf, tempDirs } from "./support/temp-files.ts";
 import { hexa, spawnHexa } from "./support/hexa-cli.ts";
+import { loadFamilies } from "../src/cli/families.ts";
+
+// The families are built once, as the CLI builds them before a command reads them.
+await loadFamilies();
 
 /**
  * A reward search run by `hexa run` (`method`, docs/spec/reward-search.md §8) through the real CLI with tiny trainings:

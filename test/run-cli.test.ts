@@ -5,9 +5,12 @@ import { basename, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
-import { allFamilies } from "../src/cli/families.ts";
+import { allFamilies, loadFamilies } from "../src/cli/families.ts";
 import { parseRunConfig } from "../src/loop/run-config.ts";
 import { startFakeOpenAI } from "./support/fake-openai-server.ts";
+
+// The families are built once, as the CLI builds them before a command reads them.
+await loadFamilies();
 
 /**
  * `hexa run`, `hexa eval` and `hexa bank` as a user runs them: the real CLI in a child process, on the

@@ -7,7 +7,7 @@ import { auditSynthesis } from "../agents/synthesiser-audit.ts";
 import { regionOf } from "../families/interphyre/heuristic/evolver.ts";
 import { rewardSearchFamily } from "../families/reward-search/family.ts";
 import { designOf } from "../families/reward-search/heuristic/evolver.ts";
-import { getFamily } from "../src/cli/families.ts";
+import { getFamily, loadFamilies } from "../src/cli/families.ts";
 import { readSource, transferBank } from "../src/cli/transfer.ts";
 import { armConfig, resultTable } from "../src/cli/transfer-eval.ts";
 import { allFamilies } from "../src/cli/families.ts";
@@ -19,6 +19,9 @@ import { readShippedBank } from "../src/store/shipped-bank.ts";
 import { TransferredBank } from "../src/store/transfer-bank.ts";
 import { startFakeOpenAI, type FakeOpenAI } from "./support/fake-openai-server.ts";
 import { spawnHexa, type Out } from "./support/hexa-cli.ts";
+
+// The families are built once, as the CLI builds them before a command reads them.
+await loadFamilies();
 
 /** `hexa transfer` (docs/spec/method.md §6): the pipeline in-process, and the real CLI in a child process. */
 

@@ -7,7 +7,6 @@ import { synthesiseRegions } from "./heuristic/synthesiser.ts";
 import { getLevel, listLevels } from "./levels/index.ts";
 import { createInstance } from "./instance.ts";
 import { closePhysicsHost, runHeuristicInWorker } from "./physics-host.ts";
-import { openInterphyreEnv } from "./task-env.ts";
 import { interphyreDrawer } from "./pictures/inspect-draw.ts";
 
 const renderAction = (a: unknown): string => {
@@ -46,8 +45,10 @@ export const interphyreFamily = (certifiedSeeds: (level: string) => number[]): L
   action: PlacementAction,
   words: INTERPHYRE_WORDS,
   config: slice,
-  openEnv: (task, config, maxTurns) => {
+  openEnv: async (task, config, maxTurns) => {
     const c = familyConfig(config, slice);
+    // Imported here: the tools are no part of a command that only lists levels.
+    const { openInterphyreEnv } = await import("./task-env.ts");
     return openInterphyreEnv({ level: task.level, seed: task.seed, horizon: c.horizon, toolSet: c.toolSet, engine: c.engine, maxTurns });
   },
   playHeuristic: async (r) => {

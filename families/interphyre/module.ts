@@ -1,17 +1,39 @@
 import type { FamilyModule } from "../../src/family/registry.ts";
-import { readCertified } from "./certified-seeds.ts";
-import { certifyCommand } from "./cli/certify.ts";
-import { checkScenesCommand } from "./cli/check-scenes.ts";
-import { playCommand } from "./cli/play.ts";
-import { replayCommand } from "./cli/replay.ts";
-import { showCommand } from "./cli/show.ts";
-import { toolCommand } from "./cli/tool.ts";
-import { interphyreFamily } from "./family.ts";
+import { lazyCommand } from "../../src/cli/lazy-command.ts";
 
 export const interphyreModule: FamilyModule = {
   id: "interphyre",
   title: "Interphyre: 2-D physics puzzles, one red ball per episode",
-  build: () => interphyreFamily((level) => readCertified(level)?.seeds.map((s) => s.seed) ?? []),
-  commands: [playCommand, toolCommand],
-  levelCommands: [showCommand, certifyCommand, checkScenesCommand, replayCommand],
+  build: async () => {
+    const [{ interphyreFamily }, { readCertifiedSeeds }] = await Promise.all([import("./family.ts"), import("./certified-seeds.ts")]);
+    return interphyreFamily((level) => readCertifiedSeeds(level));
+  },
+  commands: [
+    lazyCommand(
+      { command: "play <level>", describe: "place the red ball at x,y with radius r, run the rollout and report the outcome; --gif films it" },
+      async () => (await import("./cli/play.ts")).playCommand,
+    ),
+    lazyCommand(
+      { command: "tool <level> <name> [args]", describe: "call one actor tool on a level and print its observation (--json: the structured result)" },
+      async () => (await import("./cli/tool.ts")).toolCommand,
+    ),
+  ],
+  levelCommands: [
+    lazyCommand(
+      { command: "show <level>", describe: "print a level's scene at a seed (objects, goal, default radius); --out draws it as PNG or SVG" },
+      async () => (await import("./cli/show.ts")).showCommand,
+    ),
+    lazyCommand(
+      { command: "certify <level>", describe: "find certified seeds by oracle search (resumes where it stopped); <level> may be 'all'" },
+      async () => (await import("./cli/certify.ts")).certifyCommand,
+    ),
+    lazyCommand(
+      { command: "check-scenes <files..>", describe: "simulate the known solutions of Interphyre scene files and report how many reach the goal" },
+      async () => (await import("./cli/check-scenes.ts")).checkScenesCommand,
+    ),
+    lazyCommand(
+      { command: "replay [level]", describe: "replay the stored certified solutions of one level (or all) and report how many succeed" },
+      async () => (await import("./cli/replay.ts")).replayCommand,
+    ),
+  ],
 };

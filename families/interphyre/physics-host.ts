@@ -14,26 +14,27 @@ import { Worker } from "node:worker_threads";
 import { z } from "zod";
 import type { Trajectory } from "../../src/store/trajectory.ts";
 import { ConfigError, HexaError, InvariantError, ModelOutputError } from "../../src/errors.ts";
+import { RUNS_COMPILED, runnableModule } from "../../src/util/runnable-module.ts";
 import { HeuristicHint } from "./heuristic/hints.ts";
 import type { ToolOutcome } from "./tools/define-tool.ts";
-import type { HeuristicRequest, HostMessage, SessionRequest, WorkerFailure, WorkerMessage } from "./physics-worker.ts";
+import type { HeuristicRequest, HostMessage, SceneCheckRequest, SessionRequest, WorkerFailure, WorkerMessage } from "./physics-worker.ts";
 
 /** The physics worker died or could not start: the calls in flight and its sessions are lost. */
 export class PhysicsWorkerError extends HexaError {}
 
-const ENTRY = new URL("./physics-worker-entry.mjs", import.meta.url);
+// Compiled, the worker runs its dist/ module; from sources, an entry that registers tsx in the worker first.
+const ENTRY = RUNS_COMPILED ? runnableModule(new URL("./physics-worker.ts", import.meta.url)) : new URL("./physics-worker-entry.mjs", import.meta.url);
 
 const WORKERS_ENV = "HEXA_PHYSICS_WORKERS";
 
 /**
- * Default pool size: one worker per spare core, at most 4 (the loop's default concurrency is 3);
- * HEXA_PHYSICS_WORKERS overrides it (e.g. 2 on a 2-core machine, where the main thread mostly waits). Results
- * do not depend on it: each episode is deterministic wherever it runs; only the order in which episodes finish
- * (and are appended to episodes.jsonl) does.
+ * Default pool size: one worker per core (the main thread mostly waits on them); HEXA_PHYSICS_WORKERS overrides
+ * it. Results do not depend on it: each episode is deterministic wherever it runs, and the run loop reads
+ * episodes.jsonl by episode id, so only the order in which episodes finish (and are appended) follows the pool.
  */
 export const defaultPhysicsWorkers = (env: NodeJS.ProcessEnv = process.env): number => {
   const raw = env[WORKERS_ENV];
-  if (raw === undefined || raw === "") return Math.max(1, Math.min(4, availableParallelism() - 1));
+  if (raw === undefined || raw === "") return Math.max(1, availableParallelism());
   const n = Number(raw);
   if (!Number.isSafeInteger(n) || n < 1 || n > 64)
     throw new ConfigError(`${WORKERS_ENV} must be an integer in [1, 64] (got ${JSON.stringify(raw)}); unset it for one worker per core`);
@@ -128,6 +129,21 @@ export class PhysicsHost {
     slot.load++;
     try {
       return (await this.request(slot, `the heuristic episode on ${r.level} seed ${r.seed}`, (req) => ({ op: "heuristic", req, request }))) as Trajectory;
+    } finally {
+      slot.load--;
+    }
+  }
+
+  /** Replays stored scene solutions inside a worker (scene-check.ts's `reproduces`): whether each reaches its goal. */
+  async checkScenes(r: SceneCheckRequest): Promise<boolean[]> {
+    const slot = this.place();
+    slot.load++;
+    try {
+      return (await this.request(slot, `the scene check of ${r.entries.length} ${r.level} scenes`, (req) => ({
+        op: "check-scenes",
+        req,
+        request: r,
+      }))) as boolean[];
     } finally {
       slot.load--;
     }

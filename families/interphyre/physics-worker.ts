@@ -3,7 +3,7 @@
  * so that no object shape the model layer parses (a model's `{"x": "1", "y": "2"}`) can generalise the field
  * representation of the `{x, y}` shapes planck's vectors use. It never parses text: it receives only data the
  * host already validated with the tool's zod schema (numbers where planck wants numbers), by structured clone.
- * Started by physics-worker-entry.mjs (which registers tsx in this thread); driven by physics-host.ts.
+ * Started by physics-host.ts: from sources through physics-worker-entry.mjs (which registers tsx in this thread).
  */
 import { parentPort } from "node:worker_threads";
 import { callTool, ToolSession } from "./tools/define-tool.ts";
@@ -15,6 +15,7 @@ import { createInstance } from "./instance.ts";
 import type { CreateEngine } from "./world/engine.ts";
 import { DEFAULT_ENGINE, loadEngine, type EngineName } from "./world/engines.ts";
 import { createPlanckEngine } from "./world/planck-engine.ts";
+import { reproduces, type SceneEntry } from "./scene-check.ts";
 
 export interface SessionRequest {
   level: string;
@@ -39,11 +40,21 @@ export interface HeuristicRequest {
   clockStepMs?: number;
 }
 
+/** Stored solutions of one level's scene file to replay (scene-check.ts), a slice of the file. */
+export interface SceneCheckRequest {
+  level: string;
+  entries: SceneEntry[];
+  steps: number;
+  /** Default planck. */
+  engine?: EngineName;
+}
+
 export type HostMessage =
   | ({ op: "open"; session: number } & SessionRequest)
   | { op: "call"; req: number; session: number; name: string; args: unknown }
   | { op: "close"; session: number }
   | { op: "heuristic"; req: number; request: HeuristicRequest }
+  | { op: "check-scenes"; req: number; request: SceneCheckRequest }
   /** Tests only: die the way a bug or a native fault would. */
   | { op: "crash"; how: "throw" | "exit" };
 
@@ -143,6 +154,13 @@ port.on("message", (m: HostMessage) => {
             hints: r.hints,
           }),
         );
+      const done = withEngine(r.engine ?? DEFAULT_ENGINE, run);
+      if (done instanceof Promise) done.catch((e: unknown) => port.postMessage({ req: m.req, ok: false, error: failure(e) } satisfies WorkerMessage));
+      return;
+    }
+    case "check-scenes": {
+      const r = m.request;
+      const run = (engine: CreateEngine) => reply(m.req, () => r.entries.map((entry) => reproduces(r.level, entry, r.steps, engine)));
       const done = withEngine(r.engine ?? DEFAULT_ENGINE, run);
       if (done instanceof Promise) done.catch((e: unknown) => port.postMessage({ req: m.req, ok: false, error: failure(e) } satisfies WorkerMessage));
       return;

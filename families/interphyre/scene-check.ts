@@ -30,34 +30,56 @@ export interface SceneCheckReport {
   levels: Record<string, { total: number; reproduced: number; failedSeeds: number[] }>;
 }
 
+/** One stored solution of a scene file. */
+export type SceneEntry = SceneFile["entries"][number];
+
 /**
- * Places each stored solution in our world and checks the level's goal within `steps` (docs/spec/interphyre.md §6.1):
- * the share reproduced measures how faithfully hexa's physics follows Interphyre's. The radius is clipped
- * as Interphyre clips it; the placement is simulated as Interphyre verified it.
+ * Whether one stored solution reaches the level's goal within `steps` (docs/spec/interphyre.md §6.1), placed
+ * in our world: the radius clipped as Interphyre clips it, the placement simulated as Interphyre verified it.
+ */
+export const reproduces = (level: string, entry: SceneEntry, steps: number, engine?: CreateEngine): boolean => {
+  const scene = parseScene(entry.scene, `${level}[seed ${entry.seed}].scene`);
+  const [x, y, r] = entry.solution;
+  const radius = Math.min(RADIUS_MAX, Math.max(RADIUS_MIN, r));
+  return rollout({ scene, goal: getLevel(level).goal, action: { x, y, radius } }, { engine, horizon: steps, recordContacts: false, stopWhenSettled: true })
+    .success;
+};
+
+/** The report of scene files from each entry's outcome (`outcomes[f][i]`: entry i of file f reproduced), in file order. */
+export const sceneReport = (files: readonly SceneFile[], outcomes: readonly (readonly boolean[])[]): SceneCheckReport => {
+  const report: SceneCheckReport = { total: 0, reproduced: 0, levels: {} };
+  files.forEach((file, f) => {
+    const row = (report.levels[getLevel(file.level).id] ??= { total: 0, reproduced: 0, failedSeeds: [] });
+    file.entries.forEach((entry, i) => {
+      row.total++;
+      report.total++;
+      if (outcomes[f]![i]) {
+        row.reproduced++;
+        report.reproduced++;
+      } else row.failedSeeds.push(entry.seed);
+    });
+  });
+  return report;
+};
+
+/**
+ * Places each stored solution in our world and checks the level's goal within `steps`, in this thread: the
+ * share reproduced measures how faithfully hexa's physics follows Interphyre's. scene-check-pool.ts spreads
+ * the same work over the physics workers.
  */
 export const checkScenes = (
   files: SceneFile[],
   steps = DEFAULT_HORIZON_STEPS,
   onEntry?: (level: string, done: number, total: number) => void,
   engine?: CreateEngine,
-): SceneCheckReport => {
-  const report: SceneCheckReport = { total: 0, reproduced: 0, levels: {} };
-  for (const file of files) {
-    const def = getLevel(file.level);
-    const row = (report.levels[def.id] ??= { total: 0, reproduced: 0, failedSeeds: [] });
-    file.entries.forEach((entry, i) => {
-      const scene = parseScene(entry.scene, `${file.level}[seed ${entry.seed}].scene`);
-      const [x, y, r] = entry.solution;
-      const radius = Math.min(RADIUS_MAX, Math.max(RADIUS_MIN, r));
-      const result = rollout({ scene, goal: def.goal, action: { x, y, radius } }, { engine, horizon: steps, recordContacts: false, stopWhenSettled: true });
-      row.total++;
-      report.total++;
-      if (result.success) {
-        row.reproduced++;
-        report.reproduced++;
-      } else row.failedSeeds.push(entry.seed);
-      onEntry?.(def.id, i + 1, file.entries.length);
-    });
-  }
-  return report;
-};
+): SceneCheckReport =>
+  sceneReport(
+    files,
+    files.map((file) =>
+      file.entries.map((entry, i) => {
+        const ok = reproduces(file.level, entry, steps, engine);
+        onEntry?.(file.level, i + 1, file.entries.length);
+        return ok;
+      }),
+    ),
+  );

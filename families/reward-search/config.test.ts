@@ -6,10 +6,13 @@ import { stringify as toYaml } from "yaml";
 import { ConfigError } from "../../src/errors.ts";
 import { checkRunConfig } from "../../src/cli/run.ts";
 import { configDigest, runDirConfig } from "../../src/cli/run-setup.ts";
-import { allFamilies } from "../../src/cli/families.ts";
+import { allFamilies, loadFamilies } from "../../src/cli/families.ts";
 import { parseRunConfig, parseRunConfigYaml } from "../../src/loop/run-config.ts";
 import { SearchConfig, searchBudget } from "../../src/search/config.ts";
 import { RunDir } from "../../src/store/run-dir.ts";
+
+// The families are built once, as the CLI builds them before a command reads them.
+await loadFamilies();
 
 /** Configs written before `method` and `search:` (rewardSearch.strategy, .budget, .eureka, .rfAgent) still read and resume. */
 const roots: string[] = [];

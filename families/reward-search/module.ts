@@ -1,22 +1,43 @@
 import type { FamilyModule } from "../../src/family/registry.ts";
-import { benchCommand } from "./cli/bench.ts";
-import { filmCommand } from "./cli/film.ts";
-import { searchCommand } from "./cli/search.ts";
-import { trainerCommand } from "./cli/trainer.ts";
+import { lazyCommand } from "../../src/cli/lazy-command.ts";
 import type { RewardSearchConfig } from "./config.ts";
-import { rewardSearchFamily } from "./family.ts";
-import { localTrainerPool } from "./trainer/local-pool.ts";
 import type { TrainerPool } from "./trainer/pool.ts";
-import { TRAININGS } from "./worker/training-job.ts";
+import { TRAININGS } from "./worker/trainings-queue.ts";
 
 /** Where the family's trainings run: this machine's trainer processes, or (on a worker) the Redis trainings queue. */
-let trainerFor: (c: RewardSearchConfig) => TrainerPool = localTrainerPool;
+let trainerFor: ((c: RewardSearchConfig) => TrainerPool) | undefined;
 
 export const rewardSearchModule: FamilyModule = {
   id: "reward-search",
   title: "Reward search: write reward code, train PPO on it, reach the task's fitness",
-  build: () => rewardSearchFamily((c) => trainerFor(c)),
-  commands: [trainerCommand, searchCommand, benchCommand, filmCommand],
+  build: async () => {
+    const [{ rewardSearchFamily }, { localTrainerPool }] = await Promise.all([import("./family.ts"), import("./trainer/local-pool.ts")]);
+    return rewardSearchFamily((c) => (trainerFor ?? localTrainerPool)(c));
+  },
+  commands: [
+    lazyCommand(
+      { command: "trainer <command>", describe: "the training process behind reward search (docs/trainer-protocol.md)" },
+      async () => (await import("./cli/trainer.ts")).trainerCommand,
+    ),
+    lazyCommand(
+      {
+        command: "search <task>",
+        describe: "search reward functions for one reward-search task with Eureka's greedy evolution or RF-Agent's tree search",
+      },
+      async () => (await import("./cli/search.ts")).searchCommand,
+    ),
+    lazyCommand(
+      {
+        command: "bench <suite>",
+        describe: "benchmarks: reward-search runs the reward-search strategies side by side at equal budgets (human-normalised scores)",
+      },
+      async () => (await import("./cli/bench.ts")).benchCommand,
+    ),
+    lazyCommand(
+      { command: "film <task>", describe: "a rollout on a MuJoCo reward-search task as an animated GIF (side view; ant from above)" },
+      async () => (await import("./cli/film.ts")).filmCommand,
+    ),
+  ],
   worker: {
     queues: [TRAININGS],
     serve: async (ctx) => {

@@ -4,12 +4,14 @@ import { FAMILIES } from "../../families/index.ts";
 import { ConfigError } from "../errors.ts";
 import type { LevelFamily } from "../family/family.ts";
 import type { FamilyModule } from "../family/registry.ts";
-import { EPISODES } from "../backend/redis/jobs.ts";
+import { EPISODES } from "../backend/redis/queue-kinds.ts";
 
 /**
  * The CLI's only way to a level family (docs/ARCHITECTURE.md): the families hexa ships (families/index.ts) and
  * any a user adds without editing hexa, named in HEXA_FAMILIES (module paths, separated by the path delimiter
- * ':', each exporting a FamilyModule as default or `family`). Each family is built once, when first used.
+ * ':', each exporting a FamilyModule as default or `family`). Each family is built once, by `loadFamilies`, which a
+ * command awaits before it reads one: a command that reads none (`--version`, `levels list` of another family)
+ * never imports their modules.
  */
 const modules: FamilyModule[] = [...FAMILIES];
 
@@ -40,11 +42,22 @@ export const familyModules = (): readonly FamilyModule[] => modules;
 
 export const familyIds = (): string[] => modules.map((m) => m.id);
 
-export const getFamily = (id: string): LevelFamily => {
+const moduleOf = (id: string): FamilyModule => {
   const m = modules.find((x) => x.id === id);
   if (!m) throw new ConfigError(`unknown family '${id}'; known: ${familyIds().join(", ")}`);
-  if (!built.has(id)) built.set(id, m.build());
-  return built.get(id)!;
+  return m;
+};
+
+/** Builds these families (default: all) once; `getFamily` then returns them. */
+export const loadFamilies = async (ids: readonly string[] = familyIds()): Promise<void> => {
+  for (const id of ids) if (!built.has(id)) built.set(id, await moduleOf(id).build());
+};
+
+export const getFamily = (id: string): LevelFamily => {
+  moduleOf(id);
+  const family = built.get(id);
+  if (!family) throw new Error(`family '${id}' is read before loadFamilies built it`);
+  return family;
 };
 
 /** All families (for composing RunConfig with every family's slice). */

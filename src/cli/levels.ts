@@ -1,6 +1,6 @@
 import type { Argv, CommandModule } from "yargs";
 import { defineCommand } from "../family/define-command.ts";
-import { familyIds, familyModules, getFamily } from "./families.ts";
+import { familyIds, familyModules, getFamily, loadFamilies } from "./families.ts";
 
 const shortDescription = (text: string, max = 100) => {
   const first = text.split(/(?<=\.)\s/)[0]!;
@@ -22,7 +22,8 @@ const list = defineCommand({
   command: "list",
   describe: "a family's levels (tasks) with what the family shows of them",
   builder: (y) => y.option("family", { choices: familyIds(), default: familyIds()[0]!, describe: "the level family" }),
-  handler: (argv) => {
+  handler: async (argv) => {
+    await loadFamilies([argv.family]);
     const family = getFamily(argv.family);
     const { header, rows } = family.listing();
     if (family.id !== familyIds()[0]) process.stdout.write(`${family.title}\n`);

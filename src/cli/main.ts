@@ -1,18 +1,8 @@
 import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 import { HexaError, RunStopped } from "../errors.ts";
-import { bankCommand } from "./bank.ts";
-import { compareCommand } from "./compare.ts";
-import { doctorCommand } from "./doctor.ts";
-import { episodeCommand } from "./episode.ts";
-import { evalCommand } from "./eval.ts";
+import { GENERIC_COMMANDS } from "./commands.ts";
 import { closeFamilies, familyModules, loadPluginFamilies } from "./families.ts";
-import { inspectCommand } from "./inspect.ts";
-import { levelsCommand } from "./levels.ts";
-import { runCommand } from "./run.ts";
-import { transferCommand } from "./transfer.ts";
-import { workerCommand } from "./worker.ts";
-import { workersCommand } from "./workers.ts";
 
 // `hexa levels list | head` closes the pipe early; that is not an error.
 process.stdout.on("error", (e: NodeJS.ErrnoException) => {
@@ -26,20 +16,13 @@ await loadPluginFamilies().catch((e: unknown) => {
   process.exit(2);
 });
 
-const generic = yargs(hideBin(process.argv))
-  .scriptName("hexa")
-  .usage("$0 <command>\n\nExperimentalist agents on level families: the Interphyre physics puzzles and reward-function search.")
-  .command(levelsCommand)
-  .command(episodeCommand)
-  .command(runCommand)
-  .command(evalCommand)
-  .command(compareCommand)
-  .command(doctorCommand)
-  .command(bankCommand)
-  .command(inspectCommand)
-  .command(transferCommand)
-  .command(workerCommand)
-  .command(workersCommand);
+// Every command is lazy (./lazy-command.ts): only the one named is loaded, with what it imports.
+const generic = GENERIC_COMMANDS.reduce(
+  (y, c) => y.command(c),
+  yargs(hideBin(process.argv))
+    .scriptName("hexa")
+    .usage("$0 <command>\n\nExperimentalist agents on level families: the Interphyre physics puzzles and reward-function search."),
+);
 // Each family's own commands (hexa play, hexa trainer …), from the registry.
 const cli = familyModules()
   .flatMap((m) => m.commands ?? [])

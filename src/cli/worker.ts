@@ -10,7 +10,7 @@ import { parseRedisUrl, redisLabel, withTimeout, type RedisConnection } from "..
 import type { RedisLedger } from "../backend/redis/spend-ledger.ts";
 import type { JobHandler } from "../backend/redis/worker.ts";
 import { EPISODES, EpisodeJobData, JOB_SCHEMA_VERSION, type EpisodeJobResult } from "../backend/redis/jobs.ts";
-import { allFamilies, anyFamilyBuilt, familyModules, getFamily, queueKinds } from "./families.ts";
+import { allFamilies, anyFamilyBuilt, familyModules, getFamily, loadFamilies, queueKinds } from "./families.ts";
 import { InvariantError } from "../errors.ts";
 import { defineCommand } from "../family/define-command.ts";
 import { intFlag } from "./flags.ts";
@@ -130,6 +130,7 @@ export const workerCommand = defineCommand({
     // Each family routes its own heavy jobs (reward search: trainings) before any family is built.
     if (anyFamilyBuilt()) throw new InvariantError("hexa worker: a family was built before its worker hooks ran");
     const served = await Promise.all(familyModules().flatMap((m) => (m.worker ? [m.worker.serve({ connection, hexa, log, workerName: () => name })] : [])));
+    await loadFamilies();
     const episodes = episodeHandler(() => name, connection);
     const all = Object.assign({ [EPISODES]: episodes.handle }, ...served.map((s) => s.handlers)) as Record<string, JobHandler>;
     const handlers = Object.fromEntries(queues.map((q) => [q, all[q]!]));

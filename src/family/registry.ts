@@ -49,8 +49,9 @@ export interface FamilyModule {
   id: string;
   /** One line for `hexa levels list --family` and errors. */
   title: string;
-  build(): LevelFamily;
-  /** Top-level commands the family adds (e.g. `hexa play`, `hexa trainer`). */
+  /** Builds the family; a promise lets it import its modules only when a command first needs it (the CLI starts fast). */
+  build(): LevelFamily | Promise<LevelFamily>;
+  /** Top-level commands the family adds (e.g. `hexa play`, `hexa trainer`); src/cli/lazy-command.ts keeps them light. */
   commands?: readonly CommandModule[];
   /** Subcommands the family adds under `hexa levels` (e.g. `certify`, `show`). */
   levelCommands?: readonly CommandModule[];

@@ -4,6 +4,7 @@ import type { CertifyBudget, CertifyResult } from "../certify.ts";
 import { readCertified, writeCertified, type CertifiedSeeds } from "../certified-seeds.ts";
 import type { EngineName } from "../world/engines.ts";
 import { ConfigError } from "../../../src/errors.ts";
+import { RUNS_COMPILED, runnableModule } from "../../../src/util/runnable-module.ts";
 
 export interface CertifyRun {
   level: string;
@@ -16,7 +17,7 @@ export interface CertifyRun {
   progress: (line: string) => void;
 }
 
-const workerPath = fileURLToPath(new URL("./certify-worker.ts", import.meta.url));
+const workerPath = fileURLToPath(runnableModule(new URL("./certify-worker.ts", import.meta.url)));
 
 /**
  * Certifies seeds 0, 1, 2, … until `target` are certified, on `workers` child processes. Every result is
@@ -64,7 +65,7 @@ export const runCertification = async (run: CertifyRun): Promise<CertifiedSeeds>
       child.send({ level: run.level, seed: nextSeed(), budget, engine: run.engine });
     };
     for (let i = 0; i < run.workers; i++) {
-      const child = fork(workerPath, [], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+      const child = fork(workerPath, [], { execArgv: RUNS_COMPILED ? [] : ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
       children.push(child);
       child.on("message", (r: CertifyResult) => {
         running--;
@@ -77,5 +78,18 @@ export const runCertification = async (run: CertifyRun): Promise<CertifiedSeeds>
       feed(child);
     }
   }).finally(() => children.forEach((c) => c.kill()));
-  return data;
+  return keepFirst(data, run.target, run.dir);
+};
+
+/**
+ * What one worker would have left: the seeds up to the `target`-th certified one, in seed order. More workers
+ * finish out of order and decide a few seeds past it (searched in flight when the target was reached).
+ */
+const keepFirst = (data: CertifiedSeeds, target: number, dir: string | undefined): CertifiedSeeds => {
+  const bySeed = <T extends { seed: number }>(xs: T[]) => [...xs].sort((a, b) => a.seed - b.seed);
+  const seeds = bySeed(data.seeds);
+  const last = seeds[target - 1]?.seed ?? Number.POSITIVE_INFINITY;
+  const kept = { ...data, seeds: seeds.filter((s) => s.seed <= last), rejected: bySeed(data.rejected).filter((s) => s.seed <= last) };
+  writeCertified(kept, dir);
+  return kept;
 };

@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { defineCommand } from "../../../src/family/define-command.ts";
 import { ConfigError } from "../../../src/errors.ts";
 import { DEFAULT_BUDGET } from "../certify.ts";
@@ -19,7 +20,12 @@ export const certifyCommand = defineCommand({
     y
       .positional("level", { type: "string", demandOption: true })
       .option("seeds", { type: "number", default: 120, coerce: positiveInt("seeds"), describe: "certified seeds wanted" })
-      .option("workers", { type: "number", default: 2, coerce: positiveInt("workers"), describe: "parallel processes" })
+      .option("workers", {
+        type: "number",
+        default: availableParallelism(),
+        coerce: positiveInt("workers"),
+        describe: "parallel processes (default: one per core)",
+      })
       .option("random", { type: "number", default: DEFAULT_BUDGET.random, describe: "random placements per seed" })
       .option("refine", { type: "number", default: DEFAULT_BUDGET.refine, describe: "refinements per seed" })
       .option("engine", engineOption)

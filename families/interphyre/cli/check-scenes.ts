@@ -1,9 +1,12 @@
 import { readFileSync } from "node:fs";
 import type { Argv, CommandModule } from "yargs";
-import { checkScenes, parseSceneFile } from "../scene-check.ts";
+import { parseSceneFile } from "../scene-check.ts";
+import { checkScenesInWorkers } from "../scene-check-pool.ts";
+import { closePhysicsHost, physicsHost } from "../physics-host.ts";
+import { EngineName } from "../world/engines.ts";
 import { ConfigError } from "../../../src/errors.ts";
 import { percent } from "../../../src/cli/format.ts";
-import { engineOf, engineOption } from "./engine-flag.ts";
+import { engineOption } from "./engine-flag.ts";
 
 const readJson = (path: string): unknown => {
   let text: string;
@@ -33,14 +36,10 @@ export const checkScenesCommand: CommandModule = {
     const steps = Number(argv.steps);
     if (!Number.isSafeInteger(steps) || steps < 1) throw new ConfigError(`--steps must be a positive integer (got ${argv.steps})`);
     const tty = process.stderr.isTTY && !argv.json;
-    const report = checkScenes(
-      files,
-      steps,
-      (level, done, total) => {
-        if (tty) process.stderr.write(`\r\x1b[K${level} ${done}/${total}`);
-      },
-      await engineOf(argv.engine),
-    );
+    // Spread over the physics workers (one per core; HEXA_PHYSICS_WORKERS): the same report as one thread gives.
+    const report = await checkScenesInWorkers(physicsHost(), files, steps, EngineName.parse(argv.engine), (level, done, total) => {
+      if (tty) process.stderr.write(`\r\x1b[K${level} ${done}/${total}`);
+    }).finally(closePhysicsHost);
     if (tty) process.stderr.write("\r\x1b[K");
     if (argv.json) {
       const levels = Object.fromEntries(Object.entries(report.levels).map(([k, v]) => [k, { total: v.total, reproduced: v.reproduced }]));

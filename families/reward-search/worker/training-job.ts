@@ -2,8 +2,7 @@ import { z } from "zod";
 import { HexaVersion, JOB_SCHEMA_VERSION } from "../../../src/backend/redis/jobs.ts";
 import { JobBudget, TrainMessage } from "../trainer/protocol.ts";
 
-/** The queue kind reward search adds to `hexa worker`: one training per job, shared by every worker that serves it. */
-export const TRAININGS = "trainings";
+export { TRAININGS } from "./trainings-queue.ts";
 
 /** The trainer settings a worker builds its local pool from (the reward-search config's trainer slice, cache and jobs dirs). */
 const TrainerSettings = z.record(z.string(), z.unknown());

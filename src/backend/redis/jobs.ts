@@ -15,7 +15,7 @@ export const JOB_SCHEMA_VERSION = 2;
 
 /** A queue kind (`episodes`, or one a family adds, e.g. `trainings`) → its BullMQ queue. */
 export const queueName = (kind: string): string => `hexa-${kind}`;
-export const EPISODES = "episodes";
+export { EPISODES } from "./queue-kinds.ts";
 
 export const HexaVersion = z.object({ version: z.string(), commit: z.string().nullable() });
 export type HexaVersion = z.infer<typeof HexaVersion>;

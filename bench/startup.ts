@@ -1,0 +1,54 @@
+/**
+ * Start-up: wall time of short CLI commands beside `node -e 0`, through bin/hexa.js (the compiled dist/) and
+ * through npx (beside npx's own start), and the TypeScript sources through tsx for comparison (what bin/ runs
+ * when dist/ is stale). The
+ * commands run in interleaved rounds, so a busy neighbour slows every row alike. Goal: ≤ 3× node -e 0.
+ * Run: npm run bench:startup [-- --runs 10]
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { median, ms, percentile, printTable } from "./harness.ts";
+
+const { distIsFresh } = (await import(String(new URL("../bin/launch.js", import.meta.url)))) as { distIsFresh: () => boolean };
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const i = process.argv.indexOf("--runs");
+const RUNS = i > 0 ? Number(process.argv[i + 1]) : 10;
+
+const node = process.execPath;
+const npx = process.platform === "win32" ? "npx.cmd" : "npx";
+const ROWS: { what: string; cmd: string; args: string[] }[] = [
+  { what: "node -e 0", cmd: node, args: ["-e", "0"] },
+  { what: "hexa --version (bin)", cmd: node, args: ["bin/hexa.js", "--version"] },
+  { what: "hexa levels list (bin)", cmd: node, args: ["bin/hexa.js", "levels", "list"] },
+  { what: "npx --version (npm's own start)", cmd: npx, args: ["--version"] },
+  { what: "hexa --version (npx)", cmd: npx, args: ["hexa", "--version"] },
+  { what: "hexa levels list (npx)", cmd: npx, args: ["hexa", "levels", "list"] },
+  { what: "hexa --version (sources via tsx)", cmd: node, args: ["--import", "tsx", "src/cli/main.ts", "--version"] },
+  { what: "hexa levels list (sources via tsx)", cmd: node, args: ["--import", "tsx", "src/cli/main.ts", "levels", "list"] },
+];
+
+execFileSync(node, ["scripts/build.mjs"], { cwd: ROOT, stdio: "inherit" });
+const samples = ROWS.map(() => [] as number[]);
+for (let round = -1; round < RUNS; round++) {
+  ROWS.forEach((r, k) => {
+    const t0 = performance.now();
+    const out = spawnSync(r.cmd, r.args, { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
+    const t = performance.now() - t0;
+    if (out.status !== 0) throw new Error(`${r.what}: exit ${out.status}\n${out.stderr}`);
+    if (round >= 0) samples[k]!.push(t); // round -1 warms the disk cache and tsx's compile cache
+  });
+}
+// An edit during the bench makes dist/ stale, and bin/ then runs the sources: those rows would be mislabelled.
+if (!distIsFresh()) throw new Error("a source file changed during the bench, so bin/ ran the sources for some rows; run it again");
+const base = median(samples[0]!);
+printTable(
+  ["command", "runs", "median ms", "p10 ms", "p90 ms", "× node -e 0"],
+  ROWS.map((r, k) => [
+    r.what,
+    String(RUNS),
+    ms(median(samples[k]!)),
+    ms(percentile(samples[k]!, 0.1)),
+    ms(percentile(samples[k]!, 0.9)),
+    (median(samples[k]!) / base).toFixed(1),
+  ]),
+);

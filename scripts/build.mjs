@@ -1,0 +1,68 @@
+#!/usr/bin/env node
+// Compiles hexa's TypeScript to JavaScript under dist/ (README, "Start-up and cores"): one .js for each .ts of
+// src/, agents/ and families/ at the same path under dist/, relative imports renamed to .js, packages left as
+// imports. Every `import.meta.url` reads as the source file's URL, so the paths a module derives from its own
+// place (assets, certified seeds, the repository root, the trainer's source hash) stay the source tree's; code
+// started in a worker or child process goes through src/util/runnable-module.ts. dist/.built is written last:
+// bin/ runs dist/ only while that stamp is newer than every source file and folder it lists.
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const DIST = join(ROOT, "dist");
+const TREES = ["src", "agents", "families"];
+
+const sources = TREES.flatMap((tree) =>
+  readdirSync(join(ROOT, tree), { recursive: true })
+    .map(String)
+    .filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts") && !f.endsWith(".d.ts"))
+    .map((f) => join(tree, f)),
+);
+
+const relativeImportsAsJs = {
+  name: "relative-imports-as-js",
+  setup(b) {
+    b.onResolve({ filter: /^\.\.?\// }, (a) => (a.kind === "entry-point" ? undefined : { path: a.path.replace(/\.ts$/, ".js"), external: true }));
+    b.onResolve({ filter: /^[^.]/ }, (a) => (a.kind === "entry-point" ? undefined : { external: true }));
+  },
+};
+
+const started = Date.now();
+const result = await build({
+  absWorkingDir: ROOT,
+  entryPoints: sources,
+  outdir: DIST,
+  outbase: ".",
+  bundle: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  write: false,
+  logLevel: "warning",
+  define: { "import.meta.url": "__sourceUrl", __HEXA_DIST__: "true" },
+  plugins: [relativeImportsAsJs],
+});
+
+rmSync(DIST, { recursive: true, force: true });
+for (const out of result.outputFiles) {
+  const source = join(ROOT, relative(DIST, out.path)).replace(/\.js$/, ".ts");
+  const url = relative(dirname(out.path), source).split("\\").join("/");
+  mkdirSync(dirname(out.path), { recursive: true });
+  writeFileSync(out.path, `const __sourceUrl = new URL(${JSON.stringify(url)}, import.meta.url).href;\n${out.text}`);
+}
+// What bin/launch.js compares with the stamp's time: every source compiled, and every folder holding them (a
+// file added, renamed or deleted changes its folder's time).
+const dirs = [
+  ...new Set(
+    sources.flatMap((f) =>
+      f
+        .split("/")
+        .slice(0, -1)
+        .map((_, i, parts) => parts.slice(0, i + 1).join("/")),
+    ),
+  ),
+].sort();
+writeFileSync(join(DIST, ".built"), `${JSON.stringify({ sources, dirs })}\n`);
+process.stderr.write(`hexa: compiled ${result.outputFiles.length} modules to dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);

@@ -1,0 +1,74 @@
+import type { CommandModule } from "yargs";
+import { loadFamilies } from "./families.ts";
+import { type CommandStub, type LazyCommand, lazyCommand } from "./lazy-command.ts";
+
+/** A generic command that reads the level families: they are built before its builder runs. */
+const withFamilies = (stub: CommandStub, load: () => Promise<CommandModule>): LazyCommand => lazyCommand(stub, load, () => loadFamilies());
+
+/** hexa's generic commands, each loaded only when named (the families add theirs through the registry). */
+export const GENERIC_COMMANDS: readonly LazyCommand[] = [
+  lazyCommand(
+    { command: "levels", describe: "the levels of each family: list them, and each family's own level commands (certify, show, check-scenes …)" },
+    async () => (await import("./levels.ts")).levelsCommand,
+  ),
+  withFamilies(
+    { command: "episode <level>", describe: "run one episode with an agent and show it turn by turn" },
+    async () => (await import("./episode.ts")).episodeCommand,
+  ),
+  withFamilies(
+    { command: "run [config]", describe: "run rounds on a level family with an evolving skill bank; writes runs/<id>/" },
+    async () => (await import("./run.ts")).runCommand,
+  ),
+  withFamilies(
+    {
+      command: "eval <run>",
+      describe: "held-out evaluation: the run's final bank on seeds it never learned from; writes runs/<id>/eval/<time>.jsonl",
+    },
+    async () => (await import("./eval.ts")).evalCommand,
+  ),
+  withFamilies(
+    {
+      command: "compare <config>",
+      describe: "a grid of configurations × runs on paired seeds, held-out evaluation and paired bootstrap statistics; writes DIR/results.*",
+    },
+    async () => (await import("./compare.ts")).compareCommand,
+  ),
+  withFamilies(
+    {
+      command: "doctor [config]",
+      describe: "pre-flight check of each role's endpoint: tool calls, structured output, usage, reasoning, context, parallel requests",
+    },
+    async () => (await import("./doctor.ts")).doctorCommand,
+  ),
+  withFamilies(
+    { command: "bank", describe: "a run's skill bank (show, history) and the cross-run skill index (reindex, query)" },
+    async () => (await import("./bank.ts")).bankCommand,
+  ),
+  withFamilies(
+    {
+      command: "inspect <dir>",
+      describe:
+        "a self-contained HTML report of a run or a comparison (learning curves, the bank over time, every episode) and of reward searches (the lineage of every candidate); --serve follows a live run",
+    },
+    async () => (await import("./inspect.ts")).inspectCommand,
+  ),
+  withFamilies(
+    {
+      command: "transfer",
+      describe: "zero-shot transfer (docs/spec/method.md §6): synthesise a bank for --to from source banks, audit it, evaluate it frozen beside a baseline",
+    },
+    async () => (await import("./transfer.ts")).transferCommand,
+  ),
+  // hexa worker serves the families' queues before it builds them (its handler loads them).
+  lazyCommand(
+    {
+      command: "worker",
+      describe: "take episode and training jobs from Redis and run them for hexa run/compare --backend (start one per machine)",
+    },
+    async () => (await import("./worker.ts")).workerCommand,
+  ),
+  lazyCommand(
+    { command: "workers", describe: "list the hexa workers on a Redis: their jobs in flight and throughput" },
+    async () => (await import("./workers.ts")).workersCommand,
+  ),
+];
