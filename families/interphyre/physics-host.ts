@@ -223,12 +223,6 @@ let shared: PhysicsHost | undefined;
 /** The process's physics host, created on first use. */
 export const physicsHost = (): PhysicsHost => (shared ??= new PhysicsHost());
 
-/** Sets the shared host's pool size (before its first use; e.g. from a CLI flag). */
-export const configurePhysicsHost = (opts: PhysicsHostOptions): PhysicsHost => {
-  if (shared && shared.workers > 0) throw new InvariantError("configurePhysicsHost after the physics host started");
-  return (shared = new PhysicsHost(opts));
-};
-
 /** Terminates the shared host's workers (they never keep the process alive; this frees them sooner). */
 export const closePhysicsHost = async (): Promise<void> => {
   await shared?.close();

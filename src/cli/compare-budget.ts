@@ -36,7 +36,7 @@ const runUsage = (dir: RunDir | undefined) => (dir ? readJsonl(dir.file("usage")
 const plus = (a: Spend, b: Spend): Spend => ({ usd: a.usd + b.usd, tokens: a.tokens + b.tokens, calls: a.calls + b.calls });
 
 /** Everything a job has spent: its run's model calls and its evaluations'. */
-export const jobSpent = (dir: RunDir | undefined): Spend => (dir ? plus(spentIn(runUsage(dir)), spentIn(evalUsage(dir.path))) : NO_SPEND);
+const jobSpent = (dir: RunDir | undefined): Spend => (dir ? plus(spentIn(runUsage(dir)), spentIn(evalUsage(dir.path))) : NO_SPEND);
 
 /** What a stopped evaluation of these seeds already spent: what the child's own gate counts at its start. */
 export const evalSpent = (dir: RunDir, seeds: Record<string, number[]>): Spend => spentIn(stoppedEvalOf(dir.path, seeds)?.usage ?? []);

@@ -69,7 +69,7 @@ export const ServedModels = z.object({
 });
 export type ServedModels = z.infer<typeof ServedModels>;
 
-export const servedOf = (probed: readonly Probed[]): ServedModels => ({
+const servedOf = (probed: readonly Probed[]): ServedModels => ({
   schemaVersion: 1,
   roles: Object.fromEntries(
     probed.flatMap((p) =>

@@ -8,7 +8,7 @@ import type { Rng } from "../util/rng.ts";
  */
 
 /** A proposer's own parametrisation of a code (e.g. a heuristic's term weights), kept with the candidate for it. */
-export type Design = Record<string, number>;
+type Design = Record<string, number>;
 
 /**
  * The operators: `initial` (a first design from the task alone), `refine` (Eureka: improve the iteration's best
@@ -78,7 +78,7 @@ export interface FailedAttempt {
 }
 
 /** What a self-evaluation or a thought alignment is told: the candidate's task, instance, index and random stream. */
-export type NodeContext<T, I> = Pick<ProposeContext<T, I>, "task" | "instance" | "rng" | "index">;
+type NodeContext<T, I> = Pick<ProposeContext<T, I>, "task" | "instance" | "rng" | "index">;
 
 export interface Proposer<T, I> {
   /** Shown in outputs: e.g. "heuristic (no LLM)" or the model's name. */

@@ -13,7 +13,6 @@ import { EXPANSION_OPERATORS, type ExpansionOperator } from "./proposer.ts";
 export const LAMBDA_START = 0.4;
 export const LAMBDA_END = 0.1;
 export const ETA = 0.7;
-export const OPERATOR_SHARES = [2, 2, 2, 1, 1] as const;
 /** RF-Agent's elite set: the best 10 nodes by F, from which crossover draws with weight 1/rank. */
 export const ELITE_SET_SIZE = 10;
 
@@ -33,7 +32,7 @@ export const softmax = (xs: readonly number[]): number[] => {
 };
 
 /** Min–max normalised Q; 0.5 when every Q in the tree is the same (no information either way). */
-export const normalisedQ = (q: number, qMin: number, qMax: number): number => (qMax > qMin ? (q - qMin) / (qMax - qMin) : 0.5);
+const normalisedQ = (q: number, qMin: number, qMax: number): number => (qMax > qMin ? (q - qMin) / (qMax - qMin) : 0.5);
 
 /** One child's UCT: `softV` is softmax(v_self) of this child among its siblings. */
 export const uct = (a: { q: number; qMin: number; qMax: number; nParent: number; nChild: number; softV: number; lambda: number }): number =>
@@ -47,16 +46,7 @@ export const backup = (q: number, childQs: readonly number[], eta = ETA): number
  * interleaved order structural, parameter, crossover, path, structural, parameter, crossover, different, so a
  * smaller expansion (the end of the budget) still mixes operators; `n` > 8 repeats the cycle.
  */
-export const OPERATOR_CYCLE: readonly ExpansionOperator[] = [
-  "structural",
-  "parameter",
-  "crossover",
-  "path",
-  "structural",
-  "parameter",
-  "crossover",
-  "different",
-];
+const OPERATOR_CYCLE: readonly ExpansionOperator[] = ["structural", "parameter", "crossover", "path", "structural", "parameter", "crossover", "different"];
 
 /** How many of each operator a list holds, in the order of OPERATOR_SHARES. */
 export const operatorCounts = (ops: readonly ExpansionOperator[]): number[] => EXPANSION_OPERATORS.map((o) => ops.filter((x) => x === o).length);
@@ -118,7 +108,7 @@ export const rootNode = (): TreeNode => ({ index: -1, parent: null, children: []
 export const visits = (node: TreeNode): number => node.children.reduce((n, c) => n + visits(c), node.index >= 0 ? 1 : 0);
 
 /** Every node under `root` (the root excluded), in creation order within each level. */
-export const allNodes = (root: TreeNode): TreeNode[] => root.children.flatMap((c) => [c, ...allNodes(c)]);
+const allNodes = (root: TreeNode): TreeNode[] => root.children.flatMap((c) => [c, ...allNodes(c)]);
 
 /** The UCT score of each child of `parent` that can be selected (trained successfully), with the tree's Q range. */
 export const childScores = (parent: TreeNode, qRange: { min: number; max: number }, lambda: number): Array<{ node: TreeNode; score: number }> => {
@@ -162,7 +152,7 @@ export const backupFrom = (node: TreeNode, eta = ETA): void => {
 };
 
 /** The root's child whose subtree holds `node` (its branch). */
-export const branchOf = (node: TreeNode): TreeNode => {
+const branchOf = (node: TreeNode): TreeNode => {
   let x = node;
   while (x.parent && x.parent.index >= 0) x = x.parent;
   return x;

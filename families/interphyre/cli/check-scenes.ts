@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
-import type { Argv, CommandModule } from "yargs";
+import { defineCommand } from "../../../src/family/define-command.ts";
+import { intFlag } from "../../../src/cli/flags.ts";
 import { parseSceneFile } from "../scene-check.ts";
 import { checkScenesInWorkers } from "../scene-check-pool.ts";
 import { closePhysicsHost, physicsHost } from "../physics-host.ts";
@@ -22,19 +23,18 @@ const readJson = (path: string): unknown => {
   }
 };
 
-export const checkScenesCommand: CommandModule = {
+export const checkScenesCommand = defineCommand({
   command: "check-scenes <files..>",
   describe: "simulate the known solutions of Interphyre scene files and report how many reach the goal",
-  builder: (y: Argv) =>
+  builder: (y) =>
     y
       .positional("files", { type: "string", array: true, demandOption: true })
-      .option("steps", { type: "number", default: 1000, describe: "steps per rollout" })
+      .option("steps", { type: "string", default: 1000, coerce: intFlag("steps", 1, 1_000_000), describe: "steps per rollout" })
       .option("json", { type: "boolean", default: false, describe: "print one JSON object" })
       .option("engine", engineOption),
   handler: async (argv) => {
-    const files = (argv.files as string[]).map((f) => parseSceneFile(readJson(f), f));
-    const steps = Number(argv.steps);
-    if (!Number.isSafeInteger(steps) || steps < 1) throw new ConfigError(`--steps must be a positive integer (got ${argv.steps})`);
+    const files = argv.files.map((f) => parseSceneFile(readJson(f), f));
+    const steps = argv.steps;
     const tty = process.stderr.isTTY && !argv.json;
     // Spread over the physics workers (one per core; HEXA_PHYSICS_WORKERS): the same report as one thread gives.
     const report = await checkScenesInWorkers(physicsHost(), files, steps, EngineName.parse(argv.engine), (level, done, total) => {
@@ -56,4 +56,4 @@ export const checkScenesCommand: CommandModule = {
       `${"total".padEnd(20)} ${String(report.reproduced).padStart(4)}/${String(report.total).padEnd(4)} ${percent(report.reproduced, report.total, 1).padStart(6)}\n`,
     );
   },
-};
+});

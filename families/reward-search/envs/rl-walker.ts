@@ -7,7 +7,7 @@ import { Box, RevoluteJoint, Vec2, World, type Body } from "planck";
  * maximum torque of |action| × its torque limit. The walker's own parts do not collide with each other.
  * Units: metres, seconds, radians, newton-metres; y up, the ground at y = 0.
  */
-export const WALKER = {
+const WALKER = {
   dt: 1 / 30,
   velocityIterations: 8,
   positionIterations: 3,

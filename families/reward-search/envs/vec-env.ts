@@ -23,7 +23,7 @@ export interface EnvCore {
 }
 
 /** A 32-bit seed for env i of a reset seed (an integer mix, so nearby seeds give unrelated streams). */
-export const envStreamSeed = (seed: number, i: number): number => {
+const envStreamSeed = (seed: number, i: number): number => {
   const lo = seed >>> 0;
   const hi = Math.floor(seed / 4294967296) >>> 0;
   let h = Math.imul(lo ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(hi + 0x632be5ab, 0xc2b2ae35) ^ Math.imul(i + 1, 0x27d4eb2f);

@@ -7,7 +7,7 @@ import { REWARD_TOOLS } from "../task-env.ts";
 import { composeReward, baseDesign, termsOf, type Design, type Term } from "./terms.ts";
 
 export const HEURISTIC_AGENT = "heuristic (no LLM)";
-export const HEURISTIC_MODEL = "none (heuristic)";
+const HEURISTIC_MODEL = "none (heuristic)";
 
 /** What the designer takes from a bank: designs to try first (skills) and designs that failed (mistakes). */
 export interface DesignHint {

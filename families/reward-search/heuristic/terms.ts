@@ -37,7 +37,7 @@ const lander: Term[] = [
   t("fuel", "-(info.main_engine + 0.1 * info.side_engine)", 0.1, [0, 0.5], false),
 ];
 
-export const TERMS: Record<string, readonly Term[]> = {
+const TERMS: Record<string, readonly Term[]> = {
   cartpole: cartpole(0),
   cartpole_hold_x1: cartpole(1),
   mountain_car_continuous: [

@@ -37,7 +37,7 @@ const extent = (film: BodyFilm): { lo: number; hi: number } => {
 };
 
 /** One frame as SVG: width × width px, camera centred on the root body. */
-export const frameSvg = (film: BodyFilm, i: number, width: number): string => {
+const frameSvg = (film: BodyFilm, i: number, width: number): string => {
   const f = film.frames[i]!;
   const side = film.view === "side";
   const height = width;

@@ -19,7 +19,7 @@ const ENTRY = fileURLToPath(new URL("./film-entry.mjs", import.meta.url));
 const FILM_TIMEOUT_MS = 120_000;
 
 /** The rollout GIF of an episode's committed policy, made on first use; undefined where there is none. */
-export const rolloutGifOf = (rec: EpisodeRecord): Uint8Array | undefined => {
+const rolloutGifOf = (rec: EpisodeRecord): Uint8Array | undefined => {
   const policy = rewardActionOf(actionOf(rec.trajectory))?.policy;
   const task = (tasks as Record<string, { prepare?: unknown }>)[rec.level];
   if (!policy || !task?.prepare || !existsSync(policy)) return undefined;

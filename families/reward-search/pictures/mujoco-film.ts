@@ -13,7 +13,7 @@ import type { RewardTask, TaskInstance } from "../task.ts";
 /** mjtGeom: the types drawn (planes, height fields and meshes are not). */
 const GEOM = { plane: 0, sphere: 2, capsule: 3, ellipsoid: 4, cylinder: 5, box: 6 } as const;
 
-export type FilmView = "side" | "top";
+type FilmView = "side" | "top";
 
 export interface BodyFilm {
   task: string;
@@ -30,7 +30,7 @@ export interface BodyFilm {
 }
 
 /** Tasks whose bodies move in the ground plane are seen from above; the planar ones from the side. */
-export const viewOf = (task: Pick<RewardTask, "id">): FilmView => (task.id.startsWith("ant") ? "top" : "side");
+const viewOf = (task: Pick<RewardTask, "id">): FilmView => (task.id.startsWith("ant") ? "top" : "side");
 
 const drawnGeoms = (m: MjModel): number[] => {
   const type = m.geom_type as Int32Array;

@@ -94,7 +94,7 @@ export const operatorPrompt = (kind: Operator, ctx: RewardProposeContext): strin
 };
 
 /** RF-Agent's re-debug prompt: the code the check refused and its error; a fix, thought first. */
-export const repairPrompt = (failed: FailedAttempt): string =>
+const repairPrompt = (failed: FailedAttempt): string =>
   [
     "Your reward function failed its check before training (it was compiled and run on sampled transitions):",
     "```js",
@@ -109,7 +109,7 @@ export const repairPrompt = (failed: FailedAttempt): string =>
  * RF-Agent's self-evaluation prompt: the node's design thought and code; the model first imagines how an
  * expert-level policy completes the task, then scores how closely the reward's behaviour matches that plan.
  */
-export const selfEvaluationPrompt = (node: { thought: string; code: string }): string =>
+const selfEvaluationPrompt = (node: { thought: string; code: string }): string =>
   [
     "Keep the task's definition in mind. Here is a reward function with its design thought.",
     `Design thought: ${node.thought}`,

@@ -62,7 +62,7 @@ export function checkLayout(layout: RewardLayout): void {
 }
 
 /** Action columns: one per named action for continuous actions, the chosen index for discrete ones. */
-export const actionColumns = (l: RewardLayout): number => (l.actionKind === "continuous" ? l.actionNames.length : 1);
+const actionColumns = (l: RewardLayout): number => (l.actionKind === "continuous" ? l.actionNames.length : 1);
 
 /** The batch as one column-major Float64Array: [n, obs fields, action columns, nextObs fields, info fields]. */
 export function packBatch(layout: RewardLayout, b: RewardBatchInput): Float64Array {

@@ -9,7 +9,7 @@ import { compileReward, RewardCodeError, type RewardFault, type RewardLayout, ty
 /** Share of the components' summed |value| above which one component raises the reward-hacking alarm. */
 export const HACK_SHARE = 0.9;
 
-export interface RangeStats {
+interface RangeStats {
   min: number;
   mean: number;
   max: number;
@@ -17,12 +17,12 @@ export interface RangeStats {
   constant: boolean;
 }
 
-export interface ComponentStats extends RangeStats {
+interface ComponentStats extends RangeStats {
   /** Σ|this component| / Σ over components of Σ|component|, over all transitions (0 when all are 0). */
   share: number;
 }
 
-export interface CheckFault extends RewardFault {
+interface CheckFault extends RewardFault {
   /** Index of the first batch that raised it; -1 for compile faults. */
   batch: number;
   /** Batches that raised it. */

@@ -16,7 +16,7 @@ import type { TrainerPool } from "../trainer/pool.ts";
  */
 
 /** What a final score is, in words (final-scores.json's `measure`). */
-export const FINAL_MEASURE =
+const FINAL_MEASURE =
   "human-normalised F (F − F_sparse) / (F_human − F_sparse) of the final reward's final policy, per fresh training seed (none used by the search) on fresh evaluation seeds; mean over the seeds";
 
 /** Training seeds of the final scoring when the config does not say. */
@@ -61,7 +61,7 @@ export const freshSeeds = (instanceSeed: number, count: number, selection: Selec
 };
 
 /** One fresh training seed's figures: F of the final, sparse and human rewards' final policies, and the normalised score. */
-export interface SeedScore {
+interface SeedScore {
   trainSeed: number;
   evalSeeds: number[];
   /** F of the final reward's policy; the sparse reward's F when there is no final reward or it failed to train. */

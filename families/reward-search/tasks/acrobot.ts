@@ -10,7 +10,7 @@ import { instanceSeeds, makeVecEnv, paramRng, round4, type EnvCore } from "../en
  * Solved at F ≥ −120, looser than Gymnasium's reward_threshold −100 (a mean over 100 episodes of the fixed
  * physics): the hand-written reward's PPO policy scores about −100 on 3 evaluation seeds of varied physics.
  */
-export const ACROBOT = {
+const ACROBOT = {
   dt: 0.2,
   l1: 1.0,
   lc1: 0.5,

@@ -3,8 +3,8 @@ import { instanceSeeds, makeVecEnv } from "../envs/vec-env.ts";
 import { CARTPOLE, CARTPOLE_INFO, CARTPOLE_OBS, CARTPOLE_PPO, cartpoleCore, cartpoleDescription, cartpoleParams } from "./cartpole.ts";
 
 /** Held-out: CartPole, but a step only counts while the cart is within 0.25 m of x = 1; no hand-written reward. */
-export const HOLD_X = 1.0;
-export const HOLD_TOLERANCE = 0.25;
+const HOLD_X = 1.0;
+const HOLD_TOLERANCE = 0.25;
 
 export default defineTask({
   id: "cartpole_hold_x1",

@@ -28,7 +28,7 @@ export const HOPPER_ACTIONS = ["thigh_joint", "leg_joint", "foot_joint"] as cons
 const INFO = ["x_position", "x_progress", "x_velocity", "healthy"] as const;
 
 /** Gymnasium's is_healthy on the post-step state. */
-export const hopperHealthy = (qpos: Float64Array, qvel: Float64Array): boolean => {
+const hopperHealthy = (qpos: Float64Array, qvel: Float64Array): boolean => {
   const inside = (v: number) => v > -HOPPER.maxState && v < HOPPER.maxState;
   for (let j = 2; j < qpos.length; j++) if (!inside(qpos[j]!)) return false;
   for (let j = 0; j < qvel.length; j++) if (!inside(qvel[j]!)) return false;

@@ -8,12 +8,12 @@ import { writeQposQvel } from "../envs/mujoco/observe.ts";
  * inverted_pendulum.xml, frame_skip 2 (dt 0.04 s), observation qpos + qvel, reset noise U(±0.01), ends when
  * |pole angle| > 0.2 rad or the observation is not finite; reward 1 per step that does not end it; 1000 steps.
  */
-export const INVERTED_PENDULUM = { frameSkip: 2, resetNoise: 0.01, maxAngle: 0.2, maxEpisodeSteps: 1000 } as const;
+const INVERTED_PENDULUM = { frameSkip: 2, resetNoise: 0.01, maxAngle: 0.2, maxEpisodeSteps: 1000 } as const;
 
 const OBS = ["cart_position", "pole_angle", "cart_velocity", "pole_angular_velocity"] as const;
 const INFO = ["balanced", "steps"] as const;
 
-export const invertedPendulumSpec: MujocoSpec = {
+const invertedPendulumSpec: MujocoSpec = {
   model: "inverted_pendulum.xml",
   frameSkip: INVERTED_PENDULUM.frameSkip,
   low: [-3],

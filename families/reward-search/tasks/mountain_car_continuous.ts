@@ -8,7 +8,7 @@ import { instanceSeeds, makeVecEnv, paramRng, round4, type EnvCore } from "../en
  * power 0.0015, hill term 0.0025·cos(3x), x₀ ~ U(−0.6, −0.4), v₀ = 0, 999 steps. Engine power varies ±5% and
  * the hill term ±3% per seed (power stays too weak to drive straight up).
  */
-export const MOUNTAIN_CAR = {
+const MOUNTAIN_CAR = {
   minPosition: -1.2,
   maxPosition: 0.6,
   maxSpeed: 0.07,

@@ -9,7 +9,7 @@ import { instanceSeeds, makeVecEnv, paramRng, round4, type EnvCore } from "../en
  * gravity ±3% per seed. F is the Gymnasium return; solved at F ≥ −150 (Gymnasium sets no threshold; −150 is
  * a good swing-up and hold from a random start, and a policy that only swings up late or wobbles scores ≤ −160).
  */
-export const PENDULUM = { gravity: 10.0, mass: 1.0, length: 1.0, dt: 0.05, maxTorque: 2.0, maxSpeed: 8.0, maxEpisodeSteps: 200 } as const;
+const PENDULUM = { gravity: 10.0, mass: 1.0, length: 1.0, dt: 0.05, maxTorque: 2.0, maxSpeed: 8.0, maxEpisodeSteps: 200 } as const;
 
 const OBS = ["cos_theta", "sin_theta", "theta_dot"] as const;
 const INFO = ["theta", "upright"] as const;

@@ -4,7 +4,7 @@ import { defineTask, type InfoBatch, type TaskInstance } from "../task.ts";
 import { instanceSeeds, makeVecEnv, paramRng, round4, type EnvCore } from "../envs/vec-env.ts";
 
 /** Move forward: a planar two-legged walker on planck (src/sim/rl-walker.ts), continuous joint torques. */
-export const WALKER_TASK = { maxEpisodeSteps: 400, fallAngle: 1.0, jitter: 0.1 } as const;
+const WALKER_TASK = { maxEpisodeSteps: 400, fallAngle: 1.0, jitter: 0.1 } as const;
 
 const OBS = [
   "torso_height",

@@ -9,7 +9,7 @@ import { writeQposQvel } from "../envs/mujoco/observe.ts";
  * frame_skip 4 (dt 0.008 s), observation qpos[1:] + qvel clipped to ±10, reset noise U(±5e-3), healthy while
  * 0.8 < z < 2.0 and −1 < angle < 1; ends when unhealthy; 1000 steps.
  */
-export const WALKER2D = { frameSkip: 4, resetNoise: 5e-3, velClip: 10, minZ: 0.8, maxZ: 2.0, maxAngle: 1.0, maxEpisodeSteps: 1000 } as const;
+const WALKER2D = { frameSkip: 4, resetNoise: 5e-3, velClip: 10, minZ: 0.8, maxZ: 2.0, maxAngle: 1.0, maxEpisodeSteps: 1000 } as const;
 
 const OBS = [
   "torso_z",
@@ -33,7 +33,7 @@ const OBS = [
 const ACTIONS = ["thigh_joint", "leg_joint", "foot_joint", "thigh_left_joint", "leg_left_joint", "foot_left_joint"] as const;
 const INFO = ["x_position", "x_progress", "x_velocity", "healthy"] as const;
 
-export const walker2dSpec: MujocoSpec = {
+const walker2dSpec: MujocoSpec = {
   model: "walker2d_v5.xml",
   frameSkip: WALKER2D.frameSkip,
   low: ACTIONS.map(() => -1),

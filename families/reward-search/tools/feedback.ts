@@ -4,7 +4,7 @@ import type { JobError, JobResult } from "../trainer/client.ts";
 const n = (v: number) => (Math.abs(v) >= 1000 || (Math.abs(v) < 0.01 && v !== 0) ? v.toExponential(2) : v.toFixed(3).replace(/\.?0+$/, ""));
 
 /** Each component's share of Σ|mean| over the whole training. */
-export const componentShares = (components: JobResult["components"]): Record<string, number> => {
+const componentShares = (components: JobResult["components"]): Record<string, number> => {
   const mag = Object.fromEntries(Object.entries(components).map(([k, xs]) => [k, xs.reduce((s, x) => s + Math.abs(x.mean), 0) / Math.max(1, xs.length)]));
   const total = Object.values(mag).reduce((s, v) => s + v, 0);
   return Object.fromEntries(Object.entries(mag).map(([k, v]) => [k, total > 0 ? v / total : 0]));

@@ -1,4 +1,4 @@
-import type { ToolProgress, ToolResult } from "../../../src/family/task-env.ts";
+import type { ToolProgress } from "../../../src/family/task-env.ts";
 import type { RewardTask, TaskInstance } from "../task.ts";
 import type { PoolOutcome, PoolTrainOptions, TrainerPool } from "../trainer/pool.ts";
 
@@ -14,8 +14,6 @@ export interface RewardSession {
   /** Trainings this episode may ask for (its share of search.budget in a rounds run); unset: the turn budget alone limits them. */
   maxTrainings?: number;
 }
-
-export type RewardToolOutput = Pick<ToolResult, "observation" | "result" | "ends">;
 
 /** Trainings the episode may still send: its share less what it sent; Infinity without a share. */
 export const trainingsLeft = (s: RewardSession): number => (s.maxTrainings === undefined ? Infinity : s.maxTrainings - s.trainings);

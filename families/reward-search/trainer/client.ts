@@ -23,8 +23,8 @@ import {
  * flight fails with it.
  */
 
-export const builtinTrainerScript = fileURLToPath(new URL("../../../bin/hexa-trainer.js", import.meta.url));
-export const builtinTrainerCommand = (): string[] => [process.execPath, builtinTrainerScript];
+const builtinTrainerScript = fileURLToPath(new URL("../../../bin/hexa-trainer.js", import.meta.url));
+const builtinTrainerCommand = (): string[] => [process.execPath, builtinTrainerScript];
 
 export type TrainerFailure = "not_found" | "exited" | "protocol" | "version" | "timeout";
 
@@ -51,7 +51,7 @@ export type JobOutcome = { kind: "result"; result: JobResult } | { kind: "error"
 
 export type TrainJob = Omit<TrainMessage, "type" | "id" | "budget">;
 
-export interface TrainOptions {
+interface TrainOptions {
   onProgress?: (p: JobProgress) => void;
   signal?: AbortSignal;
   budget?: JobBudget;
@@ -73,7 +73,7 @@ export interface TrainerClient {
   readonly exit: Promise<TrainerExit>;
 }
 
-export interface TrainerExit {
+interface TrainerExit {
   code: number | null;
   signal: string | null;
   killed: boolean;

@@ -32,12 +32,12 @@ export interface ConformanceOptions {
   onCheck?: (c: ConformanceCheck) => void;
 }
 
-export const VALID_REWARD = `function reward(obs, action, nextObs, info) {
+const VALID_REWARD = `function reward(obs, action, nextObs, info) {
   const alive = 1;
   return { total: alive, components: { alive } };
 }`;
 /** A syntax error on line 3. */
-export const BROKEN_REWARD = `function reward(obs, action, nextObs, info) {
+const BROKEN_REWARD = `function reward(obs, action, nextObs, info) {
   const alive = 1;
   return { total: alive, components: { alive: } };
 }`;

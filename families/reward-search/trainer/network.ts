@@ -28,7 +28,7 @@ export interface MinibatchTensors {
 }
 
 /** CleanRL's losses/* of one minibatch, before its update (scalars). */
-export interface LossTensors {
+interface LossTensors {
   /** Clipped surrogate, mean over the minibatch (losses/policy_loss). */
   policyLoss: tf.Scalar;
   /** ½ · mean of the (clipped) squared error (losses/value_loss). */

@@ -9,7 +9,7 @@ import { InvariantError } from "../../../src/errors.ts";
 import { RunningNorm } from "./normalisers.ts";
 import type { FastRng as Rng } from "../../../src/util/rng.ts";
 
-export interface ParamSpec {
+interface ParamSpec {
   name: string;
   shape: readonly number[];
   offset: number;
@@ -59,7 +59,7 @@ export const policyLayout = (s: PolicyShape): PolicyLayout => {
 
 const byName = new WeakMap<PolicyLayout, Map<string, ParamSpec>>();
 
-export const param = (l: PolicyLayout, name: string): ParamSpec => {
+const param = (l: PolicyLayout, name: string): ParamSpec => {
   let m = byName.get(l);
   if (!m) byName.set(l, (m = new Map(l.params.map((q) => [q.name, q]))));
   const p = m.get(name);
@@ -79,7 +79,7 @@ export const initParams = (l: PolicyLayout, rng: Rng): Float32Array => {
 };
 
 /** A rows × cols matrix (row-major) with orthonormal rows or columns, whichever are fewer, times gain. */
-export const orthogonal = (rows: number, cols: number, gain: number, rng: Rng): Float64Array => {
+const orthogonal = (rows: number, cols: number, gain: number, rng: Rng): Float64Array => {
   const k = Math.min(rows, cols),
     n = Math.max(rows, cols);
   // k orthonormal vectors of length n by modified Gram–Schmidt on Gaussian vectors (QR with sign(diag R) > 0).

@@ -59,7 +59,7 @@ export interface PoolOptions extends Pick<StartOptions, "command" | "onLog" | "s
   budget?: JobBudget;
 }
 
-export const defaultPoolSize = (): number => Math.max(1, availableParallelism());
+const defaultPoolSize = (): number => Math.max(1, availableParallelism());
 
 export const createTrainerPool = (opts: PoolOptions): TrainerPool => {
   const size = opts.size ?? defaultPoolSize();

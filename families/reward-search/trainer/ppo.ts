@@ -37,7 +37,7 @@ import { initTf, wasmHeapBytes } from "./tf.ts";
 import { openThreadedEnv } from "../envs/threaded-env.ts";
 
 /** Trainer settings outside PpoConfig (algorithm variants rather than budget-tuned numbers). */
-export const TrainerOptions = z.strictObject({
+const TrainerOptions = z.strictObject({
   clipValueLoss: z.boolean().default(true).describe("clip the value loss around the rollout's values (CleanRL clip_vloss)"),
   normalizeObs: z.boolean().optional().describe("running mean/std observation normalisation; default: on for continuous actions"),
   normalizeReward: z.boolean().optional().describe("scale rewards by the running std of the discounted return; default: on for continuous actions"),
@@ -51,9 +51,9 @@ export const TrainerOptions = z.strictObject({
     .default(2 ** 30)
     .describe("restart tfjs's wasm backend past this heap size (tf.ts restartTf); same results"),
 });
-export type TrainerOptions = z.infer<typeof TrainerOptions>;
+type TrainerOptions = z.infer<typeof TrainerOptions>;
 
-export interface ComponentStats {
+interface ComponentStats {
   mean: number;
   min: number;
   max: number;

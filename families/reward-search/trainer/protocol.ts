@@ -12,8 +12,8 @@ const finite = z.number().refine(Number.isFinite, "must be a finite number");
 const int0 = z.number().int().min(0);
 const jobId = z.string().min(1).max(200);
 
-export const ComponentStats = z.strictObject({ mean: finite, min: finite, max: finite });
-export type ComponentStats = z.infer<typeof ComponentStats>;
+const ComponentStats = z.strictObject({ mean: finite, min: finite, max: finite });
+type ComponentStats = z.infer<typeof ComponentStats>;
 
 /** A task as a trainer announces it: enough for the host to show the model what the reward code may read. */
 export const TaskDescriptor = z.object({
@@ -93,7 +93,7 @@ export const ResultMessage = z.object({
 });
 export type ResultMessage = z.infer<typeof ResultMessage>;
 
-export const ERROR_KINDS = ["reward_code", "unknown_task", "budget_exceeded", "bad_request", "cancelled", "internal"] as const;
+const ERROR_KINDS = ["reward_code", "unknown_task", "budget_exceeded", "bad_request", "cancelled", "internal"] as const;
 export const ErrorKind = z.enum(ERROR_KINDS);
 export type ErrorKind = z.infer<typeof ErrorKind>;
 
@@ -141,11 +141,11 @@ export const TrainMessage = z.object({
 });
 export type TrainMessage = z.infer<typeof TrainMessage>;
 
-export const CancelMessage = z.object({ type: z.literal("cancel"), id: jobId });
-export type CancelMessage = z.infer<typeof CancelMessage>;
+const CancelMessage = z.object({ type: z.literal("cancel"), id: jobId });
+type CancelMessage = z.infer<typeof CancelMessage>;
 
-export const ShutdownMessage = z.object({ type: z.literal("shutdown") });
-export type ShutdownMessage = z.infer<typeof ShutdownMessage>;
+const ShutdownMessage = z.object({ type: z.literal("shutdown") });
+type ShutdownMessage = z.infer<typeof ShutdownMessage>;
 
 export const HostMessage = z.discriminatedUnion("type", [TrainMessage, CancelMessage, ShutdownMessage]);
 export type HostMessage = z.infer<typeof HostMessage>;

@@ -22,7 +22,7 @@ const checkRewardOutput = (out: RewardOutput, n: number): void => {
  * Rows per reward call: a rollout's transitions go to the program in chunks of this many (a few crossings per
  * iteration, each well inside the sandbox's per-call CPU limit even for 2048-step rollouts).
  */
-export const REWARD_CHUNK = 512;
+const REWARD_CHUNK = 512;
 
 /** reward.evaluate over b in chunks of ≤ chunk rows, outputs joined (a component missing in a chunk reads 0). */
 export const evaluateChunked = (reward: RewardProgram, b: RewardBatchInput, obsDim: number, actDim: number, chunk = REWARD_CHUNK): RewardOutput => {

@@ -32,7 +32,7 @@ export class JobFailure extends Error {
   }
 }
 
-export type JobProgress = Omit<ProgressMessage, "type" | "id">;
+type JobProgress = Omit<ProgressMessage, "type" | "id">;
 export type JobResult = Omit<ResultMessage, "type" | "id">;
 
 export interface TrainerBackend {

@@ -41,7 +41,7 @@ export interface BenchScore {
 }
 
 /** Figures over measurements: n, mean ± std, the 95 % bootstrap interval of the mean; the per-run means beside. */
-export interface BenchFigure {
+interface BenchFigure {
   n: number;
   mean: number;
   std: number;
@@ -194,7 +194,7 @@ const benchTable = (rows: readonly BenchRow[]): string[] => [
 ];
 
 /** Pairs below this count give no verdict: a bootstrap of one or two differences is no interval. */
-export const MIN_PAIRS = 3;
+const MIN_PAIRS = 3;
 
 /**
  * One line per task: which pairs of strategies differ beyond noise (their paired differences' interval excludes 0,

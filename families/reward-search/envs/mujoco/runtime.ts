@@ -34,7 +34,7 @@ const load = async (): Promise<MainModule> => {
 };
 
 /** The module, loaded once per thread on first call. */
-export const loadMujocoRuntime = (): Promise<MainModule> => (loading ??= load());
+const loadMujocoRuntime = (): Promise<MainModule> => (loading ??= load());
 
 /** The loaded module, for synchronous env code; a clear error when prepare() was not awaited first. */
 export const mujocoRuntime = (where: string): MainModule => {
