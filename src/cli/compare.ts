@@ -22,7 +22,7 @@ import { takePidLock } from "../store/pid-lock.ts";
 import { EpisodeRecord } from "../store/run-records.ts";
 import { readFinalScores } from "../store/final-scores.ts";
 import type { LevelFamily } from "../family/family.ts";
-import { allFamilies } from "./families.ts";
+import { allFamilies, loadFamilies } from "./families.ts";
 import { type ArgsOf, defineCommand } from "../family/define-command.ts";
 import { intFlag } from "./flags.ts";
 import { checkRunConfig, runIdOf } from "./run.ts";
@@ -199,6 +199,8 @@ export const compare = async (argv: CompareArgs, out: string): Promise<void> => 
     throw new ConfigError(
       `--grid ${capAxis.key}: the spend cap is the whole grid's, not a cell's; give it with --budget-usd / --budget-tokens (or budget: in ${configPath}) and hexa compare shares it among the runs`,
     );
+  // A caller other than the command (hexa bench) may not have built them.
+  await loadFamilies();
   const families = allFamilies();
   checkAxes(base, axes, families);
   const cells = gridCells(base, axes);
