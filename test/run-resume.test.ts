@@ -70,7 +70,13 @@ const releaseSlot = () => {
 const live = new Set<ChildProcess>();
 
 const spawnHexa = (args: string[], onExit?: () => void): Proc => {
-  const child = spawn(process.execPath, ["bin/hexa.js", ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  // One physics worker: episodes then finish one at a time, so each kill point lands between two of them, and a
+  // process takes the one CPU slot it is counted as.
+  const child = spawn(process.execPath, ["bin/hexa.js", ...args], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, HEXA_PHYSICS_WORKERS: "1" },
+  });
   live.add(child);
   let stdout = "";
   let stderr = "";

@@ -47,7 +47,8 @@ try {
   // Trainer processes and workers a family started; they also exit on their own when stdin closes.
   await closeFamilies();
 } catch (err) {
-  if (err instanceof HexaError) {
+  // A lazy command's coerce error reaches here as yargs' YError, past .fail(): the same user error.
+  if (err instanceof HexaError || (err instanceof Error && err.name === "YError")) {
     process.stderr.write(`hexa: ${err.message}\n`);
     await closeFamilies();
     process.exit(err instanceof RunStopped ? 3 : 2);
