@@ -1,7 +1,5 @@
-import { execa } from "execa";
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, extname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { Argv } from "yargs";
 import { z } from "zod";
 import { parse as parseYaml, stringify as toYaml } from "yaml";
@@ -17,17 +15,18 @@ import { renderCsv, renderMarkdown, renderText, type CompareHeader } from "../re
 import { chartToPng } from "../report/png.ts";
 import { writeReport } from "./inspect.ts";
 import { appendJsonl, readJsonl, writeAtomic, writeJsonAtomic } from "../store/jsonl.ts";
-import { isEvalFileName, RunDir, updateKey } from "../store/run-dir.ts";
+import type { RunDir } from "../store/run-dir.ts";
 import { takePidLock } from "../store/pid-lock.ts";
-import { EpisodeRecord } from "../store/run-records.ts";
+import type { EpisodeRecord } from "../store/run-records.ts";
 import { readFinalScores } from "../store/final-scores.ts";
 import type { LevelFamily } from "../family/family.ts";
 import { allFamilies, loadFamilies } from "./families.ts";
 import { type ArgsOf, defineCommand } from "../family/define-command.ts";
 import { intFlag } from "./flags.ts";
-import { checkRunConfig, runIdOf } from "./run.ts";
+import { checkRunConfig } from "./run.ts";
 import { changedKeys, configDigest } from "./run-setup.ts";
 import { asUserError } from "./write-file.ts";
+import { child, finished, findRun, heldOutOf } from "./compare-runs.ts";
 import { checkBackend } from "./backend.ts";
 import { DOCTOR_OPTION, doctorSkipped, preflight, rolesOf, servedChanges } from "./preflight.ts";
 import { budgetFrom, budgetOptions } from "./budget.ts";
@@ -38,12 +37,6 @@ import { checkGridForecast, evalSpent, GridCap, jobForecasts, runSpent } from ".
  * DIR/runs/ made by a `hexa run` child process (isolation; --resume after a crash), then `hexa eval` on one
  * shared held-out seed list, then the paired statistics. Rerunning the same command continues where it stopped.
  */
-
-const HEXA = fileURLToPath(new URL("../../bin/hexa.js", import.meta.url));
-// A child exits when its stdin closes, i.e. when compare dies (even by kill -9), so a rerun never meets an
-// orphan holding a run's lock. unref: the guard alone never keeps a finished child alive.
-const GUARD =
-  "data:text/javascript,process.stdin.on('end',()=>process.exit(137));process.stdin.on('error',()=>process.exit(137));process.stdin.resume();process.stdin.unref()";
 
 /** compare.json: what a rerun in the same folder must match (the config's data, not its path). */
 type HeldOut = Record<string, number[]>;
@@ -128,49 +121,6 @@ const pickBaseline = (flag: string | undefined, cells: readonly Cell[]): Cell =>
 const lockDir = (dir: string): (() => void) => {
   const path = join(dir, "compare.lock");
   return takePidLock(path, (pid) => `${dir}: in use by hexa compare process ${pid}; wait for it or stop it (delete ${path} if that process is not hexa)`);
-};
-
-/** The run directory of a (cell, run), found by its id without the timestamp; undefined before it was made. */
-const findRun = (runsDir: string, cfg: RunConfig): RunDir | undefined => {
-  const prefix = runIdOf(cfg, new Date(0)).replace(/__[^_]+$/, "__");
-  const found = (existsSync(runsDir) ? readdirSync(runsDir) : []).filter((d) => d.startsWith(prefix) && existsSync(join(runsDir, d, "run.json"))).sort();
-  return found.length ? RunDir.open(join(runsDir, found.at(-1)!)) : undefined;
-};
-
-const finished = (dir: RunDir, cfg: RunConfig, family: LevelFamily): boolean => {
-  // A family's whole search (no rounds) is finished when its final scores are written.
-  if (family.searchFor?.(cfg)) return readFinalScores(dir.path) !== undefined;
-  const stream = new Set(dir.episodes({ repair: false }).flatMap((e) => (e.phase === "stream" ? [e.id] : [])));
-  const log = dir.bankLog({ repair: false });
-  return (
-    stream.size >= cfg.rounds * cfg.episodesPerRound * cfg.levels.length &&
-    cfg.levels.every((l) => log.done.has(updateKey(l, cfg.rounds))) &&
-    existsSync(dir.file("metrics"))
-  );
-};
-
-/** The newest eval file holding every level × held-out seed, as outcomes (a killed evaluation's file is partial). */
-const heldOutOf = (dir: RunDir, cfg: RunConfig, seeds: HeldOut): EpisodeRecord[] | undefined => {
-  const folder = join(dir.path, "eval");
-  if (!existsSync(folder)) return undefined;
-  const files = readdirSync(folder).filter(isEvalFileName).sort().reverse();
-  for (const f of files) {
-    const recs = readJsonl(join(folder, f), EpisodeRecord, { repair: false });
-    const has = new Set(recs.map((r) => `${r.level}/${r.seed}`));
-    if (cfg.levels.every((l) => (seeds[l] ?? []).every((s) => has.has(`${l}/${s}`)))) return recs.filter((r) => seeds[r.level]?.includes(r.seed));
-  }
-  return undefined;
-};
-
-const child = async (args: string[], logFile: string): Promise<{ code: number; ms: number }> => {
-  const t0 = performance.now();
-  appendFileSync(logFile, `\n$ hexa ${args.join(" ")}\n`);
-  const log = { file: logFile, append: true } as const;
-  // stdin stays an open pipe (the guard's lifeline); cleanup off: the guard, not a parent exit handler, ends the child.
-  const r = await execa(process.execPath, ["--import", GUARD, HEXA, ...args], { stdin: "pipe", stdout: log, stderr: log, reject: false, cleanup: false });
-  // A child that could not start is an error; one killed by a signal counts as exit code 1.
-  if (r.exitCode === undefined && r.signal === undefined) throw r;
-  return { code: r.exitCode ?? 1, ms: performance.now() - t0 };
 };
 
 const outcome = (e: EpisodeRecord): EpisodeOutcome => ({
