@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import cartpole from "../tasks/cartpole.ts";
+import mountainCar from "../tasks/mountain_car_continuous.ts";
 import { defineTask, type RewardTask } from "../task.ts";
 import { makeVecEnv } from "../envs/vec-env.ts";
 import { hostRewardProgram, plainRewardProgram } from "./host-reward.ts";
@@ -136,6 +137,25 @@ describe("trainPpo", () => {
     const instance = cartpole.generate(0);
     expect(p.norm).toBeNull();
     expect(evaluateGreedy(cartpole, instance, p.layout, p.theta, p.norm, instance.evalSeeds)).toEqual(r.final.perSeed);
+  });
+
+  it("leaves a checkpoint window in which no training episode ended out of episodeLength (never a null mean)", async () => {
+    // mountain_car_continuous's episodes last 999 steps: none of 2 envs ends within the first window of 256 steps.
+    const instance = mountainCar.generate(0);
+    const r = await trainPpo({
+      task: mountainCar,
+      instance,
+      reward: hostRewardProgram(mountainCar.humanReward!, mountainCar, false),
+      steps: 2048,
+      seed: instance.trainSeed,
+      evalSeeds: instance.evalSeeds,
+      ppo: { numEnvs: 2, numSteps: 128, minibatchSize: 64, updateEpochs: 1 },
+      options: { checkpoints: 8 },
+    });
+    expect(r.fitnessCurve).toHaveLength(8);
+    expect(r.episodeLength.length).toBeLessThan(r.fitnessCurve.length);
+    for (const p of r.episodeLength) expect(Number.isFinite(p.mean)).toBe(true);
+    expect(JSON.parse(JSON.stringify(r.episodeLength))).toEqual(r.episodeLength);
   });
 
   it("is deterministic for a seed and differs across seeds", async () => {

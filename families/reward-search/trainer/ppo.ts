@@ -369,8 +369,7 @@ export const trainPpo = async (req: TrainRequest): Promise<TrainResult> => {
         lap("evalMs");
         result.fitnessCurve.push({ step: steps, fitness: mean(lastEval) });
         for (const [key, w] of Object.entries(windowComp)) (result.components[key] ??= []).push({ step: steps, mean: w.sum / w.n, min: w.min, max: w.max });
-        const ml = mean(windowLens);
-        if (ml !== null) result.episodeLength.push({ step: steps, mean: ml });
+        if (windowLens.length) result.episodeLength.push({ step: steps, mean: mean(windowLens) });
         windowComp = {};
         windowLens = [];
       }
