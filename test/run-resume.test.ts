@@ -374,7 +374,7 @@ describe("hexa run --resume after kill -9 (heuristic agent and evolver)", () => 
     expect(view.episodes.filter((e) => e.phase === "stream" && e.retrieved.length > 0).length).toBeGreaterThan(0);
   });
 
-  it.concurrent("killed in offline (while a second resume is refused), after the first commit, mid-round and at the last episode", async () => {
+  it.concurrent("killed in offline (while a second resume is refused), after the first commit, mid-round and early in the last round", async () => {
     const lockCheck = async (dir: string, pid: number) => {
       const before = treeOf(dir);
       const second = await hexaNow("run", "--resume", dir);
@@ -387,7 +387,8 @@ describe("hexa run --resume after kill -9 (heuristic agent and evolver)", () => 
       { name: "after the first offline episode", reached: (p) => p.episodes >= 1, whileStopped: lockCheck },
       { name: "after the first commit, during the second level's offline episodes", reached: (p) => p.commits >= 1 },
       { name: "mid round 1", reached: (p) => p.episodes >= 2 * OFFLINE + X },
-      { name: "with only the last episode left", reached: (p) => p.episodes >= TOTAL_EPISODES - 1 },
+      // Three episodes before the end: with fewer, the run can finish between the poll that sees the point and the kill.
+      { name: "early in the last round", reached: (p) => p.episodes >= TOTAL_EPISODES - 3 },
     ];
     const { dir, at } = await crashAndResume(cfgPath, join(tmp, "chain-1"), points);
     // The last kill still left the run unfinished.
