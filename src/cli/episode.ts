@@ -1,5 +1,4 @@
 import { writeFileSync } from "node:fs";
-import type { Argv } from "yargs";
 import { budgetOf } from "../../agents/run-episode.ts";
 import type { TrajectoryStep } from "../store/trajectory.ts";
 import { parseSeed } from "../family/seed.ts";
@@ -13,7 +12,7 @@ import { allFamilies, familyIds, getFamily } from "./families.ts";
 import { schemaFlags, sliceFromFlags, type SchemaFlag } from "./schema-flags.ts";
 import { toolProgressView } from "./tool-progress.ts";
 import { assertWritable } from "./write-file.ts";
-import { defineCommand } from "../family/define-command.ts";
+import { defineCommand, withOptionsByName } from "../family/define-command.ts";
 
 const oneLine = (s: string, max: number) => {
   const flat = s.replace(/\s+/g, " ").trim();
@@ -39,15 +38,12 @@ const numberOrNone = (key: string, v: unknown): Record<string, unknown> => {
   return { [key]: text === "none" || text === "null" ? null : text === "" ? v : Number.isNaN(Number(text)) ? text : Number(text) };
 };
 
-/** Every family's config flags; they are read by name (argv[flag]), so they leave the typed flags as they are. */
-const withFamilyFlags = <T>(y: Argv<T>): Argv<T> => y.options(Object.fromEntries(familyFlags().map(({ flag, option }) => [flag, option]))) as Argv<T>;
-
 /** `hexa episode`: one episode, turn by turn, then a summary (success, turns, tokens, cost). */
 export const episodeCommand = defineCommand({
   command: "episode <level>",
   describe: "run one episode with an agent and show it turn by turn",
   builder: (y) =>
-    withFamilyFlags(
+    withOptionsByName(
       y
         .positional("level", { type: "string", demandOption: true })
         .option("seed", { type: "string", demandOption: true, describe: "level seed (non-negative integer)" })
@@ -63,6 +59,7 @@ export const episodeCommand = defineCommand({
         .option("cache-dir", { type: "string", describe: "answer identical requests from this response cache" })
         .option("audit-log", { type: "string", describe: "append one JSON line per model call here" })
         .option("out", { type: "string", describe: "write the trajectory as JSON" }),
+      Object.fromEntries(familyFlags().map(({ flag, option }) => [flag, option])),
     ),
   handler: async (argv) => {
     // Before any (paid) play: an output path that cannot be written loses nothing yet.

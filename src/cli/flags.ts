@@ -31,3 +31,12 @@ export const pictureFormat = (flag: string, file: string, allowed: readonly stri
   }
   return ext;
 };
+
+/** A flag that takes a positive integer; the error names the flag and the value it got. */
+export const positiveIntFlag =
+  (name: string) =>
+  (v: unknown): number => {
+    const n = Number(v);
+    if (!Number.isSafeInteger(n) || n < 1) throw new ConfigError(`--${name} must be a positive integer (got ${JSON.stringify(v)})`);
+    return n;
+  };

@@ -1,17 +1,11 @@
+import { positiveIntFlag } from "../../../src/cli/flags.ts";
 import { availableParallelism } from "node:os";
 import { defineCommand } from "../../../src/family/define-command.ts";
-import { ConfigError } from "../../../src/errors.ts";
 import { DEFAULT_BUDGET } from "../certify.ts";
 import { getLevel, listLevels } from "../levels/index.ts";
 import { runCertification } from "./certify-runner.ts";
 import { engineOption } from "./engine-flag.ts";
 import { EngineName } from "../world/engines.ts";
-
-const positiveInt = (name: string) => (v: unknown) => {
-  const n = Number(v);
-  if (!Number.isSafeInteger(n) || n < 1) throw new ConfigError(`--${name} must be a positive integer (got ${JSON.stringify(v)})`);
-  return n;
-};
 
 export const certifyCommand = defineCommand({
   command: "certify <level>",
@@ -19,11 +13,11 @@ export const certifyCommand = defineCommand({
   builder: (y) =>
     y
       .positional("level", { type: "string", demandOption: true })
-      .option("seeds", { type: "number", default: 120, coerce: positiveInt("seeds"), describe: "certified seeds wanted" })
+      .option("seeds", { type: "number", default: 120, coerce: positiveIntFlag("seeds"), describe: "certified seeds wanted" })
       .option("workers", {
         type: "number",
         default: availableParallelism(),
-        coerce: positiveInt("workers"),
+        coerce: positiveIntFlag("workers"),
         describe: "parallel processes (default: one per core)",
       })
       .option("random", { type: "number", default: DEFAULT_BUDGET.random, describe: "random placements per seed" })

@@ -1,14 +1,9 @@
+import { positiveIntFlag } from "../../../src/cli/flags.ts";
 import { defineCommand } from "../../../src/family/define-command.ts";
 import { ConfigError } from "../../../src/errors.ts";
 import { assertWritable, writeOutput } from "../../../src/cli/write-file.ts";
 import type { SerializedPolicy } from "../trainer/policy.ts";
 import { loadTask } from "../tasks/index.ts";
-
-const positiveInt = (name: string) => (v: unknown) => {
-  const n = Number(v);
-  if (!Number.isSafeInteger(n) || n < 1) throw new ConfigError(`--${name} must be a positive integer (got ${JSON.stringify(v)})`);
-  return n;
-};
 
 /**
  * `hexa film TASK`: a rollout on a MuJoCo task as an animated GIF (docs/spec/reward-search.md §2, pictures): the
@@ -28,7 +23,7 @@ export const filmCommand = defineCommand({
       .option("policy", { type: "string", describe: "a training job's policy.json (TRAINER_JOBS/…/policy.json); its task must be TASK" })
       .option("train", {
         type: "number",
-        coerce: positiveInt("train"),
+        coerce: positiveIntFlag("train"),
         describe: "first train PPO here for this many env steps on the task's hand-written reward (its sparse one where it has none)",
       })
       .option("seed", { type: "number", describe: "reset seed of the filmed episode (default: the instance's first evaluation seed)" })

@@ -1,6 +1,6 @@
+import { positiveIntFlag } from "../../../src/cli/flags.ts";
 import { join } from "node:path";
-import type { Argv } from "yargs";
-import { defineCommand } from "../../../src/family/define-command.ts";
+import { defineCommand, withOptionsByName } from "../../../src/family/define-command.ts";
 import { budgetsOf, RewardSearchConfig } from "../config.ts";
 import { getTask } from "../tasks/index.ts";
 import type { RewardTask } from "../task.ts";
@@ -20,13 +20,6 @@ import { createTrainerPool } from "../trainer/pool.ts";
 import { DEFAULT_FINAL_TRAININGS, scoreSearch } from "../search/final-protocol.ts";
 import { writeFinalScores } from "../../../src/store/final-scores.ts";
 import { formatFinalScores } from "../../../src/cli/final-scores.ts";
-
-const positiveInt = (name: string) => (v: unknown) => {
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (!Number.isSafeInteger(n) || n < 1) throw new ConfigError(`--${name} must be a positive integer (got ${JSON.stringify(v)})`);
-  return n;
-};
 
 const candidateLine = (c: CandidateRecord, replayed: boolean) =>
   `#${String(c.index).padStart(3)} ${c.operator.padEnd(10)} ${c.parent === null ? "     " : `of #${String(c.parent).padEnd(2)}`} ` +
@@ -58,16 +51,12 @@ export const formatSearch = (r: SearchResult, task: RewardTask, proposer: string
 /** The `search:` slice's flags (src/search/flags.ts): --budget, --samples, --iterations, --initial, --children, --lambda-start, --lambda-end, --eta. */
 const FLAGS = searchFlags();
 
-/** The `search:` flags, read by name through configFromFlags, so they leave the typed flags as they are. */
-const withSearchFlags = <T>(y: Argv<T>): Argv<T> =>
-  FLAGS.reduce((a, f) => a.option(f.name, { type: f.type, describe: f.describe, ...(f.choices ? { choices: f.choices } : {}) }), y) as Argv<T>;
-
 /** `hexa search TASK --method eureka|rf-agent`: one method on one task instance, with an exact candidate budget. */
 export const searchCommand = defineCommand({
   command: "search <task>",
   describe: "search reward functions for one reward-search task with Eureka's greedy evolution or RF-Agent's tree search",
   builder: (y) =>
-    withSearchFlags(
+    withOptionsByName(
       y
         .positional("task", { type: "string", demandOption: true, describe: "a reward-search task (hexa levels list --family reward-search)" })
         .option("method", {
@@ -76,22 +65,23 @@ export const searchCommand = defineCommand({
           demandOption: true,
           describe: "eureka (K samples × I iterations) or rf-agent (tree search)",
         }),
+      Object.fromEntries(FLAGS.map((f) => [f.name, { type: f.type, describe: f.describe, ...(f.choices ? { choices: f.choices } : {}) }])),
     )
       .option("seed", { type: "string", default: "0", describe: "task instance seed (also the search's own random seed)" })
       .option("proposer", { choices: ["heuristic", "llm"] as const, default: "heuristic" as const, describe: "heuristic needs no model" })
       .option("train-steps", {
         type: "number",
-        coerce: positiveInt("train-steps"),
+        coerce: positiveIntFlag("train-steps"),
         describe: "env steps of every candidate's training (default: a quarter of the task's budget)",
       })
       .option("final-trainings", {
         type: "number",
-        coerce: positiveInt("final-trainings"),
+        coerce: positiveIntFlag("final-trainings"),
         describe: `fresh training seeds of the final score: the best reward, the sparse and the human one trained on each (default ${DEFAULT_FINAL_TRAININGS})`,
       })
       .option("final-steps", {
         type: "number",
-        coerce: positiveInt("final-steps"),
+        coerce: positiveIntFlag("final-steps"),
         describe: "env steps of each final-score training (default: --train-steps)",
       })
       .option("out", {
@@ -99,7 +89,7 @@ export const searchCommand = defineCommand({
         describe: "run directory (search.json, candidates.jsonl); the same directory again resumes (default runs/search/METHOD-TASK-sSEED)",
       })
       .option("trainer-cache", { type: "string", describe: "trainer result cache (default runs/.trainer-cache)" })
-      .option("processes", { type: "number", coerce: positiveInt("processes"), describe: "trainer processes at once (default: one per core)" })
+      .option("processes", { type: "number", coerce: positiveIntFlag("processes"), describe: "trainer processes at once (default: one per core)" })
       .option("model", { type: "string", describe: "llm: model name" })
       .option("base-url", { type: "string", describe: "llm: OpenAI-compatible endpoint (else OPENAI_BASE_URL)" })
       .option("api-key", { type: "string", describe: "llm: API key (else OPENAI_API_KEY)" })

@@ -1,3 +1,4 @@
+import { positiveIntFlag } from "../../../src/cli/flags.ts";
 import { readFileSync } from "node:fs";
 import type { Argv, CommandModule } from "yargs";
 import { defineCommand } from "../../../src/family/define-command.ts";
@@ -10,12 +11,6 @@ const commandAfterDashes = (argv: Record<string, unknown>): string[] | undefined
   const i = process.argv.indexOf("--");
   const cmd = rest.length ? rest.map(String) : i >= 0 ? process.argv.slice(i + 1) : [];
   return cmd.length ? cmd : undefined;
-};
-
-const positiveInt = (name: string) => (v: unknown) => {
-  const n = Number(v);
-  if (!Number.isSafeInteger(n) || n < 1) throw new ConfigError(`--${name} must be a positive integer (got ${JSON.stringify(v)})`);
-  return n;
 };
 
 const readRewardFile = (path: string): string => {
@@ -33,8 +28,8 @@ const check = defineCommand({
     y
       .parserConfiguration({ "populate--": true })
       .option("task", { type: "string", describe: "task of the training checks (default: cartpole, else the first served)" })
-      .option("steps", { type: "number", default: 2048, coerce: positiveInt("steps"), describe: "env steps of the tiny training job" })
-      .option("start-timeout", { type: "number", default: 60, coerce: positiveInt("start-timeout"), describe: "seconds the trainer may take to say hello" })
+      .option("steps", { type: "number", default: 2048, coerce: positiveIntFlag("steps"), describe: "env steps of the tiny training job" })
+      .option("start-timeout", { type: "number", default: 60, coerce: positiveIntFlag("start-timeout"), describe: "seconds the trainer may take to say hello" })
       .option("reward-file", { type: "string", describe: "a valid reward for the trainer's own reward language (default: a JavaScript alive bonus)" })
       .option("verbose", { type: "boolean", default: false, describe: "show the trainer's stderr" })
       .example("$0 trainer check", "the built-in trainer")
