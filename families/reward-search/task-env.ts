@@ -1,3 +1,4 @@
+import { rewardLayoutOf } from "./sandbox/contract.ts";
 import type { TaskEnv } from "../../src/family/task-env.ts";
 import { toolSpecs } from "../../agents/tool-specs.ts";
 import check_reward from "./tools/check_reward.ts";
@@ -35,7 +36,7 @@ export const openRewardSession = (r: RewardEnvRequest): RewardSession => {
 
 export const openRewardEnv = async (r: RewardEnvRequest): Promise<TaskEnv> => {
   const session = openRewardSession(r);
-  const actionKind = session.task.makeEnv(session.instance, 1).action.kind;
+  const { actionKind } = rewardLayoutOf(session.task, session.instance);
   return {
     level: session.task.id,
     seed: session.instance.seed,

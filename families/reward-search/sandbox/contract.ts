@@ -5,7 +5,7 @@
  * the limits a program runs under, and the program.
  */
 import { z } from "zod";
-import type { ActionSpace, RewardBatchInput, RewardProgram, RewardTask } from "../task.ts";
+import type { ActionSpace, RewardBatchInput, RewardProgram, RewardTask, TaskInstance } from "../task.ts";
 import { InvariantError } from "../../../src/errors.ts";
 
 export const SandboxLimits = z.strictObject({
@@ -34,6 +34,16 @@ export interface RewardLayout {
   actionKind: "discrete" | "continuous";
   info: readonly string[];
 }
+
+/** A task instance's layout; its action kind is read from an env made for the purpose and closed at once. */
+export const rewardLayoutOf = (task: RewardTask, instance: TaskInstance): RewardLayout => {
+  const env = task.makeEnv(instance, 1);
+  try {
+    return { observation: task.observation, actionNames: task.actionNames, actionKind: env.action.kind, info: task.info };
+  } finally {
+    env.close?.();
+  }
+};
 
 /** The layout of a task's reward: its names, and the kind of its env's action space. */
 export const rewardLayout = (task: Pick<RewardTask, "observation" | "actionNames" | "info">, action: ActionSpace): RewardLayout => ({

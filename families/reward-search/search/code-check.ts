@@ -1,3 +1,4 @@
+import { rewardLayoutOf } from "../sandbox/contract.ts";
 import type { CodeCheck } from "../../../src/search/redebug.ts";
 import { checkReward } from "../sandbox/reward-check.ts";
 import { sampleTransitions } from "../tools/check_reward.ts";
@@ -16,11 +17,8 @@ export const rewardCodeCheck = (transitions: number): CodeCheck<RewardTask, Task
     let input = sampled.get(key);
     if (!input) {
       await task.prepare?.();
-      const env = task.makeEnv(instance, 1);
-      const actionKind = env.action.kind;
-      env.close?.();
       input = {
-        layout: { observation: task.observation, actionNames: task.actionNames, actionKind, info: task.info },
+        layout: rewardLayoutOf(task, instance),
         batches: sampleTransitions(task, instance, transitions),
       };
       sampled.set(key, input);

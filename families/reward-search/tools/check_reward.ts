@@ -1,3 +1,4 @@
+import { rewardLayoutOf } from "../sandbox/contract.ts";
 import { z } from "zod";
 import type { RewardBatchInput, RewardTask, TaskInstance } from "../task.ts";
 import { checkReward } from "../sandbox/reward-check.ts";
@@ -36,10 +37,7 @@ export default defineRewardTool({
   input: z.object({ code: z.string().min(1).describe("JavaScript defining function reward(obs, action, nextObs, info) → { total, components }") }),
   run: async (s, a) => {
     await s.task.prepare?.();
-    const env = s.task.makeEnv(s.instance, 1);
-    const actionKind = env.action.kind;
-    env.close?.();
-    const layout = { observation: s.task.observation, actionNames: s.task.actionNames, actionKind, info: s.task.info };
+    const layout = rewardLayoutOf(s.task, s.instance);
     const check = await checkReward(a.code, layout, sampleTransitions(s.task, s.instance, s.checkTransitions));
     return { result: check, observation: check.report };
   },

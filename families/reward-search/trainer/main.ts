@@ -8,7 +8,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { getTask, listTasks } from "../tasks/index.ts";
 import { PpoConfig, TaskInstance, type RewardTask } from "../task.ts";
-import { compileReward, RewardCodeError, type RewardLayout } from "../sandbox/reward-sandbox.ts";
+import { rewardLayoutOf } from "../sandbox/contract.ts";
+import { compileReward, RewardCodeError } from "../sandbox/reward-sandbox.ts";
 import { writeJsonAtomic } from "../../../src/store/jsonl.ts";
 import { sourceClosureHash } from "../../../src/util/source-closure.ts";
 import { trainPpo } from "./ppo.ts";
@@ -69,9 +70,7 @@ export const builtinBackend = (): TrainerBackend => ({
     const instance = instanceOf(task, job);
     const ppo = PpoOverrides.safeParse(job.ppo ?? {});
     if (!ppo.success) throw new JobFailure("bad_request", `ppo overrides are not valid PpoConfig fields: ${describeIssues(ppo.error)}`);
-    const env = task.makeEnv(instance, 1);
-    const layout: RewardLayout = { observation: task.observation, actionNames: task.actionNames, actionKind: env.action.kind, info: task.info };
-    env.close?.();
+    const layout = rewardLayoutOf(task, instance);
     let reward;
     try {
       reward = await compileReward(job.reward, layout, { seed: job.seed });
