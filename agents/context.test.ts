@@ -125,6 +125,15 @@ describe("buildMessages", () => {
     expect(JSON.stringify(sent.args)).toMatch(/characters cut to fit the request cap/);
   });
 
+  it("keeps the newest turn when its arguments are all escapes and the budget exceeds their length", () => {
+    // Each escape costs several characters once the cut arguments are sent parsed and raw: the retries must
+    // shrink what was handed out, not a budget already above every piece's length.
+    const args = { s: '"\\\n'.repeat(1136) };
+    const messages = buildMessages(SYSTEM, TASK, [turn(0, { thought: "", reply: "", call: call(0, args) })], opts(20_684));
+    expect(size(messages)).toBeLessThanOrEqual(20_684);
+    expect(messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool"]);
+  });
+
   it("stays under any cap for any thoughts, arguments and observations (property)", () => {
     const text = fc.oneof(
       fc.string({ maxLength: 50 }),

@@ -116,12 +116,15 @@ const squeeze = (t: Turn, p: Pieces, room: number): Message[] | undefined => {
   const lengths = [p.thought.length, p.args.length, p.reply.length].map((n, i) => n * weights[i]!);
   let budget = room - empty;
   for (let tries = 0; tries < 12 && budget > 0; tries++) {
-    const [thought, args, reply] = waterFill(lengths, budget).map((n, i) => Math.floor(n / weights[i]!));
+    const shares = waterFill(lengths, budget);
+    const [thought, args, reply] = shares.map((n, i) => Math.floor(n / weights[i]!));
     const messages = render(t, { thought: fitText(p.thought, thought!), args: fitText(p.args, args!), reply: fitText(p.reply, reply!) });
     const got = cost(messages);
     if (got <= room) return messages;
-    // Escapes make a character cost up to six; scale the budget by how far over it came, and a little more.
-    budget = Math.floor((budget * (room - empty)) / Math.max(1, got - empty)) - 16;
+    // Escapes make a character cost up to six; scale what was handed out (not the budget, which may exceed
+    // every piece's length) by how far over it came, and a little more.
+    const given = shares.reduce((s, n) => s + n, 0);
+    budget = Math.floor((given * (room - empty)) / Math.max(1, got - empty)) - 16;
   }
   return undefined;
 };
