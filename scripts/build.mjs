@@ -3,11 +3,13 @@
 // src/, agents/ and families/ at the same path under dist/, relative imports renamed to .js, packages left as
 // imports. Every `import.meta.url` reads as the source file's URL, so the paths a module derives from its own
 // place (assets, certified seeds, the repository root, the trainer's source hash) stay the source tree's; code
-// started in a worker or child process goes through src/util/runnable-module.ts. dist/.built is written last:
-// bin/ runs dist/ only while that stamp is newer than every source file and folder it lists.
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+// started in a worker or child process goes through src/util/runnable-module.ts. The packages every command
+// loads (yargs, zod) are bundled once into dist/vendor/ and imported from there: loading one file instead of
+// ~120 halves what they add to a start. dist/.built is written last: bin/ runs dist/ only while that stamp is
+// newer than every source file and folder it lists.
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { build } from "esbuild";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -21,11 +23,37 @@ const sources = TREES.flatMap((tree) =>
     .map((f) => join(tree, f)),
 );
 
+/** Package specifier → its bundle under dist/vendor/. */
+const VENDORED = { zod: "zod.js", yargs: "yargs.js", "yargs/helpers": "yargs-helpers.js" };
+
 const relativeImportsAsJs = {
   name: "relative-imports-as-js",
   setup(b) {
     b.onResolve({ filter: /^\.\.?\// }, (a) => (a.kind === "entry-point" ? undefined : { path: a.path.replace(/\.ts$/, ".js"), external: true }));
-    b.onResolve({ filter: /^[^.]/ }, (a) => (a.kind === "entry-point" ? undefined : { external: true }));
+    b.onResolve({ filter: /^[^.]/ }, (a) => {
+      if (a.kind === "entry-point") return undefined;
+      const vendored = VENDORED[a.path];
+      if (!vendored) return { external: true };
+      const from = dirname(join(DIST, relative(ROOT, a.importer)));
+      const path = relative(from, join(DIST, "vendor", vendored))
+        .split("\\")
+        .join("/");
+      return { path: path.startsWith(".") ? path : `./${path}`, external: true };
+    });
+  },
+};
+
+// yargs finds its message texts from its own file's place; in the bundle that place is dist/vendor/, so its
+// import.meta.url is pinned to the file it came from.
+const packageFileUrls = {
+  name: "package-file-urls",
+  setup(b) {
+    b.onLoad({ filter: /node_modules\/.*\.m?js$/ }, async (a) => {
+      const text = readFileSync(a.path, "utf8");
+      return text.includes("import.meta.url")
+        ? { contents: text.replaceAll("import.meta.url", JSON.stringify(pathToFileURL(a.path).href)), loader: "js" }
+        : undefined;
+    });
   },
 };
 
@@ -45,7 +73,38 @@ const result = await build({
   plugins: [relativeImportsAsJs],
 });
 
+const vendor = await build({
+  absWorkingDir: ROOT,
+  entryPoints: Object.values(VENDORED).map((file) => ({ in: `vendor-${file}`, out: file.replace(/\.js$/, "") })),
+  outdir: join(DIST, "vendor"),
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  write: false,
+  logLevel: "warning",
+  plugins: [
+    {
+      name: "vendor-entries",
+      setup(b) {
+        b.onResolve({ filter: /^vendor-/ }, (a) => ({ path: a.path, namespace: "vendor" }));
+        b.onLoad({ filter: /.*/, namespace: "vendor" }, (a) => {
+          const pkg = Object.entries(VENDORED).find(([, file]) => `vendor-${file}` === a.path)[0];
+          return { contents: `export * from "${pkg}";${pkg === "yargs" ? ` export { default } from "${pkg}";` : ""}`, resolveDir: ROOT, loader: "js" };
+        });
+      },
+    },
+    packageFileUrls,
+  ],
+  banner: { js: 'import { createRequire as __hexaCreateRequire } from "node:module"; const require = __hexaCreateRequire(import.meta.url);' },
+});
+
 rmSync(DIST, { recursive: true, force: true });
+for (const out of vendor.outputFiles) {
+  mkdirSync(dirname(out.path), { recursive: true });
+  writeFileSync(out.path, out.text);
+}
 for (const out of result.outputFiles) {
   const source = join(ROOT, relative(DIST, out.path)).replace(/\.js$/, ".ts");
   const url = relative(dirname(out.path), source).split("\\").join("/");
@@ -65,4 +124,6 @@ const dirs = [
   ),
 ].sort();
 writeFileSync(join(DIST, ".built"), `${JSON.stringify({ sources, dirs })}\n`);
-process.stderr.write(`hexa: compiled ${result.outputFiles.length} modules to dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+process.stderr.write(
+  `hexa: compiled ${result.outputFiles.length} modules and bundled ${Object.keys(VENDORED).join(", ")} to dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+);

@@ -1,7 +1,10 @@
-import { existsSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { CERTIFIED_DIR } from "../families/interphyre/certified-seeds.ts";
+import { CERTIFIED_DIR } from "../families/interphyre/certified-seed-list.ts";
 import { builtinTrainerVersion } from "../families/reward-search/trainer/main.ts";
 import { runnableModule, RUNS_COMPILED } from "../src/util/runnable-module.ts";
 
@@ -12,7 +15,7 @@ describe("the compiled JavaScript in dist/", () => {
   it("reads paths from the source tree: the trainer's source hash and the certified seeds are the sources'", async () => {
     const compiledTrainer = await dist<{ builtinTrainerVersion: () => string }>("families/reward-search/trainer/main.ts");
     expect(compiledTrainer.builtinTrainerVersion()).toBe(builtinTrainerVersion());
-    const compiledSeeds = await dist<{ CERTIFIED_DIR: string }>("families/interphyre/certified-seeds.ts");
+    const compiledSeeds = await dist<{ CERTIFIED_DIR: string }>("families/interphyre/certified-seed-list.ts");
     expect(compiledSeeds.CERTIFIED_DIR).toBe(CERTIFIED_DIR);
   });
 
@@ -25,5 +28,23 @@ describe("the compiled JavaScript in dist/", () => {
     const twin = fileURLToPath(compiled.runnableModule(source));
     expect(twin).toBe(fileURLToPath(new URL("../dist/families/interphyre/physics-worker.js", import.meta.url)));
     expect(existsSync(twin)).toBe(true);
+  });
+
+  it("lists levels loading only what names them: no validation library, engine or picture code, and yargs as one bundle", () => {
+    // A loader hook in the child records every module it loads (src/cli/levels.ts reads FamilyModule.listing).
+    const dir = mkdtempSync(join(tmpdir(), "hexa-loads-"));
+    writeFileSync(join(dir, "hooks.mjs"), "export async function load(url, c, next) { process.stderr.write(`LOAD ${url}\\n`); return next(url, c); }\n");
+    writeFileSync(
+      join(dir, "register.mjs"),
+      `import { register } from "node:module"; register(${JSON.stringify(new URL(`file://${join(dir, "hooks.mjs")}`).href)});\n`,
+    );
+    const bin = fileURLToPath(new URL("../bin/hexa.js", import.meta.url));
+    const child = spawnSync(process.execPath, ["--import", join(dir, "register.mjs"), bin, "levels", "list"], { encoding: "utf8" });
+    expect(child.status).toBe(0);
+    expect(child.stdout).toMatch(/^catapult +green_ball ↔ blue_ball +\d+ /m);
+    const loaded = child.stderr.split("\n").flatMap((l) => (l.startsWith("LOAD ") ? [l.slice(5)] : []));
+    expect(loaded.some((u) => u.includes("/dist/src/cli/levels.js"))).toBe(true);
+    expect(loaded.filter((u) => /node_modules\/(zod|planck|yargs|@resvg)\//.test(u))).toEqual([]);
+    expect(loaded.filter((u) => /\/dist\/vendor\/zod\.js$|world\/scene\.js$|pictures\//.test(u))).toEqual([]);
   });
 });

@@ -2,7 +2,8 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { readCertified, readCertifiedSeeds } from "./certified-seeds.ts";
+import { readCertifiedSeeds } from "./certified-seed-list.ts";
+import { readCertified } from "./certified-seeds.ts";
 import { listLevels } from "./levels/index.ts";
 
 describe("readCertifiedSeeds", () => {

@@ -1,9 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { ConfigError } from "../../src/errors.ts";
 import { writeAtomic } from "../../src/store/jsonl.ts";
+import { CERTIFIED_DIR, certifiedPath } from "./certified-seed-list.ts";
 import { DEFAULT_ENGINE, EngineName } from "./world/engines.ts";
 
 /** Certified seeds of one level: the committed output of `hexa levels certify` (schema-versioned, parsed on read). */
@@ -25,11 +24,6 @@ export const CertifiedSeeds = z.object({
 });
 export type CertifiedSeeds = z.infer<typeof CertifiedSeeds>;
 
-const here = dirname(fileURLToPath(import.meta.url));
-export const CERTIFIED_DIR = join(here, "certified");
-
-const certifiedPath = (level: string, dir = CERTIFIED_DIR) => join(dir, `${level}.json`);
-
 export const readCertified = (level: string, dir = CERTIFIED_DIR): CertifiedSeeds | undefined => {
   const path = certifiedPath(level, dir);
   if (!existsSync(path)) return undefined;
@@ -39,20 +33,6 @@ export const readCertified = (level: string, dir = CERTIFIED_DIR): CertifiedSeed
     throw new ConfigError(`${path}: ${issue.path.join(".")}: ${issue.message}; re-run hexa levels certify ${level}`);
   }
   return parsed.data;
-};
-
-/**
- * A level's certified seeds in their stored order, without parsing the solutions (certify and replay read the
- * whole file with readCertified): what a run's seed schedule and `hexa levels list` need, at a fraction of the cost.
- */
-export const readCertifiedSeeds = (level: string, dir = CERTIFIED_DIR): number[] => {
-  const path = certifiedPath(level, dir);
-  if (!existsSync(path)) return [];
-  const seeds = (JSON.parse(readFileSync(path, "utf8")) as { seeds?: unknown }).seeds;
-  if (!Array.isArray(seeds) || !seeds.every((s: { seed?: unknown } | null) => Number.isSafeInteger(s?.seed) && (s!.seed as number) >= 0)) {
-    throw new ConfigError(`${path}: seeds: expected a list of {seed: integer ≥ 0, …}; re-run hexa levels certify ${level}`);
-  }
-  return seeds.map((s: { seed: number }) => s.seed);
 };
 
 /** Atomic write (temp + rename): a crash mid-write leaves the previous file intact, so certification resumes. */

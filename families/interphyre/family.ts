@@ -35,10 +35,6 @@ export const interphyreFamily = (certifiedSeeds: (level: string) => number[]): L
   id: "interphyre",
   title: "Interphyre: 2-D physics puzzles, one red ball per episode",
   listLevels,
-  listing: () => ({
-    header: ["level", "goal (3 s contact)", "seeds", "description"],
-    rows: listLevels().map((id) => [id, getLevel(id).goal.join(" ↔ "), String(certifiedSeeds(id).length), getLevel(id).description]),
-  }),
   checkLevel: (level) => void getLevel(level),
   seedsOf: certifiedSeeds,
   describe: (level) => getLevel(level).description,

@@ -5,8 +5,15 @@ export const interphyreModule: FamilyModule = {
   id: "interphyre",
   title: "Interphyre: 2-D physics puzzles, one red ball per episode",
   build: async () => {
-    const [{ interphyreFamily }, { readCertifiedSeeds }] = await Promise.all([import("./family.ts"), import("./certified-seeds.ts")]);
+    const [{ interphyreFamily }, { readCertifiedSeeds }] = await Promise.all([import("./family.ts"), import("./certified-seed-list.ts")]);
     return interphyreFamily((level) => readCertifiedSeeds(level));
+  },
+  listing: async () => {
+    const [{ getLevel, listLevels }, { readCertifiedSeeds }] = await Promise.all([import("./levels/index.ts"), import("./certified-seed-list.ts")]);
+    return {
+      header: ["level", "goal (3 s contact)", "seeds", "description"],
+      rows: listLevels().map((id) => [id, getLevel(id).goal.join(" ↔ "), String(readCertifiedSeeds(id).length), getLevel(id).description]),
+    };
   },
   commands: [
     lazyCommand(

@@ -1,5 +1,5 @@
 import type { BallObject, BarObject, BasketObject } from "./world/scene.ts";
-import { basketSizeFromScale } from "./world/scene.ts";
+import { basketSizeFromScale } from "./world/basket-geometry.ts";
 import { MATERIAL } from "./world/constants.ts";
 
 /**

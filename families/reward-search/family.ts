@@ -71,10 +71,6 @@ export const rewardSearchFamily = (trainerFor: (c: RewardSearchConfig) => Traine
     id: "reward-search",
     title: "Reward search: write reward code, train PPO on it, reach the task's fitness",
     listLevels: listTasks,
-    listing: () => ({
-      header: ["task", "solved at F ≥", "description"],
-      rows: listTasks().map((id) => [id, String(getTask(id).fitness.solved), getTask(id).title]),
-    }),
     checkLevel: (level) => void getTask(level),
     seedsOf: () => SEEDS,
     describe: (level) => getTask(level).description,

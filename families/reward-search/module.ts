@@ -14,6 +14,10 @@ export const rewardSearchModule: FamilyModule = {
     const [{ rewardSearchFamily }, { localTrainerPool }] = await Promise.all([import("./family.ts"), import("./trainer/local-pool.ts")]);
     return rewardSearchFamily((c) => (trainerFor ?? localTrainerPool)(c));
   },
+  listing: async () => {
+    const { getTask, listTasks } = await import("./tasks/index.ts");
+    return { header: ["task", "solved at F ≥", "description"], rows: listTasks().map((id) => [id, String(getTask(id).fitness.solved), getTask(id).title]) };
+  },
   commands: [
     lazyCommand(
       { command: "trainer <command>", describe: "the training process behind reward search (docs/trainer-protocol.md)" },

@@ -1,6 +1,6 @@
 import type { Argv, CommandModule } from "yargs";
 import { defineCommand } from "../family/define-command.ts";
-import { familyIds, familyModules, getFamily, loadFamilies } from "./families.ts";
+import { familyIds, familyModules } from "./families.ts";
 
 const shortDescription = (text: string, max = 100) => {
   const first = text.split(/(?<=\.)\s/)[0]!;
@@ -23,9 +23,8 @@ const list = defineCommand({
   describe: "a family's levels (tasks) with what the family shows of them",
   builder: (y) => y.option("family", { choices: familyIds(), default: familyIds()[0]!, describe: "the level family" }),
   handler: async (argv) => {
-    await loadFamilies([argv.family]);
-    const family = getFamily(argv.family);
-    const { header, rows } = family.listing();
+    const family = familyModules().find((m) => m.id === argv.family)!;
+    const { header, rows } = await family.listing();
     if (family.id !== familyIds()[0]) process.stdout.write(`${family.title}\n`);
     process.stdout.write(table(header, rows));
   },

@@ -119,8 +119,6 @@ export interface LevelFamily {
   listLevels(): string[];
   /** Throws a ConfigError naming the level and the known ones. */
   checkLevel(level: string): void;
-  /** `hexa levels list`: a header and one row per level; the last column is shortened to fit a line. */
-  listing(): { header: readonly string[]; rows: readonly (readonly string[])[] };
   /** The family's vetted seeds of a level, in a fixed order (the stream, offline and held-out sets are cut from it). */
   seedsOf(level: string): number[];
   /** The factual description shown to evolvers and synthesisers. */

@@ -40,6 +40,12 @@ export interface FamilyWorker {
   serve(ctx: FamilyWorkerContext): Promise<{ handlers: Record<string, FamilyJobHandler>; close(): Promise<unknown> }>;
 }
 
+/** `hexa levels list`: a header and one row per level; the last column is shortened to fit a line. */
+export interface FamilyListing {
+  header: readonly string[];
+  rows: readonly (readonly string[])[];
+}
+
 /**
  * A level family as the CLI registers it (families/index.ts lists them): the family itself, built once per
  * process when first used, and what the family adds to the command line. Generic commands know a family only
@@ -51,6 +57,8 @@ export interface FamilyModule {
   title: string;
   /** Builds the family; a promise lets it import its modules only when a command first needs it (the CLI starts fast). */
   build(): LevelFamily | Promise<LevelFamily>;
+  /** `hexa levels list`'s table, without building the family: a listing imports only what names the levels. */
+  listing(): Promise<FamilyListing>;
   /** Top-level commands the family adds (e.g. `hexa play`, `hexa trainer`); src/cli/lazy-command.ts keeps them light. */
   commands?: readonly CommandModule[];
   /** Subcommands the family adds under `hexa levels` (e.g. `certify`, `show`). */

@@ -53,7 +53,6 @@ const family = (seeds: number[]): LevelFamily => ({
   id: "toy",
   title: "toy",
   listLevels: () => ["toy"],
-  listing: () => ({ header: ["level"], rows: [["toy"]] }),
   checkLevel: (l) => {
     if (l !== "toy") throw new ConfigError(`unknown level '${l}'; known: toy`);
   },

@@ -56,7 +56,6 @@ export const toyFamily = (): LevelFamily => {
     id: "toy",
     title: "Toy: guess a secret number",
     listLevels: levels.list,
-    listing: () => ({ header: ["level", "span", "description"], rows: levels.list().map((id) => [id, String(levels.get(id).span), levels.get(id).describe]) }),
     checkLevel: (level) => void levels.get(level),
     seedsOf: () => Array.from({ length: 200 }, (_, i) => i),
     describe: (level) => levels.get(level).describe,
@@ -129,5 +128,13 @@ export const toyFamily = (): LevelFamily => {
   return family;
 };
 
-const toyModule: FamilyModule = { id: "toy", title: "Toy: guess a secret number", build: toyFamily };
+const toyModule: FamilyModule = {
+  id: "toy",
+  title: "Toy: guess a secret number",
+  build: toyFamily,
+  listing: async () => ({
+    header: ["level", "span", "description"],
+    rows: levels.list().map((id) => [id, String(levels.get(id).span), levels.get(id).describe]),
+  }),
+};
 export default toyModule;

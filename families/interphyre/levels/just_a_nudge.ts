@@ -1,4 +1,4 @@
-import { basketSizeFromScale } from "../world/scene.ts";
+import { basketSizeFromScale } from "../world/basket-geometry.ts";
 import { defineLevel } from "./define-level.ts";
 import { ball, bar, barEnds, barFromEndpoints, basket } from "../objects.ts";
 

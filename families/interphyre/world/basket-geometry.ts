@@ -1,6 +1,19 @@
 import { round8 } from "./constants.ts";
 import type { BasketObject } from "./scene.ts";
 
+/** The basket's size from `scale`, as objects/basket.py derives it when no size is given. */
+export const basketSizeFromScale = (s: number, wallThickness?: number) => {
+  const wt = wallThickness ?? Math.min(0.175, 0.22 * s);
+  return {
+    scale: s,
+    bottom_width: 1.083 * s,
+    top_width: 1.083 * s * 1.25,
+    height: 2 * s,
+    wall_thickness: wt,
+    floor_thickness: wt,
+  };
+};
+
 /**
  * A basket's fixtures in body coordinates, as create_basket builds them (docs/spec/interphyre.md §2.3): a floor box,
  * two flared wall quads and a sensor box, all shifted by the anchor offset, every number rounded to 8

@@ -1,6 +1,5 @@
 import { z } from "zod";
 import type { CreateEngine } from "./engine.ts";
-import { createPlanckEngine } from "./planck-engine.ts";
 
 /**
  * The physics engines a world can run on. planck is the default and the engine the certified seeds were
@@ -12,14 +11,14 @@ export type EngineName = z.infer<typeof EngineName>;
 export const DEFAULT_ENGINE: EngineName = "planck";
 
 /**
- * The engine's factory. box2d-wasm's module loads asynchronously, once per process (box2d-wasm.ts awaits it
+ * The engine's factory, imported when first asked for (a command that only names an engine loads none). box2d-wasm's module loads asynchronously, once per process (box2d-wasm.ts awaits it
  * at its top level); after this promise resolves, every world is built and stepped synchronously. Await it
  * once where the engine is chosen (a command, the physics worker, a test's beforeAll) and pass the factory on.
  */
 export const loadEngine = async (name: EngineName): Promise<CreateEngine> => {
   switch (name) {
     case "planck":
-      return createPlanckEngine;
+      return (await import("./planck-engine.ts")).createPlanckEngine;
     case "box2d-wasm":
       return (await import("./box2d-engine.ts")).createBox2DEngine;
   }

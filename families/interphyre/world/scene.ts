@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ConfigError } from "../../../src/errors.ts";
+import { basketSizeFromScale } from "./basket-geometry.ts";
 import { BASKET_SENSOR_HEIGHT_RATIO, BASKET_SENSOR_MARGIN, MATERIAL } from "./constants.ts";
 
 /**
@@ -57,19 +58,6 @@ export type BasketObject = z.infer<typeof BasketObject>;
 export type SceneObject = BallObject | BarObject | BasketObject;
 export type Scene = Record<string, SceneObject>;
 type ObjectKind = SceneObject["type"];
-
-/** The basket's size from `scale`, as objects/basket.py derives it when no size is given. */
-export const basketSizeFromScale = (s: number, wallThickness?: number) => {
-  const wt = wallThickness ?? Math.min(0.175, 0.22 * s);
-  return {
-    scale: s,
-    bottom_width: 1.083 * s,
-    top_width: 1.083 * s * 1.25,
-    height: 2 * s,
-    wall_thickness: wt,
-    floor_thickness: wt,
-  };
-};
 
 const kindOf = (raw: Record<string, unknown>): ObjectKind | undefined => {
   if (typeof raw.type === "string") return raw.type as ObjectKind;
