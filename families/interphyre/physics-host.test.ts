@@ -206,3 +206,38 @@ describe("runHeuristicInWorker", () => {
     expect(got).toStrictEqual(seeds.map((seed) => inProcess("catapult", seed, seed, [])));
   });
 });
+
+describe("whole jobs on the pool", () => {
+  const entries = (n: number) =>
+    readCertified("catapult")!
+      .seeds.slice(0, n)
+      .map((e) => ({ seed: e.seed, scene: createInstance("catapult", e.seed).scene, solution: e.solution }));
+
+  it("go to the first worker free of jobs: short jobs never wait behind a long one while the other worker is idle", async () => {
+    const pool = new PhysicsHost({ workers: 2 });
+    const finished: string[] = [];
+    const run = (name: string, n: number, steps: number) =>
+      pool.checkScenes({ level: "catapult", entries: entries(n), steps }).then((ok) => {
+        finished.push(name);
+        return ok;
+      });
+    // Sent together: placed when sent, the second short job would have queued behind the long one.
+    const [long, ...shorts] = await Promise.all([run("long", 60, 2000), run("short1", 1, 50), run("short2", 1, 50), run("short3", 1, 50)]);
+    expect(finished.at(-1)).toBe("long");
+    expect(long).toHaveLength(60);
+    expect(shorts.map((s) => s.length)).toEqual([1, 1, 1]);
+    expect(pool.workers).toBe(2);
+    await pool.close();
+  });
+
+  it("still queued when the host closes: refused with a clear error", async () => {
+    const pool = new PhysicsHost({ workers: 1 });
+    const running = pool.checkScenes({ level: "catapult", entries: entries(20), steps: 2000 });
+    const queued = pool.checkScenes({ level: "catapult", entries: entries(1), steps: 50 });
+    const settled = Promise.allSettled([running, queued]);
+    await pool.close();
+    const [first, second] = await settled;
+    expect(first.status === "rejected" && first.reason).toBeInstanceOf(PhysicsWorkerError);
+    expect(second.status === "rejected" && String(second.reason)).toMatch(/physics host was closed; the scene check of 1 catapult scenes did not start/);
+  });
+});

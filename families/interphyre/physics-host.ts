@@ -55,8 +55,10 @@ interface Pending {
 interface Slot {
   worker: Worker;
   pending: Map<number, Pending>;
-  /** Open sessions plus heuristic episodes in flight: what placement balances. */
+  /** Open sessions plus whole jobs in flight: what a session's placement balances. */
   load: number;
+  /** Whole jobs (heuristic episodes, scene checks) running on it: at most one, so none waits behind another. */
+  jobs: number;
   /** Set once the worker died or was terminated: why, for every later call on its sessions. */
   dead?: string;
 }
@@ -81,6 +83,8 @@ const Hints = z.array(HeuristicHint);
 
 export class PhysicsHost {
   private readonly slots: Slot[] = [];
+  /** Whole jobs waiting for a worker that runs none, first come first served. */
+  private readonly queued: { start: (slot: Slot) => void; refuse: (e: Error) => void; what: string }[] = [];
   private nextId = 1;
   readonly maxWorkers: number;
 
@@ -118,39 +122,25 @@ export class PhysicsHost {
         open = false;
         slot.load--;
         if (!slot.dead) this.post(slot, { op: "close", session });
+        this.dispatch();
       },
     };
   }
 
   /** One whole heuristic episode inside a worker: the same trajectory as runHeuristicEpisode in-process, timing aside. */
-  async runHeuristic(r: HeuristicRequest): Promise<Trajectory> {
+  runHeuristic(r: HeuristicRequest): Promise<Trajectory> {
     const request: HeuristicRequest = { ...r, hints: Hints.parse(r.hints) };
-    const slot = this.place();
-    slot.load++;
-    try {
-      return (await this.request(slot, `the heuristic episode on ${r.level} seed ${r.seed}`, (req) => ({ op: "heuristic", req, request }))) as Trajectory;
-    } finally {
-      slot.load--;
-    }
+    return this.job(`the heuristic episode on ${r.level} seed ${r.seed}`, (req) => ({ op: "heuristic", req, request })) as Promise<Trajectory>;
   }
 
   /** Replays stored scene solutions inside a worker (scene-check.ts's `reproduces`): whether each reaches its goal. */
-  async checkScenes(r: SceneCheckRequest): Promise<boolean[]> {
-    const slot = this.place();
-    slot.load++;
-    try {
-      return (await this.request(slot, `the scene check of ${r.entries.length} ${r.level} scenes`, (req) => ({
-        op: "check-scenes",
-        req,
-        request: r,
-      }))) as boolean[];
-    } finally {
-      slot.load--;
-    }
+  checkScenes(r: SceneCheckRequest): Promise<boolean[]> {
+    return this.job(`the scene check of ${r.entries.length} ${r.level} scenes`, (req) => ({ op: "check-scenes", req, request: r })) as Promise<boolean[]>;
   }
 
-  /** Terminates every worker; calls in flight reject. The host can be used again afterwards (fresh workers). */
+  /** Terminates every worker; calls in flight and jobs still queued reject. The host can be used again afterwards (fresh workers). */
   async close(): Promise<void> {
+    for (const q of this.queued.splice(0)) q.refuse(new PhysicsWorkerError(`the physics host was closed; ${q.what} did not start`));
     const slots = this.slots.splice(0);
     await Promise.all(
       slots.map((s) => {
@@ -165,6 +155,38 @@ export class PhysicsHost {
     for (const s of this.slots) this.post(s, { op: "crash", how });
   }
 
+  /**
+   * A whole job runs on a worker that runs no other job, spawned while the pool is below its size; otherwise it
+   * waits here and goes to the first worker that finishes one. Placed when sent, a job could queue behind a long
+   * episode on one worker while the other stood idle.
+   */
+  private job(what: string, make: (req: number) => HostMessage): Promise<unknown> {
+    return new Promise<Slot>((start, refuse) => {
+      this.queued.push({ start, refuse, what });
+      this.dispatch();
+    }).then(async (slot) => {
+      try {
+        return await this.request(slot, what, make);
+      } finally {
+        slot.jobs--;
+        slot.load--;
+        this.dispatch();
+      }
+    });
+  }
+
+  /** Starts queued jobs on workers free of jobs (fewest sessions first), spawning up to the pool's size. */
+  private dispatch(): void {
+    while (this.queued.length > 0) {
+      const free = this.slots.filter((s) => s.jobs === 0 && !s.dead).sort((a, b) => a.load - b.load)[0];
+      const slot = free ?? (this.slots.length < this.maxWorkers ? this.spawn() : undefined);
+      if (!slot) return;
+      slot.jobs++;
+      slot.load++;
+      this.queued.shift()!.start(slot);
+    }
+  }
+
   private place(): Slot {
     const idle = this.slots.reduce<Slot | undefined>((best, s) => (!best || s.load < best.load ? s : best), undefined);
     if (idle && (idle.load === 0 || this.slots.length >= this.maxWorkers)) return idle;
@@ -175,7 +197,7 @@ export class PhysicsHost {
     // execArgv: []: the parent's `--import tsx` must not preload into the worker (the entry registers tsx itself).
     const worker = new Worker(ENTRY, { execArgv: [] });
     worker.unref();
-    const slot: Slot = { worker, pending: new Map(), load: 0 };
+    const slot: Slot = { worker, pending: new Map(), load: 0, jobs: 0 };
     let cause = "";
     const fail = (why: string) => {
       if (!slot.dead) slot.dead = why;

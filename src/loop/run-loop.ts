@@ -293,6 +293,16 @@ export const runLoop = async (cfg: RunConfig, ports: LoopPorts): Promise<Metrics
   };
 
   progress("offline", 0);
+  // Every level's offline episodes in one batch, so that the pool stays full; each level's update then reads its own.
+  const playsOffline = (level: string) =>
+    log.done.has(updateKey(level, 0)) ? needsOfflineRuns(cfg) : usesBank(cfg) && cfg.init !== "online" && !cfg.offline.banks && !cfg.offline.trajectories;
+  await mapLimit(
+    cfg.levels
+      .filter(playsOffline)
+      .flatMap((level) => plan.get(level)!.offline.map((seed): Job => ({ phase: "offline", level, round: 0, seed, agent: offlineAgent, bankRound: null }))),
+    inFlight,
+    play,
+  );
   for (const level of cfg.levels) {
     if (log.done.has(updateKey(level, 0))) {
       if (needsOfflineRuns(cfg)) await playOffline(level);
