@@ -13,7 +13,6 @@ const int0 = z.number().int().min(0);
 const jobId = z.string().min(1).max(200);
 
 const ComponentStats = z.strictObject({ mean: finite, min: finite, max: finite });
-type ComponentStats = z.infer<typeof ComponentStats>;
 
 /** A task as a trainer announces it: enough for the host to show the model what the reward code may read. */
 export const TaskDescriptor = z.object({
@@ -142,10 +141,8 @@ export const TrainMessage = z.object({
 export type TrainMessage = z.infer<typeof TrainMessage>;
 
 const CancelMessage = z.object({ type: z.literal("cancel"), id: jobId });
-type CancelMessage = z.infer<typeof CancelMessage>;
 
 const ShutdownMessage = z.object({ type: z.literal("shutdown") });
-type ShutdownMessage = z.infer<typeof ShutdownMessage>;
 
 export const HostMessage = z.discriminatedUnion("type", [TrainMessage, CancelMessage, ShutdownMessage]);
 export type HostMessage = z.infer<typeof HostMessage>;
