@@ -42,7 +42,7 @@ export const defaultPhysicsWorkers = (env: NodeJS.ProcessEnv = process.env): num
 };
 
 export interface PhysicsHostOptions {
-  /** Most worker threads; sessions and heuristic episodes go to the least loaded one. */
+  /** Most worker threads; a session goes to the least loaded one, a whole job to the first free of jobs. */
   workers?: number;
 }
 
