@@ -74,6 +74,8 @@ export interface SearchCalls {
   perCandidate: { calls: number; input: number; output: number };
   /** How perCandidate is made, for the forecast's basis line. */
   basis: string;
+  /** Calls the forecast leaves out because they depend on what the model writes (RF-Agent's re-debug), said beside the figure. */
+  uncounted?: string;
 }
 
 /** A whole search that replaces the round loop for a config's `method` (eureka, rf-agent: src/search on the family's evaluator and proposer). */

@@ -54,6 +54,9 @@ describe("the forecast of a search run", () => {
     // rf-agent: a proposal, a self-evaluation and a thought alignment per candidate
     const rf = forecastRun({ cfg: cfgOf("rf-agent", 4), family, recorded: none, committed: none, earlier: [] });
     expect(rf).toMatchObject({ candidates: 8, calls: 24 });
+    // Its re-debug calls depend on the code the model writes: said beside the figure, not guessed into it.
+    expect(rf.basis[0]).toMatch(/; not forecast: up to 3 re-debug call\(s\) for each candidate whose code fails its check \(search\.rfAgent\.debugTries\)/);
+    expect(eureka.basis[0]).not.toContain("not forecast");
   });
 
   it("on a resume counts only the candidates candidates.jsonl lacks, each call sized by the model's recorded search calls", () => {

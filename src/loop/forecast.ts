@@ -131,7 +131,8 @@ const forecastSearch = (cfg: RunConfig, search: SearchCalls, earlier: ReadonlyAr
     ? `${per.calls} call(s) per candidate × the mean of ${seen.calls} recorded search call(s) in earlier runs`
     : `from the config: ${search.basis}; no earlier searches of this model`;
   out.basis.push(
-    `llm.actor ${model}: ${search.candidates} candidate(s) × ~${Math.round(w.input + w.output).toLocaleString("en")} tokens, ${price ? formatUsd(usd) : "unpriced"} per candidate (${how})`,
+    `llm.actor ${model}: ${search.candidates} candidate(s) × ~${Math.round(w.input + w.output).toLocaleString("en")} tokens, ${price ? formatUsd(usd) : "unpriced"} per candidate (${how})` +
+      (search.uncounted ? `; not forecast: ${search.uncounted}` : ""),
   );
   return out;
 };

@@ -94,6 +94,11 @@ export const searchOfRun = (config: RunConfig, c: RewardSearchConfig, pool: Trai
           strategy === "eureka"
             ? `one proposal per candidate, its prompt the task and the reward it refines (~${SHOWN_CHARS.toLocaleString("en")} characters with its feedback), ~${PROPOSAL_OUTPUT} tokens out`
             : `a proposal (the task and ~2 rewards shown), a self-evaluation and a thought alignment per candidate, ~${PROPOSAL_OUTPUT + SELF_EVAL_OUTPUT + ALIGN_OUTPUT} tokens out`,
+        ...(strategy === "rf-agent" && config.search.rfAgent.debugTries > 0
+          ? {
+              uncounted: `up to ${config.search.rfAgent.debugTries} re-debug call(s) for each candidate whose code fails its check (search.rfAgent.debugTries); the budget cap counts them`,
+            }
+          : {}),
       };
     },
     run: async ({ dir, actorModel, onCall, log, signal }) => {
