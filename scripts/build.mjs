@@ -75,7 +75,7 @@ const result = await build({
 
 const vendor = await build({
   absWorkingDir: ROOT,
-  entryPoints: Object.values(VENDORED).map((file) => ({ in: `vendor-${file}`, out: file.replace(/\.js$/, "") })),
+  entryPoints: Object.entries(VENDORED).map(([pkg, file]) => ({ in: `vendor:${pkg}`, out: file.replace(/\.js$/, "") })),
   outdir: join(DIST, "vendor"),
   bundle: true,
   splitting: true,
@@ -88,11 +88,13 @@ const vendor = await build({
     {
       name: "vendor-entries",
       setup(b) {
-        b.onResolve({ filter: /^vendor-/ }, (a) => ({ path: a.path, namespace: "vendor" }));
-        b.onLoad({ filter: /.*/, namespace: "vendor" }, (a) => {
-          const pkg = Object.entries(VENDORED).find(([, file]) => `vendor-${file}` === a.path)[0];
-          return { contents: `export * from "${pkg}";${pkg === "yargs" ? ` export { default } from "${pkg}";` : ""}`, resolveDir: ROOT, loader: "js" };
-        });
+        // Each entry re-exports its package (and yargs its default export), so the bundle is the package.
+        b.onResolve({ filter: /^vendor:/ }, (a) => ({ path: a.path.slice("vendor:".length), namespace: "vendor" }));
+        b.onLoad({ filter: /.*/, namespace: "vendor" }, ({ path: pkg }) => ({
+          contents: `export * from "${pkg}";${pkg === "yargs" ? ` export { default } from "${pkg}";` : ""}`,
+          resolveDir: ROOT,
+          loader: "js",
+        }));
       },
     },
     packageFileUrls,

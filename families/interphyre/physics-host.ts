@@ -175,11 +175,14 @@ export class PhysicsHost {
     });
   }
 
-  /** Starts queued jobs on workers free of jobs (fewest sessions first), spawning up to the pool's size. */
+  /**
+   * Starts queued jobs on workers free of jobs, as `place` places sessions: an idle worker, else a new one while
+   * the pool is below its size, else the one with the fewest sessions.
+   */
   private dispatch(): void {
     while (this.queued.length > 0) {
       const free = this.slots.filter((s) => s.jobs === 0 && !s.dead).sort((a, b) => a.load - b.load)[0];
-      const slot = free ?? (this.slots.length < this.maxWorkers ? this.spawn() : undefined);
+      const slot = free?.load === 0 || this.slots.length >= this.maxWorkers ? free : this.spawn();
       if (!slot) return;
       slot.jobs++;
       slot.load++;

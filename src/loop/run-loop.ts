@@ -233,12 +233,18 @@ export const runLoop = async (cfg: RunConfig, ports: LoopPorts): Promise<Metrics
     }
     return recs;
   };
-  const playOffline = async (level: string): Promise<EpisodeRecord[]> => {
-    const seeds = plan.get(level)!.offline;
-    await mapLimit(seeds, inFlight, (seed) => play({ phase: "offline", level, round: 0, seed, agent: offlineAgent, bankRound: null }));
+  /** Whether a level's offline episodes are played here: for its round-0 update, or again to restore their records. */
+  const playsOffline = (level: string) =>
+    log.done.has(updateKey(level, 0)) ? needsOfflineRuns(cfg) : usesBank(cfg) && cfg.init !== "online" && !cfg.offline.banks && !cfg.offline.trajectories;
+  /** Every such level's offline episodes in one batch, so that the pool stays full; each update then reads its own. */
+  const playOffline = async (): Promise<void> => {
+    const jobs = cfg.levels
+      .filter(playsOffline)
+      .flatMap((level) => plan.get(level)!.offline.map((seed): Job => ({ phase: "offline", level, round: 0, seed, agent: offlineAgent, bankRound: null })));
+    await mapLimit(jobs, inFlight, play);
     signal?.throwIfAborted();
-    return seeds.map((seed) => records.get(episodeId("offline", level, 0, seed))!);
   };
+  const offlineRecords = (level: string): EpisodeRecord[] => plan.get(level)!.offline.map((seed) => records.get(episodeId("offline", level, 0, seed))!);
   /** A shipped bank enters as add events under ids of its own, so the log stays the whole record. */
   const ship = (level: string): void => {
     const bank = ports.shippedBank?.(level);
@@ -293,25 +299,15 @@ export const runLoop = async (cfg: RunConfig, ports: LoopPorts): Promise<Metrics
   };
 
   progress("offline", 0);
-  // Every level's offline episodes in one batch, so that the pool stays full; each level's update then reads its own.
-  const playsOffline = (level: string) =>
-    log.done.has(updateKey(level, 0)) ? needsOfflineRuns(cfg) : usesBank(cfg) && cfg.init !== "online" && !cfg.offline.banks && !cfg.offline.trajectories;
-  await mapLimit(
-    cfg.levels
-      .filter(playsOffline)
-      .flatMap((level) => plan.get(level)!.offline.map((seed): Job => ({ phase: "offline", level, round: 0, seed, agent: offlineAgent, bankRound: null }))),
-    inFlight,
-    play,
-  );
+  await playOffline();
   for (const level of cfg.levels) {
     if (log.done.has(updateKey(level, 0))) {
-      if (needsOfflineRuns(cfg)) await playOffline(level);
-      else if (lost.some((id) => id.startsWith(`offline/${level}/file`))) refetch(level);
+      if (!playsOffline(level) && lost.some((id) => id.startsWith(`offline/${level}/file`))) refetch(level);
       continue;
     }
     if (!usesBank(cfg) || cfg.init === "online") await update(level, 0, []);
     else if (cfg.offline.banks) ship(level);
-    else await update(level, 0, cfg.offline.trajectories ? fromFiles(level) : await playOffline(level));
+    else await update(level, 0, cfg.offline.trajectories ? fromFiles(level) : offlineRecords(level));
   }
   snapshot(0);
 
