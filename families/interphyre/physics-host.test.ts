@@ -216,7 +216,10 @@ describe("whole jobs on the pool", () => {
   it("go to the first worker free of jobs: short jobs never wait behind a long one while the other worker is idle", async () => {
     const pool = new PhysicsHost({ workers: 2 });
     // Both workers started first: a worker still starting (seconds under load) is not what is measured here.
-    await Promise.all([pool.checkScenes({ level: "catapult", entries: entries(1), steps: 10 }), pool.checkScenes({ level: "catapult", entries: entries(1), steps: 10 })]);
+    await Promise.all([
+      pool.checkScenes({ level: "catapult", entries: entries(1), steps: 10 }),
+      pool.checkScenes({ level: "catapult", entries: entries(1), steps: 10 }),
+    ]);
     expect(pool.workers).toBe(2);
     const finished: string[] = [];
     const run = (name: string, n: number, steps: number) =>
