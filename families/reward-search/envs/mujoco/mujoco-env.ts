@@ -63,8 +63,10 @@ export type MujocoVecEnv = VecEnv & {
   stepSeconds(): number;
 };
 
+const ASSETS = new URL("./assets/", import.meta.url);
+
 /** The path of a shipped model file. */
-export const assetPath = (file: string): string => fileURLToPath(new URL(`./assets/${file}`, import.meta.url));
+export const assetPath = (file: string): string => fileURLToPath(new URL(file, ASSETS));
 
 /** Load the module and the spec's model in this thread; check the action bounds against its ctrlrange. */
 export const prepareMujoco = async (spec: MujocoSpec): Promise<void> => {
