@@ -1,7 +1,7 @@
 import type { FamilyWords } from "../../src/family/family-words.ts";
 import { familyConfig, type LevelFamily } from "../../src/family/family.ts";
 import { PlacementAction, placementOf } from "./action.ts";
-import { InterphyreConfig } from "./config.ts";
+import { InterphyreConfig, upgradeInterphyre } from "./config.ts";
 import { evolveHeuristic, hintsFromBank } from "./heuristic/evolver.ts";
 import { synthesiseRegions } from "./heuristic/synthesiser.ts";
 import { getLevel, listLevels } from "./levels/index.ts";
@@ -28,7 +28,7 @@ export const INTERPHYRE_WORDS: FamilyWords = {
   renderAction,
 };
 
-const slice = { key: "interphyre", schema: InterphyreConfig };
+const slice = { key: "interphyre", schema: InterphyreConfig, upgrade: upgradeInterphyre };
 
 /** Interphyre as a level family; `certifiedSeeds` reads a level's certified list (the CLI passes the store's reader). */
 export const interphyreFamily = (certifiedSeeds: (level: string) => number[]): LevelFamily => ({

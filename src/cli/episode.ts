@@ -8,7 +8,7 @@ import { ConfigError } from "../errors.ts";
 import { playEpisode } from "../loop/play.ts";
 import { parseRunConfig, RUN_AGENTS, type RunAgent } from "../loop/run-config.ts";
 import { EMPTY_BANK } from "../store/bank.ts";
-import { allFamilies, familyIds, getFamily } from "./families.ts";
+import { allFamilies, defaultFamilyId, familyIds, getFamily } from "./families.ts";
 import { schemaFlags, sliceFromFlags, type SchemaFlag } from "./schema-flags.ts";
 import { toolProgressView } from "./tool-progress.ts";
 import { assertWritable } from "./write-file.ts";
@@ -47,7 +47,7 @@ export const episodeCommand = defineCommand({
       y
         .positional("level", { type: "string", demandOption: true })
         .option("seed", { type: "string", demandOption: true, describe: "level seed (non-negative integer)" })
-        .option("family", { choices: familyIds(), default: "interphyre", describe: "the level family of LEVEL" })
+        .option("family", { choices: familyIds(), default: defaultFamilyId(), describe: "the level family of LEVEL" })
         .option("agent", { choices: RUN_AGENTS.filter((a) => a !== "hexa"), default: "react" as RunAgent, describe: "heuristic needs no model" })
         .option("model", { type: "string", describe: "model name (actor role)" })
         .option("base-url", { type: "string", describe: "OpenAI-compatible endpoint (else OPENAI_BASE_URL)" })

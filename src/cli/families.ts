@@ -42,6 +42,9 @@ export const familyModules = (): readonly FamilyModule[] => modules;
 
 export const familyIds = (): string[] => modules.map((m) => m.id);
 
+/** The family a command or config that names none means: the registry's first (families/index.ts). */
+export const defaultFamilyId = (): string => modules[0]!.id;
+
 const moduleOf = (id: string): FamilyModule => {
   const m = modules.find((x) => x.id === id);
   if (!m) throw new ConfigError(`unknown family '${id}'; known: ${familyIds().join(", ")}`);

@@ -9,7 +9,7 @@ import { isEvalFileName, RunDir } from "../store/run-dir.ts";
 import { BankLogLine, EpisodeRecord, UsageLine } from "../store/run-records.ts";
 import type { FailedCall } from "../report/inspect/usage-view.ts";
 import type { RunInput, RunSummaryInput } from "../report/inspect/model.ts";
-import { allFamilies } from "./families.ts";
+import { allFamilies, defaultFamilyId } from "./families.ts";
 import { bestOf, CandidateRecord, SearchHeader } from "../search/candidates.ts";
 import type { SearchHeaderInput, SearchInput } from "../report/inspect/search-view.ts";
 
@@ -78,7 +78,7 @@ const summaryOf = (dir: RunDir, notices: string[]): RunSummaryInput => {
       raw = {};
     }
     const levels = isObject(raw) && Array.isArray(raw.levels) ? raw.levels.map(String) : [];
-    return summaryFrom(overlay(RunConfig.parse({ levels: ["-"] }), isObject(raw) ? { ...raw, levels } : { levels }) as RunConfig);
+    return summaryFrom(overlay(RunConfig.parse({ family: defaultFamilyId(), levels: ["-"] }), isObject(raw) ? { ...raw, levels } : { levels }) as RunConfig);
   }
 };
 

@@ -14,7 +14,7 @@ import { foldEvents, type Bank } from "../store/bank.ts";
 import { readShippedBank } from "../store/shipped-bank.ts";
 import { writeTransferredBank, type TransferredBank } from "../store/transfer-bank.ts";
 import { lastCommitted, openRun } from "./bank.ts";
-import { getFamily } from "./families.ts";
+import { defaultFamilyId, getFamily } from "./families.ts";
 import { defineCommand } from "../family/define-command.ts";
 import { intFlag } from "./flags.ts";
 import { evaluateTransfer, resultTable } from "./transfer-eval.ts";
@@ -197,7 +197,7 @@ export const transferCommand = defineCommand({
         describe: "a source: LEVEL (its shipped bank), LEVEL=runs/<id> or LEVEL=BANK.json; repeat for several",
       })
       .option("to", { type: "string", demandOption: true, describe: "the target level (no trajectories of it are used)" })
-      .option("family", { type: "string", default: "interphyre", describe: "the level family of every level named" })
+      .option("family", { type: "string", default: defaultFamilyId(), describe: "the level family of every level named" })
       .option("synthesiser", {
         choices: ["llm", "heuristic"] as const,
         default: "llm" as const,

@@ -18,7 +18,7 @@ const fail = (f: () => unknown): string => {
 
 describe("RunConfig", () => {
   it("fills the paper's defaults (docs/spec/method.md §1, §3, §5)", () => {
-    const c = parseRunConfig({ levels: ["catapult"] }, "cfg");
+    const c = parseRunConfig({ family: "interphyre", levels: ["catapult"] }, "cfg");
     expect([c.rounds, c.episodesPerRound, c.actor.maxTurns, c.retriever.topSkills, c.retriever.topMistakes, c.bank.maxSkills, c.bank.maxMistakes]).toEqual([
       17, 3, 25, 6, 4, 10, 5,
     ]);
@@ -26,21 +26,25 @@ describe("RunConfig", () => {
   });
 
   it("names unknown keys at any depth, wrong types and bad YAML with the file", () => {
-    expect(fail(() => parseRunConfig({ levels: ["a"], round: 3 }, "x.yaml"))).toMatch(/^x\.yaml: round: unknown key/);
-    expect(fail(() => parseRunConfig({ levels: ["a"], actor: { maxTurn: 3 } }, "x.yaml"))).toMatch(/actor\.maxTurn: unknown key/);
-    expect(fail(() => parseRunConfig({ levels: ["a"], rounds: "three" }, "x.yaml"))).toMatch(/rounds: .*number/i);
-    expect(fail(() => parseRunConfig({}, "x.yaml"))).toMatch(/levels/);
+    expect(fail(() => parseRunConfig({ family: "interphyre", levels: ["a"], round: 3 }, "x.yaml"))).toMatch(/^x\.yaml: round: unknown key/);
+    expect(fail(() => parseRunConfig({ family: "interphyre", levels: ["a"], actor: { maxTurn: 3 } }, "x.yaml"))).toMatch(/actor\.maxTurn: unknown key/);
+    expect(fail(() => parseRunConfig({ family: "interphyre", levels: ["a"], rounds: "three" }, "x.yaml"))).toMatch(/rounds: .*number/i);
+    expect(fail(() => parseRunConfig({ family: "interphyre" }, "x.yaml"))).toMatch(/levels/);
     expect(fail(() => parseRunConfigYaml("levels: [a\nrounds: 2", "x.yaml"))).toMatch(/^x\.yaml: not valid YAML/);
   });
 
   it("refuses cells the method does not define and contradictory offline sources", () => {
-    expect(fail(() => parseRunConfig({ levels: ["a"], init: "offline", update: "evolving" }, "c"))).toMatch(/offline initialisation freezes the bank/);
-    expect(fail(() => parseRunConfig({ levels: ["a"], init: "online", offline: { banks: ["b.json"] } }, "c"))).toMatch(/online starts with no bank/);
-    expect(fail(() => parseRunConfig({ levels: ["a"], offline: { banks: ["b"], trajectories: ["t"] } }, "c"))).toMatch(/not both/);
+    expect(fail(() => parseRunConfig({ family: "interphyre", levels: ["a"], init: "offline", update: "evolving" }, "c"))).toMatch(
+      /offline initialisation freezes the bank/,
+    );
+    expect(fail(() => parseRunConfig({ family: "interphyre", levels: ["a"], init: "online", offline: { banks: ["b.json"] } }, "c"))).toMatch(
+      /online starts with no bank/,
+    );
+    expect(fail(() => parseRunConfig({ family: "interphyre", levels: ["a"], offline: { banks: ["b"], trajectories: ["t"] } }, "c"))).toMatch(/not both/);
   });
 
   it("prints every default as commented YAML that parses back to the same config, without secrets", () => {
-    const c = parseRunConfig({ levels: ["catapult"], llm: { actor: { apiKey: "sk-secret" } } }, "c");
+    const c = parseRunConfig({ family: "interphyre", levels: ["catapult"], llm: { actor: { apiKey: "sk-secret" } } }, "c");
     const text = runConfigYaml(c);
     expect(text).toContain("# R: rounds per level\nrounds: 17");
     expect(text).not.toContain("sk-secret");
@@ -79,7 +83,7 @@ const family = (seeds: number[]): LevelFamily => ({
 describe("schedule", () => {
   const seeds = Array.from({ length: 20 }, (_, i) => 100 + i);
   it("cuts stream, offline and held-out seeds from the vetted list, disjoint and paired by offset", () => {
-    const c = parseRunConfig({ levels: ["toy"], rounds: 3, episodesPerRound: 2, offline: { episodes: 2 }, seeds: { offset: 4 } }, "c");
+    const c = parseRunConfig({ family: "interphyre", levels: ["toy"], rounds: 3, episodesPerRound: 2, offline: { episodes: 2 }, seeds: { offset: 4 } }, "c");
     const s = schedule(c, family(seeds)).get("toy")!;
     expect(s.rounds).toEqual([
       [104, 105],
@@ -96,7 +100,7 @@ describe("schedule", () => {
   });
 
   it("says how many seeds a run needs when the list is short, and names unknown or repeated levels", () => {
-    const c = parseRunConfig({ levels: ["toy"], rounds: 17 }, "c");
+    const c = parseRunConfig({ family: "interphyre", levels: ["toy"], rounds: 17 }, "c");
     expect(fail(() => schedule(c, family(seeds)))).toMatch(/toy has 20 vetted seeds, the run needs 56/);
     expect(fail(() => schedule({ ...c, levels: ["nope"] }, family(seeds)))).toMatch(/unknown level 'nope'/);
     expect(fail(() => schedule({ ...c, rounds: 1, levels: ["toy", "toy"] }, family(seeds)))).toMatch(/listed twice/);

@@ -63,7 +63,7 @@ export const RunConfig = strict({
     .max(100, "at most 100 characters (it starts the run directory's name)")
     .optional()
     .describe("run id prefix; the level names when absent"),
-  family: z.string().default("interphyre").describe("the level family that supplies tasks and tools (hexa levels list shows them)"),
+  family: z.string().min(1).describe("the level family that supplies tasks and tools (hexa levels list shows them)"),
   levels: z.array(z.string().min(1)).min(1).describe("levels to learn on; each keeps its own bank"),
   seeds: SeedsConfig.prefault({}),
   rounds: z.number().int().min(1).default(17).describe("R: rounds per level"),
@@ -167,22 +167,6 @@ export const composeRunConfig = (families: readonly FamilySlice[]): z.ZodType<Ru
   }) as unknown as z.ZodType<RunConfig>;
 };
 
-/**
- * Config files written before the family seam kept Interphyre's horizon and tool set under `actor`; they now live in the
- * family's slice. Moved here so those run directories resume (their config.yaml is read back).
- */
-const lift = (raw: unknown): unknown => {
-  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return raw;
-  const r = raw as Record<string, unknown>;
-  const actor = r.actor;
-  if (actor === null || typeof actor !== "object" || Array.isArray(actor)) return raw;
-  const { horizon, toolSet, ...rest } = actor as Record<string, unknown>;
-  if (horizon === undefined && toolSet === undefined) return raw;
-  if ((r.family ?? "interphyre") !== "interphyre") return raw;
-  const moved = { ...(horizon === undefined ? {} : { horizon }), ...(toolSet === undefined ? {} : { toolSet }) };
-  return { ...r, actor: rest, interphyre: { ...moved, ...((r.interphyre as object | undefined) ?? {}) } };
-};
-
 /** Each family's `upgrade` of the keys an older hexa wrote (a config that is not a mapping is left to the schema). */
 const upgrade = (raw: unknown, source: string, families: readonly FamilySlice[]): unknown => {
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return raw;
@@ -195,7 +179,7 @@ const upgrade = (raw: unknown, source: string, families: readonly FamilySlice[])
 
 /** Parses a config object; `source` names the file in errors; `families` supply their slices. */
 export const parseRunConfig = (raw: unknown, source: string, families: readonly FamilySlice[] = []): RunConfig => {
-  const read = upgrade(lift(raw) ?? {}, source, families);
+  const read = upgrade(raw ?? {}, source, families);
   const parsed = composeRunConfig(families).safeParse(read);
   if (!parsed.success)
     throw new ConfigError(

@@ -4,7 +4,7 @@ import { runProblems } from "./run-health.ts";
 import type { EpisodeRecord } from "../store/run-records.ts";
 import type { BankEvent } from "../store/bank.ts";
 
-const cfg = parseRunConfig({ levels: ["catapult"], agent: "hexa" }, "cfg");
+const cfg = parseRunConfig({ family: "interphyre", levels: ["catapult"], agent: "hexa" }, "cfg");
 const usage = { calls: 4, input: 1, output: 1, cached: 0, costUsd: 0, unpricedCalls: 0, cacheHits: 0 };
 const ep = (tools: string[]): EpisodeRecord =>
   ({ phase: "stream", trajectory: { agent: "hexa", steps: tools.map((tool) => ({ tool })) } }) as unknown as EpisodeRecord;

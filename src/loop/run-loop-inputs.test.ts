@@ -33,7 +33,10 @@ describe("an endpoint that fails mid-run", () => {
   it("records no episode for it, stops with a resume hint, and the resume plays that episode", async () => {
     const server = await startFakeOpenAI();
     try {
-      const cfg = parseRunConfig({ levels: [LEVEL], agent: "react", rounds: 1, episodesPerRound: 2, concurrency: 1, actor: { maxTurns: 2 } }, "cfg");
+      const cfg = parseRunConfig(
+        { family: "interphyre", levels: [LEVEL], agent: "react", rounds: 1, episodesPerRound: 2, concurrency: 1, actor: { maxTurns: 2 } },
+        "cfg",
+      );
       const llm = LlmConfig.parse({ actor: { model: "m", baseURL: server.url, apiKey: "k", maxRetries: 0, timeoutMs: 2000 } });
       const model = createRoleModel("actor", llm, { env: {}, sleep: async () => {} });
       const commit = { text: "Commit.", toolCalls: [{ name: "finish", args: { x: -4.3, y: 4.3, radius: 0.1 } }] };
@@ -58,7 +61,7 @@ describe("offline trajectories from files", () => {
   const base = { levels: [LEVEL], agent: "heuristic", evolver: "heuristic", rounds: 1, episodesPerRound: 2 } as const;
 
   it("are recorded in the run, cited by id, excluded from held-out seeds, and never read again once round 0 is committed", async () => {
-    const cfg = parseRunConfig({ ...base, offline: { trajectories: [file] } }, "cfg");
+    const cfg = parseRunConfig({ family: "interphyre", ...base, offline: { trajectories: [file] } }, "cfg");
     const given = readOfflineTrajectories([file]).get(LEVEL)!;
     const { dir } = newDir(cfg);
     let reads = 0;
@@ -81,14 +84,14 @@ describe("offline trajectories from files", () => {
   });
 
   it("refuse a level the files do not cover, and trajectories on stream seeds", async () => {
-    const cfg = parseRunConfig({ ...base, levels: [LEVEL, "down_to_earth"], offline: { trajectories: [file] } }, "cfg");
+    const cfg = parseRunConfig({ family: "interphyre", ...base, levels: [LEVEL, "down_to_earth"], offline: { trajectories: [file] } }, "cfg");
     const ports = { family, now: clock, offlineTrajectories: (l: string) => readOfflineTrajectories([file]).get(l) ?? [] };
     await expect(runLoop(cfg, { ...ports, dir: newDir(cfg).dir })).rejects.toThrow(/offline: no trajectories for down_to_earth/);
     const seeds = readCertified(LEVEL)!.seeds.map((s) => s.seed);
     const onStream = readOfflineTrajectories([file])
       .get(LEVEL)!
       .map((t, i) => ({ ...t, seed: seeds[i]! }));
-    const cfg1 = parseRunConfig({ ...base, offline: { trajectories: [file] } }, "cfg");
+    const cfg1 = parseRunConfig({ family: "interphyre", ...base, offline: { trajectories: [file] } }, "cfg");
     await expect(runLoop(cfg1, { family, now: clock, dir: newDir(cfg1).dir, offlineTrajectories: () => onStream })).rejects.toThrow(
       /also in this run's stream/,
     );
@@ -111,6 +114,7 @@ describe("a shipped bank", () => {
   it("enters as renamed add events, so ids minted later never collide with the shipping run's", async () => {
     const cfg = parseRunConfig(
       {
+        family: "interphyre",
         levels: ["catapult"],
         agent: "heuristic",
         evolver: "heuristic",

@@ -25,7 +25,7 @@ const newDir = (cfg: RunConfig) => {
 };
 const clock = () => 0;
 const cfg = parseRunConfig(
-  { levels: [LEVEL], agent: "heuristic", evolver: "heuristic", rounds: 3, episodesPerRound: 2, concurrency: 1, offline: { episodes: 2 } },
+  { family: "interphyre", levels: [LEVEL], agent: "heuristic", evolver: "heuristic", rounds: 3, episodesPerRound: 2, concurrency: 1, offline: { episodes: 2 } },
   "cfg",
 );
 const TOTAL = 2 + 3 * 2;
@@ -74,7 +74,7 @@ describe("an evolver endpoint that fails for good", () => {
 describe("lost records of offline trajectories read from files (docs/spec/method.md §10)", () => {
   const file = "skills/offline/two_body_problem.heuristic.jsonl";
   const fileCfg = parseRunConfig(
-    { levels: [LEVEL], agent: "heuristic", evolver: "heuristic", rounds: 1, episodesPerRound: 2, offline: { trajectories: [file] } },
+    { family: "interphyre", levels: [LEVEL], agent: "heuristic", evolver: "heuristic", rounds: 1, episodesPerRound: 2, offline: { trajectories: [file] } },
     "cfg",
   );
   const fromFile = (l: string) => readOfflineTrajectories([file]).get(l) ?? [];

@@ -148,6 +148,7 @@ const play = async (cell: Cell): Promise<Run> => {
   const endpoint = (url: string) => ({ model: "gpt-4.1-mini", baseURL: url, apiKey: "test", maxRetries: 0, timeoutMs: 2000 });
   const cfg = parseRunConfig(
     {
+      family: "interphyre",
       levels: [LEVEL],
       rounds: 3,
       episodesPerRound: 2,
@@ -538,7 +539,9 @@ const CELLS: Cell[] = [
 describe("run config cells", () => {
   it("refuses offline initialisation with replacement or evolving", () => {
     for (const update of ["replacement", "evolving"]) {
-      expect(() => parseRunConfig({ levels: [LEVEL], init: "offline", update }, "cfg")).toThrow(/offline initialisation freezes the bank/);
+      expect(() => parseRunConfig({ family: "interphyre", levels: [LEVEL], init: "offline", update }, "cfg")).toThrow(
+        /offline initialisation freezes the bank/,
+      );
     }
   });
 });
