@@ -86,7 +86,7 @@ export const antDescription = (goal: string): string =>
       `${listNames(LEGS.flatMap((l) => [`hip_${l}_speed`, `ankle_${l}_speed`]))} = joint angular velocities [rad/s]; ` +
       `then contact_B_K = component K (0..2 torque, 3..5 force) of the external contact wrench on body B (1 torso, then each leg's three segments in the model's order, 2..13), clipped to −1..1: ${CONTACT.join(", ")}.`,
     `Action (continuous, 8, each −1..1, clipped): ${listNames(ANT_ACTIONS)} = torque commands of the hip and ankle motors (gear 150); the reward code reads action.hip_1 etc.`,
-    "Info fields (after the step): x_position, y_position = torso position [m] (0, 0 at the start), x_progress, y_progress = torso x and y gained in this step [m], x_velocity, y_velocity = progress / 0.05 s [m/s], " +
+    "Info fields (after the step): x_position, y_position = torso position [m] (0 ± 0.1 each at the start: reset noise), x_progress, y_progress = torso x and y gained in this step [m], x_velocity, y_velocity = progress / 0.05 s [m/s], " +
       "healthy = 1 while the state is finite and 0.2 ≤ torso_z ≤ 1.0 m, else 0, contact_force_sq = sum of squares of every body's contact wrench components (the world's included), each clipped to −1..1.",
     "Termination: healthy becomes 0 (jumped too high or flipped/fell). Time limit: 1000 steps (50 s, truncation). Start: every position perturbed by up to ±0.1 and every velocity by 0.1 × a standard normal.",
     `Goal: ${goal}`,

@@ -65,7 +65,7 @@ export const halfCheetahDescription = (goal: string): string =>
       "back_thigh_angle, back_shin_angle, back_foot_angle, front_thigh_angle, front_shin_angle, front_foot_angle = joint angles [rad], torso_vx, torso_vz = torso velocity [m/s], torso_angular_velocity [rad/s], " +
       "back_thigh_speed, back_shin_speed, back_foot_speed, front_thigh_speed, front_shin_speed, front_foot_speed = joint angular velocities [rad/s] (unclipped).",
     `Action (continuous, 6, each −1..1, clipped): ${listNames(HALF_CHEETAH_ACTIONS)} = torque commands of the back thigh, shin and foot, then the front ones (gears 120, 90, 60, 120, 60, 30); the reward code reads action.bthigh etc.`,
-    "Info fields (after the step): x_position = torso x [m] (0 at the start), x_progress = torso x gained in this step [m], x_velocity = x_progress / 0.05 s [m/s].",
+    "Info fields (after the step): x_position = torso x [m] (0 ± 0.1 at the start: reset noise), x_progress = torso x gained in this step [m], x_velocity = x_progress / 0.05 s [m/s].",
     "Termination: none (it may flip over and keep going). Time limit: 1000 steps (50 s, truncation). Start: every position perturbed by up to ±0.1 and every velocity by 0.1 × a standard normal.",
     `Goal: ${goal}`,
   ].join("\n");

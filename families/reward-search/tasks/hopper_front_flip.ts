@@ -31,7 +31,7 @@ export default defineTask({
   observation: HOPPER_OBS,
   actionNames: HOPPER_ACTIONS,
   info: INFO,
-  fitness: { describe: "forward somersaults: net forward turns of the torso over the episode (torso angle gained / 2π) [turns]", range: [-20, 20], solved: 1 },
+  fitness: { describe: "forward somersaults: net forward turns of the torso over the episode (torso angle gained / 2π) [turns]", range: [-16, 16], solved: 1 },
   sparseReward: `function reward(obs, action, nextObs, info) {
   const rotation = info.forward_rotation;
   return { total: rotation, components: { rotation } };
