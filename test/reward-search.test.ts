@@ -118,7 +118,7 @@ describe("hexa run with family: reward-search: bad input", () => {
     writeFileSync(unknown, readFileSync(config(dir), "utf8").replace("[cartpole]", "[cartpolez]"));
     const u = await hexa(["run", unknown, "--runs-dir", join(dir, "runs-u")]).done;
     expect(u.status).toBe(2);
-    expect(u.stderr).toMatch(/hexa: .*task "cartpolez" is unknown; known tasks: cartpole/);
+    expect(u.stderr).toMatch(/hexa: .*unknown reward-search task 'cartpolez'; known: cartpole/);
     expect(existsSync(join(dir, "runs-u"))).toBe(false);
     const missing = join(dir, "missing.yaml");
     writeFileSync(missing, readFileSync(config(dir), "utf8").replace(/rewardSearch: \{/, "rewardSearch: {trainer: {command: [/nonexistent/trainer]}, "));

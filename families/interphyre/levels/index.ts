@@ -1,4 +1,4 @@
-import { ConfigError } from "../../../src/errors.ts";
+import { keyedRegistry } from "../../../src/family/registry.ts";
 import type { LevelDef } from "./define-level.ts";
 import basket_case from "./basket_case.ts";
 import catapult from "./catapult.ts";
@@ -57,11 +57,8 @@ const levels = {
 
 export type LevelId = keyof typeof levels;
 
-export const listLevels = (): LevelId[] => Object.keys(levels) as LevelId[];
+const registry = keyedRegistry<LevelDef, LevelId>("level", levels);
 
-const isLevelId = (id: string): id is LevelId => Object.hasOwn(levels, id);
+export const listLevels = registry.list;
 
-export const getLevel = (id: string): LevelDef => {
-  if (!isLevelId(id)) throw new ConfigError(`unknown level '${id}'; known: ${listLevels().join(", ")}`);
-  return levels[id];
-};
+export const getLevel = registry.get;

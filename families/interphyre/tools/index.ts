@@ -1,4 +1,4 @@
-import { ConfigError } from "../../../src/errors.ts";
+import { keyedRegistry } from "../../../src/family/registry.ts";
 import type { Tool } from "./define-tool.ts";
 import check_placement from "./check_placement.ts";
 import describe_scene_geometry from "./describe_scene_geometry.ts";
@@ -29,12 +29,11 @@ export const tools = {
 
 export type ToolName = keyof typeof tools;
 
-export const listTools = (): ToolName[] => Object.keys(tools) as ToolName[];
+const registry = keyedRegistry<Tool, ToolName>("tool", tools);
 
-export const getTool = (name: string): Tool => {
-  if (!Object.hasOwn(tools, name)) throw new ConfigError(`unknown tool '${name}'; known: ${listTools().join(", ")}`);
-  return tools[name as ToolName];
-};
+export const listTools = registry.list;
+
+export const getTool = registry.get;
 
 /**
  * The tool set is chosen per run. `paper`: the HExA paper's harness (its shared tools plus the geometry,
@@ -57,9 +56,6 @@ export const TOOL_SETS = {
   extended: [...PAPER_TOOLS, "check_placement", "snapshot", "intervene"],
 } as const satisfies Record<string, readonly ToolName[]>;
 
-type ToolSetName = keyof typeof TOOL_SETS;
+const toolSets = keyedRegistry<readonly ToolName[], keyof typeof TOOL_SETS>("tool set", TOOL_SETS);
 
-export const toolSet = (name: string): Tool[] => {
-  if (!Object.hasOwn(TOOL_SETS, name)) throw new ConfigError(`unknown tool set '${name}'; known: ${Object.keys(TOOL_SETS).join(", ")}`);
-  return TOOL_SETS[name as ToolSetName].map((t) => tools[t]);
-};
+export const toolSet = (name: string): Tool[] => toolSets.get(name).map((t) => tools[t]);

@@ -61,7 +61,7 @@ describe("a threaded env", () => {
   it("a task that does not exist fails the workers' start with the task's error", async () => {
     const task = { ...getTask("hopper"), id: "no_such_task" };
     await expect(openThreadedEnv({ task, instance: task.generate(0), numEnvs: 2, workers: 2 })).rejects.toThrow(
-      /env worker \d of task no_such_task could not start: ConfigError: reward-search task "no_such_task" is unknown/,
+      /env worker \d of task no_such_task could not start: ConfigError: unknown reward-search task 'no_such_task'/,
     );
   }, 60_000);
 

@@ -1,4 +1,4 @@
-import { ConfigError } from "../../../src/errors.ts";
+import { keyedRegistry } from "../../../src/family/registry.ts";
 import type { RewardTask } from "../task.ts";
 import acrobot from "./acrobot.ts";
 import ant from "./ant.ts";
@@ -39,14 +39,11 @@ export const tasks = {
 
 export type TaskId = keyof typeof tasks;
 
-export const listTasks = (): TaskId[] => Object.keys(tasks) as TaskId[];
+const registry = keyedRegistry<RewardTask, TaskId>("reward-search task", tasks);
 
-export const getTask = (id: string): RewardTask => {
-  if (!Object.hasOwn(tasks, id)) {
-    throw new ConfigError(`reward-search task "${id}" is unknown; known tasks: ${listTasks().join(", ")}`);
-  }
-  return tasks[id as TaskId];
-};
+export const listTasks = registry.list;
+
+export const getTask = registry.get;
 
 /** A task with what its envs need loaded in this thread (task.prepare: MuJoCo's wasm module and model). */
 export const loadTask = async (id: string): Promise<RewardTask> => {

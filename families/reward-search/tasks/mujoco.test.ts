@@ -372,6 +372,6 @@ describe("MuJoCo task definitions", () => {
   });
 
   it("an unknown task names the MuJoCo ones", () => {
-    expect(() => getTask("hoper")).toThrow(/reward-search task "hoper" is unknown; known tasks: .*hopper.*ant/);
+    expect(() => getTask("hoper")).toThrow(/unknown reward-search task 'hoper'; known: .*hopper.*ant/);
   });
 });

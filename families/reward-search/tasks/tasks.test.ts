@@ -59,7 +59,7 @@ describe("registry", () => {
   it("file names equal ids and unknown ids name the known ones", () => {
     for (const [key, t] of Object.entries(tasks)) expect(t.id).toBe(key);
     expect(() => getTask("nope")).toThrow(ConfigError);
-    expect(() => getTask("nope")).toThrow(/known tasks: .*cartpole/);
+    expect(() => getTask("nope")).toThrow(/unknown reward-search task 'nope'; known: .*cartpole/);
   });
 });
 
