@@ -15,7 +15,7 @@ import { parseScene } from "../families/interphyre/world/scene.ts";
 import { Simulation, type SimulationSpec } from "../families/interphyre/world/simulation.ts";
 
 const LEVELS = ["catapult", "pass_the_parcel"] as const;
-/** Native Box2D 2.3, same scenes and settings: the last measurement, not re-run here. */
+/** Native Box2D 2.4.1 (C++), same scenes and settings: the last measurement, not re-run here. */
 const NATIVE_STEPS_PER_S = { catapult: 397_000, pass_the_parcel: 394_000 };
 
 const fixtureSpecs = (level: string, count: number): SimulationSpec[] => {
@@ -50,7 +50,7 @@ export const benchEngines = async (scenes: number, worlds: number): Promise<void
   const specs = Object.fromEntries(LEVELS.map((l) => [l, fixtureSpecs(l, scenes)]));
   const k = (v: number) => `${Math.round(v / 1000)}k`.padStart(18);
   console.log(`\n${"engine".padEnd(44)}${LEVELS.map((l) => l.padStart(18)).join("")}`);
-  console.log(`${"native Box2D 2.3 (last measurement)".padEnd(44)}${LEVELS.map((l) => k(NATIVE_STEPS_PER_S[l])).join("")}`);
+  console.log(`${"native Box2D 2.4.1 (last measurement)".padEnd(44)}${LEVELS.map((l) => k(NATIVE_STEPS_PER_S[l])).join("")}`);
   for (const name of ENGINES) {
     const engine = await loadEngine(name);
     for (const l of LEVELS) stepsPerSecond(specs[l]!.slice(0, 2), engine); // warm the JIT
