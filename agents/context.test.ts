@@ -53,7 +53,7 @@ describe("buildMessages", () => {
     expect(size(messages)).toBeLessThanOrEqual(cap);
   });
 
-  // Issue 9 item 7: a 2 MB thought made every later request 2 MB, then 4 MB, ...
+  // Without the cap (docs/spec/method.md §1.2) a 2 MB thought made every later request 2 MB, then 4 MB, ...
   it("bounds the whole request when the model writes megabyte thoughts and arguments", () => {
     const cap = 60_000;
     const turns: Turn[] = [];

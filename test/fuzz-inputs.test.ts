@@ -18,7 +18,7 @@ import { solvedSession } from "./support/tool-session.ts";
 await loadFamilies();
 
 /**
- * Issue 9's acceptance fuzz: whatever a user writes in a config file, and whatever a model sends as tool
+ * Hostile inputs, fuzzed: whatever a user writes in a config file, and whatever a model sends as tool
  * arguments, ends in a run start (the config parsed and checked), a `hexa:` error (exit 2), or an error
  * observation; never a stack trace or an error hexa did not mean to throw. Small run counts keep it to seconds.
  */

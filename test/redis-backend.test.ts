@@ -8,10 +8,11 @@ import { spawnHexa, type Out } from "./support/hexa-cli.ts";
 import { startRedis, type RedisServer } from "./support/redis-server.ts";
 
 /**
- * Issue 14 on a real redis-server (no persistence, a free loopback port) and real `hexa worker` processes:
- * a run over Redis records what a local run records; a worker killed with kill -9 mid-episode, a coordinator
- * killed mid-round and a Redis restart lose nothing and record no episode twice; a deterministic failure
- * fails the run at once; a job of another hexa version is refused without retries.
+ * The Redis episode backend (docs/ARCHITECTURE.md §7) on a real redis-server (no persistence, a free loopback
+ * port) and real `hexa worker` processes: a run over Redis records what a local run records; a worker killed
+ * with kill -9 mid-episode, a coordinator killed mid-round and a Redis restart lose nothing and record no
+ * episode twice; a deterministic failure fails the run at once; a job of another hexa version is refused
+ * without retries.
  *
  * The heuristic agent and evolver make a run a function of its config. Locks of 2 s (checked every 1 s) make
  * a dead worker's job come back in about 2 s instead of BullMQ's default 30 s.

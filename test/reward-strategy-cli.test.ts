@@ -268,4 +268,18 @@ describe("comparing strategies", () => {
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain('--strategies: "greedy" is not a strategy; known: rounds, eureka, rf-agent');
   }, 480_000);
+
+  it("hexa bench reward-search takes the search knobs from the search slice's schema, with the bench's floor on --budget", async () => {
+    const help = await hexa(["bench", "reward-search", "--help"]);
+    expect(help.stdout).toContain("eureka: K: candidates sampled and evaluated per iteration");
+    expect(help.stdout).toMatch(/rf-agent: children of one expansion[\s\S]*\(default 8\)/);
+    const out = join(tmp(), "bench");
+    const small = await hexa(["bench", "reward-search", "--budget", "1", "--out", out]);
+    expect(small.status).toBe(2);
+    expect(small.stderr).toContain("--budget: the bench needs at least 2 (got 1)");
+    const zero = await hexa(["bench", "reward-search", "--children", "0", "--out", out]);
+    expect(zero.status).toBe(2);
+    expect(zero.stderr).toMatch(/--children: .* \(got 0\); see hexa bench --help/);
+    expect(existsSync(out)).toBe(false);
+  }, 60_000);
 });

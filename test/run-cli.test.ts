@@ -140,7 +140,7 @@ describe.concurrent("hexa run: bad input is refused before anything is written; 
     expect(entriesOf(runs)).toEqual([]);
   });
 
-  // Issue 9: each of these gave a raw stack trace (rc 1) or hung.
+  // Inputs the user must fix (style.md §11, §12): a `hexa:` error (rc 2) that names them, never a raw stack trace (rc 1) or a hang.
   it("a folder for a config: refused, naming it", async () => {
     expectRefused(await hexa(["run", "configs", "--runs-dir", join(tmp(), "runs")]), /configs: a folder, not a config file; name a YAML file/);
   });

@@ -8,9 +8,10 @@ import { foldEvents, type BankEvent } from "../src/store/bank.ts";
 import { BankLogLine, BankSnapshot, EpisodeRecord } from "../src/store/run-records.ts";
 
 /**
- * Issue 5's resume guarantee, tested on real `hexa run` child processes: after a kill -9 at any moment,
- * `hexa run --resume` repeats no finished episode, loses or duplicates no bank event, and ends with exactly
- * the bank of an uninterrupted run (the heuristic agent and evolver are deterministic given seed and bank).
+ * The resume guarantee (docs/spec/method.md §10), tested on real `hexa run` child processes: after a kill -9
+ * at any moment, `hexa run --resume` repeats no finished episode, loses or duplicates no bank event, and ends
+ * with exactly the bank of an uninterrupted run (the heuristic agent and evolver are deterministic given seed
+ * and bank).
  *
  * pass_the_parcel with a 5-turn budget fails its seeds (mistakes are added, revised and pruned at a cap of 2)
  * and two_body_problem is solved (skills added, revised, reweighted, pruned); every update changes the bank,

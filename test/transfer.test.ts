@@ -38,7 +38,8 @@ const hexa = (args: string[]): Promise<Out> => {
   return done.finally(() => child.pid && running.delete(child.pid));
 };
 
-// The end-to-end heuristic transfer of the issue, started when the file loads (it takes about a minute here).
+// The end-to-end heuristic transfer (docs/spec/method.md §6: the bank synthesised, then played frozen beside the
+// baseline on the same seeds), started when the file loads (it takes about a minute here).
 const e2eDir = tmp();
 const e2e = hexa([
   "transfer",

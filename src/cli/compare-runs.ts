@@ -1,18 +1,16 @@
-import { execa } from "execa";
 import { appendFileSync, existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { LevelFamily } from "../family/family.ts";
 import type { RunConfig } from "../loop/run-config.ts";
 import { readFinalScores } from "../store/final-scores.ts";
 import { readJsonl } from "../store/jsonl.ts";
 import { isEvalFileName, RunDir, updateKey } from "../store/run-dir.ts";
 import { EpisodeRecord } from "../store/run-records.ts";
+import { hexaChild } from "./hexa-child.ts";
 import { runIdOf } from "./run.ts";
 
 /** The runs of a comparison on disk (docs/spec/method.md §8): each (cell, run) is a `hexa run` child process's run directory. */
 
-const HEXA = fileURLToPath(new URL("../../bin/hexa.js", import.meta.url));
 // A child exits when its stdin closes, i.e. when compare dies (even by kill -9), so a rerun never meets an
 // orphan holding a run's lock. unref: the guard alone never keeps a finished child alive.
 const GUARD =
@@ -55,7 +53,7 @@ export const child = async (args: string[], logFile: string): Promise<{ code: nu
   appendFileSync(logFile, `\n$ hexa ${args.join(" ")}\n`);
   const log = { file: logFile, append: true } as const;
   // stdin stays an open pipe (the guard's lifeline); cleanup off: the guard, not a parent exit handler, ends the child.
-  const r = await execa(process.execPath, ["--import", GUARD, HEXA, ...args], { stdin: "pipe", stdout: log, stderr: log, reject: false, cleanup: false });
+  const r = await hexaChild(args, { stdin: "pipe", stdout: log, stderr: log, reject: false, cleanup: false }, ["--import", GUARD]);
   // A child that could not start is an error; one killed by a signal counts as exit code 1.
   if (r.exitCode === undefined && r.signal === undefined) throw r;
   return { code: r.exitCode ?? 1, ms: performance.now() - t0 };

@@ -1,12 +1,11 @@
-import { spawn } from "node:child_process";
 import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { stringify } from "yaml";
 import { InvariantError } from "../errors.ts";
 import { RunDir } from "../store/run-dir.ts";
 import { mean } from "../util/stats.ts";
 import { percent } from "./format.ts";
+import { hexaChild } from "./hexa-child.ts";
 
 /**
  * The frozen evaluation of a transferred bank (docs/spec/method.md §6): Offline × Static with the bank as `offline.banks`
@@ -14,8 +13,6 @@ import { percent } from "./format.ts";
  * baseline on the same seeds. Each arm is an ordinary `hexa run` of a generated config, spawned as a child,
  * so `hexa inspect` and `--resume` work on it.
  */
-
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 export interface EvalPlan {
   dir: string;
@@ -62,24 +59,13 @@ export const armConfig = (p: EvalPlan, arm: "bank" | "baseline"): Record<string,
     : { ...common, agent: "react", init: "online", update: "static", ...(retriever ? { retriever } : {}) };
 };
 
-const runChild = (args: string[], log: (line: string) => void): Promise<void> =>
-  new Promise((done, fail) => {
-    const child = spawn(process.execPath, [join(ROOT, "bin/hexa.js"), ...args], { cwd: process.cwd(), env: process.env, stdio: ["ignore", "pipe", "pipe"] });
-    let tail = "";
-    const keep = (b: Buffer) => {
-      tail = (tail + b.toString()).slice(-4000);
-    };
-    child.stdout.on("data", keep);
-    child.stderr.on("data", (b: Buffer) => {
-      keep(b);
-      b.toString()
-        .split("\n")
-        .filter((l) => /^\[\d+\/\d+\]/.test(l))
-        .forEach((l) => log(`  ${l}`));
-    });
-    child.on("error", fail);
-    child.on("close", (code) => (code === 0 ? done() : fail(new InvariantError(`hexa run ${args.join(" ")} exited with ${code}:\n${tail}`))));
-  });
+/** `hexa ARGS` as a child: its progress lines (`[i/n] …` on stderr) are logged as they come; a failure ends with the tail of its output. */
+const runChild = async (args: string[], log: (line: string) => void): Promise<void> => {
+  const sub = hexaChild(args, { stdin: "ignore", all: true, reject: false });
+  for await (const line of sub.iterable({ from: "stderr" })) if (/^\[\d+\/\d+\]/.test(line)) log(`  ${line}`);
+  const r = await sub;
+  if (r.failed) throw new InvariantError(`hexa ${args.join(" ")}: ${r.shortMessage}\n${r.all.slice(-4000)}`);
+};
 
 const resultOf = (runsDir: string, arm: string, agent: string): ArmResult => {
   const [id] = readdirSync(runsDir).filter((d) => d.startsWith(`transfer-${arm}__`));

@@ -114,7 +114,7 @@ describe("retries against the fake server", () => {
   });
 });
 
-// Issue 9 item 8: a 200 whose body is not a chat completion is the server failing, like a 5xx.
+// A 200 whose body is not a chat completion is the server failing, like a 5xx: retried, then a clear error.
 describe("malformed 200 answers", () => {
   const malformed = ["html", "empty_object", "null", "no_choices"] as const;
   const cases = malformed.flatMap((fault) => [false, true].map((streaming) => [fault, streaming] as const));
@@ -142,7 +142,7 @@ describe("malformed 200 answers", () => {
   });
 });
 
-// Issue 9 item 9: a stream that ends cleanly but without [DONE] and without a finish_reason was cut short.
+// A stream that ends cleanly but without [DONE] and without a finish_reason was cut short.
 describe("a stream that ends without [DONE]", () => {
   it("retries a stream cut before its finish_reason, like a dropped connection", async () => {
     const { model, retries, server } = await flaky([{ text: "half a thought", fault: "cut_stream" }, { text: "ok" }], { streaming: true });

@@ -54,12 +54,13 @@ export const searchFlags = (): SchemaFlag[] => schemaFlags(SearchConfig);
 
 /**
  * The config object of the flags given (absent flags stay absent, so the schema's defaults apply), parsed by
- * the schema; an error names the flag.
+ * the schema; an error names the flag and points to `help`, the command whose flags they are.
  */
 export const configFromFlags = <S extends z.ZodObject>(
   schema: S,
   flags: readonly SchemaFlag[],
   argv: Record<string, unknown>,
+  help = "hexa search --help",
 ): { config: z.infer<S>; given: Record<string, unknown> } => {
   const raw: Record<string, unknown> = {};
   const given: Record<string, unknown> = {};
@@ -77,7 +78,7 @@ export const configFromFlags = <S extends z.ZodObject>(
     const flag = flags.find((f) => f.path.join(".") === issue.path.join("."));
     const where = flag ? `--${flag.name}` : issue.path.join(".") || "flags";
     const got = flag ? argv[flag.name] : undefined;
-    throw new ConfigError(`${where}: ${issue.message.replace(/^Invalid input: /, "")} (got ${JSON.stringify(got) ?? "nothing"}); see hexa search --help`);
+    throw new ConfigError(`${where}: ${issue.message.replace(/^Invalid input: /, "")} (got ${JSON.stringify(got) ?? "nothing"}); see ${help}`);
   }
   return { config: parsed.data, given };
 };

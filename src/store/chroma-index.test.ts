@@ -108,7 +108,7 @@ describe("SkillIndex", () => {
   });
 });
 
-// Issue 9 item 5: every Chroma call has a timeout, a retry across a restart, and a clear `hexa:` error.
+// Every Chroma call has a timeout, a retry across a restart of the embedded server, and a clear `hexa:` error.
 describe("SkillIndex when Chroma fails", () => {
   type Mode = "pass" | "hang" | "500" | "garbage" | "html";
   /** A 127.0.0.1 proxy in front of the embedded server that answers the heartbeat itself and misbehaves on demand. */

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Argv } from "yargs";
-import { type ArgsOf, defineCommand } from "../../../src/family/define-command.ts";
+import { type ArgsOf, defineCommand, withOptionsByName } from "../../../src/family/define-command.ts";
 import { stringify as toYaml } from "yaml";
 import { ConfigError } from "../../../src/errors.ts";
 import { readFinalScores } from "../../../src/store/final-scores.ts";
@@ -13,6 +13,8 @@ import { chartToPng } from "../../../src/report/png.ts";
 import { getTask } from "../tasks/index.ts";
 import { METHODS as STRATEGY_NAMES } from "../../../src/loop/run-config.ts";
 import { intFlag } from "../../../src/cli/flags.ts";
+import { SearchConfig, searchBudget } from "../../../src/search/config.ts";
+import { configFromFlags, searchFlags } from "../../../src/search/flags.ts";
 import { asUserError } from "../../../src/cli/write-file.ts";
 
 /**
@@ -71,6 +73,17 @@ const benchConfig = (o: {
   };
 };
 
+/** The bench's own floor on --budget: the rounds cell plays one offline episode, then at least one round (rounds ≥ 1). */
+const MIN_BUDGET = 2;
+
+/**
+ * The `search:` knobs every strategy of the bench gets: flags of the slice's schema, as in `hexa search`
+ * (src/search/flags.ts), so their names, help and defaults are the schema's; --budget's help adds the floor.
+ */
+const KNOBS = searchFlags()
+  .filter((f) => ["budget", "samples", "initial", "children"].includes(f.name))
+  .map((f) => (f.name === "budget" ? { ...f, describe: `${f.describe}; here the same for every strategy, at least ${MIN_BUDGET}` } : f));
+
 const list = (v: unknown): string[] =>
   String(v)
     .split(",")
@@ -78,41 +91,35 @@ const list = (v: unknown): string[] =>
     .filter(Boolean);
 
 const benchFlags = (y: Argv) =>
-  y
-    .positional("suite", { choices: ["reward-search"] as const, demandOption: true, describe: "the benchmark" })
-    .option("strategies", { type: "string", default: STRATEGY_NAMES.join(","), describe: `strategies compared (${STRATEGY_NAMES.join(", ")})` })
-    .option("tasks", {
-      type: "string",
-      default: DEFAULT_TASKS.join(","),
-      describe: "reward-search tasks with a human reward (hexa levels list --family reward-search)",
-    })
-    .option("budget", {
-      type: "string",
-      default: 16,
-      coerce: intFlag("budget", 2, 10_000),
-      describe: "trained candidates per task, the same for every strategy",
-    })
-    .option("runs", {
-      type: "string",
-      default: 3,
-      coerce: intFlag("runs", 1, 100),
-      describe: "runs per strategy: run r searches task instance r (seeds.offset r: its own training and evaluation seeds) in every strategy",
-    })
-    .option("final-trainings", {
-      type: "string",
-      default: DEFAULT_FINAL_TRAININGS,
-      coerce: intFlag("final-trainings", 1, 64),
-      describe: "fresh training seeds of each final score (the final, sparse and human rewards each trained on every one)",
-    })
-    .option("train-steps", {
-      type: "string",
-      default: 65536,
-      coerce: intFlag("train-steps", 1, 100_000_000),
-      describe: "env steps of every training (the budget's scale): each candidate of every strategy, and the final reward's, sparse and human ones",
-    })
-    .option("samples", { type: "string", default: 4, coerce: intFlag("samples", 1, 10_000), describe: "eureka: K candidates per iteration" })
-    .option("initial", { type: "string", default: 4, coerce: intFlag("initial", 1, 10_000), describe: "rf-agent: first designs under the root" })
-    .option("children", { type: "string", default: 8, coerce: intFlag("children", 1, 10_000), describe: "rf-agent: children per expansion" })
+  withOptionsByName(
+    y
+      .positional("suite", { choices: ["reward-search"] as const, demandOption: true, describe: "the benchmark" })
+      .option("strategies", { type: "string", default: STRATEGY_NAMES.join(","), describe: `strategies compared (${STRATEGY_NAMES.join(", ")})` })
+      .option("tasks", {
+        type: "string",
+        default: DEFAULT_TASKS.join(","),
+        describe: "reward-search tasks with a human reward (hexa levels list --family reward-search)",
+      })
+      .option("runs", {
+        type: "string",
+        default: 3,
+        coerce: intFlag("runs", 1, 100),
+        describe: "runs per strategy: run r searches task instance r (seeds.offset r: its own training and evaluation seeds) in every strategy",
+      })
+      .option("final-trainings", {
+        type: "string",
+        default: DEFAULT_FINAL_TRAININGS,
+        coerce: intFlag("final-trainings", 1, 64),
+        describe: "fresh training seeds of each final score (the final, sparse and human rewards each trained on every one)",
+      })
+      .option("train-steps", {
+        type: "string",
+        default: 65536,
+        coerce: intFlag("train-steps", 1, 100_000_000),
+        describe: "env steps of every training (the budget's scale): each candidate of every strategy, and the final reward's, sparse and human ones",
+      }),
+    Object.fromEntries(KNOBS.map((f) => [f.name, { type: f.type, describe: f.describe }])),
+  )
     .option("parallel", { type: "string", default: 1, coerce: intFlag("parallel", 1, 64), describe: "runs played at once (each a hexa run process)" })
     .option("out", { type: "string", default: "bench/out/reward-search", describe: "the benchmark folder; rerun with the same one to continue" });
 
@@ -146,16 +153,22 @@ const bench = async (argv: ArgsOf<typeof benchFlags>, out: string): Promise<void
     }
     if (humanless) throw new ConfigError(`--tasks: ${t} has no human reward, so its human-normalised score is undefined; leave it out`);
   }
-  const budget = argv.budget;
+  const { config: search } = configFromFlags(SearchConfig, KNOBS, argv, "hexa bench --help");
+  // No --iterations here, so every strategy's budget is rf-agent's: --budget, else the schema's default.
+  const budget = searchBudget("rf-agent", search);
+  if (budget < MIN_BUDGET)
+    throw new ConfigError(
+      `--budget: the bench needs at least ${MIN_BUDGET} (got ${budget}): the rounds cell plays an offline episode and at least one round; pass --budget ${MIN_BUDGET} or more`,
+    );
   const runs = argv.runs;
   const o = {
     tasks,
     budget,
     trainSteps: argv["train-steps"],
     finalTrainings: argv["final-trainings"],
-    samples: argv.samples,
-    initial: argv.initial,
-    children: argv.children,
+    samples: search.eureka.samples,
+    initial: search.rfAgent.initial,
+    children: search.rfAgent.children,
   };
   mkdirSync(out, { recursive: true });
   const t0 = performance.now();
