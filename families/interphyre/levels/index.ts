@@ -55,7 +55,7 @@ const levels = {
   zebra_crossing,
 } as const satisfies Record<string, LevelDef>;
 
-export type LevelId = keyof typeof levels;
+type LevelId = keyof typeof levels;
 
 const registry = keyedRegistry<LevelDef, LevelId>("level", levels);
 

@@ -37,7 +37,7 @@ export const tasks = {
   ant_along_y,
 } as const satisfies Record<string, RewardTask>;
 
-export type TaskId = keyof typeof tasks;
+type TaskId = keyof typeof tasks;
 
 const registry = keyedRegistry<RewardTask, TaskId>("reward-search task", tasks);
 
