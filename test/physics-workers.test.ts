@@ -18,17 +18,19 @@ const timeless = (v: unknown): unknown => {
   );
 };
 
-const runWith = async (workers: number): Promise<Record<string, unknown>> => {
+const runWith = async (workers: number, engine: string): Promise<Record<string, unknown>> => {
   const dir = tmp();
   const config = join(dir, "run.yaml");
   writeFileSync(
     config,
-    "levels: [two_body_problem, down_to_earth]\nagent: heuristic\nevolver: heuristic\ninit: off2on\nupdate: evolving\nrounds: 3\nepisodesPerRound: 3\noffline:\n  episodes: 3\n",
+    "levels: [two_body_problem, down_to_earth]\nagent: heuristic\nevolver: heuristic\ninit: off2on\nupdate: evolving\nrounds: 3\nepisodesPerRound: 3\noffline:\n  episodes: 3\n" +
+      `interphyre:\n  engine: ${engine}\n`,
   );
   const out = await hexa(["run", config, "--runs-dir", join(dir, "runs")], { env: { HEXA_PHYSICS_WORKERS: String(workers) } });
   expect(out.status, out.stderr).toBe(0);
   const [id] = readdirSync(join(dir, "runs")).filter((d) => !d.startsWith("."));
   const run = join(dir, "runs", id!);
+  expect(readFileSync(join(run, "config.yaml"), "utf8")).toMatch(new RegExp(`^  engine: ${engine}$`, "m"));
   const files: Record<string, unknown> = {};
   // Episodes are appended as they finish, so their order in the file follows the pool; each is compared by id.
   const lines = (f: string) =>
@@ -46,8 +48,8 @@ const runWith = async (workers: number): Promise<Record<string, unknown>> => {
 };
 
 describe("physics workers", () => {
-  it("one worker and two give the same run: episodes, bank events, banks and metrics", async () => {
-    const [one, two] = [await runWith(1), await runWith(2)];
+  it.each(["planck", "box2d-wasm"])("one worker and two give the same run on %s: episodes, bank events, banks and metrics", async (engine) => {
+    const [one, two] = [await runWith(1, engine), await runWith(2, engine)];
     expect((one["episodes.jsonl"] as unknown[]).length).toBe(24);
     for (const f of Object.keys(one)) expect(two[f], f).toEqual(one[f]);
   });
