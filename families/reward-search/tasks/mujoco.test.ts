@@ -20,9 +20,6 @@ type State = { qpos: number[]; qvel: number[]; xpos: number[]; cfrc: number[]; b
 type Ref = { qpos0: number[]; qvel0: number[]; xpos0: number[]; bodyPos0: number[]; bodyMat0: number[] } & State;
 interface Case {
   id: string;
-  model: string;
-  frameSkip: number;
-  contact: boolean;
   state: (qpos0: number[]) => { qpos: number[]; qvel: number[] };
   action: number[];
   /** Env steps taken with the action (default 1); only the last may end the episode. */
@@ -92,12 +89,21 @@ const antAlongY = (r: Ref) => {
   };
 };
 
+/** Gymnasium v5's model, frame skip and whether it reads contact forces, per task (held-out tasks reuse their body's). */
+const SIM: Record<string, { model: string; frameSkip: number; contact: boolean }> = {
+  hopper: { model: "hopper.xml", frameSkip: 4, contact: false },
+  walker2d: { model: "walker2d_v5.xml", frameSkip: 4, contact: false },
+  half_cheetah: { model: "half_cheetah.xml", frameSkip: 5, contact: false },
+  ant: { model: "ant.xml", frameSkip: 5, contact: true },
+  inverted_pendulum: { model: "inverted_pendulum.xml", frameSkip: 2, contact: false },
+  hopper_front_flip: { model: "hopper.xml", frameSkip: 4, contact: false },
+  half_cheetah_backward: { model: "half_cheetah.xml", frameSkip: 5, contact: false },
+  ant_along_y: { model: "ant.xml", frameSkip: 5, contact: true },
+};
+
 const CASES: Case[] = [
   {
     id: "hopper",
-    model: "hopper.xml",
-    frameSkip: 4,
-    contact: false,
     state: (q) => ({ qpos: bump(q, [0.1, -0.05, 0.05, -0.1, -0.2, 0.1]), qvel: [1, -0.5, 0.3, 2, -15, 0.5] }),
     ends: false,
     action: [0.5, -0.3, 1],
@@ -105,9 +111,6 @@ const CASES: Case[] = [
   },
   {
     id: "hopper",
-    model: "hopper.xml",
-    frameSkip: 4,
-    contact: false,
     state: (q) => ({ qpos: bump(q, [0, 0, 0.5]), qvel: [0, 0, 0, 0, 0, 0] }),
     ends: true,
     action: [0, 0, 0],
@@ -115,9 +118,6 @@ const CASES: Case[] = [
   },
   {
     id: "walker2d",
-    model: "walker2d_v5.xml",
-    frameSkip: 4,
-    contact: false,
     state: (q) => ({ qpos: bump(q, [0, 0, 0.1, 0.2, -0.1]), qvel: [2, 0, -1, 12, 0, 0, 0, 0, 0.5] }),
     ends: false,
     action: [0.3, -0.2, 0.1, 1, -1, 0],
@@ -125,9 +125,6 @@ const CASES: Case[] = [
   },
   {
     id: "walker2d",
-    model: "walker2d_v5.xml",
-    frameSkip: 4,
-    contact: false,
     state: (q) => ({ qpos: bump(q, [0, -0.6]), qvel: new Array(9).fill(0) }),
     ends: true,
     action: [0, 0, 0, 0, 0, 0],
@@ -135,9 +132,6 @@ const CASES: Case[] = [
   },
   {
     id: "half_cheetah",
-    model: "half_cheetah.xml",
-    frameSkip: 5,
-    contact: false,
     state: (q) => ({ qpos: bump(q, [0, 0.05, 0.1, 0.2, -0.3, 0.1, -0.2, 0.3]), qvel: [3, 0.5, -1, 11, 2, 0, -3, 0, 1] }),
     ends: false,
     action: [1, -1, 0.5, -0.5, 0.2, 0],
@@ -150,9 +144,6 @@ const CASES: Case[] = [
   },
   {
     id: "ant",
-    model: "ant.xml",
-    frameSkip: 5,
-    contact: true,
     state: (q) => ({ qpos: bump(q, [0, 0, -0.2, 0, 0, 0, 0, 0.2, 0.5, -0.2, -0.5]), qvel: [0.5, 0, -1, 0, 0, 0.3, 0, 0, 0, 0, 1, 0, 0, 0] }),
     ends: false,
     action: [0.5, -0.5, 1, 0, -1, 0.2, 0.3, -0.3],
@@ -160,9 +151,6 @@ const CASES: Case[] = [
   },
   {
     id: "ant",
-    model: "ant.xml",
-    frameSkip: 5,
-    contact: true,
     state: (q) => ({ qpos: bump(q, [0, 0, 0.6]), qvel: [0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0] }),
     ends: true,
     action: new Array(8).fill(0),
@@ -170,9 +158,6 @@ const CASES: Case[] = [
   },
   {
     id: "inverted_pendulum",
-    model: "inverted_pendulum.xml",
-    frameSkip: 2,
-    contact: false,
     state: () => ({ qpos: [0.1, 0.05], qvel: [0.2, -0.1] }),
     ends: false,
     action: [2],
@@ -183,9 +168,6 @@ const CASES: Case[] = [
   },
   {
     id: "inverted_pendulum",
-    model: "inverted_pendulum.xml",
-    frameSkip: 2,
-    contact: false,
     state: () => ({ qpos: [0, 0.19], qvel: [0, 2] }),
     ends: true,
     action: [0],
@@ -197,9 +179,6 @@ const CASES: Case[] = [
   {
     // Spinning forward high in the air: over 40 steps the torso turns past ±π and more than one full turn.
     id: "hopper_front_flip",
-    model: "hopper.xml",
-    frameSkip: 4,
-    contact: false,
     state: (q) => ({ qpos: bump(q, [0, 8, 2.5]), qvel: [0.5, 0, 30, 0, 0, 0] }),
     action: [0.5, -0.3, 1],
     steps: 40,
@@ -209,9 +188,6 @@ const CASES: Case[] = [
   {
     // Lying upside down, which would end Hopper's episode, does not end this one.
     id: "hopper_front_flip",
-    model: "hopper.xml",
-    frameSkip: 4,
-    contact: false,
     state: (q) => ({ qpos: bump(q, [0, -0.9, Math.PI]), qvel: [0, 0, -2, 0, 0, 0] }),
     action: [0, 0, 0],
     steps: 3,
@@ -220,9 +196,6 @@ const CASES: Case[] = [
   },
   {
     id: "hopper_front_flip",
-    model: "hopper.xml",
-    frameSkip: 4,
-    contact: false,
     state: (q) => ({ qpos: bump(q, [0, 3, 99.9]), qvel: [0, 0, 20, 0, 0, 0] }),
     action: [0, 0, 0],
     ends: true,
@@ -230,9 +203,6 @@ const CASES: Case[] = [
   },
   {
     id: "hopper_front_flip",
-    model: "hopper.xml",
-    frameSkip: 4,
-    contact: false,
     state: (q) => ({ qpos: bump(q, [0, 3]), qvel: [0, 0, -120, 0, 0, 0] }),
     action: [0, 0, 0],
     ends: true,
@@ -240,9 +210,6 @@ const CASES: Case[] = [
   },
   {
     id: "half_cheetah_backward",
-    model: "half_cheetah.xml",
-    frameSkip: 5,
-    contact: false,
     state: (q) => ({ qpos: bump(q, [0, 0.05, -0.1, 0.2, -0.3, 0.1, -0.2, 0.3]), qvel: [-3, 0.5, 1, 11, 2, 0, -3, 0, 1] }),
     action: [1, -1, 0.5, -0.5, 0.2, 0],
     steps: 5,
@@ -252,9 +219,6 @@ const CASES: Case[] = [
   {
     // Flipped onto its back: the cheetah never terminates.
     id: "half_cheetah_backward",
-    model: "half_cheetah.xml",
-    frameSkip: 5,
-    contact: false,
     state: (q) => ({ qpos: bump(q, [0, 0, Math.PI]), qvel: [2, 0, 0, 0, 0, 0, 0, 0, 0] }),
     action: [0, 0, 0, 0, 0, 0],
     steps: 3,
@@ -263,9 +227,6 @@ const CASES: Case[] = [
   },
   {
     id: "ant_along_y",
-    model: "ant.xml",
-    frameSkip: 5,
-    contact: true,
     state: (q) => ({ qpos: bump(q, [0, 0, -0.2, 0, 0, 0, 0, 0.2, 0.5, -0.2, -0.5]), qvel: [0.3, 1, -1, 0, 0, 0.3, 0, 0, 0, 0, 1, 0, 0, 0] }),
     action: [0.5, -0.5, 1, 0, -1, 0.2, 0.3, -0.3],
     steps: 5,
@@ -274,9 +235,6 @@ const CASES: Case[] = [
   },
   {
     id: "ant_along_y",
-    model: "ant.xml",
-    frameSkip: 5,
-    contact: true,
     state: (q) => ({ qpos: bump(q, [0, 0, 0.6]), qvel: [0, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0] }),
     action: new Array(8).fill(0),
     ends: true,
@@ -303,8 +261,9 @@ const snapshot = (m: MjModel, d: MjData): State => {
 describe.each(CASES.map((c, k) => [`${c.id} #${k}`, c] as const))("%s against its definition by hand", (_name, c) => {
   it("observation, reward, F and termination at every step from a set state", () => {
     const task = getTask(c.id);
+    const sim = SIM[c.id]!;
     const mj = mujocoRuntime("test");
-    const m = loadedModel(assetPath(c.model), "test");
+    const m = loadedModel(assetPath(sim.model), "test");
     const { qpos, qvel } = c.state(Array.from(m.qpos0 as Float64Array));
 
     // The env, put in the state after its reset.
@@ -333,8 +292,8 @@ describe.each(CASES.map((c, k) => [`${c.id} #${k}`, c] as const))("%s against it
     const steps = c.steps ?? 1;
     let before = snapshot(m, r);
     for (let s = 0; s < steps; s++) {
-      for (let k = 0; k < c.frameSkip; k++) mj.mj_step(m, r);
-      if (c.contact) mj.mj_rnePostConstraint(m, r);
+      for (let k = 0; k < sim.frameSkip; k++) mj.mj_step(m, r);
+      if (sim.contact) mj.mj_rnePostConstraint(m, r);
       const after = snapshot(m, r);
       const want = c.hand(
         { qpos0: before.qpos, qvel0: before.qvel, xpos0: before.xpos, bodyPos0: before.bodyPos, bodyMat0: before.bodyMat, ...after },
