@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The native row of bench:sim, measured on this machine: the same fixture scenes as bench:sim, built as
-# box2d-engine.ts builds them, on Debian's Box2D 2.4.1. Needs g++ and libbox2d-dev (apt-get install g++ libbox2d-dev).
+# box2d-engine.ts builds them (world/box2d-recipe.ts), on Debian's Box2D 2.4.1. Needs g++ and libbox2d-dev (apt-get install g++ libbox2d-dev).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 work=$(mktemp -d)

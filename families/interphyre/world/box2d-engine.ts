@@ -1,23 +1,9 @@
 import { InvariantError } from "../../../src/errors.ts";
-import {
-  GRAVITY_Y,
-  POSITION_ITERATIONS,
-  TIME_STEP_F32,
-  VELOCITY_ITERATIONS,
-  WALL_CENTRE,
-  WALL_FRICTION,
-  WALL_HALF_LENGTH,
-  WALL_HALF_THICKNESS,
-  WALL_NAMES,
-  WALL_RESTITUTION,
-  degToRad,
-  round8,
-} from "./constants.ts";
+import { GRAVITY_Y, POSITION_ITERATIONS, TIME_STEP_F32, VELOCITY_ITERATIONS } from "./constants.ts";
 import type { BodyState, ContactCallback, CreateEngine, PhysicsEngine } from "./engine.ts";
 import type { SceneObject } from "./scene.ts";
-import { basketFixtures } from "./basket-geometry.ts";
+import { type BodyRecipe, bodyRecipe, type FixtureRecipe, WALL_RECIPES } from "./box2d-recipe.ts";
 import { box2d } from "./box2d-wasm.ts";
-import { box23Coefficient } from "./box2d-damping.ts";
 
 type Body = Box2D.b2Body;
 type Fixture = Box2D.b2Fixture;
@@ -106,78 +92,49 @@ class Box2DEngine implements PhysicsEngine {
     this.addWalls();
   }
 
-  /** create_walls(world, 0.01, 10, 10): left, right, top, bottom, with Box2D's default fixture def. */
   private addWalls(): void {
-    const centres = [
-      [-WALL_CENTRE, 0],
-      [WALL_CENTRE, 0],
-      [0, WALL_CENTRE],
-      [0, -WALL_CENTRE],
-    ] as const;
-    WALL_NAMES.forEach((name, i) => {
-      const [x, y] = centres[i]!;
-      const body = this.createBody(x, y, 0, false, 0, 0);
-      polygon.SetAsBox(...((i < 2 ? [WALL_HALF_THICKNESS, WALL_HALF_LENGTH] : [WALL_HALF_LENGTH, WALL_HALF_THICKNESS]) as [number, number]));
-      this.fixture(name, body, polygon, { density: 0, friction: WALL_FRICTION, restitution: WALL_RESTITUTION }, false);
-    });
+    for (const wall of WALL_RECIPES) this.build(wall.name, wall);
   }
 
-  private createBody(x: number, y: number, angle: number, dynamic: boolean, linear: number, angular: number): Body {
-    bodyDef.set_type(dynamic ? box2d.b2_dynamicBody : box2d.b2_staticBody);
-    bodyDef.set_position(at(x, y));
-    bodyDef.set_angle(angle);
-    bodyDef.set_bullet(dynamic);
-    bodyDef.set_linearDamping(box23Coefficient(linear));
-    bodyDef.set_angularDamping(box23Coefficient(angular));
+  /** Creates a body and its fixtures as the recipe (box2d-recipe.ts) says. */
+  private build(name: string, r: BodyRecipe): Body {
+    bodyDef.set_type(r.dynamic ? box2d.b2_dynamicBody : box2d.b2_staticBody);
+    bodyDef.set_position(at(r.x, r.y));
+    bodyDef.set_angle(r.angle);
+    bodyDef.set_bullet(r.dynamic);
+    bodyDef.set_linearDamping(r.linearDamping);
+    bodyDef.set_angularDamping(r.angularDamping);
     const body = this.owned.world.CreateBody(bodyDef);
     this.owned.bodies.add(body);
+    for (const f of r.fixtures) this.fixture(name, body, f);
     return body;
   }
 
-  private fixture(name: string, body: Body, shape: Box2D.b2Shape, m: { density: number; friction: number; restitution: number }, sensor: boolean): void {
-    fixtureDef.set_shape(shape);
-    fixtureDef.set_density(m.density);
-    fixtureDef.set_friction(m.friction);
-    fixtureDef.set_restitution(m.restitution);
-    fixtureDef.set_isSensor(sensor);
-    const f = body.CreateFixture(fixtureDef);
-    this.owned.fixtureWrappers.add(f);
-    this.owned.fixtures.set(getPointer(f), name);
+  private fixture(name: string, body: Body, f: FixtureRecipe): void {
+    const s = f.shape;
+    if (s.kind === "circle") circle.set_m_radius(s.radius);
+    else if (s.kind === "box") {
+      if (s.centre) polygon.SetAsBox(s.hx, s.hy, at(...s.centre), 0);
+      else polygon.SetAsBox(s.hx, s.hy);
+    } else {
+      const [vertices, free] = pointsToVec2Array(s.vertices.map(([x, y]) => ({ x, y })));
+      polygon.Set(vertices, s.vertices.length);
+      free();
+    }
+    fixtureDef.set_shape(s.kind === "circle" ? circle : polygon);
+    fixtureDef.set_density(f.density);
+    fixtureDef.set_friction(f.friction);
+    fixtureDef.set_restitution(f.restitution);
+    fixtureDef.set_isSensor(f.sensor);
+    const fixture = body.CreateFixture(fixtureDef);
+    this.owned.fixtureWrappers.add(fixture);
+    this.owned.fixtures.set(getPointer(fixture), name);
   }
 
   add(name: string, o: SceneObject): void {
     this.live();
     if (this.bodies.has(name)) throw new InvariantError(`engine: object '${name}' already exists`);
-    // Baskets are never damped (docs/spec/interphyre.md §1.3a).
-    const damped = o.type !== "basket";
-    const body = this.createBody(
-      round8(o.x),
-      round8(o.y),
-      degToRad(o.angle),
-      o.dynamic,
-      damped ? round8(o.linear_damping) : 0,
-      damped ? round8(o.angular_damping) : 0,
-    );
-    const material = { density: round8(o.density), friction: round8(o.friction), restitution: round8(o.restitution) };
-    if (o.type === "ball") {
-      circle.set_m_radius(round8(o.radius));
-      this.fixture(name, body, circle, material, false);
-    } else if (o.type === "bar") {
-      polygon.SetAsBox(round8(round8(o.length) / 2), round8(round8(o.thickness) / 2));
-      this.fixture(name, body, polygon, material, false);
-    } else {
-      // Floor, left wall, right wall, sensor, in create_basket's order.
-      for (const f of basketFixtures(o)) {
-        if (f.kind === "box") polygon.SetAsBox(f.hx, f.hy, at(f.cx, f.cy), 0);
-        else {
-          const [vertices, free] = pointsToVec2Array(f.vertices.map(([x, y]) => ({ x, y })));
-          polygon.Set(vertices, f.vertices.length);
-          free();
-        }
-        this.fixture(name, body, polygon, f.sensor ? { density: 0, friction: material.friction, restitution: material.restitution } : material, f.sensor);
-      }
-    }
-    this.bodies.set(name, body);
+    this.bodies.set(name, this.build(name, bodyRecipe(o)));
   }
 
   private live(): void {
