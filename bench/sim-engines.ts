@@ -27,7 +27,8 @@ const nativeRow = (scenes: number): { label: string; perLevel: Record<(typeof LE
     const lines = execaSync("bash", ["bench/native/run.sh", String(scenes)]).stdout.split("\n");
     const perLevel = Object.fromEntries(LEVELS.map((l) => [l, Number(lines.find((x) => x.startsWith(`${l} `))!.split(" ")[1])]));
     return { label: "native Box2D 2.4.1 (measured now)", perLevel: perLevel as Record<(typeof LEVELS)[number], number> };
-  } catch {
+  } catch (e) {
+    console.error(`native Box2D not measured (${(e as Error).message.split("\n")[0]}); its last measurement is shown`);
     const note = scenes === LAST_NATIVE.scenes ? "" : `, ${LAST_NATIVE.scenes} scenes`;
     return { label: `native Box2D 2.4.1 (last measurement${note})`, perLevel: LAST_NATIVE };
   }
