@@ -120,7 +120,7 @@ const pickBaseline = (flag: string | undefined, cells: readonly Cell[]): Cell =>
 /** Takes DIR for this process; a lock left by a dead process is taken over. */
 const lockDir = (dir: string): (() => void) => {
   const path = join(dir, "compare.lock");
-  return takePidLock(path, (pid) => `${dir}: in use by hexa compare process ${pid}; wait for it or stop it (delete ${path} if that process is not hexa)`);
+  return takePidLock(path, (holder) => `${dir}: in use by hexa compare (${holder}); wait for it or stop it (delete ${path} if that process is not hexa)`);
 };
 
 const outcome = (e: EpisodeRecord): EpisodeOutcome => ({

@@ -152,7 +152,7 @@ export class RunDir {
       throw new ConfigError(`${path}: a folder, where hexa keeps the lock file of the process that holds the run; remove it and resume again`);
     return takePidLock(
       path,
-      (pid) => `${this.path}: in use by process ${pid}; wait for it or stop it before resuming (delete ${path} if that process is not hexa)`,
+      (holder) => `${this.path}: in use by ${holder}; wait for it or stop it before resuming (delete ${path} if that process is not hexa)`,
     );
   }
 
