@@ -20,7 +20,7 @@ export const screenRequest = (target: string | undefined, host: string | undefin
     return {
       ok: false,
       status: 403,
-      message: `Host ${JSON.stringify(host ?? "")} refused: this report is served only to ${hosts.join(", ")}; open http://127.0.0.1:${port}/\n`,
+      message: `Host ${JSON.stringify(host ?? "")} refused: this report is served only to ${hosts.join(", ")}; open http://127.0.0.1:${port}/ (from another machine, forward the same port: ssh -L ${port}:127.0.0.1:${port} HOST)\n`,
     };
   try {
     return { ok: true, url: new URL(target ?? "/", `http://127.0.0.1:${port}`) };
