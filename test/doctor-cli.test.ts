@@ -97,7 +97,7 @@ describe("hexa doctor", () => {
         "    structuredOutput: tool",
         "    concurrency: 1  # the server answers one request at a time",
         "    streaming: false",
-        "    # no usage reported: token counts, costs and budget caps read 0 for this role",
+        "    # no usage reported: a run counts its own estimate (4 characters a token, marked estimated in usage.jsonl) for this role's tokens, costs and budget caps",
         "    # the actor cannot work here: see the verdict above",
         "  evolver:",
         `    baseURL: ${small.url}`,

@@ -16,6 +16,7 @@ import { chartToPng } from "../report/png.ts";
 import { writeReport } from "./inspect.ts";
 import { appendJsonl, readJsonl, writeAtomic, writeJsonAtomic } from "../store/jsonl.ts";
 import type { RunDir } from "../store/run-dir.ts";
+import { readConfigText } from "../store/config-file.ts";
 import { takePidLock } from "../store/pid-lock.ts";
 import type { EpisodeRecord } from "../store/run-records.ts";
 import { readFinalScores } from "../store/final-scores.ts";
@@ -91,10 +92,10 @@ export const compareCommand = defineCommand({
 });
 
 const readBase = (path: string): Record<string, unknown> => {
-  if (!existsSync(path)) throw new ConfigError(`${path}: no such config file; see configs/ for examples`);
+  const text = readConfigText(path);
   let raw: unknown;
   try {
-    raw = parseYaml(readFileSync(path, "utf8")) ?? {};
+    raw = parseYaml(text) ?? {};
   } catch (e) {
     throw new ConfigError(`${path}: not valid YAML (${(e as Error).message.split("\n")[0]})`);
   }
@@ -120,7 +121,7 @@ const pickBaseline = (flag: string | undefined, cells: readonly Cell[]): Cell =>
 /** Takes DIR for this process; a lock left by a dead process is taken over. */
 const lockDir = (dir: string): (() => void) => {
   const path = join(dir, "compare.lock");
-  return takePidLock(path, (pid) => `${dir}: in use by hexa compare process ${pid}; wait for it or stop it (delete ${path} if that process is not hexa)`);
+  return takePidLock(path, (holder) => `${dir}: in use by hexa compare (${holder}); wait for it or stop it (delete ${path} if that process is not hexa)`);
 };
 
 const outcome = (e: EpisodeRecord): EpisodeOutcome => ({

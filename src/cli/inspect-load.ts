@@ -1,4 +1,4 @@
-import { closeSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, lstatSync, openSync, readdirSync, readFileSync, readlinkSync, readSync, statSync } from "node:fs";
 import { basename, join, relative, resolve } from "node:path";
 import { z } from "zod";
 import { ConfigError } from "../errors.ts";
@@ -154,11 +154,19 @@ export const readRunInput = (path: string): RunInput => {
 };
 
 const isRun = (path: string) => existsSync(join(path, "run.json"));
+/** False for a link to nothing (or to itself) and an entry removed since it was listed: none holds a run. */
+const isDirectory = (path: string): boolean => {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+};
 const subdirs = (path: string) =>
   readdirSync(path)
     .filter((f) => !f.startsWith("."))
     .map((f) => join(path, f))
-    .filter((p) => statSync(p).isDirectory())
+    .filter(isDirectory)
     .sort();
 
 /** A run's configuration without its agent seed and time stamp: runs that differ only in those share a cell. */
@@ -179,8 +187,9 @@ export interface InspectTarget {
  */
 export const findTarget = (dir: string): InspectTarget => {
   const path = resolve(dir);
-  if (!existsSync(path) || !statSync(path).isDirectory())
-    throw new ConfigError(`${dir}: no such directory; give a run directory (runs/<id>) or a comparison directory`);
+  if (lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() && !existsSync(path))
+    throw new ConfigError(`${dir}: a link to ${readlinkSync(path)}, which does not exist; give a run directory (runs/<id>) or a comparison directory`);
+  if (!isDirectory(path)) throw new ConfigError(`${dir}: no such directory; give a run directory (runs/<id>) or a comparison directory`);
   if (isRun(path)) return { kind: "run", path, cells: [{ name: basename(path), runs: [path] }], searches: findSearchDirs(path) };
   const cells = new Map<string, string[]>();
   for (const child of subdirs(path)) {

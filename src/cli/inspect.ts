@@ -1,5 +1,4 @@
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { createServer, type ServerResponse } from "node:http";
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -14,11 +13,11 @@ import {
   type Report,
   type RunInput,
 } from "../report/inspect/model.ts";
-import type { EpisodeRecord } from "../store/run-records.ts";
 import { defineCommand } from "../family/define-command.ts";
 import { intFlag } from "./flags.ts";
 import { familyIds, getFamily } from "./families.ts";
 import { findSearchDirs, findTarget, readRunInput, readSearchInput, type InspectTarget } from "./inspect-load.ts";
+import { serve, type Built } from "./inspect-serve.ts";
 import { searchView } from "../report/inspect/search-view.ts";
 import { writeOutput } from "./write-file.ts";
 
@@ -51,11 +50,6 @@ const drawerFor = (family: string): EpisodeDrawer => {
 const ANIMATIONS = ["last", "all", "none"] as const;
 type Animations = (typeof ANIMATIONS)[number];
 const animateWith = (a: Animations): BuildOptions["animate"] => (a === "all" ? () => true : a === "none" ? () => false : lastSolvedOfEachLevel);
-
-interface Built {
-  report: Report;
-  inputs: RunInput[];
-}
 
 const build = (target: InspectTarget, animations: Animations): Built => {
   const inputs: RunInput[] = [];
@@ -91,118 +85,6 @@ export const writeReport = (target: string, out: string): string => {
 /** Builds `RUN_DIR/report.html` for a finished run and returns its path (hexa run calls this at the end). */
 export const writeRunReport = (runDir: string): string => writeReport(runDir, join(resolve(runDir), "report.html"));
 
-/** What changes when a run writes: sizes and times of its files, and the bank snapshots and evaluations present. */
-const signature = (target: InspectTarget): string => {
-  const stamp = (p: string) => {
-    if (!existsSync(p)) return `${p}:-`;
-    const s = statSync(p);
-    return `${p}:${s.size}:${s.mtimeMs}${s.isDirectory() ? `:${readdirSync(p).join(",")}` : ""}`;
-  };
-  const runs = target.cells
-    .flatMap((c) => c.runs)
-    .flatMap((run) => ["episodes.jsonl", "bank-events.jsonl", "usage.jsonl", "llm-log.jsonl", "banks", "eval"].map((f) => stamp(join(run, f))));
-  const searches = findSearchDirs(target.path).map((d) => stamp(join(d, "candidates.jsonl")));
-  return [...runs, ...searches].join("|");
-};
-
-const POLL_MS = 500;
-/** SSE comments this often keep proxies and the browser from timing out an idle stream. */
-const KEEPALIVE_MS = 15_000;
-
-const serve = (target: InspectTarget, port: number, animations: Animations): Promise<void> =>
-  new Promise((done, fail) => {
-    let built = build(target, animations);
-    let seen = signature(target);
-    const clients = new Set<ServerResponse>();
-    const gifs = new Map<string, Uint8Array | undefined>();
-    const episode = (run: string, id: string): EpisodeRecord | undefined => built.inputs.find((i) => i.id === run)?.episodes.find((e) => e.id === id);
-
-    const server = createServer((req, res) => {
-      const url = new URL(req.url ?? "/", "http://127.0.0.1");
-      if (url.pathname === "/") {
-        res.writeHead(200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" });
-        res.end(renderReportHtml(built.report, pageAssets(), { live: true }));
-      } else if (url.pathname === "/report.json") {
-        res.writeHead(200, { "content-type": "application/json", "cache-control": "no-store" });
-        res.end(JSON.stringify(built.report));
-      } else if (url.pathname === "/events") {
-        res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-store", connection: "keep-alive" });
-        res.write(": following the run\n\n");
-        clients.add(res);
-        req.on("close", () => clients.delete(res));
-      } else if (url.pathname === "/animation") {
-        const run = url.searchParams.get("run") ?? "";
-        const id = url.searchParams.get("id") ?? "";
-        const key = `${run}|${id}`;
-        const rec = episode(run, id);
-        if (rec && !gifs.has(key)) {
-          try {
-            gifs.set(key, drawerFor(built.inputs.find((i) => i.id === run)!.summary.family).animationGif?.(rec));
-          } catch (e) {
-            process.stderr.write(`hexa inspect: no animation for ${id} (${(e as Error).message})\n`);
-            gifs.set(key, undefined);
-          }
-        }
-        const gif = gifs.get(key);
-        if (!gif) {
-          res.writeHead(404, { "content-type": "text/plain" });
-          res.end(`no animation for episode ${id} of run ${run}\n`);
-        } else {
-          res.writeHead(200, { "content-type": "image/gif", "cache-control": "max-age=3600" });
-          res.end(gif);
-        }
-      } else {
-        res.writeHead(404, { "content-type": "text/plain" });
-        res.end("not found\n");
-      }
-    });
-
-    const poll = setInterval(() => {
-      const now = signature(target);
-      if (now === seen) return;
-      seen = now;
-      try {
-        built = build(target, animations);
-      } catch (e) {
-        process.stderr.write(`hexa inspect: could not read the run (${(e as Error).message}); keeping the last report\n`);
-        return;
-      }
-      for (const c of clients) c.write(`data: ${JSON.stringify({ builtAt: built.report.builtAt })}\n\n`);
-    }, POLL_MS);
-    const keepalive = setInterval(() => clients.forEach((c) => c.write(": keepalive\n\n")), KEEPALIVE_MS);
-
-    const stop = () => {
-      clearInterval(poll);
-      clearInterval(keepalive);
-      process.off("SIGINT", stop);
-      process.off("SIGTERM", stop);
-      clients.forEach((c) => c.end());
-      server.closeAllConnections();
-      server.close(() => {
-        process.stderr.write("\nhexa inspect: stopped\n");
-        done();
-      });
-    };
-    server.on("error", (e: NodeJS.ErrnoException) => {
-      clearInterval(poll);
-      clearInterval(keepalive);
-      fail(
-        e.code === "EADDRINUSE"
-          ? new ConfigError(`--port ${port}: 127.0.0.1:${port} is already in use (another hexa inspect?); stop it or choose another with --port N`)
-          : e.code === "EACCES"
-            ? new ConfigError(`--port ${port}: not allowed to listen on 127.0.0.1:${port}; choose a port above 1023 with --port N`)
-            : e,
-      );
-    });
-    server.listen(port, "127.0.0.1", () => {
-      const addr = server.address();
-      const actual = typeof addr === "object" && addr ? addr.port : port;
-      process.stdout.write(`serving ${target.path} on http://127.0.0.1:${actual}/ (follows the run as it writes; Ctrl-C stops)\n`);
-      process.once("SIGINT", stop);
-      process.once("SIGTERM", stop);
-    });
-  });
-
 export const inspectCommand = defineCommand({
   command: "inspect <dir>",
   describe:
@@ -228,7 +110,8 @@ export const inspectCommand = defineCommand({
     const animations = argv.animations;
     if (argv.serve) {
       if (argv.out !== undefined) throw new ConfigError("--out: not used with --serve (the page is served, not written); drop one of them");
-      await serve(target, argv.port, animations);
+      const page = (report: Report) => renderReportHtml(report, pageAssets(), { live: true });
+      await serve({ target, build: () => build(target, animations), page, drawerFor }, argv.port);
       return;
     }
     const t0 = performance.now();

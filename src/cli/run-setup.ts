@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse as parseYaml } from "yaml";
@@ -15,14 +15,13 @@ import { parseRunConfigYaml, usesBank, type RunConfig } from "../loop/run-config
 import type { SkillIndex } from "../store/chroma-index.ts";
 import type { ChromaHandle } from "../store/chroma-server.ts";
 import { makeEmbedder, type EmbeddingConfig } from "../store/embedding.ts";
+import { readConfigText } from "../store/config-file.ts";
 import type { RunDir } from "../store/run-dir.ts";
 import type { CodeVersion } from "../store/run-records.ts";
 
 /** Reads and validates a run config file; errors name the file and the field. */
 export const readRunConfig = (path: string): RunConfig => {
-  if (!existsSync(path)) throw new ConfigError(`${path}: no such config file; see configs/ for examples`);
-  if (statSync(path).isDirectory()) throw new ConfigError(`${path}: a folder, not a config file; name a YAML file, e.g. configs/quickstart.yaml`);
-  return parseRunConfigYaml(readFileSync(path, "utf8"), path, allFamilies());
+  return parseRunConfigYaml(readConfigText(path), path, allFamilies());
 };
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse as parseYaml } from "yaml";
@@ -11,6 +11,7 @@ import { sha256Hex } from "../llm/canonical-hash.ts";
 import type { LevelFamily } from "../family/family.ts";
 import { SkillIndexConfig } from "../loop/run-config.ts";
 import { foldEvents, type Bank } from "../store/bank.ts";
+import { readConfigText } from "../store/config-file.ts";
 import { readShippedBank } from "../store/shipped-bank.ts";
 import { writeTransferredBank, type TransferredBank } from "../store/transfer-bank.ts";
 import { lastCommitted, openRun } from "./bank.ts";
@@ -178,9 +179,13 @@ const chromaRanker =
 
 const readBase = (path: string | undefined): Record<string, unknown> => {
   if (!path) return {};
-  if (!existsSync(path))
-    throw new ConfigError(`--config: no such file (got ${JSON.stringify(path)}); name a run config YAML whose llm and actor settings to use`);
-  const raw = parseYaml(readFileSync(path, "utf8")) as unknown;
+  const text = readConfigText(path, `--config: no such file (got ${JSON.stringify(path)}); name a run config YAML whose llm and actor settings to use`);
+  let raw: unknown;
+  try {
+    raw = parseYaml(text);
+  } catch (e) {
+    throw new ConfigError(`${path}: not valid YAML (${(e as Error).message.split("\n")[0]})`);
+  }
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new ConfigError(`${path}: not a YAML mapping; see configs/ for examples`);
   return raw as Record<string, unknown>;
 };

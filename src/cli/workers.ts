@@ -49,7 +49,7 @@ export const workersCommand = defineCommand({
   describe: "list the hexa workers on a Redis: their jobs in flight and throughput",
   builder: (y) => y.option("redis", { type: "string", demandOption: true, describe: "the Redis the workers use, e.g. redis://127.0.0.1:6379" }),
   handler: async (argv) => {
-    const [{ parseRedisUrl, redisLabel }, { readWorkers }] = await Promise.all([
+    const [{ parseRedisUrl, redisLabel }, { readWorkers, WORKERS_KEY }] = await Promise.all([
       import("../backend/redis/connection.ts"),
       import("../backend/redis/registry.ts"),
     ]);
@@ -60,6 +60,8 @@ export const workersCommand = defineCommand({
     } catch (e) {
       throw new ConfigError(`--redis ${redisLabel(connection)}: Redis does not answer (${(e as Error).message}); start redis-server there or fix the URL`);
     }
+    for (const { field, why } of view.skipped)
+      process.stderr.write(`hexa workers: skipped entry ${JSON.stringify(field.slice(0, 100))} of ${WORKERS_KEY}: not a worker beat (${why})\n`);
     process.stdout.write(renderWorkers(view, Date.now()));
   },
 });

@@ -1,5 +1,6 @@
 import { contextVerdict, parallelVerdict, type EndpointReport } from "./doctor.ts";
 import type { ResolvedModelConfig, Role } from "./config.ts";
+import { CHARS_PER_TOKEN } from "./token-estimate.ts";
 
 /** One endpoint and model as probed, and the roles configured on it. */
 export interface Probed {
@@ -101,7 +102,10 @@ export const recommendedYaml = (probed: readonly Probed[]): string => {
       else lines.push(`    concurrency: ${p.config.concurrency ?? 4}`);
       if (!r.usagePlain && r.usageStreamed) lines.push("    streaming: true  # usage is reported only on streamed answers");
       else lines.push(`    streaming: ${p.config.streaming && r.usageStreamed ? "true" : "false"}`);
-      if (!r.usagePlain && !r.usageStreamed) lines.push("    # no usage reported: token counts, costs and budget caps read 0 for this role");
+      if (!r.usagePlain && !r.usageStreamed)
+        lines.push(
+          `    # no usage reported: a run counts its own estimate (${CHARS_PER_TOKEN} characters a token, marked estimated in usage.jsonl) for this role's tokens, costs and budget caps`,
+        );
       if (contextVerdict(r) === "truncated")
         lines.push(`    # input is cut near ${r.context.reported} tokens: raise the server's context (llama.cpp -c, Ollama num_ctx, vLLM --max-model-len)`);
       if (role === "actor" && r.toolCalls !== "tool_calls") lines.push("    # the actor cannot work here: see the verdict above");

@@ -7,7 +7,7 @@ import { takePidLock } from "./pid-lock.ts";
 describe("takePidLock", () => {
   const dir = mkdtempSync(join(tmpdir(), "hexa-pid-lock-"));
   const path = join(dir, "x.lock");
-  const inUse = (pid: number) => `in use by ${pid}`;
+  const inUse = (holder: string) => `in use by ${holder}`;
   afterEach(() => rmSync(path, { force: true }));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -20,7 +20,7 @@ describe("takePidLock", () => {
 
   it("refuses a lock held by a live process, naming its pid", () => {
     writeFileSync(path, `${process.ppid}\n`);
-    expect(() => takePidLock(path, inUse)).toThrow(`in use by ${process.ppid}`);
+    expect(() => takePidLock(path, inUse)).toThrow(`in use by process ${process.ppid}`);
   });
 
   it("takes over a lock left by a dead process, by its own earlier life, or with no pid", () => {

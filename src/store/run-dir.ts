@@ -3,6 +3,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import { ConfigError } from "../errors.ts";
 import type { Bank, BankEvent } from "./bank.ts";
 import { appendJsonl, readJsonl, writeAtomic, writeJsonAtomic } from "./jsonl.ts";
+import { readConfigText } from "./config-file.ts";
 import { takePidLock } from "./pid-lock.ts";
 import { BankLogLine, BankSnapshot, EpisodeRecord, NoticeLine, RUN_MARK, RunMeta, StopRecord, UsageLine, WriterLine, type Phase } from "./run-records.ts";
 
@@ -152,17 +153,14 @@ export class RunDir {
       throw new ConfigError(`${path}: a folder, where hexa keeps the lock file of the process that holds the run; remove it and resume again`);
     return takePidLock(
       path,
-      (pid) => `${this.path}: in use by process ${pid}; wait for it or stop it before resuming (delete ${path} if that process is not hexa)`,
+      (holder) => `${this.path}: in use by ${holder}; wait for it or stop it before resuming (delete ${path} if that process is not hexa)`,
     );
   }
 
   configText = (): string => {
     const path = this.file("config");
-    if (!existsSync(path)) {
-      const held = this.meta.config === undefined ? "" : ` (run.json's "config" holds the values it had)`;
-      throw new ConfigError(`${path}: missing; the run directory was damaged. Restore config.yaml from a copy${held}, or start a new run`);
-    }
-    return readFileSync(path, "utf8");
+    const held = this.meta.config === undefined ? "" : ` (run.json's "config" holds the values it had)`;
+    return readConfigText(path, `${path}: missing; the run directory was damaged. Restore config.yaml from a copy${held}, or start a new run`);
   };
 
   /**

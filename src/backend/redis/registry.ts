@@ -31,18 +31,36 @@ export interface WorkersView {
   workers: (WorkerBeat & { lost: boolean })[];
   /** Jobs waiting per queue (not yet taken by a worker). */
   waiting: Record<string, number>;
+  /** Fields of the hash whose value is not a worker beat (written by hand, another program, another hexa). */
+  skipped: { field: string; why: string }[];
 }
 
-/** The workers that beat into Redis and the queues' backlog, as `hexa workers` shows them. */
-/** The workers beating into Redis and the jobs waiting in each queue of `kinds`. */
+/** A hash value as a beat, or why it is not one: anyone who can write to the Redis can write there. */
+const beatOf = (value: string): WorkerBeat | string => {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(value);
+  } catch {
+    return "not JSON";
+  }
+  const beat = WorkerBeat.safeParse(raw);
+  if (beat.success) return beat.data;
+  const issue = beat.error.issues[0]!;
+  return `${issue.path.join(".") || "the value"}: ${issue.message}`;
+};
+
+/** The workers beating into Redis and the jobs waiting in each queue of `kinds`, as `hexa workers` shows them. */
 export const readWorkers = async (connection: RedisConnection, now: number, kinds: readonly string[]): Promise<WorkersView> => {
   const r = new Redis({ ...connection, maxRetriesPerRequest: 1, retryStrategy: () => null });
   r.on("error", () => undefined);
   try {
-    const raw = await r.hgetall(WORKERS_KEY);
-    const workers = Object.values(raw)
-      .map((v) => WorkerBeat.safeParse(JSON.parse(v)))
-      .flatMap((p) => (p.success ? [p.data] : []));
+    const workers: WorkerBeat[] = [];
+    const skipped: WorkersView["skipped"] = [];
+    for (const [field, value] of Object.entries(await r.hgetall(WORKERS_KEY))) {
+      const beat = beatOf(value);
+      if (typeof beat === "string") skipped.push({ field, why: beat });
+      else workers.push(beat);
+    }
     const drop = workers.filter((w) => now - w.at > DROP_MS).map((w) => w.name);
     if (drop.length) await r.hdel(WORKERS_KEY, ...drop);
     const waiting: Record<string, number> = {};
@@ -58,6 +76,7 @@ export const readWorkers = async (connection: RedisConnection, now: number, kind
         .map((w) => ({ ...w, lost: now - w.at > LOST_MS }))
         .sort((a, b) => a.name.localeCompare(b.name)),
       waiting,
+      skipped,
     };
   } finally {
     r.disconnect();

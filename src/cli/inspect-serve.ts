@@ -1,0 +1,189 @@
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { join } from "node:path";
+import { ConfigError } from "../errors.ts";
+import type { EpisodeDrawer, Report, RunInput } from "../report/inspect/model.ts";
+import type { EpisodeRecord } from "../store/run-records.ts";
+import { findSearchDirs, type InspectTarget } from "./inspect-load.ts";
+import { screenRequest } from "./inspect-request.ts";
+
+/**
+ * `hexa inspect --serve` (docs/ARCHITECTURE.md §8): the report on 127.0.0.1, rebuilt as the run writes and pushed
+ * to open pages over server-sent events. What it exposes and to whom: docs/security.md.
+ */
+
+export interface Built {
+  report: Report;
+  inputs: RunInput[];
+}
+
+export interface ServeSource {
+  target: InspectTarget;
+  /** Reads the directory again; throws when it cannot (deleted, moved, damaged). */
+  build(): Built;
+  /** The live page of a report. */
+  page(report: Report): string;
+  drawerFor(family: string): EpisodeDrawer;
+}
+
+/** What changes when a run writes: sizes and times of its files, and the bank snapshots and evaluations present. */
+const signature = (target: InspectTarget): string => {
+  const stamp = (p: string) => {
+    if (!existsSync(p)) return `${p}:-`;
+    const s = statSync(p);
+    return `${p}:${s.size}:${s.mtimeMs}${s.isDirectory() ? `:${readdirSync(p).join(",")}` : ""}`;
+  };
+  const runs = target.cells
+    .flatMap((c) => c.runs)
+    .flatMap((run) => ["episodes.jsonl", "bank-events.jsonl", "usage.jsonl", "llm-log.jsonl", "banks", "eval"].map((f) => stamp(join(run, f))));
+  const searches = findSearchDirs(target.path).map((d) => stamp(join(d, "candidates.jsonl")));
+  return [...runs, ...searches].join("|");
+};
+
+/** The signature, or a mark that changes with the reason it cannot be taken (a file removed while it was read). */
+const signatureOrFault = (target: InspectTarget): string => {
+  try {
+    return signature(target);
+  } catch (e) {
+    return `unreadable: ${(e as Error).message}`;
+  }
+};
+
+/** What the served page says when the directory can no longer be read: what vanished, or why it cannot be read. */
+const readFault = (target: InspectTarget, e: unknown, last: Report): string => {
+  const shown = `the page shows it as last read at ${last.builtAt}; Ctrl-C stops`;
+  if (!existsSync(target.path)) return `${target.path}: deleted or moved while served; ${shown}`;
+  const err = e as NodeJS.ErrnoException;
+  if (err.code === "ENOENT" && err.path) return `${err.path}: vanished while it was read (deleted or moved); ${shown}`;
+  return `could not read ${target.path} (${err.message.split("\n")[0]}); ${shown}`;
+};
+
+const POLL_MS = 500;
+/** SSE comments this often keep proxies and the browser from timing out an idle stream. */
+const KEEPALIVE_MS = 15_000;
+
+const text = (res: ServerResponse, status: number, body: string) => {
+  res.writeHead(status, { "content-type": "text/plain; charset=utf-8", "x-content-type-options": "nosniff", "cache-control": "no-store" });
+  res.end(body);
+};
+
+interface Live {
+  built: Built;
+  port: number;
+  clients: Set<ServerResponse>;
+  gifs: Map<string, Uint8Array | undefined>;
+}
+
+const animation = (source: ServeSource, live: Live, url: URL, res: ServerResponse) => {
+  const run = url.searchParams.get("run") ?? "";
+  const id = url.searchParams.get("id") ?? "";
+  const key = `${run}|${id}`;
+  const input = live.built.inputs.find((i) => i.id === run);
+  const rec: EpisodeRecord | undefined = input?.episodes.find((e) => e.id === id);
+  if (input && rec && !live.gifs.has(key)) {
+    try {
+      live.gifs.set(key, source.drawerFor(input.summary.family).animationGif?.(rec));
+    } catch (e) {
+      process.stderr.write(`hexa inspect: no animation for ${id} (${(e as Error).message})\n`);
+      live.gifs.set(key, undefined);
+    }
+  }
+  const gif = live.gifs.get(key);
+  if (!gif) return text(res, 404, `no animation for episode ${id} of run ${run}\n`);
+  res.writeHead(200, { "content-type": "image/gif", "cache-control": "max-age=3600" });
+  res.end(gif);
+};
+
+const answer = (source: ServeSource, live: Live, req: IncomingMessage, res: ServerResponse) => {
+  const screened = screenRequest(req.url, req.headers.host, live.port);
+  if (!screened.ok) return text(res, screened.status, screened.message);
+  const { pathname } = screened.url;
+  if (pathname === "/") {
+    res.writeHead(200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" });
+    res.end(source.page(live.built.report));
+  } else if (pathname === "/report.json") {
+    res.writeHead(200, { "content-type": "application/json", "cache-control": "no-store" });
+    res.end(JSON.stringify(live.built.report));
+  } else if (pathname === "/events") {
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-store", connection: "keep-alive" });
+    res.write(": following the run\n\n");
+    live.clients.add(res);
+    req.on("close", () => live.clients.delete(res));
+  } else if (pathname === "/animation") {
+    animation(source, live, screened.url, res);
+  } else {
+    text(res, 404, "not found\n");
+  }
+};
+
+/** Rebuilds when the directory changed; when it cannot be read, keeps the last report with a notice saying why. */
+const follow = (source: ServeSource, live: Live) => {
+  let seen = signatureOrFault(source.target);
+  let lastGood = live.built;
+  let fault: string | undefined;
+  return () => {
+    const now = signatureOrFault(source.target);
+    if (now === seen) return;
+    seen = now;
+    try {
+      live.built = lastGood = source.build();
+      fault = undefined;
+    } catch (e) {
+      const said = readFault(source.target, e, lastGood.report);
+      if (said === fault) return;
+      fault = said;
+      process.stderr.write(`hexa inspect: ${said}\n`);
+      live.built = { ...lastGood, report: { ...lastGood.report, notices: [said, ...lastGood.report.notices] } };
+    }
+    for (const c of live.clients) c.write(`data: ${JSON.stringify({ builtAt: live.built.report.builtAt })}\n\n`);
+  };
+};
+
+const listenError = (e: NodeJS.ErrnoException, port: number): Error =>
+  e.code === "EADDRINUSE"
+    ? new ConfigError(`--port ${port}: 127.0.0.1:${port} is already in use (another hexa inspect?); stop it or choose another with --port N`)
+    : e.code === "EACCES"
+      ? new ConfigError(`--port ${port}: not allowed to listen on 127.0.0.1:${port}; choose a port above 1023 with --port N`)
+      : e;
+
+/** Serves the report on 127.0.0.1:`port` (0: any free port) until SIGINT or SIGTERM. */
+export const serve = (source: ServeSource, port: number): Promise<void> =>
+  new Promise((done, fail) => {
+    const live: Live = { built: source.build(), port, clients: new Set(), gifs: new Map() };
+    const server = createServer((req, res) => {
+      try {
+        answer(source, live, req, res);
+      } catch (e) {
+        process.stderr.write(`hexa inspect: could not answer ${JSON.stringify(req.url)} (${(e as Error).message.split("\n")[0]})\n`);
+        if (!res.headersSent) text(res, 500, `could not answer this request (${(e as Error).message.split("\n")[0]})\n`);
+        else res.end();
+      }
+    });
+    const poll = setInterval(follow(source, live), POLL_MS);
+    const keepalive = setInterval(() => live.clients.forEach((c) => c.write(": keepalive\n\n")), KEEPALIVE_MS);
+
+    const stop = () => {
+      clearInterval(poll);
+      clearInterval(keepalive);
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      live.clients.forEach((c) => c.end());
+      server.closeAllConnections();
+      server.close(() => {
+        process.stderr.write("\nhexa inspect: stopped\n");
+        done();
+      });
+    };
+    server.on("error", (e: NodeJS.ErrnoException) => {
+      clearInterval(poll);
+      clearInterval(keepalive);
+      fail(listenError(e, port));
+    });
+    server.listen(port, "127.0.0.1", () => {
+      const addr = server.address();
+      live.port = typeof addr === "object" && addr ? addr.port : port;
+      process.stdout.write(`serving ${source.target.path} on http://127.0.0.1:${live.port}/ (follows the run as it writes; Ctrl-C stops)\n`);
+      process.once("SIGINT", stop);
+      process.once("SIGTERM", stop);
+    });
+  });
