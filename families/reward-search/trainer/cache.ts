@@ -27,7 +27,9 @@ export interface TrainerIdentity {
 export const trainCacheKey = (job: TrainJob, trainer: TrainerIdentity): string => {
   const decided = { cache: CACHE_SCHEMA_VERSION, task: job.task, instance: job.instance, reward: job.reward };
   const rest = { seed: job.seed, evalSeeds: job.evalSeeds, steps: job.steps, ppo: job.ppo ?? {}, trainer };
-  return createHash("sha256").update(canonicalJson({ ...decided, ...rest })).digest("hex");
+  return createHash("sha256")
+    .update(canonicalJson({ ...decided, ...rest }))
+    .digest("hex");
 };
 
 const CachedOutcome = z.discriminatedUnion("kind", [
