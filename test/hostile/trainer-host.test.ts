@@ -1,12 +1,14 @@
-import { existsSync, mkdtempSync, readdirSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
 import { TrainerError } from "../../families/reward-search/trainer/client.ts";
 import { createTrainerPool, type PoolOptions, type TrainerPool } from "../../families/reward-search/trainer/pool.ts";
 
 const hostile = fileURLToPath(new URL("./fixtures/hostile-trainer.ts", import.meta.url));
+const hexaBin = fileURLToPath(new URL("../../bin/hexa.js", import.meta.url));
 const pools: TrainerPool[] = [];
 afterEach(async () => {
   await Promise.all(pools.splice(0).map((p) => p.close()));
@@ -80,4 +82,25 @@ describe("a trainer that never answers", () => {
     expect(o).toMatchObject({ kind: "error", cached: false, error: { kind: "budget_exceeded" } });
     expect(o.kind === "error" && o.error.message).toMatch(/ran past its default deadline of 500 ms \(for 200 env steps.*hostile-trainer\.ts mute/);
   }, 30_000);
+});
+
+describe("hexa search --wall-ms", () => {
+  it("cancels every training past it with a message naming the trainer and the budget, and the search still ends", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), "hexa-hostile-search-"));
+    const args = ["search", "cartpole", "--method", "eureka", "--budget", "1", "--train-steps", "5000000", "--final-trainings", "1"];
+    const r = await execa(process.execPath, [hexaBin, ...args, "--processes", "1", "--wall-ms", "1500"], { cwd, reject: false });
+    expect(r.stderr).toMatch(/#\s+0 initial\s+✗ budget_exceeded/);
+    const [candidate] = readFileSync(join(cwd, "runs", "search", "eureka-cartpole-s0", "candidates.jsonl"), "utf8")
+      .trim()
+      .split("\n");
+    expect(JSON.parse(candidate!).outcome.message).toMatch(/ran past its wall-clock budget of 1500 ms on the built-in trainer/);
+    expect(r.stdout).toMatch(/no candidate trained successfully/);
+    expect(r.exitCode).toBe(0);
+  }, 90_000);
+
+  it("refuses a value that is not a positive whole number of milliseconds, naming the flag", async () => {
+    const r = await execa(process.execPath, [hexaBin, "search", "cartpole", "--method", "eureka", "--wall-ms", "0"], { reject: false });
+    expect(r.stderr).toMatch(/--wall-ms: .*(got 0)/);
+    expect(r.exitCode).toBe(2);
+  });
 });
