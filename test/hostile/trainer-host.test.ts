@@ -104,3 +104,15 @@ describe("hexa search --wall-ms", () => {
     expect(r.exitCode).toBe(2);
   });
 });
+
+describe("hexa trainer check on a trainer that crashes mid-job", () => {
+  it("shows the stderr the trainer left, once, under the failed check", async () => {
+    const fake = fileURLToPath(new URL("../../families/reward-search/trainer/fixtures/fake-trainer.ts", import.meta.url));
+    const r = await execa(process.execPath, [hexaBin, "trainer", "check", "--", process.execPath, "--import", "tsx", fake, "crash"], { reject: false });
+    expect(r.stdout).toMatch(
+      /FAIL\s+a tiny job streams progress and a valid result .*exited with code 1 .*; its stderr ended with:\n\s+fake trainer: out of memory in the update step\n/,
+    );
+    expect(r.stdout.split("out of memory in the update step")).toHaveLength(2);
+    expect(r.exitCode).toBe(1);
+  });
+});
