@@ -1,4 +1,4 @@
-import { existsSync, realpathSync } from "node:fs";
+import { realpathSync, statSync } from "node:fs";
 import { isAbsolute, relative, resolve } from "node:path";
 import { listTasks, getTask } from "../tasks/index.ts";
 import type { HelloMessage, ResultMessage, TrainMessage } from "./protocol.ts";
@@ -28,7 +28,7 @@ const policyProblem = (jobDir: string, policy: string): string | null => {
   const dir = resolve(jobDir);
   const path = resolve(policy);
   if (!isInside(dir, path)) return `policy: ${JSON.stringify(policy)} is not inside the job's directory ${dir}`;
-  if (!existsSync(path)) return `policy: ${JSON.stringify(policy)} does not exist`;
+  if (!statSync(path, { throwIfNoEntry: false })?.isFile()) return `policy: ${JSON.stringify(policy)} is not a file`;
   const real = realpathSync(path);
   if (!isInside(realpathSync(dir), real)) return `policy: ${JSON.stringify(policy)} leads to ${real}, outside the job's directory ${dir}`;
   return null;
