@@ -29,9 +29,14 @@ const policyProblem = (jobDir: string, policy: string): string | null => {
   const path = resolve(policy);
   if (!isInside(dir, path)) return `policy: ${JSON.stringify(policy)} is not inside the job's directory ${dir}`;
   if (!statSync(path, { throwIfNoEntry: false })?.isFile()) return `policy: ${JSON.stringify(policy)} is not a file`;
-  const real = realpathSync(path);
-  if (!isInside(realpathSync(dir), real)) return `policy: ${JSON.stringify(policy)} leads to ${real}, outside the job's directory ${dir}`;
-  return null;
+  let real: string;
+  try {
+    real = realpathSync(path);
+    if (isInside(realpathSync(dir), real)) return null;
+  } catch (e) {
+    return `policy: ${JSON.stringify(policy)} cannot be resolved (${(e as Error).message})`;
+  }
+  return `policy: ${JSON.stringify(policy)} leads to ${real}, outside the job's directory ${dir}`;
 };
 
 /** What is wrong with a result for this job, as `field: problem`; null when nothing is. */
