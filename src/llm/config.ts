@@ -100,7 +100,10 @@ export const LlmConfig = z.strictObject({
   evolver: EvolverModelConfig.prefault({}).describe("the model that edits the skill bank"),
   synthesiser: ModelConfig.prefault({}).describe("the model that writes a bank from descriptions"),
   prices: PriceTable,
-  cacheDir: z.string().optional().describe("directory of cached responses; identical requests are answered from it"),
+  cacheDir: z
+    .string()
+    .optional()
+    .describe("directory of cached responses; identical requests are answered from it; processes may share it, and a damaged entry is a miss with a warning"),
   auditLog: z.string().optional().describe("JSONL file with one line per model call"),
   auditHashOnly: z.boolean().default(false).describe("audit log keeps the messages' sha256, not their text"),
 });

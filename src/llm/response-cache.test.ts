@@ -8,7 +8,6 @@ import { ModelConfig } from "./config.ts";
 import { EndpointLimits } from "./endpoint-limits.ts";
 import { createOpenAIChat } from "./openai-chat.ts";
 import { dirCache, requestKey, withCache } from "./response-cache.ts";
-import { ConfigError } from "../errors.ts";
 
 const tool: ToolSpec = { name: "simulate", description: "run", parameters: { type: "object", properties: {} } };
 const ask: Message[] = [{ role: "user", content: "Solve seed 3." }];
@@ -64,11 +63,25 @@ describe("withCache", () => {
     expect(server.requests).toHaveLength(1);
   });
 
-  it("rejects a file that is not a cache entry, naming it", () => {
+  it("a file that is not an entry of this request is a miss, with a warning naming it", () => {
     const dir = mkdtempSync(join(tmpdir(), "hexa-cache-"));
     const key = requestKey("m", sampling, ask, []);
+    const warnings: string[] = [];
     writeFileSync(join(dir, `${key}.json`), JSON.stringify({ schemaVersion: 2, key }));
-    expect(() => dirCache(dir).get(key)).toThrow(ConfigError);
-    expect(() => dirCache(dir).get(key)).toThrow(`${join(dir, key)}.json: not a response-cache entry`);
+    expect(dirCache(dir, (m) => warnings.push(m)).get(key)).toBeUndefined();
+    const other = requestKey("m", sampling, ask, [tool]);
+    writeFileSync(
+      join(dir, `${other}.json`),
+      JSON.stringify({
+        schemaVersion: 1,
+        key,
+        turn: { text: "", toolCalls: [], usage: { input: 0, output: 0, cached: 0 }, model: "m", latencyMs: 0, fromCache: false },
+      }),
+    );
+    expect(dirCache(dir, (m) => warnings.push(m)).get(other)).toBeUndefined();
+    expect(warnings).toEqual([
+      expect.stringMatching(new RegExp(`^${join(dir, key)}\\.json: not a response-cache entry of schemaVersion 1 \\(schemaVersion`)),
+      expect.stringMatching(new RegExp(`^${join(dir, other)}\\.json: holds the answer of another request`)),
+    ]);
   });
 });

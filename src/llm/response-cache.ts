@@ -1,7 +1,7 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { ConfigError } from "../errors.ts";
 import { sha256Hex } from "./canonical-hash.ts";
 import type { AssistantTurn, ChatModel, Message, OutputRequest, ToolSpec } from "./chat-model.ts";
 import { AssistantTurnSchema } from "./turn-schema.ts";
@@ -39,24 +39,67 @@ export const requestKey = (model: string, sampling: CacheSampling, messages: rea
     ...(output ? { output } : {}),
   });
 
-/** One JSON file per request key in `dir`, written whole (temp file + rename) so a crash leaves no torn entry. */
-export const dirCache = (dir: string): ResponseCache => {
+/** The turn a cache file holds for `key`, or why it holds none. */
+const readEntry = (text: string, key: string): { turn: AssistantTurn } | { problem: string } => {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    return { problem: `not whole JSON (${(e as Error).message})` };
+  }
+  const parsed = CacheEntry.safeParse(raw);
+  if (!parsed.success)
+    return {
+      problem: `not a response-cache entry of schemaVersion 1 (${parsed.error.issues[0]?.path.join(".") || "entry"}: ${parsed.error.issues[0]?.message})`,
+    };
+  if (parsed.data.key !== key) return { problem: `holds the answer of another request (key ${parsed.data.key.slice(0, 12)}…)` };
+  return { turn: parsed.data.turn };
+};
+
+const readIfThere = (path: string): string | undefined => {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw e;
+  }
+};
+
+/**
+ * One JSON file per request key in `dir`. Each write goes through a temporary file of its own (pid and random
+ * suffix) renamed over the entry, so processes sharing the directory (`hexa compare --parallel`) never write
+ * through one file and a reader sees a whole entry or none. A damaged entry (torn, hand-edited, another
+ * version) is a miss: `warn` names the file, the request goes to the endpoint and its answer replaces the file.
+ */
+export const dirCache = (dir: string, warn: (message: string) => void = (m) => process.stderr.write(`warning: ${m}\n`)): ResponseCache => {
   mkdirSync(dir, { recursive: true });
   const pathOf = (key: string) => join(dir, `${key}.json`);
   return {
     get: (key) => {
       const path = pathOf(key);
-      if (!existsSync(path)) return undefined;
-      const parsed = CacheEntry.safeParse(JSON.parse(readFileSync(path, "utf8")));
-      if (!parsed.success || parsed.data.key !== key) {
-        throw new ConfigError(`${path}: not a response-cache entry (schemaVersion 1); delete it or the cache directory`);
+      let text: string | undefined;
+      try {
+        text = readIfThere(path);
+      } catch (e) {
+        warn(`${path}: cannot read this response-cache entry (${(e as Error).message}); asking the endpoint instead`);
+        return undefined;
       }
-      return parsed.data.turn;
+      if (text === undefined) return undefined;
+      const read = readEntry(text, key);
+      if ("turn" in read) return read.turn;
+      warn(`${path}: ${read.problem}; treated as a miss, the answer is asked for again and replaces the file`);
+      return undefined;
     },
     set: (key, turn) => {
       const path = pathOf(key);
-      writeFileSync(`${path}.tmp`, JSON.stringify({ schemaVersion: 1, key, turn }));
-      renameSync(`${path}.tmp`, path);
+      const tmp = `${path}.tmp-${process.pid}-${randomBytes(6).toString("hex")}`;
+      try {
+        writeFileSync(tmp, JSON.stringify({ schemaVersion: 1, key, turn }));
+        renameSync(tmp, path);
+      } catch (e) {
+        rmSync(tmp, { force: true });
+        throw e;
+      }
     },
   };
 };

@@ -27,7 +27,7 @@ export const createRoleModel = (role: Role, llm: LlmConfig, deps: RoleModelDeps)
   const { env: _env, auditSink, pointer, gate, ...chatDeps } = deps;
   let model = createOpenAIChat(config, { ...chatDeps, where });
   if (gate) model = withBudget(model, gate, { where, model: config.model, maxOutputTokens: config.maxOutputTokens });
-  if (llm.cacheDir) model = withCache(model, dirCache(llm.cacheDir), config);
+  if (llm.cacheDir) model = withCache(model, dirCache(llm.cacheDir, deps.onNotice), config);
   const sink = auditSink ?? (llm.auditLog ? fileSink(llm.auditLog) : undefined);
   if (sink) {
     model = withAudit(model, {

@@ -6,7 +6,7 @@ import { getTask } from "../tasks/index.ts";
 import type { RewardTask } from "../task.ts";
 import { CANDIDATE_SCHEMA_VERSION, fitnessOf, type CandidateRecord, type SearchResult } from "../../../src/search/candidates.ts";
 import { SEARCH_METHODS, SearchConfig, searchBudget } from "../../../src/search/config.ts";
-import { configFromFlags, searchFlags } from "../../../src/search/flags.ts";
+import { configFromFlags, schemaFlags, searchFlags } from "../../../src/search/flags.ts";
 import { runSearch } from "../../../src/search/search.ts";
 import { openSearchDir } from "../../../src/search/search-dir.ts";
 import { heuristicProposer } from "../proposers/heuristic-proposer.ts";
@@ -16,7 +16,8 @@ import { trainerEvaluator, type RewardProposer } from "../search/evaluator.ts";
 import { parseSeed } from "../../../src/family/seed.ts";
 import { ConfigError } from "../../../src/errors.ts";
 import { LlmConfig } from "../../../src/llm/config.ts";
-import { createTrainerPool } from "../trainer/pool.ts";
+import { localTrainerPool } from "../trainer/local-pool.ts";
+import { TrainerConfig } from "../trainer/pool.ts";
 import { DEFAULT_FINAL_TRAININGS, scoreSearch } from "../search/final-protocol.ts";
 import { writeFinalScores } from "../../../src/store/final-scores.ts";
 import { formatFinalScores } from "../../../src/cli/final-scores.ts";
@@ -51,6 +52,10 @@ export const formatSearch = (r: SearchResult, task: RewardTask, proposer: string
 /** The `search:` slice's flags (src/search/flags.ts): --budget, --samples, --iterations, --initial, --children, --lambda-start, --lambda-end, --eta. */
 const FLAGS = searchFlags();
 
+/** The trainer slice's keys a search takes as flags (--wall-ms), so a run's config and a search read one schema. */
+const TRAINER_SLICE = TrainerConfig.pick({ wallMs: true });
+const TRAINER_FLAGS = schemaFlags(TRAINER_SLICE);
+
 /** `hexa search TASK --method eureka|rf-agent`: one method on one task instance, with an exact candidate budget. */
 export const searchCommand = defineCommand({
   command: "search <task>",
@@ -65,7 +70,9 @@ export const searchCommand = defineCommand({
           demandOption: true,
           describe: "eureka (K samples × I iterations) or rf-agent (tree search)",
         }),
-      Object.fromEntries(FLAGS.map((f) => [f.name, { type: f.type, describe: f.describe, ...(f.choices ? { choices: f.choices } : {}) }])),
+      Object.fromEntries(
+        [...FLAGS, ...TRAINER_FLAGS].map((f) => [f.name, { type: f.type, describe: f.describe, ...(f.choices ? { choices: f.choices } : {}) }]),
+      ),
     )
       .option("seed", { type: "string", default: "0", describe: "task instance seed (also the search's own random seed)" })
       .option("proposer", { choices: ["heuristic", "llm"] as const, default: "heuristic" as const, describe: "heuristic needs no model" })
@@ -100,7 +107,11 @@ export const searchCommand = defineCommand({
     const seed = parseSeed(argv.seed, "--seed");
     const instance = task.generate(seed);
     const { config: search, given } = configFromFlags(SearchConfig, FLAGS, argv);
-    const rs = RewardSearchConfig.parse({});
+    const { config: trainerFlags } = configFromFlags(TRAINER_SLICE, TRAINER_FLAGS, argv);
+    const rs = RewardSearchConfig.parse({
+      trainer: { ...trainerFlags, ...(argv.processes ? { processes: argv.processes } : {}) },
+      ...(argv["trainer-cache"] ? { cacheDir: argv["trainer-cache"] } : {}),
+    });
     const steps = argv["train-steps"] ?? budgetsOf(rs, task.training.steps).train;
     const budget = searchBudget(method, search);
     const out = argv.out ? argv.out : join("runs", "search", `${method}-${task.id}-s${seed}`);
@@ -136,12 +147,7 @@ export const searchCommand = defineCommand({
       proposer: proposer.label,
       options,
     });
-    const pool = createTrainerPool({
-      jobsDir: rs.jobsDir,
-      cacheDir: argv["trainer-cache"] ?? rs.cacheDir,
-      ...(argv.processes ? { size: argv.processes } : {}),
-      startTimeoutMs: rs.trainer.startTimeoutMs,
-    });
+    const pool = localTrainerPool(rs);
     process.stderr.write(
       `${method} on ${task.id} seed ${seed} with ${proposer.label}: ${budget} candidates of ${steps.toLocaleString("en-US")} env steps; lineage in ${join(out, "candidates.jsonl")}\n`,
     );

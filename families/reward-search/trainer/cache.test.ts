@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { normaliseRewardCode, TrainCache, trainCacheKeys } from "./cache.ts";
+import { TrainCache, trainCacheKey } from "./cache.ts";
 import type { JobOutcome, TrainJob } from "./client.ts";
 
 const code = `// alive bonus
@@ -36,30 +36,12 @@ const result: JobOutcome = {
   },
 };
 
-describe("normaliseRewardCode", () => {
-  it("drops comments and layout, keeps newlines that ASI depends on", () => {
-    expect(normaliseRewardCode(code)).toBe("function reward(obs,action,nextObs,info){\nconst alive=1;\nreturn{total:alive,components:{alive}};\n}");
-    expect(normaliseRewardCode("return\nx")).not.toBe(normaliseRewardCode("return x"));
-  });
-
-  it("keeps strings, and does not merge operators or words", () => {
-    expect(normaliseRewardCode("const s = 'a  // b';  x")).toBe("const s='a  // b';x");
-    expect(normaliseRewardCode("a - -b")).not.toBe(normaliseRewardCode("a--b"));
-    expect(normaliseRewardCode("a + +b")).toBe("a+ +b");
-    expect(normaliseRewardCode("let  x")).toBe("let x");
-    expect(normaliseRewardCode('"a \\" // b"')).toBe('"a \\" // b"');
-  });
-
-  it("different code stays different", () => {
-    expect(normaliseRewardCode(code.replace("alive = 1", "alive = 2"))).not.toBe(normaliseRewardCode(code));
-  });
-});
-
-describe("trainCacheKeys", () => {
-  it("ignores comments and whitespace, but not task, instance, seeds, steps, ppo or trainer", () => {
-    const k = trainCacheKeys(job(), trainer).result;
-    expect(trainCacheKeys(job({ reward: code.replace(/\/\/.*$/gm, "").replace(/ +/g, " "), jobDir: "/elsewhere" }), trainer).result).toBe(k);
+describe("trainCacheKey", () => {
+  it("depends on the exact code, task, instance, seeds, steps, ppo and trainer, not on the job's directory", () => {
+    const k = trainCacheKey(job(), trainer);
+    expect(trainCacheKey(job({ jobDir: "/elsewhere" }), trainer)).toBe(k);
     for (const other of [
+      job({ reward: code.replace(/\/\/.*$/gm, "") }),
       job({ task: "pendulum" }),
       job({ instance: 4 }),
       job({ seed: 9 }),
@@ -67,19 +49,20 @@ describe("trainCacheKeys", () => {
       job({ steps: 4096 }),
       job({ ppo: { numEnvs: 4 } }),
     ])
-      expect(trainCacheKeys(other, trainer).result).not.toBe(k);
-    expect(trainCacheKeys(job(), { name: "fake", version: "2" }).result).not.toBe(k);
-    expect(trainCacheKeys(job({ ppo: { a: 1, b: 2 } }), trainer).result).toBe(trainCacheKeys(job({ ppo: { b: 2, a: 1 } }), trainer).result);
+      expect(trainCacheKey(other, trainer)).not.toBe(k);
+    expect(trainCacheKey(job(), { name: "fake", version: "2" })).not.toBe(k);
+    expect(trainCacheKey(job({ ppo: { a: 1, b: 2 } }), trainer)).toBe(trainCacheKey(job({ ppo: { b: 2, a: 1 } }), trainer));
   });
 });
 
 describe("TrainCache", () => {
-  it("stores results, answers an equivalent job, and treats a damaged file as a miss", () => {
+  it("stores results, answers the same job, and treats a damaged file as a miss", () => {
     const dir = mkdtempSync(join(tmpdir(), "hexa-cache-"));
     const cache = new TrainCache(dir);
     expect(cache.get(job(), trainer)).toBeUndefined();
     expect(cache.put(job(), trainer, result)).toBe(true);
-    expect(cache.get(job({ reward: `  ${code}\n\n// trailing comment\n` }), trainer)).toEqual(result);
+    expect(cache.get(job({ jobDir: "/tmp/y" }), trainer)).toEqual(result);
+    expect(cache.get(job({ reward: `${code}\n` }), trainer)).toBeUndefined();
     expect(cache.get(job({ seed: 2 }), trainer)).toBeUndefined();
     const [file] = readdirSync(dir);
     expect(readdirSync(dir)).toHaveLength(1); // no temporary file left behind
@@ -87,7 +70,7 @@ describe("TrainCache", () => {
     expect(cache.get(job(), trainer)).toBeUndefined();
   });
 
-  it("keeps reward-code faults under the exact code only, and never cancels or budget stops", () => {
+  it("keeps reward-code faults, and never cancels or budget stops", () => {
     const cache = new TrainCache(mkdtempSync(join(tmpdir(), "hexa-cache-")));
     const fault: JobOutcome = {
       kind: "error",

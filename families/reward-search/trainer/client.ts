@@ -1,7 +1,8 @@
-import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { execa, type ResultPromise } from "execa";
 import { ConfigError } from "../../../src/errors.ts";
+import { DEFAULT_DEADLINE, deadlineMs, MAX_TIMER_MS, MAX_TRAINER_LINE_BYTES, type DeadlineRule } from "./host-limits.ts";
+import { readBoundedLines } from "./line-reader.ts";
 import {
   describeIssues,
   encodeLine,
@@ -15,12 +16,13 @@ import {
   type ResultMessage,
   type TrainMessage,
 } from "./protocol.ts";
+import { fitnessRangeOf, resultProblem } from "./result-check.ts";
 
 /**
  * The host side of the trainer protocol: starts a trainer command with execa, checks its hello, sends jobs,
- * streams their progress and enforces per-job budgets. A trainer that is missing, exits, speaks another
- * protocol version or prints anything but protocol lines is a TrainerError naming the command; every job in
- * flight fails with it.
+ * streams their progress and enforces per-job budgets and deadlines. A trainer that is missing, exits, speaks
+ * another protocol version, prints anything but protocol lines, a line over the length limit or a result that
+ * fails the host's check (result-check.ts) is a TrainerError naming the command; every job in flight fails with it.
  */
 
 const builtinTrainerScript = fileURLToPath(new URL("../../../bin/hexa-trainer.js", import.meta.url));
@@ -88,10 +90,15 @@ export interface StartOptions {
   /** Each stderr line of the trainer (its logs). */
   onLog?: (line: string) => void;
   env?: Record<string, string>;
+  /** The longest stdout or stderr line read (default MAX_TRAINER_LINE_BYTES); a longer stdout line fails the trainer. */
+  maxLineBytes?: number;
+  /** A job's deadline when its budget sets no wallMs (default: host-limits.ts). */
+  deadline?: DeadlineRule;
 }
 
 type Pending = {
   id: string;
+  job: TrainJob;
   resolve(o: JobOutcome): void;
   reject(e: Error): void;
   opts: TrainOptions;
@@ -110,6 +117,7 @@ export const startTrainer = async (opts: StartOptions = {}): Promise<TrainerClie
   const name = describeCommand(command);
   const startTimeoutMs = opts.startTimeoutMs ?? 60_000;
   const cancelGraceMs = opts.cancelGraceMs ?? 5_000;
+  const maxLineBytes = opts.maxLineBytes ?? MAX_TRAINER_LINE_BYTES;
   const t0 = Date.now();
 
   const sub: ResultPromise = execa(command[0]!, command.slice(1), {
@@ -125,11 +133,11 @@ export const startTrainer = async (opts: StartOptions = {}): Promise<TrainerClie
   sub.stdin?.on("error", () => {}); // EPIPE after the trainer died: reported through its exit instead
 
   let stderrTail = "";
-  const stderrLines = createInterface({ input: sub.stderr!, crlfDelay: Infinity });
-  stderrLines.on("line", (line) => {
+  const onStderr = (line: string) => {
     stderrTail = `${stderrTail}\n${line}`.slice(-STDERR_TAIL);
     opts.onLog?.(line);
-  });
+  };
+  readBoundedLines(sub.stderr!, maxLineBytes, onStderr, () => onStderr(`(a stderr line longer than ${maxLineBytes} bytes, not kept)`));
   const withStderr = (msg: string) => (stderrTail.trim() ? `${msg}; its stderr ended with:\n${stderrTail.trim()}` : msg);
 
   const pending = new Map<string, Pending>();
@@ -267,6 +275,8 @@ export const startTrainer = async (opts: StartOptions = {}): Promise<TrainerClie
       }
       case "result": {
         const { type: _t, id: _i, ...result } = m;
+        const problem = p.stopped ? null : resultProblem(p.job, result, fitnessRangeOf(p.job.task, hello));
+        if (problem) return fail(new TrainerError("protocol", withStderr(`${name}: result of job ${p.id}: ${problem}; the host records no such result`)));
         return finish(p, { kind: "result", result });
       }
       case "error": {
@@ -279,7 +289,9 @@ export const startTrainer = async (opts: StartOptions = {}): Promise<TrainerClie
       }
     }
   };
-  createInterface({ input: sub.stdout!, crlfDelay: Infinity }).on("line", onLine);
+  readBoundedLines(sub.stdout!, maxLineBytes, onLine, () =>
+    protocolError(`printed a line longer than ${maxLineBytes} bytes, the most a protocol line may hold (a result is far smaller)`),
+  );
 
   const helloMsg = await new Promise<HelloMessage>((resolve, reject) => {
     if (failure) return reject(failure);
@@ -308,20 +320,20 @@ export const startTrainer = async (opts: StartOptions = {}): Promise<TrainerClie
     const id = topts.id ?? `j${++seq}`;
     if (pending.has(id) || finished.has(id)) throw new ConfigError(`job id ${id} was already used on ${name}; give each job its own id`);
     return new Promise<JobOutcome>((resolve, reject) => {
-      const p: Pending = { id, resolve, reject, opts: topts, t0: Date.now(), timers: [], cleanup: [], stopped: null };
+      const p: Pending = { id, job, resolve, reject, opts: topts, t0: Date.now(), timers: [], cleanup: [], stopped: null };
       pending.set(id, p);
-      const wallMs = topts.budget?.wallMs;
-      if (wallMs !== undefined)
-        p.timers.push(
-          setTimeout(
-            () =>
-              stopJob(p, {
-                kind: "budget_exceeded",
-                message: `budget exceeded: job ${id} ran past its wall-clock budget of ${wallMs} ms; raise the budget or lower steps`,
-              }),
-            wallMs,
-          ),
-        );
+      const budgetMs = topts.budget?.wallMs;
+      const wallMs = budgetMs ?? deadlineMs(job.steps, opts.deadline ?? DEFAULT_DEADLINE);
+      const what =
+        budgetMs === undefined
+          ? `its default deadline of ${wallMs} ms (for ${job.steps} env steps; docs/trainer-protocol.md)`
+          : `its wall-clock budget of ${wallMs} ms`;
+      const onDeadline = () =>
+        stopJob(p, {
+          kind: "budget_exceeded",
+          message: `budget exceeded: job ${id} ran past ${what} on ${name} and was cancelled; raise trainer.wallMs (hexa search: --wall-ms) or lower steps`,
+        });
+      p.timers.push(setTimeout(onDeadline, Math.min(wallMs, MAX_TIMER_MS)));
       const signal = topts.signal;
       if (signal) {
         const onAbort = () => stopJob(p, { kind: "cancelled", message: `job ${id} cancelled` });

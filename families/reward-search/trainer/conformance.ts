@@ -229,7 +229,17 @@ export const runConformance = async (opts: ConformanceOptions = {}): Promise<Con
 export const formatConformance = (command: readonly string[] | undefined, checks: readonly ConformanceCheck[]): string => {
   const name = command ? describeCommand(command) : "the built-in trainer";
   const width = Math.max(...checks.map((c) => c.name.length), 5);
-  const rows = checks.map((c) => `${c.ok ? "pass" : "FAIL"}  ${c.name.padEnd(width)}  ${String(c.ms).padStart(6)} ms  ${c.detail.split("\n")[0]}`);
+  // A detail's further lines (the trainer's stderr, kept by the client) go under its row, each block once.
+  const shown = new Set<string>();
+  const rows = checks.flatMap((c) => {
+    const [first, ...more] = c.detail.split("\n");
+    const row = `${c.ok ? "pass" : "FAIL"}  ${c.name.padEnd(width)}  ${String(c.ms).padStart(6)} ms  ${first}`;
+    const block = more.join("\n");
+    if (!block.trim()) return [row];
+    if (shown.has(block)) return [`${row} (as above)`];
+    shown.add(block);
+    return [row, ...more.map((l) => `      ${l}`)];
+  });
   const failed = checks.filter((c) => !c.ok).length;
   return [
     `trainer protocol ${TRAINER_PROTOCOL_VERSION} conformance: ${name}`,

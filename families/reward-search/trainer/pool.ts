@@ -4,6 +4,7 @@ import { join, resolve } from "node:path";
 import { z } from "zod";
 import { writeJsonAtomic } from "../../../src/store/jsonl.ts";
 import { TrainCache } from "./cache.ts";
+import { DEADLINE_FLOOR_MS, DEADLINE_MS_PER_STEP } from "./host-limits.ts";
 import { startTrainer, type JobOutcome, type JobProgress, type StartOptions, type TrainerClient, type TrainJob } from "./client.ts";
 import type { HelloMessage, JobBudget } from "./protocol.ts";
 
@@ -22,7 +23,14 @@ export const TrainerConfig = z.strictObject({
     .describe("program and arguments of a trainer that speaks docs/trainer-protocol.md; unset: the built-in PPO trainer"),
   processes: z.number().int().min(1).optional().describe("trainer processes run at once; unset: one per free core"),
   startTimeoutMs: z.number().int().min(1).default(60_000).describe("how long a trainer may take to say hello"),
-  wallMs: z.number().int().min(1).optional().describe("wall-clock budget of one training job, in ms; unset: none"),
+  wallMs: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe(
+      `wall-clock budget of one training job, in ms, past which it is cancelled; unset: ${DEADLINE_FLOOR_MS / 60_000} minutes + ${DEADLINE_MS_PER_STEP} ms per env step of the job`,
+    ),
   maxSteps: z.number().int().min(1).optional().describe("env-step budget of one training job; unset: none beyond the job's steps"),
 });
 export type TrainerConfig = z.infer<typeof TrainerConfig>;
@@ -49,7 +57,7 @@ export interface TrainerPool {
   close(): Promise<void>;
 }
 
-export interface PoolOptions extends Pick<StartOptions, "command" | "onLog" | "startTimeoutMs" | "cancelGraceMs" | "env"> {
+export interface PoolOptions extends Pick<StartOptions, "command" | "onLog" | "startTimeoutMs" | "cancelGraceMs" | "env" | "maxLineBytes" | "deadline"> {
   /** Where job directories go: `<jobsDir>/<label>-<n>`. */
   jobsDir: string;
   size?: number;
