@@ -16,6 +16,10 @@ const rollout = [
 ];
 
 describe("compactObservation", () => {
+  it("cuts a single unseparated text to its head and tail", () => {
+    expect(compactObservation([cuttable("a".repeat(500) + "z".repeat(500))], 300)).toBe(`${"a".repeat(200)} … [700 characters cut] … ${"z".repeat(100)}`);
+  });
+
   it("returns the observation unchanged when it fits", () => {
     const text = rollout.map((s) => s.text).join("\n");
     expect(compactObservation(rollout, text.length)).toBe(text);
@@ -42,12 +46,14 @@ describe("compactObservation", () => {
     expect(whole.at(-1)).toBe(objects.at(-1));
   });
 
-  it("cuts a one-line section inside itself, under its own kept label", () => {
-    const waypoints = (name: string) => `  step: (x, y) ${Array.from({ length: 40 }, (_, i) => `${i * 30}: (${name}${i})`).join(" | ")}`;
-    const sections = [kept("green_ball: peak y 2.00 @40"), cuttable(waypoints("g")), kept("blue_ball: peak y 1.00 @0"), cuttable(waypoints("b"))];
+  it("cuts a one-line section inside itself, between its items, under its own kept label", () => {
+    const waypoints = (name: string) => `  step: (x, y) ${Array.from({ length: 40 }, (_, i) => `${i * 30}: (${name}${i}, -4.78)`).join(" | ")}`;
+    const sections = [kept("green_ball: peak y 2.00 @40"), cuttable(waypoints("g"), " | "), kept("blue_ball: peak y 1.00 @0"), cuttable(waypoints("b"), " | ")];
     const lines = compactObservation(sections, 300).split("\n");
     expect(lines[0]).toBe("green_ball: peak y 2.00 @40");
-    expect(lines[1]).toMatch(/^ {2}step: \(x, y\) 0: \(g0\).* … \[\d+ characters cut\] … .*\(g39\)$/);
+    expect(lines[1]).toMatch(
+      /^ {2}step: \(x, y\) 0: \(g0, -4\.78\) \| .*\(g\d+, -4\.78\) \| \[… \d+ items \(\d+ characters\) cut\] \| \d+: \(g\d+, -4\.78\) .*\| 1170: \(g39, -4\.78\)$/,
+    );
     expect(lines[1]).not.toContain("(b");
     expect(lines[2]).toBe("blue_ball: peak y 1.00 @0");
     expect(lines[3]).not.toContain("(g");

@@ -25,22 +25,25 @@ const cutLine = (text: string, share: number): string => {
   return `${text.slice(0, head)} … [${text.length - head - tail} characters cut] … ${text.slice(text.length - tail)}`;
 };
 
-/** A section of several lines cut to about `share` characters at line ends: whole lines from its head and tail. */
-const cutLines = (lines: readonly string[], share: number): string => {
+/** A section of several items cut to about `share` characters between items: whole items from its head and tail. */
+const cutItems = (items: readonly string[], separator: string, share: number): string => {
+  const step = (item: string) => item.length + separator.length;
   let head = 0;
   let used = 0;
-  while (head < lines.length && used + lines[head]!.length + 1 <= (share * 2) / 3) used += lines[head++]!.length + 1;
+  while (head < items.length && used + step(items[head]!) <= (share * 2) / 3) used += step(items[head++]!);
   let tail = 0;
-  while (tail < lines.length - head && used + lines[lines.length - 1 - tail]!.length + 1 <= share) used += lines[lines.length - 1 - tail++]!.length + 1;
-  const cut = lines.slice(head, lines.length - tail);
-  const note = `[… ${cut.length} lines (${cut.join("\n").length} characters) cut]`;
-  return [...lines.slice(0, head), note, ...lines.slice(lines.length - tail)].join("\n");
+  while (tail < items.length - head && used + step(items[items.length - 1 - tail]!) <= share) used += step(items[items.length - 1 - tail++]!);
+  const cut = items.slice(head, items.length - tail);
+  const unit = separator === "\n" ? (cut.length === 1 ? "line" : "lines") : cut.length === 1 ? "item" : "items";
+  const note = `[… ${cut.length} ${unit} (${cut.join(separator).length} characters) cut]`;
+  return [...items.slice(0, head), note, ...items.slice(items.length - tail)].join(separator);
 };
 
-/** A section cut to about `share` characters inside itself, at line ends when it has several lines. */
-const cutWithin = (text: string, share: number): string => {
-  const lines = text.split("\n");
-  return lines.length > 1 ? cutLines(lines, share) : cutLine(text, share);
+/** A section cut to about `share` characters inside itself: between its items when it has several, else mid-text. */
+const cutWithin = (s: ObservationSection, share: number): string => {
+  const separator = s.separator ?? "\n";
+  const items = s.text.split(separator);
+  return items.length > 1 ? cutItems(items, separator, share) : cutLine(s.text, share);
 };
 
 /**
@@ -74,7 +77,7 @@ export const compactObservation = (sections: readonly ObservationSection[], budg
       dropped += s.text.length;
     } else {
       flush();
-      out.push(cutWithin(s.text, share));
+      out.push(cutWithin(s, share));
     }
   });
   flush();

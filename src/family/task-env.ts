@@ -17,6 +17,8 @@ export interface ObservationSection {
   text: string;
   /** Kept whole however old the turn (an outcome line, a goal object's final state). */
   keep: boolean;
+  /** What separates the section's items, which a cut never splits (" | " between waypoints); default a line end. */
+  separator?: string;
 }
 
 /** What one tool call gave back, as a generic agent reads it. */

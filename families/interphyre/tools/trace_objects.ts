@@ -71,7 +71,7 @@ export default defineTool({
     });
     const end = r.success ? `SUCCESS at step ${r.steps}` : r.settledStep ? `everything at rest from step ${r.settledStep}` : `no success within ${steps} steps`;
     const perObject = Math.floor(MAX_SHOWN / traces.length);
-    // Compaction keeps each object's summary; its waypoints are cut inside their own line, never into another object's.
+    // Compaction keeps each object's summary; its waypoints are cut between waypoints, inside their own line.
     const sections = traces.flatMap((t) => {
       const shown = t.waypoints.slice(0, perObject).map((w) => `${w.step}: (${n(w.x)}, ${n(w.y)})`);
       const more = t.waypoints.length > perObject ? ` | … ${t.waypoints.length - perObject} more (raise every to see the whole run)` : "";
@@ -80,7 +80,7 @@ export default defineTool({
           `${t.object}: peak y ${n(t.peak.y)} @${t.peak.step}, lowest y ${n(t.lowest.y)} @${t.lowest.step}, ` +
             `max speed ${n(t.max_speed.speed)} m/s @${t.max_speed.step}, angle ${n(t.angle_range_deg[0]!, 1)}°..${n(t.angle_range_deg[1]!, 1)}°`,
         ),
-        cuttable(`  step: (x, y) ${shown.join(" | ")}${more}`),
+        cuttable(`  step: (x, y) ${shown.join(" | ")}${more}`, " | "),
       ];
     });
     return {
