@@ -37,7 +37,7 @@ export default defineTool({
     const { x, y, radius } = last.action;
     const filter = names ? `, ${matching.length} involving ${names.join(" or ")}` : "";
     const shown = events.slice(0, MAX_SHOWN);
-    // Compaction keeps the header and cuts the events at line ends, the earliest first kept.
+    // Compaction keeps the header and cuts the events at line ends.
     const eventLines = shown.map((e) => `step ${e.step} ${e.event} ${e.a}–${e.b}`);
     const header =
       `Contact log of the last simulation (red ball at (${n(x)}, ${n(y)}), radius ${n(radius)}): ${last.events.length} events${filter}; ` +
