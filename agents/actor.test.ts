@@ -7,6 +7,7 @@ import { call, ScriptedModel, type Scripted } from "../test/support/scripted-mod
 import { runActorEpisode } from "./actor.ts";
 import { ActorConfig } from "./actor-config.ts";
 import { Trajectory } from "../src/store/trajectory.ts";
+import type { TaskEnv } from "../src/family/task-env.ts";
 
 const certified = readCertified("two_body_problem")!.seeds[0]!;
 const [sx, sy, sr] = certified.solution;
@@ -159,6 +160,21 @@ describe("the actor loop", () => {
       .map((m) => m.content);
     expect(toolReplies[0]).not.toMatch(/characters cut/);
     expect(toolReplies[1]).toMatch(/cut\]/);
+  });
+
+  it("refuses a family's compact sections that do not join to its observation (a family bug, not the model's)", async () => {
+    const env: TaskEnv = {
+      level: "toy",
+      seed: 0,
+      tools: [],
+      prompt: { noun: "task", role: "r", sections: [], rules: [], task: "t" },
+      call: async () => ({ ok: true, observation: "outcome: FAILURE", compact: [{ text: "outcome: SUCCESS", keep: true }] }),
+      close: async () => {},
+    };
+    const model = new ScriptedModel([{ toolCalls: [call("probe", {})] }]);
+    await expect(
+      runActorEpisode({ open: async () => env, config: ActorConfig.parse({}), agent: "react" }, { model, costOf: () => 0, now: () => 0 }),
+    ).rejects.toThrow(/tool probe: its compact sections do not join to its observation/);
   });
 
   it("keeps the tool's own text in the trajectory; only the model's copy carries the turn line", async () => {

@@ -114,19 +114,34 @@ const compactionOf = (config: ActorConfig): CompactionOptions => {
   };
 };
 
-const play = async (env: TaskEnv, spec: EpisodeSpec, ports: EpisodePorts, started: number): Promise<Trajectory> => {
-  const { config } = spec;
-  const system = systemPrompt({
+const episodeSystemPrompt = (env: TaskEnv, spec: EpisodeSpec): string =>
+  systemPrompt({
     prompt: env.prompt,
     tools: env.tools,
-    maxTurns: config.maxTurns,
+    maxTurns: spec.config.maxTurns,
     ...(spec.skillPrefix ? { skillPrefix: spec.skillPrefix } : {}),
     ...(spec.reflections ? { reflections: spec.reflections } : {}),
     ...(spec.protocol ? { protocol: spec.protocol } : {}),
   });
+
+/** A turn whose call ran, as the context keeps it; only the first scene reading of each tool is pinned. */
+const calledTurn = (reply: AssistantTurn, call: ToolCall, outcome: ToolResult, at: { turn: number; maxTurns: number; pinnedTools: Set<string> }): Turn => {
+  const pinned = outcome.ok && outcome.pinned === true && !at.pinnedTools.has(call.name);
+  if (pinned) at.pinnedTools.add(call.name);
+  return {
+    thought: reply.text,
+    call,
+    reply: withTurnLine(outcome.observation, at.turn, at.maxTurns),
+    pinned,
+    compact: replySections(call.name, outcome, at.turn, at.maxTurns),
+  };
+};
+
+const play = async (env: TaskEnv, spec: EpisodeSpec, ports: EpisodePorts, started: number): Promise<Trajectory> => {
+  const { config } = spec;
+  const system = episodeSystemPrompt(env, spec);
   const task = firstUserMessage(env.prompt, Boolean(spec.skillPrefix));
   const compaction = compactionOf(config);
-  /** Tools whose scene reading is already pinned: only the first result of each stays verbatim. */
   const pinnedTools = new Set<string>();
   const specs = [...env.tools];
   const turns: Turn[] = [];
@@ -161,15 +176,7 @@ const play = async (env: TaskEnv, spec: EpisodeSpec, ports: EpisodePorts, starte
       // Arguments cut at the output cap are named as that, not as invalid JSON.
       const cut = call.argsError && reply.problem ? { ...call, argsError: reply.problem } : call;
       const outcome = await executeCall(env, cut, reply.toolCalls.length - 1, ports.onToolProgress);
-      const pinned = outcome.ok && outcome.pinned === true && !pinnedTools.has(call.name);
-      if (pinned) pinnedTools.add(call.name);
-      turns.push({
-        thought: reply.text,
-        call,
-        reply: withTurnLine(outcome.observation, turn, config.maxTurns),
-        pinned,
-        compact: replySections(call.name, outcome, turn, config.maxTurns),
-      });
+      turns.push(calledTurn(reply, call, outcome, { turn, maxTurns: config.maxTurns, pinnedTools }));
       step = {
         turn,
         thought,
