@@ -7,6 +7,7 @@ import { call, ScriptedModel, type Scripted } from "../test/support/scripted-mod
 import { runActorEpisode } from "./actor.ts";
 import { ActorConfig } from "./actor-config.ts";
 import { Trajectory } from "../src/store/trajectory.ts";
+import type { TaskEnv } from "../src/family/task-env.ts";
 
 const certified = readCertified("two_body_problem")!.seeds[0]!;
 const [sx, sy, sr] = certified.solution;
@@ -96,9 +97,10 @@ describe("the actor loop", () => {
     expect(model.received[0]!.tools.find((t) => t.name === "simulate_action")!.parameters).toMatchObject({ required: ["x", "y", "radius"] });
   });
 
-  it("compacts old observations but keeps the last K turns and scene information verbatim", async () => {
+  it("in paper compaction, compacts old observations but keeps the last K turns and scene information verbatim", async () => {
     const probes = [1, 2, 3, 4, 5, 6].map(() => ({ toolCalls: [call("simulate_action", miss)] }));
     const { model } = await run([{ toolCalls: [call("get_level_state", {})] }, ...probes, { toolCalls: [call("finish", miss)] }], {
+      compaction: "paper",
       keepTurns: 2,
       oldObservationHead: 60,
       oldObservationTail: 30,
@@ -113,6 +115,66 @@ describe("the actor loop", () => {
     expect(toolReplies.map((r) => /^\[turn (\d+) of 25 used; (\d+) left\]/.exec(r)?.slice(1).map(Number))).toEqual(
       [1, 2, 3, 4, 5, 6, 7].map((k) => [k, 25 - k]),
     );
+  });
+
+  it("in context compaction, cuts nothing while the request is far below the model's context", async () => {
+    const probes = [1, 2, 3, 4, 5, 6].map(() => ({ toolCalls: [call("simulate_action", miss)] }));
+    const { model, t } = await run([{ toolCalls: [call("get_level_state", {})] }, ...probes, { toolCalls: [call("finish", miss)] }], { keepTurns: 2 });
+    const toolReplies = model.received
+      .at(-1)!
+      .messages.filter((m) => m.role === "tool")
+      .map((m) => m.content);
+    expect(toolReplies.slice(1)).toEqual(t.steps.slice(1, -1).map((s, i) => `[turn ${i + 2} of 25 used; ${23 - i} left]\n${s.observation}`));
+  });
+
+  it("compacts once the request passes its share of a small context, keeping each rollout's outcome and goal objects", async () => {
+    const probes = Array.from({ length: 10 }, () => ({ text: "x".repeat(400), toolCalls: [call("simulate_action", miss)] }));
+    const { model, t } = await run([...probes, { toolCalls: [call("finish", miss)] }], {
+      contextTokens: 4_000,
+      compactAt: 0.5,
+      oldObservationHead: 60,
+      oldObservationTail: 30,
+    });
+    const sent = model.received.at(-1)!.messages;
+    const toolReplies = sent.filter((m) => m.role === "tool").map((m) => m.content);
+    expect(toolReplies.some((r) => /characters cut/.test(r))).toBe(true);
+    const [g0, g1] = instance.goal;
+    for (const reply of toolReplies) {
+      expect(reply).toMatch(/^\[turn \d+ of 25 used; \d+ left\]\n(FAILURE|SUCCESS)/);
+      const step = t.steps[Number(/^\[turn (\d+)/.exec(reply)![1]) - 1]!;
+      for (const g of [g0, g1]) expect(reply).toContain(step.observation.split("\n").find((l) => l.startsWith(`- ${g} `))!);
+    }
+  });
+
+  it("pins only the first reading of the scene; a repeated one is compacted like any other", async () => {
+    const looks = [1, 2, 3].map(() => ({ toolCalls: [call("get_level_state", {})] }));
+    const { model } = await run([...looks, { toolCalls: [call("finish", miss)] }], {
+      compaction: "paper",
+      keepTurns: 1,
+      oldObservationHead: 60,
+      oldObservationTail: 30,
+    });
+    const toolReplies = model.received
+      .at(-1)!
+      .messages.filter((m) => m.role === "tool")
+      .map((m) => m.content);
+    expect(toolReplies[0]).not.toMatch(/characters cut/);
+    expect(toolReplies[1]).toMatch(/cut\]/);
+  });
+
+  it("refuses a family's compact sections that do not join to its observation (a family bug, not the model's)", async () => {
+    const env: TaskEnv = {
+      level: "toy",
+      seed: 0,
+      tools: [],
+      prompt: { noun: "task", role: "r", sections: [], rules: [], task: "t" },
+      call: async () => ({ ok: true, observation: "outcome: FAILURE", compact: [{ text: "outcome: SUCCESS", keep: true }] }),
+      close: async () => {},
+    };
+    const model = new ScriptedModel([{ toolCalls: [call("probe", {})] }]);
+    await expect(
+      runActorEpisode({ open: async () => env, config: ActorConfig.parse({}), agent: "react" }, { model, costOf: () => 0, now: () => 0 }),
+    ).rejects.toThrow(/tool probe: its compact sections do not join to its observation/);
   });
 
   it("keeps the tool's own text in the trajectory; only the model's copy carries the turn line", async () => {

@@ -2,10 +2,11 @@ import { InvariantError } from "../src/errors.ts";
 import { BudgetExceeded } from "../src/llm/budget.ts";
 import { ContextOverflow } from "../src/llm/llm-error.ts";
 import type { AssistantTurn, ChatModel, ToolCall } from "../src/llm/chat-model.ts";
-import type { ActorConfig } from "./actor-config.ts";
-import { buildMessages, cutMiddle, type Turn } from "./context.ts";
-import { NUDGE, systemPrompt } from "./prompt.ts";
-import type { TaskEnv, ToolProgress, ToolResult } from "../src/family/task-env.ts";
+import { requestCharCap, type ActorConfig } from "./actor-config.ts";
+import { buildMessages, cutMiddle, type CompactionOptions, type Turn } from "./context.ts";
+import { firstUserMessage, NUDGE, systemPrompt } from "./prompt.ts";
+import type { ObservationSection, TaskEnv, ToolProgress, ToolResult } from "../src/family/task-env.ts";
+import { cuttable, kept } from "../src/family/observation.ts";
 import {
   callUsage,
   countedTurns,
@@ -56,9 +57,11 @@ const executeCall = async (env: TaskEnv, call: ToolCall, extra: number, onProgre
     ? { ok: false, error: call.argsError, observation: `ERROR: ${call.argsError}` }
     : await env.call(call.name, call.args, onProgress);
   if (extra === 0) return outcome;
+  const note = `Note: you made ${extra + 1} tool calls; only the first (${call.name}) was executed. Make one call per turn.`;
   return {
     ...outcome,
-    observation: `${outcome.observation}\nNote: you made ${extra + 1} tool calls; only the first (${call.name}) was executed. Make one call per turn.`,
+    observation: `${outcome.observation}\n${note}`,
+    ...(outcome.compact ? { compact: [...outcome.compact, kept(note)] } : {}),
   };
 };
 
@@ -82,20 +85,64 @@ export const runActorEpisode = async (spec: EpisodeSpec, ports: EpisodePorts): P
  * deep in an episode loses count (method.md §9: prompts say what the harness enforces). Trajectories keep the
  * tool's own text.
  */
-const withTurnLine = (observation: string, turn: number, maxTurns: number): string =>
-  `[turn ${turn} of ${maxTurns} used; ${maxTurns - turn} left]\n${observation}`;
+const turnLine = (turn: number, maxTurns: number): string => `[turn ${turn} of ${maxTurns} used; ${maxTurns - turn} left]`;
 
-const play = async (env: TaskEnv, spec: EpisodeSpec, ports: EpisodePorts, started: number): Promise<Trajectory> => {
-  const { config } = spec;
-  const system = systemPrompt({
+const withTurnLine = (observation: string, turn: number, maxTurns: number): string => `${turnLine(turn, maxTurns)}\n${observation}`;
+
+/**
+ * The reply's sections for compaction: the turn line kept, then the family's sections, or the observation as one
+ * cuttable text. Sections that do not join to the observation are a family's bug.
+ */
+const replySections = (tool: string, outcome: ToolResult, turn: number, maxTurns: number): ObservationSection[] => {
+  const body = outcome.compact ?? [cuttable(outcome.observation)];
+  if (body.map((s) => s.text).join("\n") !== outcome.observation) {
+    throw new InvariantError(`tool ${tool}: its compact sections do not join to its observation`);
+  }
+  return [kept(turnLine(turn, maxTurns)), ...body];
+};
+
+/** How the context is compacted (docs/spec/method.md §1.2), from the actor's config. */
+const compactionOf = (config: ActorConfig): CompactionOptions => {
+  const cap = requestCharCap(config);
+  return {
+    keepTurns: config.keepTurns,
+    head: config.oldObservationHead,
+    tail: config.oldObservationTail,
+    maxChars: cap,
+    mode: config.compaction,
+    compactFrom: Math.floor(cap * config.compactAt),
+  };
+};
+
+const episodeSystemPrompt = (env: TaskEnv, spec: EpisodeSpec): string =>
+  systemPrompt({
     prompt: env.prompt,
     tools: env.tools,
-    maxTurns: config.maxTurns,
+    maxTurns: spec.config.maxTurns,
     ...(spec.skillPrefix ? { skillPrefix: spec.skillPrefix } : {}),
     ...(spec.reflections ? { reflections: spec.reflections } : {}),
     ...(spec.protocol ? { protocol: spec.protocol } : {}),
   });
-  const task = env.prompt.task;
+
+/** A turn whose call ran, as the context keeps it; only the first scene reading of each tool is pinned. */
+const calledTurn = (reply: AssistantTurn, call: ToolCall, outcome: ToolResult, at: { turn: number; maxTurns: number; pinnedTools: Set<string> }): Turn => {
+  const pinned = outcome.ok && outcome.pinned === true && !at.pinnedTools.has(call.name);
+  if (pinned) at.pinnedTools.add(call.name);
+  return {
+    thought: reply.text,
+    call,
+    reply: withTurnLine(outcome.observation, at.turn, at.maxTurns),
+    pinned,
+    compact: replySections(call.name, outcome, at.turn, at.maxTurns),
+  };
+};
+
+const play = async (env: TaskEnv, spec: EpisodeSpec, ports: EpisodePorts, started: number): Promise<Trajectory> => {
+  const { config } = spec;
+  const system = episodeSystemPrompt(env, spec);
+  const task = firstUserMessage(env.prompt, Boolean(spec.skillPrefix));
+  const compaction = compactionOf(config);
+  const pinnedTools = new Set<string>();
   const specs = [...env.tools];
   const turns: Turn[] = [];
   const steps: TrajectoryStep[] = [];
@@ -106,15 +153,7 @@ const play = async (env: TaskEnv, spec: EpisodeSpec, ports: EpisodePorts, starte
   for (let turn = 1; turn <= config.maxTurns && !stop; turn++) {
     let reply: AssistantTurn;
     try {
-      reply = await ports.model.invoke(
-        buildMessages(system, task, turns, {
-          keepTurns: config.keepTurns,
-          head: config.oldObservationHead,
-          tail: config.oldObservationTail,
-          maxChars: config.maxRequestChars,
-        }),
-        specs,
-      );
+      reply = await ports.model.invoke(buildMessages(system, task, turns, compaction), specs);
     } catch (e) {
       // A spend cap is the run's to act on (it stops cleanly and resumes), not an outcome of this episode.
       if (e instanceof InvariantError || e instanceof BudgetExceeded) throw e;
@@ -137,7 +176,7 @@ const play = async (env: TaskEnv, spec: EpisodeSpec, ports: EpisodePorts, starte
       // Arguments cut at the output cap are named as that, not as invalid JSON.
       const cut = call.argsError && reply.problem ? { ...call, argsError: reply.problem } : call;
       const outcome = await executeCall(env, cut, reply.toolCalls.length - 1, ports.onToolProgress);
-      turns.push({ thought: reply.text, call, reply: withTurnLine(outcome.observation, turn, config.maxTurns), pinned: outcome.ok && outcome.pinned === true });
+      turns.push(calledTurn(reply, call, outcome, { turn, maxTurns: config.maxTurns, pinnedTools }));
       step = {
         turn,
         thought,

@@ -2,11 +2,11 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Message, ToolCall } from "../src/llm/chat-model.ts";
 import { ActorConfig } from "./actor-config.ts";
-import { buildMessages, cutMiddle, type CompactionOptions, type Turn } from "./context.ts";
+import { buildMessages, type CompactionOptions, type Turn } from "./context.ts";
 
 const SYSTEM = "You solve physics puzzles. ".repeat(40);
 const TASK = "Solve catapult seed 7 in at most 25 turns.";
-const opts = (maxChars: number): CompactionOptions => ({ keepTurns: 4, head: 240, tail: 120, maxChars });
+const opts = (maxChars: number, mode: CompactionOptions["mode"] = "paper"): CompactionOptions => ({ keepTurns: 4, head: 240, tail: 120, maxChars, mode });
 const size = (messages: Message[]) => JSON.stringify(messages).length;
 
 const call = (i: number, args: unknown = { x: i / 10, y: 2, r: 0.5 }): ToolCall => ({
@@ -35,13 +35,13 @@ const wellPaired = (messages: Message[]) =>
   );
 
 describe("buildMessages", () => {
-  it("keeps the last keepTurns verbatim and cuts older unpinned observations (unchanged under the cap)", () => {
+  it("in paper mode, keeps the last keepTurns verbatim and cuts older unpinned observations (under the cap)", () => {
     const long = "o".repeat(1000);
     const turns = [turn(0, { reply: long, pinned: true }), turn(1, { reply: long }), ...[2, 3, 4, 5].map((i) => turn(i, { reply: long }))];
     const messages = buildMessages(SYSTEM, TASK, turns, opts(1_000_000));
     expect(messages).toHaveLength(2 + 2 * turns.length);
     expect(messages[3]!.content).toBe(long); // pinned
-    expect(messages[5]!.content).toBe(cutMiddle(long, 240, 120));
+    expect(messages[5]!.content).toBe(`${"o".repeat(240)} … [640 characters cut] … ${"o".repeat(120)}`);
     expect(messages.slice(-1)[0]!.content).toBe(long);
   });
 
@@ -163,5 +163,34 @@ describe("buildMessages", () => {
       }),
       { numRuns: 60 },
     );
+  });
+
+  it("in context mode, leaves old observations whole under compactFrom and past it compacts the oldest first, by sections", () => {
+    const observation = (i: number) => [
+      { text: `[turn ${i + 1} of 25 used]`, keep: true },
+      { text: `FAILURE ${i}. Longest green_ball–blue_ball contact: 0.${i} s of 3.`, keep: true },
+      { text: Array.from({ length: 30 }, (_, k) => `- other_${k} at (${k}.00, ${i}.00)`).join("\n"), keep: false },
+      { text: `- green_ball at (${i}.50, -4.78)`, keep: true },
+    ];
+    const turns = Array.from({ length: 10 }, (_, i) => {
+      const compact = observation(i);
+      return turn(i, { reply: compact.map((s) => s.text).join("\n"), compact });
+    });
+    const whole = buildMessages(SYSTEM, TASK, turns, { ...opts(1_000_000, "context"), compactFrom: 500_000 });
+    expect(whole.filter((m) => m.role === "tool").map((m) => m.content)).toEqual(turns.map((t) => t.reply));
+
+    const from = size(whole) - 1500;
+    const messages = buildMessages(SYSTEM, TASK, turns, { ...opts(1_000_000, "context"), compactFrom: from });
+    expect(size(messages)).toBeLessThanOrEqual(from);
+    const replies = messages.filter((m) => m.role === "tool").map((m) => m.content);
+    const cut = replies.map((r) => /lines \(\d+ characters\) cut/.test(r));
+    // Only as many as needed, oldest first: a prefix of the old turns.
+    expect(cut[0]).toBe(true);
+    expect(cut.indexOf(false)).toBeGreaterThan(0);
+    expect(cut.slice(cut.indexOf(false)).every((c) => !c)).toBe(true);
+    replies.forEach((r, i) => {
+      expect(r).toContain(`FAILURE ${i}. Longest green_ball–blue_ball contact: 0.${i} s of 3.`);
+      expect(r).toContain(`- green_ball at (${i}.50, -4.78)`);
+    });
   });
 });

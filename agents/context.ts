@@ -1,4 +1,6 @@
 import type { Message, ToolCall } from "../src/llm/chat-model.ts";
+import type { ObservationSection } from "../src/family/task-env.ts";
+import { compactObservation, waterFill } from "./compact-observation.ts";
 
 /** One turn as the actor saw it: the model's message and what went back to it. */
 export interface Turn {
@@ -7,19 +9,29 @@ export interface Turn {
   call: ToolCall | undefined;
   /** The tool's observation, or the nudge after a turn without a call. */
   reply: string;
-  /** Scene information stays verbatim however old (get_level_state, describe_scene_geometry). */
+  /** Scene information stays verbatim however old (the first get_level_state, describe_scene_geometry). */
   pinned: boolean;
+  /** The reply as the family's sections (what compaction keeps whole); absent: the whole reply may be cut. */
+  compact?: readonly ObservationSection[];
 }
 
 /** The default of ActorConfig.maxRequestChars: about 50k tokens, well inside every current model's context. */
 export const DEFAULT_MAX_REQUEST_CHARS = 200_000;
 
+/** `paper`: every old observation compacted, as the paper's harness did; `context`: only while the request is too long. */
+export type CompactionMode = "context" | "paper";
+
 export interface CompactionOptions {
   keepTurns: number;
+  /** An old observation's cuttable parts keep about head + tail characters; its kept sections stay whole. */
   head: number;
   tail: number;
   /** Cap on the request: JSON.stringify(messages).length; default DEFAULT_MAX_REQUEST_CHARS. */
   maxChars?: number;
+  /** Default `context`. */
+  mode?: CompactionMode;
+  /** `context` mode: old observations are compacted, oldest first, while the request is longer; default maxChars / 2. */
+  compactFrom?: number;
 }
 
 /** Head + tail of a long text, with how much was cut. */
@@ -91,19 +103,6 @@ const fitText = (text: string, room: number): string => {
   return keepAround(text, lo);
 };
 
-/** Splits `budget` over lengths so that short pieces stay whole and long ones share the rest equally. */
-const waterFill = (lengths: readonly number[], budget: number): number[] => {
-  const out = lengths.map(() => 0);
-  const order = lengths.map((_, i) => i).sort((a, b) => lengths[a]! - lengths[b]!);
-  let left = Math.max(0, budget);
-  order.forEach((i, k) => {
-    const share = Math.floor(left / (order.length - k));
-    out[i] = Math.min(lengths[i]!, share);
-    left -= out[i]!;
-  });
-  return out;
-};
-
 /** A smallest useful turn: below this a cut turn says nothing and is better dropped. */
 const MIN_TURN_CHARS = 400;
 
@@ -135,32 +134,46 @@ const dropNote = (n: number, cap: number): Message => ({
 });
 
 /**
- * The messages sent to the model: the system prompt and task, then every turn, the last `keepTurns` verbatim
- * and older observations cut to head + tail unless pinned (docs/spec/method.md §1.2). The whole request is
- * capped at `maxChars` (docs/spec/method.md §1.2): over it, older thoughts and arguments are cut to head + tail too; if
- * that is not enough, the newest turns keep as much as fits (pinned scene turns first), the turn at the edge
- * is cut to the room left, and older ones are dropped, with a note saying how many.
+ * The messages sent to the model: the system prompt and task, then every turn (docs/spec/method.md §1.2). Old
+ * observations (before the last `keepTurns` turns, unpinned) are compacted by their structure: always in `paper`
+ * mode, and in `context` mode oldest first only while the request is longer than `compactFrom`. The whole request
+ * is capped at `maxChars`: over it, older thoughts and arguments are cut to head + tail too; if that is not enough,
+ * the newest turns keep as much as fits (pinned scene turns first), the turn at the edge is cut to the room left,
+ * and older ones are dropped, with a note saying how many.
  */
 export const buildMessages = (system: string, task: string, turns: readonly Turn[], o: CompactionOptions): Message[] => {
   const cap = o.maxChars ?? DEFAULT_MAX_REQUEST_CHARS;
+  const from = Math.min(cap, o.compactFrom ?? Math.floor(cap / 2));
   const lead: Message[] = [
     { role: "system", content: system },
     { role: "user", content: task },
   ];
   const recent = (i: number) => i >= turns.length - o.keepTurns;
+  const old = (i: number) => !recent(i) && !turns[i]!.pinned;
   const cut = (text: string) => cutMiddle(text, o.head, o.tail);
-
-  // The context as it always was: under the cap, requests (and response-cache keys) are unchanged.
-  const usual = turns.map(piecesOf).map((p, i) => (recent(i) || turns[i]!.pinned ? p : { ...p, reply: cut(p.reply) }));
+  const compactReply = (t: Turn) => compactObservation(t.compact ?? [{ text: t.reply, keep: false }], o.head + o.tail);
   const size = (parts: readonly (readonly Message[])[]) => 1 + cost(lead) + parts.reduce((s, m) => s + cost(m), 0);
+
+  const usual = turns.map(piecesOf);
+  let total = size(turns.map((t, i) => render(t, usual[i]!)));
+  for (let i = 0; i < turns.length; i++) {
+    if (o.mode !== "paper" && total <= from) break;
+    if (!old(i)) continue;
+    const before = cost(render(turns[i]!, usual[i]!));
+    usual[i] = { ...usual[i]!, reply: compactReply(turns[i]!) };
+    total += cost(render(turns[i]!, usual[i]!)) - before;
+  }
   const plain = turns.map((t, i) => render(t, usual[i]!));
   if (size(plain) <= cap) return [...lead, ...plain.flat()];
 
-  // Older turns' thoughts and arguments cut like their observations.
-  const compact = usual.map((p, i) => (recent(i) ? p : { ...p, thought: cut(p.thought), args: cut(p.args) }));
+  // Over the cap: every old observation compacted, and older turns' thoughts and arguments cut to head + tail.
+  const compact = turns.map((t, i) => {
+    const p = usual[i]!;
+    if (recent(i)) return p;
+    return { thought: cut(p.thought), args: cut(p.args), reply: old(i) ? compactReply(t) : p.reply };
+  });
   const rendered = turns.map((t, i) => render(t, compact[i]!));
   if (size(rendered) <= cap) return [...lead, ...rendered.flat()];
-
   const chosen: (Message[] | undefined)[] = turns.map(() => undefined);
   let room = cap - 1 - cost(lead) - cost([dropNote(turns.length, cap)]);
   const pinned = turns.flatMap((t, i) => (t.pinned ? [i] : []));

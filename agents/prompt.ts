@@ -43,4 +43,15 @@ export const systemPrompt = (p: PromptInput): string => {
     .trim();
 };
 
+/**
+ * The HExA actor's diagnostic addendum to its first user message (docs/spec/method.md §1.1, the paper's wording):
+ * it makes the actor use its bank and leaves evidence the evolver can attribute. Baselines never get it.
+ */
+export const diagnosticAddendum = (experiment = "experiment"): string =>
+  `After every failed ${experiment}, look back at the learned skills above, pick the one that explains the failure (or whose condition applied) and name it in your next thought.`;
+
+/** The first user message: the family's instruction, plus the diagnostic addendum when the actor has a skill block. */
+export const firstUserMessage = (prompt: TaskPrompt, withSkills: boolean): string =>
+  withSkills ? `${prompt.task}\n\n${diagnosticAddendum(prompt.experiment)}` : prompt.task;
+
 export const NUDGE = "You did not call a tool. Each turn must end with exactly one tool call (this turn still counted). Call a tool now.";

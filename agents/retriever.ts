@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { byWeight, type Bank } from "../src/store/bank.ts";
+import { byWeight, type Bank, type Mistake, type Skill } from "../src/store/bank.ts";
 import type { FamilyWords } from "../src/family/family-words.ts";
 
 /** The retriever is a rule, not a model (docs/spec/method.md §1.3): top-M skills and top-N mistakes by weight. */
@@ -14,41 +14,56 @@ export const retrieve = (bank: Bank, config: RetrieverConfig): Bank => ({
   mistakes: byWeight(bank.mistakes).slice(0, config.topMistakes),
 });
 
+type BlockWords = Partial<Pick<FamilyWords, "seedsDiffer" | "verifyBy">>;
+
+/** The paper's tag (docs/spec/method.md §1.3): a Lesson was learned from failed runs (a partial skill), a Strategy from the rest. */
+const tagOf = (s: Skill): string => (s.sourceType === "partial" ? "Lesson" : "Strategy");
+
+const skillLines = (s: Skill, n: number): string[] => [
+  `${n}. [${tagOf(s)}: ${s.title}] ${s.principle} (weight ${s.weight.toFixed(2)})`,
+  `   Apply when: ${s.whenToApply}`,
+  ...(s.example ? [`   Example: ${s.example}`] : []),
+];
+
+/** A group's heading and what its weights mean (method.md §3, §6): evidence of how the sources went, not a chance of success here. */
+const groupHead = (transferred: boolean, w: BlockWords): string[] =>
+  transferred
+    ? [
+        `## Skills transferred from other levels (untested here: verify each ${w.verifyBy ?? "by simulation"} before relying on it)`,
+        "A skill's weight (0–1) says how strongly the source levels support it; 0.7 or more only when two source levels share it.",
+      ]
+    : [
+        "## Learned skills (from earlier episodes, strongest first)",
+        "A skill's weight (0.1–1.0) says how well the episodes it was learned from went: 1.0 fast solves, 0.5 mixed or no evidence, below 0.5 mostly failures.",
+      ];
+
+const mistakeLines = (m: Mistake, n: number): string[] => [
+  `${n}. What goes wrong: ${m.description}`,
+  `   Why it happens: ${m.rootCause}`,
+  `   How to avoid: ${m.correction}`,
+];
+
 /**
- * The fixed block appended to the actor's system prompt; empty when nothing is retrieved. A transferred bank
- * says that its skills come from other levels and must be verified by simulation.
+ * The fixed block appended to the actor's system prompt, laid out as the paper's (docs/spec/method.md §1.3); empty
+ * when nothing is retrieved. Skills learned on this level and skills transferred from other levels stand under
+ * their own headings (a bank of transfer entries only is all transferred unless `transferred` says otherwise);
+ * numbering runs on across both, so the actor can name any skill.
  */
-export const renderSkillBlock = (
-  bank: Bank,
-  config: RetrieverConfig,
-  opts: { transferred?: boolean } & Partial<Pick<FamilyWords, "seedsDiffer" | "verifyBy">> = {},
-): string => {
+export const renderSkillBlock = (bank: Bank, config: RetrieverConfig, opts: { transferred?: boolean } & BlockWords = {}): string => {
   const { skills, mistakes } = retrieve(bank, config);
   if (skills.length === 0 && mistakes.length === 0) return "";
+  const isTransfer = (s: Skill) => opts.transferred ?? s.sourceType === "transfer";
+  const groups = [false, true].map((t) => ({ transferred: t, skills: skills.filter((s) => isTransfer(s) === t) })).filter((g) => g.skills.length > 0);
   const lines: string[] = [];
-  if (skills.length > 0) {
-    // A bank of transfer entries only (hexa transfer's) is a transferred bank unless the caller says otherwise.
-    const transferred = opts.transferred ?? skills.every((s) => s.sourceType === "transfer");
-    lines.push(
-      transferred
-        ? `## Skills transferred from other levels (untested here: verify each ${opts.verifyBy ?? "by simulation"} before relying on it)`
-        : "## Learned skills (from earlier episodes, strongest first)",
-      // What the number means (method.md §3, §6): evidence of how the sources went, not a chance of success here.
-      transferred
-        ? "A skill's weight (0–1) says how strongly the source levels support it; 0.7 or more only when two source levels share it."
-        : "A skill's weight (0.1–1.0) says how well the episodes it was learned from went: 1.0 fast solves, 0.5 mixed or no evidence, below 0.5 mostly failures.",
-      `${opts.seedsDiffer ? `${opts.seedsDiffer[0]!.toUpperCase()}${opts.seedsDiffer.slice(1)}` : "Every seed differs"}: an example's numbers are a place to start, not an answer; check them by experiment on this seed.`,
-    );
-    skills.forEach((s, i) => {
-      lines.push(`${i + 1}. ${s.title} (weight ${s.weight.toFixed(2)})`, `   Principle: ${s.principle}`, `   When to apply: ${s.whenToApply}`);
-      if (s.example) lines.push(`   Example: ${s.example}`);
-    });
+  let n = 0;
+  for (const g of groups) {
+    if (lines.length > 0) lines.push("");
+    lines.push(...groupHead(g.transferred, opts), ...g.skills.flatMap((s) => skillLines(s, ++n)));
   }
   if (mistakes.length > 0) {
-    lines.push("", "## Common mistakes");
-    mistakes.forEach((m, i) => {
-      lines.push(`${i + 1}. What goes wrong: ${m.description}`, `   Why: ${m.rootCause}`, `   How to avoid: ${m.correction}`);
-    });
+    lines.push("", "## Common mistakes to avoid", ...mistakes.flatMap((m, i) => mistakeLines(m, i + 1)));
   }
+  const differ = opts.seedsDiffer ? `${opts.seedsDiffer[0]!.toUpperCase()}${opts.seedsDiffer.slice(1)}` : "Every seed differs";
+  lines.push("", `${differ}: an example's numbers are a place to start, not an answer; check them by experiment on this seed.`);
   return lines.join("\n").trim();
 };

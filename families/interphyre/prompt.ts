@@ -22,8 +22,9 @@ export const interphyrePrompt = (inst: LevelInstance, horizon: number, maxTurns:
     ],
     rules: [
       "If a full rollout (simulate_action) succeeds, the episode ends at once as a success with that placement.",
-      "Call finish(x, y, radius) to commit an answer; it is scored by the same full rollout, so finish can never beat a successful simulate_action: it only commits a placement you have not seen succeed. If the turns run out, the episode fails.",
+      "Call finish(x, y, radius) to commit an answer: it is scored by that same full rollout, so commit a placement you have seen succeed (trace_objects and simulate_partial report a success without ending the episode) or else the best one you have seen. If the turns run out, the episode fails.",
     ],
     task: `Solve ${inst.level} seed ${inst.seed}: make ${inst.goal[0]} touch ${inst.goal[1]} for ${SUCCESS_HOLD_S} s. You have ${maxTurns} turns; start experimenting.`,
+    experiment: "simulation",
   };
 };

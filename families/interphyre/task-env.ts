@@ -35,7 +35,14 @@ export const endingOf = (name: string, o: ToolOutcome): ToolResult["ends"] => {
 export const toToolResult = (name: string, o: ToolOutcome): ToolResult => {
   const ends = endingOf(name, o);
   return o.ok
-    ? { ok: true, observation: o.observation, result: o.result, pinned: SCENE_TOOLS.has(name), ...(ends ? { ends } : {}) }
+    ? {
+        ok: true,
+        observation: o.observation,
+        result: o.result,
+        pinned: SCENE_TOOLS.has(name),
+        ...(o.compact ? { compact: o.compact } : {}),
+        ...(ends ? { ends } : {}),
+      }
     : { ok: false, observation: o.observation, error: o.error };
 };
 

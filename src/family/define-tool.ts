@@ -4,7 +4,7 @@ import type { ToolProgress, ToolResult } from "./task-env.ts";
 import { parseToolCall } from "./tool-call.ts";
 
 /** What a tool's run gives back: the text the model sees, the structured result, and the family's ending rule. */
-export type ToolOutput = Pick<ToolResult, "observation" | "result" | "ends" | "pinned">;
+export type ToolOutput = Pick<ToolResult, "observation" | "result" | "ends" | "pinned" | "compact">;
 
 /**
  * One tool the actor may call, in any family: the zod schema is both the model's contract and the parser

@@ -9,6 +9,18 @@ export interface ToolProgress {
   note?: string;
 }
 
+/**
+ * One part of an observation, for compacting old turns (docs/spec/method.md §1.2): the family, which knows what its
+ * observations mean, marks what must survive; the actor cuts only inside the other parts, never across them.
+ */
+export interface ObservationSection {
+  text: string;
+  /** Kept whole however old the turn (an outcome line, a goal object's final state). */
+  keep: boolean;
+  /** What separates the section's items, which a cut never splits (" | " between waypoints); default a line end. */
+  separator?: string;
+}
+
 /** What one tool call gave back, as a generic agent reads it. */
 export interface ToolResult {
   ok: boolean;
@@ -23,6 +35,8 @@ export interface ToolResult {
   spent?: number;
   /** Scene information that stays verbatim in the context however old. */
   pinned?: boolean;
+  /** The observation as sections whose texts, joined by newlines, are the observation; absent: one cuttable text. */
+  compact?: readonly ObservationSection[];
 }
 
 /** The domain text of an episode's prompt (docs/spec/method.md §9: generated from the config the harness enforces). */
@@ -37,6 +51,8 @@ export interface TaskPrompt {
   rules: readonly string[];
   /** The first user message. */
   task: string;
+  /** What one experiment is called in the HExA actor's diagnostic addendum ("simulation"); default "experiment". */
+  experiment?: string;
 }
 
 /**

@@ -8,6 +8,7 @@ import type { LevelFamily, SearchCalls } from "../family/family.ts";
 import { usesBank, type RunConfig } from "./run-config.ts";
 import { needsOfflineRuns, schedule } from "./schedule.ts";
 import { mean } from "../util/stats.ts";
+import { requestCharCap } from "../../agents/actor-config.ts";
 
 /**
  * What the rest of a run will cost before it starts (docs/spec/method.md §11): calls still to make × tokens per call × the
@@ -88,7 +89,7 @@ const recordedSearchCall = (runs: ReadonlyArray<readonly UsageLine[]>, model: st
 const episodeWorkFromConfig = (cfg: RunConfig, promptChars: number): Work => {
   const t = cfg.actor.maxTurns;
   const prompt = Math.ceil(promptChars / CHARS_PER_TOKEN) + TOOLS_AND_PROTOCOL;
-  const cap = Math.ceil(cfg.actor.maxRequestChars / CHARS_PER_TOKEN);
+  const cap = Math.ceil(requestCharCap(cfg.actor) / CHARS_PER_TOKEN);
   let input = 0;
   for (let k = 0; k < t; k++) input += Math.min(cap, prompt + k * TOKENS_PER_TURN);
   return { calls: t, input, output: t * OUTPUT_PER_TURN };
@@ -96,7 +97,7 @@ const episodeWorkFromConfig = (cfg: RunConfig, promptChars: number): Work => {
 
 const updateWorkFromConfig = (cfg: RunConfig, episode: Work): Work => {
   const trajectories = cfg.episodesPerRound * episode.calls * TOKENS_PER_TURN;
-  const cap = Math.ceil(cfg.actor.maxRequestChars / CHARS_PER_TOKEN);
+  const cap = Math.ceil(requestCharCap(cfg.actor) / CHARS_PER_TOKEN);
   return { calls: 1, input: Math.min(cap, trajectories + 4000), output: EVOLVER_OUTPUT };
 };
 

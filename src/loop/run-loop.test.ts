@@ -375,7 +375,7 @@ const commonChecks = (get: () => Run) => {
       expect(system.includes("## Common mistakes")).toBe(bank.mistakes.length > 0);
       for (const t of titles) expect(system.includes(t), `${e.id}: ${t}`).toBe(bank.skills.some((s) => s.title === t));
       for (const d of descriptions) expect(system.includes(d), `${e.id}: ${d}`).toBe(bank.mistakes.some((m) => m.description === d));
-      for (const s of bank.skills) expect(system).toContain(`${s.title} (weight ${s.weight.toFixed(2)})`);
+      for (const s of bank.skills) expect(system).toContain(`: ${s.title}] ${s.principle} (weight ${s.weight.toFixed(2)})`);
     }
     expect(at).toBe(run.actor.requests.length);
     expect(run.actor.requests).toHaveLength(run.actorScripted);
@@ -756,7 +756,7 @@ describe("runLoop with rewardLabels: false (Off2On × evolving)", () => {
     expect(textOf(evolverRequests(r, 0)[0]!, 1)).toMatch(/^Compare the successful runs with the failed runs/);
     // The actor's block shows the flat weights too.
     const sys = textOf(r.actor.requests.at(-1)!, 0);
-    expect(sys).toContain("Skill R2-N (weight 0.50)");
+    expect(sys).toMatch(/\[(Strategy|Lesson): Skill R2-N\] .* \(weight 0\.50\)/);
   });
 });
 

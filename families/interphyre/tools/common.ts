@@ -4,6 +4,8 @@ import { ACTION_OBJECT, WALL_NAMES } from "../world/constants.ts";
 import { checkPlacement } from "../world/placement.ts";
 import type { Action, LiveObject } from "../world/simulation.ts";
 import type { ToolSession } from "./define-tool.ts";
+import type { ObservationSection } from "../../../src/family/task-env.ts";
+import { cuttable, kept } from "../../../src/family/observation.ts";
 
 /** The placement arguments most tools share. */
 export const placementFields = {
@@ -72,4 +74,25 @@ export const motionLines = (state: Record<string, LiveObject>, cap = 12): string
   const dynamic = Object.entries(state).filter(([, o]) => o.dynamic);
   const lines = dynamic.slice(0, cap).map(([name, o]) => `- ${name} ${motion(o)}`);
   return dynamic.length > cap ? [...lines, `- … ${dynamic.length - cap} more dynamic objects not shown`] : lines;
+};
+
+/**
+ * Object lines ("- name …") as sections for compaction (docs/spec/interphyre.md §5.2): a goal object's line is kept,
+ * and each run of other objects' lines is one section that is cut only at line ends.
+ */
+export const objectSections = (lines: readonly string[], goal: readonly string[]): ObservationSection[] => {
+  const out: ObservationSection[] = [];
+  let run: string[] = [];
+  const flush = () => {
+    if (run.length > 0) out.push(cuttable(run.join("\n")));
+    run = [];
+  };
+  for (const line of lines) {
+    if (goal.some((g) => line.startsWith(`- ${g} `))) {
+      flush();
+      out.push(kept(line));
+    } else run.push(line);
+  }
+  flush();
+  return out;
 };

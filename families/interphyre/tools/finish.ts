@@ -6,8 +6,9 @@ import { n, placeOrExplain, placementFields } from "./common.ts";
 export default defineTool({
   name: "finish",
   description:
-    "Commit your final answer: the red-ball placement that is scored. It is validated and run once at the episode " +
-    "horizon; the episode ends with this result. An invalid placement is not committed: fix it and call finish again.",
+    "Commit a red-ball placement and end the episode. It is scored by the same full rollout as simulate_action, run " +
+    "once to the episode horizon: commit a placement you have seen succeed, or else the best one you have seen (the " +
+    "longest goal contact). An invalid placement is not committed: fix it and call finish again.",
   input: z.object(placementFields),
   run: (session, a) => {
     const action = placeOrExplain(session, a);

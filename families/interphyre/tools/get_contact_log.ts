@@ -2,6 +2,7 @@ import { z } from "zod";
 import { ModelOutputError } from "../../../src/errors.ts";
 import { defineTool } from "./define-tool.ts";
 import { knownObject, n, objectNames } from "./common.ts";
+import { cuttable, kept, sectioned } from "../../../src/family/observation.ts";
 
 /** Events written into the observation: 40 short lines stay within a few hundred tokens. */
 const MAX_SHOWN = 40;
@@ -36,12 +37,12 @@ export default defineTool({
     const { x, y, radius } = last.action;
     const filter = names ? `, ${matching.length} involving ${names.join(" or ")}` : "";
     const shown = events.slice(0, MAX_SHOWN);
-    const observation = [
+    // Compaction keeps the header and cuts the events at line ends.
+    const eventLines = shown.map((e) => `step ${e.step} ${e.event} ${e.a}–${e.b}`);
+    const header =
       `Contact log of the last simulation (red ball at (${n(x)}, ${n(y)}), radius ${n(radius)}): ${last.events.length} events${filter}; ` +
-        `${shown.length ? `the first ${shown.length}:` : "none to show."}`,
-      ...shown.map((e) => `step ${e.step} ${e.event} ${e.a}–${e.b}`),
-      ...(matching.length > shown.length ? [`… ${matching.length - shown.length} later events not shown; pass objects to narrow the log.`] : []),
-    ].join("\n");
-    return { result, observation };
+      `${shown.length ? `the first ${shown.length}:` : "none to show."}`;
+    const later = matching.length > shown.length ? [kept(`… ${matching.length - shown.length} later events not shown; pass objects to narrow the log.`)] : [];
+    return { result, ...sectioned([kept(header), ...(eventLines.length ? [cuttable(eventLines.join("\n"))] : []), ...later]) };
   },
 });

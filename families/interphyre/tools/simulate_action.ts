@@ -2,7 +2,8 @@ import { z } from "zod";
 import { ACTION_OBJECT } from "../world/constants.ts";
 import { rollout } from "../world/rollout.ts";
 import { defineTool } from "./define-tool.ts";
-import { clipNote, motion, n, placeOrExplain, placementFields, roundState, stepsField } from "./common.ts";
+import { clipNote, motion, n, objectSections, placeOrExplain, placementFields, roundState, stepsField } from "./common.ts";
+import { kept, sectioned } from "../../../src/family/observation.ts";
 import { firstContactsOf } from "./contact-summary.ts";
 
 export default defineTool({
@@ -50,13 +51,19 @@ export default defineTool({
     const contacts = firstContacts.length
       ? `red_ball first contacts: ${firstContacts.map((c) => `${c.object} @${c.step}`).join(", ")}`
       : "red_ball touched nothing.";
-    const observation = [
-      head,
-      ...[clipNote(a, action)].filter(Boolean),
-      contacts,
-      "Dynamic objects at the end:",
-      ...dynamic.map(([name, o]) => `- ${name} ${motion(o)}`),
-    ].join("\n");
-    return { result, observation };
+    // Compaction keeps the outcome, the red ball's first contacts and the goal objects' final states.
+    return {
+      result,
+      ...sectioned([
+        kept(head),
+        ...[clipNote(a, action)].filter(Boolean).map(kept),
+        kept(contacts),
+        kept("Dynamic objects at the end:"),
+        ...objectSections(
+          dynamic.map(([name, o]) => `- ${name} ${motion(o)}`),
+          goal,
+        ),
+      ]),
+    };
   },
 });

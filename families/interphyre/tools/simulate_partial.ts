@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { rollout } from "../world/rollout.ts";
 import { defineTool } from "./define-tool.ts";
-import { motionLines, placeOrExplain, placementFields, roundState, stepsField } from "./common.ts";
+import { motionLines, objectSections, placeOrExplain, placementFields, roundState, stepsField } from "./common.ts";
+import { cuttable, kept, sectioned } from "../../../src/family/observation.ts";
 
 /** Touching pairs shown in the observation; the result keeps them all. */
 const MAX_PAIRS = 12;
@@ -38,12 +39,15 @@ export default defineTool({
       : `State at step ${step}${r.settledStep ? ` (everything at rest since step ${r.settledStep})` : ""}:`;
     const pairs = touching.slice(0, MAX_PAIRS).map((p) => p.replace("|", "–"));
     const more = touching.length > MAX_PAIRS ? `, … ${touching.length - MAX_PAIRS} more` : "";
-    const observation = [
-      head,
-      ...motionLines(state),
-      "Static objects keep their initial pose.",
-      `Touching now: ${pairs.length ? pairs.join(", ") + more : "nothing"}.`,
-    ].join("\n");
-    return { result, observation };
+    // Compaction keeps the outcome, the goal objects' states and what touches.
+    return {
+      result,
+      ...sectioned([
+        kept(head),
+        ...objectSections(motionLines(state), goal),
+        cuttable("Static objects keep their initial pose."),
+        kept(`Touching now: ${pairs.length ? pairs.join(", ") + more : "nothing"}.`),
+      ]),
+    };
   },
 });

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { rollout } from "../world/rollout.ts";
 import { Simulation, type LiveObject } from "../world/simulation.ts";
 import { defineTool } from "./define-tool.ts";
+import { cuttable, kept, sectioned } from "../../../src/family/observation.ts";
 import { knownObject, n, objectNames, placeOrExplain, placementFields, round, stepsField } from "./common.ts";
 
 /** Waypoints written into the observation, shared among the objects; the result keeps them all. */
@@ -70,16 +71,21 @@ export default defineTool({
     });
     const end = r.success ? `SUCCESS at step ${r.steps}` : r.settledStep ? `everything at rest from step ${r.settledStep}` : `no success within ${steps} steps`;
     const perObject = Math.floor(MAX_SHOWN / traces.length);
-    const lines = traces.flatMap((t) => {
+    // Compaction keeps each object's summary; its waypoints are cut between waypoints, inside their own line.
+    const sections = traces.flatMap((t) => {
       const shown = t.waypoints.slice(0, perObject).map((w) => `${w.step}: (${n(w.x)}, ${n(w.y)})`);
       const more = t.waypoints.length > perObject ? ` | … ${t.waypoints.length - perObject} more (raise every to see the whole run)` : "";
       return [
-        `${t.object}: peak y ${n(t.peak.y)} @${t.peak.step}, lowest y ${n(t.lowest.y)} @${t.lowest.step}, ` +
-          `max speed ${n(t.max_speed.speed)} m/s @${t.max_speed.step}, angle ${n(t.angle_range_deg[0]!, 1)}°..${n(t.angle_range_deg[1]!, 1)}°`,
-        `  step: (x, y) ${shown.join(" | ")}${more}`,
+        kept(
+          `${t.object}: peak y ${n(t.peak.y)} @${t.peak.step}, lowest y ${n(t.lowest.y)} @${t.lowest.step}, ` +
+            `max speed ${n(t.max_speed.speed)} m/s @${t.max_speed.step}, angle ${n(t.angle_range_deg[0]!, 1)}°..${n(t.angle_range_deg[1]!, 1)}°`,
+        ),
+        cuttable(`  step: (x, y) ${shown.join(" | ")}${more}`, " | "),
       ];
     });
-    const observation = [`Trace, ${r.steps} steps simulated (${end}); waypoints every ${every} steps:`, ...lines].join("\n");
-    return { result: { success: r.success, steps: r.steps, settled_step: r.settledStep ?? null, every, action, traces }, observation };
+    return {
+      result: { success: r.success, steps: r.steps, settled_step: r.settledStep ?? null, every, action, traces },
+      ...sectioned([kept(`Trace, ${r.steps} steps simulated (${end}); waypoints every ${every} steps:`), ...sections]),
+    };
   },
 });

@@ -1,0 +1,22 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { allFamilies, loadFamilies } from "../src/cli/families.ts";
+import { parseRunConfigYaml } from "../src/loop/run-config.ts";
+
+await loadFamilies();
+
+const read = (name: string) => parseRunConfigYaml(readFileSync(`configs/${name}`, "utf8"), `configs/${name}`, allFamilies());
+
+describe("the presets in configs/", () => {
+  it("paper-catapult samples the actor as the HExA harness did: temperature 0.3, 800 output tokens (method.md §1.1)", () => {
+    const c = read("paper-catapult.yaml");
+    expect([c.llm.actor.temperature, c.llm.actor.maxOutputTokens]).toEqual([0.3, 800]);
+    expect([c.actor.maxTurns, c.actor.compaction, c.rounds, c.episodesPerRound, c.offline.episodes]).toEqual([25, "paper", 17, 3, 5]);
+  });
+
+  it("each parses as a run config", () => {
+    const presets = readdirSync("configs").filter((f) => f.endsWith(".yaml"));
+    expect(presets.length).toBeGreaterThanOrEqual(9);
+    for (const name of presets) expect(read(name).levels.length, name).toBeGreaterThan(0);
+  });
+});
