@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Compiles hexa's TypeScript to JavaScript under dist/ (README, "Start-up and cores"): one .js for each .ts of
+// Compiles hexa's TypeScript to JavaScript under dist/ (CONTRIBUTING.md, "The build"): one .js for each .ts of
 // src/, agents/ and families/ at the same path under dist/, relative imports renamed to .js, packages left as
 // imports. Every `import.meta.url` reads as the source file's URL, so the paths a module derives from its own
 // place (assets, certified seeds, the repository root, the trainer's source hash) stay the source tree's; code

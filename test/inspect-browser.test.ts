@@ -10,7 +10,7 @@ import { HEXA, hexa, makeRun } from "./support/inspect-runs.ts";
 
 /**
  * `hexa inspect` in real headless Chromium (docs/ARCHITECTURE.md §8). HEXA_INSPECT_RUN=runs/<id> tests that run
- * instead of a small one; HEXA_INSPECT_SCREENSHOT=docs/inspect.png keeps the screenshot.
+ * instead of a small one; HEXA_INSPECT_SCREENSHOT=docs/img/inspect.png keeps the screenshot.
  */
 
 if (!haveChromium) console.warn(NO_CHROMIUM);

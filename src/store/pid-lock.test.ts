@@ -26,7 +26,10 @@ describe("takePidLock", () => {
   it("takes over a lock left by a dead process, by its own earlier life, or with no pid", () => {
     for (const text of ["2147483646\n", `${process.pid}\n`, ""]) {
       writeFileSync(path, text);
-      takePidLock(path, inUse)();
+      const release = takePidLock(path, inUse);
+      expect(readFileSync(path, "utf8")).toBe(`${process.pid}\n`);
+      release();
+      expect(existsSync(path)).toBe(false);
     }
   });
 });
