@@ -1,4 +1,5 @@
-import { closeSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { linkSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { ConfigError } from "../errors.ts";
 
 const alive = (pid: number): boolean => {
@@ -10,47 +11,82 @@ const alive = (pid: number): boolean => {
   }
 };
 
+const codeOf = (e: unknown): string | undefined => (e as NodeJS.ErrnoException).code;
+
 /** The pid a lock file names; undefined when the file is gone or names none. */
 const holderOf = (path: string): number | undefined => {
   let text: string;
   try {
     text = readFileSync(path, "utf8");
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    if (codeOf(e) === "ENOENT") return undefined;
     throw e;
   }
   const pid = Number(text.trim());
   return Number.isInteger(pid) && pid > 0 ? pid : undefined;
 };
 
-/** Creates the lock file with this pid by exclusive create; false when it exists. */
-const create = (path: string): boolean => {
-  let fd: number;
-  try {
-    fd = openSync(path, "wx");
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "EEXIST") return false;
-    throw e;
-  }
-  writeFileSync(fd, `${process.pid}\n`);
-  closeSync(fd);
-  return true;
-};
+const uniqueBeside = (path: string, what: string): string => `${path}.${what}-${process.pid}-${randomBytes(4).toString("hex")}`;
 
 /**
- * Takes the lock file `path` for this process by exclusive create, writing the pid; returns its release. A lock
- * left by a process that is gone is taken over; one held by a live process is a ConfigError with
- * `inUse("process PID")`. Two processes taking over the same stale lock race: the one whose create comes second
- * gets `inUse` with the winner (its pid, or "another process" while the winner has yet to write it).
+ * Creates the lock file holding this pid; false when it exists. The pid is written to a file of our own first and
+ * linked into place, so a lock is never seen without its pid.
+ */
+const create = (path: string): boolean => {
+  const mine = uniqueBeside(path, "new");
+  writeFileSync(mine, `${process.pid}\n`);
+  try {
+    linkSync(mine, path);
+    return true;
+  } catch (e) {
+    if (codeOf(e) === "EEXIST") return false;
+    throw e;
+  } finally {
+    rmSync(mine, { force: true });
+  }
+};
+
+/** Moves the lock at `path` aside (one process wins a rename); its new name, or undefined when it was gone. */
+const setAside = (path: string): string | undefined => {
+  const aside = uniqueBeside(path, "stale");
+  try {
+    renameSync(path, aside);
+    return aside;
+  } catch (e) {
+    if (codeOf(e) === "ENOENT") return undefined;
+    throw e;
+  }
+};
+
+const holderLabel = (pid: number | undefined): string => (pid === undefined || pid === process.pid ? "another process" : `process ${pid}`);
+
+/**
+ * Takes the lock file `path` for this process, writing the pid; returns its release. A lock left by a process that
+ * is gone is taken over; one held by a live process is a ConfigError with `inUse("process PID")`. Two processes
+ * taking over the same stale lock race: each moves the lock aside by rename, and one that finds it moved a live
+ * winner's lock instead of the stale one puts it back; the loser gets `inUse` naming the winner.
  */
 export const takePidLock = (path: string, inUse: (holder: string) => string): (() => void) => {
-  const release = () => rmSync(path, { force: true });
+  const release = () => {
+    if (holderOf(path) === process.pid) rmSync(path, { force: true });
+  };
   if (create(path)) return release;
   const stale = holderOf(path);
   // Our own pid in the lock is a lock from an earlier life of this pid (a container restarts as pid 1).
   if (stale !== undefined && stale !== process.pid && alive(stale)) throw new ConfigError(inUse(`process ${stale}`));
-  rmSync(path, { force: true });
+  const aside = setAside(path);
+  if (aside !== undefined) {
+    const moved = holderOf(aside);
+    if (moved !== undefined && moved !== stale && moved !== process.pid && alive(moved)) {
+      try {
+        linkSync(aside, path);
+      } finally {
+        rmSync(aside, { force: true });
+      }
+      throw new ConfigError(inUse(`process ${moved}`));
+    }
+    rmSync(aside, { force: true });
+  }
   if (create(path)) return release;
-  const winner = holderOf(path);
-  throw new ConfigError(inUse(winner === undefined || winner === process.pid ? "another process" : `process ${winner}`));
+  throw new ConfigError(inUse(holderLabel(holderOf(path))));
 };
