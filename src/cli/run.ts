@@ -20,6 +20,7 @@ import { readOfflineTrajectories } from "../store/offline-trajectories.ts";
 import { RunDir } from "../store/run-dir.ts";
 import type { CodeVersion, UsageLine } from "../store/run-records.ts";
 import { readShippedBanks } from "../store/shipped-bank.ts";
+import { checkRecordedBank } from "../store/bank-check.ts";
 import { percent } from "./format.ts";
 import { progressView } from "./progress.ts";
 import { writeRunReport } from "./inspect.ts";
@@ -206,7 +207,10 @@ const start = async (
   const cfg: RunConfigT = existing ? runDirConfig(existing, where, note) : readRunConfig(configPath!);
   const family = checkRunConfig(cfg, where);
   const code = codeVersion();
-  if (existing) warnIfOtherCode(existing, code, note);
+  if (existing) {
+    warnIfOtherCode(existing, code, note);
+    checkRecordedBank(join(existing.path, "bank-events.jsonl"), existing.bankLog({ repair: false }).events, family.bankPayload);
+  }
   const fromFiles = usesBank(cfg) && cfg.init !== "online";
   const once = <T>(read: () => T) => {
     let value: T | undefined;
@@ -215,7 +219,8 @@ const start = async (
   const trajectories = cfg.offline.trajectories;
   const banks = cfg.offline.banks;
   const offline = fromFiles && trajectories ? once(() => readOfflineTrajectories(trajectories)) : undefined;
-  const shipped = fromFiles && banks ? once(() => readShippedBanks(banks)) : undefined;
+  const caps = { skills: cfg.bank.maxSkills, mistakes: cfg.bank.maxMistakes };
+  const shipped = fromFiles && banks ? once(() => readShippedBanks(banks, { payload: family.bankPayload, caps, note })) : undefined;
   // A new run reads its input files now, so a bad one is refused before the directory exists; a resume reads
   // them only if round 0 is unfinished (afterwards the run holds what it took from them).
   if (!existing) {
