@@ -3,13 +3,15 @@ import { BudgetExceeded } from "../src/llm/budget.ts";
 import { ContextOverflow } from "../src/llm/llm-error.ts";
 import type { AssistantTurn, ChatModel, ToolCall } from "../src/llm/chat-model.ts";
 import type { ActorConfig } from "./actor-config.ts";
-import { buildMessages, cutMiddle, type Turn } from "./context.ts";
+import { buildMessages, type Turn } from "./context.ts";
+import { cutMiddle } from "../src/util/cut-text.ts";
 import { NUDGE, systemPrompt } from "./prompt.ts";
 import type { TaskEnv, ToolProgress, ToolResult } from "../src/family/task-env.ts";
 import {
   callUsage,
   countedTurns,
   NO_USAGE,
+  storedStep,
   sumUsage,
   TRAJECTORY_SCHEMA_VERSION,
   type StopReason,
@@ -150,8 +152,9 @@ const play = async (env: TaskEnv, spec: EpisodeSpec, ports: EpisodePorts, starte
       };
       if (outcome.ends) stop = { ...outcome.ends };
     }
-    steps.push(step);
-    ports.onStep?.(step);
+    const kept = storedStep(step);
+    steps.push(kept);
+    ports.onStep?.(kept);
   }
   const final = stop ?? { reason: "budget" as const, success: false, action: null };
   return {

@@ -2,7 +2,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Message, ToolCall } from "../src/llm/chat-model.ts";
 import { ActorConfig } from "./actor-config.ts";
-import { buildMessages, cutMiddle, type CompactionOptions, type Turn } from "./context.ts";
+import { cutMiddle } from "../src/util/cut-text.ts";
+import { buildMessages, type CompactionOptions, type Turn } from "./context.ts";
 
 const SYSTEM = "You solve physics puzzles. ".repeat(40);
 const TASK = "Solve catapult seed 7 in at most 25 turns.";

@@ -1,4 +1,5 @@
 import type { Message, ToolCall } from "../src/llm/chat-model.ts";
+import { cutMiddle } from "../src/util/cut-text.ts";
 
 /** One turn as the actor saw it: the model's message and what went back to it. */
 export interface Turn {
@@ -21,12 +22,6 @@ export interface CompactionOptions {
   /** Cap on the request: JSON.stringify(messages).length; default DEFAULT_MAX_REQUEST_CHARS. */
   maxChars?: number;
 }
-
-/** Head + tail of a long text, with how much was cut. */
-export const cutMiddle = (text: string, head: number, tail: number): string => {
-  if (text.length <= head + tail + 40) return text;
-  return `${text.slice(0, head)} … [${text.length - head - tail} characters cut] … ${text.slice(text.length - tail)}`;
-};
 
 /** The three texts of a turn that can grow without bound: the thought, the call's arguments, the reply. */
 interface Pieces {
