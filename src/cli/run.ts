@@ -17,7 +17,7 @@ import { runLoop } from "../loop/run-loop.ts";
 import { schedule } from "../loop/schedule.ts";
 import type { BankEvent } from "../store/bank.ts";
 import { readOfflineTrajectories } from "../store/offline-trajectories.ts";
-import { RunDir } from "../store/run-dir.ts";
+import { RunDir, updateKey } from "../store/run-dir.ts";
 import type { CodeVersion, UsageLine } from "../store/run-records.ts";
 import { readShippedBanks } from "../store/shipped-bank.ts";
 import { checkRecordedBank } from "../store/bank-check.ts";
@@ -207,10 +207,9 @@ const start = async (
   const cfg: RunConfigT = existing ? runDirConfig(existing, where, note) : readRunConfig(configPath!);
   const family = checkRunConfig(cfg, where);
   const code = codeVersion();
-  if (existing) {
-    warnIfOtherCode(existing, code, note);
-    checkRecordedBank(join(existing.path, "bank-events.jsonl"), existing.bankLog({ repair: false }).events, family.bankPayload);
-  }
+  if (existing) warnIfOtherCode(existing, code, note);
+  const recorded = existing?.bankLog({ repair: false });
+  if (recorded) checkRecordedBank(join(existing!.path, "bank-events.jsonl"), recorded.events, family.bankPayload);
   const fromFiles = usesBank(cfg) && cfg.init !== "online";
   const once = <T>(read: () => T) => {
     let value: T | undefined;
@@ -221,9 +220,9 @@ const start = async (
   const offline = fromFiles && trajectories ? once(() => readOfflineTrajectories(trajectories)) : undefined;
   const caps = { skills: cfg.bank.maxSkills, mistakes: cfg.bank.maxMistakes };
   const shipped = fromFiles && banks ? once(() => readShippedBanks(banks, { payload: family.bankPayload, caps, note })) : undefined;
-  // A new run reads its input files now, so a bad one is refused before the directory exists; a resume reads
-  // them only if round 0 is unfinished (afterwards the run holds what it took from them).
-  if (!existing) {
+  // A new run reads its input files now, so a bad one is refused before the directory exists or is written to;
+  // so does a resume whose round 0 is unfinished (afterwards the run holds what it took from them).
+  if (!recorded || cfg.levels.some((level) => !recorded.done.has(updateKey(level, 0)))) {
     offline?.();
     shipped?.();
   }

@@ -162,4 +162,23 @@ describe("a run directory whose recorded bank holds a reversed region", () => {
     const shown = await hexa(["bank", "show", run]);
     expectRefused(shown, /bank-events\.jsonl: catapult, round 0, add of skill 'shipped_s0_1': payload\.region\.dx/);
   }, 120_000);
+
+  it("hexa run --resume before round 0 is committed refuses its bank file, since reversed, before it resumes", async () => {
+    const dir = tmp();
+    const file = write(dir, "bank.json", shipped());
+    const runs = join(dir, "runs");
+    const made = await hexa(["run", write(dir, "run.yaml", runYaml(file)), "--runs-dir", runs]);
+    expect(made.status, made.stderr).toBe(0);
+    const run = join(runs, entries(runs)[0]!);
+    rmSync(join(run, "bank-events.jsonl"));
+    rmSync(join(run, "episodes.jsonl"));
+    write(dir, "bank.json", reversed());
+    const writers = readFileSync(join(run, "writers.jsonl"), "utf8");
+    const files = entries(run).sort();
+    const r = await hexa(["run", "--resume", run]);
+    expectRefused(r, /bank\.json: skill 's0_1' \(skills\[0\]\): payload\.region\.dx: must be \[lo, hi\] with lo ≤ hi/);
+    expect(r.stderr).not.toMatch(/resuming|Continue with/); // refused before the run began, not stopped inside it
+    expect(readFileSync(join(run, "writers.jsonl"), "utf8")).toBe(writers);
+    expect(entries(run).sort()).toEqual(files);
+  }, 120_000);
 });
