@@ -3,14 +3,16 @@ import { BudgetExceeded } from "../src/llm/budget.ts";
 import { ContextOverflow } from "../src/llm/llm-error.ts";
 import type { AssistantTurn, ChatModel, ToolCall } from "../src/llm/chat-model.ts";
 import { requestCharCap, type ActorConfig } from "./actor-config.ts";
-import { buildMessages, cutMiddle, type CompactionOptions, type Turn } from "./context.ts";
+import { buildMessages, type CompactionOptions, type Turn } from "./context.ts";
 import { firstUserMessage, NUDGE, systemPrompt } from "./prompt.ts";
 import type { ObservationSection, TaskEnv, ToolProgress, ToolResult } from "../src/family/task-env.ts";
 import { cuttable, kept } from "../src/family/observation.ts";
+import { cutMiddle } from "../src/util/cut-text.ts";
 import {
   callUsage,
   countedTurns,
   NO_USAGE,
+  storedStep,
   sumUsage,
   TRAJECTORY_SCHEMA_VERSION,
   type StopReason,
@@ -189,8 +191,9 @@ const play = async (env: TaskEnv, spec: EpisodeSpec, ports: EpisodePorts, starte
       };
       if (outcome.ends) stop = { ...outcome.ends };
     }
-    steps.push(step);
-    ports.onStep?.(step);
+    const kept = storedStep(step);
+    steps.push(kept);
+    ports.onStep?.(kept);
   }
   const final = stop ?? { reason: "budget" as const, success: false, action: null };
   return {

@@ -1,6 +1,7 @@
 import type { Message, ToolCall } from "../src/llm/chat-model.ts";
 import type { ObservationSection } from "../src/family/task-env.ts";
 import { compactObservation, waterFill } from "./compact-observation.ts";
+import { cutMiddle } from "../src/util/cut-text.ts";
 
 /** One turn as the actor saw it: the model's message and what went back to it. */
 export interface Turn {
@@ -33,12 +34,6 @@ export interface CompactionOptions {
   /** `context` mode: old observations are compacted, oldest first, while the request is longer; default maxChars / 2. */
   compactFrom?: number;
 }
-
-/** Head + tail of a long text, with how much was cut. */
-export const cutMiddle = (text: string, head: number, tail: number): string => {
-  if (text.length <= head + tail + 40) return text;
-  return `${text.slice(0, head)} … [${text.length - head - tail} characters cut] … ${text.slice(text.length - tail)}`;
-};
 
 /** The three texts of a turn that can grow without bound: the thought, the call's arguments, the reply. */
 interface Pieces {

@@ -3,6 +3,7 @@ import { familyConfig, type LevelFamily } from "../../src/family/family.ts";
 import { PlacementAction, placementOf } from "./action.ts";
 import { InterphyreConfig, upgradeInterphyre } from "./config.ts";
 import { evolveHeuristic, hintsFromBank } from "./heuristic/evolver.ts";
+import { InterphyreBankPayload } from "./heuristic/region.ts";
 import { synthesiseRegions } from "./heuristic/synthesiser.ts";
 import { getLevel, listLevels } from "./levels/index.ts";
 import { createInstance } from "./instance.ts";
@@ -39,6 +40,7 @@ export const interphyreFamily = (certifiedSeeds: (level: string) => number[]): L
   seedsOf: certifiedSeeds,
   describe: (level) => getLevel(level).description,
   action: PlacementAction,
+  bankPayload: InterphyreBankPayload,
   words: INTERPHYRE_WORDS,
   config: slice,
   openEnv: async (task, config, maxTurns) => {

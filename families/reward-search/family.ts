@@ -9,7 +9,7 @@ import type { TrainerPool } from "./trainer/pool.ts";
 import { renderRewardAction, RewardAction } from "./action.ts";
 import { budgetsOf, RewardSearchConfig, upgradeRewardSearch } from "./config.ts";
 import { runRewardDesigner } from "./heuristic/designer.ts";
-import { designHintsFromBank, evolveRewardHeuristic } from "./heuristic/evolver.ts";
+import { designHintsFromBank, evolveRewardHeuristic, RewardBankPayload } from "./heuristic/evolver.ts";
 import { synthesiseDesigns } from "./heuristic/synthesiser.ts";
 import { getTask, listTasks } from "./tasks/index.ts";
 import { finalScoresOfRun, searchOfRun, trainingShare, trainingsOf } from "./search/run-strategy.ts";
@@ -75,6 +75,7 @@ export const rewardSearchFamily = (trainerFor: (c: RewardSearchConfig) => Traine
     seedsOf: () => SEEDS,
     describe: (level) => getTask(level).description,
     action: RewardAction,
+    bankPayload: RewardBankPayload,
     words: REWARD_SEARCH_WORDS,
     config: slice,
     openEnv: (task, config, maxTurns) => openRewardEnv(sessionRequest(task, config, maxTurns)),

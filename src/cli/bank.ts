@@ -4,11 +4,12 @@ import type { Argv, CommandModule } from "yargs";
 import { ConfigError } from "../errors.ts";
 import { SkillIndexConfig, type RunConfig } from "../loop/run-config.ts";
 import { byWeight, foldEvents, type Bank, type BankEntry, type BankEvent } from "../store/bank.ts";
+import { checkRecordedBank } from "../store/bank-check.ts";
 import type { EmbeddingConfig } from "../store/embedding.ts";
 import { RunDir, updateKey, type BankLog } from "../store/run-dir.ts";
 import { defineCommand } from "../family/define-command.ts";
 import { intFlag } from "./flags.ts";
-import { openSkillIndex, runDirConfig } from "./run-setup.ts";
+import { familyOf, openSkillIndex, runDirConfig } from "./run-setup.ts";
 
 /**
  * `hexa bank`: read a run's skill bank (show, history) and the cross-run Chroma index (reindex, query).
@@ -22,10 +23,12 @@ export const lastCommitted = (log: BankLog, cfg: RunConfig, level: string): numb
   return -1;
 };
 
-/** A run directory and its parsed config.yaml. */
+/** A run directory and its parsed config.yaml, its recorded bank checked as its episodes would read it. */
 export const openRun = (path: string): { dir: RunDir; cfg: RunConfig } => {
   const dir = RunDir.open(path);
-  return { dir, cfg: runDirConfig(dir, join(path, "config.yaml"), (line) => process.stderr.write(`${line}\n`)) };
+  const cfg = runDirConfig(dir, join(path, "config.yaml"), (line) => process.stderr.write(`${line}\n`));
+  checkRecordedBank(join(path, "bank-events.jsonl"), dir.bankLog({ repair: false }).events, familyOf(cfg).bankPayload);
+  return { dir, cfg };
 };
 
 const levelsOf = (cfg: RunConfig, level: unknown): string[] => {

@@ -17,9 +17,10 @@ import { runLoop } from "../loop/run-loop.ts";
 import { schedule } from "../loop/schedule.ts";
 import type { BankEvent } from "../store/bank.ts";
 import { readOfflineTrajectories } from "../store/offline-trajectories.ts";
-import { RunDir } from "../store/run-dir.ts";
+import { RunDir, updateKey } from "../store/run-dir.ts";
 import type { CodeVersion, UsageLine } from "../store/run-records.ts";
 import { readShippedBanks } from "../store/shipped-bank.ts";
+import { checkRecordedBank } from "../store/bank-check.ts";
 import { percent } from "./format.ts";
 import { progressView } from "./progress.ts";
 import { writeRunReport } from "./inspect.ts";
@@ -207,6 +208,8 @@ const start = async (
   const family = checkRunConfig(cfg, where);
   const code = codeVersion();
   if (existing) warnIfOtherCode(existing, code, note);
+  const recorded = existing?.bankLog({ repair: false });
+  if (recorded) checkRecordedBank(join(existing!.path, "bank-events.jsonl"), recorded.events, family.bankPayload);
   const fromFiles = usesBank(cfg) && cfg.init !== "online";
   const once = <T>(read: () => T) => {
     let value: T | undefined;
@@ -215,10 +218,11 @@ const start = async (
   const trajectories = cfg.offline.trajectories;
   const banks = cfg.offline.banks;
   const offline = fromFiles && trajectories ? once(() => readOfflineTrajectories(trajectories)) : undefined;
-  const shipped = fromFiles && banks ? once(() => readShippedBanks(banks)) : undefined;
-  // A new run reads its input files now, so a bad one is refused before the directory exists; a resume reads
-  // them only if round 0 is unfinished (afterwards the run holds what it took from them).
-  if (!existing) {
+  const caps = { skills: cfg.bank.maxSkills, mistakes: cfg.bank.maxMistakes };
+  const shipped = fromFiles && banks ? once(() => readShippedBanks(banks, { payload: family.bankPayload, caps, note })) : undefined;
+  // A new run reads its input files now, so a bad one is refused before the directory exists or is written to;
+  // so does a resume whose round 0 is unfinished (afterwards the run holds what it took from them).
+  if (!recorded || cfg.levels.some((level) => !recorded.done.has(updateKey(level, 0)))) {
     offline?.();
     shipped?.();
   }

@@ -9,10 +9,11 @@ import { ConfigError, ModelOutputError } from "../errors.ts";
 import type { ChatModel } from "../llm/chat-model.ts";
 import { sha256Hex } from "../llm/canonical-hash.ts";
 import type { LevelFamily } from "../family/family.ts";
-import { SkillIndexConfig } from "../loop/run-config.ts";
+import { RunConfig, SkillIndexConfig } from "../loop/run-config.ts";
 import { foldEvents, type Bank } from "../store/bank.ts";
 import { readConfigText } from "../store/config-file.ts";
-import { readShippedBank } from "../store/shipped-bank.ts";
+import type { BankCaps } from "../store/bank-check.ts";
+import { readShippedBank, type BankFileCheck } from "../store/shipped-bank.ts";
 import { writeTransferredBank, type TransferredBank } from "../store/transfer-bank.ts";
 import { lastCommitted, openRun } from "./bank.ts";
 import { defaultFamilyId, getFamily } from "./families.ts";
@@ -29,8 +30,15 @@ export interface ResolvedSource extends SynthesisSource {
   from: string;
 }
 
+/** The caps a source bank file is held to: the --config's bank settings, else their defaults (docs/spec/method.md §3). */
+const capsOf = (base: Record<string, unknown>): BankCaps => {
+  const bank = RunConfig.shape.bank.safeParse(base.bank ?? {});
+  if (!bank.success) throw new ConfigError(`--config: bank: ${bank.error.issues[0]!.message}; see hexa run --print-config`);
+  return { skills: bank.data.maxSkills, mistakes: bank.data.maxMistakes };
+};
+
 /** `LEVEL`, `LEVEL=runs/<id>` or `LEVEL=bank.json` → the level's bank. */
-export const readSource = (spec: string, family: LevelFamily): ResolvedSource => {
+export const readSource = (spec: string, family: LevelFamily, check: Omit<BankFileCheck, "payload"> = {}): ResolvedSource => {
   const [level = "", path] = spec.split(/=(.*)/s, 2);
   family.checkLevel(level);
   const from = path ?? join(SHIPPED, `${level}.heuristic.json`);
@@ -49,7 +57,7 @@ export const readSource = (spec: string, family: LevelFamily): ResolvedSource =>
     if (round < 0) throw new ConfigError(`--from ${spec}: the run has no committed bank for ${level} yet; let it finish a round`);
     bank = foldEvents(log.events.get(level) ?? [], round);
   } else {
-    const b = readShippedBank(from);
+    const b = readShippedBank(from, { ...check, payload: family.bankPayload });
     if (b.level !== level) throw new ConfigError(`--from ${spec}: the bank file is for ${b.level}, not ${level}; write --from ${b.level}=${path}`);
     bank = { skills: b.skills, mistakes: b.mistakes };
   }
@@ -243,13 +251,14 @@ export const transferCommand = defineCommand({
     const family = getFamily(argv.family);
     const target = argv.to;
     family.checkLevel(target);
-    const sources = argv.from.map((s) => readSource(s, family));
+    const base = readBase(argv.config);
+    const log = (line: string) => process.stderr.write(`${line}\n`);
+    const sources = argv.from.map((s) => readSource(s, family, { caps: capsOf(base), note: log }));
     const dup = sources.find((s, i) => sources.findIndex((x) => x.level === s.level) !== i);
     if (dup) throw new ConfigError(`--from: ${dup.level} is given twice; give each source level once`);
     if (sources.some((s) => s.level === target))
       throw new ConfigError(`--from ${target}: the target is also a source; transfer is zero-shot, so drop it from --from`);
     const synth = argv.synthesiser;
-    const base = readBase(argv.config);
     const now = new Date();
     const out = resolve(argv.out ?? join("runs", "transfer", `${target}__from_${sources.map((s) => s.level).join("+")}__${synth}__${stamp(now)}`, "bank.json"));
     let model: ChatModel | undefined;
@@ -263,7 +272,6 @@ export const transferCommand = defineCommand({
       });
       model = createRoleModel("synthesiser", llm, { env: process.env, onNotice: (m) => process.stderr.write(`warning: ${m}\n`) });
     }
-    const log = (line: string) => process.stderr.write(`${line}\n`);
     log(
       `transfer → ${target}: ${sources.map((s) => `${s.level} (${countOf(s.bank)} entries)`).join(", ")}; synthesiser ${synth === "llm" ? "llm" : "heuristic (no LLM)"}`,
     );

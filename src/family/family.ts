@@ -129,6 +129,11 @@ export interface LevelFamily {
   objectsOf?(level: string): string[];
   /** The action an episode commits (Trajectory.action), validated by this schema. */
   action: z.ZodType;
+  /**
+   * A bank entry's `payload` in this family (the machine form its heuristic agent reads), checked wherever a bank
+   * enters a run (src/store/bank-check.ts) so that an entry the episode cannot use is refused by its id; absent: any record.
+   */
+  bankPayload?: z.ZodType;
   words: FamilyWords;
   /**
    * The family's slice of RunConfig, under `key` (e.g. `interphyre: {horizon, toolSet}`); every field defaulted.

@@ -1,5 +1,6 @@
 import { appendFileSync } from "node:fs";
 import { z } from "zod";
+import { storedText } from "../util/cut-text.ts";
 import { sha256Hex } from "./canonical-hash.ts";
 import type { ChatModel } from "./chat-model.ts";
 import { Role } from "./config.ts";
@@ -48,7 +49,10 @@ export const fileSink =
   (line: string): void =>
     appendFileSync(path, `${line}\n`);
 
-/** Logs every call made through `inner`, including cache hits and failures; a failure is rethrown after logging. */
+/**
+ * Logs every call made through `inner`, including cache hits and failures; a failure is rethrown after logging.
+ * An answer's text and each call's argument text are kept up to STORED_TEXT_CHARS, a longer one cut with a marker.
+ */
 export const withAudit = (inner: ChatModel, o: AuditOptions): ChatModel => {
   const now = o.now ?? Date.now;
   return {
@@ -73,7 +77,7 @@ export const withAudit = (inner: ChatModel, o: AuditOptions): ChatModel => {
         write({
           ...request,
           modelReported: turn.model,
-          response: { text: turn.text, toolCalls: turn.toolCalls },
+          response: { text: storedText(turn.text), toolCalls: turn.toolCalls.map((c) => ({ ...c, rawArgs: storedText(c.rawArgs) })) },
           usage: turn.usage,
           latencyMs: turn.latencyMs,
           fromCache: turn.fromCache,

@@ -1,4 +1,17 @@
 import type { ToolCall } from "./chat-model.ts";
+import { cutMiddle } from "../util/cut-text.ts";
+import { jsonTextDepth, valueDepth } from "../util/json-depth.ts";
+
+/**
+ * The largest arguments a call may have: no tool takes more than a few kilobytes of flat JSON (reward code is
+ * the longest), and what is larger or deeper is refused as the model's error for that turn before anything
+ * writes it, hashes it or shows it back (each of which walks it).
+ */
+export const MAX_ARGS_DEPTH = 64;
+export const MAX_ARGS_CHARS = 64 * 1024;
+/** What a refused call keeps of its arguments' text: enough to see what the model sent. */
+const REFUSED_HEAD_CHARS = 1000;
+const REFUSED_TAIL_CHARS = 200;
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -36,12 +49,43 @@ const tryParse = (text: string): { ok: true; value: unknown } | { ok: false; why
   }
 };
 
+const tooLarge = (name: string, rawArgs: string, what: string): ParsedArgs => ({
+  args: {},
+  rawArgs: cutMiddle(rawArgs, REFUSED_HEAD_CHARS, REFUSED_TAIL_CHARS),
+  argsError: `${name}: arguments ${what}; send one flat JSON object of the tool's fields`,
+});
+
+const deeper = `nest deeper than ${MAX_ARGS_DEPTH} levels`;
+const longer = (n: number) => `are ${n} characters long, over the limit of ${MAX_ARGS_CHARS}`;
+
+/** A call's arguments over the limits, measured without recursion before anything else reads them; undefined when within. */
+const overLimits = (name: string, wire: unknown): ParsedArgs | undefined => {
+  if (typeof wire === "string") {
+    if (wire.length > MAX_ARGS_CHARS) return tooLarge(name, wire, longer(wire.length));
+    return jsonTextDepth(wire, MAX_ARGS_DEPTH) > MAX_ARGS_DEPTH ? tooLarge(name, wire, deeper) : undefined;
+  }
+  if (valueDepth(wire, MAX_ARGS_DEPTH) > MAX_ARGS_DEPTH) return tooLarge(name, "", deeper);
+  const text = JSON.stringify(wire) ?? "";
+  return text.length > MAX_ARGS_CHARS ? tooLarge(name, text, longer(text.length)) : undefined;
+};
+
+/**
+ * Reads one call's arguments within MAX_ARGS_DEPTH and MAX_ARGS_CHARS (a JSON string holding deeper JSON
+ * included); never throws: arguments over them, or unreadable, become args {} and an error the model can act on.
+ */
+export const parseToolArgs = (name: string, wire: unknown): ParsedArgs => {
+  const over = overLimits(name, wire);
+  if (over) return over;
+  const read = readToolArgs(name, wire);
+  return valueDepth(read.args, MAX_ARGS_DEPTH) > MAX_ARGS_DEPTH ? tooLarge(name, read.rawArgs, deeper) : read;
+};
+
 /**
  * Reads one call's arguments; never throws: a bad call becomes args {} and an error the model can act on.
  * Three server quirks are read and said (`repaired`): arguments sent as a JSON object rather than a string
  * (some llama.cpp builds), a JSON string holding the JSON text (double-encoded), and text after the object.
  */
-export const parseToolArgs = (name: string, wire: unknown): ParsedArgs => {
+const readToolArgs = (name: string, wire: unknown): ParsedArgs => {
   if (isRecord(wire)) return { args: wire, rawArgs: JSON.stringify(wire), repaired: "arguments came as a JSON object, not a string" };
   if (wire === undefined || wire === null) return { args: {}, rawArgs: "" };
   const raw = typeof wire === "string" ? wire : JSON.stringify(wire);

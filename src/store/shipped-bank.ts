@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { z } from "zod";
 import { ConfigError } from "../errors.ts";
 import type { Bank } from "./bank.ts";
+import { checkBankEntries, withinCaps, type BankCaps, type PayloadSchema } from "./bank-check.ts";
 import { BankData } from "./run-records.ts";
 
 /** A bank shipped in skills/banks/ (or exported from a run) for the Offline / Off2On initialisation. */
@@ -12,7 +13,19 @@ export const ShippedBank = BankData.extend({
 });
 export type ShippedBank = z.infer<typeof ShippedBank>;
 
-export const readShippedBank = (path: string): ShippedBank => {
+/** The file around the entries; each entry is checked on its own (bank-check.ts), so a refusal names it. */
+const ShippedEnvelope = ShippedBank.extend({ skills: z.array(z.unknown()), mistakes: z.array(z.unknown()) });
+
+/** How a bank file is checked where it enters: the family's payload schema and the run's caps (absent: none). */
+export interface BankFileCheck {
+  payload?: PayloadSchema;
+  caps?: BankCaps;
+  /** Told when the file holds more entries than the caps keep. */
+  note?: (line: string) => void;
+}
+
+/** A bank file, every entry checked, within the caps. */
+export const readShippedBank = (path: string, check: BankFileCheck = {}): ShippedBank => {
   if (!existsSync(path)) throw new ConfigError(`offline.banks: no such file (got ${JSON.stringify(path)}); see skills/banks/ for shipped banks`);
   let raw: unknown;
   try {
@@ -20,19 +33,23 @@ export const readShippedBank = (path: string): ShippedBank => {
   } catch (e) {
     throw new ConfigError(`${path}: not valid JSON (${(e as Error).message})`);
   }
-  const parsed = ShippedBank.safeParse(raw);
+  const parsed = ShippedEnvelope.safeParse(raw);
   if (!parsed.success) {
     const i = parsed.error.issues[0]!;
     throw new ConfigError(`${path}: ${i.path.join(".") || "(bank)"}: ${i.message}`);
   }
-  return parsed.data;
+  const bank = checkBankEntries(path, parsed.data, check.payload);
+  if (!check.caps) return { ...parsed.data, ...bank };
+  const capped = withinCaps(path, bank, check.caps);
+  capped.notes.forEach((line) => check.note?.(line));
+  return { ...parsed.data, ...capped.bank };
 };
 
 /** Each level's shipped bank; two files for one level is an error. */
-export const readShippedBanks = (paths: readonly string[]): Map<string, Bank> => {
+export const readShippedBanks = (paths: readonly string[], check: BankFileCheck = {}): Map<string, Bank> => {
   const out = new Map<string, Bank>();
   for (const p of paths) {
-    const b = readShippedBank(p);
+    const b = readShippedBank(p, check);
     if (out.has(b.level)) throw new ConfigError(`offline.banks: two banks for ${b.level} (the second is ${p}); give one per level`);
     out.set(b.level, { skills: b.skills, mistakes: b.mistakes });
   }

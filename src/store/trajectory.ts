@@ -1,4 +1,7 @@
 import { z } from "zod";
+import { MAX_ARGS_DEPTH } from "../llm/tool-args.ts";
+import { STORED_TEXT_CHARS, storedText } from "../util/cut-text.ts";
+import { valueDepth } from "../util/json-depth.ts";
 
 /** One turn: the thought before the tool call, the call, and what the tool answered. */
 export const TrajectoryStep = z.object({
@@ -12,6 +15,21 @@ export const TrajectoryStep = z.object({
   spent: z.number().int().min(1).optional().describe("units of the family's budget the call used (reward search: trainings sent); absent: none"),
 });
 export type TrajectoryStep = z.infer<typeof TrajectoryStep>;
+
+/** Arguments as stored: within STORED_TEXT_CHARS as JSON, else marked as cut like the actor's context does (agents/context.ts). */
+const storedArgs = (args: unknown): unknown => {
+  if (valueDepth(args, MAX_ARGS_DEPTH) > MAX_ARGS_DEPTH) return { truncated_arguments: `(not kept: nested deeper than ${MAX_ARGS_DEPTH} levels)` };
+  const text = JSON.stringify(args) ?? "";
+  return text.length <= STORED_TEXT_CHARS ? args : { truncated_arguments: storedText(text) };
+};
+
+/** A step as a run keeps it: its thought, observation and arguments each within STORED_TEXT_CHARS, a cut one saying how much was cut. */
+export const storedStep = (step: TrajectoryStep): TrajectoryStep => ({
+  ...step,
+  thought: storedText(step.thought),
+  observation: storedText(step.observation),
+  args: storedArgs(step.args),
+});
 
 /** The r(τ) categories of docs/spec/method.md §2 (agents/reward.ts maps an episode to one); stored with each episode. */
 export const RewardCategory = z.enum(["fast_success", "success", "slow_success", "exploratory_failure", "early_abandon_failure"]);

@@ -2,10 +2,12 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { quirkChunks, quirkCompletion, quirkError, quirkItem, type Quirks } from "./fake-openai-quirks.ts";
 
-/** A tool call the fake model makes; `args` is JSON-encoded unless the item has `malformedArgs`. */
+/** A tool call the fake model makes; `args` is JSON-encoded unless the item has `malformedArgs`, `rawArgs` sent as written. */
 export interface FakeToolCall {
   name: string;
   args?: unknown;
+  /** The arguments' text on the wire, verbatim (e.g. JSON nested deeper than `JSON.stringify` can write). */
+  rawArgs?: string;
   id?: string;
 }
 
@@ -85,7 +87,7 @@ const errorBody = (message: string, type: string) => ({ error: { message, type, 
 /** The wire form of the item's tool calls; malformed arguments lose their closing half. */
 const wireToolCalls = (item: ScriptItem, n: number) =>
   (item.toolCalls ?? []).map((call, i) => {
-    const json = JSON.stringify(call.args ?? {});
+    const json = call.rawArgs ?? JSON.stringify(call.args ?? {});
     const args = item.malformedArgs ? json.slice(0, Math.max(1, Math.floor(json.length / 2))) : json;
     return { id: call.id ?? `call_${n}_${i}`, type: "function" as const, function: { name: call.name, arguments: args } };
   });

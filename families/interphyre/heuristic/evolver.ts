@@ -1,10 +1,10 @@
-import { z } from "zod";
 import { placementOf } from "../action.ts";
 import type { LevelInstance } from "../instance.ts";
 import { NO_EVIDENCE } from "../../../src/store/bank-weights.ts";
 import type { Bank, BankEntry, BankEvent, Evidence, Mistake, Skill } from "../../../src/store/bank.ts";
 import { DEFAULT_CAPS, event, idMaker, seedsOf, weigh, withCaps, type BankCaps, type Labelled } from "../../../agents/evolver-labels.ts";
 import type { HeuristicHint } from "./hints.ts";
+import { Region } from "./region.ts";
 import type { Trajectory } from "../../../src/store/trajectory.ts";
 
 /**
@@ -15,10 +15,6 @@ import type { Trajectory } from "../../../src/store/trajectory.ts";
  * read; banks written before the family seam carried it as `hint: {json}` at the end of `example` / `correction`,
  * which `regionOf` still reads.
  */
-
-const Pair = z.tuple([z.number(), z.number()]);
-const Region = z.object({ relativeTo: z.string().min(1), dx: Pair, dy: Pair, radius: Pair.optional() });
-type Region = z.infer<typeof Region>;
 
 /** Half-widths of an observed region (m): a skill is "near this placement", a mistake only "at it". */
 const SKILL_HALF = 0.4;

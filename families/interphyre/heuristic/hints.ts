@@ -3,8 +3,8 @@ import type { LevelInstance } from "../instance.ts";
 import { checkPlacement } from "../world/placement.ts";
 import type { Rng } from "../../../src/util/rng.ts";
 import type { Action } from "../world/simulation.ts";
+import { OffsetRange, RadiusRange } from "./region.ts";
 
-const Range = z.tuple([z.number(), z.number()]).refine(([lo, hi]) => lo <= hi, "must be [lo, hi] with lo ≤ hi");
 const relativeTo = z.string().describe('object name whose initial centre is the origin of dx/dy, or "world"');
 
 /**
@@ -15,12 +15,12 @@ export const HeuristicHint = z.discriminatedUnion("kind", [
   z.object({
     kind: z.literal("region"),
     relativeTo,
-    dx: Range,
-    dy: Range,
-    radius: Range.optional().describe("red-ball radius range; the level default when absent"),
+    dx: OffsetRange,
+    dy: OffsetRange,
+    radius: RadiusRange.optional().describe("red-ball radius range; the level default when absent"),
     weight: z.number().positive(),
   }),
-  z.object({ kind: z.literal("avoid"), relativeTo, dx: Range, dy: Range, weight: z.number().positive() }),
+  z.object({ kind: z.literal("avoid"), relativeTo, dx: OffsetRange, dy: OffsetRange, weight: z.number().positive() }),
 ]);
 export type HeuristicHint = z.infer<typeof HeuristicHint>;
 
