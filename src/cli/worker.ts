@@ -18,6 +18,7 @@ import { codeVersion } from "./run-setup.ts";
 import { checkJobKeyFor, readJobKey } from "./job-key.ts";
 import { loadWorkerConfig, workerTrustOf } from "./worker-config.ts";
 import { insideRuns, trustedEpisodeLlm, type WorkerTrust } from "./worker-trust.ts";
+import { urlWithoutPassword } from "../util/secret-fields.ts";
 
 /** `--queues episodes,trainings` → the kinds, each known. */
 const parseQueues = (v: unknown): string[] => {
@@ -183,6 +184,8 @@ export const workerCommand = defineCommand({
       () => `--redis ${redisLabel(connection)}: Redis does not answer; start redis-server there (see README, "Many machines") or fix the URL`,
     );
     name = w.name;
+    const endpoints = [...new Set(trust.endpoints.map(urlWithoutPassword))].join(", ");
+    log(`worker ${w.name}: runs folder ${trust.runsDir}; model endpoints allowed: ${endpoints}; jobs ${jobKey ? "must be signed with the job key" : "unsigned"}`);
     log(`worker ${w.name} on ${redisLabel(connection)}: ${queues.join(", ")}, ${argv.concurrency} at once per queue (Ctrl-C stops after the jobs in flight)`);
     await new Promise<void>((stopped) => {
       const stop = () => {

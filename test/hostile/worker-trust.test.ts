@@ -63,11 +63,11 @@ afterAll(async () => {
 });
 
 let n = 0;
-/** Adds a job as an attacker would (3 attempts allowed), waits for its end: its error (if any) and how often it was tried. */
-const inject = async (kind: "episodes" | "trainings", data: object, sign: string | undefined = KEY) => {
+/** Adds a job as an attacker would (3 attempts allowed; `sign` null: unsigned), waits for its end: its error (if any) and how often it was tried. */
+const inject = async (kind: "episodes" | "trainings", data: object, sign: string | null = KEY) => {
   const jobId = `hostile-${++n}`;
   const { queue, events } = queues[kind]!;
-  const job = await queue.add(kind === "episodes" ? "episode" : "hello", signJob(sign, kind, jobId, data), {
+  const job = await queue.add(kind === "episodes" ? "episode" : "hello", signJob(sign ?? undefined, kind, jobId, data), {
     jobId,
     attempts: 3,
     backoff: { type: "fixed", delay: 100 },
@@ -128,7 +128,7 @@ describe("hexa worker refuses jobs that choose what runs or where it is sent", (
   });
 
   it("unsigned and wrongly signed jobs are refused once, telling to set the same HEXA_JOB_KEY; a signed one is played", async () => {
-    const unsigned = await inject("episodes", episodeJob({}, "heuristic"), undefined);
+    const unsigned = await inject("episodes", episodeJob({}, "heuristic"), null);
     expect(unsigned.error).toMatch(/the job is not signed, and this worker takes signed jobs only; set the same HEXA_JOB_KEY/);
     expect(unsigned.attempts).toBe(1);
     const forged = await inject("episodes", episodeJob({}, "heuristic"), "another-key-0123456789abcdef");
