@@ -72,7 +72,9 @@ const firstDifference = (a: unknown, b: unknown, at = ""): string | undefined =>
 export const trustedEpisodeLlm = (cfg: RunConfig, raw: Record<string, unknown>, schema: z.ZodType, trust: WorkerTrust, run: string): RunConfig["llm"] => {
   const secret = firstDifference(raw, withoutSecrets(raw, schema));
   if (secret !== undefined)
-    throw new ConfigError(`${secret}: the job carries a secret; a worker takes keys and passwords only from its own environment (hexa run strips them from jobs)`);
+    throw new ConfigError(
+      `${secret}: the job carries a secret; a worker takes keys and passwords only from its own environment (hexa run strips them from jobs)`,
+    );
   const url = cfg.llm.actor.baseURL;
   if (url !== undefined && !endpointAllowed(url, trust.endpoints))
     throw new ConfigError(

@@ -107,10 +107,17 @@ export const workerCommand = defineCommand({
     y
       .option("redis", {
         type: "string",
-        describe: "the Redis the coordinator uses, e.g. redis://127.0.0.1:6379 or rediss://HOST:PORT (TLS); else worker.yaml's redis (HEXA_REDIS_PASSWORD: its password)",
+        describe:
+          "the Redis the coordinator uses, e.g. redis://127.0.0.1:6379 or rediss://HOST:PORT (TLS); else worker.yaml's redis (HEXA_REDIS_PASSWORD: its password)",
       })
-      .option("config", { type: "string", describe: "worker.yaml: this worker's own settings (runsDir, allowEndpoints, jobKeyFile, llm, a family's trainer; docs/security.md)" })
-      .option("runs-dir", { type: "string", describe: "the worker's runs folder; a job naming a path outside it is refused (default: worker.yaml's runsDir, else runs)" })
+      .option("config", {
+        type: "string",
+        describe: "worker.yaml: this worker's own settings (runsDir, allowEndpoints, jobKeyFile, llm, a family's trainer; docs/security.md)",
+      })
+      .option("runs-dir", {
+        type: "string",
+        describe: "the worker's runs folder; a job naming a path outside it is refused (default: worker.yaml's runsDir, else runs)",
+      })
       .option("allow-endpoint", {
         type: "string",
         array: true,
@@ -143,7 +150,11 @@ export const workerCommand = defineCommand({
     const url = argv.redis ?? settings.redis;
     if (!url) throw new ConfigError("--redis: no Redis named; pass --redis redis://HOST:PORT or set redis in worker.yaml (--config)");
     const connection = parseRedisUrl(url, argv.redis ? "--redis" : `--config ${argv.config}: redis`, process.env.HEXA_REDIS_PASSWORD);
-    const trust = workerTrustOf(settings, { ...(argv["runs-dir"] ? { runsDir: argv["runs-dir"] } : {}), allowEndpoints: argv["allow-endpoint"].map(String) }, process.env);
+    const trust = workerTrustOf(
+      settings,
+      { ...(argv["runs-dir"] ? { runsDir: argv["runs-dir"] } : {}), allowEndpoints: argv["allow-endpoint"].map(String) },
+      process.env,
+    );
     const keyFile = argv["job-key-file"] ?? settings.jobKeyFile;
     const jobKey = readJobKey(process.env, keyFile ? { path: keyFile, where: argv["job-key-file"] ? "--job-key-file" : "worker.yaml jobKeyFile" } : undefined);
     const queues = argv.queues;
@@ -185,7 +196,9 @@ export const workerCommand = defineCommand({
     );
     name = w.name;
     const endpoints = [...new Set(trust.endpoints.map(urlWithoutPassword))].join(", ");
-    log(`worker ${w.name}: runs folder ${trust.runsDir}; model endpoints allowed: ${endpoints}; jobs ${jobKey ? "must be signed with the job key" : "unsigned"}`);
+    log(
+      `worker ${w.name}: runs folder ${trust.runsDir}; model endpoints allowed: ${endpoints}; jobs ${jobKey ? "must be signed with the job key" : "unsigned"}`,
+    );
     log(`worker ${w.name} on ${redisLabel(connection)}: ${queues.join(", ")}, ${argv.concurrency} at once per queue (Ctrl-C stops after the jobs in flight)`);
     await new Promise<void>((stopped) => {
       const stop = () => {

@@ -7,14 +7,17 @@ const schema = composeRunConfig([]);
 describe("the config's secret fields", () => {
   it("are every field whose name reads like a credential, marked in the schema (a new apiKey or token must be marked too)", () => {
     const marked = secretPaths(schema);
-    expect(marked).toEqual(expect.arrayContaining(["llm.actor.apiKey", "llm.evolver.apiKey", "llm.synthesiser.apiKey", "skillIndex.embedding.apiKey", "backend"]));
+    expect(marked).toEqual(
+      expect.arrayContaining(["llm.actor.apiKey", "llm.evolver.apiKey", "llm.synthesiser.apiKey", "skillIndex.embedding.apiKey", "backend"]),
+    );
     expect(credentialLikePaths(schema).filter((p) => !marked.includes(p))).toEqual([]);
   });
 
   it("are dropped from a copy (keys) or cleaned (a URL's password), the input left as it was", () => {
     const cfg = parseRunConfig(
       {
-        family: "interphyre", levels: ["catapult"],
+        family: "interphyre",
+        levels: ["catapult"],
         backend: "redis://:CANARY@10.0.0.5:6379",
         llm: { actor: { apiKey: "CANARY", baseURL: "http://127.0.0.1:1/v1" }, evolver: { apiKey: "CANARY" } },
         skillIndex: { embedding: { provider: "openai", model: "e", apiKey: "CANARY" } },

@@ -27,7 +27,8 @@ export const parseRedisUrl = (url: string, where: string, password?: string): Re
     throw new ConfigError(`${where}: not a Redis URL (got ${JSON.stringify(url.replace(/:[^:@/]*@/, ":***@"))}); ${EXAMPLE}`);
   }
   const shown = JSON.stringify(redactedUrl(u));
-  if (u.protocol !== "redis:" && u.protocol !== "rediss:") throw new ConfigError(`${where}: only redis:// and rediss:// URLs are supported (got ${shown}); ${EXAMPLE}`);
+  if (u.protocol !== "redis:" && u.protocol !== "rediss:")
+    throw new ConfigError(`${where}: only redis:// and rediss:// URLs are supported (got ${shown}); ${EXAMPLE}`);
   if (!u.hostname) throw new ConfigError(`${where}: the URL names no host (got ${shown}); ${EXAMPLE}`);
   const db = u.pathname.replace(/^\//, "");
   if (db && !/^\d+$/.test(db)) throw new ConfigError(`${where}: the database is a number (got ${JSON.stringify(db)}); write redis://HOST:PORT/0`);
