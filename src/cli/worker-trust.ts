@@ -40,7 +40,7 @@ const partsOf = (url: string): { origin: string; path: string[] } | undefined =>
 };
 
 /** An allowed entry admits its own URL and any path below it on the same scheme, host and port. */
-export const endpointAllowed = (url: string, allowed: readonly string[]): boolean => {
+const endpointAllowed = (url: string, allowed: readonly string[]): boolean => {
   const want = partsOf(url);
   return (
     want !== undefined &&

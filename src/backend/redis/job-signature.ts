@@ -6,7 +6,7 @@ import { canonicalJson } from "../../util/canonical-json.ts";
  * job carries an HMAC-SHA256 of its queue kind, its id and its data in canonical JSON, so that a job written
  * into Redis by anyone without the key is refused, and a signed job moved to another queue or id is too.
  */
-export const SIGNATURE_FIELD = "signature";
+const SIGNATURE_FIELD = "signature";
 
 /** Shorter keys are refused: a key is guessed offline from any signed job an attacker can read. */
 export const MIN_JOB_KEY_LENGTH = 16;
