@@ -56,7 +56,8 @@ const firstDifference = (a: unknown, b: unknown, at = ""): string | undefined =>
   if (a === b) return undefined;
   if (a && b && typeof a === "object" && typeof b === "object") {
     for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) {
-      const d = firstDifference((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], at ? `${at}.${k}` : k);
+      const own = (o: object) => (Object.hasOwn(o, k) ? (o as Record<string, unknown>)[k] : undefined);
+      const d = firstDifference(own(a), own(b), at ? `${at}.${k}` : k);
       if (d !== undefined) return d;
     }
     return undefined;

@@ -58,14 +58,16 @@ const strip = (value: unknown, schema: z.ZodType): unknown => {
   if (!isRecord(value)) return value;
   if (def.type === "record" && def.valueType) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, strip(v, def.valueType!)]));
   if (def.type !== "object" || !def.shape) return value;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) {
-    const field = def.shape[k];
-    const kind = field && kindOf(field);
-    if (kind === "key") continue;
-    out[k] = kind === "url-password" && typeof v === "string" ? urlWithoutPassword(v) : field ? strip(v, field) : v;
-  }
-  return out;
+  const shape = def.shape;
+  // Own keys only: a config may hold `constructor` or `__proto__` keys (refused later by the schema, never inherited here).
+  return Object.fromEntries(
+    Object.entries(value).flatMap(([k, v]) => {
+      const field = Object.hasOwn(shape, k) ? shape[k] : undefined;
+      const kind = field && kindOf(field);
+      if (kind === "key") return [];
+      return [[k, kind === "url-password" && typeof v === "string" ? urlWithoutPassword(v) : field ? strip(v, field) : v]];
+    }),
+  );
 };
 
 /** The dotted paths of every marked field (`llm.actor.apiKey`); a union's options share their parent's path. */
