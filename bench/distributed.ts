@@ -59,7 +59,8 @@ const until = async (cond: () => boolean, ms = 60_000) => {
   }
 };
 const worker = async (): Promise<Proc> => {
-  const w = hexa(["worker", "--redis", redis.url, ...LOCK]);
+  // A worker sends model requests only to endpoints it allows (docs/security.md): the scripted model's.
+  const w = hexa(["worker", "--redis", redis.url, ...LOCK, "--allow-endpoint", model.url]);
   await until(() => w.stderr().includes(" at once per queue"));
   return w;
 };

@@ -249,7 +249,7 @@ describe("hexa run --backend redis://", () => {
   }, 120_000);
 
   it("a job that fails deterministically (no API key on the worker) fails the run at once, without retries", async () => {
-    const w = await ready(worker({ OPENAI_API_KEY: "", HEXA_ACTOR_API_KEY: "" }));
+    const w = await ready(worker({ OPENAI_API_KEY: "", HEXA_ACTOR_API_KEY: "" }, "--allow-endpoint", "http://127.0.0.1:9/v1"));
     const cfg = join(tmp, "llm.yaml");
     writeFileSync(
       cfg,
@@ -301,7 +301,8 @@ describe("hexa run --backend redis://", () => {
     };
     const l = await start(["run", rs("cache-local"), "--runs-dir", join(tmp, "rs-local")]).done;
     expect(l.status, l.stderr).toBe(0);
-    const [episodes, trainings] = await Promise.all([ready(worker({}, "--queues", "episodes")), ready(worker({}, "--queues", "trainings"))]);
+    // The trainings worker's runs folder holds the runs' caches and job folders: a job may name no path outside it.
+    const [episodes, trainings] = await Promise.all([ready(worker({}, "--queues", "episodes")), ready(worker({}, "--queues", "trainings", "--runs-dir", tmp))]);
     const r = await start(["run", rs("cache-redis"), "--runs-dir", join(tmp, "rs-redis"), "--backend", redis.url]).done;
     expect(r.status, r.stderr).toBe(0);
     expect(episodes!.stderr()).not.toMatch(/trainings job/);

@@ -29,7 +29,8 @@ beforeAll(async () => {
   [redis, server] = await Promise.all([startRedis(), startFakeOpenAI()]);
   tmp = mkdtempSync(join(tmpdir(), "hexa-redis-budget-"));
   // BullMQ's default 30 s locks: a worker loading the model client on a busy machine must not lose its job to the other.
-  workers = [0, 1].map(() => start(["worker", "--redis", redis.url]));
+  // The workers send model requests only to the endpoints they allow: the scripted server's.
+  workers = [0, 1].map(() => start(["worker", "--redis", redis.url, "--allow-endpoint", server.url]));
   await Promise.all(
     workers.map((w) =>
       until(

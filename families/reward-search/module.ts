@@ -53,9 +53,10 @@ export const rewardSearchModule: FamilyModule = {
           connection: ctx.connection,
           hexa: ctx.hexa,
           trainer: { trainer: c.trainer, cacheDir: c.cacheDir, jobsDir: c.jobsDir },
+          sign: ctx.sign,
           log: ctx.log,
         });
-      const trainings = trainingHandler(ctx.workerName);
+      const trainings = trainingHandler(ctx);
       return { handlers: { [TRAININGS]: trainings.handle }, close: trainings.close };
     },
   },

@@ -2,13 +2,16 @@ import type { RedisLedger } from "../backend/redis/spend-ledger.ts";
 import type { Budget, Spend } from "../llm/budget.ts";
 import type { EpisodeBackend } from "../loop/episode-backend.ts";
 import type { UsageLine } from "../store/run-records.ts";
-import type { RunConfig } from "../loop/run-config.ts";
+import { configWithoutSecrets, type RunConfig } from "../loop/run-config.ts";
+import { urlWithoutPassword } from "../util/secret-fields.ts";
 import { ConfigError } from "../errors.ts";
+import { allFamilies } from "./families.ts";
+import { checkJobKeyFor, readJobKey } from "./job-key.ts";
 import { codeVersion } from "./run-setup.ts";
 
 /**
  * The run's episode backend (docs/ARCHITECTURE.md §7), chosen here and nowhere else: `local` (undefined: the loop plays in
- * this process) or `redis://HOST:PORT` (hexa worker processes play; bullmq is loaded only then). `where` names
+ * this process) or `redis[s]://HOST:PORT` (hexa worker processes play; bullmq is loaded only then). `where` names
  * the flag or key in errors. Redis that does not answer is refused before anything is written.
  */
 export const openEpisodes = async (
@@ -18,12 +21,16 @@ export const openEpisodes = async (
 ): Promise<EpisodeBackend | undefined> => {
   if (checkBackend(spec, where) === "local") return undefined;
   const [{ parseRedisUrl }, { openRedisEpisodes }] = await Promise.all([import("../backend/redis/connection.ts"), import("../backend/redis/coordinator.ts")]);
-  const connection = parseRedisUrl(spec, where);
+  const connection = parseRedisUrl(spec, where, process.env.HEXA_REDIS_PASSWORD);
+  const jobKey = readJobKey(process.env);
+  // Only a worker warns about unsigned jobs: it is the one that runs them.
+  checkJobKeyFor(connection, jobKey, where, () => undefined);
   const { run, log, budget, charge } = o;
   return openRedisEpisodes({
     connection,
     run,
-    config: JSON.parse(JSON.stringify(o.config)) as Record<string, unknown>,
+    config: configWithoutSecrets(o.config, allFamilies()),
+    ...(jobKey ? { jobKey } : {}),
     hexa: codeVersion(),
     log,
     ...checkMs(),
@@ -39,15 +46,17 @@ export const openEpisodes = async (
 export const sharedLedger = async (spec: string, where: string, run: string): Promise<((cap: Budget, spent: Spend) => RedisLedger) | undefined> => {
   if (checkBackend(spec, where) === "local") return undefined;
   const [{ parseRedisUrl }, { openRedisLedger }] = await Promise.all([import("../backend/redis/connection.ts"), import("../backend/redis/spend-ledger.ts")]);
-  const connection = parseRedisUrl(spec, where);
+  const connection = parseRedisUrl(spec, where, process.env.HEXA_REDIS_PASSWORD);
   return (cap, spent) => openRedisLedger(connection, run, { cap, spent });
 };
 
 /** A backend spec's kind, or a ConfigError naming `where`. */
 export const checkBackend = (spec: string, where: string): "local" | "redis" => {
   if (spec === "local") return "local";
-  if (spec.startsWith("redis://")) return "redis";
-  throw new ConfigError(`${where}: unknown backend ${JSON.stringify(spec)}; use local or redis://HOST:PORT (hexa worker processes play the episodes)`);
+  if (spec.startsWith("redis://") || spec.startsWith("rediss://")) return "redis";
+  throw new ConfigError(
+    `${where}: unknown backend ${JSON.stringify(urlWithoutPassword(spec))}; use local or redis://HOST:PORT (rediss:// for TLS; hexa worker processes play the episodes)`,
+  );
 };
 
 /** HEXA_QUEUE_CHECK_MS: how often jobs in flight are checked for having vanished from Redis (tests shorten it). */

@@ -1,9 +1,9 @@
 import { mkdirSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname } from "node:path";
 import { ConfigError } from "../errors.ts";
 import type { ChatModel } from "../llm/chat-model.ts";
 import { playHere } from "../loop/episode-backend.ts";
-import { parseRunConfig, type RunConfig } from "../loop/run-config.ts";
+import { composeRunConfig, parseRunConfig, type RunConfig } from "../loop/run-config.ts";
 import type { UsageLine } from "../store/run-records.ts";
 import { BudgetExceeded, hasCap, NO_SPEND, SpendGate, type Budget } from "../llm/budget.ts";
 import { parseRedisUrl, redisLabel, withTimeout, type RedisConnection } from "../backend/redis/connection.ts";
@@ -15,6 +15,10 @@ import { InvariantError } from "../errors.ts";
 import { defineCommand } from "../family/define-command.ts";
 import { intFlag } from "./flags.ts";
 import { codeVersion } from "./run-setup.ts";
+import { checkJobKeyFor, readJobKey } from "./job-key.ts";
+import { loadWorkerConfig, workerTrustOf } from "./worker-config.ts";
+import { insideRuns, trustedEpisodeLlm, type WorkerTrust } from "./worker-trust.ts";
+import { urlWithoutPassword } from "../util/secret-fields.ts";
 
 /** `--queues episodes,trainings` → the kinds, each known. */
 const parseQueues = (v: unknown): string[] => {
@@ -30,7 +34,8 @@ const parseQueues = (v: unknown): string[] => {
 
 /**
  * The actor model of a job's run, built once per (run, llm config) from this machine's environment: keys never
- * travel in a job. Its calls are logged under runs/.workers/<run>/ here unless the config names an audit log.
+ * travel in a job. Its calls are logged under <runs>/.workers/<run>/ here unless worker.yaml or the job names an
+ * audit log inside the runs folder (worker-trust.ts checked the llm settings before they reach here).
  * A job of a capped run gets a model of its own behind a gate that counts in the run's ledger in Redis: a gate
  * refuses every call after its first refusal, and a resume with a raised cap must find a fresh one.
  */
@@ -38,11 +43,10 @@ const actorModels = (connection: RedisConnection) => {
   const built = new Map<string, ChatModel>();
   const ledgers = new Map<string, RedisLedger>();
   const warn = (m: string) => process.stderr.write(`warning: ${m}\n`);
-  const build = async (cfg: RunConfig, run: string, gate?: SpendGate): Promise<ChatModel> => {
+  const build = async (cfg: RunConfig, gate?: SpendGate): Promise<ChatModel> => {
     const { createRoleModel } = await import("../llm/role-model.ts");
-    const auditLog = cfg.llm.auditLog ?? join("runs", ".workers", run.replace(/[^A-Za-z0-9_.+-]/g, "_"), "llm-log.jsonl");
-    mkdirSync(dirname(auditLog), { recursive: true });
-    const llm = { ...cfg.llm, auditLog };
+    const llm = cfg.llm;
+    if (llm.auditLog) mkdirSync(dirname(llm.auditLog), { recursive: true });
     try {
       return createRoleModel("actor", llm, { env: process.env, onNotice: warn, ...(gate ? { gate } : {}) });
     } catch (e) {
@@ -56,18 +60,18 @@ const actorModels = (connection: RedisConnection) => {
       if (budget && hasCap(budget)) {
         const { openRedisLedger } = await import("../backend/redis/spend-ledger.ts");
         if (!ledgers.has(run)) ledgers.set(run, openRedisLedger(connection, run));
-        return build(cfg, run, new SpendGate(budget, cfg.llm.prices, NO_SPEND, ledgers.get(run)));
+        return build(cfg, new SpendGate(budget, cfg.llm.prices, NO_SPEND, ledgers.get(run)));
       }
       const key = JSON.stringify([run, cfg.llm]);
-      if (!built.has(key)) built.set(key, await build(cfg, run));
+      if (!built.has(key)) built.set(key, await build(cfg));
       return built.get(key)!;
     },
     close: () => Promise.all([...ledgers.values()].map((l) => l.close())),
   };
 };
 
-/** An episode job: the same playHere as a local run, with the bank the coordinator sent. */
-const episodeHandler = (worker: () => string, connection: RedisConnection) => {
+/** An episode job: the same playHere as a local run, with the bank the coordinator sent and this worker's endpoints and folders. */
+const episodeHandler = (worker: () => string, connection: RedisConnection, trust: WorkerTrust) => {
   const actors = actorModels(connection);
   const handle: JobHandler = async (raw, jobId, progress): Promise<EpisodeJobResult> => {
     const parsed = EpisodeJobData.safeParse(raw);
@@ -76,7 +80,8 @@ const episodeHandler = (worker: () => string, connection: RedisConnection) => {
         `job ${jobId}: not an episode job of schema ${JOB_SCHEMA_VERSION} (${parsed.error.issues[0]?.path.join(".")}: ${parsed.error.issues[0]?.message})`,
       );
     const d = parsed.data;
-    const cfg = parseRunConfig(d.config, `job ${jobId}: config`, allFamilies());
+    const parsedCfg = parseRunConfig(d.config, `job ${jobId}: config`, allFamilies());
+    const cfg = { ...parsedCfg, llm: trustedEpisodeLlm(parsedCfg, d.config, composeRunConfig(allFamilies()), trust, d.run) };
     const family = getFamily(cfg.family);
     family.checkLevel(d.episode.level);
     const actorModel = d.episode.agent === "heuristic" ? undefined : await actors.of(cfg, d.run, d.budget);
@@ -100,7 +105,26 @@ export const workerCommand = defineCommand({
   describe: "take episode and training jobs from Redis and run them for hexa run/compare --backend (start one per machine)",
   builder: (y) =>
     y
-      .option("redis", { type: "string", demandOption: true, describe: "the Redis the coordinator uses, e.g. redis://127.0.0.1:6379" })
+      .option("redis", {
+        type: "string",
+        describe:
+          "the Redis the coordinator uses, e.g. redis://127.0.0.1:6379 or rediss://HOST:PORT (TLS); else worker.yaml's redis (HEXA_REDIS_PASSWORD: its password)",
+      })
+      .option("config", {
+        type: "string",
+        describe: "worker.yaml: this worker's own settings (runsDir, allowEndpoints, jobKeyFile, llm, a family's trainer; docs/security.md)",
+      })
+      .option("runs-dir", {
+        type: "string",
+        describe: "the worker's runs folder; a job naming a path outside it is refused (default: worker.yaml's runsDir, else runs)",
+      })
+      .option("allow-endpoint", {
+        type: "string",
+        array: true,
+        default: [] as string[],
+        describe: "a model endpoint jobs may name in llm.actor.baseURL (repeatable); OPENAI_BASE_URL and HEXA_<ROLE>_BASE_URL here are allowed too",
+      })
+      .option("job-key-file", { type: "string", describe: "a file holding the job key the coordinator signs jobs with (else HEXA_JOB_KEY)" })
       .option("concurrency", { type: "string", default: 1, coerce: intFlag("concurrency", 1, 256), describe: "jobs run at once per queue" })
       .option("queues", {
         type: "string",
@@ -121,7 +145,18 @@ export const workerCommand = defineCommand({
         describe: "how often this worker looks for jobs whose worker died",
       }),
   handler: async (argv) => {
-    const connection = parseRedisUrl(argv.redis, "--redis");
+    const withSettings = familyModules().flatMap((m) => (m.worker ? [m.id] : []));
+    const settings = loadWorkerConfig(argv.config, withSettings);
+    const url = argv.redis ?? settings.redis;
+    if (!url) throw new ConfigError("--redis: no Redis named; pass --redis redis://HOST:PORT or set redis in worker.yaml (--config)");
+    const connection = parseRedisUrl(url, argv.redis ? "--redis" : `--config ${argv.config}: redis`, process.env.HEXA_REDIS_PASSWORD);
+    const trust = workerTrustOf(
+      settings,
+      { ...(argv["runs-dir"] ? { runsDir: argv["runs-dir"] } : {}), allowEndpoints: argv["allow-endpoint"].map(String) },
+      process.env,
+    );
+    const keyFile = argv["job-key-file"] ?? settings.jobKeyFile;
+    const jobKey = readJobKey(process.env, keyFile ? { path: keyFile, where: argv["job-key-file"] ? "--job-key-file" : "worker.yaml jobKeyFile" } : undefined);
     const queues = argv.queues;
     const { startWorker } = await import("../backend/redis/worker.ts");
     const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -129,15 +164,27 @@ export const workerCommand = defineCommand({
     const hexa = codeVersion();
     // Each family routes its own heavy jobs (reward search: trainings) before any family is built.
     if (anyFamilyBuilt()) throw new InvariantError("hexa worker: a family was built before its worker hooks ran");
-    const served = await Promise.all(familyModules().flatMap((m) => (m.worker ? [m.worker.serve({ connection, hexa, log, workerName: () => name })] : [])));
+    checkJobKeyFor(connection, jobKey, "--redis", log);
+    const { signJob } = await import("../backend/redis/job-signature.ts");
+    const context = (id: string) => ({
+      connection,
+      hexa,
+      log,
+      workerName: () => name,
+      settings: settings.families[id],
+      insideRuns: (path: string, field: string) => insideRuns(trust, path, field),
+      sign: <T extends object>(kind: string, jobId: string, data: T) => signJob(jobKey, kind, jobId, data),
+    });
+    const served = await Promise.all(familyModules().flatMap((m) => (m.worker ? [m.worker.serve(context(m.id))] : [])));
     await loadFamilies();
-    const episodes = episodeHandler(() => name, connection);
+    const episodes = episodeHandler(() => name, connection, trust);
     const all = Object.assign({ [EPISODES]: episodes.handle }, ...served.map((s) => s.handlers)) as Record<string, JobHandler>;
     const handlers = Object.fromEntries(queues.map((q) => [q, all[q]!]));
     const w = await withTimeout(
       startWorker({
         connection,
         hexa,
+        ...(jobKey ? { jobKey } : {}),
         concurrency: argv.concurrency,
         handlers,
         lockMs: argv["lock-ms"],
@@ -148,6 +195,10 @@ export const workerCommand = defineCommand({
       () => `--redis ${redisLabel(connection)}: Redis does not answer; start redis-server there (see README, "Many machines") or fix the URL`,
     );
     name = w.name;
+    const endpoints = [...new Set(trust.endpoints.map(urlWithoutPassword))].join(", ");
+    log(
+      `worker ${w.name}: runs folder ${trust.runsDir}; model endpoints allowed: ${endpoints}; jobs ${jobKey ? "must be signed with the job key" : "unsigned"}`,
+    );
     log(`worker ${w.name} on ${redisLabel(connection)}: ${queues.join(", ")}, ${argv.concurrency} at once per queue (Ctrl-C stops after the jobs in flight)`);
     await new Promise<void>((stopped) => {
       const stop = () => {

@@ -53,7 +53,7 @@ export const workersCommand = defineCommand({
       import("../backend/redis/connection.ts"),
       import("../backend/redis/registry.ts"),
     ]);
-    const connection = parseRedisUrl(argv.redis, "--redis");
+    const connection = parseRedisUrl(argv.redis, "--redis", process.env.HEXA_REDIS_PASSWORD);
     let view: WorkersView;
     try {
       view = await readWorkers(connection, Date.now(), queueKinds());

@@ -31,6 +31,12 @@ export interface FamilyWorkerContext {
   log: (line: string) => void;
   /** This worker's name, known once it has started. */
   workerName: () => string;
+  /** The family's slice of worker.yaml (under the family's id; undefined when absent): the worker's own settings, which jobs cannot change. */
+  settings: unknown;
+  /** A path a job names, resolved; a ConfigError naming `field` when it lies outside the worker's runs folder (docs/security.md). */
+  insideRuns(path: string, field: string): string;
+  /** A job's data as the family queues it, signed with the worker's job key (none: unchanged). */
+  sign<T extends object>(kind: string, jobId: string, data: T): T;
 }
 
 /** The family's side of `hexa worker`: called before any family is built, so it may route its heavy jobs to its queues. */

@@ -1,10 +1,11 @@
 import { z } from "zod";
 import { ConfigError } from "../errors.ts";
+import { secret } from "../util/secret-fields.ts";
 
 export const Role = z.enum(["actor", "evolver", "synthesiser"]);
 export type Role = z.infer<typeof Role>;
 
-const DEFAULT_BASE_URL = "https://api.openai.com/v1";
+export const DEFAULT_BASE_URL = "https://api.openai.com/v1";
 const DEFAULT_CONCURRENCY = 4;
 
 /**
@@ -20,7 +21,7 @@ export type StructuredOutputMode = z.infer<typeof StructuredOutputMode>;
 export const ModelConfig = z.strictObject({
   model: z.string().min(1).default("gpt-4.1-mini").describe("model name sent to the endpoint"),
   baseURL: z.url().optional().describe(`OpenAI-compatible endpoint; falls back to OPENAI_BASE_URL, then ${DEFAULT_BASE_URL}`),
-  apiKey: z.string().min(1).optional().describe("API key; falls back to OPENAI_API_KEY"),
+  apiKey: secret(z.string().min(1)).optional().describe("API key; falls back to OPENAI_API_KEY"),
   temperature: z
     .number()
     .min(0)

@@ -7,6 +7,7 @@ import { Budget } from "../llm/budget.ts";
 import { LlmConfig } from "../llm/config.ts";
 import { SEARCH_METHODS, SearchConfig } from "../search/config.ts";
 import { EmbeddingConfig } from "../store/embedding.ts";
+import { secret, withoutSecrets } from "../util/secret-fields.ts";
 
 /**
  * A run's config (docs/spec/style.md §8): each part owns its slice (ActorConfig, RetrieverConfig, LlmConfig,
@@ -90,9 +91,7 @@ export const RunConfig = strict({
   budget: Budget,
   skillIndex: SkillIndexConfig.prefault({}),
   concurrency: z.number().int().min(1).default(3).describe("episodes of one round run at once"),
-  backend: z
-    .string()
-    .min(1)
+  backend: secret(z.string().min(1), "url-password")
     .default("local")
     .describe(
       "where episodes are played: local (this process, `concurrency` at once) or a job queue URL for hexa worker processes, e.g. redis://127.0.0.1:6379; hexa run --backend overrides it",
@@ -135,14 +134,16 @@ const shownValue = (v: unknown): string => {
   return plain.length > 120 ? `${plain.slice(0, 100)}… (${plain.length} characters)` : plain;
 };
 
-const issueText = (issue: z.core.$ZodIssue, raw: unknown): string => {
+/** `clean` is `raw` with its secrets removed: a secret's value never reaches a message, only that one was given. */
+const issueText = (issue: z.core.$ZodIssue, raw: unknown, clean: unknown): string => {
   const where = issue.path.join(".") || "(config)";
   if (issue.code === "unrecognized_keys") {
     const keys = issue.keys.map((k) => (issue.path.length ? `${where}.${k}` : k)).join(", ");
     return `${keys}: unknown key; see hexa run --print-config for the known ones`;
   }
-  const got = valueAt(raw, issue.path);
-  const shown = got === undefined ? "nothing" : shownValue(got);
+  const got = valueAt(clean, issue.path);
+  const hidden = got === undefined && valueAt(raw, issue.path) !== undefined;
+  const shown = hidden ? "a secret, not shown" : got === undefined ? "nothing" : shownValue(got);
   return `${where}: ${issue.message.replace(/^Invalid input: /, "")} (got ${shown}); see hexa run --print-config for its default and meaning`;
 };
 
@@ -180,14 +181,17 @@ const upgrade = (raw: unknown, source: string, families: readonly FamilySlice[])
 /** Parses a config object; `source` names the file in errors; `families` supply their slices. */
 export const parseRunConfig = (raw: unknown, source: string, families: readonly FamilySlice[] = []): RunConfig => {
   const read = upgrade(raw ?? {}, source, families);
-  const parsed = composeRunConfig(families).safeParse(read);
-  if (!parsed.success)
+  const schema = composeRunConfig(families);
+  const parsed = schema.safeParse(read);
+  if (!parsed.success) {
+    const clean = withoutSecrets(read, schema);
     throw new ConfigError(
       `${source}: ${parsed.error.issues
         .slice(0, 3)
-        .map((i) => issueText(i, read))
+        .map((i) => issueText(i, read, clean))
         .join("; ")}`,
     );
+  }
   const problem = cellProblem(parsed.data);
   if (problem) throw new ConfigError(`${source}: ${problem}`);
   const other = families.find((f) => f.id !== parsed.data.family && (raw as Record<string, unknown> | null)?.[f.config.key] !== undefined);
@@ -231,12 +235,14 @@ const annotate = (node: unknown, schema: z.ZodType): void => {
   }
 };
 
+/** A resolved config as data for another process or file: every secret field removed (secret-fields.ts). */
+export const configWithoutSecrets = (c: RunConfig, families: readonly FamilySlice[] = []): Record<string, unknown> =>
+  withoutSecrets(JSON.parse(JSON.stringify(c)) as Record<string, unknown>, composeRunConfig(families));
+
 /** The resolved config as commented YAML, secrets removed (they come from the environment on resume). */
 export const runConfigYaml = (c: RunConfig, families: readonly FamilySlice[] = []): string => {
-  const copy = structuredClone(c);
-  for (const role of ["actor", "evolver", "synthesiser"] as const) delete copy.llm[role].apiKey;
-  if (copy.skillIndex.embedding.provider === "openai") copy.skillIndex.embedding.apiKey = "";
-  const doc = new Document(copy);
-  annotate(doc.contents, composeRunConfig(families));
+  const schema = composeRunConfig(families);
+  const doc = new Document(withoutSecrets(structuredClone(c), schema));
+  annotate(doc.contents, schema);
   return doc.toString({ lineWidth: 0 });
 };

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ConfigError } from "../errors.ts";
+import { secret } from "../util/secret-fields.ts";
 
 /** Turns texts into vectors for the skill index; Chroma gets no embedding function of its own (no download). */
 export interface Embedder {
@@ -17,7 +18,7 @@ export const EmbeddingConfig = z.discriminatedUnion("provider", [
     provider: z.literal("openai").describe("an OpenAI-compatible POST {baseURL}/embeddings endpoint"),
     model: z.string().min(1).describe("embedding model name sent to the endpoint"),
     baseURL: z.string().url().default("https://api.openai.com/v1").describe("endpoint root, without /embeddings"),
-    apiKey: z.string().default("").describe("bearer token; empty: HEXA_EMBEDDING_API_KEY or OPENAI_API_KEY in a run, else no Authorization header"),
+    apiKey: secret(z.string()).default("").describe("bearer token; empty: HEXA_EMBEDDING_API_KEY or OPENAI_API_KEY in a run, else no Authorization header"),
   }),
 ]);
 export type EmbeddingConfig = z.infer<typeof EmbeddingConfig>;

@@ -24,9 +24,10 @@ export interface RedisServer {
   restart(): Promise<void>;
 }
 
-const launch = (port: number): Promise<ChildProcess> =>
+const launch = (port: number, password?: string): Promise<ChildProcess> =>
   new Promise((ok, fail) => {
-    const p = spawn(REDIS_SERVER, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--protected-mode", "no"], {
+    const auth = password === undefined ? [] : ["--requirepass", password];
+    const p = spawn(REDIS_SERVER, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--protected-mode", "no", ...auth], {
       stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";
@@ -44,11 +45,11 @@ const launch = (port: number): Promise<ChildProcess> =>
     });
   });
 
-/** A redis-server of the test's own on a free loopback port, with no persistence. */
-export const startRedis = async (): Promise<RedisServer> => {
+/** A redis-server of the test's own on a free loopback port, with no persistence; with `password`, it refuses clients without it (--requirepass). */
+export const startRedis = async (o: { password?: string } = {}): Promise<RedisServer> => {
   if (!existsSync(REDIS_SERVER)) throw new Error(`${REDIS_SERVER} is missing; install Debian's redis-server (apt-get install redis-server), as .ci/run does`);
   const port = await freePort();
-  let proc = await launch(port);
+  let proc = await launch(port, o.password);
   const kill = async () => {
     if (proc.exitCode !== null || proc.signalCode !== null) return;
     await new Promise<void>((ok) => {
@@ -62,7 +63,7 @@ export const startRedis = async (): Promise<RedisServer> => {
     kill,
     restart: async () => {
       await kill();
-      proc = await launch(port);
+      proc = await launch(port, o.password);
     },
   };
 };

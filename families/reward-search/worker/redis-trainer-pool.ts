@@ -19,6 +19,8 @@ export interface RedisTrainerOptions {
   connection: RedisConnection;
   hexa: HexaVersion;
   trainer: Record<string, unknown>;
+  /** Signs a job with the worker's job key (docs/security.md). */
+  sign: <T extends object>(kind: string, jobId: string, data: T) => T;
   log?: (line: string) => void;
 }
 
@@ -52,7 +54,7 @@ export const redisTrainerPool = (o: RedisTrainerOptions): TrainerPool => {
       .update(JSON.stringify([data.kind, data.trainer, "job" in data ? data.job : null, "budget" in data ? data.budget : null]))
       .digest("hex")
       .slice(0, 32)}`;
-    const job = await queue.add(data.kind, data, {
+    const job = await queue.add(data.kind, o.sign(TRAININGS, jobId, data), {
       jobId,
       attempts: 3,
       backoff: { type: "fixed", delay: 1000 },

@@ -1,23 +1,54 @@
+import { isDeepStrictEqual } from "node:util";
+import { z } from "zod";
 import { RewardSearchConfig } from "../config.ts";
 import { ConfigError } from "../../../src/errors.ts";
+import type { FamilyWorkerContext } from "../../../src/family/registry.ts";
 import type { TrainerPool } from "../trainer/pool.ts";
 import { JOB_SCHEMA_VERSION } from "../../../src/backend/redis/jobs.ts";
 import { TrainingJobData } from "./training-job.ts";
 import { localTrainerPool } from "../trainer/local-pool.ts";
 
 /**
- * A training job on a worker: the same trainer pool code as a local run, one pool per trainer setting (its
- * processes stay up between jobs), with the setting's cache on this machine.
+ * The worker's own trainer settings (worker.yaml `reward-search:`, docs/security.md): what runs on this machine
+ * is the worker's. A job's trainer command must be this one (none: the built-in trainer); the processes are this
+ * worker's whatever the job says.
  */
-export const trainingHandler = (worker: () => string) => {
+const WorkerTrainerSettings = z
+  .strictObject({
+    trainer: z
+      .strictObject({
+        command: z.array(z.string().min(1)).min(1).optional().describe("the trainer this worker runs; unset: the built-in PPO trainer"),
+        processes: z.number().int().min(1).optional().describe("trainer processes run at once; unset: one per free core"),
+      })
+      .prefault({}),
+  })
+  .prefault({});
+
+const shownCommand = (c: readonly string[] | undefined): string => (c ? JSON.stringify(c).slice(0, 200) : "none (the built-in trainer)");
+
+/**
+ * A training job on a worker: the same trainer pool code as a local run, one pool per trainer setting (its
+ * processes stay up between jobs), with the setting's cache on this machine. The job's settings are checked
+ * against the worker's before any pool is made: no process starts and nothing is written for a refused job.
+ */
+export const trainingHandler = (ctx: Pick<FamilyWorkerContext, "workerName" | "settings" | "insideRuns">) => {
+  const own = WorkerTrainerSettings.safeParse(ctx.settings ?? {});
+  if (!own.success) throw new ConfigError(`worker.yaml reward-search: ${own.error.issues[0]?.path.join(".")}: ${own.error.issues[0]?.message}`);
+  const mine = own.data.trainer;
   const pools = new Map<string, TrainerPool>();
   const poolOf = (settings: Record<string, unknown>, jobId: string): TrainerPool => {
-    const key = JSON.stringify(settings);
-    if (!pools.has(key)) {
-      const c = RewardSearchConfig.safeParse(settings);
-      if (!c.success) throw new ConfigError(`job ${jobId}: trainer settings: ${c.error.issues[0]?.path.join(".")}: ${c.error.issues[0]?.message}`);
-      pools.set(key, localTrainerPool(c.data));
-    }
+    const c = RewardSearchConfig.safeParse(settings);
+    if (!c.success) throw new ConfigError(`job ${jobId}: trainer settings: ${c.error.issues[0]?.path.join(".")}: ${c.error.issues[0]?.message}`);
+    if (!isDeepStrictEqual(c.data.trainer.command, mine.command))
+      throw new ConfigError(
+        `job ${jobId}: trainer.command: the job names ${shownCommand(c.data.trainer.command)}; this worker runs only its own trainer, ${shownCommand(mine.command)} (worker.yaml reward-search.trainer.command)`,
+      );
+    const cacheDir = ctx.insideRuns(c.data.cacheDir, `job ${jobId}: cacheDir`);
+    const jobsDir = ctx.insideRuns(c.data.jobsDir, `job ${jobId}: jobsDir`);
+    const { processes: _, ...trainer } = c.data.trainer;
+    const trusted: RewardSearchConfig = { ...c.data, cacheDir, jobsDir, trainer: { ...trainer, ...(mine.processes ? { processes: mine.processes } : {}) } };
+    const key = JSON.stringify(trusted);
+    if (!pools.has(key)) pools.set(key, localTrainerPool(trusted));
     return pools.get(key)!;
   };
   const handle = async (raw: unknown, jobId: string, progress: (p: object) => Promise<void>): Promise<unknown> => {
@@ -36,5 +67,6 @@ export const trainingHandler = (worker: () => string) => {
     });
     return { outcome, worker: worker() };
   };
+  const worker = ctx.workerName;
   return { handle, close: () => Promise.all([...pools.values()].map((p) => p.close())) };
 };

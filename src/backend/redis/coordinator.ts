@@ -4,6 +4,7 @@ import { BudgetExceeded, type Budget } from "../../llm/budget.ts";
 import type { EpisodeBackend, EpisodeJob } from "../../loop/episode-backend.ts";
 import type { UsageLine } from "../../store/run-records.ts";
 import { redisLabel, withTimeout, type RedisConnection } from "./connection.ts";
+import { signJob } from "./job-signature.ts";
 import {
   budgetStopped,
   EpisodeJobResult,
@@ -20,8 +21,10 @@ export interface RedisBackendOptions {
   connection: RedisConnection;
   /** The run's id (job ids are `<run>/<episode id>`). */
   run: string;
-  /** The run's resolved config as data. */
+  /** The run's resolved config as data, its secret fields already removed (secret-fields.ts): it is stored in Redis. */
   config: Record<string, unknown>;
+  /** The key every job is signed with (job-signature.ts); unset: jobs go unsigned (a Redis on this machine only). */
+  jobKey?: string;
   hexa: HexaVersion;
   log?: (line: string) => void;
   /** How often jobs in flight are checked for having vanished (a Redis restarted without persistence). */
@@ -41,14 +44,6 @@ export interface RedisBackendOptions {
 const ATTEMPTS = 3;
 /** Finished jobs are kept a day: a coordinator killed between a job's end and its record finds the result on resume. */
 const KEEP = { age: 24 * 3600 };
-
-/** A config as a job carries it: API keys stay on the machine that has them. */
-const withoutKeys = (config: Record<string, unknown>): Record<string, unknown> => {
-  const llm = config.llm as Record<string, unknown> | undefined;
-  if (!llm) return config;
-  const strip = (m: unknown) => (m && typeof m === "object" ? Object.fromEntries(Object.entries(m).filter(([k]) => k !== "apiKey")) : m);
-  return { ...config, llm: Object.fromEntries(Object.entries(llm).map(([k, v]) => [k, ["actor", "evolver", "synthesiser"].includes(k) ? strip(v) : v])) };
-};
 
 /**
  * Episodes played by `hexa worker` processes through a BullMQ queue (docs/ARCHITECTURE.md §7). The job id is the episode's,
@@ -87,7 +82,7 @@ export const openRedisEpisodes = async (o: RedisBackendOptions): Promise<Episode
     void close();
     throw e;
   }
-  const config = withoutKeys(o.config);
+  const config = o.config;
   const pending = new Map<string, EpisodeJobData>();
   const add = (jobId: string, data: EpisodeJobData) =>
     queue.add("episode", data, { jobId, attempts: ATTEMPTS, backoff: { type: "fixed", delay: 1000 }, removeOnComplete: KEEP, removeOnFail: KEEP });
@@ -127,7 +122,7 @@ export const openRedisEpisodes = async (o: RedisBackendOptions): Promise<Episode
     const jobId = jobIdOf(o.run, job.id);
     // An EpisodeJob is the job's episode and its bank (a Bank is exactly {skills, mistakes}).
     const { bank, ...episode } = job;
-    const data: EpisodeJobData = {
+    const data: EpisodeJobData = signJob(o.jobKey, EPISODES, jobId, {
       schemaVersion: JOB_SCHEMA_VERSION,
       hexa: o.hexa,
       run: o.run,
@@ -135,7 +130,7 @@ export const openRedisEpisodes = async (o: RedisBackendOptions): Promise<Episode
       episode,
       bank,
       ...(o.budget ? { budget: o.budget } : {}),
-    };
+    });
     pending.set(jobId, data);
     try {
       const queued: Job = await add(jobId, data);

@@ -4,6 +4,7 @@ import { Redis } from "ioredis";
 import { ConfigError } from "../../errors.ts";
 import { BudgetExceeded } from "../../llm/budget.ts";
 import type { RedisConnection } from "./connection.ts";
+import { signatureProblem } from "./job-signature.ts";
 import { queueName, refusal, type HexaVersion } from "./jobs.ts";
 import { HEARTBEAT_MS, WORKERS_KEY, type WorkerBeat } from "./registry.ts";
 
@@ -13,6 +14,8 @@ export type JobHandler = (data: unknown, jobId: string, progress: (p: object) =>
 export interface WorkerOptions {
   connection: RedisConnection;
   hexa: HexaVersion;
+  /** The key jobs must be signed with (job-signature.ts); unset: only unsigned jobs are taken (a Redis on this machine). */
+  jobKey?: string;
   /** Jobs run at once, per queue. */
   concurrency: number;
   handlers: Record<string, JobHandler>;
@@ -31,8 +34,9 @@ export interface RunningWorker {
 
 /**
  * A `hexa worker` (docs/ARCHITECTURE.md §7): one BullMQ worker per queue it serves, each running `concurrency` jobs at once.
- * Deterministic failures (a job of another hexa version, a bad config, a key this machine lacks, the run's spend
- * cap) fail the job without retries; anything else is retried by BullMQ, and a worker that dies mid-job loses its lock, so the
+ * Deterministic failures (a job without the job key's signature, a job of another hexa version, a bad config, a
+ * key this machine lacks, a command, path or endpoint the job may not choose, the run's spend cap) fail the job
+ * without retries; anything else is retried by BullMQ, and a worker that dies mid-job loses its lock, so the
  * stalled-job check hands the job to another worker. It beats into the `hexa workers` table every second.
  */
 export const startWorker = async (o: WorkerOptions): Promise<RunningWorker> => {
@@ -44,7 +48,8 @@ export const startWorker = async (o: WorkerOptions): Promise<RunningWorker> => {
   let failed = 0;
   const process_ = (kind: string, handler: JobHandler) => async (job: Job) => {
     const id = job.id ?? "?";
-    const why = refusal(id, job.data, o.hexa);
+    // Checked before anything of the job is read: a job without the shared key's signature was not queued by a coordinator.
+    const why = signatureProblem(o.jobKey, kind, id, job.data) ?? refusal(id, job.data, o.hexa);
     if (why) throw new UnrecoverableError(why);
     active.set(id, { queue: kind, since: Date.now() });
     o.log(`${kind} job ${id} started (attempt ${job.attemptsMade + 1})`);

@@ -1,0 +1,85 @@
+import { readFileSync, statSync } from "node:fs";
+import { resolve } from "node:path";
+import { parse as parseYaml } from "yaml";
+import { z } from "zod";
+import { ConfigError } from "../errors.ts";
+import { DEFAULT_BASE_URL } from "../llm/config.ts";
+import { secret, withoutSecrets } from "../util/secret-fields.ts";
+import type { WorkerTrust } from "./worker-trust.ts";
+
+/**
+ * `hexa worker --config worker.yaml`: the worker's own settings (docs/security.md). Everything a job could
+ * otherwise steer (endpoints, folders, a trainer command) is set here or by flags, never by a job. A family's
+ * worker settings sit under its id (e.g. `reward-search: {trainer: {command: [...]}}`).
+ */
+const WorkerConfigBase = z.strictObject({
+  redis: secret(z.string().min(1), "url-password").optional().describe("the Redis URL; --redis overrides it (HEXA_REDIS_PASSWORD supplies a password)"),
+  runsDir: z.string().min(1).default("runs").describe("the worker's runs folder: every path a job names must lie inside it"),
+  allowEndpoints: z
+    .array(z.url())
+    .default([])
+    .describe("model endpoints jobs may name (llm.actor.baseURL), beside OPENAI_BASE_URL and HEXA_<ROLE>_BASE_URL of the worker's environment"),
+  jobKeyFile: z.string().min(1).optional().describe("a file holding the job key (else HEXA_JOB_KEY); the coordinator must use the same key"),
+  llm: z
+    .strictObject({
+      cacheDir: z.string().min(1).optional().describe("the worker's LLM response cache, used for every job"),
+      auditLog: z.string().min(1).optional().describe("the worker's model-call log, used for every job (default: <runsDir>/.workers/<run>/llm-log.jsonl)"),
+    })
+    .prefault({}),
+});
+type WorkerConfigBase = z.infer<typeof WorkerConfigBase>;
+export type WorkerConfig = WorkerConfigBase & { families: Record<string, unknown> };
+
+/** Worker configs are a few lines; anything larger is not one. */
+const MAX_BYTES = 64 * 1024;
+
+/** The schema with a key per family that has worker settings, so a typo'd key is refused, not ignored. */
+const schemaFor = (familyIds: readonly string[]) => WorkerConfigBase.extend(Object.fromEntries(familyIds.map((id) => [id, z.unknown().optional()])));
+
+/** Reads and checks worker.yaml; undefined `path`: the defaults. Every error names the file and the key. */
+export const loadWorkerConfig = (path: string | undefined, familyIds: readonly string[]): WorkerConfig => {
+  let raw: unknown = {};
+  if (path !== undefined) {
+    let text: string;
+    try {
+      if (statSync(path).size > MAX_BYTES) throw new ConfigError(`--config ${path}: over ${MAX_BYTES} bytes; a worker config is a few lines`);
+      text = readFileSync(path, "utf8");
+    } catch (e) {
+      if (e instanceof ConfigError) throw e;
+      throw new ConfigError(`--config ${path}: cannot read it (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); name a YAML file`);
+    }
+    try {
+      raw = parseYaml(text) ?? {};
+    } catch (e) {
+      throw new ConfigError(`--config ${path}: not valid YAML (${(e as Error).message.split("\n")[0]})`);
+    }
+  }
+  const schema = schemaFor(familyIds);
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    const i = parsed.error.issues[0]!;
+    const keys = i.code === "unrecognized_keys" ? ` ${i.keys.join(", ")}` : "";
+    throw new ConfigError(
+      `--config ${path}: ${i.path.join(".") || "(config)"}:${keys} ${i.message} (known keys: ${Object.keys(schema.shape).join(", ")}; shown without secrets: ${JSON.stringify(withoutSecrets(raw, schema)).slice(0, 200)})`,
+    );
+  }
+  const base = parsed.data as WorkerConfigBase & Record<string, unknown>;
+  return { ...base, families: Object.fromEntries(familyIds.flatMap((id) => (base[id] === undefined ? [] : [[id, base[id]]]))) };
+};
+
+/** The endpoints this machine's environment points at: OPENAI_BASE_URL (or OpenAI's, when unset) and every HEXA_<ROLE>_BASE_URL. */
+const environmentEndpoints = (env: NodeJS.ProcessEnv): string[] => [
+  env.OPENAI_BASE_URL || DEFAULT_BASE_URL,
+  ...Object.entries(env).flatMap(([k, v]) => (/^HEXA_[A-Z]+_BASE_URL$/.test(k) && v ? [v] : [])),
+];
+
+/** What the worker trusts, from its config, its flags (which win) and its environment. */
+export const workerTrustOf = (c: WorkerConfig, flags: { runsDir?: string; allowEndpoints: readonly string[] }, env: NodeJS.ProcessEnv): WorkerTrust => {
+  for (const url of flags.allowEndpoints)
+    if (!z.url().safeParse(url).success) throw new ConfigError(`--allow-endpoint: not a URL (got ${JSON.stringify(url)}); write e.g. http://127.0.0.1:8000/v1`);
+  return {
+    runsDir: resolve(flags.runsDir ?? c.runsDir),
+    endpoints: [...flags.allowEndpoints, ...c.allowEndpoints, ...environmentEndpoints(env)],
+    llm: c.llm,
+  };
+};
