@@ -21,10 +21,10 @@ const cut = (s: string, n: number) => (s.length > n ? `${s.slice(0, n)}…` : s)
 const cutMiddle = (s: string, head: number, tail: number) =>
   s.length <= head + tail + 20 ? s : `${s.slice(0, head)} … [${s.length - head - tail} characters cut] … ${s.slice(-tail)}`;
 const oneLine = (s: string) => s.replace(/\s*\n\s*/g, " ").trim();
-export const signed = (r: number) => (r >= 0 ? `+${r.toFixed(2)}` : r.toFixed(2));
+const signed = (r: number) => (r >= 0 ? `+${r.toFixed(2)}` : r.toFixed(2));
 
 /** A thought split into the model's answer text and its reasoning (the part after the marker, when there is one). */
-export const splitThought = (thought: string): { answer: string; reasoning: string } => {
+const splitThought = (thought: string): { answer: string; reasoning: string } => {
   const i = thought.indexOf(REASONING);
   return i < 0 ? { answer: thought.trim(), reasoning: "" } : { answer: thought.slice(0, i).trim(), reasoning: thought.slice(i + REASONING.length).trim() };
 };

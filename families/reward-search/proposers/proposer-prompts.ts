@@ -34,7 +34,7 @@ const shown = (c: CandidateView, label: string) =>
   ].join("\n");
 
 /** The answer's shape: the design thought first, then the code (RF-Agent's thought_code_output.txt, as JSON). */
-export const answerText = (kind: Operator | "repair") =>
+const answerText = (kind: Operator | "repair") =>
   kind === "refine"
     ? 'Answer with only a JSON object {"thought": "...", "code": "..."}: in the thought, first your analysis of each existing component, then the design (what the policy should do and how the reward gets it there); then the code that carries it out.'
     : 'Answer with only a JSON object {"thought": "...", "code": "..."}: write the design thought first (what the policy should do and how the reward gets it there), then the code that carries it out.';
