@@ -55,27 +55,32 @@ const placement = (args: unknown): string | undefined => {
   return `x=${n(a.x)}, y=${n(a.y)}, radius=${n(a.radius)}${rest.length ? `, ${cut(JSON.stringify(Object.fromEntries(rest)), ARGS_CHARS)}` : ""}`;
 };
 
+/** A kept line with the indented lines under it (a trace's waypoints), and where its goal object stands in the goal. */
+interface Block {
+  lines: string[];
+  rank: number;
+}
+
 /**
  * The outcome lines of one observation: its first line, then the lines that name a goal object (a line indented
  * under a kept line goes with it), then the red ball's and the outcome words' lines, at most MAX_LINES.
  */
 const outcomeLines = (observation: string, goal: readonly string[]): string[] => {
   const [head = "", ...rest] = observation.split("\n");
-  const goalLines: string[] = [];
-  const otherLines: string[] = [];
-  let keptLast: string[] | undefined;
+  const blocks: Block[] = [];
+  let last: Block | undefined;
   for (const line of rest) {
     if (/^\s+\S/.test(line) && !line.trimStart().startsWith("-")) {
-      keptLast?.push(line.trim());
+      last?.lines.push(line.trim());
       continue;
     }
-    keptLast = goal.some((g) => names(line, g)) ? goalLines : names(line, ACTION_OBJECT) || OUTCOME_WORDS.test(line) ? otherLines : undefined;
-    keptLast?.push(line.trim());
+    const rank = goal.findIndex((g) => names(line, g));
+    const kept = rank >= 0 || names(line, ACTION_OBJECT) || OUTCOME_WORDS.test(line);
+    last = kept ? { lines: [line.trim()], rank: rank >= 0 ? rank : goal.length } : undefined;
+    if (last) blocks.push(last);
   }
-  // Goal lines in the goal's order (a tool may list objects alphabetically).
-  const rank = (line: string) => goal.findIndex((g) => names(line, g));
-  const ordered = goalLines.map((line, i) => ({ line, i, r: rank(line) })).sort((x, y) => (x.r === y.r ? x.i - y.i : x.r - y.r));
-  const lines = [head, ...ordered.map((o) => o.line), ...otherLines].filter((l) => l.trim() !== "");
+  // Goal objects first, in the goal's order (a tool may list objects alphabetically); Array.prototype.sort is stable.
+  const lines = [head, ...blocks.sort((a, b) => a.rank - b.rank).flatMap((b) => b.lines)].filter((l) => l.trim() !== "");
   const shown = lines.slice(0, MAX_LINES).map((l) => cut(l, LINE_CHARS));
   return lines.length > MAX_LINES ? [...shown, `… ${lines.length - MAX_LINES} more outcome lines`] : shown;
 };
