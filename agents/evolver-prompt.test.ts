@@ -141,6 +141,27 @@ describe("the evolver's prompts", () => {
     expect(user).toContain("scene: catapult seed 101: green_ball must touch blue_ball for 3 s; green_ball ball r");
   });
 
+  it("show a long episode's middle turns compactly, still with each action, outcome line and goal objects", () => {
+    const long = episode(
+      102,
+      false,
+      Array.from({ length: 25 }, (_, i) =>
+        step(i + 1, `Try x=${i}. ${"Because ".repeat(60)}`, i * 0.1 - 2, rollout(`(${i}.00, -3.60)`, "(3.50, -2.70)", false)),
+      ),
+    );
+    const text = failuresPrompt({ ...context(), maxTurns: 25 }, labelTrajectories([{ ...long, maxTurns: 25 }])).user;
+    const turns = text.split(/\n(?=turn \d+ · )/).slice(1);
+    expect(turns).toHaveLength(25);
+    expect(text).toContain("(turns 4–20 shown compactly: the action, the first 3 outcome lines, a shorter thought)");
+    for (const t of turns) {
+      expect(t).toMatch(/^turn \d+ · simulate_action x=/);
+      expect(t).toMatch(/\n {2}← FAILURE.*\n {2}← - green_ball at \(\d+\.00, -3\.60\).*\n {2}← - blue_ball at/);
+    }
+    expect(turns[10]).not.toContain("red_ball first contacts");
+    expect(turns[24]).toContain("red_ball first contacts");
+    expect(text.length).toBeLessThan(17_000); // every turn in full: over 20,000
+  });
+
   it("put a reasoning model's answer before its reasoning, and keep the scene read of turn 1", () => {
     const { user } = contrastivePrompt(context(), [labelled[0]!], [labelled[1]!]);
     expect(user).toContain("turn 1 · get_level_state {}\n  ← Level catapult (seed 100).");

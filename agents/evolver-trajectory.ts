@@ -14,6 +14,17 @@ import type { EvolverMode, Labelled } from "./evolver-labels.ts";
 const ANSWER_CHARS = 400;
 const REASONING_HEAD = 200;
 const REASONING_TAIL = 100;
+/**
+ * A trajectory over FULL_CHARS shows its first KEEP_FIRST steps (the scene reading) and last KEEP_LAST steps in
+ * full and the ones between compactly: the action, the first COMPACT_LINES outcome lines (the family puts the
+ * outcome and the goal objects first) and a shorter thought. Ten 25-turn trajectories stay near 30k tokens.
+ */
+const FULL_CHARS = 12_000;
+const KEEP_FIRST = 3;
+const KEEP_LAST = 5;
+const COMPACT_LINES = 3;
+const COMPACT_ACTION_CHARS = 300;
+const COMPACT_ANSWER_CHARS = 150;
 /** The marker agents/actor.ts puts before a reasoning model's reasoning in a step's thought. */
 const REASONING = "[reasoning] ";
 
@@ -43,20 +54,34 @@ const indent = (text: string, prefix: string) =>
     .map((l) => `${prefix}${l}`)
     .join("\n");
 
-const renderStep = (level: string, s: TrajectoryStep, words: FamilyWords): string => {
+const renderStep = (level: string, s: TrajectoryStep, words: FamilyWords, compact: boolean): string => {
   const e = words.evidenceOf(level, s);
   const { answer, reasoning } = splitThought(s.thought);
   const thought = [
-    `  thought: ${answer ? cut(oneLine(answer), ANSWER_CHARS) : "(none)"}`,
-    ...(reasoning ? [`  reasoning: ${cutMiddle(oneLine(reasoning), REASONING_HEAD, REASONING_TAIL)}`] : []),
+    `  thought: ${answer ? cut(oneLine(answer), compact ? COMPACT_ANSWER_CHARS : ANSWER_CHARS) : "(none)"}`,
+    ...(reasoning && !compact ? [`  reasoning: ${cutMiddle(oneLine(reasoning), REASONING_HEAD, REASONING_TAIL)}`] : []),
   ];
-  const [first = "", ...more] = e.action.split("\n");
+  const action = compact ? cutMiddle(e.action, COMPACT_ACTION_CHARS - 100, 100) : e.action;
+  const [first = "", ...more] = action.split("\n");
   return [
     `turn ${s.turn} · ${first}${s.ok ? "" : " (failed)"}`,
     ...(more.length ? [indent(more.join("\n"), "    ")] : []),
-    ...e.outcome.map((l) => `  ← ${l}`),
+    ...(compact ? e.outcome.slice(0, COMPACT_LINES) : e.outcome).map((l) => `  ← ${l}`),
     ...thought,
   ].join("\n");
+};
+
+/** Every step in full, or, past FULL_CHARS, the middle ones compactly with a line saying which. */
+const renderSteps = (level: string, steps: readonly TrajectoryStep[], words: FamilyWords): string[] => {
+  const full = steps.map((s) => renderStep(level, s, words, false));
+  if (full.join("\n").length <= FULL_CHARS || steps.length <= KEEP_FIRST + KEEP_LAST) return full;
+  const middle = steps.slice(KEEP_FIRST, steps.length - KEEP_LAST);
+  return [
+    ...full.slice(0, KEEP_FIRST),
+    `(turns ${middle[0]!.turn}–${middle.at(-1)!.turn} shown compactly: the action, the first ${COMPACT_LINES} outcome lines, a shorter thought)`,
+    ...middle.map((s) => renderStep(level, s, words, true)),
+    ...full.slice(-KEEP_LAST),
+  ];
 };
 
 /** A trajectory of `level` (the bank's level, which the loop checked); r and category hidden in the ablation (docs/spec/method.md §7). */
@@ -67,5 +92,5 @@ export const renderTrajectory = (level: string, l: Labelled, mode: EvolverMode, 
   const score = t.score === undefined ? "" : ` · score ${Number(t.score.toPrecision(4))}`;
   const outcome = `outcome: ${t.success ? "success" : "failure"} after ${t.steps.length} of ${t.maxTurns} turns; ${ENDED[t.stopReason]}${score}${label}`;
   const answer = t.action === null || t.action === undefined ? "final action: none" : `final action: ${words.renderAction(t.action)}`;
-  return [head, `scene: ${words.sceneOf(level, t.seed)}`, outcome, answer, ...t.steps.map((s) => renderStep(level, s, words))].join("\n");
+  return [head, `scene: ${words.sceneOf(level, t.seed)}`, outcome, answer, ...renderSteps(level, t.steps, words)].join("\n");
 };
