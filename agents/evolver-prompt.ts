@@ -34,7 +34,7 @@ const WEIGHTS = [
   "## How an entry's weight follows from what it cites",
   "- A skill's weight is (mean r of the trajectories in its `sources` + 1) / 2, kept within 0.1–1.0; a partial skill (from failed runs) is capped at 0.5. The actor is shown the highest-weighted skills first.",
   "- So citing a failed trajectory (negative r) lowers a skill's weight: cite as a skill's sources the runs that show it working; a failure that shows a skill's absence belongs to a mistake.",
-  "- A skill that cites nothing gets the mean r of all trajectories shown.",
+  "- A skill that cites nothing gets the mean r of this batch's trajectories.",
   "- A mistake's weight grows with the number of failed trajectories it cites (1 → 0.33, 2 → 0.5, 4 → 0.67); their r does not matter.",
 ].join("\n");
 
