@@ -43,15 +43,16 @@ export interface EpisodeSpec {
 }
 
 /**
- * A reasoning model's reasoning (reply.reasoning) is kept in the trajectory's thought, cut to head + tail like an
- * old observation, and never sent back: the context keeps only the answer's text.
+ * A reasoning model's reasoning (reply.reasoning) is kept in the trajectory's thought after the answer's text (so a
+ * reader that cuts the thought keeps the answer; agents/evolver-trajectory.ts splits at the marker), cut to head +
+ * tail like an old observation, and never sent back: the context keeps only the answer's text.
  */
 const REASONING_HEAD = 1500;
 const REASONING_TAIL = 500;
 
 const thoughtOf = (reply: AssistantTurn): string =>
   reply.reasoning
-    ? [`[reasoning] ${cutMiddle(reply.reasoning, REASONING_HEAD, REASONING_TAIL)}`, reply.text].filter((t) => t.trim() !== "").join("\n\n")
+    ? [reply.text, `[reasoning] ${cutMiddle(reply.reasoning, REASONING_HEAD, REASONING_TAIL)}`].filter((t) => t.trim() !== "").join("\n\n")
     : reply.text;
 
 const executeCall = async (env: TaskEnv, call: ToolCall, extra: number, onProgress?: (p: ToolProgress) => void): Promise<ToolResult> => {

@@ -2,6 +2,7 @@ import type { Bank, BankEntry } from "../src/store/bank.ts";
 import type { BankCaps, EvolverMode, Labelled } from "./evolver-labels.ts";
 import type { FamilyWords } from "../src/family/family-words.ts";
 import { rewardTable } from "./reward.ts";
+import { renderTrajectory } from "./evolver-trajectory.ts";
 
 /** What every evolver prompt is about: the level, its factual description, the caps and how trajectories are labelled. */
 export interface EvolverContext {
@@ -15,29 +16,6 @@ export interface EvolverContext {
   maxTurns: number;
 }
 
-/** Observations are cut to 500 characters and only the last 10 steps shown: the evolver's context budget (docs/spec/method.md §4). */
-const OBSERVATION_CHARS = 500;
-const THOUGHT_CHARS = 300;
-const LAST_STEPS = 10;
-
-const cut = (s: string, n: number) => (s.length > n ? `${s.slice(0, n)}…` : s);
-const signed = (r: number) => (r >= 0 ? `+${r.toFixed(2)}` : r.toFixed(2));
-
-/** Header (seed, success, turns, category, r), the last 10 steps, the final action; r and category hidden in the ablation. */
-const renderTrajectory = (l: Labelled, mode: EvolverMode, words: FamilyWords): string => {
-  const t = l.trajectory;
-  const label = mode === "labelled" ? ` · category ${l.category} · r ${signed(l.r)}` : "";
-  const head = `### trajectory ${l.id} · seed ${t.seed} · success ${t.success ? "yes" : "no"} · turns ${t.steps.length}/${t.maxTurns}${label}`;
-  const shown = t.steps.slice(-LAST_STEPS);
-  const skipped = t.steps.length - shown.length;
-  const steps = shown.map(
-    (s) =>
-      `turn ${s.turn}: ${cut(s.thought.trim() || "(no thought)", THOUGHT_CHARS)}\n  → ${s.tool}(${JSON.stringify(s.args ?? {})})\n  ← ${cut(s.observation, OBSERVATION_CHARS)}`,
-  );
-  const final = t.action === null || t.action === undefined ? "final action: none" : `final action: ${words.renderAction(t.action)}`;
-  return [head, ...(skipped > 0 ? [`(${skipped} earlier steps omitted)`] : []), ...steps, final].join("\n");
-};
-
 const renderEntry = (e: BankEntry): string => {
   const meta = `weight ${e.weight.toFixed(2)} · seeds [${e.sourceSeeds.join(", ")}] · generation ${e.generation}`;
   return e.kind === "skill"
@@ -48,14 +26,32 @@ const renderEntry = (e: BankEntry): string => {
 /** The full text of every entry with its id (docs/spec/method.md §4, ours: nothing truncated). */
 const renderBank = (bank: Bank): string => [...bank.skills, ...bank.mistakes].map(renderEntry).join("\n") || "(the bank is empty)";
 
+/**
+ * How an entry's weight follows from its `sources` (docs/spec/method.md §3, agents/evolver-labels.ts `weigh`): the
+ * reference never told the evolver, so a failure cited as an illustration silently lowered a skill.
+ */
+const WEIGHTS = [
+  "## How an entry's weight follows from what it cites",
+  "- A skill's weight is (mean r of the trajectories in its `sources` + 1) / 2, kept within 0.1–1.0; a partial skill (from failed runs) is capped at 0.5. The actor is shown the highest-weighted skills first.",
+  "- So citing a failed trajectory (negative r) lowers a skill's weight: cite as a skill's sources the runs that show it working; a failure that shows a skill's absence belongs to a mistake.",
+  "- A skill that cites nothing gets the mean r of this batch's trajectories.",
+  "- A mistake's weight grows with the number of failed trajectories it cites (1 → 0.33, 2 → 0.5, 4 → 0.67); their r does not matter.",
+].join("\n");
+
+/** "3 successes and 2 failures", as the pass's heading says what it holds. */
+const counted = (ls: readonly Labelled[]) => {
+  const ok = ls.filter((l) => l.trajectory.success).length;
+  return `${ok} success${ok === 1 ? "" : "es"} and ${ls.length - ok} failure${ls.length - ok === 1 ? "" : "s"}`;
+};
+
 /** The rules, the level's description and, when trajectories are labelled, the table their r comes from. */
 const system = (c: EvolverContext) =>
   [
     `You maintain the skill bank of an agent that solves the ${c.words.task} level "${c.level}" by ${c.words.solvesBy}.`,
     ...(c.description ? ["", `## The level: ${c.level}`, c.description] : []),
     ...(c.mode === "labelled"
-      ? ["", `## How trajectories are labelled (turn budget T = ${c.maxTurns}; an unsolved episode used every turn)`, rewardTable(c.maxTurns)]
-      : []),
+      ? ["", `## How trajectories are labelled (turn budget T = ${c.maxTurns}; an unsolved episode used every turn)`, rewardTable(c.maxTurns), "", WEIGHTS]
+      : ["", "Entries are not weighted in this run: the actor is shown them in the order the bank keeps."]),
     "",
     "Rules:",
     "- Ground every entry in the trajectories shown; cite their ids in `sources`.",
@@ -73,23 +69,30 @@ const mistakeShape = '{"description": "what goes wrong", "root_cause": "the brok
 export const contrastivePrompt = (c: EvolverContext, successes: Labelled[], failures: Labelled[]) => ({
   system: system(c),
   user: [
+    `The runs below: ${counted([...successes, ...failures])}.`,
     c.mode === "labelled"
-      ? "Compare the best successful runs with the worst failed runs (sorted by reward r). Write 4–6 skills that explain what made the fast solves fast."
-      : "Compare the successful runs with the failed runs. Write 4–6 skills that explain what made the successes work.",
+      ? "Compare the best successful runs with the worst failed runs (sorted by reward r). Write 4–6 skills that explain what made the fast solves fast; write fewer when the runs show fewer distinct causes."
+      : "Compare the successful runs with the failed runs. Write 4–6 skills that explain what made the successes work; write fewer when the runs show fewer distinct causes.",
     "## successes",
-    ...successes.map((l) => renderTrajectory(l, c.mode, c.words)),
+    ...successes.map((l) => renderTrajectory(c.level, l, c.mode, c.words)),
     "## failures",
-    ...(failures.length ? failures.map((l) => renderTrajectory(l, c.mode, c.words)) : ["(none)"]),
+    ...(failures.length ? failures.map((l) => renderTrajectory(c.level, l, c.mode, c.words)) : ["(none)"]),
     `Answer: {"skills": [${skillShape}, ...]}`,
   ].join("\n\n"),
 });
 
+/**
+ * The failures pass. The reference asked for "3–5 mistakes and 1–2 partial skills" whatever the batch held, so one
+ * failure yielded invented mistakes; the paper's wording is "if real ones exist": here the counts are upper bounds
+ * and an empty list is a valid answer.
+ */
 export const failuresPrompt = (c: EvolverContext, failures: Labelled[]) => ({
   system: system(c),
   user: [
-    `Study these failed runs. Write 3–5 mistakes grouped by root cause, and 1–2 partial skills: correct steps inside the failures (${c.words.partialExamples}).`,
+    `The runs below: ${counted(failures)}.`,
+    `Study these failed runs. Write the mistakes they show, grouped by root cause (up to ${Math.min(5, c.caps.mistakes)}; one per root cause the runs actually show), and up to 2 partial skills: correct steps inside the failures (${c.words.partialExamples}), only where a run shows one. Each entry must point to what happened in the runs it cites; where the runs show no mistake or no partial skill, answer with an empty list.`,
     "## failures",
-    ...failures.map((l) => renderTrajectory(l, c.mode, c.words)),
+    ...failures.map((l) => renderTrajectory(c.level, l, c.mode, c.words)),
     `Answer: {"mistakes": [${mistakeShape}, ...], "partial_skills": [${skillShape}, ...]}`,
   ].join("\n\n"),
 });
@@ -100,11 +103,11 @@ export const evolvePrompt = (c: EvolverContext, bank: Bank, shown: Labelled[]) =
     "Update the bank with the evidence of the last round. Return the complete new bank as a list of operations; every existing id must appear exactly once (in keep, revise, prune, or one merge's from).",
     "## current bank",
     renderBank(bank),
-    `## last round's trajectories${c.mode === "labelled" ? " (best r first)" : ""}`,
-    ...(shown.length ? shown.map((l) => renderTrajectory(l, c.mode, c.words)) : ["(none)"]),
+    `## last round's trajectories${c.mode === "labelled" ? " (best r first)" : ""}: ${counted(shown)}`,
+    ...(shown.length ? shown.map((l) => renderTrajectory(c.level, l, c.mode, c.words)) : ["(none)"]),
     [
       'Operations (`entry` is a skill {"kind": "skill", title, principle, when_to_apply, example?} or a mistake {"kind": "mistake", description, root_cause, correction}):',
-      '- {"op": "keep", "id": "<id>", "sources": [<ids of trajectories that confirm it, if any>]}',
+      '- {"op": "keep", "id": "<id>", "sources": [<ids of trajectories that confirm it, if any>]} with sources, its weight is recomputed from all its evidence so far; without, it keeps its weight',
       '- {"op": "revise", "id": "<id>", "entry": {...}, "sources": [...], "reason": "..."} re-ground with new evidence',
       '- {"op": "merge", "from": ["<id>", "<id>", ...], "entry": {...}, "sources": [...], "reason": "..."} dedupe or subsume (same kind)',
       '- {"op": "add", "entry": {...}, "sources": [...], "reason": "..."}',

@@ -22,9 +22,9 @@ const cited = <T extends z.ZodRawShape>(shape: T) => z.object({ ...shape, source
 
 /** Contrastive pass: 4–6 skills. */
 const ContrastiveAnswer = z.object({ skills: z.array(cited(SkillText.omit({ kind: true }).shape)).min(1) });
-/** Failures pass: 3–5 mistakes and 1–2 partial skills. */
+/** Failures pass: the mistakes and partial skills the failures show, none when they show none (docs/spec/method.md §4). */
 const FailuresAnswer = z.object({
-  mistakes: z.array(cited(MistakeText.omit({ kind: true }).shape)).min(1),
+  mistakes: z.array(cited(MistakeText.omit({ kind: true }).shape)),
   partial_skills: z.array(cited(SkillText.omit({ kind: true }).shape)).default([]),
 });
 

@@ -69,7 +69,7 @@ describe("distil", () => {
     expect(userText(1)).toMatch(/not JSON/);
     const prompt = String(fake.requests[0]!.body.messages[1]!.content);
     expect(prompt).toMatch(/trajectory t1 · seed 10 · success yes · turns 2\/25 · category fast_success · r \+1\.00/);
-    expect(prompt).toMatch(/\(15 earlier steps omitted\)/);
+    expect(prompt).toMatch(/turn 1 · simulate_action x=-4\.00, y=-1\.00, radius=0\.50\n {2}← obs 1 z/); // every step, the first included
     expect(prompt).not.toMatch(/z{501}/);
     expect(prompt.indexOf("trajectory t4")).toBeLessThan(prompt.indexOf("trajectory t3")); // worst failures first
     expect(String(fake.requests[0]!.body.messages[0]!.content)).toMatch(/at most 10 skills and 5 mistakes/);
@@ -246,8 +246,15 @@ describe("the evolver's prompts (read as the model reads them)", () => {
     });
     const events = await distil({ words: INTERPHYRE_WORDS, model: await modelFor([fails]), round: 1, level: "two_body_problem", labelled: allFailed });
     expect(fake.requests).toHaveLength(1);
-    expect(userText(0)).toMatch(/^Study these failed runs/);
+    expect(userText(0)).toMatch(/^The runs below: 0 successes and 2 failures\.\n\nStudy these failed runs/);
     expect(foldEvents(events).skills).toEqual([]);
+  });
+
+  it("accept a failures pass that finds no mistake in the runs, keeping the contrastive skills", async () => {
+    const none = json({ mistakes: [], partial_skills: [] });
+    const events = await distil({ words: INTERPHYRE_WORDS, model: await modelFor([contrastive, none]), round: 1, level: "two_body_problem", labelled: round1 });
+    expect(events.map((e) => e.type)).toEqual(["add", "add"]);
+    expect(fake.requests).toHaveLength(2);
   });
 
   it("speak of reward design, not physics, for the reward-search family", async () => {

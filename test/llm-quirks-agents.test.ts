@@ -81,8 +81,8 @@ describe("the actor on a quirky server", () => {
         quirks: { reasoning: { field: "reasoning_content", text: "second reasoning" } },
       },
     ]);
-    expect(t.steps[0]!.thought).toBe("[reasoning] SECRET PLAN {x: 1}\n\nLook first.");
-    expect(t.steps[1]!.thought).toBe("[reasoning] second reasoning\n\nSolve.");
+    expect(t.steps[0]!.thought).toBe("Look first.\n\n[reasoning] SECRET PLAN {x: 1}");
+    expect(t.steps[1]!.thought).toBe("Solve.\n\n[reasoning] second reasoning");
     expect(JSON.stringify(server!.requests[1]!.body.messages)).not.toContain("SECRET PLAN");
   });
 

@@ -9,6 +9,7 @@ import { getLevel, listLevels } from "./levels/index.ts";
 import { createInstance } from "./instance.ts";
 import { closePhysicsHost, runHeuristicInWorker } from "./physics-host.ts";
 import { interphyreDrawer } from "./pictures/inspect-draw.ts";
+import { interphyreEvidence, interphyreScene } from "./evidence.ts";
 
 const renderAction = (a: unknown): string => {
   const p = placementOf(a);
@@ -27,6 +28,8 @@ export const INTERPHYRE_WORDS: FamilyWords = {
   verifyBy: "by simulation",
   seedsDiffer: "object positions and sizes differ from seed to seed",
   renderAction,
+  sceneOf: interphyreScene,
+  evidenceOf: interphyreEvidence,
 };
 
 const slice = { key: "interphyre", schema: InterphyreConfig, upgrade: upgradeInterphyre };

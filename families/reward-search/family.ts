@@ -15,6 +15,7 @@ import { getTask, listTasks } from "./tasks/index.ts";
 import { finalScoresOfRun, searchOfRun, trainingShare, trainingsOf } from "./search/run-strategy.ts";
 import { openRewardEnv, openRewardSession } from "./task-env.ts";
 import { rewardSearchDrawer } from "./pictures/inspect-draw.ts";
+import { rewardSearchEvidence, rewardSearchScene } from "./evidence.ts";
 
 export const REWARD_SEARCH_WORDS: FamilyWords = {
   task: "reward-design task",
@@ -28,6 +29,8 @@ export const REWARD_SEARCH_WORDS: FamilyWords = {
   verifyBy: "by checking and training it",
   seedsDiffer: "each seed changes the task's physical parameters a little (e.g. pole length, gravity)",
   renderAction: (a) => renderRewardAction(a),
+  sceneOf: rewardSearchScene,
+  evidenceOf: rewardSearchEvidence,
 };
 
 /** Seeds of a task: any seed generates an instance, so the stream, offline and held-out sets are cut from 0, 1, 2, …. */

@@ -1,3 +1,13 @@
+import type { TrajectoryStep } from "../store/trajectory.ts";
+
+/** One step as the evolver reads it (docs/spec/method.md §4): the call, and the lines of its observation that say what came of it. */
+export interface StepEvidence {
+  /** The call in the family's terms, e.g. "simulate_action x=0.12, y=3.40, radius=0.50". */
+  action: string;
+  /** The observation's outcome lines: what happened first, the goal's objects (or figures) next; never the whole observation when it is long. */
+  outcome: string[];
+}
+
 /**
  * A family's domain words for the generic agents' prompts (docs/ARCHITECTURE.md §3): the evolver, Reflexion and the transfer
  * synthesiser speak of the task in these terms, so none of them names a red ball or a reward function itself.
@@ -25,4 +35,8 @@ export interface FamilyWords {
   seedsDiffer: string;
   /** How to read a trajectory's final action, e.g. "x=0.120, y=3.400, radius=0.500" (the evolver sees it). */
   renderAction: (action: unknown) => string;
+  /** One line on the scene of `level` at `seed` that the outcomes depend on (the evolver shows it above each trajectory). */
+  sceneOf: (level: string, seed: number) => string;
+  /** A step of a trajectory of `level` as evidence for the evolver: what only the family can tell is an outcome line. */
+  evidenceOf: (level: string, step: TrajectoryStep) => StepEvidence;
 }

@@ -75,6 +75,8 @@ const family = (seeds: number[]): LevelFamily => ({
     verifyBy: "by trying it",
     seedsDiffer: "seeds differ",
     renderAction: String,
+    sceneOf: (level) => level,
+    evidenceOf: (_level, step) => ({ action: step.tool, outcome: [step.observation] }),
   },
   config: { key: "toy", schema: z.strictObject({}) },
   openEnv: () => Promise.reject(new Error("not played here")),

@@ -72,6 +72,8 @@ export const toyFamily = (): LevelFamily => {
       verifyBy: "by probing",
       seedsDiffer: "the secret differs from seed to seed",
       renderAction: (a) => `x=${(a as { x: number }).x}`,
+      sceneOf: (level, seed) => `${level} seed ${seed}`,
+      evidenceOf: (_level, step) => ({ action: `${step.tool} ${JSON.stringify(step.args)}`, outcome: step.observation.split("\n").slice(0, 1) }),
     },
     config: slice,
     openEnv: async (task, config) => {

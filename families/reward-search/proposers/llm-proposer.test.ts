@@ -7,7 +7,8 @@ import { memoryLog, type CandidateRecord } from "../../../src/search/candidates.
 import { RfAgentConfig } from "../../../src/search/config.ts";
 import { runEureka } from "../../../src/search/eureka.ts";
 import { runRfAgent } from "../../../src/search/rf-agent.ts";
-import { llmProposer, NO_REWARD_CODE, operatorPrompt } from "./llm-proposer.ts";
+import { llmProposer, NO_REWARD_CODE } from "./llm-proposer.ts";
+import { operatorPrompt } from "./proposer-prompts.ts";
 import { rewardCodeCheck } from "../search/code-check.ts";
 import { createRng } from "../../../src/util/rng.ts";
 import { trainerEvaluator } from "../search/evaluator.ts";

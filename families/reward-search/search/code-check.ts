@@ -1,8 +1,8 @@
 import { rewardLayoutOf } from "../sandbox/contract.ts";
 import type { CodeCheck } from "../../../src/search/redebug.ts";
-import { checkReward } from "../sandbox/reward-check.ts";
+import { checkReward, type CheckBatch } from "../sandbox/reward-check.ts";
 import { sampleTransitions } from "../tools/check_reward.ts";
-import type { RewardBatchInput, RewardTask, TaskInstance } from "../task.ts";
+import type { RewardTask, TaskInstance } from "../task.ts";
 
 /**
  * The search's check port for reward search (RF-Agent's re-debug, docs/spec/reward-search.md §8.4): check_reward's
@@ -11,7 +11,7 @@ import type { RewardBatchInput, RewardTask, TaskInstance } from "../task.ts";
  * The transitions are sampled once per task instance.
  */
 export const rewardCodeCheck = (transitions: number): CodeCheck<RewardTask, TaskInstance> => {
-  const sampled = new Map<string, { layout: Parameters<typeof checkReward>[1]; batches: RewardBatchInput[] }>();
+  const sampled = new Map<string, { layout: Parameters<typeof checkReward>[1]; batches: CheckBatch[] }>();
   return async ({ task, instance, code }) => {
     const key = `${task.id}#${instance.seed}`;
     let input = sampled.get(key);

@@ -18,6 +18,7 @@ import { runSearch } from "../../../src/search/search.ts";
 import { jsonlCandidateLog, openSearchDir } from "../../../src/search/search-dir.ts";
 import { heuristicProposer } from "../proposers/heuristic-proposer.ts";
 import { llmProposer } from "../proposers/llm-proposer.ts";
+import { CODE_TIPS, REFLECTION_TIPS } from "../reward-tips.ts";
 import { rewardCodeCheck } from "./code-check.ts";
 import { trainerEvaluator } from "./evaluator.ts";
 
@@ -48,7 +49,8 @@ const CODE_CHARS = 1200;
 const PROPOSAL_OUTPUT = 600;
 const SELF_EVAL_OUTPUT = 20;
 const ALIGN_OUTPUT = 150;
-const INSTRUCTION_CHARS = 600;
+/** An operator's instruction, the code tips and the feedback tips every proposal carries (proposers/proposer-prompts.ts). */
+const INSTRUCTION_CHARS = 600 + CODE_TIPS.length + REFLECTION_TIPS.length;
 
 const perCandidateCalls = (strategy: SearchMethod, task: RewardTask): { calls: number; input: number; output: number } => {
   const tokens = (chars: number) => Math.ceil(chars / CHARS_PER_TOKEN);

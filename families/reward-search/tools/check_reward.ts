@@ -1,26 +1,29 @@
 import { rewardLayoutOf } from "../sandbox/contract.ts";
 import { z } from "zod";
-import type { RewardBatchInput, RewardTask, TaskInstance } from "../task.ts";
-import { checkReward } from "../sandbox/reward-check.ts";
+import type { RewardTask, TaskInstance } from "../task.ts";
+import { checkReward, type CheckBatch } from "../sandbox/reward-check.ts";
 import { createRng } from "../../../src/util/rng.ts";
 import { defineRewardTool } from "./define.ts";
 
 const ENVS = 16;
 
-/** Transitions from random actions on the instance's training seed: what check_reward runs the code on (no training). */
-export const sampleTransitions = (task: RewardTask, instance: TaskInstance, count: number): RewardBatchInput[] => {
+/**
+ * Transitions from random actions on the instance's training seed: what check_reward runs the code on (no
+ * training), with where an episode ended by the task's rule (so a survival term is told from a constant one).
+ */
+export const sampleTransitions = (task: RewardTask, instance: TaskInstance, count: number): CheckBatch[] => {
   const env = task.makeEnv(instance, ENVS);
   try {
     const rng = createRng(instance.trainSeed + 7919);
     let obs = env.reset(instance.trainSeed);
-    const out: RewardBatchInput[] = [];
+    const out: CheckBatch[] = [];
     const dim = env.action.kind === "discrete" ? 1 : env.action.dim;
     for (let done = 0; done < count; done += ENVS) {
       const action = new Float64Array(ENVS * dim);
       if (env.action.kind === "discrete") for (let i = 0; i < ENVS; i++) action[i] = rng.integers(0, env.action.n);
       else for (let i = 0; i < ENVS * dim; i++) action[i] = rng.uniform(env.action.low[i % dim]!, env.action.high[i % dim]!);
       const step = env.step(env.action.kind === "discrete" ? Int32Array.from(action) : action);
-      out.push({ n: ENVS, obs, action, nextObs: step.nextObs, info: step.info });
+      out.push({ n: ENVS, obs, action, nextObs: step.nextObs, info: step.info, terminated: Uint8Array.from(step.terminated) });
       obs = step.obs;
     }
     return out;

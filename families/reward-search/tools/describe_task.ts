@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineRewardTool } from "./define.ts";
+import { stepsOf } from "./session.ts";
 
 export default defineRewardTool({
   name: "describe_task",
@@ -17,7 +18,9 @@ export default defineRewardTool({
         `${task.title} (seed ${instance.seed}; this seed's parameters: ${params || "defaults"}).`,
         task.description,
         `F: ${task.fitness.describe}; range [${task.fitness.range.join(", ")}]; solved at ≥ ${task.fitness.solved}.`,
-        `Budgets: train_policy ${budgets.train.toLocaleString("en-US")} steps by default; finish trains ${budgets.finish.toLocaleString("en-US")} steps and scores F on evaluation seeds other than the training seed.`,
+        s.maxTrainings === undefined
+          ? `Budgets: train_policy ${budgets.train.toLocaleString("en-US")} steps by default; finish trains ${budgets.finish.toLocaleString("en-US")} steps and scores F on evaluation seeds other than the training seed.`
+          : `Budgets: ${s.maxTrainings} training(s) in this episode, finish included, each of ${stepsOf(s, budgets.finish).toLocaleString("en-US")} steps (the run's equal budget); finish scores F on evaluation seeds other than the training seed.`,
       ].join("\n"),
     };
   },

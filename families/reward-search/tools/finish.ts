@@ -7,7 +7,8 @@ import { stepsOf, train } from "./session.ts";
 export default defineRewardTool({
   name: "finish",
   description:
-    "Commit your reward code: it is scored by a full-budget training and F of the final policy on evaluation seeds other than the training seed; the episode ends with that result.",
+    "Commit your reward code: it is trained once more (at the full budget, or at the run's equal per-training budget when the run sets one) and scored by F of " +
+    "that final policy on evaluation seeds other than the training seed; the episode ends with that result. Commit a design you have seen train well.",
   input: z.object({ code: z.string().min(1).describe("the reward code to commit") }),
   run: async (s, a, onProgress) => {
     const out = await train(s, a.code, stepsOf(s, s.budgets.finish), "finish", onProgress);

@@ -1,0 +1,20 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { expect } from "vitest";
+
+const DIR = join(import.meta.dirname, "..", "golden", "prompts");
+
+/**
+ * Compares a rendered prompt with test/golden/prompts/<name>, so that a change to a prompt is a visible diff in
+ * review; UPDATE_GOLDEN=1 rewrites the file instead. A missing file fails.
+ */
+export const expectGolden = (name: string, text: string): void => {
+  const file = join(DIR, name);
+  if (process.env.UPDATE_GOLDEN === "1") {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, text);
+    return;
+  }
+  if (!existsSync(file)) throw new Error(`${file} is missing: run the test with UPDATE_GOLDEN=1 to write it`);
+  expect(text).toBe(readFileSync(file, "utf8"));
+};
