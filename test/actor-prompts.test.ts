@@ -1,5 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { allFamilies, getFamily, loadFamilies } from "../src/cli/families.ts";
 import { usageRecord } from "../src/llm/accounting.ts";
@@ -10,6 +9,7 @@ import { NO_EVIDENCE } from "../src/store/bank-weights.ts";
 import type { Bank } from "../src/store/bank.ts";
 import type { Trajectory } from "../src/store/trajectory.ts";
 import { parse as parseYaml } from "yaml";
+import { expectGolden } from "./support/golden.ts";
 import { startFakeOpenAI, type FakeOpenAI, type RecordedRequest, type ScriptItem } from "./support/fake-openai-server.ts";
 
 /**
@@ -90,8 +90,6 @@ const SCRIPT: ScriptItem[] = [
   turn("Commit the best seen.", "finish", p(-1, 4.2, 0.6)),
 ];
 
-const GOLDEN = "test/golden/prompts";
-
 /** A request as a reader sees it: sampling, tool names, then each message with its role. */
 const renderRequest = (r: RecordedRequest): string => {
   const b = r.body;
@@ -105,16 +103,6 @@ const renderRequest = (r: RecordedRequest): string => {
     for (const c of (m.tool_calls ?? []) as { function: { name: string; arguments: string } }[]) out.push(`→ ${c.function.name} ${c.function.arguments}`);
   }
   return `${out.join("\n")}\n`;
-};
-
-const matchGolden = (name: string, text: string) => {
-  const file = `${GOLDEN}/${name}`;
-  if (process.env.UPDATE_GOLDEN === "1") {
-    mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, text);
-  }
-  if (!existsSync(file)) throw new Error(`${file} is missing; run this test with UPDATE_GOLDEN=1 to write it`);
-  expect(text, `${file} differs; if the change is meant, rerun with UPDATE_GOLDEN=1 and review the diff`).toBe(readFileSync(file, "utf8"));
 };
 
 let server: FakeOpenAI;
@@ -158,8 +146,8 @@ describe("the actor's prompts (golden files)", () => {
     expect(firstUser(requests[0]!)).toMatch(ADDENDUM);
     expect(String(requests[0]!.body.messages[0]!.content)).toContain("2. [Lesson: Heavier drops carry further]");
     expect([requests[0]!.body.temperature, requests[0]!.body.max_tokens]).toEqual([0.3, 800]);
-    matchGolden("actor-turn1.txt", renderRequest(requests[0]!));
-    matchGolden("actor-turn12.txt", renderRequest(requests[11]!));
+    expectGolden("actor-turn1.txt", renderRequest(requests[0]!));
+    expectGolden("actor-turn12.txt", renderRequest(requests[11]!));
 
     // At turn 12 every rollout observation still holds its outcome line and both goal objects' final states.
     const tools = requests[11]!.body.messages.filter((m) => m.role === "tool");
@@ -179,6 +167,6 @@ describe("the actor's prompts (golden files)", () => {
     expect(requests).toHaveLength(1);
     expect(firstUser(requests[0]!)).not.toMatch(/look back at the learned skills/);
     expect(String(requests[0]!.body.messages[0]!.content)).not.toMatch(/Learned skills|Strategy:/);
-    matchGolden("react-turn1.txt", renderRequest(requests[0]!));
+    expectGolden("react-turn1.txt", renderRequest(requests[0]!));
   });
 });

@@ -16,5 +16,5 @@ export const expectGolden = (name: string, text: string): void => {
     return;
   }
   if (!existsSync(file)) throw new Error(`${file} is missing: run the test with UPDATE_GOLDEN=1 to write it`);
-  expect(text).toBe(readFileSync(file, "utf8"));
+  expect(text, `${file} differs; if the change is meant, rerun with UPDATE_GOLDEN=1 and review the diff`).toBe(readFileSync(file, "utf8"));
 };
