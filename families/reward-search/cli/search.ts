@@ -17,7 +17,7 @@ import { parseSeed } from "../../../src/family/seed.ts";
 import { ConfigError } from "../../../src/errors.ts";
 import { LlmConfig } from "../../../src/llm/config.ts";
 import { createTrainerPool } from "../trainer/pool.ts";
-import { DEFAULT_FINAL_TRAININGS, scoreSearch } from "../search/final-protocol.ts";
+import { budgetText, DEFAULT_FINAL_TRAININGS, scoreSearch } from "../search/final-protocol.ts";
 import { writeFinalScores } from "../../../src/store/final-scores.ts";
 import { formatFinalScores } from "../../../src/cli/final-scores.ts";
 
@@ -28,6 +28,10 @@ const candidateLine = (c: CandidateRecord, replayed: boolean) =>
   `${replayed ? "  (from the log)" : ""}\n`;
 
 const f2 = (x: number) => x.toFixed(2);
+
+/** What the final score will train: the best reward, the sparse and the human one on `count` fresh seeds, at which budget. */
+export const finalPlanText = (count: number, steps: number, scored: number): string =>
+  `final score: the best reward, the sparse and the human one on ${count} fresh seed${count === 1 ? "" : "s"} each, ${budgetText(steps, scored)}`;
 
 /** The search in a few lines: the best candidate's final-policy F, its best checkpoint labelled, the budget. */
 export const formatSearch = (r: SearchResult, task: RewardTask, proposer: string): string => {
@@ -82,7 +86,7 @@ export const searchCommand = defineCommand({
       .option("final-steps", {
         type: "number",
         coerce: positiveIntFlag("final-steps"),
-        describe: "env steps of each final-score training (default: --train-steps)",
+        describe: "env steps of each final-score training (default: the task's scored budget, as in hexa run; another budget is labelled in the score)",
       })
       .option("out", {
         type: "string",
@@ -142,8 +146,10 @@ export const searchCommand = defineCommand({
       ...(argv.processes ? { size: argv.processes } : {}),
       startTimeoutMs: rs.trainer.startTimeoutMs,
     });
+    const count = argv["final-trainings"] ?? rs.finalTrainings;
+    const finalSteps = argv["final-steps"] ?? budgetsOf(rs, task.training.steps).finish;
     process.stderr.write(
-      `${method} on ${task.id} seed ${seed} with ${proposer.label}: ${budget} candidates of ${steps.toLocaleString("en-US")} env steps; lineage in ${join(out, "candidates.jsonl")}\n`,
+      `${method} on ${task.id} seed ${seed} with ${proposer.label}: ${budget} candidates of ${steps.toLocaleString("en-US")} env steps; lineage in ${join(out, "candidates.jsonl")}\n${finalPlanText(count, finalSteps, task.training.steps)}\n`,
     );
     const t0 = performance.now();
     try {
@@ -155,11 +161,7 @@ export const searchCommand = defineCommand({
       };
       const r = await runSearch(method, { task, instance, seed, proposer, ports }, search);
       process.stdout.write(`${formatSearch(r, task, proposer.label)}\n`);
-      const count = argv["final-trainings"] ?? rs.finalTrainings;
-      const finalSteps = argv["final-steps"] ?? steps;
-      process.stderr.write(
-        `final score: the best reward, the sparse and the human one, each trained on ${count} fresh seeds × ${finalSteps.toLocaleString("en-US")} env steps\n`,
-      );
+      process.stderr.write(`${finalPlanText(count, finalSteps, task.training.steps)}\n`);
       const score = await scoreSearch({ trainer: pool, task, instance, result: r, count, steps: finalSteps, method });
       writeFinalScores(out, [score]);
       process.stdout.write(
