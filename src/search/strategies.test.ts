@@ -113,7 +113,8 @@ describe("rf-agent", () => {
     const cs = byIndex(r.candidates);
     expect(cs.slice(0, 2).map((c) => c.operator)).toEqual(["initial", "initial"]);
     expect(cs.slice(2, 7).map((c) => c.operator)).toEqual(["structural", "parameter", "crossover", "path", "structural"]);
-    expect(cs.slice(7, 12).map((c) => c.operator)).toEqual(["structural", "parameter", "crossover", "path", "structural"]);
+    // The second expansion carries the cycle on where the first stopped.
+    expect(cs.slice(7, 12).map((c) => c.operator)).toEqual(["parameter", "crossover", "different", "structural", "parameter"]);
     for (const c of cs) {
       // its own code: the fitness reported is this code's, and the request that scored it carried this code
       if (c.outcome.kind === "result") expect(c.outcome.fitness).toBe(scoreOf(c.code));
@@ -133,6 +134,24 @@ describe("rf-agent", () => {
     const cross = cs.find((c) => c.operator === "crossover")!;
     expect(cross.related.length).toBeGreaterThanOrEqual(1);
     expect(cross.related.length).toBeLessThanOrEqual(3);
+  });
+
+  it("children 2 runs all five operators over a search: the cycle is carried across expansions", async () => {
+    const r = await runRfAgent(run(fakeEvaluator(), 10), rf({ initial: 2, children: 2 }));
+    const ops = byIndex(r.candidates).map((c) => c.operator);
+    expect(ops).toEqual(["initial", "initial", "structural", "parameter", "crossover", "path", "structural", "parameter", "crossover", "different"]);
+  });
+
+  it("rf-agent draws its first designs independently of eureka's, unless sharedInitial asks for eureka's streams", async () => {
+    const first = (r: { candidates: readonly CandidateRecord[] }) =>
+      byIndex(r.candidates)
+        .slice(0, 3)
+        .map((c) => c.code);
+    const eureka = first(await runEureka(run(fakeEvaluator(), 3), { samples: 3 }));
+    const own = first(await runRfAgent(run(fakeEvaluator(), 3), rf({ initial: 3 })));
+    const shared = first(await runRfAgent(run(fakeEvaluator(), 3), rf({ initial: 3, sharedInitial: true })));
+    expect(shared).toEqual(eureka);
+    for (let i = 0; i < 3; i++) expect(own[i]).not.toBe(eureka[i]);
   });
 
   it("an expansion of 8 has the shares [2, 2, 2, 1, 1]; different thought reads another branch, path reasoning the ancestors", async () => {

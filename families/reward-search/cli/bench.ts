@@ -45,6 +45,7 @@ const benchConfig = (o: {
   samples: number;
   initial: number;
   children: number;
+  sharedInitial: boolean;
   out: string;
 }) => {
   const episodes = roundsEpisodes(o.budget);
@@ -60,7 +61,7 @@ const benchConfig = (o: {
     offline: { episodes: 1 },
     actor: { maxTurns: Math.ceil(o.budget / episodes) + 2 },
     concurrency: 2,
-    search: { budget: o.budget, eureka: { samples: o.samples }, rfAgent: { initial: o.initial, children: o.children } },
+    search: { budget: o.budget, eureka: { samples: o.samples }, rfAgent: { initial: o.initial, children: o.children, sharedInitial: o.sharedInitial } },
     rewardSearch: {
       // One size for every training (the rounds' finish and the final scoring included): equal env steps per candidate.
       trainSteps: o.trainSteps,
@@ -81,7 +82,7 @@ const MIN_BUDGET = 2;
  * (src/search/flags.ts), so their names, help and defaults are the schema's; --budget's help adds the floor.
  */
 const KNOBS = searchFlags()
-  .filter((f) => ["budget", "samples", "initial", "children"].includes(f.name))
+  .filter((f) => ["budget", "samples", "initial", "children", "shared-initial"].includes(f.name))
   .map((f) => (f.name === "budget" ? { ...f, describe: `${f.describe}; here the same for every strategy, at least ${MIN_BUDGET}` } : f));
 
 const list = (v: unknown): string[] =>
@@ -170,6 +171,7 @@ const bench = async (argv: ArgsOf<typeof benchFlags>, out: string): Promise<void
     samples: search.eureka.samples,
     initial: search.rfAgent.initial,
     children: search.rfAgent.children,
+    sharedInitial: search.rfAgent.sharedInitial,
   };
   mkdirSync(out, { recursive: true });
   const t0 = performance.now();
@@ -195,7 +197,7 @@ const bench = async (argv: ArgsOf<typeof benchFlags>, out: string): Promise<void
   const compareDir = join(out, "compare");
   const rows = benchRows(scores, strategies, tasks);
   const diffs = benchDiffs(scores, strategies, tasks);
-  const command = `hexa bench reward-search --strategies ${strategies.join(",")} --tasks ${tasks.join(",")} --budget ${budget} --runs ${runs} --train-steps ${o.trainSteps} --final-trainings ${o.finalTrainings}`;
+  const command = `hexa bench reward-search --strategies ${strategies.join(",")} --tasks ${tasks.join(",")} --budget ${budget} --runs ${runs} --train-steps ${o.trainSteps} --final-trainings ${o.finalTrainings}${o.sharedInitial ? " --shared-initial" : ""}`;
   const header = {
     budget,
     runs,
