@@ -136,24 +136,6 @@ describe("rf-agent", () => {
     expect(cross.related.length).toBeLessThanOrEqual(3);
   });
 
-  it("children 2 runs all five operators over a search: the cycle is carried across expansions", async () => {
-    const r = await runRfAgent(run(fakeEvaluator(), 10), rf({ initial: 2, children: 2 }));
-    const ops = byIndex(r.candidates).map((c) => c.operator);
-    expect(ops).toEqual(["initial", "initial", "structural", "parameter", "crossover", "path", "structural", "parameter", "crossover", "different"]);
-  });
-
-  it("rf-agent draws its first designs independently of eureka's, unless sharedInitial asks for eureka's streams", async () => {
-    const first = (r: { candidates: readonly CandidateRecord[] }) =>
-      byIndex(r.candidates)
-        .slice(0, 3)
-        .map((c) => c.code);
-    const eureka = first(await runEureka(run(fakeEvaluator(), 3), { samples: 3 }));
-    const own = first(await runRfAgent(run(fakeEvaluator(), 3), rf({ initial: 3 })));
-    const shared = first(await runRfAgent(run(fakeEvaluator(), 3), rf({ initial: 3, sharedInitial: true })));
-    expect(shared).toEqual(eureka);
-    for (let i = 0; i < 3; i++) expect(own[i]).not.toBe(eureka[i]);
-  });
-
   it("an expansion of 8 has the shares [2, 2, 2, 1, 1]; different thought reads another branch, path reasoning the ancestors", async () => {
     const { p, asked } = spying();
     const r = await runRfAgent(run(fakeEvaluator(), 10, memoryLog(), p), rf({ initial: 2, children: 8 }));
