@@ -22,7 +22,8 @@ import { SEARCH_METHODS as STRATEGIES, SearchConfig } from "../src/search/config
 import { runSearch } from "../src/search/search.ts";
 import { heuristicProposer } from "../families/reward-search/proposers/heuristic-proposer.ts";
 import { trainerEvaluator } from "../families/reward-search/search/evaluator.ts";
-import { DEFAULT_FINAL_TRAININGS, formatSpread, scoreSearch } from "../families/reward-search/search/final-protocol.ts";
+import { DEFAULT_FINAL_TRAININGS, scoreSearch } from "../families/reward-search/search/final-protocol.ts";
+import { figureText } from "../src/report/inspect/final-view.ts";
 import { createTrainerPool, type TrainerPool } from "../families/reward-search/trainer/pool.ts";
 import { mean, std } from "../src/util/stats.ts";
 
@@ -72,14 +73,17 @@ for (const id of taskIds) {
         search,
       );
       const f = await scoreSearch({ trainer: pool, task, instance, result: r, count: FINAL, steps: STEPS, method: s });
-      const num = (k: string) => (typeof f.detail[k] === "number" ? (f.detail[k] as number) : null);
+      const meanOf = (k: "fitness" | "sparse" | "human") => {
+        const xs = f.perSeed.map((m) => m[k]).filter((x): x is number => typeof x === "number");
+        return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null;
+      };
       const p = per[s]!;
-      p.score.push(f.score);
-      p.f.push(f.raw?.value ?? null);
-      p.sparse.push(num("sparse"));
-      p.human.push(num("human"));
+      p.score.push(f.figures.normalised?.mean ?? null);
+      p.f.push(meanOf("fitness"));
+      p.sparse.push(meanOf("sparse"));
+      p.human.push(meanOf("human"));
       p.trained.push(log.records.length);
-      process.stderr.write(`${id} run ${run}: ${s} score ${formatSpread(f.spread)}, F ${formatSpread(f.raw?.spread)}, ${log.records.length} candidates\n`);
+      process.stderr.write(`${id} run ${run}: ${s} ${Object.values(f.figures).map(figureText).join(", ")}, ${log.records.length} candidates\n`);
     }
   }
   const wall = ((performance.now() - tTask) / 1000).toFixed(0);
@@ -91,7 +95,7 @@ for (const id of taskIds) {
 await pool.close();
 process.stdout.write(
   [
-    `Human-normalised score (F − F_sparse)/(F_human − F_sparse) of the best candidate retrained on ${FINAL} fresh training seeds (none used by the search), mean ± std over ${RUNS} runs (run r: instance seed r); ${BUDGET} candidates of ${STEPS} env steps each; heuristic proposer (no LLM).`,
+    `Normalised score (mean F − mean F_sparse)/|mean F_human − mean F_sparse| of the best candidate retrained on ${FINAL} fresh training seeds (none used by the search), mean ± std over ${RUNS} runs (run r: instance seed r); ${BUDGET} candidates of ${STEPS} env steps each; heuristic proposer (no LLM).`,
     "",
     `| task | F sparse | F human | ${STRATEGIES.join(" | ")} | candidates trained | wall |`,
     `|---|---:|---:|${STRATEGIES.map(() => "---:").join("|")}|---|---:|`,

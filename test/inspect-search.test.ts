@@ -4,6 +4,7 @@ import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findSearchDirs, findTarget, readSearchInput } from "../src/cli/inspect-load.ts";
 import { searchView } from "../src/report/inspect/search-view.ts";
+import { writeFinalScores } from "../src/store/final-scores.ts";
 import { hexa } from "./support/inspect-runs.ts";
 import { loadFamilies } from "../src/cli/families.ts";
 
@@ -184,5 +185,53 @@ describe("hexa inspect on searches", () => {
     expect(data.kind).toBe("run");
     expect(data.cells[0]!.runs[0]!.episodes.length).toBeGreaterThan(0);
     expect(data.searches.map((s) => [s.name, s.candidates.length])).toEqual([["searches/cartpole-s0", 6]]);
+  });
+
+  it("shows the final scores of a search and of a run (a schema-2 file still read); an unreadable one is a notice", () => {
+    const search = join(root, "scored-search");
+    cpSync(join(FIXTURES, "eureka-cartpole-s0"), search, { recursive: true });
+    writeFinalScores(search, [
+      {
+        level: "cartpole",
+        measure: "F of the final reward; trained at 2,000 env steps, NOT the task's scored budget (300,000)",
+        headline: "fitness",
+        figures: {
+          fitness: { label: "F", mean: 93.5, std: 1.5, ci95: [92, 95], n: 3 },
+          normalised: { label: "normalised", mean: null, n: 3, why: "human and sparse rewards are not distinguishable at this budget" },
+        },
+        perSeed: [
+          { seed: 11, fitness: 92 },
+          { seed: 12, fitness: 93.5 },
+          { seed: 13, fitness: 95 },
+        ],
+        spent: 4,
+        detail: { source: "candidate #3 of eureka" },
+      },
+    ]);
+    let r = hexa(["inspect", search, "--out", join(root, "scored.html")]);
+    expect(r.code, r.stderr).toBe(0);
+    let html = readFileSync(join(root, "scored.html"), "utf8");
+    expect(html).toContain('<section id="final"><h2>Final scores</h2>');
+    expect(html).toContain("<td>F 93.50 ± 1.50 [92.00, 95.00] (n 3)</td>");
+    expect(html).toContain("<td>normalised n/a (human and sparse rewards are not distinguishable at this budget)</td>");
+    expect(html).toContain("NOT the task's scored budget (300,000); 4 trained, from candidate #3 of eureka");
+    expect(html).toContain("per seed: 11: 92.00, 12: 93.50, 13: 95.00");
+
+    const name = readdirSync(RUN_V1).find((n) => n.startsWith("v1-fixture"))!;
+    const run = join(root, "scored-runs", name);
+    cpSync(join(RUN_V1, name), run, { recursive: true });
+    cpSync(resolve(import.meta.dirname, "fixtures", "final-scores-v2", "final-scores.json"), join(run, "final-scores.json"));
+    r = hexa(["inspect", run, "--out", join(root, "scored-run.html"), "--animations", "none"]);
+    expect(r.code, r.stderr).toBe(0);
+    html = readFileSync(join(root, "scored-run.html"), "utf8");
+    expect(html).toContain("<td>score 12.35 ± 19.05 [1.00, 34.34] (n 3)</td>");
+    expect(html).toContain("<td>F 92.97 ± 0.20 [92.80, 93.20] (n 3)</td>");
+
+    writeFileSync(join(run, "final-scores.json"), '{"schemaVersion": 3, "levels": [{"level": "x"}]}');
+    r = hexa(["inspect", run, "--out", join(root, "bad-scores.html"), "--animations", "none"]);
+    expect(r.code, r.stderr).toBe(0);
+    html = readFileSync(join(root, "bad-scores.html"), "utf8");
+    expect(html).not.toContain('<section id="final">');
+    expect(html).toContain("final-scores.json: not a final-scores file this hexa reads");
   });
 });

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { FinalScores } from "../src/store/final-scores.ts";
+import { readFinalScores } from "../src/store/final-scores.ts";
 import { EpisodeRecord } from "../src/store/run-records.ts";
 import { jsonlOf, tempDirs } from "./support/temp-files.ts";
 import { hexa, spawnHexa } from "./support/hexa-cli.ts";
@@ -39,7 +39,7 @@ const config = (dir: string, top: string[], rewardSearch = "") => {
 };
 
 const onlyRun = (runs: string) => join(runs, readdirSync(runs).find((d) => !d.startsWith("."))!);
-const scoresOf = (run: string) => FinalScores.parse(JSON.parse(readFileSync(join(run, "final-scores.json"), "utf8")));
+const scoresOf = (run: string) => readFinalScores(run)!;
 const jobs = (dir: string) => (existsSync(join(dir, "jobs")) ? readdirSync(join(dir, "jobs")).length : 0);
 
 describe("method in hexa run", () => {
@@ -69,20 +69,17 @@ describe("method in hexa run", () => {
     expect(d.code).toBe(best.code);
     expect(d.source).toBe(`candidate #${best.index} of eureka`);
     // The final score: three fresh training seeds, none of them (nor their evaluation seeds) a selection seed of the search.
-    const per = d.perSeed as { trainSeed: number; evalSeeds: number[]; fitness: number; sparse: number; human: number; score: number | null }[];
+    const per = s!.perSeed as { seed: number; evalSeeds: number[]; fitness: number; sparse: number; human: number }[];
     expect(per).toHaveLength(3);
-    for (const c of candidates)
-      for (const p of per) for (const seed of [p.trainSeed, ...p.evalSeeds]) expect([c.trainSeed, ...c.evalSeeds]).not.toContain(seed);
-    for (const p of per) {
-      expect(typeof p.sparse).toBe("number");
-      expect(typeof p.human).toBe("number");
-      if (p.human > p.sparse) expect(p.score).toBeCloseTo((p.fitness - p.sparse) / (p.human - p.sparse), 10);
-      else expect(p.score).toBeNull();
-    }
-    const defined = per.map((p) => p.score).filter((x): x is number => x !== null);
-    if (defined.length) expect(s!.score).toBeCloseTo(defined.reduce((a, b) => a + b, 0) / defined.length, 10);
-    else expect(s!.score).toBeNull();
-    expect(s!.raw?.spread?.n).toBe(3);
+    for (const c of candidates) for (const p of per) for (const seed of [p.seed, ...p.evalSeeds]) expect([c.trainSeed, ...c.evalSeeds]).not.toContain(seed);
+    for (const p of per) for (const k of ["fitness", "sparse", "human"] as const) expect(typeof p[k]).toBe("number");
+    // F leads; its paired differences are over the same three seeds.
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    expect(s!.headline).toBe("fitness");
+    expect(s!.figures.fitness!.mean).toBeCloseTo(mean(per.map((p) => p.fitness)), 10);
+    expect(s!.figures.vsSparse).toMatchObject({ n: 3 });
+    expect(s!.figures.vsSparse!.mean).toBeCloseTo(mean(per.map((p) => p.fitness - p.sparse)), 10);
+    expect(s!.figures.vsHuman!.mean).toBeCloseTo(mean(per.map((p) => p.fitness - p.human)), 10);
     expect(d.envSteps).toBe(3 * 1024);
     expect(out.stdout).toContain("final scores");
 
@@ -210,16 +207,17 @@ describe("comparing strategies", () => {
       const [l] = c.levels;
       expect(l.level).toBe("cartpole");
       expect(l.final.spent).toEqual([2]);
-      expect(l.final.perRun).toHaveLength(1);
-      // F of the final policy, comparable even where the normalised score is undefined (F_human ≤ F_sparse).
-      expect(l.final.raw.name).toBe("F");
-      expect(typeof l.final.raw.perRun[0]).toBe("number");
+      // F of the final policy leads, then its paired differences from the sparse and human rewards.
+      expect(l.final.figures.map((f: any) => f.label)).toEqual(["F", "F − F_sparse", "F − F_human", "normalised"]);
+      expect(typeof l.final.figures[0].perRun[0]).toBe("number");
     }
     // The rf-agent cell's lineage is inside its run directory, where hexa inspect finds it.
     const rf = results.cells[2].runs[0].dir;
     expect(jsonl(join(rf, "search", "cartpole", "candidates.jsonl")).map((c) => c.operator)).toEqual(["initial", "structural"]);
-    expect(readFileSync(join(out, "results.md"), "utf8")).toContain("| c3 (method=rf-agent) | cartpole |");
-    expect(readFileSync(join(out, "results.csv"), "utf8").split("\n")[0]).toContain("final_score,final_raw,final_spent");
+    const md = readFileSync(join(out, "results.md"), "utf8");
+    expect(md).toContain("| c3 (method=rf-agent) | cartpole |");
+    expect(md).toContain("| F | F − F_sparse | F − F_human | normalised | F per run | Δ F vs c1, 95% CI |");
+    expect(readFileSync(join(out, "results.csv"), "utf8").split("\n")[0]).toContain("final_headline,final_figures,final_spent");
   }, 300_000);
 
   it("hexa bench reward-search writes the table (strategies, sparse and human rows) as Markdown, CSV, JSON and a plot", async () => {
@@ -259,6 +257,9 @@ describe("comparing strategies", () => {
     expect(res.scores).toHaveLength(4);
     const md = readFileSync(join(out, "results.md"), "utf8");
     expect(md).toContain("| cartpole | human |");
+    expect(md).toContain("| task | reward | n | F (95 % interval) | F − F_sparse | F − F_human | normalised | F per run |");
+    // The bench's final trainings are at --train-steps, below cartpole's scored budget, and the table says so.
+    expect(md).toContain("- cartpole: final trainings trained at 1,024 env steps, NOT the task's scored budget");
     expect(md).toContain("--budget 2 --runs 2");
     expect(md).toMatch(/- cartpole: (differ beyond noise|the strategies do not differ beyond noise)/);
     expect(readFileSync(join(out, "results.csv"), "utf8").split("\n").filter(Boolean)).toHaveLength(1 + 4 * 2);

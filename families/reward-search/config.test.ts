@@ -34,7 +34,7 @@ describe("old reward-search configs", () => {
     expect(c.search).toEqual({
       budget: 6,
       eureka: { samples: 4 },
-      rfAgent: { initial: 2, children: 3, lambdaStart: 0.4, lambdaEnd: 0.1, eta: 0.7, debugTries: 3 },
+      rfAgent: { initial: 2, children: 3, lambdaStart: 0.4, lambdaEnd: 0.1, eta: 0.7, sharedInitial: false, debugTries: 3 },
     });
     expect(c.rewardSearch).toMatchObject({ trainSteps: 100, checkTransitions: 320 });
     for (const k of ["strategy", "budget", "eureka", "rfAgent"]) expect(c.rewardSearch).not.toHaveProperty(k);
@@ -91,7 +91,7 @@ describe("presets with the published budgets, beside the small defaults", () => 
     const c = load("configs/rf-agent-paper.yaml");
     expect([c.family, c.method, c.agent]).toEqual(["reward-search", "rf-agent", "hexa"]);
     expect(searchBudget("rf-agent", c.search)).toBe(80);
-    expect(c.search.rfAgent).toEqual({ initial: 6, children: 8, lambdaStart: 0.4, lambdaEnd: 0.1, eta: 0.7, debugTries: 8 });
+    expect(c.search.rfAgent).toEqual({ initial: 6, children: 8, lambdaStart: 0.4, lambdaEnd: 0.1, eta: 0.7, sharedInitial: false, debugTries: 8 });
   });
 
   it("the defaults stay small: 16 candidates, Eureka K 4, RF-Agent 4 initial", () => {

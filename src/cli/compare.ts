@@ -345,9 +345,7 @@ const writeResults = async (out: string, d: Done): Promise<void> => {
         .filter((e) => e.phase === "stream")
         .map(outcome),
       ...(held ? { heldOut: held.map(outcome) } : {}),
-      ...(final
-        ? { final: final.levels.map((f) => ({ level: f.level, score: f.score, spent: f.spent, measure: f.measure, ...(f.raw ? { raw: f.raw } : {}) })) }
-        : {}),
+      ...(final ? { final: final.levels } : {}),
       tokens: metrics.usage.total.input + metrics.usage.total.output + evalUsage.tokens,
       costUsd: metrics.usage.total.costUsd + evalUsage.cost,
       // Held-out calls carry no priced flag in their records; the run's own calls do.

@@ -1,24 +1,26 @@
 import type { LevelFamily } from "../family/family.ts";
 import type { RunConfig } from "../loop/run-config.ts";
-import { writeFinalScores, type FinalScore, type Spread } from "../store/final-scores.ts";
+import { headlineBySeed, writeFinalScores, type FinalScore } from "../store/final-scores.ts";
+import { figureText } from "../report/inspect/final-view.ts";
 import type { EpisodeRecord } from "../store/run-records.ts";
 
 const f2 = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v.toFixed(2) : "–");
 
-const spreadText = (s: Spread | undefined) =>
-  s ? ` ± ${f2(s.std)} [${f2(s.low)}, ${f2(s.high)}] over ${s.n} seed${s.n === 1 ? "" : "s"} (per seed ${s.perSeed.map(f2).join(", ")})` : "";
+/** A level's figures, the headline first, then its value per seed, what was spent and where the scored thing came from. */
+const levelText = (s: FinalScore, first: FinalScore): string[] => {
+  const source = typeof s.detail.source === "string" ? `, from ${s.detail.source}` : "";
+  const perSeed = [...headlineBySeed(s).values()].map(f2).join(", ");
+  return [
+    `  ${s.level}  (${s.spent} trained${source})`,
+    ...(s.measure === first.measure ? [] : [`    (${s.measure})`]),
+    ...Object.values(s.figures).map((f) => `    ${figureText(f)}`),
+    ...(s.perSeed.length ? [`    ${s.figures[s.headline]!.label} per seed: ${perSeed}`] : []),
+  ];
+};
 
-/** One line per level: the score (with its spread over seeds, when it has one), what was spent, and the family's own figures that make it. */
+/** The final scores of every level: what they measure (at which budget), then each level's figures. */
 export const formatFinalScores = (scores: readonly FinalScore[]): string =>
-  [
-    `final scores (${scores[0]?.measure ?? ""}):`,
-    ...scores.map((s) => {
-      const d = s.detail;
-      const figures = "fitness" in d ? `; F ${f2(d.fitness)} (sparse ${f2(d.sparse)}, human ${f2(d.human)}), from ${String(d.source)}` : "";
-      const raw = s.score === null && s.raw?.spread ? `  ${s.raw.name}${spreadText(s.raw.spread)}` : "";
-      return `  ${s.level.padEnd(24)} ${f2(s.score).padStart(6)}${spreadText(s.spread)}${raw}  (${s.spent} trained${figures})`;
-    }),
-  ].join("\n");
+  [`final scores (${scores[0]?.measure ?? ""}):`, ...scores.flatMap((s) => levelText(s, scores[0]!))].join("\n");
 
 /**
  * After a run's rounds or search: the family's final scores, written to final-scores.json and printed; nothing

@@ -35,8 +35,10 @@ const signature = (target: InspectTarget): string => {
   };
   const runs = target.cells
     .flatMap((c) => c.runs)
-    .flatMap((run) => ["episodes.jsonl", "bank-events.jsonl", "usage.jsonl", "llm-log.jsonl", "banks", "eval"].map((f) => stamp(join(run, f))));
-  const searches = findSearchDirs(target.path).map((d) => stamp(join(d, "candidates.jsonl")));
+    .flatMap((run) =>
+      ["episodes.jsonl", "bank-events.jsonl", "usage.jsonl", "llm-log.jsonl", "banks", "eval", "final-scores.json"].map((f) => stamp(join(run, f))),
+    );
+  const searches = findSearchDirs(target.path).flatMap((d) => [stamp(join(d, "candidates.jsonl")), stamp(join(d, "final-scores.json"))]);
   return [...runs, ...searches].join("|");
 };
 

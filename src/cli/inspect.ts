@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, join, resolve } from "node:path";
+import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ConfigError } from "../errors.ts";
 import { renderReportHtml, type PageAssets } from "../report/inspect/html.ts";
@@ -19,6 +19,8 @@ import { familyIds, getFamily } from "./families.ts";
 import { findSearchDirs, findTarget, readRunInput, readSearchInput, type InspectTarget } from "./inspect-load.ts";
 import { serve, type Built } from "./inspect-serve.ts";
 import { searchView } from "../report/inspect/search-view.ts";
+import { finalScoresView, type FinalScoresView } from "../report/inspect/final-view.ts";
+import { readFinalScores } from "../store/final-scores.ts";
 import { writeOutput } from "./write-file.ts";
 
 /**
@@ -62,7 +64,9 @@ const build = (target: InspectTarget, animations: Animations): Built => {
     }),
   }));
   // Searched again at every build: a live run may start a search while it is followed.
-  const searches = findSearchDirs(target.path).map((p) => searchView(readSearchInput(p, target.path)));
+  const searchDirs = findSearchDirs(target.path);
+  const searches = searchDirs.map((p) => searchView(readSearchInput(p, target.path)));
+  const { finals, notices } = readFinals([...target.cells.flatMap((c) => c.runs), ...searchDirs], target.path);
   const title =
     target.kind === "run"
       ? inputs[0]!.id
@@ -71,7 +75,23 @@ const build = (target: InspectTarget, animations: Animations): Built => {
           ? `${searches[0]!.strategy} on ${searches[0]!.task}: ${target.path}`
           : `reward searches: ${target.path} (${searches.length} searches)`
         : `comparison: ${target.path} (${cells.length} cells, ${inputs.length} runs)`;
-  return { report: buildReport({ kind: target.kind, title, builtAt: new Date().toISOString(), cells, searches }), inputs };
+  return { report: buildReport({ kind: target.kind, title, builtAt: new Date().toISOString(), cells, searches, finals, notices }), inputs };
+};
+
+/** The final scores of each directory that has them; a file this hexa cannot read is a notice, not a failed report. */
+const readFinals = (dirs: readonly string[], root: string): { finals: FinalScoresView[]; notices: string[] } => {
+  const finals: FinalScoresView[] = [];
+  const notices: string[] = [];
+  for (const dir of new Set(dirs)) {
+    try {
+      const scores = readFinalScores(dir);
+      if (scores) finals.push(finalScoresView(relative(root, dir) || basename(dir), scores.levels));
+    } catch (e) {
+      if (!(e instanceof ConfigError)) throw e;
+      notices.push(e.message);
+    }
+  }
+  return { finals, notices };
 };
 
 const kib = (n: number) => `${(n / 1024).toFixed(0)} KiB`;

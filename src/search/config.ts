@@ -33,6 +33,10 @@ export const RfAgentConfig = z.strictObject({
   lambdaStart: z.number().min(0).default(LAMBDA_START).describe("λ, the UCT exploration weight, at the first selection"),
   lambdaEnd: z.number().min(0).default(LAMBDA_END).describe("λ when the budget is spent (linear between)"),
   eta: z.number().min(0).max(1).default(ETA).describe("η of the backup Q ← (1 − η) Q + η · max child Q"),
+  sharedInitial: z
+    .boolean()
+    .default(false)
+    .describe("draw the first designs from eureka's random streams, so both methods start alike (an ablation); unset: independent"),
   debugTries: z
     .number()
     .int()
@@ -74,7 +78,7 @@ export const searchBudget = (method: SearchMethod, c: SearchConfig): number =>
   c.budget ?? (method === "eureka" && c.eureka.iterations !== undefined ? c.eureka.samples * c.eureka.iterations : DEFAULT_BUDGET);
 
 /**
- * The knobs search.json records for a method (a resume with others is refused). λ, η and debugTries are written
+ * The knobs search.json records for a method (a resume with others is refused). λ, η, debugTries and sharedInitial are written
  * only when they differ from their defaults: searches made before they were knobs recorded `initial` and
  * `children` alone, and resume with the defaults.
  */
@@ -88,5 +92,6 @@ export const headerOptions = (method: SearchMethod, c: SearchConfig): Record<str
     ...(r.lambdaEnd !== LAMBDA_END ? { lambdaEnd: r.lambdaEnd } : {}),
     ...(r.eta !== ETA ? { eta: r.eta } : {}),
     ...(r.debugTries !== DEBUG_TRIES ? { debugTries: r.debugTries } : {}),
+    ...(r.sharedInitial ? { sharedInitial: 1 } : {}),
   };
 };

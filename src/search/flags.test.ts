@@ -7,8 +7,19 @@ import { configFromFlags, schemaFlags, searchFlags } from "./flags.ts";
 describe("flags derived from the search slice's schema", () => {
   it("one flag per knob, named, typed and described by the schema, the section in front", () => {
     const flags = searchFlags();
-    expect(flags.map((f) => f.name)).toEqual(["budget", "samples", "iterations", "initial", "children", "lambda-start", "lambda-end", "eta", "debug-tries"]);
-    expect(flags.every((f) => f.type === "number")).toBe(true);
+    expect(flags.map((f) => f.name)).toEqual([
+      "budget",
+      "samples",
+      "iterations",
+      "initial",
+      "children",
+      "lambda-start",
+      "lambda-end",
+      "eta",
+      "shared-initial",
+      "debug-tries",
+    ]);
+    expect(flags.filter((f) => f.type !== "number").map((f) => [f.name, f.type])).toEqual([["shared-initial", "boolean"]]);
     expect(flags.find((f) => f.name === "samples")).toMatchObject({
       path: ["eureka", "samples"],
       describe: "eureka: K: candidates sampled and evaluated per iteration (default 4)",

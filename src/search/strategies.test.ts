@@ -113,7 +113,8 @@ describe("rf-agent", () => {
     const cs = byIndex(r.candidates);
     expect(cs.slice(0, 2).map((c) => c.operator)).toEqual(["initial", "initial"]);
     expect(cs.slice(2, 7).map((c) => c.operator)).toEqual(["structural", "parameter", "crossover", "path", "structural"]);
-    expect(cs.slice(7, 12).map((c) => c.operator)).toEqual(["structural", "parameter", "crossover", "path", "structural"]);
+    // The second expansion carries the cycle on where the first stopped.
+    expect(cs.slice(7, 12).map((c) => c.operator)).toEqual(["parameter", "crossover", "different", "structural", "parameter"]);
     for (const c of cs) {
       // its own code: the fitness reported is this code's, and the request that scored it carried this code
       if (c.outcome.kind === "result") expect(c.outcome.fitness).toBe(scoreOf(c.code));

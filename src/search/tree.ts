@@ -44,14 +44,16 @@ export const backup = (q: number, childQs: readonly number[], eta = ETA): number
 /**
  * The operators of an expansion of `n` children: the shares [2, 2, 2, 1, 1] of one 8-child expansion, in the
  * interleaved order structural, parameter, crossover, path, structural, parameter, crossover, different, so a
- * smaller expansion (the end of the budget) still mixes operators; `n` > 8 repeats the cycle.
+ * smaller expansion (the end of the budget) still mixes operators; `n` > 8 repeats the cycle. `done`, the
+ * expansion children made before, carries the cycle across expansions, so every `children` runs all five.
  */
 const OPERATOR_CYCLE: readonly ExpansionOperator[] = ["structural", "parameter", "crossover", "path", "structural", "parameter", "crossover", "different"];
 
 /** How many of each operator a list holds, in the order of OPERATOR_SHARES. */
 export const operatorCounts = (ops: readonly ExpansionOperator[]): number[] => EXPANSION_OPERATORS.map((o) => ops.filter((x) => x === o).length);
 
-export const expansionOperators = (n: number): ExpansionOperator[] => Array.from({ length: n }, (_, i) => OPERATOR_CYCLE[i % OPERATOR_CYCLE.length]!);
+export const expansionOperators = (n: number, done = 0): ExpansionOperator[] =>
+  Array.from({ length: n }, (_, i) => OPERATOR_CYCLE[(done + i) % OPERATOR_CYCLE.length]!);
 
 /**
  * k elites drawn without replacement from candidates ranked best first (rank 1 = index 0), each draw with

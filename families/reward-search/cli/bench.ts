@@ -6,9 +6,9 @@ import { stringify as toYaml } from "yaml";
 import { ConfigError } from "../../../src/errors.ts";
 import { readFinalScores } from "../../../src/store/final-scores.ts";
 import { writeAtomic, writeJsonAtomic } from "../../../src/store/jsonl.ts";
-import { benchDiffs, benchRows, benchSvg, renderBenchCsv, renderBenchMarkdown, type BenchScore } from "../../../src/report/compare/strategy-bench.ts";
+import { benchSvg, renderBenchCsv, renderBenchMarkdown } from "../../../src/report/compare/strategy-bench.ts";
 import { DEFAULT_FINAL_TRAININGS } from "../search/final-protocol.ts";
-import { benchScoreOf } from "./bench-score.ts";
+import { benchBudgets, benchDiffs, benchRows, benchScoreOf, type BenchScore } from "./bench-score.ts";
 import { chartToPng } from "../../../src/report/png.ts";
 import { getTask } from "../tasks/index.ts";
 import { METHODS as STRATEGY_NAMES } from "../../../src/loop/run-config.ts";
@@ -45,6 +45,7 @@ const benchConfig = (o: {
   samples: number;
   initial: number;
   children: number;
+  sharedInitial: boolean;
   out: string;
 }) => {
   const episodes = roundsEpisodes(o.budget);
@@ -60,7 +61,7 @@ const benchConfig = (o: {
     offline: { episodes: 1 },
     actor: { maxTurns: Math.ceil(o.budget / episodes) + 2 },
     concurrency: 2,
-    search: { budget: o.budget, eureka: { samples: o.samples }, rfAgent: { initial: o.initial, children: o.children } },
+    search: { budget: o.budget, eureka: { samples: o.samples }, rfAgent: { initial: o.initial, children: o.children, sharedInitial: o.sharedInitial } },
     rewardSearch: {
       // One size for every training (the rounds' finish and the final scoring included): equal env steps per candidate.
       trainSteps: o.trainSteps,
@@ -81,7 +82,7 @@ const MIN_BUDGET = 2;
  * (src/search/flags.ts), so their names, help and defaults are the schema's; --budget's help adds the floor.
  */
 const KNOBS = searchFlags()
-  .filter((f) => ["budget", "samples", "initial", "children"].includes(f.name))
+  .filter((f) => ["budget", "samples", "initial", "children", "shared-initial"].includes(f.name))
   .map((f) => (f.name === "budget" ? { ...f, describe: `${f.describe}; here the same for every strategy, at least ${MIN_BUDGET}` } : f));
 
 const list = (v: unknown): string[] =>
@@ -125,7 +126,7 @@ const benchFlags = (y: Argv) =>
 
 export const benchCommand = defineCommand({
   command: "bench <suite>",
-  describe: "benchmarks: reward-search runs the reward-search strategies side by side at equal budgets (human-normalised scores)",
+  describe: "benchmarks: reward-search runs the reward-search strategies side by side at equal budgets (F and its paired differences)",
   builder: benchFlags,
   handler: async (argv) => {
     const out = resolve(argv.out);
@@ -151,7 +152,8 @@ const bench = async (argv: ArgsOf<typeof benchFlags>, out: string): Promise<void
     } catch (e) {
       throw e instanceof ConfigError ? new ConfigError(`--tasks: ${e.message}`) : e;
     }
-    if (humanless) throw new ConfigError(`--tasks: ${t} has no human reward, so its human-normalised score is undefined; leave it out`);
+    if (humanless)
+      throw new ConfigError(`--tasks: ${t} has no human reward, so its paired difference from it and its normalised score are undefined; leave it out`);
   }
   const { config: search } = configFromFlags(SearchConfig, KNOBS, argv, "hexa bench --help");
   // No --iterations here, so every strategy's budget is rf-agent's: --budget, else the schema's default.
@@ -169,6 +171,7 @@ const bench = async (argv: ArgsOf<typeof benchFlags>, out: string): Promise<void
     samples: search.eureka.samples,
     initial: search.rfAgent.initial,
     children: search.rfAgent.children,
+    sharedInitial: search.rfAgent.sharedInitial,
   };
   mkdirSync(out, { recursive: true });
   const t0 = performance.now();
@@ -194,9 +197,18 @@ const bench = async (argv: ArgsOf<typeof benchFlags>, out: string): Promise<void
   const compareDir = join(out, "compare");
   const rows = benchRows(scores, strategies, tasks);
   const diffs = benchDiffs(scores, strategies, tasks);
-  const command = `hexa bench reward-search --strategies ${strategies.join(",")} --tasks ${tasks.join(",")} --budget ${budget} --runs ${runs} --train-steps ${o.trainSteps} --final-trainings ${o.finalTrainings}`;
-  const header = { budget, runs, trainSteps: o.trainSteps, finalTrainings: o.finalTrainings, proposer: "heuristic (no LLM)", wallS, command };
-  writeJsonAtomic(join(out, "results.json"), { schemaVersion: 2, ...header, tasks, strategies, rows, diffs, scores });
+  const command = `hexa bench reward-search --strategies ${strategies.join(",")} --tasks ${tasks.join(",")} --budget ${budget} --runs ${runs} --train-steps ${o.trainSteps} --final-trainings ${o.finalTrainings}${o.sharedInitial ? " --shared-initial" : ""}`;
+  const header = {
+    budget,
+    runs,
+    trainSteps: o.trainSteps,
+    finalTrainings: o.finalTrainings,
+    proposer: "heuristic (no LLM)",
+    wallS,
+    command,
+    budgets: benchBudgets(scores, tasks),
+  };
+  writeJsonAtomic(join(out, "results.json"), { schemaVersion: 3, ...header, tasks, strategies, rows, diffs, scores });
   const md = renderBenchMarkdown(header, rows, diffs);
   writeAtomic(join(out, "results.md"), md);
   writeAtomic(join(out, "results.csv"), renderBenchCsv(rows));

@@ -18,7 +18,7 @@ import { ConfigError } from "../../../src/errors.ts";
 import { LlmConfig } from "../../../src/llm/config.ts";
 import { localTrainerPool } from "../trainer/local-pool.ts";
 import { TrainerConfig } from "../trainer/pool.ts";
-import { DEFAULT_FINAL_TRAININGS, scoreSearch } from "../search/final-protocol.ts";
+import { budgetText, DEFAULT_FINAL_TRAININGS, scoreSearch } from "../search/final-protocol.ts";
 import { writeFinalScores } from "../../../src/store/final-scores.ts";
 import { formatFinalScores } from "../../../src/cli/final-scores.ts";
 
@@ -29,6 +29,10 @@ const candidateLine = (c: CandidateRecord, replayed: boolean) =>
   `${replayed ? "  (from the log)" : ""}\n`;
 
 const f2 = (x: number) => x.toFixed(2);
+
+/** What the final score will train: the best reward, the sparse and the human one on `count` fresh seeds, at which budget. */
+export const finalPlanText = (count: number, steps: number, scored: number): string =>
+  `final score: the best reward, the sparse and the human one on ${count} fresh seed${count === 1 ? "" : "s"} each, ${budgetText(steps, scored)}`;
 
 /** The search in a few lines: the best candidate's final-policy F, its best checkpoint labelled, the budget. */
 export const formatSearch = (r: SearchResult, task: RewardTask, proposer: string): string => {
@@ -89,7 +93,7 @@ export const searchCommand = defineCommand({
       .option("final-steps", {
         type: "number",
         coerce: positiveIntFlag("final-steps"),
-        describe: "env steps of each final-score training (default: --train-steps)",
+        describe: "env steps of each final-score training (default: the task's scored budget, as in hexa run; another budget is labelled in the score)",
       })
       .option("out", {
         type: "string",
@@ -148,8 +152,10 @@ export const searchCommand = defineCommand({
       options,
     });
     const pool = localTrainerPool(rs);
+    const count = argv["final-trainings"] ?? rs.finalTrainings;
+    const finalSteps = argv["final-steps"] ?? budgetsOf(rs, task.training.steps).finish;
     process.stderr.write(
-      `${method} on ${task.id} seed ${seed} with ${proposer.label}: ${budget} candidates of ${steps.toLocaleString("en-US")} env steps; lineage in ${join(out, "candidates.jsonl")}\n`,
+      `${method} on ${task.id} seed ${seed} with ${proposer.label}: ${budget} candidates of ${steps.toLocaleString("en-US")} env steps; lineage in ${join(out, "candidates.jsonl")}\n${finalPlanText(count, finalSteps, task.training.steps)}\n`,
     );
     const t0 = performance.now();
     try {
@@ -161,11 +167,7 @@ export const searchCommand = defineCommand({
       };
       const r = await runSearch(method, { task, instance, seed, proposer, ports }, search);
       process.stdout.write(`${formatSearch(r, task, proposer.label)}\n`);
-      const count = argv["final-trainings"] ?? rs.finalTrainings;
-      const finalSteps = argv["final-steps"] ?? steps;
-      process.stderr.write(
-        `final score: the best reward, the sparse and the human one, each trained on ${count} fresh seeds × ${finalSteps.toLocaleString("en-US")} env steps\n`,
-      );
+      process.stderr.write(`${finalPlanText(count, finalSteps, task.training.steps)}\n`);
       const score = await scoreSearch({ trainer: pool, task, instance, result: r, count, steps: finalSteps, method });
       writeFinalScores(out, [score]);
       process.stdout.write(

@@ -4,17 +4,22 @@ import { libraryTerms } from "../heuristic/term-library.ts";
 import { baseOf, composeTerms, type Design, type Term } from "../heuristic/terms.ts";
 import { firstSentences, type CandidateView, type Operator, type Proposal, type SelfEvaluation } from "../../../src/search/proposer.ts";
 import type { RewardProposeContext, RewardProposer } from "../search/evaluator.ts";
+import { answerFeedback, changeText, designInCode, readSignals, sameShape, type AnswerKind } from "./feedback-signals.ts";
 
 /**
  * The heuristic proposer (no LLM, labelled): every operator is a change to a term design over the generic term
  * library (heuristic/term-library.ts: terms matched to the task's observation, info and action names, never its
  * hand-written reward), so the strategies can be compared without a model.
  * - initial: the library's base terms for the task (then mutations of them, so K initial samples differ);
- * - refine / parameter mutation: rescale one weight; structural mutation: add or drop a term (designer.ts `mutate`);
+ * - refine, parameter and structural mutation, path reasoning: first the answer to the reward reflection
+ *   (feedback-signals.ts: drop the term the hacking alarm names, raise or drop components that never changed,
+ *   halve the last change when F fell), else a random change: refine / parameter rescale one weight, structural
+ *   adds or drops a term (designer.ts `mutate`); each thought records its change, so a child can halve it;
  * - crossover: each term of the union of the elites' term sets, taken from a random elite;
  * - path reasoning: mutate the best of the ancestors; different thought: a term set unlike every shown design's.
- * Self-evaluation is a deterministic score of the code: coverage of the library's base terms. No repair: its
- * codes are composed from the library, so they do not fail a check.
+ * A design that differs from a tried one only by a positive scale is the same reward under reward normalisation and
+ * is not proposed again. Self-evaluation is a deterministic score of the code: coverage of the library's base terms.
+ * No repair: its codes are composed from the library, so they do not fail a check.
  */
 
 const describe = (d: Design) =>
@@ -72,24 +77,39 @@ const differentForm = (lib: Library, shown: readonly CandidateView[], rng: Rng):
   };
 };
 
-const step = (lib: Library, kind: Operator, ctx: RewardProposeContext): { design: Design; why: string } => {
+/** The answer to `c`'s reward reflection (Eureka's refine: the feedback turn), else a random change of the kind asked for. */
+const readAndChange = (
+  lib: Library,
+  c: CandidateView | undefined,
+  feedback: string | undefined,
+  rng: Rng,
+  kind: AnswerKind,
+): { design: Design; why: string } => {
+  const d = designOf(lib, c);
+  return answerFeedback(lib.terms, d, readSignals(feedback ?? c?.feedback ?? ""), c?.thought ?? "", kind) ?? mutateKind(lib, d, rng, kind);
+};
+
+/** A design, why it was made, and the design it changed when that is not the parent's (path reasoning: the best ancestor's). */
+type Made = { design: Design; why: string; from?: Design };
+
+const step = (lib: Library, kind: Operator, ctx: RewardProposeContext): Made => {
   const rng = ctx.rng;
   switch (kind) {
     case "initial":
       return ctx.seen.size === 0 ? { design: baseOf(lib.terms), why: "the library's base terms" } : mutateKind(lib, baseOf(lib.terms), rng, "any");
     case "refine":
-      return mutateKind(lib, designOf(lib, ctx.parent), rng, "any");
+      return readAndChange(lib, ctx.parent, ctx.feedback, rng, "any");
     case "structural":
-      return mutateKind(lib, designOf(lib, ctx.parent), rng, "structural");
+      return readAndChange(lib, ctx.parent, undefined, rng, "structural");
     case "parameter":
-      return mutateKind(lib, designOf(lib, ctx.parent), rng, "parameter");
+      return readAndChange(lib, ctx.parent, undefined, rng, "parameter");
     case "crossover":
       return ctx.elites && ctx.elites.length >= 2 ? crossover(lib, ctx.elites, rng) : mutateKind(lib, designOf(lib, ctx.parent), rng, "parameter");
     case "path": {
       const line = ctx.ancestors?.length ? ctx.ancestors : ctx.parent ? [ctx.parent] : [];
       const best = [...line].sort((a, b) => (b.fitness ?? -Infinity) - (a.fitness ?? -Infinity))[0];
-      const m = mutateKind(lib, designOf(lib, best), rng, "any");
-      return { design: m.design, why: `best of ${line.length} ancestor(s) is #${best?.index ?? "-"}: ${m.why}` };
+      const m = readAndChange(lib, best, undefined, rng, "any");
+      return { design: m.design, why: `best of ${line.length} ancestor(s) is #${best?.index ?? "-"}: ${m.why}`, from: designOf(lib, best) };
     }
     case "different":
       return differentForm(lib, [...(ctx.parent ? [ctx.parent] : []), ...(ctx.others ?? [])], rng);
@@ -103,10 +123,16 @@ export const heuristicProposer = (): RewardProposer => ({
   propose: async (kind, ctx): Promise<Proposal> => {
     const lib = libraryOf(ctx.task);
     const code = (d: Design) => composeTerms(lib.id, lib.terms, d);
-    let made = step(lib, kind, ctx);
-    // Avoid spending a training on a code already tried: a few more draws of the same operator.
-    for (let i = 0; i < 10 && ctx.seen.has(code(made.design)); i++) made = mutateKind(lib, made.design, ctx.rng, kind === "structural" ? "structural" : "any");
-    return { thought: `${kind}: ${made.why}; design ${describe(made.design)}.`, code: code(made.design), design: made.design };
+    // Designs tried, from the codes' first lines: one that differs from them only by a positive scale is not new.
+    const tried = [...ctx.seen].map(designInCode).filter((d): d is Design => d !== undefined);
+    const isTried = (d: Design) => ctx.seen.has(code(d)) || tried.some((t) => sameShape(t, d));
+    let made: Made = step(lib, kind, ctx);
+    // Avoid spending a training on a design already tried: a few more draws of the same operator, then changes of
+    // the term set (a one-term design has no rescale that is new).
+    for (let i = 0; i < 20 && isTried(made.design); i++) made = mutateKind(lib, made.design, ctx.rng, kind === "structural" || i >= 10 ? "structural" : "any");
+    const start = made.from ?? (ctx.parent ? designOf(lib, ctx.parent) : undefined);
+    const from = start ? `; change ${changeText(start, made.design)}` : "";
+    return { thought: `${kind}: ${made.why}${from}; design ${describe(made.design)}.`, code: code(made.design), design: made.design };
   },
   selfEvaluate: async ({ code }, ctx): Promise<SelfEvaluation> => ({ value: coverageScore(libraryOf(ctx.task).terms, code) }),
   align: async (_code, _thought, ctx) => firstSentences(`The reward sums ${describe(ctx.design ?? {})}.`, 1),

@@ -12,7 +12,7 @@ import { heuristicProposer } from "../proposers/heuristic-proposer.ts";
 import { getTask } from "../tasks/index.ts";
 import type { TrainerPool } from "../trainer/pool.ts";
 import { trainerEvaluator } from "./evaluator.ts";
-import { freshSeeds, scoreOnFreshSeeds, selectionOf, spreadOf } from "./final-protocol.ts";
+import { freshSeeds, scoreOnFreshSeeds, selectionOf } from "./final-protocol.ts";
 import { finalScoresOfRun, searchOfRun } from "./run-strategy.ts";
 import { scoreOf, testTrainer } from "./test-trainer.ts";
 
@@ -67,7 +67,7 @@ describe("the final scoring protocol's fresh seeds", () => {
 });
 
 describe("scoreOnFreshSeeds", () => {
-  it("trains the final, sparse and human rewards on the same fresh seeds and normalises per seed", async () => {
+  it("trains the final, sparse and human rewards on the same fresh seeds and keeps every seed's three F values", async () => {
     const task = getTask("pendulum");
     const instance = task.generate(0);
     const trainer = seededTrainer();
@@ -80,15 +80,16 @@ describe("scoreOnFreshSeeds", () => {
     r.perSeed.forEach((p, i) => {
       const t = seeds[i]!.trainSeed;
       const [f, fs, fh] = [F(code, t), F(task.sparseReward, t), F(task.humanReward!, t)];
-      expect(p).toMatchObject({ trainSeed: t, fitness: f, sparse: fs, human: fh });
-      expect(p.score).toBe(fh > fs ? (f - fs) / (fh - fs) : null);
+      expect(p).toMatchObject({ seed: t, fitness: f, sparse: fs, human: fh });
     });
-    expect(r.fitness?.perSeed).toEqual(r.perSeed.map((p) => p.fitness));
-    expect(r.fitness!.low).toBeLessThanOrEqual(r.fitness!.mean);
-    expect(r.fitness!.high).toBeGreaterThanOrEqual(r.fitness!.mean);
+    const fs = r.perSeed.map((p) => p.fitness!);
+    expect(r.fitness).toMatchObject({ n: 3, mean: fs.reduce((a, b) => a + b, 0) / 3 });
+    expect(r.fitness.ci95![0]).toBeLessThanOrEqual(r.fitness.mean!);
+    expect(r.fitness.ci95![1]).toBeGreaterThanOrEqual(r.fitness.mean!);
+    expect(r.vsSparse.n).toBe(3);
   });
 
-  it("reports raw F the same way for a task without a human reward (no score)", async () => {
+  it("reports F the same way for a task without a human reward (no difference from it, no normalised score)", async () => {
     const task = getTask("half_cheetah_backward");
     const instance = task.generate(0);
     const trainer = seededTrainer();
@@ -102,22 +103,14 @@ describe("scoreOnFreshSeeds", () => {
       label: "t",
     });
     expect(trainer.jobs).toHaveLength(8);
-    expect(r.score).toBeUndefined();
-    expect(r.fitness?.n).toBe(4);
-  });
-
-  it("a spread is mean, sample std and an interval around the mean of the known values", () => {
-    const s = spreadOf([1, null, 3, 5])!;
-    expect(s).toMatchObject({ n: 3, mean: 3, std: 2, perSeed: [1, null, 3, 5] });
-    expect(s.low).toBeGreaterThanOrEqual(1);
-    expect(s.high).toBeLessThanOrEqual(5);
-    expect(s.low).toBeLessThan(s.high);
-    expect(spreadOf([null])).toBeUndefined();
+    expect(r.normalised.mean).toBeNull();
+    expect(r.vsHuman.mean).toBeNull();
+    expect(r.fitness.n).toBe(4);
   });
 });
 
 describe("a run's final scores (tiny budget, test trainer)", () => {
-  it("final-scores.json carries the per-seed scores, mean, std and interval, on seeds no search training used", async () => {
+  it("final-scores.json (schema 3) carries F, the paired differences, the normalised score and every seed, on seeds no search training used", async () => {
     const dir = mkdtempSync(join(tmpdir(), "hexa-final-protocol-"));
     const config = RunConfig.parse({ family: "reward-search", levels: ["pendulum"], method: "rf-agent", agent: "heuristic", search: { budget: 4 } });
     const c = RewardSearchConfig.parse({ trainSteps: 32, finishSteps: 32 });
@@ -132,18 +125,24 @@ describe("a run's final scores (tiny budget, test trainer)", () => {
     const scored = trainer.jobs.slice(4);
     expect(scored).toHaveLength(3 * 3);
     for (const s of seedsOfJobs(scored)) expect(searched.has(s)).toBe(false);
-    expect(f!.spread).toMatchObject({ n: 3 });
-    expect(f!.spread!.perSeed).toHaveLength(3);
-    expect(f!.score).toBeCloseTo(f!.spread!.mean, 12);
-    expect(f!.spread!.low).toBeLessThanOrEqual(f!.spread!.high);
-    expect(f!.raw?.spread?.perSeed).toHaveLength(3);
-    expect((f!.detail.perSeed as unknown[]).length).toBe(3);
+    expect(f!.headline).toBe("fitness");
+    expect(Object.keys(f!.figures)).toEqual(["fitness", "vsSparse", "vsHuman", "normalised"]);
+    expect(f!.figures.fitness).toMatchObject({ label: "F", n: 3 });
+    expect(f!.figures.vsSparse!.n).toBe(3);
+    expect(f!.perSeed).toHaveLength(3);
+    // The bench's trainings are below pendulum's scored budget, and the score says so.
+    expect(f!.detail).toMatchObject({ steps: 32, scoredSteps: getTask("pendulum").training.steps });
+    expect(f!.measure).toContain("trained at 32 env steps, NOT the task's scored budget");
   });
 
-  it("an old final-scores.json (schema 1, no spread) is still read", () => {
+  it("an old final-scores.json (schema 1, no spread) is still read, its score the headline", () => {
     const dir = mkdtempSync(join(tmpdir(), "hexa-final-old-"));
     const old = { schemaVersion: 1, levels: [{ level: "pendulum", score: 0.5, measure: "m", raw: { name: "F", value: -700 }, spent: 4, detail: {} }] };
     writeFileSync(join(dir, "final-scores.json"), JSON.stringify(old));
-    expect(readFinalScores(dir)?.levels[0]).toMatchObject({ score: 0.5, raw: { value: -700 } });
+    expect(readFinalScores(dir)?.levels[0]).toMatchObject({
+      headline: "score",
+      figures: { score: { mean: 0.5, n: 1 }, raw: { label: "F", mean: -700 } },
+      perSeed: [],
+    });
   });
 });

@@ -1,7 +1,7 @@
 import { InvariantError } from "../../../src/errors.ts";
 import type { SearchResult } from "../../../src/search/candidates.ts";
-import type { FinalScore, Spread } from "../../../src/store/final-scores.ts";
-import { bootstrapMean, mean, std } from "../../../src/util/stats.ts";
+import type { FinalScore } from "../../../src/store/final-scores.ts";
+import { finalFigures, type FinalFigures, type SeedF } from "./final-figures.ts";
 import { instanceSeeds } from "../envs/vec-env.ts";
 import type { RewardTask, TaskInstance } from "../task.ts";
 import type { TrainerPool } from "../trainer/pool.ts";
@@ -9,15 +9,14 @@ import type { TrainerPool } from "../trainer/pool.ts";
 /**
  * The final scoring protocol of reward search (docs/spec/reward-search.md §7): the final reward is trained again
  * on `count` fresh training seeds that no training of the search used, each final policy scored on fresh
- * evaluation seeds; the sparse and the human reward are trained and scored the same way on the same seeds; the
- * human-normalised score (F − F_sparse) / (F_human − F_sparse) is taken per training seed, then its mean, std
- * and a bootstrap interval over the seeds. A task without a human reward reports raw F the same way. The
- * seeds a search trained and evaluated on are its selection seeds: scoring on them keeps the selection's luck.
+ * evaluation seeds; the sparse and the human reward are trained and scored the same way on the same seeds, and the
+ * figures of final-figures.ts are taken over every seed. The seeds a search trained and evaluated on are its
+ * selection seeds: scoring on them keeps the selection's luck.
  */
 
 /** What a final score is, in words (final-scores.json's `measure`). */
 const FINAL_MEASURE =
-  "human-normalised F (F − F_sparse) / (F_human − F_sparse) of the final reward's final policy, per fresh training seed (none used by the search) on fresh evaluation seeds; mean over the seeds";
+  "F of the final reward's final policy per fresh training seed (none used by the search) on fresh evaluation seeds, and its paired differences from the sparse and human rewards trained on the same seeds; normalised = (mean F − mean F_sparse) / |mean F_human − mean F_sparse|";
 
 /** Training seeds of the final scoring when the config does not say. */
 export const DEFAULT_FINAL_TRAININGS = 3;
@@ -60,37 +59,19 @@ export const freshSeeds = (instanceSeed: number, count: number, selection: Selec
   return out;
 };
 
-/** One fresh training seed's figures: F of the final, sparse and human rewards' final policies, and the normalised score. */
-interface SeedScore {
-  trainSeed: number;
+/** One fresh training seed's F of the final, sparse and human rewards' final policies (final-scores.json's `perSeed`). */
+type SeedScore = SeedF & {
+  /** The fresh training seed. */
+  seed: number;
   evalSeeds: number[];
-  /** F of the final reward's policy; the sparse reward's F when there is no final reward or it failed to train. */
-  fitness: number | null;
-  sparse: number | null;
-  human: number | null;
-  /** (F − F_sparse) / (F_human − F_sparse); null without a human reward or where F_human ≤ F_sparse. */
-  score: number | null;
   /** Why a training of this seed failed, when one did (the final reward's, or the sparse one's). */
   error?: string;
-}
-
-export interface ProtocolResult {
-  perSeed: SeedScore[];
-  /** Over the seeds whose score is defined; undefined when none is. */
-  score: Spread | undefined;
-  /** Raw F of the final reward over the seeds where it is known. */
-  fitness: Spread | undefined;
-  sparse: Spread | undefined;
-  human: Spread | undefined;
-}
-
-/** mean, std (n − 1) and the 95 % percentile bootstrap interval of the mean of the known values; undefined for none. */
-export const spreadOf = (xs: readonly (number | null)[]): Spread | undefined => {
-  const known = xs.filter((x): x is number => x !== null && Number.isFinite(x));
-  if (!known.length) return undefined;
-  const b = bootstrapMean(known, { seed: 1 });
-  return { n: known.length, mean: mean(known), std: std(known), low: b.low, high: b.high, perSeed: [...xs] };
 };
+
+export interface ProtocolResult extends FinalFigures {
+  /** Every fresh seed, none dropped. */
+  perSeed: SeedScore[];
+}
 
 export interface ProtocolRequest {
   trainer: Pick<TrainerPool, "train">;
@@ -125,20 +106,12 @@ export const scoreOnFreshSeeds = async (r: ProtocolRequest): Promise<ProtocolRes
         human === null ? Promise.resolve(undefined) : train(human, s, "human"),
       ]);
       const sparse = F(fs);
-      const fitness = F(f) ?? sparse;
-      const hum = F(fh);
-      const score = fitness !== null && sparse !== null && hum !== null && hum > sparse ? (fitness - sparse) / (hum - sparse) : null;
       const error = [f, fs, fh].map((x, i) => (x && "error" in x ? `${["final", "sparse", "human"][i]}: ${x.error}` : "")).filter(Boolean);
-      return { trainSeed: s.trainSeed, evalSeeds: [...s.evalSeeds], fitness, sparse, human: hum, score, ...(error.length ? { error: error.join("; ") } : {}) };
+      const seed = { seed: s.trainSeed, evalSeeds: [...s.evalSeeds], fitness: F(f) ?? sparse, sparse, human: F(fh) };
+      return { ...seed, ...(error.length ? { error: error.join("; ") } : {}) };
     }),
   );
-  return {
-    perSeed,
-    score: spreadOf(perSeed.map((p) => p.score)),
-    fitness: spreadOf(perSeed.map((p) => p.fitness)),
-    sparse: spreadOf(perSeed.map((p) => p.sparse)),
-    human: spreadOf(perSeed.map((p) => p.human)),
-  };
+  return { perSeed, ...finalFigures(perSeed) };
 };
 
 export interface FinalScoreRequest {
@@ -160,27 +133,31 @@ export interface FinalScoreRequest {
   steps: number;
 }
 
-/** The protocol's final score of one task, as final-scores.json records it. */
+/** The budget a final score was trained at, against the task's scored budget, in words (its file and tables say it). */
+export const budgetText = (steps: number, scored: number): string =>
+  steps === scored
+    ? `trained at ${steps.toLocaleString("en-US")} env steps, the task's scored budget`
+    : `trained at ${steps.toLocaleString("en-US")} env steps, NOT the task's scored budget (${scored.toLocaleString("en-US")})`;
+
+/** The protocol's final score of one task, as final-scores.json records it (schema 3). */
 export const finalScoreOf = async (q: FinalScoreRequest): Promise<FinalScore> => {
   const seeds = freshSeeds(q.instance.seed, q.count, q.selection);
-  const r = await scoreOnFreshSeeds({ ...q, seeds, label: `final-${q.task.id}-s${q.instance.seed}` });
+  const { perSeed, ...figures } = await scoreOnFreshSeeds({ ...q, seeds, label: `final-${q.task.id}-s${q.instance.seed}` });
+  const scoredSteps = q.task.training.steps;
   return {
     level: q.task.id,
-    score: r.score?.mean ?? null,
-    ...(r.score ? { spread: r.score } : {}),
-    measure: FINAL_MEASURE,
-    raw: { name: "F", value: r.fitness?.mean ?? null, ...(r.fitness ? { spread: r.fitness } : {}) },
+    measure: `${FINAL_MEASURE}; ${budgetText(q.steps, scoredSteps)}`,
+    headline: "fitness",
+    figures: { ...figures },
+    perSeed,
     spent: q.spent,
     detail: {
       strategy: q.strategy,
       source: q.source,
-      fitness: r.fitness?.mean ?? null,
-      sparse: r.sparse?.mean ?? null,
-      human: r.human?.mean ?? null,
-      perSeed: r.perSeed,
       instanceSeed: q.instance.seed,
       selectionSeeds: q.selection,
       steps: q.steps,
+      scoredSteps,
       ...(q.envSteps === undefined ? {} : { envSteps: q.envSteps }),
       code: q.code,
     },
@@ -201,7 +178,3 @@ export const scoreSearch = (
     selection: selectionOf([o.instance, ...o.result.candidates]),
   });
 };
-
-/** `a ± s [low, high] (n)` of a spread, or "n/a". */
-export const formatSpread = (s: Spread | undefined, digits = 2): string =>
-  s ? `${s.mean.toFixed(digits)} ± ${s.std.toFixed(digits)} [${s.low.toFixed(digits)}, ${s.high.toFixed(digits)}] (n ${s.n})` : "n/a";

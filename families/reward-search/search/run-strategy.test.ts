@@ -1,6 +1,5 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { compareResults } from "../../../src/report/compare/results.ts";
 import { callRewardTool } from "../tools/define.ts";
 import { train, type RewardSession } from "../tools/session.ts";
 import { REWARD_TOOLS } from "../task-env.ts";
@@ -154,30 +153,5 @@ describe("auto-finish under a share", () => {
     for (let i = 0; i < 3; i++) ends.push((await callRewardTool(REWARD_TOOLS, shared, "train_policy", { code })).ends !== undefined);
     expect(ends).toEqual([false, false, true]);
     expect((await callRewardTool(REWARD_TOOLS, session(), "train_policy", { code })).ends).toMatchObject({ reason: "success", success: true });
-  });
-});
-
-describe("compare's final-score figure", () => {
-  it("keeps one entry per run in the runs' order, a run without a score as null, mean ± std over the defined ones", () => {
-    const run = (r: number, score: number | null | undefined) => ({
-      run: r,
-      dir: `d${r}`,
-      stream: [],
-      tokens: 0,
-      costUsd: 0,
-      unpricedCalls: 0,
-      wallMs: 0,
-      ...(score === undefined
-        ? {}
-        : { final: [{ level: "cartpole", score, spent: 4, measure: "m", raw: { name: "F", value: score === null ? 7 : score * 10 } }] }),
-    });
-    const [c] = compareResults([{ id: "c1", label: "x", runs: [run(0, 0.5), run(1, null), run(2, 1.5), run(3, undefined)] }], ["cartpole"], "c1");
-    const f = c!.levels[0]!.final!;
-    expect(f.perRun).toEqual([0.5, null, 1.5, null]);
-    expect(f.mean).toBeCloseTo(1, 12);
-    expect(f.std).toBeCloseTo(Math.SQRT1_2, 12);
-    expect(f.spent).toEqual([4, 4, 4, 0]);
-    expect(f.raw).toMatchObject({ name: "F", perRun: [5, 7, 15, null] });
-    expect(f.raw!.mean).toBeCloseTo(9, 12);
   });
 });

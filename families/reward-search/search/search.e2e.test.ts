@@ -92,13 +92,63 @@ describe("search end to end (built-in trainer)", () => {
     expect(again.stdout).toMatch(/F of the final policy [\d.]+ on the selection seeds \[17, 18, 19\]/);
     // The final score: three fresh training seeds, none of the search's (16; 17–19), each scored per seed.
     const final = JSON.parse(readFileSync(join(out, "final-scores.json"), "utf8")) as {
-      levels: { spread?: { n: number }; raw: { spread: { n: number } }; detail: { perSeed: { trainSeed: number; evalSeeds: number[] }[] } }[];
+      levels: { figures: { fitness: { n: number } }; perSeed: { seed: number; evalSeeds: number[] }[] }[];
     };
-    const perSeed = final.levels[0]!.detail.perSeed;
+    const perSeed = final.levels[0]!.perSeed;
     expect(perSeed).toHaveLength(3);
-    expect(final.levels[0]!.raw.spread.n).toBe(3);
-    for (const s of perSeed.flatMap((p) => [p.trainSeed, ...p.evalSeeds])) expect([16, 17, 18, 19]).not.toContain(s);
+    expect(final.levels[0]!.figures.fitness.n).toBe(3);
+    for (const s of perSeed.flatMap((p) => [p.seed, ...p.evalSeeds])) expect([16, 17, 18, 19]).not.toContain(s);
     expect(again.stdout).toContain("final scores (");
     expect(again.stdout).toContain("best checkpoint during its training (labelled, not the score)");
   }, 240_000);
+
+  it("hexa search writes final-scores.json (schema 3): F, the paired differences, the normalised score and every seed", async () => {
+    const d = dir();
+    const out = join(d, "run");
+    const args = ["search", "cartpole", "--method", "eureka", "--budget", "2", "--train-steps", "4096", "--final-steps", "4096", "--final-trainings", "3"];
+    const r = await execa(process.execPath, [hexa, ...args, "--out", out, "--trainer-cache", join(d, "cache"), "--processes", "2"], { reject: false });
+    expect(r.stderr).not.toMatch(/hexa: /);
+    expect(r.exitCode).toBe(0);
+    const file = JSON.parse(readFileSync(join(out, "final-scores.json"), "utf8"));
+    expect(file.schemaVersion).toBe(3);
+    const [l] = file.levels;
+    expect(Object.keys(l.figures)).toEqual(["fitness", "vsSparse", "vsHuman", "normalised"]);
+    expect(l.figures.fitness).toMatchObject({ label: "F", n: 3 });
+    expect(l.figures.fitness.ci95).toHaveLength(2);
+    for (const k of ["vsSparse", "vsHuman"]) expect(l.figures[k]).toMatchObject({ n: 3, ci95: [expect.any(Number), expect.any(Number)] });
+    // A value with its interval over the 3 seeds, or null with why (human and sparse not told apart at this budget).
+    const n = l.figures.normalised;
+    if (n.mean === null) expect(n.why).toMatch(/^human and sparse rewards are not distinguishable at this budget/);
+    else expect(n).toMatchObject({ n: 3, ci95: [expect.any(Number), expect.any(Number)] });
+    expect(l.perSeed).toHaveLength(3);
+    for (const p of l.perSeed) for (const k of ["fitness", "sparse", "human"]) expect(typeof p[k]).toBe("number");
+    // 4,096 steps is not cartpole's scored budget: the file and the printed table say so.
+    expect(l.measure).toContain("trained at 4,096 env steps, NOT the task's scored budget");
+    expect(r.stdout).toContain("trained at 4,096 env steps, NOT the task's scored budget");
+    expect(r.stdout).toMatch(/F [-\d.]+ ± [\d.]+ \[[-\d.]+, [-\d.]+\] \(n 3\)/);
+  }, 180_000);
+
+  it("hexa search announces its final trainings at the task's scored budget by default (hopper: 1,000,000 env steps)", async () => {
+    const d = dir();
+    const child = execa(
+      process.execPath,
+      [hexa, "search", "hopper", "--method", "eureka", "--budget", "1", "--train-steps", "2048", "--out", join(d, "run"), "--trainer-cache", join(d, "cache")],
+      { detached: true, reject: false },
+    );
+    let err = "";
+    const announced = new Promise<void>((ok) =>
+      child.stderr!.on("data", (b: Buffer) => {
+        err += b.toString();
+        if (err.includes("final score:")) ok();
+      }),
+    );
+    // Neither the 2,048-step candidate nor the million-step final trainings are waited for: only the plan.
+    await Promise.race([announced, child]);
+    process.kill(-child.pid!, "SIGKILL");
+    await child;
+    expect(err).toContain("eureka on hopper seed 0 with heuristic (no LLM): 1 candidates of 2,048 env steps");
+    expect(err).toContain(
+      "final score: the best reward, the sparse and the human one on 3 fresh seeds each, trained at 1,000,000 env steps, the task's scored budget",
+    );
+  }, 60_000);
 });

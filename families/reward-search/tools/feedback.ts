@@ -3,6 +3,11 @@ import type { JobError, JobResult } from "../trainer/client.ts";
 
 const n = (v: number) => (Math.abs(v) >= 1000 || (Math.abs(v) < 0.01 && v !== 0) ? v.toExponential(2) : v.toFixed(3).replace(/\.?0+$/, ""));
 
+/** The reflection's lines that the heuristic proposer reads back (proposers/feedback-signals.ts). */
+export const F_CURVE = "F over training: ";
+export const NEVER_CHANGED = "Never changed during training (not being optimised): ";
+export const HACKING_ALARM = "REWARD-HACKING ALARM: ";
+
 /** Each component's share of Σ|mean| over the whole training. */
 const componentShares = (components: JobResult["components"]): Record<string, number> => {
   const mag = Object.fromEntries(Object.entries(components).map(([k, xs]) => [k, xs.reduce((s, x) => s + Math.abs(x.mean), 0) / Math.max(1, xs.length)]));
@@ -19,7 +24,7 @@ export const reflection = (r: JobResult, solved: number): string => {
   const lines = [
     `F of the final policy: ${n(r.final.fitness)} (evaluation seeds ${per}, not the training seed); solved at ≥ ${solved}.`,
     `Best checkpoint during training (not the score): F ${n(r.bestCheckpoint.fitness)} at step ${r.bestCheckpoint.step}.`,
-    `F over training: ${r.fitnessCurve.map((p) => n(p.fitness)).join(" → ")}.`,
+    `${F_CURVE}${r.fitnessCurve.map((p) => n(p.fitness)).join(" → ")}.`,
     `Episode length over training: ${r.episodeLength.map((p) => n(p.mean)).join(" → ") || "no episode ended"}.`,
     "Reward components over training (mean [min, max] per sample):",
     ...Object.entries(r.components).map(([k, xs]) => `- ${k}: ${xs.map((x) => `${n(x.mean)} [${n(x.min)}, ${n(x.max)}]`).join("; ")}`),
@@ -28,10 +33,9 @@ export const reflection = (r: JobResult, solved: number): string => {
   const constant = Object.entries(r.components)
     .filter(([, xs]) => xs.every((x) => x.max - x.min < 1e-9 && x.mean === xs[0]!.mean))
     .map(([k]) => k);
-  if (constant.length) lines.push(`Never changed during training (not being optimised): ${constant.join(", ")}.`);
+  if (constant.length) lines.push(`${NEVER_CHANGED}${constant.join(", ")}.`);
   const [top, share] = Object.entries(shares).sort((a, b) => b[1] - a[1])[0] ?? ["", 0];
-  if (share > HACK_SHARE)
-    lines.push(`REWARD-HACKING ALARM: ${top} carries ${(share * 100).toFixed(0)}% of the reward's magnitude; the other terms barely matter.`);
+  if (share > HACK_SHARE) lines.push(`${HACKING_ALARM}${top} carries ${(share * 100).toFixed(0)}% of the reward's magnitude; the other terms barely matter.`);
   lines.push(`${r.steps.toLocaleString("en-US")} env steps in ${(r.wallMs / 1000).toFixed(1)} s.`);
   return lines.join("\n");
 };

@@ -25,7 +25,42 @@ const diffText = (d: Interval | undefined): string =>
 const row = (cells: readonly string[]) => `| ${cells.join(" | ")} |`;
 
 const num = (v: number | null | undefined) => (v === null || v === undefined || !Number.isFinite(v) ? "–" : v.toFixed(2));
-const finalText = (f: FinalFigure | undefined): string => (f ? `${num(f.mean)} ± ${num(f.std)} (n = ${f.perRun.filter((v) => v !== null).length})` : "–");
+const figureText = (f: FinalFigure["figures"][number] | undefined): string =>
+  f ? `${num(f.mean)} ± ${num(f.std)} (n = ${f.perRun.filter((v) => v !== null).length})` : "–";
+/** `+1.25 [−0.50, +3.00] (n = 6)`: a paired difference in the figure's own unit. */
+const rawDiffText = (d: Interval | undefined): string =>
+  d && d.n > 0 ? `${d.mean >= 0 ? "+" : ""}${num(d.mean)} [${num(d.low)}, ${num(d.high)}] (n = ${d.n})${d.withinNoise ? " within noise" : ""}` : "";
+
+/**
+ * The family's final figures per level (reward search: F and its paired differences from the sparse and human
+ * rewards), the headline first; then the headline per run, its paired difference from the baseline by (run, seed),
+ * and what each run spent.
+ */
+const finalTable = (cells: readonly CellResult[], baseline: string): string[] => {
+  const withFinal = cells.filter((c) => c.levels.some((l) => l.final));
+  const first = withFinal.flatMap((c) => c.levels).find((l) => l.final)?.final;
+  if (!first) return [];
+  const labels = first.figures.map((f) => f.label);
+  const headline = labels[0]!;
+  return [
+    `Final score: ${first.measure}; each figure's mean ± std over runs, the ${headline} of every run, its paired difference from ${baseline} on the same (run, seed) measurements, and what each run spent on the level.`,
+    "",
+    row(["cell", "level", ...labels, `${headline} per run`, `Δ ${headline} vs ${baseline}, 95% CI`, "spent per run"]),
+    row(["---", "---", ...labels.map(() => "---:"), "---", "---", "---"]),
+    ...withFinal.flatMap((c) =>
+      c.levels.map((l) =>
+        row([
+          `${c.id} (${c.label})`,
+          l.level,
+          ...labels.map((label) => figureText(l.final?.figures.find((f) => f.label === label))),
+          l.final ? l.final.figures[0]!.perRun.map(num).join(", ") : "–",
+          c.id === baseline ? "baseline" : rawDiffText(l.vsBaseline?.final),
+          l.final ? l.final.spent.join(", ") : "–",
+        ]),
+      ),
+    ),
+  ];
+};
 
 const tables = (cells: readonly CellResult[], baseline: string) => {
   const success = [
@@ -72,29 +107,7 @@ const tables = (cells: readonly CellResult[], baseline: string) => {
       ]),
     ),
   ];
-  // The family's final score per level (reward search: human-normalised F on held-out evaluation seeds), when the runs have one.
-  const withFinal = cells.filter((c) => c.levels.some((l) => l.final));
-  const final = withFinal.length
-    ? [
-        `Final score: ${withFinal.flatMap((c) => c.levels).find((l) => l.final)!.final!.measure}; mean ± std over runs, every run, and what each run spent on the level.`,
-        "",
-        row(["cell", "level", "final score", "per run", "raw figure", "per run", "spent per run"]),
-        row(["---", "---", "---:", "---", "---:", "---", "---"]),
-        ...withFinal.flatMap((c) =>
-          c.levels.map((l) =>
-            row([
-              `${c.id} (${c.label})`,
-              l.level,
-              finalText(l.final),
-              l.final ? l.final.perRun.map(num).join(", ") : "–",
-              l.final?.raw ? `${l.final.raw.name} ${num(l.final.raw.mean)} ± ${num(l.final.raw.std)}` : "–",
-              l.final?.raw ? l.final.raw.perRun.map(num).join(", ") : "–",
-              l.final ? l.final.spent.join(", ") : "–",
-            ]),
-          ),
-        ),
-      ]
-    : [];
+  const final = finalTable(cells, baseline);
   return { success, cost, final };
 };
 
@@ -161,8 +174,8 @@ export const renderCsv = (cells: readonly CellResult[]): string => {
     "mean_turns",
     "heldout_success_rate",
     "heldout_seeds",
-    "final_score",
-    "final_raw",
+    "final_headline",
+    "final_figures",
     "final_spent",
     "tokens",
     "cost_usd",
@@ -181,8 +194,8 @@ export const renderCsv = (cells: readonly CellResult[]): string => {
         l.turns.perRun[i]?.toFixed(3) ?? "",
         l.heldOut?.perRun[i] ?? "",
         l.heldOut?.seeds ?? "",
-        l.final?.perRun[i] ?? "",
-        l.final?.raw?.perRun[i] ?? "",
+        l.final?.figures[0]?.perRun[i] ?? "",
+        l.final ? l.final.figures.map((f) => `${f.label}=${f.perRun[i] ?? ""}`).join("; ") : "",
         l.final?.spent[i] ?? "",
         r.tokens,
         r.costUsd.toFixed(6),

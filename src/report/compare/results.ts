@@ -1,3 +1,4 @@
+import { headlineBySeed, type FinalScore } from "../../store/final-scores.ts";
 import { bootstrapMean, mean, std, type Interval } from "../../util/stats.ts";
 
 /**
@@ -25,28 +26,23 @@ interface RunInput {
   unpricedCalls: number;
   /** Wall time of the processes that made and evaluated the run, as far as compare saw them. */
   wallMs: number;
-  /** The family's final score of each level (final-scores.json: reward search's human-normalised F), when the run has one. */
-  final?: FinalOutcome[];
+  /** The family's final score of each level (final-scores.json: reward search's F and its paired differences), when the run has one. */
+  final?: FinalScore[];
 }
 
-interface FinalOutcome {
-  level: string;
-  score: number | null;
-  /** What the run spent on the level (reward search: trainings). */
-  spent: number;
-  measure: string;
-  raw?: { name: string; value: number | null };
-}
-
-/** The final score over runs: per run (null where undefined), mean ± std of the defined ones, and the spend per run. */
-export interface FinalFigure {
+/** One of the family's figures over runs: each run's mean (null where undefined), mean ± std of the defined ones. */
+interface FigureOverRuns {
+  label: string;
   perRun: (number | null)[];
   mean: number;
   std: number;
+}
+
+/** The final score over runs: each figure of the family (the headline first) and the spend per run. */
+export interface FinalFigure {
+  figures: FigureOverRuns[];
   spent: number[];
   measure: string;
-  /** The raw figure behind the score per run (e.g. F), when the family gives one. */
-  raw?: { name: string; perRun: (number | null)[]; mean: number; std: number };
 }
 
 export interface CellInput {
@@ -70,8 +66,8 @@ interface LevelResult {
   turns: { perRun: number[]; mean: number; std: number };
   heldOut?: RateFigure;
   final?: FinalFigure;
-  /** Against the baseline, paired by (run index, seed); absent for the baseline itself. */
-  vsBaseline?: { stream: Interval; heldOut?: Interval };
+  /** Against the baseline, paired by (run index, seed): success, and the final score's headline; absent for the baseline itself. */
+  vsBaseline?: { stream: Interval; heldOut?: Interval; final?: Interval };
   /** Cumulative success after each stream episode (seed index 1, 2, …): mean, lowest and highest run. */
   curve: { index: number; mean: number; low: number; high: number }[];
 }
@@ -119,6 +115,32 @@ export const pairedDiffs = (
     return eps.flatMap((e) => (bySeed.has(e.seed) ? [(e.success ? 1 : 0) - (bySeed.get(e.seed)! ? 1 : 0)] : []));
   });
 
+/** The level's final figures over the cell's runs, in the order of the first run that has them; undefined when none has. */
+const finalOverRuns = (cell: CellInput, level: string): FinalFigure | undefined => {
+  const finals = cell.runs.map((r) => r.final?.find((f) => f.level === level));
+  const some = finals.find((f) => f !== undefined);
+  if (!some) return undefined;
+  const figures = Object.entries(some.figures).map(([key, f]): FigureOverRuns => {
+    const perRun = finals.map((x) => x?.figures[key]?.mean ?? null);
+    const defined = perRun.filter((v): v is number => v !== null);
+    return { label: f.label, perRun, mean: mean(defined), std: std(defined) };
+  });
+  return { figures, spent: finals.map((f) => f?.spent ?? 0), measure: some.measure };
+};
+
+/** Differences of the final score's headline on (run index, seed) pairs both cells measured. */
+const pairedFinalDiffs = (cell: CellInput, base: CellInput, level: string): number[] =>
+  cell.runs.flatMap((r) => {
+    const mine = r.final?.find((f) => f.level === level);
+    const theirs = base.runs.find((b) => b.run === r.run)?.final?.find((f) => f.level === level);
+    if (!mine || !theirs || mine.headline !== theirs.headline) return [];
+    const other = headlineBySeed(theirs);
+    return [...headlineBySeed(mine)].flatMap(([seed, v]) => {
+      const w = other.get(seed);
+      return v !== null && w !== null && w !== undefined ? [v - w] : [];
+    });
+  });
+
 const levelResult = (cell: CellInput, level: string, base: CellInput | undefined, seed: number): LevelResult => {
   const stream = cell.runs.map((r) => ({ run: r.run, eps: ordered(r.stream, level) }));
   // A level without held-out seeds (its vetted list ran out) is "not evaluated", not 0 of 0.
@@ -142,19 +164,8 @@ const levelResult = (cell: CellInput, level: string, base: CellInput | undefined
       evaluated.map((s) => rate(s.eps)),
       seedsOf(evaluated),
     );
-  // One entry per run, in the runs' order (null: the run has no score for the level).
-  const finals = cell.runs.map((r) => r.final?.find((f) => f.level === level));
-  const some = finals.find((f) => f !== undefined);
-  if (some) {
-    const perRun = finals.map((f) => f?.score ?? null);
-    const defined = perRun.filter((v): v is number => v !== null);
-    out.final = { perRun, mean: mean(defined), std: std(defined), spent: finals.map((f) => f?.spent ?? 0), measure: some.measure };
-    if (some.raw) {
-      const raw = finals.map((f) => f?.raw?.value ?? null);
-      const known = raw.filter((v): v is number => v !== null);
-      out.final.raw = { name: some.raw.name, perRun: raw, mean: mean(known), std: std(known) };
-    }
-  }
+  const final = finalOverRuns(cell, level);
+  if (final) out.final = final;
   if (base && base.id !== cell.id) {
     const bStream = base.runs.map((r) => ({ run: r.run, eps: ordered(r.stream, level) }));
     const bHeld = base.runs
@@ -162,9 +173,11 @@ const levelResult = (cell: CellInput, level: string, base: CellInput | undefined
       .map((r) => ({ run: r.run, eps: ordered(r.heldOut!, level) }))
       .filter((x) => x.eps.length > 0);
     const heldDiffs = pairedDiffs(evaluated, bHeld);
+    const finalDiffs = pairedFinalDiffs(cell, base, level);
     out.vsBaseline = {
       stream: bootstrapMean(pairedDiffs(stream, bStream), { seed }),
       ...(heldDiffs.length ? { heldOut: bootstrapMean(heldDiffs, { seed }) } : {}),
+      ...(finalDiffs.length ? { final: bootstrapMean(finalDiffs, { seed }) } : {}),
     };
   }
   return out;

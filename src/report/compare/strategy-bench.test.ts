@@ -1,47 +1,33 @@
 import { describe, expect, it } from "vitest";
-import { benchDiffs, benchRows, noiseLine, type BenchScore } from "./strategy-bench.ts";
+import { bootstrapMean } from "../../util/stats.ts";
+import { noiseLine, renderBenchMarkdown, type BenchDiff, type BenchRow } from "./strategy-bench.ts";
 
-/** One run's score of `task` whose per-seed scores are `seeds` (F = 100 × score, sparse 0, human 100). */
-const score = (strategy: string, run: number, seeds: number[], task = "hopper"): BenchScore => ({
-  strategy,
-  run,
-  task,
-  score: seeds.reduce((a, b) => a + b, 0) / seeds.length,
-  fitness: null,
-  sparse: 0,
-  human: 100,
-  spent: 4,
-  envSteps: 4 * 2048,
-  wallS: 10,
-  perSeed: seeds.map((s, i) => ({ trainSeed: 1000 + 8 * i, score: s, fitness: 100 * s, sparse: 0, human: 100 })),
-});
+const diff = (a: string, b: string, xs: number[]): BenchDiff => ({ task: "hopper", a, b, interval: bootstrapMean(xs, { seed: 1 }) });
 
-describe("the strategy bench's figures", () => {
-  it("a row is over every (run, fresh seed) measurement: n, mean ± std, an interval around the mean", () => {
-    const rows = benchRows([score("eureka", 0, [1, 2, 3]), score("eureka", 1, [4, 5, 6])], ["eureka"], ["hopper"]);
-    const e = rows.find((r) => r.row === "eureka")!;
-    expect(e.score).toMatchObject({ n: 6, mean: 3.5, perRun: [2, 5] });
-    expect(e.score.std).toBeCloseTo(Math.sqrt(17.5 / 5), 12);
-    expect(e.score.low).toBeLessThan(3.5);
-    expect(e.score.high).toBeGreaterThan(3.5);
-    expect(e.envSteps).toEqual([8192, 8192]);
-    expect(rows.find((r) => r.row === "human")!.fitness).toMatchObject({ n: 6, mean: 100 });
+describe("the strategy bench's verdict and table", () => {
+  it("a pair differs beyond noise only when its interval excludes 0 over at least three pairs", () => {
+    expect(noiseLine("hopper", [diff("a", "b", [0.5, 0.5, 0.5])])).toMatch(/^hopper: differ beyond noise: a − b 0\.50 \[0\.50, 0\.50\] \(n 3\)/);
+    expect(noiseLine("hopper", [diff("a", "b", [1, -1, 2, -2])])).toMatch(/^hopper: the strategies do not differ beyond noise/);
+    expect(noiseLine("hopper", [diff("a", "b", [1, 1])])).toMatch(/^hopper: too few paired scores to tell/);
   });
 
-  it("pairs two strategies by run and fresh seed: a constant gap is beyond noise, a sign-flipping one is not", () => {
-    const a = [score("a", 0, [1, 2, 3]), score("a", 1, [4, 5, 6])];
-    const b = [score("b", 0, [0.5, 1.5, 2.5]), score("b", 1, [3.5, 4.5, 5.5])];
-    const [d] = benchDiffs([...a, ...b], ["a", "b"], ["hopper"]);
-    expect(d!.interval).toMatchObject({ n: 6, low: 0.5, high: 0.5, withinNoise: false });
-    expect(d!.interval.mean).toBeCloseTo(0.5, 12);
-    expect(noiseLine("hopper", [d!])).toMatch(/^hopper: differ beyond noise: a − b 0\.50 \[0\.50, 0\.50\] \(n 6\)/);
-    const c = [score("c", 0, [2, 1, 4]), score("c", 1, [3, 6, 5])];
-    const [e] = benchDiffs([...a, ...c], ["a", "c"], ["hopper"]);
-    expect(e!.interval.withinNoise).toBe(true);
-    expect(noiseLine("hopper", [e!])).toMatch(/^hopper: the strategies do not differ beyond noise/);
-    // Two pairs with a constant gap: no verdict from so few.
-    const [f] = benchDiffs([score("a", 0, [1, 2]), score("b", 0, [0, 1])], ["a", "b"], ["hopper"]);
-    expect(f!.interval.withinNoise).toBe(false);
-    expect(noiseLine("hopper", [f!])).toMatch(/^hopper: too few paired scores to tell/);
+  it("the table leads with F and its interval, then each figure, an undefined one as n/a with its why", () => {
+    const row: BenchRow = {
+      task: "hopper",
+      row: "eureka",
+      figures: [
+        { label: "F", mean: 1.5, std: 0.5, ci95: [1, 2], n: 6 },
+        { label: "normalised", mean: null, n: 6, why: "not told apart" },
+      ],
+      perRun: [1, 2],
+      trained: [4, 4],
+      envSteps: [8192, null],
+      wallS: 10,
+    };
+    const header = { budget: 4, runs: 2, trainSteps: 2048, finalTrainings: 3, proposer: "p", wallS: 1, command: "c", budgets: ["hopper: at 2,048"] };
+    const md = renderBenchMarkdown(header, [row]);
+    expect(md).toContain("| task | reward | n | F (95 % interval) | normalised | F per run |");
+    expect(md).toContain("| hopper | eureka | 6 | 1.50 ± 0.50 [1.00, 2.00] | n/a: not told apart | 1.00, 2.00 | 4, 4 | 8,192 | 10 s |");
+    expect(md).toContain("- hopper: at 2,048");
   });
 });

@@ -1,68 +1,32 @@
 import * as vega from "vega";
 import { compile, type TopLevelSpec } from "vega-lite";
 import { csvField } from "./render.ts";
-import { bootstrapMean, mean, std, type Interval } from "../../util/stats.ts";
+import type { Figure } from "../../store/final-scores.ts";
+import type { Interval } from "../../util/stats.ts";
 
 /**
- * `hexa bench reward-search` (docs/spec/reward-search.md §8.5) from the runs' final scores: per task, a row per strategy with the
- * human-normalised score of its final reward's policy by the final scoring protocol (§7: retrained on fresh
- * training seeds, scored on fresh evaluation seeds), over every (run, fresh training seed) measurement: n, mean ±
- * std and a bootstrap interval; its raw F, the trainings and env steps it spent; the `sparse` and `human` rows
- * (F of those rewards trained on the same seeds; 0 and 1 on the normalised scale by definition); and per pair of
- * strategies the interval of their paired differences (same instance, same fresh seed), which says whether they
- * differ beyond noise.
+ * `hexa bench reward-search` (docs/spec/reward-search.md §8.5) rendered: per task, a row per strategy and the `sparse`
+ * and `human` rows with the family's figures of its final scores (§7: F of the final policy over every (run, fresh
+ * training seed) measurement, its paired differences from the sparse and human rewards, the normalised score where
+ * it is defined), F per run and what each run spent; and per pair of strategies the interval of their paired
+ * differences of F (same instance, same fresh seed), which says whether they differ beyond noise.
  */
-
-/** One measurement of a final score: one fresh training seed of one run. */
-export interface BenchSeed {
-  trainSeed: number;
-  score: number | null;
-  fitness: number | null;
-  sparse: number | null;
-  human: number | null;
-}
-
-/** One run's final score of one task (final-scores.json), with the run's strategy. */
-export interface BenchScore {
-  strategy: string;
-  /** The run's index; runs of one index search the same task instance in every strategy. */
-  run: number;
-  task: string;
-  score: number | null;
-  fitness: number | null;
-  sparse: number | null;
-  human: number | null;
-  spent: number;
-  /** Env steps of the run's trainings of the task (trainings × steps), when recorded. */
-  envSteps: number | null;
-  wallS: number;
-  /** The fresh training seeds' figures; a schema-1 file's single training stands as one. */
-  perSeed: BenchSeed[];
-}
-
-/** Figures over measurements: n, mean ± std, the 95 % bootstrap interval of the mean; the per-run means beside. */
-interface BenchFigure {
-  n: number;
-  mean: number;
-  std: number;
-  low: number;
-  high: number;
-  perRun: (number | null)[];
-}
 
 export interface BenchRow {
   task: string;
   /** A strategy, or "sparse" / "human". */
   row: string;
-  score: BenchFigure;
-  fitness: BenchFigure;
+  /** The family's figures over every measurement, F first. */
+  figures: Figure[];
+  /** F's mean per run. */
+  perRun: (number | null)[];
   /** Trainings per run (the reference rows: their fresh-seed trainings). */
   trained: number[];
   envSteps: (number | null)[];
   wallS: number;
 }
 
-/** The paired difference a − b of two strategies' scores on one task, over (run, fresh seed) pairs. */
+/** The paired difference a − b of two strategies' F on one task, over (run, fresh seed) pairs. */
 export interface BenchDiff {
   task: string;
   a: string;
@@ -72,79 +36,15 @@ export interface BenchDiff {
 
 const known = (xs: readonly (number | null)[]) => xs.filter((x): x is number => x !== null && Number.isFinite(x));
 
-const figure = (measured: readonly (number | null)[], perRun: (number | null)[]): BenchFigure => {
-  const d = known(measured);
-  const b = bootstrapMean(d, { seed: 1 });
-  return { n: d.length, mean: mean(d), std: std(d), low: b.low, high: b.high, perRun };
-};
-
-const runMean = (xs: readonly (number | null)[]): number | null => (known(xs).length ? mean(known(xs)) : null);
-
-export const benchRows = (scores: readonly BenchScore[], strategies: readonly string[], tasks: readonly string[]): BenchRow[] =>
-  tasks.flatMap((task) => {
-    const of = scores.filter((s) => s.task === task);
-    // The references are the same trainings for every strategy of a run (one instance, the same fresh seeds, cached).
-    const ref = of.filter((s) => s.strategy === strategies[0]).sort((a, b) => a.run - b.run);
-    const reference = (row: "sparse" | "human", norm: number): BenchRow => ({
-      task,
-      row,
-      score: figure(
-        ref.flatMap((s) => s.perSeed.map((p) => (p[row] === null ? null : norm))),
-        ref.map((s) => (s[row] === null ? null : norm)),
-      ),
-      fitness: figure(
-        ref.flatMap((s) => s.perSeed.map((p) => p[row])),
-        ref.map((s) => s[row]),
-      ),
-      trained: ref.map((s) => s.perSeed.length),
-      envSteps: ref.map(() => null),
-      wallS: NaN,
-    });
-    return [
-      reference("sparse", 0),
-      reference("human", 1),
-      ...strategies.map((strategy): BenchRow => {
-        const mine = of.filter((s) => s.strategy === strategy).sort((a, b) => a.run - b.run);
-        return {
-          task,
-          row: strategy,
-          score: figure(
-            mine.flatMap((s) => s.perSeed.map((p) => p.score)),
-            mine.map((s) => s.score ?? runMean(s.perSeed.map((p) => p.score))),
-          ),
-          fitness: figure(
-            mine.flatMap((s) => s.perSeed.map((p) => p.fitness)),
-            mine.map((s) => s.fitness),
-          ),
-          trained: mine.map((s) => s.spent),
-          envSteps: mine.map((s) => s.envSteps),
-          wallS: mean(mine.map((s) => s.wallS)),
-        };
-      }),
-    ];
-  });
-
-/** Every pair of strategies' paired differences of the score per task, paired by (run, fresh training seed). */
-export const benchDiffs = (scores: readonly BenchScore[], strategies: readonly string[], tasks: readonly string[]): BenchDiff[] =>
-  tasks.flatMap((task) => {
-    const byKey = (strategy: string) =>
-      new Map(
-        scores
-          .filter((s) => s.task === task && s.strategy === strategy)
-          .flatMap((s) => s.perSeed.filter((p) => p.score !== null).map((p) => [`${s.run}/${p.trainSeed}`, p.score!] as const)),
-      );
-    return strategies.flatMap((a, i) =>
-      strategies.slice(i + 1).map((b): BenchDiff => {
-        const [ma, mb] = [byKey(a), byKey(b)];
-        const diffs = [...ma].filter(([k]) => mb.has(k)).map(([k, v]) => v - mb.get(k)!);
-        return { task, a, b, interval: bootstrapMean(diffs, { seed: 1 }) };
-      }),
-    );
-  });
-
 const f2 = (v: number | null | undefined) => (v === null || v === undefined || !Number.isFinite(v) ? "–" : v.toFixed(2));
-const pm = (f: { mean: number; std: number }) => (Number.isFinite(f.mean) ? `${f2(f.mean)} ± ${f2(f.std)}` : "n/a");
 const ci = (f: { low: number; high: number }) => (Number.isFinite(f.low) ? `[${f2(f.low)}, ${f2(f.high)}]` : "–");
+/** `mean ± std [lo, hi]`, or `n/a: why`. */
+const figureCell = (f: Figure | undefined) =>
+  !f
+    ? "–"
+    : f.mean === null
+      ? `n/a: ${f.why ?? "undefined"}`
+      : `${f2(f.mean)}${f.std === undefined ? "" : ` ± ${f2(f.std)}`}${f.ci95 ? ` [${f2(f.ci95[0])}, ${f2(f.ci95[1])}]` : ""}`;
 const row = (cells: readonly string[]) => `| ${cells.join(" | ")} |`;
 const steps = (xs: readonly (number | null)[]) =>
   known(xs).length
@@ -161,37 +61,38 @@ export interface BenchHeader {
   proposer: string;
   wallS: number;
   command: string;
+  /** Per task, the budget its final trainings ran at against its scored budget. */
+  budgets: string[];
 }
 
-const benchTable = (rows: readonly BenchRow[]): string[] => [
-  row([
-    "task",
-    "reward",
-    "n",
-    "human-normalised score",
-    "95 % interval",
-    "F",
-    "per run (normalised)",
-    "trained per run",
-    "env steps per run",
-    "wall per run (all tasks)",
-  ]),
-  row(["---", "---", "---:", "---:", "---", "---:", "---", "---", "---", "---:"]),
-  ...rows.map((r) =>
+const benchTable = (rows: readonly BenchRow[]): string[] => {
+  const labels = rows[0]?.figures.map((f) => f.label) ?? [];
+  return [
     row([
-      r.task,
-      r.row,
-      String(r.score.n),
-      pm(r.score),
-      ci(r.score),
-      pm(r.fitness),
-      r.score.perRun.map(f2).join(", "),
-      r.trained.join(", "),
-      steps(r.envSteps),
-      Number.isFinite(r.wallS) ? `${r.wallS.toFixed(0)} s` : "",
+      "task",
+      "reward",
+      "n",
+      ...labels.map((l, i) => (i === 0 ? `${l} (95 % interval)` : l)),
+      `${labels[0] ?? ""} per run`,
+      "trained per run",
+      "env steps per run",
+      "wall per run (all tasks)",
     ]),
-  ),
-];
+    row(["---", "---", "---:", ...labels.map(() => "---:"), "---", "---", "---", "---:"]),
+    ...rows.map((r) =>
+      row([
+        r.task,
+        r.row,
+        String(r.figures[0]?.n ?? 0),
+        ...labels.map((_, i) => figureCell(r.figures[i])),
+        r.perRun.map(f2).join(", "),
+        r.trained.join(", "),
+        steps(r.envSteps),
+        Number.isFinite(r.wallS) ? `${r.wallS.toFixed(0)} s` : "",
+      ]),
+    ),
+  ];
+};
 
 /** Pairs below this count give no verdict: a bootstrap of one or two differences is no interval. */
 const MIN_PAIRS = 3;
@@ -205,7 +106,7 @@ export const noiseLine = (task: string, diffs: readonly BenchDiff[]): string => 
   const text = (d: BenchDiff) => `${d.a} − ${d.b} ${f2(d.interval.mean)} ${ci(d.interval)} (n ${d.interval.n})`;
   if (!mine.length) return `${task}: one strategy, nothing to compare.`;
   if (mine.every((d) => d.interval.n < MIN_PAIRS))
-    return `${task}: too few paired scores to tell (fewer than ${MIN_PAIRS} per pair, the score undefined elsewhere: F_human ≤ F_sparse): ${mine.map(text).join("; ")}.`;
+    return `${task}: too few paired scores to tell (fewer than ${MIN_PAIRS} per pair): ${mine.map(text).join("; ")}.`;
   const beyond = mine.filter((d) => d.interval.n >= MIN_PAIRS && !d.interval.withinNoise);
   return beyond.length
     ? `${task}: differ beyond noise: ${beyond.map(text).join("; ")}${
@@ -225,40 +126,42 @@ export const renderBenchMarkdown = (h: BenchHeader, rows: readonly BenchRow[], d
     "",
     `\`${h.command}\``,
     "",
-    `Human-normalised score (F − F_sparse) / (F_human − F_sparse) of each strategy's final reward, retrained on ${h.finalTrainings} fresh training seeds that no search training used and scored on fresh evaluation seeds, normalised per seed; n = runs × fresh seeds, mean ± std and a 95 % bootstrap interval of the mean. ${h.runs} run(s) per strategy; run r searches task instance r (its own training and evaluation seeds) in every strategy. ` +
-      `Every strategy trains ${h.budget} candidates per task of ${h.trainSteps.toLocaleString("en-US")} env steps each (rounds: its episodes' shares, finish included; the counts are shown). Proposer: ${h.proposer}: it measures the strategies, not a model. sparse and human: those rewards trained on the same fresh seeds (0 and 1 by definition). n/a: F_human ≤ F_sparse on every seed, so the score is undefined.`,
+    `F of each strategy's final reward, retrained on ${h.finalTrainings} fresh training seeds that no search training used and scored on fresh evaluation seeds; n = runs × fresh seeds, mean ± std and a 95 % bootstrap interval of the mean; F − F_sparse and F − F_human: paired differences from the sparse and human rewards trained on the same seeds; normalised: (mean F − mean F_sparse) / |mean F_human − mean F_sparse| with a paired bootstrap over the measurements, n/a where the human and sparse rewards are not told apart (the human row's F − F_sparse interval contains 0). ${h.runs} run(s) per strategy; run r searches task instance r (its own training and evaluation seeds) in every strategy. ` +
+      `Every strategy trains ${h.budget} candidates per task of ${h.trainSteps.toLocaleString("en-US")} env steps each (rounds: its episodes' shares, finish included; the counts are shown). Proposer: ${h.proposer}: it measures the strategies, not a model.`,
     "",
+    ...h.budgets.map((b) => `- ${b}`),
+    ...(h.budgets.length ? [""] : []),
     ...benchTable(rows),
     "",
-    "Paired differences of the score (same instance, same fresh seed), 95 % bootstrap intervals:",
+    "Paired differences of F (same instance, same fresh seed), 95 % bootstrap intervals:",
     "",
     ...[...new Set(rows.map((r) => r.task))].map((t) => `- ${noiseLine(t, diffs)}`),
     "",
     `Total wall time ${h.wallS.toFixed(0)} s.`,
     "",
-    "![human-normalised score per task and strategy](scores.svg)",
+    "![F per task and reward](scores.svg)",
     "",
   ].join("\n");
 
-/** One line per (task, row, run). */
+/** One line per (task, row, run): F's mean over the run's fresh seeds. */
 export const renderBenchCsv = (rows: readonly BenchRow[]): string =>
-  [
-    ["task", "reward", "run", "normalised_score", "fitness", "trained"],
-    ...rows.flatMap((r) => r.score.perRun.map((s, i) => [r.task, r.row, i, s ?? "", r.fitness.perRun[i] ?? "", r.trained[i] ?? ""])),
-  ]
+  [["task", "reward", "run", "fitness", "trained"], ...rows.flatMap((r) => r.perRun.map((f, i) => [r.task, r.row, i, f ?? "", r.trained[i] ?? ""]))]
     .map((l) => l.map(csvField).join(","))
     .join("\n") + "\n";
 
-/** Bars of the mean normalised score with a rule from mean − std to mean + std, one panel per task. */
+/** Bars of mean F with a rule over its 95 % interval, one panel per task, each on its own scale. */
 const barSpec = (rows: readonly BenchRow[]): TopLevelSpec => {
-  const values = rows
-    .filter((r) => Number.isFinite(r.score.mean))
-    .map((r) => ({ task: r.task, reward: r.row, mean: r.score.mean, low: r.score.low, high: r.score.high }));
+  const values = rows.flatMap((r) => {
+    const f = r.figures[0];
+    return f?.mean !== null && f?.ci95 ? [{ task: r.task, reward: r.row, mean: f.mean, low: f.ci95[0], high: f.ci95[1] }] : [];
+  });
   const x = { field: "reward", type: "nominal", title: null, sort: null } as const;
   return {
     $schema: "https://vega.github.io/schema/vega-lite/v6.json",
     data: { values },
     facet: { column: { field: "task", type: "nominal", title: null } },
+    // F has each task's own unit and range.
+    resolve: { scale: { y: "independent" } },
     spec: {
       width: 220,
       height: 200,
@@ -267,7 +170,7 @@ const barSpec = (rows: readonly BenchRow[]): TopLevelSpec => {
           mark: { type: "bar" },
           encoding: {
             x,
-            y: { field: "mean", type: "quantitative", title: "human-normalised score (mean, 95 % interval)" },
+            y: { field: "mean", type: "quantitative", title: "F of the final policy (mean, 95 % interval)" },
             color: { field: "reward", type: "nominal", legend: null },
           },
         },

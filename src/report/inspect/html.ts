@@ -23,6 +23,23 @@ const scriptJson = (value: unknown): string =>
 
 const escapeHtml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
+/** The final scores as a static section (written once a run or search ends, so nothing to follow live). */
+const finalSection = (report: Report): string =>
+  report.finals.length
+    ? `<section id="final"><h2>Final scores</h2>${report.finals
+        .map((v) =>
+          v.levels
+            .map(
+              (l) =>
+                `<h3>${escapeHtml(`${l.level} (${v.name})`)}</h3><p class="muted">${escapeHtml(`${l.measure}; ${l.spent} trained${l.source ? `, from ${l.source}` : ""}`)}</p><table><tbody>${l.figures
+                  .map((f) => `<tr><td>${escapeHtml(f)}</td></tr>`)
+                  .join("")}<tr><td class="muted">${escapeHtml(`per seed: ${l.perSeed.join(", ")}`)}</td></tr></tbody></table>`,
+            )
+            .join(""),
+        )
+        .join("")}</section>`
+    : "";
+
 const STYLE = `
 :root { --fg: #1d2330; --muted: #5f6b7a; --line: #d9dee5; --ok: #1a7f52; --bad: #b3261e; --warn: #8a5a00; --bg2: #f5f7fa; --accent: #205dd6; }
 * { box-sizing: border-box; }
@@ -82,10 +99,11 @@ export const renderReportHtml = (report: Report, assets: PageAssets, opts: { liv
 <style>${STYLE}</style>
 </head><body>
 <header><span class="live" id="live-status"></span><h1 id="title">${escapeHtml(report.title)}</h1>
-<nav><a href="#summary">Summary</a><a href="#curves">Learning curves</a><a href="#bank">Bank</a><a href="#episodes">Episodes</a><a href="#usage">Usage</a><a href="#searches">Reward searches</a></nav></header>
+<nav><a href="#summary">Summary</a>${report.finals.length ? '<a href="#final">Final scores</a>' : ""}<a href="#curves">Learning curves</a><a href="#bank">Bank</a><a href="#episodes">Episodes</a><a href="#usage">Usage</a><a href="#searches">Reward searches</a></nav></header>
 <main>
 <div id="notices"></div>
 <section id="summary"><h2>Summary</h2><div id="summary-body"></div></section>
+${finalSection(report)}
 <section id="curves"><h2>Learning curves</h2>
 <h3>Cumulative success vs seed index</h3><div class="chart" id="chart-cumulative"></div>
 <div class="row"><div><h3>Turns per episode</h3><div class="chart" id="chart-turns"></div></div>

@@ -4,6 +4,7 @@ import type { BankSnapshot, EpisodeRecord, UsageLine } from "../../store/run-rec
 import { bankView, type BankView } from "./bank-view.ts";
 import { usageView, type FailedCall, type UsageView } from "./usage-view.ts";
 import type { SearchView } from "./search-view.ts";
+import type { FinalScoresView } from "./final-view.ts";
 
 /**
  * The data behind `hexa inspect` (docs/ARCHITECTURE.md §8): one run's files, already read and parsed by the store, turned into
@@ -115,6 +116,8 @@ export interface Report {
   cells: { name: string; runs: RunView[] }[];
   /** Reward searches found at or under the directory (docs/spec/reward-search.md §8.2): the lineage of every candidate. */
   searches: SearchView[];
+  /** The final scores (final-scores.json) of the run, its searches or the comparison's runs. */
+  finals: FinalScoresView[];
   notices: string[];
 }
 
@@ -205,6 +208,7 @@ export const buildReport = (o: {
   builtAt: string;
   cells: { name: string; runs: RunView[] }[];
   searches?: SearchView[];
+  finals?: FinalScoresView[];
   notices?: string[];
 }): Report => ({
   schemaVersion: 1,
@@ -213,6 +217,7 @@ export const buildReport = (o: {
   builtAt: o.builtAt,
   cells: o.cells,
   searches: o.searches ?? [],
+  finals: o.finals ?? [],
   notices: [
     ...(o.notices ?? []),
     ...o.cells.flatMap((c) => c.runs.flatMap((r) => r.notices.map((n) => `${r.id}: ${n}`))),

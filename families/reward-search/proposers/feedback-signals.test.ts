@@ -1,0 +1,97 @@
+import { describe, expect, it } from "vitest";
+import { createRng } from "../../../src/util/rng.ts";
+import type { CandidateView } from "../../../src/search/proposer.ts";
+import { libraryTerms } from "../heuristic/term-library.ts";
+import { composeTerms } from "../heuristic/terms.ts";
+import type { RewardProposeContext } from "../search/evaluator.ts";
+import { getTask } from "../tasks/index.ts";
+import { reflection } from "../tools/feedback.ts";
+import type { JobResult } from "../trainer/client.ts";
+import { changeText, designInCode, readSignals, sameShape } from "./feedback-signals.ts";
+import { heuristicProposer } from "./heuristic-proposer.ts";
+
+const task = getTask("cartpole");
+const lib = libraryTerms(task);
+const compose = (d: Record<string, number>) => composeTerms("cartpole", lib, d);
+
+/** A training's reflection as tools/feedback.ts writes it: `components` mean per window, F per checkpoint. */
+const feedbackOf = (components: Record<string, number[]>, curve: number[]): string => {
+  const r: JobResult = {
+    final: { fitness: curve.at(-1)!, perSeed: [{ seed: 1, fitness: curve.at(-1)! }] },
+    bestCheckpoint: { fitness: Math.max(...curve), step: 100 },
+    components: Object.fromEntries(Object.entries(components).map(([k, ms]) => [k, ms.map((m, i) => ({ step: i, mean: m, min: m, max: m }))])),
+    episodeLength: [{ step: 1, mean: 20 }],
+    fitnessCurve: curve.map((fitness, step) => ({ step, fitness })),
+    steps: 1000,
+    wallMs: 1,
+    policy: "policy.json",
+  };
+  return reflection(r, 475);
+};
+
+const view = (design: Record<string, number>, feedback: string, thought = ""): CandidateView => ({
+  index: 0,
+  thought,
+  code: compose(design),
+  design,
+  fitness: 100,
+  feedback,
+});
+const ctx = (over: Partial<RewardProposeContext>, seed = 1): RewardProposeContext => ({
+  task,
+  instance: task.generate(0),
+  seen: new Set(),
+  rng: createRng(seed),
+  ...over,
+});
+
+describe("the reward reflection as the heuristic proposer reads it", () => {
+  it("reads the components that never changed, the term the hacking alarm names and a falling F curve", () => {
+    const s = readSignals(feedbackOf({ alive: [1, 1, 1], upright: [0.01, 0.02, 0.01] }, [10, 80, 40]));
+    expect(s).toEqual({ constant: ["alive"], hacking: "alive", falling: true });
+    expect(readSignals(feedbackOf({ alive: [0.5, 1], upright: [0.4, 0.6] }, [10, 40, 80]))).toEqual({ constant: [], hacking: null, falling: false });
+  });
+
+  it("a hacking alarm removes the term it names", async () => {
+    const parent = view({ alive: 1, upright: 0.5 }, feedbackOf({ alive: [0.5, 1], upright: [0.001, 0.002] }, [10, 40]));
+    for (let seed = 1; seed <= 4; seed++) {
+      const out = await heuristicProposer().propose("refine", ctx({ parent }, seed));
+      expect(out.design).toEqual({ upright: 0.5 });
+      expect(out.thought).toContain("hacking alarm: drop alive");
+    }
+  });
+
+  it("a component that never changed gets its weight raised (parameter) or is dropped (structural)", async () => {
+    const parent = view({ alive: 1, upright: 0.5 }, feedbackOf({ alive: [1, 1], upright: [0.3, 0.6] }, [10, 40]));
+    const par = await heuristicProposer().propose("parameter", ctx({ parent }));
+    expect(par.design).toEqual({ alive: 2, upright: 0.5 });
+    expect(par.thought).toContain("alive never changed: raise it to 2");
+    const st = await heuristicProposer().propose("structural", ctx({ parent }));
+    expect(st.design).toEqual({ upright: 0.5 });
+  });
+
+  it("a falling F curve halves the last change the parent's thought records", async () => {
+    // The parent came from upright 0.5 → 0.9 and added calm 0.2; its F fell late in training.
+    const thought = `refine: rescale upright; change ${changeText({ alive: 1, upright: 0.5 }, { alive: 1, upright: 0.9, calm: 0.2 })}; design …`;
+    const parent = view({ alive: 1, upright: 0.9, calm: 0.2 }, feedbackOf({ alive: [0.5, 1], upright: [0.3, 0.6], calm: [0.1, 0.2] }, [10, 90, 30]), thought);
+    const out = await heuristicProposer().propose("refine", ctx({ parent }));
+    expect(out.design!.alive).toBe(1);
+    expect(out.design!.upright).toBeCloseTo(0.7, 12);
+    expect(out.design!.calm).toBeCloseTo(0.1, 12);
+    expect(out.thought).toContain("F fell late in training: halve the last change (upright, calm)");
+    expect(out.thought).toContain("change upright 0.9→0.7, calm 0.2→0.1;");
+  });
+
+  it("designs that differ only by a positive scale count as one: none is proposed again", async () => {
+    expect(sameShape({ alive: 1, upright: 0.5 }, { alive: 3, upright: 1.5 })).toBe(true);
+    expect(sameShape({ alive: 1, upright: 0.5 }, { alive: -1, upright: -0.5 })).toBe(false);
+    expect(sameShape({ alive: 1, upright: 0.5 }, { alive: 1, upright: 0.6 })).toBe(false);
+    expect(designInCode(compose({ alive: 1.5, upright: 0.25 }))).toEqual({ alive: 1.5, upright: 0.25 });
+    // A one-term parent: every rescale of it is the same reward, so the proposer must change the term set.
+    const parent = view({ alive: 1 }, feedbackOf({ alive: [0.5, 1] }, [10, 40]));
+    for (let seed = 1; seed <= 8; seed++) {
+      const out = await heuristicProposer().propose("parameter", ctx({ parent, seen: new Set([compose({ alive: 1 })]) }, seed));
+      expect(sameShape({ alive: 1 }, out.design!)).toBe(false);
+    }
+  });
+});
