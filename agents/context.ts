@@ -20,7 +20,7 @@ export interface Turn {
 export const DEFAULT_MAX_REQUEST_CHARS = 200_000;
 
 /** `paper`: every old observation compacted, as the paper's harness did; `context`: only while the request is too long. */
-export type CompactionMode = "context" | "paper";
+type CompactionMode = "context" | "paper";
 
 export interface CompactionOptions {
   keepTurns: number;

@@ -47,7 +47,7 @@ export const systemPrompt = (p: PromptInput): string => {
  * The HExA actor's diagnostic addendum to its first user message (docs/spec/method.md §1.1, the paper's wording):
  * it makes the actor use its bank and leaves evidence the evolver can attribute. Baselines never get it.
  */
-export const diagnosticAddendum = (experiment = "experiment"): string =>
+const diagnosticAddendum = (experiment = "experiment"): string =>
   `After every failed ${experiment}, look back at the learned skills above, pick the one that explains the failure (or whose condition applied) and name it in your next thought.`;
 
 /** The first user message: the family's instruction, plus the diagnostic addendum when the actor has a skill block. */

@@ -2,7 +2,7 @@ import type { RewardTask } from "./task.ts";
 
 /**
  * The published tips that made Eureka's and RF-Agent's reward search work, in our words for JavaScript reward
- * code (docs/prompts-evolver-and-search.md sets each beside its source). Shared by the actor's prompt and the
+ * code (docs/prompts.md, "The evolver and reward search" sets each beside its source). Shared by the actor's prompt and the
  * search proposer's, so every method reads the same advice.
  */
 

@@ -5,7 +5,7 @@ import type { RewardProposeContext } from "../search/evaluator.ts";
 
 /**
  * The search proposer's prompts: Eureka's initial sample and refinement, RF-Agent's five expansion operators,
- * its re-debug, self-evaluation and thought alignment (docs/prompts-evolver-and-search.md sets each beside the
+ * its re-debug, self-evaluation and thought alignment (docs/prompts.md, "The evolver and reward search" sets each beside the
  * reference's wording). Each operator's instruction follows RF-Agent's action_<k>_*.txt or Eureka's files,
  * credited where it is written.
  */
