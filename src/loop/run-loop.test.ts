@@ -237,8 +237,9 @@ const project = (e: BankEvent): unknown[] => {
 const isCapPrune = (e: BankEvent) => e.type === "prune" && e.why === "cap";
 const newIdOf = (k: number) => (id: string) => id.startsWith(`s${k}_`) || id.startsWith(`m${k}_`);
 
-const CONTRASTIVE = /^Compare the /;
-const FAILURES = /^Study these failed runs/;
+// The contrastive and failures passes open with the counts of the runs they show (agents/evolver-prompt.ts).
+const CONTRASTIVE = /^The runs below: [^\n]*\n\nCompare the /;
+const FAILURES = /^The runs below: [^\n]*\n\nStudy these failed runs/;
 const EVOLVE = /^Update the bank with the evidence of the last round/;
 const RETRY = /^Your answer could not be used: /;
 
@@ -753,7 +754,7 @@ describe("runLoop with rewardLabels: false (Off2On × evolving)", () => {
     const round1 = textOf(evolverRequests(r, 1)[0]!, 1);
     expect(round1.indexOf(`trajectory ${st(1, 0)} `)).toBeGreaterThan(0);
     expect(round1.indexOf(`trajectory ${st(1, 0)} `)).toBeLessThan(round1.indexOf(`trajectory ${st(1, 1)} `));
-    expect(textOf(evolverRequests(r, 0)[0]!, 1)).toMatch(/^Compare the successful runs with the failed runs/);
+    expect(textOf(evolverRequests(r, 0)[0]!, 1)).toMatch(/^The runs below: [^\n]*\n\nCompare the successful runs with the failed runs/);
     // The actor's block shows the flat weights too.
     const sys = textOf(r.actor.requests.at(-1)!, 0);
     expect(sys).toMatch(/\[(Strategy|Lesson): Skill R2-N\] .* \(weight 0\.50\)/);
