@@ -7,7 +7,7 @@ import { interphyreDrawer } from "../families/interphyre/pictures/inspect-draw.t
 import { renderReportHtml } from "../src/report/inspect/html.ts";
 import { buildReport, buildRunView, lastSolvedOfEachLevel } from "../src/report/inspect/model.ts";
 import { hexa, makeRun } from "./support/inspect-runs.ts";
-import { loadFamilies } from "../src/cli/families.ts";
+import { loadFamilies } from "../src/app/families.ts";
 
 // The families are built once, as the CLI builds them before a command reads them.
 await loadFamilies();

@@ -1,5 +1,5 @@
 import type { FamilyModule } from "../../src/family/registry.ts";
-import { lazyCommand } from "../../src/cli/lazy-command.ts";
+import { lazyCommand } from "../../src/cli-kit/lazy-command.ts";
 
 export const interphyreModule: FamilyModule = {
   id: "interphyre",

@@ -1,5 +1,5 @@
 import type { FamilyModule } from "../../src/family/registry.ts";
-import { lazyCommand } from "../../src/cli/lazy-command.ts";
+import { lazyCommand } from "../../src/cli-kit/lazy-command.ts";
 import type { RewardSearchConfig } from "./config.ts";
 import type { TrainerPool } from "./trainer/pool.ts";
 import { TRAININGS } from "./worker/trainings-queue.ts";
@@ -33,7 +33,7 @@ export const rewardSearchModule: FamilyModule = {
     lazyCommand(
       {
         command: "bench <suite>",
-        describe: "benchmarks: reward-search runs the reward-search strategies side by side at equal budgets (human-normalised scores)",
+        describe: "benchmarks: reward-search runs the reward-search strategies side by side at equal budgets (F and its paired differences)",
       },
       async () => (await import("./cli/bench.ts")).benchCommand,
     ),

@@ -1,6 +1,6 @@
-import { positiveIntFlag } from "../../../src/cli/flags.ts";
+import { positiveIntFlag } from "../../../src/cli-kit/flags.ts";
 import { availableParallelism } from "node:os";
-import { defineCommand } from "../../../src/family/define-command.ts";
+import { defineCommand } from "../../../src/cli-kit/define-command.ts";
 import { DEFAULT_BUDGET } from "../certify.ts";
 import { getLevel, listLevels } from "../levels/index.ts";
 import { runCertification } from "./certify-runner.ts";

@@ -1,12 +1,12 @@
 import { readFileSync } from "node:fs";
-import { defineCommand } from "../../../src/family/define-command.ts";
-import { intFlag } from "../../../src/cli/flags.ts";
+import { defineCommand } from "../../../src/cli-kit/define-command.ts";
+import { intFlag } from "../../../src/cli-kit/flags.ts";
 import { parseSceneFile } from "../scene-check.ts";
 import { checkScenesInWorkers } from "../scene-check-pool.ts";
 import { closePhysicsHost, physicsHost } from "../physics-host.ts";
 import { EngineName } from "../world/engines.ts";
 import { ConfigError } from "../../../src/errors.ts";
-import { percent } from "../../../src/cli/format.ts";
+import { percent } from "../../../src/cli-kit/format.ts";
 import { engineOption } from "./engine-flag.ts";
 
 const readJson = (path: string): unknown => {

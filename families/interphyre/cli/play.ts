@@ -1,4 +1,4 @@
-import { defineCommand } from "../../../src/family/define-command.ts";
+import { defineCommand } from "../../../src/cli-kit/define-command.ts";
 import { createInstance } from "../instance.ts";
 import { parseSeed } from "../../../src/family/seed.ts";
 import { getLevel } from "../levels/index.ts";
@@ -7,8 +7,8 @@ import { HEXA_HARNESS_HORIZON_STEPS } from "../world/constants.ts";
 import { checkPlacement } from "../world/placement.ts";
 import { filmRollout, filmToGif } from "../pictures/rollout-film.ts";
 import { contactLines } from "../pictures/scene-text.ts";
-import { intFlag, parseAction, pictureFormat } from "../../../src/cli/flags.ts";
-import { writeOutput } from "../../../src/cli/write-file.ts";
+import { intFlag, parseAction, pictureFormat } from "../../../src/cli-kit/flags.ts";
+import { writeOutput } from "../../../src/cli-kit/write-file.ts";
 import { engineOf, engineOption } from "./engine-flag.ts";
 
 /** Contact pairs printed before "… and N more": enough to follow the causal chain of one rollout. */

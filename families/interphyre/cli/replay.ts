@@ -1,4 +1,4 @@
-import { defineCommand } from "../../../src/family/define-command.ts";
+import { defineCommand } from "../../../src/cli-kit/define-command.ts";
 import { createInstance } from "../instance.ts";
 import { getLevel, listLevels } from "../levels/index.ts";
 import { rollout } from "../world/rollout.ts";

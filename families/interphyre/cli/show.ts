@@ -1,12 +1,12 @@
-import { defineCommand } from "../../../src/family/define-command.ts";
+import { defineCommand } from "../../../src/cli-kit/define-command.ts";
 import { createInstance } from "../instance.ts";
 import { parseSeed } from "../../../src/family/seed.ts";
 import { getLevel } from "../levels/index.ts";
 import { renderScene } from "../pictures/picture.ts";
 import { svgToPng } from "../../../src/report/png.ts";
 import { sceneHeader, sceneLines } from "../pictures/scene-text.ts";
-import { intFlag, pictureFormat } from "../../../src/cli/flags.ts";
-import { writeOutput } from "../../../src/cli/write-file.ts";
+import { intFlag, pictureFormat } from "../../../src/cli-kit/flags.ts";
+import { writeOutput } from "../../../src/cli-kit/write-file.ts";
 
 /** Prints one level instance and, with --out, draws it as Interphyre's renderer would. */
 export const showCommand = defineCommand({

@@ -1,4 +1,4 @@
-import { defineCommand } from "../../../src/family/define-command.ts";
+import { defineCommand } from "../../../src/cli-kit/define-command.ts";
 import { createInstance } from "../instance.ts";
 import { parseSeed } from "../../../src/family/seed.ts";
 import { getLevel } from "../levels/index.ts";

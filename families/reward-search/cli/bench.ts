@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Argv } from "yargs";
-import { type ArgsOf, defineCommand, withOptionsByName } from "../../../src/family/define-command.ts";
+import { type ArgsOf, defineCommand, withOptionsByName } from "../../../src/cli-kit/define-command.ts";
 import { stringify as toYaml } from "yaml";
 import { ConfigError } from "../../../src/errors.ts";
 import { readFinalScores } from "../../../src/store/final-scores.ts";
@@ -12,10 +12,11 @@ import { benchBudgets, benchDiffs, benchRows, benchScoreOf, type BenchScore } fr
 import { chartToPng } from "../../../src/report/png.ts";
 import { getTask } from "../tasks/index.ts";
 import { METHODS as STRATEGY_NAMES } from "../../../src/loop/run-config.ts";
-import { intFlag } from "../../../src/cli/flags.ts";
+import { intFlag } from "../../../src/cli-kit/flags.ts";
 import { SearchConfig, searchBudget } from "../../../src/search/config.ts";
 import { configFromFlags, searchFlags } from "../../../src/search/flags.ts";
-import { asUserError } from "../../../src/cli/write-file.ts";
+import { asUserError } from "../../../src/cli-kit/write-file.ts";
+import { familyHost } from "../../../src/family/host.ts";
 
 /**
  * `hexa bench reward-search` (docs/spec/reward-search.md §8.5): the reward-search strategies side by side on the same tasks, trainer
@@ -175,8 +176,6 @@ const bench = async (argv: ArgsOf<typeof benchFlags>, out: string): Promise<void
   };
   mkdirSync(out, { recursive: true });
   const t0 = performance.now();
-  // Loaded when it runs: compare reaches every family through the CLI registry, this file among them.
-  const { compare } = await import("../../../src/cli/compare.ts");
   // Run r is a compare grid over method on task instance r (seeds.offset r: its own training and evaluation seeds),
   // so every strategy searches the same instance in run r and their final scores pair by run and fresh seed.
   const scores: BenchScore[] = [];
@@ -185,7 +184,7 @@ const bench = async (argv: ArgsOf<typeof benchFlags>, out: string): Promise<void
     const cfg = { ...benchConfig({ ...o, out }), seeds: { offset: run } };
     writeAtomic(configPath, `# hexa bench reward-search, run ${run}: the base config of its compare grid over method\n${toYaml(cfg)}`);
     const compareDir = join(out, "compare", `r${run}`);
-    await compare({ config: configPath, grid: [`method=${strategies.join(",")}`], runs: 1, heldout: 0, parallel: argv.parallel }, compareDir);
+    await familyHost().runGrid({ config: configPath, grid: [`method=${strategies.join(",")}`], runs: 1, heldout: 0, parallel: argv.parallel }, compareDir);
     type Results = { cells: { label: string; runs: { run: number; dir: string; wallS: number }[] }[] };
     const results = JSON.parse(readFileSync(join(compareDir, "results.json"), "utf8")) as Results;
     for (const cell of results.cells) {

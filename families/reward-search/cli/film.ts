@@ -1,7 +1,7 @@
-import { positiveIntFlag } from "../../../src/cli/flags.ts";
-import { defineCommand } from "../../../src/family/define-command.ts";
+import { positiveIntFlag } from "../../../src/cli-kit/flags.ts";
+import { defineCommand } from "../../../src/cli-kit/define-command.ts";
 import { ConfigError } from "../../../src/errors.ts";
-import { assertWritable, writeOutput } from "../../../src/cli/write-file.ts";
+import { assertWritable, writeOutput } from "../../../src/cli-kit/write-file.ts";
 import type { SerializedPolicy } from "../trainer/policy.ts";
 import { loadTask } from "../tasks/index.ts";
 

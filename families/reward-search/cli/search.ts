@@ -1,6 +1,6 @@
-import { positiveIntFlag } from "../../../src/cli/flags.ts";
+import { positiveIntFlag } from "../../../src/cli-kit/flags.ts";
 import { join } from "node:path";
-import { defineCommand, withOptionsByName } from "../../../src/family/define-command.ts";
+import { defineCommand, withOptionsByName } from "../../../src/cli-kit/define-command.ts";
 import { budgetsOf, RewardSearchConfig } from "../config.ts";
 import { getTask } from "../tasks/index.ts";
 import type { RewardTask } from "../task.ts";
@@ -20,7 +20,7 @@ import { localTrainerPool } from "../trainer/local-pool.ts";
 import { TrainerConfig } from "../trainer/pool.ts";
 import { budgetText, DEFAULT_FINAL_TRAININGS, scoreSearch } from "../search/final-protocol.ts";
 import { writeFinalScores } from "../../../src/store/final-scores.ts";
-import { formatFinalScores } from "../../../src/cli/final-scores.ts";
+import { formatFinalScores } from "../../../src/report/final-scores-text.ts";
 
 const candidateLine = (c: CandidateRecord, replayed: boolean) =>
   `#${String(c.index).padStart(3)} ${c.operator.padEnd(10)} ${c.parent === null ? "     " : `of #${String(c.parent).padEnd(2)}`} ` +

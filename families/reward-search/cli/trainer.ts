@@ -1,7 +1,7 @@
-import { positiveIntFlag } from "../../../src/cli/flags.ts";
+import { positiveIntFlag } from "../../../src/cli-kit/flags.ts";
 import { readFileSync } from "node:fs";
 import type { Argv, CommandModule } from "yargs";
-import { defineCommand } from "../../../src/family/define-command.ts";
+import { defineCommand } from "../../../src/cli-kit/define-command.ts";
 import { ConfigError } from "../../../src/errors.ts";
 import { formatConformance, runConformance } from "../trainer/conformance.ts";
 

@@ -1,7 +1,7 @@
 import type { LevelFamily } from "../family/family.ts";
 import type { RunConfig } from "../loop/run-config.ts";
 import { headlineBySeed, writeFinalScores, type FinalScore } from "../store/final-scores.ts";
-import { figureText } from "../report/inspect/final-view.ts";
+import { figureText } from "./inspect/final-view.ts";
 import type { EpisodeRecord } from "../store/run-records.ts";
 
 const f2 = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v.toFixed(2) : "–");

@@ -7,7 +7,7 @@ import type { FamilyModule } from "../family/registry.ts";
 import { EPISODES } from "../backend/redis/queue-kinds.ts";
 
 /**
- * The CLI's only way to a level family (docs/ARCHITECTURE.md): the families hexa ships (families/index.ts) and
+ * The composition root's registry, the only way to a level family (docs/ARCHITECTURE.md §2): the families hexa ships (families/index.ts) and
  * any a user adds without editing hexa, named in HEXA_FAMILIES (module paths, separated by the path delimiter
  * ':', each exporting a FamilyModule as default or `family`). Each family is built once, by `loadFamilies`, which a
  * command awaits before it reads one: a command that reads none (`--version`, `levels list` of another family)

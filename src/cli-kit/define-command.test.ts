@@ -1,7 +1,7 @@
 import yargs from "yargs";
 import { describe, expect, it } from "vitest";
 import { defineCommand } from "./define-command.ts";
-import { intFlag } from "../cli/flags.ts";
+import { intFlag } from "./flags.ts";
 
 describe("defineCommand", () => {
   it("hands the handler the flags its builder declares, parsed and coerced", async () => {
