@@ -1,7 +1,7 @@
 /**
  * The layer rules of docs/ARCHITECTURE.md, checked by `npm run lint:deps` (part of `npm test`).
- * - Generic code (agents/, src/) never imports a family: it takes the family as a parameter (src/family/).
- *   The composition root, src/app/, is the one exception: its registry imports families/index.ts.
+ * - Generic code (agents/, src/, tools/) never imports a family: it takes the family as a parameter (src/family/).
+ *   The composition root, src/app/, is the one exception: its registry imports levels/index.ts.
  * - A family never imports another family, the CLI (src/cli/) or the composition root: it uses the leaf
  *   src/cli-kit/ and reaches host services through the port src/family/host.ts.
  * - A CLI command never imports another command; shared pieces are modules of their own.
@@ -16,30 +16,30 @@ module.exports = {
   forbidden: [
     {
       name: "generic-imports-family",
-      comment: "generic code takes a family as a parameter (src/family/family.ts); only src/app/families.ts reaches families/index.ts",
+      comment: "generic code takes a family as a parameter (src/family/family.ts); only src/app/families.ts reaches levels/index.ts",
       severity: "error",
-      from: { path: "^(agents|src)/", pathNot: [NOT_TESTS, "^src/app/families\\.ts$"] },
-      to: { path: "^families/" },
+      from: { path: "^(agents|src|tools)/", pathNot: [NOT_TESTS, "^src/app/families\\.ts$"] },
+      to: { path: "^levels/" },
     },
     {
       name: "registry-only-through-index",
       comment: "the composition root imports the list of families, never a family's insides",
       severity: "error",
       from: { path: "^src/app/" },
-      to: { path: "^families/", pathNot: "^families/index\\.ts$" },
+      to: { path: "^levels/", pathNot: "^levels/index\\.ts$" },
     },
     {
       name: "family-imports-other-family",
       comment: "families are independent: shared code belongs in src/ (generic) or stays in one family",
       severity: "error",
-      from: { path: "^families/([^/]+)/" },
-      to: { path: "^families/", pathNot: ["^families/$1/"] },
+      from: { path: "^levels/([^/]+)/" },
+      to: { path: "^levels/", pathNot: ["^levels/$1/"] },
     },
     {
       name: "family-imports-cli",
       comment: "a family uses src/cli-kit/ (flags, formatting, commands) and the host port src/family/host.ts, never the CLI or the composition root",
       severity: "error",
-      from: { path: "^families/", pathNot: NOT_TESTS },
+      from: { path: "^levels/", pathNot: NOT_TESTS },
       to: { path: "^src/(cli|app)/" },
     },
     {
@@ -47,7 +47,7 @@ module.exports = {
       comment: "src/cli-kit/ is what families and commands share: it knows neither of them",
       severity: "error",
       from: { path: "^src/cli-kit/", pathNot: NOT_TESTS },
-      to: { path: "^(families|src/cli|src/app)/" },
+      to: { path: "^(levels|src/cli|src/app)/" },
     },
     {
       name: "command-imports-command",
@@ -55,6 +55,13 @@ module.exports = {
       severity: "error",
       from: { path: COMMANDS },
       to: { path: COMMANDS },
+    },
+    {
+      name: "tools-below-agents",
+      comment: "tools/ is the tool contract and its dispatch: the agents and the families use it, it knows neither",
+      severity: "error",
+      from: { path: "^tools/", pathNot: NOT_TESTS },
+      to: { path: "^(agents|levels|src/loop|src/cli|src/app)/" },
     },
     {
       name: "store-imports-agents",

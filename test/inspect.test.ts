@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readRunInput, findTarget, cellOf } from "../src/cli/inspect-load.ts";
-import { interphyreDrawer } from "../families/interphyre/pictures/inspect-draw.ts";
+import { interphyreDrawer } from "../levels/interphyre/pictures/inspect-draw.ts";
 import { renderReportHtml } from "../src/report/inspect/html.ts";
 import { buildReport, buildRunView, lastSolvedOfEachLevel } from "../src/report/inspect/model.ts";
 import { hexa, makeRun } from "./support/inspect-runs.ts";

@@ -1,13 +1,13 @@
 import { isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { FAMILIES } from "../../families/index.ts";
+import { FAMILIES } from "../../levels/index.ts";
 import { ConfigError } from "../errors.ts";
 import type { LevelFamily } from "../family/family.ts";
 import type { FamilyModule } from "../family/registry.ts";
 import { EPISODES } from "../backend/redis/queue-kinds.ts";
 
 /**
- * The composition root's registry, the only way to a level family (docs/ARCHITECTURE.md §2): the families hexa ships (families/index.ts) and
+ * The composition root's registry, the only way to a level family (docs/ARCHITECTURE.md §2): the families hexa ships (levels/index.ts) and
  * any a user adds without editing hexa, named in HEXA_FAMILIES (module paths, separated by the path delimiter
  * ':', each exporting a FamilyModule as default or `family`). Each family is built once, by `loadFamilies`, which a
  * command awaits before it reads one: a command that reads none (`--version`, `levels list` of another family)
@@ -42,7 +42,7 @@ export const familyModules = (): readonly FamilyModule[] => modules;
 
 export const familyIds = (): string[] => modules.map((m) => m.id);
 
-/** The family a command or config that names none means: the registry's first (families/index.ts). */
+/** The family a command or config that names none means: the registry's first (levels/index.ts). */
 export const defaultFamilyId = (): string => modules[0]!.id;
 
 const moduleOf = (id: string): FamilyModule => {

@@ -53,7 +53,7 @@ export interface FamilyListing {
 }
 
 /**
- * A level family as the CLI registers it (families/index.ts lists them): the family itself, built once per
+ * A level family as the CLI registers it (levels/index.ts lists them): the family itself, built once per
  * process when first used, and what the family adds to the command line. Generic commands know a family only
  * through this.
  */

@@ -1,5 +1,6 @@
 import type { z } from "zod";
-import { callTool, toolDefiner, type Tool } from "../../../src/family/define-tool.ts";
+import { toolDefiner, type Tool } from "../../../tools/define-tool.ts";
+import { callTool } from "../../../tools/dispatch.ts";
 import type { ToolProgress, ToolResult } from "../../../src/family/task-env.ts";
 import type { RewardSession } from "./session.ts";
 

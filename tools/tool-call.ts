@@ -1,6 +1,6 @@
 import type { z } from "zod";
-import { MAX_ARGS_DEPTH } from "../llm/tool-args.ts";
-import { valueDepth } from "../util/json-depth.ts";
+import { MAX_ARGS_DEPTH } from "../src/llm/tool-args.ts";
+import { valueDepth } from "../src/util/json-depth.ts";
 
 /** What every zod-declared tool has, whatever its family: the name the model calls and the schema that parses. */
 export interface DeclaredTool {

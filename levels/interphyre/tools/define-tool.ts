@@ -6,7 +6,8 @@ import type { Action } from "../world/simulation.ts";
 import { HEXA_HARNESS_HORIZON_STEPS } from "../world/constants.ts";
 import type { CreateEngine } from "../world/engine.ts";
 import { createPlanckEngine } from "../world/planck-engine.ts";
-import { callToolSync, isConfigError, toolDefiner, type Tool as GenericTool, type ToolOutcome } from "../../../src/family/define-tool.ts";
+import { toolDefiner, type Tool as GenericTool } from "../../../tools/define-tool.ts";
+import { callToolSync, isConfigError, type ToolOutcome } from "../../../tools/dispatch.ts";
 
 /** What the tools of one episode share: the task, the horizon, the engine, and the memory of earlier calls. */
 export class ToolSession {

@@ -1,6 +1,6 @@
 import { rewardLayoutOf } from "./sandbox/contract.ts";
 import type { TaskEnv } from "../../src/family/task-env.ts";
-import { toolSpecs } from "../../agents/tool-specs.ts";
+import { toolSpecs } from "../../tools/tool-specs.ts";
 import check_reward from "./tools/check_reward.ts";
 import { callRewardTool, type RewardTool } from "./tools/define.ts";
 import describe_task from "./tools/describe_task.ts";

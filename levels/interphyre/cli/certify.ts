@@ -23,7 +23,7 @@ export const certifyCommand = defineCommand({
       .option("random", { type: "number", default: DEFAULT_BUDGET.random, describe: "random placements per seed" })
       .option("refine", { type: "number", default: DEFAULT_BUDGET.refine, describe: "refinements per seed" })
       .option("engine", engineOption)
-      .option("dir", { type: "string", describe: "where the certified files live (default: families/interphyre/certified)" })
+      .option("dir", { type: "string", describe: "where the certified files live (default: levels/interphyre/certified)" })
       .option("quiet", { type: "boolean", default: false }),
   handler: async (argv) => {
     const level = argv.level;

@@ -1,8 +1,8 @@
 import type { TaskEnv, ToolResult } from "../../src/family/task-env.ts";
-import { toolSpecs } from "../../agents/tool-specs.ts";
+import { toolSpecs } from "../../tools/tool-specs.ts";
 import { callTool, ToolSession, type Tool, type ToolOutcome } from "./tools/define-tool.ts";
 import { toolSet } from "./tools/index.ts";
-import { parseToolCall } from "../../src/family/tool-call.ts";
+import { parseToolCall } from "../../tools/tool-call.ts";
 import { createInstance } from "./instance.ts";
 import { physicsHost, type PhysicsHost } from "./physics-host.ts";
 import { interphyrePrompt } from "./prompt.ts";
