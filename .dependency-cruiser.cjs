@@ -1,35 +1,67 @@
 /**
  * The layer rules of docs/ARCHITECTURE.md, checked by `npm run lint:deps` (part of `npm test`).
- * - Generic code (agents/, src/) never imports a family: it takes the family as a parameter (src/family/).
- *   The one exception is the registry, src/family/registry.ts... no: families/index.ts lists the families,
- *   and only the CLI's registry module imports it.
- * - A family never imports another family.
+ * - Generic code (agents/, src/, tools/) never imports a family: it takes the family as a parameter (src/family/).
+ *   The composition root, src/app/, is the one exception: its registry imports levels/index.ts.
+ * - A family never imports another family, the CLI (src/cli/) or the composition root: it uses the leaf
+ *   src/cli-kit/ and reaches host services through the port src/family/host.ts.
+ * - A CLI command never imports another command; shared pieces are modules of their own.
+ * - No cycles, dynamic imports included.
  * Tests beside the code may cross these lines (they exercise generic code on a real family).
  */
 const NOT_TESTS = "\\.test\\.ts$";
+/** The modules that define a `hexa` command (src/cli/commands.ts loads each). */
+const COMMANDS = "^src/cli/(bank|compare|doctor|episode|eval|inspect|levels|run|transfer|worker|workers)\\.ts$";
 
 module.exports = {
   forbidden: [
     {
       name: "generic-imports-family",
-      comment: "generic code takes a family as a parameter (src/family/family.ts); only src/cli/families.ts reaches families/index.ts",
+      comment: "generic code takes a family as a parameter (src/family/family.ts); only src/app/families.ts reaches levels/index.ts",
       severity: "error",
-      from: { path: "^(agents|src)/", pathNot: [NOT_TESTS, "^src/cli/families\\.ts$"] },
-      to: { path: "^families/" },
+      from: { path: "^(agents|src|tools)/", pathNot: [NOT_TESTS, "^src/app/families\\.ts$"] },
+      to: { path: "^levels/" },
     },
     {
       name: "registry-only-through-index",
-      comment: "the CLI's registry imports the list of families, never a family's insides",
+      comment: "the composition root imports the list of families, never a family's insides",
       severity: "error",
-      from: { path: "^src/cli/families\\.ts$" },
-      to: { path: "^families/", pathNot: "^families/index\\.ts$" },
+      from: { path: "^src/app/" },
+      to: { path: "^levels/", pathNot: "^levels/index\\.ts$" },
     },
     {
       name: "family-imports-other-family",
       comment: "families are independent: shared code belongs in src/ (generic) or stays in one family",
       severity: "error",
-      from: { path: "^families/([^/]+)/" },
-      to: { path: "^families/", pathNot: ["^families/$1/"] },
+      from: { path: "^levels/([^/]+)/" },
+      to: { path: "^levels/", pathNot: ["^levels/$1/"] },
+    },
+    {
+      name: "family-imports-cli",
+      comment: "a family uses src/cli-kit/ (flags, formatting, commands) and the host port src/family/host.ts, never the CLI or the composition root",
+      severity: "error",
+      from: { path: "^levels/", pathNot: NOT_TESTS },
+      to: { path: "^src/(cli|app)/" },
+    },
+    {
+      name: "cli-kit-is-a-leaf",
+      comment: "src/cli-kit/ is what families and commands share: it knows neither of them",
+      severity: "error",
+      from: { path: "^src/cli-kit/", pathNot: NOT_TESTS },
+      to: { path: "^(levels|src/cli|src/app)/" },
+    },
+    {
+      name: "command-imports-command",
+      comment: "a command is a thin yargs module; what two commands share is a module of its own",
+      severity: "error",
+      from: { path: COMMANDS },
+      to: { path: COMMANDS },
+    },
+    {
+      name: "tools-below-agents",
+      comment: "tools/ is the tool contract and its dispatch: the agents and the families use it, it knows neither",
+      severity: "error",
+      from: { path: "^tools/", pathNot: NOT_TESTS },
+      to: { path: "^(agents|levels|src/loop|src/cli|src/app)/" },
     },
     {
       name: "store-imports-agents",
@@ -56,8 +88,7 @@ module.exports = {
       name: "no-circular",
       severity: "error",
       from: { pathNot: NOT_TESTS },
-      // A command loaded when it runs (a dynamic import) may close a cycle: it is evaluated after every module of the loop.
-      to: { circular: true, viaOnly: { dependencyTypesNot: ["type-only", "dynamic-import"] } },
+      to: { circular: true, viaOnly: { dependencyTypesNot: ["type-only"] } },
     },
   ],
   options: {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { createInstance } from "../families/interphyre/instance.ts";
-import { readCertified } from "../families/interphyre/certified-seeds.ts";
-import { toolSet } from "../families/interphyre/tools/index.ts";
-import { openInterphyreEnv } from "../families/interphyre/task-env.ts";
+import { createInstance } from "../levels/interphyre/instance.ts";
+import { readCertified } from "../levels/interphyre/certified-seeds.ts";
+import { toolSet } from "../levels/interphyre/tools/index.ts";
+import { openInterphyreEnv } from "../levels/interphyre/task-env.ts";
 import { call, ScriptedModel, type Scripted } from "../test/support/scripted-model.ts";
 import { runActorEpisode } from "./actor.ts";
 import { ActorConfig } from "./actor-config.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { INTERPHYRE_WORDS } from "../families/interphyre/family.ts";
-import { getLevel } from "../families/interphyre/levels/index.ts";
+import { INTERPHYRE_WORDS } from "../levels/interphyre/family.ts";
+import { getLevel } from "../levels/interphyre/levels/index.ts";
 import { NO_USAGE, type Trajectory, type TrajectoryStep } from "../src/store/trajectory.ts";
 import type { Bank } from "../src/store/bank.ts";
 import { expectGolden } from "../test/support/golden.ts";

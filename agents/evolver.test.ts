@@ -2,8 +2,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { applyEvent, foldEvents, type Bank, type BankEvent } from "../src/store/bank.ts";
 import type { ScriptItem } from "../test/support/fake-openai-server.ts";
 import { scriptedRole } from "../test/support/scripted-role.ts";
-import { INTERPHYRE_WORDS } from "../families/interphyre/family.ts";
-import { REWARD_SEARCH_WORDS } from "../families/reward-search/family.ts";
+import { INTERPHYRE_WORDS } from "../levels/interphyre/family.ts";
+import { REWARD_SEARCH_WORDS } from "../levels/reward-search/family.ts";
 import { distil, evolve, labelTrajectories, replace } from "./evolver.ts";
 import { NO_USAGE, type Trajectory } from "../src/store/trajectory.ts";
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { getLevel } from "../families/interphyre/levels/index.ts";
-import { INTERPHYRE_WORDS } from "../families/interphyre/family.ts";
+import { getLevel } from "../levels/interphyre/levels/index.ts";
+import { INTERPHYRE_WORDS } from "../levels/interphyre/family.ts";
 import { ModelOutputError } from "../src/errors.ts";
 import type { BankEntry } from "../src/store/bank.ts";
 import { readShippedBank } from "../src/store/shipped-bank.ts";

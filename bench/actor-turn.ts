@@ -5,9 +5,9 @@
  */
 import { ActorConfig } from "../agents/actor-config.ts";
 import { runActorEpisode } from "../agents/actor.ts";
-import { openInterphyreEnv } from "../families/interphyre/task-env.ts";
+import { openInterphyreEnv } from "../levels/interphyre/task-env.ts";
 import type { AssistantTurn, ChatModel, ToolCall } from "../src/llm/chat-model.ts";
-import { readCertified } from "../families/interphyre/certified-seeds.ts";
+import { readCertified } from "../levels/interphyre/certified-seeds.ts";
 import { percentile } from "./harness.ts";
 
 const seedsArg = process.argv.indexOf("--seeds");

@@ -1,7 +1,7 @@
 /** Inputs of bench/bank.ts: real heuristic trajectories, full banks, scripted evolver answers, event logs and a synthetic skill library. */
-import { runHeuristicEpisode } from "../families/interphyre/heuristic/agent.ts";
-import { readCertified } from "../families/interphyre/certified-seeds.ts";
-import { createInstance, type LevelInstance } from "../families/interphyre/instance.ts";
+import { runHeuristicEpisode } from "../levels/interphyre/heuristic/agent.ts";
+import { readCertified } from "../levels/interphyre/certified-seeds.ts";
+import { createInstance, type LevelInstance } from "../levels/interphyre/instance.ts";
 import type { AssistantTurn, ChatModel } from "../src/llm/chat-model.ts";
 import type { Bank, BankEntry, BankEvent, Mistake, Skill } from "../src/store/bank.ts";
 import type { Trajectory } from "../src/store/trajectory.ts";

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { readdirSync } from "node:fs";
 import { FIXTURES_DIR, fixturesPresent } from "../test/support/fixtures.ts";
-import { ENGINES } from "../families/interphyre/world/engines.ts";
+import { ENGINES } from "../levels/interphyre/world/engines.ts";
 import { printTable } from "./harness.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));

@@ -6,10 +6,10 @@
  */
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { runHeuristicEpisode } from "../families/interphyre/heuristic/agent.ts";
-import { createInstance } from "../families/interphyre/instance.ts";
+import { runHeuristicEpisode } from "../levels/interphyre/heuristic/agent.ts";
+import { createInstance } from "../levels/interphyre/instance.ts";
 import { createRng } from "../src/util/rng.ts";
-import { readCertified } from "../families/interphyre/certified-seeds.ts";
+import { readCertified } from "../levels/interphyre/certified-seeds.ts";
 import { formatTable } from "./harness.ts";
 
 const HEXA_LEVELS = ["catapult", "pass_the_parcel", "down_to_earth", "two_body_problem", "falling_into_place", "tipping_point", "basket_case", "cliffhanger"];

@@ -12,11 +12,11 @@
  *
  * Wall-clock figures depend on whatever else the machine runs.
  */
-import { compileReward } from "../families/reward-search/sandbox/reward-sandbox.ts";
-import { openThreadedEnv } from "../families/reward-search/envs/threaded-env.ts";
-import type { RewardTask, VecEnv } from "../families/reward-search/task.ts";
-import { loadTask } from "../families/reward-search/tasks/index.ts";
-import { trainPpo } from "../families/reward-search/trainer/ppo.ts";
+import { compileReward } from "../levels/reward-search/sandbox/reward-sandbox.ts";
+import { openThreadedEnv } from "../levels/reward-search/envs/threaded-env.ts";
+import type { RewardTask, VecEnv } from "../levels/reward-search/task.ts";
+import { loadTask } from "../levels/reward-search/tasks/index.ts";
+import { trainPpo } from "../levels/reward-search/trainer/ppo.ts";
 import { createRng } from "../src/util/rng.ts";
 
 const arg = (name: string): string | undefined => {

@@ -10,11 +10,11 @@
  *
  * Wall-clock figures depend on whatever else the machine runs.
  */
-import { compileReward } from "../families/reward-search/sandbox/reward-sandbox.ts";
-import { loadTask } from "../families/reward-search/tasks/index.ts";
-import { PpoConfig } from "../families/reward-search/task.ts";
-import { trainPpo } from "../families/reward-search/trainer/ppo.ts";
-import { tf } from "../families/reward-search/trainer/tf.ts";
+import { compileReward } from "../levels/reward-search/sandbox/reward-sandbox.ts";
+import { loadTask } from "../levels/reward-search/tasks/index.ts";
+import { PpoConfig } from "../levels/reward-search/task.ts";
+import { trainPpo } from "../levels/reward-search/trainer/ppo.ts";
+import { tf } from "../levels/reward-search/trainer/tf.ts";
 
 const arg = (name: string): string | undefined => {
   const i = process.argv.indexOf(`--${name}`);

@@ -16,15 +16,15 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { getTask, listTasks } from "../families/reward-search/tasks/index.ts";
+import { getTask, listTasks } from "../levels/reward-search/tasks/index.ts";
 import { memoryLog } from "../src/search/candidates.ts";
 import { SEARCH_METHODS as STRATEGIES, SearchConfig } from "../src/search/config.ts";
 import { runSearch } from "../src/search/search.ts";
-import { heuristicProposer } from "../families/reward-search/proposers/heuristic-proposer.ts";
-import { trainerEvaluator } from "../families/reward-search/search/evaluator.ts";
-import { DEFAULT_FINAL_TRAININGS, scoreSearch } from "../families/reward-search/search/final-protocol.ts";
+import { heuristicProposer } from "../levels/reward-search/proposers/heuristic-proposer.ts";
+import { trainerEvaluator } from "../levels/reward-search/search/evaluator.ts";
+import { DEFAULT_FINAL_TRAININGS, scoreSearch } from "../levels/reward-search/search/final-protocol.ts";
 import { figureText } from "../src/report/inspect/final-view.ts";
-import { createTrainerPool, type TrainerPool } from "../families/reward-search/trainer/pool.ts";
+import { createTrainerPool, type TrainerPool } from "../levels/reward-search/trainer/pool.ts";
 import { mean, std } from "../src/util/stats.ts";
 
 const arg = (name: string): string | undefined => {

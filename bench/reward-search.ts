@@ -12,12 +12,12 @@
  * compares two whole trainings and carries their noise.
  */
 import { existsSync } from "node:fs";
-import { listTasks, loadTask } from "../families/reward-search/tasks/index.ts";
-import type { RewardBatchInput, RewardProgram, RewardTask } from "../families/reward-search/task.ts";
-import { PpoConfig } from "../families/reward-search/task.ts";
-import { hostRewardProgram } from "../families/reward-search/trainer/host-reward.ts";
-import { trainPpo, type TrainResult } from "../families/reward-search/trainer/ppo.ts";
-import { evaluateChunked } from "../families/reward-search/trainer/reward-batches.ts";
+import { listTasks, loadTask } from "../levels/reward-search/tasks/index.ts";
+import type { RewardBatchInput, RewardProgram, RewardTask } from "../levels/reward-search/task.ts";
+import { PpoConfig } from "../levels/reward-search/task.ts";
+import { hostRewardProgram } from "../levels/reward-search/trainer/host-reward.ts";
+import { trainPpo, type TrainResult } from "../levels/reward-search/trainer/ppo.ts";
+import { evaluateChunked } from "../levels/reward-search/trainer/reward-batches.ts";
 import { xoshiro128ss } from "../src/util/rng.ts";
 
 const arg = (name: string): string | undefined => {
@@ -29,7 +29,7 @@ const ITERS = Number(arg("iters") ?? 12);
 const taskIds = arg("tasks")?.split(",") ?? listTasks();
 
 type Compile = (code: string, task: RewardTask) => Promise<RewardProgram>;
-const sandboxPath = new URL("../families/reward-search/sandbox/reward-sandbox.ts", import.meta.url);
+const sandboxPath = new URL("../levels/reward-search/sandbox/reward-sandbox.ts", import.meta.url);
 const compileSandboxed: Compile | null = existsSync(sandboxPath)
   ? await (async () => {
       const mod = (await import(sandboxPath.href)) as { compileReward: (code: string, layout: unknown) => Promise<RewardProgram> };

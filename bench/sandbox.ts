@@ -4,8 +4,8 @@
  * runtime and context). Run: node --import tsx bench/sandbox.ts
  */
 import os from "node:os";
-import type { RewardBatchInput } from "../families/reward-search/task.ts";
-import { compileReward, type RewardLayout } from "../families/reward-search/sandbox/reward-sandbox.ts";
+import type { RewardBatchInput } from "../levels/reward-search/task.ts";
+import { compileReward, type RewardLayout } from "../levels/reward-search/sandbox/reward-sandbox.ts";
 import { median, printTable } from "./harness.ts";
 
 const layout: RewardLayout = {

@@ -8,13 +8,13 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { execaSync } from "execa";
 import { FIXTURES_DIR } from "../test/support/fixtures.ts";
-import { parseSceneFile } from "../families/interphyre/scene-check.ts";
-import { getLevel } from "../families/interphyre/levels/index.ts";
-import { RADIUS_MAX, RADIUS_MIN } from "../families/interphyre/world/constants.ts";
-import { ENGINES, loadEngine } from "../families/interphyre/world/engines.ts";
-import type { CreateEngine } from "../families/interphyre/world/engine.ts";
-import { parseScene } from "../families/interphyre/world/scene.ts";
-import { Simulation, type SimulationSpec } from "../families/interphyre/world/simulation.ts";
+import { parseSceneFile } from "../levels/interphyre/scene-check.ts";
+import { getLevel } from "../levels/interphyre/levels/index.ts";
+import { RADIUS_MAX, RADIUS_MIN } from "../levels/interphyre/world/constants.ts";
+import { ENGINES, loadEngine } from "../levels/interphyre/world/engines.ts";
+import type { CreateEngine } from "../levels/interphyre/world/engine.ts";
+import { parseScene } from "../levels/interphyre/world/scene.ts";
+import { Simulation, type SimulationSpec } from "../levels/interphyre/world/simulation.ts";
 
 const LEVELS = ["catapult", "pass_the_parcel"] as const;
 const PASSES = 5;
@@ -79,7 +79,7 @@ export const benchEngines = async (scenes: number, worlds: number): Promise<void
     `(steps per CPU second through Simulation, contacts and success rule included; best of ${PASSES} passes over ${scenes} fixture scenes per level, their solutions, 1000 steps each)`,
   );
 
-  const { wasmHeapBytes, wasmHighWater } = await import("../families/interphyre/world/box2d-wasm.ts");
+  const { wasmHeapBytes, wasmHighWater } = await import("../levels/interphyre/world/box2d-wasm.ts");
   const engine = await loadEngine("box2d-wasm");
   const spec = specs.catapult![0]!;
   const cycle = () => {

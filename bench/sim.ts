@@ -4,11 +4,11 @@
  * whole-process time of `hexa levels check-scenes` on the 2,400 fixtures per engine (check-scenes.ts).
  * Run: npm run bench:sim [-- --seeds 3 --scenes 20 --worlds 10000]
  */
-import { createInstance } from "../families/interphyre/instance.ts";
-import { listLevels } from "../families/interphyre/levels/index.ts";
-import { captureSnapshot, restore } from "../families/interphyre/world/snapshot.ts";
-import { Simulation, type SimulationSpec } from "../families/interphyre/world/simulation.ts";
-import { readCertified } from "../families/interphyre/certified-seeds.ts";
+import { createInstance } from "../levels/interphyre/instance.ts";
+import { listLevels } from "../levels/interphyre/levels/index.ts";
+import { captureSnapshot, restore } from "../levels/interphyre/world/snapshot.ts";
+import { Simulation, type SimulationSpec } from "../levels/interphyre/world/simulation.ts";
+import { readCertified } from "../levels/interphyre/certified-seeds.ts";
 import { median, printTable } from "./harness.ts";
 import { benchEngines } from "./sim-engines.ts";
 import { benchCheckScenes } from "./check-scenes.ts";

@@ -7,12 +7,12 @@
  * Run: npx tsx bench/tools.ts [--seeds 10] [--rounds 1] [--rows-only]
  */
 import { execFileSync } from "node:child_process";
-import { createInstance } from "../families/interphyre/instance.ts";
-import { closePhysicsHost } from "../families/interphyre/physics-host.ts";
-import { openInterphyreEnv } from "../families/interphyre/task-env.ts";
-import { readCertified } from "../families/interphyre/certified-seeds.ts";
-import { callTool, ToolSession } from "../families/interphyre/tools/define-tool.ts";
-import { tools } from "../families/interphyre/tools/index.ts";
+import { createInstance } from "../levels/interphyre/instance.ts";
+import { closePhysicsHost } from "../levels/interphyre/physics-host.ts";
+import { openInterphyreEnv } from "../levels/interphyre/task-env.ts";
+import { readCertified } from "../levels/interphyre/certified-seeds.ts";
+import { callTool, ToolSession } from "../levels/interphyre/tools/define-tool.ts";
+import { tools } from "../levels/interphyre/tools/index.ts";
 import { percentile as pct, printTable } from "./harness.ts";
 
 const seedsArg = process.argv.indexOf("--seeds");

@@ -4,5 +4,5 @@
 import { launch } from "./launch.js";
 
 for (const m of ["log", "info", "debug", "warn"]) console[m] = console.error;
-const { main } = await launch("families/reward-search/trainer/main.ts");
+const { main } = await launch("levels/reward-search/trainer/main.ts");
 await main();

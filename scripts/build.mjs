@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Compiles hexa's TypeScript to JavaScript under dist/ (CONTRIBUTING.md, "The build"): one .js for each .ts of
-// src/, agents/ and families/ at the same path under dist/, relative imports renamed to .js, packages left as
+// src/, agents/, tools/ and levels/ at the same path under dist/, relative imports renamed to .js, packages left as
 // imports. Every `import.meta.url` reads as the source file's URL, so the paths a module derives from its own
 // place (assets, certified seeds, the repository root, the trainer's source hash) stay the source tree's; code
 // started in a worker or child process goes through src/util/runnable-module.ts. The packages every command
@@ -14,7 +14,7 @@ import { build } from "esbuild";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const DIST = join(ROOT, "dist");
-const TREES = ["src", "agents", "families"];
+const TREES = ["src", "agents", "tools", "levels"];
 
 const sources = TREES.flatMap((tree) =>
   readdirSync(join(ROOT, tree), { recursive: true })

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { allFamilies, getFamily, loadFamilies } from "../src/cli/families.ts";
+import { allFamilies, getFamily, loadFamilies } from "../src/app/families.ts";
 import { usageRecord } from "../src/llm/accounting.ts";
 import { createRoleModel } from "../src/llm/role-model.ts";
 import { playEpisode } from "../src/loop/play.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { allFamilies, loadFamilies } from "../src/cli/families.ts";
+import { allFamilies, loadFamilies } from "../src/app/families.ts";
 import { cellConfig, checkAxes, gridCells, parseGridFlag } from "../src/loop/compare/grid.ts";
 import { compareResults, pairedDiffs, type CellInput, type EpisodeOutcome } from "../src/report/compare/results.ts";
 import { renderCsv, renderMarkdown } from "../src/report/compare/render.ts";

@@ -6,14 +6,14 @@ import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import { runLlmEpisode, type LlmAgent } from "../agents/run-episode.ts";
 import { ActorConfig } from "../agents/actor-config.ts";
-import { INTERPHYRE_WORDS } from "../families/interphyre/family.ts";
-import { openInterphyreEnv } from "../families/interphyre/task-env.ts";
+import { INTERPHYRE_WORDS } from "../levels/interphyre/family.ts";
+import { openInterphyreEnv } from "../levels/interphyre/task-env.ts";
 import { Trajectory } from "../src/store/trajectory.ts";
-import { createInstance } from "../families/interphyre/instance.ts";
+import { createInstance } from "../levels/interphyre/instance.ts";
 import { usageRecord } from "../src/llm/accounting.ts";
 import { LlmConfig } from "../src/llm/config.ts";
 import { createRoleModel } from "../src/llm/role-model.ts";
-import { readCertified } from "../families/interphyre/certified-seeds.ts";
+import { readCertified } from "../levels/interphyre/certified-seeds.ts";
 import { startFakeOpenAI, type FakeOpenAI, type ScriptItem } from "./support/fake-openai-server.ts";
 
 /** The real ChatOpenAI client against a local OpenAI-compatible server with scripted answers and faults. */

@@ -6,12 +6,13 @@ import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { stringify as toYaml } from "yaml";
-import { allFamilies, loadFamilies } from "../src/cli/families.ts";
-import { checkRunConfig, runIdOf } from "../src/cli/run.ts";
+import { allFamilies, loadFamilies } from "../src/app/families.ts";
+import { checkRunConfig } from "../src/cli/run-check.ts";
+import { runIdOf } from "../src/cli/run-id.ts";
 import { HexaError } from "../src/errors.ts";
 import { parseRunConfigYaml, runConfigYaml } from "../src/loop/run-config.ts";
-import { callTool, type ToolOutcome } from "../families/interphyre/tools/define-tool.ts";
-import { tools } from "../families/interphyre/tools/index.ts";
+import { callTool, type ToolOutcome } from "../levels/interphyre/tools/define-tool.ts";
+import { tools } from "../levels/interphyre/tools/index.ts";
 import { solvedSession } from "./support/tool-session.ts";
 
 // The families are built once, as the CLI builds them before a command reads them.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { getFamily, allFamilies, loadFamilies } from "../src/cli/families.ts";
+import { getFamily, allFamilies, loadFamilies } from "../src/app/families.ts";
 import { seedList } from "../src/cli/eval.ts";
 import { heldOutArg, sharedHeldOut } from "../src/loop/compare/heldout.ts";
 import { heldOutSeeds } from "../src/loop/evaluate.ts";

@@ -6,7 +6,7 @@ import { findSearchDirs, findTarget, readSearchInput } from "../src/cli/inspect-
 import { searchView } from "../src/report/inspect/search-view.ts";
 import { writeFinalScores } from "../src/store/final-scores.ts";
 import { hexa } from "./support/inspect-runs.ts";
-import { loadFamilies } from "../src/cli/families.ts";
+import { loadFamilies } from "../src/app/families.ts";
 
 // The families are built once, as the CLI builds them before a command reads them.
 await loadFamilies();

@@ -3,11 +3,11 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readRunInput, findTarget, cellOf } from "../src/cli/inspect-load.ts";
-import { interphyreDrawer } from "../families/interphyre/pictures/inspect-draw.ts";
+import { interphyreDrawer } from "../levels/interphyre/pictures/inspect-draw.ts";
 import { renderReportHtml } from "../src/report/inspect/html.ts";
 import { buildReport, buildRunView, lastSolvedOfEachLevel } from "../src/report/inspect/model.ts";
 import { hexa, makeRun } from "./support/inspect-runs.ts";
-import { loadFamilies } from "../src/cli/families.ts";
+import { loadFamilies } from "../src/app/families.ts";
 
 // The families are built once, as the CLI builds them before a command reads them.
 await loadFamilies();

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { defaultPhysicsWorkers } from "../families/interphyre/physics-host.ts";
+import { defaultPhysicsWorkers } from "../levels/interphyre/physics-host.ts";
 import { hexa } from "./support/hexa-cli.ts";
 import { tempDirs } from "./support/temp-files.ts";
 

@@ -3,8 +3,8 @@ import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createInstance } from "../families/interphyre/instance.ts";
-import { readCertified } from "../families/interphyre/certified-seeds.ts";
+import { createInstance } from "../levels/interphyre/instance.ts";
+import { readCertified } from "../levels/interphyre/certified-seeds.ts";
 import { decodeGif } from "./support/gif-decode.ts";
 
 const hexa = (...args: string[]) => spawnSync(process.execPath, ["bin/hexa.js", ...args], { encoding: "utf8" });

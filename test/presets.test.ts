@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { allFamilies, loadFamilies } from "../src/cli/families.ts";
+import { allFamilies, loadFamilies } from "../src/app/families.ts";
 import { parseRunConfigYaml } from "../src/loop/run-config.ts";
 
 await loadFamilies();

@@ -5,12 +5,12 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runLlmEpisode, type LlmAgent } from "../agents/run-episode.ts";
 import { ActorConfig } from "../agents/actor-config.ts";
-import { REWARD_SEARCH_WORDS } from "../families/reward-search/family.ts";
-import { getTask } from "../families/reward-search/tasks/index.ts";
-import { openRewardEnv } from "../families/reward-search/task-env.ts";
+import { REWARD_SEARCH_WORDS } from "../levels/reward-search/family.ts";
+import { getTask } from "../levels/reward-search/tasks/index.ts";
+import { openRewardEnv } from "../levels/reward-search/task-env.ts";
 import { LlmConfig } from "../src/llm/config.ts";
 import { createRoleModel } from "../src/llm/role-model.ts";
-import { createTrainerPool } from "../families/reward-search/trainer/pool.ts";
+import { createTrainerPool } from "../levels/reward-search/trainer/pool.ts";
 import { startFakeOpenAI, type FakeOpenAI } from "./support/fake-openai-server.ts";
 import { spawnHexa } from "./support/hexa-cli.ts";
 

@@ -1,13 +1,13 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runIdOf } from "../src/cli/run.ts";
+import { runIdOf } from "../src/cli/run-id.ts";
 import { readRunConfig } from "../src/cli/run-setup.ts";
 import { UsageLine } from "../src/store/run-records.ts";
 import { startFakeOpenAI, type ScriptItem } from "./support/fake-openai-server.ts";
 import { jsonlOf, tempDirs } from "./support/temp-files.ts";
 import { hexa, spawnHexa } from "./support/hexa-cli.ts";
-import { loadFamilies } from "../src/cli/families.ts";
+import { loadFamilies } from "../src/app/families.ts";
 
 // The families are built once, as the CLI builds them before a command reads them.
 await loadFamilies();

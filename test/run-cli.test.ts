@@ -5,7 +5,7 @@ import { basename, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
-import { allFamilies, loadFamilies } from "../src/cli/families.ts";
+import { allFamilies, loadFamilies } from "../src/app/families.ts";
 import { parseRunConfig } from "../src/loop/run-config.ts";
 import { startFakeOpenAI } from "./support/fake-openai-server.ts";
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { createInstance } from "../families/interphyre/instance.ts";
-import { readCertified } from "../families/interphyre/certified-seeds.ts";
-import { Simulation, type SimulationSpec } from "../families/interphyre/world/simulation.ts";
-import { captureSnapshot, restore, snapshotWhen } from "../families/interphyre/world/snapshot.ts";
-import { ENGINES, loadEngine } from "../families/interphyre/world/engines.ts";
-import { rollout } from "../families/interphyre/world/rollout.ts";
+import { createInstance } from "../levels/interphyre/instance.ts";
+import { readCertified } from "../levels/interphyre/certified-seeds.ts";
+import { Simulation, type SimulationSpec } from "../levels/interphyre/world/simulation.ts";
+import { captureSnapshot, restore, snapshotWhen } from "../levels/interphyre/world/snapshot.ts";
+import { ENGINES, loadEngine } from "../levels/interphyre/world/engines.ts";
+import { rollout } from "../levels/interphyre/world/rollout.ts";
 
 const factories = new Map(await Promise.all(ENGINES.map(async (n) => [n, await loadEngine(n)] as const)));
 

@@ -5,13 +5,13 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseSceneFile } from "../../families/interphyre/scene-check.ts";
-import { getLevel } from "../../families/interphyre/levels/index.ts";
-import { type BodyRecipe, bodyRecipe, WALL_RECIPES } from "../../families/interphyre/world/box2d-recipe.ts";
-import { RADIUS_MAX, RADIUS_MIN } from "../../families/interphyre/world/constants.ts";
-import type { PhysicsEngine } from "../../families/interphyre/world/engine.ts";
-import { parseScene } from "../../families/interphyre/world/scene.ts";
-import { Simulation } from "../../families/interphyre/world/simulation.ts";
+import { parseSceneFile } from "../../levels/interphyre/scene-check.ts";
+import { getLevel } from "../../levels/interphyre/levels/index.ts";
+import { type BodyRecipe, bodyRecipe, WALL_RECIPES } from "../../levels/interphyre/world/box2d-recipe.ts";
+import { RADIUS_MAX, RADIUS_MIN } from "../../levels/interphyre/world/constants.ts";
+import type { PhysicsEngine } from "../../levels/interphyre/world/engine.ts";
+import { parseScene } from "../../levels/interphyre/world/scene.ts";
+import { Simulation } from "../../levels/interphyre/world/simulation.ts";
 import { FIXTURES_DIR } from "../../test/support/fixtures.ts";
 
 const LEVELS = ["catapult", "pass_the_parcel"];

@@ -5,7 +5,7 @@ import type { UsageLine } from "../store/run-records.ts";
 import { configWithoutSecrets, type RunConfig } from "../loop/run-config.ts";
 import { urlWithoutPassword } from "../util/secret-fields.ts";
 import { ConfigError } from "../errors.ts";
-import { allFamilies } from "./families.ts";
+import { allFamilies } from "../app/families.ts";
 import { checkJobKeyFor, readJobKey } from "./job-key.ts";
 import { codeVersion } from "./run-setup.ts";
 

@@ -4,32 +4,18 @@ import type { Argv, CommandModule } from "yargs";
 import { ConfigError } from "../errors.ts";
 import { SkillIndexConfig, type RunConfig } from "../loop/run-config.ts";
 import { byWeight, foldEvents, type Bank, type BankEntry, type BankEvent } from "../store/bank.ts";
-import { checkRecordedBank } from "../store/bank-check.ts";
 import type { EmbeddingConfig } from "../store/embedding.ts";
-import { RunDir, updateKey, type BankLog } from "../store/run-dir.ts";
-import { defineCommand } from "../family/define-command.ts";
-import { intFlag } from "./flags.ts";
-import { familyOf, openSkillIndex, runDirConfig } from "./run-setup.ts";
+import { updateKey } from "../store/run-dir.ts";
+import { defineCommand } from "../cli-kit/define-command.ts";
+import { intFlag } from "../cli-kit/flags.ts";
+import { openSkillIndex } from "./run-setup.ts";
+import { lastCommitted, openRun } from "./run-open.ts";
 
 /**
  * `hexa bank`: read a run's skill bank (show, history) and the cross-run Chroma index (reindex, query).
  * These commands only read a run (`repair: false`): a live run may be writing its files, so a torn last line
  * is skipped here, never cut off as it is on resume.
  */
-
-/** The last round whose update is committed on a level; -1 when none is. */
-export const lastCommitted = (log: BankLog, cfg: RunConfig, level: string): number => {
-  for (let r = cfg.rounds; r >= 0; r--) if (log.done.has(updateKey(level, r))) return r;
-  return -1;
-};
-
-/** A run directory and its parsed config.yaml, its recorded bank checked as its episodes would read it. */
-export const openRun = (path: string): { dir: RunDir; cfg: RunConfig } => {
-  const dir = RunDir.open(path);
-  const cfg = runDirConfig(dir, join(path, "config.yaml"), (line) => process.stderr.write(`${line}\n`));
-  checkRecordedBank(join(path, "bank-events.jsonl"), dir.bankLog({ repair: false }).events, familyOf(cfg).bankPayload);
-  return { dir, cfg };
-};
 
 const levelsOf = (cfg: RunConfig, level: unknown): string[] => {
   if (level === undefined) return cfg.levels;

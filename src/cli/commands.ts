@@ -1,6 +1,6 @@
 import type { CommandModule } from "yargs";
-import { loadFamilies } from "./families.ts";
-import { type CommandStub, type LazyCommand, lazyCommand } from "./lazy-command.ts";
+import { loadFamilies } from "../app/families.ts";
+import { type CommandStub, type LazyCommand, lazyCommand } from "../cli-kit/lazy-command.ts";
 
 /** A generic command that reads the level families: they are built before its builder runs. */
 const withFamilies = (stub: CommandStub, load: () => Promise<CommandModule>): LazyCommand => lazyCommand(stub, load, () => loadFamilies());

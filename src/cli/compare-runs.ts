@@ -7,7 +7,7 @@ import { readJsonl } from "../store/jsonl.ts";
 import { isEvalFileName, RunDir, updateKey } from "../store/run-dir.ts";
 import { EpisodeRecord } from "../store/run-records.ts";
 import { hexaChild } from "./hexa-child.ts";
-import { runIdOf } from "./run.ts";
+import { runIdOf } from "./run-id.ts";
 
 /** The runs of a comparison on disk (docs/spec/method.md §8): each (cell, run) is a `hexa run` child process's run directory. */
 

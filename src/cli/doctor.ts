@@ -1,7 +1,7 @@
 import { LlmConfig, Role } from "../llm/config.ts";
 import { doctorTable, problemsOf, recommendedYaml } from "../llm/doctor-report.ts";
-import { defineCommand } from "../family/define-command.ts";
-import { intFlag } from "./flags.ts";
+import { defineCommand } from "../cli-kit/define-command.ts";
+import { intFlag } from "../cli-kit/flags.ts";
 import { DEFAULT_CONTEXT_TOKENS, probeRoles, rolesOf } from "./preflight.ts";
 import { familyOf, readRunConfig } from "./run-setup.ts";
 

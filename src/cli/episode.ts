@@ -8,11 +8,11 @@ import { ConfigError } from "../errors.ts";
 import { playEpisode } from "../loop/play.ts";
 import { parseRunConfig, RUN_AGENTS, type RunAgent } from "../loop/run-config.ts";
 import { EMPTY_BANK } from "../store/bank.ts";
-import { allFamilies, defaultFamilyId, familyIds, getFamily } from "./families.ts";
-import { schemaFlags, sliceFromFlags, type SchemaFlag } from "./schema-flags.ts";
+import { allFamilies, defaultFamilyId, familyIds, getFamily } from "../app/families.ts";
+import { schemaFlags, sliceFromFlags, type SchemaFlag } from "../cli-kit/schema-flags.ts";
 import { toolProgressView } from "./tool-progress.ts";
-import { assertWritable } from "./write-file.ts";
-import { defineCommand, withOptionsByName } from "../family/define-command.ts";
+import { assertWritable } from "../cli-kit/write-file.ts";
+import { defineCommand, withOptionsByName } from "../cli-kit/define-command.ts";
 
 const oneLine = (s: string, max: number) => {
   const flat = s.replace(/\s+/g, " ").trim();

@@ -9,14 +9,14 @@ import { forecastEval } from "../loop/forecast.ts";
 import type { RunConfig } from "../loop/run-config.ts";
 import { appendEvalUsage, clearEvalStopped, evalStopped, evalUsage, markEvalStopped, stoppedEvalOf } from "../store/eval-spend.ts";
 import { updateKey, type RunDir } from "../store/run-dir.ts";
-import { openRun } from "./bank.ts";
+import { openRun } from "./run-open.ts";
 import { budgetFrom, budgetOptions, checkForecast, earlierUsage, raiseFlags, seedGate, spentIn } from "./budget.ts";
-import { type ArgsOf, defineCommand } from "../family/define-command.ts";
-import { intFlag } from "./flags.ts";
-import { percent } from "./format.ts";
+import { type ArgsOf, defineCommand } from "../cli-kit/define-command.ts";
+import { intFlag } from "../cli-kit/flags.ts";
+import { percent } from "../cli-kit/format.ts";
 import { familyOf, modelsFor } from "./run-setup.ts";
 import { DOCTOR_OPTION, doctorSkipped, preflight, servedChanges } from "./preflight.ts";
-import { asUserError } from "./write-file.ts";
+import { asUserError } from "../cli-kit/write-file.ts";
 
 const numbers = (text: string, example: string): number[] => {
   const seeds = text.split(",").map((s) => (s.trim() === "" ? NaN : Number(s.trim())));

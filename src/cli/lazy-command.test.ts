@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { GENERIC_COMMANDS } from "./commands.ts";
-import { familyModules } from "./families.ts";
-import type { LazyCommand } from "./lazy-command.ts";
+import { familyModules } from "../app/families.ts";
+import type { LazyCommand } from "../cli-kit/lazy-command.ts";
 
 const lazy = (c: unknown): c is LazyCommand => typeof (c as LazyCommand).load === "function";
 

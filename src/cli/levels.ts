@@ -1,6 +1,6 @@
 import type { Argv, CommandModule } from "yargs";
-import { defineCommand } from "../family/define-command.ts";
-import { familyIds, familyModules } from "./families.ts";
+import { defineCommand } from "../cli-kit/define-command.ts";
+import { familyIds, familyModules } from "../app/families.ts";
 
 const shortDescription = (text: string, max = 100) => {
   const first = text.split(/(?<=\.)\s/)[0]!;

@@ -2,7 +2,9 @@ import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 import { HexaError, RunStopped } from "../errors.ts";
 import { GENERIC_COMMANDS } from "./commands.ts";
-import { closeFamilies, familyModules, loadPluginFamilies } from "./families.ts";
+import { closeFamilies, familyModules, loadPluginFamilies } from "../app/families.ts";
+import { appHost } from "../app/host.ts";
+import { provideFamilyHost } from "../family/host.ts";
 
 // `hexa levels list | head` closes the pipe early; that is not an error.
 process.stdout.on("error", (e: NodeJS.ErrnoException) => {
@@ -10,13 +12,15 @@ process.stdout.on("error", (e: NodeJS.ErrnoException) => {
   throw e;
 });
 
+provideFamilyHost(appHost);
+
 await loadPluginFamilies().catch((e: unknown) => {
   if (!(e instanceof HexaError)) throw e;
   process.stderr.write(`hexa: ${e.message}\n`);
   process.exit(2);
 });
 
-// Every command is lazy (./lazy-command.ts): only the one named is loaded, with what it imports.
+// Every command is lazy (src/cli-kit/lazy-command.ts): only the one named is loaded, with what it imports.
 const generic = GENERIC_COMMANDS.reduce(
   (y, c) => y.command(c),
   yargs(hideBin(process.argv))

@@ -7,51 +7,30 @@ import type { SpendLedger } from "../llm/spend-ledger.ts";
 import type { RedisLedger } from "../backend/redis/spend-ledger.ts";
 import { forecastRun } from "../loop/forecast.ts";
 import { budgetFrom, budgetOptions, checkForecast, earlierUsage, seedGate, spentIn, stoppedHint } from "./budget.ts";
-import { type ArgsOf, defineCommand } from "../family/define-command.ts";
+import { type ArgsOf, defineCommand } from "../cli-kit/define-command.ts";
 import { computeMetrics, type Metrics } from "../loop/metrics.ts";
 import { parseRunConfig, runConfigYaml, usesBank, type RunConfig as RunConfigT } from "../loop/run-config.ts";
 import type { FamilySearch, LevelFamily, SearchCall } from "../family/family.ts";
 import type { AssistantTurn } from "../llm/chat-model.ts";
 import { usageLine } from "../loop/episode-backend.ts";
 import { runLoop } from "../loop/run-loop.ts";
-import { schedule } from "../loop/schedule.ts";
 import type { BankEvent } from "../store/bank.ts";
 import { readOfflineTrajectories } from "../store/offline-trajectories.ts";
 import { RunDir, updateKey } from "../store/run-dir.ts";
 import type { CodeVersion, UsageLine } from "../store/run-records.ts";
 import { readShippedBanks } from "../store/shipped-bank.ts";
 import { checkRecordedBank } from "../store/bank-check.ts";
-import { percent } from "./format.ts";
+import { percent } from "../cli-kit/format.ts";
 import { progressView } from "./progress.ts";
-import { writeRunReport } from "./inspect.ts";
-import { allFamilies } from "./families.ts";
-import { codeLabel, codeVersion, configDigest, familyOf, runDirConfig, modelsFor, openSkillIndex, readRunConfig, type OpenIndex } from "./run-setup.ts";
-import { asUserError } from "./write-file.ts";
-import { scoreRun } from "./final-scores.ts";
+import { checkRunConfig } from "./run-check.ts";
+import { runIdOf } from "./run-id.ts";
+import { writeRunReport } from "./inspect-report.ts";
+import { allFamilies } from "../app/families.ts";
+import { codeLabel, codeVersion, configDigest, runDirConfig, modelsFor, openSkillIndex, readRunConfig, type OpenIndex } from "./run-setup.ts";
+import { asUserError } from "../cli-kit/write-file.ts";
+import { scoreRun } from "../report/final-scores-text.ts";
 import { openEpisodes, sharedLedger } from "./backend.ts";
 import { DOCTOR_OPTION, doctorSkipped, noteServed, preflight, rolesOf } from "./preflight.ts";
-
-const stamp = (d: Date) =>
-  d
-    .toISOString()
-    .replace(/[-:]/g, "")
-    .replace(/\.\d+Z$/, "Z");
-
-/**
- * Run ids read level__method__seed__timestamp (docs/spec/style.md §15). A family's whole search names its strategy and
- * the proposer's agent (`eureka-heuristic`), the bank settings it does not use left out. The id is made once,
- * for a new run: a resume keeps run.json's.
- */
-export const runIdOf = (c: RunConfigT, now: Date): string => {
-  const levels = c.name ?? (c.levels.length <= 3 ? c.levels.join("+") : `${c.levels.length}-levels`);
-  const search = familyOf(c).searchFor?.(c);
-  const method = search
-    ? `${search.name}-${c.agent}`
-    : usesBank(c)
-      ? `${c.agent}-${c.init}-${c.update}${c.evolver === "heuristic" ? "-heuristic-evolver" : ""}${c.bank.rewardLabels ? "" : "-no-reward"}`
-      : c.agent;
-  return `${levels}__${method}__s${c.seed}__${stamp(now)}`;
-};
 
 const printSummary = (m: Metrics, dir: string) => {
   const out = process.stdout;
@@ -69,20 +48,6 @@ const printSummary = (m: Metrics, dir: string) => {
   );
   for (const p of m.problems ?? []) out.write(`${p.fatal ? "PROBLEM" : "note"}: ${p.message}\n`);
   out.write(`run directory: ${dir}\nheld-out check: hexa eval ${dir}\n`);
-};
-
-/** What a run start checks of a parsed config before anything is written: its levels, seeds and run id. */
-export const checkRunConfig = (cfg: RunConfigT, where: string): LevelFamily => {
-  const family = familyOf(cfg);
-  try {
-    schedule(cfg, family);
-    if (cfg.method !== "rounds" && !family.searchFor?.(cfg))
-      throw new ConfigError(`method: the ${family.id} family has no whole search (got ${cfg.method}); use method: rounds`);
-    family.checkConfig?.(cfg);
-  } catch (e) {
-    throw e instanceof ConfigError ? new ConfigError(`${where}: ${e.message}`) : e;
-  }
-  return family;
 };
 
 /**

@@ -4,7 +4,7 @@ import { stringify } from "yaml";
 import { InvariantError } from "../errors.ts";
 import { RunDir } from "../store/run-dir.ts";
 import { mean } from "../util/stats.ts";
-import { percent } from "./format.ts";
+import { percent } from "../cli-kit/format.ts";
 import { hexaChild } from "./hexa-child.ts";
 
 /**

@@ -15,10 +15,10 @@ import { readConfigText } from "../store/config-file.ts";
 import type { BankCaps } from "../store/bank-check.ts";
 import { readShippedBank, type BankFileCheck } from "../store/shipped-bank.ts";
 import { writeTransferredBank, type TransferredBank } from "../store/transfer-bank.ts";
-import { lastCommitted, openRun } from "./bank.ts";
-import { defaultFamilyId, getFamily } from "./families.ts";
-import { defineCommand } from "../family/define-command.ts";
-import { intFlag } from "./flags.ts";
+import { lastCommitted, openRun } from "./run-open.ts";
+import { defaultFamilyId, getFamily } from "../app/families.ts";
+import { defineCommand } from "../cli-kit/define-command.ts";
+import { intFlag } from "../cli-kit/flags.ts";
 import { evaluateTransfer, resultTable } from "./transfer-eval.ts";
 import { openSkillIndex } from "./run-setup.ts";
 

@@ -10,10 +10,10 @@ import { parseRedisUrl, redisLabel, withTimeout, type RedisConnection } from "..
 import type { RedisLedger } from "../backend/redis/spend-ledger.ts";
 import type { JobHandler } from "../backend/redis/worker.ts";
 import { EPISODES, EpisodeJobData, JOB_SCHEMA_VERSION, type EpisodeJobResult } from "../backend/redis/jobs.ts";
-import { allFamilies, anyFamilyBuilt, familyModules, getFamily, loadFamilies, queueKinds } from "./families.ts";
+import { allFamilies, anyFamilyBuilt, familyModules, getFamily, loadFamilies, queueKinds } from "../app/families.ts";
 import { InvariantError } from "../errors.ts";
-import { defineCommand } from "../family/define-command.ts";
-import { intFlag } from "./flags.ts";
+import { defineCommand } from "../cli-kit/define-command.ts";
+import { intFlag } from "../cli-kit/flags.ts";
 import { codeVersion } from "./run-setup.ts";
 import { checkJobKeyFor, readJobKey } from "./job-key.ts";
 import { loadWorkerConfig, workerTrustOf } from "./worker-config.ts";

@@ -1,6 +1,6 @@
-import { defineCommand } from "../family/define-command.ts";
+import { defineCommand } from "../cli-kit/define-command.ts";
 import { ConfigError } from "../errors.ts";
-import { queueKinds } from "./families.ts";
+import { queueKinds } from "../app/families.ts";
 import type { WorkersView } from "../backend/redis/registry.ts";
 
 const ago = (ms: number) =>

@@ -53,7 +53,7 @@ export interface FamilyListing {
 }
 
 /**
- * A level family as the CLI registers it (families/index.ts lists them): the family itself, built once per
+ * A level family as the CLI registers it (levels/index.ts lists them): the family itself, built once per
  * process when first used, and what the family adds to the command line. Generic commands know a family only
  * through this.
  */
@@ -65,7 +65,7 @@ export interface FamilyModule {
   build(): LevelFamily | Promise<LevelFamily>;
   /** `hexa levels list`'s table, without building the family: a listing imports only what names the levels. */
   listing(): Promise<FamilyListing>;
-  /** Top-level commands the family adds (e.g. `hexa play`, `hexa trainer`); src/cli/lazy-command.ts keeps them light. */
+  /** Top-level commands the family adds (e.g. `hexa play`, `hexa trainer`); src/cli-kit/lazy-command.ts keeps them light. */
   commands?: readonly CommandModule[];
   /** Subcommands the family adds under `hexa levels` (e.g. `certify`, `show`). */
   levelCommands?: readonly CommandModule[];

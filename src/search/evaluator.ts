@@ -3,7 +3,7 @@ import type { SearchMethod } from "./config.ts";
 
 /**
  * The evaluator port of the search methods: what turns a candidate's code into a fitness on a task instance.
- * A family supplies it (reward search: PPO trainings on the trainer pool, families/reward-search/search/
+ * A family supplies it (reward search: PPO trainings on the trainer pool, levels/reward-search/search/
  * evaluator.ts). An evaluation that fails (bad code, a crash) is an outcome with its error, never a throw: the
  * error is the feedback the proposer sees next, and the candidate counts against the budget.
  */

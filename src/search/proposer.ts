@@ -2,7 +2,7 @@ import type { Rng } from "../util/rng.ts";
 
 /**
  * The proposer port of the search methods (Eureka, RF-Agent): what writes the next candidate's code. A family
- * supplies it (reward search: an LLM proposer and a heuristic one, families/reward-search/proposers/). A method
+ * supplies it (reward search: an LLM proposer and a heuristic one, levels/reward-search/proposers/). A method
  * decides *which* operator and *which* context; the proposer only writes a design thought first, then the
  * code. `T` is the family's task and `I` its task instance: opaque here, passed through to the proposer.
  */

@@ -9,7 +9,7 @@ import { ConfigError } from "../errors.ts";
  * it gave): `createRng` (Mersenne Twister from pure-rand) for levels, heuristics, envs and searches;
  * `xoshiro128ss` for the PPO trainer, whose hot loop draws millions of numbers; `mulberry32` for the bootstrap of
  * `hexa compare`. The reward sandbox's own Math.random (sfc32) is guest code evaluated inside QuickJS, so it
- * stays in families/reward-search/sandbox/reward-sandbox.ts.
+ * stays in levels/reward-search/sandbox/reward-sandbox.ts.
  */
 
 /** Method names follow numpy's Generator, which Interphyre's level code calls (docs/spec/interphyre.md §3.1). */

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { importedPackages, sourceClosure, sourceClosureHash } from "./source-closure.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const TRAINER = join(ROOT, "families/reward-search/trainer/main.ts");
+const TRAINER = join(ROOT, "levels/reward-search/trainer/main.ts");
 const temp = mkdtempSync(join(tmpdir(), "hexa-closure-"));
 afterAll(() => rmSync(temp, { recursive: true, force: true }));
 
@@ -15,14 +15,14 @@ describe("the built-in trainer's source closure (the trainer-cache version)", ()
 
   it("reaches the dynamics, the sandbox, the tasks and the shared helpers", () => {
     for (const f of [
-      "families/reward-search/envs/rl-walker.ts",
-      "families/reward-search/envs/rl-lander.ts",
-      "families/reward-search/sandbox/reward-sandbox.ts",
-      "families/reward-search/sandbox/prelude.js",
-      "families/reward-search/tasks/cartpole.ts",
-      "families/reward-search/envs/mujoco/assets/hopper.xml",
-      "families/reward-search/envs/mujoco/assets/walker2d_v5.xml",
-      "families/reward-search/trainer/ppo.ts",
+      "levels/reward-search/envs/rl-walker.ts",
+      "levels/reward-search/envs/rl-lander.ts",
+      "levels/reward-search/sandbox/reward-sandbox.ts",
+      "levels/reward-search/sandbox/prelude.js",
+      "levels/reward-search/tasks/cartpole.ts",
+      "levels/reward-search/envs/mujoco/assets/hopper.xml",
+      "levels/reward-search/envs/mujoco/assets/walker2d_v5.xml",
+      "levels/reward-search/trainer/ppo.ts",
       "src/util/rng.ts",
     ]) {
       expect(files).toContain(f);
@@ -39,14 +39,14 @@ describe("the built-in trainer's source closure (the trainer-cache version)", ()
   it("changes when a dynamics file or a model file changes in a copy of the tree", () => {
     for (const f of files) cpSync(join(ROOT, f), join(temp, f));
     symlinkSync(join(ROOT, "node_modules"), join(temp, "node_modules"));
-    const copyEntry = join(temp, "families/reward-search/trainer/main.ts");
+    const copyEntry = join(temp, "levels/reward-search/trainer/main.ts");
     const before = sourceClosureHash(copyEntry, temp);
     expect(sourceClosureHash(copyEntry, temp)).toBe(before);
     expect(before).toBe(sourceClosureHash(TRAINER, ROOT));
-    appendFileSync(join(temp, "families/reward-search/envs/rl-walker.ts"), "\n// a changed leg\n");
+    appendFileSync(join(temp, "levels/reward-search/envs/rl-walker.ts"), "\n// a changed leg\n");
     const afterDynamics = sourceClosureHash(copyEntry, temp);
     expect(afterDynamics).not.toBe(before);
-    appendFileSync(join(temp, "families/reward-search/envs/mujoco/assets/hopper.xml"), "\n<!-- a changed foot -->\n");
+    appendFileSync(join(temp, "levels/reward-search/envs/mujoco/assets/hopper.xml"), "\n<!-- a changed foot -->\n");
     expect(sourceClosureHash(copyEntry, temp)).not.toBe(afterDynamics);
   });
 });

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { readCertified } from "../../families/interphyre/certified-seeds.ts";
+import { readCertified } from "../../levels/interphyre/certified-seeds.ts";
 import { startFakeOpenAI, type ScriptItem } from "../support/fake-openai-server.ts";
 import { hexa, type Out } from "../support/hexa-cli.ts";
 import { jsonlOf, tempDirs } from "../support/temp-files.ts";

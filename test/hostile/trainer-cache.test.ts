@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { TrainCache } from "../../families/reward-search/trainer/cache.ts";
-import type { JobOutcome, TrainJob } from "../../families/reward-search/trainer/client.ts";
-import { createTrainerPool, type TrainerPool } from "../../families/reward-search/trainer/pool.ts";
+import { TrainCache } from "../../levels/reward-search/trainer/cache.ts";
+import type { JobOutcome, TrainJob } from "../../levels/reward-search/trainer/client.ts";
+import { createTrainerPool, type TrainerPool } from "../../levels/reward-search/trainer/pool.ts";
 
 /** Pairs of reward code that a whitespace-and-comment normaliser could take for one, but that mean different things. */
 const PAIRS: ReadonlyArray<readonly [string, string, string]> = [
@@ -42,7 +42,7 @@ describe("the trainer cache never answers one code with another code's result", 
   });
 });
 
-const fake = fileURLToPath(new URL("../../families/reward-search/trainer/fixtures/fake-trainer.ts", import.meta.url));
+const fake = fileURLToPath(new URL("../../levels/reward-search/trainer/fixtures/fake-trainer.ts", import.meta.url));
 const pools: TrainerPool[] = [];
 afterEach(async () => {
   await Promise.all(pools.splice(0).map((p) => p.close()));

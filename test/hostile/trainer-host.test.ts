@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
-import { TrainerError } from "../../families/reward-search/trainer/client.ts";
-import { createTrainerPool, type PoolOptions, type TrainerPool } from "../../families/reward-search/trainer/pool.ts";
+import { TrainerError } from "../../levels/reward-search/trainer/client.ts";
+import { createTrainerPool, type PoolOptions, type TrainerPool } from "../../levels/reward-search/trainer/pool.ts";
 
 const hostile = fileURLToPath(new URL("./fixtures/hostile-trainer.ts", import.meta.url));
 const hexaBin = fileURLToPath(new URL("../../bin/hexa.js", import.meta.url));
@@ -107,7 +107,7 @@ describe("hexa search --wall-ms", () => {
 
 describe("hexa trainer check on a trainer that crashes mid-job", () => {
   it("shows the stderr the trainer left, once, under the failed check", async () => {
-    const fake = fileURLToPath(new URL("../../families/reward-search/trainer/fixtures/fake-trainer.ts", import.meta.url));
+    const fake = fileURLToPath(new URL("../../levels/reward-search/trainer/fixtures/fake-trainer.ts", import.meta.url));
     const r = await execa(process.execPath, [hexaBin, "trainer", "check", "--", process.execPath, "--import", "tsx", fake, "crash"], { reject: false });
     expect(r.stdout).toMatch(
       /FAIL\s+a tiny job streams progress and a valid result .*exited with code 1 .*; its stderr ended with:\n\s+fake trainer: out of memory in the update step\n/,

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseSceneFile, type SceneFile } from "../../families/interphyre/scene-check.ts";
+import { parseSceneFile, type SceneFile } from "../../levels/interphyre/scene-check.ts";
 
 /** Interphyre's certified scenes stay in ../shared (their data, not ours); a user's clone may not have them. */
 export const FIXTURES_DIR = join(process.cwd(), "..", "shared", "fixtures", "interphyre");

@@ -1,8 +1,8 @@
-import { createInstance } from "../../families/interphyre/instance.ts";
-import { readCertified } from "../../families/interphyre/certified-seeds.ts";
-import type { Action } from "../../families/interphyre/world/simulation.ts";
-import { callTool, ToolSession, type ToolOutcome } from "../../families/interphyre/tools/define-tool.ts";
-import { tools } from "../../families/interphyre/tools/index.ts";
+import { createInstance } from "../../levels/interphyre/instance.ts";
+import { readCertified } from "../../levels/interphyre/certified-seeds.ts";
+import type { Action } from "../../levels/interphyre/world/simulation.ts";
+import { callTool, ToolSession, type ToolOutcome } from "../../levels/interphyre/tools/define-tool.ts";
+import { tools } from "../../levels/interphyre/tools/index.ts";
 
 /**
  * A session on a certified seed of `level` with its certified solution: a placement known to succeed within

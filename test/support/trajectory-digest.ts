@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import { createInstance } from "../../families/interphyre/instance.ts";
-import { Simulation } from "../../families/interphyre/world/simulation.ts";
+import { createInstance } from "../../levels/interphyre/instance.ts";
+import { Simulation } from "../../levels/interphyre/world/simulation.ts";
 
 /** A digest of every body's exact state at every step: equal digests mean bit-identical trajectories. */
 export const trajectoryDigest = (level: string, seed: number, action: { x: number; y: number; radius: number }, steps: number) => {

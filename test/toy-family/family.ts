@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { callTool, toolDefiner } from "../../src/family/define-tool.ts";
+import { toolDefiner } from "../../tools/define-tool.ts";
+import { callTool } from "../../tools/dispatch.ts";
 import { familyConfig, type LevelFamily } from "../../src/family/family.ts";
 import type { FamilyModule } from "../../src/family/registry.ts";
 import type { TaskEnv } from "../../src/family/task-env.ts";

@@ -1,0 +1,42 @@
+import type { z } from "zod";
+import type { LevelInstance } from "../instance.ts";
+import type { ContactEvent } from "../world/contacts.ts";
+import type { Snapshot } from "../world/snapshot.ts";
+import type { Action } from "../world/simulation.ts";
+import { HEXA_HARNESS_HORIZON_STEPS } from "../world/constants.ts";
+import type { CreateEngine } from "../world/engine.ts";
+import { createPlanckEngine } from "../world/planck-engine.ts";
+import { toolDefiner, type Tool as GenericTool } from "../../../tools/define-tool.ts";
+import { callToolSync, isConfigError, type ToolOutcome } from "../../../tools/dispatch.ts";
+
+/** What the tools of one episode share: the task, the horizon, the engine, and the memory of earlier calls. */
+export class ToolSession {
+  /** Contact events of the last simulation any tool ran, for get_contact_log. */
+  lastContacts: { action: Action; events: ContactEvent[] } | undefined;
+  readonly snapshots = new Map<string, Snapshot>();
+  private nextSnapshot = 1;
+
+  constructor(
+    readonly instance: LevelInstance,
+    readonly horizon: number = HEXA_HARNESS_HORIZON_STEPS,
+    /** Every world the tools build runs on it (loaded by `loadEngine`, world/engines.ts). */
+    readonly engine: CreateEngine = createPlanckEngine,
+  ) {}
+
+  addSnapshot(s: Snapshot): string {
+    const id = `snap_${this.nextSnapshot++}`;
+    this.snapshots.set(id, s);
+    return id;
+  }
+}
+
+/** An Interphyre tool: pure over the world and synchronous (docs/spec/style.md). */
+export type Tool<I extends z.ZodType = z.ZodType> = GenericTool<ToolSession, I>;
+
+export const defineTool = toolDefiner<ToolSession>();
+
+export type { ToolOutcome };
+
+/** Never throws past the tool boundary, except for a hexa bug (InvariantError); a ConfigError from the world (a bad value the model chose) is an observation too. */
+export const callTool = (tools: readonly Tool[], session: ToolSession, name: string, raw: unknown): ToolOutcome =>
+  callToolSync(tools, session, name, raw, { shownToModel: isConfigError });

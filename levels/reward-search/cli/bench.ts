@@ -1,0 +1,218 @@
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type { Argv } from "yargs";
+import { type ArgsOf, defineCommand, withOptionsByName } from "../../../src/cli-kit/define-command.ts";
+import { stringify as toYaml } from "yaml";
+import { ConfigError } from "../../../src/errors.ts";
+import { readFinalScores } from "../../../src/store/final-scores.ts";
+import { writeAtomic, writeJsonAtomic } from "../../../src/store/jsonl.ts";
+import { benchSvg, renderBenchCsv, renderBenchMarkdown } from "../../../src/report/compare/strategy-bench.ts";
+import { DEFAULT_FINAL_TRAININGS } from "../search/final-protocol.ts";
+import { benchBudgets, benchDiffs, benchRows, benchScoreOf, type BenchScore } from "./bench-score.ts";
+import { chartToPng } from "../../../src/report/png.ts";
+import { getTask } from "../tasks/index.ts";
+import { METHODS as STRATEGY_NAMES } from "../../../src/loop/run-config.ts";
+import { intFlag } from "../../../src/cli-kit/flags.ts";
+import { SearchConfig, searchBudget } from "../../../src/search/config.ts";
+import { configFromFlags, searchFlags } from "../../../src/search/flags.ts";
+import { asUserError } from "../../../src/cli-kit/write-file.ts";
+import { familyHost } from "../../../src/family/host.ts";
+
+/**
+ * `hexa bench reward-search` (docs/spec/reward-search.md §8.5): the reward-search strategies side by side on the same tasks, trainer
+ * and number of trained candidates × env steps, with the heuristic proposer (no model). Run r is a `hexa compare`
+ * grid over the run's `method` on task instance r (DIR/compare/r<r>/, resumable by rerunning the same command);
+ * the runs' final scores (final-scores.json, by the final scoring protocol) are tabled per task with the sparse
+ * and human rows and the paired differences: DIR/results.md, .csv, .json and scores.svg / .png.
+ */
+
+// Two MuJoCo locomotion tasks and one classic one; pendulum's hand-written reward beats its sparse one at a budget that
+// trains in seconds here (F −354 vs −991 at 65k steps; cartpole's and mountain car's tie or reverse).
+const DEFAULT_TASKS = ["hopper", "half_cheetah", "pendulum"];
+
+/** Episodes of a task in the rounds cell (offline + stream): the budget is split over them. */
+const roundsEpisodes = (budget: number) => Math.min(4, budget);
+
+/**
+ * The base config of the grid. The rounds cell plays one offline episode and E − 1 rounds of one episode per
+ * task, each with a share ⌈B / E⌉ of the budget and turns enough to spend it (describe_task and check_reward
+ * take one turn each), so rounds is held to the same trainings as the searches.
+ */
+const benchConfig = (o: {
+  tasks: string[];
+  budget: number;
+  trainSteps: number;
+  finalTrainings: number;
+  samples: number;
+  initial: number;
+  children: number;
+  sharedInitial: boolean;
+  out: string;
+}) => {
+  const episodes = roundsEpisodes(o.budget);
+  return {
+    family: "reward-search",
+    levels: o.tasks,
+    agent: "heuristic",
+    evolver: "heuristic",
+    init: "off2on",
+    update: "evolving",
+    rounds: episodes - 1,
+    episodesPerRound: 1,
+    offline: { episodes: 1 },
+    actor: { maxTurns: Math.ceil(o.budget / episodes) + 2 },
+    concurrency: 2,
+    search: { budget: o.budget, eureka: { samples: o.samples }, rfAgent: { initial: o.initial, children: o.children, sharedInitial: o.sharedInitial } },
+    rewardSearch: {
+      // One size for every training (the rounds' finish and the final scoring included): equal env steps per candidate.
+      trainSteps: o.trainSteps,
+      finishSteps: o.trainSteps,
+      finalTrainings: o.finalTrainings,
+      // The benchmark's own trainer cache: a rerun continues without retraining, and nothing lands elsewhere.
+      cacheDir: join(o.out, ".trainer-cache"),
+      jobsDir: join(o.out, ".trainer-jobs"),
+    },
+  };
+};
+
+/** The bench's own floor on --budget: the rounds cell plays one offline episode, then at least one round (rounds ≥ 1). */
+const MIN_BUDGET = 2;
+
+/**
+ * The `search:` knobs every strategy of the bench gets: flags of the slice's schema, as in `hexa search`
+ * (src/search/flags.ts), so their names, help and defaults are the schema's; --budget's help adds the floor.
+ */
+const KNOBS = searchFlags()
+  .filter((f) => ["budget", "samples", "initial", "children", "shared-initial"].includes(f.name))
+  .map((f) => (f.name === "budget" ? { ...f, describe: `${f.describe}; here the same for every strategy, at least ${MIN_BUDGET}` } : f));
+
+const list = (v: unknown): string[] =>
+  String(v)
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+
+const benchFlags = (y: Argv) =>
+  withOptionsByName(
+    y
+      .positional("suite", { choices: ["reward-search"] as const, demandOption: true, describe: "the benchmark" })
+      .option("strategies", { type: "string", default: STRATEGY_NAMES.join(","), describe: `strategies compared (${STRATEGY_NAMES.join(", ")})` })
+      .option("tasks", {
+        type: "string",
+        default: DEFAULT_TASKS.join(","),
+        describe: "reward-search tasks with a human reward (hexa levels list --family reward-search)",
+      })
+      .option("runs", {
+        type: "string",
+        default: 3,
+        coerce: intFlag("runs", 1, 100),
+        describe: "runs per strategy: run r searches task instance r (seeds.offset r: its own training and evaluation seeds) in every strategy",
+      })
+      .option("final-trainings", {
+        type: "string",
+        default: DEFAULT_FINAL_TRAININGS,
+        coerce: intFlag("final-trainings", 1, 64),
+        describe: "fresh training seeds of each final score (the final, sparse and human rewards each trained on every one)",
+      })
+      .option("train-steps", {
+        type: "string",
+        default: 65536,
+        coerce: intFlag("train-steps", 1, 100_000_000),
+        describe: "env steps of every training (the budget's scale): each candidate of every strategy, and the final reward's, sparse and human ones",
+      }),
+    Object.fromEntries(KNOBS.map((f) => [f.name, { type: f.type, describe: f.describe }])),
+  )
+    .option("parallel", { type: "string", default: 1, coerce: intFlag("parallel", 1, 64), describe: "runs played at once (each a hexa run process)" })
+    .option("out", { type: "string", default: "bench/out/reward-search", describe: "the benchmark folder; rerun with the same one to continue" });
+
+export const benchCommand = defineCommand({
+  command: "bench <suite>",
+  describe: "benchmarks: reward-search runs the reward-search strategies side by side at equal budgets (F and its paired differences)",
+  builder: benchFlags,
+  handler: async (argv) => {
+    const out = resolve(argv.out);
+    try {
+      await bench(argv, out);
+    } catch (e) {
+      throw asUserError(e, `check that ${out} is a writable folder with space, then rerun the same command to continue`);
+    }
+  },
+});
+
+const bench = async (argv: ArgsOf<typeof benchFlags>, out: string): Promise<void> => {
+  const strategies = list(argv.strategies);
+  const bad = strategies.find((s) => !(STRATEGY_NAMES as readonly string[]).includes(s));
+  if (bad !== undefined || !strategies.length)
+    throw new ConfigError(`--strategies: ${bad === undefined ? "name at least one" : `"${bad}" is not a strategy`}; known: ${STRATEGY_NAMES.join(", ")}`);
+  const tasks = list(argv.tasks);
+  if (!tasks.length) throw new ConfigError(`--tasks: name at least one reward-search task, e.g. --tasks ${DEFAULT_TASKS.join(",")}`);
+  for (const t of tasks) {
+    let humanless = false;
+    try {
+      humanless = getTask(t).humanReward === null;
+    } catch (e) {
+      throw e instanceof ConfigError ? new ConfigError(`--tasks: ${e.message}`) : e;
+    }
+    if (humanless)
+      throw new ConfigError(`--tasks: ${t} has no human reward, so its paired difference from it and its normalised score are undefined; leave it out`);
+  }
+  const { config: search } = configFromFlags(SearchConfig, KNOBS, argv, "hexa bench --help");
+  // No --iterations here, so every strategy's budget is rf-agent's: --budget, else the schema's default.
+  const budget = searchBudget("rf-agent", search);
+  if (budget < MIN_BUDGET)
+    throw new ConfigError(
+      `--budget: the bench needs at least ${MIN_BUDGET} (got ${budget}): the rounds cell plays an offline episode and at least one round; pass --budget ${MIN_BUDGET} or more`,
+    );
+  const runs = argv.runs;
+  const o = {
+    tasks,
+    budget,
+    trainSteps: argv["train-steps"],
+    finalTrainings: argv["final-trainings"],
+    samples: search.eureka.samples,
+    initial: search.rfAgent.initial,
+    children: search.rfAgent.children,
+    sharedInitial: search.rfAgent.sharedInitial,
+  };
+  mkdirSync(out, { recursive: true });
+  const t0 = performance.now();
+  // Run r is a compare grid over method on task instance r (seeds.offset r: its own training and evaluation seeds),
+  // so every strategy searches the same instance in run r and their final scores pair by run and fresh seed.
+  const scores: BenchScore[] = [];
+  for (let run = 0; run < runs; run++) {
+    const configPath = join(out, `bench-config-r${run}.yaml`);
+    const cfg = { ...benchConfig({ ...o, out }), seeds: { offset: run } };
+    writeAtomic(configPath, `# hexa bench reward-search, run ${run}: the base config of its compare grid over method\n${toYaml(cfg)}`);
+    const compareDir = join(out, "compare", `r${run}`);
+    await familyHost().runGrid({ config: configPath, grid: [`method=${strategies.join(",")}`], runs: 1, heldout: 0, parallel: argv.parallel }, compareDir);
+    type Results = { cells: { label: string; runs: { run: number; dir: string; wallS: number }[] }[] };
+    const results = JSON.parse(readFileSync(join(compareDir, "results.json"), "utf8")) as Results;
+    for (const cell of results.cells) {
+      const strategy = cell.label.replace(/^method=/, "");
+      for (const r of cell.runs) for (const f of readFinalScores(r.dir)?.levels ?? []) scores.push(benchScoreOf(f, strategy, run, r.wallS));
+    }
+  }
+  const wallS = (performance.now() - t0) / 1000;
+  const compareDir = join(out, "compare");
+  const rows = benchRows(scores, strategies, tasks);
+  const diffs = benchDiffs(scores, strategies, tasks);
+  const command = `hexa bench reward-search --strategies ${strategies.join(",")} --tasks ${tasks.join(",")} --budget ${budget} --runs ${runs} --train-steps ${o.trainSteps} --final-trainings ${o.finalTrainings}${o.sharedInitial ? " --shared-initial" : ""}`;
+  const header = {
+    budget,
+    runs,
+    trainSteps: o.trainSteps,
+    finalTrainings: o.finalTrainings,
+    proposer: "heuristic (no LLM)",
+    wallS,
+    command,
+    budgets: benchBudgets(scores, tasks),
+  };
+  writeJsonAtomic(join(out, "results.json"), { schemaVersion: 3, ...header, tasks, strategies, rows, diffs, scores });
+  const md = renderBenchMarkdown(header, rows, diffs);
+  writeAtomic(join(out, "results.md"), md);
+  writeAtomic(join(out, "results.csv"), renderBenchCsv(rows));
+  const svg = await benchSvg(rows);
+  writeAtomic(join(out, "scores.svg"), svg);
+  writeFileSync(join(out, "scores.png"), chartToPng(svg));
+  process.stdout.write(`\n${md}\nresults: ${join(out, "results.md")} (.csv, .json), plot: ${join(out, "scores.svg")} (.png); runs in ${compareDir}\n`);
+};

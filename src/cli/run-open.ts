@@ -1,0 +1,19 @@
+import { join } from "node:path";
+import type { RunConfig } from "../loop/run-config.ts";
+import { checkRecordedBank } from "../store/bank-check.ts";
+import { RunDir, updateKey, type BankLog } from "../store/run-dir.ts";
+import { familyOf, runDirConfig } from "./run-setup.ts";
+
+/** The last round whose update is committed on a level; -1 when none is. */
+export const lastCommitted = (log: BankLog, cfg: RunConfig, level: string): number => {
+  for (let r = cfg.rounds; r >= 0; r--) if (log.done.has(updateKey(level, r))) return r;
+  return -1;
+};
+
+/** A run directory and its parsed config.yaml, its recorded bank checked as its episodes would read it. */
+export const openRun = (path: string): { dir: RunDir; cfg: RunConfig } => {
+  const dir = RunDir.open(path);
+  const cfg = runDirConfig(dir, join(path, "config.yaml"), (line) => process.stderr.write(`${line}\n`));
+  checkRecordedBank(join(path, "bank-events.jsonl"), dir.bankLog({ repair: false }).events, familyOf(cfg).bankPayload);
+  return { dir, cfg };
+};

@@ -1,0 +1,30 @@
+/**
+ * What the host (hexa's composition root, src/app/) does for a family's own commands, so that a family never imports
+ * the CLI (docs/ARCHITECTURE.md, layers): a family's command asks `familyHost()`, the composition root provides it.
+ */
+
+/** A grid of `hexa compare` (its config, axes, runs per cell, held-out runs and runs played at once), written to `out`. */
+export interface GridRequest {
+  config: string;
+  grid: string[];
+  runs: number;
+  heldout: number;
+  parallel: number;
+}
+
+export interface FamilyHost {
+  /** Plays a compare grid into `out` (resumable by the same request) and writes its results.json. */
+  runGrid(request: GridRequest, out: string): Promise<void>;
+}
+
+let provided: FamilyHost | undefined;
+
+/** The composition root calls it once, before any command runs. */
+export const provideFamilyHost = (host: FamilyHost): void => {
+  provided = host;
+};
+
+export const familyHost = (): FamilyHost => {
+  if (!provided) throw new Error("no family host: a family's command ran outside hexa's CLI (src/app/host.ts provides one)");
+  return provided;
+};

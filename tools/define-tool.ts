@@ -1,0 +1,23 @@
+import type { z } from "zod";
+import type { ToolProgress, ToolResult } from "../src/family/task-env.ts";
+
+/** What a tool's run gives back: the text the model sees, the structured result, and the family's ending rule. */
+export type ToolOutput = Pick<ToolResult, "observation" | "result" | "ends" | "pinned" | "compact">;
+
+/**
+ * One tool the actor may call, in any family: the zod schema is both the model's contract and the parser
+ * (docs/spec/style.md). `run` gets the family's session (what the episode's tools share); it may be async (a
+ * training runs for minutes). Invalid arguments throw ModelOutputError with a message that says what to change.
+ */
+export interface Tool<S, I extends z.ZodType = z.ZodType> {
+  name: string;
+  description: string;
+  input: I;
+  run: (session: S, args: z.infer<I>, onProgress?: (p: ToolProgress) => void) => ToolOutput | Promise<ToolOutput>;
+}
+
+/** A family's `defineTool`, bound to its session type: `export const defineTool = toolDefiner<MySession>();`. */
+export const toolDefiner =
+  <S>() =>
+  <I extends z.ZodType>(tool: Tool<S, I>): Tool<S, I> =>
+    tool;

@@ -1,0 +1,47 @@
+import { HexaError, InvariantError, ModelOutputError } from "../src/errors.ts";
+import type { ToolProgress } from "../src/family/task-env.ts";
+import type { Tool, ToolOutput } from "./define-tool.ts";
+import { parseToolCall } from "./tool-call.ts";
+
+/** Dispatch (docs/ARCHITECTURE.md §3): a model's tool call parsed against the tool set and run, its mistakes shown to the model. */
+export type ToolOutcome = ({ ok: true; tool: string } & ToolOutput) | { ok: false; tool: string; error: string; observation: string };
+
+export interface CallOptions {
+  onProgress?: (p: ToolProgress) => void;
+  /** Errors besides ModelOutputError that the model is shown as an observation; anything else throws (the user must act). */
+  shownToModel?: (e: unknown) => boolean;
+}
+
+const failure = (tool: string, error: string): ToolOutcome => ({ ok: false, tool, error, observation: `ERROR: ${error}` });
+
+const caught = (name: string, e: unknown, o: CallOptions): ToolOutcome => {
+  if (e instanceof ModelOutputError || o.shownToModel?.(e)) return failure(name, (e as Error).message);
+  throw e;
+};
+
+/** A user-facing ConfigError (a bad value the model chose), shown to the model like a ModelOutputError. */
+export const isConfigError = (e: unknown): boolean => e instanceof HexaError && e.name === "ConfigError";
+
+/** Runs a model's tool call; never throws for the model's mistakes (an error observation), only for a hexa bug or a broken host. */
+export const callTool = async <S>(tools: readonly Tool<S>[], session: S, name: string, raw: unknown, o: CallOptions = {}): Promise<ToolOutcome> => {
+  const call = parseToolCall(tools, name, raw);
+  if ("error" in call) return failure(name, call.error);
+  try {
+    return { ok: true, tool: name, ...(await call.tool.run(session, call.args, o.onProgress)) };
+  } catch (e) {
+    return caught(name, e, o);
+  }
+};
+
+/** callTool for tools that never wait (a physics rollout): the same rules, no promise, for tight loops. */
+export const callToolSync = <S>(tools: readonly Tool<S>[], session: S, name: string, raw: unknown, o: CallOptions = {}): ToolOutcome => {
+  const call = parseToolCall(tools, name, raw);
+  if ("error" in call) return failure(name, call.error);
+  try {
+    const out = call.tool.run(session, call.args, o.onProgress);
+    if (out instanceof Promise) throw new InvariantError(`callToolSync: tool ${name} is async; call it with callTool`);
+    return { ok: true, tool: name, ...out };
+  } catch (e) {
+    return caught(name, e, o);
+  }
+};
