@@ -3,7 +3,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["src/**/*.test.ts", "levels/**/*.test.ts", "tools/**/*.test.ts", "agents/**/*.test.ts", "test/**/*.test.ts"],
-    exclude: ["**/*.int.test.ts", "node_modules/**"],
+    exclude: ["node_modules/**"],
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: "forks",
