@@ -1,10 +1,10 @@
 /**
- * Reward search strategies side by side (docs/spec/reward-search.md §8.5): for every task, the human-normalised score
- * (F − F_sparse) / (F_human − F_sparse) of each strategy's final reward — the best candidate by final-policy F
- * on its selection seeds — retrained by the final scoring protocol (§7: fresh training and evaluation seeds,
- * normalised per seed) at the same number of trained candidates and the same steps per training, with the
- * heuristic proposer (no LLM), mean ± std over runs (run r searches instance seed r). F_sparse and F_human are
- * the task's sparse and hand-written rewards trained the same way on the same fresh seeds.
+ * Reward search strategies side by side (docs/spec/reward-search.md §8.5): for every task, F of each strategy's
+ * final reward — the best candidate by final-policy F on its selection seeds — retrained by the final scoring
+ * protocol (§7: fresh training and evaluation seeds, none dropped) at the same number of trained candidates and
+ * the same steps per training, with the heuristic proposer (no LLM), mean ± std over runs (run r searches instance
+ * seed r), and beside it Eureka's normalised score where §7 defines it. F_sparse and F_human are the task's sparse
+ * and hand-written rewards trained the same way on the same fresh seeds.
  * With the heuristic proposer these are real measurements of the search strategies themselves.
  *
  *   node --import tsx bench/reward-search-strategies.ts [--tasks cartpole,pendulum] [--budget 8] [--runs 2]
@@ -46,7 +46,7 @@ const search = SearchConfig.parse({
 const root = mkdtempSync(join(tmpdir(), "hexa-bench-strategies-"));
 const pool: TrainerPool = createTrainerPool({ jobsDir: join(root, "jobs"), size: num("processes", 2) });
 
-/** mean ± std of the finite values; "n/a" when there are none (F_human ≤ F_sparse leaves the score undefined). */
+/** mean ± std of the finite values; "n/a" when there are none (a normalised score §7 leaves undefined). */
 const stats = (all: readonly (number | null)[]) => {
   const xs = all.filter((x): x is number => x !== null && Number.isFinite(x));
   if (xs.length === 0) return "n/a";
@@ -89,13 +89,13 @@ for (const id of taskIds) {
   const wall = ((performance.now() - tTask) / 1000).toFixed(0);
   const first = per[STRATEGIES[0]]!;
   rows.push(
-    `| ${id} | ${stats(first.sparse)} | ${stats(first.human)} | ${STRATEGIES.map((s) => `${stats(per[s]!.score)} (F ${stats(per[s]!.f)})`).join(" | ")} | ${STRATEGIES.map((s) => per[s]!.trained.join("/")).join(", ")} | ${wall} s |`,
+    `| ${id} | ${stats(first.sparse)} | ${stats(first.human)} | ${STRATEGIES.map((s) => `${stats(per[s]!.f)} (normalised ${stats(per[s]!.score)})`).join(" | ")} | ${STRATEGIES.map((s) => per[s]!.trained.join("/")).join(", ")} | ${wall} s |`,
   );
 }
 await pool.close();
 process.stdout.write(
   [
-    `Normalised score (mean F − mean F_sparse)/|mean F_human − mean F_sparse| of the best candidate retrained on ${FINAL} fresh training seeds (none used by the search), mean ± std over ${RUNS} runs (run r: instance seed r); ${BUDGET} candidates of ${STEPS} env steps each; heuristic proposer (no LLM).`,
+    `F of the best candidate retrained on ${FINAL} fresh training seeds (none used by the search), mean ± std over ${RUNS} runs (run r: instance seed r), with Eureka's normalised score (mean F − mean F_sparse)/|mean F_human − mean F_sparse| in brackets (n/a where docs/spec/reward-search.md §7 leaves it undefined); ${BUDGET} candidates of ${STEPS} env steps each; heuristic proposer (no LLM).`,
     "",
     `| task | F sparse | F human | ${STRATEGIES.join(" | ")} | candidates trained | wall |`,
     `|---|---:|---:|${STRATEGIES.map(() => "---:").join("|")}|---|---:|`,
