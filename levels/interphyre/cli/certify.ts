@@ -17,8 +17,9 @@ export const certifyCommand = defineCommand({
       .option("workers", {
         type: "number",
         default: availableParallelism(),
+        defaultDescription: "one per core",
         coerce: positiveIntFlag("workers"),
-        describe: "parallel processes (default: one per core)",
+        describe: "parallel processes",
       })
       .option("random", { type: "number", default: DEFAULT_BUDGET.random, describe: "random placements per seed" })
       .option("refine", { type: "number", default: DEFAULT_BUDGET.refine, describe: "refinements per seed" })
