@@ -256,7 +256,7 @@ const commonChecks = (get: () => Run) => {
       const after = bankAt(run, k);
       const evs = run.events.filter((e) => e.round === k);
       const reqs = evolverRequests(run, k);
-      expect(reqs, `evolver calls of update ${k}`).toHaveLength(cell.calls[k]);
+      expect(reqs, `evolver calls of update ${k}`).toHaveLength(cell.calls[k]!);
       const first = reqs[0] ? textOf(reqs[0], 1) : "";
       if (kind !== "none") for (const id of batchIds(run, k)) expect(first).toContain(`### trajectory ${id} · seed`);
       switch (kind) {

@@ -113,7 +113,7 @@ export const makeVecEnv = (numEnvs: number, core: EnvCore, firstEnv = 0): VecEnv
       for (const name of core.info) info[name] = new Float64Array(numEnvs);
       for (let i = 0; i < numEnvs; i++) {
         const done = core.step(i, a, i * dim, nextObs, i * obsDim, info, fitness);
-        elapsed[i]++;
+        elapsed[i] = elapsed[i]! + 1;
         if (done) terminated[i] = 1;
         else if (elapsed[i]! >= maxEpisodeSteps) truncated[i] = 1;
       }

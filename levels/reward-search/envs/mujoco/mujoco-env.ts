@@ -150,7 +150,7 @@ export const makeMujocoEnv = (spec: MujocoSpec, numEnvs: number, firstEnv = 0): 
       for (let k = 0; k < spec.frameSkip; k++) mj.mj_step(m, d);
       if (spec.contactForces) mj.mj_rnePostConstraint(m, d);
       spec.observe(d, nextObs, off);
-      steps[i]++;
+      steps[i] = steps[i]! + 1;
       return spec.outcome({ d, before, action, dt, steps: steps[i]!, obs: nextObs.subarray(off, off + spec.obsDim), i, info, fitness });
     },
   };
