@@ -1,5 +1,5 @@
 import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import { ConfigError } from "../errors.ts";
 import type { ChatModel } from "../llm/chat-model.ts";
 import { playHere } from "../loop/episode-backend.ts";
@@ -17,7 +17,7 @@ import { intFlag } from "./flags.ts";
 import { codeVersion } from "./run-setup.ts";
 import { checkJobKeyFor, readJobKey } from "./job-key.ts";
 import { loadWorkerConfig, workerTrustOf } from "./worker-config.ts";
-import { insideRuns, trustedEpisodeLlm, type WorkerTrust } from "./worker-trust.ts";
+import { trustedEpisodeLlm, type WorkerTrust } from "./worker-trust.ts";
 import { urlWithoutPassword } from "../util/secret-fields.ts";
 
 /** `--queues episodes,trainings` → the kinds, each known. */
@@ -34,8 +34,8 @@ const parseQueues = (v: unknown): string[] => {
 
 /**
  * The actor model of a job's run, built once per (run, llm config) from this machine's environment: keys never
- * travel in a job. Its calls are logged under <runs>/.workers/<run>/ here unless worker.yaml or the job names an
- * audit log inside the runs folder (worker-trust.ts checked the llm settings before they reach here).
+ * travel in a job. Its calls are logged under <runs>/.workers/<run>/ here unless worker.yaml names an audit log
+ * (worker-trust.ts replaced the job's paths with the worker's before the llm settings reach here).
  * A job of a capped run gets a model of its own behind a gate that counts in the run's ledger in Redis: a gate
  * refuses every call after its first refusal, and a resume with a raised cap must find a fresh one.
  */
@@ -172,7 +172,7 @@ export const workerCommand = defineCommand({
       log,
       workerName: () => name,
       settings: settings.families[id],
-      insideRuns: (path: string, field: string) => insideRuns(trust, path, field),
+      workerDir: join(trust.runsDir, ".workers"),
       sign: <T extends object>(kind: string, jobId: string, data: T) => signJob(jobKey, kind, jobId, data),
     });
     const served = await Promise.all(familyModules().flatMap((m) => (m.worker ? [m.worker.serve(context(m.id))] : [])));

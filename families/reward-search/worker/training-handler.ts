@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { z } from "zod";
 import { RewardSearchConfig } from "../config.ts";
@@ -28,10 +29,10 @@ const shownCommand = (c: readonly string[] | undefined): string => (c ? JSON.str
 
 /**
  * A training job on a worker: the same trainer pool code as a local run, one pool per trainer setting (its
- * processes stay up between jobs), with the setting's cache on this machine. The job's settings are checked
+ * processes stay up between jobs), with this worker's cache and job folders under `<runsDir>/.workers/`. The job's settings are checked
  * against the worker's before any pool is made: no process starts and nothing is written for a refused job.
  */
-export const trainingHandler = (ctx: Pick<FamilyWorkerContext, "workerName" | "settings" | "insideRuns">) => {
+export const trainingHandler = (ctx: Pick<FamilyWorkerContext, "workerName" | "settings" | "workerDir">) => {
   const own = WorkerTrainerSettings.safeParse(ctx.settings ?? {});
   if (!own.success) throw new ConfigError(`worker.yaml reward-search: ${own.error.issues[0]?.path.join(".")}: ${own.error.issues[0]?.message}`);
   const mine = own.data.trainer;
@@ -43,8 +44,9 @@ export const trainingHandler = (ctx: Pick<FamilyWorkerContext, "workerName" | "s
       throw new ConfigError(
         `job ${jobId}: trainer.command: the job names ${shownCommand(c.data.trainer.command)}; this worker runs only its own trainer, ${shownCommand(mine.command)} (worker.yaml reward-search.trainer.command)`,
       );
-    const cacheDir = ctx.insideRuns(c.data.cacheDir, `job ${jobId}: cacheDir`);
-    const jobsDir = ctx.insideRuns(c.data.jobsDir, `job ${jobId}: jobsDir`);
+    // The job's cacheDir and jobsDir are ignored: the folders are this worker's (docs/security.md).
+    const cacheDir = join(ctx.workerDir, "trainer-cache");
+    const jobsDir = join(ctx.workerDir, "trainer-jobs");
     const { processes: _, ...trainer } = c.data.trainer;
     const trusted: RewardSearchConfig = { ...c.data, cacheDir, jobsDir, trainer: { ...trainer, ...(mine.processes ? { processes: mine.processes } : {}) } };
     const key = JSON.stringify(trusted);
