@@ -19,6 +19,7 @@ import { checkJobKeyFor, readJobKey } from "./job-key.ts";
 import { loadWorkerConfig, workerTrustOf } from "./worker-config.ts";
 import { trustedEpisodeLlm, type WorkerTrust } from "./worker-trust.ts";
 import { urlWithoutPassword } from "../util/secret-fields.ts";
+import { checkJobBank } from "./job-bank.ts";
 
 /** `--queues episodes,trainings` → the kinds, each known. */
 const parseQueues = (v: unknown): string[] => {
@@ -84,10 +85,11 @@ const episodeHandler = (worker: () => string, connection: RedisConnection, trust
     const cfg = { ...parsedCfg, llm: trustedEpisodeLlm(parsedCfg, d.config, composeRunConfig(allFamilies()), trust, d.run) };
     const family = getFamily(cfg.family);
     family.checkLevel(d.episode.level);
+    const bank = checkJobBank(jobId, d.bank, { skills: cfg.bank.maxSkills, mistakes: cfg.bank.maxMistakes }, family.bankPayload);
     const actorModel = d.episode.agent === "heuristic" ? undefined : await actors.of(cfg, d.run, d.budget);
     const usage: UsageLine[] = [];
     try {
-      const played = await playHere(cfg, { ...d.episode, bank: d.bank }, { family, ...(actorModel ? { actorModel } : {}), now: () => performance.now() }, (l) =>
+      const played = await playHere(cfg, { ...d.episode, bank }, { family, ...(actorModel ? { actorModel } : {}), now: () => performance.now() }, (l) =>
         usage.push(l),
       );
       return { schemaVersion: JOB_SCHEMA_VERSION, trajectory: played.trajectory, retrieved: played.retrieved, usage, worker: worker() };
