@@ -162,6 +162,11 @@ export const openRedisEpisodes = async (o: RedisBackendOptions): Promise<Episode
         throw new ConfigError(
           `${job.id}: a worker's result is not an episode of job schema ${JOB_SCHEMA_VERSION} (${result.error.issues[0]?.message}); run the same hexa version on the coordinator and every worker`,
         );
+      const { level, seed } = result.data.trajectory;
+      if (level !== job.level || seed !== job.seed)
+        throw new ConfigError(
+          `${job.id}: a worker's result is an episode of level ${JSON.stringify(level)} seed ${seed}, not of the job's level ${JSON.stringify(job.level)} seed ${job.seed}; the episode was not recorded`,
+        );
       for (const line of result.data.usage) onUsage(line);
       return { trajectory: result.data.trajectory, retrieved: result.data.retrieved };
     } finally {
