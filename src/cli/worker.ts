@@ -16,6 +16,7 @@ import { defineCommand } from "../family/define-command.ts";
 import { intFlag } from "./flags.ts";
 import { codeVersion } from "./run-setup.ts";
 import { checkJobKeyFor, readJobKey } from "./job-key.ts";
+import { parseJobAge } from "../backend/redis/job-age.ts";
 import { loadWorkerConfig, workerTrustOf } from "./worker-config.ts";
 import { trustedEpisodeLlm, type WorkerTrust } from "./worker-trust.ts";
 import { urlWithoutPassword } from "../util/secret-fields.ts";
@@ -127,6 +128,12 @@ export const workerCommand = defineCommand({
         describe: "a model endpoint jobs may name in llm.actor.baseURL (repeatable); OPENAI_BASE_URL and HEXA_<ROLE>_BASE_URL here are allowed too",
       })
       .option("job-key-file", { type: "string", describe: "a file holding the job key the coordinator signs jobs with (else HEXA_JOB_KEY)" })
+      .option("max-job-age", {
+        type: "string",
+        default: "24h",
+        coerce: parseJobAge,
+        describe: "the oldest signed job taken (e.g. 24h, 90m): an older one, such as a finished job added again, is refused",
+      })
       .option("concurrency", { type: "string", default: 1, coerce: intFlag("concurrency", 1, 256), describe: "jobs run at once per queue" })
       .option("queues", {
         type: "string",
@@ -187,6 +194,7 @@ export const workerCommand = defineCommand({
         connection,
         hexa,
         ...(jobKey ? { jobKey } : {}),
+        maxJobAgeMs: argv["max-job-age"],
         concurrency: argv.concurrency,
         handlers,
         lockMs: argv["lock-ms"],
