@@ -19,6 +19,14 @@ const WorkerConfigBase = z.strictObject({
     .array(z.url())
     .default([])
     .describe("model endpoints jobs may name (llm.actor.baseURL), beside OPENAI_BASE_URL and HEXA_<ROLE>_BASE_URL of the worker's environment"),
+  tls: z
+    .strictObject({
+      ca: z.string().min(1).optional().describe("PEM file of the CA that signed Redis' certificate (else HEXA_REDIS_TLS_CA; unset: the system's CAs)"),
+      cert: z.string().min(1).optional().describe("PEM file of this worker's client certificate (else HEXA_REDIS_TLS_CERT)"),
+      key: z.string().min(1).optional().describe("PEM file of the client certificate's key (else HEXA_REDIS_TLS_KEY)"),
+    })
+    .optional()
+    .describe("TLS files for a rediss:// Redis"),
   jobKeyFile: z.string().min(1).optional().describe("a file holding the job key (else HEXA_JOB_KEY); the coordinator must use the same key"),
   llm: z
     .strictObject({

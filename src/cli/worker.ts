@@ -17,6 +17,7 @@ import { intFlag } from "./flags.ts";
 import { codeVersion } from "./run-setup.ts";
 import { checkJobKeyFor, readJobKey } from "./job-key.ts";
 import { parseJobAge } from "../backend/redis/job-age.ts";
+import { checkRedisTls, redisTlsFiles, withTlsFiles } from "../backend/redis/tls-options.ts";
 import { loadWorkerConfig, workerTrustOf } from "./worker-config.ts";
 import { trustedEpisodeLlm, type WorkerTrust } from "./worker-trust.ts";
 import { urlWithoutPassword } from "../util/secret-fields.ts";
@@ -158,7 +159,9 @@ export const workerCommand = defineCommand({
     const settings = loadWorkerConfig(argv.config, withSettings);
     const url = argv.redis ?? settings.redis;
     if (!url) throw new ConfigError("--redis: no Redis named; pass --redis redis://HOST:PORT or set redis in worker.yaml (--config)");
-    const connection = parseRedisUrl(url, argv.redis ? "--redis" : `--config ${argv.config}: redis`, process.env.HEXA_REDIS_PASSWORD);
+    const redisWhere = argv.redis ? "--redis" : `--config ${argv.config}: redis`;
+    const tlsWhere = `--config ${argv.config}: tls`;
+    const connection = withTlsFiles(parseRedisUrl(url, redisWhere, process.env.HEXA_REDIS_PASSWORD), redisTlsFiles(process.env, settings.tls, tlsWhere), redisWhere);
     const trust = workerTrustOf(
       settings,
       { ...(argv["runs-dir"] ? { runsDir: argv["runs-dir"] } : {}), allowEndpoints: argv["allow-endpoint"].map(String) },
@@ -174,6 +177,7 @@ export const workerCommand = defineCommand({
     // Each family routes its own heavy jobs (reward search: trainings) before any family is built.
     if (anyFamilyBuilt()) throw new InvariantError("hexa worker: a family was built before its worker hooks ran");
     checkJobKeyFor(connection, jobKey, "--redis", log);
+    await checkRedisTls(connection, redisWhere);
     const { signJob } = await import("../backend/redis/job-signature.ts");
     const context = (id: string) => ({
       connection,
