@@ -126,7 +126,7 @@ export const workerCommand = defineCommand({
         type: "string",
         array: true,
         default: [] as string[],
-        describe: "a model endpoint jobs may name in llm.actor.baseURL (repeatable); OPENAI_BASE_URL and HEXA_<ROLE>_BASE_URL here are allowed too",
+        describe: "a model endpoint jobs may name in llm.actor.baseURL (repeatable); OPENAI_BASE_URL here is allowed too (OpenAI's only when none is named)",
       })
       .option("job-key-file", { type: "string", describe: "a file holding the job key the coordinator signs jobs with (else HEXA_JOB_KEY)" })
       .option("max-job-age", {

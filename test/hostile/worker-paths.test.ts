@@ -30,7 +30,10 @@ beforeAll(async () => {
   runs = join(tmp, "runs");
   const config = join(tmp, "worker.yaml");
   writeFileSync(config, JSON.stringify({ "reward-search": { trainer: { command: trainerCommand, processes: 1 } } }));
-  worker = await startHostileWorker(redis.port, ["--runs-dir", runs, "--config", config, "--allow-endpoint", model.url], KEY, { HEXA_ACTOR_API_KEY: "sk-worker" });
+  worker = await startHostileWorker(redis.port, ["--runs-dir", runs, "--config", config, "--allow-endpoint", model.url], KEY, {
+    HEXA_ACTOR_API_KEY: "sk-worker",
+    HEXA_ACTOR_BASE_URL: "http://127.0.0.1:9/v1",
+  });
 });
 afterAll(async () => {
   await worker?.close();
@@ -88,5 +91,25 @@ describe("hexa worker ignores the paths a job names", () => {
     expect(held()).toEqual(before);
     expect(readdirSync(join(runs, ".workers", "trainer-jobs")).length).toBe(1);
     expect(readdirSync(join(runs, ".workers", "trainer-cache")).length).toBe(1);
+  });
+});
+
+describe("hexa worker allows only the endpoints it names", () => {
+  const naming = (baseURL: string) => ({
+    schemaVersion: 2,
+    hexa: hexaVersion,
+    run: "endpoint-run",
+    config: { family: "interphyre", levels: ["two_body_problem"], agent: "react", llm: { actor: { model: "m", baseURL, maxRetries: 0 } } },
+    episode: { id: `stream/two_body_problem/r1/s${baseURL.length}`, phase: "stream", level: "two_body_problem", round: 1, seed: 3, agent: "react", bankRound: null },
+    bank: { skills: [], mistakes: [] },
+  });
+
+  it.each([
+    ["OpenAI's endpoint, once --allow-endpoint names another", "https://api.openai.com/v1"],
+    ["HEXA_ACTOR_BASE_URL of the worker's environment, which no model reads", "http://127.0.0.1:9/v1"],
+  ])("a job naming %s: refused once, naming llm.actor.baseURL", async (_what, url) => {
+    const r = await worker.inject("episodes", naming(url));
+    expect(r.error).toMatch(new RegExp(`llm\\.actor\\.baseURL: this worker does not send requests to "${url.replaceAll(".", "\\.")}" \\(it allows ${model.url.replaceAll(".", "\\.")}\\)`));
+    expect(r.attempts).toBe(1);
   });
 });
