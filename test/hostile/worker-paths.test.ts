@@ -33,6 +33,7 @@ beforeAll(async () => {
   worker = await startHostileWorker(redis.port, ["--runs-dir", runs, "--config", config, "--allow-endpoint", model.url], KEY, {
     HEXA_ACTOR_API_KEY: "sk-worker",
     HEXA_ACTOR_BASE_URL: "http://127.0.0.1:9/v1",
+    HOSTILE_STARTS_FILE: join(tmp, "trainer-starts.txt"),
   });
 });
 afterAll(async () => {
@@ -91,6 +92,21 @@ describe("hexa worker ignores the paths a job names", () => {
     expect(held()).toEqual(before);
     expect(readdirSync(join(runs, ".workers", "trainer-jobs")).length).toBe(1);
     expect(readdirSync(join(runs, ".workers", "trainer-cache")).length).toBe(1);
+  });
+});
+
+describe("hexa worker keeps one trainer pool, its own", () => {
+  it("training jobs with a different trainer start timeout and wall budget each start no trainer of their own", async () => {
+    for (const ms of [1000, 2000, 3000, 4000, 5000]) {
+      const r = await worker.inject("trainings", {
+        schemaVersion: 2,
+        hexa: hexaVersion,
+        kind: "hello",
+        trainer: { trainer: { command: trainerCommand, startTimeoutMs: ms, wallMs: ms } },
+      });
+      expect(r.error, worker.stderr()).toBeUndefined();
+    }
+    expect(readFileSync(join(tmp, "trainer-starts.txt"), "utf8").trim().split("\n")).toHaveLength(1);
   });
 });
 
