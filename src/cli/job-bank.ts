@@ -8,7 +8,12 @@ import { checkBankEntries, type BankCaps, type PayloadSchema } from "../store/ba
  * docs/spec/method.md §3), then every entry with the bank schema and the family's payload schema. A bank that
  * fails is a ConfigError naming the job and the field, which a worker fails without retries.
  */
-export const checkJobBank = (jobId: string, bank: { skills: readonly unknown[]; mistakes: readonly unknown[] }, caps: BankCaps, payload: PayloadSchema): Bank => {
+export const checkJobBank = (
+  jobId: string,
+  bank: { skills: readonly unknown[]; mistakes: readonly unknown[] },
+  caps: BankCaps,
+  payload: PayloadSchema,
+): Bank => {
   for (const [key, cap, field] of [
     ["skills", caps.skills, "maxSkills"],
     ["mistakes", caps.mistakes, "maxMistakes"],

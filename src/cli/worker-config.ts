@@ -14,7 +14,11 @@ import type { WorkerTrust } from "./worker-trust.ts";
  */
 const WorkerConfigBase = z.strictObject({
   redis: secret(z.string().min(1), "url-password").optional().describe("the Redis URL; --redis overrides it (HEXA_REDIS_PASSWORD supplies a password)"),
-  runsDir: z.string().min(1).default("runs").describe("the worker's runs folder: the worker's files for jobs go under its .workers/ (the paths a job names are ignored)"),
+  runsDir: z
+    .string()
+    .min(1)
+    .default("runs")
+    .describe("the worker's runs folder: the worker's files for jobs go under its .workers/ (the paths a job names are ignored)"),
   allowEndpoints: z
     .array(z.url())
     .default([])

@@ -57,7 +57,14 @@ const firstDifference = (a: unknown, b: unknown, at = ""): string | undefined =>
 
 /** The worker's own folder for one run's files: `<runsDir>/.workers/<run>`, the run id cleaned to one plain name. */
 export const workerRunDir = (trust: Pick<WorkerTrust, "runsDir">, run: string): string =>
-  join(trust.runsDir, ".workers", run.replace(/[^A-Za-z0-9_.+-]/g, "_").replace(/^\.+/, "_").slice(0, 120) || "_");
+  join(
+    trust.runsDir,
+    ".workers",
+    run
+      .replace(/[^A-Za-z0-9_.+-]/g, "_")
+      .replace(/^\.+/, "_")
+      .slice(0, 120) || "_",
+  );
 
 /**
  * The checks on an episode job's config before anything of it is used: no secret (a coordinator strips them;

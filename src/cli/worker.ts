@@ -161,7 +161,11 @@ export const workerCommand = defineCommand({
     if (!url) throw new ConfigError("--redis: no Redis named; pass --redis redis://HOST:PORT or set redis in worker.yaml (--config)");
     const redisWhere = argv.redis ? "--redis" : `--config ${argv.config}: redis`;
     const tlsWhere = `--config ${argv.config}: tls`;
-    const connection = withTlsFiles(parseRedisUrl(url, redisWhere, process.env.HEXA_REDIS_PASSWORD), redisTlsFiles(process.env, settings.tls, tlsWhere), redisWhere);
+    const connection = withTlsFiles(
+      parseRedisUrl(url, redisWhere, process.env.HEXA_REDIS_PASSWORD),
+      redisTlsFiles(process.env, settings.tls, tlsWhere),
+      redisWhere,
+    );
     const trust = workerTrustOf(
       settings,
       { ...(argv["runs-dir"] ? { runsDir: argv["runs-dir"] } : {}), allowEndpoints: argv["allow-endpoint"].map(String) },

@@ -52,7 +52,9 @@ describe("hexa worker refuses replayed jobs", () => {
   it("a job signed with the key but without a signing time: refused once", async () => {
     const sign = (d: object, id: string) => ({
       ...d,
-      signature: createHmac("sha256", KEY).update(canonicalJson({ kind: "episodes", jobId: id, data: d })).digest("hex"),
+      signature: createHmac("sha256", KEY)
+        .update(canonicalJson({ kind: "episodes", jobId: id, data: d }))
+        .digest("hex"),
     });
     const r = await worker.inject("episodes", episodeJob(), { sign });
     expect(r.error).toMatch(/signedAt: the job carries no signing time/);

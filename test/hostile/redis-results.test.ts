@@ -62,7 +62,12 @@ const trainJob = () => ({
 describe("training results from Redis", () => {
   let pool: TrainerPool;
   beforeAll(() => {
-    pool = redisTrainerPool({ connection: { host: "127.0.0.1", port: redis.port, maxRetriesPerRequest: null }, hexa: hexaVersion, trainer: {}, sign: (_k, _id, d) => d });
+    pool = redisTrainerPool({
+      connection: { host: "127.0.0.1", port: redis.port, maxRetriesPerRequest: null },
+      hexa: hexaVersion,
+      trainer: {},
+      sign: (_k, _id, d) => d,
+    });
   });
   afterAll(() => pool.close());
 
@@ -112,7 +117,16 @@ describe("episode results from Redis", () => {
         wallMs: 1,
         stopReason: "success",
       });
-      const job = (n: number) => ({ id: `stream/catapult/r1/s${n}`, phase: "stream" as const, level: "catapult", round: 1, seed: 56, agent: "heuristic" as const, bankRound: null, bank: { skills: [], mistakes: [] } });
+      const job = (n: number) => ({
+        id: `stream/catapult/r1/s${n}`,
+        phase: "stream" as const,
+        level: "catapult",
+        round: 1,
+        seed: 56,
+        agent: "heuristic" as const,
+        bankRound: null,
+        bank: { skills: [], mistakes: [] },
+      });
       answer = () => ({ schemaVersion: 2, trajectory: trajectory("two_body_problem", 56), retrieved: [], usage: [], worker: "evil" });
       await expect(backend.play(job(1), () => undefined)).rejects.toThrow(/level "two_body_problem" seed 56, not of the job's level "catapult" seed 56/);
       answer = () => ({ schemaVersion: 2, trajectory: trajectory("catapult", 7), retrieved: [], usage: [], worker: "evil" });

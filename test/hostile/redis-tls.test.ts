@@ -26,8 +26,34 @@ const makeCertificates = async () => {
   await openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=hexa test CA");
   writeFileSync(join(tmp, "san.ext"), "subjectAltName=IP:127.0.0.1,DNS:localhost\n");
   for (const who of ["server", "client"]) {
-    await openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", `${who}.key`, "-out", `${who}.csr`, "-subj", `/CN=${who === "server" ? "127.0.0.1" : "hexa worker"}`);
-    await openssl("x509", "-req", "-in", `${who}.csr`, "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out", `${who}.pem`, "-days", "2", ...(who === "server" ? ["-extfile", "san.ext"] : []));
+    await openssl(
+      "req",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-keyout",
+      `${who}.key`,
+      "-out",
+      `${who}.csr`,
+      "-subj",
+      `/CN=${who === "server" ? "127.0.0.1" : "hexa worker"}`,
+    );
+    await openssl(
+      "x509",
+      "-req",
+      "-in",
+      `${who}.csr`,
+      "-CA",
+      "ca.pem",
+      "-CAkey",
+      "ca.key",
+      "-CAcreateserial",
+      "-out",
+      `${who}.pem`,
+      "-days",
+      "2",
+      ...(who === "server" ? ["-extfile", "san.ext"] : []),
+    );
   }
 };
 
@@ -46,7 +72,24 @@ beforeAll(async () => {
   const f = (n: string) => join(tmp, n);
   redis = spawn(
     REDIS_SERVER,
-    ["--port", "0", "--tls-port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--tls-cert-file", f("server.pem"), "--tls-key-file", f("server.key"), "--tls-ca-cert-file", f("ca.pem")],
+    [
+      "--port",
+      "0",
+      "--tls-port",
+      String(port),
+      "--bind",
+      "127.0.0.1",
+      "--save",
+      "",
+      "--appendonly",
+      "no",
+      "--tls-cert-file",
+      f("server.pem"),
+      "--tls-key-file",
+      f("server.key"),
+      "--tls-ca-cert-file",
+      f("ca.pem"),
+    ],
     { stdio: ["ignore", "pipe", "pipe"] },
   );
   let out = "";
@@ -70,7 +113,10 @@ afterAll(() => {
 /** `hexa worker` on the TLS Redis with `env`: its stderr once it is up or has exited, and whether it is up. */
 const worker = async (env: Record<string, string>) => {
   let err = "";
-  const p = spawnHexa(["worker", "--redis", `rediss://127.0.0.1:${port}`, "--runs-dir", join(tmp, "runs")], { env: { HEXA_JOB_KEY: KEY, ...env }, onStderr: (s) => (err = s) });
+  const p = spawnHexa(["worker", "--redis", `rediss://127.0.0.1:${port}`, "--runs-dir", join(tmp, "runs")], {
+    env: { HEXA_JOB_KEY: KEY, ...env },
+    onStderr: (s) => (err = s),
+  });
   const t0 = Date.now();
   while (!err.includes(" at once per queue") && p.child.exitCode === null && Date.now() - t0 < 30_000) await new Promise((r) => setTimeout(r, 50));
   const up = p.child.exitCode === null;
@@ -94,7 +140,11 @@ describe("rediss:// with a private CA", () => {
   });
 
   it("with HEXA_REDIS_TLS_CA, _CERT and _KEY, the worker connects and serves", async () => {
-    const r = await worker({ HEXA_REDIS_TLS_CA: join(tmp, "ca.pem"), HEXA_REDIS_TLS_CERT: join(tmp, "client.pem"), HEXA_REDIS_TLS_KEY: join(tmp, "client.key") });
+    const r = await worker({
+      HEXA_REDIS_TLS_CA: join(tmp, "ca.pem"),
+      HEXA_REDIS_TLS_CERT: join(tmp, "client.pem"),
+      HEXA_REDIS_TLS_KEY: join(tmp, "client.key"),
+    });
     expect(r.err).toContain(" at once per queue");
     expect(r.up).toBe(true);
   });

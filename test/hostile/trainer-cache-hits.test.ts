@@ -51,7 +51,11 @@ const trainAfterEdit = async (edit: (result: Record<string, any>) => void) => {
 describe("trainer-cache entries the host does not serve", () => {
   it.each([
     ["F = 99,999", (r: Record<string, any>) => (r.final.fitness = 99_999), /final\.fitness: 99999 is outside task cartpole's F range \[0, 500\]/],
-    ["policy /etc/passwd", (r: Record<string, any>) => (r.policy = "/etc/passwd"), /policy: "\/etc\/passwd" is not inside the folder of the job that trained it/],
+    [
+      "policy /etc/passwd",
+      (r: Record<string, any>) => (r.policy = "/etc/passwd"),
+      /policy: "\/etc\/passwd" is not inside the folder of the job that trained it/,
+    ],
   ])("an entry edited to %s is a miss with a warning; the job is trained again", async (_name, edit, problem) => {
     const { second, sent, logs } = await trainAfterEdit(edit);
     expect(second.cached).toBe(false);

@@ -45,7 +45,9 @@ describe("hexa worker checks the bank an episode job carries", () => {
     const bank = shipped();
     bank.skills[0].payload.region.dx = [5, -5];
     const r = await worker.inject("episodes", episodeJob(bank));
-    expect(r.error).toMatch(new RegExp(`job hostile-\\d+-\\d+: bank: skill '${bank.skills[0].id}' \\(skills\\[0\\]\\): payload\\.region\\.dx: .*\\(got \\[5,-5\\]\\)`));
+    expect(r.error).toMatch(
+      new RegExp(`job hostile-\\d+-\\d+: bank: skill '${bank.skills[0].id}' \\(skills\\[0\\]\\): payload\\.region\\.dx: .*\\(got \\[5,-5\\]\\)`),
+    );
     expect(r.error).not.toMatch(/ZodError|\n\s+at /);
     expect(r.attempts).toBe(1);
   });

@@ -116,7 +116,15 @@ describe("hexa worker allows only the endpoints it names", () => {
     hexa: hexaVersion,
     run: "endpoint-run",
     config: { family: "interphyre", levels: ["two_body_problem"], agent: "react", llm: { actor: { model: "m", baseURL, maxRetries: 0 } } },
-    episode: { id: `stream/two_body_problem/r1/s${baseURL.length}`, phase: "stream", level: "two_body_problem", round: 1, seed: 3, agent: "react", bankRound: null },
+    episode: {
+      id: `stream/two_body_problem/r1/s${baseURL.length}`,
+      phase: "stream",
+      level: "two_body_problem",
+      round: 1,
+      seed: 3,
+      agent: "react",
+      bankRound: null,
+    },
     bank: { skills: [], mistakes: [] },
   });
 
@@ -125,7 +133,11 @@ describe("hexa worker allows only the endpoints it names", () => {
     ["HEXA_ACTOR_BASE_URL of the worker's environment, which no model reads", "http://127.0.0.1:9/v1"],
   ])("a job naming %s: refused once, naming llm.actor.baseURL", async (_what, url) => {
     const r = await worker.inject("episodes", naming(url));
-    expect(r.error).toMatch(new RegExp(`llm\\.actor\\.baseURL: this worker does not send requests to "${url.replaceAll(".", "\\.")}" \\(it allows ${model.url.replaceAll(".", "\\.")}\\)`));
+    expect(r.error).toMatch(
+      new RegExp(
+        `llm\\.actor\\.baseURL: this worker does not send requests to "${url.replaceAll(".", "\\.")}" \\(it allows ${model.url.replaceAll(".", "\\.")}\\)`,
+      ),
+    );
     expect(r.attempts).toBe(1);
   });
 });

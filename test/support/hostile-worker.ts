@@ -12,7 +12,11 @@ export interface HostileWorker {
   child: ChildProcess;
   stderr: () => string;
   /** Adds a job as anyone with access to Redis would (3 attempts allowed), signed with `key` (null: unsigned); its error and attempts. */
-  inject(kind: "episodes" | "trainings", data: object, o?: { key?: string | null; sign?: (data: object, jobId: string) => object }): Promise<{ error: string | undefined; attempts: number | undefined }>;
+  inject(
+    kind: "episodes" | "trainings",
+    data: object,
+    o?: { key?: string | null; sign?: (data: object, jobId: string) => object },
+  ): Promise<{ error: string | undefined; attempts: number | undefined }>;
   close(): Promise<void>;
 }
 

@@ -25,8 +25,7 @@ const shownAge = (ms: number): string => (ms >= 2 * UNITS.h! ? `${(ms / UNITS.h!
 export const jobAgeProblem = (jobId: string, data: unknown, maxAgeMs: number, now = Date.now()): string | null => {
   const signedAt = (data as { signedAt?: unknown } | null)?.signedAt;
   const at = typeof signedAt === "string" ? Date.parse(signedAt) : NaN;
-  if (!Number.isFinite(at))
-    return `job ${jobId}: signedAt: the job carries no signing time; run the same hexa version on the coordinator and every worker`;
+  if (!Number.isFinite(at)) return `job ${jobId}: signedAt: the job carries no signing time; run the same hexa version on the coordinator and every worker`;
   const age = now - at;
   if (age <= maxAgeMs) return null;
   return `job ${jobId}: signedAt: the job was signed ${shownAge(age)} ago, older than this worker's maximum job age of ${shownAge(maxAgeMs)} (--max-job-age); a replayed job is refused; hexa run --resume queues its jobs again, freshly signed`;

@@ -27,8 +27,7 @@ export const redisTlsFiles = (env: NodeJS.ProcessEnv, own: RedisTlsFiles = {}, w
 /** `c` with the named files' contents in its TLS options; a ConfigError naming the variable or key and the file otherwise. */
 export const withTlsFiles = (c: RedisConnection, files: ReadonlyArray<[keyof RedisTlsFiles, string, string]>, where: string): RedisConnection => {
   if (!files.length) return c;
-  if (!c.tls)
-    throw new ConfigError(`${where}: ${files.map((f) => f[2]).join(", ")} name TLS files, but ${redisLabel(c)} is not TLS; write rediss://HOST:PORT`);
+  if (!c.tls) throw new ConfigError(`${where}: ${files.map((f) => f[2]).join(", ")} name TLS files, but ${redisLabel(c)} is not TLS; write rediss://HOST:PORT`);
   const named = new Set(files.map((f) => f[0]));
   if (named.has("cert") !== named.has("key"))
     throw new ConfigError(`${where}: a client certificate needs its key: set both ${ENV.cert} and ${ENV.key} (or worker.yaml tls.cert and tls.key)`);
