@@ -21,7 +21,9 @@ export const openEpisodes = async (
 ): Promise<EpisodeBackend | undefined> => {
   if (checkBackend(spec, where) === "local") return undefined;
   const [{ parseRedisUrl }, { openRedisEpisodes }] = await Promise.all([import("../backend/redis/connection.ts"), import("../backend/redis/coordinator.ts")]);
-  const connection = parseRedisUrl(spec, where, process.env.HEXA_REDIS_PASSWORD);
+  const { checkRedisTls, redisTlsFiles, withTlsFiles } = await import("../backend/redis/tls-options.ts");
+  const connection = withTlsFiles(parseRedisUrl(spec, where, process.env.HEXA_REDIS_PASSWORD), redisTlsFiles(process.env), where);
+  await checkRedisTls(connection, where);
   const jobKey = readJobKey(process.env);
   // Only a worker warns about unsigned jobs: it is the one that runs them.
   checkJobKeyFor(connection, jobKey, where, () => undefined);
@@ -46,7 +48,8 @@ export const openEpisodes = async (
 export const sharedLedger = async (spec: string, where: string, run: string): Promise<((cap: Budget, spent: Spend) => RedisLedger) | undefined> => {
   if (checkBackend(spec, where) === "local") return undefined;
   const [{ parseRedisUrl }, { openRedisLedger }] = await Promise.all([import("../backend/redis/connection.ts"), import("../backend/redis/spend-ledger.ts")]);
-  const connection = parseRedisUrl(spec, where, process.env.HEXA_REDIS_PASSWORD);
+  const { redisTlsFiles, withTlsFiles } = await import("../backend/redis/tls-options.ts");
+  const connection = withTlsFiles(parseRedisUrl(spec, where, process.env.HEXA_REDIS_PASSWORD), redisTlsFiles(process.env), where);
   return (cap, spent) => openRedisLedger(connection, run, { cap, spent });
 };
 

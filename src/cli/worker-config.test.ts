@@ -13,7 +13,7 @@ const file = (name: string, text: string) => {
 };
 
 describe("worker.yaml", () => {
-  it("gives the worker its folders, endpoints and a family's own settings; the environment's endpoints are allowed too", () => {
+  it("gives the worker its folders, endpoints and a family's own settings; the environment's OPENAI_BASE_URL is allowed too, OpenAI's only when none is named", () => {
     const c = loadWorkerConfig(file("w.yaml", "runsDir: /srv/runs\nallowEndpoints: [http://10.0.0.7:8000/v1]\nreward-search: {trainer: {processes: 2}}\n"), [
       "reward-search",
     ]);
@@ -24,9 +24,10 @@ describe("worker.yaml", () => {
       { OPENAI_BASE_URL: "http://gpu:8000/v1", HEXA_ACTOR_BASE_URL: "http://a:1/v1" },
     );
     expect(trust.runsDir).toBe("/srv/runs");
-    expect(trust.endpoints).toEqual(["http://127.0.0.1:1/v1", "http://10.0.0.7:8000/v1", "http://gpu:8000/v1", "http://a:1/v1"]);
+    expect(trust.endpoints).toEqual(["http://127.0.0.1:1/v1", "http://10.0.0.7:8000/v1", "http://gpu:8000/v1"]);
     expect(workerTrustOf(c, { runsDir: "elsewhere", allowEndpoints: [] }, {}).runsDir).toBe(resolve("elsewhere"));
-    expect(workerTrustOf(c, { allowEndpoints: [] }, {}).endpoints).toContain("https://api.openai.com/v1");
+    expect(workerTrustOf(c, { allowEndpoints: [] }, {}).endpoints).not.toContain("https://api.openai.com/v1");
+    expect(workerTrustOf(loadWorkerConfig(undefined, []), { allowEndpoints: [] }, {}).endpoints).toEqual(["https://api.openai.com/v1"]);
   });
 
   it("refuses an unknown key, a bad URL and a file that is not YAML, naming the file and key, never a password", () => {

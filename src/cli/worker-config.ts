@@ -14,11 +14,23 @@ import type { WorkerTrust } from "./worker-trust.ts";
  */
 const WorkerConfigBase = z.strictObject({
   redis: secret(z.string().min(1), "url-password").optional().describe("the Redis URL; --redis overrides it (HEXA_REDIS_PASSWORD supplies a password)"),
-  runsDir: z.string().min(1).default("runs").describe("the worker's runs folder: every path a job names must lie inside it"),
+  runsDir: z
+    .string()
+    .min(1)
+    .default("runs")
+    .describe("the worker's runs folder: the worker's files for jobs go under its .workers/ (the paths a job names are ignored)"),
   allowEndpoints: z
     .array(z.url())
     .default([])
-    .describe("model endpoints jobs may name (llm.actor.baseURL), beside OPENAI_BASE_URL and HEXA_<ROLE>_BASE_URL of the worker's environment"),
+    .describe("model endpoints jobs may name (llm.actor.baseURL), beside the worker's OPENAI_BASE_URL (OpenAI's only when none is named)"),
+  tls: z
+    .strictObject({
+      ca: z.string().min(1).optional().describe("PEM file of the CA that signed Redis' certificate (else HEXA_REDIS_TLS_CA; unset: the system's CAs)"),
+      cert: z.string().min(1).optional().describe("PEM file of this worker's client certificate (else HEXA_REDIS_TLS_CERT)"),
+      key: z.string().min(1).optional().describe("PEM file of the client certificate's key (else HEXA_REDIS_TLS_KEY)"),
+    })
+    .optional()
+    .describe("TLS files for a rediss:// Redis"),
   jobKeyFile: z.string().min(1).optional().describe("a file holding the job key (else HEXA_JOB_KEY); the coordinator must use the same key"),
   llm: z
     .strictObject({
@@ -67,11 +79,12 @@ export const loadWorkerConfig = (path: string | undefined, familyIds: readonly s
   return { ...base, families: Object.fromEntries(familyIds.flatMap((id) => (base[id] === undefined ? [] : [[id, base[id]]]))) };
 };
 
-/** The endpoints this machine's environment points at: OPENAI_BASE_URL (or OpenAI's, when unset) and every HEXA_<ROLE>_BASE_URL. */
-const environmentEndpoints = (env: NodeJS.ProcessEnv): string[] => [
-  env.OPENAI_BASE_URL || DEFAULT_BASE_URL,
-  ...Object.entries(env).flatMap(([k, v]) => (/^HEXA_[A-Z]+_BASE_URL$/.test(k) && v ? [v] : [])),
-];
+/**
+ * The endpoints this machine's environment points the actor at (src/llm/config.ts): OPENAI_BASE_URL, else OpenAI's
+ * own, but that default only while the worker names no endpoint of its own (`explicit`).
+ */
+const environmentEndpoints = (env: NodeJS.ProcessEnv, explicit: number): string[] =>
+  env.OPENAI_BASE_URL ? [env.OPENAI_BASE_URL] : explicit ? [] : [DEFAULT_BASE_URL];
 
 /** What the worker trusts, from its config, its flags (which win) and its environment. */
 export const workerTrustOf = (c: WorkerConfig, flags: { runsDir?: string; allowEndpoints: readonly string[] }, env: NodeJS.ProcessEnv): WorkerTrust => {
@@ -79,7 +92,7 @@ export const workerTrustOf = (c: WorkerConfig, flags: { runsDir?: string; allowE
     if (!z.url().safeParse(url).success) throw new ConfigError(`--allow-endpoint: not a URL (got ${JSON.stringify(url)}); write e.g. http://127.0.0.1:8000/v1`);
   return {
     runsDir: resolve(flags.runsDir ?? c.runsDir),
-    endpoints: [...flags.allowEndpoints, ...c.allowEndpoints, ...environmentEndpoints(env)],
+    endpoints: [...flags.allowEndpoints, ...c.allowEndpoints, ...environmentEndpoints(env, flags.allowEndpoints.length + c.allowEndpoints.length)],
     llm: c.llm,
   };
 };

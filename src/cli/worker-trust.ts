@@ -1,4 +1,4 @@
-import { isAbsolute, join, relative, resolve } from "node:path";
+import { join } from "node:path";
 import type { z } from "zod";
 import { ConfigError } from "../errors.ts";
 import type { RunConfig } from "../loop/run-config.ts";
@@ -7,27 +7,17 @@ import { urlWithoutPassword, withoutSecrets } from "../util/secret-fields.ts";
 /**
  * What a `hexa worker` trusts (docs/security.md): its own machine. A job chooses data only (the episode or
  * training, the config's method settings, the bank); what runs and where it is sent come from the worker's flags,
- * worker.yaml and environment. A job that names a command, a path outside the worker's runs folder or an endpoint
- * the worker does not allow is refused with a ConfigError naming the field (the worker fails it without retries).
+ * worker.yaml and environment. A job that names a command or an endpoint the worker does not allow is refused with
+ * a ConfigError naming the field (the worker fails it without retries); the paths a job names are ignored.
  */
 export interface WorkerTrust {
-  /** The worker's runs folder, absolute: every path a job names must lie inside it. */
+  /** The worker's runs folder, absolute: every file the worker writes for a job lies under `<runsDir>/.workers/`. */
   runsDir: string;
   /** Base URLs the worker sends model requests to: --allow-endpoint, worker.yaml allowEndpoints, its environment's. */
   endpoints: readonly string[];
   /** The worker's own llm.cacheDir and llm.auditLog (worker.yaml), used instead of any job's. */
   llm: { cacheDir?: string; auditLog?: string };
 }
-
-/** `path` as the worker would use it (relative to its working folder), or a ConfigError naming `field` when it leaves the runs folder. */
-export const insideRuns = (trust: Pick<WorkerTrust, "runsDir">, path: string, field: string): string => {
-  const full = resolve(path);
-  const rel = relative(trust.runsDir, full);
-  if (rel === "" || (!rel.startsWith("..") && !isAbsolute(rel))) return full;
-  throw new ConfigError(
-    `${field}: the job names a path outside this worker's runs folder (got ${JSON.stringify(path)}; runs folder ${trust.runsDir}); a worker writes only under its runs folder (hexa worker --runs-dir)`,
-  );
-};
 
 /** A URL as scheme, host, port and path segments, for comparing endpoints. */
 const partsOf = (url: string): { origin: string; path: string[] } | undefined => {
@@ -65,10 +55,21 @@ const firstDifference = (a: unknown, b: unknown, at = ""): string | undefined =>
   return at;
 };
 
+/** The worker's own folder for one run's files: `<runsDir>/.workers/<run>`, the run id cleaned to one plain name. */
+const workerRunDir = (trust: Pick<WorkerTrust, "runsDir">, run: string): string =>
+  join(
+    trust.runsDir,
+    ".workers",
+    run
+      .replace(/[^A-Za-z0-9_.+-]/g, "_")
+      .replace(/^\.+/, "_")
+      .slice(0, 120) || "_",
+  );
+
 /**
  * The checks on an episode job's config before anything of it is used: no secret (a coordinator strips them;
- * keys come from this machine), the actor's endpoint allowed, its cache and audit paths inside the runs folder.
- * Returns the llm settings the worker builds the actor from: the worker's own folders where it names them.
+ * keys come from this machine), the actor's endpoint allowed. Returns the llm settings the worker builds the actor
+ * from: every path is the worker's (worker.yaml, else under `<runsDir>/.workers/<run>/`); the job's paths are ignored.
  */
 export const trustedEpisodeLlm = (cfg: RunConfig, raw: Record<string, unknown>, schema: z.ZodType, trust: WorkerTrust, run: string): RunConfig["llm"] => {
   const secret = firstDifference(raw, withoutSecrets(raw, schema));
@@ -81,9 +82,9 @@ export const trustedEpisodeLlm = (cfg: RunConfig, raw: Record<string, unknown>, 
     throw new ConfigError(
       `llm.actor.baseURL: this worker does not send requests to ${JSON.stringify(urlWithoutPassword(url))} (it allows ${trust.endpoints.map((e) => urlWithoutPassword(e)).join(", ") || "none"}); start it with --allow-endpoint URL, or leave baseURL unset to use the worker's OPENAI_BASE_URL`,
     );
-  if (cfg.llm.cacheDir !== undefined) insideRuns(trust, cfg.llm.cacheDir, "llm.cacheDir");
-  if (cfg.llm.auditLog !== undefined) insideRuns(trust, cfg.llm.auditLog, "llm.auditLog");
-  const cacheDir = trust.llm.cacheDir ?? cfg.llm.cacheDir;
-  const auditLog = trust.llm.auditLog ?? cfg.llm.auditLog ?? join(trust.runsDir, ".workers", run.replace(/[^A-Za-z0-9_.+-]/g, "_"), "llm-log.jsonl");
-  return { ...cfg.llm, auditLog, ...(cacheDir ? { cacheDir } : {}) };
+  const { cacheDir: jobCache, auditLog: _ignored, ...llm } = cfg.llm;
+  const own = workerRunDir(trust, run);
+  const cacheDir = trust.llm.cacheDir ?? (jobCache !== undefined ? join(own, "llm-cache") : undefined);
+  const auditLog = trust.llm.auditLog ?? join(own, "llm-log.jsonl");
+  return { ...llm, auditLog, ...(cacheDir ? { cacheDir } : {}) };
 };

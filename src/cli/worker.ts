@@ -1,5 +1,5 @@
 import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import { ConfigError } from "../errors.ts";
 import type { ChatModel } from "../llm/chat-model.ts";
 import { playHere } from "../loop/episode-backend.ts";
@@ -16,9 +16,12 @@ import { defineCommand } from "../cli-kit/define-command.ts";
 import { intFlag } from "../cli-kit/flags.ts";
 import { codeVersion } from "./run-setup.ts";
 import { checkJobKeyFor, readJobKey } from "./job-key.ts";
+import { parseJobAge } from "../backend/redis/job-age.ts";
+import { checkRedisTls, redisTlsFiles, withTlsFiles } from "../backend/redis/tls-options.ts";
 import { loadWorkerConfig, workerTrustOf } from "./worker-config.ts";
-import { insideRuns, trustedEpisodeLlm, type WorkerTrust } from "./worker-trust.ts";
+import { trustedEpisodeLlm, type WorkerTrust } from "./worker-trust.ts";
 import { urlWithoutPassword } from "../util/secret-fields.ts";
+import { checkJobBank } from "./job-bank.ts";
 
 /** `--queues episodes,trainings` → the kinds, each known. */
 const parseQueues = (v: unknown): string[] => {
@@ -34,8 +37,8 @@ const parseQueues = (v: unknown): string[] => {
 
 /**
  * The actor model of a job's run, built once per (run, llm config) from this machine's environment: keys never
- * travel in a job. Its calls are logged under <runs>/.workers/<run>/ here unless worker.yaml or the job names an
- * audit log inside the runs folder (worker-trust.ts checked the llm settings before they reach here).
+ * travel in a job. Its calls are logged under <runs>/.workers/<run>/ here unless worker.yaml names an audit log
+ * (worker-trust.ts replaced the job's paths with the worker's before the llm settings reach here).
  * A job of a capped run gets a model of its own behind a gate that counts in the run's ledger in Redis: a gate
  * refuses every call after its first refusal, and a resume with a raised cap must find a fresh one.
  */
@@ -84,10 +87,11 @@ const episodeHandler = (worker: () => string, connection: RedisConnection, trust
     const cfg = { ...parsedCfg, llm: trustedEpisodeLlm(parsedCfg, d.config, composeRunConfig(allFamilies()), trust, d.run) };
     const family = getFamily(cfg.family);
     family.checkLevel(d.episode.level);
+    const bank = checkJobBank(jobId, d.bank, { skills: cfg.bank.maxSkills, mistakes: cfg.bank.maxMistakes }, family.bankPayload);
     const actorModel = d.episode.agent === "heuristic" ? undefined : await actors.of(cfg, d.run, d.budget);
     const usage: UsageLine[] = [];
     try {
-      const played = await playHere(cfg, { ...d.episode, bank: d.bank }, { family, ...(actorModel ? { actorModel } : {}), now: () => performance.now() }, (l) =>
+      const played = await playHere(cfg, { ...d.episode, bank }, { family, ...(actorModel ? { actorModel } : {}), now: () => performance.now() }, (l) =>
         usage.push(l),
       );
       return { schemaVersion: JOB_SCHEMA_VERSION, trajectory: played.trajectory, retrieved: played.retrieved, usage, worker: worker() };
@@ -122,9 +126,15 @@ export const workerCommand = defineCommand({
         type: "string",
         array: true,
         default: [] as string[],
-        describe: "a model endpoint jobs may name in llm.actor.baseURL (repeatable); OPENAI_BASE_URL and HEXA_<ROLE>_BASE_URL here are allowed too",
+        describe: "a model endpoint jobs may name in llm.actor.baseURL (repeatable); OPENAI_BASE_URL here is allowed too (OpenAI's only when none is named)",
       })
       .option("job-key-file", { type: "string", describe: "a file holding the job key the coordinator signs jobs with (else HEXA_JOB_KEY)" })
+      .option("max-job-age", {
+        type: "string",
+        default: "24h",
+        coerce: parseJobAge,
+        describe: "the oldest signed job taken (e.g. 24h, 90m): an older one, such as a finished job added again, is refused",
+      })
       .option("concurrency", { type: "string", default: 1, coerce: intFlag("concurrency", 1, 256), describe: "jobs run at once per queue" })
       .option("queues", {
         type: "string",
@@ -149,7 +159,13 @@ export const workerCommand = defineCommand({
     const settings = loadWorkerConfig(argv.config, withSettings);
     const url = argv.redis ?? settings.redis;
     if (!url) throw new ConfigError("--redis: no Redis named; pass --redis redis://HOST:PORT or set redis in worker.yaml (--config)");
-    const connection = parseRedisUrl(url, argv.redis ? "--redis" : `--config ${argv.config}: redis`, process.env.HEXA_REDIS_PASSWORD);
+    const redisWhere = argv.redis ? "--redis" : `--config ${argv.config}: redis`;
+    const tlsWhere = `--config ${argv.config}: tls`;
+    const connection = withTlsFiles(
+      parseRedisUrl(url, redisWhere, process.env.HEXA_REDIS_PASSWORD),
+      redisTlsFiles(process.env, settings.tls, tlsWhere),
+      redisWhere,
+    );
     const trust = workerTrustOf(
       settings,
       { ...(argv["runs-dir"] ? { runsDir: argv["runs-dir"] } : {}), allowEndpoints: argv["allow-endpoint"].map(String) },
@@ -165,6 +181,7 @@ export const workerCommand = defineCommand({
     // Each family routes its own heavy jobs (reward search: trainings) before any family is built.
     if (anyFamilyBuilt()) throw new InvariantError("hexa worker: a family was built before its worker hooks ran");
     checkJobKeyFor(connection, jobKey, "--redis", log);
+    await checkRedisTls(connection, redisWhere);
     const { signJob } = await import("../backend/redis/job-signature.ts");
     const context = (id: string) => ({
       connection,
@@ -172,7 +189,7 @@ export const workerCommand = defineCommand({
       log,
       workerName: () => name,
       settings: settings.families[id],
-      insideRuns: (path: string, field: string) => insideRuns(trust, path, field),
+      workerDir: join(trust.runsDir, ".workers"),
       sign: <T extends object>(kind: string, jobId: string, data: T) => signJob(jobKey, kind, jobId, data),
     });
     const served = await Promise.all(familyModules().flatMap((m) => (m.worker ? [m.worker.serve(context(m.id))] : [])));
@@ -185,6 +202,7 @@ export const workerCommand = defineCommand({
         connection,
         hexa,
         ...(jobKey ? { jobKey } : {}),
+        maxJobAgeMs: argv["max-job-age"],
         concurrency: argv.concurrency,
         handlers,
         lockMs: argv["lock-ms"],
@@ -192,7 +210,7 @@ export const workerCommand = defineCommand({
         log,
       }),
       10_000,
-      () => `--redis ${redisLabel(connection)}: Redis does not answer; start redis-server there (see README, "Many machines") or fix the URL`,
+      () => `--redis ${redisLabel(connection)}: Redis does not answer; start redis-server there (see docs/guides/many-machines.md) or fix the URL`,
     );
     name = w.name;
     const endpoints = [...new Set(trust.endpoints.map(urlWithoutPassword))].join(", ");

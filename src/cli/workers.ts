@@ -53,7 +53,8 @@ export const workersCommand = defineCommand({
       import("../backend/redis/connection.ts"),
       import("../backend/redis/registry.ts"),
     ]);
-    const connection = parseRedisUrl(argv.redis, "--redis", process.env.HEXA_REDIS_PASSWORD);
+    const { redisTlsFiles, withTlsFiles } = await import("../backend/redis/tls-options.ts");
+    const connection = withTlsFiles(parseRedisUrl(argv.redis, "--redis", process.env.HEXA_REDIS_PASSWORD), redisTlsFiles(process.env), "--redis");
     let view: WorkersView;
     try {
       view = await readWorkers(connection, Date.now(), queueKinds());

@@ -33,8 +33,8 @@ export interface FamilyWorkerContext {
   workerName: () => string;
   /** The family's slice of worker.yaml (under the family's id; undefined when absent): the worker's own settings, which jobs cannot change. */
   settings: unknown;
-  /** A path a job names, resolved; a ConfigError naming `field` when it lies outside the worker's runs folder (docs/security.md). */
-  insideRuns(path: string, field: string): string;
+  /** The worker's own folder for its files, `<runsDir>/.workers`, absolute: a job names no path (docs/security.md). */
+  workerDir: string;
   /** A job's data as the family queues it, signed with the worker's job key (none: unchanged). */
   sign<T extends object>(kind: string, jobId: string, data: T): T;
 }

@@ -1,16 +1,20 @@
 import { describe, expect, it } from "vitest";
 import { composeRunConfig, parseRunConfig, runConfigYaml } from "../loop/run-config.ts";
+import { allFamilies, loadFamilies } from "../app/families.ts";
 import { credentialLikePaths, secretPaths, urlWithoutPassword, withoutSecrets } from "./secret-fields.ts";
 
 const schema = composeRunConfig([]);
+await loadFamilies();
+/** The config with every family's slice: a credential a family declares must be marked too. */
+const everyFamily = composeRunConfig(allFamilies());
 
 describe("the config's secret fields", () => {
   it("are every field whose name reads like a credential, marked in the schema (a new apiKey or token must be marked too)", () => {
-    const marked = secretPaths(schema);
+    const marked = secretPaths(everyFamily);
     expect(marked).toEqual(
       expect.arrayContaining(["llm.actor.apiKey", "llm.evolver.apiKey", "llm.synthesiser.apiKey", "skillIndex.embedding.apiKey", "backend"]),
     );
-    expect(credentialLikePaths(schema).filter((p) => !marked.includes(p))).toEqual([]);
+    expect(credentialLikePaths(everyFamily).filter((p) => !marked.includes(p))).toEqual([]);
   });
 
   it("are dropped from a copy (keys) or cleaned (a URL's password), the input left as it was", () => {

@@ -109,18 +109,6 @@ describe("hexa worker refuses jobs that choose what runs or where it is sent", (
     expect(received).toEqual([]);
   });
 
-  it("an episode job whose audit log lies outside the worker's runs folder: refused, nothing written there", async () => {
-    const outside = join(tmpdir(), `hexa-outside-${process.pid}-${Date.now()}`);
-    try {
-      const r = await inject("episodes", episodeJob({ llm: { auditLog: join(outside, "llm-log.jsonl"), actor: { maxRetries: 0 } } }));
-      expect(r.error).toMatch(/llm\.auditLog: the job names a path outside this worker's runs folder/);
-      expect(r.attempts).toBe(1);
-      expect(existsSync(outside)).toBe(false);
-    } finally {
-      rmSync(outside, { recursive: true, force: true });
-    }
-  });
-
   it("an episode job carrying an API key of its own: refused (a worker's keys are its own)", async () => {
     const r = await inject("episodes", episodeJob({ llm: { actor: { apiKey: "sk-attacker", baseURL: listenerUrl } } }));
     expect(r.error).toMatch(/llm\.actor\.apiKey: the job carries a secret/);

@@ -32,7 +32,8 @@ export const trainCacheKey = (job: TrainJob, trainer: TrainerIdentity): string =
     .digest("hex");
 };
 
-const CachedOutcome = z.discriminatedUnion("kind", [
+/** A training's outcome as stored (and as a worker hands it back through Redis): a result or a trainer error. */
+export const CachedOutcome = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("result"), result: ResultMessage.omit({ type: true, id: true }) }),
   z.object({ kind: z.literal("error"), error: z.object({ kind: ErrorKind, message: z.string(), fault: RewardFault.optional() }) }),
 ]);

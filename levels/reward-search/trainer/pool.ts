@@ -4,6 +4,8 @@ import { join, resolve } from "node:path";
 import { z } from "zod";
 import { writeJsonAtomic } from "../../../src/store/jsonl.ts";
 import { TrainCache } from "./cache.ts";
+import { cachedResultProblem } from "./cache-check.ts";
+import { fitnessRangeOf } from "./result-check.ts";
 import { DEADLINE_FLOOR_MS, DEADLINE_MS_PER_STEP } from "./host-limits.ts";
 import { startTrainer, type JobOutcome, type JobProgress, type StartOptions, type TrainerClient, type TrainJob } from "./client.ts";
 import type { HelloMessage, JobBudget } from "./protocol.ts";
@@ -66,6 +68,8 @@ export interface PoolOptions extends Pick<StartOptions, "command" | "onLog" | "s
   /** Default budget of every job (a job's own budget fields win). */
   budget?: JobBudget;
 }
+
+const warn = (line: string) => void process.stderr.write(`${line}\n`);
 
 const defaultPoolSize = (): number => Math.max(1, availableParallelism());
 
@@ -145,7 +149,9 @@ export const createTrainerPool = (opts: PoolOptions): TrainerPool => {
     const identity = h.trainer;
     if (cache) {
       const hit = cache.get({ ...job, jobDir: "" }, identity);
-      if (hit) return { ...hit, cached: true, jobDir: null };
+      const problem = hit?.kind === "result" ? cachedResultProblem(job, hit.result, fitnessRangeOf(job.task, h)) : null;
+      if (problem) (opts.onLog ?? warn)(`warning: trainer cache ${cache.dir}: the entry for this ${job.task} job is not served (${problem}); training again`);
+      else if (hit) return { ...hit, cached: true, jobDir: null };
     }
     const label = (topts.label ?? job.task).replace(/[^A-Za-z0-9_.-]/g, "_").slice(0, 60);
     const jobDir = freshDir(jobsDir, `${label}-${process.pid}`);

@@ -39,9 +39,9 @@ const policyProblem = (jobDir: string, policy: string): string | null => {
   return `policy: ${JSON.stringify(policy)} leads to ${real}, outside the job's directory ${dir}`;
 };
 
-/** What is wrong with a result for this job, as `field: problem`; null when nothing is. */
-export const resultProblem = (
-  job: Pick<TrainMessage, "task" | "evalSeeds" | "jobDir">,
+/** What is wrong with a result's scores for this job (its seeds, its F range), as `field: problem`; null when nothing is. */
+export const scoreProblem = (
+  job: Pick<TrainMessage, "task" | "evalSeeds">,
   r: Omit<ResultMessage, "type" | "id">,
   range: readonly [number, number] | undefined,
 ): string | null => {
@@ -58,5 +58,12 @@ export const resultProblem = (
     const out = fs.find(([, f]) => f < range[0] - slack(range) || f > range[1] + slack(range));
     if (out) return `${out[0]}: ${out[1]} is outside task ${job.task}'s F range [${range[0]}, ${range[1]}]`;
   }
-  return policyProblem(job.jobDir, r.policy);
+  return null;
 };
+
+/** What is wrong with a result for this job, as `field: problem`; null when nothing is. */
+export const resultProblem = (
+  job: Pick<TrainMessage, "task" | "evalSeeds" | "jobDir">,
+  r: Omit<ResultMessage, "type" | "id">,
+  range: readonly [number, number] | undefined,
+): string | null => scoreProblem(job, r, range) ?? policyProblem(job.jobDir, r.policy);

@@ -8,12 +8,10 @@ import { HelloMessage } from "../trainer/protocol.ts";
 import { redisLabel, type RedisConnection } from "../../../src/backend/redis/connection.ts";
 import { type HexaVersion, JOB_SCHEMA_VERSION, queueName } from "../../../src/backend/redis/jobs.ts";
 import { TRAININGS, type TrainingJobData } from "./training-job.ts";
+import { checkRemoteOutcome } from "./remote-outcome.ts";
 
 /** What a training job hands back: the pool's outcome (jobDir is on the worker's machine) or the trainer's hello. */
-const TrainingResult = z.union([
-  z.object({ hello: HelloMessage }),
-  z.object({ outcome: z.looseObject({ kind: z.enum(["result", "error"]) }), worker: z.string() }),
-]);
+const TrainingResult = z.union([z.object({ hello: HelloMessage }), z.object({ outcome: z.unknown(), worker: z.string() })]);
 
 export interface RedisTrainerOptions {
   connection: RedisConnection;
@@ -48,7 +46,11 @@ export const redisTrainerPool = (o: RedisTrainerOptions): TrainerPool => {
     return opened;
   };
   let sent = 0;
-  const run = async (data: TrainingJobData, onProgress?: (p: JobProgress) => void, signal?: AbortSignal): Promise<z.infer<typeof TrainingResult>> => {
+  const run = async (
+    data: TrainingJobData,
+    onProgress?: (p: JobProgress) => void,
+    signal?: AbortSignal,
+  ): Promise<z.infer<typeof TrainingResult> & { jobId: string }> => {
     const { queue, events } = await open();
     const jobId = `training-${createHash("sha256")
       .update(JSON.stringify([data.kind, data.trainer, "job" in data ? data.job : null, "budget" in data ? data.budget : null]))
@@ -78,7 +80,7 @@ export const redisTrainerPool = (o: RedisTrainerOptions): TrainerPool => {
         throw new ConfigError(
           `training job ${jobId}: a worker's result is not a training of job schema ${JOB_SCHEMA_VERSION}; run the same hexa version on the coordinator and every worker`,
         );
-      return parsed.data;
+      return { ...parsed.data, jobId };
     } catch (e) {
       if (e instanceof ConfigError || signal?.aborted) throw e;
       throw new ConfigError(`training job ${jobId}: a worker failed it (${(e as Error).message})`);
@@ -87,15 +89,18 @@ export const redisTrainerPool = (o: RedisTrainerOptions): TrainerPool => {
     }
   };
   let hello: Promise<HelloMessage> | undefined;
+  const helloOf = () => {
+    hello ??= run({ schemaVersion: JOB_SCHEMA_VERSION, hexa: o.hexa, kind: "hello", trainer: o.trainer }).then((r) =>
+      "hello" in r ? r.hello : Promise.reject(new ConfigError("a worker answered a hello job with a training")),
+    );
+    hello.catch(() => (hello = undefined));
+    return hello;
+  };
   return {
-    hello: () => {
-      hello ??= run({ schemaVersion: JOB_SCHEMA_VERSION, hexa: o.hexa, kind: "hello", trainer: o.trainer }).then((r) =>
-        "hello" in r ? r.hello : Promise.reject(new ConfigError("a worker answered a hello job with a training")),
-      );
-      hello.catch(() => (hello = undefined));
-      return hello;
-    },
+    hello: helloOf,
     train: async (job: PoolJob, opts: PoolTrainOptions = {}): Promise<PoolOutcome> => {
+      // The task's F range may come from the trainer's hello (a task of the trainer's own).
+      const told = await helloOf();
       sent++;
       const r = await run(
         {
@@ -111,7 +116,7 @@ export const redisTrainerPool = (o: RedisTrainerOptions): TrainerPool => {
         opts.signal,
       );
       if (!("outcome" in r)) throw new ConfigError("a worker answered a training job with a hello");
-      return r.outcome as unknown as PoolOutcome;
+      return checkRemoteOutcome(r.jobId, job, r.outcome, r.worker, told);
     },
     get sent() {
       return sent;

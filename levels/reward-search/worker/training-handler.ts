@@ -1,9 +1,11 @@
+import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { z } from "zod";
 import { RewardSearchConfig } from "../config.ts";
 import { ConfigError } from "../../../src/errors.ts";
 import type { FamilyWorkerContext } from "../../../src/family/registry.ts";
 import type { TrainerPool } from "../trainer/pool.ts";
+import type { JobBudget } from "../trainer/protocol.ts";
 import { JOB_SCHEMA_VERSION } from "../../../src/backend/redis/jobs.ts";
 import { TrainingJobData } from "./training-job.ts";
 import { localTrainerPool } from "../trainer/local-pool.ts";
@@ -27,29 +29,37 @@ const WorkerTrainerSettings = z
 const shownCommand = (c: readonly string[] | undefined): string => (c ? JSON.stringify(c).slice(0, 200) : "none (the built-in trainer)");
 
 /**
- * A training job on a worker: the same trainer pool code as a local run, one pool per trainer setting (its
- * processes stay up between jobs), with the setting's cache on this machine. The job's settings are checked
+ * A training job on a worker: the same trainer pool code as a local run, one pool of the worker's own trainer (its
+ * processes stay up between jobs), with this worker's cache and job folders under `<runsDir>/.workers/`. The job's settings are checked
  * against the worker's before any pool is made: no process starts and nothing is written for a refused job.
  */
-export const trainingHandler = (ctx: Pick<FamilyWorkerContext, "workerName" | "settings" | "insideRuns">) => {
+export const trainingHandler = (ctx: Pick<FamilyWorkerContext, "workerName" | "settings" | "workerDir">) => {
   const own = WorkerTrainerSettings.safeParse(ctx.settings ?? {});
   if (!own.success) throw new ConfigError(`worker.yaml reward-search: ${own.error.issues[0]?.path.join(".")}: ${own.error.issues[0]?.message}`);
   const mine = own.data.trainer;
-  const pools = new Map<string, TrainerPool>();
-  const poolOf = (settings: Record<string, unknown>, jobId: string): TrainerPool => {
+  // One pool, of what the worker owns (its trainer, processes and folders): a job's settings cannot make another.
+  let pool: TrainerPool | undefined;
+  const ownPool = (): TrainerPool => {
+    const defaults = RewardSearchConfig.parse({});
+    pool ??= localTrainerPool({
+      ...defaults,
+      cacheDir: join(ctx.workerDir, "trainer-cache"),
+      jobsDir: join(ctx.workerDir, "trainer-jobs"),
+      trainer: { ...defaults.trainer, ...(mine.command ? { command: mine.command } : {}), ...(mine.processes ? { processes: mine.processes } : {}) },
+    });
+    return pool;
+  };
+  /** The job's settings checked against the worker's; the limits they set on each job (wall clock, steps) are kept. */
+  const budgetOf = (settings: Record<string, unknown>, jobId: string): JobBudget => {
     const c = RewardSearchConfig.safeParse(settings);
     if (!c.success) throw new ConfigError(`job ${jobId}: trainer settings: ${c.error.issues[0]?.path.join(".")}: ${c.error.issues[0]?.message}`);
     if (!isDeepStrictEqual(c.data.trainer.command, mine.command))
       throw new ConfigError(
         `job ${jobId}: trainer.command: the job names ${shownCommand(c.data.trainer.command)}; this worker runs only its own trainer, ${shownCommand(mine.command)} (worker.yaml reward-search.trainer.command)`,
       );
-    const cacheDir = ctx.insideRuns(c.data.cacheDir, `job ${jobId}: cacheDir`);
-    const jobsDir = ctx.insideRuns(c.data.jobsDir, `job ${jobId}: jobsDir`);
-    const { processes: _, ...trainer } = c.data.trainer;
-    const trusted: RewardSearchConfig = { ...c.data, cacheDir, jobsDir, trainer: { ...trainer, ...(mine.processes ? { processes: mine.processes } : {}) } };
-    const key = JSON.stringify(trusted);
-    if (!pools.has(key)) pools.set(key, localTrainerPool(trusted));
-    return pools.get(key)!;
+    // The job's cacheDir, jobsDir, processes and startTimeoutMs are ignored: they are this worker's (docs/security.md).
+    const { wallMs, maxSteps } = c.data.trainer;
+    return { ...(wallMs ? { wallMs } : {}), ...(maxSteps ? { maxSteps } : {}) };
   };
   const handle = async (raw: unknown, jobId: string, progress: (p: object) => Promise<void>): Promise<unknown> => {
     const parsed = TrainingJobData.safeParse(raw);
@@ -58,15 +68,15 @@ export const trainingHandler = (ctx: Pick<FamilyWorkerContext, "workerName" | "s
         `job ${jobId}: not a training job of schema ${JOB_SCHEMA_VERSION} (${parsed.error.issues[0]?.path.join(".")}: ${parsed.error.issues[0]?.message})`,
       );
     const d = parsed.data;
-    const pool = poolOf(d.trainer, jobId);
-    if (d.kind === "hello") return { hello: await pool.hello() };
-    const outcome = await pool.train(d.job, {
-      ...(d.budget ? { budget: d.budget } : {}),
+    const budget = { ...budgetOf(d.trainer, jobId), ...("budget" in d ? d.budget : {}) };
+    if (d.kind === "hello") return { hello: await ownPool().hello() };
+    const outcome = await ownPool().train(d.job, {
+      ...(Object.keys(budget).length ? { budget } : {}),
       ...(d.label ? { label: d.label } : {}),
       onProgress: (p) => void progress(p).catch(() => undefined),
     });
     return { outcome, worker: worker() };
   };
   const worker = ctx.workerName;
-  return { handle, close: () => Promise.all([...pools.values()].map((p) => p.close())) };
+  return { handle, close: async () => void (await pool?.close()) };
 };

@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import { ConfigError } from "../../errors.ts";
 
 /** What BullMQ and ioredis are given: `maxRetriesPerRequest: null` makes a command wait out a Redis restart instead of failing. */
@@ -7,8 +8,8 @@ export interface RedisConnection {
   db?: number;
   username?: string;
   password?: string;
-  /** rediss://: TLS, the server's certificate checked against the system's CAs for `host`. */
-  tls?: { servername: string };
+  /** rediss://: TLS, the server's certificate checked against the system's CAs (or `ca`) for `host`; `cert` and `key`: a client certificate (tls-options.ts). */
+  tls?: { servername?: string; ca?: string; cert?: string; key?: string };
   maxRetriesPerRequest: null;
 }
 
@@ -40,7 +41,8 @@ export const parseRedisUrl = (url: string, where: string, password?: string): Re
     ...(db ? { db: Number(db) } : {}),
     ...(u.username ? { username: decodeURIComponent(u.username) } : {}),
     ...(pw ? { password: pw } : {}),
-    ...(u.protocol === "rediss:" ? { tls: { servername: host } } : {}),
+    // An IP address is no server name (RFC 6066): Node checks the certificate against the address itself.
+    ...(u.protocol === "rediss:" ? { tls: isIP(host) ? {} : { servername: host } } : {}),
     maxRetriesPerRequest: null,
   };
 };

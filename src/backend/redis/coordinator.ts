@@ -75,7 +75,7 @@ export const openRedisEpisodes = async (o: RedisBackendOptions): Promise<Episode
     await withTimeout(
       Promise.all([queue.waitUntilReady(), events.waitUntilReady()]),
       o.connectMs ?? 5000,
-      () => `--backend ${where}: Redis does not answer; start redis-server there (see README, "Many machines") or fix the URL`,
+      () => `--backend ${where}: Redis does not answer; start redis-server there (see docs/guides/many-machines.md) or fix the URL`,
     );
   } catch (e) {
     // Not awaited: closing waits for a connection that never came; the process ends with the error.
@@ -161,6 +161,11 @@ export const openRedisEpisodes = async (o: RedisBackendOptions): Promise<Episode
       if (!result.success)
         throw new ConfigError(
           `${job.id}: a worker's result is not an episode of job schema ${JOB_SCHEMA_VERSION} (${result.error.issues[0]?.message}); run the same hexa version on the coordinator and every worker`,
+        );
+      const { level, seed } = result.data.trajectory;
+      if (level !== job.level || seed !== job.seed)
+        throw new ConfigError(
+          `${job.id}: a worker's result is an episode of level ${JSON.stringify(level)} seed ${seed}, not of the job's level ${JSON.stringify(job.level)} seed ${job.seed}; the episode was not recorded`,
         );
       for (const line of result.data.usage) onUsage(line);
       return { trajectory: result.data.trajectory, retrieved: result.data.retrieved };

@@ -20,9 +20,15 @@ const macOf = (key: string, kind: string, jobId: string, data: Record<string, un
     .digest("hex");
 };
 
-/** `data` with its signature, or as it is when no key is set (a loopback Redis, docs/security.md). */
-export const signJob = <T extends object>(key: string | undefined, kind: string, jobId: string, data: T): T =>
-  key ? { ...data, [SIGNATURE_FIELD]: macOf(key, kind, jobId, data as Record<string, unknown>) } : data;
+/**
+ * `data` with the time it was signed (`signedAt`, covered by the signature: a worker refuses an old job, job-age.ts)
+ * and its signature, or as it is when no key is set (a loopback Redis, docs/security.md).
+ */
+export const signJob = <T extends object>(key: string | undefined, kind: string, jobId: string, data: T, now = Date.now()): T => {
+  if (!key) return data;
+  const dated = { ...data, signedAt: new Date(now).toISOString() };
+  return { ...dated, [SIGNATURE_FIELD]: macOf(key, kind, jobId, dated) };
+};
 
 /** Why a worker holding `key` (or none) must refuse this job's data, or null when its signature holds. */
 export const signatureProblem = (key: string | undefined, kind: string, jobId: string, data: unknown): string | null => {

@@ -5,6 +5,7 @@ import { ConfigError } from "../../errors.ts";
 import { BudgetExceeded } from "../../llm/budget.ts";
 import type { RedisConnection } from "./connection.ts";
 import { signatureProblem } from "./job-signature.ts";
+import { DEFAULT_MAX_JOB_AGE_MS, jobAgeProblem } from "./job-age.ts";
 import { queueName, refusal, type HexaVersion } from "./jobs.ts";
 import { HEARTBEAT_MS, WORKERS_KEY, type WorkerBeat } from "./registry.ts";
 
@@ -16,6 +17,8 @@ export interface WorkerOptions {
   hexa: HexaVersion;
   /** The key jobs must be signed with (job-signature.ts); unset: only unsigned jobs are taken (a Redis on this machine). */
   jobKey?: string;
+  /** The oldest signed job taken (job-age.ts); unset: DEFAULT_MAX_JOB_AGE_MS. */
+  maxJobAgeMs?: number;
   /** Jobs run at once, per queue. */
   concurrency: number;
   handlers: Record<string, JobHandler>;
@@ -49,7 +52,10 @@ export const startWorker = async (o: WorkerOptions): Promise<RunningWorker> => {
   const process_ = (kind: string, handler: JobHandler) => async (job: Job) => {
     const id = job.id ?? "?";
     // Checked before anything of the job is read: a job without the shared key's signature was not queued by a coordinator.
-    const why = signatureProblem(o.jobKey, kind, id, job.data) ?? refusal(id, job.data, o.hexa);
+    const why =
+      signatureProblem(o.jobKey, kind, id, job.data) ??
+      (o.jobKey ? jobAgeProblem(id, job.data, o.maxJobAgeMs ?? DEFAULT_MAX_JOB_AGE_MS) : null) ??
+      refusal(id, job.data, o.hexa);
     if (why) throw new UnrecoverableError(why);
     active.set(id, { queue: kind, since: Date.now() });
     o.log(`${kind} job ${id} started (attempt ${job.attemptsMade + 1})`);

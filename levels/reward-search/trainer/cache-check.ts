@@ -1,0 +1,46 @@
+import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
+import type { ResultMessage, TrainMessage } from "./protocol.ts";
+import { scoreProblem } from "./result-check.ts";
+
+/** How far above its policy a job's folder (the one holding the pool's request.json) may lie. */
+const FOLDER_DEPTH = 3;
+
+const isInside = (dir: string, path: string): boolean => {
+  const rel = relative(dir, path);
+  return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel);
+};
+
+/** The job folder above `policy` whose request.json (trainer/pool.ts) is of this job, or undefined. */
+const jobFolderOf = (policy: string, job: Pick<TrainMessage, "task" | "reward" | "seed">): string | undefined => {
+  let dir = dirname(resolve(policy));
+  for (let i = 0; i < FOLDER_DEPTH; i++, dir = dirname(dir)) {
+    const request = join(dir, "request.json");
+    if (!existsSync(request)) continue;
+    try {
+      const r = JSON.parse(readFileSync(request, "utf8")) as Partial<TrainMessage>;
+      return r.task === job.task && r.reward === job.reward && r.seed === job.seed ? dir : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+};
+
+/**
+ * A cached result checked as a fresh one is (trainer/result-check.ts) before it is served: F on the evaluation
+ * seeds of this job and inside the task's range, and a policy file that still exists lying inside the folder of
+ * the job that trained it (the job's directory is not recorded in the cache; a policy deleted since is read by
+ * nothing and no reason to train again). An entry edited by hand or written by another program that fails is a miss.
+ */
+export const cachedResultProblem = (
+  job: Pick<TrainMessage, "task" | "evalSeeds" | "reward" | "seed">,
+  r: Omit<ResultMessage, "type" | "id">,
+  range: readonly [number, number] | undefined,
+): string | null => {
+  const score = scoreProblem(job, r, range);
+  if (score || !existsSync(r.policy)) return score;
+  const folder = jobFolderOf(r.policy, job);
+  if (folder && isInside(realpathSync(folder), realpathSync(r.policy))) return null;
+  return `policy: ${JSON.stringify(r.policy)} is not inside the folder of the job that trained it`;
+};

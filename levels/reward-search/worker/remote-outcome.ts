@@ -1,0 +1,31 @@
+import { ConfigError } from "../../../src/errors.ts";
+import { CachedOutcome } from "../trainer/cache.ts";
+import type { PoolJob, PoolOutcome } from "../trainer/pool.ts";
+import type { HelloMessage } from "../trainer/protocol.ts";
+import { fitnessRangeOf, scoreProblem } from "../trainer/result-check.ts";
+
+/**
+ * The policy path a worker's result names lies on the worker's machine: the coordinator records this marker
+ * instead, so nothing here reads or films a local file by a name another machine chose (docs/security.md).
+ */
+const remotePolicy = (worker: string): string => `remote:${worker.replace(/[^A-Za-z0-9_.-]/g, "_").slice(0, 80) || "_"}`;
+
+/**
+ * A training's outcome as a worker handed it back through Redis, checked as the host checks a local trainer's
+ * (trainer/result-check.ts): the full outcome schema, F on exactly the evaluation seeds sent and inside the
+ * task's range. Anyone who can write to Redis can write a result, so a failing one is a ConfigError naming the
+ * job and the field, and nothing of it is recorded.
+ */
+export const checkRemoteOutcome = (jobId: string, job: PoolJob, raw: unknown, worker: string, hello: HelloMessage): PoolOutcome => {
+  const parsed = CachedOutcome.safeParse(raw);
+  if (!parsed.success) {
+    const i = parsed.error.issues[0]!;
+    throw new ConfigError(`training job ${jobId}: worker ${worker}'s outcome: ${i.path.join(".") || "(outcome)"}: ${i.message}; the result was not recorded`);
+  }
+  const o = parsed.data;
+  const cached = (raw as { cached?: unknown }).cached === true;
+  if (o.kind === "error") return { kind: "error", error: o.error, cached, jobDir: null };
+  const problem = scoreProblem(job, o.result, fitnessRangeOf(job.task, hello));
+  if (problem) throw new ConfigError(`training job ${jobId}: worker ${worker}'s result: ${problem}; the result was not recorded`);
+  return { kind: "result", result: { ...o.result, policy: remotePolicy(worker) }, cached, jobDir: null };
+};
