@@ -47,6 +47,9 @@ export const withTlsFiles = (c: RedisConnection, files: ReadonlyArray<[keyof Red
 const isTlsError = (e: NodeJS.ErrnoException): boolean =>
   /^(ERR_TLS|ERR_SSL|CERT_|DEPTH_ZERO|SELF_SIGNED|UNABLE_TO_|HOSTNAME_MISMATCH)/.test(e.code ?? "") || /certificate|ssl|tls|handshake/i.test(e.message);
 
+/** A server asking for a client certificate may, under TLS 1.3, just close the connection after the handshake. */
+const closedAfterHandshake = (e: NodeJS.ErrnoException): boolean => ["ECONNRESET", "EPIPE"].includes(e.code ?? "") || /connection is closed/i.test(e.message);
+
 /**
  * For a `rediss://` connection: a connection attempt, and a ConfigError naming the TLS failure's cause (an
  * unknown CA, a name mismatch, a missing client certificate) rather than waiting until "Redis does not answer".
@@ -71,7 +74,8 @@ export const checkRedisTls = async (c: RedisConnection, where: string, ms = 5000
       client.disconnect();
     }
   }
-  const failure = failures.find(isTlsError);
+  // Every attempt closed by the server (never refused, never timed out): the handshake is what failed.
+  const failure = failures.find(isTlsError) ?? (failures.length > 0 && failures.every(closedAfterHandshake) ? failures[0] : undefined);
   if (failure) {
     const fix = c.tls.ca
       ? "check that HEXA_REDIS_TLS_CA is the CA that signed the server's certificate, for this host name, and that a server asking for client certificates gets HEXA_REDIS_TLS_CERT and HEXA_REDIS_TLS_KEY"
