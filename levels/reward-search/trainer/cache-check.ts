@@ -1,15 +1,10 @@
 import { existsSync, readFileSync, realpathSync } from "node:fs";
-import { dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import type { ResultMessage, TrainMessage } from "./protocol.ts";
-import { scoreProblem } from "./result-check.ts";
+import { isInside, scoreProblem } from "./result-check.ts";
 
 /** How far above its policy a job's folder (the one holding the pool's request.json) may lie. */
 const FOLDER_DEPTH = 3;
-
-const isInside = (dir: string, path: string): boolean => {
-  const rel = relative(dir, path);
-  return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel);
-};
 
 /** The job folder above `policy` whose request.json (trainer/pool.ts) is of this job, or undefined. */
 const jobFolderOf = (policy: string, job: Pick<TrainMessage, "task" | "reward" | "seed">): string | undefined => {

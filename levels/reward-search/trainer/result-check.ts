@@ -19,7 +19,8 @@ const slack = ([lo, hi]: readonly [number, number]) => 1e-9 * Math.max(1, hi - l
 
 const sortedSeeds = (seeds: readonly number[]) => JSON.stringify([...seeds].sort((a, b) => a - b));
 
-const isInside = (dir: string, path: string): boolean => {
+/** `path` lies strictly below `dir` (both as given: resolve or realpath them first). */
+export const isInside = (dir: string, path: string): boolean => {
   const rel = relative(dir, path);
   return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel);
 };
