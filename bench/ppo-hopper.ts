@@ -86,9 +86,7 @@ const r = await trainPpo({
     const n = window.episodes;
     lastWindow = { fromStep: windowStart, toStep: p.steps, return: window.ret / n, fitness: window.f / n, episodes: n };
     const ms = performance.now() - t0;
-    console.log(
-      `| ${p.steps} | ${fmt(window.ret / n)} | ${fmt(window.f / n, 2)} | ${n} | ${fmt((p.steps / ms) * 1000)} | ${clock(ms)} | ${heapMiB()} |`,
-    );
+    console.log(`| ${p.steps} | ${fmt(window.ret / n)} | ${fmt(window.f / n, 2)} | ${n} | ${fmt((p.steps / ms) * 1000)} | ${clock(ms)} | ${heapMiB()} |`);
     window = { ret: 0, f: 0, episodes: 0 };
     windowStart = p.steps;
   },
