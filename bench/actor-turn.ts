@@ -9,6 +9,9 @@ import { openInterphyreEnv } from "../levels/interphyre/task-env.ts";
 import type { AssistantTurn, ChatModel, ToolCall } from "../src/llm/chat-model.ts";
 import { readCertified } from "../levels/interphyre/certified-seeds.ts";
 import { percentile } from "./harness.ts";
+import { recordPage } from "./page.ts";
+
+recordPage("actor-turn");
 
 const seedsArg = process.argv.indexOf("--seeds");
 const SEEDS = seedsArg > 0 ? Number(process.argv[seedsArg + 1]) : 10;

@@ -40,6 +40,9 @@ import {
   type Tagged,
 } from "./bank-fixtures.ts";
 import { ms, oneOff, printSections, sample, sampleAsync, type Row } from "./harness.ts";
+import { recordPage } from "./page.ts";
+
+recordPage("bank");
 
 const QUICK = process.argv.includes("--quick");
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");

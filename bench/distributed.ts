@@ -15,6 +15,9 @@ import { Queue, QueueEvents, Worker } from "bullmq";
 import { startFakeOpenAI } from "../test/support/fake-openai-server.ts";
 import { spawnHexa } from "../test/support/hexa-cli.ts";
 import { startRedis } from "../test/support/redis-server.ts";
+import { recordPage } from "./page.ts";
+
+recordPage("distributed");
 
 const flag = (name: string, fallback: string) => {
   const i = process.argv.indexOf(`--${name}`);

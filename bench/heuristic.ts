@@ -11,6 +11,9 @@ import { createInstance } from "../levels/interphyre/instance.ts";
 import { createRng } from "../src/util/rng.ts";
 import { readCertified } from "../levels/interphyre/certified-seeds.ts";
 import { formatTable } from "./harness.ts";
+import { recordPage } from "./page.ts";
+
+recordPage("heuristic");
 
 const HEXA_LEVELS = ["catapult", "pass_the_parcel", "down_to_earth", "two_body_problem", "falling_into_place", "tipping_point", "basket_case", "cliffhanger"];
 

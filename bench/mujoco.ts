@@ -14,10 +14,13 @@
  */
 import { compileReward } from "../levels/reward-search/sandbox/reward-sandbox.ts";
 import { openThreadedEnv } from "../levels/reward-search/envs/threaded-env.ts";
-import type { RewardTask, VecEnv } from "../levels/reward-search/task.ts";
+import type { RewardTask } from "../levels/reward-search/task.ts";
 import { loadTask } from "../levels/reward-search/tasks/index.ts";
 import { trainPpo } from "../levels/reward-search/trainer/ppo.ts";
-import { createRng } from "../src/util/rng.ts";
+import { stepRate } from "./env-rate.ts";
+import { recordPage } from "./page.ts";
+
+recordPage("mujoco");
 
 const arg = (name: string): string | undefined => {
   const i = process.argv.indexOf(`--${name}`);
@@ -29,20 +32,6 @@ const STEPS = Number(arg("steps") ?? 20_000);
 const ENVS = Number(arg("envs") ?? 2);
 const WORKERS = Number(arg("workers") ?? 2);
 const PPO_STEPS = Number(arg("ppo-steps") ?? 20_480);
-
-/** Env steps/s (summed over envs) of `steps` env steps with uniform random actions, after a short warm-up. */
-const stepRate = (env: VecEnv, steps: number): number => {
-  if (env.action.kind !== "continuous") throw new Error("bench/mujoco.ts: pass MuJoCo tasks only (continuous actions)");
-  const { dim, low, high } = env.action;
-  const rng = createRng(1);
-  const actions = Array.from({ length: 256 }, () => Float64Array.from({ length: env.numEnvs * dim }, (_, k) => rng.uniform(low[k % dim]!, high[k % dim]!)));
-  env.reset(0);
-  for (let t = 0; t < 200; t++) env.step(actions[t % 256]!);
-  const w0 = performance.now();
-  const calls = Math.ceil(steps / env.numEnvs);
-  for (let t = 0; t < calls; t++) env.step(actions[t % 256]!);
-  return (calls * env.numEnvs * 1000) / (performance.now() - w0);
-};
 
 /** Env steps/s of a short training: overall (checkpoint evaluation excluded) and of its rollouts alone (policy + env). */
 const ppoRate = async (task: RewardTask, numEnvs: number, envWorkers: number): Promise<{ overall: number; rollout: number }> => {

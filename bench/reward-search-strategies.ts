@@ -26,6 +26,9 @@ import { DEFAULT_FINAL_TRAININGS, scoreSearch } from "../levels/reward-search/se
 import { figureText } from "../src/report/inspect/final-view.ts";
 import { createTrainerPool, type TrainerPool } from "../levels/reward-search/trainer/pool.ts";
 import { mean, std } from "../src/util/stats.ts";
+import { recordPage } from "./page.ts";
+
+recordPage("reward-search-strategies");
 
 const arg = (name: string): string | undefined => {
   const i = process.argv.indexOf(`--${name}`);

@@ -19,6 +19,9 @@ import { hostRewardProgram } from "../levels/reward-search/trainer/host-reward.t
 import { trainPpo, type TrainResult } from "../levels/reward-search/trainer/ppo.ts";
 import { evaluateChunked } from "../levels/reward-search/trainer/reward-batches.ts";
 import { xoshiro128ss } from "../src/util/rng.ts";
+import { recordPage } from "./page.ts";
+
+recordPage("reward-search");
 
 const arg = (name: string): string | undefined => {
   const i = process.argv.indexOf(`--${name}`);

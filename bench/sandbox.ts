@@ -7,6 +7,9 @@ import os from "node:os";
 import type { RewardBatchInput } from "../levels/reward-search/task.ts";
 import { compileReward, type RewardLayout } from "../levels/reward-search/sandbox/reward-sandbox.ts";
 import { median, printTable } from "./harness.ts";
+import { recordPage } from "./page.ts";
+
+recordPage("sandbox");
 
 const layout: RewardLayout = {
   observation: ["x", "x_dot", "theta", "theta_dot"],

@@ -12,6 +12,9 @@ import { readCertified } from "../levels/interphyre/certified-seeds.ts";
 import { median, printTable } from "./harness.ts";
 import { benchEngines } from "./sim-engines.ts";
 import { benchCheckScenes } from "./check-scenes.ts";
+import { recordPage } from "./page.ts";
+
+recordPage("sim");
 
 const flag = (name: string, fallback: number): number => {
   const i = process.argv.indexOf(`--${name}`);

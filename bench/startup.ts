@@ -8,6 +8,9 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { median, ms, percentile, printTable } from "./harness.ts";
+import { recordPage } from "./page.ts";
+
+recordPage("startup");
 
 const { distIsFresh } = (await import(String(new URL("../bin/launch.js", import.meta.url)))) as { distIsFresh: () => boolean };
 const ROOT = fileURLToPath(new URL("..", import.meta.url));

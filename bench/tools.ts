@@ -14,6 +14,9 @@ import { readCertified } from "../levels/interphyre/certified-seeds.ts";
 import { callTool, ToolSession } from "../levels/interphyre/tools/define-tool.ts";
 import { tools } from "../levels/interphyre/tools/index.ts";
 import { percentile as pct, printTable } from "./harness.ts";
+import { recordPage } from "./page.ts";
+
+recordPage("tools");
 
 const seedsArg = process.argv.indexOf("--seeds");
 const SEEDS = seedsArg > 0 ? Number(process.argv[seedsArg + 1]) : 10;

@@ -40,7 +40,12 @@ export class RunningNorm {
   }
 }
 
-/** gym's NormalizeReward: divide by the running std of the discounted return (reset at episode ends), clip ±10. */
+/**
+ * Gymnasium's NormalizeReward (0.29 `normalize.py`, ≥ 1.0 `stateful_reward.py`): divide by the running std of
+ * the discounted return, clip ±10. The return follows Gymnasium's rule, ret ← ret · γ · (1 − terminated) + r:
+ * a termination restarts it at that step's reward and a truncation does not restart it
+ * (docs/spec/reward-search.md, "Deviations from the reference code").
+ */
 export class RewardScaler {
   private readonly ret: Float64Array;
   private mean = 0;
@@ -52,13 +57,18 @@ export class RewardScaler {
   ) {
     this.ret = new Float64Array(numEnvs);
   }
-  /** Scale a T × N block in place (row t·N + e), in time order. */
-  apply(r: Float64Array, dones: Uint8Array, numSteps: number): void {
+  /** The discounted return of each env after the last step applied. */
+  get returns(): readonly number[] {
+    return [...this.ret];
+  }
+  /** Scale a T × N block in place (row t·N + e), in time order; `terminated` flags the steps that ended by termination. */
+  apply(r: Float64Array, terminated: Uint8Array, numSteps: number): void {
     const N = this.ret.length;
     for (let t = 0; t < numSteps; t++) {
       let m = 0;
       for (let e = 0; e < N; e++) {
-        this.ret[e] = this.ret[e]! * this.gamma + r[t * N + e]!;
+        const i = t * N + e;
+        this.ret[e] = this.ret[e]! * this.gamma * (terminated[i] ? 0 : 1) + r[i]!;
         m += this.ret[e]!;
       }
       m /= N;
@@ -74,7 +84,6 @@ export class RewardScaler {
       for (let e = 0; e < N; e++) {
         const i = t * N + e;
         r[i] = Math.max(-10, Math.min(10, r[i]! / sd));
-        if (dones[i]) this.ret[e] = 0;
       }
     }
   }

@@ -67,6 +67,8 @@ export interface TrainProgress {
   episodeLength: number | null;
   /** Mean return (the reward program's sum, before normalisation) of those episodes: CleanRL's charts/episodic_return. */
   episodeReturn: number | null;
+  /** How many training episodes ended in this iteration (the weight of the means above). */
+  episodes: number;
   components: Record<string, ComponentStats>;
   /**
    * CleanRL's losses/* of this iteration's update (protocol.ts LossDiagnostics, every field present): the
@@ -181,7 +183,8 @@ export const trainPpo = async (req: TrainRequest): Promise<TrainResult> => {
   const logpBuf = new Float64Array(B),
     valBuf = new Float64Array(B),
     bootBuf = new Float64Array(B);
-  const doneBuf = new Uint8Array(B);
+  const doneBuf = new Uint8Array(B),
+    termBuf = new Uint8Array(B);
   const infoBuf: Record<string, Float64Array> = {};
   const stepActs = new Float64Array(N * aDim),
     stepLogp = new Float64Array(N);
@@ -247,6 +250,7 @@ export const trainPpo = async (req: TrainRequest): Promise<TrainResult> => {
         for (let e = 0; e < N; e++) {
           const i = row + e;
           doneBuf[i] = b.terminated[e] || b.truncated[e] ? 1 : 0;
+          termBuf[i] = b.terminated[e] ? 1 : 0;
           bootBuf[i] = 0;
           fitAcc[e]! += b.fitness[e]!;
           lenAcc[e]!++;
@@ -278,7 +282,7 @@ export const trainPpo = async (req: TrainRequest): Promise<TrainResult> => {
           retAcc[i % N] = 0;
         }
       }
-      if (scaler) scaler.apply(rewards, doneBuf, T);
+      if (scaler) scaler.apply(rewards, termBuf, T);
       for (let i = 0; i < B; i++) rewards[i]! += bootBuf[i]!;
       const { advantages, returns } = gae({
         rewards,
@@ -359,6 +363,7 @@ export const trainPpo = async (req: TrainRequest): Promise<TrainResult> => {
         fitness: epF.length ? mean(epF) : null,
         episodeLength: epLen.length ? mean(epLen) : null,
         episodeReturn: epRet.length ? mean(epRet) : null,
+        episodes: epRet.length,
         components: comps,
         losses: lossDiag,
       });

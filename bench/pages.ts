@@ -1,0 +1,39 @@
+/**
+ * Every bench script's page (bench/page.ts): the page is docs/benchmarks/<name>.md, written by bench/<name>.ts
+ * when run with `--write-page`; `command` is the run that makes the published page (docs/benchmarks/README.md
+ * lists it; a test checks both lists agree).
+ */
+export const BENCH_PAGES = {
+  "actor-turn": { title: "Actor loop cost per turn", command: "npm run bench:actor -- --write-page" },
+  bank: { title: "Skill bank costs", command: "npm run bench:bank -- --write-page" },
+  distributed: { title: "Redis workers", command: "npm run bench:distributed -- --write-page" },
+  heuristic: { title: "Heuristic agent on the HExA levels", command: "npm run bench:heuristic -- --write-page" },
+  mujoco: { title: "MuJoCo env speed", command: "npm run bench:mujoco -- --write-page" },
+  "ppo-hopper": { title: "PPO on hopper", command: "npm run bench:ppo-hopper -- --write-page" },
+  "ppo-parity": { title: "PPO learning parity with CleanRL on Hopper", command: "npm run bench:ppo-parity -- --write-page" },
+  "reward-search": { title: "Reward-search trainer speed and reach", command: "npm run bench:reward-search -- --full --write-page" },
+  "reward-search-strategies": {
+    title: "Reward search strategies side by side",
+    command: "npm run bench:reward-search-strategies -- --write-page",
+  },
+  sandbox: { title: "Reward sandbox speed", command: "npm run bench:sandbox -- --write-page" },
+  sim: { title: "Physics speed", command: "npm run bench:sim -- --write-page" },
+  startup: { title: "CLI start-up", command: "npm run bench:startup -- --write-page" },
+  tools: { title: "Tool latency", command: "npm run bench:tools -- --write-page" },
+} as const satisfies Record<string, { title: string; command: string }>;
+
+export type BenchPageName = keyof typeof BENCH_PAGES;
+
+/** bench/*.ts files that are not scripts of their own: helpers, and parts run by another script. */
+export const BENCH_HELPERS = [
+  "bank-fixtures.ts",
+  "check-scenes.ts",
+  "env-rate.ts",
+  "greedy-return.ts",
+  "harness.ts",
+  "page.ts",
+  "pages.ts",
+  "ppo-parity-run.ts",
+  "ppo-parity-stats.ts",
+  "sim-engines.ts",
+] as const;

@@ -1,0 +1,86 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { PAGES_DIR, ROOT, renderPage, type PageHeader } from "../bench/page.ts";
+import { BENCH_HELPERS, BENCH_PAGES } from "../bench/pages.ts";
+
+const BENCH = join(ROOT, "bench");
+const scripts = readdirSync(BENCH).filter((f) => f.endsWith(".ts") && !(BENCH_HELPERS as readonly string[]).includes(f));
+const HEADER_FIELDS = ["- Command: ", "- Commit: ", "- Machine: ", "- Date: ", "- Load average (1 / 5 / 15 min): "];
+
+describe("bench pages (docs/benchmarks/README.md)", () => {
+  it("every bench script records its own page, and every page has a script", () => {
+    expect(scripts.length).toBeGreaterThanOrEqual(10);
+    for (const f of scripts) {
+      const name = f.replace(/\.ts$/, "");
+      expect(Object.keys(BENCH_PAGES), `bench/${f} has no entry in bench/pages.ts`).toContain(name);
+      expect(readFileSync(join(BENCH, f), "utf8"), `bench/${f} does not call recordPage("${name}")`).toContain(`recordPage("${name}")`);
+    }
+    for (const name of Object.keys(BENCH_PAGES)) expect(existsSync(join(BENCH, `${name}.ts`)), `bench/${name}.ts`).toBe(true);
+  });
+
+  it("docs/benchmarks/README.md lists each page with the command that writes it", () => {
+    const readme = readFileSync(join(PAGES_DIR, "README.md"), "utf8");
+    for (const [name, page] of Object.entries(BENCH_PAGES)) {
+      const row = readme.split("\n").find((l) => l.startsWith(`| [${name}.md](${name}.md)`) || l.startsWith(`| ${name}.md `));
+      expect(row, `no row for ${name}.md`).toBeDefined();
+      expect(row).toContain(`\`${page.command}\``);
+    }
+  });
+
+  it("a page made from a tiny table carries every header field, then the table verbatim", () => {
+    const header: PageHeader = {
+      title: "Fake bench",
+      command: "node --import tsx bench/fake.ts --n 2 --write-page",
+      commit: "0123abcd + uncommitted changes",
+      machine: { cpu: "Test CPU @ 1 GHz", cores: 2, memoryGiB: 3.5, node: "v20.0.0", platform: "linux/x64" },
+      started: "2026-01-02T03:04:05.000Z",
+      finished: "2026-01-02T03:04:09.000Z",
+      loadStart: [1, 2, 3],
+      loadEnd: [0.5, 0.25, 0.125],
+    };
+    const table = "| a | b |\n|---|---:|\n| x | 1 |\nverdict: within";
+    const page = renderPage(header, `${table}\n\n`);
+    expect(page.split("\n")[0]).toBe("# Fake bench");
+    for (const field of HEADER_FIELDS) expect(page).toContain(field);
+    expect(page).toContain("`node --import tsx bench/fake.ts --n 2 --write-page`");
+    expect(page).toContain("0123abcd + uncommitted changes");
+    expect(page).toContain("Test CPU @ 1 GHz, 2 cores, 3.5 GiB memory, Node v20.0.0");
+    expect(page).toContain("2026-01-02T03:04:05.000Z to 2026-01-02T03:04:09.000Z");
+    expect(page).toContain("1.00 / 2.00 / 3.00 at start, 0.50 / 0.25 / 0.13 at end");
+    expect(page).toContain(`\`\`\`text\n${table}\n\`\`\``);
+  });
+
+  describe("a script run with and without --write-page", () => {
+    const dir = mkdtempSync(join(tmpdir(), "hexa-bench-page-"));
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+    const script = join(dir, "fake-bench.ts");
+    writeFileSync(
+      script,
+      `import { recordPage } from ${JSON.stringify(join(BENCH, "page.ts"))};\n` +
+        `recordPage("sandbox", { dir: ${JSON.stringify(dir)} });\n` +
+        `console.log("| n | ms |\\n|---:|---:|\\n| 1 | 2.5 |");\nprocess.stdout.write("verdict: fine\\n");\n`,
+    );
+    const run = (...args: string[]) => spawnSync(process.execPath, ["--import", "tsx", script, ...args], { cwd: ROOT, encoding: "utf8" });
+
+    it("without the flag it only prints", () => {
+      const r = run("--n", "1");
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stdout).toContain("| 1 | 2.5 |");
+      expect(existsSync(join(dir, "sandbox.md"))).toBe(false);
+    });
+
+    it("with the flag it writes its page: header, then what it printed", () => {
+      const r = run("--n", "1", "--write-page");
+      expect(r.status, r.stderr).toBe(0);
+      const page = readFileSync(join(dir, "sandbox.md"), "utf8");
+      expect(page.split("\n")[0]).toBe(`# ${BENCH_PAGES.sandbox.title}`);
+      for (const field of HEADER_FIELDS) expect(page).toContain(field);
+      expect(page).toMatch(/- Commit: [0-9a-f]{40}/);
+      expect(page).toContain("--n 1 --write-page`");
+      expect(page).toContain("| n | ms |\n|---:|---:|\n| 1 | 2.5 |\nverdict: fine\n```");
+    });
+  });
+});
