@@ -63,7 +63,7 @@ const record = (files: Record<string, string>, more: Partial<CodeVersionRecord> 
 });
 
 describe("what differs between the code that ran and this checkout", () => {
-  it("is one line per changed, removed or added file, the lockfile and the Node version", () => {
+  it("is one line per changed, removed or added file (changed first), the lockfile and the Node version", () => {
     const ran = record({ "src/a.ts": "1", "src/gone.ts": "2", "src/same.ts": "3" });
     const here = record({ "src/a.ts": "9", "src/new.ts": "4", "src/same.ts": "3" }, { node: "v22.1.0", lockfileSha256: "m".repeat(64) });
     expect(codeDifferences(ran, here)).toEqual([

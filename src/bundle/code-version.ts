@@ -95,14 +95,16 @@ const LISTED = 40;
  * agrees (a change to docs or tests only) is no difference.
  */
 export const codeDifferences = (ran: CodeVersionRecord, here: CodeVersionRecord): string[] => {
-  const lines: string[] = [];
-  for (const [path, sha] of Object.entries(ran.files)) {
-    const now = here.files[path];
-    if (now === undefined) lines.push(`${path}: only in the code that ran`);
-    else if (now !== sha) lines.push(`${path}: changed`);
-  }
-  for (const path of Object.keys(here.files)) if (ran.files[path] === undefined) lines.push(`${path}: only in this checkout`);
-  lines.sort();
+  const ranPaths = Object.keys(ran.files).sort();
+  // Changed files first: when the list is cut, they are what a reader most needs.
+  const lines = [
+    ...ranPaths.filter((p) => here.files[p] !== undefined && here.files[p] !== ran.files[p]).map((p) => `${p}: changed`),
+    ...ranPaths.filter((p) => here.files[p] === undefined).map((p) => `${p}: only in the code that ran`),
+    ...Object.keys(here.files)
+      .sort()
+      .filter((p) => ran.files[p] === undefined)
+      .map((p) => `${p}: only in this checkout`),
+  ];
   if (ran.lockfileSha256 !== here.lockfileSha256) lines.unshift("package-lock.json: other dependency versions");
   if (ran.node !== here.node) lines.unshift(`Node ${ran.node} ran it; this is Node ${here.node}`);
   return lines.length > LISTED + 1 ? [...lines.slice(0, LISTED), `… and ${lines.length - LISTED} more`] : lines;
