@@ -33,7 +33,7 @@ export const BundleRecord = z.object({
 export type BundleRecord = z.infer<typeof BundleRecord>;
 
 /** A parsed note, none (the file is absent), or why it could not be read. */
-export type NoteRead<T> = { record: T } | { record?: undefined; problem?: string };
+export type NoteRead<T> = { record: T; problem?: undefined } | { record?: undefined; problem?: string };
 
 const readNote = <S extends z.ZodType>(dir: string, file: string, schema: S, what: string): NoteRead<z.infer<S>> => {
   const path = join(dir, file);
