@@ -13,7 +13,7 @@ export const MANIFEST_FILE = "MANIFEST.json";
 export const BUNDLE_MARK = "hexa-bundle";
 
 const Sha256 = z.string().regex(/^[0-9a-f]{64}$/, "a sha256 in hex");
-export const ManifestEntry = z.strictObject({ sha256: Sha256, bytes: z.number().int().min(0) });
+const ManifestEntry = z.strictObject({ sha256: Sha256, bytes: z.number().int().min(0) });
 export const Manifest = z.strictObject({
   schemaVersion: z.literal(1),
   kind: z.literal(BUNDLE_MARK),

@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { hexa } from "../support/hexa-cli.ts";
 import { tempDirs } from "../support/temp-files.ts";
 import { tinyRun } from "./tiny-run.ts";
+import { VERIFICATION_FILE } from "../../src/store/run-attestations.ts";
 
 /** `hexa inspect` on a run that was bundled and verified: the printed report and the page cite both. */
 
@@ -28,7 +29,7 @@ beforeAll(async () => {
 
 describe("hexa inspect on a verified, bundled run", () => {
   it("prints the last verification and the bundle's manifest hash, and puts both in the page", async () => {
-    writeFileSync(join(runDir, "verification.json"), JSON.stringify(diverged));
+    writeFileSync(join(runDir, VERIFICATION_FILE), JSON.stringify(diverged));
     const out = await hexa(["inspect", runDir, "--animations", "none"]);
     expect(out.status).toBe(0);
     const id = basename(runDir);
@@ -43,12 +44,12 @@ describe("hexa inspect on a verified, bundled run", () => {
   });
 
   it("shows a damaged verification.json as a notice naming it, and still the bundle", async () => {
-    writeFileSync(join(runDir, "verification.json"), JSON.stringify({ ...diverged, status: "maybe" }));
+    writeFileSync(join(runDir, VERIFICATION_FILE), JSON.stringify({ ...diverged, status: "maybe" }));
     const out = await hexa(["inspect", runDir, "--animations", "none"]);
     expect(out.status).toBe(0);
     expect(out.stdout).toMatch(/notice: .*verification\.json: not a record this hexa reads \(status: .*\); the last verification is not shown/);
     expect(out.stdout).toContain(`manifest sha256 ${manifestHash}`);
-    writeFileSync(join(runDir, "verification.json"), "{ torn");
+    writeFileSync(join(runDir, VERIFICATION_FILE), "{ torn");
     const torn = await hexa(["inspect", runDir, "--animations", "none"]);
     expect(torn.status).toBe(0);
     expect(torn.stdout).toMatch(/notice: .*verification\.json: not valid JSON/);
