@@ -62,6 +62,16 @@ const bundleCode = (dir: RunDir, note: (line: string) => void): BundleCode => {
   return { schemaVersion: 1, packedBy, run, matchesRun };
 };
 
+/** What a bundle of this run will lack for hexa verify: said now, while the run's maker can still add it. */
+const noteUnreplayable = (dir: RunDir, llm: { auditLog?: unknown; auditHashOnly?: unknown }, note: (line: string) => void): void => {
+  if (llm.auditHashOnly === true)
+    note("note: the run logged its model exchanges as hashes only (llm.auditHashOnly); hexa verify cannot answer its model requests from them");
+  if (typeof llm.auditLog === "string" && resolve(llm.auditLog) !== dir.file("llmLog"))
+    note(
+      `note: the run logged its model exchanges to ${llm.auditLog} (llm.auditLog), outside the run directory, which is not packed; copy the run's lines into ${dir.file("llmLog")} to bundle them`,
+    );
+};
+
 export const bundleCommand = defineCommand({
   command: "bundle <run>",
   describe: "pack a run with everything that made it (config, code version, model exchanges, records) and a MANIFEST of sha256s into one .tar.gz",
@@ -88,7 +98,9 @@ export const bundleCommand = defineCommand({
       const secrets = secretsInEnv(process.env);
       const given = argv.config === undefined ? undefined : givenConfig(argv.config, dir, note);
       const code = bundleCode(dir, note);
-      const cacheDir = (parseYaml(dir.configText()) as { llm?: { cacheDir?: unknown } } | null)?.llm?.cacheDir;
+      const llm = (parseYaml(dir.configText()) as { llm?: { cacheDir?: unknown; auditLog?: unknown; auditHashOnly?: unknown } } | null)?.llm ?? {};
+      noteUnreplayable(dir, llm, note);
+      const cacheDir = llm.cacheDir;
       const createdAt = new Date().toISOString();
       const packed = await packRun({
         runDir: dir.path,

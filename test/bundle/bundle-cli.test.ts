@@ -119,6 +119,16 @@ describe("opening a bundle for hexa verify", () => {
     expect(prepareVerifyTarget(run.runDir, { strict: true })).toMatchObject({ runDir: run.runDir, warnings: [] });
   });
 
+  it("refuses a path that is neither, and an archive hexa bundle did not make", async () => {
+    expect(() => prepareVerifyTarget(join(temp(), "missing.tar.gz"), { strict: false })).toThrow(/no such run directory or bundle/);
+    const dir = join(temp(), "some-run");
+    mkdirSync(dir);
+    writeFileSync(join(dir, "episodes.jsonl"), "{}\n");
+    const plain = join(temp(), "plain.tar.gz");
+    await createTar({ gzip: true, file: plain, cwd: join(dir, "..") }, ["some-run"]);
+    expect(() => openBundle(plain, { strict: false })).toThrow(/no MANIFEST\.json in the bundle; it was not made by hexa bundle/);
+  });
+
   it("catches a one-byte change of a bundled file and names it", async () => {
     const dir = extracted(bundle);
     const episodes = readFileSync(join(dir, "episodes.jsonl"));
