@@ -94,7 +94,7 @@ export const openBundle = (file: string, o: OpenOptions): OpenedBundle => {
     const report = codeReport(readJson(file, join(runDir, CODE_VERSION_FILE), BundleCode), o.root ?? HEXA_ROOT);
     if (o.strict && !report.same)
       throw new ConfigError(
-        `${codeWarning(file, report).replace(/^warning: /, "--strict: ")}\ncheck out ${report.packedBy.replace(/^hexa \S+ at /, "")} to verify it, or leave out --strict`,
+        `${codeWarning(file, report).replace(/^warning: /, "--strict: ")}\ncheck out the commit it was packed at to verify it, or leave out --strict`,
       );
     return { runDir, manifestHash: sha256Hex(readFileSync(manifestPath)), codeVersionReport: report, cleanup };
   } catch (e) {
