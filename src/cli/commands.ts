@@ -54,6 +54,13 @@ export const GENERIC_COMMANDS: readonly LazyCommand[] = [
   ),
   withFamilies(
     {
+      command: "bundle <run>",
+      describe: "pack a run with everything that made it (config, code version, model exchanges, records) and a MANIFEST of sha256s into one .tar.gz",
+    },
+    async () => (await import("./bundle.ts")).bundleCommand,
+  ),
+  withFamilies(
+    {
       command: "transfer",
       describe: "zero-shot transfer (docs/spec/method.md §6): synthesise a bank for --to from source banks, audit it, evaluate it frozen beside a baseline",
     },

@@ -11,6 +11,8 @@ import type { Built } from "./inspect-serve.ts";
 import { searchView } from "../report/inspect/search-view.ts";
 import { finalScoresView, type FinalScoresView } from "../report/inspect/final-view.ts";
 import { readFinalScores } from "../store/final-scores.ts";
+import { readBundleRecord, readVerification } from "../store/run-attestations.ts";
+import type { AttestationView } from "../report/inspect/attestation-view.ts";
 import { writeOutput } from "../cli-kit/write-file.ts";
 
 /** The HTML report of a run, a comparison or a search directory (docs/ARCHITECTURE.md §8), which `hexa inspect`, `hexa run` and `hexa compare` write. */
@@ -52,6 +54,7 @@ export const build = (target: InspectTarget, animations: Animations): Built => {
   const searchDirs = findSearchDirs(target.path);
   const searches = searchDirs.map((p) => searchView(readSearchInput(p, target.path)));
   const { finals, notices } = readFinals([...target.cells.flatMap((c) => c.runs), ...searchDirs], target.path);
+  const attestations = readAttestations(inputs, notices);
   const title =
     target.kind === "run"
       ? inputs[0]!.id
@@ -60,8 +63,18 @@ export const build = (target: InspectTarget, animations: Animations): Built => {
           ? `${searches[0]!.strategy} on ${searches[0]!.task}: ${target.path}`
           : `reward searches: ${target.path} (${searches.length} searches)`
         : `comparison: ${target.path} (${cells.length} cells, ${inputs.length} runs)`;
-  return { report: buildReport({ kind: target.kind, title, builtAt: new Date().toISOString(), cells, searches, finals, notices }), inputs };
+  return { report: buildReport({ kind: target.kind, title, builtAt: new Date().toISOString(), cells, searches, finals, attestations, notices }), inputs };
 };
+
+/** Each run's verification.json and bundle.json, where it has them; a damaged one is a notice. */
+const readAttestations = (runs: readonly RunInput[], notices: string[]): AttestationView[] =>
+  runs.flatMap((r) => {
+    const verification = readVerification(r.path);
+    const bundle = readBundleRecord(r.path);
+    for (const problem of [verification.problem, bundle.problem]) if (problem) notices.push(`${r.id}: ${problem}`);
+    if (!verification.record && !bundle.record) return [];
+    return [{ run: r.id, ...(verification.record ? { verification: verification.record } : {}), ...(bundle.record ? { bundle: bundle.record } : {}) }];
+  });
 
 /** The final scores of each directory that has them; a file this hexa cannot read is a notice, not a failed report. */
 const readFinals = (dirs: readonly string[], root: string): { finals: FinalScoresView[]; notices: string[] } => {

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { ConfigError } from "../errors.ts";
 import { renderReportHtml } from "../report/inspect/html.ts";
 import type { Report } from "../report/inspect/model.ts";
+import { attestationLines } from "../report/inspect/attestation-view.ts";
 import { defineCommand } from "../cli-kit/define-command.ts";
 import { intFlag } from "../cli-kit/flags.ts";
 import { findTarget } from "./inspect-load.ts";
@@ -56,6 +57,7 @@ export const inspectCommand = defineCommand({
       const n = report.searches.reduce((k, s) => k + s.candidates.length, 0);
       process.stdout.write(`lineage of ${report.searches.length} reward search(es), ${n} candidates: ${report.searches.map((s) => s.name).join(", ")}\n`);
     }
+    report.attestations.flatMap(attestationLines).forEach((line) => process.stdout.write(`${line}\n`));
     report.notices.forEach((n) => process.stdout.write(`notice: ${n}\n`));
   },
 });

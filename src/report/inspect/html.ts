@@ -1,4 +1,5 @@
 import type { Report } from "./model.ts";
+import { bundleText, verificationText } from "./attestation-view.ts";
 
 /**
  * The report page: one HTML file with everything inlined (vega and vega-lite bundles, the page script, the
@@ -38,6 +39,22 @@ const finalSection = (report: Report): string =>
             .join(""),
         )
         .join("")}</section>`
+    : "";
+
+/** Each run's last verification and its bundle's manifest hash (docs/guides/publishing.md): static, as the files are written after the run. */
+const verificationSection = (report: Report): string =>
+  report.attestations.length
+    ? `<section id="verification"><h2>Verification</h2><table><tbody>${report.attestations
+        .map((a) => {
+          const v = a.verification;
+          const cls = v === undefined ? "muted" : v.status === "identical" ? "ok" : "bad";
+          const rows = [
+            `<td class="${cls}">${escapeHtml(v ? verificationText(v) : "not verified (hexa verify RUN_DIR)")}</td>`,
+            ...(a.bundle ? [`<td>${escapeHtml(bundleText(a.bundle))}</td>`] : []),
+          ];
+          return rows.map((r) => `<tr><th>${escapeHtml(a.run)}</th>${r}</tr>`).join("");
+        })
+        .join("")}</tbody></table></section>`
     : "";
 
 const STYLE = `
@@ -99,10 +116,11 @@ export const renderReportHtml = (report: Report, assets: PageAssets, opts: { liv
 <style>${STYLE}</style>
 </head><body>
 <header><span class="live" id="live-status"></span><h1 id="title">${escapeHtml(report.title)}</h1>
-<nav><a href="#summary">Summary</a>${report.finals.length ? '<a href="#final">Final scores</a>' : ""}<a href="#curves">Learning curves</a><a href="#bank">Bank</a><a href="#episodes">Episodes</a><a href="#usage">Usage</a><a href="#searches">Reward searches</a></nav></header>
+<nav><a href="#summary">Summary</a>${report.attestations.length ? '<a href="#verification">Verification</a>' : ""}${report.finals.length ? '<a href="#final">Final scores</a>' : ""}<a href="#curves">Learning curves</a><a href="#bank">Bank</a><a href="#episodes">Episodes</a><a href="#usage">Usage</a><a href="#searches">Reward searches</a></nav></header>
 <main>
 <div id="notices"></div>
 <section id="summary"><h2>Summary</h2><div id="summary-body"></div></section>
+${verificationSection(report)}
 ${finalSection(report)}
 <section id="curves"><h2>Learning curves</h2>
 <h3>Cumulative success vs seed index</h3><div class="chart" id="chart-cumulative"></div>

@@ -5,6 +5,7 @@ import { bankView, type BankView } from "./bank-view.ts";
 import { usageView, type FailedCall, type UsageView } from "./usage-view.ts";
 import type { SearchView } from "./search-view.ts";
 import type { FinalScoresView } from "./final-view.ts";
+import type { AttestationView } from "./attestation-view.ts";
 
 /**
  * The data behind `hexa inspect` (docs/ARCHITECTURE.md §8): one run's files, already read and parsed by the store, turned into
@@ -118,6 +119,8 @@ export interface Report {
   searches: SearchView[];
   /** The final scores (final-scores.json) of the run, its searches or the comparison's runs. */
   finals: FinalScoresView[];
+  /** Each run's last verification and bundle, for the runs that have one. */
+  attestations: AttestationView[];
   notices: string[];
 }
 
@@ -209,6 +212,7 @@ export const buildReport = (o: {
   cells: { name: string; runs: RunView[] }[];
   searches?: SearchView[];
   finals?: FinalScoresView[];
+  attestations?: AttestationView[];
   notices?: string[];
 }): Report => ({
   schemaVersion: 1,
@@ -218,6 +222,7 @@ export const buildReport = (o: {
   cells: o.cells,
   searches: o.searches ?? [],
   finals: o.finals ?? [],
+  attestations: o.attestations ?? [],
   notices: [
     ...(o.notices ?? []),
     ...o.cells.flatMap((c) => c.runs.flatMap((r) => r.notices.map((n) => `${r.id}: ${n}`))),
