@@ -1,6 +1,6 @@
 import { SystemMessage } from "@langchain/core/messages";
 import { createMiddleware } from "langchain";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { readCertified } from "../levels/interphyre/certified-seeds.ts";
 import { openInterphyreEnv } from "../levels/interphyre/task-env.ts";
 import { call, ScriptedModel } from "../test/support/scripted-model.ts";
@@ -14,12 +14,32 @@ const miss = { x: -4.3, y: 4.3, radius: 0.1 };
 const open = (maxTurns: number) => openInterphyreEnv({ level: "two_body_problem", seed: certified.seed, horizon: 2000, toolSet: "extended", maxTurns });
 
 /** A turn without a call, a reading, two calls at once, the solution: every path a turn can take. */
-const SCRIPT = [
+const script = () => [
   { text: "thinking aloud" },
   { toolCalls: [call("get_level_state", {})] },
   { toolCalls: [call("check_placement", miss), call("simulate_action", solution)] },
   { toolCalls: [call("simulate_action", solution)] },
 ];
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+  vi.unstubAllEnvs();
+});
+
+describe("the actor's agent", () => {
+  it("makes no network request of its own: LangSmith tracing stays off unless the user's environment turns it on", async () => {
+    for (const name of ["LANGSMITH_TRACING", "LANGCHAIN_TRACING_V2", "LANGSMITH_API_KEY", "LANGCHAIN_API_KEY"]) vi.stubEnv(name, "");
+    const fetched: string[] = [];
+    vi.stubGlobal("fetch", async (input: string | URL | Request) => {
+      fetched.push(String(input instanceof Request ? input.url : input));
+      return new Response("{}");
+    });
+    const model = new ScriptedModel(script());
+    const t = await runActorEpisode({ open, config: ActorConfig.parse({}), agent: "react" }, { model, costOf: () => 0, now: () => 0 });
+    expect(t.stopReason).toBe("success");
+    expect(fetched).toEqual([]);
+  });
+});
 
 describe("a user's middleware on the actor", () => {
   it("sees every model call as sent and every tool call as run", async () => {
@@ -39,7 +59,7 @@ describe("a user's middleware on the actor", () => {
         return handler(request);
       },
     });
-    const model = new ScriptedModel(SCRIPT);
+    const model = new ScriptedModel(script());
     const t = await runActorEpisode(
       { open, config: ActorConfig.parse({}), agent: "react", extraMiddleware: [watcher] },
       { model, costOf: () => 0, now: () => 0 },
@@ -70,7 +90,7 @@ describe("a user's middleware on the actor", () => {
         throw new Error("tracing backend unreachable");
       },
     });
-    const model = new ScriptedModel(SCRIPT);
+    const model = new ScriptedModel(script());
     const t = await runActorEpisode({ open, config: ActorConfig.parse({}), agent: "react", extraMiddleware: [broken] }, { model, costOf: () => 0, now: () => 0 });
     expect(t).toMatchObject({ success: false, stopReason: "error", error: "tracing backend unreachable", steps: [] });
     expect(model.received).toHaveLength(0);
