@@ -39,7 +39,7 @@ const runCall = (ledger: EpisodeLedger) => (lc: LangchainToolCall): ToolCall => 
 /**
  * hexa's rules as middleware, in the order their hooks nest (the first is outermost): the prompt additions before
  * compaction measures the request; every call counted outside everything that may fail; the tool turn recorded
- * outside the one-call note it reports (docs/ARCHITECTURE.md §5).
+ * outside the one-call note it reports (docs/ARCHITECTURE.md §5.1).
  */
 const hexaMiddleware = (p: ActorAgentParts, toolFor: (name: string) => EnvTool) => [
   promptAdditionsMiddleware(p.additions),

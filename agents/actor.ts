@@ -33,7 +33,7 @@ export interface EpisodeSpec {
   reflections?: readonly string[];
   protocol?: string;
   /**
-   * langchain middleware of the user's (tracing, logging, guards), run after hexa's own (docs/ARCHITECTURE.md §5):
+   * langchain middleware of the user's (tracing, logging, guards), run after hexa's own (docs/ARCHITECTURE.md §5.1):
    * its wrapModelCall sees every model call as sent, its wrapToolCall every tool call as run.
    */
   extraMiddleware?: readonly AgentMiddleware[];

@@ -27,7 +27,7 @@ export interface LedgerPorts {
  * One episode's record, shared by the actor's middleware (agents/middleware/): the turns as the context keeps
  * them, the trajectory's steps, the usage, and why it stopped. It lives beside the agent's graph state, not in
  * it: no checkpointer holds that state, and the record must outlive a model call that fails for good
- * (docs/ARCHITECTURE.md §5).
+ * (docs/ARCHITECTURE.md §5.1).
  */
 export interface EpisodeLedger {
   readonly maxTurns: number;

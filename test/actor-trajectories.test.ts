@@ -14,7 +14,7 @@ import { call, ScriptedModel, type Scripted } from "./support/scripted-model.ts"
  * trajectory (steps, thoughts, observations, tokens, cost, turns, stop reason, times from a counting clock) and
  * the sha256 of every request the model was sent (its messages and tools, as the response cache keys them). The
  * files were written by the hand-written loop that preceded the langchain agent, so a diff is a change of
- * behaviour (docs/ARCHITECTURE.md §5).
+ * behaviour (docs/ARCHITECTURE.md §5.1).
  */
 const certified = readCertified("two_body_problem")!.seeds[0]!;
 const [sx, sy, sr] = certified.solution;

@@ -8,7 +8,7 @@ import { rootCause } from "./root-cause.ts";
  * Every model call counts as a turn (docs/spec/method.md §1.1): each answer is recorded with its usage and cost;
  * the agent stops before a call when the episode has ended or its T turns are spent; an answer without a tool
  * call is a failed turn whose nudge goes back to the model. langchain's jump to "model" after such a turn skips
- * beforeModel hooks, so the budget is checked there too (docs/ARCHITECTURE.md §5).
+ * beforeModel hooks, so the budget is checked there too (docs/ARCHITECTURE.md §5.1).
  */
 export const turnBudgetMiddleware = (ledger: EpisodeLedger) =>
   createMiddleware({

@@ -2,7 +2,7 @@ import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage, 
 import type { AssistantTurn, Message, ToolCall } from "./chat-model.ts";
 
 /**
- * The port's messages as a langchain agent carries them, and back (docs/ARCHITECTURE.md §5). Langchain's tool
+ * The port's messages as a langchain agent carries them, and back (docs/ARCHITECTURE.md §5.1). Langchain's tool
  * call has no slot for the raw argument text or its parse error, so each assistant message keeps the port's
  * calls beside its own (`additional_kwargs[PORT_CALLS]`); on the way back they are used while they still match
  * the langchain calls, so a middleware that edits a call is heard and an untouched request is sent byte for byte.

@@ -25,7 +25,7 @@ interface PortCallOptions extends BaseChatModelCallOptions {
 
 /**
  * A ChatModel port (metered, cached, audited, retried: src/llm/role-model.ts) as a langchain chat model, so that
- * a langchain agent (`createAgent`) drives it (docs/ARCHITECTURE.md §5). Every request goes through the port;
+ * a langchain agent (`createAgent`) drives it (docs/ARCHITECTURE.md §5.1). Every request goes through the port;
  * the answer comes back as an AIMessage that keeps the port's whole answer (src/llm/agent-messages.ts).
  */
 export class PortChatModel extends BaseChatModel<PortCallOptions> {
