@@ -27,14 +27,19 @@ export interface ActorAgentParts {
 }
 
 /** The answer's call behind langchain's, as recorded. */
-const recordedCall = (ledger: EpisodeLedger) => (lc: LangchainToolCall): ToolCall => portCallOf(ledger.reply?.toolCalls ?? [], lc);
+const recordedCall =
+  (ledger: EpisodeLedger) =>
+  (lc: LangchainToolCall): ToolCall =>
+    portCallOf(ledger.reply?.toolCalls ?? [], lc);
 
 /** The call as run: arguments cut at the output cap are named as that, not as invalid JSON. */
-const runCall = (ledger: EpisodeLedger) => (lc: LangchainToolCall): ToolCall => {
-  const call = recordedCall(ledger)(lc);
-  const problem = ledger.reply?.problem;
-  return call.argsError && problem ? { ...call, argsError: problem } : call;
-};
+const runCall =
+  (ledger: EpisodeLedger) =>
+  (lc: LangchainToolCall): ToolCall => {
+    const call = recordedCall(ledger)(lc);
+    const problem = ledger.reply?.problem;
+    return call.argsError && problem ? { ...call, argsError: problem } : call;
+  };
 
 /**
  * hexa's rules as middleware, in the order their hooks nest (the first is outermost): the prompt additions before

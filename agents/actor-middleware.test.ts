@@ -91,7 +91,10 @@ describe("a user's middleware on the actor", () => {
       },
     });
     const model = new ScriptedModel(script());
-    const t = await runActorEpisode({ open, config: ActorConfig.parse({}), agent: "react", extraMiddleware: [broken] }, { model, costOf: () => 0, now: () => 0 });
+    const t = await runActorEpisode(
+      { open, config: ActorConfig.parse({}), agent: "react", extraMiddleware: [broken] },
+      { model, costOf: () => 0, now: () => 0 },
+    );
     expect(t).toMatchObject({ success: false, stopReason: "error", error: "tracing backend unreachable", steps: [] });
     expect(model.received).toHaveLength(0);
   });

@@ -52,7 +52,10 @@ const cpu: number[] = [];
 for (let e = 0; e < WARM + EPISODES; e++) {
   const c0 = process.cpuUsage();
   const t0 = performance.now();
-  const t = await runActorEpisode({ open: async () => env(), config: ActorConfig.parse({}), agent: "bench" }, { model: instant, costOf: () => 0, now: () => performance.now() });
+  const t = await runActorEpisode(
+    { open: async () => env(), config: ActorConfig.parse({}), agent: "bench" },
+    { model: instant, costOf: () => 0, now: () => performance.now() },
+  );
   const spent = process.cpuUsage(c0);
   if (t.steps.length !== TURNS || !t.success) throw new Error(`episode ${e}: ${t.steps.length} turns, success ${t.success}; expected ${TURNS} and a success`);
   if (e < WARM) continue;
@@ -60,4 +63,6 @@ for (let e = 0; e < WARM + EPISODES; e++) {
   cpu.push((spent.user + spent.system) / 1000 / TURNS);
 }
 const q = (xs: number[], p: number) => ms(percentile(xs, p));
-console.log(`actor loop per turn over ${EPISODES} episodes of ${TURNS} turns: wall p50 ${q(wall, 0.5)} ms, p95 ${q(wall, 0.95)} ms; CPU p50 ${q(cpu, 0.5)} ms, p95 ${q(cpu, 0.95)} ms`);
+console.log(
+  `actor loop per turn over ${EPISODES} episodes of ${TURNS} turns: wall p50 ${q(wall, 0.5)} ms, p95 ${q(wall, 0.95)} ms; CPU p50 ${q(cpu, 0.5)} ms, p95 ${q(cpu, 0.95)} ms`,
+);

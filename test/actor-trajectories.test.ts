@@ -94,14 +94,21 @@ describe("the actor's episodes (golden trajectories)", () => {
   });
 
   it("react: the endpoint fails for good, and a context the episode outgrew", async () => {
-    await play("react-endpoint-error", "react", [{ toolCalls: [call("get_level_state", {})] }, new Error("endpoint http://x/v1 (model m) failed after 4 retries")]);
+    await play("react-endpoint-error", "react", [
+      { toolCalls: [call("get_level_state", {})] },
+      new Error("endpoint http://x/v1 (model m) failed after 4 retries"),
+    ]);
     const overflow = new ContextOverflow("http://x/v1", "m", 1, new Error("maximum context length is 4096 tokens"), "lower llm.actor.maxOutputTokens");
     await play("react-context-overflow", "react", [probe(), overflow]);
   });
 
   it("reflexion: a failed trial, a reflection, a solved trial", async () => {
     const probes = Array.from({ length: 12 }, () => probe());
-    await play("reflexion", "reflexion", [...probes, { text: "I dropped it in the corner. Next, above the gap." }, { toolCalls: [call("simulate_action", solution)] }]);
+    await play("reflexion", "reflexion", [
+      ...probes,
+      { text: "I dropped it in the corner. Next, above the gap." },
+      { toolCalls: [call("simulate_action", solution)] },
+    ]);
   });
 
   it("direct: a look, then the commit", async () => {
