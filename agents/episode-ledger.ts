@@ -8,7 +8,7 @@ import type { Turn } from "./context.ts";
 import { NUDGE } from "./prompt.ts";
 
 /** Why an episode ended before its budget, and with what. */
-export interface EpisodeStop {
+interface EpisodeStop {
   reason: StopReason;
   success: boolean;
   action: unknown;
