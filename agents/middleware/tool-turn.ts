@@ -23,6 +23,12 @@ export const toolTurnMiddleware = (ledger: EpisodeLedger, callOf: CallOf, toolFo
       const result = await handler({ ...request, tool: request.tool ?? toolFor(request.toolCall.name) });
       if (!ToolMessage.isInstance(result)) return result;
       const read = recordCall(ledger, callOf(request.toolCall), outcomeOf(result));
-      return new ToolMessage({ content: read, tool_call_id: result.tool_call_id, name: result.name ?? request.toolCall.name, artifact: result.artifact });
+      return new ToolMessage({
+        content: read,
+        tool_call_id: result.tool_call_id,
+        name: result.name ?? request.toolCall.name,
+        artifact: result.artifact,
+        ...(result.status ? { status: result.status } : {}),
+      });
     },
   });

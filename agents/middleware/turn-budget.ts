@@ -18,14 +18,15 @@ export const turnBudgetMiddleware = (ledger: EpisodeLedger) =>
       hook: () => (canContinue(ledger) ? undefined : { jumpTo: "end" as const }),
     },
     wrapModelCall: async (request, handler) => {
-      let answer: AIMessage;
+      let answer: Awaited<ReturnType<typeof handler>>;
       try {
         answer = await handler(request);
       } catch (e) {
         ledger.modelFailure = rootCause(e);
         throw e;
       }
-      recordAnswer(ledger, answerOf(answer, ledger.model));
+      // A Command a middleware answered with is langchain's control flow, not a model's answer.
+      if (AIMessage.isInstance(answer)) recordAnswer(ledger, answerOf(answer, ledger.model));
       return answer;
     },
     afterModel: {
