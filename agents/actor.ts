@@ -7,10 +7,8 @@ import type { AssistantTurn, ChatModel } from "../src/llm/chat-model.ts";
 import { ContextOverflow } from "../src/llm/llm-error.ts";
 import { countedTurns, TRAJECTORY_SCHEMA_VERSION, type Trajectory, type TrajectoryStep } from "../src/store/trajectory.ts";
 import { requestCharCap, type ActorConfig } from "./actor-config.ts";
-import { createActorAgent } from "./actor-agent.ts";
 import type { CompactionOptions } from "./context.ts";
 import { openLedger, type EpisodeLedger } from "./episode-ledger.ts";
-import { rootCause } from "./middleware/root-cause.ts";
 import { basePrompt } from "./prompt.ts";
 
 export interface EpisodePorts {
@@ -70,6 +68,9 @@ export const runActorEpisode = async (spec: EpisodeSpec, ports: EpisodePorts): P
 };
 
 const play = async (env: TaskEnv, spec: EpisodeSpec, ports: EpisodePorts): Promise<EpisodeLedger> => {
+  // Loaded with the first model-driven episode: a heuristic run (and every command that plays none) never loads
+  // langchain's agent and langgraph, about a second of start-up on a busy machine.
+  const [{ createActorAgent }, { rootCause }] = await Promise.all([import("./actor-agent.ts"), import("./middleware/root-cause.ts")]);
   const ledger = openLedger(spec.config.maxTurns, ports.model.name, ports);
   const { agent, recursionLimit } = createActorAgent({
     env,
