@@ -14,13 +14,20 @@ export interface PromptInput {
   protocol?: string;
 }
 
+/** Lines joined, with runs of blank lines made one and the ends trimmed. */
+const joinLines = (lines: readonly string[]): string =>
+  lines
+    .filter((l, i, all) => !(l === "" && all[i - 1] === ""))
+    .join("\n")
+    .trim();
+
 /**
- * The actor's system prompt, generated from the same values the harness enforces (docs/spec/method.md §9: prompts must
- * never contradict the harness): the turn budget and the tool list come from config, the task's text and its
- * ending rules from the family.
+ * The actor's system prompt before any additions, generated from the same values the harness enforces
+ * (docs/spec/method.md §9: prompts must never contradict the harness): the turn budget and the tool list come
+ * from config, the task's text and its ending rules from the family, a baseline's protocol among the rules.
  */
-export const systemPrompt = (p: PromptInput): string => {
-  const lines = [
+export const basePrompt = (p: Omit<PromptInput, "skillPrefix" | "reflections">): string =>
+  joinLines([
     p.prompt.role,
     "",
     ...p.prompt.sections,
@@ -32,15 +39,19 @@ export const systemPrompt = (p: PromptInput): string => {
     "",
     "## Tools",
     ...p.tools.map((t) => `- ${t.name}: ${t.description}`),
-  ];
-  if (p.skillPrefix) lines.push("", p.skillPrefix);
-  if (p.reflections && p.reflections.length > 0) {
-    lines.push("", `## Reflections from your earlier attempts at this ${p.prompt.noun}`, ...p.reflections.map((r, i) => `${i + 1}. ${r}`));
+  ]);
+
+/** What an agent adds after the base prompt: the retriever's block (hexa) and Reflexion's reflections. */
+export type PromptAdditions = Pick<PromptInput, "skillPrefix" | "reflections"> & { noun: string };
+
+/** The base prompt with the additions after it (agents/middleware/prompt-additions.ts puts them there). */
+export const withPromptAdditions = (base: string, a: PromptAdditions): string => {
+  const lines = [base];
+  if (a.skillPrefix) lines.push("", a.skillPrefix);
+  if (a.reflections && a.reflections.length > 0) {
+    lines.push("", `## Reflections from your earlier attempts at this ${a.noun}`, ...a.reflections.map((r, i) => `${i + 1}. ${r}`));
   }
-  return lines
-    .filter((l, i, all) => !(l === "" && all[i - 1] === ""))
-    .join("\n")
-    .trim();
+  return joinLines(lines);
 };
 
 /**
@@ -50,8 +61,7 @@ export const systemPrompt = (p: PromptInput): string => {
 const diagnosticAddendum = (experiment = "experiment"): string =>
   `After every failed ${experiment}, look back at the learned skills above, pick the one that explains the failure (or whose condition applied) and name it in your next thought.`;
 
-/** The first user message: the family's instruction, plus the diagnostic addendum when the actor has a skill block. */
-export const firstUserMessage = (prompt: TaskPrompt, withSkills: boolean): string =>
-  withSkills ? `${prompt.task}\n\n${diagnosticAddendum(prompt.experiment)}` : prompt.task;
+/** The first user message with the diagnostic addendum after it (given when the actor has a skill block). */
+export const withDiagnosticAddendum = (task: string, experiment?: string): string => `${task}\n\n${diagnosticAddendum(experiment)}`;
 
 export const NUDGE = "You did not call a tool. Each turn must end with exactly one tool call (this turn still counted). Call a tool now.";

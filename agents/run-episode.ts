@@ -21,11 +21,13 @@ export interface LlmEpisodeRequest {
   config: ActorConfig;
   /** The retriever's block (agent hexa only). */
   skillPrefix?: string;
+  /** The user's langchain middleware, after hexa's, for every agent (agents/actor.ts EpisodeSpec). */
+  extraMiddleware?: EpisodeSpec["extraMiddleware"];
 }
 
 /** One episode with a model-driven agent: the single place that maps an agent name to its loop. */
 export const runLlmEpisode = (r: LlmEpisodeRequest, ports: EpisodePorts): Promise<Trajectory> => {
-  const spec = { open: r.open, config: r.config };
+  const spec = { open: r.open, config: r.config, ...(r.extraMiddleware ? { extraMiddleware: r.extraMiddleware } : {}) };
   switch (r.agent) {
     case "hexa":
       return runActorEpisode({ ...spec, agent: "hexa", ...(r.skillPrefix ? { skillPrefix: r.skillPrefix } : {}) }, ports);

@@ -2,14 +2,14 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { expect } from "vitest";
 
-const DIR = join(import.meta.dirname, "..", "golden", "prompts");
+const GOLDEN = join(import.meta.dirname, "..", "golden");
 
 /**
- * Compares a rendered prompt with test/golden/prompts/<name>, so that a change to a prompt is a visible diff in
- * review; UPDATE_GOLDEN=1 rewrites the file instead. A missing file fails.
+ * Compares a rendered text with test/golden/<folder>/<name> (prompts by default), so that a change to a prompt or
+ * a trajectory is a visible diff in review; UPDATE_GOLDEN=1 rewrites the file instead. A missing file fails.
  */
-export const expectGolden = (name: string, text: string): void => {
-  const file = join(DIR, name);
+export const expectGolden = (name: string, text: string, folder = "prompts"): void => {
+  const file = join(GOLDEN, folder, name);
   if (process.env.UPDATE_GOLDEN === "1") {
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, text);

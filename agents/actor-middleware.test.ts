@@ -1,0 +1,101 @@
+import { SystemMessage } from "@langchain/core/messages";
+import { createMiddleware } from "langchain";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { readCertified } from "../levels/interphyre/certified-seeds.ts";
+import { openInterphyreEnv } from "../levels/interphyre/task-env.ts";
+import { call, ScriptedModel } from "../test/support/scripted-model.ts";
+import { runActorEpisode } from "./actor.ts";
+import { ActorConfig } from "./actor-config.ts";
+
+const certified = readCertified("two_body_problem")!.seeds[0]!;
+const [sx, sy, sr] = certified.solution;
+const solution = { x: sx, y: sy, radius: sr };
+const miss = { x: -4.3, y: 4.3, radius: 0.1 };
+const open = (maxTurns: number) => openInterphyreEnv({ level: "two_body_problem", seed: certified.seed, horizon: 2000, toolSet: "extended", maxTurns });
+
+/** A turn without a call, a reading, two calls at once, the solution: every path a turn can take. */
+const script = () => [
+  { text: "thinking aloud" },
+  { toolCalls: [call("get_level_state", {})] },
+  { toolCalls: [call("check_placement", miss), call("simulate_action", solution)] },
+  { toolCalls: [call("simulate_action", solution)] },
+];
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+  vi.unstubAllEnvs();
+});
+
+describe("the actor's agent", () => {
+  it("makes no network request of its own: LangSmith tracing stays off unless the user's environment turns it on", async () => {
+    for (const name of ["LANGSMITH_TRACING", "LANGCHAIN_TRACING_V2", "LANGSMITH_API_KEY", "LANGCHAIN_API_KEY"]) vi.stubEnv(name, "");
+    const fetched: string[] = [];
+    vi.stubGlobal("fetch", async (input: string | URL | Request) => {
+      fetched.push(String(input instanceof Request ? input.url : input));
+      return new Response("{}");
+    });
+    const model = new ScriptedModel(script());
+    const t = await runActorEpisode({ open, config: ActorConfig.parse({}), agent: "react" }, { model, costOf: () => 0, now: () => 0 });
+    expect(t.stopReason).toBe("success");
+    expect(fetched).toEqual([]);
+  });
+});
+
+describe("a user's middleware on the actor", () => {
+  it("sees every model call as sent and every tool call as run", async () => {
+    const requests: string[] = [];
+    const answers: number[] = [];
+    const tools: string[] = [];
+    const watcher = createMiddleware({
+      name: "watcher",
+      wrapModelCall: async (request, handler) => {
+        requests.push(request.messages.at(-1)!.text);
+        const answer = await handler(request);
+        answers.push(answer.tool_calls?.length ?? 0);
+        return answer;
+      },
+      wrapToolCall: async (request, handler) => {
+        tools.push(request.toolCall.name);
+        return handler(request);
+      },
+    });
+    const model = new ScriptedModel(script());
+    const t = await runActorEpisode(
+      { open, config: ActorConfig.parse({}), agent: "react", extraMiddleware: [watcher] },
+      { model, costOf: () => 0, now: () => 0 },
+    );
+    expect(t).toMatchObject({ success: true, stopReason: "success", turns: 4 });
+    // One sighting per model call, each of the request the port was sent (the nudge after a turn without a call too).
+    expect(requests).toEqual(model.received.map((r) => r.messages.at(-1)!.content));
+    expect(requests[1]).toMatch(/^\[turn 1 of 25 used; 24 left\]\nYou did not call a tool/);
+    // The answer as the model gave it (two calls), but hexa's one-call rule lets only the first reach the tools.
+    expect(answers).toEqual([0, 1, 2, 1]);
+    expect(tools).toEqual(["get_level_state", "check_placement", "simulate_action"]);
+  });
+
+  it("may change the request the model is sent", async () => {
+    const marker = createMiddleware({
+      name: "marker",
+      wrapModelCall: (request, handler) => handler({ ...request, systemMessage: new SystemMessage(`${request.systemPrompt}\nTRACE-ID 42`) }),
+    });
+    const model = new ScriptedModel([{ toolCalls: [call("finish", miss)] }]);
+    await runActorEpisode({ open, config: ActorConfig.parse({}), agent: "react", extraMiddleware: [marker] }, { model, costOf: () => 0, now: () => 0 });
+    expect(model.received[0]!.messages[0]).toMatchObject({ role: "system", content: expect.stringMatching(/\nTRACE-ID 42$/) });
+  });
+
+  it("ends the episode as a failed one when it throws on a model call, like an endpoint failure", async () => {
+    const broken = createMiddleware({
+      name: "broken",
+      wrapModelCall: () => {
+        throw new Error("tracing backend unreachable");
+      },
+    });
+    const model = new ScriptedModel(script());
+    const t = await runActorEpisode(
+      { open, config: ActorConfig.parse({}), agent: "react", extraMiddleware: [broken] },
+      { model, costOf: () => 0, now: () => 0 },
+    );
+    expect(t).toMatchObject({ success: false, stopReason: "error", error: "tracing backend unreachable", steps: [] });
+    expect(model.received).toHaveLength(0);
+  });
+});

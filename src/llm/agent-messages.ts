@@ -1,0 +1,85 @@
+import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage, type ToolCall as LangchainToolCall } from "@langchain/core/messages";
+import type { AssistantTurn, Message, ToolCall } from "./chat-model.ts";
+
+/**
+ * The port's messages as a langchain agent carries them, and back (docs/ARCHITECTURE.md §5.1). Langchain's tool
+ * call has no slot for the raw argument text or its parse error, so each assistant message keeps the port's
+ * calls beside its own (`additional_kwargs[PORT_CALLS]`); on the way back they are used while they still match
+ * the langchain calls, so a middleware that edits a call is heard and an untouched request is sent byte for byte.
+ */
+const PORT_CALLS = "hexa_tool_calls";
+/** The port's whole answer, kept on the AIMessage the agent records (usage, reasoning, problem, latency). */
+const PORT_TURN = "hexa_turn";
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** A port call as langchain sees it: arguments that are no JSON object (or did not parse) go as `{}`. */
+const langchainCall = (c: ToolCall): LangchainToolCall => ({ id: c.id, name: c.name, args: isRecord(c.args) ? c.args : {}, type: "tool_call" });
+
+const sameCall = (port: ToolCall, lc: LangchainToolCall): boolean => {
+  const mine = langchainCall(port);
+  return mine.id === (lc.id ?? "") && mine.name === lc.name && JSON.stringify(mine.args) === JSON.stringify(lc.args);
+};
+
+/** The port's call behind langchain's tool call: one of `calls` it still matches, else one made from it. */
+export const portCallOf = (calls: readonly ToolCall[], lc: LangchainToolCall): ToolCall =>
+  calls.find((c) => sameCall(c, lc)) ?? { id: lc.id ?? "", name: lc.name, args: lc.args, rawArgs: JSON.stringify(lc.args) };
+
+/** The port's calls of an assistant message: the kept ones while langchain's still match them, else langchain's own. */
+const portCalls = (m: AIMessage): ToolCall[] => {
+  const lc = m.tool_calls ?? [];
+  const kept = m.additional_kwargs[PORT_CALLS] as ToolCall[] | undefined;
+  if (kept && kept.length === lc.length && kept.every((c, i) => sameCall(c, lc[i]!))) return kept;
+  return lc.map((c) => portCallOf([], c));
+};
+
+const assistantMessage = (content: string, calls: readonly ToolCall[], extra: Record<string, unknown> = {}): AIMessage =>
+  new AIMessage({ content, tool_calls: calls.map(langchainCall), additional_kwargs: { [PORT_CALLS]: calls, ...extra } });
+
+/** The port's messages (after the system prompt) as langchain messages, each assistant call kept exactly. */
+export const toAgentMessages = (messages: readonly Message[]): BaseMessage[] =>
+  messages.map((m) => {
+    switch (m.role) {
+      case "system":
+        return new SystemMessage(m.content);
+      case "user":
+        return new HumanMessage(m.content);
+      case "assistant":
+        return assistantMessage(m.content, m.toolCalls);
+      case "tool":
+        return new ToolMessage({ content: m.content, tool_call_id: m.toolCallId, name: m.name });
+    }
+  });
+
+/** Langchain's messages as the port takes them; a kind the port has no role for is refused, naming it. */
+export const toPortMessages = (messages: readonly BaseMessage[]): Message[] =>
+  messages.map((m) => {
+    if (SystemMessage.isInstance(m)) return { role: "system", content: m.text };
+    if (HumanMessage.isInstance(m)) return { role: "user", content: m.text };
+    if (AIMessage.isInstance(m)) return { role: "assistant", content: m.text, toolCalls: portCalls(m) };
+    if (ToolMessage.isInstance(m)) return { role: "tool", content: m.text, toolCallId: m.tool_call_id, name: m.name ?? "" };
+    throw new Error(`a ${m.getType()} message cannot be sent through hexa's model port (system, human, ai and tool messages can)`);
+  });
+
+/** The port's answer as the agent's AIMessage: langchain's calls and usage, the whole answer kept beside them. */
+export const answerMessage = (turn: AssistantTurn): AIMessage => {
+  const message = assistantMessage(turn.text, turn.toolCalls, { [PORT_TURN]: turn });
+  message.usage_metadata = {
+    input_tokens: turn.usage.input,
+    output_tokens: turn.usage.output,
+    total_tokens: turn.usage.input + turn.usage.output,
+    input_token_details: { cache_read: turn.usage.cached },
+  };
+  message.response_metadata = { model_name: turn.model };
+  return message;
+};
+
+/**
+ * The port's answer behind an AIMessage, as the model gave it (all its calls, however many a middleware kept);
+ * a message made by a middleware (no answer kept) reads as an answer of its text and calls, with no usage.
+ */
+export const answerOf = (m: AIMessage, model: string): AssistantTurn => {
+  const kept = m.additional_kwargs[PORT_TURN] as AssistantTurn | undefined;
+  if (kept) return kept;
+  return { text: m.text, toolCalls: portCalls(m), usage: { input: 0, output: 0, cached: 0 }, model, latencyMs: 0, fromCache: false };
+};
