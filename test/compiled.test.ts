@@ -47,4 +47,23 @@ describe("the compiled JavaScript in dist/", () => {
     expect(loaded.filter((u) => /node_modules\/(zod|planck|yargs|@resvg)\//.test(u))).toEqual([]);
     expect(loaded.filter((u) => /\/dist\/vendor\/zod\.js$|world\/scene\.js$|pictures\//.test(u))).toEqual([]);
   });
+
+  it("prints its version without building the Unicode tables that only help text needs", () => {
+    // Counts the Intl.Segmenter objects built in the child: string-width, bundled with yargs, builds them to measure help text.
+    const dir = mkdtempSync(join(tmpdir(), "hexa-start-"));
+    const count = join(dir, "count.mjs");
+    writeFileSync(
+      count,
+      "let made = 0; const S = Intl.Segmenter; Intl.Segmenter = class extends S { constructor(...a) { super(...a); made++; } };\n" +
+        "process.on('exit', () => process.stderr.write(`SEGMENTERS ${made}\\n`));\n",
+    );
+    const bin = fileURLToPath(new URL("../bin/hexa.js", import.meta.url));
+    const made = (...args: string[]) => {
+      const child = spawnSync(process.execPath, ["--import", count, bin, ...args], { encoding: "utf8" });
+      expect(child.status).toBe(0);
+      return Number(/SEGMENTERS (\d+)/.exec(child.stderr)?.[1]);
+    };
+    expect(made("--version")).toBe(0);
+    expect(made("--help")).toBeGreaterThan(0);
+  });
 });
