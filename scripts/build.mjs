@@ -59,7 +59,10 @@ const packageFileUrls = {
 
 // string-width (yargs' help layout) builds an Intl.Segmenter and Unicode property regexes when it is imported: a
 // quarter of `hexa --version`'s start, though only help text ever measures a string. Each such top-level constant
-// becomes a function that builds it on first use.
+// becomes a function that builds it on first use. Versions before 8 also segment plain ASCII, where the width is
+// the length (as string-width 8's own fast path returns): that is given the same fast path, so help text in
+// ASCII never builds them.
+const ASCII_FAST_PATH = 'if (typeof string === "string" && /^[\\u0020-\\u007E]*$/.test(string)) return string.length;';
 const lazyUnicodeTables = {
   name: "lazy-unicode-tables",
   setup(b) {
@@ -74,6 +77,11 @@ const lazyUnicodeTables = {
         const use = new RegExp(`(?<![\\w$.])${name}(?![\\w$])`, "g");
         for (let k = 0; k < lines.length; k++) if (k !== i) lines[k] = lines[k].replace(use, `${name}$lazy()`);
         lines[i] = `let ${name}$built; const ${name}$lazy = () => (${name}$built ??= ${value});`;
+      }
+      if (!lines.some((l) => l.includes("Fast path: printable ASCII"))) {
+        const entry = lines.indexOf("export default function stringWidth(string, options = {}) {");
+        if (entry < 0) throw new Error(`${a.path}: no stringWidth(string, options) to give an ASCII fast path; update scripts/build.mjs`);
+        lines.splice(entry + 1, 0, ASCII_FAST_PATH);
       }
       return { contents: lines.join("\n"), loader: "js" };
     });
