@@ -1,8 +1,8 @@
 /**
- * Start-up: wall time of short CLI commands beside `node -e 0`, through bin/hexa.js (the compiled dist/) and
- * through npx (beside npx's own start), and the TypeScript sources through tsx for comparison (what bin/ runs
- * when dist/ is stale). The
- * commands run in interleaved rounds, so a busy neighbour slows every row alike. Goal: ≤ 3× node -e 0.
+ * Start-up: wall time of short CLI commands beside `node -e 0`, through `./hexa` (the README's form, a shell
+ * script running bin/hexa.js), bin/hexa.js (the compiled dist/) and npx (beside npx's own start), and the
+ * TypeScript sources through tsx for comparison (what bin/ runs when dist/ is stale). The commands run in
+ * interleaved rounds, so a busy neighbour slows every row alike. Goal: `./hexa --version` and `--help` ≤ 2× node -e 0.
  * Run: npm run bench:startup [-- --runs 10]
  */
 import { execFileSync, spawnSync } from "node:child_process";
@@ -21,6 +21,8 @@ const node = process.execPath;
 const npx = process.platform === "win32" ? "npx.cmd" : "npx";
 const ROWS: { what: string; cmd: string; args: string[] }[] = [
   { what: "node -e 0", cmd: node, args: ["-e", "0"] },
+  { what: "hexa --version (./hexa)", cmd: "./hexa", args: ["--version"] },
+  { what: "hexa --help (./hexa)", cmd: "./hexa", args: ["--help"] },
   { what: "hexa --version (bin)", cmd: node, args: ["bin/hexa.js", "--version"] },
   { what: "hexa levels list (bin)", cmd: node, args: ["bin/hexa.js", "levels", "list"] },
   { what: "npx --version (npm's own start)", cmd: npx, args: ["--version"] },

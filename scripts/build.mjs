@@ -57,6 +57,37 @@ const packageFileUrls = {
   },
 };
 
+// string-width (yargs' help layout) builds an Intl.Segmenter and Unicode property regexes when it is imported: a
+// quarter of `hexa --version`'s start, though only help text ever measures a string. Each such top-level constant
+// becomes a function that builds it on first use. Versions before 8 also segment plain ASCII, where the width is
+// the length (as string-width 8's own fast path returns): that is given the same fast path, so help text in
+// ASCII never builds them.
+const ASCII_FAST_PATH = 'if (typeof string === "string" && /^[\\u0020-\\u007E]*$/.test(string)) return string.length;';
+const lazyUnicodeTables = {
+  name: "lazy-unicode-tables",
+  setup(b) {
+    b.onLoad({ filter: /node_modules\/(.+\/)?string-width\/index\.js$/ }, (a) => {
+      const lines = readFileSync(a.path, "utf8").split("\n");
+      const tables = lines.flatMap((line, i) => {
+        const m = /^const (\w+) = (new Intl\.Segmenter\(\)|\/.*\\p\{.*\/[a-z]*);$/.exec(line);
+        return m ? [{ i, name: m[1], value: m[2] }] : [];
+      });
+      if (tables.length === 0) throw new Error(`${a.path}: no top-level Intl.Segmenter or \\p{…} regex to defer; update scripts/build.mjs`);
+      for (const { i, name, value } of tables) {
+        const use = new RegExp(`(?<![\\w$.])${name}(?![\\w$])`, "g");
+        for (let k = 0; k < lines.length; k++) if (k !== i) lines[k] = lines[k].replace(use, `${name}$lazy()`);
+        lines[i] = `let ${name}$built; const ${name}$lazy = () => (${name}$built ??= ${value});`;
+      }
+      if (!lines.some((l) => l.includes("Fast path: printable ASCII"))) {
+        const entry = lines.indexOf("export default function stringWidth(string, options = {}) {");
+        if (entry < 0) throw new Error(`${a.path}: no stringWidth(string, options) to give an ASCII fast path; update scripts/build.mjs`);
+        lines.splice(entry + 1, 0, ASCII_FAST_PATH);
+      }
+      return { contents: lines.join("\n"), loader: "js" };
+    });
+  },
+};
+
 const started = Date.now();
 const result = await build({
   absWorkingDir: ROOT,
@@ -97,6 +128,7 @@ const vendor = await build({
         }));
       },
     },
+    lazyUnicodeTables,
     packageFileUrls,
   ],
   banner: { js: 'import { createRequire as __hexaCreateRequire } from "node:module"; const require = __hexaCreateRequire(import.meta.url);' },

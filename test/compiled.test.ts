@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -46,5 +46,37 @@ describe("the compiled JavaScript in dist/", () => {
     expect(loaded.some((u) => u.includes("/dist/src/cli/levels.js"))).toBe(true);
     expect(loaded.filter((u) => /node_modules\/(zod|planck|yargs|@resvg)\//.test(u))).toEqual([]);
     expect(loaded.filter((u) => /\/dist\/vendor\/zod\.js$|world\/scene\.js$|pictures\//.test(u))).toEqual([]);
+  });
+
+  it("prints its version and its ASCII help without building the Unicode tables that other text needs", () => {
+    // Counts the Intl.Segmenter objects built in the child: string-width, bundled with yargs, builds them to measure
+    // help text that is not plain ASCII (episode's help cites a § of the spec).
+    const dir = mkdtempSync(join(tmpdir(), "hexa-start-"));
+    const count = join(dir, "count.mjs");
+    writeFileSync(
+      count,
+      "let made = 0; const S = Intl.Segmenter; Intl.Segmenter = class extends S { constructor(...a) { super(...a); made++; } };\n" +
+        "process.on('exit', () => process.stderr.write(`SEGMENTERS ${made}\\n`));\n",
+    );
+    const bin = fileURLToPath(new URL("../bin/hexa.js", import.meta.url));
+    const made = (...args: string[]) => {
+      const child = spawnSync(process.execPath, ["--import", count, bin, ...args], { encoding: "utf8" });
+      expect(child.status).toBe(0);
+      return Number(/SEGMENTERS (\d+)/.exec(child.stderr)?.[1]);
+    };
+    expect(made("--version")).toBe(0);
+    expect(made("--help")).toBe(0);
+    expect(made("episode", "--help")).toBeGreaterThan(0);
+  });
+
+  it("starts through the README's ./hexa from any directory, with its arguments as given", () => {
+    const launcher = fileURLToPath(new URL("../hexa", import.meta.url));
+    const { version } = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
+    const child = spawnSync(launcher, ["--version"], { cwd: tmpdir(), encoding: "utf8" });
+    expect(child.status).toBe(0);
+    expect(child.stdout.trim()).toBe(version);
+    const spaced = spawnSync(launcher, ["levels", "show", "no such level", "--seed", "1"], { cwd: tmpdir(), encoding: "utf8" });
+    expect(spaced.status).toBe(2);
+    expect(spaced.stderr).toContain("unknown level 'no such level'");
   });
 });

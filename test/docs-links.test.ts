@@ -101,7 +101,7 @@ describe("the README as a front page", () => {
 
   it("shows the quickstart and the test command CI runs on its first screen", () => {
     const firstScreen = readme.slice(0, FIRST_SCREEN_LINES);
-    expect(firstScreen.some((line) => line.startsWith("npm ci && npx hexa run configs/quickstart.yaml "))).toBe(true);
+    expect(firstScreen.some((line) => line.startsWith("npm ci && ./hexa run configs/quickstart.yaml "))).toBe(true);
     expect(firstScreen.some((line) => line.startsWith("npm ci && npm test "))).toBe(true);
   });
 });

@@ -8,7 +8,7 @@ const withFamilies = (stub: CommandStub, load: () => Promise<CommandModule>): La
 /** hexa's generic commands, each loaded only when named (the families add theirs through the registry). */
 export const GENERIC_COMMANDS: readonly LazyCommand[] = [
   lazyCommand(
-    { command: "levels", describe: "the levels of each family: list them, and each family's own level commands (certify, show, check-scenes …)" },
+    { command: "levels", describe: "the levels of each family: list them, and each family's own level commands (certify, show, check-scenes ...)" },
     async () => (await import("./levels.ts")).levelsCommand,
   ),
   withFamilies(
@@ -29,7 +29,7 @@ export const GENERIC_COMMANDS: readonly LazyCommand[] = [
   withFamilies(
     {
       command: "compare <config>",
-      describe: "a grid of configurations × runs on paired seeds, held-out evaluation and paired bootstrap statistics; writes DIR/results.*",
+      describe: "a grid of configurations x runs on paired seeds, held-out evaluation and paired bootstrap statistics; writes DIR/results.*",
     },
     async () => (await import("./compare.ts")).compareCommand,
   ),
@@ -62,7 +62,8 @@ export const GENERIC_COMMANDS: readonly LazyCommand[] = [
   withFamilies(
     {
       command: "transfer",
-      describe: "zero-shot transfer (docs/spec/method.md §6): synthesise a bank for --to from source banks, audit it, evaluate it frozen beside a baseline",
+      describe:
+        "zero-shot transfer (docs/spec/method.md section 6): synthesise a bank for --to from source banks, audit it, evaluate it frozen beside a baseline",
     },
     async () => (await import("./transfer.ts")).transferCommand,
   ),

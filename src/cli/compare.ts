@@ -34,7 +34,7 @@ import { budgetFrom, budgetOptions } from "./budget.ts";
 import { checkGridForecast, evalSpent, GridCap, jobForecasts, runSpent } from "./compare-budget.ts";
 
 /**
- * `hexa compare` (docs/spec/method.md §8): a grid of configurations × runs, each (cell, run) an ordinary run directory under
+ * `hexa compare` (docs/spec/method.md §8): a grid of configurations x runs, each (cell, run) an ordinary run directory under
  * DIR/runs/ made by a `hexa run` child process (isolation; --resume after a crash), then `hexa eval` on one
  * shared held-out seed list, then the paired statistics. Rerunning the same command continues where it stopped.
  */
@@ -79,7 +79,7 @@ type CompareArgs = Pick<ArgsOf<typeof compareFlags>, "config" | "runs" | "heldou
 
 export const compareCommand = defineCommand({
   command: "compare <config>",
-  describe: "a grid of configurations × runs on paired seeds, held-out evaluation and paired bootstrap statistics; writes DIR/results.*",
+  describe: "a grid of configurations x runs on paired seeds, held-out evaluation and paired bootstrap statistics; writes DIR/results.*",
   builder: compareFlags,
   handler: async (argv) => {
     const out = resolve(argv.out ?? join("compare", basename(argv.config, extname(argv.config))));

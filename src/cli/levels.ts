@@ -32,7 +32,7 @@ const list = defineCommand({
 
 export const levelsCommand: CommandModule = {
   command: "levels",
-  describe: "the levels of each family: list them, and each family's own level commands (certify, show, check-scenes …)",
+  describe: "the levels of each family: list them, and each family's own level commands (certify, show, check-scenes ...)",
   builder: (y: Argv) =>
     familyModules()
       .reduce((acc, m) => (m.levelCommands ?? []).reduce((a, c) => a.command(c), acc), y.command(list))

@@ -200,7 +200,7 @@ const readBase = (path: string | undefined): Record<string, unknown> => {
 
 export const transferCommand = defineCommand({
   command: "transfer",
-  describe: "zero-shot transfer (docs/spec/method.md §6): synthesise a bank for --to from source banks, audit it, evaluate it frozen beside a baseline",
+  describe: "zero-shot transfer (docs/spec/method.md section 6): synthesise a bank for --to from source banks, audit it, evaluate it frozen beside a baseline",
   builder: (y) =>
     y
       .option("from", {

@@ -4,11 +4,19 @@ import type { BodyState, ContactCallback, CreateEngine, PhysicsEngine } from "./
 import type { SceneObject } from "./scene.ts";
 import { type BodyRecipe, bodyRecipe, type FixtureRecipe, WALL_RECIPES } from "./box2d-recipe.ts";
 import { box2d } from "./box2d-wasm.ts";
+import { contactListener } from "./box2d-listener.ts";
 
 type Body = Box2D.b2Body;
 type Fixture = Box2D.b2Fixture;
-const { b2BodyDef, b2FixtureDef, b2Vec2, b2CircleShape, b2PolygonShape, b2World, b2Contact, b2Body, b2Fixture, JSContactListener } = box2d;
-const { destroy, getPointer, wrapPointer, LeakMitigator, pointsToVec2Array } = box2d;
+const { b2BodyDef, b2FixtureDef, b2Vec2, b2CircleShape, b2PolygonShape, b2World, b2Body, b2Fixture } = box2d;
+const { destroy, getPointer, LeakMitigator, pointsToVec2Array } = box2d;
+
+/** The bindings' own accessors, taking and giving addresses: no wrapper object per contact. */
+interface ContactAccessors {
+  _emscripten_bind_b2Contact_GetFixtureA_0(contact: number): number;
+  _emscripten_bind_b2Contact_GetFixtureB_0(contact: number): number;
+}
+const { _emscripten_bind_b2Contact_GetFixtureA_0: fixtureA, _emscripten_bind_b2Contact_GetFixtureB_0: fixtureB } = box2d as unknown as ContactAccessors;
 
 // Definitions are copied by CreateBody/CreateFixture, so one of each serves every world of the process.
 const bodyDef = new b2BodyDef();
@@ -69,18 +77,8 @@ class Box2DEngine implements PhysicsEngine {
 
   constructor(onContact: ContactCallback) {
     const fixtures = new Map<number, string>();
-    const listener = new JSContactListener();
-    const report = (kind: "begin" | "end") => (ptr: Box2D.b2Contact | number) => {
-      const c = wrapPointer(ptr as number, b2Contact);
-      const a = fixtures.get(getPointer(c.GetFixtureA()))!;
-      const b = fixtures.get(getPointer(c.GetFixtureB()))!;
-      LeakMitigator.freeFromCache(c, b2Contact);
-      onContact(kind, a, b);
-    };
-    listener.BeginContact = report("begin");
-    listener.EndContact = report("end");
-    listener.PreSolve = () => {};
-    listener.PostSolve = () => {};
+    const report = (kind: "begin" | "end") => (contact: number) => onContact(kind, fixtures.get(fixtureA(contact))!, fixtures.get(fixtureB(contact))!);
+    const listener = contactListener(report("begin"), report("end"));
     const world = new b2World(at(0, GRAVITY_Y));
     world.SetAllowSleeping(true);
     world.SetWarmStarting(true);
@@ -197,10 +195,8 @@ class Box2DEngine implements PhysicsEngine {
   }
 
   asleep(): boolean {
-    for (const name of this.names()) {
-      const s = this.state(name);
-      if (s.dynamic && s.awake) return false;
-    }
+    if (this.final) return [...this.final.values()].every((s) => !(s.dynamic && s.awake));
+    for (const b of this.bodies.values()) if (b.GetType() === box2d.b2_dynamicBody && b.IsAwake()) return false;
     return true;
   }
 

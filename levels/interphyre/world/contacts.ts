@@ -23,8 +23,16 @@ export class ContactTracker {
   step = 0;
   private readonly start = new Map<string, number>();
   readonly log: ContactEvent[] = [];
+  /** The last pair asked about and its key: the goal pair is asked after every step, so its key is kept. */
+  private asked = { a: "", b: "", key: pairKey("", "") };
 
   constructor(private readonly recordLog = true) {}
+
+  private keyOf(a: string, b: string): string {
+    const asked = this.asked;
+    if (asked.a !== a || asked.b !== b) this.asked = { a, b, key: pairKey(a, b) };
+    return this.asked.key;
+  }
 
   onContact(kind: "begin" | "end", a: string, b: string): void {
     const key = pairKey(a, b);
@@ -40,17 +48,17 @@ export class ContactTracker {
   }
 
   inContact(a: string, b: string): boolean {
-    return this.start.has(pairKey(a, b));
+    return this.start.has(this.keyOf(a, b));
   }
 
   /** Seconds the pair has been in contact (Interphyre's get_contact_duration), 0 when apart. */
   duration(a: string, b: string): number {
-    const s = this.start.get(pairKey(a, b));
+    const s = this.start.get(this.keyOf(a, b));
     return s === undefined ? 0 : this.time - s;
   }
 
   heldFor(a: string, b: string, seconds = SUCCESS_HOLD_S): boolean {
-    const s = this.start.get(pairKey(a, b));
+    const s = this.start.get(this.keyOf(a, b));
     return s !== undefined && this.time - s >= seconds;
   }
 
