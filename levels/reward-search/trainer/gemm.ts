@@ -68,34 +68,34 @@ export const gemmABt = (
   if (m < M) gemvBt(A, aOff + m * K, Bt, bOff, C, cOff + m * N, N, K, bias, biasOff);
 };
 
-/** One row: c[n] = bias[n] + Σ_k a[k] · Bt[n·K + k] (gemmABt's last row when M is odd, and a batch of one). */
-const gemvBt = (
-  A: Float64Array,
-  a0: number,
-  Bt: Float64Array,
-  bOff: number,
-  C: Float64Array,
-  c0: number,
-  N: number,
-  K: number,
-  bias: Float64Array | null,
-  biasOff: number,
-) => {
+/**
+ * One row: c[n] = bias[n] + Σ_k a[k] · Bt[n·K + k] (gemmABt's last row when M is odd, and a batch of one, the
+ * rollout's): four columns at a time, so four sums are in flight.
+ */
+const gemvBt = (A: Float64Array, a0: number, Bt: Float64Array, bOff: number, C: Float64Array, c0: number, N: number, K: number, bias: Float64Array | null, biasOff: number) => {
   let n = 0;
-  for (; n + 1 < N; n += 2) {
+  for (; n + 3 < N; n += 4) {
     const b0 = bOff + n * K,
-      b1 = b0 + K;
+      b1 = b0 + K,
+      b2 = b1 + K,
+      b3 = b2 + K;
     let s0 = bias === null ? 0 : bias[biasOff + n]!,
-      s1 = bias === null ? 0 : bias[biasOff + n + 1]!;
+      s1 = bias === null ? 0 : bias[biasOff + n + 1]!,
+      s2 = bias === null ? 0 : bias[biasOff + n + 2]!,
+      s3 = bias === null ? 0 : bias[biasOff + n + 3]!;
     for (let k = 0; k < K; k++) {
       const x = A[a0 + k]!;
       s0 += x * Bt[b0 + k]!;
       s1 += x * Bt[b1 + k]!;
+      s2 += x * Bt[b2 + k]!;
+      s3 += x * Bt[b3 + k]!;
     }
     C[c0 + n] = s0;
     C[c0 + n + 1] = s1;
+    C[c0 + n + 2] = s2;
+    C[c0 + n + 3] = s3;
   }
-  if (n < N) {
+  for (; n < N; n++) {
     const b0 = bOff + n * K;
     let s = bias === null ? 0 : bias[biasOff + n]!;
     for (let k = 0; k < K; k++) s += A[a0 + k]! * Bt[b0 + k]!;
