@@ -3,7 +3,7 @@
  * over up to `capacity` rows and, after it, the backward pass of given head and value gradients into a flat
  * gradient in θ's layout. Float64 throughout (θ is copied in by `load`); every buffer is allocated once, in the
  * constructor, so the rollout's inference and PPO's minibatch updates allocate nothing (docs/spec/reward-search.md
- * §5). Each output is a sum in a fixed order (gemm.ts), so results are the same bit for bit on every run.
+ * §6, kernels). Each output is a sum in a fixed order (gemm.ts), so results are the same bit for bit on every run.
  */
 import { gemmABt, rowSums, transpose } from "./gemm.ts";
 import type { PolicyLayout } from "./policy.ts";

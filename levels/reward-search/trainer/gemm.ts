@@ -2,7 +2,7 @@
  * The dense linear algebra of the PPO kernels (actor-critic.ts), as plain loops over Float64Arrays: one matrix
  * product whose two operands are both read along rows, a transpose, and row sums. Every output is a sum over
  * k = 0, 1, … in order, started from its bias (or 0), so a result depends only on its inputs, never on the
- * blocking, the batch it sits in or the machine (docs/spec/reward-search.md §5, determinism).
+ * blocking, the batch it sits in or the machine (docs/spec/reward-search.md §6, kernels).
  */
 
 /**
