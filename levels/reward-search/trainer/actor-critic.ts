@@ -27,7 +27,7 @@ const layerOf = (l: PolicyLayout, w: string, b: string): Layer => {
  * precision), three times faster than Math.tanh; the network's activation everywhere (rollout, update,
  * evaluation, a loaded policy).
  */
-export const tanh = (x: number): number => {
+const tanh = (x: number): number => {
   const c = 7.905311107635498;
   const xc = x > c ? c : x < -c ? -c : x;
   const x2 = xc * xc;
