@@ -72,7 +72,18 @@ export const gemmABt = (
  * One row: c[n] = bias[n] + Σ_k a[k] · Bt[n·K + k] (gemmABt's last row when M is odd, and a batch of one, the
  * rollout's): four columns at a time, so four sums are in flight.
  */
-const gemvBt = (A: Float64Array, a0: number, Bt: Float64Array, bOff: number, C: Float64Array, c0: number, N: number, K: number, bias: Float64Array | null, biasOff: number) => {
+const gemvBt = (
+  A: Float64Array,
+  a0: number,
+  Bt: Float64Array,
+  bOff: number,
+  C: Float64Array,
+  c0: number,
+  N: number,
+  K: number,
+  bias: Float64Array | null,
+  biasOff: number,
+) => {
   let n = 0;
   for (; n + 3 < N; n += 4) {
     const b0 = bOff + n * K,
