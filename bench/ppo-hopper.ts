@@ -18,7 +18,6 @@ import { compileReward } from "../levels/reward-search/sandbox/reward-sandbox.ts
 import { loadTask } from "../levels/reward-search/tasks/index.ts";
 import { PpoConfig } from "../levels/reward-search/task.ts";
 import { trainPpo } from "../levels/reward-search/trainer/ppo.ts";
-import { tf } from "../levels/reward-search/trainer/tf.ts";
 import { mean } from "../src/util/stats.ts";
 import { stepRate } from "./env-rate.ts";
 import { greedyEpisode } from "./greedy-return.ts";
@@ -53,13 +52,10 @@ console.log(
     `PpoConfig ${JSON.stringify(cfg)}\n`,
 );
 
-console.log("| env steps | return (train episodes, per episode) | F (m) | episodes | env steps/s | wall | tfjs wasm heap MiB |");
+console.log("| env steps | return (train episodes, per episode) | F (m) | episodes | env steps/s | wall | RSS MiB |");
 console.log("|---:|---:|---:|---:|---:|---:|---:|");
-/** The tfjs wasm module's heap (it only grows; its cap is 4 GiB): watched because it grows every iteration. */
-const heapMiB = (): string => {
-  const heap = (tf.backend() as unknown as { wasm?: { HEAPU8?: Uint8Array } }).wasm?.HEAPU8;
-  return heap ? (heap.length / 2 ** 20).toFixed(0) : "–";
-};
+/** The process's resident memory: a trainer's stays flat (docs/spec/reward-search.md, "Kernels"). */
+const rssMiB = (): string => (process.memoryUsage().rss / 2 ** 20).toFixed(0);
 const fmt = (v: number, d = 0) => (Number.isFinite(v) ? v.toLocaleString("en-US", { minimumFractionDigits: d, maximumFractionDigits: d }) : "–");
 const clock = (ms: number) => `${Math.floor(ms / 60_000)}m${String(Math.round((ms % 60_000) / 1000)).padStart(2, "0")}s`;
 
@@ -86,7 +82,7 @@ const r = await trainPpo({
     const n = window.episodes;
     lastWindow = { fromStep: windowStart, toStep: p.steps, return: window.ret / n, fitness: window.f / n, episodes: n };
     const ms = performance.now() - t0;
-    console.log(`| ${p.steps} | ${fmt(window.ret / n)} | ${fmt(window.f / n, 2)} | ${n} | ${fmt((p.steps / ms) * 1000)} | ${clock(ms)} | ${heapMiB()} |`);
+    console.log(`| ${p.steps} | ${fmt(window.ret / n)} | ${fmt(window.f / n, 2)} | ${n} | ${fmt((p.steps / ms) * 1000)} | ${clock(ms)} | ${rssMiB()} |`);
     window = { ret: 0, f: 0, episodes: 0 };
     windowStart = p.steps;
   },

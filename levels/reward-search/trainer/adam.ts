@@ -1,125 +1,85 @@
 /**
- * The optimiser: θ as one flat tf variable with Adam (β 0.9/0.999, eps 1e-5 as CleanRL) and global-norm
- * clipping on the flat gradient, so an update is a handful of tensor ops on one vector.
+ * The optimiser: Adam (β 0.9/0.999, eps 1e-5 as CleanRL, torch's bias-corrected form) with global-norm clipping
+ * of the flat gradient, over θ as one Float32Array (the policy as rollouts run it and as it is saved) with its
+ * moments in float64. One `step` per minibatch: the gradient (ppo-gradient.ts), the norm, the update, in loops
+ * over preallocated arrays.
  */
-import { manualGradient, type MinibatchTensors, type ObjectiveConfig } from "./network.ts";
+import { PpoGradient, type Minibatch, type MinibatchLosses, type ObjectiveConfig } from "./ppo-gradient.ts";
 import type { PolicyLayout } from "./policy.ts";
-import { restartTf, tf } from "./tf.ts";
 
-export interface Minibatch {
-  size: number;
-  obs: Float32Array;
-  actions: Float32Array;
-  oldLogp: Float32Array;
-  adv: Float32Array;
-  returns: Float32Array;
-  oldValue: Float32Array;
-}
+const BETA1 = 0.9,
+  BETA2 = 0.999,
+  EPS = 1e-5;
 
-/** CleanRL's losses/* of a minibatch before its update (network.ts LossTensors, read). */
-export interface Losses {
-  policyLoss: number;
-  valueLoss: number;
-  entropy: number;
-  approxKl: number;
-}
-
-export interface StepDiagnostics {
-  clipFrac: number;
-  /** Only when asked for. */
-  losses: Losses | null;
-}
-
-/** Everything an optimiser carries between steps, in plain arrays: what survives a backend restart (tf.ts restartTf). */
+/** Everything an optimiser carries between steps: `new FlatAdam(layout, s.theta, cfg, size, s)` continues bit for bit. */
 export interface AdamState {
   theta: Float32Array;
-  m: Float32Array;
-  v: Float32Array;
+  m: Float64Array;
+  v: Float64Array;
   t: number;
 }
 
+/**
+ * θ ← θ − lr/(1 − β1ᵗ) · m / (√v / √(1 − β2ᵗ) + eps) with the moments of g · min(1, maxNorm / (‖g‖ + 1e-6)),
+ * in place; t is the step's number (1 for the first).
+ */
+export const adamUpdate = (
+  theta: Float32Array | Float64Array,
+  g: Float64Array,
+  m: Float64Array,
+  v: Float64Array,
+  t: number,
+  lr: number,
+  maxNorm: number,
+): void => {
+  let sq = 0;
+  for (let i = 0; i < g.length; i++) sq += g[i]! * g[i]!;
+  const scale = Math.min(1, maxNorm / (Math.sqrt(sq) + 1e-6));
+  const stepSize = lr / (1 - BETA1 ** t),
+    invRootBc2 = 1 / Math.sqrt(1 - BETA2 ** t);
+  for (let i = 0; i < g.length; i++) {
+    const gi = g[i]! * scale;
+    const mi = BETA1 * m[i]! + (1 - BETA1) * gi,
+      vi = BETA2 * v[i]! + (1 - BETA2) * gi * gi;
+    m[i] = mi;
+    v[i] = vi;
+    theta[i] = theta[i]! - (stepSize * mi) / (Math.sqrt(vi) * invRootBc2 + EPS);
+  }
+};
+
 export class FlatAdam {
-  readonly theta: tf.Variable<tf.Rank.R1>;
-  private readonly m: tf.Variable<tf.Rank.R1>;
-  private readonly v: tf.Variable<tf.Rank.R1>;
-  private t = 0;
+  readonly theta: Float32Array;
+  private readonly m: Float64Array;
+  private readonly v: Float64Array;
+  private t: number;
+  private readonly gradient: PpoGradient;
+
+  /** `minibatchSize`: the rows of every minibatch `step` takes (its workspaces are sized once, here). */
   constructor(
-    private readonly layout: PolicyLayout,
+    layout: PolicyLayout,
     init: Float32Array,
     private readonly cfg: ObjectiveConfig & { maxGradNorm: number },
+    minibatchSize: number,
     resume?: Omit<AdamState, "theta">,
   ) {
-    [this.theta, this.m, this.v] = tf.tidy(() => [
-      tf.variable(tf.tensor1d(init), true),
-      tf.variable(resume ? tf.tensor1d(resume.m) : tf.zeros([init.length]), false),
-      tf.variable(resume ? tf.tensor1d(resume.v) : tf.zeros([init.length]), false),
-    ]);
+    this.theta = init.slice();
+    this.m = resume ? resume.m.slice() : new Float64Array(layout.size);
+    this.v = resume ? resume.v.slice() : new Float64Array(layout.size);
     this.t = resume?.t ?? 0;
+    this.gradient = new PpoGradient(layout, minibatchSize, cfg);
   }
 
-  /** θ, the moments and the step count as plain arrays; `new FlatAdam(layout, s.theta, cfg, s)` continues bit for bit. */
   save(): AdamState {
-    return { theta: this.read().slice(), m: (this.m.dataSync() as Float32Array).slice(), v: (this.v.dataSync() as Float32Array).slice(), t: this.t };
+    return { theta: this.theta.slice(), m: this.m.slice(), v: this.v.slice(), t: this.t };
   }
 
-  /** One Adam step on the minibatch's loss; returns its clip fraction, and its losses when `withLosses`. */
-  step(mb: Minibatch, lr: number, withLosses = false): StepDiagnostics {
-    const { layout: l, cfg } = this;
-    const b1 = 0.9,
-      b2 = 0.999,
-      eps = 1e-5;
+  /** One Adam step on the minibatch's loss; returns its losses before the step (one object, overwritten by the next step). */
+  step(mb: Minibatch, lr: number): MinibatchLosses {
+    if (mb.size !== this.gradient.capacity)
+      throw new RangeError(`adam: a minibatch of ${mb.size} rows; this optimiser's workspaces hold ${this.gradient.capacity}`);
+    const losses = this.gradient.compute(this.theta, mb);
     this.t++;
-    const bc1 = 1 - b1 ** this.t,
-      bc2 = 1 - b2 ** this.t;
-    let diag: StepDiagnostics = { clipFrac: 0, losses: null };
-    tf.tidy(() => {
-      const k = l.action.kind === "discrete" ? l.action.n : l.action.dim;
-      const x: MinibatchTensors = {
-        obs: tf.tensor2d(mb.obs, [mb.size, l.obsDim]),
-        actions: tf.tensor2d(mb.actions, [mb.size, k]),
-        oldLogp: tf.tensor1d(mb.oldLogp),
-        adv: tf.tensor1d(mb.adv),
-        returns: tf.tensor1d(mb.returns),
-        oldValue: tf.tensor1d(mb.oldValue),
-      };
-      const { grad: g, clipFrac, losses } = manualGradient(l, this.theta, x, cfg, withLosses);
-      const norm = tf.sqrt(tf.sum(tf.square(g)));
-      const scale = tf.minimum(1, tf.div(cfg.maxGradNorm, tf.add(norm, 1e-6)));
-      const m1 = tf.add(tf.mul(this.m, b1), tf.mul(g, tf.mul(scale, 1 - b1)));
-      const v1 = tf.add(tf.mul(this.v, b2), tf.mul(tf.square(g), tf.mul(tf.square(scale), 1 - b2)));
-      const update = tf.div(tf.mul(m1, lr / bc1), tf.add(tf.mul(tf.sqrt(v1), 1 / Math.sqrt(bc2)), eps));
-      this.theta.assign(tf.sub(this.theta, update) as tf.Tensor1D);
-      this.m.assign(m1 as tf.Tensor1D);
-      this.v.assign(v1 as tf.Tensor1D);
-      const read = (s: tf.Scalar) => s.dataSync()[0]!;
-      diag = {
-        clipFrac: read(clipFrac),
-        losses: losses && {
-          policyLoss: read(losses.policyLoss),
-          valueLoss: read(losses.valueLoss),
-          entropy: read(losses.entropy),
-          approxKl: read(losses.approxKl),
-        },
-      };
-    });
-    return diag;
-  }
-
-  /** This optimiser moved to a fresh wasm backend (tf.ts restartTf): saved, disposed, restored; it continues bit for bit. */
-  async onFreshBackend(): Promise<FlatAdam> {
-    const saved = this.save();
-    this.dispose();
-    await restartTf();
-    return new FlatAdam(this.layout, saved.theta, this.cfg, saved);
-  }
-
-  read(): Float32Array {
-    return this.theta.dataSync() as Float32Array;
-  }
-
-  dispose(): void {
-    this.theta.dispose();
-    this.m.dispose();
-    this.v.dispose();
+    adamUpdate(this.theta, this.gradient.grad, this.m, this.v, this.t, lr, this.cfg.maxGradNorm);
+    return losses;
   }
 }

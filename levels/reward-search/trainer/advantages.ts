@@ -36,8 +36,8 @@ export const gae = (a: {
   return { advantages: adv, returns: ret };
 };
 
-/** (x − mean) / (std + 1e-8) with the unbiased std (torch's .std()), as CleanRL normalises each minibatch. */
-export const normalizeAdvantages = (x: ArrayLike<number>): Float64Array => {
+/** (x − mean) / (std + 1e-8) with the unbiased std (torch's .std()), as CleanRL normalises each minibatch; into `out`. */
+export const normalizeAdvantages = (x: ArrayLike<number>, out: Float64Array = new Float64Array(x.length)): Float64Array => {
   const n = x.length;
   let m = 0;
   for (let i = 0; i < n; i++) m += x[i]!;
@@ -45,7 +45,6 @@ export const normalizeAdvantages = (x: ArrayLike<number>): Float64Array => {
   let v = 0;
   for (let i = 0; i < n; i++) v += (x[i]! - m) ** 2;
   const std = n > 1 ? Math.sqrt(v / (n - 1)) : 0;
-  const out = new Float64Array(n);
   for (let i = 0; i < n; i++) out[i] = (x[i]! - m) / (std + 1e-8);
   return out;
 };

@@ -4,7 +4,8 @@
  */
 import type { RewardTask, TaskInstance } from "../task.ts";
 import type { RunningNorm } from "./normalisers.ts";
-import { forward, greedyActions, type PolicyLayout } from "./policy.ts";
+import { ActorCritic } from "./actor-critic.ts";
+import { greedyActions, type PolicyLayout } from "./policy.ts";
 
 /** F of one greedy episode per seed, each on a fresh single env, up to the task's time limit. */
 export const evaluateGreedy = (
@@ -16,12 +17,15 @@ export const evaluateGreedy = (
   seeds: readonly number[],
 ): number[] =>
   seeds.map((seed) => {
+    const net = new ActorCritic(layout, 1);
+    net.load(theta);
+    const nObs = new Float64Array(layout.obsDim);
     const env = task.makeEnv(instance, 1);
     let obs = env.reset(seed);
     let f = 0;
     for (let t = 0; t < task.maxEpisodeSteps; t++) {
-      const head = forward(layout, theta, norm ? norm.apply(obs) : obs, 1, false).head;
-      const b = env.step(greedyActions(layout, head, 1));
+      net.forward(norm ? norm.apply(obs, nObs) : obs, 1, "head");
+      const b = env.step(greedyActions(layout, net.head, 1));
       f += b.fitness[0]!;
       if (b.terminated[0] || b.truncated[0]) break;
       obs = b.obs;

@@ -1,11 +1,12 @@
 /**
  * The PPO actor-critic: 2 × hidden tanh MLPs (separate for policy and value, or one shared trunk with two
  * heads), a categorical head for discrete actions and a diagonal Gaussian with state-independent log-std for
- * continuous ones. All parameters live in one flat Float32 vector θ (the layout below), so the optimiser is a
- * handful of tensor ops and rollout / evaluation inference runs in plain JS on a copy of θ, batched over envs.
+ * continuous ones. All parameters live in one flat Float32 vector θ (the layout below); the network itself, for
+ * rollouts, updates, evaluations and loaded policies alike, is actor-critic.ts.
  */
 import type { ActionSpace } from "../task.ts";
 import { InvariantError } from "../../../src/errors.ts";
+import { ActorCritic } from "./actor-critic.ts";
 import { RunningNorm } from "./normalisers.ts";
 import type { FastRng as Rng } from "../../../src/util/rng.ts";
 
@@ -106,50 +107,6 @@ const orthogonal = (rows: number, cols: number, gain: number, rng: Rng): Float64
   const out = new Float64Array(rows * cols);
   for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) out[r * cols + c] = gain * (rows <= cols ? q[r * n + c]! : q[c * n + r]!);
   return out;
-};
-
-/** y (B × out) = act(x (B × in) · W + b), W row-major in × out at θ[w], b at θ[b]. */
-const dense = (theta: Float32Array, w: ParamSpec, b: ParamSpec, x: Float64Array, batch: number, tanh: boolean): Float64Array => {
-  const [nIn, nOut] = w.shape as [number, number];
-  const y = new Float64Array(batch * nOut);
-  for (let r = 0; r < batch; r++) {
-    const yo = r * nOut;
-    for (let j = 0; j < nOut; j++) y[yo + j] = theta[b.offset + j]!;
-    for (let i = 0; i < nIn; i++) {
-      const xi = x[r * nIn + i]!;
-      if (xi === 0) continue;
-      const wo = w.offset + i * nOut;
-      for (let j = 0; j < nOut; j++) y[yo + j]! += xi * theta[wo + j]!;
-    }
-    if (tanh) for (let j = 0; j < nOut; j++) y[yo + j] = Math.tanh(y[yo + j]!);
-  }
-  return y;
-};
-
-export interface ForwardOut {
-  /** B × outDim: logits (discrete) or means (continuous). */
-  head: Float64Array;
-  /** B values (only when asked for). */
-  value: Float64Array | null;
-}
-
-/** The network on a batch of (already normalised) observations, in JS on θ. */
-export const forward = (l: PolicyLayout, theta: Float32Array, obs: Float64Array, batch: number, withValue: boolean): ForwardOut => {
-  const P = (n: string) => param(l, n);
-  const h1 = dense(theta, P("pi.w1"), P("pi.b1"), obs, batch, true);
-  const h2 = dense(theta, P("pi.w2"), P("pi.b2"), h1, batch, true);
-  const head = dense(theta, P("pi.w3"), P("pi.b3"), h2, batch, false);
-  if (!withValue) return { head, value: null };
-  const v2 = l.shared ? h2 : dense(theta, P("v.w2"), P("v.b2"), dense(theta, P("v.w1"), P("v.b1"), obs, batch, true), batch, true);
-  return { head, value: dense(theta, P("v.w3"), P("v.b3"), v2, batch, false) };
-};
-
-export const valueOf = (l: PolicyLayout, theta: Float32Array, obs: Float64Array, batch: number): Float64Array => {
-  const P = (n: string) => param(l, n);
-  const v2 = l.shared
-    ? dense(theta, P("pi.w2"), P("pi.b2"), dense(theta, P("pi.w1"), P("pi.b1"), obs, batch, true), batch, true)
-    : dense(theta, P("v.w2"), P("v.b2"), dense(theta, P("v.w1"), P("v.b1"), obs, batch, true), batch, true);
-  return dense(theta, P("v.w3"), P("v.b3"), v2, batch, false);
 };
 
 const LOG_2PI = Math.log(2 * Math.PI);
@@ -259,5 +216,15 @@ export const loadPolicy = (p: SerializedPolicy): LoadedPolicy => {
     norm.mean.set(p.obsNorm.mean);
     norm.var.set(p.obsNorm.var);
   }
-  return { layout, theta, norm, act: (obs, batch) => greedyActions(layout, forward(layout, theta, norm ? norm.apply(obs) : obs, batch, false).head, batch) };
+  let net = new ActorCritic(layout, 1);
+  net.load(theta);
+  const act = (obs: Float64Array, batch: number) => {
+    if (batch > net.capacity) {
+      net = new ActorCritic(layout, batch);
+      net.load(theta);
+    }
+    net.forward(norm ? norm.apply(obs) : obs, batch, "head");
+    return greedyActions(layout, net.head.slice(0, batch * layout.outDim), batch);
+  };
+  return { layout, theta, norm, act };
 };

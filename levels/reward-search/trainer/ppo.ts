@@ -1,19 +1,17 @@
 /**
- * CleanRL-style PPO (ppo.py / ppo_continuous_action.py) on TensorFlow.js's wasm backend, read top to bottom as
+ * CleanRL-style PPO (ppo.py / ppo_continuous_action.py) on typed-array kernels, read top to bottom as
  * CleanRL's script: arguments, setup, then per iteration rollout → reward → GAE → update → logging. Vectorised
  * envs, GAE, per-minibatch advantage normalisation, clipped surrogate, clipped value loss, entropy bonus, global
  * gradient-norm clipping, Adam (eps 1e-5) with linear learning-rate annealing.
  *
- * Where the parts live: the network's forward and hand-written backward (network.ts), Adam on flat θ (adam.ts),
- * the observation and reward normalisers (normalisers.ts), GAE and advantage normalisation (advantages.ts), the
- * JS policy for rollouts and saved policies (policy.ts), the reward program over a rollout (reward-batches.ts),
- * checkpoint evaluations (evaluate.ts).
+ * Where the parts live: the network's forward and backward passes (actor-critic.ts, on gemm.ts), the PPO loss's
+ * gradient on a minibatch (ppo-gradient.ts), Adam on flat θ (adam.ts), the observation and reward normalisers
+ * (normalisers.ts), GAE and advantage normalisation (advantages.ts), the policy's layout, sampling and saved form
+ * (policy.ts), the reward program over a rollout (reward-batches.ts), checkpoint evaluations (evaluate.ts).
  *
- * Kept lean because the update is ~90% of the time: θ is one flat variable (one split op in the forward, one
- * concat in the backward, Adam and the norm clip on one vector), one fused loss per minibatch inside tf.tidy,
- * rollout and evaluation inference in plain JS on a copy of θ (batched over envs), the reward program called
- * after each rollout on all its T × N transitions (a few sandbox crossings per iteration, not one per step),
- * data in typed arrays.
+ * Kept lean: θ is one flat Float32Array; the rollout's inference and each minibatch's update are one kernel call
+ * each over buffers allocated once per training (none per step or per minibatch); the reward program is called
+ * after each rollout on all its T × N transitions (a few sandbox crossings per iteration, not one per step).
  *
  * Choices that differ from CleanRL, on purpose:
  * - Truncation (time limit) is bootstrapped: r_t += γ·V(s_{t+1}) with the true next observation, then the
@@ -24,16 +22,17 @@
  */
 import { z } from "zod";
 import { PpoConfig, type RewardProgram, type RewardTask, type TaskInstance, type VecEnv } from "../task.ts";
-import { FlatAdam, type Losses, type Minibatch } from "./adam.ts";
+import { ActorCritic } from "./actor-critic.ts";
+import { FlatAdam } from "./adam.ts";
 import { explainedVariance, gae, normalizeAdvantages } from "./advantages.ts";
 import { checkpointIterations, evaluateGreedy } from "./evaluate.ts";
 import { RewardScaler, RunningNorm } from "./normalisers.ts";
-import { forward, initParams, policyLayout, sampleActions, serializePolicy, valueOf, type SerializedPolicy } from "./policy.ts";
+import { initParams, policyLayout, sampleActions, serializePolicy, type SerializedPolicy } from "./policy.ts";
+import type { Minibatch, MinibatchLosses } from "./ppo-gradient.ts";
 import type { LossDiagnostics } from "./protocol.ts";
 import { evaluateChunked, TrainingDivergedError } from "./reward-batches.ts";
 import { xoshiro128ss, type FastRng as Rng } from "../../../src/util/rng.ts";
 import { mean } from "../../../src/util/stats.ts";
-import { initTf, wasmHeapBytes } from "./tf.ts";
 import { openThreadedEnv } from "../envs/threaded-env.ts";
 
 /** Trainer settings outside PpoConfig (algorithm variants rather than budget-tuned numbers). */
@@ -44,12 +43,6 @@ const TrainerOptions = z.strictObject({
   sharedNetwork: z.boolean().default(false).describe("one 2×hidden trunk with policy and value heads instead of two MLPs"),
   checkpoints: z.number().int().min(1).default(10).describe("deterministic evaluations on the eval seeds during training (the last is the final policy)"),
   envWorkers: z.number().int().min(1).max(64).default(1).describe("threads stepping a MuJoCo task's envs (one wasm instance each); same results"),
-  restartHeapBytes: z
-    .number()
-    .int()
-    .min(1)
-    .default(2 ** 30)
-    .describe("restart tfjs's wasm backend past this heap size (tf.ts restartTf); same results"),
 });
 type TrainerOptions = z.infer<typeof TrainerOptions>;
 
@@ -140,14 +133,10 @@ const stats = (x: Float64Array): ComponentStats => {
 
 // ---------------------------------------------------------------- training
 
-/** Trainings running in this process: the backend is restarted only under a training that runs alone. */
-let running = 0;
-
 export const trainPpo = async (req: TrainRequest): Promise<TrainResult> => {
   const t0 = performance.now();
   const { task, instance, reward, signal } = req;
   if (signal?.aborted) throw abortError(signal);
-  await initTf();
   // ---- arguments, and the values derived from them (once)
   const cfg = PpoConfig.parse({ ...task.training.ppo, ...req.ppo });
   const opt = TrainerOptions.parse(req.options ?? {});
@@ -167,15 +156,16 @@ export const trainPpo = async (req: TrainRequest): Promise<TrainResult> => {
     space = env.action;
   const continuous = space.kind === "continuous";
   const aDim = continuous ? space.dim : 1;
-  const k = continuous ? space.dim : space.n;
   const layout = policyLayout({ obsDim: d, action: space, hidden: cfg.hidden, shared: opt.sharedNetwork });
   const rng: Rng = xoshiro128ss(req.seed); // the run's only generator: init, sampling, shuffles
   const norm = (opt.normalizeObs ?? continuous) ? new RunningNorm(d) : null;
   const scaler = (opt.normalizeReward ?? continuous) ? new RewardScaler(N, cfg.gamma) : null;
-  let adam = new FlatAdam(layout, initParams(layout, rng), { ...cfg, clipValueLoss: opt.clipValueLoss });
+  const adam = new FlatAdam(layout, initParams(layout, rng), { ...cfg, clipValueLoss: opt.clipValueLoss }, mbSize);
+  const theta = adam.theta; // updated in place by each step
+  const net = new ActorCritic(layout, N); // the rollout's inference
 
   // ---- storage: rollout buffers, row t·N + e
-  const obsBuf = new Float32Array(B * d),
+  const obsBuf = new Float64Array(B * d),
     rawObs = new Float64Array(B * d),
     nextObsBuf = new Float64Array(B * d);
   const actBuf = new Float64Array(B * aDim),
@@ -187,19 +177,21 @@ export const trainPpo = async (req: TrainRequest): Promise<TrainResult> => {
     termBuf = new Uint8Array(B);
   const infoBuf: Record<string, Float64Array> = {};
   const stepActs = new Float64Array(N * aDim),
-    stepLogp = new Float64Array(N);
+    stepLogp = new Float64Array(N),
+    stepObs = new Float64Array(N * d);
   const fitAcc = new Float64Array(N),
     lenAcc = new Float64Array(N),
     retAcc = new Float64Array(N);
   const mb: Minibatch = {
     size: mbSize,
-    obs: new Float32Array(mbSize * d),
-    actions: new Float32Array(mbSize * k),
-    oldLogp: new Float32Array(mbSize),
-    adv: new Float32Array(mbSize),
-    returns: new Float32Array(mbSize),
-    oldValue: new Float32Array(mbSize),
+    obs: new Float64Array(mbSize * d),
+    actions: new Float64Array(mbSize * aDim),
+    oldLogp: new Float64Array(mbSize),
+    adv: new Float64Array(mbSize),
+    returns: new Float64Array(mbSize),
+    oldValue: new Float64Array(mbSize),
   };
+  const advMb = new Float64Array(mbSize);
   const perm = new Int32Array(B);
   const clip = (j: number, v: number) => (continuous ? Math.max(space.low[j]!, Math.min(space.high[j]!, v)) : v);
 
@@ -210,7 +202,6 @@ export const trainPpo = async (req: TrainRequest): Promise<TrainResult> => {
   };
   let windowComp: Record<string, { sum: number; n: number; min: number; max: number }> = {};
   let windowLens: number[] = [];
-  let theta = adam.read();
   let obs = env.reset(req.seed);
   let lastEval: number[] = [];
   let steps = 0;
@@ -222,7 +213,6 @@ export const trainPpo = async (req: TrainRequest): Promise<TrainResult> => {
     tMark = now;
   };
 
-  running++;
   try {
     for (let it = 0; it < numIterations; it++) {
       if (signal?.aborted) throw abortError(signal);
@@ -232,17 +222,18 @@ export const trainPpo = async (req: TrainRequest): Promise<TrainResult> => {
 
       // ---- rollout
       tMark = performance.now();
+      net.load(theta);
       for (let t = 0; t < T; t++) {
         const row = t * N;
         rawObs.set(obs, row * d);
         if (norm) norm.update(obs, N);
-        const nObs = norm ? norm.apply(obs) : obs;
+        const nObs = norm ? norm.apply(obs, stepObs) : obs;
         obsBuf.set(nObs, row * d);
-        const out = forward(layout, theta, nObs, N, true);
-        sampleActions(layout, theta, out.head, N, rng, stepActs, stepLogp);
+        net.forward(nObs, N, "both");
+        sampleActions(layout, theta, net.head, N, rng, stepActs, stepLogp);
         actBuf.set(stepActs, row * aDim);
         logpBuf.set(stepLogp, row);
-        valBuf.set(out.value!, row);
+        valBuf.set(net.value, row);
         for (let j = 0; j < N * aDim; j++) rewAct[row * aDim + j] = clip(j % aDim, stepActs[j]!);
         const b = env.step(continuous ? stepActs.slice() : Int32Array.from(stepActs));
         nextObsBuf.set(b.nextObs, row * d);
@@ -260,15 +251,17 @@ export const trainPpo = async (req: TrainRequest): Promise<TrainResult> => {
             fitAcc[e] = 0;
             lenAcc[e] = 0;
             if (b.truncated[e] && !b.terminated[e]) {
-              const next = b.nextObs.slice(e * d, (e + 1) * d);
-              bootBuf[i] = cfg.gamma * valueOf(layout, theta, norm ? norm.apply(next) : next, 1)[0]!;
+              const next = b.nextObs.subarray(e * d, (e + 1) * d);
+              net.forward(norm ? norm.apply(next, stepObs) : next, 1, "value");
+              bootBuf[i] = cfg.gamma * net.value[0]!;
             }
           }
         }
         obs = b.obs;
       }
       steps += B;
-      const nextValue = valueOf(layout, theta, norm ? norm.apply(obs) : obs, N);
+      net.forward(norm ? norm.apply(obs, stepObs) : obs, N, "value");
+      const nextValue = net.value.slice();
 
       lap("rolloutMs");
       // ---- reward: the program on the whole rollout, then GAE
@@ -299,7 +292,7 @@ export const trainPpo = async (req: TrainRequest): Promise<TrainResult> => {
       // ---- update: updateEpochs passes over shuffled minibatches
       for (let i = 0; i < B; i++) perm[i] = i;
       let clipFracSum = 0;
-      let losses: Losses | null = null;
+      let losses: MinibatchLosses | null = null;
       for (let epoch = 0; epoch < cfg.updateEpochs; epoch++) {
         for (let i = B - 1; i > 0; i--) {
           const j = rng.int(i + 1);
@@ -308,29 +301,23 @@ export const trainPpo = async (req: TrainRequest): Promise<TrainResult> => {
           perm[j] = s;
         }
         for (let m = 0; m < numMb; m++) {
-          const advMb = new Float64Array(mbSize);
           for (let r = 0; r < mbSize; r++) advMb[r] = advantages[perm[m * mbSize + r]!]!;
-          const advN = cfg.normAdv ? normalizeAdvantages(advMb) : advMb;
-          mb.actions.fill(0);
+          if (cfg.normAdv) normalizeAdvantages(advMb, mb.adv);
+          else mb.adv.set(advMb);
           for (let r = 0; r < mbSize; r++) {
             const i = perm[m * mbSize + r]!;
-            mb.obs.set(obsBuf.subarray(i * d, (i + 1) * d), r * d);
-            if (continuous) for (let j = 0; j < k; j++) mb.actions[r * k + j] = actBuf[i * k + j]!;
-            else mb.actions[r * k + actBuf[i]!] = 1;
+            for (let j = 0; j < d; j++) mb.obs[r * d + j] = obsBuf[i * d + j]!;
+            for (let j = 0; j < aDim; j++) mb.actions[r * aDim + j] = actBuf[i * aDim + j]!;
             mb.oldLogp[r] = logpBuf[i]!;
-            mb.adv[r] = advN[r]!;
             mb.returns[r] = returns[i]!;
             mb.oldValue[r] = valBuf[i]!;
           }
-          const lastMb = epoch === cfg.updateEpochs - 1 && m === numMb - 1;
-          const diag = adam.step(mb, lr, lastMb);
+          const diag = adam.step(mb, lr);
           clipFracSum += diag.clipFrac;
-          losses = diag.losses ?? losses;
+          if (epoch === cfg.updateEpochs - 1 && m === numMb - 1) losses = { ...diag };
           timing.updates++;
         }
       }
-      theta = adam.read();
-      if (running === 1 && wasmHeapBytes() > opt.restartHeapBytes) adam = await adam.onFreshBackend();
       lap("updateMs");
       if (!theta.every(Number.isFinite))
         throw new TrainingDivergedError(
@@ -382,8 +369,6 @@ export const trainPpo = async (req: TrainRequest): Promise<TrainResult> => {
       await new Promise<void>((r) => setImmediate(r));
     }
   } finally {
-    running--;
-    adam.dispose();
     env.close?.();
   }
 

@@ -1,11 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { LOG_2PI, manualGradient, unflatten, type MinibatchTensors, type ObjectiveConfig } from "./network.ts";
-import { forward, initParams, policyLayout, sampleActions, valueOf, type PolicyLayout, type PolicyShape } from "./policy.ts";
+import { ActorCritic } from "./actor-critic.ts";
+import { manualGradient, unflatten, type MinibatchTensors } from "./tfjs-gradient.ts";
+import { initParams, policyLayout, sampleActions, type PolicyLayout, type PolicyShape } from "./policy.ts";
+import { LOG_2PI, PpoGradient, type Minibatch, type ObjectiveConfig } from "./ppo-gradient.ts";
 import { xoshiro128ss } from "../../../src/util/rng.ts";
 import { initTf, tf } from "./tf.ts";
 
 // ---- The reference: the network and the loss as CleanRL writes them, differentiated by tfjs autodiff. Test
-// support only; the trainer runs network.ts's hand-written gradient, which these tests hold equal to it.
+// support only; these tests hold tfjs-gradient.ts's hand-written gradient (the trainer's former tfjs path) equal to
+// it, and the trainer's kernels (ppo-gradient.ts) equal to both.
 
 interface ObjectiveInput {
   newLogp: tf.Tensor1D;
@@ -108,7 +111,7 @@ describe("PPO loss and gradient", () => {
     ["continuous, separate", { obsDim: 5, action: { kind: "continuous", dim: 2, low: [-1, -1], high: [1, 1] }, hidden: 16, shared: false }],
     ["continuous, shared", { obsDim: 5, action: { kind: "continuous", dim: 2, low: [-1, -1], high: [1, 1] }, hidden: 16, shared: true }],
   ];
-  it.each(shapes)("the JS rollout network and sampler agree with the tf one (%s)", async (_name, shape) => {
+  it.each(shapes)("the kernel network and the sampler agree with the tf one (%s)", async (_name, shape) => {
     await initTf();
     const rng = xoshiro128ss(5);
     const l = policyLayout(shape);
@@ -117,10 +120,12 @@ describe("PPO loss and gradient", () => {
       aDim = shape.action.kind === "discrete" ? 1 : k;
     const theta = initParams(l, rng).map((v) => v + 0.3 * rng.normal());
     const obs = Float64Array.from({ length: B * 5 }, () => rng.normal());
-    const out = forward(l, theta, obs, B, true);
+    const net = new ActorCritic(l, B);
+    net.load(theta);
+    net.forward(obs, B, "both");
     const acts = new Float64Array(B * aDim),
       logp = new Float64Array(B);
-    sampleActions(l, theta, out.head, B, rng, acts, logp);
+    sampleActions(l, theta, net.head, B, rng, acts, logp);
     const tfActs = new Float32Array(B * k);
     for (let r = 0; r < B; r++) {
       if (shape.action.kind === "discrete") tfActs[r * k + acts[r]!] = 1;
@@ -131,8 +136,10 @@ describe("PPO loss and gradient", () => {
       return [t.newLogp.dataSync(), t.newValue.dataSync()];
     });
     close(tfLogp!, [...logp], 4);
-    close(tfValue!, [...out.value!], 4);
-    close(valueOf(l, theta, obs, B), [...out.value!], 12);
+    close(tfValue!, [...net.value], 4);
+    const values = net.value.slice();
+    net.forward(obs, B, "value");
+    expect(net.value).toEqual(values);
   });
 
   it.each(shapes)("hand-written gradient equals autodiff (%s)", async (_name, shape) => {
@@ -245,5 +252,70 @@ describe("PPO loss and gradient", () => {
       expect(refClip).toBeGreaterThan(0); // θ is perturbed: some ratios leave [0.8, 1.2]
     }
     dispose();
+  });
+});
+
+describe("the trainer's kernels against the tfjs path", () => {
+  const shapes: Array<[string, PolicyShape]> = [
+    ["discrete, separate", { obsDim: 5, action: { kind: "discrete", n: 3 }, hidden: 16, shared: false }],
+    ["discrete, shared", { obsDim: 5, action: { kind: "discrete", n: 2 }, hidden: 16, shared: true }],
+    ["continuous, separate", { obsDim: 5, action: { kind: "continuous", dim: 2, low: [-1, -1], high: [1, 1] }, hidden: 16, shared: false }],
+    ["continuous, shared", { obsDim: 5, action: { kind: "continuous", dim: 2, low: [-1, -1], high: [1, 1] }, hidden: 16, shared: true }],
+    ["hopper-sized", { obsDim: 11, action: { kind: "continuous", dim: 3, low: [-1, -1, -1], high: [1, 1, 1] }, hidden: 64, shared: false }],
+  ];
+  it.each(shapes)("gives the tfjs path's gradient and losses on the same θ and minibatch, to float32 precision (%s)", async (_name, shape) => {
+    await initTf();
+    const rng = xoshiro128ss(17);
+    const l = policyLayout(shape);
+    const B = 64,
+      k = l.outDim,
+      d = shape.obsDim,
+      discrete = shape.action.kind === "discrete";
+    const f32 = (n: number, s: number, m = 0) => Float32Array.from({ length: n }, () => m + s * rng.normal());
+    const theta = initParams(l, rng).map((v) => v + 0.3 * rng.normal());
+    const obs = f32(B * d, 1);
+    const actions = discrete ? Float32Array.from({ length: B }, () => rng.int(k)) : f32(B * k, 1);
+    const oneHot = new Float32Array(B * k);
+    if (discrete) for (let r = 0; r < B; r++) oneHot[r * k + actions[r]!] = 1;
+    const [oldLogp, adv, returns, oldValue] = [f32(B, 0.5, -1), f32(B, 1), f32(B, 1), f32(B, 0.3)];
+    const mb: Minibatch = {
+      size: B,
+      ...Object.fromEntries(Object.entries({ obs, actions, oldLogp, adv, returns, oldValue }).map(([n, v]) => [n, Float64Array.from(v)])),
+    } as Minibatch;
+    for (const clipValueLoss of [true, false]) {
+      const c = { clipCoef: 0.2, entCoef: 0.05, vfCoef: 0.5, clipValueLoss };
+      const kernel = new PpoGradient(l, B, c);
+      const losses = { ...kernel.compute(theta, mb) };
+      const ref = tf.tidy(() => {
+        const x: MinibatchTensors = {
+          obs: tf.tensor2d(obs, [B, d]),
+          actions: tf.tensor2d(discrete ? oneHot : actions, [B, k]),
+          oldLogp: tf.tensor1d(oldLogp),
+          adv: tf.tensor1d(adv),
+          returns: tf.tensor1d(returns),
+          oldValue: tf.tensor1d(oldValue),
+        };
+        const g = manualGradient(l, tf.tensor1d(theta), x, c, true);
+        const read = (t: tf.Tensor) => t.dataSync()[0]!;
+        const o = g.losses!;
+        return {
+          grad: Float32Array.from(g.grad.dataSync()),
+          clipFrac: read(g.clipFrac),
+          pg: read(o.policyLoss),
+          v: read(o.valueLoss),
+          entropy: read(o.entropy),
+          kl: read(o.approxKl),
+        };
+      });
+      const maxAbs = ref.grad.reduce((a, v) => Math.max(a, Math.abs(v)), 0);
+      expect(maxAbs).toBeGreaterThan(0.05);
+      for (let i = 0; i < l.size; i++) expect(Math.abs(kernel.grad[i]! - ref.grad[i]!)).toBeLessThan(1e-5 * maxAbs);
+      expect(losses.clipFrac).toBe(ref.clipFrac);
+      expect(ref.clipFrac).toBeGreaterThan(0);
+      expect(losses.policyLoss).toBeCloseTo(ref.pg, 5);
+      expect(losses.valueLoss).toBeCloseTo(ref.v, 5);
+      expect(losses.entropy).toBeCloseTo(ref.entropy, 5);
+      expect(losses.approxKl).toBeCloseTo(ref.kl, 5);
+    }
   });
 });

@@ -1,21 +1,17 @@
 /**
- * The PPO loss's gradient on tfjs, written out by hand: the actor-critic's forward pass on a minibatch (the same
- * network as policy.ts's JS forward, on flat θ) and the backward pass of the clipped surrogate, the (clipped)
- * value loss and the entropy bonus through it. network.test.ts checks it against tfjs autodiff of the loss as
- * CleanRL writes it (tfjs's tie rules: max(a, b) sends the gradient to a when a ≥ b, clip passes it on the
- * closed interval); by hand it takes about a third of the kernels, which is most of an update's cost on wasm.
+ * The test suite's reference for the PPO kernels (ppo-gradient.ts): the PPO loss's gradient on tfjs, written out
+ * by hand, as the trainer computed it on tfjs-backend-wasm before the kernels: the actor-critic's forward pass
+ * on a minibatch on flat θ and the backward pass of the clipped surrogate, the (clipped) value loss and the
+ * entropy bonus through it. tfjs-gradient.test.ts holds it equal to tfjs autodiff of the loss as CleanRL writes
+ * it (tfjs's tie rules: max(a, b) sends the gradient to a when a ≥ b, clip passes it on the closed interval);
+ * ppo-gradient.test.ts holds the kernels equal to it. Test support only: the trainer never loads tfjs.
  *
- * Alongside, at almost no cost, the loss diagnostics CleanRL logs (losses/*): the fraction of clipped ratios on
- * every minibatch, and on request the policy and value losses, the entropy and approx_kl. They read the
- * gradient's intermediate tensors and change none of its operations.
+ * Alongside, the loss diagnostics CleanRL logs (losses/*): the fraction of clipped ratios, and on request the
+ * policy and value losses, the entropy and approx_kl.
  */
-import type { PpoConfig } from "../task.ts";
 import type { PolicyLayout } from "./policy.ts";
+import { LOG_2PI, type ObjectiveConfig } from "./ppo-gradient.ts";
 import { tf } from "./tf.ts";
-
-export const LOG_2PI = Math.log(2 * Math.PI);
-
-export type ObjectiveConfig = Pick<PpoConfig, "clipCoef" | "entCoef" | "vfCoef"> & { clipValueLoss: boolean };
 
 export interface MinibatchTensors {
   obs: tf.Tensor2D;
