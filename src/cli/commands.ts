@@ -36,7 +36,8 @@ export const GENERIC_COMMANDS: readonly LazyCommand[] = [
   withFamilies(
     {
       command: "verify <dir>",
-      describe: "re-execute a recorded run offline (models answered from llm-log.jsonl, trainings from the trainer cache) and say identical or where it diverged",
+      describe:
+        "re-execute a recorded run offline (models answered from llm-log.jsonl, trainings from the trainer cache) and say identical or where it diverged",
     },
     async () => (await import("./verify.ts")).verifyCommand,
   ),

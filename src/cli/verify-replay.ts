@@ -16,7 +16,18 @@ export const replayRun = async (configPath: string, runsDir: string): Promise<{ 
   const [out, err] = [process.stdout.write, process.stderr.write];
   process.stdout.write = keep;
   process.stderr.write = keep;
-  const argv = { _: ["run"], $0: "hexa", config: configPath, runsDir, "runs-dir": runsDir, doctor: false, yes: true, backend: "local", printConfig: false, "print-config": false };
+  const argv = {
+    _: ["run"],
+    $0: "hexa",
+    config: configPath,
+    runsDir,
+    "runs-dir": runsDir,
+    doctor: false,
+    yes: true,
+    backend: "local",
+    printConfig: false,
+    "print-config": false,
+  };
   try {
     await (runCommand as unknown as TypedCommand<Record<string, unknown>>).handler(argv as never);
     return { output: kept.join("") };

@@ -14,7 +14,12 @@ export const verifyCommand = defineCommand({
   builder: (y) =>
     y
       .positional("dir", { type: "string", demandOption: true, describe: "a run directory (runs/<id>)" })
-      .option("retrain", { type: "number", default: 0, coerce: count("retrain"), describe: "train this many recorded trainings again, chosen at random, and compare their F" })
+      .option("retrain", {
+        type: "number",
+        default: 0,
+        coerce: count("retrain"),
+        describe: "train this many recorded trainings again, chosen at random, and compare their F",
+      })
       .option("retrain-seed", { type: "number", coerce: count("retrain-seed"), describe: "the seed that chooses them (unset: drawn and printed)" })
       .option("tolerance", {
         type: "number",

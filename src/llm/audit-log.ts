@@ -25,9 +25,7 @@ export const AuditLine = z.object({
   tools: z.array(z.string()),
   /** The name of the JSON schema the answer was asked for in, if any. */
   outputSchema: z.string().optional(),
-  response: z
-    .object({ text: z.string(), toolCalls: z.array(ToolCallSchema), reasoning: z.string().optional(), problem: z.string().optional() })
-    .nullable(),
+  response: z.object({ text: z.string(), toolCalls: z.array(ToolCallSchema), reasoning: z.string().optional(), problem: z.string().optional() }).nullable(),
   usage: UsageSchema.nullable(),
   latencyMs: z.number().min(0),
   fromCache: z.boolean(),

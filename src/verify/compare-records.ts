@@ -92,7 +92,15 @@ export const compareBankEvents = (recordDir: string, replayDir: string): { diver
   const extra = [...again].find(([level, lines]) => lines.length > (seen.get(level) ?? 0));
   if (extra) {
     const line = extra[1][seen.get(extra[0]) ?? 0]!;
-    return { count, divergence: { what: `bank event after the last recorded one of ${extra[0]}`, field: "(the event)", recorded: "(none)", replayed: JSON.stringify(line).slice(0, 300) } };
+    return {
+      count,
+      divergence: {
+        what: `bank event after the last recorded one of ${extra[0]}`,
+        field: "(the event)",
+        recorded: "(none)",
+        replayed: JSON.stringify(line).slice(0, 300),
+      },
+    };
   }
   return { count };
 };

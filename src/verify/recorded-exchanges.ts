@@ -28,7 +28,9 @@ const exchangeOf = (path: string, line: number, l: AuditLine): RecordedExchange 
   if (l.messages === undefined)
     throw new CannotVerify(`${where}: messages: the log keeps only their sha256 (llm.auditHashOnly); a replay needs every request in full`);
   if (l.requestSha256 === undefined)
-    throw new CannotVerify(`${where}: requestSha256: absent (the log was written by a hexa that did not record each request in full); this run cannot be replayed`);
+    throw new CannotVerify(
+      `${where}: requestSha256: absent (the log was written by a hexa that did not record each request in full); this run cannot be replayed`,
+    );
   const r = l.response;
   if (r && (wasCut(r.text) || wasCut(r.reasoning) || r.toolCalls.some((c) => wasCut(c.rawArgs))))
     throw new CannotVerify(`${where}: response: the answer was longer than the log keeps (${STORED_TEXT_CHARS} characters) and was stored cut`);
