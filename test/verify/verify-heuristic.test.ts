@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { hexa } from "../support/hexa-cli.ts";
-import { tempDirs } from "../support/temp-files.ts";
+import { jsonlOf, tempDirs } from "../support/temp-files.ts";
 import { copyRun, editLine, runIn } from "./verify-support.ts";
 
 const tmp = tempDirs("hexa-verify-heuristic-");
@@ -56,6 +56,20 @@ describe("hexa verify on a heuristic run", () => {
     expect(r.status, r.stderr).toBe(1);
     expect(r.stdout).toMatch(/diverged: bank event 1 \(two_body_problem round 0 add \S+\)/);
     expect(r.stdout).toMatch(/field: +event\.entry\.title\n {2}recorded: "an edited title"/);
+  }, 120_000);
+
+  it("on a hexa compare directory, replays every run, then checks the results table's rates against them (an edited rate is named, exit 1)", async () => {
+    const dir = tmp();
+    const copy = copyRun(run, join(dir, "runs"));
+    const rate = (r: number) => ({ cells: [{ id: "c1", runs: [{ run: 0, dir: copy }], levels: [{ level: "two_body_problem", stream: { perRun: [r] } }] }] });
+    const eps = jsonlOf(join(run, "episodes.jsonl")).filter((e) => e.phase === "stream");
+    const truth = eps.filter((e) => e.trajectory.success).length / eps.length;
+    writeFileSync(join(dir, "compare.json"), "{}");
+    writeFileSync(join(dir, "results.json"), JSON.stringify(rate(truth === 1 ? 0.5 : 1)));
+    const r = await hexa(["verify", dir]);
+    expect(r.status, r.stderr).toBe(1);
+    expect(r.stdout).toContain("diverged: results table (results.json), cell c1 run 0");
+    expect(r.stdout).toMatch(new RegExp(`field: +two_body_problem stream success rate\n {2}recorded: (0.5|1)\n {2}replayed: ${truth}`));
   }, 120_000);
 
   it("a directory that is not a run cannot be verified (exit 2) and says why", async () => {
