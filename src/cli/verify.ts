@@ -13,7 +13,7 @@ export const verifyCommand = defineCommand({
   describe: "re-execute a recorded run offline (models answered from llm-log.jsonl, trainings from the trainer cache) and say identical or where it diverged",
   builder: (y) =>
     y
-      .positional("dir", { type: "string", demandOption: true, describe: "a run directory (runs/<id>)" })
+      .positional("dir", { type: "string", demandOption: true, describe: "a run directory (runs/<id>) or a hexa compare directory" })
       .option("retrain", {
         type: "number",
         default: 0,

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startFakeOpenAI, type FakeOpenAI, type ScriptItem } from "../../test/support/fake-openai-server.ts";
-import { AuditLine, fileSink, withAudit } from "./audit-log.ts";
+import { AuditLine, exchangeKey, fileSink, withAudit } from "./audit-log.ts";
 import { sha256Hex } from "./canonical-hash.ts";
 import type { ChatModel, Message, ToolSpec } from "./chat-model.ts";
 import { ModelConfig } from "./config.ts";
@@ -57,6 +57,7 @@ describe("withAudit", () => {
       modelReported: "gpt-test-2025",
       messages: ask,
       messagesSha256: sha256Hex(ask),
+      requestSha256: exchangeKey("gpt-test", ask, tools),
       tools: ["simulate", "get_level_state"],
       response: { text: "Probe first.", toolCalls: [{ id: "call_9", name: "simulate", args: { x: 2 }, rawArgs: '{"x":2}' }] },
       usage: { input: 30, output: 6, cached: 10 },

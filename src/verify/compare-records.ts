@@ -127,6 +127,8 @@ export const compareOtherRecords = (recordDir: string, replayDir: string): Diver
     const [a, b] = [read(recordDir), read(replayDir)];
     if (file === "metrics.json") for (const m of [a, b] as Json[]) delete m.run;
     const d = firstDifference(a, b);
+    const line = /^\[(\d+)\]\.?(.*)$/.exec(d?.field ?? "");
+    if (d && line && file.endsWith("candidates.jsonl")) return { ...d, what: `search candidate ${line[1]} (${file})`, field: line[2] || "(the candidate)" };
     if (d) return { what: whatOfFile(file), ...d };
   }
   return undefined;
