@@ -17,7 +17,7 @@ export interface VerificationRecord {
   divergence?: VerifyReport["divergence"];
 }
 
-export const VERIFICATION_FILE = "verification.json";
+const VERIFICATION_FILE = "verification.json";
 
 /** Writes `dir/verification.json` for a report (only `--record` asks for it). */
 export const recordVerification = (dir: string, r: VerifyReport, now: Date = new Date()): string => {

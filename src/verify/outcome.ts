@@ -32,13 +32,6 @@ export interface VerifyReport {
 /** A record lacks what a replay needs (a file, a field, a training): `hexa verify` exits 2 and names it. */
 export class CannotVerify extends HexaError {}
 
-/** Raised where a replay meets its first divergence, so that the run stops there. */
-export class Diverged extends HexaError {
-  constructor(readonly divergence: Divergence) {
-    super(`${divergence.what}: ${divergence.field} differs (recorded ${divergence.recorded}; replayed ${divergence.replayed})`);
-  }
-}
-
 export const zeroCounts = (): VerifyCounts => ({ episodes: 0, bankEvents: 0, modelExchanges: 0, trainings: 0, runs: 0 });
 
 export const addCounts = (a: VerifyCounts, b: VerifyCounts): VerifyCounts => ({

@@ -4,7 +4,7 @@ import type { Role } from "../llm/config.ts";
 import { LlmError } from "../llm/llm-error.ts";
 import type { Divergence } from "./outcome.ts";
 import type { RecordedExchange } from "./recorded-exchanges.ts";
-import { firstDifferingLine, requestLines, sharedLines } from "./request-lines.ts";
+import { firstDifferingLine, requestLines, sharedChars, sharedLines } from "./request-lines.ts";
 
 /**
  * The recorded exchanges of a run, answering a replay's requests (docs/guides/verify.md): each request is looked
@@ -44,11 +44,13 @@ export class ReplayBook {
 
   /** The recorded request nearest to one the run never made (the most leading lines shared), and where they part. */
   private unasked(role: Role, replayed: string[]): Divergence {
-    let nearest: { x: RecordedExchange; lines: string[]; shared: number } | undefined;
+    let nearest: { x: RecordedExchange; lines: string[]; shared: number; chars: number } | undefined;
     for (const x of this.exchanges.filter((e) => e.role === role)) {
       const lines = requestLines(x.messages, x.tools, x.outputSchema);
       const shared = sharedLines(lines, replayed);
-      if (!nearest || shared > nearest.shared) nearest = { x, lines, shared };
+      // Ties on whole lines go to the request whose first differing line starts most like the replayed one.
+      const chars = sharedChars(lines[shared] ?? "", replayed[shared] ?? "");
+      if (!nearest || shared > nearest.shared || (shared === nearest.shared && chars > nearest.chars)) nearest = { x, lines, shared, chars };
     }
     const what = `the replay asked the ${role} something the run never asked`;
     if (!nearest) return { what, field: "request", recorded: `(the run made no ${role} request)`, replayed: replayed[0] ?? "(empty request)" };

@@ -17,6 +17,13 @@ export const sharedLines = (a: readonly string[], b: readonly string[]): number 
   return n;
 };
 
+/** How many leading characters two lines share. */
+export const sharedChars = (a: string, b: string): number => {
+  let n = 0;
+  while (n < a.length && n < b.length && a[n] === b[n]) n++;
+  return n;
+};
+
 /** The first line at which two requests differ, each side's ("(no such line)" where one ends first). */
 export const firstDifferingLine = (recorded: readonly string[], replayed: readonly string[]): { recorded: string; replayed: string } | undefined => {
   const n = sharedLines(recorded, replayed);
