@@ -9,7 +9,7 @@ import { verifyCompare } from "./verify-compare.ts";
 import { verifyRun, type VerifyOptions } from "./verify-run.ts";
 
 /** verification.json, as `hexa inspect` shows a run's last verification. */
-export interface VerificationRecord {
+interface VerificationRecord {
   verifiedAt: string;
   codeVersion: CodeVersion;
   status: VerifyReport["status"];

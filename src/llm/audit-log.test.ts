@@ -66,6 +66,28 @@ describe("withAudit", () => {
     });
   });
 
+  it("keeps what a replay needs of the answer: its reasoning and problem, and the whole request's key", async () => {
+    const lines: string[] = [];
+    const inner: ChatModel = {
+      name: "m",
+      invoke: async () => ({
+        text: "t",
+        toolCalls: [],
+        reasoning: "because",
+        problem: "cut at the output cap",
+        usage: { input: 1, output: 1, cached: 0 },
+        model: "m",
+        latencyMs: 1,
+        fromCache: false,
+      }),
+    };
+    await withAudit(inner, { sink: (l) => lines.push(l), role: "actor", endpoint: "http://x/v1" }).invoke(ask, tools);
+    const line = AuditLine.parse(JSON.parse(lines[0]!));
+    expect(line.response).toMatchObject({ reasoning: "because", problem: "cut at the output cap" });
+    expect(line.requestSha256).toBe(exchangeKey("m", ask, tools));
+    expect(line.requestSha256).not.toBe(exchangeKey("m", ask, tools.slice(1)));
+  });
+
   it("keeps only the messages' hash and the caller's pointer when hashOnly", async () => {
     const { model, lines } = await audited([{ text: "ok" }], { hashOnly: true, pointer: () => "catapult__hexa__7/episode 3/turn 2" });
     await model.invoke(ask, []);
