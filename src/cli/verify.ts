@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { ConfigError } from "../errors.ts";
 import { defineCommand } from "../cli-kit/define-command.ts";
 import { exitCodeOf, reportText } from "../verify/outcome.ts";
@@ -37,7 +39,9 @@ export const verifyCommand = defineCommand({
       log,
     });
     (report.status === "cannot" ? process.stderr : process.stdout).write(`${reportText(report)}\n`);
-    if (argv.record) log(`recorded: ${recordVerification(argv.dir, report)}`);
+    if (argv.record && (existsSync(join(argv.dir, "run.json")) || existsSync(join(argv.dir, "compare.json"))))
+      log(`recorded: ${recordVerification(argv.dir, report)}`);
+    else if (argv.record) log(`not recorded: ${argv.dir} is not a run or compare directory`);
     process.exitCode = exitCodeOf(report.status);
   },
 });
