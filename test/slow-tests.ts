@@ -47,4 +47,7 @@ export const SLOW_TESTS = [
   "test/run-v1-fixture.test.ts",
   "test/toy-family/toy-family.test.ts",
   "test/transfer.test.ts",
+  "test/verify/verify-heuristic.test.ts",
+  "test/verify/verify-llm.test.ts",
+  "test/verify/verify-reward-search.test.ts",
 ];

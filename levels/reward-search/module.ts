@@ -42,6 +42,7 @@ export const rewardSearchModule: FamilyModule = {
       async () => (await import("./cli/film.ts")).filmCommand,
     ),
   ],
+  replay: async (record) => (await import("./verify/replay.ts")).replayTrainings(record, (f) => (trainerFor = f)),
   worker: {
     queues: [TRAININGS],
     serve: async (ctx) => {

@@ -35,6 +35,14 @@ export const GENERIC_COMMANDS: readonly LazyCommand[] = [
   ),
   withFamilies(
     {
+      command: "verify <dir>",
+      describe:
+        "re-execute a recorded run offline (models answered from llm-log.jsonl, trainings from the trainer cache) and say identical or where it diverged",
+    },
+    async () => (await import("./verify.ts")).verifyCommand,
+  ),
+  withFamilies(
+    {
       command: "doctor [config]",
       describe: "pre-flight check of each role's endpoint: tool calls, structured output, usage, reasoning, context, parallel requests",
     },

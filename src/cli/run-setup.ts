@@ -97,6 +97,14 @@ const needsHint = (role: string, resuming: boolean) => (e: unknown) => {
   );
 };
 
+type RoleModelSource = (role: "actor" | "evolver", name: string) => ChatModel;
+let roleModelSource: RoleModelSource | undefined;
+
+/** Where modelsFor takes each role's model instead of the endpoint (`hexa verify` answers from the record); undefined: the endpoint. */
+export const useRoleModelSource = (source: RoleModelSource | undefined): void => {
+  roleModelSource = source;
+};
+
 /** The role models a config needs (none for the heuristic agent with the heuristic evolver); calls logged to the run's llm-log.jsonl. */
 export const modelsFor = async (
   c: RunConfig,
@@ -106,6 +114,12 @@ export const modelsFor = async (
   const needActor = c.agent !== "heuristic";
   const needEvolver = usesBank(c) && c.evolver === "llm";
   if (!needActor && !needEvolver) return {};
+  const source = roleModelSource;
+  if (source)
+    return {
+      ...(needActor ? { actorModel: source("actor", c.llm.actor.model) } : {}),
+      ...(needEvolver ? { evolverModel: source("evolver", c.llm.evolver.model) } : {}),
+    };
   // Loaded only when a model is used: langchain costs about a second of start-up.
   const { createRoleModel } = await import("../llm/role-model.ts");
   const llm = { ...c.llm, auditLog: c.llm.auditLog ?? join(runPath, "llm-log.jsonl") };

@@ -3,6 +3,7 @@ import type { RedisConnection } from "../backend/redis/connection.ts";
 import type { HexaVersion } from "../backend/redis/jobs.ts";
 import { ConfigError } from "../errors.ts";
 import type { LevelFamily } from "./family.ts";
+import type { FamilyReplay, ReplayRecord } from "./replay.ts";
 
 /**
  * A keyed registry (levels, tools, tasks): explicit entries, one way in, and an unknown key named with the
@@ -70,4 +71,6 @@ export interface FamilyModule {
   /** Subcommands the family adds under `hexa levels` (e.g. `certify`, `show`). */
   levelCommands?: readonly CommandModule[];
   worker?: FamilyWorker;
+  /** What `hexa verify` needs of the family beyond its tools: its records of heavy work (trainings) answered, called before the family plays. */
+  replay?(record: ReplayRecord): Promise<FamilyReplay>;
 }

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startFakeOpenAI, type FakeOpenAI, type ScriptItem } from "../../test/support/fake-openai-server.ts";
-import { AuditLine, fileSink, withAudit } from "./audit-log.ts";
+import { AuditLine, exchangeKey, fileSink, withAudit } from "./audit-log.ts";
 import { sha256Hex } from "./canonical-hash.ts";
 import type { ChatModel, Message, ToolSpec } from "./chat-model.ts";
 import { ModelConfig } from "./config.ts";
@@ -57,12 +57,35 @@ describe("withAudit", () => {
       modelReported: "gpt-test-2025",
       messages: ask,
       messagesSha256: sha256Hex(ask),
+      requestSha256: exchangeKey("gpt-test", ask, tools),
       tools: ["simulate", "get_level_state"],
       response: { text: "Probe first.", toolCalls: [{ id: "call_9", name: "simulate", args: { x: 2 }, rawArgs: '{"x":2}' }] },
       usage: { input: 30, output: 6, cached: 10 },
       latencyMs: turn.latencyMs,
       fromCache: false,
     });
+  });
+
+  it("keeps what a replay needs of the answer: its reasoning and problem, and the whole request's key", async () => {
+    const lines: string[] = [];
+    const inner: ChatModel = {
+      name: "m",
+      invoke: async () => ({
+        text: "t",
+        toolCalls: [],
+        reasoning: "because",
+        problem: "cut at the output cap",
+        usage: { input: 1, output: 1, cached: 0 },
+        model: "m",
+        latencyMs: 1,
+        fromCache: false,
+      }),
+    };
+    await withAudit(inner, { sink: (l) => lines.push(l), role: "actor", endpoint: "http://x/v1" }).invoke(ask, tools);
+    const line = AuditLine.parse(JSON.parse(lines[0]!));
+    expect(line.response).toMatchObject({ reasoning: "because", problem: "cut at the output cap" });
+    expect(line.requestSha256).toBe(exchangeKey("m", ask, tools));
+    expect(line.requestSha256).not.toBe(exchangeKey("m", ask, tools.slice(1)));
   });
 
   it("keeps only the messages' hash and the caller's pointer when hashOnly", async () => {

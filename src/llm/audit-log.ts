@@ -2,7 +2,7 @@ import { appendFileSync } from "node:fs";
 import { z } from "zod";
 import { storedText } from "../util/cut-text.ts";
 import { sha256Hex } from "./canonical-hash.ts";
-import type { ChatModel } from "./chat-model.ts";
+import type { ChatModel, Message, OutputRequest, ToolSpec } from "./chat-model.ts";
 import { Role } from "./config.ts";
 import { ToolCallSchema, UsageSchema } from "./turn-schema.ts";
 
@@ -18,12 +18,14 @@ export const AuditLine = z.object({
   /** The messages as sent; absent in hash-only logs. */
   messages: z.array(z.unknown()).optional(),
   messagesSha256: z.string(),
+  /** sha256 of the whole request (model, messages, tool specs, answer schema): what a replay matches (exchangeKey). */
+  requestSha256: z.string().optional(),
   /** Where the full messages can be found (e.g. a trajectory and turn), from the caller. */
   messagesPointer: z.string().optional(),
   tools: z.array(z.string()),
   /** The name of the JSON schema the answer was asked for in, if any. */
   outputSchema: z.string().optional(),
-  response: z.object({ text: z.string(), toolCalls: z.array(ToolCallSchema) }).nullable(),
+  response: z.object({ text: z.string(), toolCalls: z.array(ToolCallSchema), reasoning: z.string().optional(), problem: z.string().optional() }).nullable(),
   usage: UsageSchema.nullable(),
   latencyMs: z.number().min(0),
   fromCache: z.boolean(),
@@ -42,6 +44,10 @@ export interface AuditOptions {
   /** Epoch ms; defaults to Date.now. */
   now?: () => number;
 }
+
+/** The key of one exchange as a replay looks it up: the request exactly as the model port received it. */
+export const exchangeKey = (model: string, messages: readonly Message[], tools: readonly ToolSpec[], output?: OutputRequest): string =>
+  sha256Hex({ model, messages, tools, ...(output ? { output } : {}) });
 
 /** Appends each line to a JSONL file; the file is this layer's own output, so its IO lives here. */
 export const fileSink =
@@ -67,6 +73,7 @@ export const withAudit = (inner: ChatModel, o: AuditOptions): ChatModel => {
         modelRequested: inner.name,
         ...(o.hashOnly ? {} : { messages }),
         messagesSha256: sha256Hex(messages),
+        requestSha256: exchangeKey(inner.name, messages, tools, output),
         ...(o.pointer ? { messagesPointer: o.pointer() } : {}),
         tools: tools.map((t) => t.name),
         ...(output ? { outputSchema: output.name } : {}),
@@ -77,7 +84,12 @@ export const withAudit = (inner: ChatModel, o: AuditOptions): ChatModel => {
         write({
           ...request,
           modelReported: turn.model,
-          response: { text: storedText(turn.text), toolCalls: turn.toolCalls.map((c) => ({ ...c, rawArgs: storedText(c.rawArgs) })) },
+          response: {
+            text: storedText(turn.text),
+            toolCalls: turn.toolCalls.map((c) => ({ ...c, rawArgs: storedText(c.rawArgs) })),
+            ...(turn.reasoning === undefined ? {} : { reasoning: storedText(turn.reasoning) }),
+            ...(turn.problem === undefined ? {} : { problem: turn.problem }),
+          },
           usage: turn.usage,
           latencyMs: turn.latencyMs,
           fromCache: turn.fromCache,

@@ -1,0 +1,96 @@
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { CannotVerify } from "../../../src/verify/outcome.ts";
+import type { RewardSearchConfig } from "../config.ts";
+import { trainCacheKey, type TrainerIdentity } from "../trainer/cache.ts";
+import type { JobOutcome } from "../trainer/client.ts";
+import { createTrainerPool, type PoolJob, type TrainerPool } from "../trainer/pool.ts";
+
+/** A training the replay answered from the record: the job, the trainer that ran it and what it gave. */
+export interface RecordedTraining {
+  key: string;
+  job: PoolJob;
+  trainer: TrainerIdentity;
+  outcome: JobOutcome;
+}
+
+/** What one run's replay needs of its trainings, and what it took. */
+export interface TrainingsReplay {
+  /** The run's trainer cache (rewardSearch.cacheDir as the run resolved it). */
+  cacheDir: string;
+  /** When the run started: an entry stored before it was already cached for the run. */
+  startedAt: Date;
+  used: RecordedTraining[];
+  /** The first training the record lacks; kept here, because a tool may catch the error it raises. */
+  missing?: string;
+}
+
+interface StoredEntry {
+  trainer: TrainerIdentity;
+  storedAt: string;
+  outcome: JobOutcome;
+}
+
+const readEntry = (path: string): StoredEntry | undefined => {
+  try {
+    return JSON.parse(readFileSync(path, "utf8")) as StoredEntry;
+  } catch {
+    return undefined;
+  }
+};
+
+/** The trainers (name and version) with entries in a cache folder: a job is looked up under each. */
+const identitiesIn = (dir: string): TrainerIdentity[] => {
+  if (!existsSync(dir)) return [];
+  const seen = new Map<string, TrainerIdentity>();
+  for (const name of readdirSync(dir).filter((n) => n.endsWith(".json"))) {
+    const t = readEntry(join(dir, name))?.trainer;
+    if (t && typeof t.name === "string" && typeof t.version === "string") seen.set(`${t.name}\0${t.version}`, { name: t.name, version: t.version });
+  }
+  return [...seen.values()];
+};
+
+/**
+ * The reward-search trainer of a replay (docs/guides/verify.md): every training is answered from the run's
+ * trainer cache, keyed as the cache keys it (task, instance, reward code, seeds, steps, trainer); nothing is
+ * trained. An entry stored before the run started is reported cached, as the run saw it; so is the second use
+ * of one the run stored. A training the cache lacks cannot be verified.
+ */
+export const replayTrainerPool = (current: () => TrainingsReplay): TrainerPool => {
+  let identities: { dir: string; list: TrainerIdentity[] } | undefined;
+  return {
+    train: async (job) => {
+      const replay = current();
+      if (identities?.dir !== replay.cacheDir) identities = { dir: replay.cacheDir, list: identitiesIn(replay.cacheDir) };
+      const found = identities.list
+        .map((trainer) => ({ trainer, key: trainCacheKey({ ...job, jobDir: "" }, trainer) }))
+        .map((k) => ({ ...k, entry: readEntry(join(replay.cacheDir, `${k.key}.json`)) }))
+        .filter((k) => k.entry?.outcome !== undefined)
+        .sort((a, b) => String(b.entry!.storedAt).localeCompare(String(a.entry!.storedAt)))[0];
+      if (!found) {
+        const what = `${replay.cacheDir}: no recorded result for a ${job.task} training (seed ${job.seed}, ${job.steps} steps); the run's trainer cache lacks it (deleted, or written elsewhere), so its trainings cannot be replayed`;
+        replay.missing ??= what;
+        throw new CannotVerify(what);
+      }
+      const outcome = found.entry!.outcome;
+      const cached = replay.used.some((u) => u.key === found.key) || new Date(found.entry!.storedAt) < replay.startedAt;
+      replay.used.push({ key: found.key, job, trainer: found.trainer, outcome });
+      return { ...outcome, cached, jobDir: null };
+    },
+    hello: async () => {
+      throw new CannotVerify("a replayed trainer has no process to greet; its trainings are answered from the record");
+    },
+    sent: 0,
+    close: async () => {},
+  };
+};
+
+/** Real trainer processes for `--retrain`, as the run's config starts them, writing only below `jobsDir`. */
+export const retrainPool = (c: RewardSearchConfig, jobsDir: string): TrainerPool =>
+  createTrainerPool({
+    ...(c.trainer.command ? { command: c.trainer.command } : {}),
+    ...(c.trainer.processes ? { size: c.trainer.processes } : {}),
+    startTimeoutMs: c.trainer.startTimeoutMs,
+    jobsDir,
+    budget: { ...(c.trainer.wallMs ? { wallMs: c.trainer.wallMs } : {}), ...(c.trainer.maxSteps ? { maxSteps: c.trainer.maxSteps } : {}) },
+  });

@@ -1,0 +1,29 @@
+import { join, resolve } from "node:path";
+import type { FamilyReplay, ReplayRecord } from "../../../src/family/replay.ts";
+import { RewardSearchConfig } from "../config.ts";
+import type { TrainerPool } from "../trainer/pool.ts";
+import { replayTrainerPool, type TrainingsReplay } from "./replay-pool.ts";
+import { retrainSome } from "./retrain.ts";
+
+/** The replay in progress: the family keeps one pool per trainer setting for the process, so a pool made for an earlier replayed run asks here. */
+let current: TrainingsReplay | undefined;
+
+/**
+ * Reward search under `hexa verify` (docs/guides/verify.md): its trainings answered from the run's trainer cache
+ * through `route` (the module's choice of trainer pool), some trained again on request.
+ */
+export const replayTrainings = (record: ReplayRecord, route: (f: ((c: RewardSearchConfig) => TrainerPool) | undefined) => void): FamilyReplay => {
+  const c = RewardSearchConfig.parse((record.config as unknown as Record<string, unknown>).rewardSearch ?? {});
+  const state: TrainingsReplay = { cacheDir: resolve(c.cacheDir), startedAt: record.startedAt, used: [] };
+  current = state;
+  route(() => replayTrainerPool(() => current ?? state));
+  return {
+    answered: () => state.used.length,
+    missing: () => state.missing,
+    retrain: (o) => retrainSome(c, state.used, { ...o, jobsDir: join(record.workDir, "retrained") }),
+    close: async () => {
+      route(undefined);
+      current = undefined;
+    },
+  };
+};

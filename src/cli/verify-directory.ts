@@ -1,0 +1,62 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { HexaError } from "../errors.ts";
+import { writeJsonAtomic } from "../store/jsonl.ts";
+import type { CodeVersion } from "../store/run-records.ts";
+import { CannotVerify, type VerifyReport, zeroCounts } from "../verify/outcome.ts";
+import { codeVersion } from "./run-setup.ts";
+import { verifyCompare } from "./verify-compare.ts";
+import { verifyRun, type VerifyOptions } from "./verify-run.ts";
+
+/** verification.json, as `hexa inspect` shows a run's last verification. */
+interface VerificationRecord {
+  verifiedAt: string;
+  codeVersion: CodeVersion;
+  status: VerifyReport["status"];
+  counts: VerifyReport["counts"];
+  divergence?: VerifyReport["divergence"];
+}
+
+const VERIFICATION_FILE = "verification.json";
+
+/** Writes `dir/verification.json` for a report (only `--record` asks for it). */
+export const recordVerification = (dir: string, r: VerifyReport, now: Date = new Date()): string => {
+  const path = join(dir, VERIFICATION_FILE);
+  const line: VerificationRecord = {
+    verifiedAt: now.toISOString(),
+    codeVersion: codeVersion(),
+    status: r.status,
+    counts: r.counts,
+    ...(r.divergence ? { divergence: r.divergence } : {}),
+  };
+  writeJsonAtomic(path, line);
+  return path;
+};
+
+/** A run directory, a `hexa compare` directory, or what cannot be verified and why. */
+const verifyAny = (dir: string, options: VerifyOptions): Promise<VerifyReport> => {
+  if (existsSync(join(dir, "run.json"))) return verifyRun(dir, options);
+  if (existsSync(join(dir, "compare.json"))) return verifyCompare(dir, options);
+  if (existsSync(join(dir, "search.json")))
+    throw new CannotVerify(
+      `${dir}: a \`hexa search\` directory; its candidates are replayed as a run: make it with hexa run (method: eureka or rf-agent) and verify that run directory`,
+    );
+  if (!existsSync(dir)) throw new CannotVerify(`${dir}: no such directory`);
+  throw new CannotVerify(`${dir}: not a run (no run.json), nor a hexa compare directory (no compare.json)`);
+};
+
+/**
+ * `hexa verify DIR`'s work, for any caller (docs/guides/verify.md): replays the run in DIR and compares it with its
+ * record. Never throws for a directory that cannot be verified: the report says so (status "cannot") and why.
+ */
+export const verifyRunDirectory = async (dir: string, options: VerifyOptions & { record?: boolean } = {}): Promise<VerifyReport> => {
+  let report: VerifyReport;
+  try {
+    report = await verifyAny(dir, options);
+  } catch (e) {
+    if (!(e instanceof HexaError)) throw e;
+    report = { status: "cannot", dir, counts: zeroCounts(), message: e.message };
+  }
+  if (options.record) recordVerification(dir, report);
+  return report;
+};

@@ -1,0 +1,122 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { familyModules, loadFamilies } from "../app/families.ts";
+import { HexaError } from "../errors.ts";
+import type { FamilyReplay } from "../family/replay.ts";
+import { usesBank, type RunConfig } from "../loop/run-config.ts";
+import { RunDir } from "../store/run-dir.ts";
+import { compareBankEvents, compareEpisodes, compareOtherRecords } from "../verify/compare-records.ts";
+import { CannotVerify, countsText, type Divergence, type VerifyCounts, type VerifyReport } from "../verify/outcome.ts";
+import { readExchanges } from "../verify/recorded-exchanges.ts";
+import { ReplayBook } from "../verify/replay-model.ts";
+import { requestLines } from "../verify/request-lines.ts";
+import { runDirConfig, useRoleModelSource } from "./run-setup.ts";
+import { replayRun } from "./verify-replay.ts";
+
+export interface VerifyOptions {
+  /** Trainings to do again for real, chosen at random (reward search); 0: none. */
+  retrain?: number;
+  /** The seed of that choice; unset: drawn and printed. */
+  retrainSeed?: number;
+  /** Largest |F difference| a retrained training may show; unset: 0 for the built-in trainer, 0.05 for a trainer command. */
+  tolerance?: number;
+  /** Progress lines (the replay's own output is kept and shown only when it fails). */
+  log?: (line: string) => void;
+}
+
+const needsModels = (cfg: RunConfig) => cfg.agent !== "heuristic" || (usesBank(cfg) && cfg.evolver === "llm");
+
+/** The recorded exchanges a run's replay is answered with, or none for a run that asked no model. */
+const bookOf = (dir: string, cfg: RunConfig): ReplayBook | undefined => {
+  if (!needsModels(cfg)) return undefined;
+  return new ReplayBook(readExchanges(cfg.llm.auditLog ? resolve(cfg.llm.auditLog) : join(dir, "llm-log.jsonl")));
+};
+
+/** A recorded exchange the replay never asked for: the run asked more than its code asks now. */
+const unaskedDivergence = (book: ReplayBook): Divergence | undefined => {
+  const left = book.left()[0];
+  if (!left) return undefined;
+  const lines = requestLines(left.messages, left.tools, left.outputSchema);
+  return {
+    what: `the run asked the ${left.role} something the replay never asked`,
+    field: `request (llm-log.jsonl line ${left.line})`,
+    recorded: lines.find((l) => l.includes("(user)")) ?? lines[0] ?? "(empty request)",
+    replayed: "(not asked)",
+  };
+};
+
+const replayedRunDir = (runsDir: string): string => {
+  const made = existsSync(runsDir) ? readdirSync(runsDir).filter((n) => !n.startsWith(".") && statSync(join(runsDir, n)).isDirectory()) : [];
+  if (made.length !== 1) throw new CannotVerify(`the replay made ${made.length} run directories in ${runsDir} (expected one)`);
+  return join(runsDir, made[0]!);
+};
+
+/** Whether the recorded run itself ended with an error of the run's (metrics.json's fatal problems): the replay then does too. */
+const recordEndedMisleading = (dir: string): boolean => {
+  try {
+    const m = JSON.parse(readFileSync(join(dir, "metrics.json"), "utf8")) as { problems?: Array<{ fatal?: boolean }> };
+    return (m.problems ?? []).some((p) => p.fatal === true);
+  } catch {
+    return false;
+  }
+};
+
+const compareAll = (record: string, replayed: string, counts: VerifyCounts): Divergence | undefined => {
+  const episodes = compareEpisodes(record, replayed);
+  counts.episodes = episodes.count;
+  if (episodes.divergence) return episodes.divergence;
+  const bank = compareBankEvents(record, replayed);
+  counts.bankEvents = bank.count;
+  return bank.divergence ?? compareOtherRecords(record, replayed);
+};
+
+/**
+ * Re-executes one recorded run (docs/guides/verify.md): `hexa run`'s own code on the run's config in a fresh
+ * folder, every model request answered from llm-log.jsonl by its exact key, every training from the trainer
+ * cache; then every record compared with the run's. Never opens a connection.
+ */
+export const verifyRun = async (dir: string, options: VerifyOptions = {}): Promise<VerifyReport> => {
+  const log = options.log ?? (() => {});
+  const run = RunDir.open(dir);
+  const cfg = runDirConfig(run, `${dir}/config.yaml`, log);
+  await loadFamilies([cfg.family]);
+  const book = bookOf(run.path, cfg);
+  const counts: VerifyCounts = { episodes: 0, bankEvents: 0, modelExchanges: 0, trainings: 0, runs: 1 };
+  const work = mkdtempSync(join(tmpdir(), "hexa-verify-"));
+  const report = (divergence?: Divergence): VerifyReport => {
+    counts.modelExchanges = book?.answered ?? 0;
+    counts.trainings += family?.answered() ?? 0;
+    return divergence
+      ? { status: "diverged", dir, counts, divergence, message: `${divergence.what}: ${divergence.field} differs` }
+      : { status: "identical", dir, counts, message: `identical: ${countsText(counts)}` };
+  };
+  let family: FamilyReplay | undefined;
+  try {
+    const module = familyModules().find((m) => m.id === cfg.family);
+    family = await module?.replay?.({ runDir: run.path, config: cfg, startedAt: new Date(run.meta.createdAt), workDir: work });
+    useRoleModelSource(book ? (role, name) => book.model(role, name) : undefined);
+    writeFileSync(join(work, "config.yaml"), run.configText());
+    const outcome = await replayRun(join(work, "config.yaml"), join(work, "runs"));
+    if (book?.divergence) return report(book.divergence);
+    const missing = family?.missing();
+    if (missing) throw new CannotVerify(missing);
+    if (outcome.error && !(outcome.error instanceof HexaError && recordEndedMisleading(run.path))) {
+      if (outcome.error instanceof CannotVerify) throw outcome.error;
+      const tail = outcome.output.trim().split("\n").slice(-5).join("\n");
+      return report({ what: "the replayed run", field: "outcome", recorded: "finished", replayed: `${outcome.error.message}${tail ? `\n${tail}` : ""}` });
+    }
+    // A resumed run's log also holds the exchanges of episodes cut short and played again, which no record cites.
+    const ownLog = book && !cfg.llm.auditLog && run.writers().length <= 1;
+    const divergence = compareAll(run.path, replayedRunDir(join(work, "runs")), counts) ?? (ownLog ? unaskedDivergence(book) : undefined);
+    if (divergence || !options.retrain || !family?.retrain) return report(divergence);
+    const seed = options.retrainSeed ?? Math.floor(Math.random() * 2 ** 31);
+    const again = await family.retrain({ count: options.retrain, seed, ...(options.tolerance === undefined ? {} : { tolerance: options.tolerance }), log });
+    counts.trainings += again.checked;
+    return report(again.divergence);
+  } finally {
+    useRoleModelSource(undefined);
+    await family?.close();
+    rmSync(work, { recursive: true, force: true });
+  }
+};

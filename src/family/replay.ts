@@ -1,0 +1,28 @@
+import type { RunConfig } from "../loop/run-config.ts";
+import type { Divergence } from "../verify/outcome.ts";
+
+/** The run a replay re-executes (docs/guides/verify.md), as a family sees it. */
+export interface ReplayRecord {
+  /** The recorded run directory (read only). */
+  runDir: string;
+  config: RunConfig;
+  /** When the run started (run.json's createdAt). */
+  startedAt: Date;
+  /** A fresh folder of the replay's own, for anything the family must write (retrained jobs). */
+  workDir: string;
+}
+
+/**
+ * A family's side of a replay: work the run recorded (a reward-search training) is answered from that record,
+ * and `retrain` does some of it again for real and compares. Made per replayed run; `close` restores the
+ * family's own way of working.
+ */
+export interface FamilyReplay {
+  /** Recorded results the replay was answered with so far. */
+  answered(): number;
+  /** The first piece of work the record lacked, if any (the replay then cannot be verified). */
+  missing(): string | undefined;
+  /** Does `count` of the answered pieces again, chosen by `seed`, and compares each with its record. */
+  retrain?(o: { count: number; seed: number; tolerance?: number; log: (line: string) => void }): Promise<{ checked: number; divergence?: Divergence }>;
+  close(): Promise<void>;
+}

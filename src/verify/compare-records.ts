@@ -1,0 +1,135 @@
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+import { CannotVerify, type Divergence } from "./outcome.ts";
+import { firstDifference } from "./compare-values.ts";
+
+/**
+ * Files of a run directory that a replay does not reproduce: the run's identity and history (run.json,
+ * writers, notices), the exchanges (checked request by request instead), usage lines (their order follows
+ * concurrency; metrics.json holds their totals), the report, held-out evaluations (`hexa eval`, another command)
+ * and what `hexa bundle` and `hexa verify` add.
+ */
+const NOT_REPLAYED = new Set([
+  "run.json",
+  "config.yaml",
+  "writers.jsonl",
+  "notices.jsonl",
+  "llm-log.jsonl",
+  "usage.jsonl",
+  "served-models.json",
+  "stopped.json",
+  "report.html",
+  "verification.json",
+  "MANIFEST.json",
+  "eval",
+]);
+
+type Json = Record<string, unknown>;
+
+const jsonLines = (path: string): Json[] => {
+  if (!existsSync(path)) return [];
+  return readFileSync(path, "utf8")
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((l, i) => {
+      try {
+        return JSON.parse(l) as Json;
+      } catch (e) {
+        throw new CannotVerify(`${path}:${i + 1}: not valid JSON (${(e as Error).message})`);
+      }
+    });
+};
+
+/** "episode <id> turn <n>" for a difference inside a trajectory's steps, else "episode <id>". */
+const episodeWhat = (rec: Json, field: string): string => {
+  const step = /^trajectory\.steps\[(\d+)\]/.exec(field);
+  const steps = (rec.trajectory as { steps?: Array<{ turn?: unknown }> } | undefined)?.steps;
+  const turn = step ? (steps?.[Number(step[1])]?.turn ?? Number(step[1]) + 1) : undefined;
+  return `episode ${String(rec.id)}${turn === undefined ? "" : ` turn ${String(turn)}`}`;
+};
+
+/** Every recorded episode against the replayed one of the same id (concurrency orders the file, not the run). */
+export const compareEpisodes = (recordDir: string, replayDir: string): { divergence?: Divergence; count: number } => {
+  const recorded = jsonLines(join(recordDir, "episodes.jsonl"));
+  const replayed = new Map(jsonLines(join(replayDir, "episodes.jsonl")).map((e) => [String(e.id), e] as const));
+  let count = 0;
+  for (const rec of recorded) {
+    const again = replayed.get(String(rec.id));
+    if (!again) return { count, divergence: { what: `episode ${String(rec.id)}`, field: "(the episode)", recorded: "played", replayed: "never played" } };
+    const d = firstDifference(rec, again);
+    if (d) return { count, divergence: { what: episodeWhat(rec, d.field), ...d } };
+    replayed.delete(String(rec.id));
+    count++;
+  }
+  const extra = [...replayed.keys()][0];
+  if (extra !== undefined) return { count, divergence: { what: `episode ${extra}`, field: "(the episode)", recorded: "never played", replayed: "played" } };
+  return { count };
+};
+
+const eventWhat = (line: Json, n: number): string => {
+  const e = line.event as { type?: unknown; round?: unknown; entry?: { id?: unknown }; id?: unknown } | undefined;
+  const commit = line.commit as { round?: unknown } | undefined;
+  const about = e ? `${String(e.type)} ${String(e.entry?.id ?? e.id ?? "")}`.trim() : `commit of round ${String(commit?.round)}`;
+  return `bank event ${n} (${String(line.level)} round ${String(e?.round ?? commit?.round)} ${about})`;
+};
+
+/** The bank log line by line: each level's updates are committed in round order, so the file's order is the run's. */
+export const compareBankEvents = (recordDir: string, replayDir: string): { divergence?: Divergence; count: number } => {
+  const recorded = jsonLines(join(recordDir, "bank-events.jsonl"));
+  const replayed = jsonLines(join(replayDir, "bank-events.jsonl"));
+  const again = new Map<string, Json[]>();
+  for (const l of replayed) again.set(String(l.level), [...(again.get(String(l.level)) ?? []), l]);
+  const seen = new Map<string, number>();
+  let count = 0;
+  for (const [n, line] of recorded.entries()) {
+    const level = String(line.level);
+    const i = seen.get(level) ?? 0;
+    seen.set(level, i + 1);
+    const d = firstDifference(line, again.get(level)?.[i]);
+    if (d) return { count, divergence: { what: eventWhat(line, n + 1), ...d } };
+    if (line.event) count++;
+  }
+  const extra = [...again].find(([level, lines]) => lines.length > (seen.get(level) ?? 0));
+  if (extra) {
+    const line = extra[1][seen.get(extra[0]) ?? 0]!;
+    return {
+      count,
+      divergence: {
+        what: `bank event after the last recorded one of ${extra[0]}`,
+        field: "(the event)",
+        recorded: "(none)",
+        replayed: JSON.stringify(line).slice(0, 300),
+      },
+    };
+  }
+  return { count };
+};
+
+/** Every other record file below a run directory (metrics, bank snapshots, final scores, a family's own records), relative paths. */
+const recordFiles = (root: string, dir = root): string[] =>
+  readdirSync(dir)
+    .sort()
+    .flatMap((name) => {
+      const path = join(dir, name);
+      if (dir === root && (NOT_REPLAYED.has(name) || name === "episodes.jsonl" || name === "bank-events.jsonl")) return [];
+      if (statSync(path).isDirectory()) return recordFiles(root, path);
+      return /\.jsonl?$/.test(name) && !name.includes(".tmp") ? [relative(root, path)] : [];
+    });
+
+const whatOfFile = (file: string): string => (file === "metrics.json" ? "metric (metrics.json)" : /final-scores/.test(file) ? `final score (${file})` : file);
+
+/** metrics.json (its run id aside), bank snapshots, final scores and any other JSON record, field by field. */
+export const compareOtherRecords = (recordDir: string, replayDir: string): Divergence | undefined => {
+  for (const file of recordFiles(recordDir)) {
+    const other = join(replayDir, file);
+    if (!existsSync(other)) return { what: whatOfFile(file), field: "(the file)", recorded: "written", replayed: "not written" };
+    const read = (dir: string) => (file.endsWith(".jsonl") ? jsonLines(join(dir, file)) : (JSON.parse(readFileSync(join(dir, file), "utf8")) as unknown));
+    const [a, b] = [read(recordDir), read(replayDir)];
+    if (file === "metrics.json") for (const m of [a, b] as Json[]) delete m.run;
+    const d = firstDifference(a, b);
+    const line = /^\[(\d+)\]\.?(.*)$/.exec(d?.field ?? "");
+    if (d && line && file.endsWith("candidates.jsonl")) return { ...d, what: `search candidate ${line[1]} (${file})`, field: line[2] || "(the candidate)" };
+    if (d) return { what: whatOfFile(file), ...d };
+  }
+  return undefined;
+};

@@ -1,0 +1,56 @@
+import { HexaError } from "../errors.ts";
+
+/** Where a replay first differs from its record (docs/guides/verify.md): what, the field, and both values. */
+export interface Divergence {
+  /** e.g. "episode stream/catapult/r1/s57 turn 3", "bank event 4 (catapult round 1 add s1_2)", "metric", "the actor's request". */
+  what: string;
+  field: string;
+  recorded: string;
+  replayed: string;
+}
+
+export interface VerifyCounts {
+  episodes: number;
+  bankEvents: number;
+  modelExchanges: number;
+  trainings: number;
+  /** Runs of a compare or search directory (1 for a run). */
+  runs: number;
+}
+
+export type VerifyStatus = "identical" | "diverged" | "cannot";
+
+export interface VerifyReport {
+  status: VerifyStatus;
+  dir: string;
+  counts: VerifyCounts;
+  divergence?: Divergence;
+  /** One line for a person: "identical (…)", the divergence, or what is missing. */
+  message: string;
+}
+
+/** A record lacks what a replay needs (a file, a field, a training): `hexa verify` exits 2 and names it. */
+export class CannotVerify extends HexaError {}
+
+export const zeroCounts = (): VerifyCounts => ({ episodes: 0, bankEvents: 0, modelExchanges: 0, trainings: 0, runs: 0 });
+
+export const addCounts = (a: VerifyCounts, b: VerifyCounts): VerifyCounts => ({
+  episodes: a.episodes + b.episodes,
+  bankEvents: a.bankEvents + b.bankEvents,
+  modelExchanges: a.modelExchanges + b.modelExchanges,
+  trainings: a.trainings + b.trainings,
+  runs: a.runs + b.runs,
+});
+
+export const countsText = (c: VerifyCounts): string =>
+  `${c.runs > 1 ? `${c.runs} runs, ` : ""}${c.episodes} episodes, ${c.bankEvents} bank events, ${c.modelExchanges} model exchanges, ${c.trainings} trainings checked`;
+
+/** The exit status of `hexa verify`: 0 identical, 1 diverged, 2 cannot verify. */
+export const exitCodeOf = (s: VerifyStatus): number => (s === "identical" ? 0 : s === "diverged" ? 1 : 2);
+
+export const reportText = (r: VerifyReport): string => {
+  if (r.status === "identical") return `identical: ${countsText(r.counts)}`;
+  if (r.status === "cannot") return `cannot verify ${r.dir}: ${r.message}`;
+  const d = r.divergence!;
+  return `diverged: ${d.what}\n  field:    ${d.field}\n  recorded: ${d.recorded}\n  replayed: ${d.replayed}\n(checked before it: ${countsText(r.counts)})`;
+};

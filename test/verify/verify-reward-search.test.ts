@@ -1,0 +1,57 @@
+import { readdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { hexa } from "../support/hexa-cli.ts";
+import { tempDirs } from "../support/temp-files.ts";
+import { runIn } from "./verify-support.ts";
+
+const tmp = tempDirs("hexa-verify-rs-");
+let dir = "";
+let run = "";
+
+/** A tiny reward-search run (cartpole, two episodes of 3 turns, trainings of 1024 and 2048 steps) with its trainer cache beside it. */
+beforeAll(async () => {
+  dir = tmp();
+  const cfg = join(dir, "rs.yaml");
+  writeFileSync(
+    cfg,
+    [
+      "family: reward-search",
+      "levels: [cartpole]",
+      "agent: heuristic",
+      "evolver: heuristic",
+      "rounds: 1",
+      "episodesPerRound: 1",
+      "offline: {episodes: 1}",
+      "actor: {maxTurns: 3}",
+      "concurrency: 1",
+      `rewardSearch: {trainSteps: 1024, finishSteps: 2048, cacheDir: ${join(dir, "cache")}, jobsDir: ${join(dir, "jobs")}}`,
+    ].join("\n"),
+  );
+  const r = await hexa(["run", cfg, "--runs-dir", join(dir, "runs")]);
+  expect(r.status, r.stderr).toBe(0);
+  run = runIn(join(dir, "runs"));
+}, 180_000);
+
+describe("hexa verify on a reward-search run", () => {
+  it("answers its trainings from the recorded trainer cache, and --retrain 2 trains two again and matches their F exactly", async () => {
+    const r = await hexa(["verify", run, "--retrain", "2", "--retrain-seed", "5"]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/retraining 2 of \d+ recorded trainings \(seed 5\); F must match exactly/);
+    const retrained = [...r.stderr.matchAll(/recorded F (\S+), retrained (\S+)/g)];
+    expect(retrained).toHaveLength(2);
+    for (const [, recorded, again] of retrained) expect(again).toBe(recorded);
+    const [, episodes, trainings] = /^identical: (\d+) episodes, .* (\d+) trainings checked/.exec(r.stdout) ?? [];
+    expect(Number(episodes)).toBe(2);
+    expect(Number(trainings)).toBeGreaterThanOrEqual(4);
+  }, 180_000);
+
+  it("a training the trainer cache no longer holds cannot be verified (exit 2), naming the cache", async () => {
+    const cache = join(dir, "cache");
+    const [first] = readdirSync(cache).filter((n) => n.endsWith(".json"));
+    rmSync(join(cache, first!));
+    const r = await hexa(["verify", run]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain(`${cache}: no recorded result for a cartpole training`);
+  }, 180_000);
+});
