@@ -2,29 +2,19 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { HexaError } from "../errors.ts";
 import { writeJsonAtomic } from "../store/jsonl.ts";
-import type { CodeVersion } from "../store/run-records.ts";
+import { VERIFICATION_FILE, type VerificationRecord } from "../store/run-attestations.ts";
 import { CannotVerify, type VerifyReport, zeroCounts } from "../verify/outcome.ts";
-import { codeVersion } from "./run-setup.ts";
+import { codeLabel, codeVersion } from "./run-setup.ts";
 import { verifyCompare } from "./verify-compare.ts";
 import { verifyRun, type VerifyOptions } from "./verify-run.ts";
 
-/** verification.json, as `hexa inspect` shows a run's last verification. */
-interface VerificationRecord {
-  verifiedAt: string;
-  codeVersion: CodeVersion;
-  status: VerifyReport["status"];
-  counts: VerifyReport["counts"];
-  divergence?: VerifyReport["divergence"];
-}
-
-const VERIFICATION_FILE = "verification.json";
 
 /** Writes `dir/verification.json` for a report (only `--record` asks for it). */
 export const recordVerification = (dir: string, r: VerifyReport, now: Date = new Date()): string => {
   const path = join(dir, VERIFICATION_FILE);
   const line: VerificationRecord = {
     verifiedAt: now.toISOString(),
-    codeVersion: codeVersion(),
+    codeVersion: `hexa ${codeLabel(codeVersion())}`,
     status: r.status,
     counts: r.counts,
     ...(r.divergence ? { divergence: r.divergence } : {}),

@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError } from "../errors.ts";
 import { defineCommand } from "../cli-kit/define-command.ts";
+import { prepareVerifyTarget } from "../bundle/prepare-verify-target.ts";
 import { exitCodeOf, reportText } from "../verify/outcome.ts";
 import { recordVerification, verifyRunDirectory } from "./verify-directory.ts";
 
@@ -15,7 +16,7 @@ export const verifyCommand = defineCommand({
   describe: "re-execute a recorded run offline (models answered from llm-log.jsonl, trainings from the trainer cache) and say identical or where it diverged",
   builder: (y) =>
     y
-      .positional("dir", { type: "string", demandOption: true, describe: "a run directory (runs/<id>) or a hexa compare directory" })
+      .positional("dir", { type: "string", demandOption: true, describe: "a run directory (runs/<id>), a hexa compare directory, or a bundle (FILE.tar.gz from hexa bundle)" })
       .option("retrain", {
         type: "number",
         default: 0,
@@ -27,21 +28,35 @@ export const verifyCommand = defineCommand({
         type: "number",
         describe: "largest |F difference| of a retrained training; unset: 0 (exact) for the built-in trainer, 0.05 for a trainer command",
       })
-      .option("record", { type: "boolean", default: false, describe: "write the result to DIR/verification.json (hexa inspect shows it)" }),
+      .option("record", { type: "boolean", default: false, describe: "write the result to DIR/verification.json (hexa inspect shows it); not for a bundle" })
+      .option("strict", { type: "boolean", default: false, describe: "refuse a bundle made by other code than this checkout (default: a warning listing what differs)" }),
   handler: async (argv) => {
-    const seed = argv["retrain-seed"] ?? (argv.retrain > 0 ? Math.floor(Math.random() * 2 ** 31) : undefined);
     const log = (line: string) => process.stderr.write(`${line}\n`);
-    log(`verifying ${argv.dir}: replaying it offline${seed === undefined ? "" : `; retrain seed ${seed}`}`);
-    const report = await verifyRunDirectory(argv.dir, {
-      retrain: argv.retrain,
-      ...(seed === undefined ? {} : { retrainSeed: seed }),
-      ...(argv.tolerance === undefined ? {} : { tolerance: argv.tolerance }),
-      log,
-    });
-    (report.status === "cannot" ? process.stderr : process.stdout).write(`${reportText(report)}\n`);
-    if (argv.record && (existsSync(join(argv.dir, "run.json")) || existsSync(join(argv.dir, "compare.json"))))
-      log(`recorded: ${recordVerification(argv.dir, report)}`);
-    else if (argv.record) log(`not recorded: ${argv.dir} is not a run or compare directory`);
-    process.exitCode = exitCodeOf(report.status);
+    const target = prepareVerifyTarget(argv.dir, { strict: argv.strict });
+    try {
+      for (const w of target.warnings) log(w);
+      if (target.manifestHash) log(`bundle ${argv.dir}: MANIFEST intact, manifest hash ${target.manifestHash}`);
+      const seed = argv["retrain-seed"] ?? (argv.retrain > 0 ? Math.floor(Math.random() * 2 ** 31) : undefined);
+      log(`verifying ${argv.dir}: replaying it offline${seed === undefined ? "" : `; retrain seed ${seed}`}`);
+      const report = await verifyRunDirectory(target.runDir, {
+        retrain: argv.retrain,
+        ...(seed === undefined ? {} : { retrainSeed: seed }),
+        ...(argv.tolerance === undefined ? {} : { tolerance: argv.tolerance }),
+        log,
+      });
+      (report.status === "cannot" ? process.stderr : process.stdout).write(`${reportText(report)}\n`);
+      recordIfAsked(argv.record, target.manifestHash === undefined ? argv.dir : undefined, report, log);
+      process.exitCode = exitCodeOf(report.status);
+    } finally {
+      target.cleanup();
+    }
   },
 });
+
+/** `--record`: verification.json in a run or compare directory; a bundle's replay happens in a temporary copy. */
+const recordIfAsked = (asked: boolean, dir: string | undefined, report: Parameters<typeof recordVerification>[1], log: (l: string) => void): void => {
+  if (!asked) return;
+  if (dir === undefined) log("not recorded: a bundle is verified in a temporary copy; verify its run directory with --record to keep the result");
+  else if (existsSync(join(dir, "run.json")) || existsSync(join(dir, "compare.json"))) log(`recorded: ${recordVerification(dir, report)}`);
+  else log(`not recorded: ${dir} is not a run or compare directory`);
+};

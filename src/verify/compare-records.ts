@@ -21,6 +21,8 @@ const NOT_REPLAYED = new Set([
   "report.html",
   "verification.json",
   "MANIFEST.json",
+  "bundle",
+  "bundle.json",
   "eval",
 ]);
 

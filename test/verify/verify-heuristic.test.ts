@@ -31,8 +31,25 @@ describe("hexa verify on a heuristic run", () => {
     expect(Object.keys(v).sort()).toEqual(["codeVersion", "counts", "status", "verifiedAt"]);
     expect(v.status).toBe("identical");
     expect(v.counts.episodes).toBe(3);
-    expect(typeof v.codeVersion.version).toBe("string");
+    expect(v.codeVersion).toMatch(/^hexa \S+/);
   }, 120_000);
+
+  it("a bundle of the run verifies identical from the .tar.gz, naming its manifest hash; inspect shows the recorded check", async () => {
+    const bundle = join(tmp(), "run.tar.gz");
+    const packed = await hexa(["bundle", run, "-o", bundle]);
+    expect(packed.status, packed.stderr).toBe(0);
+    const hash = (JSON.parse(readFileSync(join(run, "bundle.json"), "utf8")) as { manifestHash: string }).manifestHash;
+    const r = await hexa(["verify", bundle, "--record"]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`manifest hash ${hash}`);
+    expect(r.stderr).toContain("not recorded: a bundle is verified in a temporary copy");
+    expect(r.stdout).toMatch(/^identical: 3 episodes/);
+    await hexa(["verify", run, "--record"]);
+    const shown = await hexa(["inspect", run, "--out", join(tmp(), "report.html")]);
+    expect(shown.status, shown.stderr).toBe(0);
+    expect(`${shown.stdout}${shown.stderr}`).toMatch(/identical/);
+    expect(`${shown.stdout}${shown.stderr}`).toContain(hash);
+  }, 180_000);
 
   it("an episode's result edited in episodes.jsonl is the first divergence (exit 1), naming the episode and the field", async () => {
     const copy = copyRun(run, tmp());
