@@ -9,7 +9,7 @@ import { playEpisode } from "../loop/play.ts";
 import { parseRunConfig, RUN_AGENTS, type RunAgent } from "../loop/run-config.ts";
 import { EMPTY_BANK } from "../store/bank.ts";
 import { allFamilies, defaultFamilyId, familyIds, getFamily } from "../app/families.ts";
-import { schemaFlags, sliceFromFlags, type SchemaFlag } from "../cli-kit/schema-flags.ts";
+import { flagOptions, schemaFlags, sliceFromFlags, type SchemaFlag } from "../cli-kit/schema-flags.ts";
 import { toolProgressView } from "./tool-progress.ts";
 import { assertWritable } from "../cli-kit/write-file.ts";
 import { defineCommand, withOptionsByName } from "../cli-kit/define-command.ts";
@@ -22,12 +22,13 @@ const oneLine = (s: string, max: number) => {
 const progressLine = (s: TrajectoryStep) =>
   `turn ${String(s.turn).padStart(2)}  ${s.tool.padEnd(22)} ${s.ok ? "  " : "✗ "}${oneLine(s.observation.split("\n")[0]!, 90)}\n`;
 
-const flagsOf = (schema: Parameters<typeof schemaFlags>[0], family: string): SchemaFlag[] => schemaFlags(schema, ` (family ${family})`);
+const flagsOf = (schema: Parameters<typeof schemaFlags>[0], family: string): SchemaFlag[] =>
+  schemaFlags(schema, { suffix: ` (family ${family})`, plainOnly: true, showDefaults: false });
 
 /** Every family's config fields as flags (a name two families share is one flag, described by the first). */
 const familyFlags = (): SchemaFlag[] => {
   const seen = new Map<string, SchemaFlag>();
-  for (const id of familyIds()) for (const f of flagsOf(getFamily(id).config.schema, id)) if (!seen.has(f.flag)) seen.set(f.flag, f);
+  for (const id of familyIds()) for (const f of flagsOf(getFamily(id).config.schema, id)) if (!seen.has(f.name)) seen.set(f.name, f);
   return [...seen.values()];
 };
 
@@ -59,7 +60,7 @@ export const episodeCommand = defineCommand({
         .option("cache-dir", { type: "string", describe: "answer identical requests from this response cache" })
         .option("audit-log", { type: "string", describe: "append one JSON line per model call here" })
         .option("out", { type: "string", describe: "write the trajectory as JSON" }),
-      Object.fromEntries(familyFlags().map(({ flag, option }) => [flag, option])),
+      flagOptions(familyFlags()),
     ),
   handler: async (argv) => {
     // Before any (paid) play: an output path that cannot be written loses nothing yet.
@@ -69,9 +70,9 @@ export const episodeCommand = defineCommand({
     const level = argv.level;
     const seed = parseSeed(argv.seed, "--seed");
     const own = flagsOf(family.config.schema, family.id);
-    const foreign = familyFlags().filter((f) => argv[f.flag] !== undefined && !own.some((o) => o.flag === f.flag));
+    const foreign = familyFlags().filter((f) => argv[f.name] !== undefined && !own.some((o) => o.name === f.name));
     if (foreign.length)
-      throw new ConfigError(`--${foreign[0]!.flag} is not a flag of family ${family.id}; its flags: ${own.map((f) => `--${f.flag}`).join(", ") || "none"}`);
+      throw new ConfigError(`--${foreign[0]!.name} is not a flag of family ${family.id}; its flags: ${own.map((f) => `--${f.name}`).join(", ") || "none"}`);
     const slice = { [family.config.key]: sliceFromFlags(own, argv) };
     let cfg;
     try {
@@ -87,8 +88,8 @@ export const episodeCommand = defineCommand({
           .replace(/^hexa episode: /, "")
           .replace(/actor\.maxTurns/g, "--max-turns")
           .replace(new RegExp(`${family.config.key}\\.(\\w+)`, "g"), (m, field: string) => {
-            const f = own.find((o) => o.field === field);
-            return f ? `--${f.flag}` : m;
+            const f = own.find((o) => o.path.at(-1) === field);
+            return f ? `--${f.name}` : m;
           })
           .replace(/; see hexa run --print-config for its default and meaning/g, ""),
       );
