@@ -12,7 +12,7 @@ import type { RunPlan } from "./run-plan.ts";
 import { spendGate, type SpendFlags } from "./run-spend.ts";
 
 /** The model clients of a run's roles; a role the config does not use has none. */
-export interface RunModels {
+interface RunModels {
   actorModel?: ChatModel;
   evolverModel?: ChatModel;
 }

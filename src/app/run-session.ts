@@ -20,9 +20,6 @@ import { closeServices, connectServices, type ModelsFactory, type RunFlags, type
 import { onInterrupt } from "./run-signals.ts";
 import { recordedSize, summariseRounds, summariseSearch } from "./run-summary.ts";
 
-export type { FamilyOverride } from "./run-plan.ts";
-export type { ModelsFactory, RunFlags, RunModels } from "./run-services.ts";
-
 /** What starts or resumes a run: `hexa run`'s arguments, and the injection points a replay needs. */
 export interface RunSessionOptions {
   /** A new run's YAML config; exactly one of it and `resumeDir`. */

@@ -12,7 +12,7 @@ import { writeRunReport } from "../cli/inspect-report.ts";
 const out = (text: string) => void process.stdout.write(text);
 
 /** The rounds' table on stdout: per level its successes, turns and final bank, then tokens, cost and time. */
-export const printSummary = (m: Metrics, dir: string): void => {
+const printSummary = (m: Metrics, dir: string): void => {
   const label = m.agent.startsWith("heuristic") ? " — heuristic experimentalist, no LLM" : "";
   out(`\nrun ${m.run}${label}\n`);
   out(`${"level".padEnd(22)} ${"success".padStart(12)} ${"turns".padStart(6)} ${"skills".padStart(7)} ${"mistakes".padStart(9)}   (final bank)\n`);

@@ -22,7 +22,6 @@ export {
   type JobResult,
   type StartOptions,
   type TrainerClient,
-  type TrainerFailure,
   type TrainJob,
 } from "./client-types.ts";
 
