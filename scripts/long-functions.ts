@@ -50,7 +50,7 @@ if (!Number.isInteger(max) || max < 1) {
   process.stderr.write(`--max takes a whole number of lines (got ${JSON.stringify(args[maxAt + 1])})\n`);
   process.exit(2);
 }
-const folders = args.filter((a, i) => a !== "--max" && i !== maxAt + 1);
+const folders = maxAt >= 0 ? [...args.slice(0, maxAt), ...args.slice(maxAt + 2)] : args;
 const files = execFileSync("git", ["ls-files", "--cached", "--others", "--exclude-standard", "--", ...(folders.length ? folders : ["."])], { encoding: "utf8" })
   .split("\n")
   .filter((f) => /\.(ts|mts)$/.test(f) && !ALLOWED.some((r) => r.test(f)));
