@@ -4,7 +4,7 @@ import { runLlmEpisode, type LlmAgent } from "../agents/run-episode.ts";
 import { readCertified } from "../levels/interphyre/certified-seeds.ts";
 import { INTERPHYRE_WORDS } from "../levels/interphyre/family.ts";
 import { openInterphyreEnv } from "../levels/interphyre/task-env.ts";
-import { sha256Hex } from "../src/llm/canonical-hash.ts";
+import { sha256Hex } from "../src/util/canonical-json.ts";
 import { ContextOverflow } from "../src/llm/llm-error.ts";
 import { expectGolden } from "./support/golden.ts";
 import { call, ScriptedModel, type Scripted } from "./support/scripted-model.ts";

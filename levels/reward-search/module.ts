@@ -1,3 +1,4 @@
+import type { RedisConnection } from "../../src/backend/redis/connection.ts";
 import type { FamilyModule } from "../../src/family/registry.ts";
 import { lazyCommand } from "../../src/cli-kit/lazy-command.ts";
 import type { RewardSearchConfig } from "./config.ts";
@@ -51,7 +52,8 @@ export const rewardSearchModule: FamilyModule = {
       // An episode's trainings go to the trainings queue, so every worker that serves it shares the heavy part.
       trainerFor = (c) =>
         redisTrainerPool({
-          connection: ctx.connection,
+          // hexa worker serves queues on Redis only: its connection is the backend's (src/family/registry.ts QueueConnection).
+          connection: ctx.connection as RedisConnection,
           hexa: ctx.hexa,
           trainer: { trainer: c.trainer, cacheDir: c.cacheDir, jobsDir: c.jobsDir },
           sign: ctx.sign,

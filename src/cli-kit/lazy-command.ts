@@ -1,4 +1,5 @@
 import type { Argv, CommandModule } from "yargs";
+import type { FamilyCommand } from "../family/registry.ts";
 
 /** What yargs needs of a command before it runs: its command string (name, positionals) and one-line description. */
 export interface CommandStub {
@@ -31,3 +32,6 @@ export const lazyCommand = (stub: CommandStub, load: () => Promise<CommandModule
     await (await load()).handler(argv);
   },
 });
+
+/** A family's command (src/family/registry.ts) as yargs takes it: every one is made by `lazyCommand` or `defineCommand`. */
+export const asYargsCommand = (c: FamilyCommand): CommandModule => c as CommandModule;

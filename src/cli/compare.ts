@@ -2,13 +2,11 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, extname, join, resolve } from "node:path";
 import type { Argv } from "yargs";
 import { z } from "zod";
-import { parse as parseYaml, stringify as toYaml } from "yaml";
 import { ConfigError, RunStopped } from "../errors.ts";
-import { formatUsd } from "../llm/budget.ts";
-import { checkAxes, cellConfig, gridCells, parseGridFlag, runRaw, type Cell, type GridAxis } from "../loop/compare/grid.ts";
-import { heldOutArg, sharedHeldOut } from "../loop/compare/heldout.ts";
+import { formatUsd, type Budget } from "../llm/budget.ts";
+import type { Cell, GridAxis } from "../loop/compare/grid.ts";
+import { heldOutArg } from "../loop/compare/heldout.ts";
 import { mapLimit } from "../loop/pool.ts";
-import { parseRunConfig, type RunConfig } from "../loop/run-config.ts";
 import { compareResults, type CellInput, type EpisodeOutcome } from "../report/compare/results.ts";
 import { curveSvg } from "../report/compare/plot.ts";
 import { renderCsv, renderMarkdown, renderText, type CompareHeader } from "../report/compare/render.ts";
@@ -16,21 +14,18 @@ import { chartToPng } from "../report/png.ts";
 import { writeReport } from "./inspect-report.ts";
 import { appendJsonl, readJsonl, writeAtomic, writeJsonAtomic } from "../store/jsonl.ts";
 import type { RunDir } from "../store/run-dir.ts";
-import { readConfigText } from "../store/config-file.ts";
 import { takePidLock } from "../store/pid-lock.ts";
 import type { EpisodeRecord } from "../store/run-records.ts";
 import { readFinalScores } from "../store/final-scores.ts";
 import type { LevelFamily } from "../family/family.ts";
-import { allFamilies, loadFamilies } from "../app/families.ts";
 import { type ArgsOf, defineCommand } from "../cli-kit/define-command.ts";
 import { intFlag } from "../cli-kit/flags.ts";
-import { checkRunConfig } from "./run-check.ts";
-import { changedKeys, configDigest } from "./run-setup.ts";
 import { asUserError } from "../cli-kit/write-file.ts";
 import { child, finished, findRun, heldOutOf } from "./compare-runs.ts";
 import { checkBackend } from "./backend.ts";
 import { DOCTOR_OPTION, doctorSkipped, preflight, rolesOf, servedChanges } from "./preflight.ts";
 import { budgetFrom, budgetOptions } from "./budget.ts";
+import { anyHeldOut, checkSpec, heldOutText, planGrid, type GridPlan, type HeldOut, type Job } from "./compare-grid.ts";
 import { checkGridForecast, evalSpent, GridCap, jobForecasts, runSpent } from "./compare-budget.ts";
 
 /**
@@ -38,19 +33,6 @@ import { checkGridForecast, evalSpent, GridCap, jobForecasts, runSpent } from ".
  * DIR/runs/ made by a `hexa run` child process (isolation; --resume after a crash), then `hexa eval` on one
  * shared held-out seed list, then the paired statistics. Rerunning the same command continues where it stopped.
  */
-
-/** compare.json: what a rerun in the same folder must match (the config's data, not its path). */
-type HeldOut = Record<string, number[]>;
-type Spec = { schemaVersion: 1; config: string; base: unknown; grid: GridAxis[]; runs: number; heldOutSeeds: HeldOut };
-const anyHeldOut = (h: HeldOut) => Object.values(h).some((s) => s.length > 0);
-const heldOutText = (h: HeldOut) =>
-  Object.entries(h)
-    .map(([l, s]) => `${l}: ${s.join(", ") || "none"}`)
-    .join("; ");
-
-type Job = { cell: Cell; run: number; cfg: RunConfig; yaml: string };
-
-const gridFlags = (v: unknown): string[] => (Array.isArray(v) ? v : v === undefined ? [] : [v]).map(String);
 
 const compareFlags = (y: Argv) =>
   budgetOptions(y, "the whole grid, every run and its held-out evaluation together; a rerun may raise it")
@@ -91,33 +73,6 @@ export const compareCommand = defineCommand({
   },
 });
 
-const readBase = (path: string): Record<string, unknown> => {
-  const text = readConfigText(path);
-  let raw: unknown;
-  try {
-    raw = parseYaml(text) ?? {};
-  } catch (e) {
-    throw new ConfigError(`${path}: not valid YAML (${(e as Error).message.split("\n")[0]})`);
-  }
-  if (raw === null || typeof raw !== "object" || Array.isArray(raw))
-    throw new ConfigError(`${path}: a run config is a mapping of keys (got ${Array.isArray(raw) ? "a list" : typeof raw})`);
-  return raw as Record<string, unknown>;
-};
-
-const pickBaseline = (flag: string | undefined, cells: readonly Cell[]): Cell => {
-  if (flag === undefined) return cells[0]!;
-  const norm = (s: string) =>
-    s
-      .split(",")
-      .map((p) => p.trim().replace(/\s+/g, ""))
-      .filter(Boolean)
-      .sort()
-      .join(",");
-  const found = cells.find((c) => c.id === flag.trim() || norm(c.label) === norm(flag));
-  if (!found) throw new ConfigError(`--baseline: no runnable cell ${JSON.stringify(flag)}; cells: ${cells.map((c) => `${c.id} (${c.label})`).join("; ")}`);
-  return found;
-};
-
 /** Takes DIR for this process; a lock left by a dead process is taken over. */
 const lockDir = (dir: string): (() => void) => {
   const path = join(dir, "compare.lock");
@@ -132,79 +87,109 @@ const outcome = (e: EpisodeRecord): EpisodeOutcome => ({
   turns: e.trajectory.turns,
 });
 
-export const compare = async (argv: CompareArgs, out: string): Promise<void> => {
-  const configPath = argv.config;
-  const runs = argv.runs;
-  // Passed on to each cell's hexa run: the grid checked every cell's endpoints once, before the first run.
-  const passOn = [...(argv.backend === undefined ? [] : ["--backend", argv.backend]), ...(doctorSkipped(argv, process.env) ? ["--no-doctor"] : [])];
-  if (argv.backend !== undefined) checkBackend(argv.backend, "--backend");
-  const note = (line: string) => process.stderr.write(`${line}\n`);
-  // Everything that can be refused is checked before DIR or any run directory is made.
-  const base = readBase(configPath);
-  const flags = gridFlags(argv.grid);
-  if (!flags.length) throw new ConfigError("--grid: name at least one axis, e.g. --grid init=off2on,online");
-  const axes = flags.map(parseGridFlag);
-  const capAxis = axes.find((a) => a.key === "budget" || a.key.startsWith("budget."));
-  // The cap is not part of a run's config (nor its id), so cells differing only in it would share run directories.
-  if (capAxis)
-    throw new ConfigError(
-      `--grid ${capAxis.key}: the spend cap is the whole grid's, not a cell's; give it with --budget-usd / --budget-tokens (or budget: in ${configPath}) and hexa compare shares it among the runs`,
-    );
-  // A caller other than the command (hexa bench) may not have built them.
-  await loadFamilies();
-  const families = allFamilies();
-  checkAxes(base, axes, families);
-  const cells = gridCells(base, axes);
-  const skipped: CompareHeader["skipped"] = [];
-  const jobs: Job[] = [];
-  const runnable: Cell[] = [];
-  for (const cell of cells) {
-    const c = cellConfig(cell, families);
-    let reason = "skipped" in c ? c.skipped : undefined;
-    if (!reason && "cfg" in c) {
-      try {
-        checkRunConfig(c.cfg, cell.label);
-      } catch (e) {
-        if (!(e instanceof ConfigError)) throw e;
-        reason = e.message;
-      }
-    }
-    if (reason) {
-      skipped.push({ id: cell.id, label: cell.label, reason });
-      continue;
-    }
-    runnable.push(cell);
-    for (let run = 0; run < runs; run++) {
-      const raw = runRaw(cell, run);
-      jobs.push({ cell, run, cfg: parseRunConfig(raw, cell.label, families), yaml: toYaml(raw) });
-    }
+/** Every cell's LLM roles, before any run spends: a grid over llm.actor.model may name a model one endpoint lacks. */
+const preflightCells = async (plan: GridPlan, runsDir: string, configPath: string, note: (line: string) => void): Promise<void> => {
+  // A cell's runs made earlier are told apart when their endpoint now answers as another model or fingerprint.
+  for (const c of plan.runnable) {
+    const cellJobs = plan.jobs.filter((j) => j.cell === c);
+    const cfg = cellJobs[0]!.cfg;
+    const served = await preflight(cfg.llm, rolesOf(cfg, plan.family.searchFor?.(cfg) !== undefined), {
+      env: process.env,
+      cacheDir: runsDir,
+      where: `${configPath} (cell ${c.id})`,
+    });
+    const made = cellJobs.flatMap((j) => findRun(runsDir, j.cfg) ?? []);
+    if (served) made.forEach((dir) => servedChanges(dir.path, served).forEach(note));
   }
-  for (const s of skipped) note(`skipped ${s.id} (${s.label}): ${s.reason}`);
-  if (!runnable.length) throw new ConfigError(`--grid: every cell is refused by hexa run (${skipped.map((s) => `${s.id}: ${s.reason}`).join("; ")})`);
-  const baseline = pickBaseline(argv.baseline, runnable);
-  const cfgs = runnable.map((c) => jobs.find((j) => j.cell === c)!.cfg);
-  const family = checkRunConfig(cfgs[0]!, configPath);
-  const want = argv.heldout;
-  const heldOut: HeldOut = want ? sharedHeldOut(cfgs, family, want) : {};
-  for (const [level, s] of Object.entries(heldOut)) {
-    if (s.length < want) note(`note: only ${s.length} vetted seeds of ${level} are unseen by every cell (asked ${want}); its held-out figures use ${s.length}`);
-  }
+};
 
-  const spec: Spec = { schemaVersion: 1, config: configPath, base: configDigest(JSON.stringify(base)).config, grid: axes, runs, heldOutSeeds: heldOut };
-  const specPath = join(out, "compare.json");
-  if (existsSync(specPath)) {
-    const before = JSON.parse(readFileSync(specPath, "utf8")) as Spec;
-    const diff = changedKeys({ ...before, config: undefined }, { ...JSON.parse(JSON.stringify(spec)), config: undefined });
-    if (diff.length) {
-      throw new ConfigError(
-        `${specPath}: this folder holds another comparison (changed: ${diff.join(", ")}); rerun with its grid, runs and config (see compare.json), or use another --out`,
-      );
+/** What playing the grid's jobs shares. */
+interface Grid {
+  out: string;
+  runsDir: string;
+  logPath: string;
+  plan: GridPlan;
+  gridCap: GridCap;
+  /** Flags passed on to each cell's hexa run. */
+  passOn: string[];
+  key: (job: Job) => string;
+  needsEval: (job: Job, dir: RunDir | undefined) => boolean;
+  note: (line: string) => void;
+}
+
+/** How the jobs went: how many finished, which failed, and why the grid stopped (its cap spent). */
+interface Played {
+  done: number;
+  failures: string[];
+  stop?: string;
+}
+
+/** One job: its run (or resume) and its held-out eval, each a child hexa under its share of the grid's cap. */
+const playJob = async (g: Grid, job: Job, played: Played): Promise<boolean> => {
+  const { out, runsDir, plan, gridCap } = g;
+  const name = g.key(job);
+  const cellFile = join(out, "cells", `${job.cell.id}-r${job.run}.yaml`);
+  writeAtomic(cellFile, `# hexa compare ${job.cell.id} (${job.cell.label}), run ${job.run}\n${job.yaml}`);
+  const logFile = join(out, "logs", `${job.cell.id}-r${job.run}.log`);
+  // Each step runs under its share of the grid's cap; a child stopped by it (exit 3) stops the grid.
+  const step = async (what: string, kind: "run" | "eval", args: string[], last: boolean): Promise<boolean> => {
+    if (played.stop) return false;
+    const now = findRun(runsDir, job.cfg);
+    const share = gridCap.flags(name, kind, kind === "run" ? runSpent(now) : evalSpent(now!, plan.heldOut));
+    if (!share) {
+      played.stop = `the grid's cap is spent before ${name}'s ${kind}`;
+      return false;
     }
+    const r = await child([...args, ...share], logFile);
+    gridCap.ended(name, kind, last || r.code !== 0);
+    appendJsonl(g.logPath, [{ cell: job.cell.id, run: job.run, step: what, ms: Math.round(r.ms), exit: r.code }]);
+    if (r.code === 3) played.stop ??= `${name}'s ${kind} stopped at its share of the grid's cap (see ${logFile})`;
+    else if (r.code !== 0) played.failures.push(`${name}: hexa ${what} exited ${r.code} (see ${logFile})`);
+    return r.code === 0;
+  };
+  let dir = findRun(runsDir, job.cfg);
+  const search = plan.family.searchFor?.(job.cfg) !== undefined;
+  if (!dir || !finished(dir, job.cfg, plan.family)) {
+    const args = dir ? ["run", "--resume", dir.path, ...g.passOn] : ["run", cellFile, "--runs-dir", runsDir, ...g.passOn];
+    if (!(await step(dir ? "run --resume" : "run", "run", args, !anyHeldOut(plan.heldOut) || search))) return false;
+    dir = findRun(runsDir, job.cfg)!;
   }
-  const runsDir = join(out, "runs");
-  const key = (job: Job) => `${job.cell.id} run ${job.run}`;
+  // A whole search has no bank to evaluate frozen: its final scores are its held-out figures.
+  if (g.needsEval(job, findRun(runsDir, job.cfg)) && !(await step("eval", "eval", ["eval", dir.path, "--seeds", heldOutArg(plan.heldOut)], true))) return false;
+  return true;
+};
+
+/** The error of a grid its cap stopped: what finished, what it spent, and the command that continues it. */
+const budgetStopped = (cap: Budget, played: Played, total: number, gridCap: GridCap): RunStopped => {
+  const c = [
+    cap.usd !== undefined ? `budget.usd ${formatUsd(cap.usd)}` : "",
+    cap.tokens !== undefined ? `budget.tokens ${cap.tokens.toLocaleString("en")}` : "",
+  ]
+    .filter(Boolean)
+    .join(" and ");
+  const raise = [
+    cap.usd !== undefined ? `--budget-usd ${(cap.usd * 2).toPrecision(2)}` : "",
+    cap.tokens !== undefined ? `--budget-tokens ${cap.tokens * 2}` : "",
+  ]
+    .filter(Boolean)
+    .join(" ");
+  const failed = played.failures.length ? `; besides, ${played.failures.length} run(s) failed: ${played.failures.join("; ")}` : "";
+  return new RunStopped(
+    `compare stopped: budget — ${played.stop}; ${played.done} of ${total} run(s) finished and are kept, the others keep what they played; the grid has spent ${gridCap.spentText()} of ${c}${failed}. No results are written yet: rerun the same hexa compare command with a raised cap (e.g. ${raise}) to continue; no episode is played twice`,
+  );
+};
+
+/** The grid's share of the cap among its jobs, after the forecast (refused above the cap without --yes). */
+const gridBudget = (
+  argv: CompareArgs,
+  plan: GridPlan,
+  runsDir: string,
+  key: (job: Job) => string,
+  needsEval: Grid["needsEval"],
+  note: (line: string) => void,
+) => {
+  const { jobs, family, heldOut } = plan;
   const cap = budgetFrom(jobs[0]!.cfg.budget, argv);
-  const needsEval = (job: Job, dir: RunDir | undefined) => anyHeldOut(heldOut) && !family.searchFor?.(job.cfg) && !(dir && heldOutOf(dir, job.cfg, heldOut));
   const capped = jobs.map((job) => {
     const dir = findRun(runsDir, job.cfg);
     return { key: key(job), cfg: job.cfg, dir, runLeft: !dir || !finished(dir, job.cfg, family), evalSeeds: needsEval(job, dir) ? heldOut : undefined };
@@ -212,86 +197,44 @@ export const compare = async (argv: CompareArgs, out: string): Promise<void> => 
   const forecasts = jobForecasts(capped, family, runsDir);
   const gridCap = new GridCap(cap, capped, forecasts, (k) => findRun(runsDir, jobs.find((j) => key(j) === k)!.cfg));
   checkGridForecast(capped, forecasts, cap, gridCap.spent(), { yes: argv.yes === true, print: note });
-  if (!doctorSkipped(argv, process.env)) {
-    // Every cell's LLM roles, before any run spends: a grid over llm.actor.model may name a model one endpoint lacks.
-    // A cell's runs made earlier are told apart when their endpoint now answers as another model or fingerprint.
-    for (const c of runnable) {
-      const cellJobs = jobs.filter((j) => j.cell === c);
-      const cfg = cellJobs[0]!.cfg;
-      const served = await preflight(cfg.llm, rolesOf(cfg, family.searchFor?.(cfg) !== undefined), {
-        env: process.env,
-        cacheDir: runsDir,
-        where: `${configPath} (cell ${c.id})`,
-      });
-      const made = cellJobs.flatMap((j) => findRun(runsDir, j.cfg) ?? []);
-      if (served) made.forEach((dir) => servedChanges(dir.path, served).forEach(note));
-    }
-  }
+  return { cap, gridCap };
+};
+
+export const compare = async (argv: CompareArgs, out: string): Promise<void> => {
+  const configPath = argv.config;
+  // Passed on to each cell's hexa run: the grid checked every cell's endpoints once, before the first run.
+  const passOn = [...(argv.backend === undefined ? [] : ["--backend", argv.backend]), ...(doctorSkipped(argv, process.env) ? ["--no-doctor"] : [])];
+  if (argv.backend !== undefined) checkBackend(argv.backend, "--backend");
+  const note = (line: string) => process.stderr.write(`${line}\n`);
+  // Everything that can be refused is checked before DIR or any run directory is made.
+  const plan = await planGrid(argv, note);
+  const { jobs, runnable, skipped, family, heldOut } = plan;
+  const specPath = join(out, "compare.json");
+  checkSpec(specPath, plan.spec);
+  const runsDir = join(out, "runs");
+  const key = (job: Job) => `${job.cell.id} run ${job.run}`;
+  const needsEval = (job: Job, dir: RunDir | undefined) => anyHeldOut(heldOut) && !family.searchFor?.(job.cfg) && !(dir && heldOutOf(dir, job.cfg, heldOut));
+  const { cap, gridCap } = gridBudget(argv, plan, runsDir, key, needsEval, note);
+  if (!doctorSkipped(argv, process.env)) await preflightCells(plan, runsDir, configPath, note);
   mkdirSync(join(out, "cells"), { recursive: true });
   mkdirSync(join(out, "logs"), { recursive: true });
-  if (!existsSync(specPath)) writeJsonAtomic(specPath, spec);
+  if (!existsSync(specPath)) writeJsonAtomic(specPath, plan.spec);
   const release = lockDir(out);
   try {
     const logPath = join(out, "compare-log.jsonl");
-    let done = 0;
-    const failures: string[] = [];
-    let stop: string | undefined;
+    const grid: Grid = { out, runsDir, logPath, plan, gridCap, passOn, key, needsEval, note };
+    const played: Played = { done: 0, failures: [] };
     const t0 = performance.now();
     note(
-      `compare ${out}: ${runnable.length} cell(s) × ${runs} run(s), held-out seeds ${anyHeldOut(heldOut) ? heldOutText(heldOut) : "none"}${skipped.length ? `, ${skipped.length} cell(s) skipped` : ""}`,
+      `compare ${out}: ${runnable.length} cell(s) × ${argv.runs} run(s), held-out seeds ${anyHeldOut(heldOut) ? heldOutText(heldOut) : "none"}${skipped.length ? `, ${skipped.length} cell(s) skipped` : ""}`,
     );
     await mapLimit(jobs, argv.parallel, async (job) => {
-      if (stop) return;
-      const name = key(job);
-      const cellFile = join(out, "cells", `${job.cell.id}-r${job.run}.yaml`);
-      writeAtomic(cellFile, `# hexa compare ${job.cell.id} (${job.cell.label}), run ${job.run}\n${job.yaml}`);
-      const logFile = join(out, "logs", `${job.cell.id}-r${job.run}.log`);
-      // Each step runs under its share of the grid's cap; a child stopped by it (exit 3) stops the grid.
-      const step = async (what: string, kind: "run" | "eval", args: string[], last: boolean): Promise<boolean> => {
-        if (stop) return false;
-        const now = findRun(runsDir, job.cfg);
-        const share = gridCap.flags(name, kind, kind === "run" ? runSpent(now) : evalSpent(now!, heldOut));
-        if (!share) {
-          stop = `the grid's cap is spent before ${name}'s ${kind}`;
-          return false;
-        }
-        const r = await child([...args, ...share], logFile);
-        gridCap.ended(name, kind, last || r.code !== 0);
-        appendJsonl(logPath, [{ cell: job.cell.id, run: job.run, step: what, ms: Math.round(r.ms), exit: r.code }]);
-        if (r.code === 3) stop ??= `${name}'s ${kind} stopped at its share of the grid's cap (see ${logFile})`;
-        else if (r.code !== 0) failures.push(`${name}: hexa ${what} exited ${r.code} (see ${logFile})`);
-        return r.code === 0;
-      };
-      let dir = findRun(runsDir, job.cfg);
-      const evalLeft = () => needsEval(job, findRun(runsDir, job.cfg));
-      if (!dir || !finished(dir, job.cfg, family)) {
-        const args = dir ? ["run", "--resume", dir.path, ...passOn] : ["run", cellFile, "--runs-dir", runsDir, ...passOn];
-        if (!(await step(dir ? "run --resume" : "run", "run", args, !anyHeldOut(heldOut) || family.searchFor?.(job.cfg) !== undefined))) return;
-        dir = findRun(runsDir, job.cfg)!;
-      }
-      // A whole search has no bank to evaluate frozen: its final scores are its held-out figures.
-      if (evalLeft() && !(await step("eval", "eval", ["eval", dir.path, "--seeds", heldOutArg(heldOut)], true))) return;
-      note(`[${++done}/${jobs.length}] ${name} (${job.cell.label}) done, ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+      if (played.stop || !(await playJob(grid, job, played))) return;
+      note(`[${++played.done}/${jobs.length}] ${key(job)} (${job.cell.label}) done, ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     });
-    if (stop) {
-      const c = [
-        cap.usd !== undefined ? `budget.usd ${formatUsd(cap.usd)}` : "",
-        cap.tokens !== undefined ? `budget.tokens ${cap.tokens.toLocaleString("en")}` : "",
-      ]
-        .filter(Boolean)
-        .join(" and ");
-      const raise = [
-        cap.usd !== undefined ? `--budget-usd ${(cap.usd * 2).toPrecision(2)}` : "",
-        cap.tokens !== undefined ? `--budget-tokens ${cap.tokens * 2}` : "",
-      ]
-        .filter(Boolean)
-        .join(" ");
-      const failed = failures.length ? `; besides, ${failures.length} run(s) failed: ${failures.join("; ")}` : "";
-      throw new RunStopped(
-        `compare stopped: budget — ${stop}; ${done} of ${jobs.length} run(s) finished and are kept, the others keep what they played; the grid has spent ${gridCap.spentText()} of ${c}${failed}. No results are written yet: rerun the same hexa compare command with a raised cap (e.g. ${raise}) to continue; no episode is played twice`,
-      );
-    }
-    await writeResults(out, { configPath, axes, runs, heldOut, baseline, skipped, jobs, runsDir, logPath, family });
+    if (played.stop) throw budgetStopped(cap, played, jobs.length, gridCap);
+    const failures = played.failures;
+    await writeResults(out, { configPath, axes: plan.axes, runs: argv.runs, heldOut, baseline: plan.baseline, skipped, jobs, runsDir, logPath, family });
     // The whole grid as one hexa inspect report: a line per cell with a band over its runs (docs/ARCHITECTURE.md §8).
     if (!failures.length) note(`report: ${writeReport(runsDir, join(out, "report.html"))}`);
     if (failures.length) throw new ConfigError(`${failures.length} run(s) failed: ${failures.join("; ")}; fix that and rerun the same command to continue`);

@@ -1,15 +1,16 @@
 import { writeFileSync } from "node:fs";
 import { budgetOf } from "../../agents/run-episode.ts";
-import type { TrajectoryStep } from "../store/trajectory.ts";
+import type { Trajectory, TrajectoryStep } from "../store/trajectory.ts";
 import { parseSeed } from "../family/seed.ts";
 import { priceOf, usageRecord } from "../llm/accounting.ts";
 import { LlmConfig } from "../llm/config.ts";
 import { ConfigError } from "../errors.ts";
 import { playEpisode } from "../loop/play.ts";
-import { parseRunConfig, RUN_AGENTS, type RunAgent } from "../loop/run-config.ts";
+import { parseRunConfig, RUN_AGENTS, type RunAgent, type RunConfig } from "../loop/run-config.ts";
+import type { LevelFamily } from "../family/family.ts";
 import { EMPTY_BANK } from "../store/bank.ts";
 import { allFamilies, defaultFamilyId, familyIds, getFamily } from "../app/families.ts";
-import { schemaFlags, sliceFromFlags, type SchemaFlag } from "../cli-kit/schema-flags.ts";
+import { flagOptions, schemaFlags, sliceFromFlags, type SchemaFlag } from "../cli-kit/schema-flags.ts";
 import { toolProgressView } from "./tool-progress.ts";
 import { assertWritable } from "../cli-kit/write-file.ts";
 import { defineCommand, withOptionsByName } from "../cli-kit/define-command.ts";
@@ -22,12 +23,13 @@ const oneLine = (s: string, max: number) => {
 const progressLine = (s: TrajectoryStep) =>
   `turn ${String(s.turn).padStart(2)}  ${s.tool.padEnd(22)} ${s.ok ? "  " : "✗ "}${oneLine(s.observation.split("\n")[0]!, 90)}\n`;
 
-const flagsOf = (schema: Parameters<typeof schemaFlags>[0], family: string): SchemaFlag[] => schemaFlags(schema, ` (family ${family})`);
+const flagsOf = (schema: Parameters<typeof schemaFlags>[0], family: string): SchemaFlag[] =>
+  schemaFlags(schema, { suffix: ` (family ${family})`, plainOnly: true, showDefaults: false });
 
 /** Every family's config fields as flags (a name two families share is one flag, described by the first). */
 const familyFlags = (): SchemaFlag[] => {
   const seen = new Map<string, SchemaFlag>();
-  for (const id of familyIds()) for (const f of flagsOf(getFamily(id).config.schema, id)) if (!seen.has(f.flag)) seen.set(f.flag, f);
+  for (const id of familyIds()) for (const f of flagsOf(getFamily(id).config.schema, id)) if (!seen.has(f.name)) seen.set(f.name, f);
   return [...seen.values()];
 };
 
@@ -36,6 +38,110 @@ const numberOrNone = (key: string, v: unknown): Record<string, unknown> => {
   if (v === undefined) return {};
   const text = String(v).trim();
   return { [key]: text === "none" || text === "null" ? null : text === "" ? v : Number.isNaN(Number(text)) ? text : Number(text) };
+};
+
+/** The flags `hexa episode` reads into its run config: the level, the agent, T, and the family's own. */
+type ConfigFlags = Record<string, unknown> & { level: string; agent: RunAgent; "max-turns": number };
+
+/** The episode's run config, from the flags; an error names the flag, not the config key it fills. */
+const episodeConfig = (family: LevelFamily, argv: ConfigFlags): RunConfig => {
+  const own = flagsOf(family.config.schema, family.id);
+  const foreign = familyFlags().filter((f) => argv[f.name] !== undefined && !own.some((o) => o.name === f.name));
+  if (foreign.length)
+    throw new ConfigError(`--${foreign[0]!.name} is not a flag of family ${family.id}; its flags: ${own.map((f) => `--${f.name}`).join(", ") || "none"}`);
+  const slice = { [family.config.key]: sliceFromFlags(own, argv) };
+  const level = argv.level;
+  try {
+    return parseRunConfig(
+      { family: family.id, levels: [level], agent: argv.agent, actor: { maxTurns: argv["max-turns"] }, ...slice },
+      "hexa episode",
+      allFamilies(),
+    );
+  } catch (e) {
+    // Name the flag, not the config key it fills.
+    throw new ConfigError(
+      (e as Error).message
+        .replace(/^hexa episode: /, "")
+        .replace(/actor\.maxTurns/g, "--max-turns")
+        .replace(new RegExp(`${family.config.key}\\.(\\w+)`, "g"), (m, field: string) => {
+          const f = own.find((o) => o.path.at(-1) === field);
+          return f ? `--${f.name}` : m;
+        })
+        .replace(/; see hexa run --print-config for its default and meaning/g, ""),
+    );
+  }
+};
+
+/** The flags that set the actor's model. */
+interface ModelFlags {
+  model?: string | undefined;
+  "base-url"?: string | undefined;
+  "api-key"?: string | undefined;
+  "cache-dir"?: string | undefined;
+  "audit-log"?: string | undefined;
+  temperature?: string | undefined;
+  "max-output-tokens"?: string | undefined;
+  stream: boolean;
+}
+
+/** The actor's LLM config from the flags; an error names the flag (never the key's value). */
+const episodeLlm = (argv: ModelFlags): LlmConfig => {
+  const flags: Record<string, string> = {
+    model: "--model",
+    baseURL: "--base-url",
+    apiKey: "--api-key",
+    cacheDir: "--cache-dir",
+    auditLog: "--audit-log",
+    temperature: "--temperature",
+    maxOutputTokens: "--max-output-tokens",
+  };
+  const llmParsed = LlmConfig.safeParse({
+    actor: {
+      ...(argv.model ? { model: argv.model } : {}),
+      ...(argv["base-url"] ? { baseURL: argv["base-url"] } : {}),
+      // Local servers (vLLM, Ollama, llama.cpp) take any key: with --base-url and no key, send a placeholder.
+      ...(argv["api-key"] ? { apiKey: argv["api-key"] } : argv["base-url"] && !process.env.OPENAI_API_KEY ? { apiKey: "none" } : {}),
+      ...numberOrNone("temperature", argv.temperature),
+      ...numberOrNone("maxOutputTokens", argv["max-output-tokens"]),
+      streaming: argv.stream,
+    },
+    ...(argv["cache-dir"] ? { cacheDir: argv["cache-dir"] } : {}),
+    ...(argv["audit-log"] ? { auditLog: argv["audit-log"] } : {}),
+  });
+  if (!llmParsed.success) {
+    const i = llmParsed.error.issues[0]!;
+    const field = String(i.path.at(-1));
+    const given: Record<string, unknown> = {
+      model: argv.model,
+      baseURL: argv["base-url"],
+      apiKey: "(hidden)",
+      cacheDir: argv["cache-dir"],
+      auditLog: argv["audit-log"],
+      temperature: argv.temperature,
+      maxOutputTokens: argv["max-output-tokens"],
+    };
+    throw new ConfigError(`${flags[field] ?? field}: ${i.message} (got ${JSON.stringify(given[field])})`);
+  }
+  return llmParsed.data;
+};
+
+/** The summary line on stdout; exit status 1 when the episode errored or the model never called a tool. */
+const printOutcome = (t: Trajectory, agent: RunAgent, llm: LlmConfig): void => {
+  const priced = agent === "heuristic" || priceOf(llm.prices, t.model) !== undefined;
+  const cost = priced ? `$${t.usage.costUsd.toFixed(4)}` : `cost unknown (${t.model} is not in the price table)`;
+  const outcome = t.success ? `SUCCESS in ${t.steps.length} turns` : `FAILURE (${t.stopReason}${t.error ? `: ${t.error}` : ""})`;
+  process.stdout.write(
+    `${outcome}; agent ${t.agent}, model ${t.model}; turns counted ${t.turns}/${t.maxTurns}; ` +
+      `tokens in ${t.usage.input} (cached ${t.usage.cached}) out ${t.usage.output}, ${t.usage.calls} calls, ${cost}; ` +
+      `${(t.wallMs / 1000).toFixed(1)} s\n`,
+  );
+  if (t.stopReason === "error") process.exitCode = 1;
+  if (agent !== "heuristic" && t.steps.length > 0 && t.steps.every((x) => x.tool === "(none)")) {
+    process.stderr.write(
+      "hexa episode: the model made no tool call in any turn (it answered in text only); if its answers hold tool-call syntax, the server's tool parser is off: start vLLM with --enable-auto-tool-choice --tool-call-parser <hermes, llama3_json, mistral, …>, llama.cpp's server with --jinja\n",
+    );
+    process.exitCode = 1;
+  }
 };
 
 /** `hexa episode`: one episode, turn by turn, then a summary (success, turns, tokens, cost). */
@@ -59,7 +165,7 @@ export const episodeCommand = defineCommand({
         .option("cache-dir", { type: "string", describe: "answer identical requests from this response cache" })
         .option("audit-log", { type: "string", describe: "append one JSON line per model call here" })
         .option("out", { type: "string", describe: "write the trajectory as JSON" }),
-      Object.fromEntries(familyFlags().map(({ flag, option }) => [flag, option])),
+      flagOptions(familyFlags()),
     ),
   handler: async (argv) => {
     // Before any (paid) play: an output path that cannot be written loses nothing yet.
@@ -68,69 +174,9 @@ export const episodeCommand = defineCommand({
     family.checkLevel(argv.level);
     const level = argv.level;
     const seed = parseSeed(argv.seed, "--seed");
-    const own = flagsOf(family.config.schema, family.id);
-    const foreign = familyFlags().filter((f) => argv[f.flag] !== undefined && !own.some((o) => o.flag === f.flag));
-    if (foreign.length)
-      throw new ConfigError(`--${foreign[0]!.flag} is not a flag of family ${family.id}; its flags: ${own.map((f) => `--${f.flag}`).join(", ") || "none"}`);
-    const slice = { [family.config.key]: sliceFromFlags(own, argv) };
-    let cfg;
-    try {
-      cfg = parseRunConfig(
-        { family: family.id, levels: [level], agent: argv.agent, actor: { maxTurns: argv["max-turns"] }, ...slice },
-        "hexa episode",
-        allFamilies(),
-      );
-    } catch (e) {
-      // Name the flag, not the config key it fills.
-      throw new ConfigError(
-        (e as Error).message
-          .replace(/^hexa episode: /, "")
-          .replace(/actor\.maxTurns/g, "--max-turns")
-          .replace(new RegExp(`${family.config.key}\\.(\\w+)`, "g"), (m, field: string) => {
-            const f = own.find((o) => o.field === field);
-            return f ? `--${f.flag}` : m;
-          })
-          .replace(/; see hexa run --print-config for its default and meaning/g, ""),
-      );
-    }
+    const cfg = episodeConfig(family, argv);
     const agent = argv.agent;
-    const flags: Record<string, string> = {
-      model: "--model",
-      baseURL: "--base-url",
-      apiKey: "--api-key",
-      cacheDir: "--cache-dir",
-      auditLog: "--audit-log",
-      temperature: "--temperature",
-      maxOutputTokens: "--max-output-tokens",
-    };
-    const llmParsed = LlmConfig.safeParse({
-      actor: {
-        ...(argv.model ? { model: argv.model } : {}),
-        ...(argv["base-url"] ? { baseURL: argv["base-url"] } : {}),
-        // Local servers (vLLM, Ollama, llama.cpp) take any key: with --base-url and no key, send a placeholder.
-        ...(argv["api-key"] ? { apiKey: argv["api-key"] } : argv["base-url"] && !process.env.OPENAI_API_KEY ? { apiKey: "none" } : {}),
-        ...numberOrNone("temperature", argv.temperature),
-        ...numberOrNone("maxOutputTokens", argv["max-output-tokens"]),
-        streaming: argv.stream,
-      },
-      ...(argv["cache-dir"] ? { cacheDir: argv["cache-dir"] } : {}),
-      ...(argv["audit-log"] ? { auditLog: argv["audit-log"] } : {}),
-    });
-    if (!llmParsed.success) {
-      const i = llmParsed.error.issues[0]!;
-      const field = String(i.path.at(-1));
-      const given: Record<string, unknown> = {
-        model: argv.model,
-        baseURL: argv["base-url"],
-        apiKey: "(hidden)",
-        cacheDir: argv["cache-dir"],
-        auditLog: argv["audit-log"],
-        temperature: argv.temperature,
-        maxOutputTokens: argv["max-output-tokens"],
-      };
-      throw new ConfigError(`${flags[field] ?? field}: ${i.message} (got ${JSON.stringify(given[field])})`);
-    }
-    const llm = llmParsed.data;
+    const llm = episodeLlm(argv);
     if (agent !== "heuristic" && !argv.model && !argv["base-url"] && !process.env.OPENAI_BASE_URL && !process.env.OPENAI_API_KEY) {
       throw new ConfigError(
         `--agent ${agent} needs a model: pass --model and --base-url (or set OPENAI_BASE_URL / OPENAI_API_KEY), or use --agent heuristic, which needs none`,
@@ -159,20 +205,6 @@ export const episodeCommand = defineCommand({
       onToolProgress: (p) => trainings.update(p),
     });
     if (argv.out) writeFileSync(argv.out, `${JSON.stringify(t, null, 2)}\n`);
-    const priced = agent === "heuristic" || priceOf(llm.prices, t.model) !== undefined;
-    const cost = priced ? `$${t.usage.costUsd.toFixed(4)}` : `cost unknown (${t.model} is not in the price table)`;
-    const outcome = t.success ? `SUCCESS in ${t.steps.length} turns` : `FAILURE (${t.stopReason}${t.error ? `: ${t.error}` : ""})`;
-    process.stdout.write(
-      `${outcome}; agent ${t.agent}, model ${t.model}; turns counted ${t.turns}/${t.maxTurns}; ` +
-        `tokens in ${t.usage.input} (cached ${t.usage.cached}) out ${t.usage.output}, ${t.usage.calls} calls, ${cost}; ` +
-        `${(t.wallMs / 1000).toFixed(1)} s\n`,
-    );
-    if (t.stopReason === "error") process.exitCode = 1;
-    if (agent !== "heuristic" && t.steps.length > 0 && t.steps.every((x) => x.tool === "(none)")) {
-      process.stderr.write(
-        "hexa episode: the model made no tool call in any turn (it answered in text only); if its answers hold tool-call syntax, the server's tool parser is off: start vLLM with --enable-auto-tool-choice --tool-call-parser <hermes, llama3_json, mistral, …>, llama.cpp's server with --jinja\n",
-      );
-      process.exitCode = 1;
-    }
+    printOutcome(t, agent, llm);
   },
 });

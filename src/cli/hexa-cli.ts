@@ -1,6 +1,7 @@
 import yargs, { type Argv } from "yargs";
 import { familyModules } from "../app/families.ts";
 import { GENERIC_COMMANDS } from "./commands.ts";
+import { asYargsCommand } from "../cli-kit/lazy-command.ts";
 
 /**
  * hexa's command tree as one yargs instance over `args`: the generic commands, then each family's own (hexa play,
@@ -17,7 +18,7 @@ export const hexaCli = (args: readonly string[]): Argv => {
   );
   return familyModules()
     .flatMap((m) => m.commands ?? [])
-    .reduce((y, c) => y.command(c), generic)
+    .reduce((y, c) => y.command(asYargsCommand(c)), generic)
     .demandCommand(1, "name a command; see --help")
     .strict()
     .help();

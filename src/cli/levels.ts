@@ -1,6 +1,7 @@
 import type { Argv, CommandModule } from "yargs";
 import { defineCommand } from "../cli-kit/define-command.ts";
 import { familyIds, familyModules } from "../app/families.ts";
+import { asYargsCommand } from "../cli-kit/lazy-command.ts";
 
 const shortDescription = (text: string, max = 100) => {
   const first = text.split(/(?<=\.)\s/)[0]!;
@@ -35,7 +36,7 @@ export const levelsCommand: CommandModule = {
   describe: "the levels of each family: list them, and each family's own level commands (certify, show, check-scenes ...)",
   builder: (y: Argv) =>
     familyModules()
-      .reduce((acc, m) => (m.levelCommands ?? []).reduce((a, c) => a.command(c), acc), y.command(list))
+      .reduce((acc, m) => (m.levelCommands ?? []).reduce((a, c) => a.command(asYargsCommand(c)), acc), y.command(list))
       .demandCommand(1),
   handler: () => {},
 };

@@ -1,11 +1,6 @@
 import { usesBank, type RunConfig } from "../loop/run-config.ts";
 import { familyOf } from "./run-setup.ts";
-
-const stamp = (d: Date) =>
-  d
-    .toISOString()
-    .replace(/[-:]/g, "")
-    .replace(/\.\d+Z$/, "Z");
+import { idStamp } from "../util/id-stamp.ts";
 
 /**
  * Run ids read level__method__seed__timestamp (docs/spec/style.md §15). A family's whole search names its strategy and
@@ -20,5 +15,5 @@ export const runIdOf = (c: RunConfig, now: Date): string => {
     : usesBank(c)
       ? `${c.agent}-${c.init}-${c.update}${c.evolver === "heuristic" ? "-heuristic-evolver" : ""}${c.bank.rewardLabels ? "" : "-no-reward"}`
       : c.agent;
-  return `${levels}__${method}__s${c.seed}__${stamp(now)}`;
+  return `${levels}__${method}__s${c.seed}__${idStamp(now)}`;
 };

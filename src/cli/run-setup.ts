@@ -1,5 +1,4 @@
 import { execFileSync } from "node:child_process";
-import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -8,7 +7,7 @@ import type { SpendGate } from "../llm/budget.ts";
 import type { ChatModel } from "../llm/chat-model.ts";
 import { roleKeyVar } from "../llm/config.ts";
 import { ConfigError } from "../errors.ts";
-import { canonicalJson } from "../util/canonical-json.ts";
+import { canonicalJson, sha256Hex } from "../util/canonical-json.ts";
 import { allFamilies, getFamily } from "../app/families.ts";
 import type { LevelFamily } from "../family/family.ts";
 import { parseRunConfigYaml, usesBank, type RunConfig } from "../loop/run-config.ts";
@@ -53,8 +52,7 @@ export const configDigest = (configYaml: string): { config: unknown; hash: strin
   const data: unknown = JSON.parse(JSON.stringify(parseYaml(configYaml) ?? null));
   if (data !== null && typeof data === "object" && !Array.isArray(data)) delete (data as Record<string, unknown>).budget;
   // Key order does not change a config, so the hash is of key-sorted text (data is plain JSON, so parsing that text back gives the key-sorted copy).
-  const text = canonicalJson(data);
-  return { config: JSON.parse(text) as unknown, hash: createHash("sha256").update(text).digest("hex") };
+  return { config: JSON.parse(canonicalJson(data)) as unknown, hash: sha256Hex(data) };
 };
 
 /**

@@ -7,7 +7,7 @@ import { PROMPT_ENTRY_LIMIT, selectSources, type Ranker } from "../../agents/syn
 import type { SynthesisSource } from "../../agents/synthesiser-prompt.ts";
 import { ConfigError, ModelOutputError } from "../errors.ts";
 import type { ChatModel } from "../llm/chat-model.ts";
-import { sha256Hex } from "../llm/canonical-hash.ts";
+import { sha256Hex } from "../util/canonical-json.ts";
 import type { LevelFamily } from "../family/family.ts";
 import { RunConfig, SkillIndexConfig } from "../loop/run-config.ts";
 import { foldEvents, type Bank } from "../store/bank.ts";
@@ -21,6 +21,7 @@ import { defineCommand } from "../cli-kit/define-command.ts";
 import { intFlag } from "../cli-kit/flags.ts";
 import { evaluateTransfer, resultTable } from "./transfer-eval.ts";
 import { openSkillIndex } from "./run-setup.ts";
+import { idStamp } from "../util/id-stamp.ts";
 
 /** `hexa transfer` (docs/spec/method.md §6): source banks → one synthesis → an audited target bank, evaluated frozen. */
 
@@ -153,12 +154,6 @@ const auditReport = (audit: readonly AuditRow[]): string =>
     })
     .join("\n");
 
-const stamp = (d: Date) =>
-  d
-    .toISOString()
-    .replace(/[-:]/g, "")
-    .replace(/\.\d+Z$/, "Z");
-
 /** Chroma's semantic search over the source entries (the embedded server as hexa run starts it, or CHROMA_URL). */
 const chromaRanker =
   (base: Record<string, unknown>, tag: string): Ranker =>
@@ -260,7 +255,9 @@ export const transferCommand = defineCommand({
       throw new ConfigError(`--from ${target}: the target is also a source; transfer is zero-shot, so drop it from --from`);
     const synth = argv.synthesiser;
     const now = new Date();
-    const out = resolve(argv.out ?? join("runs", "transfer", `${target}__from_${sources.map((s) => s.level).join("+")}__${synth}__${stamp(now)}`, "bank.json"));
+    const out = resolve(
+      argv.out ?? join("runs", "transfer", `${target}__from_${sources.map((s) => s.level).join("+")}__${synth}__${idStamp(now)}`, "bank.json"),
+    );
     let model: ChatModel | undefined;
     if (synth === "llm") {
       const [{ createRoleModel }, { LlmConfig }] = await Promise.all([import("../llm/role-model.ts"), import("../llm/config.ts")]);

@@ -8,7 +8,6 @@ import { codeLabel, codeVersion } from "./run-setup.ts";
 import { verifyCompare } from "./verify-compare.ts";
 import { verifyRun, type VerifyOptions } from "./verify-run.ts";
 
-
 /** Writes `dir/verification.json` for a report (only `--record` asks for it). */
 export const recordVerification = (dir: string, r: VerifyReport, now: Date = new Date()): string => {
   const path = join(dir, VERIFICATION_FILE);

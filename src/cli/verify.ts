@@ -16,7 +16,11 @@ export const verifyCommand = defineCommand({
   describe: "re-execute a recorded run offline (models answered from llm-log.jsonl, trainings from the trainer cache) and say identical or where it diverged",
   builder: (y) =>
     y
-      .positional("dir", { type: "string", demandOption: true, describe: "a run directory (runs/<id>), a hexa compare directory, or a bundle (FILE.tar.gz from hexa bundle)" })
+      .positional("dir", {
+        type: "string",
+        demandOption: true,
+        describe: "a run directory (runs/<id>), a hexa compare directory, or a bundle (FILE.tar.gz from hexa bundle)",
+      })
       .option("retrain", {
         type: "number",
         default: 0,
@@ -29,7 +33,11 @@ export const verifyCommand = defineCommand({
         describe: "largest |F difference| of a retrained training; unset: 0 (exact) for the built-in trainer, 0.05 for a trainer command",
       })
       .option("record", { type: "boolean", default: false, describe: "write the result to DIR/verification.json (hexa inspect shows it); not for a bundle" })
-      .option("strict", { type: "boolean", default: false, describe: "refuse a bundle made by other code than this checkout (default: a warning listing what differs)" }),
+      .option("strict", {
+        type: "boolean",
+        default: false,
+        describe: "refuse a bundle made by other code than this checkout (default: a warning listing what differs)",
+      }),
   handler: async (argv) => {
     const log = (line: string) => process.stderr.write(`${line}\n`);
     const target = prepareVerifyTarget(argv.dir, { strict: argv.strict });

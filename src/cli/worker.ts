@@ -104,6 +104,26 @@ const episodeHandler = (worker: () => string, connection: RedisConnection, trust
   return { handle, close: actors.close };
 };
 
+/** Serves until SIGINT / SIGTERM, then closes the worker after the jobs in flight and `closeRest`. */
+const untilStopped = (w: { name: string; close(): Promise<unknown> }, closeRest: () => Promise<unknown>, log: (line: string) => void): Promise<void> =>
+  new Promise<void>((stopped) => {
+    const stop = () => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      // A second signal stops at once; the jobs in flight lose their locks and other workers take them over.
+      const now = () => process.exit(130);
+      process.once("SIGINT", now);
+      process.once("SIGTERM", now);
+      log(`worker ${w.name}: stopping after the jobs in flight (Ctrl-C again to stop at once)`);
+      void w
+        .close()
+        .then(closeRest)
+        .then(() => stopped());
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
+
 export const workerCommand = defineCommand({
   command: "worker",
   describe: "take episode and training jobs from Redis and run them for hexa run/compare --backend (start one per machine)",
@@ -218,22 +238,6 @@ export const workerCommand = defineCommand({
       `worker ${w.name}: runs folder ${trust.runsDir}; model endpoints allowed: ${endpoints}; jobs ${jobKey ? "must be signed with the job key" : "unsigned"}`,
     );
     log(`worker ${w.name} on ${redisLabel(connection)}: ${queues.join(", ")}, ${argv.concurrency} at once per queue (Ctrl-C stops after the jobs in flight)`);
-    await new Promise<void>((stopped) => {
-      const stop = () => {
-        process.off("SIGINT", stop);
-        process.off("SIGTERM", stop);
-        // A second signal stops at once; the jobs in flight lose their locks and other workers take them over.
-        const now = () => process.exit(130);
-        process.once("SIGINT", now);
-        process.once("SIGTERM", now);
-        log(`worker ${w.name}: stopping after the jobs in flight (Ctrl-C again to stop at once)`);
-        void w
-          .close()
-          .then(() => Promise.all([...served.map((s) => s.close()), episodes.close()]))
-          .then(() => stopped());
-      };
-      process.on("SIGINT", stop);
-      process.on("SIGTERM", stop);
-    });
+    await untilStopped(w, () => Promise.all([...served.map((s) => s.close()), episodes.close()]), log);
   },
 });

@@ -1,7 +1,5 @@
-import type { CommandModule } from "yargs";
-import type { RedisConnection } from "../backend/redis/connection.ts";
-import type { HexaVersion } from "../backend/redis/jobs.ts";
 import { ConfigError } from "../errors.ts";
+import type { CodeVersion } from "../store/run-records.ts";
 import type { LevelFamily } from "./family.ts";
 import type { FamilyReplay, ReplayRecord } from "./replay.ts";
 
@@ -25,10 +23,29 @@ export const keyedRegistry = <T, K extends string = string>(what: string, entrie
 /** What a family's queue handler does with one job (the job's data → its result; `progress` reaches the coordinator). */
 export type FamilyJobHandler = (data: unknown, jobId: string, progress: (p: object) => Promise<void>) => Promise<unknown>;
 
+/**
+ * Where the worker's queues are. src/family names no backend: the worker passes its queue backend's connection
+ * (src/backend/redis/connection.ts), and a family's worker code hands it back to that backend's helpers.
+ */
+export interface QueueConnection {
+  host: string;
+  port: number;
+}
+
+/**
+ * A command a family adds to `hexa`, made with src/cli-kit/ (`lazyCommand`, `defineCommand`); src/family names no
+ * CLI library, and src/cli gives it to yargs (src/cli-kit/lazy-command.ts `asYargsCommand`).
+ */
+export interface FamilyCommand {
+  readonly command?: string | readonly string[];
+  readonly describe?: string | false;
+}
+
 /** What `hexa worker` gives a family that serves queues of its own. */
 export interface FamilyWorkerContext {
-  connection: RedisConnection;
-  hexa: HexaVersion;
+  connection: QueueConnection;
+  /** The worker's hexa, which every job it takes must match. */
+  hexa: CodeVersion;
   log: (line: string) => void;
   /** This worker's name, known once it has started. */
   workerName: () => string;
@@ -67,9 +84,9 @@ export interface FamilyModule {
   /** `hexa levels list`'s table, without building the family: a listing imports only what names the levels. */
   listing(): Promise<FamilyListing>;
   /** Top-level commands the family adds (e.g. `hexa play`, `hexa trainer`); src/cli-kit/lazy-command.ts keeps them light. */
-  commands?: readonly CommandModule[];
+  commands?: readonly FamilyCommand[];
   /** Subcommands the family adds under `hexa levels` (e.g. `certify`, `show`). */
-  levelCommands?: readonly CommandModule[];
+  levelCommands?: readonly FamilyCommand[];
   worker?: FamilyWorker;
   /** What `hexa verify` needs of the family beyond its tools: its records of heavy work (trainings) answered, called before the family plays. */
   replay?(record: ReplayRecord): Promise<FamilyReplay>;

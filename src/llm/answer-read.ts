@@ -1,4 +1,4 @@
-import { sha256Hex } from "./canonical-hash.ts";
+import { sha256Hex } from "../util/canonical-json.ts";
 import type { AssistantTurn, Message, ToolCall, ToolSpec } from "./chat-model.ts";
 import type { LangchainTurn } from "./langchain-messages.ts";
 import { textToolCalls } from "./text-tool-calls.ts";

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startFakeOpenAI, type FakeOpenAI, type ScriptItem } from "../../test/support/fake-openai-server.ts";
 import { AuditLine, exchangeKey, fileSink, withAudit } from "./audit-log.ts";
-import { sha256Hex } from "./canonical-hash.ts";
+import { sha256Hex } from "../util/canonical-json.ts";
 import type { ChatModel, Message, ToolSpec } from "./chat-model.ts";
 import { ModelConfig } from "./config.ts";
 import { EndpointLimits } from "./endpoint-limits.ts";

@@ -1,7 +1,7 @@
 import { appendFileSync } from "node:fs";
 import { z } from "zod";
 import { storedText } from "../util/cut-text.ts";
-import { sha256Hex } from "./canonical-hash.ts";
+import { sha256Hex } from "../util/canonical-json.ts";
 import type { ChatModel, Message, OutputRequest, ToolSpec } from "./chat-model.ts";
 import { Role } from "./config.ts";
 import { ToolCallSchema, UsageSchema } from "./turn-schema.ts";

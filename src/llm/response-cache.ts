@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { sha256Hex } from "./canonical-hash.ts";
+import { sha256Hex } from "../util/canonical-json.ts";
 import type { AssistantTurn, ChatModel, Message, OutputRequest, ToolSpec } from "./chat-model.ts";
 import { AssistantTurnSchema } from "./turn-schema.ts";
 

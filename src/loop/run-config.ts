@@ -8,6 +8,7 @@ import { LlmConfig } from "../llm/config.ts";
 import { SEARCH_METHODS, SearchConfig } from "../search/config.ts";
 import { EmbeddingConfig } from "../store/embedding.ts";
 import { secret, withoutSecrets } from "../util/secret-fields.ts";
+import { unwrapSchema } from "../util/zod-unwrap.ts";
 
 /**
  * A run's config (docs/spec/style.md §8): each part owns its slice (ActorConfig, RetrieverConfig, LlmConfig,
@@ -216,20 +217,15 @@ export const parseRunConfigYaml = (text: string, source: string, families: reado
   return parseRunConfig(raw, source, families);
 };
 
-const unwrap = (s: z.ZodType): z.ZodType => {
-  const def = s._zod.def as { type: string; innerType?: z.ZodType };
-  return def.innerType && ["default", "prefault", "optional", "nullable"].includes(def.type) ? unwrap(def.innerType) : s;
-};
-
 /** Puts each field's `.describe()` text above its key, so the printed config documents itself. */
 const annotate = (node: unknown, schema: z.ZodType): void => {
-  const inner = unwrap(schema);
+  const inner = unwrapSchema(schema).schema;
   if (!isMap(node) || !(inner instanceof z.ZodObject)) return;
   for (const pair of node.items as Pair[]) {
     if (!isScalar(pair.key)) continue;
     const field = (inner.shape as Record<string, z.ZodType>)[String(pair.key.value)];
     if (!field) continue;
-    const text = field.description ?? unwrap(field).description;
+    const text = unwrapSchema(field).description;
     if (text) pair.key.commentBefore = ` ${text}`;
     annotate(pair.value, field);
   }

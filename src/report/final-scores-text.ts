@@ -3,13 +3,12 @@ import type { RunConfig } from "../loop/run-config.ts";
 import { headlineBySeed, writeFinalScores, type FinalScore } from "../store/final-scores.ts";
 import { figureText } from "./inspect/final-view.ts";
 import type { EpisodeRecord } from "../store/run-records.ts";
-
-const f2 = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v.toFixed(2) : "–");
+import { fixed } from "../cli-kit/format.ts";
 
 /** A level's figures, the headline first, then its value per seed, what was spent and where the scored thing came from. */
 const levelText = (s: FinalScore, first: FinalScore): string[] => {
   const source = typeof s.detail.source === "string" ? `, from ${s.detail.source}` : "";
-  const perSeed = [...headlineBySeed(s).values()].map(f2).join(", ");
+  const perSeed = [...headlineBySeed(s).values()].map((v) => fixed(v)).join(", ");
   return [
     `  ${s.level}  (${s.spent} trained${source})`,
     ...(s.measure === first.measure ? [] : [`    (${s.measure})`]),

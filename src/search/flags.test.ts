@@ -2,7 +2,10 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ConfigError, InvariantError } from "../errors.ts";
 import { headerOptions, SearchConfig } from "./config.ts";
-import { configFromFlags, schemaFlags, searchFlags } from "./flags.ts";
+import { configFromFlags as fromFlags, schemaFlags } from "../cli-kit/schema-flags.ts";
+import { searchFlags } from "./flags.ts";
+
+const configFromFlags = (...a: [typeof SearchConfig, ReturnType<typeof searchFlags>, Record<string, unknown>]) => fromFlags(...a, "hexa search --help");
 
 describe("flags derived from the search slice's schema", () => {
   it("one flag per knob, named, typed and described by the schema, the section in front", () => {

@@ -1,3 +1,5 @@
+import { createHash } from "node:crypto";
+
 /**
  * JSON with object keys sorted at every depth, so equal values give equal text whatever their key order: the
  * text hashed for the run config hash, the LLM response cache and the trainer cache. Keys sort by UTF-16 code
@@ -11,3 +13,6 @@ export const canonicalJson = (value: unknown): string =>
       ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
       : v,
   );
+
+/** The sha256 (hex) of a value's canonical JSON: equal values, equal hashes, whatever their key order. */
+export const sha256Hex = (value: unknown): string => createHash("sha256").update(canonicalJson(value)).digest("hex");

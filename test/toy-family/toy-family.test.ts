@@ -1,11 +1,11 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { hexa } from "../support/hexa-cli.ts";
 import { jsonlOf, tempDirs } from "../support/temp-files.ts";
 
 /** The toy family joins through HEXA_FAMILIES alone: no file of hexa's generic code names it. */
-const env = { HEXA_FAMILIES: "test/toy-family/family.ts" };
+const env = { HEXA_FAMILIES: "examples/toy-family/family.ts" };
 const tmp = tempDirs("hexa-toy-");
 
 describe("a third family added through the registry alone", () => {
@@ -35,11 +35,8 @@ describe("a third family added through the registry alone", () => {
 
   it("runs rounds with hexa run and is drawn by hexa inspect", async () => {
     const dir = tmp();
-    const config = join(dir, "toy.yaml");
-    writeFileSync(
-      config,
-      "family: toy\nlevels: [guess_small, guess_large]\nagent: heuristic\nevolver: heuristic\nrounds: 2\nepisodesPerRound: 2\ntoy:\n  size: 16\n",
-    );
+    // The example's own config (examples/toy-family/README.md).
+    const config = "examples/toy-family/toy.yaml";
     const run = await hexa(["run", config, "--runs-dir", join(dir, "runs")], { env });
     expect(run.stderr).not.toMatch(/Error|hexa:/);
     expect(run.status).toBe(0);

@@ -14,7 +14,8 @@ import { getTask } from "../tasks/index.ts";
 import { METHODS as STRATEGY_NAMES } from "../../../src/loop/run-config.ts";
 import { intFlag } from "../../../src/cli-kit/flags.ts";
 import { SearchConfig, searchBudget } from "../../../src/search/config.ts";
-import { configFromFlags, searchFlags } from "../../../src/search/flags.ts";
+import { configFromFlags, flagOptions } from "../../../src/cli-kit/schema-flags.ts";
+import { searchFlags } from "../../../src/search/flags.ts";
 import { asUserError } from "../../../src/cli-kit/write-file.ts";
 import { familyHost } from "../../../src/family/host.ts";
 
@@ -120,7 +121,7 @@ const benchFlags = (y: Argv) =>
         coerce: intFlag("train-steps", 1, 100_000_000),
         describe: "env steps of every training (the budget's scale): each candidate of every strategy, and the final reward's, sparse and human ones",
       }),
-    Object.fromEntries(KNOBS.map((f) => [f.name, { type: f.type, describe: f.describe }])),
+    flagOptions(KNOBS),
   )
     .option("parallel", { type: "string", default: 1, coerce: intFlag("parallel", 1, 64), describe: "runs played at once (each a hexa run process)" })
     .option("out", { type: "string", default: "bench/out/reward-search", describe: "the benchmark folder; rerun with the same one to continue" });

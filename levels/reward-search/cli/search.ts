@@ -6,7 +6,8 @@ import { getTask } from "../tasks/index.ts";
 import type { RewardTask } from "../task.ts";
 import { CANDIDATE_SCHEMA_VERSION, fitnessOf, type CandidateRecord, type SearchResult } from "../../../src/search/candidates.ts";
 import { SEARCH_METHODS, SearchConfig, searchBudget } from "../../../src/search/config.ts";
-import { configFromFlags, schemaFlags, searchFlags } from "../../../src/search/flags.ts";
+import { configFromFlags, flagOptions, schemaFlags } from "../../../src/cli-kit/schema-flags.ts";
+import { searchFlags } from "../../../src/search/flags.ts";
 import { runSearch } from "../../../src/search/search.ts";
 import { openSearchDir } from "../../../src/search/search-dir.ts";
 import { heuristicProposer } from "../proposers/heuristic-proposer.ts";
@@ -53,7 +54,9 @@ export const formatSearch = (r: SearchResult, task: RewardTask, proposer: string
   return lines.join("\n");
 };
 
-/** The `search:` slice's flags (src/search/flags.ts): --budget, --samples, --iterations, --initial, --children, --lambda-start, --lambda-end, --eta. */
+const HELP = "hexa search --help";
+
+/** The `search:` slice's flags (src/cli-kit/schema-flags.ts): --budget, --samples, --iterations, --initial, --children, --lambda-start, --lambda-end, --eta. */
 const FLAGS = searchFlags();
 
 /** The trainer slice's keys a search takes as flags (--wall-ms), so a run's config and a search read one schema. */
@@ -74,9 +77,7 @@ export const searchCommand = defineCommand({
           demandOption: true,
           describe: "eureka (K samples × I iterations) or rf-agent (tree search)",
         }),
-      Object.fromEntries(
-        [...FLAGS, ...TRAINER_FLAGS].map((f) => [f.name, { type: f.type, describe: f.describe, ...(f.choices ? { choices: f.choices } : {}) }]),
-      ),
+      flagOptions([...FLAGS, ...TRAINER_FLAGS]),
     )
       .option("seed", { type: "string", default: "0", describe: "task instance seed (also the search's own random seed)" })
       .option("proposer", { choices: ["heuristic", "llm"] as const, default: "heuristic" as const, describe: "heuristic needs no model" })
@@ -110,8 +111,8 @@ export const searchCommand = defineCommand({
     const method = argv.method;
     const seed = parseSeed(argv.seed, "--seed");
     const instance = task.generate(seed);
-    const { config: search, given } = configFromFlags(SearchConfig, FLAGS, argv);
-    const { config: trainerFlags } = configFromFlags(TRAINER_SLICE, TRAINER_FLAGS, argv);
+    const { config: search, given } = configFromFlags(SearchConfig, FLAGS, argv, HELP);
+    const { config: trainerFlags } = configFromFlags(TRAINER_SLICE, TRAINER_FLAGS, argv, HELP);
     const rs = RewardSearchConfig.parse({
       trainer: { ...trainerFlags, ...(argv.processes ? { processes: argv.processes } : {}) },
       ...(argv["trainer-cache"] ? { cacheDir: argv["trainer-cache"] } : {}),

@@ -1,9 +1,8 @@
-import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { writeJsonAtomic } from "../../../src/store/jsonl.ts";
-import { canonicalJson } from "../../../src/util/canonical-json.ts";
+import { sha256Hex } from "../../../src/util/canonical-json.ts";
 import { ErrorKind, ResultMessage, RewardFault } from "./protocol.ts";
 import type { JobOutcome, TrainJob } from "./client.ts";
 
@@ -27,9 +26,7 @@ export interface TrainerIdentity {
 export const trainCacheKey = (job: TrainJob, trainer: TrainerIdentity): string => {
   const decided = { cache: CACHE_SCHEMA_VERSION, task: job.task, instance: job.instance, reward: job.reward };
   const rest = { seed: job.seed, evalSeeds: job.evalSeeds, steps: job.steps, ppo: job.ppo ?? {}, trainer };
-  return createHash("sha256")
-    .update(canonicalJson({ ...decided, ...rest }))
-    .digest("hex");
+  return sha256Hex({ ...decided, ...rest });
 };
 
 /** A training's outcome as stored (and as a worker hands it back through Redis): a result or a trainer error. */

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { parse as parseYaml } from "yaml";
 import { ConfigError } from "../../errors.ts";
 import { composeRunConfig, parseRunConfig, type FamilySlice, type RunConfig } from "../run-config.ts";
+import { unwrapSchema } from "../../util/zod-unwrap.ts";
 
 /**
  * The grid of `hexa compare` (docs/spec/method.md §8): `--grid KEY=V1,V2` axes over dotted config keys, their product as
@@ -50,12 +51,7 @@ export const parseGridFlag = (flag: string): GridAxis => {
   return { key, values };
 };
 
-const unwrap = (s: z.ZodType): z.ZodType => {
-  const def = s._zod.def as { type: string; innerType?: z.ZodType; in?: z.ZodType };
-  if (def.innerType && ["default", "prefault", "optional", "nullable", "readonly", "catch"].includes(def.type)) return unwrap(def.innerType);
-  if (def.type === "pipe" && def.in) return unwrap(def.in);
-  return s;
-};
+const unwrap = (s: z.ZodType): z.ZodType => unwrapSchema(s, { pipes: true }).schema;
 
 /** Whether a dotted key names a field of the schema; below a record (e.g. price tables) any key is one. */
 const keyProblem = (schema: z.ZodType, path: readonly string[]): string | undefined => {

@@ -1,5 +1,6 @@
 import type { Interval } from "../../util/stats.ts";
 import type { CellResult, FinalFigure, RateFigure } from "./results.ts";
+import { fixed } from "../../cli-kit/format.ts";
 
 /** results.md, results.csv and the printed table of `hexa compare`: every run shown, every figure with its n. */
 
@@ -24,12 +25,11 @@ const diffText = (d: Interval | undefined): string =>
 
 const row = (cells: readonly string[]) => `| ${cells.join(" | ")} |`;
 
-const num = (v: number | null | undefined) => (v === null || v === undefined || !Number.isFinite(v) ? "–" : v.toFixed(2));
 const figureText = (f: FinalFigure["figures"][number] | undefined): string =>
-  f ? `${num(f.mean)} ± ${num(f.std)} (n = ${f.perRun.filter((v) => v !== null).length})` : "–";
+  f ? `${fixed(f.mean)} ± ${fixed(f.std)} (n = ${f.perRun.filter((v) => v !== null).length})` : "–";
 /** `+1.25 [−0.50, +3.00] (n = 6)`: a paired difference in the figure's own unit. */
 const rawDiffText = (d: Interval | undefined): string =>
-  d && d.n > 0 ? `${d.mean >= 0 ? "+" : ""}${num(d.mean)} [${num(d.low)}, ${num(d.high)}] (n = ${d.n})${d.withinNoise ? " within noise" : ""}` : "";
+  d && d.n > 0 ? `${d.mean >= 0 ? "+" : ""}${fixed(d.mean)} [${fixed(d.low)}, ${fixed(d.high)}] (n = ${d.n})${d.withinNoise ? " within noise" : ""}` : "";
 
 /**
  * The family's final figures per level (reward search: F and its paired differences from the sparse and human
@@ -53,7 +53,7 @@ const finalTable = (cells: readonly CellResult[], baseline: string): string[] =>
           `${c.id} (${c.label})`,
           l.level,
           ...labels.map((label) => figureText(l.final?.figures.find((f) => f.label === label))),
-          l.final ? l.final.figures[0]!.perRun.map(num).join(", ") : "–",
+          l.final ? l.final.figures[0]!.perRun.map((v) => fixed(v)).join(", ") : "–",
           c.id === baseline ? "baseline" : rawDiffText(l.vsBaseline?.final),
           l.final ? l.final.spent.join(", ") : "–",
         ]),

@@ -3,6 +3,7 @@ import { compile, type TopLevelSpec } from "vega-lite";
 import { csvField } from "./render.ts";
 import type { Figure } from "../../store/final-scores.ts";
 import type { Interval } from "../../util/stats.ts";
+import { fixed } from "../../cli-kit/format.ts";
 
 /**
  * `hexa bench reward-search` (docs/spec/reward-search.md §8.5) rendered: per task, a row per strategy and the `sparse`
@@ -36,15 +37,14 @@ export interface BenchDiff {
 
 const known = (xs: readonly (number | null)[]) => xs.filter((x): x is number => x !== null && Number.isFinite(x));
 
-const f2 = (v: number | null | undefined) => (v === null || v === undefined || !Number.isFinite(v) ? "–" : v.toFixed(2));
-const ci = (f: { low: number; high: number }) => (Number.isFinite(f.low) ? `[${f2(f.low)}, ${f2(f.high)}]` : "–");
+const ci = (f: { low: number; high: number }) => (Number.isFinite(f.low) ? `[${fixed(f.low)}, ${fixed(f.high)}]` : "–");
 /** `mean ± std [lo, hi]`, or `n/a: why`. */
 const figureCell = (f: Figure | undefined) =>
   !f
     ? "–"
     : f.mean === null
       ? `n/a: ${f.why ?? "undefined"}`
-      : `${f2(f.mean)}${f.std === undefined ? "" : ` ± ${f2(f.std)}`}${f.ci95 ? ` [${f2(f.ci95[0])}, ${f2(f.ci95[1])}]` : ""}`;
+      : `${fixed(f.mean)}${f.std === undefined ? "" : ` ± ${fixed(f.std)}`}${f.ci95 ? ` [${fixed(f.ci95[0])}, ${fixed(f.ci95[1])}]` : ""}`;
 const row = (cells: readonly string[]) => `| ${cells.join(" | ")} |`;
 const steps = (xs: readonly (number | null)[]) =>
   known(xs).length
@@ -85,7 +85,7 @@ const benchTable = (rows: readonly BenchRow[]): string[] => {
         r.row,
         String(r.figures[0]?.n ?? 0),
         ...labels.map((_, i) => figureCell(r.figures[i])),
-        r.perRun.map(f2).join(", "),
+        r.perRun.map((v) => fixed(v)).join(", "),
         r.trained.join(", "),
         steps(r.envSteps),
         Number.isFinite(r.wallS) ? `${r.wallS.toFixed(0)} s` : "",
@@ -103,7 +103,7 @@ const MIN_PAIRS = 3;
  */
 export const noiseLine = (task: string, diffs: readonly BenchDiff[]): string => {
   const mine = diffs.filter((d) => d.task === task);
-  const text = (d: BenchDiff) => `${d.a} − ${d.b} ${f2(d.interval.mean)} ${ci(d.interval)} (n ${d.interval.n})`;
+  const text = (d: BenchDiff) => `${d.a} − ${d.b} ${fixed(d.interval.mean)} ${ci(d.interval)} (n ${d.interval.n})`;
   if (!mine.length) return `${task}: one strategy, nothing to compare.`;
   if (mine.every((d) => d.interval.n < MIN_PAIRS))
     return `${task}: too few paired scores to tell (fewer than ${MIN_PAIRS} per pair): ${mine.map(text).join("; ")}.`;

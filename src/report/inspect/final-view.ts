@@ -1,4 +1,5 @@
 import { headlineBySeed, type Figure, type FinalScore } from "../../store/final-scores.ts";
+import { fixed } from "../../cli-kit/format.ts";
 
 /**
  * The final scores of a run or a search (final-scores.json, docs/spec/reward-search.md §7) for `hexa inspect`: per
@@ -6,13 +7,11 @@ import { headlineBySeed, type Figure, type FinalScore } from "../../store/final-
  * spent and where the scored thing came from. Pure; the CLI reads the files.
  */
 
-const f2 = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v.toFixed(2) : "–");
-
 /** `label mean ± std [lo, hi] (n N)`, or `label n/a (why)` where the family left it undefined. */
 export const figureText = (f: Figure): string =>
   f.mean === null
     ? `${f.label} n/a (${f.why ?? "undefined"})`
-    : `${f.label} ${f2(f.mean)}${f.std === undefined ? "" : ` ± ${f2(f.std)}`}${f.ci95 ? ` [${f2(f.ci95[0])}, ${f2(f.ci95[1])}]` : ""} (n ${f.n})`;
+    : `${f.label} ${fixed(f.mean)}${f.std === undefined ? "" : ` ± ${fixed(f.std)}`}${f.ci95 ? ` [${fixed(f.ci95[0])}, ${fixed(f.ci95[1])}]` : ""} (n ${f.n})`;
 
 export interface FinalScoresView {
   /** The directory of final-scores.json, relative to what `hexa inspect` was given (or its own name). */
@@ -36,6 +35,6 @@ export const finalScoresView = (name: string, scores: readonly FinalScore[]): Fi
     spent: s.spent,
     ...(typeof s.detail.source === "string" ? { source: s.detail.source } : {}),
     figures: Object.values(s.figures).map(figureText),
-    perSeed: [...headlineBySeed(s)].map(([seed, v]) => `${seed}: ${f2(v)}`),
+    perSeed: [...headlineBySeed(s)].map(([seed, v]) => `${seed}: ${fixed(v)}`),
   })),
 });

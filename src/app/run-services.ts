@@ -1,0 +1,99 @@
+import { dirname, resolve } from "node:path";
+import type { RedisLedger } from "../backend/redis/spend-ledger.ts";
+import type { SpendGate } from "../llm/budget.ts";
+import type { ChatModel } from "../llm/chat-model.ts";
+import type { EpisodeBackend } from "../loop/episode-backend.ts";
+import type { RunConfig } from "../loop/run-config.ts";
+import type { UsageLine } from "../store/run-records.ts";
+import { openEpisodes, sharedLedger } from "../cli/backend.ts";
+import { doctorSkipped, preflight, rolesOf, type ServedModels } from "../cli/preflight.ts";
+import { openSkillIndex, type OpenIndex } from "../cli/run-setup.ts";
+import type { RunPlan } from "./run-plan.ts";
+import { spendGate, type SpendFlags } from "./run-spend.ts";
+
+/** The model clients of a run's roles; a role the config does not use has none. */
+interface RunModels {
+  actorModel?: ChatModel;
+  evolverModel?: ChatModel;
+}
+
+/**
+ * Builds a run's model clients (default: `modelsFor`, src/cli/run-setup.ts, over the config's `llm:` roles).
+ * `runPath` is the run directory (the audit log's home); `gate`, when set, must meter every call; `onNotice`
+ * takes a server quirk worth telling the user once.
+ */
+export type ModelsFactory = (
+  cfg: RunConfig,
+  runPath: string,
+  o: { resuming: boolean; gate?: SpendGate; onNotice: (message: string) => void },
+) => Promise<RunModels>;
+
+/** The flags a run start reads beside its config. */
+export interface RunFlags extends SpendFlags {
+  /** `--backend`: overrides the config's `backend:`. */
+  backend?: string | undefined;
+  /** `--no-doctor` sets it false: the endpoints are not probed first. */
+  doctor?: boolean | undefined;
+}
+
+/** What a run holds open while it plays: closed together by `closeServices`, whatever happened. */
+export interface RunServices {
+  served?: ServedModels;
+  gate?: SpendGate;
+  ledger?: RedisLedger;
+  models: RunModels;
+  index?: OpenIndex;
+  episodes?: EpisodeBackend;
+}
+
+/** Closes what `connectServices` opened; each part at most once. */
+export const closeServices = async (s: Partial<RunServices>): Promise<void> => {
+  await Promise.all([s.index?.stop(), s.episodes?.close?.()]);
+  await s.ledger?.close();
+};
+
+const charge = (g: SpendGate) => (l: UsageLine) =>
+  g.ledger.settle(`llm.${l.role}`, { usd: 0, tokens: 0 }, { usd: l.costUsd, tokens: l.input + l.output, output: l.output });
+
+/**
+ * Probes the endpoints, opens the spend ledger and gate, the models, Chroma and the episode backend: each one that
+ * does not answer is refused before the run directory exists, and what was opened before it is closed again.
+ */
+export const connectServices = async (
+  plan: RunPlan,
+  o: { runsDir: string; flags: RunFlags; note: (line: string) => void; onNotice: (message: string) => void; models: ModelsFactory },
+): Promise<RunServices> => {
+  const { cfg, existing, where, id } = plan;
+  const doctor = { env: process.env, cacheDir: existing ? dirname(existing.path) : o.runsDir, where };
+  const served = doctorSkipped({ ...o.flags }, process.env) ? undefined : await preflight(cfg.llm, rolesOf(cfg, plan.search !== undefined), doctor);
+  const backend = o.flags.backend ?? cfg.backend;
+  const backendWhere = o.flags.backend === undefined ? `${where}: backend` : "--backend";
+  // On workers, the coordinator's gate and theirs count in one ledger in Redis (written anew once the run is locked).
+  const makeLedger = await sharedLedger(backend, backendWhere, id);
+  const opened: Partial<RunServices> = {};
+  try {
+    const ledgerOf =
+      makeLedger && ((cap: Parameters<typeof makeLedger>[0], spent: Parameters<typeof makeLedger>[1]) => (opened.ledger = makeLedger(cap, spent)));
+    const gate = spendGate(plan, { runsDir: o.runsDir, flags: o.flags, note: o.note, ledgerOf });
+    if (gate) opened.gate = gate;
+    const models = await o.models(cfg, existing?.path ?? resolve(o.runsDir, id), {
+      resuming: existing !== undefined,
+      onNotice: o.onNotice,
+      ...(gate ? { gate } : {}),
+    });
+    opened.models = models;
+    // A Chroma that does not answer is refused before the directory exists, so no half-made run is left behind.
+    if (cfg.skillIndex.enabled) opened.index = await openSkillIndex(cfg.skillIndex.dataDir, cfg.skillIndex.embedding);
+    const episodes = await openEpisodes(backend, backendWhere, {
+      run: id,
+      config: cfg,
+      log: o.note,
+      ...(gate ? { budget: gate.cap, charge: charge(gate) } : {}),
+    });
+    if (episodes) opened.episodes = episodes;
+    return { ...opened, ...(served ? { served } : {}), models };
+  } catch (e) {
+    await closeServices(opened);
+    throw e;
+  }
+};

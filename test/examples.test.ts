@@ -1,0 +1,44 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { beforeAll, describe, expect, it } from "vitest";
+import { runConformance } from "../levels/reward-search/trainer/conformance.ts";
+import { allFamilies, loadFamilies, loadPluginFamilies } from "../src/app/families.ts";
+import { parseRunConfigYaml } from "../src/loop/run-config.ts";
+
+/** examples/: each config parses as hexa run reads it, each is named in its README, the custom trainer conforms. */
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const QUESTIONS = join(ROOT, "examples/paper-questions");
+const yamls = readdirSync(QUESTIONS).filter((f) => f.endsWith(".yaml"));
+
+beforeAll(async () => {
+  await loadPluginFamilies({ HEXA_FAMILIES: join(ROOT, "examples/toy-family/family.ts") });
+  await loadFamilies();
+});
+
+describe("the examples", () => {
+  it("has a config per question of the paper, each parsed by hexa run's schema and named in the README", () => {
+    expect(yamls.sort()).toEqual(["bank-vs-baselines.yaml", "init-update.yaml", "reward-labels.yaml", "search-strategies.yaml", "transfer.yaml"]);
+    const readme = readFileSync(join(QUESTIONS, "README.md"), "utf8");
+    for (const f of yamls) {
+      const path = join(QUESTIONS, f);
+      const cfg = parseRunConfigYaml(readFileSync(path, "utf8"), path, allFamilies());
+      expect(cfg.levels.length, f).toBeGreaterThan(0);
+      expect(readme, f).toContain(`examples/paper-questions/${f}`);
+    }
+  });
+
+  it("the toy family's config parses with the family added through HEXA_FAMILIES", () => {
+    const path = join(ROOT, "examples/toy-family/toy.yaml");
+    const cfg = parseRunConfigYaml(readFileSync(path, "utf8"), path, allFamilies());
+    expect(cfg.family).toBe("toy");
+    expect(cfg.levels).toEqual(["guess_small", "guess_large"]);
+  });
+
+  it("the custom trainer passes every check of the conformance suite", async () => {
+    const trainer = join(ROOT, "examples/custom-trainer/trainer.ts");
+    const checks = await runConformance({ command: [process.execPath, "--import", "tsx", trainer] });
+    expect(checks.filter((c) => !c.ok)).toEqual([]);
+    expect(checks).toHaveLength(9);
+  });
+});
