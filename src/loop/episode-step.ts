@@ -7,7 +7,7 @@ import { endpointFailed, episodeRecord } from "./episode-record.ts";
 import type { LoopContext } from "./loop-context.ts";
 
 /** An episode as the loop schedules it; its id, bank and allowance are made when it plays. */
-export type Job = Omit<EpisodeJob, "id" | "bank" | "allowance">;
+type Job = Omit<EpisodeJob, "id" | "bank" | "allowance">;
 
 const nothing = () => undefined;
 
@@ -21,7 +21,7 @@ const allowanceOf = (ctx: LoopContext, job: Job): number | undefined => {
 };
 
 /** Plays one episode unless it is recorded or the run is stopping; its record is written in the run's order. */
-export const playJob = async (ctx: LoopContext, job: Job): Promise<void> => {
+const playJob = async (ctx: LoopContext, job: Job): Promise<void> => {
   const id = episodeId(job.phase, job.level, job.round, job.seed);
   if (ctx.state.records.has(id)) return ctx.writes.fill(id, nothing);
   if (ctx.stopping()) return;
