@@ -38,16 +38,23 @@ const roundZero = async (ctx: LoopContext, level: string, lost: readonly string[
 
 /**
  * One level's whole run (docs/ARCHITECTURE.md §4, docs/spec/method.md §10): round 0, then R rounds of x episodes,
- * each followed by the level's bank update. A level's next round starts as soon as its own update is done: no
- * level reads another's bank, so levels advance independently and share only the episode pool.
+ * each followed by the level's bank update. A level's next round starts as soon as its own update is done (and
+ * it is at most MAX_ROUNDS_AHEAD ahead of the slowest): no level reads another's bank, so levels advance
+ * independently and share only the episode pool.
  */
 export const runLevel = async (ctx: LoopContext, level: string, lost: readonly string[]): Promise<void> => {
   await roundZero(ctx, level, lost);
-  for (let round = 1; round <= ctx.cfg.rounds && !ctx.stopping(); round++) {
+  if (ctx.stopping()) return;
+  ctx.ahead.finish(level, 0);
+  for (let round = 1; round <= ctx.cfg.rounds; round++) {
+    await ctx.ahead.until(round, ctx.stopping);
+    if (ctx.stopping()) return;
     ctx.roundOf.set(level, round);
     await playBatch(ctx, level, round);
     if (ctx.stopping()) return;
     const batch = ctx.plan.get(level)!.rounds[round - 1]!.map((seed) => ctx.state.records.get(episodeId("stream", level, round, seed))!);
     await updateLevel(ctx, level, round, batch);
+    if (ctx.stopping()) return;
+    ctx.ahead.finish(level, round);
   }
 };

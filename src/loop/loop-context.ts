@@ -4,6 +4,7 @@ import { localBackend, type EpisodeBackend } from "./episode-backend.ts";
 import { EpisodePool } from "./episode-pool.ts";
 import type { LoopPorts } from "./loop-ports.ts";
 import { OrderedWrites } from "./ordered-writes.ts";
+import { RunAhead } from "./run-ahead.ts";
 import { usesBank, type RunConfig } from "./run-config.ts";
 import { runSlots } from "./run-order.ts";
 import { RunState } from "./run-state.ts";
@@ -22,6 +23,8 @@ export interface LoopContext {
   playsOffline: ReadonlySet<string>;
   /** Each level's round in play (0: offline; cfg.rounds once done): the progress line shows the lowest. */
   roundOf: Map<string, number>;
+  /** Holds a level that is too far ahead of the slowest. */
+  ahead: RunAhead;
   /** Each level's mean episode time in its last played batch: what the pool orders by. */
   expectedMs: Map<string, number>;
   onUsage: (line: UsageLine) => void;
@@ -64,6 +67,8 @@ export const openLoop = (cfg: RunConfig, ports: LoopPorts): LoopContext => {
   const expectedMs = new Map<string, number>();
   const episodes = ports.episodes ?? localBackend(cfg, { family: ports.family, ...(ports.actorModel ? { actorModel: ports.actorModel } : {}), now: ports.now });
   let failed: { error: unknown } | undefined;
+  const ahead = new RunAhead(cfg.levels);
+  ports.signal?.addEventListener("abort", () => ahead.wake(), { once: true });
   return {
     cfg,
     ports,
@@ -74,6 +79,7 @@ export const openLoop = (cfg: RunConfig, ports: LoopPorts): LoopContext => {
     episodes,
     playsOffline,
     roundOf,
+    ahead,
     expectedMs,
     onUsage: (line) => {
       state.usage.push(line);
@@ -83,6 +89,7 @@ export const openLoop = (cfg: RunConfig, ports: LoopPorts): LoopContext => {
     stopping: () => failed !== undefined || ports.signal?.aborted === true,
     fail: (error) => {
       failed ??= { error };
+      ahead.wake();
     },
     failure: () => failed,
   };
