@@ -7,7 +7,7 @@ import { episodeId, type BankLog, type RunDir } from "../store/run-dir.ts";
 import type { EpisodeRecord } from "../store/run-records.ts";
 import type { LevelFamily } from "../family/family.ts";
 import { mapLimit } from "./pool.ts";
-import { endpointFailed, episodeRecord } from "./run-loop.ts";
+import { endpointFailed, episodeRecord } from "./episode-record.ts";
 import type { RunConfig } from "./run-config.ts";
 import { playEpisode } from "./play.ts";
 import { schedule } from "./schedule.ts";

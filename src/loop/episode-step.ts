@@ -1,0 +1,53 @@
+import { EMPTY_BANK } from "../store/bank.ts";
+import { episodeId } from "../store/run-dir.ts";
+import type { EpisodeRecord } from "../store/run-records.ts";
+import { mean } from "../util/stats.ts";
+import type { EpisodeJob } from "./episode-backend.ts";
+import { endpointFailed, episodeRecord } from "./episode-record.ts";
+import type { LoopContext } from "./loop-context.ts";
+
+/** An episode as the loop schedules it; its id, bank and allowance are made when it plays. */
+type Job = Omit<EpisodeJob, "id" | "bank" | "allowance">;
+
+const nothing = () => undefined;
+
+/** The family's share of a run-wide budget for the episode, from what the level's earlier phases recorded. */
+const allowanceOf = (ctx: LoopContext, job: Job): number | undefined => {
+  const { family } = ctx.ports;
+  if (!family.allowanceOf) return undefined;
+  const before = (e: EpisodeRecord) => e.level === job.level && (e.phase === "offline" || (e.phase === "stream" && e.round < job.round));
+  const earlier = job.phase === "stream" ? [...ctx.state.records.values()].filter(before) : [];
+  return family.allowanceOf({ config: ctx.cfg, level: job.level, seed: job.seed, earlier });
+};
+
+/** Plays one episode unless it is recorded or the run is stopping; its record is written in the run's order. */
+const playJob = async (ctx: LoopContext, job: Job): Promise<void> => {
+  const id = episodeId(job.phase, job.level, job.round, job.seed);
+  if (ctx.state.records.has(id)) return ctx.writes.fill(id, nothing);
+  if (ctx.stopping()) return;
+  const bank = job.bankRound === null ? EMPTY_BANK : ctx.state.bankAt(job.level, job.bankRound);
+  const allowance = allowanceOf(ctx, job);
+  const { trajectory, retrieved } = await ctx.episodes.play({ id, ...job, bank, ...(allowance === undefined ? {} : { allowance }) }, ctx.onUsage);
+  if (trajectory.stopReason === "error") throw endpointFailed(id, trajectory.error, ctx.ports.dir.path);
+  const rec = episodeRecord({ id, phase: job.phase, level: job.level, round: job.round, seed: job.seed, bankRound: job.bankRound, retrieved, trajectory });
+  ctx.state.record(rec);
+  const written = ctx.writes.fill(id, () => ctx.ports.dir.appendEpisode(rec));
+  ctx.progress();
+  await written;
+};
+
+/**
+ * A level's batch of a round (round 0: its offline episodes) through the shared pool; afterwards its mean
+ * episode time is what the pool expects of the level's next batch.
+ */
+export const playBatch = async (ctx: LoopContext, level: string, round: number): Promise<void> => {
+  const p = ctx.plan.get(level)!;
+  const seeds = round === 0 ? p.offline : p.rounds[round - 1]!;
+  const jobOf = (seed: number): Job =>
+    round === 0
+      ? { phase: "offline", level, round: 0, seed, agent: ctx.cfg.agent === "heuristic" ? "heuristic" : "react", bankRound: null }
+      : { phase: "stream", level, round, seed, agent: ctx.cfg.agent, bankRound: round - 1 };
+  await Promise.all(seeds.map((seed, index) => ctx.pool.run({ level, round, index }, () => playJob(ctx, jobOf(seed)))));
+  const played = seeds.flatMap((seed) => ctx.state.records.get(episodeId(round === 0 ? "offline" : "stream", level, round, seed)) ?? []);
+  if (played.length) ctx.expectedMs.set(level, mean(played.map((e) => e.trajectory.wallMs)));
+};
