@@ -29,8 +29,8 @@ const WORKERS_ENV = "HEXA_PHYSICS_WORKERS";
 
 /**
  * Default pool size: one worker per core (the main thread mostly waits on them); HEXA_PHYSICS_WORKERS overrides
- * it. Results do not depend on it: each episode is deterministic wherever it runs, and the run loop reads
- * episodes.jsonl by episode id, so only the order in which episodes finish (and are appended) follows the pool.
+ * it. Results do not depend on it: each episode is deterministic wherever it runs, and the run loop writes the
+ * run's files in a sequential run's order (docs/ARCHITECTURE.md §4), so only timings follow the pool.
  */
 export const defaultPhysicsWorkers = (env: NodeJS.ProcessEnv = process.env): number => {
   const raw = env[WORKERS_ENV];
