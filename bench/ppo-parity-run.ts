@@ -5,6 +5,7 @@
  * Both sides report the same window: the training episodes that ended since the previous row, per episode.
  */
 import { spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT } from "./page.ts";
 
@@ -68,5 +69,22 @@ export const parseReference = (out: string, seed: number): ParityRun => {
 const referenceRun = async (seed: number, steps: number, referenceDir: string): Promise<ParityRun> =>
   parseReference(await run("bash", [join(referenceDir, "run.sh"), "ppo", "--steps", String(steps), "--seed", String(seed)], { OMP_NUM_THREADS: "1" }), seed);
 
-export const parityRun = (side: Side, seed: number, steps: number, referenceDir: string): Promise<ParityRun> =>
-  side === "hexa" ? hexaRun(seed, steps) : referenceRun(seed, steps, referenceDir);
+/**
+ * The reference's output recorded earlier (`run.sh ppo --steps STEPS --seed S > DIR/seed-S.log`): its returns are
+ * the same as a fresh run's (torch on one thread, seeded), its env steps/s are those of the time it ran.
+ */
+export const referenceFromLog = (dir: string, seed: number, steps: number): ParityRun => {
+  const path = join(dir, `seed-${seed}.log`);
+  if (!existsSync(path)) throw new Error(`--reference-logs: ${path} is missing (write it with run.sh ppo --steps ${steps} --seed ${seed})`);
+  const run = parseReference(readFileSync(path, "utf8"), seed);
+  const trained = Math.floor(steps / 2048) * 2048;
+  if (run.window.toStep !== trained) throw new Error(`--reference-logs: ${path} ends at env step ${run.window.toStep}, not ${trained} (--steps ${steps})`);
+  return run;
+};
+
+export const parityRun = (side: Side, seed: number, steps: number, referenceDir: string, referenceLogs?: string): Promise<ParityRun> =>
+  side === "hexa"
+    ? hexaRun(seed, steps)
+    : referenceLogs
+      ? Promise.resolve(referenceFromLog(referenceLogs, seed, steps))
+      : referenceRun(seed, steps, referenceDir);

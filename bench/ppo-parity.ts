@@ -7,7 +7,10 @@
  * rollouts, 20,480 steps, or fewer at the end; both sides log the same windows), per episode; the verdict (hexa's
  * mean inside the reference's interval or not); and env steps/s per side.
  *
- *   node --import tsx bench/ppo-parity.ts [--seeds 5] [--steps 300000] [--first 1] [--jobs 2] [--reference <dir>] [--write-page]
+ *   node --import tsx bench/ppo-parity.ts [--seeds 5] [--steps 300000] [--first 1] [--jobs 2] [--reference <dir>] [--reference-logs <dir>] [--write-page]
+ *
+ * `--reference-logs DIR` reads the reference's output recorded earlier (DIR/seed-S.log from `run.sh ppo --steps
+ * STEPS --seed S`) instead of training it again: the same returns, the env steps/s of the time it ran.
  *
  * Wall-clock figures depend on whatever else the machine runs.
  */
@@ -32,6 +35,7 @@ const STEPS = positiveInt("steps", 300_000);
 const FIRST = positiveInt("first", 1);
 const JOBS = positiveInt("jobs", 2);
 const REFERENCE = arg("reference", join(ROOT, "..", "shared", "reference", "cleanrl-hopper"));
+const REFERENCE_LOGS = process.argv.includes("--reference-logs") ? arg("reference-logs", "") : undefined;
 
 const seeds = Array.from({ length: SEEDS }, (_, i) => FIRST + i);
 const jobs: Array<{ side: Side; seed: number }> = seeds.flatMap((seed) => [
@@ -40,13 +44,17 @@ const jobs: Array<{ side: Side; seed: number }> = seeds.flatMap((seed) => [
 ]);
 
 console.log(`ppo parity: Hopper-v5, ${STEPS} env steps, seeds ${seeds.join(", ")}, ${JOBS} trainings at a time, one thread each\n`);
+if (REFERENCE_LOGS)
+  console.log(
+    `reference: read from ${REFERENCE_LOGS}/seed-S.log, recorded earlier; its env steps/s are those of that time, not comparable with hexa's below\n`,
+  );
 const t0 = performance.now();
 const results: ParityRun[] = [];
 let next = 0;
 const worker = async (): Promise<void> => {
   while (next < jobs.length) {
     const job = jobs[next++]!;
-    const r = await parityRun(job.side, job.seed, STEPS, REFERENCE);
+    const r = await parityRun(job.side, job.seed, STEPS, REFERENCE, REFERENCE_LOGS);
     process.stderr.write(`${job.side} seed ${job.seed}: ${r.lastReturn.toFixed(0)} over ${r.episodes} episodes, ${r.sps.toFixed(0)} steps/s\n`);
     results.push(r);
   }

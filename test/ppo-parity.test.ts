@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { parseReference } from "../bench/ppo-parity-run.ts";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseReference, referenceFromLog } from "../bench/ppo-parity-run.ts";
 import { meanInterval95, within } from "../bench/ppo-parity-stats.ts";
 
 describe("bench:ppo-parity's pieces", () => {
@@ -40,5 +43,13 @@ describe("bench:ppo-parity's pieces", () => {
   it("reads a window in which no episode ended as no value, not 0", () => {
     const out = "| 2048 | - | 0 | 900 | 2.3 |\nSPS 900 (2048 env steps in 2.3 s)";
     expect(parseReference(out, 1).lastReturn).toBeNaN();
+  });
+
+  it("reads a recorded reference log for the seed, refusing one that is missing or trained for other steps", () => {
+    const dir = mkdtempSync(join(tmpdir(), "hexa-parity-logs-"));
+    writeFileSync(join(dir, "seed-2.log"), "| 20480 | 96 | 180 | 1012 | 20.2 |\n| 24576 | 150 | 30 | 1000 | 24.5 |\n\nSPS 1000 (24576 env steps in 24.5 s)\n");
+    expect(referenceFromLog(dir, 2, 25_000)).toMatchObject({ seed: 2, lastReturn: 150, episodes: 30, window: { fromStep: 20480, toStep: 24576 } });
+    expect(() => referenceFromLog(dir, 2, 30_000)).toThrow(/seed-2\.log ends at env step 24576, not 28672/);
+    expect(() => referenceFromLog(dir, 3, 25_000)).toThrow(/seed-3\.log is missing/);
   });
 });
