@@ -1,0 +1,77 @@
+import { describe, expect, it } from "vitest";
+import { GemmMemory } from "./gemm-wasm.ts";
+
+/** The definition: bias[n] (or 0) plus A[m,k]·B[k,n] for k = 0, 1, … in order, one rounding per product and per sum. */
+const tripleLoop = (A: Float64Array, rsA: number, csA: number, B: Float64Array, ldb: number, M: number, N: number, K: number, bias: Float64Array | null) => {
+  const C = new Float64Array(M * N);
+  for (let m = 0; m < M; m++)
+    for (let n = 0; n < N; n++) {
+      let s = bias === null ? 0 : bias[n]!;
+      for (let k = 0; k < K; k++) s += A[m * rsA + k * csA]! * B[k * ldb + n]!;
+      C[m * N + n] = s;
+    }
+  return C;
+};
+
+/** Values of mixed sign and magnitude, so a sum in another order would round differently. */
+const fill = (x: Float64Array, seed: number) => {
+  for (let i = 0; i < x.length; i++) x[i] = Math.sin(seed + i * 1.37) * 10 ** ((i % 7) - 3);
+};
+
+const SIZES = [1, 2, 3, 4, 5, 7, 8, 9, 11, 64];
+
+describe("the wasm SIMD gemm", () => {
+  it("equals the triple loop bit for bit on every tail of the tiling, with and without bias, for A and Aᵀ", () => {
+    const max = 64;
+    const mem = new GemmMemory([max * max, max * max, max * max, max]);
+    const [A, B, C, bias] = mem.views as [Float64Array, Float64Array, Float64Array, Float64Array];
+    fill(A, 1);
+    fill(B, 2);
+    fill(bias, 3);
+    let cases = 0;
+    for (const M of SIZES)
+      for (const N of SIZES)
+        for (const K of [0, 1, 3, 64])
+          for (const transposed of [false, true])
+            for (const b of [null, bias]) {
+              const [rsA, csA] = transposed ? [1, M] : [K, 1];
+              mem.gemm(A, 0, rsA, csA, B, 0, N, C, 0, N, M, N, K, b, 0);
+              const want = tripleLoop(A, rsA, csA, B, N, M, N, K, b);
+              const got = C.slice(0, M * N);
+              if (!got.every((v, i) => Object.is(v, want[i]))) expect.fail(`M ${M} N ${N} K ${K} transposed ${transposed} bias ${b !== null}`);
+              cases++;
+            }
+    expect(cases).toBe(SIZES.length * SIZES.length * 4 * 2 * 2);
+  });
+
+  it("reads and writes at the given offsets and leading dimensions, and nothing beyond a row's N columns", () => {
+    const mem = new GemmMemory([200, 200, 200, 20]);
+    const [A, B, C, bias] = mem.views as [Float64Array, Float64Array, Float64Array, Float64Array];
+    fill(A, 4);
+    fill(B, 5);
+    fill(bias, 6);
+    C.fill(-7);
+    const [M, N, K, ldb, ldc] = [5, 6, 7, 9, 10];
+    mem.gemm(A, 3, K, 1, B, 2, ldb, C, 4, ldc, M, N, K, bias, 1);
+    const want = tripleLoop(A.subarray(3), K, 1, B.subarray(2), ldb, M, N, K, bias.subarray(1));
+    for (let i = 0; i < C.length; i++) {
+      const r = Math.floor((i - 4) / ldc),
+        n = (i - 4) % ldc;
+      const inside = i >= 4 && r < M && n < N;
+      expect(C[i], `C[${i}]`).toBe(inside ? want[r * N + n] : -7);
+    }
+  });
+
+  it("refuses an operand that does not live in its memory", () => {
+    const mem = new GemmMemory([4, 4, 4]);
+    const [A, B] = mem.views as [Float64Array, Float64Array];
+    expect(() => mem.gemm(A, 0, 2, 1, B, 0, 2, new Float64Array(4), 0, 2, 2, 2, 2, null, 0)).toThrow(/outside this kernel's memory/);
+  });
+
+  it("gives each instance its own memory, zeroed", () => {
+    const one = new GemmMemory([8]),
+      two = new GemmMemory([8]);
+    one.views[0]!.fill(5);
+    expect([...two.views[0]!]).toEqual(new Array(8).fill(0));
+  });
+});
