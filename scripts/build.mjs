@@ -25,7 +25,7 @@ const sources = TREES.flatMap((tree) =>
     .map((f) => join(tree, f)),
 );
 const isWasmSource = (f) => f.endsWith(".as.ts");
-const WASM_LOADER = "levels/reward-search/trainer/wasm/gemm-wasm.js";
+const WASM_LOADER = "levels/reward-search/trainer/wasm/kernels.js";
 
 /** Package specifier → its bundle under dist/vendor/. */
 const VENDORED = { zod: "zod.js", yargs: "yargs.js", "yargs/helpers": "yargs-helpers.js" };
@@ -162,11 +162,11 @@ const dirs = [
     ),
   ),
 ].sort();
-const { gemmWasmPath, ensureGemmWasm } = await import(pathToFileURL(join(DIST, WASM_LOADER)).href);
-const kernel = gemmWasmPath();
+const { kernelWasmPath, ensureKernelWasm } = await import(pathToFileURL(join(DIST, WASM_LOADER)).href);
+const kernel = kernelWasmPath();
 mkdirSync(join(DIST, "wasm"), { recursive: true });
 for (const f of readdirSync(join(DIST, "wasm"))) if (join(DIST, "wasm", f) !== kernel) rmSync(join(DIST, "wasm", f), { force: true });
-ensureGemmWasm();
+ensureKernelWasm();
 writeFileSync(join(DIST, ".built"), `${JSON.stringify({ sources, dirs })}\n`);
 process.stderr.write(
   `hexa: compiled ${result.outputFiles.length} modules and bundled ${Object.keys(VENDORED).join(", ")} to dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,

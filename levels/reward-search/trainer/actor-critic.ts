@@ -3,11 +3,13 @@
  * over up to `capacity` rows and, after it, the backward pass of given head and value gradients into a flat
  * gradient in θ's layout. Float64 throughout (θ is copied in by `load`); every buffer is allocated once, in the
  * constructor, so the rollout's inference and PPO's minibatch updates allocate nothing (docs/spec/reward-search.md
- * §6, kernels). The matrix products run in the float64 SIMD kernel (wasm/gemm-wasm.ts), whose memory holds every
- * buffer; each output is a sum in a fixed order, so results are the same bit for bit on every run.
+ * §6, kernels). The matrix products, the tanh activation (Eigen's rational approximation, |error| < 3e-7, the
+ * network's activation everywhere: rollout, update, evaluation, a loaded policy) and its gradient run in the
+ * float64 SIMD kernels (wasm/kernels.ts), whose memory holds every buffer; each output is a sum in a fixed order,
+ * so results are the same bit for bit on every run.
  */
 import type { PolicyLayout } from "./policy.ts";
-import { GemmMemory } from "./wasm/gemm-wasm.ts";
+import { KernelMemory } from "./wasm/kernels.ts";
 
 /** A dense layer's place in θ: W (nIn × nOut, row-major) at w, b at b. */
 interface Layer {
@@ -23,49 +25,6 @@ const layerOf = (l: PolicyLayout, w: string, b: string): Layer => {
   return { w: pw.offset, b: pb.offset, nIn: pw.shape[0]!, nOut: pw.shape[1]! };
 };
 
-/** dst (cols × rows, at off) = srcᵀ, src rows × cols at off. */
-const transpose = (src: Float32Array | Float64Array, off: number, rows: number, cols: number, dst: Float64Array): void => {
-  for (let r = 0; r < rows; r++) {
-    const s = off + r * cols;
-    for (let c = 0; c < cols; c++) dst[off + c * rows + r] = src[s + c]!;
-  }
-};
-
-/**
- * tanh as Eigen's rational approximation (x·P(x²)/Q(x²) on x clamped to ±7.9053: |error| < 3e-7, float32's
- * precision), three times faster than Math.tanh; the network's activation everywhere (rollout, update,
- * evaluation, a loaded policy).
- */
-const tanh = (x: number): number => {
-  const c = 7.905311107635498;
-  const xc = x > c ? c : x < -c ? -c : x;
-  const x2 = xc * xc;
-  let p = -2.76076847742355e-16;
-  p = p * x2 + 2.00018790482477e-13;
-  p = p * x2 - 8.60467152213735e-11;
-  p = p * x2 + 5.12229709037114e-8;
-  p = p * x2 + 1.48572235717979e-5;
-  p = p * x2 + 6.37261928875436e-4;
-  p = p * x2 + 4.89352455891786e-3;
-  let q = 1.19825839466702e-6;
-  q = q * x2 + 1.18534705686654e-4;
-  q = q * x2 + 2.268434632439e-3;
-  q = q * x2 + 4.89352518554385e-3;
-  return (xc * p) / q;
-};
-
-const tanhInPlace = (y: Float64Array, n: number): void => {
-  for (let i = 0; i < n; i++) y[i] = tanh(y[i]!);
-};
-
-/** dz = da ⊙ (1 − y²): the gradient through y = tanh(z). */
-const tanhBack = (da: Float64Array, y: Float64Array, dz: Float64Array, n: number): void => {
-  for (let i = 0; i < n; i++) {
-    const t = y[i]!;
-    dz[i] = da[i]! * (1 - t * t);
-  }
-};
-
 export type ForwardParts = "head" | "value" | "both";
 
 export class ActorCritic {
@@ -77,7 +36,7 @@ export class ActorCritic {
   readonly w: Float64Array;
   /** Each weight matrix transposed (nOut × nIn) at its own offset: the backward pass's ∂x = ∂z · Wᵀ reads it. */
   private readonly wt: Float64Array;
-  private readonly mem: GemmMemory;
+  private readonly mem: KernelMemory;
   private readonly pi: [Layer, Layer, Layer];
   /** The critic's trunk (null when shared) and its head. */
   private readonly v: [Layer, Layer] | null;
@@ -111,7 +70,7 @@ export class ActorCritic {
     this.vHead = layerOf(l, "v.w3", "v.b3");
     this.layers = [...this.pi, ...(this.v ?? []), this.vHead];
     const critic = l.shared ? 0 : cap * h;
-    this.mem = new GemmMemory([
+    this.mem = new KernelMemory([
       l.size,
       l.size,
       cap * l.outDim,
@@ -141,12 +100,12 @@ export class ActorCritic {
   load(theta: Float32Array | Float64Array): void {
     const { w, wt } = this;
     for (let i = 0; i < w.length; i++) w[i] = theta[i]!;
-    for (const L of this.layers) transpose(w, L.w, L.nIn, L.nOut, wt);
+    for (const L of this.layers) this.mem.transpose(w, L.w, L.nIn, L.nOut, wt, L.w);
   }
 
   private dense(x: Float64Array, rows: number, L: Layer, y: Float64Array, tanh: boolean): void {
     this.mem.gemm(x, 0, L.nIn, 1, this.w, L.w, L.nOut, y, 0, L.nOut, rows, L.nOut, L.nIn, this.w, L.b);
-    if (tanh) tanhInPlace(y, rows * L.nOut);
+    if (tanh) this.mem.tanhInPlace(y, rows * L.nOut);
   }
 
   /** The network on `rows` (already normalised) observations, row-major rows × obsDim; fills head and/or value. */
@@ -189,20 +148,20 @@ export class ActorCritic {
     const h = this.layout.hidden,
       n = rows * h;
     const [p1, p2, p3] = this.pi;
-    const { da, dz, dc } = this;
+    const { da, dz, dc, mem } = this;
     for (let i = 0, k = rows * this.layout.outDim; i < k; i++) this.dHead[i] = dHead[i]!;
     for (let i = 0; i < rows; i++) this.dValue[i] = dValue[i]!;
     this.backLayer(this.a2, this.dHead, rows, p3, da);
     this.backLayer(this.c2, this.dValue, rows, this.vHead, dc);
     if (this.v === null) for (let i = 0; i < n; i++) da[i]! += dc[i]!;
-    tanhBack(da, this.a2, dz, n);
+    mem.tanhBack(da, this.a2, dz, n);
     this.backLayer(this.a1, dz, rows, p2, da);
-    tanhBack(da, this.a1, dz, n);
+    mem.tanhBack(da, this.a1, dz, n);
     this.backLayer(this.input, dz, rows, p1, null);
     if (this.v !== null) {
-      tanhBack(dc, this.c2, dz, n);
+      mem.tanhBack(dc, this.c2, dz, n);
       this.backLayer(this.c1, dz, rows, this.v[1], dc);
-      tanhBack(dc, this.c1, dz, n);
+      mem.tanhBack(dc, this.c1, dz, n);
       this.backLayer(this.input, dz, rows, this.v[0], null);
     }
     for (const L of this.layers) {

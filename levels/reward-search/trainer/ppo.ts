@@ -5,7 +5,7 @@
  * gradient-norm clipping, Adam (eps 1e-5) with linear learning-rate annealing.
  *
  * Where the parts live: the network's forward and backward passes (actor-critic.ts, on the SIMD matrix product
- * of wasm/gemm.as.ts), the PPO loss's
+ * of wasm/kernels.as.ts), the PPO loss's
  * gradient on a minibatch (ppo-gradient.ts), Adam on flat θ (adam.ts), the observation and reward normalisers
  * (normalisers.ts), GAE and advantage normalisation (advantages.ts), the policy's layout, sampling and saved form
  * (policy.ts), the reward program over a rollout (reward-batches.ts), checkpoint evaluations (evaluate.ts).

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { GemmMemory } from "./gemm-wasm.ts";
+import { KernelMemory } from "./kernels.ts";
 
 /** The definition: bias[n] (or 0) plus A[m,k]·B[k,n] for k = 0, 1, … in order, one rounding per product and per sum. */
 const tripleLoop = (A: Float64Array, rsA: number, csA: number, B: Float64Array, ldb: number, M: number, N: number, K: number, bias: Float64Array | null) => {
@@ -23,7 +23,7 @@ const SIZES = [1, 2, 3, 4, 5, 7, 8, 9, 11, 64];
 describe("the wasm SIMD gemm", () => {
   it("equals the triple loop bit for bit on every tail of the tiling, with and without bias, for A and Aᵀ", () => {
     const max = 64;
-    const mem = new GemmMemory([max * max, max * max, max * max, max]);
+    const mem = new KernelMemory([max * max, max * max, max * max, max]);
     const [A, B, C, bias] = mem.views as [Float64Array, Float64Array, Float64Array, Float64Array];
     fill(A, 1);
     fill(B, 2);
@@ -45,7 +45,7 @@ describe("the wasm SIMD gemm", () => {
   });
 
   it("reads and writes at the given offsets and leading dimensions, and nothing beyond a row's N columns", () => {
-    const mem = new GemmMemory([200, 200, 200, 20]);
+    const mem = new KernelMemory([200, 200, 200, 20]);
     const [A, B, C, bias] = mem.views as [Float64Array, Float64Array, Float64Array, Float64Array];
     fill(A, 4);
     fill(B, 5);
@@ -63,15 +63,59 @@ describe("the wasm SIMD gemm", () => {
   });
 
   it("refuses an operand that does not live in its memory", () => {
-    const mem = new GemmMemory([4, 4, 4]);
+    const mem = new KernelMemory([4, 4, 4]);
     const [A, B] = mem.views as [Float64Array, Float64Array];
     expect(() => mem.gemm(A, 0, 2, 1, B, 0, 2, new Float64Array(4), 0, 2, 2, 2, 2, null, 0)).toThrow(/outside this kernel's memory/);
   });
 
   it("gives each instance its own memory, zeroed", () => {
-    const one = new GemmMemory([8]),
-      two = new GemmMemory([8]);
+    const one = new KernelMemory([8]),
+      two = new KernelMemory([8]);
     one.views[0]!.fill(5);
     expect([...two.views[0]!]).toEqual(new Array(8).fill(0));
+  });
+});
+
+describe("the wasm tanh, its gradient and the transpose", () => {
+  it("tanh is within 3e-7 of Math.tanh, saturates to ±1, keeps NaN, and gives a lane and the scalar tail the same bits", () => {
+    const xs = [-40, -7.9053112, -3, -2, -0.5, -1e-9, 0, 1e-9, 0.25, 1, 2.5, 7.9053112, 8, 1e6, Number.POSITIVE_INFINITY];
+    // Each value at an even place and (xs has odd length) at an odd one, two NaNs between, and xs[3] in the scalar tail.
+    const len = xs.length,
+      n = 2 * len + 3;
+    const mem = new KernelMemory([n]);
+    const [y] = mem.views as [Float64Array];
+    xs.forEach((x, i) => {
+      y[i] = x;
+      y[len + 2 + i] = x;
+    });
+    y[len] = y[len + 1] = Number.NaN;
+    y[n - 1] = xs[3]!;
+    mem.tanhInPlace(y, n);
+    xs.forEach((x, i) => {
+      expect(Math.abs(y[i]! - Math.tanh(x)), `tanh(${x})`).toBeLessThan(3e-7);
+      expect(Object.is(y[i], y[len + 2 + i]), `tanh(${x}) in both lanes`).toBe(true);
+    });
+    expect(Number.isNaN(y[len]!) && Number.isNaN(y[len + 1]!)).toBe(true);
+    expect(Object.is(y[n - 1], y[3])).toBe(true);
+  });
+
+  it("the gradient is da · (1 − y²) exactly, the odd tail included", () => {
+    const n = 9;
+    const mem = new KernelMemory([n, n, n]);
+    const [da, y, dz] = mem.views as [Float64Array, Float64Array, Float64Array];
+    fill(da, 7);
+    for (let i = 0; i < n; i++) y[i] = Math.tanh(i - 4.3);
+    mem.tanhBack(da, y, dz, n);
+    for (let i = 0; i < n; i++) expect(dz[i]).toBe(da[i]! * (1 - y[i]! * y[i]!));
+  });
+
+  it("transposes a block at an offset into another offset", () => {
+    const mem = new KernelMemory([40, 40]);
+    const [src, dst] = mem.views as [Float64Array, Float64Array];
+    fill(src, 8);
+    dst.fill(-1);
+    mem.transpose(src, 2, 3, 5, dst, 4);
+    for (let r = 0; r < 3; r++) for (let c = 0; c < 5; c++) expect(dst[4 + c * 3 + r]).toBe(src[2 + r * 5 + c]);
+    expect(dst.slice(0, 4).every((v) => v === -1) && dst.slice(19).every((v) => v === -1)).toBe(true);
   });
 });

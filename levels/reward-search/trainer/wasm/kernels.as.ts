@@ -1,11 +1,12 @@
-// AssemblyScript, compiled by scripts/build.mjs (or on first use, gemm-wasm.ts) with `--enable simd`.
+// AssemblyScript, compiled by scripts/build.mjs (or on first use, kernels.ts) with `--enable simd`: the
+// actor-critic's matrix products, its activation and the activation's gradient, and the transposes of its weights.
 //
-// C = bias + A·B over float64, A read through strides (so A or Aᵀ of a row-major matrix), B and C row-major.
+// gemm: C = bias + A·B over float64, A read through strides (so A or Aᵀ of a row-major matrix), B and C row-major.
 // Every output is bias[n] (or 0) plus A[m,k]·B[k,n] for k = 0, 1, … in order, each product rounded and then
 // added, as a scalar loop would: SIMD runs over n, never over k, so a result is the same bit for bit whatever
 // the tiling, the batch or the machine (docs/spec/reward-search.md §6, kernels). Addresses and strides are bytes.
 
-// @ts-nocheck: AssemblyScript's types (usize, v128, f64x2) are not TypeScript's.
+// tanh and its gradient run the same IEEE operations in the same order in each lane as a scalar loop would.
 
 @inline
 function tile4x4(a: usize, rs: usize, cs: usize, b: usize, ldb: usize, c: usize, ldc: usize, K: i32, bias: usize, hasBias: bool): void {
@@ -115,4 +116,80 @@ export function gemm(a: usize, rsA: i32, csA: i32, b: usize, ldb: i32, c: usize,
     if (n < N) for (let r = 0; r < 4; r++) rowFrom(am + <usize>r * rs, cs, b, lb, cm + <usize>r * lc, N, n, K, bias, withBias);
   }
   for (; m < M; m++) rowFrom(a + <usize>m * rs, cs, b, lb, c + <usize>m * lc, N, 0, K, bias, withBias);
+}
+
+// tanh as Eigen's rational approximation, x·P(x²)/Q(x²) on x clamped to ±TANH_CLAMP (|error| < 3e-7).
+const TANH_CLAMP: f64 = 7.905311107635498;
+const P6: f64 = -2.76076847742355e-16, P5: f64 = 2.00018790482477e-13, P4: f64 = -8.60467152213735e-11, P3: f64 = 5.12229709037114e-8;
+const P2: f64 = 1.48572235717979e-5, P1: f64 = 6.37261928875436e-4, P0: f64 = 4.89352455891786e-3;
+const Q3: f64 = 1.19825839466702e-6, Q2: f64 = 1.18534705686654e-4, Q1: f64 = 2.268434632439e-3, Q0: f64 = 4.89352518554385e-3;
+
+@inline
+function tanhScalar(x: f64): f64 {
+  const xc = x > TANH_CLAMP ? TANH_CLAMP : x < -TANH_CLAMP ? -TANH_CLAMP : x;
+  const x2 = xc * xc;
+  let p = P6;
+  p = p * x2 + P5;
+  p = p * x2 + P4;
+  p = p * x2 + P3;
+  p = p * x2 + P2;
+  p = p * x2 + P1;
+  p = p * x2 + P0;
+  let q = Q3;
+  q = q * x2 + Q2;
+  q = q * x2 + Q1;
+  q = q * x2 + Q0;
+  return (xc * p) / q;
+}
+
+@inline
+function muladd(a: v128, x: v128, c: f64): v128 {
+  return f64x2.add(f64x2.mul(a, x), f64x2.splat(c));
+}
+
+/** y[i] = tanh(y[i]) for i < n; pmin/pmax clamp exactly as the scalar comparisons do (NaN stays NaN). */
+export function tanhInPlace(y: usize, n: i32): void {
+  let i = 0;
+  for (; i + 2 <= n; i += 2) {
+    const at = y + (<usize>i << 3);
+    const xc = f64x2.pmax(f64x2.pmin(v128.load(at), f64x2.splat(TANH_CLAMP)), f64x2.splat(-TANH_CLAMP));
+    const x2 = f64x2.mul(xc, xc);
+    let p = f64x2.splat(P6);
+    p = muladd(p, x2, P5);
+    p = muladd(p, x2, P4);
+    p = muladd(p, x2, P3);
+    p = muladd(p, x2, P2);
+    p = muladd(p, x2, P1);
+    p = muladd(p, x2, P0);
+    let q = f64x2.splat(Q3);
+    q = muladd(q, x2, Q2);
+    q = muladd(q, x2, Q1);
+    q = muladd(q, x2, Q0);
+    v128.store(at, f64x2.div(f64x2.mul(xc, p), q));
+  }
+  if (i < n) store<f64>(y + (<usize>i << 3), tanhScalar(load<f64>(y + (<usize>i << 3))));
+}
+
+/** dz[i] = da[i] · (1 − y[i]²) for i < n: the gradient through y = tanh(z). */
+export function tanhBack(da: usize, y: usize, dz: usize, n: i32): void {
+  const one = f64x2.splat(1);
+  let i = 0;
+  for (; i + 2 <= n; i += 2) {
+    const o = <usize>i << 3;
+    const t = v128.load(y + o);
+    v128.store(dz + o, f64x2.mul(v128.load(da + o), f64x2.sub(one, f64x2.mul(t, t))));
+  }
+  if (i < n) {
+    const o = <usize>i << 3;
+    const t = load<f64>(y + o);
+    store<f64>(dz + o, load<f64>(da + o) * (1 - t * t));
+  }
+}
+
+/** dst (cols × rows) = srcᵀ, src rows × cols, both row-major. */
+export function transpose(src: usize, rows: i32, cols: i32, dst: usize): void {
+  for (let r = 0; r < rows; r++) {
+    const s = src + (<usize>(r * cols) << 3);
+    for (let c = 0; c < cols; c++) store<f64>(dst + (<usize>(c * rows + r) << 3), load<f64>(s + (<usize>c << 3)));
+  }
 }

@@ -1,5 +1,5 @@
 /**
- * The PPO kernels' matrix product (gemm.as.ts, AssemblyScript with float64 SIMD) and the memory it works in.
+ * The PPO kernels' matrix product (kernels.as.ts, AssemblyScript with float64 SIMD) and the memory it works in.
  * The .wasm is never committed: scripts/build.mjs compiles it into dist/wasm/ under a name keyed by a hash of its
  * source, its compiler flags and the pinned compiler, and a run from the sources that finds no such file compiles
  * it there first (docs/spec/reward-search.md §6, kernels).
@@ -11,24 +11,30 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-const SOURCE = fileURLToPath(new URL("./gemm.as.ts", import.meta.url));
+const SOURCE = fileURLToPath(new URL("./kernels.as.ts", import.meta.url));
 const ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
 const ASC_FLAGS = ["--enable", "simd", "-O3", "--runtime", "stub", "--noAssert"];
 
-/** Where the compiled kernel of the current source lives: dist/wasm/gemm-<hash of source, flags, compiler pin>.wasm. */
-export const gemmWasmPath = (): string => {
+/**
+ * Where the compiled kernel of the current source lives: dist/wasm/kernels-<hash of source, flags, compiler pin>.wasm.
+ * @public scripts/build.mjs imports it from dist/.
+ */
+export const kernelWasmPath = (): string => {
   const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { devDependencies?: Record<string, string> };
   const key = createHash("sha256")
     .update(readFileSync(SOURCE))
     .update(`\n${ASC_FLAGS.join(" ")}\nassemblyscript@${pkg.devDependencies?.assemblyscript ?? "unpinned"}\n`)
     .digest("hex")
     .slice(0, 16);
-  return join(ROOT, "dist", "wasm", `gemm-${key}.wasm`);
+  return join(ROOT, "dist", "wasm", `kernels-${key}.wasm`);
 };
 
-/** The compiled kernel's path, compiling it with the pinned AssemblyScript first when it is missing. */
-export const ensureGemmWasm = (): string => {
-  const out = gemmWasmPath();
+/**
+ * The compiled kernel's path, compiling it with the pinned AssemblyScript first when it is missing.
+ * @public scripts/build.mjs imports it from dist/.
+ */
+export const ensureKernelWasm = (): string => {
+  const out = kernelWasmPath();
   if (existsSync(out)) return out;
   let asc: string;
   try {
@@ -44,40 +50,45 @@ export const ensureGemmWasm = (): string => {
 };
 
 let compiled: WebAssembly.Module | undefined;
-const gemmModule = (): WebAssembly.Module => (compiled ??= new WebAssembly.Module(readFileSync(ensureGemmWasm())));
+const kernelModule = (): WebAssembly.Module => (compiled ??= new WebAssembly.Module(readFileSync(ensureKernelWasm())));
 
-type GemmExport = (
-  a: number,
-  rsA: number,
-  csA: number,
-  b: number,
-  ldb: number,
-  c: number,
-  ldc: number,
-  M: number,
-  N: number,
-  K: number,
-  bias: number,
-  hasBias: number,
-) => void;
+interface KernelExports {
+  memory: WebAssembly.Memory;
+  gemm(
+    a: number,
+    rsA: number,
+    csA: number,
+    b: number,
+    ldb: number,
+    c: number,
+    ldc: number,
+    M: number,
+    N: number,
+    K: number,
+    bias: number,
+    hasBias: number,
+  ): void;
+  tanhInPlace(y: number, n: number): void;
+  tanhBack(da: number, y: number, dz: number, n: number): void;
+  transpose(src: number, rows: number, cols: number, dst: number): void;
+}
 
 /** Doubles rounded up to 16 bytes, so every view starts where a v128 load would be aligned. */
 const paddedBytes = (doubles: number): number => Math.ceil(doubles / 2) * 16;
 
 /**
- * One instance of the kernel with its own memory, sized once: `views` are Float64Arrays of the requested sizes
- * inside it (zeroed), valid for the instance's life since its memory never grows afterwards. `gemm` takes only
- * these views, so nothing is copied per call.
+ * One instance of the kernels with its own memory, sized once: `views` are Float64Arrays of the requested sizes
+ * inside it (zeroed), valid for the instance's life since its memory never grows afterwards. The kernels take
+ * only these views (an index into one is an offset), so nothing is copied per call.
  */
-export class GemmMemory {
+export class KernelMemory {
   readonly views: Float64Array[];
   private readonly buffer: ArrayBuffer;
-  private readonly kernel: GemmExport;
+  private readonly k: KernelExports;
 
   constructor(sizes: readonly number[]) {
-    const instance = new WebAssembly.Instance(gemmModule(), {});
-    const memory = instance.exports.memory as WebAssembly.Memory;
-    this.kernel = instance.exports.gemm as GemmExport;
+    this.k = new WebAssembly.Instance(kernelModule(), {}).exports as unknown as KernelExports;
+    const memory = this.k.memory;
     const base = paddedBytes(memory.buffer.byteLength / 8);
     const total = base + sizes.reduce((s, n) => s + paddedBytes(n), 0);
     memory.grow(Math.ceil(Math.max(0, total - memory.buffer.byteLength) / 65536));
@@ -91,13 +102,14 @@ export class GemmMemory {
   }
 
   private address(x: Float64Array, off: number): number {
-    if (x.buffer !== this.buffer) throw new RangeError("gemm: an operand outside this kernel's memory");
+    if (x.buffer !== this.buffer) throw new RangeError("kernels: an operand outside this kernel's memory");
     return x.byteOffset + off * 8;
   }
 
   /**
    * C[cOff + m·ldc + n] = bias[biasOff + n] + Σ_k A[aOff + m·rsA + k·csA] · B[bOff + k·ldb + n] for m < M, n < N,
-   * each sum over k = 0, 1, … in order (strides in elements; no bias: sums start at 0).
+   * each sum over k = 0, 1, … in order, each product rounded before it is added (strides in elements; no bias:
+   * sums start at 0).
    */
   gemm(
     A: Float64Array,
@@ -117,6 +129,21 @@ export class GemmMemory {
     biasOff: number,
   ): void {
     const b = bias === null ? 0 : this.address(bias, biasOff);
-    this.kernel(this.address(A, aOff), rsA, csA, this.address(B, bOff), ldb, this.address(C, cOff), ldc, M, N, K, b, bias === null ? 0 : 1);
+    this.k.gemm(this.address(A, aOff), rsA, csA, this.address(B, bOff), ldb, this.address(C, cOff), ldc, M, N, K, b, bias === null ? 0 : 1);
+  }
+
+  /** y[i] = tanh(y[i]) for i < n, tanh as Eigen's rational approximation (|error| < 3e-7). */
+  tanhInPlace(y: Float64Array, n: number): void {
+    this.k.tanhInPlace(this.address(y, 0), n);
+  }
+
+  /** dz[i] = da[i] · (1 − y[i]²) for i < n: the gradient through y = tanh(z). */
+  tanhBack(da: Float64Array, y: Float64Array, dz: Float64Array, n: number): void {
+    this.k.tanhBack(this.address(da, 0), this.address(y, 0), this.address(dz, 0), n);
+  }
+
+  /** dst (cols × rows, at dstOff) = srcᵀ, src rows × cols at srcOff. */
+  transpose(src: Float64Array, srcOff: number, rows: number, cols: number, dst: Float64Array, dstOff: number): void {
+    this.k.transpose(this.address(src, srcOff), rows, cols, this.address(dst, dstOff));
   }
 }
