@@ -165,7 +165,8 @@ const dirs = [
 const { kernelWasmPath, ensureKernelWasm } = await import(pathToFileURL(join(DIST, WASM_LOADER)).href);
 const kernel = kernelWasmPath();
 mkdirSync(join(DIST, "wasm"), { recursive: true });
-for (const f of readdirSync(join(DIST, "wasm"))) if (join(DIST, "wasm", f) !== kernel) rmSync(join(DIST, "wasm", f), { force: true });
+// Another key's kernels go; the current one and its temporary files (a compile under way) stay.
+for (const f of readdirSync(join(DIST, "wasm"))) if (!join(DIST, "wasm", f).startsWith(kernel)) rmSync(join(DIST, "wasm", f), { force: true });
 ensureKernelWasm();
 writeFileSync(join(DIST, ".built"), `${JSON.stringify({ sources, dirs })}\n`);
 process.stderr.write(
