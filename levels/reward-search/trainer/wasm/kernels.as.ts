@@ -193,3 +193,44 @@ export function transpose(src: usize, rows: i32, cols: i32, dst: usize): void {
     for (let c = 0; c < cols; c++) store<f64>(dst + (<usize>(c * rows + r) << 3), load<f64>(s + (<usize>c << 3)));
   }
 }
+
+/** Σ g[i]² for i = 0, 1, … < n in order: the gradient's squared norm, as a scalar loop sums it. */
+export function sumSquares(g: usize, n: i32): f64 {
+  let s: f64 = 0;
+  for (let i = 0; i < n; i++) {
+    const x = load<f64>(g + (<usize>i << 3));
+    s += x * x;
+  }
+  return s;
+}
+
+const BETA1: f64 = 0.9, BETA2: f64 = 0.999, ADAM_EPS: f64 = 1e-5;
+
+/**
+ * One Adam step over n parameters, θ float32, its moments float64: with gᵢ' = gᵢ · scale, m ← β1·m + (1 − β1)·g',
+ * v ← β2·v + (1 − β2)·g'·g', θ ← θ − stepSize·m / (√v · invRootBc2 + eps), rounded to float32.
+ */
+export function adamStep(theta: usize, g: usize, m: usize, v: usize, n: i32, scale: f64, stepSize: f64, invRootBc2: f64): void {
+  const sc = f64x2.splat(scale), ss = f64x2.splat(stepSize), ir = f64x2.splat(invRootBc2);
+  let i = 0;
+  for (; i + 2 <= n; i += 2) {
+    const o = <usize>i << 3, t = theta + (<usize>i << 2);
+    const gi = f64x2.mul(v128.load(g + o), sc);
+    const mi = f64x2.add(f64x2.mul(f64x2.splat(BETA1), v128.load(m + o)), f64x2.mul(f64x2.splat(1 - BETA1), gi));
+    const vi = f64x2.add(f64x2.mul(f64x2.splat(BETA2), v128.load(v + o)), f64x2.mul(f64x2.mul(f64x2.splat(1 - BETA2), gi), gi));
+    v128.store(m + o, mi);
+    v128.store(v + o, vi);
+    const th = f64x2.promote_low_f32x4(v128.load64_zero(t));
+    const next = f64x2.sub(th, f64x2.div(f64x2.mul(ss, mi), f64x2.add(f64x2.mul(f64x2.sqrt(vi), ir), f64x2.splat(ADAM_EPS))));
+    v128.store64_lane(t, f32x4.demote_f64x2_zero(next), 0);
+  }
+  if (i < n) {
+    const o = <usize>i << 3, t = theta + (<usize>i << 2);
+    const gi = load<f64>(g + o) * scale;
+    const mi = BETA1 * load<f64>(m + o) + (1 - BETA1) * gi;
+    const vi = BETA2 * load<f64>(v + o) + (1 - BETA2) * gi * gi;
+    store<f64>(m + o, mi);
+    store<f64>(v + o, vi);
+    store<f32>(t, <f32>(<f64>load<f32>(t) - (stepSize * mi) / (Math.sqrt(vi) * invRootBc2 + ADAM_EPS)));
+  }
+}

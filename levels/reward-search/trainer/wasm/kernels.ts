@@ -71,6 +71,8 @@ interface KernelExports {
   tanhInPlace(y: number, n: number): void;
   tanhBack(da: number, y: number, dz: number, n: number): void;
   transpose(src: number, rows: number, cols: number, dst: number): void;
+  sumSquares(g: number, n: number): number;
+  adamStep(theta: number, g: number, m: number, v: number, n: number, scale: number, stepSize: number, invRootBc2: number): void;
 }
 
 /** Doubles rounded up to 16 bytes, so every view starts where a v128 load would be aligned. */
@@ -101,9 +103,15 @@ export class KernelMemory {
     });
   }
 
-  private address(x: Float64Array, off: number): number {
+  /** The first n float32s of a view (one of `views`, of at least n / 2 doubles). */
+  float32(view: Float64Array, n: number): Float32Array {
+    if (view.buffer !== this.buffer || n > view.length * 2) throw new RangeError(`kernels: no room for ${n} float32s in that view`);
+    return new Float32Array(this.buffer, view.byteOffset, n);
+  }
+
+  private address(x: Float64Array | Float32Array, off: number): number {
     if (x.buffer !== this.buffer) throw new RangeError("kernels: an operand outside this kernel's memory");
-    return x.byteOffset + off * 8;
+    return x.byteOffset + off * x.BYTES_PER_ELEMENT;
   }
 
   /**
@@ -145,5 +153,20 @@ export class KernelMemory {
   /** dst (cols × rows, at dstOff) = srcᵀ, src rows × cols at srcOff. */
   transpose(src: Float64Array, srcOff: number, rows: number, cols: number, dst: Float64Array, dstOff: number): void {
     this.k.transpose(this.address(src, srcOff), rows, cols, this.address(dst, dstOff));
+  }
+
+  /** Σ g[i]² over the whole view, in order. */
+  sumSquares(g: Float64Array): number {
+    return this.k.sumSquares(this.address(g, 0), g.length);
+  }
+
+  /**
+   * One Adam step over all of θ (float32): with g' = g · scale, m ← β1·m + (1 − β1)·g', v ← β2·v + (1 − β2)·g'²,
+   * θ ← θ − stepSize · m / (√v · invRootBc2 + eps), β 0.9/0.999, eps 1e-5.
+   */
+  adamStep(theta: Float32Array, g: Float64Array, m: Float64Array, v: Float64Array, scale: number, stepSize: number, invRootBc2: number): void {
+    const n = theta.length;
+    if (g.length < n || m.length < n || v.length < n) throw new RangeError(`kernels: Adam over ${n} parameters with shorter moments or gradient`);
+    this.k.adamStep(this.address(theta, 0), this.address(g, 0), this.address(m, 0), this.address(v, 0), n, scale, stepSize, invRootBc2);
   }
 }
