@@ -1,5 +1,8 @@
-import { describe, expect, it } from "vitest";
-import { KernelMemory } from "./kernels.ts";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { ensureKernelWasm, KernelMemory, kernelWasmPath } from "./kernels.ts";
 
 /** The definition: bias[n] (or 0) plus A[m,k]·B[k,n] for k = 0, 1, … in order, one rounding per product and per sum. */
 const tripleLoop = (A: Float64Array, rsA: number, csA: number, B: Float64Array, ldb: number, M: number, N: number, K: number, bias: Float64Array | null) => {
@@ -117,5 +120,20 @@ describe("the wasm tanh, its gradient and the transpose", () => {
     mem.transpose(src, 2, 3, 5, dst, 4);
     for (let r = 0; r < 3; r++) for (let c = 0; c < 5; c++) expect(dst[4 + c * 3 + r]).toBe(src[2 + r * 5 + c]);
     expect(dst.slice(0, 4).every((v) => v === -1) && dst.slice(19).every((v) => v === -1)).toBe(true);
+  });
+});
+
+describe("building the kernels", () => {
+  const dir = mkdtempSync(join(tmpdir(), "hexa-kernels-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("compiles the source where none is built, to the bytes the build made, under the same name", () => {
+    const built = ensureKernelWasm();
+    const fresh = ensureKernelWasm(dir);
+    expect(fresh).toBe(kernelWasmPath(dir));
+    expect(fresh.slice(dir.length)).toBe(built.slice(built.lastIndexOf("/")));
+    expect(readFileSync(fresh).equals(readFileSync(built))).toBe(true);
+    const exports = WebAssembly.Module.exports(new WebAssembly.Module(readFileSync(fresh))).map((e) => e.name);
+    expect(exports.sort()).toEqual(["adamStep", "gemm", "memory", "sumSquares", "tanhBack", "tanhInPlace", "transpose"]);
   });
 });

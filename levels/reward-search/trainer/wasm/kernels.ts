@@ -14,27 +14,29 @@ import { fileURLToPath } from "node:url";
 const SOURCE = fileURLToPath(new URL("./kernels.as.ts", import.meta.url));
 const ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
 const ASC_FLAGS = ["--enable", "simd", "-O3", "--runtime", "stub", "--noAssert"];
+const KERNEL_DIR = join(ROOT, "dist", "wasm");
 
 /**
- * Where the compiled kernel of the current source lives: dist/wasm/kernels-<hash of source, flags, compiler pin>.wasm.
+ * Where the compiled kernel of the current source lives: kernels-<hash of source, flags, compiler pin>.wasm in
+ * `dir` (dist/wasm/ but in tests).
  * @public scripts/build.mjs imports it from dist/.
  */
-export const kernelWasmPath = (): string => {
+export const kernelWasmPath = (dir = KERNEL_DIR): string => {
   const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { devDependencies?: Record<string, string> };
   const key = createHash("sha256")
     .update(readFileSync(SOURCE))
     .update(`\n${ASC_FLAGS.join(" ")}\nassemblyscript@${pkg.devDependencies?.assemblyscript ?? "unpinned"}\n`)
     .digest("hex")
     .slice(0, 16);
-  return join(ROOT, "dist", "wasm", `kernels-${key}.wasm`);
+  return join(dir, `kernels-${key}.wasm`);
 };
 
 /**
  * The compiled kernel's path, compiling it with the pinned AssemblyScript first when it is missing.
  * @public scripts/build.mjs imports it from dist/.
  */
-export const ensureKernelWasm = (): string => {
-  const out = kernelWasmPath();
+export const ensureKernelWasm = (dir = KERNEL_DIR): string => {
+  const out = kernelWasmPath(dir);
   if (existsSync(out)) return out;
   let asc: string;
   try {
