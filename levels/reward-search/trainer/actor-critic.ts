@@ -140,9 +140,9 @@ export class ActorCritic {
   }
 
   /**
-   * After `forward(obs, rows, "both")`: the gradient of a loss whose gradients with respect to the head
-   * (rows × outDim) and the values (rows) are given, written into every weight and bias of grad (θ's layout;
-   * the log-std entry is left to the caller).
+   * After `forward(obs, rows, "both")`, on its observations and activations: the gradient of a loss whose
+   * gradients with respect to the head (rows × outDim) and the values (rows) are given, written into every weight
+   * and bias of grad (θ's layout; the log-std entry is left to the caller).
    */
   backward(dHead: Float64Array, dValue: Float64Array, rows: number, grad: Float64Array): void {
     const h = this.layout.hidden,
