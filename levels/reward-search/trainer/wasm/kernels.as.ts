@@ -93,6 +93,50 @@ function tile1x1(a: usize, cs: usize, b: usize, ldb: usize, c: usize, K: i32, bi
   store<f64>(c, s);
 }
 
+/** Two columns of four rows: the policy head's width and the tails of wider layers, four chains in flight. */
+@inline
+function tile4x2(a: usize, rs: usize, cs: usize, b: usize, ldb: usize, c: usize, ldc: usize, K: i32, bias: usize, hasBias: bool): void {
+  const i0 = hasBias ? v128.load(bias) : f64x2.splat(0);
+  let c0 = i0, c1 = i0, c2 = i0, c3 = i0;
+  let ap = a, bp = b;
+  const rs2 = rs + rs, rs3 = rs2 + rs;
+  for (let k = 0; k < K; k++) {
+    const y = v128.load(bp);
+    c0 = f64x2.add(c0, f64x2.mul(v128.load64_splat(ap), y));
+    c1 = f64x2.add(c1, f64x2.mul(v128.load64_splat(ap + rs), y));
+    c2 = f64x2.add(c2, f64x2.mul(v128.load64_splat(ap + rs2), y));
+    c3 = f64x2.add(c3, f64x2.mul(v128.load64_splat(ap + rs3), y));
+    ap += cs;
+    bp += ldb;
+  }
+  v128.store(c, c0);
+  v128.store(c + ldc, c1);
+  v128.store(c + 2 * ldc, c2);
+  v128.store(c + 3 * ldc, c3);
+}
+
+/** One column of four rows (the value head's width). */
+@inline
+function tile4x1(a: usize, rs: usize, cs: usize, b: usize, ldb: usize, c: usize, ldc: usize, K: i32, bias: usize, hasBias: bool): void {
+  const i0: f64 = hasBias ? load<f64>(bias) : 0;
+  let s0 = i0, s1 = i0, s2 = i0, s3 = i0;
+  let ap = a, bp = b;
+  const rs2 = rs + rs, rs3 = rs2 + rs;
+  for (let k = 0; k < K; k++) {
+    const y = load<f64>(bp);
+    s0 += load<f64>(ap) * y;
+    s1 += load<f64>(ap + rs) * y;
+    s2 += load<f64>(ap + rs2) * y;
+    s3 += load<f64>(ap + rs3) * y;
+    ap += cs;
+    bp += ldb;
+  }
+  store<f64>(c, s0);
+  store<f64>(c + ldc, s1);
+  store<f64>(c + 2 * ldc, s2);
+  store<f64>(c + 3 * ldc, s3);
+}
+
 /** Columns n0 … N−1 of one row of C. */
 function rowFrom(a: usize, cs: usize, b: usize, ldb: usize, c: usize, N: i32, n0: i32, K: i32, bias: usize, hasBias: bool): void {
   let n = n0;
@@ -113,7 +157,11 @@ export function gemm(a: usize, rsA: i32, csA: i32, b: usize, ldb: i32, c: usize,
     const am = a + <usize>m * rs, cm = c + <usize>m * lc;
     let n = 0;
     for (; n + 4 <= N; n += 4) tile4x4(am, rs, cs, b + (<usize>n << 3), lb, cm + (<usize>n << 3), lc, K, bias + (<usize>n << 3), withBias);
-    if (n < N) for (let r = 0; r < 4; r++) rowFrom(am + <usize>r * rs, cs, b, lb, cm + <usize>r * lc, N, n, K, bias, withBias);
+    if (n + 2 <= N) {
+      tile4x2(am, rs, cs, b + (<usize>n << 3), lb, cm + (<usize>n << 3), lc, K, bias + (<usize>n << 3), withBias);
+      n += 2;
+    }
+    if (n < N) tile4x1(am, rs, cs, b + (<usize>n << 3), lb, cm + (<usize>n << 3), lc, K, bias + (<usize>n << 3), withBias);
   }
   for (; m < M; m++) rowFrom(a + <usize>m * rs, cs, b, lb, c + <usize>m * lc, N, 0, K, bias, withBias);
 }
