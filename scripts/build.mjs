@@ -6,7 +6,9 @@
 // started in a worker or child process goes through src/util/runnable-module.ts. The packages every command
 // loads (yargs, zod) are bundled once into dist/vendor/ and imported from there: loading one file instead of
 // ~120 halves what they add to a start. dist/.built is written last: bin/ runs dist/ only while that stamp is
-// newer than every source file and folder it lists.
+// newer than every source file and folder it lists. The PPO kernels' WebAssembly (AssemblyScript sources, *.as.ts)
+// is compiled into dist/wasm/ by the module that loads it, under a name keyed by its source's hash; a build keeps
+// the one that is current and drops the rest.
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -22,6 +24,8 @@ const sources = TREES.flatMap((tree) =>
     .filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts") && !f.endsWith(".d.ts"))
     .map((f) => join(tree, f)),
 );
+const isWasmSource = (f) => f.endsWith(".as.ts");
+const WASM_LOADER = "levels/reward-search/trainer/wasm/kernels.js";
 
 /** Package specifier → its bundle under dist/vendor/. */
 const VENDORED = { zod: "zod.js", yargs: "yargs.js", "yargs/helpers": "yargs-helpers.js" };
@@ -91,7 +95,7 @@ const lazyUnicodeTables = {
 const started = Date.now();
 const result = await build({
   absWorkingDir: ROOT,
-  entryPoints: sources,
+  entryPoints: sources.filter((f) => !isWasmSource(f)),
   outdir: DIST,
   outbase: ".",
   bundle: true,
@@ -134,7 +138,8 @@ const vendor = await build({
   banner: { js: 'import { createRequire as __hexaCreateRequire } from "node:module"; const require = __hexaCreateRequire(import.meta.url);' },
 });
 
-rmSync(DIST, { recursive: true, force: true });
+mkdirSync(DIST, { recursive: true });
+for (const entry of readdirSync(DIST)) if (entry !== "wasm") rmSync(join(DIST, entry), { recursive: true, force: true });
 for (const out of vendor.outputFiles) {
   mkdirSync(dirname(out.path), { recursive: true });
   writeFileSync(out.path, out.text);
@@ -157,6 +162,12 @@ const dirs = [
     ),
   ),
 ].sort();
+const { kernelWasmPath, ensureKernelWasm } = await import(pathToFileURL(join(DIST, WASM_LOADER)).href);
+const kernel = kernelWasmPath();
+mkdirSync(join(DIST, "wasm"), { recursive: true });
+// Another key's kernels go; the current one and its temporary files (a compile under way) stay.
+for (const f of readdirSync(join(DIST, "wasm"))) if (!join(DIST, "wasm", f).startsWith(kernel)) rmSync(join(DIST, "wasm", f), { force: true });
+ensureKernelWasm();
 writeFileSync(join(DIST, ".built"), `${JSON.stringify({ sources, dirs })}\n`);
 process.stderr.write(
   `hexa: compiled ${result.outputFiles.length} modules and bundled ${Object.keys(VENDORED).join(", ")} to dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,

@@ -25,7 +25,8 @@ describe("the built-in trainer's source closure (the trainer-cache version)", ()
       "levels/reward-search/trainer/ppo.ts",
       "levels/reward-search/trainer/ppo-gradient.ts",
       "levels/reward-search/trainer/actor-critic.ts",
-      "levels/reward-search/trainer/gemm.ts",
+      "levels/reward-search/trainer/wasm/kernels.ts",
+      "levels/reward-search/trainer/wasm/kernels.as.ts",
       "levels/reward-search/trainer/adam.ts",
       "src/util/rng.ts",
     ]) {

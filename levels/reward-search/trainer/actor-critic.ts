@@ -3,10 +3,13 @@
  * over up to `capacity` rows and, after it, the backward pass of given head and value gradients into a flat
  * gradient in θ's layout. Float64 throughout (θ is copied in by `load`); every buffer is allocated once, in the
  * constructor, so the rollout's inference and PPO's minibatch updates allocate nothing (docs/spec/reward-search.md
- * §6, kernels). Each output is a sum in a fixed order (gemm.ts), so results are the same bit for bit on every run.
+ * §6, kernels). The matrix products, the tanh activation (Eigen's rational approximation, |error| < 3e-7, the
+ * network's activation everywhere: rollout, update, evaluation, a loaded policy) and its gradient run in the
+ * float64 SIMD kernels (wasm/kernels.ts), whose memory holds every buffer; each output is a sum in a fixed order,
+ * so results are the same bit for bit on every run.
  */
-import { gemmABt, rowSums, transpose } from "./gemm.ts";
 import type { PolicyLayout } from "./policy.ts";
+import { KernelMemory } from "./wasm/kernels.ts";
 
 /** A dense layer's place in θ: W (nIn × nOut, row-major) at w, b at b. */
 interface Layer {
@@ -22,41 +25,6 @@ const layerOf = (l: PolicyLayout, w: string, b: string): Layer => {
   return { w: pw.offset, b: pb.offset, nIn: pw.shape[0]!, nOut: pw.shape[1]! };
 };
 
-/**
- * tanh as Eigen's rational approximation (x·P(x²)/Q(x²) on x clamped to ±7.9053: |error| < 3e-7, float32's
- * precision), three times faster than Math.tanh; the network's activation everywhere (rollout, update,
- * evaluation, a loaded policy).
- */
-const tanh = (x: number): number => {
-  const c = 7.905311107635498;
-  const xc = x > c ? c : x < -c ? -c : x;
-  const x2 = xc * xc;
-  let p = -2.76076847742355e-16;
-  p = p * x2 + 2.00018790482477e-13;
-  p = p * x2 - 8.60467152213735e-11;
-  p = p * x2 + 5.12229709037114e-8;
-  p = p * x2 + 1.48572235717979e-5;
-  p = p * x2 + 6.37261928875436e-4;
-  p = p * x2 + 4.89352455891786e-3;
-  let q = 1.19825839466702e-6;
-  q = q * x2 + 1.18534705686654e-4;
-  q = q * x2 + 2.268434632439e-3;
-  q = q * x2 + 4.89352518554385e-3;
-  return (xc * p) / q;
-};
-
-const tanhInPlace = (y: Float64Array, n: number): void => {
-  for (let i = 0; i < n; i++) y[i] = tanh(y[i]!);
-};
-
-/** dz = da ⊙ (1 − y²): the gradient through y = tanh(z). */
-const tanhBack = (da: Float64Array, y: Float64Array, dz: Float64Array, n: number): void => {
-  for (let i = 0; i < n; i++) {
-    const t = y[i]!;
-    dz[i] = da[i]! * (1 - t * t);
-  }
-};
-
 export type ForwardParts = "head" | "value" | "both";
 
 export class ActorCritic {
@@ -66,24 +34,29 @@ export class ActorCritic {
   readonly value: Float64Array;
   /** θ as float64, θ's layout. */
   readonly w: Float64Array;
-  /** Each weight matrix transposed (nOut × nIn) at its own offset: the forward pass reads W by columns. */
+  /** Each weight matrix transposed (nOut × nIn) at its own offset: the backward pass's ∂x = ∂z · Wᵀ reads it. */
   private readonly wt: Float64Array;
+  private readonly mem: KernelMemory;
   private readonly pi: [Layer, Layer, Layer];
   /** The critic's trunk (null when shared) and its head. */
   private readonly v: [Layer, Layer] | null;
   private readonly vHead: Layer;
   private readonly layers: Layer[];
+  /** The last forward pass's observations, capacity × obsDim. */
+  private readonly input: Float64Array;
   private readonly a1: Float64Array;
   private readonly a2: Float64Array;
   private readonly c1: Float64Array;
   private readonly c2: Float64Array;
-  // Backward workspaces.
-  private readonly obsT: Float64Array;
-  private readonly xT: Float64Array;
-  private readonly dT: Float64Array;
+  // Backward workspaces: the given head and value gradients, the hidden gradients, the weights' gradient.
+  private readonly dHead: Float64Array;
+  private readonly dValue: Float64Array;
   private readonly da: Float64Array;
   private readonly dz: Float64Array;
   private readonly dc: Float64Array;
+  private readonly g: Float64Array;
+  /** A single 1: the bias gradient is 1ᵀ · ∂Z, a product like the others. */
+  private readonly one: Float64Array;
 
   constructor(
     readonly layout: PolicyLayout,
@@ -96,89 +69,104 @@ export class ActorCritic {
     this.v = l.shared ? null : [layerOf(l, "v.w1", "v.b1"), layerOf(l, "v.w2", "v.b2")];
     this.vHead = layerOf(l, "v.w3", "v.b3");
     this.layers = [...this.pi, ...(this.v ?? []), this.vHead];
-    this.w = new Float64Array(l.size);
-    this.wt = new Float64Array(l.size);
-    this.head = new Float64Array(cap * l.outDim);
-    this.value = new Float64Array(cap);
-    this.a1 = new Float64Array(cap * h);
-    this.a2 = new Float64Array(cap * h);
-    this.c1 = l.shared ? this.a1 : new Float64Array(cap * h);
-    this.c2 = l.shared ? this.a2 : new Float64Array(cap * h);
-    this.obsT = new Float64Array(cap * l.obsDim);
-    this.xT = new Float64Array(cap * h);
-    this.dT = new Float64Array(cap * Math.max(h, l.outDim));
-    this.da = new Float64Array(cap * h);
-    this.dz = new Float64Array(cap * h);
-    this.dc = new Float64Array(cap * h);
+    const critic = l.shared ? 0 : cap * h;
+    this.mem = new KernelMemory([
+      l.size,
+      l.size,
+      cap * l.outDim,
+      cap,
+      cap * l.obsDim,
+      cap * h,
+      cap * h,
+      critic,
+      critic,
+      cap * l.outDim,
+      cap,
+      cap * h,
+      cap * h,
+      cap * h,
+      l.size,
+      1,
+    ]);
+    const [w, wt, head, value, input, a1, a2, c1, c2, dHead, dValue, da, dz, dc, g, one] = this.mem.views as [Float64Array, ...Float64Array[]];
+    [this.w, this.wt, this.head, this.value, this.input, this.a1, this.a2] = [w, wt!, head!, value!, input!, a1!, a2!];
+    this.c1 = l.shared ? a1! : c1!;
+    this.c2 = l.shared ? a2! : c2!;
+    [this.dHead, this.dValue, this.da, this.dz, this.dc, this.g, this.one] = [dHead!, dValue!, da!, dz!, dc!, g!, one!];
+    this.one[0] = 1;
   }
 
   /** Take θ (float32 as trained and saved, or float64 for finite differences). */
   load(theta: Float32Array | Float64Array): void {
     const { w, wt } = this;
     for (let i = 0; i < w.length; i++) w[i] = theta[i]!;
-    for (const L of this.layers) transpose(w, L.w, L.nIn, L.nOut, wt, L.w);
+    for (const L of this.layers) this.mem.transpose(w, L.w, L.nIn, L.nOut, wt, L.w);
   }
 
   private dense(x: Float64Array, rows: number, L: Layer, y: Float64Array, tanh: boolean): void {
-    gemmABt(x, 0, this.wt, L.w, y, 0, rows, L.nOut, L.nIn, this.w, L.b);
-    if (tanh) tanhInPlace(y, rows * L.nOut);
+    this.mem.gemm(x, 0, L.nIn, 1, this.w, L.w, L.nOut, y, 0, L.nOut, rows, L.nOut, L.nIn, this.w, L.b);
+    if (tanh) this.mem.tanhInPlace(y, rows * L.nOut);
   }
 
   /** The network on `rows` (already normalised) observations, row-major rows × obsDim; fills head and/or value. */
   forward(obs: Float64Array, rows: number, parts: ForwardParts): void {
     if (rows > this.capacity) throw new RangeError(`actor-critic: ${rows} rows exceed its capacity ${this.capacity}`);
+    const x = this.input;
+    for (let i = 0, n = rows * this.layout.obsDim; i < n; i++) x[i] = obs[i]!;
     const [p1, p2, p3] = this.pi;
     const trunk = parts !== "value" || this.v === null;
     if (trunk) {
-      this.dense(obs, rows, p1, this.a1, true);
+      this.dense(x, rows, p1, this.a1, true);
       this.dense(this.a1, rows, p2, this.a2, true);
     }
     if (parts !== "value") this.dense(this.a2, rows, p3, this.head, false);
     if (parts === "head") return;
     if (this.v !== null) {
-      this.dense(obs, rows, this.v[0], this.c1, true);
+      this.dense(x, rows, this.v[0], this.c1, true);
       this.dense(this.c1, rows, this.v[1], this.c2, true);
     }
     this.dense(this.c2, rows, this.vHead, this.value, false);
   }
 
   /**
-   * Gradients of one layer from its pre-activation gradient dZ (rows × nOut) and its input x (rows × nIn, whose
-   * transpose is xT): ∂W and ∂b into grad; ∂x = dZ · Wᵀ into dx when given.
+   * Gradients of one layer from its pre-activation gradient dZ (rows × nOut) and its input x (rows × nIn): ∂W =
+   * xᵀ · dZ and ∂b = 1ᵀ · dZ into the weights' gradient; ∂x = dZ · Wᵀ into dx when given.
    */
-  private backLayer(xT: Float64Array, dZ: Float64Array, rows: number, L: Layer, grad: Float64Array, dx: Float64Array | null): void {
-    transpose(dZ, 0, rows, L.nOut, this.dT, 0);
-    gemmABt(xT, 0, this.dT, 0, grad, L.w, L.nIn, L.nOut, rows, null, 0);
-    rowSums(this.dT, L.nOut, rows, grad, L.b);
-    if (dx !== null) gemmABt(dZ, 0, this.w, L.w, dx, 0, rows, L.nIn, L.nOut, null, 0);
+  private backLayer(x: Float64Array, dZ: Float64Array, rows: number, L: Layer, dx: Float64Array | null): void {
+    const { mem, g } = this;
+    mem.gemm(x, 0, 1, L.nIn, dZ, 0, L.nOut, g, L.w, L.nOut, L.nIn, L.nOut, rows, null, 0);
+    mem.gemm(this.one, 0, 0, 0, dZ, 0, L.nOut, g, L.b, L.nOut, 1, L.nOut, rows, null, 0);
+    if (dx !== null) mem.gemm(dZ, 0, L.nOut, 1, this.wt, L.w, L.nIn, dx, 0, L.nIn, rows, L.nIn, L.nOut, null, 0);
   }
 
   /**
-   * After `forward(obs, rows, "both")`: the gradient of a loss whose gradients with respect to the head
-   * (rows × outDim) and the values (rows) are given, written into every weight and bias of grad (θ's layout;
-   * the log-std entry is left to the caller).
+   * After `forward(obs, rows, "both")`, on its observations and activations: the gradient of a loss whose
+   * gradients with respect to the head (rows × outDim) and the values (rows) are given, written into every weight
+   * and bias of grad (θ's layout; the log-std entry is left to the caller).
    */
-  backward(obs: Float64Array, dHead: Float64Array, dValue: Float64Array, rows: number, grad: Float64Array): void {
+  backward(dHead: Float64Array, dValue: Float64Array, rows: number, grad: Float64Array): void {
     const h = this.layout.hidden,
       n = rows * h;
     const [p1, p2, p3] = this.pi;
-    const { xT, da, dz, dc } = this;
-    transpose(obs, 0, rows, this.layout.obsDim, this.obsT, 0);
-    transpose(this.a2, 0, rows, h, xT, 0);
-    this.backLayer(xT, dHead, rows, p3, grad, da);
-    if (this.v !== null) transpose(this.c2, 0, rows, h, xT, 0);
-    this.backLayer(xT, dValue, rows, this.vHead, grad, dc);
+    const { da, dz, dc, mem } = this;
+    for (let i = 0, k = rows * this.layout.outDim; i < k; i++) this.dHead[i] = dHead[i]!;
+    for (let i = 0; i < rows; i++) this.dValue[i] = dValue[i]!;
+    this.backLayer(this.a2, this.dHead, rows, p3, da);
+    this.backLayer(this.c2, this.dValue, rows, this.vHead, dc);
     if (this.v === null) for (let i = 0; i < n; i++) da[i]! += dc[i]!;
-    tanhBack(da, this.a2, dz, n);
-    transpose(this.a1, 0, rows, h, xT, 0);
-    this.backLayer(xT, dz, rows, p2, grad, da);
-    tanhBack(da, this.a1, dz, n);
-    this.backLayer(this.obsT, dz, rows, p1, grad, null);
-    if (this.v === null) return;
-    tanhBack(dc, this.c2, dz, n);
-    transpose(this.c1, 0, rows, h, xT, 0);
-    this.backLayer(xT, dz, rows, this.v[1], grad, dc);
-    tanhBack(dc, this.c1, dz, n);
-    this.backLayer(this.obsT, dz, rows, this.v[0], grad, null);
+    mem.tanhBack(da, this.a2, dz, n);
+    this.backLayer(this.a1, dz, rows, p2, da);
+    mem.tanhBack(da, this.a1, dz, n);
+    this.backLayer(this.input, dz, rows, p1, null);
+    if (this.v !== null) {
+      mem.tanhBack(dc, this.c2, dz, n);
+      this.backLayer(this.c1, dz, rows, this.v[1], dc);
+      mem.tanhBack(dc, this.c1, dz, n);
+      this.backLayer(this.input, dz, rows, this.v[0], null);
+    }
+    for (const L of this.layers) {
+      for (let i = L.w, end = L.w + L.nIn * L.nOut; i < end; i++) grad[i] = this.g[i]!;
+      for (let i = L.b, end = L.b + L.nOut; i < end; i++) grad[i] = this.g[i]!;
+    }
   }
 }

@@ -79,7 +79,7 @@ export class PpoGradient {
     if (this.layout.action.kind === "discrete") this.discreteHead(mb);
     else this.gaussianHead(mb);
     this.valueHead(mb);
-    this.net.backward(mb.obs, this.dHead, this.dValue, B, this.grad);
+    this.net.backward(this.dHead, this.dValue, B, this.grad);
     if (this.logStdOff >= 0) {
       // The Gaussian entropy's gradient is 1 per log-std; gaussianHead wrote the surrogate's part.
       for (let j = 0; j < this.layout.outDim; j++) this.grad[this.logStdOff + j]! -= this.cfg.entCoef;

@@ -4,7 +4,8 @@
  * envs, GAE, per-minibatch advantage normalisation, clipped surrogate, clipped value loss, entropy bonus, global
  * gradient-norm clipping, Adam (eps 1e-5) with linear learning-rate annealing.
  *
- * Where the parts live: the network's forward and backward passes (actor-critic.ts, on gemm.ts), the PPO loss's
+ * Where the parts live: the network's forward and backward passes (actor-critic.ts, on the SIMD matrix product
+ * of wasm/kernels.as.ts), the PPO loss's
  * gradient on a minibatch (ppo-gradient.ts), Adam on flat θ (adam.ts), the observation and reward normalisers
  * (normalisers.ts), GAE and advantage normalisation (advantages.ts), the policy's layout, sampling and saved form
  * (policy.ts), the reward program over a rollout (reward-batches.ts), checkpoint evaluations (evaluate.ts).
