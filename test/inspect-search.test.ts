@@ -146,7 +146,7 @@ describe("hexa inspect on searches", () => {
     const out = join(root, "rf.html");
     const r = hexa(["inspect", RF, "--out", out]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/lineage of 1 reward search\(es\), 6 candidates: rf-agent-cartpole-s0/);
+    expect(r.stdout).toMatch(/lineage of 1 search\(es\), 6 candidates: rf-agent-cartpole-s0/);
     const data = pageData(readFileSync(out, "utf8"));
     expect(data.kind).toBe("search");
     expect(data.cells).toEqual([]);

@@ -44,6 +44,7 @@ export const rewardSearchModule: FamilyModule = {
     ),
   ],
   replay: async (record) => (await import("./verify/replay.ts")).replayTrainings(record, (f) => (trainerFor = f)),
+  recordedFiles: async (record) => (await import("./verify/recorded-trainings.ts")).recordedTrainings(record),
   worker: {
     queues: [TRAININGS],
     serve: async (ctx) => {

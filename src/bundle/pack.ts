@@ -38,6 +38,8 @@ export interface PackOptions {
   extras: readonly { path: string; bytes: Uint8Array }[];
   /** The run's response cache (llm.cacheDir), when it has one. */
   cacheDir?: string;
+  /** Files outside the run its family's replay reads (e.g. trainer cache entries), by their path under bundle/. */
+  recordedFiles?: readonly { path: string; source: string }[];
   secrets: readonly SecretValue[];
 }
 
@@ -104,6 +106,7 @@ const sourcesOf = (o: PackOptions): { sources: Source[]; skipped: string[] } => 
         sources.push({ path: `${BUNDLE_EXTRAS}/llm-cache/${f}`, read: () => readPlain(join(o.cacheDir!, f)) });
     else skipped.push(`${o.cacheDir}: the run's response cache (llm.cacheDir) is not on this machine; packed without it`);
   }
+  for (const r of o.recordedFiles ?? []) sources.push({ path: `${BUNDLE_EXTRAS}/${r.path}`, read: () => readPlain(r.source) });
   return { sources, skipped };
 };
 

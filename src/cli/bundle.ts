@@ -4,7 +4,7 @@ import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { ConfigError } from "../errors.ts";
 import { defineCommand } from "../cli-kit/define-command.ts";
 import { asUserError } from "../cli-kit/write-file.ts";
-import { allFamilies } from "../app/families.ts";
+import { allFamilies, familyModules } from "../app/families.ts";
 import { composeRunConfig, runConfigYaml } from "../loop/run-config.ts";
 import { RunDir } from "../store/run-dir.ts";
 import { writeJsonAtomic } from "../store/jsonl.ts";
@@ -13,7 +13,7 @@ import { withoutSecrets } from "../util/secret-fields.ts";
 import { type BundleCode, CODE_VERSION_FILE, codeVersionLabel, codeVersionOf, HEXA_ROOT } from "../bundle/code-version.ts";
 import { packRun } from "../bundle/pack.ts";
 import { secretsInConfig, secretsInEnv, type SecretValue } from "../bundle/secrets.ts";
-import { changedKeys, configDigest, readRunConfig } from "./run-setup.ts";
+import { changedKeys, configDigest, readRunConfig, runDirConfig } from "./run-setup.ts";
 
 const GIVEN_CONFIG = "bundle/config-given.yaml";
 
@@ -72,6 +72,13 @@ const noteUnreplayable = (dir: RunDir, llm: { auditLog?: unknown; auditHashOnly?
     );
 };
 
+/** Files outside the run that its family's replay reads (reward search: the trainer cache's entries of its trainings). */
+const familyFiles = async (dir: RunDir, note: (line: string) => void) => {
+  const config = runDirConfig(dir, `${dir.path}/config.yaml`, note);
+  const module = familyModules().find((m) => m.id === config.family);
+  return (await module?.recordedFiles?.({ runDir: dir.path, config, startedAt: new Date(dir.meta.createdAt) })) ?? [];
+};
+
 export const bundleCommand = defineCommand({
   command: "bundle <run>",
   describe: "pack a run with everything that made it (config, code version, model exchanges, records) and a MANIFEST of sha256s into one .tar.gz",
@@ -101,6 +108,7 @@ export const bundleCommand = defineCommand({
       const llm = (parseYaml(dir.configText()) as { llm?: { cacheDir?: unknown; auditLog?: unknown; auditHashOnly?: unknown } } | null)?.llm ?? {};
       noteUnreplayable(dir, llm, note);
       const cacheDir = llm.cacheDir;
+      const recordedFiles = await familyFiles(dir, note);
       const createdAt = new Date().toISOString();
       const packed = await packRun({
         runDir: dir.path,
@@ -114,6 +122,7 @@ export const bundleCommand = defineCommand({
           ...(given ? [{ path: GIVEN_CONFIG, bytes: given.bytes }] : []),
         ],
         ...(typeof cacheDir === "string" ? { cacheDir: resolve(cacheDir) } : {}),
+        recordedFiles,
         secrets: [...secrets, ...(given?.secrets ?? [])],
       }).catch((e: unknown) => {
         throw asUserError(e, "check the run directory and the folder of -o (space, permissions), then bundle again");

@@ -56,7 +56,7 @@ export const GENERIC_COMMANDS: readonly LazyCommand[] = [
     {
       command: "inspect <dir>",
       describe:
-        "a self-contained HTML report of a run or a comparison (learning curves, the bank over time, every episode) and of reward searches (the lineage of every candidate); --serve follows a live run",
+        "a self-contained HTML report of a run or a comparison (learning curves, the bank over time, every episode) and of searches (the lineage of every candidate); --serve follows a live run",
     },
     async () => (await import("./inspect.ts")).inspectCommand,
   ),

@@ -38,9 +38,9 @@ export const seedList = (v: unknown): number[] | Record<string, number[]> | unde
   for (const part of text.split(";").filter((p) => p.trim())) {
     const [level, list, extra] = part.split("=");
     if (!level?.trim() || list === undefined || extra !== undefined)
-      throw new ConfigError(`--seeds: per-level seeds read LEVEL=S,S;LEVEL=S, e.g. --seeds catapult=60,61;pass_the_parcel=70 (got ${JSON.stringify(part)})`);
+      throw new ConfigError(`--seeds: per-level seeds read LEVEL=S,S;LEVEL=S, e.g. --seeds LEVEL_A=60,61;LEVEL_B=70 (got ${JSON.stringify(part)})`);
     if (out[level.trim()]) throw new ConfigError(`--seeds: ${level.trim()} is given twice`);
-    out[level.trim()] = numbers(list, "--seeds catapult=60,61;pass_the_parcel=70");
+    out[level.trim()] = numbers(list, "--seeds LEVEL_A=60,61;LEVEL_B=70");
   }
   return out;
 };
@@ -74,7 +74,7 @@ const evalFlags = (y: Argv) =>
     .option("seeds", {
       type: "string",
       coerce: seedList,
-      describe: "these seeds on every level (refused if the run learned from one), e.g. 60,61,62; or per level: catapult=60,61;pass_the_parcel=70",
+      describe: "these seeds on every level (refused if the run learned from one), e.g. 60,61,62; or per level: LEVEL_A=60,61;LEVEL_B=70",
     })
     .option("count", {
       type: "string",

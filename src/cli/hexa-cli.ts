@@ -14,7 +14,7 @@ export const hexaCli = (args: readonly string[]): Argv => {
     (y, c) => y.command(c),
     yargs([...args])
       .scriptName("hexa")
-      .usage("$0 <command>\n\nExperimentalist agents on level families: the Interphyre physics puzzles and reward-function search."),
+      .usage("$0 <command>\n\nExperimentalist agents on level families (hexa levels list): physics puzzles and reward-function search."),
   );
   return familyModules()
     .flatMap((m) => m.commands ?? [])

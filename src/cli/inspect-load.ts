@@ -204,7 +204,7 @@ export const findTarget = (dir: string): InspectTarget => {
   const searches = findSearchDirs(path);
   if (cells.size === 0 && searches.length === 0) {
     throw new ConfigError(
-      `${dir}: not a hexa run (no run.json) nor a comparison (no run directories inside); give a directory made by hexa run, e.g. runs/<id>, or a reward search made by hexa search (one with candidates.jsonl)`,
+      `${dir}: not a hexa run (no run.json) nor a comparison (no run directories inside); give a directory made by hexa run, e.g. runs/<id>, or a search made by hexa search (one with candidates.jsonl)`,
     );
   }
   return { kind: cells.size ? "compare" : "search", path, cells: [...cells].map(([name, runs]) => ({ name, runs })), searches };

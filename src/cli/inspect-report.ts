@@ -61,7 +61,7 @@ export const build = (target: InspectTarget, animations: Animations): Built => {
       : target.kind === "search"
         ? searches.length === 1
           ? `${searches[0]!.strategy} on ${searches[0]!.task}: ${target.path}`
-          : `reward searches: ${target.path} (${searches.length} searches)`
+          : `searches: ${target.path} (${searches.length} searches)`
         : `comparison: ${target.path} (${cells.length} cells, ${inputs.length} runs)`;
   return { report: buildReport({ kind: target.kind, title, builtAt: new Date().toISOString(), cells, searches, finals, attestations, notices }), inputs };
 };

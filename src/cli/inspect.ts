@@ -18,7 +18,7 @@ import { ANIMATIONS, type Animations, build, drawerFor, kib, pageAssets } from "
 export const inspectCommand = defineCommand({
   command: "inspect <dir>",
   describe:
-    "a self-contained HTML report of a run or a comparison (learning curves, the bank over time, every episode) and of reward searches (the lineage of every candidate); --serve follows a live run",
+    "a self-contained HTML report of a run or a comparison (learning curves, the bank over time, every episode) and of searches (the lineage of every candidate); --serve follows a live run",
   builder: (y) =>
     y
       .positional("dir", {
@@ -55,7 +55,7 @@ export const inspectCommand = defineCommand({
     process.stdout.write(`wrote ${out} (${kib(Buffer.byteLength(html))}: ${episodes} episodes, ${gifs} animations; built in ${(ms / 1000).toFixed(2)} s)\n`);
     if (report.searches.length) {
       const n = report.searches.reduce((k, s) => k + s.candidates.length, 0);
-      process.stdout.write(`lineage of ${report.searches.length} reward search(es), ${n} candidates: ${report.searches.map((s) => s.name).join(", ")}\n`);
+      process.stdout.write(`lineage of ${report.searches.length} search(es), ${n} candidates: ${report.searches.map((s) => s.name).join(", ")}\n`);
     }
     report.attestations.flatMap(attestationLines).forEach((line) => process.stdout.write(`${line}\n`));
     report.notices.forEach((n) => process.stdout.write(`notice: ${n}\n`));

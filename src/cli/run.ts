@@ -12,7 +12,7 @@ import { DOCTOR_OPTION } from "./preflight.ts";
 
 /** The defaults with a placeholder level, for --print-config without a file. */
 const defaultsYaml = () =>
-  `# every key and its default; levels has none (name one or more, e.g. [catapult])\n${runConfigYaml(parseRunConfig({ levels: ["<level>"] }, "defaults", allFamilies()), allFamilies())}`;
+  `# every key and its default; levels has none (name one or more: hexa levels list)\n${runConfigYaml(parseRunConfig({ levels: ["<level>"] }, "defaults", allFamilies()), allFamilies())}`;
 
 const runFlags = (y: Argv) =>
   budgetOptions(y, "this run; a resume may raise it")

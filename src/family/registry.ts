@@ -1,7 +1,7 @@
 import { ConfigError } from "../errors.ts";
 import type { CodeVersion } from "../store/run-records.ts";
 import type { LevelFamily } from "./family.ts";
-import type { FamilyReplay, ReplayRecord } from "./replay.ts";
+import type { FamilyReplay, RecordedFile, ReplayRecord } from "./replay.ts";
 
 /**
  * A keyed registry (levels, tools, tasks): explicit entries, one way in, and an unknown key named with the
@@ -90,4 +90,6 @@ export interface FamilyModule {
   worker?: FamilyWorker;
   /** What `hexa verify` needs of the family beyond its tools: its records of heavy work (trainings) answered, called before the family plays. */
   replay?(record: ReplayRecord): Promise<FamilyReplay>;
+  /** Files outside the run directory that its replay reads (reward search: the trainer cache's entries of the run's trainings), packed by `hexa bundle`. */
+  recordedFiles?(record: Omit<ReplayRecord, "workDir">): Promise<RecordedFile[]>;
 }

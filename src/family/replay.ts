@@ -26,3 +26,11 @@ export interface FamilyReplay {
   retrain?(o: { count: number; seed: number; tolerance?: number; log: (line: string) => void }): Promise<{ checked: number; divergence?: Divergence }>;
   close(): Promise<void>;
 }
+
+/** A file outside the run directory that a bundle of the run carries for `hexa verify` (under the bundle's bundle/). */
+export interface RecordedFile {
+  /** Its path inside the bundle, below bundle/ (e.g. `trainer-cache/<key>.json`). */
+  path: string;
+  /** Where it is on this machine. */
+  source: string;
+}

@@ -20,7 +20,7 @@ const common = {
   payload: z
     .record(z.string(), z.unknown())
     .optional()
-    .describe("a family's machine-readable form of the entry (the Interphyre heuristic's placement region); never shown to a model"),
+    .describe("a family's machine-readable form of the entry (e.g. a heuristic's placement region); never shown to a model"),
 };
 
 export const Skill = z.object({

@@ -12,7 +12,7 @@ export const TrajectoryStep = z.object({
   observation: z.string(),
   ok: z.boolean().describe("the tool ran and returned a result (false: error observation or no call)"),
   ms: z.number().describe("tool execution time, excluding the model"),
-  spent: z.number().int().min(1).optional().describe("units of the family's budget the call used (reward search: trainings sent); absent: none"),
+  spent: z.number().int().min(1).optional().describe("units of the family's budget the call used (e.g. trainings sent); absent: none"),
 });
 export type TrajectoryStep = z.infer<typeof TrajectoryStep>;
 
@@ -61,7 +61,7 @@ const TrajectoryV2 = z.object({
   turns: z.number().int().describe("turns used; an unsolved episode counts the whole budget"),
   maxTurns: z.number().int(),
   action: z.unknown().describe("the committed or auto-finished action in the family's own shape (validated by its action schema); null when none"),
-  score: z.number().optional().describe("the family's continuous outcome of the committed action, where it has one (reward search: F of the final policy)"),
+  score: z.number().optional().describe("the family's continuous outcome of the committed action, where it has one (e.g. F of the final policy)"),
   steps: z.array(TrajectoryStep),
   usage: EpisodeUsage,
   wallMs: z.number(),

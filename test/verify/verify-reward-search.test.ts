@@ -1,4 +1,4 @@
-import { readdirSync, rmSync, writeFileSync } from "node:fs";
+import { readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { hexa } from "../support/hexa-cli.ts";
@@ -45,6 +45,24 @@ describe("hexa verify on a reward-search run", () => {
     expect(Number(episodes)).toBe(2);
     expect(Number(trainings)).toBeGreaterThanOrEqual(4);
   }, 180_000);
+
+  it("a bundle carries the run's trainer cache entries: it verifies with the cache gone from the machine", async () => {
+    const bundle = join(tmp(), "rs.tar.gz");
+    const packed = await hexa(["bundle", run, "-o", bundle]);
+    expect(packed.status, packed.stderr).toBe(0);
+    const cache = join(dir, "cache");
+    const entries = readdirSync(cache).filter((n) => n.endsWith(".json")).length;
+    renameSync(cache, `${cache}-away`);
+    try {
+      const r = await hexa(["verify", bundle]);
+      expect(r.status, r.stderr).toBe(0);
+      const [, trainings] = /^identical: .* (\d+) trainings checked/.exec(r.stdout) ?? [];
+      expect(Number(trainings)).toBeGreaterThanOrEqual(4);
+      expect(entries).toBeGreaterThan(0);
+    } finally {
+      renameSync(`${cache}-away`, cache);
+    }
+  }, 240_000);
 
   it("a training the trainer cache no longer holds cannot be verified (exit 2), naming the cache", async () => {
     const cache = join(dir, "cache");

@@ -1,9 +1,11 @@
+import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { FamilyReplay, ReplayRecord } from "../../../src/family/replay.ts";
 import { RewardSearchConfig } from "../config.ts";
 import type { TrainerPool } from "../trainer/pool.ts";
 import { replayTrainerPool, type TrainingsReplay } from "./replay-pool.ts";
 import { retrainSome } from "./retrain.ts";
+import { bundledTrainerCache } from "./recorded-trainings.ts";
 
 /** The replay in progress: the family keeps one pool per trainer setting for the process, so a pool made for an earlier replayed run asks here. */
 let current: TrainingsReplay | undefined;
@@ -14,7 +16,9 @@ let current: TrainingsReplay | undefined;
  */
 export const replayTrainings = (record: ReplayRecord, route: (f: ((c: RewardSearchConfig) => TrainerPool) | undefined) => void): FamilyReplay => {
   const c = RewardSearchConfig.parse((record.config as unknown as Record<string, unknown>).rewardSearch ?? {});
-  const state: TrainingsReplay = { cacheDir: resolve(c.cacheDir), startedAt: record.startedAt, used: [] };
+  const bundled = bundledTrainerCache(record.runDir);
+  const cacheDir = existsSync(bundled) ? bundled : resolve(c.cacheDir);
+  const state: TrainingsReplay = { cacheDir, startedAt: record.startedAt, used: [] };
   current = state;
   route(() => replayTrainerPool(() => current ?? state));
   return {

@@ -122,7 +122,7 @@ export const noiseLine = (task: string, diffs: readonly BenchDiff[]): string => 
 
 export const renderBenchMarkdown = (h: BenchHeader, rows: readonly BenchRow[], diffs: readonly BenchDiff[] = []): string =>
   [
-    "# hexa bench reward-search",
+    "# Search strategies at equal budgets",
     "",
     `\`${h.command}\``,
     "",

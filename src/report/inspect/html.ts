@@ -116,7 +116,7 @@ export const renderReportHtml = (report: Report, assets: PageAssets, opts: { liv
 <style>${STYLE}</style>
 </head><body>
 <header><span class="live" id="live-status"></span><h1 id="title">${escapeHtml(report.title)}</h1>
-<nav><a href="#summary">Summary</a>${report.attestations.length ? '<a href="#verification">Verification</a>' : ""}${report.finals.length ? '<a href="#final">Final scores</a>' : ""}<a href="#curves">Learning curves</a><a href="#bank">Bank</a><a href="#episodes">Episodes</a><a href="#usage">Usage</a><a href="#searches">Reward searches</a></nav></header>
+<nav><a href="#summary">Summary</a>${report.attestations.length ? '<a href="#verification">Verification</a>' : ""}${report.finals.length ? '<a href="#final">Final scores</a>' : ""}<a href="#curves">Learning curves</a><a href="#bank">Bank</a><a href="#episodes">Episodes</a><a href="#usage">Usage</a><a href="#searches">Searches</a></nav></header>
 <main>
 <div id="notices"></div>
 <section id="summary"><h2>Summary</h2><div id="summary-body"></div></section>
@@ -136,7 +136,7 @@ ${finalSection(report)}
 <h3>Evolver failures</h3><div id="failures"></div></section>
 <section id="episodes"><h2>Episodes</h2><div class="controls" id="episode-filters"></div><div id="episode-list"></div></section>
 <section id="usage"><h2>Usage</h2><div class="chart" id="chart-usage"></div><div id="usage-body"></div></section>
-<section id="searches" hidden><h2>Reward searches</h2><div class="controls" id="search-controls"></div><div id="search-summary"></div>
+<section id="searches" hidden><h2>Searches</h2><div class="controls" id="search-controls"></div><div id="search-summary"></div>
 <h3>F of each candidate's final policy, with an edge from its parent</h3><p class="muted">Failed trainings are in the lineage only. Click a point to open the candidate below.</p>
 <div class="chart" id="chart-search"></div>
 <h3>Lineage</h3><p class="muted">Every candidate under its parent; open one for its thought, code and feedback. The path to the best candidate is in bold.</p>
