@@ -10,6 +10,9 @@ import { runActorEpisode } from "../agents/actor.ts";
 import type { TaskEnv } from "../src/family/task-env.ts";
 import type { AssistantTurn, ChatModel } from "../src/llm/chat-model.ts";
 import { ms, percentile } from "./harness.ts";
+import { recordPage } from "./page.ts";
+
+recordPage("actor-overhead");
 
 const episodesArg = process.argv.indexOf("--episodes");
 const EPISODES = episodesArg > 0 ? Number(process.argv[episodesArg + 1]) : 40;

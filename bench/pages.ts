@@ -4,6 +4,7 @@
  * lists it; a test checks both lists agree).
  */
 export const BENCH_PAGES = {
+  "actor-overhead": { title: "Actor agent overhead per turn", command: "npm run bench:actor-overhead -- --write-page" },
   "actor-turn": { title: "Actor loop cost per turn", command: "npm run bench:actor -- --write-page" },
   bank: { title: "Skill bank costs", command: "npm run bench:bank -- --write-page" },
   distributed: { title: "Redis workers", command: "npm run bench:distributed -- --write-page" },
