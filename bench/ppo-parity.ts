@@ -86,5 +86,9 @@ console.log(
   `verdict: hexa's mean ${fmt(hexa.mean)} is ${within(hexa.mean, ref) ? "within" : "outside"} the reference's 95 % interval [${fmt(ref.low)}, ${fmt(ref.high)}] ` +
     `(n = ${hexa.n} and ${ref.n} seeds)`,
 );
-console.log(`speed: hexa ${(spsOf("hexa").mean / spsOf("reference").mean).toFixed(2)}× the reference's env steps/s (means; ${JOBS} trainings ran at a time)`);
+console.log(
+  REFERENCE_LOGS
+    ? `speed: not compared (the reference's env steps/s were recorded at another time, under another load); hexa ${fmt(spsOf("hexa").mean)} env steps/s, ${JOBS} trainings at a time`
+    : `speed: hexa ${(spsOf("hexa").mean / spsOf("reference").mean).toFixed(2)}× the reference's env steps/s (means; ${JOBS} trainings ran at a time)`,
+);
 console.log(`wall time ${((performance.now() - t0) / 1000).toFixed(0)} s`);
