@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { RecordedFile, ReplayRecord } from "../../../src/family/replay.ts";
-import { BUNDLE_EXTRAS } from "../../../src/bundle/run-files.ts";
+import { BUNDLE_EXTRAS, namedPolicies, runFiles } from "../../../src/bundle/run-files.ts";
 import { RewardSearchConfig } from "../config.ts";
 
 /** Where a bundle carries the trainer cache entries of its run's trainings; the replay reads them there first. */
@@ -15,30 +15,6 @@ interface EntryView {
   outcome?: { kind?: unknown; result?: { policy?: unknown } };
 }
 
-/** Every `policy` path a run's records name (a training's result names its final policy). */
-const namedPolicies = (runDir: string): Set<string> => {
-  const found = new Set<string>();
-  const visit = (v: unknown): void => {
-    if (Array.isArray(v)) v.forEach(visit);
-    else if (v && typeof v === "object")
-      for (const [k, x] of Object.entries(v)) {
-        if (k === "policy" && typeof x === "string") found.add(x);
-        else visit(x);
-      }
-  };
-  for (const f of readdirSync(runDir).filter((n) => n.endsWith(".jsonl") || n.endsWith(".json"))) {
-    const text = readFileSync(join(runDir, f), "utf8");
-    for (const line of f.endsWith(".jsonl") ? text.split("\n") : [text]) {
-      try {
-        if (line.trim()) visit(JSON.parse(line));
-      } catch {
-        // A line that is not JSON names no policy.
-      }
-    }
-  }
-  return found;
-};
-
 /** When the run last wrote a record: the latest modification of a file at its top. */
 const lastWrite = (runDir: string): Date => new Date(Math.max(...readdirSync(runDir).map((n) => statSync(join(runDir, n)).mtimeMs)));
 
@@ -51,7 +27,7 @@ export const recordedTrainings = async (record: Omit<ReplayRecord, "workDir">): 
   const c = RewardSearchConfig.parse((record.config as unknown as Record<string, unknown>).rewardSearch ?? {});
   const cacheDir = resolve(c.cacheDir);
   if (!existsSync(cacheDir)) return [];
-  const policies = namedPolicies(record.runDir);
+  const policies = new Set(namedPolicies(record.runDir, runFiles(record.runDir).files));
   const until = lastWrite(record.runDir);
   const files: RecordedFile[] = [];
   for (const name of readdirSync(cacheDir).filter((n) => /^[0-9a-f]{64}\.json$/.test(n))) {
