@@ -1,110 +1,88 @@
 /**
- * Reward search strategies side by side (docs/spec/reward-search.md §8.5): for every task, F of each strategy's
- * final reward — the best candidate by final-policy F on its selection seeds — retrained by the final scoring
- * protocol (§7: fresh training and evaluation seeds, none dropped) at the same number of trained candidates and
- * the same steps per training, with the heuristic proposer (no LLM), mean ± std over runs (run r searches instance
- * seed r), and beside it Eureka's normalised score where §7 defines it. F_sparse and F_human are the task's sparse
- * and hand-written rewards trained the same way on the same fresh seeds.
- * With the heuristic proposer these are real measurements of the search strategies themselves.
+ * Reward search strategies side by side (docs/spec/reward-search.md §8.5): `hexa bench reward-search` over groups
+ * of tasks, each group at its own training budget (the env steps where that group's policies learn), and the
+ * group's results (F of each strategy's final reward with its paired differences from the sparse and human
+ * rewards, and which strategy pairs differ beyond noise) printed one after another.
  *
- *   node --import tsx bench/reward-search-strategies.ts [--tasks cartpole,pendulum] [--budget 8] [--runs 2]
- *        [--train-steps 16384] [--final-trainings 3] [--processes 2] [--samples 4] [--initial 4] [--children 8]
+ *   node --import tsx bench/reward-search-strategies.ts [--groups acrobot,mountain_car_continuous@100000;pendulum@200000]
+ *        [--runs 5] [--budget 4] [--final-trainings 3] [--samples 2] [--initial 2] [--children 2] [--parallel 2]
+ *        [--out bench/out/strategies] [--write-page]
  *
- * (`hexa bench reward-search` puts rounds, the round loop with the evolving bank, beside these two at the same
- * number of trained candidates, through `hexa run` with `method`, and writes compare-style results.)
+ * Each group's folder under --out is the bench's own, so a rerun with the same --out continues where it stopped.
+ * Runs `./hexa` from this checkout's dist/ (`npm run build` first).
  */
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { getTask, listTasks } from "../levels/reward-search/tasks/index.ts";
-import { memoryLog } from "../src/search/candidates.ts";
-import { SEARCH_METHODS as STRATEGIES, SearchConfig } from "../src/search/config.ts";
-import { runSearch } from "../src/search/search.ts";
-import { heuristicProposer } from "../levels/reward-search/proposers/heuristic-proposer.ts";
-import { trainerEvaluator } from "../levels/reward-search/search/evaluator.ts";
-import { DEFAULT_FINAL_TRAININGS, scoreSearch } from "../levels/reward-search/search/final-protocol.ts";
-import { figureText } from "../src/report/inspect/final-view.ts";
-import { createTrainerPool, type TrainerPool } from "../levels/reward-search/trainer/pool.ts";
-import { mean, std } from "../src/util/stats.ts";
-import { recordPage } from "./page.ts";
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { ROOT, recordPage } from "./page.ts";
 
 recordPage("reward-search-strategies");
 
-const arg = (name: string): string | undefined => {
+/** The published page: classic-control tasks at budgets where PPO's policies learn, 5 runs each. */
+const DEFAULT_GROUPS = "acrobot,mountain_car_continuous@100000;pendulum@200000;lander@300000";
+
+const arg = (name: string, fallback: string): string => {
   const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : undefined;
-};
-const num = (name: string, d: number) => Number(arg(name) ?? d);
-const taskIds = arg("tasks")?.split(",") ?? listTasks().filter((t) => getTask(t).humanReward !== null);
-const BUDGET = num("budget", 8);
-const RUNS = num("runs", 2);
-const STEPS = num("train-steps", 16_384);
-const FINAL = num("final-trainings", DEFAULT_FINAL_TRAININGS);
-const search = SearchConfig.parse({
-  budget: BUDGET,
-  eureka: { samples: num("samples", 4) },
-  rfAgent: { initial: num("initial", 4), children: num("children", 8) },
-});
-
-const root = mkdtempSync(join(tmpdir(), "hexa-bench-strategies-"));
-const pool: TrainerPool = createTrainerPool({ jobsDir: join(root, "jobs"), size: num("processes", 2) });
-
-/** mean ± std of the finite values; "n/a" when there are none (a normalised score §7 leaves undefined). */
-const stats = (all: readonly (number | null)[]) => {
-  const xs = all.filter((x): x is number => x !== null && Number.isFinite(x));
-  if (xs.length === 0) return "n/a";
-  return `${mean(xs).toFixed(2)} ± ${std(xs).toFixed(2)}`;
+  const value = i > 0 ? process.argv[i + 1] : undefined;
+  return value === undefined || value.startsWith("--") ? fallback : value;
 };
 
-const t0 = performance.now();
-const rows: string[] = [];
-process.stderr.write(
-  `tasks ${taskIds.join(", ")}; budget ${BUDGET} candidates × ${STEPS} env steps; ${RUNS} runs; final score on ${FINAL} fresh training seeds; heuristic proposer (no LLM)\n`,
-);
-for (const id of taskIds) {
-  const task = getTask(id);
-  const tTask = performance.now();
-  const per: Record<string, { score: (number | null)[]; f: (number | null)[]; sparse: (number | null)[]; human: (number | null)[]; trained: number[] }> =
-    Object.fromEntries(STRATEGIES.map((s) => [s, { score: [], f: [], sparse: [], human: [], trained: [] }]));
-  for (let run = 0; run < RUNS; run++) {
-    const instance = task.generate(run);
-    for (const s of STRATEGIES) {
-      const log = memoryLog();
-      const r = await runSearch(
-        s,
-        { task, instance, seed: run, proposer: heuristicProposer(), ports: { evaluator: trainerEvaluator(pool, STEPS), log } },
-        search,
-      );
-      const f = await scoreSearch({ trainer: pool, task, instance, result: r, count: FINAL, steps: STEPS, method: s });
-      const meanOf = (k: "fitness" | "sparse" | "human") => {
-        const xs = f.perSeed.map((m) => m[k]).filter((x): x is number => typeof x === "number");
-        return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null;
-      };
-      const p = per[s]!;
-      p.score.push(f.figures.normalised?.mean ?? null);
-      p.f.push(meanOf("fitness"));
-      p.sparse.push(meanOf("sparse"));
-      p.human.push(meanOf("human"));
-      p.trained.push(log.records.length);
-      process.stderr.write(`${id} run ${run}: ${s} ${Object.values(f.figures).map(figureText).join(", ")}, ${log.records.length} candidates\n`);
-    }
-  }
-  const wall = ((performance.now() - tTask) / 1000).toFixed(0);
-  const first = per[STRATEGIES[0]]!;
-  rows.push(
-    `| ${id} | ${stats(first.sparse)} | ${stats(first.human)} | ${STRATEGIES.map((s) => `${stats(per[s]!.f)} (normalised ${stats(per[s]!.score)})`).join(" | ")} | ${STRATEGIES.map((s) => per[s]!.trained.join("/")).join(", ")} | ${wall} s |`,
-  );
+interface Group {
+  tasks: string;
+  trainSteps: number;
 }
-await pool.close();
-process.stdout.write(
-  [
-    `F of the best candidate retrained on ${FINAL} fresh training seeds (none used by the search), mean ± std over ${RUNS} runs (run r: instance seed r), with Eureka's normalised score (mean F − mean F_sparse)/|mean F_human − mean F_sparse| in brackets (n/a where docs/spec/reward-search.md §7 leaves it undefined); ${BUDGET} candidates of ${STEPS} env steps each; heuristic proposer (no LLM).`,
-    "",
-    `| task | F sparse | F human | ${STRATEGIES.join(" | ")} | candidates trained | wall |`,
-    `|---|---:|---:|${STRATEGIES.map(() => "---:").join("|")}|---|---:|`,
-    ...rows,
-    "",
-    `total wall time ${((performance.now() - t0) / 1000).toFixed(0)} s`,
-    "",
-  ].join("\n"),
-);
+
+const parseGroups = (text: string): Group[] =>
+  text.split(";").map((g) => {
+    const [tasks, steps] = g.split("@");
+    const trainSteps = Number(steps);
+    if (!tasks || !Number.isInteger(trainSteps) || trainSteps < 1) {
+      process.stderr.write(`--groups: "${g}" is not TASK[,TASK…]@STEPS (e.g. pendulum@200000)\n`);
+      process.exit(2);
+    }
+    return { tasks, trainSteps };
+  });
+
+const groups = parseGroups(arg("groups", DEFAULT_GROUPS));
+const out = resolve(arg("out", join(ROOT, "bench", "out", "strategies")));
+const shared = ["runs", "budget", "final-trainings", "samples", "initial", "children", "parallel"].flatMap((k) => [
+  `--${k}`,
+  arg(k, { runs: "5", budget: "4", "final-trainings": "3", samples: "2", initial: "2", children: "2", parallel: "2" }[k] ?? ""),
+]);
+const hexaBin = join(ROOT, "bin", "hexa.js");
+if (!existsSync(join(ROOT, "dist"))) {
+  process.stderr.write("dist/ is missing: run `npm run build` first\n");
+  process.exit(2);
+}
+
+/** The group's results.md without its title and its picture (which lives in the group's folder). */
+const resultsText = (dir: string): string =>
+  readFileSync(join(dir, "results.md"), "utf8")
+    .split("\n")
+    .filter((l) => !l.startsWith("# ") && !l.startsWith("!["))
+    .join("\n")
+    .trim();
+
+for (const g of groups) {
+  const dir = join(out, `${g.tasks.replaceAll(",", "+")}@${g.trainSteps}`);
+  const args = [
+    "bench",
+    "reward-search",
+    "--strategies",
+    "rounds,eureka,rf-agent",
+    "--tasks",
+    g.tasks,
+    "--train-steps",
+    String(g.trainSteps),
+    ...shared,
+    "--out",
+    dir,
+  ];
+  process.stderr.write(`hexa ${args.join(" ")}\n`);
+  const r = spawnSync(process.execPath, [hexaBin, ...args], { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"] });
+  if (r.status !== 0) {
+    process.stderr.write(`hexa bench reward-search exited ${r.status ?? r.signal} for ${g.tasks}; rerun to continue from ${dir}\n`);
+    process.exit(1);
+  }
+  process.stdout.write(`## ${g.tasks.replaceAll(",", ", ")}: ${g.trainSteps.toLocaleString("en-US")} env steps per training\n\n${resultsText(dir)}\n\n`);
+}

@@ -197,7 +197,7 @@ const bench = async (argv: ArgsOf<typeof benchFlags>, out: string): Promise<void
   const compareDir = join(out, "compare");
   const rows = benchRows(scores, strategies, tasks);
   const diffs = benchDiffs(scores, strategies, tasks);
-  const command = `hexa bench reward-search --strategies ${strategies.join(",")} --tasks ${tasks.join(",")} --budget ${budget} --runs ${runs} --train-steps ${o.trainSteps} --final-trainings ${o.finalTrainings}${o.sharedInitial ? " --shared-initial" : ""}`;
+  const command = `hexa bench reward-search --strategies ${strategies.join(",")} --tasks ${tasks.join(",")} --budget ${budget} --runs ${runs} --train-steps ${o.trainSteps} --final-trainings ${o.finalTrainings} --samples ${o.samples} --initial ${o.initial} --children ${o.children}${o.sharedInitial ? " --shared-initial" : ""}`;
   const header = {
     budget,
     runs,
