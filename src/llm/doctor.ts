@@ -145,29 +145,103 @@ export const refreshServed = async (ep: Endpoint, cached: EndpointReport, o: Pic
   }
 };
 
+type Chat = ReturnType<typeof requester>["chat"];
+
+/** The report of an endpoint nothing has been found out about yet. */
+const unprobed = (ep: Endpoint, contextTokens: number): EndpointReport => ({
+  schemaVersion: 1,
+  baseURL: ep.baseURL,
+  model: ep.model,
+  checkedAt: new Date().toISOString(),
+  reachable: false,
+  error: null,
+  modelFound: "unlisted",
+  listed: [],
+  chat: false,
+  servedModel: null,
+  fingerprint: null,
+  toolCalls: "none",
+  structured: "none",
+  usagePlain: false,
+  usageStreamed: false,
+  reasoning: "none",
+  context: { sent: contextTokens, reported: null },
+  parallel: null,
+});
+
+/** What an answer of GET /models says: the endpoint is reachable, the models it lists, whether `model` is one. */
+const modelListing = (models: Answer, model: string): Pick<EndpointReport, "reachable" | "listed" | "modelFound"> => {
+  const data = isRecord(models.json) && Array.isArray(models.json.data) ? models.json.data : [];
+  const listed = data.flatMap((m) => (isRecord(m) && typeof m.id === "string" ? [m.id] : []));
+  return { reachable: true, listed, modelFound: models.status === 200 && listed.length ? (listed.includes(model) ? "yes" : "no") : "unlisted" };
+};
+
+/** What the answer of a plain chat call shows: the model and fingerprint served, usage, and where reasoning goes. */
+const plainFindings = (json: unknown, message: Json): Pick<EndpointReport, "chat" | "servedModel" | "fingerprint" | "usagePlain" | "reasoning"> => {
+  const content = typeof message.content === "string" ? message.content : "";
+  const reasoningField = [message.reasoning_content, message.reasoning].some((r) => typeof r === "string" && r.length > 0);
+  return {
+    chat: true,
+    ...servedOf(json),
+    usagePlain: promptTokens(json) !== null,
+    reasoning: reasoningField ? "reasoning_content" : /<think>/.test(content) ? "think" : "none",
+  };
+};
+
+/** Whether a streamed answer reports usage when asked to (stream_options.include_usage). */
+const probeStreamedUsage = async (chat: Chat): Promise<boolean> => {
+  const streamed = await chat({ messages: ask(READY), stream: true, stream_options: { include_usage: true } });
+  return streamed.status === 200 && events(streamed.text).some((e) => isRecord(e) && isRecord(e.usage) && typeof e.usage.prompt_tokens === "number");
+};
+
+/** Where the model puts a tool call it is offered: in tool_calls, in its text, or nowhere. */
+const probeToolCalls = async (chat: Chat): Promise<EndpointReport["toolCalls"]> => {
+  const tooled = await chat({ messages: ask("Use the add tool to compute 2 + 2."), tools: [TOOL], tool_choice: "auto" });
+  const tm = firstMessage(tooled.json);
+  const calls = tm && Array.isArray(tm.tool_calls) ? tm.tool_calls : [];
+  const tmText = typeof tm?.content === "string" ? tm.content : "";
+  return calls.length ? "tool_calls" : /<tool_call>|"name"\s*:\s*"add"/.test(tmText) ? "text" : "none";
+};
+
+/** How the endpoint takes a schema for the answer: response_format json_schema, else a forced tool call, else not at all. */
+const probeStructured = async (chat: Chat): Promise<EndpointReport["structured"]> => {
+  const structuredAsk = ask('What is 2 + 2? Answer with a JSON object {"answer": <integer>}.');
+  const schema = await chat({
+    messages: structuredAsk,
+    response_format: { type: "json_schema", json_schema: { name: "answer", schema: ANSWER_SCHEMA, strict: false } },
+  });
+  if (schema.status === 200) return "json_schema";
+  const forced = await chat({
+    messages: structuredAsk,
+    tools: [{ type: "function", function: { name: "answer", description: "Give the answer.", parameters: ANSWER_SCHEMA } }],
+    tool_choice: { type: "function", function: { name: "answer" } },
+  });
+  const fm = firstMessage(forced.json);
+  return forced.status === 200 && Array.isArray(fm?.tool_calls) && fm.tool_calls.length ? "tool" : "none";
+};
+
+/** A prompt of about `contextTokens` tokens, and the input count the server reports for it. */
+const probeContext = async (chat: Chat, contextTokens: number): Promise<EndpointReport["context"]> => {
+  const long = FILLER.repeat(Math.ceil((contextTokens * CHARS_PER_TOKEN) / FILLER.length)).slice(0, contextTokens * CHARS_PER_TOKEN);
+  const contextAnswer = await chat({ messages: ask(`${long}\nHow many times does the word fox appear above? Reply with a number.`) }, 16);
+  return { sent: Math.ceil(long.length / CHARS_PER_TOKEN), reported: contextAnswer.status === 200 ? promptTokens(contextAnswer.json) : null };
+};
+
+/** Latencies of one request alone and of two sent at once; null when any of them failed. */
+const probeParallel = async (chat: Chat): Promise<EndpointReport["parallel"]> => {
+  // Two pairs, the one with the smaller gap kept: a busy client can delay one answer, never hasten one.
+  const solo = await chat({ messages: ask(READY) }, 16);
+  const pairs: Answer[][] = [];
+  for (let i = 0; i < 2; i++) pairs.push(await Promise.all([0, 1].map(() => chat({ messages: ask(READY) }, 16))));
+  if (solo.status !== 200 || !pairs.flat().every((a) => a.status === 200)) return null;
+  const gaps = pairs.map((p) => ({ soloMs: solo.ms, fastMs: Math.min(p[0]!.ms, p[1]!.ms), slowMs: Math.max(p[0]!.ms, p[1]!.ms) }));
+  return gaps.reduce((a, b) => (b.slowMs - b.fastMs < a.slowMs - a.fastMs ? b : a));
+};
+
+/** Finds out, with a few cheap calls in turn, what the endpoint and model can do; stops at the first that fails. */
 export const probeEndpoint = async (ep: Endpoint, o: ProbeOptions): Promise<EndpointReport> => {
   const { request, chat } = requester(ep, o);
-
-  const report: EndpointReport = {
-    schemaVersion: 1,
-    baseURL: ep.baseURL,
-    model: ep.model,
-    checkedAt: new Date().toISOString(),
-    reachable: false,
-    error: null,
-    modelFound: "unlisted",
-    listed: [],
-    chat: false,
-    servedModel: null,
-    fingerprint: null,
-    toolCalls: "none",
-    structured: "none",
-    usagePlain: false,
-    usageStreamed: false,
-    reasoning: "none",
-    context: { sent: o.contextTokens, reported: null },
-    parallel: null,
-  };
+  const report = unprobed(ep, o.contextTokens);
 
   let models: Answer;
   try {
@@ -176,59 +250,18 @@ export const probeEndpoint = async (ep: Endpoint, o: ProbeOptions): Promise<Endp
     const cause = e instanceof Error && e.cause instanceof Error ? ` ← ${e.cause.message}` : "";
     return { ...report, error: `${e instanceof Error ? e.message : String(e)}${cause}` };
   }
-  report.reachable = true;
-  const data = isRecord(models.json) && Array.isArray(models.json.data) ? models.json.data : [];
-  report.listed = data.flatMap((m) => (isRecord(m) && typeof m.id === "string" ? [m.id] : []));
-  if (models.status === 200 && report.listed.length) report.modelFound = report.listed.includes(ep.model) ? "yes" : "no";
+  Object.assign(report, modelListing(models, ep.model));
 
   const plain = await chat({ messages: ask(READY) });
   const message = firstMessage(plain.json);
   if (plain.status !== 200 || !message) return { ...report, error: `POST /chat/completions: HTTP ${plain.status}: ${oneLine(plain.text)}` };
-  report.chat = true;
-  Object.assign(report, servedOf(plain.json));
-  report.usagePlain = promptTokens(plain.json) !== null;
-  const content = typeof message.content === "string" ? message.content : "";
-  const reasoningField = [message.reasoning_content, message.reasoning].some((r) => typeof r === "string" && r.length > 0);
-  report.reasoning = reasoningField ? "reasoning_content" : /<think>/.test(content) ? "think" : "none";
+  Object.assign(report, plainFindings(plain.json, message));
 
-  const streamed = await chat({ messages: ask(READY), stream: true, stream_options: { include_usage: true } });
-  report.usageStreamed =
-    streamed.status === 200 && events(streamed.text).some((e) => isRecord(e) && isRecord(e.usage) && typeof e.usage.prompt_tokens === "number");
-
-  const tooled = await chat({ messages: ask("Use the add tool to compute 2 + 2."), tools: [TOOL], tool_choice: "auto" });
-  const tm = firstMessage(tooled.json);
-  const calls = tm && Array.isArray(tm.tool_calls) ? tm.tool_calls : [];
-  const tmText = typeof tm?.content === "string" ? tm.content : "";
-  report.toolCalls = calls.length ? "tool_calls" : /<tool_call>|"name"\s*:\s*"add"/.test(tmText) ? "text" : "none";
-
-  const structuredAsk = ask('What is 2 + 2? Answer with a JSON object {"answer": <integer>}.');
-  const schema = await chat({
-    messages: structuredAsk,
-    response_format: { type: "json_schema", json_schema: { name: "answer", schema: ANSWER_SCHEMA, strict: false } },
-  });
-  if (schema.status === 200) report.structured = "json_schema";
-  else {
-    const forced = await chat({
-      messages: structuredAsk,
-      tools: [{ type: "function", function: { name: "answer", description: "Give the answer.", parameters: ANSWER_SCHEMA } }],
-      tool_choice: { type: "function", function: { name: "answer" } },
-    });
-    const fm = firstMessage(forced.json);
-    if (forced.status === 200 && Array.isArray(fm?.tool_calls) && fm.tool_calls.length) report.structured = "tool";
-  }
-
-  const long = FILLER.repeat(Math.ceil((o.contextTokens * CHARS_PER_TOKEN) / FILLER.length)).slice(0, o.contextTokens * CHARS_PER_TOKEN);
-  const contextAnswer = await chat({ messages: ask(`${long}\nHow many times does the word fox appear above? Reply with a number.`) }, 16);
-  report.context = { sent: Math.ceil(long.length / CHARS_PER_TOKEN), reported: contextAnswer.status === 200 ? promptTokens(contextAnswer.json) : null };
-
-  // Two pairs, the one with the smaller gap kept: a busy client can delay one answer, never hasten one.
-  const solo = await chat({ messages: ask(READY) }, 16);
-  const pairs: Answer[][] = [];
-  for (let i = 0; i < 2; i++) pairs.push(await Promise.all([0, 1].map(() => chat({ messages: ask(READY) }, 16))));
-  if (solo.status === 200 && pairs.flat().every((a) => a.status === 200)) {
-    const gaps = pairs.map((p) => ({ soloMs: solo.ms, fastMs: Math.min(p[0]!.ms, p[1]!.ms), slowMs: Math.max(p[0]!.ms, p[1]!.ms) }));
-    report.parallel = gaps.reduce((a, b) => (b.slowMs - b.fastMs < a.slowMs - a.fastMs ? b : a));
-  }
+  report.usageStreamed = await probeStreamedUsage(chat);
+  report.toolCalls = await probeToolCalls(chat);
+  report.structured = await probeStructured(chat);
+  report.context = await probeContext(chat, o.contextTokens);
+  report.parallel = await probeParallel(chat);
   return report;
 };
 

@@ -51,39 +51,48 @@ const collect = async (stream: AsyncIterable<AIMessageChunk>): Promise<AIMessage
   return answer;
 };
 
-/**
- * The ChatModel port on langchain's ChatOpenAI (chat-completions API). Retries are ours, not langchain's: its
- * own are off so that Retry-After, the backoff clock and the per-endpoint limit are all in one place.
- */
-export const createOpenAIChat = (config: ResolvedModelConfig, deps: OpenAIChatDeps = {}): ChatModel => {
-  const { model, baseURL, timeoutMs, streaming } = config;
-  const where = deps.where ?? "llm";
-  const sleep = deps.sleep ?? realSleep;
-  const now = deps.now ?? (() => performance.now());
-  const slot = (deps.limits ?? sharedEndpointLimits).for(baseURL, config.concurrency, where);
-  const concurrency = slot.size;
-  const client = new ChatOpenAI({
-    model,
+/** langchain's client for the config's endpoint and model, its own retries off. */
+const chatClient = (config: ResolvedModelConfig): ChatOpenAI =>
+  new ChatOpenAI({
+    model: config.model,
     apiKey: config.apiKey,
     // Our fetch adds a structured-output request's fields, shapes each request as the config asks, and records
     // each answer's status and first bytes, so a malformed 200 is named and retried.
-    configuration: { baseURL, fetch: extrasFetch((input: string | URL | Request, init?: RequestInit) => checkingFetch(input, shapeRequest(init, config))) },
+    configuration: {
+      baseURL: config.baseURL,
+      fetch: extrasFetch((input: string | URL | Request, init?: RequestInit) => checkingFetch(input, shapeRequest(init, config))),
+    },
     // undefined sends no temperature; -1 sends no max_tokens (langchain's convention).
     temperature: config.temperature ?? undefined,
     maxTokens: config.maxOutputTokens ?? -1,
     maxRetries: 0,
-    streaming,
+    streaming: config.streaming,
     streamUsage: true,
   });
+
+/** Tells each kind of server quirk once (answer-read.ts). */
+const oncePerKind = (onNotice: ((message: string) => void) | undefined) => {
   const told = new Set<Notice["kind"]>();
-  const notice = (n: Notice) => {
+  return (n: Notice) => {
     if (told.has(n.kind)) return;
     told.add(n.kind);
-    deps.onNotice?.(n.message);
+    onNotice?.(n.message);
   };
+};
 
-  /** One HTTP exchange under one deadline; the SDK's own timeout stops at the headers, not the streamed body. */
-  const attempt = async (messages: BaseMessage[], tools: ReturnType<typeof toOpenAITool>[]) => {
+interface AttemptContext {
+  client: ChatOpenAI;
+  config: ResolvedModelConfig;
+  where: string;
+  now: () => number;
+  /** The endpoint's parallel slots, named in a timeout's message. */
+  concurrency: number;
+}
+
+/** One HTTP exchange under one deadline; the SDK's own timeout stops at the headers, not the streamed body. */
+const exchangeOnce = ({ client, config, where, now, concurrency }: AttemptContext) => {
+  const { timeoutMs, streaming } = config;
+  return async (messages: BaseMessage[], tools: ReturnType<typeof toOpenAITool>[]) => {
     // bindTools([]) would still send tool_choice, which the API rejects without tools.
     const runnable = tools.length > 0 ? client.bindTools(tools, { tool_choice: config.toolChoice }) : client;
     const deadline = new AbortController();
@@ -112,6 +121,20 @@ export const createOpenAIChat = (config: ResolvedModelConfig, deps: OpenAIChatDe
       clearTimeout(timer);
     }
   };
+};
+
+/**
+ * The ChatModel port on langchain's ChatOpenAI (chat-completions API). Retries are ours, not langchain's: its
+ * own are off so that Retry-After, the backoff clock and the per-endpoint limit are all in one place.
+ */
+export const createOpenAIChat = (config: ResolvedModelConfig, deps: OpenAIChatDeps = {}): ChatModel => {
+  const { model, baseURL } = config;
+  const where = deps.where ?? "llm";
+  const sleep = deps.sleep ?? realSleep;
+  const now = deps.now ?? (() => performance.now());
+  const slot = (deps.limits ?? sharedEndpointLimits).for(baseURL, config.concurrency, where);
+  const attempt = exchangeOnce({ client: chatClient(config), config, where, now, concurrency: slot.size });
+  const notice = oncePerKind(deps.onNotice);
 
   return {
     name: model,

@@ -109,54 +109,98 @@ const waitHealthy = async (child: Child, url: string, command: string, timeoutMs
   );
 };
 
-/** Starts `chroma run` as a child process, waits for its heartbeat, and keeps it alive until stop(). */
-export const startChroma = async (opts: StartChromaOptions): Promise<EmbeddedChroma> => {
-  const port = opts.port ?? (await freePort());
-  const url = `http://127.0.0.1:${port}`;
-  const timeoutMs = opts.healthTimeoutMs ?? 30_000;
-  const maxRestarts = opts.maxRestarts ?? 3;
-  const args = [cliPath(), "run", "--path", opts.dataDir, "--port", String(port)];
-  const command = `${process.execPath} ${args.join(" ")}`;
+/** How the embedded server is started: its port, URL, command line and restart limits. */
+interface ChromaLaunch {
+  port: number;
+  url: string;
+  dataDir: string;
+  args: string[];
+  /** The command line, for errors. */
+  command: string;
+  timeoutMs: number;
+  maxRestarts: number;
+}
 
-  let child: Child | undefined;
-  let restarts = 0;
-  let stopping = false;
-  let readyP: Promise<void> = Promise.resolve();
+/** The supervisor's state: the current child, restarts so far, and what ready() waits for. */
+interface Supervision {
+  child: Child | undefined;
+  restarts: number;
+  stopping: boolean;
+  ready: Promise<void>;
+}
 
+/**
+ * launch(): starts the server and waits for its heartbeat; an unexpected exit of that child launches it again,
+ * up to `maxRestarts` times in all (`s.ready` waits for that), then gives up with a ConfigError.
+ */
+const supervisedLaunch = (l: ChromaLaunch, s: Supervision): (() => Promise<void>) => {
   const launch = async (): Promise<void> => {
     // Chroma binds 127.0.0.1; a server already on the port would answer our heartbeat and pass for ours.
-    if ((await tryBind(port)) === null) {
-      throw new ConfigError(`chroma: port ${port} is already in use (got ${url}); pick another port or set CHROMA_URL to the server there`);
+    if ((await tryBind(l.port)) === null) {
+      throw new ConfigError(`chroma: port ${l.port} is already in use (got ${l.url}); pick another port or set CHROMA_URL to the server there`);
     }
-    if (stopping) return;
-    const c = spawnChild(args);
-    child = c;
-    await waitHealthy(c, url, command, timeoutMs);
+    if (s.stopping) return;
+    const c = spawnChild(l.args);
+    s.child = c;
+    await waitHealthy(c, l.url, l.command, l.timeoutMs);
     void c.exited.then(() => {
-      if (stopping || c !== child) return;
-      readyP = relaunch();
-      readyP.catch(() => {});
+      if (s.stopping || c !== s.child) return;
+      s.ready = relaunch();
+      s.ready.catch(() => {});
     });
   };
 
   const relaunch = async (): Promise<void> => {
     let last: unknown = "no attempt";
-    while (restarts < maxRestarts && !stopping) {
-      restarts++;
+    while (s.restarts < l.maxRestarts && !s.stopping) {
+      s.restarts++;
       try {
         return await launch();
       } catch (err) {
         last = err;
       }
     }
-    if (stopping) return;
+    if (s.stopping) return;
     throw new ConfigError(
-      `chroma: embedded server at ${url} exited and ${restarts} of ${maxRestarts} restarts failed (got ${String(last)}); check ${opts.dataDir} or set CHROMA_URL`,
+      `chroma: embedded server at ${l.url} exited and ${s.restarts} of ${l.maxRestarts} restarts failed (got ${String(last)}); check ${l.dataDir} or set CHROMA_URL`,
     );
   };
+  return launch;
+};
+
+/** Stops a child still running: SIGINT, then SIGKILL after 10 s. */
+const stopChild = async (c: Child | undefined): Promise<void> => {
+  if (!c || c.proc.exitCode !== null || c.proc.signalCode !== null) return;
+  c.proc.kill("SIGINT");
+  // Chroma exits promptly on SIGINT; SIGKILL only if it hangs, so tests never leave a server behind.
+  let timer: NodeJS.Timeout | undefined;
+  const hung = new Promise<false>((r) => (timer = setTimeout(() => r(false), 10_000)));
+  const done = await Promise.race([c.exited.then(() => true), hung]);
+  clearTimeout(timer);
+  if (!done) {
+    c.proc.kill("SIGKILL");
+    await c.exited;
+  }
+};
+
+/** Starts `chroma run` as a child process, waits for its heartbeat, and keeps it alive until stop(). */
+export const startChroma = async (opts: StartChromaOptions): Promise<EmbeddedChroma> => {
+  const port = opts.port ?? (await freePort());
+  const args = [cliPath(), "run", "--path", opts.dataDir, "--port", String(port)];
+  const l: ChromaLaunch = {
+    port,
+    url: `http://127.0.0.1:${port}`,
+    dataDir: opts.dataDir,
+    args,
+    command: `${process.execPath} ${args.join(" ")}`,
+    timeoutMs: opts.healthTimeoutMs ?? 30_000,
+    maxRestarts: opts.maxRestarts ?? 3,
+  };
+  const s: Supervision = { child: undefined, restarts: 0, stopping: false, ready: Promise.resolve() };
+  const launch = supervisedLaunch(l, s);
 
   // A child left behind would hold the port and the data dir; SIGINT lets Chroma flush before exiting.
-  const onExit = () => child?.proc.kill("SIGINT");
+  const onExit = () => s.child?.proc.kill("SIGINT");
   process.once("exit", onExit);
   try {
     await launch();
@@ -165,33 +209,22 @@ export const startChroma = async (opts: StartChromaOptions): Promise<EmbeddedChr
     throw err;
   }
 
-  supervised.set(url, () => readyP);
+  supervised.set(l.url, () => s.ready);
   return {
-    url,
+    url: l.url,
     get pid() {
-      return child?.proc.pid ?? -1;
+      return s.child?.proc.pid ?? -1;
     },
     get restarts() {
-      return restarts;
+      return s.restarts;
     },
-    ready: () => readyP,
+    ready: () => s.ready,
     async stop() {
-      if (stopping) return;
-      stopping = true;
-      supervised.delete(url);
+      if (s.stopping) return;
+      s.stopping = true;
+      supervised.delete(l.url);
       process.removeListener("exit", onExit);
-      const c = child;
-      if (!c || c.proc.exitCode !== null || c.proc.signalCode !== null) return;
-      c.proc.kill("SIGINT");
-      // Chroma exits promptly on SIGINT; SIGKILL only if it hangs, so tests never leave a server behind.
-      let timer: NodeJS.Timeout | undefined;
-      const hung = new Promise<false>((r) => (timer = setTimeout(() => r(false), 10_000)));
-      const done = await Promise.race([c.exited.then(() => true), hung]);
-      clearTimeout(timer);
-      if (!done) {
-        c.proc.kill("SIGKILL");
-        await c.exited;
-      }
+      await stopChild(s.child);
     },
   };
 };

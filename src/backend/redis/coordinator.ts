@@ -45,32 +45,35 @@ const ATTEMPTS = 3;
 /** Finished jobs are kept a day: a coordinator killed between a job's end and its record finds the result on resume. */
 const KEEP = { age: 24 * 3600 };
 
-/**
- * Episodes played by `hexa worker` processes through a BullMQ queue (docs/ARCHITECTURE.md §7). The job id is the episode's,
- * so adding a job again (a resumed coordinator, a vanished job) is a no-op while Redis holds it and a
- * finished result is read back instead of played again. Jobs in flight are checked every `checkMs`: one that
- * Redis no longer knows (a restart without persistence) is queued again.
- */
-export const openRedisEpisodes = async (o: RedisBackendOptions): Promise<EpisodeBackend> => {
+type OnUsage = Parameters<EpisodeBackend["play"]>[1];
+
+/** The episode queue and its event stream; `link.down` is set while Redis does not answer, and cleared by a check that got through. */
+interface EpisodeQueue {
+  queue: Queue;
+  events: QueueEvents;
+  /** The Redis URL without its password, for messages. */
+  where: string;
+  link: { down: boolean };
+}
+
+const closeQueue = (q: Pick<EpisodeQueue, "queue" | "events">) => Promise.allSettled([q.events.close(), q.queue.close()]);
+
+/** Opens the episode queue and its events, warning once per outage, and waits `connectMs` at most for Redis to answer. */
+const connectEpisodeQueue = async (o: RedisBackendOptions): Promise<EpisodeQueue> => {
   const where = redisLabel(o.connection);
   const queue = new Queue(queueName(EPISODES), { connection: o.connection });
   const events = new QueueEvents(queueName(EPISODES), { connection: o.connection });
   // ioredis retries forever; without a listener each failed attempt would be an unhandled 'error'.
-  let down = false;
+  const link = { down: false };
   const onError = (e: Error) => {
-    if (!down) o.log?.(`warning: Redis at ${where} does not answer (${e.message}); waiting for it`);
-    down = true;
+    if (!link.down) o.log?.(`warning: Redis at ${where} does not answer (${e.message}); waiting for it`);
+    link.down = true;
   };
   queue.on("error", onError);
   events.on("error", onError);
   // Every job waited on listens for the queue's closing: a round holds as many as it has episodes.
   queue.setMaxListeners(0);
   events.setMaxListeners(0);
-  const close = async () => {
-    clearInterval(watch);
-    await Promise.allSettled([events.close(), queue.close()]);
-  };
-  let watch: NodeJS.Timeout | undefined;
   try {
     await withTimeout(
       Promise.all([queue.waitUntilReady(), events.waitUntilReady()]),
@@ -79,28 +82,35 @@ export const openRedisEpisodes = async (o: RedisBackendOptions): Promise<Episode
     );
   } catch (e) {
     // Not awaited: closing waits for a connection that never came; the process ends with the error.
-    void close();
+    void closeQueue({ queue, events });
     throw e;
   }
-  const config = o.config;
-  const pending = new Map<string, EpisodeJobData>();
-  const add = (jobId: string, data: EpisodeJobData) =>
-    queue.add("episode", data, { jobId, attempts: ATTEMPTS, backoff: { type: "fixed", delay: 1000 }, removeOnComplete: KEEP, removeOnFail: KEEP });
+  return { queue, events, where, link };
+};
+
+const addEpisodeJob = (queue: Queue, jobId: string, data: EpisodeJobData) =>
+  queue.add("episode", data, { jobId, attempts: ATTEMPTS, backoff: { type: "fixed", delay: 1000 }, removeOnComplete: KEEP, removeOnFail: KEEP });
+
+/**
+ * Every `checkMs`, one check at a time: each job in flight (`pending`, by job id) that Redis no longer knows (a
+ * restart without persistence) is queued again, and an idle queue says that no worker is connected.
+ */
+const watchPendingJobs = (q: EpisodeQueue, pending: Map<string, EpisodeJobData>, o: RedisBackendOptions): NodeJS.Timeout => {
   let warnedIdle = false;
   const check = async () => {
     if (!pending.size) return;
-    down = false;
+    q.link.down = false;
     for (const [jobId, data] of pending) {
-      if ((await queue.getJobState(jobId)) !== "unknown" || !pending.has(jobId)) continue;
+      if ((await q.queue.getJobState(jobId)) !== "unknown" || !pending.has(jobId)) continue;
       o.log?.(`job ${jobId} is no longer in Redis (restarted?); queued again`);
-      await add(jobId, data);
+      await addEpisodeJob(q.queue, jobId, data);
     }
-    const workers = await queue.getWorkersCount();
-    if (workers === 0 && !warnedIdle) o.log?.(`waiting for workers: none is connected to ${where}; start one with hexa worker --redis ${where}`);
+    const workers = await q.queue.getWorkersCount();
+    if (workers === 0 && !warnedIdle) o.log?.(`waiting for workers: none is connected to ${q.where}; start one with hexa worker --redis ${q.where}`);
     warnedIdle = workers === 0;
   };
   let checking = false;
-  watch = setInterval(() => {
+  const watch = setInterval(() => {
     if (checking) return;
     checking = true;
     check()
@@ -108,67 +118,106 @@ export const openRedisEpisodes = async (o: RedisBackendOptions): Promise<Episode
       .finally(() => (checking = false));
   }, o.checkMs ?? 5000);
   watch.unref();
+  return watch;
+};
 
-  /** The calls a spend cap's stop cut short on a worker (its job's progress), taken once: the progress is cleared. */
-  const stoppedUsage = async (jobId: string): Promise<UsageLine[]> => {
-    const stored = await queue.getJob(jobId);
-    const p = StoppedProgress.safeParse(stored?.progress);
-    if (!stored || !p.success) return [];
-    await stored.updateProgress({});
-    return p.data.stoppedUsage;
+/** The calls a spend cap's stop cut short on a worker (its job's progress), taken once: the progress is cleared. */
+const stoppedUsage = async (queue: Queue, jobId: string): Promise<UsageLine[]> => {
+  const stored = await queue.getJob(jobId);
+  const p = StoppedProgress.safeParse(stored?.progress);
+  if (!stored || !p.success) return [];
+  await stored.updateProgress({});
+  return p.data.stoppedUsage;
+};
+
+/** The job of one episode, signed: the episode, its bank, the run's config and its spend cap. */
+const episodeJobData = (o: RedisBackendOptions, jobId: string, job: EpisodeJob): EpisodeJobData => {
+  // An EpisodeJob is the job's episode and its bank (a Bank is exactly {skills, mistakes}).
+  const { bank, ...episode } = job;
+  return signJob(o.jobKey, EPISODES, jobId, {
+    schemaVersion: JOB_SCHEMA_VERSION,
+    hexa: o.hexa,
+    run: o.run,
+    config: o.config,
+    episode,
+    bank,
+    ...(o.budget ? { budget: o.budget } : {}),
+  });
+};
+
+/**
+ * Queues the job (a no-op while Redis holds it) and makes one an earlier session left behind this session's:
+ * its data (this session's cap), and, when it failed, its stopped calls charged and the job run again.
+ */
+const queueEpisodeJob = async (queue: Queue, o: RedisBackendOptions, jobId: string, data: EpisodeJobData, onUsage: OnUsage): Promise<Job> => {
+  const queued: Job = await addEpisodeJob(queue, jobId, data);
+  const state = await queued.getState();
+  if (state === "failed") {
+    // A spend cap stopped it in an earlier session: its calls join usage.jsonl (and this session's ledger) now.
+    for (const line of await stoppedUsage(queue, jobId)) {
+      onUsage(line);
+      if (!line.fromCache) await o.charge?.(line);
+    }
+  }
+  // A job queued by an earlier session carries that session's cap; it is played under this one's.
+  if (state === "failed" || state === "waiting" || state === "delayed" || state === "prioritized") await queued.updateData(data);
+  // A job that failed before (a key missing on the workers, since fixed; a spend cap, since raised) is run again by a resume.
+  if (state === "failed") await queued.retry("failed");
+  return queued;
+};
+
+/** The job's return value once a worker finished it; a failure is the run's spend cap (BudgetExceeded) or a ConfigError. */
+const finishedValue = async (q: EpisodeQueue, queued: Job, job: EpisodeJob, jobId: string, onUsage: OnUsage): Promise<unknown> => {
+  try {
+    return await queued.waitUntilFinished(q.events);
+  } catch (e) {
+    const why = (e as Error).message;
+    if (budgetStopped(why)) {
+      for (const line of await stoppedUsage(q.queue, jobId)) onUsage(line);
+      throw new BudgetExceeded(why);
+    }
+    throw new ConfigError(`${job.id}: a worker failed the episode (${why}); the episode was not recorded`);
+  }
+};
+
+/** A worker's result, checked to be an episode of this job schema and of the job's level and seed. */
+const readEpisodeResult = (job: EpisodeJob, value: unknown): EpisodeJobResult => {
+  const result = EpisodeJobResult.safeParse(value);
+  if (!result.success)
+    throw new ConfigError(
+      `${job.id}: a worker's result is not an episode of job schema ${JOB_SCHEMA_VERSION} (${result.error.issues[0]?.message}); run the same hexa version on the coordinator and every worker`,
+    );
+  const { level, seed } = result.data.trajectory;
+  if (level !== job.level || seed !== job.seed)
+    throw new ConfigError(
+      `${job.id}: a worker's result is an episode of level ${JSON.stringify(level)} seed ${seed}, not of the job's level ${JSON.stringify(job.level)} seed ${job.seed}; the episode was not recorded`,
+    );
+  return result.data;
+};
+
+/**
+ * Episodes played by `hexa worker` processes through a BullMQ queue (docs/ARCHITECTURE.md §7). The job id is the episode's,
+ * so adding a job again (a resumed coordinator, a vanished job) is a no-op while Redis holds it and a
+ * finished result is read back instead of played again. Jobs in flight are checked every `checkMs`: one that
+ * Redis no longer knows (a restart without persistence) is queued again.
+ */
+export const openRedisEpisodes = async (o: RedisBackendOptions): Promise<EpisodeBackend> => {
+  const q = await connectEpisodeQueue(o);
+  const pending = new Map<string, EpisodeJobData>();
+  const watch = watchPendingJobs(q, pending, o);
+  const close = async () => {
+    clearInterval(watch);
+    await closeQueue(q);
   };
-
-  const play = async (job: EpisodeJob, onUsage: Parameters<EpisodeBackend["play"]>[1]) => {
+  const play = async (job: EpisodeJob, onUsage: OnUsage) => {
     const jobId = jobIdOf(o.run, job.id);
-    // An EpisodeJob is the job's episode and its bank (a Bank is exactly {skills, mistakes}).
-    const { bank, ...episode } = job;
-    const data: EpisodeJobData = signJob(o.jobKey, EPISODES, jobId, {
-      schemaVersion: JOB_SCHEMA_VERSION,
-      hexa: o.hexa,
-      run: o.run,
-      config,
-      episode,
-      bank,
-      ...(o.budget ? { budget: o.budget } : {}),
-    });
+    const data = episodeJobData(o, jobId, job);
     pending.set(jobId, data);
     try {
-      const queued: Job = await add(jobId, data);
-      const state = await queued.getState();
-      if (state === "failed") {
-        // A spend cap stopped it in an earlier session: its calls join usage.jsonl (and this session's ledger) now.
-        for (const line of await stoppedUsage(jobId)) {
-          onUsage(line);
-          if (!line.fromCache) await o.charge?.(line);
-        }
-      }
-      // A job queued by an earlier session carries that session's cap; it is played under this one's.
-      if (state === "failed" || state === "waiting" || state === "delayed" || state === "prioritized") await queued.updateData(data);
-      // A job that failed before (a key missing on the workers, since fixed; a spend cap, since raised) is run again by a resume.
-      if (state === "failed") await queued.retry("failed");
-      let value: unknown;
-      try {
-        value = await queued.waitUntilFinished(events);
-      } catch (e) {
-        const why = (e as Error).message;
-        if (budgetStopped(why)) {
-          for (const line of await stoppedUsage(jobId)) onUsage(line);
-          throw new BudgetExceeded(why);
-        }
-        throw new ConfigError(`${job.id}: a worker failed the episode (${why}); the episode was not recorded`);
-      }
-      const result = EpisodeJobResult.safeParse(value);
-      if (!result.success)
-        throw new ConfigError(
-          `${job.id}: a worker's result is not an episode of job schema ${JOB_SCHEMA_VERSION} (${result.error.issues[0]?.message}); run the same hexa version on the coordinator and every worker`,
-        );
-      const { level, seed } = result.data.trajectory;
-      if (level !== job.level || seed !== job.seed)
-        throw new ConfigError(
-          `${job.id}: a worker's result is an episode of level ${JSON.stringify(level)} seed ${seed}, not of the job's level ${JSON.stringify(job.level)} seed ${job.seed}; the episode was not recorded`,
-        );
-      for (const line of result.data.usage) onUsage(line);
-      return { trajectory: result.data.trajectory, retrieved: result.data.retrieved };
+      const queued = await queueEpisodeJob(q.queue, o, jobId, data, onUsage);
+      const result = readEpisodeResult(job, await finishedValue(q, queued, job, jobId, onUsage));
+      for (const line of result.usage) onUsage(line);
+      return { trajectory: result.trajectory, retrieved: result.retrieved };
     } finally {
       pending.delete(jobId);
     }

@@ -35,6 +35,112 @@ export interface RunningWorker {
   close(force?: boolean): Promise<void>;
 }
 
+/** What the worker's heartbeat reports, kept as its jobs run. */
+interface WorkerStats {
+  startedAt: number;
+  /** The jobs running now, by job id. */
+  active: Map<string, { queue: string; since: number }>;
+  /** When jobs completed, oldest first; trimmed to the last minute at each beat. */
+  done: number[];
+  completed: number;
+  failed: number;
+}
+
+/**
+ * Runs one job of queue `kind`: refused without retries unless signed with the job key, young enough and of
+ * this hexa version; a ConfigError or BudgetExceeded of the handler fails it without retries.
+ */
+const jobProcessor = (o: WorkerOptions, name: string, stats: WorkerStats, kind: string, handler: JobHandler) => async (job: Job) => {
+  const id = job.id ?? "?";
+  // Checked before anything of the job is read: a job without the shared key's signature was not queued by a coordinator.
+  const why =
+    signatureProblem(o.jobKey, kind, id, job.data) ??
+    (o.jobKey ? jobAgeProblem(id, job.data, o.maxJobAgeMs ?? DEFAULT_MAX_JOB_AGE_MS) : null) ??
+    refusal(id, job.data, o.hexa);
+  if (why) throw new UnrecoverableError(why);
+  stats.active.set(id, { queue: kind, since: Date.now() });
+  o.log(`${kind} job ${id} started (attempt ${job.attemptsMade + 1})`);
+  try {
+    return await handler(job.data, id, (p) => job.updateProgress(p));
+  } catch (e) {
+    // A spend cap's stop fails the job for this session only: the coordinator's resume retries it (coordinator.ts).
+    if (e instanceof ConfigError || e instanceof BudgetExceeded) throw new UnrecoverableError(`${e.message} (on worker ${name})`);
+    throw e;
+  } finally {
+    stats.active.delete(id);
+  }
+};
+
+/** The BullMQ worker of one queue: its jobs' ends counted and logged, a Redis outage told once. */
+const queueWorker = (o: WorkerOptions, name: string, stats: WorkerStats, kind: string, handler: JobHandler): Worker => {
+  const w = new Worker(queueName(kind), jobProcessor(o, name, stats, kind, handler), {
+    connection: o.connection,
+    concurrency: o.concurrency,
+    name,
+    lockDuration: o.lockMs,
+    stalledInterval: o.stalledMs,
+    // A job stalls once per dead worker; three in a row means it kills its workers.
+    maxStalledCount: 3,
+  });
+  w.on("completed", (job) => {
+    stats.completed++;
+    stats.done.push(Date.now());
+    o.log(`${kind} job ${job.id} done`);
+  });
+  w.on("failed", (job, e) => {
+    stats.failed++;
+    o.log(`${kind} job ${job?.id ?? "?"} failed: ${e.message}`);
+  });
+  let down = false;
+  w.on("error", (e) => {
+    if (!down) o.log(`warning: Redis does not answer (${e.message}); waiting for it`);
+    down = true;
+  });
+  w.on("ready", () => (down = false));
+  return w;
+};
+
+interface Heartbeat {
+  /** Beats no more. */
+  stop(): void;
+  /** Takes the worker out of the `hexa workers` table and disconnects. */
+  leave(): Promise<void>;
+}
+
+/** Beats the worker's stats into the `hexa workers` table (registry.ts) now, then every HEARTBEAT_MS. */
+const startHeartbeat = async (o: WorkerOptions, name: string, stats: WorkerStats): Promise<Heartbeat> => {
+  const beats = new Redis(o.connection);
+  beats.on("error", () => undefined);
+  const beat = async () => {
+    const now = Date.now();
+    const { done } = stats;
+    while (done.length && done[0]! < now - 60_000) done.shift();
+    const b: WorkerBeat = {
+      name,
+      host: hostname(),
+      pid: process.pid,
+      queues: Object.keys(o.handlers),
+      concurrency: o.concurrency,
+      startedAt: stats.startedAt,
+      at: now,
+      completed: stats.completed,
+      failed: stats.failed,
+      lastMinute: done.length,
+      active: [...stats.active].map(([id, a]) => ({ id, queue: a.queue, since: a.since })),
+    };
+    await beats.hset(WORKERS_KEY, name, JSON.stringify(b));
+  };
+  await beat();
+  const timer = setInterval(() => void beat().catch(() => undefined), HEARTBEAT_MS);
+  return {
+    stop: () => clearInterval(timer),
+    leave: async () => {
+      await beats.hdel(WORKERS_KEY, name).catch(() => undefined);
+      beats.disconnect();
+    },
+  };
+};
+
 /**
  * A `hexa worker` (docs/ARCHITECTURE.md §7): one BullMQ worker per queue it serves, each running `concurrency` jobs at once.
  * Deterministic failures (a job without the job key's signature, a job of another hexa version, a bad config, a
@@ -44,88 +150,16 @@ export interface RunningWorker {
  */
 export const startWorker = async (o: WorkerOptions): Promise<RunningWorker> => {
   const name = `${hostname()}-${process.pid}`;
-  const startedAt = Date.now();
-  const active = new Map<string, { queue: string; since: number }>();
-  const done: number[] = [];
-  let completed = 0;
-  let failed = 0;
-  const process_ = (kind: string, handler: JobHandler) => async (job: Job) => {
-    const id = job.id ?? "?";
-    // Checked before anything of the job is read: a job without the shared key's signature was not queued by a coordinator.
-    const why =
-      signatureProblem(o.jobKey, kind, id, job.data) ??
-      (o.jobKey ? jobAgeProblem(id, job.data, o.maxJobAgeMs ?? DEFAULT_MAX_JOB_AGE_MS) : null) ??
-      refusal(id, job.data, o.hexa);
-    if (why) throw new UnrecoverableError(why);
-    active.set(id, { queue: kind, since: Date.now() });
-    o.log(`${kind} job ${id} started (attempt ${job.attemptsMade + 1})`);
-    try {
-      return await handler(job.data, id, (p) => job.updateProgress(p));
-    } catch (e) {
-      // A spend cap's stop fails the job for this session only: the coordinator's resume retries it (coordinator.ts).
-      if (e instanceof ConfigError || e instanceof BudgetExceeded) throw new UnrecoverableError(`${e.message} (on worker ${name})`);
-      throw e;
-    } finally {
-      active.delete(id);
-    }
-  };
-  const workers = Object.entries(o.handlers).map(([kind, handler]) => {
-    const w = new Worker(queueName(kind), process_(kind, handler), {
-      connection: o.connection,
-      concurrency: o.concurrency,
-      name,
-      lockDuration: o.lockMs,
-      stalledInterval: o.stalledMs,
-      // A job stalls once per dead worker; three in a row means it kills its workers.
-      maxStalledCount: 3,
-    });
-    w.on("completed", (job) => {
-      completed++;
-      done.push(Date.now());
-      o.log(`${kind} job ${job.id} done`);
-    });
-    w.on("failed", (job, e) => {
-      failed++;
-      o.log(`${kind} job ${job?.id ?? "?"} failed: ${e.message}`);
-    });
-    let down = false;
-    w.on("error", (e) => {
-      if (!down) o.log(`warning: Redis does not answer (${e.message}); waiting for it`);
-      down = true;
-    });
-    w.on("ready", () => (down = false));
-    return w;
-  });
+  const stats: WorkerStats = { startedAt: Date.now(), active: new Map(), done: [], completed: 0, failed: 0 };
+  const workers = Object.entries(o.handlers).map(([kind, handler]) => queueWorker(o, name, stats, kind, handler));
   await Promise.all(workers.map((w) => w.waitUntilReady()));
-  const beats = new Redis(o.connection);
-  beats.on("error", () => undefined);
-  const beat = async () => {
-    const now = Date.now();
-    while (done.length && done[0]! < now - 60_000) done.shift();
-    const b: WorkerBeat = {
-      name,
-      host: hostname(),
-      pid: process.pid,
-      queues: Object.keys(o.handlers),
-      concurrency: o.concurrency,
-      startedAt,
-      at: now,
-      completed,
-      failed,
-      lastMinute: done.length,
-      active: [...active].map(([id, a]) => ({ id, queue: a.queue, since: a.since })),
-    };
-    await beats.hset(WORKERS_KEY, name, JSON.stringify(b));
-  };
-  await beat();
-  const timer = setInterval(() => void beat().catch(() => undefined), HEARTBEAT_MS);
+  const heartbeat = await startHeartbeat(o, name, stats);
   return {
     name,
     close: async (force = false) => {
-      clearInterval(timer);
+      heartbeat.stop();
       await Promise.allSettled(workers.map((w) => w.close(force)));
-      await beats.hdel(WORKERS_KEY, name).catch(() => undefined);
-      beats.disconnect();
+      await heartbeat.leave();
     },
   };
 };
