@@ -1,8 +1,8 @@
-import { randomBytes } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { sha256Hex } from "../util/canonical-json.ts";
+import { writeAtomic } from "../util/write-atomic.ts";
 import type { AssistantTurn, ChatModel, Message, OutputRequest, ToolSpec } from "./chat-model.ts";
 import { AssistantTurnSchema } from "./turn-schema.ts";
 
@@ -66,10 +66,10 @@ const readIfThere = (path: string): string | undefined => {
 };
 
 /**
- * One JSON file per request key in `dir`. Each write goes through a temporary file of its own (pid and random
- * suffix) renamed over the entry, so processes sharing the directory (`hexa compare --parallel`) never write
- * through one file and a reader sees a whole entry or none. A damaged entry (torn, hand-edited, another
- * version) is a miss: `warn` names the file, the request goes to the endpoint and its answer replaces the file.
+ * One JSON file per request key in `dir`, each written atomically (src/util/write-atomic.ts), so processes sharing
+ * the directory (`hexa compare --parallel`) never write through one file and a reader sees a whole entry or none.
+ * A damaged entry (torn, hand-edited, another version) is a miss: `warn` names the file, the request goes to the
+ * endpoint and its answer replaces the file.
  */
 export const dirCache = (dir: string, warn: (message: string) => void = (m) => process.stderr.write(`warning: ${m}\n`)): ResponseCache => {
   mkdirSync(dir, { recursive: true });
@@ -90,17 +90,7 @@ export const dirCache = (dir: string, warn: (message: string) => void = (m) => p
       warn(`${path}: ${read.problem}; treated as a miss, the answer is asked for again and replaces the file`);
       return undefined;
     },
-    set: (key, turn) => {
-      const path = pathOf(key);
-      const tmp = `${path}.tmp-${process.pid}-${randomBytes(6).toString("hex")}`;
-      try {
-        writeFileSync(tmp, JSON.stringify({ schemaVersion: 1, key, turn }));
-        renameSync(tmp, path);
-      } catch (e) {
-        rmSync(tmp, { force: true });
-        throw e;
-      }
-    },
+    set: (key, turn) => writeAtomic(pathOf(key), JSON.stringify({ schemaVersion: 1, key, turn })),
   };
 };
 

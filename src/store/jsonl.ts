@@ -1,6 +1,9 @@
-import { appendFileSync, closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, truncateSync, writeFileSync } from "node:fs";
+import { appendFileSync, closeSync, existsSync, fsyncSync, openSync, readFileSync, truncateSync } from "node:fs";
 import type { z } from "zod";
 import { ConfigError } from "../errors.ts";
+import { writeAtomic } from "../util/write-atomic.ts";
+
+export { writeAtomic };
 
 /**
  * Append-only JSON-lines files and atomic whole-file writes: what a run directory is made of, so that a
@@ -48,19 +51,6 @@ export const readJsonl = <S extends z.ZodType>(path: string, schema: S, opts: { 
       }
       return parsed.data;
     });
-};
-
-/** Writes a whole file atomically: a temporary file, flushed, then renamed over the target. */
-export const writeAtomic = (path: string, text: string): void => {
-  const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, text);
-  const fd = openSync(tmp, "r+");
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, path);
 };
 
 export const writeJsonAtomic = (path: string, value: unknown): void => writeAtomic(path, `${JSON.stringify(value, null, 2)}\n`);

@@ -46,7 +46,7 @@ const makeDirs = (path: string): void => {
 };
 
 /** Leftovers of a process killed between writing a temporary file and renaming it (writeAtomic). */
-const TEMP = /\.tmp-\d+$/;
+const TEMP = /\.tmp-\d+(-[0-9a-f]+)?$/;
 
 /** Options of a created run: what run.json records about its config and code. */
 export interface RunOrigin {
@@ -131,7 +131,7 @@ export class RunDir {
 
   writers = (): WriterLine[] => readJsonl(this.file("writers"), WriterLine, { repair: false });
 
-  /** Removes `*.tmp-<pid>` files a killed process left between write and rename; call while holding the lock. */
+  /** Removes `*.tmp-<pid>[-<suffix>]` files a killed process left between write and rename; call while holding the lock. */
   cleanTemps(): string[] {
     const removed: string[] = [];
     for (const d of [this.path, join(this.path, "banks")]) {
