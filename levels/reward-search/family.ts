@@ -1,6 +1,6 @@
 import type { FamilyWords } from "../../src/family/family-words.ts";
 import { ConfigError } from "../../src/errors.ts";
-import { familyConfig, type LevelFamily, type Task } from "../../src/family/family.ts";
+import { type AllowanceRequest, familyConfig, type HeuristicPlayRequest, type LevelFamily, type Task } from "../../src/family/family.ts";
 import type { EpisodeRecord } from "../../src/store/run-records.ts";
 import type { RunConfig } from "../../src/loop/run-config.ts";
 import { scheduleLevel } from "../../src/loop/schedule.ts";
@@ -38,38 +38,99 @@ const SEEDS = Array.from({ length: 1000 }, (_, i) => i);
 
 const slice = { key: "rewardSearch", schema: RewardSearchConfig, upgrade: upgradeRewardSearch };
 
+/** One trainer pool per trainer setting (command, cache, jobs directory), built on first use and closed together. */
+class TrainerPools {
+  private readonly pools = new Map<string, TrainerPool>();
+
+  constructor(private readonly trainerFor: (c: RewardSearchConfig) => TrainerPool) {}
+
+  of(config: RunConfig): { pool: TrainerPool; c: RewardSearchConfig } {
+    const c = familyConfig(config, slice);
+    const key = JSON.stringify([c.trainer, c.cacheDir, c.jobsDir]);
+    if (!this.pools.has(key)) this.pools.set(key, this.trainerFor(c));
+    return { pool: this.pools.get(key)!, c };
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.pools.values()].map((p) => p.close()));
+    this.pools.clear();
+  }
+}
+
+/** What a reward session of this task is opened with: its pool, budgets and share of the run's trainings. */
+const sessionRequest = (pools: TrainerPools, task: Task, config: RunConfig, maxTurns: number) => {
+  const { pool, c } = pools.of(config);
+  const share = task.allowance === undefined ? {} : { maxTrainings: task.allowance };
+  return {
+    task: task.level,
+    seed: task.seed,
+    trainer: pool,
+    budgets: budgetsOf(c, getTask(task.level).training.steps),
+    checkTransitions: c.checkTransitions,
+    maxTurns,
+    ...share,
+  };
+};
+
+/** The phases a rounds run plays a task in (the offline seeds it plays, then each round's), and whether a record is one of them. */
+const phasesOf = (family: LevelFamily, config: RunConfig, level: string) => {
+  const plan = scheduleLevel(config, family, level);
+  const phases = [plan.offline, ...plan.rounds];
+  return { phases, played: (e: EpisodeRecord) => e.level === level && (e.phase === "stream" || (e.phase === "offline" && plan.offline.includes(e.seed))) };
+};
+
+/** A rounds run's search.budget must give every episode of every level a training to finish with, and no more per episode than it has turns. */
+const checkRoundsBudget = (family: LevelFamily, config: RunConfig): void => {
+  const budget = config.search.budget;
+  if (config.method !== "rounds" || budget === undefined) return;
+  for (const level of config.levels) {
+    const n = phasesOf(family, config, level).phases.flat().length;
+    if (budget < n) {
+      throw new ConfigError(
+        `search.budget: ${budget} trainings of ${level} leave some of its ${n} episodes (offline and stream) without the training their finish needs; set at least ${n}, or play fewer episodes`,
+      );
+    }
+    const most = Math.ceil(budget / n);
+    if (most > config.actor.maxTurns) {
+      throw new ConfigError(
+        `search.budget: ${budget} trainings over ${level}'s ${n} episodes is up to ${most} per episode, more than actor.maxTurns ${config.actor.maxTurns} can send (one per turn); raise actor.maxTurns to ${most}, or lower the budget`,
+      );
+    }
+  }
+};
+
+/** A rounds run with a budget: this episode's share of the task's trainings (the equal-budget comparison, docs/spec/reward-search.md §8.1). */
+const roundsAllowance = (family: LevelFamily, { config, level, seed, earlier }: AllowanceRequest): number | undefined => {
+  const budget = config.search.budget;
+  if (config.method !== "rounds" || budget === undefined) return undefined;
+  const { phases, played } = phasesOf(family, config, level);
+  return trainingShare(
+    budget,
+    phases,
+    seed,
+    earlier.filter(played).reduce((n, e) => n + trainingsOf(e.trajectory.steps), 0),
+  );
+};
+
+/** The heuristic designer's episode on a session of the task, seeded by the task's and the run's seeds. */
+const playDesigner = (pools: TrainerPools, r: HeuristicPlayRequest) =>
+  runRewardDesigner({
+    session: openRewardSession(sessionRequest(pools, r.task, r.config, r.config.actor.maxTurns)),
+    maxTurns: r.config.actor.maxTurns,
+    rng: createRng(r.task.seed + r.config.seed * 1_000_003),
+    now: r.now,
+    hints: designHintsFromBank(r.shown),
+    ...(r.onToolProgress ? { onToolProgress: r.onToolProgress } : {}),
+    ...(r.onStep ? { onStep: r.onStep } : {}),
+  });
+
 /**
  * Reward-function search as a level family (docs/spec/reward-search.md §1): a level is a task, the action is reward code, the
  * tools check and train it. `trainerFor` builds the trainer pool from the family's config (the CLI passes the
  * process-spawning one); the family keeps one pool per trainer setting and closes them in `close`.
  */
 export const rewardSearchFamily = (trainerFor: (c: RewardSearchConfig) => TrainerPool): LevelFamily => {
-  const pools = new Map<string, TrainerPool>();
-  const poolOf = (config: RunConfig) => {
-    const c = familyConfig(config, slice);
-    const key = JSON.stringify([c.trainer, c.cacheDir, c.jobsDir]);
-    if (!pools.has(key)) pools.set(key, trainerFor(c));
-    return { pool: pools.get(key)!, c };
-  };
-  const sessionRequest = (task: Task, config: RunConfig, maxTurns: number) => {
-    const { pool, c } = poolOf(config);
-    const share = task.allowance === undefined ? {} : { maxTrainings: task.allowance };
-    return {
-      task: task.level,
-      seed: task.seed,
-      trainer: pool,
-      budgets: budgetsOf(c, getTask(task.level).training.steps),
-      checkTransitions: c.checkTransitions,
-      maxTurns,
-      ...share,
-    };
-  };
-  /** The phases a rounds run plays a task in (the offline seeds it plays, then each round's), and whether a record is one of them. */
-  const phasesOf = (config: RunConfig, level: string) => {
-    const plan = scheduleLevel(config, family, level);
-    const phases = [plan.offline, ...plan.rounds];
-    return { phases, played: (e: EpisodeRecord) => e.level === level && (e.phase === "stream" || (e.phase === "offline" && plan.offline.includes(e.seed))) };
-  };
+  const pools = new TrainerPools(trainerFor);
   const family: LevelFamily = {
     id: "reward-search",
     title: "Reward search: write reward code, train PPO on it, reach the task's fitness",
@@ -81,17 +142,8 @@ export const rewardSearchFamily = (trainerFor: (c: RewardSearchConfig) => Traine
     bankPayload: RewardBankPayload,
     words: REWARD_SEARCH_WORDS,
     config: slice,
-    openEnv: (task, config, maxTurns) => openRewardEnv(sessionRequest(task, config, maxTurns)),
-    playHeuristic: (r) =>
-      runRewardDesigner({
-        session: openRewardSession(sessionRequest(r.task, r.config, r.config.actor.maxTurns)),
-        maxTurns: r.config.actor.maxTurns,
-        rng: createRng(r.task.seed + r.config.seed * 1_000_003),
-        now: r.now,
-        hints: designHintsFromBank(r.shown),
-        ...(r.onToolProgress ? { onToolProgress: r.onToolProgress } : {}),
-        ...(r.onStep ? { onStep: r.onStep } : {}),
-      }),
+    openEnv: (task, config, maxTurns) => openRewardEnv(sessionRequest(pools, task, config, maxTurns)),
+    playHeuristic: (r) => playDesigner(pools, r),
     evolveHeuristic: (o) => evolveRewardHeuristic(o),
     // As the reward code reads them (obs.x, info.fell): a bare "fell" or "height" in a sentence is an ordinary word.
     objectsOf: (level) => {
@@ -99,49 +151,18 @@ export const rewardSearchFamily = (trainerFor: (c: RewardSearchConfig) => Traine
       return [...t.observation.map((n) => `obs.${n}`), ...t.info.map((n) => `info.${n}`), ...t.actionNames];
     },
     synthesiseHeuristic: (o) => synthesiseDesigns(o),
-    checkConfig: (config) => {
-      const budget = config.search.budget;
-      if (config.method !== "rounds" || budget === undefined) return;
-      for (const level of config.levels) {
-        const n = phasesOf(config, level).phases.flat().length;
-        if (budget < n) {
-          throw new ConfigError(
-            `search.budget: ${budget} trainings of ${level} leave some of its ${n} episodes (offline and stream) without the training their finish needs; set at least ${n}, or play fewer episodes`,
-          );
-        }
-        const most = Math.ceil(budget / n);
-        if (most > config.actor.maxTurns) {
-          throw new ConfigError(
-            `search.budget: ${budget} trainings over ${level}'s ${n} episodes is up to ${most} per episode, more than actor.maxTurns ${config.actor.maxTurns} can send (one per turn); raise actor.maxTurns to ${most}, or lower the budget`,
-          );
-        }
-      }
-    },
-    // A rounds run with a budget: this episode's share of the task's trainings (the equal-budget comparison, docs/spec/reward-search.md §8.1).
-    allowanceOf: ({ config, level, seed, earlier }) => {
-      const budget = config.search.budget;
-      if (config.method !== "rounds" || budget === undefined) return undefined;
-      const { phases, played } = phasesOf(config, level);
-      return trainingShare(
-        budget,
-        phases,
-        seed,
-        earlier.filter(played).reduce((n, e) => n + trainingsOf(e.trajectory.steps), 0),
-      );
-    },
+    checkConfig: (config) => checkRoundsBudget(family, config),
+    allowanceOf: (req) => roundsAllowance(family, req),
     searchFor: (config) => {
-      const { pool, c } = poolOf(config);
+      const { pool, c } = pools.of(config);
       return searchOfRun(config, c, pool);
     },
     finalScores: (req) => {
-      const { pool, c } = poolOf(req.config);
-      return finalScoresOfRun(req, c, pool, (level) => phasesOf(req.config, level).played);
+      const { pool, c } = pools.of(req.config);
+      return finalScoresOfRun(req, c, pool, (level) => phasesOf(family, req.config, level).played);
     },
     drawer: rewardSearchDrawer,
-    close: async () => {
-      await Promise.all([...pools.values()].map((p) => p.close()));
-      pools.clear();
-    },
+    close: () => pools.close(),
   };
   return family;
 };

@@ -1,4 +1,4 @@
-import type { ToolProgress } from "../../../src/family/task-env.ts";
+import type { ToolProgress, ToolResult } from "../../../src/family/task-env.ts";
 import type { Rng } from "../../../src/util/rng.ts";
 import { countedTurns, NO_USAGE, TRAJECTORY_SCHEMA_VERSION, type StopReason, type Trajectory, type TrajectoryStep } from "../../../src/store/trajectory.ts";
 import { callRewardTool } from "../tools/define.ts";
@@ -67,20 +67,20 @@ export const mutateTerms = (terms: readonly Term[], d: Design, rng: Rng): { desi
   return { design: { ...d, [t.name]: clipped }, why: `rescale ${t.name} to ${Number(clipped.toPrecision(3))}` };
 };
 
-/**
- * The heuristic reward designer (docs/spec/reward-search.md §9, no LLM): read the task, check the first design on sampled
- * transitions, then train candidates at the quick budget — the bank's designs first, else the library's base
- * terms, then mutations of the best so far — and commit the best with finish on the last turn or with the episode's last training
- * (without a share of a run's budget: as soon as a quick training already reaches the solved F). Deterministic for a session, rng seed and hints.
- */
-export const runRewardDesigner = async (o: DesignerOptions): Promise<Trajectory> => {
-  const { session: s, maxTurns, rng, now } = o;
-  const task = s.task.id;
-  const start = now();
-  const steps: TrajectoryStep[] = [];
-  const call = async (thought: string, tool: string, args: Record<string, unknown>) => {
+type Candidate = { design: Design; why: string };
+type Ending = { kind: StopReason; success: boolean; design?: Design; score?: number };
+type Best = { design: Design; fitness: number };
+/** Calls one tool and records it as the episode's next step. */
+type StepCall = (thought: string, tool: string, args: Record<string, unknown>) => Promise<ToolResult>;
+
+const NO_ENDING: Ending = { kind: "budget", success: false };
+
+/** Calls tools on the session, recording each call as a trajectory step (and telling `onStep`). */
+const stepRecorder = (o: DesignerOptions, steps: TrajectoryStep[]): StepCall => {
+  const { now } = o;
+  return async (thought, tool, args) => {
     const t0 = now();
-    const out = await callRewardTool(REWARD_TOOLS, s, tool, args, o.onToolProgress);
+    const out = await callRewardTool(REWARD_TOOLS, o.session, tool, args, o.onToolProgress);
     const step = {
       turn: steps.length + 1,
       thought,
@@ -95,25 +95,63 @@ export const runRewardDesigner = async (o: DesignerOptions): Promise<Trajectory>
     o.onStep?.(step);
     return out;
   };
-  const left = () => maxTurns - steps.length;
-  const avoid = (o.hints ?? []).filter((h) => h.kind === "avoid").map((h) => h.design);
-  const queue = (o.hints ?? [])
-    .filter((h) => h.kind === "start")
-    .sort((a, b) => b.weight - a.weight)
-    .map((h) => ({ design: h.design, why: `the bank's design (weight ${h.weight.toFixed(2)})` }));
-  if (queue.length === 0) queue.push({ design: baseDesign(task), why: "the library's base terms" });
-  const tried = new Set<string>();
-  let best: { design: Design; fitness: number } | undefined;
-  let ending: { kind: StopReason; success: boolean; design?: Design; score?: number } = { kind: "budget", success: false };
+};
 
-  const nextCandidate = (): { design: Design; why: string } => {
+/** The designs to train next: the bank's start designs by weight (else the base terms), then mutations, never near an avoided one. */
+class Candidates {
+  private readonly avoid: Design[];
+  private readonly queue: Candidate[];
+  private readonly tried = new Set<string>();
+
+  constructor(
+    private readonly task: string,
+    hints: readonly DesignHint[],
+    private readonly rng: Rng,
+  ) {
+    this.avoid = hints.filter((h) => h.kind === "avoid").map((h) => h.design);
+    this.queue = hints
+      .filter((h) => h.kind === "start")
+      .sort((a, b) => b.weight - a.weight)
+      .map((h) => ({ design: h.design, why: `the bank's design (weight ${h.weight.toFixed(2)})` }));
+    if (this.queue.length === 0) this.queue.push({ design: baseDesign(task), why: "the library's base terms" });
+  }
+
+  next(best: Best | undefined): Candidate {
+    const { task, rng } = this;
     for (let attempt = 0; attempt < 20; attempt++) {
-      const c = queue.shift() ?? (best ? mutate(task, best.design, rng) : mutate(task, baseDesign(task), rng));
-      if (!tried.has(key(c.design)) && !avoid.some((a) => near(a, c.design))) return c;
+      const c = this.queue.shift() ?? (best ? mutate(task, best.design, rng) : mutate(task, baseDesign(task), rng));
+      if (!this.tried.has(key(c.design)) && !this.avoid.some((a) => near(a, c.design))) return c;
     }
     return mutate(task, best?.design ?? baseDesign(task), rng);
-  };
+  }
 
+  markTried(design: Design): void {
+    this.tried.add(key(design));
+  }
+}
+
+/** Commits a design with finish; the episode's ending when finish ended it. */
+const commitDesign = async (call: StepCall, task: string, design: Design, solvedAlready: boolean): Promise<Ending> => {
+  const why = solvedAlready ? "a quick training already reached the solved F, so commit it" : "last turn, so commit the best design so far";
+  const out = await call(
+    `${why}: ${describe(design)}.`.replace(/^./, (c) => c.toUpperCase()),
+    "finish",
+    { code: composeReward(task, design) },
+  );
+  const r = out.result as { success?: boolean; fitness?: number } | undefined;
+  if (out.ok && out.ends) return { kind: "finish", success: r?.success === true, design, ...(r?.fitness === undefined ? {} : { score: r.fitness }) };
+  return NO_ENDING;
+};
+
+/**
+ * The designer's turns: describe the task, check the first candidate, train candidates while turns and
+ * trainings last, then commit the best. `left` counts the turns still free.
+ */
+const designEpisode = async (o: DesignerOptions, call: StepCall, left: () => number): Promise<Ending> => {
+  const { session: s } = o;
+  const task = s.task.id;
+  const candidates = new Candidates(task, o.hints ?? [], o.rng);
+  let best: Best | undefined;
   // Trainings this episode may still send (its share of a rounds run's budget); finish needs the last one. With
   // a share the designer spends all of it (the turns for describe_task and check_reward come after that), so a
   // budgeted run trains exactly its budget; without one it commits as soon as a quick training solves the task.
@@ -121,21 +159,10 @@ export const runRewardDesigner = async (o: DesignerOptions): Promise<Trajectory>
   if (left() > Math.max(1, turnsNeeded())) await call(`Read ${task}: its fields, fitness and budgets.`, "describe_task", {});
   let first = true;
   while (left() > 0 && trainingsLeft(s) > 0) {
-    const solvedAlready = s.maxTrainings === undefined && best && best.fitness >= s.task.fitness.solved;
-    if (left() === 1 || trainingsLeft(s) === 1 || solvedAlready) {
-      const design = best?.design ?? nextCandidate().design;
-      const why = solvedAlready ? "a quick training already reached the solved F, so commit it" : "last turn, so commit the best design so far";
-      const out = await call(
-        `${why}: ${describe(design)}.`.replace(/^./, (c) => c.toUpperCase()),
-        "finish",
-        { code: composeReward(task, design) },
-      );
-      const r = out.result as { success?: boolean; fitness?: number } | undefined;
-      if (out.ok && out.ends) ending = { kind: "finish", success: r?.success === true, design, ...(r?.fitness === undefined ? {} : { score: r.fitness }) };
-      break;
-    }
-    const c = nextCandidate();
-    tried.add(key(c.design));
+    const solvedAlready = s.maxTrainings === undefined && best !== undefined && best.fitness >= s.task.fitness.solved;
+    if (left() === 1 || trainingsLeft(s) === 1 || solvedAlready) return commitDesign(call, task, best?.design ?? candidates.next(best).design, solvedAlready);
+    const c = candidates.next(best);
+    candidates.markTried(c.design);
     const code = composeReward(task, c.design);
     if (first && left() > Math.max(2, turnsNeeded())) {
       first = false;
@@ -144,13 +171,24 @@ export const runRewardDesigner = async (o: DesignerOptions): Promise<Trajectory>
     }
     const out = await call(`Train ${c.why}: ${describe(c.design)}.`, "train_policy", { code });
     const r = out.result as { fitness?: number } | undefined;
-    if (out.ends) {
-      ending = { kind: "success", success: true, design: c.design, ...(r?.fitness === undefined ? {} : { score: r.fitness }) };
-      break;
-    }
+    if (out.ends) return { kind: "success", success: true, design: c.design, ...(r?.fitness === undefined ? {} : { score: r.fitness }) };
     if (out.ok && typeof r?.fitness === "number" && (!best || r.fitness > best.fitness)) best = { design: c.design, fitness: r.fitness };
   }
+  return NO_ENDING;
+};
 
+/**
+ * The heuristic reward designer (docs/spec/reward-search.md §9, no LLM): read the task, check the first design on sampled
+ * transitions, then train candidates at the quick budget — the bank's designs first, else the library's base
+ * terms, then mutations of the best so far — and commit the best with finish on the last turn or with the episode's last training
+ * (without a share of a run's budget: as soon as a quick training already reaches the solved F). Deterministic for a session, rng seed and hints.
+ */
+export const runRewardDesigner = async (o: DesignerOptions): Promise<Trajectory> => {
+  const { session: s, maxTurns, now } = o;
+  const task = s.task.id;
+  const start = now();
+  const steps: TrajectoryStep[] = [];
+  const ending = await designEpisode(o, stepRecorder(o, steps), () => maxTurns - steps.length);
   const success = ending.success;
   return {
     schemaVersion: TRAJECTORY_SCHEMA_VERSION,

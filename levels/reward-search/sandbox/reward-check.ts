@@ -113,29 +113,48 @@ class Split {
   }
 }
 
-export async function checkReward(code: string, layout: RewardLayout, batches: readonly CheckBatch[], limits?: Partial<SandboxLimits>): Promise<RewardCheck> {
-  const faults: CheckFault[] = [];
-  const addFault = (e: RewardCodeError, batch: number) => {
-    const seen = faults.find((f) => f.kind === e.fault.kind && f.message === e.fault.message);
-    if (seen) seen.count++;
-    else faults.push({ ...e.fault, batch, count: 1, text: e.message });
-  };
-  let program: SandboxedReward;
-  try {
-    program = await compileReward(code, layout, limits);
-  } catch (e) {
-    if (!(e instanceof RewardCodeError)) throw e;
-    addFault(e, -1);
-    const result = emptyCheck(batches.length, faults);
-    return { ...result, report: renderReport(result) };
+/** Counts a fault once per kind and message, remembering the first batch that raised it. */
+function recordFault(faults: CheckFault[], e: RewardCodeError, batch: number): void {
+  const seen = faults.find((f) => f.kind === e.fault.kind && f.message === e.fault.message);
+  if (seen) seen.count++;
+  else faults.push({ ...e.fault, batch, count: 1, text: e.message });
+}
+
+/** What the batches that ran computed, added up batch by batch. */
+class BatchTally {
+  readonly total = new Accumulator();
+  readonly comps = new Map<string, Split>();
+  endings = 0;
+  sumGap: number | null = null;
+  ran = 0;
+  faulted = 0;
+  transitions = 0;
+
+  add(b: CheckBatch, out: RewardOutput): void {
+    this.ran++;
+    this.transitions += b.n;
+    this.total.add(out.total);
+    const ended = b.terminated;
+    if (ended) for (let i = 0; i < b.n; i++) this.endings += ended[i] ? 1 : 0;
+    const names = Object.keys(out.components);
+    for (const name of names) {
+      let acc = this.comps.get(name);
+      if (!acc) this.comps.set(name, (acc = new Split()));
+      acc.add(out.components[name]!, ended);
+    }
+    if (names.length > 0) {
+      for (let i = 0; i < b.n; i++) {
+        let s = 0;
+        for (const name of names) s += out.components[name]![i]!;
+        this.sumGap = Math.max(this.sumGap ?? 0, Math.abs(out.total[i]! - s));
+      }
+    }
   }
-  const total = new Accumulator();
-  const comps = new Map<string, Split>();
-  let endings = 0;
-  let sumGap: number | null = null;
-  let ran = 0;
-  let faulted = 0;
-  let transitions = 0;
+}
+
+/** Runs the compiled code over every batch, recording faults; disposes of the program. */
+function runBatches(program: SandboxedReward, batches: readonly CheckBatch[], faults: CheckFault[]): BatchTally {
+  const tally = new BatchTally();
   try {
     for (let k = 0; k < batches.length; k++) {
       const b = batches[k]!;
@@ -144,34 +163,22 @@ export async function checkReward(code: string, layout: RewardLayout, batches: r
         out = program.evaluate(b);
       } catch (e) {
         if (!(e instanceof RewardCodeError)) throw e;
-        addFault(e, k);
-        faulted++;
+        recordFault(faults, e, k);
+        tally.faulted++;
         // A timeout or memory fault would repeat on every batch, each costing the full limit.
         if (e.fault.kind === "timeout" || e.fault.kind === "memory") break;
         continue;
       }
-      ran++;
-      transitions += b.n;
-      total.add(out.total);
-      const ended = b.terminated;
-      if (ended) for (let i = 0; i < b.n; i++) endings += ended[i] ? 1 : 0;
-      const names = Object.keys(out.components);
-      for (const name of names) {
-        let acc = comps.get(name);
-        if (!acc) comps.set(name, (acc = new Split()));
-        acc.add(out.components[name]!, ended);
-      }
-      if (names.length > 0) {
-        for (let i = 0; i < b.n; i++) {
-          let s = 0;
-          for (const name of names) s += out.components[name]![i]!;
-          sumGap = Math.max(sumGap ?? 0, Math.abs(out.total[i]! - s));
-        }
-      }
+      tally.add(b, out);
     }
   } finally {
     program.dispose();
   }
+  return tally;
+}
+
+/** Each component's range, share of the summed magnitude and survival term, keyed by the names the code gave. */
+function componentStatsOf(comps: ReadonlyMap<string, Split>): Record<string, ComponentStats> {
   const magnitude = [...comps.values()].reduce((a, c) => a + c.all.abs, 0);
   const components: Record<string, ComponentStats> = {};
   for (const [name, acc] of comps) {
@@ -182,20 +189,41 @@ export async function checkReward(code: string, layout: RewardLayout, batches: r
       configurable: true,
     });
   }
+  return components;
+}
+
+/** The last of two or more components over HACK_SHARE that is not a survival term. */
+function dominantOf(components: Record<string, ComponentStats>, count: number): RewardCheck["dominant"] {
   let dominant: RewardCheck["dominant"] = null;
-  if (comps.size >= 2) {
+  if (count >= 2) {
     for (const [name, c] of Object.entries(components)) if (c.share > HACK_SHARE && !c.survival) dominant = { component: name, share: c.share };
   }
+  return dominant;
+}
+
+export async function checkReward(code: string, layout: RewardLayout, batches: readonly CheckBatch[], limits?: Partial<SandboxLimits>): Promise<RewardCheck> {
+  const faults: CheckFault[] = [];
+  let program: SandboxedReward;
+  try {
+    program = await compileReward(code, layout, limits);
+  } catch (e) {
+    if (!(e instanceof RewardCodeError)) throw e;
+    recordFault(faults, e, -1);
+    const result = emptyCheck(batches.length, faults);
+    return { ...result, report: renderReport(result) };
+  }
+  const tally = runBatches(program, batches, faults);
+  const components = componentStatsOf(tally.comps);
   const result: Omit<RewardCheck, "report"> = {
     ok: faults.length === 0,
     form: program.form,
-    transitions,
-    batches: { given: batches.length, ran, faulted },
+    transitions: tally.transitions,
+    batches: { given: batches.length, ran: tally.ran, faulted: tally.faulted },
     components,
-    total: ran > 0 ? total.stats() : null,
-    endings,
-    sumGap,
-    dominant,
+    total: tally.ran > 0 ? tally.total.stats() : null,
+    endings: tally.endings,
+    sumGap: tally.sumGap,
+    dominant: dominantOf(components, tally.comps.size),
     faults,
   };
   return { ...result, report: renderReport(result) };

@@ -7,7 +7,9 @@ import { TrainCache } from "./cache.ts";
 import { cachedResultProblem } from "./cache-check.ts";
 import { fitnessRangeOf } from "./result-check.ts";
 import { DEADLINE_FLOOR_MS, DEADLINE_MS_PER_STEP } from "./host-limits.ts";
-import { startTrainer, type JobOutcome, type JobProgress, type StartOptions, type TrainerClient, type TrainJob } from "./client.ts";
+import type { JobOutcome, JobProgress, StartOptions, TrainJob } from "./client.ts";
+import type { TrainOptions } from "./client-types.ts";
+import { TrainerProcesses } from "./trainer-processes.ts";
 import type { HelloMessage, JobBudget } from "./protocol.ts";
 
 /**
@@ -73,17 +75,10 @@ const warn = (line: string) => void process.stderr.write(`${line}\n`);
 
 const defaultPoolSize = (): number => Math.max(1, availableParallelism());
 
-export const createTrainerPool = (opts: PoolOptions): TrainerPool => {
-  const size = opts.size ?? defaultPoolSize();
-  const jobsDir = resolve(opts.jobsDir);
-  const cache = opts.cacheDir ? new TrainCache(opts.cacheDir) : null;
-  const idle: TrainerClient[] = [];
-  const waiting: Array<(c: TrainerClient | null) => void> = [];
-  let live = 0;
-  let sent = 0;
+/** Makes directories under `parent` nobody else has: mkdir without `recursive` fails if it exists (another pool, an earlier run). */
+const jobDirMaker = (parent: string) => {
   let seq = 0;
-  /** A directory nobody else has: mkdir without `recursive` fails if it exists (another pool, an earlier run). */
-  const freshDir = (parent: string, stem: string): string => {
+  return (stem: string): string => {
     mkdirSync(parent, { recursive: true });
     for (;;) {
       const dir = join(parent, `${stem}-${++seq}`);
@@ -95,49 +90,49 @@ export const createTrainerPool = (opts: PoolOptions): TrainerPool => {
       }
     }
   };
-  let closed = false;
+};
+
+/** The cache's answer to a job, or null to train it; an entry that does not fit the job is warned about and not served. */
+const cachedOutcome = (cache: TrainCache, job: PoolJob, hello: HelloMessage, log: (line: string) => void): PoolOutcome | null => {
+  const hit = cache.get({ ...job, jobDir: "" }, hello.trainer);
+  const problem = hit?.kind === "result" ? cachedResultProblem(job, hit.result, fitnessRangeOf(job.task, hello)) : null;
+  if (problem) log(`warning: trainer cache ${cache.dir}: the entry for this ${job.task} job is not served (${problem}); training again`);
+  else if (hit) return { ...hit, cached: true, jobDir: null };
+  return null;
+};
+
+/** The job's directory name stem: its label (or task) made safe for a file name, and this process's id. */
+const jobDirStem = (job: PoolJob, topts: PoolTrainOptions): string =>
+  `${(topts.label ?? job.task).replace(/[^A-Za-z0-9_.-]/g, "_").slice(0, 60)}-${process.pid}`;
+
+/** Writes the job's reward code and request into its own directory. */
+const writeJobRequest = (jobDir: string, job: PoolJob, trainer: HelloMessage["trainer"]) => {
+  writeFileSync(join(jobDir, "reward.js"), job.reward);
+  writeJsonAtomic(join(jobDir, "request.json"), { ...job, jobDir, trainer });
+};
+
+/** The client's options for one job: only the fields that are set, and the pool's budget under the job's own. */
+const clientTrainOptions = (topts: PoolTrainOptions, poolBudget: JobBudget | undefined): TrainOptions => {
+  const budget = { ...poolBudget, ...topts.budget };
+  return {
+    ...(topts.onProgress ? { onProgress: topts.onProgress } : {}),
+    ...(topts.signal ? { signal: topts.signal } : {}),
+    ...(Object.keys(budget).length ? { budget } : {}),
+  };
+};
+
+export const createTrainerPool = (opts: PoolOptions): TrainerPool => {
+  const size = opts.size ?? defaultPoolSize();
+  const newJobDir = jobDirMaker(resolve(opts.jobsDir));
+  const cache = opts.cacheDir ? new TrainCache(opts.cacheDir) : null;
+  const trainers = new TrainerProcesses(size, opts);
+  let sent = 0;
   let firstHello: Promise<HelloMessage> | null = null;
-  const all = new Set<TrainerClient>();
-
-  const spawn = async (): Promise<TrainerClient> => {
-    live++;
-    try {
-      const c = await startTrainer(opts);
-      all.add(c);
-      return c;
-    } catch (e) {
-      live--;
-      waiting.shift()?.(null);
-      throw e;
-    }
-  };
-
-  const acquire = async (): Promise<TrainerClient> => {
-    if (closed) throw new Error("the trainer pool is closed");
-    const c = idle.pop();
-    if (c) return c;
-    if (live < size) return spawn();
-    const got = await new Promise<TrainerClient | null>((r) => waiting.push(r));
-    return got ?? acquire();
-  };
-
-  const release = (c: TrainerClient) => {
-    if (c.failure || closed) {
-      all.delete(c);
-      live--;
-      void c.close();
-      waiting.shift()?.(null);
-      return;
-    }
-    const w = waiting.shift();
-    if (w) w(c);
-    else idle.push(c);
-  };
 
   const hello = () => {
     firstHello ??= (async () => {
-      const c = await acquire();
-      release(c);
+      const c = await trainers.acquire();
+      trainers.release(c);
       return c.hello;
     })();
     firstHello.catch(() => (firstHello = null));
@@ -147,41 +142,23 @@ export const createTrainerPool = (opts: PoolOptions): TrainerPool => {
   const train = async (job: PoolJob, topts: PoolTrainOptions = {}): Promise<PoolOutcome> => {
     const h = await hello();
     const identity = h.trainer;
-    if (cache) {
-      const hit = cache.get({ ...job, jobDir: "" }, identity);
-      const problem = hit?.kind === "result" ? cachedResultProblem(job, hit.result, fitnessRangeOf(job.task, h)) : null;
-      if (problem) (opts.onLog ?? warn)(`warning: trainer cache ${cache.dir}: the entry for this ${job.task} job is not served (${problem}); training again`);
-      else if (hit) return { ...hit, cached: true, jobDir: null };
-    }
-    const label = (topts.label ?? job.task).replace(/[^A-Za-z0-9_.-]/g, "_").slice(0, 60);
-    const jobDir = freshDir(jobsDir, `${label}-${process.pid}`);
-    writeFileSync(join(jobDir, "reward.js"), job.reward);
-    writeJsonAtomic(join(jobDir, "request.json"), { ...job, jobDir, trainer: identity });
+    const hit = cache ? cachedOutcome(cache, job, h, opts.onLog ?? warn) : null;
+    if (hit) return hit;
+    const jobDir = newJobDir(jobDirStem(job, topts));
+    writeJobRequest(jobDir, job, identity);
     const full: TrainJob = { ...job, jobDir };
-    const budget = { ...opts.budget, ...topts.budget };
-    const c = await acquire();
+    const trainOptions = clientTrainOptions(topts, opts.budget);
+    const c = await trainers.acquire();
     let outcome: JobOutcome;
     try {
       sent++;
-      outcome = await c.train(full, {
-        ...(topts.onProgress ? { onProgress: topts.onProgress } : {}),
-        ...(topts.signal ? { signal: topts.signal } : {}),
-        ...(Object.keys(budget).length ? { budget } : {}),
-      });
+      outcome = await c.train(full, trainOptions);
     } finally {
-      release(c);
+      trainers.release(c);
     }
     writeJsonAtomic(join(jobDir, "outcome.json"), outcome);
     cache?.put(full, identity, outcome);
     return { ...outcome, cached: false, jobDir };
-  };
-
-  const close = async () => {
-    closed = true;
-    waiting.splice(0).forEach((w) => w(null));
-    idle.length = 0;
-    await Promise.all([...all].map((c) => c.close()));
-    all.clear();
   };
 
   return {
@@ -190,6 +167,6 @@ export const createTrainerPool = (opts: PoolOptions): TrainerPool => {
     get sent() {
       return sent;
     },
-    close,
+    close: () => trainers.close(),
   };
 };

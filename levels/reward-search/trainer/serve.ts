@@ -57,13 +57,24 @@ const defaultIo = (): ServeIo => ({
 
 type Queued = { job: TrainMessage; abort: AbortController; stopReason: ErrorKind | null; stopMessage: string };
 
-/** Serves the protocol until `shutdown` or the end of stdin; resolves once every job has answered. */
-export const serveTrainer = async (backend: TrainerBackend, io: ServeIo = defaultIo()): Promise<void> => {
-  const send = (m: TrainerMessage) => io.write(encodeLine(m));
-  const sendError = (id: string | null, kind: ErrorKind, message: string, fault?: RewardFault) =>
-    send({ type: "error", id, kind, message, ...(fault ? { fault } : {}) });
+/** How the server answers the host: one protocol line per message, and a log line for the operator. */
+interface Outbox {
+  send(m: TrainerMessage): void;
+  sendError(id: string | null, kind: ErrorKind, message: string, fault?: RewardFault): void;
+  log(line: string): void;
+}
 
-  send({
+const outboxOf = (io: ServeIo): Outbox => {
+  const send = (m: TrainerMessage) => io.write(encodeLine(m));
+  return {
+    send,
+    sendError: (id, kind, message, fault) => send({ type: "error", id, kind, message, ...(fault ? { fault } : {}) }),
+    log: io.log,
+  };
+};
+
+const sendHello = (out: Outbox, backend: TrainerBackend) =>
+  out.send({
     type: "hello",
     protocol: TRAINER_PROTOCOL_VERSION,
     trainer: { name: backend.name, version: backend.version },
@@ -71,118 +82,156 @@ export const serveTrainer = async (backend: TrainerBackend, io: ServeIo = defaul
     concurrency: 1,
   });
 
-  const queue: Queued[] = [];
-  const known = new Set<string>();
-  let running: Queued | null = null;
-  let closing = false;
-  let drained: () => void = () => {};
-  const done = new Promise<void>((r) => (drained = r));
+/** Stops a job once, for the first reason given; its answer will be an error of that kind. */
+const stopJob = (q: Queued, kind: ErrorKind, message: string) => {
+  if (q.stopReason) return;
+  q.stopReason = kind;
+  q.stopMessage = message;
+  q.abort.abort();
+};
 
-  const stop = (q: Queued, kind: ErrorKind, message: string) => {
+const startWallClockBudget = (q: Queued): ReturnType<typeof setTimeout> | null => {
+  const wallMs = q.job.budget?.wallMs;
+  return wallMs ? setTimeout(() => stopJob(q, "budget_exceeded", `wall-clock budget of ${wallMs} ms exceeded`), wallMs) : null;
+};
+
+/** Forwards a job's progress to the host until it stops, and stops it once it passes its env-step budget. */
+const progressReporter =
+  (q: Queued, out: Outbox) =>
+  (p: JobProgress): void => {
     if (q.stopReason) return;
-    q.stopReason = kind;
-    q.stopMessage = message;
-    q.abort.abort();
+    out.send({ type: "progress", id: q.job.id, ...p });
+    const max = q.job.budget?.maxSteps;
+    if (max !== undefined && p.steps > max) stopJob(q, "budget_exceeded", `env-step budget of ${max} exceeded (at ${p.steps} steps)`);
   };
 
-  const runOne = async (q: Queued) => {
-    const { job } = q;
-    const t0 = Date.now();
-    const timer = job.budget?.wallMs
-      ? setTimeout(() => stop(q, "budget_exceeded", `wall-clock budget of ${job.budget!.wallMs} ms exceeded`), job.budget.wallMs)
-      : null;
-    try {
-      const result = await backend.train(job, {
-        signal: q.abort.signal,
-        progress: (p) => {
-          if (q.stopReason) return;
-          send({ type: "progress", id: job.id, ...p });
-          const max = job.budget?.maxSteps;
-          if (max !== undefined && p.steps > max) stop(q, "budget_exceeded", `env-step budget of ${max} exceeded (at ${p.steps} steps)`);
-        },
-      });
-      if (q.stopReason) sendError(job.id, q.stopReason, q.stopMessage);
-      else send({ type: "result", id: job.id, ...result });
-    } catch (e) {
-      if (q.stopReason) sendError(job.id, q.stopReason, q.stopMessage);
-      else if (e instanceof JobFailure) sendError(job.id, e.kind, e.message, e.fault);
-      else {
-        io.log(`job ${job.id} failed after ${Date.now() - t0} ms: ${(e as Error)?.stack ?? String(e)}`);
-        sendError(job.id, "internal", `trainer fault: ${(e as Error)?.message ?? String(e)}`);
-      }
-    } finally {
-      if (timer) clearTimeout(timer);
-    }
-  };
+const answerThrown = (q: Queued, e: unknown, startedMs: number, out: Outbox) => {
+  const { job } = q;
+  if (q.stopReason) out.sendError(job.id, q.stopReason, q.stopMessage);
+  else if (e instanceof JobFailure) out.sendError(job.id, e.kind, e.message, e.fault);
+  else {
+    out.log(`job ${job.id} failed after ${Date.now() - startedMs} ms: ${(e as Error)?.stack ?? String(e)}`);
+    out.sendError(job.id, "internal", `trainer fault: ${(e as Error)?.message ?? String(e)}`);
+  }
+};
 
-  const pump = async () => {
-    if (running) return;
-    while (queue.length) {
-      running = queue.shift()!;
-      await runOne(running);
-      running = null;
-    }
-    if (closing) drained();
-  };
+/** Trains one job under its budgets and answers it with one `result` or `error` line. */
+const runJob = async (backend: TrainerBackend, q: Queued, out: Outbox) => {
+  const { job } = q;
+  const startedMs = Date.now();
+  const timer = startWallClockBudget(q);
+  try {
+    const result = await backend.train(job, { signal: q.abort.signal, progress: progressReporter(q, out) });
+    if (q.stopReason) out.sendError(job.id, q.stopReason, q.stopMessage);
+    else out.send({ type: "result", id: job.id, ...result });
+  } catch (e) {
+    answerThrown(q, e, startedMs, out);
+  } finally {
+    if (timer) clearTimeout(timer);
+  }
+};
 
-  const handle = (line: string) => {
+/** Parses one input line into a host message, or answers it with `bad_request` and returns null. */
+const parseHostLine = (line: string, out: Outbox): HostMessage | null => {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(line);
+  } catch {
+    out.sendError(null, "bad_request", `not a JSON line: ${line.slice(0, 120)}`);
+    return null;
+  }
+  const parsed = HostMessage.safeParse(raw);
+  if (!parsed.success) {
+    const id = typeof (raw as { id?: unknown })?.id === "string" ? (raw as { id: string }).id : null;
+    out.sendError(id, "bad_request", `not a valid host message: ${describeIssues(parsed.error)}`);
+    return null;
+  }
+  return parsed.data;
+};
+
+/** The jobs of one session: the queue, the job running now, the ids already used, and the shutdown. */
+class JobQueue {
+  private readonly queue: Queued[] = [];
+  private readonly known = new Set<string>();
+  private running: Queued | null = null;
+  private closing = false;
+  private drained: () => void = () => {};
+  /** Resolves once the session is closing and every job has answered. */
+  readonly done = new Promise<void>((r) => (this.drained = r));
+
+  constructor(
+    private readonly backend: TrainerBackend,
+    private readonly out: Outbox,
+  ) {}
+
+  handle(line: string) {
     if (!line.trim()) return;
-    let raw: unknown;
-    try {
-      raw = JSON.parse(line);
-    } catch {
-      sendError(null, "bad_request", `not a JSON line: ${line.slice(0, 120)}`);
-      return;
-    }
-    const parsed = HostMessage.safeParse(raw);
-    if (!parsed.success) {
-      const id = typeof (raw as { id?: unknown })?.id === "string" ? (raw as { id: string }).id : null;
-      sendError(id, "bad_request", `not a valid host message: ${describeIssues(parsed.error)}`);
-      return;
-    }
-    const m = parsed.data;
+    const m = parseHostLine(line, this.out);
+    if (!m) return;
     switch (m.type) {
-      case "train": {
-        if (closing) return sendError(m.id, "cancelled", "the trainer is shutting down");
-        if (known.has(m.id)) return sendError(m.id, "bad_request", `job id ${m.id} was already used; send each job with a new id`);
-        const problem = trainRequestProblem(m);
-        if (problem) return sendError(m.id, "bad_request", problem);
-        if (!backend.tasks.some((t) => t.id === m.task))
-          return sendError(m.id, "unknown_task", `unknown task ${JSON.stringify(m.task)}; this trainer serves: ${backend.tasks.map((t) => t.id).join(", ")}`);
-        known.add(m.id);
-        queue.push({ job: m, abort: new AbortController(), stopReason: null, stopMessage: "" });
-        void pump();
-        return;
-      }
-      case "cancel": {
-        if (running?.job.id === m.id) return stop(running, "cancelled", `job ${m.id} cancelled by the host`);
-        const i = queue.findIndex((q) => q.job.id === m.id);
-        if (i >= 0) {
-          queue.splice(i, 1);
-          sendError(m.id, "cancelled", `job ${m.id} cancelled by the host before it started`);
-        }
-        return; // a job that already answered: nothing to do
-      }
+      case "train":
+        return this.accept(m);
+      case "cancel":
+        return this.cancel(m.id);
       case "shutdown":
-        return shutdown();
+        return this.shutdown();
       default: {
         const never: never = m;
         throw new Error(`unhandled message ${JSON.stringify(never)}`);
       }
     }
-  };
+  }
 
-  const shutdown = () => {
-    if (closing) return;
-    closing = true;
-    for (const q of queue.splice(0)) sendError(q.job.id, "cancelled", "the trainer is shutting down");
-    if (running) stop(running, "cancelled", "the trainer is shutting down");
-    else drained();
-  };
+  shutdown() {
+    if (this.closing) return;
+    this.closing = true;
+    for (const q of this.queue.splice(0)) this.out.sendError(q.job.id, "cancelled", "the trainer is shutting down");
+    if (this.running) stopJob(this.running, "cancelled", "the trainer is shutting down");
+    else this.drained();
+  }
 
+  private accept(m: TrainMessage) {
+    const { backend, out } = this;
+    if (this.closing) return out.sendError(m.id, "cancelled", "the trainer is shutting down");
+    if (this.known.has(m.id)) return out.sendError(m.id, "bad_request", `job id ${m.id} was already used; send each job with a new id`);
+    const problem = trainRequestProblem(m);
+    if (problem) return out.sendError(m.id, "bad_request", problem);
+    if (!backend.tasks.some((t) => t.id === m.task))
+      return out.sendError(m.id, "unknown_task", `unknown task ${JSON.stringify(m.task)}; this trainer serves: ${backend.tasks.map((t) => t.id).join(", ")}`);
+    this.known.add(m.id);
+    this.queue.push({ job: m, abort: new AbortController(), stopReason: null, stopMessage: "" });
+    void this.pump();
+  }
+
+  private cancel(id: string) {
+    if (this.running?.job.id === id) return stopJob(this.running, "cancelled", `job ${id} cancelled by the host`);
+    const i = this.queue.findIndex((q) => q.job.id === id);
+    if (i >= 0) {
+      this.queue.splice(i, 1);
+      this.out.sendError(id, "cancelled", `job ${id} cancelled by the host before it started`);
+    }
+    // a job that already answered: nothing to do
+  }
+
+  private async pump() {
+    if (this.running) return;
+    while (this.queue.length) {
+      this.running = this.queue.shift()!;
+      await runJob(this.backend, this.running, this.out);
+      this.running = null;
+    }
+    if (this.closing) this.drained();
+  }
+}
+
+/** Serves the protocol until `shutdown` or the end of stdin; resolves once every job has answered. */
+export const serveTrainer = async (backend: TrainerBackend, io: ServeIo = defaultIo()): Promise<void> => {
+  const out = outboxOf(io);
+  sendHello(out, backend);
+  const jobs = new JobQueue(backend, out);
   const rl = createInterface({ input: io.input, crlfDelay: Infinity });
-  rl.on("line", handle);
-  rl.on("close", shutdown);
-  await done;
+  rl.on("line", (line) => jobs.handle(line));
+  rl.on("close", () => jobs.shutdown());
+  await jobs.done;
   rl.close();
 };

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { Queue, QueueEvents } from "bullmq";
+import { type Job, Queue, QueueEvents } from "bullmq";
 import { z } from "zod";
 import { ConfigError } from "../../../src/errors.ts";
 import type { JobProgress } from "../trainer/client.ts";
@@ -12,6 +12,7 @@ import { checkRemoteOutcome } from "./remote-outcome.ts";
 
 /** What a training job hands back: the pool's outcome (jobDir is on the worker's machine) or the trainer's hello. */
 const TrainingResult = z.union([z.object({ hello: HelloMessage }), z.object({ outcome: z.unknown(), worker: z.string() })]);
+type TrainingAnswer = z.infer<typeof TrainingResult> & { jobId: string };
 
 export interface RedisTrainerOptions {
   connection: RedisConnection;
@@ -22,6 +23,108 @@ export interface RedisTrainerOptions {
   log?: (line: string) => void;
 }
 
+type TrainingsQueue = { queue: Queue; events: QueueEvents };
+
+/** The job id: a hash of what the job asks, so that the same training asked twice is one job. */
+const trainingJobId = (data: TrainingJobData): string =>
+  `training-${createHash("sha256")
+    .update(JSON.stringify([data.kind, data.trainer, "job" in data ? data.job : null, "budget" in data ? data.budget : null]))
+    .digest("hex")
+    .slice(0, 32)}`;
+
+const connectTrainingsQueue = (o: RedisTrainerOptions): TrainingsQueue => {
+  const queue = new Queue(queueName(TRAININGS), { connection: o.connection });
+  const events = new QueueEvents(queueName(TRAININGS), { connection: o.connection });
+  queue.on("error", () => undefined);
+  events.on("error", () => undefined);
+  queue.setMaxListeners(0);
+  events.setMaxListeners(0);
+  return { queue, events };
+};
+
+/** Waits until the queue is ready, and says so when no worker serves trainings yet. */
+const awaitTrainingsQueue = async ({ queue, events }: TrainingsQueue, o: RedisTrainerOptions): Promise<void> => {
+  await Promise.all([queue.waitUntilReady(), events.waitUntilReady()]);
+  if ((await queue.getWorkersCount()) === 0)
+    o.log?.(`waiting for trainings: no worker on ${redisLabel(o.connection)} serves them; start one with hexa worker --queues trainings`);
+};
+
+/** Adds the signed job (or finds the one Redis holds under its id), retrying it if it had failed. */
+const addTrainingJob = async (queue: Queue, data: TrainingJobData, jobId: string, o: RedisTrainerOptions): Promise<Job> => {
+  const job = await queue.add(data.kind, o.sign(TRAININGS, jobId, data), {
+    jobId,
+    attempts: 3,
+    backoff: { type: "fixed", delay: 1000 },
+    removeOnComplete: { age: 3600 },
+    removeOnFail: { age: 3600 },
+  });
+  if ((await job.getState()) === "failed") await job.retry("failed");
+  return job;
+};
+
+/** The job's finish, or the signal's reason once it aborts. */
+const finishOrAbort = (job: Job, events: QueueEvents, signal: AbortSignal | undefined): Promise<unknown> =>
+  signal
+    ? Promise.race([
+        job.waitUntilFinished(events),
+        new Promise<never>((_, fail) => signal.addEventListener("abort", () => fail(signal.reason), { once: true })),
+      ])
+    : job.waitUntilFinished(events);
+
+/** Waits for a job's answer, forwarding its progress; a worker's failure or an unreadable answer is a ConfigError. */
+const awaitTraining = async (
+  job: Job,
+  jobId: string,
+  events: QueueEvents,
+  onProgress?: (p: JobProgress) => void,
+  signal?: AbortSignal,
+): Promise<TrainingAnswer> => {
+  const progress = ({ jobId: id, data: p }: { jobId: string; data: unknown }) => {
+    if (id === jobId && p && typeof p === "object") onProgress?.(p as JobProgress);
+  };
+  if (onProgress) events.on("progress", progress);
+  try {
+    const parsed = TrainingResult.safeParse(await finishOrAbort(job, events, signal));
+    if (!parsed.success)
+      throw new ConfigError(
+        `training job ${jobId}: a worker's result is not a training of job schema ${JOB_SCHEMA_VERSION}; run the same hexa version on the coordinator and every worker`,
+      );
+    return { ...parsed.data, jobId };
+  } catch (e) {
+    if (e instanceof ConfigError || signal?.aborted) throw e;
+    throw new ConfigError(`training job ${jobId}: a worker failed it (${(e as Error).message})`);
+  } finally {
+    events.off("progress", progress);
+  }
+};
+
+/** The trainings queue, opened on first use: sends a job and waits for its answer. */
+class TrainingsOnRedis {
+  private opened: TrainingsQueue | undefined;
+
+  constructor(private readonly o: RedisTrainerOptions) {}
+
+  async run(data: TrainingJobData, onProgress?: (p: JobProgress) => void, signal?: AbortSignal): Promise<TrainingAnswer> {
+    const { queue, events } = await this.open();
+    const jobId = trainingJobId(data);
+    const job = await addTrainingJob(queue, data, jobId, this.o);
+    return awaitTraining(job, jobId, events, onProgress, signal);
+  }
+
+  async close(): Promise<void> {
+    if (this.opened) await Promise.allSettled([this.opened.events.close(), this.opened.queue.close()]);
+    this.opened = undefined;
+  }
+
+  private async open(): Promise<TrainingsQueue> {
+    if (!this.opened) {
+      this.opened = connectTrainingsQueue(this.o);
+      await awaitTrainingsQueue(this.opened, this.o);
+    }
+    return this.opened;
+  }
+}
+
 /**
  * Trainings run by `hexa worker` processes that serve the trainings queue (docs/ARCHITECTURE.md §7), behind the same port
  * as the local pool. The job id is a hash of the job: a training asked for twice while Redis holds it (two
@@ -29,101 +132,39 @@ export interface RedisTrainerOptions {
  * wait here; the training finishes on its worker and lands in its cache.
  */
 export const redisTrainerPool = (o: RedisTrainerOptions): TrainerPool => {
-  let opened: { queue: Queue; events: QueueEvents } | undefined;
-  const open = async () => {
-    if (!opened) {
-      const queue = new Queue(queueName(TRAININGS), { connection: o.connection });
-      const events = new QueueEvents(queueName(TRAININGS), { connection: o.connection });
-      queue.on("error", () => undefined);
-      events.on("error", () => undefined);
-      queue.setMaxListeners(0);
-      events.setMaxListeners(0);
-      opened = { queue, events };
-      await Promise.all([queue.waitUntilReady(), events.waitUntilReady()]);
-      if ((await queue.getWorkersCount()) === 0)
-        o.log?.(`waiting for trainings: no worker on ${redisLabel(o.connection)} serves them; start one with hexa worker --queues trainings`);
-    }
-    return opened;
-  };
+  const trainings = new TrainingsOnRedis(o);
   let sent = 0;
-  const run = async (
-    data: TrainingJobData,
-    onProgress?: (p: JobProgress) => void,
-    signal?: AbortSignal,
-  ): Promise<z.infer<typeof TrainingResult> & { jobId: string }> => {
-    const { queue, events } = await open();
-    const jobId = `training-${createHash("sha256")
-      .update(JSON.stringify([data.kind, data.trainer, "job" in data ? data.job : null, "budget" in data ? data.budget : null]))
-      .digest("hex")
-      .slice(0, 32)}`;
-    const job = await queue.add(data.kind, o.sign(TRAININGS, jobId, data), {
-      jobId,
-      attempts: 3,
-      backoff: { type: "fixed", delay: 1000 },
-      removeOnComplete: { age: 3600 },
-      removeOnFail: { age: 3600 },
-    });
-    if ((await job.getState()) === "failed") await job.retry("failed");
-    const progress = ({ jobId: id, data: p }: { jobId: string; data: unknown }) => {
-      if (id === jobId && p && typeof p === "object") onProgress?.(p as JobProgress);
-    };
-    if (onProgress) events.on("progress", progress);
-    try {
-      const value = await (signal
-        ? Promise.race([
-            job.waitUntilFinished(events),
-            new Promise<never>((_, fail) => signal.addEventListener("abort", () => fail(signal.reason), { once: true })),
-          ])
-        : job.waitUntilFinished(events));
-      const parsed = TrainingResult.safeParse(value);
-      if (!parsed.success)
-        throw new ConfigError(
-          `training job ${jobId}: a worker's result is not a training of job schema ${JOB_SCHEMA_VERSION}; run the same hexa version on the coordinator and every worker`,
-        );
-      return { ...parsed.data, jobId };
-    } catch (e) {
-      if (e instanceof ConfigError || signal?.aborted) throw e;
-      throw new ConfigError(`training job ${jobId}: a worker failed it (${(e as Error).message})`);
-    } finally {
-      events.off("progress", progress);
-    }
-  };
   let hello: Promise<HelloMessage> | undefined;
   const helloOf = () => {
-    hello ??= run({ schemaVersion: JOB_SCHEMA_VERSION, hexa: o.hexa, kind: "hello", trainer: o.trainer }).then((r) =>
-      "hello" in r ? r.hello : Promise.reject(new ConfigError("a worker answered a hello job with a training")),
-    );
+    hello ??= trainings
+      .run({ schemaVersion: JOB_SCHEMA_VERSION, hexa: o.hexa, kind: "hello", trainer: o.trainer })
+      .then((r) => ("hello" in r ? r.hello : Promise.reject(new ConfigError("a worker answered a hello job with a training"))));
     hello.catch(() => (hello = undefined));
     return hello;
   };
+  const train = async (job: PoolJob, opts: PoolTrainOptions = {}): Promise<PoolOutcome> => {
+    // The task's F range may come from the trainer's hello (a task of the trainer's own).
+    const told = await helloOf();
+    sent++;
+    const data: TrainingJobData = {
+      schemaVersion: JOB_SCHEMA_VERSION,
+      hexa: o.hexa,
+      kind: "train",
+      trainer: o.trainer,
+      job,
+      ...(opts.budget ? { budget: opts.budget } : {}),
+      ...(opts.label ? { label: opts.label } : {}),
+    };
+    const r = await trainings.run(data, opts.onProgress, opts.signal);
+    if (!("outcome" in r)) throw new ConfigError("a worker answered a training job with a hello");
+    return checkRemoteOutcome(r.jobId, job, r.outcome, r.worker, told);
+  };
   return {
     hello: helloOf,
-    train: async (job: PoolJob, opts: PoolTrainOptions = {}): Promise<PoolOutcome> => {
-      // The task's F range may come from the trainer's hello (a task of the trainer's own).
-      const told = await helloOf();
-      sent++;
-      const r = await run(
-        {
-          schemaVersion: JOB_SCHEMA_VERSION,
-          hexa: o.hexa,
-          kind: "train",
-          trainer: o.trainer,
-          job,
-          ...(opts.budget ? { budget: opts.budget } : {}),
-          ...(opts.label ? { label: opts.label } : {}),
-        },
-        opts.onProgress,
-        opts.signal,
-      );
-      if (!("outcome" in r)) throw new ConfigError("a worker answered a training job with a hello");
-      return checkRemoteOutcome(r.jobId, job, r.outcome, r.worker, told);
-    },
+    train,
     get sent() {
       return sent;
     },
-    close: async () => {
-      if (opened) await Promise.allSettled([opened.events.close(), opened.queue.close()]);
-      opened = undefined;
-    },
+    close: () => trainings.close(),
   };
 };
