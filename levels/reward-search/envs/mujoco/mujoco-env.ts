@@ -95,37 +95,46 @@ const freeAll = (ds: MjData[]): void => {
 /** Envs dropped without close() free their MjData when collected (the trainer drops its envs). */
 const finaliser = new FinalizationRegistry<MjData[]>(freeAll);
 
-export const makeMujocoEnv = (spec: MujocoSpec, numEnvs: number, firstEnv = 0): MujocoVecEnv => {
-  const where = `mujoco env ${spec.model}`;
-  const datas: MjData[] = [];
-  const steps = new Int32Array(numEnvs);
+/** What one MuJoCo VecEnv holds: the MjData of each env (made on the first reset), the model, each env's step count. */
+interface MujocoState {
+  readonly spec: MujocoSpec;
+  /** The env's name in error messages. */
+  readonly where: string;
+  readonly numEnvs: number;
+  readonly datas: MjData[];
+  readonly steps: Int32Array;
+  model: MjModel | null;
+  /** Seconds per env step: timestep × frame_skip. */
+  dt: number;
+  closed: boolean;
+}
+
+/** MjData for every env on the first reset, so that makeEnv itself needs no wasm module. */
+const allocate = (s: MujocoState): MjModel => {
+  if (s.closed) throw new InvariantError(`${s.where}: reset after close(); make a new env`);
+  if (s.model) return s.model;
+  const mj = mujocoRuntime(s.where);
+  const m = loadedModel(assetPath(s.spec.model), s.where);
+  for (let i = 0; i < s.numEnvs; i++) {
+    s.datas.push(new mj.MjData(m));
+    liveData.count++;
+  }
+  s.dt = m.opt.timestep * s.spec.frameSkip;
+  s.model = m;
+  return m;
+};
+
+/** Gymnasium's reset_model and step for one env (the vec-env harness runs them for each env of a batch). */
+const mujocoCore = (s: MujocoState): EnvCore => {
+  const { spec, where, datas, steps } = s;
   const dim = spec.low.length;
-  let model: MjModel | null = null;
-  let dt = 0;
-  let closed = false;
-
-  /** MjData for every env on the first reset, so that makeEnv itself needs no wasm module. */
-  const allocate = (): MjModel => {
-    if (closed) throw new InvariantError(`${where}: reset after close(); make a new env`);
-    if (model) return model;
-    const mj = mujocoRuntime(where);
-    const m = loadedModel(assetPath(spec.model), where);
-    for (let i = 0; i < numEnvs; i++) {
-      datas.push(new mj.MjData(m));
-      liveData.count++;
-    }
-    dt = m.opt.timestep * spec.frameSkip;
-    model = m;
-    return m;
-  };
-
-  const core: EnvCore = {
+  return {
     obsDim: spec.obsDim,
     action: { kind: "continuous", dim, low: spec.low, high: spec.high },
     info: spec.info,
     maxEpisodeSteps: spec.maxEpisodeSteps,
     reset(i: number, rng: Rng, obs: Float64Array, off: number) {
-      const m = allocate();
+      const m = allocate(s);
       const mj = mujocoRuntime(where);
       const d = datas[i]!;
       mj.mj_resetData(m, d);
@@ -133,15 +142,15 @@ export const makeMujocoEnv = (spec: MujocoSpec, numEnvs: number, firstEnv = 0): 
       const qpos = d.qpos as Float64Array,
         qvel = d.qvel as Float64Array,
         qpos0 = m.qpos0 as Float64Array;
-      const s = spec.resetNoise;
-      for (let k = 0; k < qpos.length; k++) qpos[k] = qpos0[k]! + rng.uniform(-s, s);
-      for (let k = 0; k < qvel.length; k++) qvel[k] = spec.qvelNoise === "uniform" ? rng.uniform(-s, s) : s * rng.normal();
+      const noise = spec.resetNoise;
+      for (let k = 0; k < qpos.length; k++) qpos[k] = qpos0[k]! + rng.uniform(-noise, noise);
+      for (let k = 0; k < qvel.length; k++) qvel[k] = spec.qvelNoise === "uniform" ? rng.uniform(-noise, noise) : noise * rng.normal();
       mj.mj_forward(m, d);
       steps[i] = 0;
       spec.observe(d, obs, off);
     },
     step(i: number, actions: Int32Array | Float64Array, aOff: number, nextObs: Float64Array, off: number, info: InfoBatch, fitness: Float64Array) {
-      const m = model!;
+      const m = s.model!;
       const mj = mujocoRuntime(where);
       const d = datas[i]!;
       const action = (actions as Float64Array).subarray(aOff, aOff + dim);
@@ -151,36 +160,53 @@ export const makeMujocoEnv = (spec: MujocoSpec, numEnvs: number, firstEnv = 0): 
       if (spec.contactForces) mj.mj_rnePostConstraint(m, d);
       spec.observe(d, nextObs, off);
       steps[i] = steps[i]! + 1;
-      return spec.outcome({ d, before, action, dt, steps: steps[i]!, obs: nextObs.subarray(off, off + spec.obsDim), i, info, fitness });
+      return spec.outcome({ d, before, action, dt: s.dt, steps: steps[i]!, obs: nextObs.subarray(off, off + spec.obsDim), i, info, fitness });
     },
   };
+};
 
-  const env = makeVecEnv(numEnvs, core, firstEnv);
+/** The VecEnv with what MuJoCo adds: close() frees the MjData (also on collection), and the tests' and pictures' reads. */
+const mujocoVecEnv = (s: MujocoState, env: VecEnv): MujocoVecEnv => {
+  const { where, datas } = s;
   const out: MujocoVecEnv = {
     numEnvs: env.numEnvs,
     obsDim: env.obsDim,
     action: env.action,
     reset: (seed) => env.reset(seed),
     step: (a) => {
-      if (closed) throw new InvariantError(`${where}: step after close(); make a new env`);
+      if (s.closed) throw new InvariantError(`${where}: step after close(); make a new env`);
       return env.step(a);
     },
     close: () => {
-      closed = true;
+      s.closed = true;
       finaliser.unregister(out);
       freeAll(datas);
     },
     data: (i) => {
       const d = datas[i];
-      if (!d) throw new InvariantError(`${where}: no env ${i} yet (${numEnvs} envs, allocated on the first reset); reset first`);
+      if (!d) throw new InvariantError(`${where}: no env ${i} yet (${s.numEnvs} envs, allocated on the first reset); reset first`);
       return d;
     },
     model: () => {
-      if (!model) throw new InvariantError(`${where}: no model yet (loaded on the first reset); reset first`);
-      return model;
+      if (!s.model) throw new InvariantError(`${where}: no model yet (loaded on the first reset); reset first`);
+      return s.model;
     },
-    stepSeconds: () => dt,
+    stepSeconds: () => s.dt,
   };
   finaliser.register(out, datas, out);
   return out;
+};
+
+export const makeMujocoEnv = (spec: MujocoSpec, numEnvs: number, firstEnv = 0): MujocoVecEnv => {
+  const s: MujocoState = {
+    spec,
+    where: `mujoco env ${spec.model}`,
+    numEnvs,
+    datas: [],
+    steps: new Int32Array(numEnvs),
+    model: null,
+    dt: 0,
+    closed: false,
+  };
+  return mujocoVecEnv(s, makeVecEnv(numEnvs, mujocoCore(s), firstEnv));
 };
