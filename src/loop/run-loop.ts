@@ -36,6 +36,7 @@ export const runLoop = async (cfg: RunConfig, ports: LoopPorts): Promise<Metrics
     });
     throw failure ? failure.error : ports.signal!.reason;
   }
+  ctx.held.finish();
   const metrics = runMetrics(ctx);
   ports.dir.writeMetrics(metrics);
   return metrics;
