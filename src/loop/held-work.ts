@@ -7,7 +7,7 @@ import type { EpisodeJob } from "./episode-backend.ts";
  * What a job is played under, as a later process can check it: the bank it is shown (through its schema, so an
  * in-memory bank and the same bank folded from bank-events.jsonl hash alike) and the rest of the job.
  */
-export const playedWith = (job: EpisodeJob): PlayedWith => {
+const playedWith = (job: EpisodeJob): PlayedWith => {
   const { bank, ...rest } = job;
   return { bank: sha256Hex(BankData.parse(JSON.parse(JSON.stringify(bank)))), job: sha256Hex(rest) };
 };
@@ -44,11 +44,6 @@ export class HeldWork {
       log(
         `resume: ${spool.path} holds ${this.left.size} finished episode(s) that waited for the run's order; each is written instead of played again when this run plays it with the same bank and settings`,
       );
-  }
-
-  /** How many held episodes an earlier process left to take. */
-  get waiting(): number {
-    return this.left.size;
   }
 
   /** The held episode of `job`, when one was played under exactly this job; a mismatching one is discarded. */

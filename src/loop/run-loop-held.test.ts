@@ -165,4 +165,20 @@ describe("finished episodes held for the run's order, after a kill -9", () => {
     expectSameFiles(files, await sequential);
     expect(existsSync(join(dir.path, "held"))).toBe(false);
   });
+
+  it("a held file of an episode already written, and one of no episode of this run, go without being used", async () => {
+    const { killed } = await killedAhead;
+    const dir = killedCopy(killed);
+    const [written] = dir.episodes({ repair: false });
+    // Killed between the write to episodes.jsonl and the spool's release; and a spool entry from another config.
+    dir.held.hold(written!, { bank: "0".repeat(64), job: "0".repeat(64) });
+    const stranger = { ...written!, id: `stream/${FAST}/r9/s1`, phase: "stream" as const, round: 9, seed: 1 };
+    dir.held.hold(stranger, { bank: "0".repeat(64), job: "0".repeat(64) });
+
+    const { log, files } = await resume(dir);
+    expect(log.filter((l) => l.includes(written!.id))).toEqual([]);
+    expect(log).toContain(`held episode ${stranger.id} is not an episode this run plays; discarded`);
+    expectSameFiles(files, await sequential);
+    expect(existsSync(join(dir.path, "held"))).toBe(false);
+  });
 });

@@ -37,7 +37,7 @@ export interface HeldEpisode {
 }
 
 /** A held file that could not be read as one, and why; it is never used. */
-export interface UnreadableHeld {
+interface UnreadableHeld {
   file: string;
   problem: string;
 }
@@ -107,6 +107,10 @@ export class HeldEpisodes {
   }
 
   private names(): string[] {
-    return existsSync(this.path) ? readdirSync(this.path).filter((n) => n.endsWith(".json")).sort() : [];
+    return existsSync(this.path)
+      ? readdirSync(this.path)
+          .filter((n) => n.endsWith(".json"))
+          .sort()
+      : [];
   }
 }
