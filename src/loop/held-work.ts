@@ -74,6 +74,11 @@ export class HeldWork {
     this.spool.release(id);
   }
 
+  /** A run that stopped: the spool's folder goes if what it held is written; what is left waits for a resume. */
+  tidy(): void {
+    this.spool.removeIfEmpty();
+  }
+
   /** A run that finished: held files no episode of it asked for are not its episodes; they go, and so does the spool. */
   finish(): void {
     for (const id of this.left.keys()) {

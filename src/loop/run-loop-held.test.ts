@@ -181,4 +181,19 @@ describe("finished episodes held for the run's order, after a kill -9", () => {
     expectSameFiles(files, await sequential);
     expect(existsSync(join(dir.path, "held"))).toBe(false);
   });
+
+  it("a Ctrl-C writes what was held and leaves no spool folder", async () => {
+    const dir = newDir();
+    const ctl = new AbortController();
+    let heldAtStop = 0;
+    const stop = (job: EpisodeJob) => {
+      if (ctl.signal.aborted || job.level !== FAST || job.round !== 3) return;
+      heldAtStop = dir.held.count();
+      ctl.abort(new Error("interrupted"));
+    };
+    await expect(runLoop(cfgOf(4), { family, dir, now: clock, episodes: paced(stop), signal: ctl.signal })).rejects.toThrow("interrupted");
+    expect(heldAtStop).toBeGreaterThan(0);
+    expect(dir.episodes({ repair: false }).filter((e) => e.id.startsWith(`stream/${FAST}/r2/`))).toHaveLength(3);
+    expect(existsSync(join(dir.path, "held"))).toBe(false);
+  });
 });
