@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { extract as extractTar } from "tar";
 import { describe, expect, it } from "vitest";
@@ -76,5 +76,14 @@ describe("packing a run", () => {
     const { runDir } = runWithJobs();
     mkdirSync(join(runDir, "bundle"));
     await expect(packed({ runDir })).rejects.toThrow(/bundle: a name a bundle keeps for itself/);
+  });
+
+  it("refuses a run killed with finished episodes still held for the run's order, and packs one whose held/ is empty", async () => {
+    const { runDir } = runWithJobs();
+    mkdirSync(join(runDir, "held"));
+    writeFileSync(join(runDir, "held", "stream%2Fdown_to_earth%2Fr2%2Fs7.json"), "{}\n");
+    await expect(packed({ runDir })).rejects.toThrow(/held: 1 finished episode\(s\) not yet written to episodes\.jsonl .*hexa run --resume/);
+    rmSync(join(runDir, "held", "stream%2Fdown_to_earth%2Fr2%2Fs7.json"));
+    expect((await packed({ runDir })).files).toContain("episodes.jsonl");
   });
 });

@@ -1,6 +1,7 @@
 import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { ConfigError } from "../errors.ts";
+import { HELD_DIR, HeldEpisodes } from "../store/held-episodes.ts";
 import { MANIFEST_FILE } from "./manifest.ts";
 
 /**
@@ -39,9 +40,22 @@ const linkNote = (root: string, path: string, rel: string): string => {
   return `${rel}: a symbolic link to ${target} (${where}); not packed, a bundle holds files only`;
 };
 
+/**
+ * A run killed while finished episodes waited for their turn keeps them in held/ (docs/ARCHITECTURE.md §6) until a
+ * resume writes them: such a run is refused, not packed with work its records do not hold yet.
+ */
+const refuseHeld = (runDir: string): void => {
+  const held = new HeldEpisodes(join(runDir, HELD_DIR)).count();
+  if (held > 0)
+    throw new ConfigError(
+      `${join(runDir, HELD_DIR)}: ${held} finished episode(s) not yet written to episodes.jsonl (the run was stopped before it wrote them); resume it (hexa run --resume ${runDir}) so they are written, then bundle it`,
+    );
+};
+
 /** The run directory's files to pack, and what was left out and why. */
 export const runFiles = (runDir: string): RunFiles => {
   const root = realpathSync(runDir);
+  refuseHeld(root);
   for (const reserved of [MANIFEST_FILE, BUNDLE_EXTRAS])
     if (existsSync(join(root, reserved)))
       throw new ConfigError(

@@ -20,18 +20,33 @@ const allowanceOf = (ctx: LoopContext, job: Job): number | undefined => {
   return family.allowanceOf({ config: ctx.cfg, level: job.level, seed: job.seed, earlier });
 };
 
-/** Plays one episode unless it is recorded or the run is stopping; its record is written in the run's order. */
+/** Plays a job in the backend: its record, or the endpoint's failure. */
+const playFresh = async (ctx: LoopContext, job: EpisodeJob): Promise<EpisodeRecord> => {
+  const { trajectory, retrieved } = await ctx.episodes.play(job, ctx.onUsage);
+  if (trajectory.stopReason === "error") throw endpointFailed(job.id, trajectory.error, ctx.ports.dir.path);
+  const { id, phase, level, round, seed, bankRound } = job;
+  return episodeRecord({ id, phase, level, round, seed, bankRound, retrieved, trajectory });
+};
+
+/**
+ * Plays one episode unless it is recorded or the run is stopping (a resume takes it from the spool when an earlier
+ * process played it under the same job); its record is written in the run's order, and spooled while it waits.
+ */
 const playJob = async (ctx: LoopContext, job: Job): Promise<void> => {
   const id = episodeId(job.phase, job.level, job.round, job.seed);
   if (ctx.state.records.has(id)) return ctx.writes.fill(id, nothing);
   if (ctx.stopping()) return;
   const bank = job.bankRound === null ? EMPTY_BANK : ctx.state.bankAt(job.level, job.bankRound);
   const allowance = allowanceOf(ctx, job);
-  const { trajectory, retrieved } = await ctx.episodes.play({ id, ...job, bank, ...(allowance === undefined ? {} : { allowance }) }, ctx.onUsage);
-  if (trajectory.stopReason === "error") throw endpointFailed(id, trajectory.error, ctx.ports.dir.path);
-  const rec = episodeRecord({ id, phase: job.phase, level: job.level, round: job.round, seed: job.seed, bankRound: job.bankRound, retrieved, trajectory });
+  const full: EpisodeJob = { id, ...job, bank, ...(allowance === undefined ? {} : { allowance }) };
+  const held = ctx.held.take(full);
+  const rec = held?.record ?? (await playFresh(ctx, full));
   ctx.state.record(rec);
-  const written = ctx.writes.fill(id, () => ctx.ports.dir.appendEpisode(rec));
+  if (ctx.writes.waits(id)) ctx.held.keep(full, rec);
+  const written = ctx.writes.fill(id, () => {
+    ctx.ports.dir.appendEpisode(held?.line ?? rec);
+    ctx.held.written(id);
+  });
   ctx.progress();
   await written;
 };

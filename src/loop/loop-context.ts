@@ -2,6 +2,7 @@ import { updateKey } from "../store/run-dir.ts";
 import type { UsageLine } from "../store/run-records.ts";
 import { localBackend, type EpisodeBackend } from "./episode-backend.ts";
 import { EpisodePool } from "./episode-pool.ts";
+import { HeldWork } from "./held-work.ts";
 import type { LoopPorts } from "./loop-ports.ts";
 import { OrderedWrites } from "./ordered-writes.ts";
 import { RunAhead } from "./run-ahead.ts";
@@ -25,6 +26,8 @@ export interface LoopContext {
   roundOf: Map<string, number>;
   /** Holds a level that is too far ahead of the slowest. */
   ahead: RunAhead;
+  /** Finished episodes spooled while they wait for the run's order, and those an earlier process left. */
+  held: HeldWork;
   /** Each level's mean episode time in its last played batch: what the pool orders by. */
   expectedMs: Map<string, number>;
   onUsage: (line: UsageLine) => void;
@@ -80,6 +83,7 @@ export const openLoop = (cfg: RunConfig, ports: LoopPorts): LoopContext => {
     playsOffline,
     roundOf,
     ahead,
+    held: new HeldWork(ports.dir.held, state.records, ports.log ?? (() => undefined)),
     expectedMs,
     onUsage: (line) => {
       state.usage.push(line);

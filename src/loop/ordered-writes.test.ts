@@ -53,4 +53,22 @@ describe("OrderedWrites", () => {
     expect(() => w.fill("b1", () => undefined)).toThrow(/slot b1 filled twice/);
     expect(() => new OrderedWrites(["a1", "a1"])).toThrow(/listed twice/);
   });
+
+  it("says which slot's write would wait: one behind a slot not handed in, or behind a write still running", async () => {
+    const w = new OrderedWrites(["a1", "b1", "a2", "b2"]);
+    expect(w.waits("a1")).toBe(false);
+    expect(w.waits("b1")).toBe(true);
+    await w.fill("b1", () => undefined);
+    expect(w.waits("a2")).toBe(true);
+    let finish: () => void = () => undefined;
+    const slow = new Promise<void>((r) => (finish = r));
+    const written = w.fill("a1", () => slow);
+    await Promise.resolve();
+    // a1 is written (slowly) and b1 after it: a2 is next in line, yet would wait behind that write.
+    expect(w.waits("a2")).toBe(true);
+    finish();
+    await written;
+    expect(w.waits("a2")).toBe(false);
+    expect(w.waits("b2")).toBe(true);
+  });
 });

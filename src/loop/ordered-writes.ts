@@ -13,6 +13,9 @@ export class OrderedWrites {
   private readonly index: Map<string, number>;
   private readonly ready = new Map<number, Write>();
   private next = 0;
+  /** The first slot not handed in yet: every slot before it has been, or has been written. */
+  private frontier = 0;
+  private writing = false;
   private failed = false;
   private chain: Promise<void> = Promise.resolve();
 
@@ -27,7 +30,16 @@ export class OrderedWrites {
     if (i === undefined) throw new InvariantError(`ordered writes: no slot ${key}`);
     if (i < this.next || this.ready.has(i)) throw new InvariantError(`ordered writes: slot ${key} filled twice`);
     this.ready.set(i, write);
+    while (this.ready.has(this.frontier)) this.frontier++;
     return this.flush();
+  }
+
+  /**
+   * Whether slot `key`'s write, handed in now, would wait: for an earlier slot not handed in, or behind a write
+   * still running. What waits is held in memory only, so its work is spooled (held-work.ts).
+   */
+  waits(key: string): boolean {
+    return this.rank(key) > this.frontier || this.writing;
   }
 
   /** A slot's place in the run's order; one not listed (an eval record) after them all. */
@@ -47,11 +59,14 @@ export class OrderedWrites {
         const write = this.ready.get(this.next)!;
         this.ready.delete(this.next);
         this.next++;
+        this.writing = true;
         try {
           await write();
         } catch (e) {
           this.failed = true;
           throw e;
+        } finally {
+          this.writing = false;
         }
       }
     });

@@ -1,8 +1,9 @@
 /**
  * How many rounds a level may run ahead of the slowest one (docs/ARCHITECTURE.md §4). The files are written in a
- * sequential run's order (ordered-writes.ts), so what a level does ahead of the slowest waits in memory; a
- * process killed outright (kill -9) loses it and a resume plays it again. Two rounds absorb the spread of episode
- * times between levels while bounding that loss.
+ * sequential run's order (ordered-writes.ts), so what a level does ahead of the slowest waits: its finished
+ * episodes in the held/ spool (held-work.ts), which a resume takes; its bank updates in memory, which a process
+ * killed outright (kill -9) loses and a resume redoes. Two rounds absorb the spread of episode times between
+ * levels while bounding that memory and that loss.
  */
 export const MAX_ROUNDS_AHEAD = 2;
 

@@ -34,8 +34,10 @@ export const runLoop = async (cfg: RunConfig, ports: LoopPorts): Promise<Metrics
     await ctx.writes.drain(isRoundSlot).catch((e: unknown) => {
       if (!failure) throw e;
     });
+    ctx.held.tidy();
     throw failure ? failure.error : ports.signal!.reason;
   }
+  ctx.held.finish();
   const metrics = runMetrics(ctx);
   ports.dir.writeMetrics(metrics);
   return metrics;

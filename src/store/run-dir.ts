@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, tru
 import { basename, dirname, join, resolve } from "node:path";
 import { ConfigError } from "../errors.ts";
 import type { Bank, BankEvent } from "./bank.ts";
+import { HELD_DIR, HeldEpisodes } from "./held-episodes.ts";
 import { appendJsonl, readJsonl, writeAtomic, writeJsonAtomic } from "./jsonl.ts";
 import { readConfigText } from "./config-file.ts";
 import { takePidLock } from "./pid-lock.ts";
@@ -72,10 +73,15 @@ export class RunDir {
   /** This process's writers.jsonl line, appended before its first write to the run (a no-op resume writes nothing). */
   private writer: WriterLine | undefined;
 
+  /** Finished episodes waiting for their turn in episodes.jsonl (docs/ARCHITECTURE.md §6). */
+  readonly held: HeldEpisodes;
+
   private constructor(
     readonly path: string,
     readonly meta: RunMeta,
-  ) {}
+  ) {
+    this.held = new HeldEpisodes(join(path, HELD_DIR));
+  }
 
   static create(root: string, id: string, configYaml: string, now: Date, origin?: RunOrigin): RunDir {
     if (Buffer.byteLength(id) > MAX_NAME_BYTES) {
@@ -134,7 +140,7 @@ export class RunDir {
   /** Removes `*.tmp-<pid>[-<suffix>]` files a killed process left between write and rename; call while holding the lock. */
   cleanTemps(): string[] {
     const removed: string[] = [];
-    for (const d of [this.path, join(this.path, "banks")]) {
+    for (const d of [this.path, join(this.path, "banks"), this.held.path]) {
       if (!existsSync(d)) continue;
       for (const f of readdirSync(d).filter((x) => TEMP.test(x))) {
         rmSync(join(d, f), { force: true });

@@ -6,8 +6,9 @@ import { firstDifference } from "./compare-values.ts";
 /**
  * Files of a run directory that a replay does not reproduce: the run's identity and history (run.json,
  * writers, notices), the exchanges (checked request by request instead), usage lines (their order follows
- * concurrency; metrics.json holds their totals), the report, held-out evaluations (`hexa eval`, another command)
- * and what `hexa bundle` and `hexa verify` add.
+ * concurrency; metrics.json holds their totals), the report, held-out evaluations (`hexa eval`, another command),
+ * what `hexa bundle` and `hexa verify` add, and held/: finished episodes a killed run had not written yet, which are
+ * not records until a resume writes them (docs/ARCHITECTURE.md §6).
  */
 const NOT_REPLAYED = new Set([
   "run.json",
@@ -24,6 +25,7 @@ const NOT_REPLAYED = new Set([
   "bundle",
   "bundle.json",
   "eval",
+  "held",
 ]);
 
 type Json = Record<string, unknown>;
