@@ -61,6 +61,19 @@ export class ReplayBook {
     return { what, field: `request (nearest recorded: llm-log.jsonl line ${nearest.x.line})`, ...differ };
   }
 
+  /** The first recorded exchange no replayed request took, as a divergence: the `maker` (a run, a search) asked more than its code asks now. */
+  firstUnasked(maker: string): Divergence | undefined {
+    const left = this.left()[0];
+    if (!left) return undefined;
+    const lines = requestLines(left.messages, left.tools, left.outputSchema);
+    return {
+      what: `the ${maker} asked the ${left.role} something the replay never asked`,
+      field: `request (llm-log.jsonl line ${left.line})`,
+      recorded: lines.find((l) => l.includes("(user)")) ?? lines[0] ?? "(empty request)",
+      replayed: "(not asked)",
+    };
+  }
+
   /** Recorded exchanges no replayed request took, in log order. */
   left(): RecordedExchange[] {
     return [...this.queues.values()].flat().sort((a, b) => a.line - b.line);
