@@ -92,7 +92,7 @@ export const verifyRun = async (dir: string, options: VerifyOptions = {}): Promi
     }
     // A resumed run's log also holds the exchanges of episodes cut short and played again, which no record cites.
     const ownLog = book && !cfg.llm.auditLog && run.writers().length <= 1;
-    const divergence = compareAll(run.path, replayedRunDir(join(work, "runs")), counts) ?? (ownLog ? book.firstUnasked("run") : undefined);
+    const divergence = compareAll(run.path, replayedRunDir(join(work, "runs")), counts) ?? (ownLog ? book.firstUnasked() : undefined);
     if (divergence || !options.retrain || !family?.retrain) return report(divergence);
     const seed = options.retrainSeed ?? Math.floor(Math.random() * 2 ** 31);
     const again = await family.retrain({ count: options.retrain, seed, ...(options.tolerance === undefined ? {} : { tolerance: options.tolerance }), log });

@@ -59,7 +59,7 @@ export const verifySearch = async (dir: string, options: VerifyOptions = {}): Pr
       settings: record.settings,
       startedAt: new Date(record.startedAt),
       workDir: work,
-      model: (role, name) => (book ??= new ReplayBook(readExchanges(join(dir, "llm-log.jsonl")))).model(role, name),
+      model: (role, name) => (book ??= new ReplayBook(readExchanges(join(dir, "llm-log.jsonl")), "search")).model(role, name),
     });
     const out = join(work, "search");
     const failed = await family.execute(out).then(
@@ -72,7 +72,7 @@ export const verifySearch = async (dir: string, options: VerifyOptions = {}): Pr
     if (failed instanceof CannotVerify) throw failed;
     if (failed) return report({ what: "the replayed search", field: "outcome", recorded: "finished", replayed: failed.message });
     // A resumed search's log also holds the exchanges of candidates cut short and proposed again, which no record cites.
-    const divergence = compareSearch(dir, out, counts) ?? (record.resumed ? undefined : book?.firstUnasked("search"));
+    const divergence = compareSearch(dir, out, counts) ?? (record.resumed ? undefined : book?.firstUnasked());
     if (divergence || !options.retrain || !family.retrain) return report(divergence);
     const seed = options.retrainSeed ?? Math.floor(Math.random() * 2 ** 31);
     const log = options.log ?? (() => {});
