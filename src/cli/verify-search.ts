@@ -13,7 +13,7 @@ import type { VerifyOptions } from "./verify-run.ts";
 const FINAL_SCORES = "final-scores.json";
 
 /** The search record of a finished search, or why the directory cannot be replayed. */
-const finishedSearch = (dir: string): SearchRecord => {
+export const finishedSearch = (dir: string): SearchRecord => {
   const record = readSearchRecord(dir);
   if (!record)
     throw new CannotVerify(
@@ -31,6 +31,42 @@ const compareSearch = (record: string, replayed: string, counts: VerifyCounts): 
   return candidates.divergence ?? compareOtherRecords(record, replayed);
 };
 
+/** A search's replay, opened: its record, the family's side, and the recorded exchanges once a model was asked. */
+interface SearchReplayOf {
+  record: SearchRecord;
+  family: SearchReplay;
+  book(): ReplayBook | undefined;
+  /** Runs the search again into `out`; the error it ended in, if any. */
+  execute(out: string): Promise<Error | undefined>;
+}
+
+/** The family that made the search (search-config.json names it), replaying it with the record's settings and exchanges. */
+export const openSearchReplay = async (dir: string, record: SearchRecord, workDir: string): Promise<SearchReplayOf> => {
+  const module = familyModules().find((m) => m.id === record.family);
+  if (!module?.replaySearch)
+    throw new CannotVerify(
+      `${join(dir, SEARCH_RECORD_FILE)}: family: '${record.family}' ${module ? "cannot replay its searches" : "is not a family of this hexa (hexa levels list)"}`,
+    );
+  let book: ReplayBook | undefined;
+  const family = await module.replaySearch({
+    searchDir: dir,
+    settings: record.settings,
+    startedAt: new Date(record.startedAt),
+    workDir,
+    model: (role, name) => (book ??= new ReplayBook(readExchanges(join(dir, "llm-log.jsonl")), "search")).model(role, name),
+  });
+  return {
+    record,
+    family,
+    book: () => book,
+    execute: (out) =>
+      family.execute(out).then(
+        () => undefined,
+        (e: unknown) => (e instanceof Error ? e : new Error(String(e))),
+      ),
+  };
+};
+
 /**
  * Re-executes a `hexa search` directory (docs/guides/verify.md): the search's own code on the settings
  * search-config.json records, run by the family that made it in a fresh folder, every model request answered
@@ -39,48 +75,39 @@ const compareSearch = (record: string, replayed: string, counts: VerifyCounts): 
  */
 export const verifySearch = async (dir: string, options: VerifyOptions = {}): Promise<VerifyReport> => {
   const record = finishedSearch(dir);
-  const module = familyModules().find((m) => m.id === record.family);
-  if (!module?.replaySearch)
-    throw new CannotVerify(
-      `${join(dir, SEARCH_RECORD_FILE)}: family: '${record.family}' ${module ? "cannot replay its searches" : "is not a family of this hexa (hexa levels list)"}`,
-    );
-  let book: ReplayBook | undefined;
   const counts: VerifyCounts = { ...zeroCounts(), runs: 1, candidates: 0 };
   const work = mkdtempSync(join(tmpdir(), "hexa-verify-search-"));
-  let family: SearchReplay | undefined;
+  let replay: SearchReplayOf | undefined;
   const report = (divergence?: Divergence): VerifyReport => {
-    counts.modelExchanges = book?.answered ?? 0;
-    counts.trainings += family?.answered() ?? 0;
+    counts.modelExchanges = replay?.book()?.answered ?? 0;
+    counts.trainings += replay?.family.answered() ?? 0;
     return reportOf(dir, counts, divergence);
   };
   try {
-    family = await module.replaySearch({
-      searchDir: dir,
-      settings: record.settings,
-      startedAt: new Date(record.startedAt),
-      workDir: work,
-      model: (role, name) => (book ??= new ReplayBook(readExchanges(join(dir, "llm-log.jsonl")), "search")).model(role, name),
-    });
+    replay = await openSearchReplay(dir, record, work);
     const out = join(work, "search");
-    const failed = await family.execute(out).then(
-      () => undefined,
-      (e: unknown) => (e instanceof Error ? e : new Error(String(e))),
-    );
+    const failed = await replay.execute(out);
+    const book = replay.book();
     if (book?.divergence) return report(book.divergence);
-    const missing = family.missing();
+    const missing = replay.family.missing();
     if (missing) throw new CannotVerify(missing);
     if (failed instanceof CannotVerify) throw failed;
     if (failed) return report({ what: "the replayed search", field: "outcome", recorded: "finished", replayed: failed.message });
     // A resumed search's log also holds the exchanges of candidates cut short and proposed again, which no record cites.
     const divergence = compareSearch(dir, out, counts) ?? (record.resumed ? undefined : book?.firstUnasked());
-    if (divergence || !options.retrain || !family.retrain) return report(divergence);
+    if (divergence || !options.retrain || !replay.family.retrain) return report(divergence);
     const seed = options.retrainSeed ?? Math.floor(Math.random() * 2 ** 31);
     const log = options.log ?? (() => {});
-    const again = await family.retrain({ count: options.retrain, seed, ...(options.tolerance === undefined ? {} : { tolerance: options.tolerance }), log });
+    const again = await replay.family.retrain({
+      count: options.retrain,
+      seed,
+      ...(options.tolerance === undefined ? {} : { tolerance: options.tolerance }),
+      log,
+    });
     counts.trainings += again.checked;
     return report(again.divergence);
   } finally {
-    await family?.close();
+    await replay?.family.close();
     rmSync(work, { recursive: true, force: true });
   }
 };

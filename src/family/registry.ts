@@ -94,6 +94,4 @@ export interface FamilyModule {
   recordedFiles?(record: Omit<ReplayRecord, "workDir">): Promise<RecordedFile[]>;
   /** `hexa verify` on a search directory the family's own command wrote (search-config.json names the family). */
   replaySearch?(record: SearchReplayRecord): Promise<SearchReplay>;
-  /** Files outside a search directory that its replay reads, packed by `hexa bundle` (as `recordedFiles` for a run). */
-  searchRecordedFiles?(record: Omit<SearchReplayRecord, "workDir" | "model">): Promise<RecordedFile[]>;
 }

@@ -55,4 +55,6 @@ export interface SearchReplayRecord {
 export interface SearchReplay extends FamilyReplay {
   /** Runs the search again with the recorded settings, writing its records (as the search command writes them) into `outDir`. */
   execute(outDir: string): Promise<void>;
+  /** Files outside the search directory the replay has read so far (a training's recorded result), for `hexa bundle` to pack. */
+  recordedFiles(): RecordedFile[];
 }

@@ -1,4 +1,4 @@
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { hexa } from "../support/hexa-cli.ts";
@@ -83,4 +83,19 @@ describe("hexa verify on a hexa search directory (heuristic proposer)", () => {
     expect(u.status).toBe(2);
     expect(u.stderr).toContain(`${join(unfinished, "final-scores.json")}: missing; the search has not finished`);
   }, 60_000);
+
+  it("hexa bundle packs a search with its trainings' recorded results: the bundle verifies with the trainer cache gone", async () => {
+    const bundle = join(tmp(), "search.tar.gz");
+    const packed = await hexa(["bundle", search, "-o", bundle]);
+    expect(packed.status, packed.stderr).toBe(0);
+    const cache = join(dir, "cache");
+    renameSync(cache, `${cache}-away`);
+    try {
+      const r = await hexa(["verify", bundle]);
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/^identical: 2 candidates, 0 model exchanges, 8 trainings checked/);
+    } finally {
+      renameSync(`${cache}-away`, cache);
+    }
+  }, 180_000);
 });

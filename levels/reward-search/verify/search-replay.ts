@@ -7,7 +7,7 @@ import { executeSearch } from "../cli/search-execute.ts";
 import { SearchSettings } from "../cli/search-settings.ts";
 import { heuristicProposer } from "../proposers/heuristic-proposer.ts";
 import { llmProposer } from "../proposers/llm-proposer.ts";
-import { bundledTrainerCache } from "./recorded-trainings.ts";
+import { BUNDLED_TRAINER_CACHE, bundledTrainerCache } from "./recorded-trainings.ts";
 import { replayTrainerPool, type TrainingsReplay } from "./replay-pool.ts";
 import { retrainSome } from "./retrain.ts";
 
@@ -41,6 +41,8 @@ export const replaySearch = (record: SearchReplayRecord): SearchReplay => {
     missing: () => state.missing,
     retrain: (o) => retrainSome(s.rewardSearch, state.used, { ...o, jobsDir: join(record.workDir, "retrained") }),
     close: async () => {},
+    recordedFiles: () =>
+      [...new Set(state.used.map((u) => u.key))].map((key) => ({ path: `${BUNDLED_TRAINER_CACHE}/${key}.json`, source: join(state.cacheDir, `${key}.json`) })),
     execute: async (out) => {
       const proposer = s.llm ? llmProposer(record.model("actor", s.llm.model)) : heuristicProposer();
       await executeSearch(s, { out, proposer, pool, stdout: () => {}, stderr: () => {} });
