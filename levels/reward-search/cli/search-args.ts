@@ -57,6 +57,14 @@ const llmConfigOf = (argv: SearchArgs, out: string): LlmConfig => {
   });
 };
 
+/** An endpoint as search-config.json records it: a user name or password in the URL is a credential, never written. */
+const withoutCredentials = (baseURL: string): string => {
+  const url = new URL(baseURL);
+  url.username = "";
+  url.password = "";
+  return url.toString();
+};
+
 /** Every setting of the search, resolved from the flags and their defaults (search-config.json records them). */
 export const settingsOf = (argv: SearchArgs): SearchSettings => {
   const task = getTask(argv.task);
@@ -80,7 +88,7 @@ export const settingsOf = (argv: SearchArgs): SearchSettings => {
     finalSteps: argv["final-steps"] ?? budgetsOf(rs, task.training.steps).finish,
     rewardSearch: { ...rs, cacheDir: resolve(rs.cacheDir) },
     proposer: argv.proposer,
-    ...(llm ? { llm: { model: llm.model, ...(llm.baseURL ? { baseURL: llm.baseURL } : {}) } } : {}),
+    ...(llm ? { llm: { model: llm.model, ...(llm.baseURL ? { baseURL: withoutCredentials(llm.baseURL) } : {}) } } : {}),
   });
 };
 
