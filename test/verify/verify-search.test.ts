@@ -71,9 +71,13 @@ describe("hexa verify on a hexa search directory (heuristic proposer)", () => {
     expect(r.stdout).toMatch(/^identical: 2 candidates/);
   }, 180_000);
 
-  it("a search made before hexa recorded its settings, and one not finished, cannot be verified (exit 2), naming the missing file", async () => {
+  it("a search made before hexa recorded its settings (also once resumed), and one not finished, cannot be verified (exit 2), naming the missing file", async () => {
     const old = copyRun(search, tmp());
     rmSync(join(old, "search-config.json"));
+    // Run again by this hexa, such a search gets no record: its first start is unknown.
+    const again = await hexa(searchArgs(old, join(dir, "cache")));
+    expect(again.status, again.stderr).toBe(0);
+    expect(again.stderr).toContain(`note: ${old} was begun by a hexa that wrote no search-config.json; hexa verify cannot replay it`);
     const r = await hexa(["verify", old]);
     expect(r.status).toBe(2);
     expect(r.stderr).toContain(`${join(old, "search-config.json")}: missing; the search was made by a hexa that did not record its settings`);
@@ -82,7 +86,7 @@ describe("hexa verify on a hexa search directory (heuristic proposer)", () => {
     const u = await hexa(["verify", unfinished]);
     expect(u.status).toBe(2);
     expect(u.stderr).toContain(`${join(unfinished, "final-scores.json")}: missing; the search has not finished`);
-  }, 60_000);
+  }, 120_000);
 
   it("hexa bundle packs a search with its trainings' recorded results: the bundle verifies with the trainer cache gone", async () => {
     const bundle = join(tmp(), "search.tar.gz");
