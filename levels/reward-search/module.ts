@@ -45,6 +45,7 @@ export const rewardSearchModule: FamilyModule = {
   ],
   replay: async (record) => (await import("./verify/replay.ts")).replayTrainings(record, (f) => (trainerFor = f)),
   recordedFiles: async (record) => (await import("./verify/recorded-trainings.ts")).recordedTrainings(record),
+  replaySearch: async (record) => (await import("./verify/search-replay.ts")).replaySearch(record),
   worker: {
     queues: [TRAININGS],
     serve: async (ctx) => {

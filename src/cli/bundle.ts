@@ -1,5 +1,5 @@
-import { existsSync, readFileSync } from "node:fs";
-import { isAbsolute, join, relative, resolve } from "node:path";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { basename, isAbsolute, join, relative, resolve } from "node:path";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { ConfigError } from "../errors.ts";
 import { defineCommand } from "../cli-kit/define-command.ts";
@@ -7,12 +7,14 @@ import { asUserError } from "../cli-kit/write-file.ts";
 import { allFamilies, familyModules } from "../app/families.ts";
 import { composeRunConfig, runConfigYaml } from "../loop/run-config.ts";
 import { RunDir } from "../store/run-dir.ts";
+import type { CodeVersion } from "../store/run-records.ts";
 import { writeJsonAtomic } from "../store/jsonl.ts";
 import { BUNDLE_RECORD_FILE, type BundleRecord } from "../store/run-attestations.ts";
 import { withoutSecrets } from "../util/secret-fields.ts";
 import { type BundleCode, CODE_VERSION_FILE, codeVersionLabel, codeVersionOf, HEXA_ROOT } from "../bundle/code-version.ts";
-import { packRun } from "../bundle/pack.ts";
+import { type Packed, packRun } from "../bundle/pack.ts";
 import { secretsInConfig, secretsInEnv, type SecretValue } from "../bundle/secrets.ts";
+import { isSearchDirectory, searchReplayFiles } from "./bundle-search.ts";
 import { changedKeys, configDigest, readRunConfig, runDirConfig } from "./run-setup.ts";
 
 const GIVEN_CONFIG = "bundle/config-given.yaml";
@@ -49,9 +51,8 @@ const givenConfig = (path: string, dir: RunDir, note: (line: string) => void): {
 };
 
 /** Which code the bundle says ran: this checkout's files, compared with the commits the run's records name. */
-const bundleCode = (dir: RunDir, note: (line: string) => void): BundleCode => {
+const bundleCode = (run: readonly CodeVersion[], note: (line: string) => void): BundleCode => {
   const packedBy = codeVersionOf(HEXA_ROOT);
-  const run = [dir.meta.code, ...dir.writers().map((w) => w.code)].flatMap((c) => (c ? [{ version: c.version, commit: c.commit }] : []));
   const matchesRun = run.length > 0 && run.every((c) => c.commit !== null && c.commit === packedBy.commit);
   if (!matchesRun)
     note(
@@ -59,8 +60,12 @@ const bundleCode = (dir: RunDir, note: (line: string) => void): BundleCode => {
     );
   else if (packedBy.uncommittedSha256)
     note(`warning: this checkout has uncommitted changes; the bundle records their hash and each file's sha256, which a reader's checkout cannot restore`);
-  return { schemaVersion: 1, packedBy, run, matchesRun };
+  return { schemaVersion: 1, packedBy, run: [...run], matchesRun };
 };
+
+/** The hexas that wrote a run: its creator and every writer. */
+const runCode = (dir: RunDir): CodeVersion[] =>
+  [dir.meta.code, ...dir.writers().map((w) => w.code)].flatMap((c) => (c ? [{ version: c.version, commit: c.commit }] : []));
 
 /** What a bundle of this run will lack for hexa verify: said now, while the run's maker can still add it. */
 const noteUnreplayable = (dir: RunDir, llm: { auditLog?: unknown; auditHashOnly?: unknown }, note: (line: string) => void): void => {
@@ -79,12 +84,43 @@ const familyFiles = async (dir: RunDir, note: (line: string) => void) => {
   return (await module?.recordedFiles?.({ runDir: dir.path, config, startedAt: new Date(dir.meta.createdAt) })) ?? [];
 };
 
+/** bundle.json beside the packed directory, and what was written. */
+const wrote = (dir: string, out: string, given: string, packed: Packed, createdAt: string, note: (line: string) => void): void => {
+  const record: BundleRecord = { schemaVersion: 1, file: out, manifestHash: packed.manifestHash, createdAt };
+  writeJsonAtomic(join(dir, BUNDLE_RECORD_FILE), record);
+  packed.skipped.forEach((s) => note(`note: ${s}`));
+  process.stdout.write(
+    `wrote ${out} (${packed.files} files, ${(packed.bytes / 1024).toFixed(0)} KiB before compression)\nmanifest sha256 ${packed.manifestHash}\ncheck it: hexa verify ${given}\n`,
+  );
+};
+
+/** A `hexa search` directory packed as a run is (docs/guides/publishing.md), with the trainer results its replay reads. */
+const bundleSearch = async (dir: string, out: string, given: string, o: { force: boolean; withPolicies: boolean }, note: (line: string) => void) => {
+  const { record, files } = await searchReplayFiles(dir, note);
+  const code = bundleCode([record.code], note);
+  const createdAt = new Date().toISOString();
+  const packed = await packRun({
+    runDir: dir,
+    runId: basename(realpathSync(dir)),
+    out,
+    force: o.force,
+    withPolicies: o.withPolicies,
+    createdAt,
+    extras: [{ path: CODE_VERSION_FILE, bytes: Buffer.from(`${JSON.stringify(code, null, 2)}\n`) }],
+    recordedFiles: files,
+    secrets: secretsInEnv(process.env),
+  }).catch((e: unknown) => {
+    throw asUserError(e, "check the search directory and the folder of -o (space, permissions), then bundle again");
+  });
+  wrote(dir, out, given, packed, createdAt, note);
+};
+
 export const bundleCommand = defineCommand({
   command: "bundle <run>",
   describe: "pack a run with everything that made it (config, code version, model exchanges, records) and a MANIFEST of sha256s into one .tar.gz",
   builder: (y) =>
     y
-      .positional("run", { type: "string", demandOption: true, describe: "a run directory (runs/<id>)" })
+      .positional("run", { type: "string", demandOption: true, describe: "a run directory (runs/<id>) or a hexa search directory" })
       .option("out", { alias: "o", type: "string", demandOption: true, describe: "the bundle to write, e.g. my-run.tar.gz" })
       .option("force", { type: "boolean", default: false, describe: "replace the -o file if it exists" })
       .option("with-policies", { type: "boolean", default: false, describe: "also pack the trained policy files (large); their results are packed either way" })
@@ -94,17 +130,22 @@ export const bundleCommand = defineCommand({
       }),
   handler: async (argv) => {
     const note = (line: string) => process.stderr.write(`${line}\n`);
-    const dir = RunDir.open(argv.run);
     const out = resolve(argv.out);
-    const inside = relative(dir.path, out);
+    const inside = relative(resolve(argv.run), out);
     if (!inside.startsWith("..") && !isAbsolute(inside)) throw new ConfigError(`-o ${argv.out}: inside the run directory; write the bundle outside it`);
     if (existsSync(out) && !argv.force) throw new ConfigError(`-o ${argv.out}: already exists; add --force to replace it, or name another file`);
+    if (isSearchDirectory(argv.run)) {
+      if (argv.config !== undefined)
+        throw new ConfigError(`--config: ${argv.run} is a hexa search directory, made from flags (search-config.json records them); leave --config out`);
+      return bundleSearch(argv.run, out, argv.out, { force: argv.force, withPolicies: argv["with-policies"] }, note);
+    }
+    const dir = RunDir.open(argv.run);
     const release = dir.lock();
     try {
       refuseSecretsInRun(dir);
       const secrets = secretsInEnv(process.env);
       const given = argv.config === undefined ? undefined : givenConfig(argv.config, dir, note);
-      const code = bundleCode(dir, note);
+      const code = bundleCode(runCode(dir), note);
       const llm = (parseYaml(dir.configText()) as { llm?: { cacheDir?: unknown; auditLog?: unknown; auditHashOnly?: unknown } } | null)?.llm ?? {};
       noteUnreplayable(dir, llm, note);
       const cacheDir = llm.cacheDir;
@@ -127,12 +168,7 @@ export const bundleCommand = defineCommand({
       }).catch((e: unknown) => {
         throw asUserError(e, "check the run directory and the folder of -o (space, permissions), then bundle again");
       });
-      const record: BundleRecord = { schemaVersion: 1, file: out, manifestHash: packed.manifestHash, createdAt };
-      writeJsonAtomic(join(dir.path, BUNDLE_RECORD_FILE), record);
-      packed.skipped.forEach((s) => note(`note: ${s}`));
-      process.stdout.write(
-        `wrote ${out} (${packed.files} files, ${(packed.bytes / 1024).toFixed(0)} KiB before compression)\nmanifest sha256 ${packed.manifestHash}\ncheck it: hexa verify ${argv.out}\n`,
-      );
+      wrote(dir.path, out, argv.out, packed, createdAt, note);
     } finally {
       release();
     }

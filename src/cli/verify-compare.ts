@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import { addCounts, CannotVerify, countsText, type Divergence, type VerifyReport, zeroCounts } from "../verify/outcome.ts";
+import { addCounts, CannotVerify, type Divergence, reportOf, type VerifyReport, zeroCounts } from "../verify/outcome.ts";
 import { verifyRun, type VerifyOptions } from "./verify-run.ts";
 
 interface ResultsTable {
@@ -81,7 +81,5 @@ export const verifyCompare = async (dir: string, options: VerifyOptions): Promis
     if (r.status !== "identical") return { ...r, dir, counts, message: `${name}: ${r.message}` };
   }
   const divergence = checkTable(dir);
-  return divergence
-    ? { status: "diverged", dir, counts, divergence, message: `${divergence.what}: ${divergence.field} differs` }
-    : { status: "identical", dir, counts, message: `identical: ${countsText(counts)}` };
+  return reportOf(dir, counts, divergence);
 };

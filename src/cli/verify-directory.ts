@@ -7,6 +7,7 @@ import { CannotVerify, type VerifyReport, zeroCounts } from "../verify/outcome.t
 import { codeLabel, codeVersion } from "./run-setup.ts";
 import { verifyCompare } from "./verify-compare.ts";
 import { verifyRun, type VerifyOptions } from "./verify-run.ts";
+import { verifySearch } from "./verify-search.ts";
 
 /** Writes `dir/verification.json` for a report (only `--record` asks for it). */
 export const recordVerification = (dir: string, r: VerifyReport, now: Date = new Date()): string => {
@@ -22,16 +23,13 @@ export const recordVerification = (dir: string, r: VerifyReport, now: Date = new
   return path;
 };
 
-/** A run directory, a `hexa compare` directory, or what cannot be verified and why. */
+/** A run directory, a `hexa compare` directory, a `hexa search` directory, or what cannot be verified and why. */
 const verifyAny = (dir: string, options: VerifyOptions): Promise<VerifyReport> => {
   if (existsSync(join(dir, "run.json"))) return verifyRun(dir, options);
   if (existsSync(join(dir, "compare.json"))) return verifyCompare(dir, options);
-  if (existsSync(join(dir, "search.json")))
-    throw new CannotVerify(
-      `${dir}: a \`hexa search\` directory; its candidates are replayed as a run: make it with hexa run (method: eureka or rf-agent) and verify that run directory`,
-    );
+  if (existsSync(join(dir, "search.json"))) return verifySearch(dir, options);
   if (!existsSync(dir)) throw new CannotVerify(`${dir}: no such directory`);
-  throw new CannotVerify(`${dir}: not a run (no run.json), nor a hexa compare directory (no compare.json)`);
+  throw new CannotVerify(`${dir}: not a run (no run.json), a hexa compare directory (no compare.json) nor a hexa search directory (no search.json)`);
 };
 
 /**

@@ -7,10 +7,9 @@ import type { FamilyReplay } from "../family/replay.ts";
 import { usesBank, type RunConfig } from "../loop/run-config.ts";
 import { RunDir } from "../store/run-dir.ts";
 import { compareBankEvents, compareEpisodes, compareOtherRecords } from "../verify/compare-records.ts";
-import { CannotVerify, countsText, type Divergence, type VerifyCounts, type VerifyReport } from "../verify/outcome.ts";
+import { CannotVerify, type Divergence, reportOf, type VerifyCounts, type VerifyReport } from "../verify/outcome.ts";
 import { readExchanges } from "../verify/recorded-exchanges.ts";
 import { ReplayBook } from "../verify/replay-model.ts";
-import { requestLines } from "../verify/request-lines.ts";
 import { runDirConfig, useRoleModelSource } from "./run-setup.ts";
 import { replayRun } from "./verify-replay.ts";
 
@@ -31,19 +30,6 @@ const needsModels = (cfg: RunConfig) => cfg.agent !== "heuristic" || (usesBank(c
 const bookOf = (dir: string, cfg: RunConfig): ReplayBook | undefined => {
   if (!needsModels(cfg)) return undefined;
   return new ReplayBook(readExchanges(cfg.llm.auditLog ? resolve(cfg.llm.auditLog) : join(dir, "llm-log.jsonl")));
-};
-
-/** A recorded exchange the replay never asked for: the run asked more than its code asks now. */
-const unaskedDivergence = (book: ReplayBook): Divergence | undefined => {
-  const left = book.left()[0];
-  if (!left) return undefined;
-  const lines = requestLines(left.messages, left.tools, left.outputSchema);
-  return {
-    what: `the run asked the ${left.role} something the replay never asked`,
-    field: `request (llm-log.jsonl line ${left.line})`,
-    recorded: lines.find((l) => l.includes("(user)")) ?? lines[0] ?? "(empty request)",
-    replayed: "(not asked)",
-  };
 };
 
 const replayedRunDir = (runsDir: string): string => {
@@ -87,9 +73,7 @@ export const verifyRun = async (dir: string, options: VerifyOptions = {}): Promi
   const report = (divergence?: Divergence): VerifyReport => {
     counts.modelExchanges = book?.answered ?? 0;
     counts.trainings += family?.answered() ?? 0;
-    return divergence
-      ? { status: "diverged", dir, counts, divergence, message: `${divergence.what}: ${divergence.field} differs` }
-      : { status: "identical", dir, counts, message: `identical: ${countsText(counts)}` };
+    return reportOf(dir, counts, divergence);
   };
   let family: FamilyReplay | undefined;
   try {
@@ -108,7 +92,7 @@ export const verifyRun = async (dir: string, options: VerifyOptions = {}): Promi
     }
     // A resumed run's log also holds the exchanges of episodes cut short and played again, which no record cites.
     const ownLog = book && !cfg.llm.auditLog && run.writers().length <= 1;
-    const divergence = compareAll(run.path, replayedRunDir(join(work, "runs")), counts) ?? (ownLog ? unaskedDivergence(book) : undefined);
+    const divergence = compareAll(run.path, replayedRunDir(join(work, "runs")), counts) ?? (ownLog ? book.firstUnasked() : undefined);
     if (divergence || !options.retrain || !family?.retrain) return report(divergence);
     const seed = options.retrainSeed ?? Math.floor(Math.random() * 2 ** 31);
     const again = await family.retrain({ count: options.retrain, seed, ...(options.tolerance === undefined ? {} : { tolerance: options.tolerance }), log });

@@ -19,7 +19,7 @@ export const verifyCommand = defineCommand({
       .positional("dir", {
         type: "string",
         demandOption: true,
-        describe: "a run directory (runs/<id>), a hexa compare directory, or a bundle (FILE.tar.gz from hexa bundle)",
+        describe: "a run directory (runs/<id>), a hexa compare or hexa search directory, or a bundle (FILE.tar.gz from hexa bundle)",
       })
       .option("retrain", {
         type: "number",
@@ -61,10 +61,10 @@ export const verifyCommand = defineCommand({
   },
 });
 
-/** `--record`: verification.json in a run or compare directory; a bundle's replay happens in a temporary copy. */
+/** `--record`: verification.json in a run, compare or search directory; a bundle's replay happens in a temporary copy. */
 const recordIfAsked = (asked: boolean, dir: string | undefined, report: Parameters<typeof recordVerification>[1], log: (l: string) => void): void => {
   if (!asked) return;
   if (dir === undefined) log("not recorded: a bundle is verified in a temporary copy; verify its run directory with --record to keep the result");
-  else if (existsSync(join(dir, "run.json")) || existsSync(join(dir, "compare.json"))) log(`recorded: ${recordVerification(dir, report)}`);
-  else log(`not recorded: ${dir} is not a run or compare directory`);
+  else if (["run.json", "compare.json", "search.json"].some((f) => existsSync(join(dir, f)))) log(`recorded: ${recordVerification(dir, report)}`);
+  else log(`not recorded: ${dir} is not a run, compare or search directory`);
 };

@@ -1,3 +1,5 @@
+import type { CodeVersion } from "../store/run-records.ts";
+
 /**
  * What the host (hexa's composition root, src/app/) does for a family's own commands, so that a family never imports
  * the CLI (docs/ARCHITECTURE.md, layers): a family's command asks `familyHost()`, the composition root provides it.
@@ -15,6 +17,8 @@ export interface GridRequest {
 export interface FamilyHost {
   /** Plays a compare grid into `out` (resumable by the same request) and writes its results.json. */
   runGrid(request: GridRequest, out: string): Promise<void>;
+  /** The running hexa (package version and git commit), as run.json records it. */
+  codeVersion(): Promise<CodeVersion>;
 }
 
 let provided: FamilyHost | undefined;

@@ -1,7 +1,7 @@
 import { ConfigError } from "../errors.ts";
 import type { CodeVersion } from "../store/run-records.ts";
 import type { LevelFamily } from "./family.ts";
-import type { FamilyReplay, RecordedFile, ReplayRecord } from "./replay.ts";
+import type { FamilyReplay, RecordedFile, ReplayRecord, SearchReplay, SearchReplayRecord } from "./replay.ts";
 
 /**
  * A keyed registry (levels, tools, tasks): explicit entries, one way in, and an unknown key named with the
@@ -92,4 +92,6 @@ export interface FamilyModule {
   replay?(record: ReplayRecord): Promise<FamilyReplay>;
   /** Files outside the run directory that its replay reads (reward search: the trainer cache's entries of the run's trainings), packed by `hexa bundle`. */
   recordedFiles?(record: Omit<ReplayRecord, "workDir">): Promise<RecordedFile[]>;
+  /** `hexa verify` on a search directory the family's own command wrote (search-config.json names the family). */
+  replaySearch?(record: SearchReplayRecord): Promise<SearchReplay>;
 }

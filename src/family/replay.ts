@@ -1,3 +1,5 @@
+import type { ChatModel } from "../llm/chat-model.ts";
+import type { Role } from "../llm/config.ts";
 import type { RunConfig } from "../loop/run-config.ts";
 import type { Divergence } from "../verify/outcome.ts";
 
@@ -33,4 +35,26 @@ export interface RecordedFile {
   path: string;
   /** Where it is on this machine. */
   source: string;
+}
+
+/** A `hexa search` directory a replay re-executes (docs/guides/verify.md), as its family sees it. */
+export interface SearchReplayRecord {
+  /** The recorded search directory (read only). */
+  searchDir: string;
+  /** The family's settings as search-config.json records them (parsed by the family). */
+  settings: Record<string, unknown>;
+  /** When the search first started. */
+  startedAt: Date;
+  /** A fresh folder of the replay's own, for anything the family must write (retrained jobs). */
+  workDir: string;
+  /** A role's model answering from the search's recorded exchanges; the exchanges are read when first asked for. */
+  model: (role: Role, name: string) => ChatModel;
+}
+
+/** A family's side of a search's replay: its work answered from the record, and the search run again. */
+export interface SearchReplay extends FamilyReplay {
+  /** Runs the search again with the recorded settings, writing its records (as the search command writes them) into `outDir`. */
+  execute(outDir: string): Promise<void>;
+  /** Files outside the search directory the replay has read so far (a training's recorded result), for `hexa bundle` to pack. */
+  recordedFiles(): RecordedFile[];
 }

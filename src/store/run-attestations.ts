@@ -16,7 +16,7 @@ export const VerificationRecord = z.object({
   verifiedAt: z.string(),
   codeVersion: z.string().describe("the code that replayed the run, as hexa verify names it"),
   status: z.enum(["identical", "diverged", "cannot"]),
-  counts: z.object({ episodes: Count, bankEvents: Count, modelExchanges: Count, trainings: Count }),
+  counts: z.object({ episodes: Count, bankEvents: Count, modelExchanges: Count, trainings: Count, candidates: Count.optional() }),
   divergence: z
     .object({ what: z.string(), field: z.string(), recorded: z.unknown(), replayed: z.unknown() })
     .optional()

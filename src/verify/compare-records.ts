@@ -1,14 +1,16 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { CannotVerify, type Divergence } from "./outcome.ts";
+import { SEARCH_RECORD_FILE } from "../search/search-record.ts";
 import { firstDifference } from "./compare-values.ts";
 
 /**
  * Files of a run directory that a replay does not reproduce: the run's identity and history (run.json,
- * writers, notices), the exchanges (checked request by request instead), usage lines (their order follows
- * concurrency; metrics.json holds their totals), the report, held-out evaluations (`hexa eval`, another command),
- * what `hexa bundle` and `hexa verify` add, and held/: finished episodes a killed run had not written yet, which are
- * not records until a resume writes them (docs/ARCHITECTURE.md §6).
+ * writers, notices; a search directory's search-config.json, which the replay runs from), the exchanges (checked
+ * request by request instead), usage lines (their order follows concurrency; metrics.json holds their totals), the
+ * report, held-out evaluations (`hexa eval`, another command), what `hexa bundle` and `hexa verify` add, and held/:
+ * finished episodes a killed run had not written yet, which are not records until a resume writes them
+ * (docs/ARCHITECTURE.md §6).
  */
 const NOT_REPLAYED = new Set([
   "run.json",
@@ -26,6 +28,7 @@ const NOT_REPLAYED = new Set([
   "bundle.json",
   "eval",
   "held",
+  SEARCH_RECORD_FILE,
 ]);
 
 type Json = Record<string, unknown>;
@@ -52,23 +55,50 @@ const episodeWhat = (rec: Json, field: string): string => {
   return `episode ${String(rec.id)}${turn === undefined ? "" : ` turn ${String(turn)}`}`;
 };
 
-/** Every recorded episode against the replayed one of the same id (concurrency orders the file, not the run). */
-export const compareEpisodes = (recordDir: string, replayDir: string): { divergence?: Divergence; count: number } => {
-  const recorded = jsonLines(join(recordDir, "episodes.jsonl"));
-  const replayed = new Map(jsonLines(join(replayDir, "episodes.jsonl")).map((e) => [String(e.id), e] as const));
+/** Two sides' records matched by a key (concurrency orders a file, not the work), each pair compared field by field. */
+const compareByKey = (
+  recorded: readonly Json[],
+  replayed: readonly Json[],
+  keyOf: (r: Json) => string,
+  o: { thing: string; whatOf: (rec: Json, field: string) => string; made: string; notMade: string },
+): { divergence?: Divergence; count: number } => {
+  const again = new Map(replayed.map((e) => [keyOf(e), e] as const));
   let count = 0;
+  const whole = (rec: Json, recordedMade: boolean): Divergence => ({
+    what: o.whatOf(rec, ""),
+    field: `(the ${o.thing})`,
+    recorded: recordedMade ? o.made : o.notMade,
+    replayed: recordedMade ? o.notMade : o.made,
+  });
   for (const rec of recorded) {
-    const again = replayed.get(String(rec.id));
-    if (!again) return { count, divergence: { what: `episode ${String(rec.id)}`, field: "(the episode)", recorded: "played", replayed: "never played" } };
-    const d = firstDifference(rec, again);
-    if (d) return { count, divergence: { what: episodeWhat(rec, d.field), ...d } };
-    replayed.delete(String(rec.id));
+    const other = again.get(keyOf(rec));
+    if (!other) return { count, divergence: whole(rec, true) };
+    const d = firstDifference(rec, other);
+    if (d) return { count, divergence: { what: o.whatOf(rec, d.field), ...d } };
+    again.delete(keyOf(rec));
     count++;
   }
-  const extra = [...replayed.keys()][0];
-  if (extra !== undefined) return { count, divergence: { what: `episode ${extra}`, field: "(the episode)", recorded: "never played", replayed: "played" } };
-  return { count };
+  const extra = [...again.values()][0];
+  return extra === undefined ? { count } : { count, divergence: whole(extra, false) };
 };
+
+/** Every recorded episode against the replayed one of the same id. */
+export const compareEpisodes = (recordDir: string, replayDir: string): { divergence?: Divergence; count: number } =>
+  compareByKey(jsonLines(join(recordDir, "episodes.jsonl")), jsonLines(join(replayDir, "episodes.jsonl")), (e) => String(e.id), {
+    thing: "episode",
+    whatOf: episodeWhat,
+    made: "played",
+    notMade: "never played",
+  });
+
+/** A search's candidates (candidates.jsonl) by index: its evaluations run at once, so lines are written as each ends. */
+export const compareCandidates = (recordDir: string, replayDir: string, file: string): { divergence?: Divergence; count: number } =>
+  compareByKey(jsonLines(join(recordDir, file)), jsonLines(join(replayDir, file)), (c) => String(c.index), {
+    thing: "candidate",
+    whatOf: (c) => `search candidate #${String(c.index)} (${file})`,
+    made: "evaluated",
+    notMade: "never evaluated",
+  });
 
 const eventWhat = (line: Json, n: number): string => {
   const e = line.event as { type?: unknown; round?: unknown; entry?: { id?: unknown }; id?: unknown } | undefined;
@@ -122,18 +152,29 @@ const recordFiles = (root: string, dir = root): string[] =>
 
 const whatOfFile = (file: string): string => (file === "metrics.json" ? "metric (metrics.json)" : /final-scores/.test(file) ? `final score (${file})` : file);
 
+/** What a difference is in: a final score named by its level, the field inside that score; any other file by its name. */
+const finalScoreWhere = (file: string, recorded: unknown, field: string): { what: string; field: string } => {
+  const at = /^levels\[(\d+)\]\.?(.*)$/.exec(field);
+  const level = at ? (recorded as { levels?: Array<{ level?: unknown }> }).levels?.[Number(at[1])]?.level : undefined;
+  if (!at || !/final-scores/.test(file) || level === undefined) return { what: whatOfFile(file), field };
+  return { what: `final score of ${String(level)} (${file})`, field: at[2] || "(the score)" };
+};
+
 /** metrics.json (its run id aside), bank snapshots, final scores and any other JSON record, field by field. */
 export const compareOtherRecords = (recordDir: string, replayDir: string): Divergence | undefined => {
   for (const file of recordFiles(recordDir)) {
     const other = join(replayDir, file);
     if (!existsSync(other)) return { what: whatOfFile(file), field: "(the file)", recorded: "written", replayed: "not written" };
+    if (file.endsWith("candidates.jsonl")) {
+      const candidates = compareCandidates(recordDir, replayDir, file);
+      if (candidates.divergence) return candidates.divergence;
+      continue;
+    }
     const read = (dir: string) => (file.endsWith(".jsonl") ? jsonLines(join(dir, file)) : (JSON.parse(readFileSync(join(dir, file), "utf8")) as unknown));
     const [a, b] = [read(recordDir), read(replayDir)];
     if (file === "metrics.json") for (const m of [a, b] as Json[]) delete m.run;
     const d = firstDifference(a, b);
-    const line = /^\[(\d+)\]\.?(.*)$/.exec(d?.field ?? "");
-    if (d && line && file.endsWith("candidates.jsonl")) return { ...d, what: `search candidate ${line[1]} (${file})`, field: line[2] || "(the candidate)" };
-    if (d) return { what: whatOfFile(file), ...d };
+    if (d) return { ...d, ...finalScoreWhere(file, a, d.field) };
   }
   return undefined;
 };

@@ -14,8 +14,10 @@ export interface VerifyCounts {
   bankEvents: number;
   modelExchanges: number;
   trainings: number;
-  /** Runs of a compare or search directory (1 for a run). */
+  /** Runs of a compare directory (1 for a run or a search). */
   runs: number;
+  /** A search's candidates (a search directory's). */
+  candidates?: number;
 }
 
 export type VerifyStatus = "identical" | "diverged" | "cannot";
@@ -42,8 +44,17 @@ export const addCounts = (a: VerifyCounts, b: VerifyCounts): VerifyCounts => ({
   runs: a.runs + b.runs,
 });
 
-export const countsText = (c: VerifyCounts): string =>
-  `${c.runs > 1 ? `${c.runs} runs, ` : ""}${c.episodes} episodes, ${c.bankEvents} bank events, ${c.modelExchanges} model exchanges, ${c.trainings} trainings checked`;
+const countsText = (c: VerifyCounts): string => {
+  // A search directory plays no episode and keeps no bank: its candidates stand where they would.
+  const played = c.candidates === undefined ? `${c.episodes} episodes, ${c.bankEvents} bank events` : `${c.candidates} candidates`;
+  return `${c.runs > 1 ? `${c.runs} runs, ` : ""}${played}, ${c.modelExchanges} model exchanges, ${c.trainings} trainings checked`;
+};
+
+/** The report of a replay that ran to its comparison: identical, or its first divergence. */
+export const reportOf = (dir: string, counts: VerifyCounts, divergence: Divergence | undefined): VerifyReport =>
+  divergence
+    ? { status: "diverged", dir, counts, divergence, message: `${divergence.what}: ${divergence.field} differs` }
+    : { status: "identical", dir, counts, message: `identical: ${countsText(counts)}` };
 
 /** The exit status of `hexa verify`: 0 identical, 1 diverged, 2 cannot verify. */
 export const exitCodeOf = (s: VerifyStatus): number => (s === "identical" ? 0 : s === "diverged" ? 1 : 2);

@@ -17,7 +17,11 @@ export class ReplayBook {
   answered = 0;
   divergence: Divergence | undefined;
 
-  constructor(private readonly exchanges: readonly RecordedExchange[]) {
+  /** `maker`: what made the record, in the divergences' words (a run, a search). */
+  constructor(
+    private readonly exchanges: readonly RecordedExchange[],
+    private readonly maker = "run",
+  ) {
     for (const x of exchanges) {
       const id = `${x.role} ${x.key}`;
       this.queues.set(id, [...(this.queues.get(id) ?? []), x]);
@@ -33,7 +37,7 @@ export class ReplayBook {
         const names = tools.map((t) => t.name);
         if (!next) {
           this.divergence ??= this.unasked(role, requestLines(messages, names, output?.name));
-          throw new LlmError("replay", name, 1, new Error(`the replay asked the ${role} something the run never asked`));
+          throw new LlmError("replay", name, 1, new Error(`the replay asked the ${role} something the ${this.maker} never asked`));
         }
         this.answered++;
         if ("error" in next.answer) throw new LlmError("replay", name, 1, new Error(next.answer.error));
@@ -52,13 +56,26 @@ export class ReplayBook {
       const chars = sharedChars(lines[shared] ?? "", replayed[shared] ?? "");
       if (!nearest || shared > nearest.shared || (shared === nearest.shared && chars > nearest.chars)) nearest = { x, lines, shared, chars };
     }
-    const what = `the replay asked the ${role} something the run never asked`;
+    const what = `the replay asked the ${role} something the ${this.maker} never asked`;
     if (!nearest) return { what, field: "request", recorded: `(the run made no ${role} request)`, replayed: replayed[0] ?? "(empty request)" };
     const differ = firstDifferingLine(nearest.lines, replayed) ?? {
       recorded: "(the same messages and tool names: a tool's description or schema, or the answer's schema, differs)",
       replayed: "(see recorded)",
     };
     return { what, field: `request (nearest recorded: llm-log.jsonl line ${nearest.x.line})`, ...differ };
+  }
+
+  /** The first recorded exchange no replayed request took, as a divergence: the record's maker asked more than its code asks now. */
+  firstUnasked(): Divergence | undefined {
+    const left = this.left()[0];
+    if (!left) return undefined;
+    const lines = requestLines(left.messages, left.tools, left.outputSchema);
+    return {
+      what: `the ${this.maker} asked the ${left.role} something the replay never asked`,
+      field: `request (llm-log.jsonl line ${left.line})`,
+      recorded: lines.find((l) => l.includes("(user)")) ?? lines[0] ?? "(empty request)",
+      replayed: "(not asked)",
+    };
   }
 
   /** Recorded exchanges no replayed request took, in log order. */

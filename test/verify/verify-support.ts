@@ -22,3 +22,24 @@ export const editLine = (path: string, index: number, edit: (line: Record<string
   lines[index] = JSON.stringify(line);
   writeFileSync(path, `${lines.join("\n")}\n`);
 };
+
+/** `hexa search` at a tiny budget: two candidates of 2,048 env steps, a final score of two fresh seeds. */
+export const searchArgs = (out: string, cache: string, ...more: string[]): string[] => [
+  "search",
+  "cartpole",
+  "--method",
+  "eureka",
+  "--budget",
+  "2",
+  "--train-steps",
+  "2048",
+  "--final-steps",
+  "2048",
+  "--final-trainings",
+  "2",
+  "--out",
+  out,
+  "--trainer-cache",
+  cache,
+  ...more,
+];

@@ -1,0 +1,26 @@
+import { describe, expect, it } from "vitest";
+import { settingsOf } from "./search-args.ts";
+
+describe("hexa search's settings as search-config.json records them", () => {
+  it("spells out every default, with the trainer cache absolute, so a replay needs nothing else", () => {
+    const s = settingsOf({ task: "cartpole", method: "eureka", seed: "4", proposer: "heuristic", budget: 3, "trainer-cache": "rel/cache" });
+    expect(s).toMatchObject({ method: "eureka", task: "cartpole", seed: 4, search: { budget: 3, eureka: { samples: 4 } }, options: {}, proposer: "heuristic" });
+    expect(s.rewardSearch.cacheDir).toBe(`${process.cwd()}/rel/cache`);
+    expect(s.finalTrainings).toBe(3);
+    expect(s.llm).toBeUndefined();
+  });
+
+  it("records the proposer's model and endpoint, never a key, nor a password written into the endpoint's URL", () => {
+    const s = settingsOf({
+      task: "cartpole",
+      method: "rf-agent",
+      seed: "0",
+      proposer: "llm",
+      model: "m",
+      "base-url": "http://alice:hunter2@127.0.0.1:9/v1",
+      "api-key": "sk-secret-1",
+    });
+    expect(s.llm).toEqual({ model: "m", baseURL: "http://127.0.0.1:9/v1" });
+    expect(JSON.stringify(s)).not.toMatch(/hunter2|alice|sk-secret-1/);
+  });
+});

@@ -1,0 +1,123 @@
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { configFromFlags, schemaFlags } from "../../../src/cli-kit/schema-flags.ts";
+import { ConfigError } from "../../../src/errors.ts";
+import { familyHost } from "../../../src/family/host.ts";
+import { parseSeed } from "../../../src/family/seed.ts";
+import type { ChatModel } from "../../../src/llm/chat-model.ts";
+import { LlmConfig } from "../../../src/llm/config.ts";
+import { SearchConfig, type SearchMethod } from "../../../src/search/config.ts";
+import { searchFlags } from "../../../src/search/flags.ts";
+import { readSearchRecord, SEARCH_RECORD_FILE, writeSearchRecord } from "../../../src/search/search-record.ts";
+import { budgetsOf, RewardSearchConfig } from "../config.ts";
+import { getTask } from "../tasks/index.ts";
+import { TrainerConfig } from "../trainer/pool.ts";
+import { SearchSettings } from "./search-settings.ts";
+
+const HELP = "hexa search --help";
+
+/** The `search:` slice's flags (src/cli-kit/schema-flags.ts): --budget, --samples, --iterations, --initial, --children, --lambda-start, --lambda-end, --eta. */
+export const FLAGS = searchFlags();
+
+/** The trainer slice's keys a search takes as flags (--wall-ms), so a run's config and a search read one schema. */
+const TRAINER_SLICE = TrainerConfig.pick({ wallMs: true });
+export const TRAINER_FLAGS = schemaFlags(TRAINER_SLICE);
+
+/** `hexa search`'s arguments as yargs parsed them. */
+export interface SearchArgs {
+  task: string;
+  method: SearchMethod;
+  seed: string;
+  proposer: "heuristic" | "llm";
+  "train-steps"?: number | undefined;
+  "final-trainings"?: number | undefined;
+  "final-steps"?: number | undefined;
+  "trainer-cache"?: string | undefined;
+  processes?: number | undefined;
+  model?: string | undefined;
+  "base-url"?: string | undefined;
+  "api-key"?: string | undefined;
+  [flag: string]: unknown;
+}
+
+/** The proposer's model config: the flags, else the environment; the log of its exchanges in the search directory. */
+const llmConfigOf = (argv: SearchArgs, out: string): LlmConfig => {
+  if (!argv.model && !argv["base-url"] && !process.env.OPENAI_BASE_URL && !process.env.OPENAI_API_KEY) {
+    throw new ConfigError(
+      "--proposer llm needs a model: pass --model and --base-url (or set OPENAI_BASE_URL / OPENAI_API_KEY), or use --proposer heuristic, which needs none",
+    );
+  }
+  return LlmConfig.parse({
+    actor: {
+      ...(argv.model ? { model: argv.model } : {}),
+      ...(argv["base-url"] ? { baseURL: argv["base-url"] } : {}),
+      ...(argv["api-key"] ? { apiKey: argv["api-key"] } : argv["base-url"] && !process.env.OPENAI_API_KEY ? { apiKey: "none" } : {}),
+    },
+    auditLog: join(out, "llm-log.jsonl"),
+  });
+};
+
+/** An endpoint as search-config.json records it: a user name or password in the URL is a credential, never written. */
+const withoutCredentials = (baseURL: string): string => {
+  const url = new URL(baseURL);
+  url.username = "";
+  url.password = "";
+  return url.toString();
+};
+
+/** Every setting of the search, resolved from the flags and their defaults (search-config.json records them). */
+export const settingsOf = (argv: SearchArgs): SearchSettings => {
+  const task = getTask(argv.task);
+  const seed = parseSeed(argv.seed, "--seed");
+  const { config: search, given } = configFromFlags(SearchConfig, FLAGS, argv, HELP);
+  const { config: trainerFlags } = configFromFlags(TRAINER_SLICE, TRAINER_FLAGS, argv, HELP);
+  const rs = RewardSearchConfig.parse({
+    trainer: { ...trainerFlags, ...(argv.processes ? { processes: argv.processes } : {}) },
+    ...(argv["trainer-cache"] ? { cacheDir: argv["trainer-cache"] } : {}),
+  });
+  const llm = argv.proposer === "llm" ? llmConfigOf(argv, "").actor : undefined;
+  return SearchSettings.parse({
+    method: argv.method,
+    task: task.id,
+    seed,
+    search,
+    // search.json records the knobs given on the command line (the budget has its own field).
+    options: Object.fromEntries(Object.entries(given).filter(([k]) => k !== "budget")),
+    trainSteps: argv["train-steps"] ?? budgetsOf(rs, task.training.steps).train,
+    finalTrainings: argv["final-trainings"] ?? rs.finalTrainings,
+    finalSteps: argv["final-steps"] ?? budgetsOf(rs, task.training.steps).finish,
+    rewardSearch: { ...rs, cacheDir: resolve(rs.cacheDir) },
+    proposer: argv.proposer,
+    ...(llm ? { llm: { model: llm.model, ...(llm.baseURL ? { baseURL: withoutCredentials(llm.baseURL) } : {}) } } : {}),
+  });
+};
+
+/** The LLM proposer's model on its endpoint, every exchange logged to the search directory's llm-log.jsonl. */
+export const proposerModel = async (argv: SearchArgs, out: string): Promise<ChatModel> => {
+  const { createRoleModel } = await import("../../../src/llm/role-model.ts");
+  return createRoleModel("actor", llmConfigOf(argv, out), { env: process.env, onNotice: (m) => process.stderr.write(`warning: ${m}\n`) });
+};
+
+/**
+ * Writes search-config.json once search.json is checked (called after the directory is opened): a new search's,
+ * or a resumed one's with its first start kept. A search begun before hexa wrote the record gets none, since
+ * its first start is unknown; `hexa verify` says it cannot replay it.
+ */
+export const searchRecorder = (out: string, settings: SearchSettings): (() => Promise<void>) => {
+  const begun = existsSync(join(out, "search.json"));
+  return async () => {
+    const before = readSearchRecord(out);
+    if (begun && !before) {
+      process.stderr.write(`note: ${out} was begun by a hexa that wrote no ${SEARCH_RECORD_FILE}; hexa verify cannot replay it\n`);
+      return;
+    }
+    writeSearchRecord(out, {
+      schemaVersion: 1,
+      family: "reward-search",
+      startedAt: before?.startedAt ?? new Date().toISOString(),
+      code: await familyHost().codeVersion(),
+      ...(before ? { resumed: true } : {}),
+      settings,
+    });
+  };
+};
