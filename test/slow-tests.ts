@@ -18,6 +18,7 @@ export const SLOW_TESTS = [
   "levels/reward-search/trainer/ppo.test.ts",
   "src/store/chroma-index.test.ts",
   "src/store/chroma-server.test.ts",
+  "test/bench-scripts-e2e.test.ts",
   "test/budget-cli.test.ts",
   "test/compare-budget-cli.test.ts",
   "test/compare-cli.test.ts",
