@@ -9,6 +9,7 @@ import { SEARCH_METHODS, SearchConfig } from "../search/config.ts";
 import { EmbeddingConfig } from "../store/embedding.ts";
 import { secret, withoutSecrets } from "../util/secret-fields.ts";
 import { unwrapSchema } from "../util/zod-unwrap.ts";
+import { DEFAULT_SKILL_INDEX_DIR } from "../store/skill-index-dir.ts";
 
 /**
  * A run's config (docs/spec/style.md §8): each part owns its slice (ActorConfig, RetrieverConfig, LlmConfig,
@@ -54,7 +55,7 @@ const BankConfig = strict({
 
 export const SkillIndexConfig = strict({
   enabled: z.boolean().default(false).describe("index every level's bank in Chroma after each round (CHROMA_URL, else an embedded server)"),
-  dataDir: z.string().default("runs/.chroma").describe("the embedded Chroma server's data directory"),
+  dataDir: z.string().default(DEFAULT_SKILL_INDEX_DIR).describe("the embedded Chroma server's data directory"),
   embedding: EmbeddingConfig.default({ provider: "local", dims: 384 }).describe("how entries are embedded"),
 });
 
