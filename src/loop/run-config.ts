@@ -5,7 +5,8 @@ import { RetrieverConfig } from "../../agents/retriever.ts";
 import { ConfigError } from "../errors.ts";
 import { Budget } from "../llm/budget.ts";
 import { LlmConfig } from "../llm/config.ts";
-import { SEARCH_METHODS, SearchConfig } from "../search/config.ts";
+import { SearchConfig } from "../search/config.ts";
+import { METHODS, RUN_AGENTS } from "./run-choices.ts";
 import { EmbeddingConfig } from "../store/embedding.ts";
 import { secret, withoutSecrets } from "../util/secret-fields.ts";
 import { unwrapSchema } from "../util/zod-unwrap.ts";
@@ -19,10 +20,7 @@ import { DEFAULT_SKILL_INDEX_DIR } from "../store/skill-index-dir.ts";
 
 const INITS = ["offline", "off2on", "online"] as const;
 const UPDATES = ["evolving", "replacement", "static"] as const;
-export const RUN_AGENTS = ["hexa", "react", "direct", "reflexion", "heuristic"] as const;
 export type RunAgent = (typeof RUN_AGENTS)[number];
-/** How a run learns: the round loop with the bank (method.md), or a whole search per level (src/search). */
-export const METHODS = ["rounds", ...SEARCH_METHODS] as const;
 
 const strict = <T extends z.ZodRawShape>(shape: T) => z.strictObject(shape);
 

@@ -1,60 +1,11 @@
+import type { Argv } from "yargs";
 import { positiveIntFlag } from "../../../src/cli-kit/flags.ts";
-import { join } from "node:path";
-import { defineCommand, withOptionsByName } from "../../../src/cli-kit/define-command.ts";
-import { budgetsOf, RewardSearchConfig } from "../config.ts";
-import { getTask } from "../tasks/index.ts";
-import type { RewardTask } from "../task.ts";
-import { CANDIDATE_SCHEMA_VERSION, fitnessOf, type CandidateRecord, type SearchResult } from "../../../src/search/candidates.ts";
-import { SEARCH_METHODS, SearchConfig, searchBudget } from "../../../src/search/config.ts";
-import { configFromFlags, flagOptions, schemaFlags } from "../../../src/cli-kit/schema-flags.ts";
+import { type ArgsOf, defineCommand, withOptionsByName } from "../../../src/cli-kit/define-command.ts";
+import { SEARCH_METHODS } from "../../../src/search/config.ts";
+import { flagOptions, schemaFlags } from "../../../src/cli-kit/schema-flags.ts";
 import { searchFlags } from "../../../src/search/flags.ts";
-import { runSearch } from "../../../src/search/search.ts";
-import { openSearchDir } from "../../../src/search/search-dir.ts";
-import { heuristicProposer } from "../proposers/heuristic-proposer.ts";
-import { llmProposer } from "../proposers/llm-proposer.ts";
-import { rewardCodeCheck } from "../search/code-check.ts";
-import { trainerEvaluator, type RewardProposer } from "../search/evaluator.ts";
-import { parseSeed } from "../../../src/family/seed.ts";
-import { ConfigError } from "../../../src/errors.ts";
-import { LlmConfig } from "../../../src/llm/config.ts";
-import { localTrainerPool } from "../trainer/local-pool.ts";
-import { TrainerConfig } from "../trainer/pool.ts";
-import { budgetText, DEFAULT_FINAL_TRAININGS, scoreSearch } from "../search/final-protocol.ts";
-import { writeFinalScores } from "../../../src/store/final-scores.ts";
-import { formatFinalScores } from "../../../src/report/final-scores-text.ts";
-
-const candidateLine = (c: CandidateRecord, replayed: boolean) =>
-  `#${String(c.index).padStart(3)} ${c.operator.padEnd(10)} ${c.parent === null ? "     " : `of #${String(c.parent).padEnd(2)}`} ` +
-  `${c.outcome.kind === "result" ? `F ${c.outcome.fitness.toFixed(2).padStart(8)}${c.outcome.cached ? " (cached)" : ""}` : `✗ ${c.outcome.error}`}` +
-  `${c.vSelf === undefined ? "" : `  v_self ${c.vSelf.toFixed(2)}`}${c.repairs ? `  after ${c.repairs.length} fix${c.repairs.length === 1 ? "" : "es"}` : ""}` +
-  `${replayed ? "  (from the log)" : ""}\n`;
-
-const f2 = (x: number) => x.toFixed(2);
-
-/** What the final score will train: the best reward, the sparse and the human one on `count` fresh seeds, at which budget. */
-export const finalPlanText = (count: number, steps: number, scored: number): string =>
-  `final score: the best reward, the sparse and the human one on ${count} fresh seed${count === 1 ? "" : "s"} each, ${budgetText(steps, scored)}`;
-
-/** The search in a few lines: the best candidate's final-policy F, its best checkpoint labelled, the budget. */
-export const formatSearch = (r: SearchResult, task: RewardTask, proposer: string): string => {
-  const ok = r.candidates.filter((c) => fitnessOf(c) !== null).length;
-  const lines = [
-    `${r.strategy} on ${task.id} with ${proposer}: ${r.candidates.length}/${r.budget} candidates trained (${ok} ok, ${r.candidates.length - ok} failed; ${r.replayed} replayed from the log, ${r.evaluations} trained now)`,
-  ];
-  const b = r.best;
-  if (b?.outcome.kind !== "result") {
-    lines.push("no candidate trained successfully");
-    return lines.join("\n");
-  }
-  lines.push(
-    `best: candidate #${b.index} (${b.operator}${b.parent === null ? "" : ` of #${b.parent}`}), F of the final policy ${f2(b.outcome.fitness)} on the selection seeds [${b.outcome.perSeed.map((p) => p.seed).join(", ")}] it was chosen on (solved at ≥ ${task.fitness.solved})`,
-    `best checkpoint during its training (labelled, not the score): F ${f2(b.outcome.bestCheckpoint.fitness)} at step ${b.outcome.bestCheckpoint.step}`,
-    `thought: ${b.thought}`,
-  );
-  return lines.join("\n");
-};
-
-const HELP = "hexa search --help";
+import { TrainerConfig } from "../trainer/trainer-config.ts";
+import { DEFAULT_FINAL_TRAININGS } from "../search/final-protocol.ts";
 
 /** The `search:` slice's flags (src/cli-kit/schema-flags.ts): --budget, --samples, --iterations, --initial, --children, --lambda-start, --lambda-end, --eta. */
 const FLAGS = searchFlags();
@@ -63,119 +14,52 @@ const FLAGS = searchFlags();
 const TRAINER_SLICE = TrainerConfig.pick({ wallMs: true });
 const TRAINER_FLAGS = schemaFlags(TRAINER_SLICE);
 
+const searchCommandFlags = (y: Argv) =>
+  withOptionsByName(
+    y.positional("task", { type: "string", demandOption: true, describe: "a reward-search task (hexa levels list --family reward-search)" }).option("method", {
+      alias: "strategy",
+      choices: SEARCH_METHODS,
+      demandOption: true,
+      describe: "eureka (K samples × I iterations) or rf-agent (tree search)",
+    }),
+    flagOptions([...FLAGS, ...TRAINER_FLAGS]),
+  )
+    .option("seed", { type: "string", default: "0", describe: "task instance seed (also the search's own random seed)" })
+    .option("proposer", { choices: ["heuristic", "llm"] as const, default: "heuristic" as const, describe: "heuristic needs no model" })
+    .option("train-steps", {
+      type: "number",
+      coerce: positiveIntFlag("train-steps"),
+      describe: "env steps of every candidate's training (default: a quarter of the task's budget)",
+    })
+    .option("final-trainings", {
+      type: "number",
+      coerce: positiveIntFlag("final-trainings"),
+      describe: `fresh training seeds of the final score: the best reward, the sparse and the human one trained on each (default ${DEFAULT_FINAL_TRAININGS})`,
+    })
+    .option("final-steps", {
+      type: "number",
+      coerce: positiveIntFlag("final-steps"),
+      describe: "env steps of each final-score training (default: the task's scored budget, as in hexa run; another budget is labelled in the score)",
+    })
+    .option("out", {
+      type: "string",
+      describe: "run directory (search.json, candidates.jsonl); the same directory again resumes (default runs/search/METHOD-TASK-sSEED)",
+    })
+    .option("trainer-cache", { type: "string", describe: "trainer result cache (default runs/.trainer-cache)" })
+    .option("processes", { type: "number", coerce: positiveIntFlag("processes"), describe: "trainer processes at once (default: one per core)" })
+    .option("model", { type: "string", describe: "llm: model name" })
+    .option("base-url", { type: "string", describe: "llm: OpenAI-compatible endpoint (else OPENAI_BASE_URL)" })
+    .option("api-key", { type: "string", describe: "llm: API key (else OPENAI_API_KEY)" })
+    .example("$0 search cartpole --method rf-agent --budget 16 --train-steps 20000", "RF-Agent's tree search with the heuristic proposer");
+
+/** The flags `hexa search` reads (levels/reward-search/cli/search-run.ts). */
+export type SearchArgs = ArgsOf<typeof searchCommandFlags>;
+
 /** `hexa search TASK --method eureka|rf-agent`: one method on one task instance, with an exact candidate budget. */
 export const searchCommand = defineCommand({
   command: "search <task>",
   describe: "search reward functions for one reward-search task with Eureka's greedy evolution or RF-Agent's tree search",
-  builder: (y) =>
-    withOptionsByName(
-      y
-        .positional("task", { type: "string", demandOption: true, describe: "a reward-search task (hexa levels list --family reward-search)" })
-        .option("method", {
-          alias: "strategy",
-          choices: SEARCH_METHODS,
-          demandOption: true,
-          describe: "eureka (K samples × I iterations) or rf-agent (tree search)",
-        }),
-      flagOptions([...FLAGS, ...TRAINER_FLAGS]),
-    )
-      .option("seed", { type: "string", default: "0", describe: "task instance seed (also the search's own random seed)" })
-      .option("proposer", { choices: ["heuristic", "llm"] as const, default: "heuristic" as const, describe: "heuristic needs no model" })
-      .option("train-steps", {
-        type: "number",
-        coerce: positiveIntFlag("train-steps"),
-        describe: "env steps of every candidate's training (default: a quarter of the task's budget)",
-      })
-      .option("final-trainings", {
-        type: "number",
-        coerce: positiveIntFlag("final-trainings"),
-        describe: `fresh training seeds of the final score: the best reward, the sparse and the human one trained on each (default ${DEFAULT_FINAL_TRAININGS})`,
-      })
-      .option("final-steps", {
-        type: "number",
-        coerce: positiveIntFlag("final-steps"),
-        describe: "env steps of each final-score training (default: the task's scored budget, as in hexa run; another budget is labelled in the score)",
-      })
-      .option("out", {
-        type: "string",
-        describe: "run directory (search.json, candidates.jsonl); the same directory again resumes (default runs/search/METHOD-TASK-sSEED)",
-      })
-      .option("trainer-cache", { type: "string", describe: "trainer result cache (default runs/.trainer-cache)" })
-      .option("processes", { type: "number", coerce: positiveIntFlag("processes"), describe: "trainer processes at once (default: one per core)" })
-      .option("model", { type: "string", describe: "llm: model name" })
-      .option("base-url", { type: "string", describe: "llm: OpenAI-compatible endpoint (else OPENAI_BASE_URL)" })
-      .option("api-key", { type: "string", describe: "llm: API key (else OPENAI_API_KEY)" })
-      .example("$0 search cartpole --method rf-agent --budget 16 --train-steps 20000", "RF-Agent's tree search with the heuristic proposer"),
-  handler: async (argv) => {
-    const task = getTask(argv.task);
-    const method = argv.method;
-    const seed = parseSeed(argv.seed, "--seed");
-    const instance = task.generate(seed);
-    const { config: search, given } = configFromFlags(SearchConfig, FLAGS, argv, HELP);
-    const { config: trainerFlags } = configFromFlags(TRAINER_SLICE, TRAINER_FLAGS, argv, HELP);
-    const rs = RewardSearchConfig.parse({
-      trainer: { ...trainerFlags, ...(argv.processes ? { processes: argv.processes } : {}) },
-      ...(argv["trainer-cache"] ? { cacheDir: argv["trainer-cache"] } : {}),
-    });
-    const steps = argv["train-steps"] ?? budgetsOf(rs, task.training.steps).train;
-    const budget = searchBudget(method, search);
-    const out = argv.out ? argv.out : join("runs", "search", `${method}-${task.id}-s${seed}`);
-    let proposer: RewardProposer;
-    if (argv.proposer === "llm") {
-      if (!argv.model && !argv["base-url"] && !process.env.OPENAI_BASE_URL && !process.env.OPENAI_API_KEY) {
-        throw new ConfigError(
-          "--proposer llm needs a model: pass --model and --base-url (or set OPENAI_BASE_URL / OPENAI_API_KEY), or use --proposer heuristic, which needs none",
-        );
-      }
-      const llm = LlmConfig.parse({
-        actor: {
-          ...(argv.model ? { model: argv.model } : {}),
-          ...(argv["base-url"] ? { baseURL: argv["base-url"] } : {}),
-          ...(argv["api-key"] ? { apiKey: argv["api-key"] } : argv["base-url"] && !process.env.OPENAI_API_KEY ? { apiKey: "none" } : {}),
-        },
-        auditLog: join(out, "llm-log.jsonl"),
-      });
-      const { createRoleModel } = await import("../../../src/llm/role-model.ts");
-      proposer = llmProposer(createRoleModel("actor", llm, { env: process.env, onNotice: (m) => process.stderr.write(`warning: ${m}\n`) }));
-    } else {
-      proposer = heuristicProposer();
-    }
-    // search.json records the knobs given on the command line (the budget has its own field).
-    const options = Object.fromEntries(Object.entries(given).filter(([k]) => k !== "budget"));
-    const log = openSearchDir(out, {
-      schemaVersion: CANDIDATE_SCHEMA_VERSION,
-      strategy: method,
-      task: task.id,
-      seed,
-      budget,
-      trainSteps: steps,
-      proposer: proposer.label,
-      options,
-    });
-    const pool = localTrainerPool(rs);
-    const count = argv["final-trainings"] ?? rs.finalTrainings;
-    const finalSteps = argv["final-steps"] ?? budgetsOf(rs, task.training.steps).finish;
-    process.stderr.write(
-      `${method} on ${task.id} seed ${seed} with ${proposer.label}: ${budget} candidates of ${steps.toLocaleString("en-US")} env steps; lineage in ${join(out, "candidates.jsonl")}\n${finalPlanText(count, finalSteps, task.training.steps)}\n`,
-    );
-    const t0 = performance.now();
-    try {
-      const ports = {
-        evaluator: trainerEvaluator(pool, steps),
-        log,
-        check: rewardCodeCheck(rs.checkTransitions),
-        onCandidate: (c: CandidateRecord, replayed: boolean) => process.stderr.write(candidateLine(c, replayed)),
-      };
-      const r = await runSearch(method, { task, instance, seed, proposer, ports }, search);
-      process.stdout.write(`${formatSearch(r, task, proposer.label)}\n`);
-      process.stderr.write(`${finalPlanText(count, finalSteps, task.training.steps)}\n`);
-      const score = await scoreSearch({ trainer: pool, task, instance, result: r, count, steps: finalSteps, method });
-      writeFinalScores(out, [score]);
-      process.stdout.write(
-        `${formatFinalScores([score])}\nfinal scores: ${join(out, "final-scores.json")}\nwall time ${((performance.now() - t0) / 1000).toFixed(1)} s\n`,
-      );
-    } finally {
-      await pool.close();
-    }
-  },
+  builder: searchCommandFlags,
+  // The search's modules (trainer, proposers, stores) are loaded only here: `hexa search --help` starts fast.
+  handler: async (argv) => (await import("./search-run.ts")).searchTask(argv, { search: FLAGS, trainerSlice: TRAINER_SLICE, trainer: TRAINER_FLAGS }),
 });
