@@ -10,7 +10,7 @@
  */
 const NOT_TESTS = "\\.test\\.ts$";
 /** The modules that define a `hexa` command (src/cli/commands.ts loads each). */
-const COMMANDS = "^src/cli/(bank|bundle|compare|doctor|episode|eval|inspect|levels|run|transfer|verify|worker|workers)\\.ts$";
+const COMMANDS = "^src/cli/(bank|bundle|compare|doctor|episode|eval|inspect|levels|run|transfer-command|verify|worker|workers)\\.ts$";
 
 module.exports = {
   forbidden: [

@@ -2,7 +2,8 @@
  * Start-up: wall time of short CLI commands beside `node -e 0`, through `./hexa` (the README's form, a shell
  * script running bin/hexa.js), bin/hexa.js (the compiled dist/) and npx (beside npx's own start), and the
  * TypeScript sources through tsx for comparison (what bin/ runs when dist/ is stale). The commands run in
- * interleaved rounds, so a busy neighbour slows every row alike. Goal: `./hexa --version` and `--help` ≤ 2× node -e 0.
+ * interleaved rounds, so a busy neighbour slows every row alike. Goal: `./hexa --version` and `--help` ≤ 2× node -e 0,
+ * and so each command's own `--help` (bin): a command imports its work only in its handler (src/cli-kit/lazy-command.ts).
  * Run: npm run bench:startup [-- --runs 10]
  */
 import { execFileSync, spawnSync } from "node:child_process";
@@ -17,6 +18,13 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const i = process.argv.indexOf("--runs");
 const RUNS = i > 0 ? Number(process.argv[i + 1]) : 10;
 
+/** Every command of `hexa --help` and the subcommands of levels, bank and trainer: each one's `--help` gets a row. */
+const COMMAND_HELP = [
+  ...["episode", "run", "eval", "compare", "verify", "doctor", "bank", "inspect", "bundle", "transfer", "worker", "workers"],
+  ...["levels", "levels show", "levels certify", "levels check-scenes", "levels replay", "bank show", "bank query"],
+  ...["play", "tool", "trainer check", "search", "bench", "film"],
+];
+
 const node = process.execPath;
 const npx = process.platform === "win32" ? "npx.cmd" : "npx";
 const ROWS: { what: string; cmd: string; args: string[] }[] = [
@@ -30,6 +38,7 @@ const ROWS: { what: string; cmd: string; args: string[] }[] = [
   { what: "hexa levels list (npx)", cmd: npx, args: ["hexa", "levels", "list"] },
   { what: "hexa --version (sources via tsx)", cmd: node, args: ["--import", "tsx", "src/cli/main.ts", "--version"] },
   { what: "hexa levels list (sources via tsx)", cmd: node, args: ["--import", "tsx", "src/cli/main.ts", "levels", "list"] },
+  ...COMMAND_HELP.map((c) => ({ what: `hexa ${c} --help (bin)`, cmd: node, args: ["bin/hexa.js", ...c.split(" "), "--help"] })),
 ];
 
 execFileSync(node, ["scripts/build.mjs"], { cwd: ROOT, stdio: "inherit" });

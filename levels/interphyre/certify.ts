@@ -1,4 +1,4 @@
-import { HEXA_HARNESS_HORIZON_STEPS, DEFAULT_HORIZON_STEPS } from "./world/constants.ts";
+import { type CertifyBudget, DEFAULT_BUDGET } from "./certify-budget.ts";
 import { checkPlacement } from "./world/placement.ts";
 import { createRng, type Rng } from "../../src/util/rng.ts";
 import { rollout } from "./world/rollout.ts";
@@ -11,24 +11,6 @@ import { createInstance, type LevelInstance } from "./instance.ts";
  * scene does not solve itself, a tiny ball in any corner does not solve it, and a search finds a placement
  * that does. The search samples placements at random, then refines around the near misses.
  */
-export interface CertifyBudget {
-  /** Random placements tried first. */
-  random: number;
-  /** Local refinements around the best near misses. */
-  refine: number;
-  /** A solution must succeed within this many steps (Interphyre certifies at 1000). */
-  horizon: number;
-  /** No-action and corner checks run this long, so that no seed solves itself within the HExA harness's 2000. */
-  trivialHorizon: number;
-}
-
-export const DEFAULT_BUDGET: CertifyBudget = {
-  random: 100,
-  refine: 100,
-  horizon: DEFAULT_HORIZON_STEPS,
-  trivialHorizon: HEXA_HARNESS_HORIZON_STEPS,
-};
-
 export type CertifyResult =
   | { seed: number; status: "certified"; solution: [number, number, number]; rollouts: number; successStep: number }
   | { seed: number; status: "trivial" | "corner_trivial" | "unsolved"; rollouts: number };

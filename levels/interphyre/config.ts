@@ -1,14 +1,12 @@
 import { z } from "zod";
 import { HEXA_HARNESS_HORIZON_STEPS } from "./world/constants.ts";
 import { TOOL_SETS } from "./tools/index.ts";
-import { DEFAULT_ENGINE, EngineName } from "./world/engines.ts";
+import { ENGINE_FIELD } from "./world/engines.ts";
 
 /** Interphyre's slice of a run config (`interphyre:`), docs/ARCHITECTURE.md §3: the horizon and tool set are this family's, not the actor's. */
 export const InterphyreConfig = z.strictObject({
   horizon: z.number().int().min(1).default(HEXA_HARNESS_HORIZON_STEPS).describe("rollout horizon in steps (the HExA harness used 2000)"),
-  engine: EngineName.default(DEFAULT_ENGINE).describe(
-    "physics engine: planck (default; the certified seeds were certified on it) or box2d-wasm (Box2D 2.4.1 as WebAssembly: faster, 98.0% vs 99.0% of Interphyre's fixture solutions)",
-  ),
+  engine: ENGINE_FIELD,
   toolSet: z
     .enum(Object.keys(TOOL_SETS) as [keyof typeof TOOL_SETS, ...(keyof typeof TOOL_SETS)[]])
     .default("extended")

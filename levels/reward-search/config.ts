@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ConfigError } from "../../src/errors.ts";
 import { DEFAULT_FINAL_TRAININGS } from "./search/final-protocol.ts";
-import { TrainerConfig } from "./trainer/pool.ts";
+import { TrainerConfig } from "./trainer/trainer-config.ts";
 
 /** The reward-search family's slice of a run config (`rewardSearch:`), docs/spec/reward-search.md §1. */
 export const RewardSearchConfig = z.strictObject({

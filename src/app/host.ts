@@ -2,6 +2,6 @@ import type { FamilyHost } from "../family/host.ts";
 
 /** The host services a family's commands reach through src/family/host.ts; each loads its command's code when used. */
 export const appHost: FamilyHost = {
-  runGrid: async (request, out) => (await import("../cli/compare.ts")).compare({ ...request }, out),
+  runGrid: async (request, out) => (await import("../cli/compare-play.ts")).compare({ ...request }, out),
   codeVersion: async () => (await import("../cli/run-setup.ts")).codeVersion(),
 };

@@ -1,6 +1,5 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { Argv } from "yargs";
 import { ConfigError } from "../errors.ts";
 import { Budget, formatUsd, hasCap, NO_SPEND, type SpendGate, type Spend } from "../llm/budget.ts";
 import type { Role } from "../llm/config.ts";
@@ -9,13 +8,6 @@ import { baseName, forecastText, type Forecast } from "../loop/forecast.ts";
 import { readJsonl } from "../store/jsonl.ts";
 import type { RunDir } from "../store/run-dir.ts";
 import { UsageLine } from "../store/run-records.ts";
-
-/** --budget-usd / --budget-tokens / --yes, shared by hexa run and hexa compare. */
-export const budgetOptions = <T>(y: Argv<T>, scope: string) =>
-  y
-    .option("budget-usd", { type: "number", describe: `spend cap in USD for ${scope} (overrides budget.usd)` })
-    .option("budget-tokens", { type: "number", describe: `token cap (input + output, cache hits excluded) for ${scope} (overrides budget.tokens)` })
-    .option("yes", { type: "boolean", default: false, describe: "start even when the cost forecast exceeds the cap (the run still stops at the cap)" });
 
 /** The config's cap with the flags laid over it, each checked like the config key it overrides. */
 export const budgetFrom = (config: Budget, argv: Record<string, unknown>): Budget => {

@@ -2,8 +2,9 @@ import type { CommandModule } from "yargs";
 import { loadFamilies } from "../app/families.ts";
 import { type CommandStub, type LazyCommand, lazyCommand } from "../cli-kit/lazy-command.ts";
 
-/** A generic command that reads the level families: they are built before its builder runs. */
-const withFamilies = (stub: CommandStub, load: () => Promise<CommandModule>): LazyCommand => lazyCommand(stub, load, () => loadFamilies());
+/** A generic command that reads the level families: they are built before its handler runs (`--help` never builds them). */
+const withFamilies = (stub: CommandStub, load: () => Promise<CommandModule>): LazyCommand =>
+  lazyCommand(stub, load, { before: "handler", run: () => loadFamilies() });
 
 /** hexa's generic commands, each loaded only when named (the families add theirs through the registry). */
 export const GENERIC_COMMANDS: readonly LazyCommand[] = [
@@ -11,9 +12,11 @@ export const GENERIC_COMMANDS: readonly LazyCommand[] = [
     { command: "levels", describe: "the levels of each family: list them, and each family's own level commands (certify, show, check-scenes ...)" },
     async () => (await import("./levels.ts")).levelsCommand,
   ),
-  withFamilies(
+  // Its flags are the families' config fields: they are built before its builder.
+  lazyCommand(
     { command: "episode <level>", describe: "run one episode with an agent and show it turn by turn" },
     async () => (await import("./episode.ts")).episodeCommand,
+    { before: "builder", run: () => loadFamilies() },
   ),
   withFamilies(
     { command: "run [config]", describe: "run rounds on a level family with an evolving skill bank; writes runs/<id>/" },
@@ -73,7 +76,7 @@ export const GENERIC_COMMANDS: readonly LazyCommand[] = [
       describe:
         "zero-shot transfer (docs/spec/method.md section 6): synthesise a bank for --to from source banks, audit it, evaluate it frozen beside a baseline",
     },
-    async () => (await import("./transfer.ts")).transferCommand,
+    async () => (await import("./transfer-command.ts")).transferCommand,
   ),
   // hexa worker serves the families' queues before it builds them (its handler loads them).
   lazyCommand(

@@ -1,9 +1,7 @@
-import { LlmConfig, Role } from "../llm/config.ts";
-import { doctorTable, problemsOf, recommendedYaml } from "../llm/doctor-report.ts";
+import { ROLES } from "../llm/roles.ts";
 import { defineCommand } from "../cli-kit/define-command.ts";
 import { intFlag } from "../cli-kit/flags.ts";
-import { DEFAULT_CONTEXT_TOKENS, probeRoles, rolesOf } from "./preflight.ts";
-import { familyOf, readRunConfig } from "./run-setup.ts";
+import { DEFAULT_CONTEXT_TOKENS } from "./guard-flags.ts";
 
 /**
  * `hexa doctor [CONFIG] [--role R]`: a few cheap calls to each configured endpoint, a table of what works
@@ -18,7 +16,7 @@ export const doctorCommand = defineCommand({
       .option("role", {
         type: "string",
         array: true,
-        choices: Role.options,
+        choices: ROLES,
         describe: "check only these roles (default: the roles the config's run calls; all without a config)",
       })
       .option("context-tokens", {
@@ -28,11 +26,18 @@ export const doctorCommand = defineCommand({
         describe: "size of the long prompt that checks the context window, in tokens (it is billed once per endpoint)",
       }),
   handler: async (argv) => {
+    // The probes' modules are loaded only here: `hexa doctor --help` starts fast.
+    const [{ LlmConfig }, { doctorTable, problemsOf, recommendedYaml }, { probeRoles, rolesOf }, { familyOf, readRunConfig }] = await Promise.all([
+      import("../llm/config.ts"),
+      import("../llm/doctor-report.ts"),
+      import("./preflight.ts"),
+      import("./run-setup.ts"),
+    ]);
     const path = argv.config;
     const cfg = path ? readRunConfig(path) : undefined;
     const llm = cfg?.llm ?? LlmConfig.parse({});
     const used = cfg ? rolesOf(cfg, familyOf(cfg).searchFor?.(cfg) !== undefined) : [];
-    const roles = argv.role ?? (used.length ? used : Role.options);
+    const roles = argv.role ?? (used.length ? used : [...ROLES]);
     const probed = await probeRoles(llm, roles, { env: process.env, contextTokens: argv["context-tokens"] });
     process.stdout.write(`hexa doctor${path ? ` ${path}` : ""}\n\n${doctorTable(probed)}\n\nrecommended config:\n${recommendedYaml(probed)}\n`);
     const problems = probed.flatMap((p) => p.roles.flatMap((role) => problemsOf(role, p.report)));

@@ -14,6 +14,7 @@ import { readFinalScores } from "../store/final-scores.ts";
 import { readBundleRecord, readVerification } from "../store/run-attestations.ts";
 import type { AttestationView } from "../report/inspect/attestation-view.ts";
 import { writeOutput } from "../cli-kit/write-file.ts";
+import type { Animations } from "./inspect.ts";
 
 /** The HTML report of a run, a comparison or a search directory (docs/ARCHITECTURE.md §8), which `hexa inspect`, `hexa run` and `hexa compare` write. */
 const require = createRequire(import.meta.url);
@@ -36,8 +37,6 @@ export const drawerFor = (family: string): EpisodeDrawer => {
   return drawers.get(family)!;
 };
 
-export const ANIMATIONS = ["last", "all", "none"] as const;
-export type Animations = (typeof ANIMATIONS)[number];
 const animateWith = (a: Animations): BuildOptions["animate"] => (a === "all" ? () => true : a === "none" ? () => false : lastSolvedOfEachLevel);
 
 export const build = (target: InspectTarget, animations: Animations): Built => {

@@ -1,14 +1,13 @@
 import { join } from "node:path";
 import { ConfigError } from "../errors.ts";
-import { renderReportHtml } from "../report/inspect/html.ts";
 import type { Report } from "../report/inspect/model.ts";
-import { attestationLines } from "../report/inspect/attestation-view.ts";
 import { defineCommand } from "../cli-kit/define-command.ts";
 import { intFlag } from "../cli-kit/flags.ts";
-import { findTarget } from "./inspect-load.ts";
-import { serve } from "./inspect-serve.ts";
 import { writeOutput } from "../cli-kit/write-file.ts";
-import { ANIMATIONS, type Animations, build, drawerFor, kib, pageAssets } from "./inspect-report.ts";
+
+/** --animations: which rollout GIFs the written page embeds (src/cli/inspect-report.ts `build`). */
+const ANIMATIONS = ["last", "all", "none"] as const;
+export type Animations = (typeof ANIMATIONS)[number];
 
 /**
  * `hexa inspect RUN_DIR|COMPARE_DIR|SEARCH_DIR` (docs/ARCHITECTURE.md §8): a self-contained HTML report of a run or a
@@ -36,6 +35,14 @@ export const inspectCommand = defineCommand({
         describe: "rollout GIFs embedded in the file: the last solved episode of each level, all (50–200 kB each), or none; --serve makes any on demand",
       }),
   handler: async (argv) => {
+    // The report's modules are loaded only here: `hexa inspect --help` starts fast.
+    const [{ renderReportHtml }, { attestationLines }, { findTarget }, { serve }, { build, drawerFor, kib, pageAssets }] = await Promise.all([
+      import("../report/inspect/html.ts"),
+      import("../report/inspect/attestation-view.ts"),
+      import("./inspect-load.ts"),
+      import("./inspect-serve.ts"),
+      import("./inspect-report.ts"),
+    ]);
     const target = findTarget(argv.dir);
     const animations = argv.animations;
     if (argv.serve) {

@@ -7,9 +7,8 @@ import { EndpointReport, probeEndpoint, refreshServed } from "../llm/doctor.ts";
 import { problemsOf, type Probed } from "../llm/doctor-report.ts";
 import { usesBank, type RunConfig } from "../loop/run-config.ts";
 import { writeJsonAtomic } from "../store/jsonl.ts";
+import { DEFAULT_CONTEXT_TOKENS } from "./guard-flags.ts";
 
-/** Size of the long prompt of the context check, in estimated tokens: the actor's prompt late in an episode. */
-export const DEFAULT_CONTEXT_TOKENS = 16_384;
 /** A cached report is reused for this long: a server restarted with other flags is seen within the hour. */
 const CACHE_MS = 60 * 60_000;
 const CACHE_FILE = "doctor-cache.json";
@@ -125,12 +124,6 @@ export const servedChanges = (runPath: string, now: ServedModels): string[] => {
 
 /** The pre-flight is skipped by --no-doctor, or HEXA_NO_DOCTOR=1 (set by the tests: a scripted server answers in order, and probes would take its answers). */
 export const doctorSkipped = (argv: Record<string, unknown>, env: Env): boolean => argv.doctor === false || env.HEXA_NO_DOCTOR === "1";
-
-export const DOCTOR_OPTION = {
-  type: "boolean",
-  default: true,
-  describe: "check each LLM role's endpoint first, as hexa doctor does (cached an hour per endpoint+model in the runs folder); --no-doctor skips it",
-} as const;
 
 /** Says which roles now answer as another model, and records what they answer as when the run has no record yet. */
 export const noteServed = (runPath: string, served: ServedModels, note: (line: string) => void): void => {

@@ -1,18 +1,23 @@
 import type { Argv } from "yargs";
 import { ConfigError } from "../errors.ts";
-import { budgetOptions } from "./budget.ts";
-import { defineCommand } from "../cli-kit/define-command.ts";
-import { parseRunConfig, runConfigYaml } from "../loop/run-config.ts";
-import { RunDir } from "../store/run-dir.ts";
 import { allFamilies } from "../app/families.ts";
-import { runSession } from "../app/run-session.ts";
-import { readRunConfig, runDirConfig } from "./run-setup.ts";
+import { defineCommand } from "../cli-kit/define-command.ts";
 import { asUserError } from "../cli-kit/write-file.ts";
-import { DOCTOR_OPTION } from "./preflight.ts";
+import { budgetOptions, DOCTOR_OPTION } from "./guard-flags.ts";
 
-/** The defaults with a placeholder level, for --print-config without a file. */
-const defaultsYaml = () =>
-  `# every key and its default; levels has none (name one or more: hexa levels list)\n${runConfigYaml(parseRunConfig({ levels: ["<level>"] }, "defaults", allFamilies()), allFamilies())}`;
+/** The resolved config (every default) as --print-config prints it: a resume's, the file's, or the defaults with a placeholder level. */
+const printedConfig = async (resumeDir: string | undefined, configPath: string | undefined, note: (line: string) => void): Promise<string> => {
+  const [{ parseRunConfig, runConfigYaml }, { RunDir }, { readRunConfig, runDirConfig }] = await Promise.all([
+    import("../loop/run-config.ts"),
+    import("../store/run-dir.ts"),
+    import("./run-setup.ts"),
+  ]);
+  // Printed as a resume would read it: parsed and checked, never the file's raw text.
+  const cfg = resumeDir ? runDirConfig(RunDir.open(resumeDir), `${resumeDir}/config.yaml`, note) : configPath ? readRunConfig(configPath) : undefined;
+  if (cfg) return runConfigYaml(cfg, allFamilies());
+  const defaults = parseRunConfig({ levels: ["<level>"] }, "defaults", allFamilies());
+  return `# every key and its default; levels has none (name one or more: hexa levels list)\n${runConfigYaml(defaults, allFamilies())}`;
+};
 
 const runFlags = (y: Argv) =>
   budgetOptions(y, "this run; a resume may raise it")
@@ -37,13 +42,13 @@ export const runCommand = defineCommand({
     if (configPath && resumeDir) throw new ConfigError("give a config or --resume DIR, not both (a resumed run keeps its own config.yaml)");
     const note = (line: string) => process.stderr.write(`${line}\n`);
     if (argv["print-config"]) {
-      // Printed as a resume would read it: parsed and checked, never the file's raw text.
-      const cfg = resumeDir ? runDirConfig(RunDir.open(resumeDir), `${resumeDir}/config.yaml`, note) : configPath ? readRunConfig(configPath) : undefined;
-      process.stdout.write(cfg ? runConfigYaml(cfg, allFamilies()) : defaultsYaml());
+      process.stdout.write(await printedConfig(resumeDir, configPath, note));
       return;
     }
     if (!configPath && !resumeDir) throw new ConfigError("name a config (e.g. hexa run configs/quickstart.yaml) or --resume runs/<id>");
     let made: string | undefined;
+    // The run's modules (stores, models, the loop) are loaded only here: `hexa run --help` starts fast.
+    const { runSession } = await import("../app/run-session.ts");
     try {
       await runSession({ configPath, resumeDir, runsDir: argv["runs-dir"], flags: argv, note, madeAt: (path) => (made = path) });
     } catch (e) {

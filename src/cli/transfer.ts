@@ -16,12 +16,11 @@ import type { BankCaps } from "../store/bank-check.ts";
 import { readShippedBank, type BankFileCheck } from "../store/shipped-bank.ts";
 import { writeTransferredBank, type TransferredBank } from "../store/transfer-bank.ts";
 import { lastCommitted, openRun } from "./run-open.ts";
-import { defaultFamilyId, getFamily } from "../app/families.ts";
-import { defineCommand } from "../cli-kit/define-command.ts";
-import { intFlag } from "../cli-kit/flags.ts";
+import { getFamily } from "../app/families.ts";
 import { evaluateTransfer, resultTable } from "./transfer-eval.ts";
 import { openSkillIndex } from "./run-setup.ts";
 import { idStamp } from "../util/id-stamp.ts";
+import type { TransferArgs } from "./transfer-command.ts";
 
 /** `hexa transfer` (docs/spec/method.md §6): source banks → one synthesis → an audited target bank, evaluated frozen. */
 
@@ -193,116 +192,65 @@ const readBase = (path: string | undefined): Record<string, unknown> => {
   return raw as Record<string, unknown>;
 };
 
-export const transferCommand = defineCommand({
-  command: "transfer",
-  describe: "zero-shot transfer (docs/spec/method.md section 6): synthesise a bank for --to from source banks, audit it, evaluate it frozen beside a baseline",
-  builder: (y) =>
-    y
-      .option("from", {
-        type: "string",
-        array: true,
-        demandOption: true,
-        describe: "a source: LEVEL (its shipped bank), LEVEL=runs/<id> or LEVEL=BANK.json; repeat for several",
-      })
-      .option("to", { type: "string", demandOption: true, describe: "the target level (no trajectories of it are used)" })
-      .option("family", { type: "string", default: defaultFamilyId(), describe: "the level family of every level named" })
-      .option("synthesiser", {
-        choices: ["llm", "heuristic"] as const,
-        default: "llm" as const,
-        describe: "llm: the llm.synthesiser model; heuristic: the family's rule-based mapping (no LLM)",
-      })
-      .option("config", { type: "string", describe: "a run config YAML whose llm (synthesiser, actor), actor, retriever and family settings are used" })
-      .option("eval-seeds", {
-        type: "string",
-        default: 20,
-        coerce: intFlag("eval-seeds", 0, 10_000),
-        describe: "target seeds the frozen bank and the baseline play (0: write the bank only)",
-      })
-      .option("seed-offset", {
-        type: "string",
-        default: 60,
-        coerce: intFlag("seed-offset", 0, 100_000),
-        describe: "the evaluation takes the target's vetted seeds from this index on",
-      })
-      .option("baseline", {
-        choices: ["react", "heuristic"] as const,
-        describe: "the agent without a bank on the same seeds (default: react with --synthesiser llm, else heuristic)",
-      })
-      .option("agent", {
-        choices: ["hexa", "heuristic"] as const,
-        describe: "the agent that plays with the bank (default: hexa with --synthesiser llm, else heuristic)",
-      })
-      .option("prompt-entries", {
-        type: "string",
-        default: PROMPT_ENTRY_LIMIT,
-        coerce: intFlag("prompt-entries", 1, 10_000),
-        describe: "more source entries than this: Chroma picks the most relevant",
-      })
-      .option("out", {
-        type: "string",
-        describe: "the bank file to write (default runs/transfer/<target>__from_<sources>__<synthesiser>__<time>/bank.json); the evaluation runs go beside it",
-      }),
-  handler: async (argv) => {
-    const family = getFamily(argv.family);
-    const target = argv.to;
-    family.checkLevel(target);
-    const base = readBase(argv.config);
-    const log = (line: string) => process.stderr.write(`${line}\n`);
-    const sources = argv.from.map((s) => readSource(s, family, { caps: capsOf(base), note: log }));
-    const dup = sources.find((s, i) => sources.findIndex((x) => x.level === s.level) !== i);
-    if (dup) throw new ConfigError(`--from: ${dup.level} is given twice; give each source level once`);
-    if (sources.some((s) => s.level === target))
-      throw new ConfigError(`--from ${target}: the target is also a source; transfer is zero-shot, so drop it from --from`);
-    const synth = argv.synthesiser;
-    const now = new Date();
-    const out = resolve(
-      argv.out ?? join("runs", "transfer", `${target}__from_${sources.map((s) => s.level).join("+")}__${synth}__${idStamp(now)}`, "bank.json"),
-    );
-    let model: ChatModel | undefined;
-    if (synth === "llm") {
-      const [{ createRoleModel }, { LlmConfig }] = await Promise.all([import("../llm/role-model.ts"), import("../llm/config.ts")]);
-      // The call log sits beside the bank (a failed synthesis leaves only it, to see what the model said).
-      mkdirSync(dirname(out), { recursive: true });
-      const llm = LlmConfig.parse({
-        ...(base.llm as object),
-        auditLog: (base.llm as { auditLog?: string } | undefined)?.auditLog ?? join(dirname(out), "llm-log.jsonl"),
-      });
-      model = createRoleModel("synthesiser", llm, { env: process.env, onNotice: (m) => process.stderr.write(`warning: ${m}\n`) });
-    }
-    log(
-      `transfer → ${target}: ${sources.map((s) => `${s.level} (${countOf(s.bank)} entries)`).join(", ")}; synthesiser ${synth === "llm" ? "llm" : "heuristic (no LLM)"}`,
-    );
-    const tag = sha256Hex(sources.map((s) => [s.level, s.bank])).slice(0, 12);
-    const { bank, file } = await transferBank({
-      family,
-      target,
-      sources,
-      synthesiser: synth,
-      now,
-      out,
-      ...(model ? { model } : {}),
-      rank: chromaRanker(base, tag),
-      promptLimit: argv["prompt-entries"],
+/** `hexa transfer` (src/cli/transfer-command.ts): the sources' banks synthesised into one for the target, audited, written and evaluated. */
+export const transfer = async (argv: TransferArgs): Promise<void> => {
+  const family = getFamily(argv.family);
+  const target = argv.to;
+  family.checkLevel(target);
+  const base = readBase(argv.config);
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  const sources = argv.from.map((s) => readSource(s, family, { caps: capsOf(base), note: log }));
+  const dup = sources.find((s, i) => sources.findIndex((x) => x.level === s.level) !== i);
+  if (dup) throw new ConfigError(`--from: ${dup.level} is given twice; give each source level once`);
+  if (sources.some((s) => s.level === target))
+    throw new ConfigError(`--from ${target}: the target is also a source; transfer is zero-shot, so drop it from --from`);
+  const synth = argv.synthesiser;
+  const now = new Date();
+  const out = resolve(argv.out ?? join("runs", "transfer", `${target}__from_${sources.map((s) => s.level).join("+")}__${synth}__${idStamp(now)}`, "bank.json"));
+  let model: ChatModel | undefined;
+  if (synth === "llm") {
+    const [{ createRoleModel }, { LlmConfig }] = await Promise.all([import("../llm/role-model.ts"), import("../llm/config.ts")]);
+    // The call log sits beside the bank (a failed synthesis leaves only it, to see what the model said).
+    mkdirSync(dirname(out), { recursive: true });
+    const llm = LlmConfig.parse({
+      ...(base.llm as object),
+      auditLog: (base.llm as { auditLog?: string } | undefined)?.auditLog ?? join(dirname(out), "llm-log.jsonl"),
     });
-    process.stdout.write(
-      `transferred bank for ${target}: ${bank.skills.length} skills, ${bank.mistakes.length} mistakes (${bank.transfer.synthesiser.model})\n${auditReport(bank.transfer.audit)}\nbank file: ${file}\n`,
-    );
-    const seeds = argv["eval-seeds"];
-    if (seeds === 0) return;
-    const rows = await evaluateTransfer(
-      {
-        dir: dirname(file),
-        bankFile: file,
-        target,
-        family: family.id,
-        seeds,
-        seedOffset: argv["seed-offset"],
-        base,
-        agent: argv.agent ?? (synth === "llm" ? "hexa" : "heuristic"),
-        baseline: argv.baseline ?? (synth === "llm" ? "react" : "heuristic"),
-      },
-      log,
-    );
-    process.stdout.write(`\n${resultTable(target, rows)}\n${rows.map((r) => `${r.arm} run: ${r.run}`).join("\n")}\n`);
-  },
-});
+    model = createRoleModel("synthesiser", llm, { env: process.env, onNotice: (m) => process.stderr.write(`warning: ${m}\n`) });
+  }
+  log(
+    `transfer → ${target}: ${sources.map((s) => `${s.level} (${countOf(s.bank)} entries)`).join(", ")}; synthesiser ${synth === "llm" ? "llm" : "heuristic (no LLM)"}`,
+  );
+  const tag = sha256Hex(sources.map((s) => [s.level, s.bank])).slice(0, 12);
+  const { bank, file } = await transferBank({
+    family,
+    target,
+    sources,
+    synthesiser: synth,
+    now,
+    out,
+    ...(model ? { model } : {}),
+    rank: chromaRanker(base, tag),
+    promptLimit: argv["prompt-entries"],
+  });
+  process.stdout.write(
+    `transferred bank for ${target}: ${bank.skills.length} skills, ${bank.mistakes.length} mistakes (${bank.transfer.synthesiser.model})\n${auditReport(bank.transfer.audit)}\nbank file: ${file}\n`,
+  );
+  const seeds = argv["eval-seeds"];
+  if (seeds === 0) return;
+  const rows = await evaluateTransfer(
+    {
+      dir: dirname(file),
+      bankFile: file,
+      target,
+      family: family.id,
+      seeds,
+      seedOffset: argv["seed-offset"],
+      base,
+      agent: argv.agent ?? (synth === "llm" ? "hexa" : "heuristic"),
+      baseline: argv.baseline ?? (synth === "llm" ? "react" : "heuristic"),
+    },
+    log,
+  );
+  process.stdout.write(`\n${resultTable(target, rows)}\n${rows.map((r) => `${r.arm} run: ${r.run}`).join("\n")}\n`);
+};

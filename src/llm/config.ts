@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { ConfigError } from "../errors.ts";
 import { secret } from "../util/secret-fields.ts";
+import { ROLES } from "./roles.ts";
 
-export const Role = z.enum(["actor", "evolver", "synthesiser"]);
+export const Role = z.enum(ROLES);
 export type Role = z.infer<typeof Role>;
 
 export const DEFAULT_BASE_URL = "https://api.openai.com/v1";

@@ -5,10 +5,12 @@ import { RetrieverConfig } from "../../agents/retriever.ts";
 import { ConfigError } from "../errors.ts";
 import { Budget } from "../llm/budget.ts";
 import { LlmConfig } from "../llm/config.ts";
-import { SEARCH_METHODS, SearchConfig } from "../search/config.ts";
+import { SearchConfig } from "../search/config.ts";
+import { METHODS, RUN_AGENTS } from "./run-choices.ts";
 import { EmbeddingConfig } from "../store/embedding.ts";
 import { secret, withoutSecrets } from "../util/secret-fields.ts";
 import { unwrapSchema } from "../util/zod-unwrap.ts";
+import { DEFAULT_SKILL_INDEX_DIR } from "../store/skill-index-dir.ts";
 
 /**
  * A run's config (docs/spec/style.md §8): each part owns its slice (ActorConfig, RetrieverConfig, LlmConfig,
@@ -18,10 +20,7 @@ import { unwrapSchema } from "../util/zod-unwrap.ts";
 
 const INITS = ["offline", "off2on", "online"] as const;
 const UPDATES = ["evolving", "replacement", "static"] as const;
-export const RUN_AGENTS = ["hexa", "react", "direct", "reflexion", "heuristic"] as const;
 export type RunAgent = (typeof RUN_AGENTS)[number];
-/** How a run learns: the round loop with the bank (method.md), or a whole search per level (src/search). */
-export const METHODS = ["rounds", ...SEARCH_METHODS] as const;
 
 const strict = <T extends z.ZodRawShape>(shape: T) => z.strictObject(shape);
 
@@ -54,7 +53,7 @@ const BankConfig = strict({
 
 export const SkillIndexConfig = strict({
   enabled: z.boolean().default(false).describe("index every level's bank in Chroma after each round (CHROMA_URL, else an embedded server)"),
-  dataDir: z.string().default("runs/.chroma").describe("the embedded Chroma server's data directory"),
+  dataDir: z.string().default(DEFAULT_SKILL_INDEX_DIR).describe("the embedded Chroma server's data directory"),
   embedding: EmbeddingConfig.default({ provider: "local", dims: 384 }).describe("how entries are embedded"),
 });
 

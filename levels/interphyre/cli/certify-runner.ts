@@ -1,6 +1,7 @@
 import { fork, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import type { CertifyBudget, CertifyResult } from "../certify.ts";
+import type { CertifyBudget } from "../certify-budget.ts";
+import type { CertifyResult } from "../certify.ts";
 import { readCertified, writeCertified, type CertifiedSeeds } from "../certified-seeds.ts";
 import type { EngineName } from "../world/engines.ts";
 import { ConfigError } from "../../../src/errors.ts";

@@ -1,4 +1,5 @@
-import { certifySeed, type CertifyBudget } from "../certify.ts";
+import { certifySeed } from "../certify.ts";
+import type { CertifyBudget } from "../certify-budget.ts";
 import { loadEngine, type EngineName } from "../world/engines.ts";
 
 /** A child process that certifies the seeds its parent sends, one message per seed, on the engine named. */

@@ -1,9 +1,7 @@
 import { positiveIntFlag } from "../../../src/cli-kit/flags.ts";
 import { availableParallelism } from "node:os";
 import { defineCommand } from "../../../src/cli-kit/define-command.ts";
-import { DEFAULT_BUDGET } from "../certify.ts";
-import { getLevel, listLevels } from "../levels/index.ts";
-import { runCertification } from "./certify-runner.ts";
+import { DEFAULT_BUDGET } from "../certify-budget.ts";
 import { engineOption } from "./engine-flag.ts";
 import { EngineName } from "../world/engines.ts";
 
@@ -27,6 +25,8 @@ export const certifyCommand = defineCommand({
       .option("dir", { type: "string", describe: "where the certified files live (default: levels/interphyre/certified)" })
       .option("quiet", { type: "boolean", default: false }),
   handler: async (argv) => {
+    // The levels and the search are loaded only here: `hexa levels certify --help` starts fast.
+    const [{ getLevel, listLevels }, { runCertification }] = await Promise.all([import("../levels/index.ts"), import("./certify-runner.ts")]);
     const level = argv.level;
     const ids = level === "all" ? listLevels() : [getLevel(level).id];
     const budget = { ...DEFAULT_BUDGET, random: argv.random, refine: argv.refine };

@@ -1,9 +1,6 @@
 import { readFileSync } from "node:fs";
 import { defineCommand } from "../../../src/cli-kit/define-command.ts";
 import { intFlag } from "../../../src/cli-kit/flags.ts";
-import { parseSceneFile } from "../scene-check.ts";
-import { checkScenesInWorkers } from "../scene-check-pool.ts";
-import { closePhysicsHost, physicsHost } from "../physics-host.ts";
 import { EngineName } from "../world/engines.ts";
 import { ConfigError } from "../../../src/errors.ts";
 import { percent } from "../../../src/cli-kit/format.ts";
@@ -33,6 +30,12 @@ export const checkScenesCommand = defineCommand({
       .option("json", { type: "boolean", default: false, describe: "print one JSON object" })
       .option("engine", engineOption),
   handler: async (argv) => {
+    // The scenes' checker and the physics workers are loaded only here: `hexa levels check-scenes --help` starts fast.
+    const [{ parseSceneFile }, { checkScenesInWorkers }, { closePhysicsHost, physicsHost }] = await Promise.all([
+      import("../scene-check.ts"),
+      import("../scene-check-pool.ts"),
+      import("../physics-host.ts"),
+    ]);
     const files = argv.files.map((f) => parseSceneFile(readJson(f), f));
     const steps = argv.steps;
     const tty = process.stderr.isTTY && !argv.json;

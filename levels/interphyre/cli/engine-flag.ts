@@ -1,8 +1,7 @@
-import { InterphyreConfig } from "../config.ts";
-import { ENGINES, EngineName, loadEngine } from "../world/engines.ts";
+import { ENGINE_FIELD, ENGINES, EngineName, loadEngine } from "../world/engines.ts";
 import type { CreateEngine } from "../world/engine.ts";
 
-const field = InterphyreConfig.shape.engine;
+const field = ENGINE_FIELD;
 
 /** `--engine`, derived from the config slice's `engine` field: the same choices, default and description. */
 export const engineOption = {

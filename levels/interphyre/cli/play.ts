@@ -1,12 +1,7 @@
 import { defineCommand } from "../../../src/cli-kit/define-command.ts";
-import { createInstance } from "../instance.ts";
 import { parseSeed } from "../../../src/family/seed.ts";
-import { getLevel } from "../levels/index.ts";
 import { ConfigError } from "../../../src/errors.ts";
 import { HEXA_HARNESS_HORIZON_STEPS } from "../world/constants.ts";
-import { checkPlacement } from "../world/placement.ts";
-import { filmRollout, filmToGif } from "../pictures/rollout-film.ts";
-import { contactLines } from "../pictures/scene-text.ts";
 import { intFlag, parseAction, pictureFormat } from "../../../src/cli-kit/flags.ts";
 import { writeOutput } from "../../../src/cli-kit/write-file.ts";
 import { engineOf, engineOption } from "./engine-flag.ts";
@@ -33,6 +28,14 @@ export const playCommand = defineCommand({
       .option("fps", { type: "string", default: 30, coerce: intFlag("fps", 1, 60), describe: "GIF frames per simulated second (one frame every 60/fps steps)" })
       .option("size", { type: "string", default: 300, coerce: intFlag("size", 16, 2048), describe: "GIF width and height in pixels" }),
   handler: async (argv) => {
+    // The level, the physics and the pictures are loaded only here: `hexa play --help` starts fast.
+    const [{ getLevel }, { createInstance }, { checkPlacement }, { filmRollout, filmToGif }, { contactLines }] = await Promise.all([
+      import("../levels/index.ts"),
+      import("../instance.ts"),
+      import("../world/placement.ts"),
+      import("../pictures/rollout-film.ts"),
+      import("../pictures/scene-text.ts"),
+    ]);
     const level = getLevel(argv.level).id;
     const seed = parseSeed(argv.seed, "--seed");
     const engine = await engineOf(argv.engine);

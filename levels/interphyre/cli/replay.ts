@@ -1,8 +1,4 @@
 import { defineCommand } from "../../../src/cli-kit/define-command.ts";
-import { createInstance } from "../instance.ts";
-import { getLevel, listLevels } from "../levels/index.ts";
-import { rollout } from "../world/rollout.ts";
-import { readCertified } from "../certified-seeds.ts";
 import { engineOf, engineOption } from "./engine-flag.ts";
 import { DEFAULT_ENGINE } from "../world/engines.ts";
 
@@ -19,6 +15,13 @@ export const replayCommand = defineCommand({
       .option("limit", { type: "number", default: 20, describe: "seeds per level" })
       .option("engine", { ...engineOption, default: undefined, describe: "physics engine (default: the one each certificate names)" }),
   handler: async (argv) => {
+    // The levels and the physics are loaded only here: `hexa levels replay --help` starts fast.
+    const [{ createInstance }, { getLevel, listLevels }, { rollout }, { readCertified }] = await Promise.all([
+      import("../instance.ts"),
+      import("../levels/index.ts"),
+      import("../world/rollout.ts"),
+      import("../certified-seeds.ts"),
+    ]);
     const ids = argv.level === "all" ? listLevels() : [getLevel(argv.level).id];
     let ok = 0;
     let total = 0;

@@ -1,10 +1,5 @@
 import { defineCommand } from "../../../src/cli-kit/define-command.ts";
-import { createInstance } from "../instance.ts";
 import { parseSeed } from "../../../src/family/seed.ts";
-import { getLevel } from "../levels/index.ts";
-import { renderScene } from "../pictures/picture.ts";
-import { svgToPng } from "../../../src/report/png.ts";
-import { sceneHeader, sceneLines } from "../pictures/scene-text.ts";
 import { intFlag, pictureFormat } from "../../../src/cli-kit/flags.ts";
 import { writeOutput } from "../../../src/cli-kit/write-file.ts";
 
@@ -18,7 +13,15 @@ export const showCommand = defineCommand({
       .option("seed", { type: "string", demandOption: true, describe: "level seed (non-negative integer)" })
       .option("out", { type: "string", describe: "picture file: FILE.png or FILE.svg" })
       .option("size", { type: "string", default: 600, coerce: intFlag("size", 16, 4096), describe: "picture width and height in pixels" }),
-  handler: (argv) => {
+  handler: async (argv) => {
+    // The level and the pictures are loaded only here: `hexa levels show --help` starts fast.
+    const [{ createInstance }, { getLevel }, { renderScene }, { svgToPng }, { sceneHeader, sceneLines }] = await Promise.all([
+      import("../instance.ts"),
+      import("../levels/index.ts"),
+      import("../pictures/picture.ts"),
+      import("../../../src/report/png.ts"),
+      import("../pictures/scene-text.ts"),
+    ]);
     const level = getLevel(argv.level).id;
     const seed = parseSeed(argv.seed, "--seed");
     const out = argv.out;

@@ -1,8 +1,5 @@
 import { defineCommand } from "../../../src/cli-kit/define-command.ts";
-import { createInstance } from "../instance.ts";
 import { parseSeed } from "../../../src/family/seed.ts";
-import { getLevel } from "../levels/index.ts";
-import { callTool, ToolSession } from "../tools/define-tool.ts";
 import { getTool, listTools, tools } from "../tools/index.ts";
 import { ConfigError } from "../../../src/errors.ts";
 import { engineOf, engineOption } from "./engine-flag.ts";
@@ -30,6 +27,12 @@ export const toolCommand = defineCommand({
       .option("engine", engineOption)
       .option("json", { type: "boolean", default: false, describe: "print the structured result as JSON" }),
   handler: async (argv) => {
+    // The level and the physics are loaded only here: `hexa tool --help` starts fast.
+    const [{ getLevel }, { createInstance }, { callTool, ToolSession }] = await Promise.all([
+      import("../levels/index.ts"),
+      import("../instance.ts"),
+      import("../tools/define-tool.ts"),
+    ]);
     const level = getLevel(argv.level).id;
     const seed = parseSeed(argv.seed, "--seed");
     const horizon = argv.horizon;

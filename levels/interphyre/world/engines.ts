@@ -9,6 +9,10 @@ export const ENGINES = ["planck", "box2d-wasm"] as const;
 export const EngineName = z.enum(ENGINES);
 export type EngineName = z.infer<typeof EngineName>;
 export const DEFAULT_ENGINE: EngineName = "planck";
+/** The config slice's `engine` field (levels/interphyre/config.ts), which `--engine` repeats (levels/interphyre/cli/engine-flag.ts). */
+export const ENGINE_FIELD = EngineName.default(DEFAULT_ENGINE).describe(
+  "physics engine: planck (default; the certified seeds were certified on it) or box2d-wasm (Box2D 2.4.1 as WebAssembly: faster, 98.0% vs 99.0% of Interphyre's fixture solutions)",
+);
 
 /**
  * The engine's factory, imported when first asked for (a command that only names an engine loads none). box2d-wasm's module loads asynchronously, once per process (box2d-wasm.ts awaits it

@@ -1,23 +1,15 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import type { Argv } from "yargs";
 import { type ArgsOf, defineCommand, withOptionsByName } from "../../../src/cli-kit/define-command.ts";
-import { stringify as toYaml } from "yaml";
 import { ConfigError } from "../../../src/errors.ts";
-import { readFinalScores } from "../../../src/store/final-scores.ts";
-import { writeAtomic, writeJsonAtomic } from "../../../src/store/jsonl.ts";
-import { benchSvg, renderBenchCsv, renderBenchMarkdown } from "../../../src/report/compare/strategy-bench.ts";
 import { DEFAULT_FINAL_TRAININGS } from "../search/final-protocol.ts";
-import { benchBudgets, benchDiffs, benchRows, benchScoreOf, type BenchScore } from "./bench-score.ts";
-import { chartToPng } from "../../../src/report/png.ts";
-import { getTask } from "../tasks/index.ts";
-import { METHODS as STRATEGY_NAMES } from "../../../src/loop/run-config.ts";
+import { METHODS as STRATEGY_NAMES } from "../../../src/loop/run-choices.ts";
 import { intFlag } from "../../../src/cli-kit/flags.ts";
 import { SearchConfig, searchBudget } from "../../../src/search/config.ts";
 import { configFromFlags, flagOptions } from "../../../src/cli-kit/schema-flags.ts";
 import { searchFlags } from "../../../src/search/flags.ts";
 import { asUserError } from "../../../src/cli-kit/write-file.ts";
-import { familyHost } from "../../../src/family/host.ts";
+import type { BenchPlan } from "./bench-run.ts";
 
 /**
  * `hexa bench reward-search` (docs/spec/reward-search.md §8.5): the reward-search strategies side by side on the same tasks, trainer
@@ -30,51 +22,6 @@ import { familyHost } from "../../../src/family/host.ts";
 // Two MuJoCo locomotion tasks and one classic one; pendulum's hand-written reward beats its sparse one at a budget that
 // trains in seconds here (F −354 vs −991 at 65k steps; cartpole's and mountain car's tie or reverse).
 const DEFAULT_TASKS = ["hopper", "half_cheetah", "pendulum"];
-
-/** Episodes of a task in the rounds cell (offline + stream): the budget is split over them. */
-const roundsEpisodes = (budget: number) => Math.min(4, budget);
-
-/**
- * The base config of the grid. The rounds cell plays one offline episode and E − 1 rounds of one episode per
- * task, each with a share ⌈B / E⌉ of the budget and turns enough to spend it (describe_task and check_reward
- * take one turn each), so rounds is held to the same trainings as the searches.
- */
-const benchConfig = (o: {
-  tasks: string[];
-  budget: number;
-  trainSteps: number;
-  finalTrainings: number;
-  samples: number;
-  initial: number;
-  children: number;
-  sharedInitial: boolean;
-  out: string;
-}) => {
-  const episodes = roundsEpisodes(o.budget);
-  return {
-    family: "reward-search",
-    levels: o.tasks,
-    agent: "heuristic",
-    evolver: "heuristic",
-    init: "off2on",
-    update: "evolving",
-    rounds: episodes - 1,
-    episodesPerRound: 1,
-    offline: { episodes: 1 },
-    actor: { maxTurns: Math.ceil(o.budget / episodes) + 2 },
-    concurrency: 2,
-    search: { budget: o.budget, eureka: { samples: o.samples }, rfAgent: { initial: o.initial, children: o.children, sharedInitial: o.sharedInitial } },
-    rewardSearch: {
-      // One size for every training (the rounds' finish and the final scoring included): equal env steps per candidate.
-      trainSteps: o.trainSteps,
-      finishSteps: o.trainSteps,
-      finalTrainings: o.finalTrainings,
-      // The benchmark's own trainer cache: a rerun continues without retraining, and nothing lands elsewhere.
-      cacheDir: join(o.out, ".trainer-cache"),
-      jobsDir: join(o.out, ".trainer-jobs"),
-    },
-  };
-};
 
 /** The bench's own floor on --budget: the rounds cell plays one offline episode, then at least one round (rounds ≥ 1). */
 const MIN_BUDGET = 2;
@@ -133,20 +80,25 @@ export const benchCommand = defineCommand({
   handler: async (argv) => {
     const out = resolve(argv.out);
     try {
-      await bench(argv, out);
+      const plan = await benchPlan(argv);
+      // The grid's and the report's modules are loaded only here: `hexa bench --help` starts fast.
+      const { runBench } = await import("./bench-run.ts");
+      await runBench(plan, out);
     } catch (e) {
       throw asUserError(e, `check that ${out} is a writable folder with space, then rerun the same command to continue`);
     }
   },
 });
 
-const bench = async (argv: ArgsOf<typeof benchFlags>, out: string): Promise<void> => {
+/** The bench the flags ask for, each flag checked before anything is written. */
+const benchPlan = async (argv: ArgsOf<typeof benchFlags>): Promise<BenchPlan> => {
   const strategies = list(argv.strategies);
   const bad = strategies.find((s) => !(STRATEGY_NAMES as readonly string[]).includes(s));
   if (bad !== undefined || !strategies.length)
     throw new ConfigError(`--strategies: ${bad === undefined ? "name at least one" : `"${bad}" is not a strategy`}; known: ${STRATEGY_NAMES.join(", ")}`);
   const tasks = list(argv.tasks);
   if (!tasks.length) throw new ConfigError(`--tasks: name at least one reward-search task, e.g. --tasks ${DEFAULT_TASKS.join(",")}`);
+  const { getTask } = await import("../tasks/index.ts");
   for (const t of tasks) {
     let humanless = false;
     try {
@@ -164,8 +116,10 @@ const bench = async (argv: ArgsOf<typeof benchFlags>, out: string): Promise<void
     throw new ConfigError(
       `--budget: the bench needs at least ${MIN_BUDGET} (got ${budget}): the rounds cell plays an offline episode and at least one round; pass --budget ${MIN_BUDGET} or more`,
     );
-  const runs = argv.runs;
-  const o = {
+  return {
+    strategies,
+    runs: argv.runs,
+    parallel: argv.parallel,
     tasks,
     budget,
     trainSteps: argv["train-steps"],
@@ -175,45 +129,4 @@ const bench = async (argv: ArgsOf<typeof benchFlags>, out: string): Promise<void
     children: search.rfAgent.children,
     sharedInitial: search.rfAgent.sharedInitial,
   };
-  mkdirSync(out, { recursive: true });
-  const t0 = performance.now();
-  // Run r is a compare grid over method on task instance r (seeds.offset r: its own training and evaluation seeds),
-  // so every strategy searches the same instance in run r and their final scores pair by run and fresh seed.
-  const scores: BenchScore[] = [];
-  for (let run = 0; run < runs; run++) {
-    const configPath = join(out, `bench-config-r${run}.yaml`);
-    const cfg = { ...benchConfig({ ...o, out }), seeds: { offset: run } };
-    writeAtomic(configPath, `# hexa bench reward-search, run ${run}: the base config of its compare grid over method\n${toYaml(cfg)}`);
-    const compareDir = join(out, "compare", `r${run}`);
-    await familyHost().runGrid({ config: configPath, grid: [`method=${strategies.join(",")}`], runs: 1, heldout: 0, parallel: argv.parallel }, compareDir);
-    type Results = { cells: { label: string; runs: { run: number; dir: string; wallS: number }[] }[] };
-    const results = JSON.parse(readFileSync(join(compareDir, "results.json"), "utf8")) as Results;
-    for (const cell of results.cells) {
-      const strategy = cell.label.replace(/^method=/, "");
-      for (const r of cell.runs) for (const f of readFinalScores(r.dir)?.levels ?? []) scores.push(benchScoreOf(f, strategy, run, r.wallS));
-    }
-  }
-  const wallS = (performance.now() - t0) / 1000;
-  const compareDir = join(out, "compare");
-  const rows = benchRows(scores, strategies, tasks);
-  const diffs = benchDiffs(scores, strategies, tasks);
-  const command = `hexa bench reward-search --strategies ${strategies.join(",")} --tasks ${tasks.join(",")} --budget ${budget} --runs ${runs} --train-steps ${o.trainSteps} --final-trainings ${o.finalTrainings} --samples ${o.samples} --initial ${o.initial} --children ${o.children}${o.sharedInitial ? " --shared-initial" : ""}`;
-  const header = {
-    budget,
-    runs,
-    trainSteps: o.trainSteps,
-    finalTrainings: o.finalTrainings,
-    proposer: "heuristic (no LLM)",
-    wallS,
-    command,
-    budgets: benchBudgets(scores, tasks),
-  };
-  writeJsonAtomic(join(out, "results.json"), { schemaVersion: 3, ...header, tasks, strategies, rows, diffs, scores });
-  const md = renderBenchMarkdown(header, rows, diffs);
-  writeAtomic(join(out, "results.md"), md);
-  writeAtomic(join(out, "results.csv"), renderBenchCsv(rows));
-  const svg = await benchSvg(rows);
-  writeAtomic(join(out, "scores.svg"), svg);
-  writeFileSync(join(out, "scores.png"), chartToPng(svg));
-  process.stdout.write(`\n${md}\nresults: ${join(out, "results.md")} (.csv, .json), plot: ${join(out, "scores.svg")} (.png); runs in ${compareDir}\n`);
 };

@@ -3,7 +3,6 @@ import { defineCommand } from "../../../src/cli-kit/define-command.ts";
 import { ConfigError } from "../../../src/errors.ts";
 import { assertWritable, writeOutput } from "../../../src/cli-kit/write-file.ts";
 import type { SerializedPolicy } from "../trainer/policy.ts";
-import { loadTask } from "../tasks/index.ts";
 
 /**
  * `hexa film TASK`: a rollout on a MuJoCo task as an animated GIF (docs/spec/reward-search.md §2, pictures): the
@@ -32,7 +31,8 @@ export const filmCommand = defineCommand({
       .example("$0 film hopper --train 100000 --out hopper.gif", "train briefly, then film"),
   handler: async (argv) => {
     // Loaded here, not at start-up: PPO brings TensorFlow.js, which no other command needs to load.
-    const [{ readPolicyFile, rolloutGif }, { compileReward }, { trainPpo }] = await Promise.all([
+    const [{ loadTask }, { readPolicyFile, rolloutGif }, { compileReward }, { trainPpo }] = await Promise.all([
+      import("../tasks/index.ts"),
       import("../pictures/rollout-gif.ts"),
       import("../sandbox/reward-sandbox.ts"),
       import("../trainer/ppo.ts"),

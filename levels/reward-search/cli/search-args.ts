@@ -1,27 +1,19 @@
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { configFromFlags, schemaFlags } from "../../../src/cli-kit/schema-flags.ts";
+import { configFromFlags } from "../../../src/cli-kit/schema-flags.ts";
 import { ConfigError } from "../../../src/errors.ts";
 import { familyHost } from "../../../src/family/host.ts";
 import { parseSeed } from "../../../src/family/seed.ts";
 import type { ChatModel } from "../../../src/llm/chat-model.ts";
 import { LlmConfig } from "../../../src/llm/config.ts";
 import { SearchConfig, type SearchMethod } from "../../../src/search/config.ts";
-import { searchFlags } from "../../../src/search/flags.ts";
 import { readSearchRecord, SEARCH_RECORD_FILE, writeSearchRecord } from "../../../src/search/search-record.ts";
 import { budgetsOf, RewardSearchConfig } from "../config.ts";
 import { getTask } from "../tasks/index.ts";
-import { TrainerConfig } from "../trainer/pool.ts";
+import { FLAGS, TRAINER_FLAGS, TRAINER_SLICE } from "./search-flags.ts";
 import { SearchSettings } from "./search-settings.ts";
 
 const HELP = "hexa search --help";
-
-/** The `search:` slice's flags (src/cli-kit/schema-flags.ts): --budget, --samples, --iterations, --initial, --children, --lambda-start, --lambda-end, --eta. */
-export const FLAGS = searchFlags();
-
-/** The trainer slice's keys a search takes as flags (--wall-ms), so a run's config and a search read one schema. */
-const TRAINER_SLICE = TrainerConfig.pick({ wallMs: true });
-export const TRAINER_FLAGS = schemaFlags(TRAINER_SLICE);
 
 /** `hexa search`'s arguments as yargs parsed them. */
 export interface SearchArgs {

@@ -1,75 +1,57 @@
-import { join } from "node:path";
+import type { Argv } from "yargs";
 import { positiveIntFlag } from "../../../src/cli-kit/flags.ts";
-import { defineCommand, withOptionsByName } from "../../../src/cli-kit/define-command.ts";
+import { type ArgsOf, defineCommand, withOptionsByName } from "../../../src/cli-kit/define-command.ts";
 import { flagOptions } from "../../../src/cli-kit/schema-flags.ts";
 import { SEARCH_METHODS } from "../../../src/search/config.ts";
-import { heuristicProposer } from "../proposers/heuristic-proposer.ts";
-import { llmProposer } from "../proposers/llm-proposer.ts";
 import { DEFAULT_FINAL_TRAININGS } from "../search/final-protocol.ts";
-import { localTrainerPool } from "../trainer/local-pool.ts";
-import { FLAGS, proposerModel, searchRecorder, settingsOf, TRAINER_FLAGS } from "./search-args.ts";
-import { executeSearch } from "./search-execute.ts";
+import { FLAGS, TRAINER_FLAGS } from "./search-flags.ts";
+
+const searchCommandFlags = (y: Argv) =>
+  withOptionsByName(
+    y.positional("task", { type: "string", demandOption: true, describe: "a reward-search task (hexa levels list --family reward-search)" }).option("method", {
+      alias: "strategy",
+      choices: SEARCH_METHODS,
+      demandOption: true,
+      describe: "eureka (K samples × I iterations) or rf-agent (tree search)",
+    }),
+    flagOptions([...FLAGS, ...TRAINER_FLAGS]),
+  )
+    .option("seed", { type: "string", default: "0", describe: "task instance seed (also the search's own random seed)" })
+    .option("proposer", { choices: ["heuristic", "llm"] as const, default: "heuristic" as const, describe: "heuristic needs no model" })
+    .option("train-steps", {
+      type: "number",
+      coerce: positiveIntFlag("train-steps"),
+      describe: "env steps of every candidate's training (default: a quarter of the task's budget)",
+    })
+    .option("final-trainings", {
+      type: "number",
+      coerce: positiveIntFlag("final-trainings"),
+      describe: `fresh training seeds of the final score: the best reward, the sparse and the human one trained on each (default ${DEFAULT_FINAL_TRAININGS})`,
+    })
+    .option("final-steps", {
+      type: "number",
+      coerce: positiveIntFlag("final-steps"),
+      describe: "env steps of each final-score training (default: the task's scored budget, as in hexa run; another budget is labelled in the score)",
+    })
+    .option("out", {
+      type: "string",
+      describe: "run directory (search.json, candidates.jsonl); the same directory again resumes (default runs/search/METHOD-TASK-sSEED)",
+    })
+    .option("trainer-cache", { type: "string", describe: "trainer result cache (default runs/.trainer-cache)" })
+    .option("processes", { type: "number", coerce: positiveIntFlag("processes"), describe: "trainer processes at once (default: one per core)" })
+    .option("model", { type: "string", describe: "llm: model name" })
+    .option("base-url", { type: "string", describe: "llm: OpenAI-compatible endpoint (else OPENAI_BASE_URL)" })
+    .option("api-key", { type: "string", describe: "llm: API key (else OPENAI_API_KEY)" })
+    .example("$0 search cartpole --method rf-agent --budget 16 --train-steps 20000", "RF-Agent's tree search with the heuristic proposer");
+
+/** The flags `hexa search` reads (levels/reward-search/cli/search-run.ts). */
+export type SearchCommandArgs = ArgsOf<typeof searchCommandFlags>;
 
 /** `hexa search TASK --method eureka|rf-agent`: one method on one task instance, with an exact candidate budget. */
 export const searchCommand = defineCommand({
   command: "search <task>",
   describe: "search reward functions for one reward-search task with Eureka's greedy evolution or RF-Agent's tree search",
-  builder: (y) =>
-    withOptionsByName(
-      y
-        .positional("task", { type: "string", demandOption: true, describe: "a reward-search task (hexa levels list --family reward-search)" })
-        .option("method", {
-          alias: "strategy",
-          choices: SEARCH_METHODS,
-          demandOption: true,
-          describe: "eureka (K samples × I iterations) or rf-agent (tree search)",
-        }),
-      flagOptions([...FLAGS, ...TRAINER_FLAGS]),
-    )
-      .option("seed", { type: "string", default: "0", describe: "task instance seed (also the search's own random seed)" })
-      .option("proposer", { choices: ["heuristic", "llm"] as const, default: "heuristic" as const, describe: "heuristic needs no model" })
-      .option("train-steps", {
-        type: "number",
-        coerce: positiveIntFlag("train-steps"),
-        describe: "env steps of every candidate's training (default: a quarter of the task's budget)",
-      })
-      .option("final-trainings", {
-        type: "number",
-        coerce: positiveIntFlag("final-trainings"),
-        describe: `fresh training seeds of the final score: the best reward, the sparse and the human one trained on each (default ${DEFAULT_FINAL_TRAININGS})`,
-      })
-      .option("final-steps", {
-        type: "number",
-        coerce: positiveIntFlag("final-steps"),
-        describe: "env steps of each final-score training (default: the task's scored budget, as in hexa run; another budget is labelled in the score)",
-      })
-      .option("out", {
-        type: "string",
-        describe: "run directory (search.json, candidates.jsonl); the same directory again resumes (default runs/search/METHOD-TASK-sSEED)",
-      })
-      .option("trainer-cache", { type: "string", describe: "trainer result cache (default runs/.trainer-cache)" })
-      .option("processes", { type: "number", coerce: positiveIntFlag("processes"), describe: "trainer processes at once (default: one per core)" })
-      .option("model", { type: "string", describe: "llm: model name" })
-      .option("base-url", { type: "string", describe: "llm: OpenAI-compatible endpoint (else OPENAI_BASE_URL)" })
-      .option("api-key", { type: "string", describe: "llm: API key (else OPENAI_API_KEY)" })
-      .example("$0 search cartpole --method rf-agent --budget 16 --train-steps 20000", "RF-Agent's tree search with the heuristic proposer"),
-  handler: async (argv) => {
-    const settings = settingsOf(argv);
-    const out = argv.out ? argv.out : join("runs", "search", `${settings.method}-${settings.task}-s${settings.seed}`);
-    const record = searchRecorder(out, settings);
-    const proposer = settings.llm ? llmProposer(await proposerModel(argv, out)) : heuristicProposer();
-    const pool = localTrainerPool(settings.rewardSearch);
-    try {
-      await executeSearch(settings, {
-        out,
-        proposer,
-        pool,
-        opened: record,
-        stdout: (t) => process.stdout.write(t),
-        stderr: (t) => process.stderr.write(t),
-      });
-    } finally {
-      await pool.close();
-    }
-  },
+  builder: searchCommandFlags,
+  // The search's modules are loaded only here: `hexa search --help` starts fast.
+  handler: async (argv) => (await import("./search-run.ts")).runSearchCommand(argv),
 });

@@ -3,7 +3,6 @@ import { readFileSync } from "node:fs";
 import type { Argv, CommandModule } from "yargs";
 import { defineCommand } from "../../../src/cli-kit/define-command.ts";
 import { ConfigError } from "../../../src/errors.ts";
-import { formatConformance, runConformance } from "../trainer/conformance.ts";
 
 /** The command after `--`, e.g. `hexa trainer check -- python train.py --gpu`. */
 const commandAfterDashes = (argv: Record<string, unknown>): string[] | undefined => {
@@ -36,6 +35,8 @@ const check = defineCommand({
       .example("$0 trainer check -- python my_trainer.py --device cuda", "another trainer"),
   handler: async (argv) => {
     const command = commandAfterDashes(argv);
+    // The trainer client is loaded only here: `hexa trainer check --help` starts fast.
+    const { formatConformance, runConformance } = await import("../trainer/conformance.ts");
     const checks = await runConformance({
       ...(command ? { command } : {}),
       ...(argv.task ? { task: argv.task } : {}),

@@ -1,12 +1,10 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join, resolve } from "node:path";
-import { z } from "zod";
 import { writeJsonAtomic } from "../../../src/store/jsonl.ts";
 import { TrainCache } from "./cache.ts";
 import { cachedResultProblem } from "./cache-check.ts";
 import { fitnessRangeOf } from "./result-check.ts";
-import { DEADLINE_FLOOR_MS, DEADLINE_MS_PER_STEP } from "./host-limits.ts";
 import type { JobOutcome, JobProgress, StartOptions, TrainJob } from "./client.ts";
 import type { TrainOptions } from "./client-types.ts";
 import { TrainerProcesses } from "./trainer-processes.ts";
@@ -18,26 +16,6 @@ import type { HelloMessage, JobBudget } from "./protocol.ts";
  * nowhere else) and its reward code travels inside its own train message — no shared reward file that a
  * sibling could overwrite (RF-Agent's flaw). An optional cache answers a repeated job without a trainer.
  */
-
-export const TrainerConfig = z.strictObject({
-  command: z
-    .array(z.string().min(1))
-    .min(1)
-    .optional()
-    .describe("program and arguments of a trainer that speaks docs/trainer-protocol.md; unset: the built-in PPO trainer"),
-  processes: z.number().int().min(1).optional().describe("trainer processes run at once; unset: one per free core"),
-  startTimeoutMs: z.number().int().min(1).default(60_000).describe("how long a trainer may take to say hello"),
-  wallMs: z
-    .number()
-    .int()
-    .min(1)
-    .optional()
-    .describe(
-      `wall-clock budget of one training job, in ms, past which it is cancelled; unset: ${DEADLINE_FLOOR_MS / 60_000} minutes + ${DEADLINE_MS_PER_STEP} ms per env step of the job`,
-    ),
-  maxSteps: z.number().int().min(1).optional().describe("env-step budget of one training job; unset: none beyond the job's steps"),
-});
-export type TrainerConfig = z.infer<typeof TrainerConfig>;
 
 /** A job as the pool takes it: the directory is the pool's to assign. */
 export type PoolJob = Omit<TrainJob, "jobDir">;

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { Mistake, Skill } from "../../store/bank.ts";
 import { Phase, UsageLine } from "../../store/run-records.ts";
 import { Trajectory } from "../../store/trajectory.ts";
-import { RUN_AGENTS } from "../../loop/run-config.ts";
+import { RUN_AGENTS } from "../../loop/run-choices.ts";
 import { Budget } from "../../llm/budget.ts";
 
 /**

@@ -1,0 +1,28 @@
+import { join } from "node:path";
+import { heuristicProposer } from "../proposers/heuristic-proposer.ts";
+import { llmProposer } from "../proposers/llm-proposer.ts";
+import { localTrainerPool } from "../trainer/local-pool.ts";
+import { proposerModel, searchRecorder, settingsOf } from "./search-args.ts";
+import { executeSearch } from "./search-execute.ts";
+import type { SearchCommandArgs } from "./search.ts";
+
+/** `hexa search`'s work (levels/reward-search/cli/search.ts holds its flags). */
+export const runSearchCommand = async (argv: SearchCommandArgs): Promise<void> => {
+  const settings = settingsOf(argv);
+  const out = argv.out ? argv.out : join("runs", "search", `${settings.method}-${settings.task}-s${settings.seed}`);
+  const record = searchRecorder(out, settings);
+  const proposer = settings.llm ? llmProposer(await proposerModel(argv, out)) : heuristicProposer();
+  const pool = localTrainerPool(settings.rewardSearch);
+  try {
+    await executeSearch(settings, {
+      out,
+      proposer,
+      pool,
+      opened: record,
+      stdout: (t) => process.stdout.write(t),
+      stderr: (t) => process.stderr.write(t),
+    });
+  } finally {
+    await pool.close();
+  }
+};
