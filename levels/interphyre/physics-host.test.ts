@@ -2,13 +2,16 @@ import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import type { TaskEnv, ToolResult } from "../../src/family/task-env.ts";
-import { PhysicsWorkerError, PhysicsHost, runHeuristicInWorker, type PhysicsSession } from "./physics-host.ts";
+import { closePhysicsHost, PhysicsWorkerError, PhysicsHost, runHeuristicInWorker, type PhysicsSession } from "./physics-host.ts";
 import { openInterphyreEnv, type InterphyreEnvRequest } from "./task-env.ts";
 import { createInstance } from "./instance.ts";
 import { createRng } from "../../src/util/rng.ts";
 import { readCertified } from "./certified-seeds.ts";
 import { runHeuristicEpisode, type HeuristicHint } from "./heuristic/agent.ts";
 import type { Trajectory } from "../../src/store/trajectory.ts";
+import type { EpisodeRecord } from "../../src/store/run-records.ts";
+import { rolloutAnimation } from "./pictures/rollout-animation.ts";
+import { interphyreDrawer } from "./pictures/inspect-draw.ts";
 
 const host = new PhysicsHost({ workers: 2 });
 afterAll(() => host.close());
@@ -245,5 +248,28 @@ describe("whole jobs on the pool", () => {
     const [first, second] = await settled;
     expect(first.status === "rejected" && first.reason).toBeInstanceOf(PhysicsWorkerError);
     expect(second.status === "rejected" && String(second.reason)).toMatch(/physics host was closed; the scene check of 1 catapult scenes did not start/);
+  });
+});
+
+describe("rollout animations", () => {
+  it("made in a worker are the in-process GIF's bytes", async () => {
+    const { seed, p } = solution("catapult", 0);
+    const r = { level: "catapult", seed, action: p };
+    const gif = await host.animate(r);
+    expect(gif.byteLength).toBeGreaterThan(1000);
+    expect(Buffer.from(gif).equals(Buffer.from(rolloutAnimation(r)))).toBe(true);
+  });
+
+  it("prepared by the drawer in the workers are what it draws in-process, and what it embeds without drawing again", async () => {
+    const { seed, p } = solution("pass_the_parcel", 0);
+    const rec = { id: `stream/pass_the_parcel/r1/s${seed}`, level: "pass_the_parcel", seed, trajectory: { action: p } } as unknown as EpisodeRecord;
+    const prepared = interphyreDrawer();
+    await prepared.prepareAnimations!([rec]);
+    await closePhysicsHost();
+    const inProcess = interphyreDrawer().drawEpisode(rec, { animate: true }).animation;
+    expect(inProcess).toMatch(/^data:image\/gif;base64,/);
+    // Memoised by episode id: had the worker not made it, this would draw the other action's rollout here.
+    const moved = { ...rec, trajectory: { action: { ...p, x: p.x - 1 } } } as unknown as EpisodeRecord;
+    expect(prepared.drawEpisode(moved, { animate: true }).animation).toBe(inProcess);
   });
 });

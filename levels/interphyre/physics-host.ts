@@ -18,6 +18,7 @@ import { RUNS_COMPILED, runnableModule } from "../../src/util/runnable-module.ts
 import { HeuristicHint } from "./heuristic/hints.ts";
 import type { ToolOutcome } from "./tools/define-tool.ts";
 import type { HeuristicRequest, HostMessage, SceneCheckRequest, SessionRequest, WorkerFailure, WorkerMessage } from "./physics-worker.ts";
+import type { AnimationRequest } from "./pictures/rollout-animation.ts";
 
 /** The physics worker died or could not start: the calls in flight and its sessions are lost. */
 export class PhysicsWorkerError extends HexaError {}
@@ -136,6 +137,11 @@ export class PhysicsHost {
   /** Replays stored scene solutions inside a worker (scene-check.ts's `reproduces`): whether each reaches its goal. */
   checkScenes(r: SceneCheckRequest): Promise<boolean[]> {
     return this.job(`the scene check of ${r.entries.length} ${r.level} scenes`, (req) => ({ op: "check-scenes", req, request: r })) as Promise<boolean[]>;
+  }
+
+  /** An episode's rollout animation (pictures/rollout-animation.ts) made inside a worker: the same GIF bytes as in-process. */
+  animate(r: AnimationRequest): Promise<Uint8Array> {
+    return this.job(`the animation of ${r.level} seed ${r.seed}`, (req) => ({ op: "animation", req, request: r })) as Promise<Uint8Array>;
   }
 
   /** Terminates every worker; calls in flight and jobs still queued reject. The host can be used again afterwards (fresh workers). */

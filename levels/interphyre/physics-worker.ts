@@ -16,6 +16,7 @@ import type { CreateEngine } from "./world/engine.ts";
 import { DEFAULT_ENGINE, loadEngine, type EngineName } from "./world/engines.ts";
 import { createPlanckEngine } from "./world/planck-engine.ts";
 import { reproduces, type SceneEntry } from "./scene-check.ts";
+import type { AnimationRequest } from "./pictures/rollout-animation.ts";
 
 export interface SessionRequest {
   level: string;
@@ -55,6 +56,7 @@ export type HostMessage =
   | { op: "close"; session: number }
   | { op: "heuristic"; req: number; request: HeuristicRequest }
   | { op: "check-scenes"; req: number; request: SceneCheckRequest }
+  | { op: "animation"; req: number; request: AnimationRequest }
   /** Tests only: die the way a bug or a native fault would. */
   | { op: "crash"; how: "throw" | "exit" };
 
@@ -163,6 +165,14 @@ port.on("message", (m: HostMessage) => {
       const run = (engine: CreateEngine) => reply(m.req, () => r.entries.map((entry) => reproduces(r.level, entry, r.steps, engine)));
       const done = withEngine(r.engine ?? DEFAULT_ENGINE, run);
       if (done instanceof Promise) done.catch((e: unknown) => port.postMessage({ req: m.req, ok: false, error: failure(e) } satisfies WorkerMessage));
+      return;
+    }
+    case "animation": {
+      // Imported on first use: the pictures (the rasteriser, the GIF encoder) are no part of an episode.
+      void import("./pictures/rollout-animation.ts").then(
+        ({ rolloutAnimation }) => reply(m.req, () => rolloutAnimation(m.request)),
+        (e: unknown) => port.postMessage({ req: m.req, ok: false, error: failure(e) } satisfies WorkerMessage),
+      );
       return;
     }
     case "crash":

@@ -7,7 +7,7 @@ import type { RunConfig } from "../loop/run-config.ts";
 import type { RunDir } from "../store/run-dir.ts";
 import type { UsageLine } from "../store/run-records.ts";
 import { scoreRun } from "../report/final-scores-text.ts";
-import { writeRunReport } from "../cli/inspect-report.ts";
+import { prepareRunAnimations, writeRunReport } from "../cli/inspect-report.ts";
 
 const out = (text: string) => void process.stdout.write(text);
 
@@ -46,10 +46,15 @@ export const recordedSize = (dir: RunDir): string =>
  * leaves its report as it was). Returns the fatal problems' message when the numbers are misleading.
  */
 export const summariseRounds = async (family: LevelFamily, cfg: RunConfig, dir: RunDir, metrics: Metrics, sizeBefore: string): Promise<string | undefined> => {
-  printSummary(metrics, resolve(dir.path));
-  await scoreRun(family, cfg, dir.path, dir.episodes({ repair: false }), out);
   const report = join(dir.path, "report.html");
-  out(`report: ${recordedSize(dir) === sizeBefore && existsSync(report) ? resolve(report) : writeRunReport(dir.path)}\n`);
+  const kept = recordedSize(dir) === sizeBefore && existsSync(report);
+  const episodes = dir.episodes({ repair: false });
+  // Started first: a family's drawer may make the report's animations in its workers meanwhile.
+  const animations = kept ? Promise.resolve() : prepareRunAnimations(family.id, episodes);
+  printSummary(metrics, resolve(dir.path));
+  await scoreRun(family, cfg, dir.path, episodes, out);
+  await animations;
+  out(`report: ${kept ? resolve(report) : writeRunReport(dir.path)}\n`);
   const fatal = (metrics.problems ?? []).filter((p) => p.fatal);
   return fatal.length ? `${dir.path}: the run finished, but its result is misleading: ${fatal.map((p) => p.message).join("; ")}` : undefined;
 };

@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { ConfigError } from "../errors.ts";
 import { renderReportHtml, type PageAssets } from "../report/inspect/html.ts";
 import { buildReport, buildRunView, lastSolvedOfEachLevel, type BuildOptions, type EpisodeDrawer, type RunInput } from "../report/inspect/model.ts";
+import type { EpisodeRecord } from "../store/run-records.ts";
 import { familyIds, getFamily } from "../app/families.ts";
 import { findSearchDirs, findTarget, readRunInput, readSearchInput, type InspectTarget } from "./inspect-load.ts";
 import type { Built } from "./inspect-serve.ts";
@@ -98,6 +99,10 @@ export const writeReport = (target: string, out: string): string => {
   writeOutput("out", out, renderReportHtml(build(findTarget(target), "last").report, pageAssets(), { live: false }));
   return out;
 };
+
+/** Makes the animations `writeRunReport` embeds for these episodes of a run ahead, through the family's drawer. */
+export const prepareRunAnimations = (family: string, episodes: readonly EpisodeRecord[]): Promise<void> =>
+  drawerFor(family).prepareAnimations?.(episodes.filter((e) => lastSolvedOfEachLevel(e, episodes))) ?? Promise.resolve();
 
 /** Builds `RUN_DIR/report.html` for a finished run and returns its path (hexa run calls this at the end). */
 export const writeRunReport = (runDir: string): string => writeReport(runDir, join(resolve(runDir), "report.html"));

@@ -1,5 +1,4 @@
 import { renderSkillBlock, retrieve } from "../../agents/retriever.ts";
-import { runLlmEpisode } from "../../agents/run-episode.ts";
 import type { ToolProgress } from "../family/task-env.ts";
 import type { Trajectory, TrajectoryStep } from "../store/trajectory.ts";
 import { ConfigError } from "../errors.ts";
@@ -43,6 +42,8 @@ export const playEpisode = async (family: LevelFamily, r: PlayRequest): Promise<
   if (!r.model) throw new ConfigError(`agent ${r.agent} needs a model: set llm.actor (model, baseURL), or use agent: heuristic, which needs none`);
   const skillPrefix =
     r.agent === "hexa" ? renderSkillBlock(r.bank, r.config.retriever, { seedsDiffer: family.words.seedsDiffer, verifyBy: family.words.verifyBy }) : "";
+  // Imported here: the LLM actor's modules (the model layer) are no part of a heuristic run's start.
+  const { runLlmEpisode } = await import("../../agents/run-episode.ts");
   const trajectory = await runLlmEpisode(
     {
       agent: r.agent,

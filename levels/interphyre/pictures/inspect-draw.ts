@@ -1,23 +1,20 @@
 import { createInstance } from "../instance.ts";
 import { PlacementAction } from "../action.ts";
-import { HEXA_HARNESS_HORIZON_STEPS } from "../world/constants.ts";
+import { physicsHost } from "../physics-host.ts";
 import { redBall } from "../world/simulation.ts";
 import { actionOf, type EpisodeDrawer } from "../../../src/report/inspect/model.ts";
 import { renderPicture } from "./picture.ts";
-import { filmRollout, filmToGif } from "./rollout-film.ts";
+import { rolloutAnimation } from "./rollout-animation.ts";
 import type { EpisodeRecord } from "../../../src/store/run-records.ts";
 
 /**
  * The Interphyre episode view for `hexa inspect`: the scene with the red ball where the episode placed it
  * (a cheap SVG, every episode) and the final rollout as a GIF with its motion trail (only when asked: about
- * 0.2–1.5 s and 50–200 kB each). Memoised by episode id, so a live report redraws only new episodes.
+ * 0.2–1.5 s and 50–200 kB each). Memoised by episode id, so a live report redraws only new episodes;
+ * `prepareAnimations` makes a report's GIFs ahead, side by side in the physics workers.
  */
 
 const PICTURE_PX = 240;
-const ANIMATION_PX = 240;
-/** 10 frames per simulated second: enough to follow the ball, a third of play's default frames. */
-const STEPS_PER_FRAME = 6;
-const HOLD_LAST_MS = 1500;
 
 /** Millimetres are finer than any placement region the bank learns. */
 const round = (v: number) => Number(v.toFixed(3));
@@ -32,10 +29,18 @@ const actionRecord = (rec: EpisodeRecord) => {
 /** The final rollout of an episode as GIF bytes, or undefined when it ended without an action. */
 const animationGif = (rec: EpisodeRecord): Uint8Array | undefined => {
   const action = actionRecord(rec);
+  return action ? rolloutAnimation({ level: rec.level, seed: rec.seed, action }) : undefined;
+};
+
+/** The GIF made in a physics worker; undefined when the worker could not make it (the drawer then makes it here). */
+const animationInWorker = async (rec: EpisodeRecord): Promise<Uint8Array | undefined> => {
+  const action = actionRecord(rec);
   if (!action) return undefined;
-  const inst = createInstance(rec.level, rec.seed);
-  const film = filmRollout({ scene: inst.scene, goal: inst.goal, action }, { horizon: HEXA_HARNESS_HORIZON_STEPS, stepsPerFrame: STEPS_PER_FRAME });
-  return filmToGif(film, { size: ANIMATION_PX, trail: true, holdLastMs: HOLD_LAST_MS }).bytes;
+  try {
+    return await physicsHost().animate({ level: rec.level, seed: rec.seed, action });
+  } catch {
+    return undefined;
+  }
 };
 
 export const interphyreDrawer = (): EpisodeDrawer => {
@@ -60,7 +65,16 @@ export const interphyreDrawer = (): EpisodeDrawer => {
     }
     return animations.get(rec.id);
   };
+  const prepareAnimations = async (recs: readonly EpisodeRecord[]): Promise<void> => {
+    const todo = recs.filter((rec) => !animations.has(rec.id) && actionRecord(rec));
+    const gifs = await Promise.all(todo.map(animationInWorker));
+    todo.forEach((rec, i) => {
+      const gif = gifs[i];
+      if (gif) animations.set(rec.id, dataUri("image/gif", gif));
+    });
+  };
   return {
+    prepareAnimations,
     drawEpisode: (rec, { animate }) => {
       const anim = animate ? animation(rec) : undefined;
       return { image: image(rec), ...(anim ? { animation: anim } : {}) };

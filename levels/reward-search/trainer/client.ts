@@ -1,5 +1,4 @@
 import { fileURLToPath } from "node:url";
-import { execa } from "execa";
 import { ConfigError } from "../../../src/errors.ts";
 import type { StartOptions, TrainerClient } from "./client-types.ts";
 import { MAX_TRAINER_LINE_BYTES } from "./host-limits.ts";
@@ -38,6 +37,8 @@ export const startTrainer = async (opts: StartOptions = {}): Promise<TrainerClie
   const command = opts.command ?? builtinTrainerCommand();
   if (command.length === 0) throw new ConfigError("trainer.command is empty; give a program and its arguments, or leave it unset");
   const maxLineBytes = opts.maxLineBytes ?? MAX_TRAINER_LINE_BYTES;
+  // Imported here: every `hexa run` builds this family to read its config, and only a training spawns a trainer.
+  const { execa } = await import("execa");
   const t0 = Date.now();
   const sub = execa(command[0]!, command.slice(1), {
     stdin: "pipe",

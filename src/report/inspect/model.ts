@@ -21,6 +21,11 @@ export interface EpisodeDrawer {
   drawEpisode(rec: EpisodeRecord, opts: { animate: boolean }): { image?: string; animation?: string };
   /** The action as one short line of text. */
   renderAction(action: unknown): string;
+  /**
+   * Makes these episodes' animations ahead of `drawEpisode`, e.g. side by side off the main thread; never rejects
+   * (what it could not make is drawn when asked). Absent: each is drawn when asked.
+   */
+  prepareAnimations?(recs: readonly EpisodeRecord[]): Promise<void>;
   /** The episode's animation as GIF bytes (`hexa inspect --serve` serves them); absent: none. */
   animationGif?(rec: EpisodeRecord): Uint8Array | undefined;
 }
