@@ -48,7 +48,8 @@ const step = (): void => {
 
 let seen = 0;
 for (;;) {
-  Atomics.wait(c.ctrl, at(CTRL.seq), seen);
+  // Only a raised seq is a command: a wake-up without one (a stray notify) must not run the last command again.
+  while (Atomics.load(c.ctrl, at(CTRL.seq)) === seen) Atomics.wait(c.ctrl, at(CTRL.seq), seen);
   seen = Atomics.load(c.ctrl, at(CTRL.seq));
   const cmd = Atomics.load(c.ctrl, at(CTRL.cmd));
   // After a failure only close runs (the envs are still freed); the main thread has already thrown.

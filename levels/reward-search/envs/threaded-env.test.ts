@@ -1,8 +1,10 @@
+import { Worker } from "node:worker_threads";
 import { beforeAll, describe, expect, it } from "vitest";
 import { hostRewardProgram } from "../trainer/host-reward.ts";
 import { trainPpo } from "../trainer/ppo.ts";
 import type { StepBatch, VecEnv } from "../task.ts";
 import { getTask, loadTask } from "../tasks/index.ts";
+import { allocateChannel, CMD, CTRL, type Channel, ctrlAt, openChannel } from "./env-channel.ts";
 import { EnvWorkerError, openThreadedEnv } from "./threaded-env.ts";
 
 beforeAll(async () => {
@@ -21,6 +23,57 @@ const play = (env: VecEnv, seed: number, steps: number): { first: Float64Array; 
   }
   return { first, batches };
 };
+
+/** Run one command on worker 0 of the channel, as threaded-env.ts does, and wait until it is done (60 s at most). */
+const command = (c: Channel, cmd: number): void => {
+  const done = ctrlAt(0, CTRL.done);
+  Atomics.store(c.ctrl, ctrlAt(0, CTRL.cmd), cmd);
+  const seq = Atomics.add(c.ctrl, ctrlAt(0, CTRL.seq), 1) + 1;
+  Atomics.notify(c.ctrl, ctrlAt(0, CTRL.seq));
+  for (let waits = 0; Atomics.load(c.ctrl, done) !== seq; waits++) {
+    if (waits === 60) throw new Error(`env worker did not finish command ${cmd} within 60 s`);
+    Atomics.wait(c.ctrl, done, Atomics.load(c.ctrl, done), 1000);
+  }
+};
+
+/** Block this thread for ms milliseconds. */
+const pause = (ms: number): void => void Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+
+describe("an env worker", () => {
+  it("runs each command once: a wake-up with no new command does not step its envs again", async () => {
+    const task = getTask("hopper");
+    const instance = task.generate(0);
+    const buffers = allocateChannel({ numEnvs: 1, obsDim: 11, actionDim: 3, info: task.info, workers: 1 });
+    const c = openChannel(buffers);
+    const worker = new Worker(new URL("./env-worker-entry.mjs", import.meta.url), {
+      execArgv: [],
+      workerData: { buffers, worker: 0, task: "hopper", instance },
+    });
+    try {
+      expect(await new Promise((resolve) => worker.once("message", resolve))).toMatchObject({ ready: true });
+      const alone = task.makeEnv(instance, 1);
+      alone.reset(5);
+      const actions = [Float64Array.of(0.9, -0.8, 0.7), Float64Array.of(-0.6, 0.5, -0.4)];
+      const expected = actions.map((a) => alone.step(a).nextObs);
+      alone.close?.();
+      c.seed[0] = 5;
+      command(c, CMD.reset);
+      c.actions.set(actions[0]!);
+      command(c, CMD.step);
+      expect(c.nextObs.slice()).toEqual(expected[0]);
+      // A notify that raises no seq (a stray or spurious wake-up), delivered to the waiting worker; a worker that
+      // took it for a command would run the step again and then notify `done`, which ends this wait early.
+      while (Atomics.notify(c.ctrl, ctrlAt(0, CTRL.seq)) === 0) pause(1);
+      Atomics.wait(c.ctrl, ctrlAt(0, CTRL.done), Atomics.load(c.ctrl, ctrlAt(0, CTRL.done)), 1000);
+      c.actions.set(actions[1]!);
+      command(c, CMD.step);
+      expect(c.nextObs.slice()).toEqual(expected[1]);
+      command(c, CMD.close);
+    } finally {
+      await worker.terminate();
+    }
+  }, 60_000);
+});
 
 describe("a threaded env", () => {
   it.each(["hopper", "ant"])(
