@@ -6,9 +6,10 @@
  *
  *   node --import tsx bench/reward-search-strategies.ts [--groups acrobot,mountain_car_continuous@100000;pendulum@200000]
  *        [--runs 5] [--budget 4] [--final-trainings 3] [--samples 2] [--initial 2] [--children 2] [--parallel 2]
- *        [--out bench/out/strategies] [--write-page]
+ *        [--out bench/out/strategies] [--group-dirs DIR;DIR…] [--write-page]
  *
- * Each group's folder under --out is the bench's own, so a rerun with the same --out continues where it stopped.
+ * Each group's folder (OUT/<tasks>@<steps>, or the matching entry of --group-dirs) is the bench's own, so a rerun
+ * with the same folders continues where it stopped.
  * Runs `./hexa` from this checkout's dist/ (`npm run build` first).
  */
 import { spawnSync } from "node:child_process";
@@ -49,6 +50,13 @@ const shared = ["runs", "budget", "final-trainings", "samples", "initial", "chil
   `--${k}`,
   arg(k, { runs: "5", budget: "4", "final-trainings": "3", samples: "2", initial: "2", children: "2", parallel: "2" }[k] ?? ""),
 ]);
+const groupDirs = arg("group-dirs", "")
+  .split(";")
+  .filter((d) => d !== "");
+if (groupDirs.length > 0 && groupDirs.length !== groups.length) {
+  process.stderr.write(`--group-dirs: ${groupDirs.length} folder(s) for ${groups.length} group(s); give one per group, in order\n`);
+  process.exit(2);
+}
 const hexaBin = join(ROOT, "bin", "hexa.js");
 if (!existsSync(join(ROOT, "dist"))) {
   process.stderr.write("dist/ is missing: run `npm run build` first\n");
@@ -63,8 +71,8 @@ const resultsText = (dir: string): string =>
     .join("\n")
     .trim();
 
-for (const g of groups) {
-  const dir = join(out, `${g.tasks.replaceAll(",", "+")}@${g.trainSteps}`);
+for (const [i, g] of groups.entries()) {
+  const dir = groupDirs[i] ? resolve(groupDirs[i]) : join(out, `${g.tasks.replaceAll(",", "+")}@${g.trainSteps}`);
   const args = [
     "bench",
     "reward-search",

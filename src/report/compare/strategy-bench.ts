@@ -137,7 +137,7 @@ export const renderBenchMarkdown = (h: BenchHeader, rows: readonly BenchRow[], d
     "",
     ...[...new Set(rows.map((r) => r.task))].map((t) => `- ${noiseLine(t, diffs)}`),
     "",
-    `Total wall time ${h.wallS.toFixed(0)} s.`,
+    `Wall time of this command ${h.wallS.toFixed(0)} s (runs it found finished in its folder are read, not played again; the table gives each run's own).`,
     "",
     "![F per task and reward](scores.svg)",
     "",
