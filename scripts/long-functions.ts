@@ -1,7 +1,7 @@
 /**
  * Lists the functions longer than a limit (default 80 lines; docs/spec/style.md §16), longest first:
- * `path:line  lines  name`. Report-only: it always exits 0. Test files and the tables of data in
- * `ALLOWED` are left out. Run with `npm run --silent lint:long-functions [-- --max N] [folders…]`.
+ * `path:line  lines  name`, and exits 1 when it found any (`npm run lint` runs it). Test files and the tables of
+ * data in `ALLOWED` are left out. Run with `npm run --silent lint:long-functions [-- --max N] [folders…]`.
  */
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -57,3 +57,4 @@ const files = execFileSync("git", ["ls-files", "--cached", "--others", "--exclud
 const long = files.flatMap((f) => longFunctionsIn(f, max)).sort((a, b) => b.lines - a.lines);
 for (const f of long) process.stdout.write(`${`${f.file}:${f.line}`.padEnd(60)} ${String(f.lines).padStart(4)}  ${f.name}\n`);
 process.stdout.write(`${long.length} function(s) over ${max} lines in ${files.length} files\n`);
+if (long.length > 0) process.exitCode = 1;
