@@ -31,17 +31,7 @@ const roundsEpisodes = (budget: number) => Math.min(4, budget);
  * task, each with a share ⌈B / E⌉ of the budget and turns enough to spend it (describe_task and check_reward
  * take one turn each), so rounds is held to the same trainings as the searches.
  */
-const benchConfig = (o: {
-  tasks: string[];
-  budget: number;
-  trainSteps: number;
-  finalTrainings: number;
-  samples: number;
-  initial: number;
-  children: number;
-  sharedInitial: boolean;
-  out: string;
-}) => {
+const benchConfig = (o: Omit<BenchPlan, "strategies" | "runs" | "parallel"> & { out: string }) => {
   const episodes = roundsEpisodes(o.budget);
   return {
     family: "reward-search",
