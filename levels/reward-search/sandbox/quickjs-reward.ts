@@ -4,12 +4,12 @@
  * classified and worded in faults.ts; here is what the interpreter did and which state it left behind.
  */
 import { readFileSync } from "node:fs";
-import { cpuUsage } from "node:process";
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from "quickjs-emscripten";
 import type { RewardBatchInput, RewardOutput } from "../task.ts";
 import { InvariantError } from "../../../src/errors.ts";
 import { hostFault, missingText, nonFiniteFault, RewardCodeError, shapeText, thrownFault, type RewardFault, type Thrown } from "./faults.ts";
 import { packBatch, type RewardLayout, type SandboxedReward, type SandboxLimits } from "./contract.ts";
+import { threadCpuMicros } from "./thread-cpu.ts";
 
 /** The code run in the sandbox before the reward code (read once per process). */
 const PRELUDE = readFileSync(new URL("./prelude.js", import.meta.url), "utf8");
@@ -18,11 +18,6 @@ const CODE_FILE = "reward.js";
 const DESCRIBE_MS = 20;
 /** Top-level code gets this many times the per-call CPU limit. */
 const COMPILE_FACTOR = 10;
-
-const cpuMicros = () => {
-  const u = cpuUsage();
-  return u.user + u.system;
-};
 
 /** Set a key as an own data property (a component may be called "__proto__"). */
 const defineEntry = <T>(obj: Record<string, T>, key: string, value: T) =>
@@ -41,7 +36,7 @@ type CallOutcome = { ok: true; handle: QuickJSHandle } | { ok: false; error: Qui
 export class QuickJsReward implements SandboxedReward {
   form: "perEnv" | "batched" = "perEnv";
   componentNames: readonly string[] | null = null;
-  /** The running call's limit (ms), wall start, and process CPU (µs) when the interrupt handler first ran in it. */
+  /** The running call's limit (ms), wall start, and this thread's CPU (µs) when the interrupt handler first ran in it. */
   private limitMs = Infinity;
   private wallStart = 0;
   private cpuStart = -1;
@@ -214,21 +209,22 @@ export class QuickJsReward implements SandboxedReward {
   }
 
   /**
-   * The interrupt handler (QuickJS calls it every few thousand operations). A call is stopped once both its wall
-   * time and the process's CPU time since it started exceed the limit: CPU time so that a machine busy with
-   * other work does not time out honest code, wall time so that other threads' CPU does not count. The CPU clock
-   * is first read at the handler's first run in a call, so calls shorter than one handler period pay nothing.
+   * The interrupt handler (QuickJS calls it every few thousand operations). A call is stopped once the calling
+   * thread's CPU time since it started (thread-cpu.ts) exceeds the limit, so neither a loaded machine nor the
+   * process's other threads (V8's GC and compilers, workers) time out honest code. The CPU clock is first read
+   * at the handler's first run in a call, so calls shorter than one handler period pay nothing; after that the
+   * wall time is compared first (a thread's CPU time never exceeds it) and the clock is read only past the limit.
    */
   private shouldInterrupt(): boolean {
     if (this.limitMs === Infinity) return false;
     const wall = performance.now() - this.wallStart;
     if (this.cpuStart < 0) {
-      this.cpuStart = cpuMicros();
+      this.cpuStart = threadCpuMicros();
       this.wallAtCpuStart = wall;
       return false;
     }
     if (wall <= this.limitMs) return false;
-    if ((cpuMicros() - this.cpuStart) / 1000 + this.wallAtCpuStart <= this.limitMs) return false;
+    if ((threadCpuMicros() - this.cpuStart) / 1000 + this.wallAtCpuStart <= this.limitMs) return false;
     this.interrupted = true;
     return true;
   }
