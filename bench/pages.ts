@@ -16,6 +16,7 @@ export const BENCH_PAGES = {
   mujoco: { title: "MuJoCo env speed", command: "npm run bench:mujoco -- --write-page" },
   "ppo-hopper": { title: "PPO on hopper", command: "npm run bench:ppo-hopper -- --write-page" },
   "ppo-parity": { title: "PPO learning parity with CleanRL on Hopper", command: "npm run bench:ppo-parity -- --write-page" },
+  "quickstart-workers": { title: "The quickstart on one physics worker and two", command: "npm run bench:quickstart-workers -- --write-page" },
   "reward-search": { title: "Reward-search trainer speed and reach", command: "npm run bench:reward-search -- --full --write-page" },
   "reward-search-strategies": {
     title: "Reward search strategies side by side",

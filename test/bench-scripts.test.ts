@@ -19,6 +19,7 @@ describe("bench scripts that drive the CLI: their flags", () => {
     ["fidelity.ts", ["--engines", "ode"], /--engines: unknown "ode" \(one of: planck, box2d-wasm\)/],
     ["certify.ts", ["--levels", "catapult,nowhere"], /--levels: unknown "nowhere"/],
     ["certify.ts", ["stray"], /unknown argument "stray"/],
+    ["quickstart-workers.ts", ["--pairs", "0"], /--pairs must be a whole number ≥ 1 \(got "0"\)/],
   ])("%s %j exits 2 naming the flag", (script, args, message) => {
     const r = bench(script, ...args);
     expect(r.status, r.stdout).toBe(2);
