@@ -20,7 +20,7 @@ import { ROOT, recordPage } from "./page.ts";
 recordPage("reward-search-strategies");
 
 /** The published page: classic-control tasks at budgets where PPO's policies learn, 5 runs each. */
-const DEFAULT_GROUPS = "acrobot,mountain_car_continuous@100000;pendulum@200000;lander@150000";
+const DEFAULT_GROUPS = "acrobot,mountain_car_continuous@100000;pendulum@200000;lander@600000";
 
 const arg = (name: string, fallback: string): string => {
   const i = process.argv.indexOf(`--${name}`);
