@@ -8,8 +8,8 @@ import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from "quickjs-emsc
 import type { RewardBatchInput, RewardOutput } from "../task.ts";
 import { InvariantError } from "../../../src/errors.ts";
 import { hostFault, missingText, nonFiniteFault, RewardCodeError, shapeText, thrownFault, type RewardFault, type Thrown } from "./faults.ts";
+import { CallCpuLimit } from "./call-cpu-limit.ts";
 import { packBatch, type RewardLayout, type SandboxedReward, type SandboxLimits } from "./contract.ts";
-import { threadCpuMicros } from "./thread-cpu.ts";
 
 /** The code run in the sandbox before the reward code (read once per process). */
 const PRELUDE = readFileSync(new URL("./prelude.js", import.meta.url), "utf8");
@@ -36,11 +36,7 @@ type CallOutcome = { ok: true; handle: QuickJSHandle } | { ok: false; error: Qui
 export class QuickJsReward implements SandboxedReward {
   form: "perEnv" | "batched" = "perEnv";
   componentNames: readonly string[] | null = null;
-  /** The running call's limit (ms), wall start, and this thread's CPU (µs) when the interrupt handler first ran in it. */
-  private limitMs = Infinity;
-  private wallStart = 0;
-  private cpuStart = -1;
-  private wallAtCpuStart = 0;
+  private readonly cpuLimit = new CallCpuLimit();
   private interrupted = false;
   private disposed = false;
   /** Set when the interpreter itself broke (wasm trap): every later call reports it. */
@@ -194,9 +190,7 @@ export class QuickJsReward implements SandboxedReward {
   /** Run `f` with a deadline; any host-side failure (e.g. the heap is full) becomes a failed outcome. */
   private guarded(ms: number, f: () => { error?: QuickJSHandle; value?: QuickJSHandle }): CallOutcome {
     this.interrupted = false;
-    this.limitMs = ms;
-    this.wallStart = performance.now();
-    this.cpuStart = -1;
+    this.cpuLimit.start(ms);
     try {
       const r = f();
       if (r.error) return { ok: false, error: r.error };
@@ -204,27 +198,13 @@ export class QuickJsReward implements SandboxedReward {
     } catch (e) {
       return { ok: false, error: null, hostError: e };
     } finally {
-      this.limitMs = Infinity;
+      this.cpuLimit.stop();
     }
   }
 
-  /**
-   * The interrupt handler (QuickJS calls it every few thousand operations). A call is stopped once the calling
-   * thread's CPU time since it started (thread-cpu.ts) exceeds the limit, so neither a loaded machine nor the
-   * process's other threads (V8's GC and compilers, workers) time out honest code. The CPU clock is first read
-   * at the handler's first run in a call, so calls shorter than one handler period pay nothing; after that the
-   * wall time is compared first (a thread's CPU time never exceeds it) and the clock is read only past the limit.
-   */
+  /** The interrupt handler: stop the call once it is over its CPU limit (call-cpu-limit.ts). */
   private shouldInterrupt(): boolean {
-    if (this.limitMs === Infinity) return false;
-    const wall = performance.now() - this.wallStart;
-    if (this.cpuStart < 0) {
-      this.cpuStart = threadCpuMicros();
-      this.wallAtCpuStart = wall;
-      return false;
-    }
-    if (wall <= this.limitMs) return false;
-    if ((threadCpuMicros() - this.cpuStart) / 1000 + this.wallAtCpuStart <= this.limitMs) return false;
+    if (!this.cpuLimit.exceeded()) return false;
     this.interrupted = true;
     return true;
   }
