@@ -45,11 +45,7 @@ const CacheEntry = z.object({
 });
 
 /** Which outcomes are worth keeping: results, and faults of the reward code (deterministic); never cancels or budget stops. */
-/**
- * Results, and faults of the reward code itself. A CPU-limit stop ("timeout") is not stored: it also depends on the
- * machine that ran it, and a stored one would fail the same training on every later run, wherever it runs.
- */
-const cacheable = (o: JobOutcome): boolean => o.kind === "result" || (o.error.kind === "reward_code" && o.error.fault?.kind !== "timeout");
+const cacheable = (o: JobOutcome): boolean => o.kind === "result" || o.error.kind === "reward_code";
 
 export class TrainCache {
   /** The folder is made by the first put: a pool built only to be asked about (a run id, a forecast) writes nothing. */
@@ -64,7 +60,7 @@ export class TrainCache {
     if (!existsSync(path)) return undefined;
     try {
       const entry = CacheEntry.parse(JSON.parse(readFileSync(path, "utf8")));
-      return entry.key === key && cacheable(entry.outcome as JobOutcome) ? (entry.outcome as JobOutcome) : undefined;
+      return entry.key === key ? (entry.outcome as JobOutcome) : undefined;
     } catch {
       return undefined; // a damaged entry is a miss; the next put replaces it
     }
