@@ -43,6 +43,27 @@ describe("a sandbox call's CPU limit", () => {
     expect(limit.exceeded()).toBe(true);
   });
 
+  it("reads the CPU clock a few times, not at every poll, while a waiting call's wall time runs past the limit", () => {
+    const { c, clocks } = fakeClocks();
+    const limit = new CallCpuLimit(clocks);
+    limit.start(100);
+    expect(limit.exceeded()).toBe(false);
+    // The thread gets a tenth of a core: 0.1 ms of CPU per ms of wall, polled every ms for 300 ms.
+    for (let t = 1; t <= 300; t++) {
+      c.wall = t;
+      c.cpuMicros = t * 100;
+      expect(limit.exceeded()).toBe(false);
+    }
+    expect(c.cpuReads).toBeLessThanOrEqual(5);
+    // And once it has the core again, it is stopped as soon as its own CPU passes the limit.
+    for (let t = 301; t < 1000 && !limit.exceeded(); t++) {
+      c.wall = t;
+      c.cpuMicros = 30_000 + (t - 300) * 1000;
+    }
+    expect(c.cpuMicros / 1000).toBeGreaterThan(100);
+    expect(c.cpuMicros / 1000).toBeLessThanOrEqual(102);
+  });
+
   it("reads the CPU clock once while the call's wall time is within the limit, and not at all outside a call", () => {
     const { c, clocks } = fakeClocks();
     const limit = new CallCpuLimit(clocks);
