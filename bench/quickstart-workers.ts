@@ -14,13 +14,14 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { createHash } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
 import { intFlag, parseFlags } from "./flags.ts";
 import { median, printTable } from "./harness.ts";
 import { HEXA_BIN, requireBuild, runDirOf } from "./hexa-cli.ts";
 import { recordPage, ROOT } from "./page.ts";
+import { runRecordsWithoutClocks } from "../test/support/run-records.ts";
 
 recordPage("quickstart-workers");
 
@@ -43,31 +44,13 @@ interface Measured {
   digest: string;
 }
 
-/** A record with its clock readings removed (tool and wall times, timestamps): what must not depend on the pool. */
-const timeless = (v: unknown): unknown => {
-  if (Array.isArray(v)) return v.map(timeless);
-  if (v === null || typeof v !== "object") return v;
-  return Object.fromEntries(
-    Object.entries(v)
-      .filter(([k]) => !/(^ms$|Ms$|^at$|At$|^time)/.test(k))
-      .map(([k, x]) => [k, timeless(x)]),
-  );
-};
-
+/** Digest of a run's records without their clock readings, and of its printed table. */
 const runDigest = (runDir: string, stdout: string): string => {
-  const jsonl = (f: string) =>
-    readFileSync(join(runDir, f), "utf8")
-      .split("\n")
-      .filter(Boolean)
-      .map((l) => timeless(JSON.parse(l)));
-  const episodes = (jsonl("episodes.jsonl") as { id: string }[]).sort((a, b) => a.id.localeCompare(b.id));
-  const { run: _id, ...metrics } = JSON.parse(readFileSync(join(runDir, "metrics.json"), "utf8")) as Record<string, unknown>;
-  const banks = readdirSync(join(runDir, "banks"))
-    .sort()
-    .map((f) => timeless(JSON.parse(readFileSync(join(runDir, "banks", f), "utf8"))));
   const table = stdout.split("\n").filter((l) => /^\S+\s+\d+\/\d+ /.test(l));
-  const all = JSON.stringify({ episodes, events: jsonl("bank-events.jsonl"), metrics: timeless(metrics), banks, table });
-  return createHash("sha256").update(all).digest("hex").slice(0, 16);
+  return createHash("sha256")
+    .update(JSON.stringify({ ...runRecordsWithoutClocks(runDir), table }))
+    .digest("hex")
+    .slice(0, 16);
 };
 
 const runQuickstart = async (workers: number): Promise<Measured> => {

@@ -3,20 +3,10 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { defaultPhysicsWorkers } from "../levels/interphyre/physics-host.ts";
 import { hexa } from "./support/hexa-cli.ts";
+import { runRecordsWithoutClocks } from "./support/run-records.ts";
 import { tempDirs } from "./support/temp-files.ts";
 
 const tmp = tempDirs("hexa-workers-");
-
-/** A record with its clock readings removed (tool and wall times, timestamps): what must not depend on the pool. */
-const timeless = (v: unknown): unknown => {
-  if (Array.isArray(v)) return v.map(timeless);
-  if (v === null || typeof v !== "object") return v;
-  return Object.fromEntries(
-    Object.entries(v)
-      .filter(([k]) => !/(^ms$|Ms$|^at$|At$|^time)/.test(k))
-      .map(([k, x]) => [k, timeless(x)]),
-  );
-};
 
 const runWith = async (workers: number, engine: string): Promise<Record<string, unknown>> => {
   const dir = tmp();
@@ -31,20 +21,7 @@ const runWith = async (workers: number, engine: string): Promise<Record<string, 
   const [id] = readdirSync(join(dir, "runs")).filter((d) => !d.startsWith("."));
   const run = join(dir, "runs", id!);
   expect(readFileSync(join(run, "config.yaml"), "utf8")).toMatch(new RegExp(`^  engine: ${engine}$`, "m"));
-  const files: Record<string, unknown> = {};
-  // Each episode is compared by id, so the check holds whatever order the file keeps.
-  const lines = (f: string) =>
-    readFileSync(join(run, f), "utf8")
-      .split("\n")
-      .filter(Boolean)
-      .map((l) => timeless(JSON.parse(l)));
-  files["episodes.jsonl"] = (lines("episodes.jsonl") as { id: string }[]).sort((a, b) => a.id.localeCompare(b.id));
-  files["bank-events.jsonl"] = lines("bank-events.jsonl");
-  // The run's id names its start time.
-  const { run: _id, ...metrics } = JSON.parse(readFileSync(join(run, "metrics.json"), "utf8")) as Record<string, unknown>;
-  files["metrics.json"] = timeless(metrics);
-  for (const f of readdirSync(join(run, "banks"))) files[`banks/${f}`] = timeless(JSON.parse(readFileSync(join(run, "banks", f), "utf8")));
-  return files;
+  return runRecordsWithoutClocks(run);
 };
 
 describe("physics workers", () => {
