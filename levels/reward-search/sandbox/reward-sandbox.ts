@@ -29,12 +29,12 @@
  *
  * Files: contract.ts (layout, the batch's columns, limits), prelude.js (the code run in the sandbox before the reward
  * code: seeded Math.random, no clock, the polling builtins, the driver), quickjs-reward.ts (one compiled
- * program: calls, limits, state), thread-cpu.ts (the CPU clock of the limit), faults.ts (fault kinds and the
- * texts the model is shown).
+ * program: calls, limits, state), call-cpu-limit.ts (a call's CPU limit) and thread-cpu.ts (its clock), faults.ts
+ * (fault kinds and the texts the model is shown).
  *
  * Limits and isolation:
  * - CPU: a call (or the top-level code, at 10x) is interrupted once the CPU time of the thread running it
- *   passes `cpuMsPerCall` (thread-cpu.ts: other threads and machine load do not count); the interruption
+ *   passes `cpuMsPerCall` (call-cpu-limit.ts: other threads and machine load do not count); the interruption
  *   cannot be caught by the code. QuickJS polls the limit every ~10,000 jumps or calls; builtins whose work
  *   grows with their input (fill, indexOf, join, sort, repeat, JSON, Object.keys, …) are wrapped so that they
  *   add polls in proportion to their work. Not covered: spread and `new TypedArray(bigArray)`, each bounded by
