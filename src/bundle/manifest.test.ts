@@ -44,6 +44,12 @@ describe("a bundle's manifest", () => {
     expect(problems[2]).toMatch(/^extra\.txt: in the bundle but not in its MANIFEST\.json/);
   });
 
+  it("names a file whose size in the manifest lies, even when its sha256 is right", () => {
+    const { root, manifest } = bundleDir();
+    const lying = { ...manifest, files: { ...manifest.files, "episodes.jsonl": { ...manifest.files["episodes.jsonl"]!, bytes: 12 } } };
+    expect(manifestProblems(root, lying)).toEqual(["episodes.jsonl: 11 bytes, but MANIFEST.json says 12 bytes"]);
+  });
+
   it("is written as the same bytes whatever the order its files were listed in", () => {
     const { manifest } = bundleDir();
     const reversed = { ...manifest, files: Object.fromEntries(Object.entries(manifest.files).reverse()) };

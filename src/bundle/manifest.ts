@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { canonicalJson } from "../util/canonical-json.ts";
@@ -38,32 +38,47 @@ export const filesUnder = (root: string, prefix = ""): string[] =>
     })
     .sort();
 
-/** The manifest entries of `paths` (relative to `root`), read from disk now. */
-export const manifestFiles = (root: string, paths: readonly string[]): Manifest["files"] =>
-  Object.fromEntries(
-    paths.map((p) => {
-      const bytes = readFileSync(join(root, p));
-      return [p, { sha256: sha256Hex(bytes), bytes: bytes.length }];
-    }),
-  );
+const READ_BYTES = 1024 ** 2;
 
-/** What differs between a manifest and the files under `root`: each problem names its file; empty when they agree. */
+/** A file's sha256 and size, read a piece at a time: a bundle's files may be large. */
+const digestOf = (path: string): { sha256: string; bytes: number } => {
+  const hash = createHash("sha256");
+  const piece = Buffer.alloc(READ_BYTES);
+  const fd = openSync(path, "r");
+  let bytes = 0;
+  try {
+    for (let n = readSync(fd, piece); n > 0; n = readSync(fd, piece)) {
+      hash.update(piece.subarray(0, n));
+      bytes += n;
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return { sha256: hash.digest("hex"), bytes };
+};
+
+/** The manifest entries of `paths` (relative to `root`), read from disk now. */
+export const manifestFiles = (root: string, paths: readonly string[]): Manifest["files"] => Object.fromEntries(paths.map((p) => [p, digestOf(join(root, p))]));
+
+/** How one listed file differs from its entry (the size first: a file of another size is not read), or undefined when it agrees. */
+const entryProblem = (root: string, p: string, want: Manifest["files"][string]): string | undefined => {
+  const size = statSync(join(root, p)).size;
+  if (size !== want.bytes) return `${p}: ${size} bytes, but ${MANIFEST_FILE} says ${want.bytes} bytes`;
+  const got = digestOf(join(root, p));
+  if (got.sha256 !== want.sha256)
+    return `${p}: changed since packing (sha256 ${got.sha256.slice(0, 12)}…, ${got.bytes} bytes; ${MANIFEST_FILE} says ${want.sha256.slice(0, 12)}…, ${want.bytes} bytes)`;
+  return undefined;
+};
+
+/** What differs between a manifest and the files under `root` (presence, size, sha256): each problem names its file; empty when they agree. */
 export const manifestProblems = (root: string, manifest: Manifest): string[] => {
   const present = filesUnder(root).filter((p) => p !== MANIFEST_FILE);
   const listed = new Set(Object.keys(manifest.files));
   const problems = present.filter((p) => !listed.has(p)).map((p) => `${p}: in the bundle but not in its ${MANIFEST_FILE} (a file added after packing)`);
   const here = new Set(present);
   for (const [p, want] of Object.entries(manifest.files)) {
-    if (!here.has(p)) {
-      problems.push(`${p}: listed in ${MANIFEST_FILE} but missing from the bundle`);
-      continue;
-    }
-    const bytes = readFileSync(join(root, p));
-    const got = sha256Hex(bytes);
-    if (got !== want.sha256)
-      problems.push(
-        `${p}: changed since packing (sha256 ${got.slice(0, 12)}…, ${bytes.length} bytes; ${MANIFEST_FILE} says ${want.sha256.slice(0, 12)}…, ${want.bytes} bytes)`,
-      );
+    const problem = here.has(p) ? entryProblem(root, p, want) : `${p}: listed in ${MANIFEST_FILE} but missing from the bundle`;
+    if (problem) problems.push(problem);
   }
   return problems.sort();
 };

@@ -79,12 +79,12 @@ export const codeWarning = (file: string, r: CodeVersionReport): string =>
   `warning: ${file} holds a run of other code than this checkout's: it was packed by ${r.packedBy}; this is ${r.here}. What differs in the code that ran:\n${r.differences.map((d) => `  ${d}`).join("\n")}`;
 
 /** Extracts and checks a bundle; the caller must call `cleanup` (also done here if a check fails). */
-export const openBundle = (file: string, o: OpenOptions): OpenedBundle => {
+export const openBundle = async (file: string, o: OpenOptions): Promise<OpenedBundle> => {
   if (!existsSync(file) || !statSync(file).isFile()) throw new ConfigError(`${file}: no such bundle file; give a .tar.gz made by hexa bundle`);
   const dest = mkdtempSync(join(tmpdir(), "hexa-verify-"));
   const cleanup = () => rmSync(dest, { recursive: true, force: true });
   try {
-    const runDir = extractBundle(file, dest, o.limits ?? BUNDLE_LIMITS);
+    const runDir = await extractBundle(file, dest, o.limits ?? BUNDLE_LIMITS);
     const manifestPath = join(runDir, MANIFEST_FILE);
     const manifest = readJson(file, manifestPath, Manifest);
     if (manifest.run !== basename(runDir))

@@ -19,11 +19,11 @@ export interface VerifyTarget {
  * file is opened as a bundle (MANIFEST first, then the code version: another version is a warning, or refused
  * with `strict`, a ConfigError and exit 2).
  */
-export const prepareVerifyTarget = (pathOrBundle: string, o: { strict: boolean }): VerifyTarget => {
+export const prepareVerifyTarget = async (pathOrBundle: string, o: { strict: boolean }): Promise<VerifyTarget> => {
   const path = resolve(pathOrBundle);
   if (!existsSync(path)) throw new ConfigError(`${pathOrBundle}: no such run directory or bundle; give runs/<id> or a .tar.gz made by hexa bundle`);
   if (statSync(path).isDirectory()) return { runDir: path, warnings: [], cleanup: () => {} };
-  const opened = openBundle(path, o);
+  const opened = await openBundle(path, o);
   const r = opened.codeVersionReport;
   return {
     runDir: opened.runDir,

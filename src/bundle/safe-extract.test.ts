@@ -51,21 +51,21 @@ const archive = (entries: readonly RawEntry[]): string => {
 };
 
 /** Extracts into a fresh folder inside a parent of its own, so anything written beside it shows. */
-const extractIn = (file: string, limits = BUNDLE_LIMITS) => {
+const extractIn = async (file: string, limits = BUNDLE_LIMITS) => {
   const parent = temp();
   const dest = join(parent, "dest");
   mkdirSync(dest);
   let error: unknown;
   try {
-    extractBundle(file, dest, limits);
+    await extractBundle(file, dest, limits);
   } catch (e) {
     error = e;
   }
   return { error, parent, dest };
 };
 
-const refused = (file: string, what: RegExp, limits = BUNDLE_LIMITS) => {
-  const { error, parent, dest } = extractIn(file, limits);
+const refused = async (file: string, what: RegExp, limits = BUNDLE_LIMITS) => {
+  const { error, parent, dest } = await extractIn(file, limits);
   expect(error).toBeInstanceOf(ConfigError);
   expect((error as Error).message).toMatch(what);
   expect(readdirSync(parent)).toEqual(["dest"]);
@@ -73,37 +73,37 @@ const refused = (file: string, what: RegExp, limits = BUNDLE_LIMITS) => {
 };
 
 describe("extracting a bundle from anyone", () => {
-  it("unpacks a plain archive of one top folder and returns that folder", () => {
+  it("unpacks a plain archive of one top folder and returns that folder", async () => {
     const file = archive([
       { path: "run/", type: "5" },
       { path: "run/a.txt", body: "hello" },
     ]);
     const dest = temp();
-    expect(extractBundle(file, dest)).toBe(join(dest, "run"));
+    expect(await extractBundle(file, dest)).toBe(join(dest, "run"));
     expect(readFileSync(join(dest, "run", "a.txt"), "utf8")).toBe("hello");
   });
 
-  it("refuses a symbolic link, a hard link and a device, naming the entry, and writes nothing", () => {
-    refused(
+  it("refuses a symbolic link, a hard link and a device, naming the entry, and writes nothing", async () => {
+    await refused(
       archive([
         { path: "run/a.txt", body: "x" },
         { path: "run/passwd", type: "2", linkpath: "/etc/passwd" },
       ]),
       /"run\/passwd": a SymbolicLink entry/,
     );
-    refused(
+    await refused(
       archive([
         { path: "run/a.txt", body: "x" },
         { path: "run/h", type: "1", linkpath: "run/a.txt" },
       ]),
       /"run\/h": a Link entry/,
     );
-    refused(archive([{ path: "run/tty", type: "3" }]), /"run\/tty": a CharacterDevice entry/);
+    await refused(archive([{ path: "run/tty", type: "3" }]), /"run\/tty": a CharacterDevice entry/);
   });
 
-  it("refuses an absolute path and a path with .. that would write outside the folder", () => {
-    refused(archive([{ path: "/tmp/hexa-evil.txt", body: "x" }]), /"\/tmp\/hexa-evil\.txt": an absolute path/);
-    refused(
+  it("refuses an absolute path and a path with .. that would write outside the folder", async () => {
+    await refused(archive([{ path: "/tmp/hexa-evil.txt", body: "x" }]), /"\/tmp\/hexa-evil\.txt": an absolute path/);
+    await refused(
       archive([
         { path: "run/a.txt", body: "x" },
         { path: "run/../../evil.txt", body: "x" },
@@ -113,24 +113,24 @@ describe("extracting a bundle from anyone", () => {
     expect(existsSync("/tmp/hexa-evil.txt")).toBe(false);
   });
 
-  it("refuses a second top folder, an archive with nothing in it and one that is no tar.gz", () => {
-    refused(
+  it("refuses a second top folder, an archive with nothing in it and one that is no tar.gz", async () => {
+    await refused(
       archive([
         { path: "run/a.txt", body: "x" },
         { path: "other/b.txt", body: "y" },
       ]),
       /"other\/b\.txt": outside the bundle's one top folder run\//,
     );
-    refused(archive([]), /an empty archive|not a readable \.tar\.gz/);
+    await refused(archive([]), /an empty archive|not a readable \.tar\.gz/);
     const junk = join(temp(), "junk.tar.gz");
     writeFileSync(junk, "not an archive at all");
-    refused(junk, /not a readable \.tar\.gz/);
+    await refused(junk, /not a readable \.tar\.gz/);
   });
 
-  it("refuses an entry over the size cap, an archive over the total cap, too many entries and too deep a path", () => {
-    const small = { entryBytes: 10, totalBytes: 15, entries: 3, depth: 2 };
-    refused(archive([{ path: "run/big", body: "x".repeat(11) }]), /"run\/big": 11 bytes, over the 10/, small);
-    refused(
+  it("refuses an entry over the size cap, an archive over the total cap, too many entries and too deep a path", async () => {
+    const small = { ...BUNDLE_LIMITS, entryBytes: 10, totalBytes: 15, entries: 3, depth: 2 };
+    await refused(archive([{ path: "run/big", body: "x".repeat(11) }]), /"run\/big": 11 bytes, over the 10/, small);
+    await refused(
       archive([
         { path: "run/a", body: "x".repeat(8) },
         { path: "run/b", body: "x".repeat(8) },
@@ -138,7 +138,7 @@ describe("extracting a bundle from anyone", () => {
       /more than 15 bytes in all/,
       small,
     );
-    refused(archive(["a", "b", "c", "d"].map((n) => ({ path: `run/${n}`, body: "" }))), /more than 3 entries/, small);
-    refused(archive([{ path: "run/1/2/3/f", body: "" }]), /deeper than 2 folders/, small);
+    await refused(archive(["a", "b", "c", "d"].map((n) => ({ path: `run/${n}`, body: "" }))), /more than 3 entries/, small);
+    await refused(archive([{ path: "run/1/2/3/f", body: "" }]), /deeper than 2 folders/, small);
   });
 });

@@ -1,12 +1,16 @@
-import { lstatSync, readdirSync } from "node:fs";
-import { join } from "node:path";
-import { list as listTar, extract as extractTar, type ReadEntry } from "tar";
+import { createWriteStream, lstatSync, mkdirSync, readdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { finished } from "node:stream/promises";
+import { Parser, type ReadEntry } from "tar";
 import { ConfigError } from "../errors.ts";
+import { type GunzipBounds, gunzipInto, type Verdict } from "./gunzip-stream.ts";
 
 /**
- * Unpacking a bundle that may come from anyone (docs/security.md): every entry is checked before anything is
- * written, and again as it is written. Refused: a link or a device, an absolute path or one with `..`, a path
- * outside the one top folder, and an archive over the caps on entry size, total size and entry count.
+ * Unpacking a bundle that may come from anyone (docs/security.md): the archive is read twice as a stream, once to
+ * check every entry and once to write them, each entry checked from its header before a byte of its body is
+ * decompressed. Refused: a link or a device, an absolute path or one with `..`, a path outside the one top folder,
+ * a path twice, an entry over the size cap, an archive over the caps on total size, entry count and
+ * decompression ratio. Memory holds a few 64 KiB pieces whatever the archive (gunzip-stream.ts).
  */
 
 export interface ExtractLimits {
@@ -15,10 +19,21 @@ export interface ExtractLimits {
   entries: number;
   /** Folders deep below the top folder. */
   depth: number;
+  /** Most decompressed bytes per compressed byte, once past `ratioFloorBytes`. */
+  ratio: number;
+  ratioFloorBytes: number;
 }
 
+const MiB = 1024 ** 2;
 const GiB = 1024 ** 3;
-export const BUNDLE_LIMITS: ExtractLimits = { entryBytes: 4 * GiB, totalBytes: 16 * GiB, entries: 200_000, depth: 16 };
+/**
+ * hexa's records (JSON lines, hashes, numbers) compress some 5 to 20 times; zeros about 1000 times. 100 leaves
+ * an honest bundle far inside the bound and refuses a bomb after its first 64 MiB.
+ */
+export const BUNDLE_LIMITS: ExtractLimits = { entryBytes: 4 * GiB, totalBytes: 16 * GiB, entries: 200_000, depth: 16, ratio: 100, ratioFloorBytes: 64 * MiB };
+
+/** What a tar adds to an entry's bytes: its header, a pax header for a long path, the padding to 512. */
+const ENTRY_OVERHEAD_BYTES = 4096;
 
 const ALLOWED_TYPES = new Set(["File", "OldFile", "ContiguousFile", "Directory"]);
 /** Names a path segment may have: no NUL, no backslash (a separator elsewhere), no `.`/`..`. */
@@ -28,23 +43,37 @@ interface Tally {
   top: string | undefined;
   entries: number;
   bytes: number;
+  paths: Set<string>;
+  /** The entry whose body is being read, named in a refusal of the ratio. */
+  current: string | undefined;
 }
 
-/** Why an entry is refused, or undefined: the same test before and during extraction. */
-const entryProblem = (entry: Pick<ReadEntry, "type" | "path" | "size">, tally: Tally, limits: ExtractLimits): string | undefined => {
-  const path = entry.path;
-  if (!ALLOWED_TYPES.has(entry.type)) return `${JSON.stringify(path)}: a ${entry.type} entry; a bundle holds only files and folders`;
-  if (path.startsWith("/") || /^[A-Za-z]:/.test(path)) return `${JSON.stringify(path)}: an absolute path`;
+const freshTally = (top?: string): Tally => ({ top, entries: 0, bytes: 0, paths: new Set(), current: undefined });
+
+const pathProblem = (path: string, tally: Tally, limits: ExtractLimits): string | undefined => {
+  if (path.startsWith("/") || /^[A-Za-z]:/.test(path)) return "an absolute path";
   const segments = path.replace(/\/$/, "").split("/");
-  if (segments.some(BAD_SEGMENT)) return `${JSON.stringify(path)}: a path with an empty, "." or ".." part, a backslash or a NUL`;
-  if (segments.length - 1 > limits.depth) return `${JSON.stringify(path)}: deeper than ${limits.depth} folders`;
+  if (segments.some(BAD_SEGMENT)) return 'a path with an empty, "." or ".." part, a backslash or a NUL';
+  if (segments.length - 1 > limits.depth) return `deeper than ${limits.depth} folders`;
   tally.top ??= segments[0];
-  if (segments[0] !== tally.top) return `${JSON.stringify(path)}: outside the bundle's one top folder ${tally.top}/`;
-  if (entry.size > limits.entryBytes) return `${JSON.stringify(path)}: ${entry.size} bytes, over the ${limits.entryBytes} a bundle entry may have`;
+  if (segments[0] !== tally.top) return `outside the bundle's one top folder ${tally.top}/`;
+  if (tally.paths.has(segments.join("/"))) return "a second entry of the same path";
+  tally.paths.add(segments.join("/"));
+  return undefined;
+};
+
+/** Why an entry is refused, read from its header alone, or undefined: the same test in both passes. */
+const entryProblem = (entry: Pick<ReadEntry, "type" | "path" | "size">, tally: Tally, limits: ExtractLimits): string | undefined => {
+  const name = JSON.stringify(entry.path);
+  if (!ALLOWED_TYPES.has(entry.type)) return `${name}: a ${entry.type} entry; a bundle holds only files and folders`;
+  const bad = pathProblem(entry.path, tally, limits);
+  if (bad) return `${name}: ${bad}`;
+  if (entry.size > limits.entryBytes) return `${name}: ${entry.size} bytes, over the ${limits.entryBytes} a bundle entry may have`;
   tally.entries += 1;
   tally.bytes += entry.size;
+  tally.current = entry.path;
   if (tally.entries > limits.entries) return `more than ${limits.entries} entries`;
-  if (tally.bytes > limits.totalBytes) return `more than ${limits.totalBytes} bytes in all`;
+  if (tally.bytes > limits.totalBytes) return `${name}: more than ${limits.totalBytes} bytes in all with the entries before it`;
   return undefined;
 };
 
@@ -53,26 +82,63 @@ const refuse = (file: string, problem: string): ConfigError =>
     `${file}: refused as a bundle (${problem}); a bundle made by hexa bundle has none of that, so this file was made or changed by something else`,
   );
 
-/** Lists the archive (decompressing it, writing nothing) and throws at the first entry refused; returns the top folder. */
-const checkListing = (file: string, limits: ExtractLimits): string => {
-  const tally: Tally = { top: undefined, entries: 0, bytes: 0 };
+const boundsOf = (limits: ExtractLimits): GunzipBounds => ({
+  streamBytes: limits.totalBytes + (limits.entries + 1) * ENTRY_OVERHEAD_BYTES,
+  ratio: limits.ratio,
+  ratioFloorBytes: limits.ratioFloorBytes,
+});
+
+/**
+ * Streams `file` through a tar parser that checks each header (`filter`, called as the header is read) and hands
+ * accepted entries to `onEntry`; stops at the first refusal or at the archive's end mark. Throws the refusal.
+ */
+const parseChecked = async (file: string, limits: ExtractLimits, tally: Tally, onEntry: (entry: ReadEntry) => void): Promise<void> => {
   let problem: string | undefined;
+  let ended = false;
+  const parser = new Parser({
+    strict: true,
+    filter: (_path, entry) => {
+      problem ??= entryProblem(entry as ReadEntry, tally, limits);
+      return problem === undefined;
+    },
+    onReadEntry: onEntry,
+  });
+  parser.on("eof", () => (ended = true));
+  const verdict = (): Verdict => (problem ? { go: false, refusal: problem } : { go: !ended });
+  let refusal: string | undefined;
   try {
-    listTar({
-      file,
-      sync: true,
-      strict: true,
-      onReadEntry: (entry) => {
-        problem ??= entryProblem(entry, tally, limits);
-        entry.resume();
-      },
-    });
+    refusal = await gunzipInto(file, parser, boundsOf(limits), verdict);
   } catch (e) {
     throw refuse(file, `not a readable .tar.gz: ${(e as Error).message}`);
   }
-  if (problem) throw refuse(file, problem);
+  if (refusal) throw refuse(file, tally.current && !refusal.startsWith('"') ? `${JSON.stringify(tally.current)}: ${refusal}` : refusal);
   if (tally.top === undefined) throw refuse(file, "an empty archive");
-  return tally.top;
+};
+
+/**
+ * Writes each entry under `dest`: folders made, files created anew (an existing path is an error). A failure is
+ * kept in `failures` and its entry's body drained, so that parsing goes on to its end; `pending` settles when all
+ * files are written.
+ */
+const entryWriter = (dest: string, pending: Promise<unknown>[], failures: Error[]) => (entry: ReadEntry) => {
+  const target = join(dest, entry.path);
+  try {
+    mkdirSync(entry.type === "Directory" ? target : dirname(target), { recursive: true });
+  } catch (e) {
+    failures.push(e as Error);
+  }
+  if (entry.type === "Directory" || failures.length) {
+    entry.resume();
+    return;
+  }
+  const out = createWriteStream(target, { flags: "wx", mode: 0o644 });
+  out.on("error", (e) => {
+    failures.push(e);
+    entry.unpipe(out);
+    entry.resume();
+  });
+  pending.push(finished(out).catch(() => undefined));
+  entry.pipe(out);
 };
 
 /** A link or special file under `dir` (none should be there once extraction is done). */
@@ -88,29 +154,17 @@ const oddEntry = (dir: string): string | undefined => {
 };
 
 /** Extracts `file` into the empty folder `dest`, checked as described above; returns the path of its top folder. */
-export const extractBundle = (file: string, dest: string, limits: ExtractLimits = BUNDLE_LIMITS): string => {
-  const top = checkListing(file, limits);
-  const tally: Tally = { top, entries: 0, bytes: 0 };
-  let problem: string | undefined;
-  try {
-    extractTar({
-      file,
-      cwd: dest,
-      sync: true,
-      strict: true,
-      preservePaths: false,
-      maxDepth: limits.depth + 1,
-      // Between the listing and this pass the file may have changed: each entry is checked again.
-      filter: (_path, entry) => {
-        const why = entryProblem(entry as ReadEntry, tally, limits);
-        problem ??= why;
-        return why === undefined;
-      },
-    });
-  } catch (e) {
-    throw refuse(file, `extraction failed: ${(e as Error).message}`);
-  }
-  if (problem) throw refuse(file, problem);
+export const extractBundle = async (file: string, dest: string, limits: ExtractLimits = BUNDLE_LIMITS): Promise<string> => {
+  const listing = freshTally();
+  await parseChecked(file, limits, listing, (entry) => entry.resume());
+  const top = listing.top!;
+  const pending: Promise<unknown>[] = [];
+  const failures: Error[] = [];
+  // Between the listing and this pass the file may have changed: each entry is checked again.
+  const written = await parseChecked(file, limits, freshTally(top), entryWriter(dest, pending, failures)).catch((e: unknown) => e);
+  await Promise.all(pending);
+  if (written instanceof Error) throw written;
+  if (failures.length) throw refuse(file, `extraction failed: ${failures[0]!.message}`);
   const odd = oddEntry(dest);
   if (odd) throw refuse(file, `${odd} is not a plain file after extraction`);
   return join(dest, top);

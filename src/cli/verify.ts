@@ -40,7 +40,7 @@ export const verifyCommand = defineCommand({
       }),
   handler: async (argv) => {
     const log = (line: string) => process.stderr.write(`${line}\n`);
-    const target = prepareVerifyTarget(argv.dir, { strict: argv.strict });
+    const target = await prepareVerifyTarget(argv.dir, { strict: argv.strict });
     try {
       for (const w of target.warnings) log(w);
       if (target.manifestHash) log(`bundle ${argv.dir}: MANIFEST intact, manifest hash ${target.manifestHash}`);

@@ -109,24 +109,24 @@ describe("hexa bundle RUN_DIR -o FILE.tar.gz", () => {
 });
 
 describe("opening a bundle for hexa verify", () => {
-  it("gives the run folder and the manifest hash hexa bundle printed, and removes the extraction on cleanup", () => {
-    const target = prepareVerifyTarget(bundle, { strict: true });
+  it("gives the run folder and the manifest hash hexa bundle printed, and removes the extraction on cleanup", async () => {
+    const target = await prepareVerifyTarget(bundle, { strict: true });
     expect(target.manifestHash).toBe(printed);
     expect(readFileSync(join(target.runDir, "episodes.jsonl"))).toEqual(readFileSync(join(run.runDir, "episodes.jsonl")));
     expect(target.warnings).toEqual([]);
     target.cleanup();
     expect(existsSync(target.runDir)).toBe(false);
-    expect(prepareVerifyTarget(run.runDir, { strict: true })).toMatchObject({ runDir: run.runDir, warnings: [] });
+    expect(await prepareVerifyTarget(run.runDir, { strict: true })).toMatchObject({ runDir: run.runDir, warnings: [] });
   });
 
   it("refuses a path that is neither, and an archive hexa bundle did not make", async () => {
-    expect(() => prepareVerifyTarget(join(temp(), "missing.tar.gz"), { strict: false })).toThrow(/no such run directory or bundle/);
+    await expect(prepareVerifyTarget(join(temp(), "missing.tar.gz"), { strict: false })).rejects.toThrow(/no such run directory or bundle/);
     const dir = join(temp(), "some-run");
     mkdirSync(dir);
     writeFileSync(join(dir, "episodes.jsonl"), "{}\n");
     const plain = join(temp(), "plain.tar.gz");
     await createTar({ gzip: true, file: plain, cwd: join(dir, "..") }, ["some-run"]);
-    expect(() => openBundle(plain, { strict: false })).toThrow(/no MANIFEST\.json in the bundle; it was not made by hexa bundle/);
+    await expect(openBundle(plain, { strict: false })).rejects.toThrow(/no MANIFEST\.json in the bundle; it was not made by hexa bundle/);
   });
 
   it("catches a one-byte change of a bundled file and names it", async () => {
@@ -138,8 +138,8 @@ describe("opening a bundle for hexa verify", () => {
     writeFileSync(join(dir, "episodes.jsonl"), Buffer.concat([episodes.subarray(0, at + 10), Buffer.from("f"), episodes.subarray(at + 11)]));
     const tampered = join(temp(), "tampered.tar.gz");
     await createTar({ gzip: true, file: tampered, cwd: join(dir, "..") }, [basename(dir)]);
-    expect(() => openBundle(tampered, { strict: false })).toThrow(ConfigError);
-    expect(() => openBundle(tampered, { strict: false })).toThrow(/does not match its MANIFEST\.json: episodes\.jsonl: changed since packing/);
+    await expect(openBundle(tampered, { strict: false })).rejects.toThrow(ConfigError);
+    await expect(openBundle(tampered, { strict: false })).rejects.toThrow(/does not match its MANIFEST\.json: episodes\.jsonl: changed since packing/);
   });
 
   it("names a file added to or removed from a bundle", async () => {
@@ -148,17 +148,17 @@ describe("opening a bundle for hexa verify", () => {
     rmSync(join(dir, "metrics.json"));
     const tampered = join(temp(), "added.tar.gz");
     await createTar({ gzip: true, file: tampered, cwd: join(dir, "..") }, [basename(dir)]);
-    expect(() => openBundle(tampered, { strict: false })).toThrow(
+    await expect(openBundle(tampered, { strict: false })).rejects.toThrow(
       /extra\.jsonl: in the bundle but not in its MANIFEST\.json.*metrics\.json: listed in MANIFEST\.json but missing/,
     );
   });
 
-  it("warns of other code with the per-file list, and refuses it with strict", () => {
+  it("warns of other code with the per-file list, and refuses it with strict", async () => {
     const checkout = temp();
     mkdirSync(join(checkout, "src", "cli"), { recursive: true });
     writeFileSync(join(checkout, "package.json"), '{"version":"0.0.1"}\n');
     writeFileSync(join(checkout, "src", "cli", "bundle.ts"), "// another bundle command\n");
-    const opened = openBundle(bundle, { strict: false, root: checkout });
+    const opened = await openBundle(bundle, { strict: false, root: checkout });
     try {
       expect(opened.codeVersionReport.same).toBe(false);
       const differences = opened.codeVersionReport.differences;
@@ -168,6 +168,6 @@ describe("opening a bundle for hexa verify", () => {
     } finally {
       opened.cleanup();
     }
-    expect(() => openBundle(bundle, { strict: true, root: checkout })).toThrow(/--strict: .* packed by hexa .*\n {2}.*src\/cli\/bundle\.ts: changed/s);
+    await expect(openBundle(bundle, { strict: true, root: checkout })).rejects.toThrow(/--strict: .* packed by hexa .*\n {2}.*src\/cli\/bundle\.ts: changed/s);
   });
 });
