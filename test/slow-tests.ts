@@ -25,6 +25,7 @@ export const SLOW_TESTS = [
   "test/doctor-cli.test.ts",
   "test/episode-llm.test.ts",
   "test/hostile/bank-files.test.ts",
+  "test/hostile/bundle-bomb.test.ts",
   "test/hostile/inspect-serve.test.ts",
   "test/hostile/model-answers.test.ts",
   "test/hostile/secret-canary.test.ts",

@@ -41,9 +41,14 @@ export interface OpenOptions {
   limits?: ExtractLimits;
 }
 
+/** Most bytes of the bundle's JSON files read whole (MANIFEST.json of 200,000 files is some 25 MB). */
+const JSON_BYTES = 64 * 1024 ** 2;
+
 const readJson = <S extends z.ZodType>(file: string, path: string, schema: S): z.infer<S> => {
   const name = basename(path);
   if (!existsSync(path)) throw new ConfigError(`${file}: no ${name} in the bundle; it was not made by hexa bundle`);
+  const size = statSync(path).size;
+  if (size > JSON_BYTES) throw new ConfigError(`${file}: its ${name} has ${size} bytes, over the ${JSON_BYTES} this hexa reads`);
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(path, "utf8"));

@@ -37,18 +37,25 @@ const header = (e: RawEntry, size: number): Buffer => {
   return h;
 };
 
-/** A .tar.gz of raw entries, written to a file. */
-const archive = (entries: readonly RawEntry[]): string => {
+/** The tar bytes of raw entries. */
+const tarOf = (entries: readonly RawEntry[]): Buffer => {
   const parts = entries.flatMap((e) => {
     const body = Buffer.from(e.body ?? "");
     const padded = Buffer.alloc(Math.ceil(body.length / 512) * 512);
     body.copy(padded);
     return [header(e, body.length), padded];
   });
+  return Buffer.concat([...parts, Buffer.alloc(1024)]);
+};
+
+const written = (bytes: Buffer): string => {
   const file = join(temp(), "bundle.tar.gz");
-  writeFileSync(file, gzipSync(Buffer.concat([...parts, Buffer.alloc(1024)])));
+  writeFileSync(file, bytes);
   return file;
 };
+
+/** A .tar.gz of raw entries, written to a file. */
+const archive = (entries: readonly RawEntry[]): string => written(gzipSync(tarOf(entries)));
 
 /** Extracts into a fresh folder inside a parent of its own, so anything written beside it shows. */
 const extractIn = async (file: string, limits = BUNDLE_LIMITS) => {
@@ -140,5 +147,30 @@ describe("extracting a bundle from anyone", () => {
     );
     await refused(archive(["a", "b", "c", "d"].map((n) => ({ path: `run/${n}`, body: "" }))), /more than 3 entries/, small);
     await refused(archive([{ path: "run/1/2/3/f", body: "" }]), /deeper than 2 folders/, small);
+  });
+
+  it("refuses a path given twice, and a tar compressed twice", async () => {
+    await refused(
+      archive([
+        { path: "run/a.txt", body: "first" },
+        { path: "run/a.txt", body: "second" },
+      ]),
+      /"run\/a\.txt": a second entry of the same path/,
+    );
+    await refused(written(gzipSync(gzipSync(tarOf([{ path: "run/a.txt", body: "x" }])))), /an archive compressed twice/);
+  });
+
+  it("refuses an entry from its header, before a byte of its body is read", async () => {
+    // The archive stops right after the header: a refusal that waited for the body would say "cut short".
+    const headerOnly = written(gzipSync(header({ path: "run/huge" }, 6 * 1024 ** 3)));
+    await refused(headerOnly, /"run\/huge": 6442450944 bytes, over the 4294967296 a bundle entry may have/);
+  });
+
+  it("refuses an archive that decompresses beyond the ratio bound once past its floor, naming the entry being read", async () => {
+    const zeros = { path: "run/zeros", body: "\0".repeat(4 * 1024 ** 2) };
+    const limits = { ...BUNDLE_LIMITS, ratioFloorBytes: 1024 ** 2 };
+    await refused(archive([{ path: "run/a.txt", body: "x" }, zeros]), /"run\/zeros": \d+ bytes decompressed from the first \d+: more than 100 times/, limits);
+    const { error } = await extractIn(archive([{ path: "run/a.txt", body: "x" }, zeros]));
+    expect(error).toBeUndefined();
   });
 });
