@@ -30,6 +30,7 @@ export const SLOW_TESTS = [
   "test/hostile/model-answers.test.ts",
   "test/hostile/secret-canary.test.ts",
   "test/hostile/small-inputs.test.ts",
+  "test/hostile/terminal-escape.test.ts",
   "test/hostile/trainer-host.test.ts",
   "test/hostile/worker-trust.test.ts",
   "test/inspect-browser.test.ts",

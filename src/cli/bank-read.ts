@@ -5,6 +5,7 @@ import { SkillIndexConfig, type RunConfig } from "../loop/run-config.ts";
 import { byWeight, foldEvents, type Bank, type BankEntry, type BankEvent } from "../store/bank.ts";
 import type { EmbeddingConfig } from "../store/embedding.ts";
 import { updateKey } from "../store/run-dir.ts";
+import { terminalText } from "../util/terminal-text.ts";
 import { openSkillIndex } from "./run-setup.ts";
 import { lastCommitted, openRun } from "./run-open.ts";
 
@@ -94,7 +95,7 @@ export const showBank = (argv: ShowArgs): void => {
     const round = asked ?? last;
     return bankText(level, round, foldEvents(log.events.get(level) ?? [], round));
   });
-  process.stdout.write(`run ${dir.meta.id}\n\n${parts.join("\n\n")}\n`);
+  process.stdout.write(terminalText(`run ${dir.meta.id}\n\n${parts.join("\n\n")}\n`));
 };
 
 /** `hexa bank history`: every committed bank event of a run, one a line. */
@@ -106,7 +107,7 @@ export const bankHistory = (argv: HistoryArgs): void => {
     const last = lastCommitted(log, cfg, level);
     return [`${level}: ${events.length} events, committed through round ${last < 0 ? "– (none yet)" : last}`, ...events.map(eventLine)].join("\n");
   });
-  process.stdout.write(`run ${dir.meta.id}\n\n${parts.join("\n\n")}\n`);
+  process.stdout.write(terminalText(`run ${dir.meta.id}\n\n${parts.join("\n\n")}\n`));
 };
 
 /** `hexa bank reindex`: the Chroma skill index rebuilt from the runs' bank events. */

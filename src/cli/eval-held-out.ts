@@ -8,6 +8,7 @@ import { forecastEval } from "../loop/forecast.ts";
 import type { RunConfig } from "../loop/run-config.ts";
 import { appendEvalUsage, clearEvalStopped, evalStopped, evalUsage, markEvalStopped, stoppedEvalOf } from "../store/eval-spend.ts";
 import { updateKey, type RunDir } from "../store/run-dir.ts";
+import { terminalText } from "../util/terminal-text.ts";
 import { openRun } from "./run-open.ts";
 import { budgetFrom, checkForecast, earlierUsage, raiseFlags, seedGate, spentIn } from "./budget.ts";
 import { percent } from "../cli-kit/format.ts";
@@ -92,7 +93,7 @@ export const evaluate = async (argv: EvalArgs): Promise<void> => {
           costUsd += r.trajectory.usage.costUsd;
           tokens += r.trajectory.usage.input + r.trajectory.usage.output;
           const how = r.trajectory.success ? `solved in ${r.trajectory.turns} turns` : `not solved (${r.trajectory.turns} turns)`;
-          process.stderr.write(`[${done}/${total}] ${r.level} seed ${r.seed}: ${how}\n`);
+          process.stderr.write(terminalText(`[${done}/${total}] ${r.level} seed ${r.seed}: ${how}\n`));
         },
       },
       seeds,
@@ -116,7 +117,7 @@ export const evaluate = async (argv: EvalArgs): Promise<void> => {
     );
   }
   if (evalStopped(dir.path)?.evalFile === basename(file)) clearEvalStopped(dir.path);
-  process.stdout.write(`\nheld-out evaluation of ${dir.meta.id} — ${who}, bank after round ${cfg.rounds}\n${table(rows)}\n`);
+  process.stdout.write(terminalText(`\nheld-out evaluation of ${dir.meta.id} — ${who}, bank after round ${cfg.rounds}\n${table(rows)}\n`));
   process.stdout.write(`tokens ${tokens}, cost $${costUsd.toFixed(4)}\neval file: ${file}\n`);
 };
 

@@ -4,6 +4,7 @@ import type { Report } from "../report/inspect/model.ts";
 import { defineCommand } from "../cli-kit/define-command.ts";
 import { intFlag } from "../cli-kit/flags.ts";
 import { writeOutput } from "../cli-kit/write-file.ts";
+import { terminalText } from "../util/terminal-text.ts";
 
 /** --animations: which rollout GIFs the written page embeds (src/cli/inspect-report.ts `build`). */
 const ANIMATIONS = ["last", "all", "none"] as const;
@@ -62,9 +63,11 @@ export const inspectCommand = defineCommand({
     process.stdout.write(`wrote ${out} (${kib(Buffer.byteLength(html))}: ${episodes} episodes, ${gifs} animations; built in ${(ms / 1000).toFixed(2)} s)\n`);
     if (report.searches.length) {
       const n = report.searches.reduce((k, s) => k + s.candidates.length, 0);
-      process.stdout.write(`lineage of ${report.searches.length} search(es), ${n} candidates: ${report.searches.map((s) => s.name).join(", ")}\n`);
+      process.stdout.write(
+        terminalText(`lineage of ${report.searches.length} search(es), ${n} candidates: ${report.searches.map((s) => s.name).join(", ")}\n`),
+      );
     }
-    report.attestations.flatMap(attestationLines).forEach((line) => process.stdout.write(`${line}\n`));
-    report.notices.forEach((n) => process.stdout.write(`notice: ${n}\n`));
+    report.attestations.flatMap(attestationLines).forEach((line) => process.stdout.write(`${terminalText(line)}\n`));
+    report.notices.forEach((n) => process.stdout.write(`notice: ${terminalText(n)}\n`));
   },
 });

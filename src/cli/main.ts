@@ -4,6 +4,7 @@ import { closeFamilies, loadPluginFamilies } from "../app/families.ts";
 import { hexaCli } from "./hexa-cli.ts";
 import { appHost } from "../app/host.ts";
 import { provideFamilyHost } from "../family/host.ts";
+import { terminalText } from "../util/terminal-text.ts";
 
 // `hexa levels list | head` closes the pipe early; that is not an error.
 process.stdout.on("error", (e: NodeJS.ErrnoException) => {
@@ -15,14 +16,14 @@ provideFamilyHost(appHost);
 
 await loadPluginFamilies().catch((e: unknown) => {
   if (!(e instanceof HexaError)) throw e;
-  process.stderr.write(`hexa: ${e.message}\n`);
+  process.stderr.write(`hexa: ${terminalText(e.message)}\n`);
   process.exit(2);
 });
 
 const cli = hexaCli(hideBin(process.argv)).fail((msg, err, y) => {
   // yargs re-throws an error from an option's `coerce` as a YError carrying the same message.
   if (err instanceof HexaError || err?.name === "YError") {
-    process.stderr.write(`hexa: ${err.message}\n`);
+    process.stderr.write(`hexa: ${terminalText(err.message)}\n`);
   } else if (err) {
     throw err;
   } else {
@@ -38,7 +39,7 @@ try {
 } catch (err) {
   // A lazy command's coerce error reaches here as yargs' YError, past .fail(): the same user error.
   if (err instanceof HexaError || (err instanceof Error && err.name === "YError")) {
-    process.stderr.write(`hexa: ${err.message}\n`);
+    process.stderr.write(`hexa: ${terminalText(err.message)}\n`);
     await closeFamilies();
     process.exit(err instanceof RunStopped ? 3 : 2);
   }

@@ -4,6 +4,7 @@ import { ConfigError } from "../errors.ts";
 import { defineCommand } from "../cli-kit/define-command.ts";
 import { prepareVerifyTarget } from "../bundle/prepare-verify-target.ts";
 import { exitCodeOf, reportText } from "../verify/outcome.ts";
+import { terminalText } from "../util/terminal-text.ts";
 import { recordVerification, verifyRunDirectory } from "./verify-directory.ts";
 
 const count = (name: string) => (v: unknown) => {
@@ -39,7 +40,7 @@ export const verifyCommand = defineCommand({
         describe: "refuse a bundle made by other code than this checkout (default: a warning listing what differs)",
       }),
   handler: async (argv) => {
-    const log = (line: string) => process.stderr.write(`${line}\n`);
+    const log = (line: string) => process.stderr.write(`${terminalText(line)}\n`);
     const target = await prepareVerifyTarget(argv.dir, { strict: argv.strict });
     try {
       for (const w of target.warnings) log(w);

@@ -1,4 +1,5 @@
 import { HexaError } from "../errors.ts";
+import { terminalLine, terminalText } from "../util/terminal-text.ts";
 
 /** Where a replay first differs from its record (docs/guides/verify.md): what, the field, and both values. */
 export interface Divergence {
@@ -59,9 +60,10 @@ export const reportOf = (dir: string, counts: VerifyCounts, divergence: Divergen
 /** The exit status of `hexa verify`: 0 identical, 1 diverged, 2 cannot verify. */
 export const exitCodeOf = (s: VerifyStatus): number => (s === "identical" ? 0 : s === "diverged" ? 1 : 2);
 
+/** The verdict for a terminal; every part taken from a record is escaped (src/util/terminal-text.ts). */
 export const reportText = (r: VerifyReport): string => {
   if (r.status === "identical") return `identical: ${countsText(r.counts)}`;
-  if (r.status === "cannot") return `cannot verify ${r.dir}: ${r.message}`;
-  const d = r.divergence!;
-  return `diverged: ${d.what}\n  field:    ${d.field}\n  recorded: ${d.recorded}\n  replayed: ${d.replayed}\n(checked before it: ${countsText(r.counts)})`;
+  if (r.status === "cannot") return `cannot verify ${terminalLine(r.dir)}: ${terminalText(r.message)}`;
+  const [what, field, recorded, replayed] = [r.divergence!.what, r.divergence!.field, r.divergence!.recorded, r.divergence!.replayed].map(terminalLine);
+  return `diverged: ${what}\n  field:    ${field}\n  recorded: ${recorded}\n  replayed: ${replayed}\n(checked before it: ${countsText(r.counts)})`;
 };
