@@ -137,7 +137,7 @@ export const reindexRuns = async (argv: ReindexArgs): Promise<void> => {
       });
       await index.rebuildFromEvents(cfg.levels.map((level) => ({ level, run: dir.meta.id, status, events: log.events.get(level) ?? [] })));
       const total = counts.reduce((s, c) => s + c.n, 0);
-      process.stdout.write(`${dir.meta.id}: indexed ${total} entries (${counts.map((c) => `${c.level} ${c.n}`).join(", ")}), ${status}\n`);
+      process.stdout.write(terminalText(`${dir.meta.id}: indexed ${total} entries (${counts.map((c) => `${c.level} ${c.n}`).join(", ")}), ${status}\n`));
     }
     process.stdout.write(`index: ${await index.count()} entries in all (${process.env.CHROMA_URL?.trim() ? url : dataDir})\n`);
   } finally {
@@ -163,7 +163,7 @@ export const queryIndex = async (argv: QueryArgs): Promise<void> => {
     }
     for (const h of hits) {
       process.stdout.write(
-        `${h.score.toFixed(3)}  ${h.entry.kind.padEnd(7)} ${h.level.padEnd(18)} ${h.run} (${h.status}) ${h.entry.id}: ${titleOf(h.entry)}\n`,
+        terminalText(`${h.score.toFixed(3)}  ${h.entry.kind.padEnd(7)} ${h.level.padEnd(18)} ${h.run} (${h.status}) ${h.entry.id}: ${titleOf(h.entry)}\n`),
       );
     }
   } finally {
