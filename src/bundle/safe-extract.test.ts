@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
+import { create as createTar } from "tar";
 import { describe, expect, it } from "vitest";
 import { tempDirs } from "../../test/support/temp-files.ts";
 import { ConfigError } from "../errors.ts";
@@ -172,5 +173,15 @@ describe("extracting a bundle from anyone", () => {
     await refused(archive([{ path: "run/a.txt", body: "x" }, zeros]), /"run\/zeros": \d+ bytes decompressed from the first \d+: more than 200 times/, limits);
     const { error } = await extractIn(archive([{ path: "run/a.txt", body: "x" }, zeros]));
     expect(error).toBeUndefined();
+  });
+
+  it("refuses a path over 1024 characters, naming it cut short", async () => {
+    const root = temp();
+    const deep = join("run", ..."abcde".split("").map((c) => c.repeat(250)));
+    mkdirSync(join(root, deep), { recursive: true });
+    writeFileSync(join(root, deep, "f.txt"), "x");
+    const file = join(temp(), "long.tar.gz");
+    await createTar({ gzip: true, file, cwd: root, portable: true }, ["run"]);
+    await refused(file, /"run\/a{196}"…: a path of 1259 characters, over 1024\)/);
   });
 });

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { createWriteStream, lstatSync, mkdirSync, readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { finished } from "node:stream/promises";
@@ -33,6 +34,9 @@ const GiB = 1024 ** 3;
  */
 export const BUNDLE_LIMITS: ExtractLimits = { entryBytes: 4 * GiB, totalBytes: 16 * GiB, entries: 200_000, depth: 16, ratio: 200, ratioFloorBytes: 64 * MiB };
 
+/** Longest path an entry may have: a run's files lie a few folders deep under an id of about 100 characters. */
+const PATH_CHARS = 1024;
+
 /** What a tar adds to an entry's bytes: its header, a pax header for a long path, the padding to 512. */
 const ENTRY_OVERHEAD_BYTES = 4096;
 
@@ -44,6 +48,7 @@ interface Tally {
   top: string | undefined;
   entries: number;
   bytes: number;
+  /** A digest of each path seen: 200,000 paths of 1024 characters would not fit the memory bound. */
   paths: Set<string>;
   /** The entry whose body is being read, named in a refusal of the ratio. */
   current: string | undefined;
@@ -51,21 +56,26 @@ interface Tally {
 
 const freshTally = (top?: string): Tally => ({ top, entries: 0, bytes: 0, paths: new Set(), current: undefined });
 
+/** An entry's path as a refusal names it: quoted, and cut short when long. */
+const nameOf = (path: string): string => (path.length > 200 ? `${JSON.stringify(path.slice(0, 200))}…` : JSON.stringify(path));
+
 const pathProblem = (path: string, tally: Tally, limits: ExtractLimits): string | undefined => {
+  if (path.length > PATH_CHARS) return `a path of ${path.length} characters, over ${PATH_CHARS}`;
   if (path.startsWith("/") || /^[A-Za-z]:/.test(path)) return "an absolute path";
   const segments = path.replace(/\/$/, "").split("/");
   if (segments.some(BAD_SEGMENT)) return 'a path with an empty, "." or ".." part, a backslash or a NUL';
   if (segments.length - 1 > limits.depth) return `deeper than ${limits.depth} folders`;
   tally.top ??= segments[0];
   if (segments[0] !== tally.top) return `outside the bundle's one top folder ${tally.top}/`;
-  if (tally.paths.has(segments.join("/"))) return "a second entry of the same path";
-  tally.paths.add(segments.join("/"));
+  const key = createHash("sha256").update(segments.join("/")).digest("base64");
+  if (tally.paths.has(key)) return "a second entry of the same path";
+  tally.paths.add(key);
   return undefined;
 };
 
 /** Why an entry is refused, read from its header alone, or undefined: the same test in both passes. */
 const entryProblem = (entry: Pick<ReadEntry, "type" | "path" | "size">, tally: Tally, limits: ExtractLimits): string | undefined => {
-  const name = JSON.stringify(entry.path);
+  const name = nameOf(entry.path);
   if (!ALLOWED_TYPES.has(entry.type)) return `${name}: a ${entry.type} entry; a bundle holds only files and folders`;
   const bad = pathProblem(entry.path, tally, limits);
   if (bad) return `${name}: ${bad}`;
@@ -112,7 +122,9 @@ const parseChecked = async (file: string, limits: ExtractLimits, tally: Tally, o
   } catch (e) {
     throw refuse(file, `not a readable .tar.gz: ${(e as Error).message}`);
   }
-  if (refusal) throw refuse(file, tally.current && !refusal.startsWith('"') ? `${JSON.stringify(tally.current)}: ${refusal}` : refusal);
+  if (problem) throw refuse(file, problem);
+  // A bound of the stream: name the entry being read when it broke.
+  if (refusal) throw refuse(file, tally.current ? `${nameOf(tally.current)}: ${refusal}` : refusal);
   if (tally.top === undefined) throw refuse(file, "an empty archive");
 };
 
@@ -121,7 +133,7 @@ const parseChecked = async (file: string, limits: ExtractLimits, tally: Tally, o
  * kept in `failures` and its entry's body drained, so that parsing goes on to its end; `pending` settles when all
  * files are written.
  */
-const entryWriter = (dest: string, pending: Promise<unknown>[], failures: Error[]) => (entry: ReadEntry) => {
+const entryWriter = (dest: string, pending: Set<Promise<unknown>>, failures: Error[]) => (entry: ReadEntry) => {
   const target = join(dest, entry.path);
   try {
     mkdirSync(entry.type === "Directory" ? target : dirname(target), { recursive: true });
@@ -138,7 +150,10 @@ const entryWriter = (dest: string, pending: Promise<unknown>[], failures: Error[
     entry.unpipe(out);
     entry.resume();
   });
-  pending.push(finished(out).catch(() => undefined));
+  const written: Promise<unknown> = finished(out)
+    .catch(() => undefined)
+    .then(() => pending.delete(written));
+  pending.add(written);
   entry.pipe(out);
 };
 
@@ -159,11 +174,11 @@ export const extractBundle = async (file: string, dest: string, limits: ExtractL
   const listing = freshTally();
   await parseChecked(file, limits, listing, (entry) => entry.resume());
   const top = listing.top!;
-  const pending: Promise<unknown>[] = [];
+  const pending = new Set<Promise<unknown>>();
   const failures: Error[] = [];
   // Between the listing and this pass the file may have changed: each entry is checked again.
   const written = await parseChecked(file, limits, freshTally(top), entryWriter(dest, pending, failures)).catch((e: unknown) => e);
-  await Promise.all(pending);
+  await Promise.all([...pending]);
   if (written instanceof Error) throw written;
   if (failures.length) throw refuse(file, `extraction failed: ${failures[0]!.message}`);
   const odd = oddEntry(dest);
