@@ -18,6 +18,7 @@ const temp = tempDirs("hexa-terminal-");
 const PAINT = "\x1b[2K\x1b[32midentical\x1b[0m\u009b2J";
 const PAINT_SHOWN = "\\x1b[2K\\x1b[32midentical\\x1b[0m\\u009b2J";
 /** ESC, any C0 but tab and newline, DEL, C1. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the characters this test looks for
 const ACTING = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 
 let runDir: string;
