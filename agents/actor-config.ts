@@ -10,10 +10,10 @@ export const ActorConfig = z.strictObject({
   maxTurns: z.number().int().min(1).default(25).describe("turn budget T; every model turn counts, an unsolved episode counts as T"),
   keepTurns: z.number().int().min(1).default(4).describe("the last K turns are kept verbatim in the context"),
   compaction: z
-    .enum(["context", "paper"])
+    .enum(["context", "paper", "paper-open-weight"])
     .default("context")
     .describe(
-      "when older observations are compacted: context = only while the request is longer than compactAt of its cap (oldest first); paper = always, to about oldObservationHead + oldObservationTail characters (the paper's 600)",
+      "how observations older than the last keepTurns turns are compacted to about oldObservationHead + oldObservationTail characters (the paper's 600): context = only while the request is longer than compactAt of its cap (oldest first), the first scene readings kept whole; paper = always, every one, scene readings included (the paper's harness); paper-open-weight = always, the first scene readings kept whole (the paper's open-weight setting, with keepTurns 6)",
     ),
   contextTokens: z
     .number()

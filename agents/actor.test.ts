@@ -97,18 +97,21 @@ describe("the actor loop", () => {
     expect(model.received[0]!.tools.find((t) => t.name === "simulate_action")!.parameters).toMatchObject({ required: ["x", "y", "radius"] });
   });
 
-  it("in paper compaction, compacts old observations but keeps the last K turns and scene information verbatim", async () => {
+  it.each([
+    ["paper", "cuts the scene reading too, as the paper's harness did", true],
+    ["paper-open-weight", "keeps the first scene reading whole, as the paper's open-weight setting did", false],
+  ] as const)("in %s compaction, compacts every old observation but the last K turns, and %s", async (compaction, _, sceneCut) => {
     const probes = [1, 2, 3, 4, 5, 6].map(() => ({ toolCalls: [call("simulate_action", miss)] }));
     const { model } = await run([{ toolCalls: [call("get_level_state", {})] }, ...probes, { toolCalls: [call("finish", miss)] }], {
-      compaction: "paper",
+      compaction,
       keepTurns: 2,
       oldObservationHead: 60,
       oldObservationTail: 30,
     });
     const last = model.received.at(-1)!.messages;
     const toolReplies = last.filter((m) => m.role === "tool").map((m) => m.content);
-    expect(toolReplies[0]).toMatch(/^\[turn 1 of 25 used; 24 left\]\nLevel two_body_problem/);
-    expect(toolReplies[0]).not.toMatch(/characters cut/);
+    expect(toolReplies[0]).toMatch(/^\[turn 1 of 25 used; 24 left\]\n/);
+    expect(/\[… .*cut\]/.test(toolReplies[0]!)).toBe(sceneCut);
     expect(toolReplies.slice(1, -2).every((r) => /characters cut/.test(r))).toBe(true);
     expect(toolReplies.slice(-2).some((r) => /characters cut/.test(r))).toBe(false);
     // Every observation the model reads starts with the turn count (cut ones keep their head).

@@ -35,14 +35,23 @@ const wellPaired = (messages: Message[]) =>
   );
 
 describe("buildMessages", () => {
-  it("in paper mode, keeps the last keepTurns verbatim and cuts older unpinned observations (under the cap)", () => {
+  it("in paper mode, keeps the last keepTurns verbatim and cuts every older observation, a scene reading too (under the cap)", () => {
     const long = "o".repeat(1000);
+    const cutLong = `${"o".repeat(240)} … [640 characters cut] … ${"o".repeat(120)}`;
     const turns = [turn(0, { reply: long, pinned: true }), turn(1, { reply: long }), ...[2, 3, 4, 5].map((i) => turn(i, { reply: long }))];
     const messages = buildMessages(SYSTEM, TASK, turns, opts(1_000_000));
     expect(messages).toHaveLength(2 + 2 * turns.length);
+    expect(messages[3]!.content).toBe(cutLong); // the paper's harness pinned nothing
+    expect(messages[5]!.content).toBe(cutLong);
+    expect(messages.slice(-1)[0]!.content).toBe(long);
+  });
+
+  it("in paper-open-weight mode, cuts every older observation but keeps the first scene readings whole", () => {
+    const long = "o".repeat(1000);
+    const turns = [turn(0, { reply: long, pinned: true }), turn(1, { reply: long }), ...[2, 3, 4, 5].map((i) => turn(i, { reply: long }))];
+    const messages = buildMessages(SYSTEM, TASK, turns, opts(1_000_000, "paper-open-weight"));
     expect(messages[3]!.content).toBe(long); // pinned
     expect(messages[5]!.content).toBe(`${"o".repeat(240)} … [640 characters cut] … ${"o".repeat(120)}`);
-    expect(messages.slice(-1)[0]!.content).toBe(long);
   });
 
   it("has a default request cap in ActorConfig and uses it when none is passed", () => {
@@ -109,7 +118,7 @@ describe("buildMessages", () => {
       turn(0, { reply: scene, pinned: true }),
       ...Array.from({ length: 30 }, (_, i) => turn(i + 1, { thought: "x".repeat(2000), reply: "y".repeat(2000) })),
     ];
-    const messages = buildMessages(SYSTEM, TASK, turns, opts(20_000));
+    const messages = buildMessages(SYSTEM, TASK, turns, opts(20_000, "context"));
     expect(size(messages)).toBeLessThanOrEqual(20_000);
     expect(messages.some((m) => m.role === "tool" && m.content === scene)).toBe(true);
   });

@@ -19,8 +19,12 @@ export interface Turn {
 /** The default of ActorConfig.maxRequestChars: about 50k tokens, well inside every current model's context. */
 export const DEFAULT_MAX_REQUEST_CHARS = 200_000;
 
-/** `paper`: every old observation compacted, as the paper's harness did; `context`: only while the request is too long. */
-type CompactionMode = "context" | "paper";
+/**
+ * `context` (ours): old observations compacted only while the request is too long, the first scene readings pinned;
+ * `paper`: every old observation compacted, scene readings included, as the paper's harness did; `paper-open-weight`:
+ * every old observation compacted but the first scene readings pinned, as the paper's open-weight setting did.
+ */
+type CompactionMode = "context" | "paper" | "paper-open-weight";
 
 export interface CompactionOptions {
   keepTurns: number;
@@ -130,13 +134,17 @@ const dropNote = (n: number, cap: number): Message => ({
 
 /**
  * The messages sent to the model: the system prompt and task, then every turn (docs/spec/method.md §1.2). Old
- * observations (before the last `keepTurns` turns, unpinned) are compacted by their structure: always in `paper`
- * mode, and in `context` mode oldest first only while the request is longer than `compactFrom`. The whole request
+ * observations (before the last `keepTurns` turns, unpinned; nothing is pinned in `paper` mode) are compacted by
+ * their structure: always in the two paper modes, and in `context` mode oldest first only while the request is
+ * longer than `compactFrom`. The whole request
  * is capped at `maxChars`: over it, older thoughts and arguments are cut to head + tail too; if that is not enough,
  * the newest turns keep as much as fits (pinned scene turns first), the turn at the edge is cut to the room left,
  * and older ones are dropped, with a note saying how many.
  */
-export const buildMessages = (system: string, task: string, turns: readonly Turn[], o: CompactionOptions): Message[] => {
+export const buildMessages = (system: string, task: string, given: readonly Turn[], o: CompactionOptions): Message[] => {
+  // The paper's harness pinned nothing: a scene reading is cut like any other old observation.
+  const turns = o.mode === "paper" ? given.map((t) => ({ ...t, pinned: false })) : given;
+  const always = o.mode === "paper" || o.mode === "paper-open-weight";
   const cap = o.maxChars ?? DEFAULT_MAX_REQUEST_CHARS;
   const from = Math.min(cap, o.compactFrom ?? Math.floor(cap / 2));
   const lead: Message[] = [
@@ -152,7 +160,7 @@ export const buildMessages = (system: string, task: string, turns: readonly Turn
   const usual = turns.map(piecesOf);
   let total = size(turns.map((t, i) => render(t, usual[i]!)));
   for (let i = 0; i < turns.length; i++) {
-    if (o.mode !== "paper" && total <= from) break;
+    if (!always && total <= from) break;
     if (!old(i)) continue;
     const before = cost(render(turns[i]!, usual[i]!));
     usual[i] = { ...usual[i]!, reply: compactReply(turns[i]!) };

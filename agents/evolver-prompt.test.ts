@@ -128,14 +128,16 @@ describe("the evolver's prompts", () => {
 
   it("show every step of a long episode with each rollout's outcome line and both goal objects' final states", () => {
     const { user } = failuresPrompt(context(), [labelled[1]!]);
-    const turns = user.split(/\n(?=turn \d+ · )/).slice(1);
+    const turns = user.split(/\n(?=turn \d+\n)/).slice(1);
     expect(turns).toHaveLength(8);
     for (const t of turns) {
       const lines = t.split("\n");
-      expect(lines[1]).toMatch(/^ {2}← FAILURE after 600 steps/);
+      expect(lines[1]).toMatch(/^ {2}thought: Try x=/);
+      expect(lines[2]).toMatch(/^ {2}action: simulate_action x=/);
+      expect(lines[3]).toMatch(/^ {2}← FAILURE after 600 steps/);
       // The goal pair right after the outcome line, in the goal's order, though the tool listed basket first.
-      expect(lines[2]).toMatch(/^ {2}← - green_ball at \(/);
-      expect(lines[3]).toMatch(/^ {2}← - blue_ball at \(3\.50, -2\.70\)/);
+      expect(lines[4]).toMatch(/^ {2}← - green_ball at \(/);
+      expect(lines[5]).toMatch(/^ {2}← - blue_ball at \(3\.50, -2\.70\)/);
       expect(t).not.toContain("gray_ball at");
     }
     expect(user).toContain("scene: catapult seed 101: green_ball must touch blue_ball for 3 s; green_ball ball r");
@@ -150,11 +152,11 @@ describe("the evolver's prompts", () => {
       ),
     );
     const text = failuresPrompt({ ...context(), maxTurns: 25 }, labelTrajectories([{ ...long, maxTurns: 25 }])).user;
-    const turns = text.split(/\n(?=turn \d+ · )/).slice(1);
+    const turns = text.split(/\n(?=turn \d+\n)/).slice(1);
     expect(turns).toHaveLength(25);
-    expect(text).toContain("(turns 4–20 shown compactly: the action, the first 3 outcome lines, a shorter thought)");
+    expect(text).toContain("(turns 4–20 shown compactly: a shorter thought, the action, the first 3 outcome lines)");
     for (const t of turns) {
-      expect(t).toMatch(/^turn \d+ · simulate_action x=/);
+      expect(t).toMatch(/^turn \d+\n {2}thought: Try x=\d+\..*\n {2}action: simulate_action x=/);
       expect(t).toMatch(/\n {2}← FAILURE.*\n {2}← - green_ball at \(\d+\.00, -3\.60\).*\n {2}← - blue_ball at/);
     }
     expect(turns[10]).not.toContain("red_ball first contacts");
@@ -164,8 +166,34 @@ describe("the evolver's prompts", () => {
 
   it("put a reasoning model's answer before its reasoning, and keep the scene read of turn 1", () => {
     const { user } = contrastivePrompt(context(), [labelled[0]!], [labelled[1]!]);
-    expect(user).toContain("turn 1 · get_level_state {}\n  ← Level catapult (seed 100).");
+    expect(user).toContain("turn 1\n  thought: Read the scene first.\n  action: get_level_state {}\n  ← Level catapult (seed 100).");
     expect(user).toMatch(/thought: The ball flew short: skill s0_1's condition held.*\n {2}reasoning: The catapult arm/);
+  });
+
+  it("show each step as it happened: a thought under the outcome of the call it was written for, never of the call before", () => {
+    const { user } = contrastivePrompt(context(), [labelled[0]!], [labelled[1]!]);
+    // Turn 3's thought reacts to turn 2's short flight and comes before turn 3's call and its SUCCESS.
+    const turn3 = user.slice(user.indexOf("turn 3\n"), user.indexOf("## failures"));
+    expect(turn3.indexOf("thought: The ball flew short")).toBeLessThan(turn3.indexOf("action: simulate_action x=-1.10"));
+    expect(turn3.indexOf("action: simulate_action x=-1.10")).toBeLessThan(turn3.indexOf("← SUCCESS at step 301"));
+    const turn2 = user.slice(user.indexOf("turn 2\n"), user.indexOf("turn 3\n"));
+    expect(turn2).not.toContain("The ball flew short");
+    expect(contrastivePrompt(context(), [labelled[0]!], []).system).toContain(
+      "the thought the model wrote before the call, the call (action), then what the call returned",
+    );
+  });
+
+  it("say that r counts the turns an episode used, failures included, and that failures come lowest r first", () => {
+    const { system } = contrastivePrompt(context(), [labelled[0]!], []);
+    expect(system).toContain("r counts the turns an episode used, a failure's too");
+    expect(system).not.toContain("an unsolved episode used every turn");
+    expect(failuresPrompt(context(), [labelled[1]!]).user).toContain("Study these failed runs (lowest r first).");
+  });
+
+  it("offer the paper's prune reasons, too narrow included, and say when low_weight applies", () => {
+    const { user } = evolvePrompt(context(), BANK, labelled);
+    expect(user).toContain('"why": "redundant" | "contradicted" | "too_narrow" | "low_weight"');
+    expect(user).toContain("low_weight only when its weight is below 0.3");
   });
 
   it("say how a weight follows from the cited trajectories only when trajectories carry r", () => {

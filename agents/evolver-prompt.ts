@@ -3,6 +3,7 @@ import type { BankCaps, EvolverMode, Labelled } from "./evolver-labels.ts";
 import type { FamilyWords } from "../src/family/family-words.ts";
 import { rewardTable } from "./reward.ts";
 import { renderTrajectory } from "./evolver-trajectory.ts";
+import { LOW_WEIGHT } from "./evolver-schema.ts";
 
 /** What every evolver prompt is about: the level, its factual description, the caps and how trajectories are labelled. */
 export interface EvolverContext {
@@ -38,6 +39,10 @@ const WEIGHTS = [
   "- A mistake's weight grows with the number of failed trajectories it cites (1 → 0.33, 2 → 0.5, 4 → 0.67); their r does not matter.",
 ].join("\n");
 
+/** How a trajectory is laid out (agents/evolver-trajectory.ts): each turn in the order it happened. */
+const READING =
+  "Each trajectory shows its header, scene, outcome and committed action, then its turns in order, each as it happened: the thought the model wrote before the call, the call (action), then what the call returned (← lines).";
+
 /** "3 successes and 2 failures", as the pass's heading says what it holds. */
 const counted = (ls: readonly Labelled[]) => {
   const ok = ls.filter((l) => l.trajectory.success).length;
@@ -50,8 +55,16 @@ const system = (c: EvolverContext) =>
     `You maintain the skill bank of an agent that solves the ${c.words.task} level "${c.level}" by ${c.words.solvesBy}.`,
     ...(c.description ? ["", `## The level: ${c.level}`, c.description] : []),
     ...(c.mode === "labelled"
-      ? ["", `## How trajectories are labelled (turn budget T = ${c.maxTurns}; an unsolved episode used every turn)`, rewardTable(c.maxTurns), "", WEIGHTS]
+      ? [
+          "",
+          `## How trajectories are labelled (turn budget T = ${c.maxTurns}; r counts the turns an episode used, a failure's too)`,
+          rewardTable(c.maxTurns),
+          "",
+          WEIGHTS,
+        ]
       : ["", "Entries are not weighted in this run: the actor is shown them in the order the bank keeps."]),
+    "",
+    READING,
     "",
     "Rules:",
     "- Ground every entry in the trajectories shown; cite their ids in `sources`.",
@@ -90,7 +103,7 @@ export const failuresPrompt = (c: EvolverContext, failures: Labelled[]) => ({
   system: system(c),
   user: [
     `The runs below: ${counted(failures)}.`,
-    `Study these failed runs. Write the mistakes they show, grouped by root cause (up to ${Math.min(5, c.caps.mistakes)}; one per root cause the runs actually show), and up to 2 partial skills: correct steps inside the failures (${c.words.partialExamples}), only where a run shows one. Each entry must point to what happened in the runs it cites; where the runs show no mistake or no partial skill, answer with an empty list.`,
+    `Study these failed runs (lowest r first). Write the mistakes they show, grouped by root cause (up to ${Math.min(5, c.caps.mistakes)}; one per root cause the runs actually show), and up to 2 partial skills: correct steps inside the failures (${c.words.partialExamples}), only where a run shows one. Each entry must point to what happened in the runs it cites; where the runs show no mistake or no partial skill, answer with an empty list.`,
     "## failures",
     ...failures.map((l) => renderTrajectory(c.level, l, c.mode, c.words)),
     `Answer: {"mistakes": [${mistakeShape}, ...], "partial_skills": [${skillShape}, ...]}`,
@@ -111,7 +124,7 @@ export const evolvePrompt = (c: EvolverContext, bank: Bank, shown: Labelled[]) =
       '- {"op": "revise", "id": "<id>", "entry": {...}, "sources": [...], "reason": "..."} re-ground with new evidence',
       '- {"op": "merge", "from": ["<id>", "<id>", ...], "entry": {...}, "sources": [...], "reason": "..."} dedupe or subsume (same kind)',
       '- {"op": "add", "entry": {...}, "sources": [...], "reason": "..."}',
-      '- {"op": "prune", "id": "<id>", "why": "redundant" | "contradicted" | "low_weight", "reason": "..."} low_weight only when weight < 0.3 and not re-observed',
+      `- {"op": "prune", "id": "<id>", "why": "redundant" | "contradicted" | "too_narrow" | "low_weight", "reason": "..."} too_narrow: it holds only for the seeds it was learned on; low_weight only when its weight is below ${LOW_WEIGHT} and no trajectory shown re-observes it`,
     ].join("\n"),
     'Answer: {"ops": [...]}',
   ].join("\n\n"),

@@ -29,12 +29,15 @@ const FailuresAnswer = z.object({
 });
 
 const reason = z.string().default("");
+
+/** Below this weight an entry that no trajectory re-observes may be pruned as `low_weight` (docs/spec/method.md §4). */
+export const LOW_WEIGHT = 0.3;
 const EvolveOp = z.discriminatedUnion("op", [
   z.object({ op: z.literal("keep"), id: z.string(), sources, reason }),
   z.object({ op: z.literal("revise"), id: z.string(), entry: EntryText, sources, reason }),
   z.object({ op: z.literal("merge"), from: z.array(z.string()).min(2), entry: EntryText, sources, reason }),
   z.object({ op: z.literal("add"), entry: EntryText, sources, reason }),
-  z.object({ op: z.literal("prune"), id: z.string(), why: z.enum(["low_weight", "contradicted", "redundant"]), reason }),
+  z.object({ op: z.literal("prune"), id: z.string(), why: z.enum(["low_weight", "contradicted", "redundant", "too_narrow"]), reason }),
 ]);
 const EvolveAnswer = z.object({ ops: z.array(EvolveOp) });
 
@@ -50,6 +53,18 @@ const checkSources = (items: readonly { sources: string[] }[], known: ReadonlySe
     const unknown = it.sources.filter((s) => !known.has(s));
     if (unknown.length) issue(`unknown trajectory id(s) ${unknown.join(", ")}; cite only ${[...known].join(", ")}`, [at, i, "sources"]);
   });
+
+/**
+ * `low_weight` is a rule, not the model's judgement: the entry's weight must be below LOW_WEIGHT. "Not re-observed"
+ * holds by construction, since a pruned id appears in no other operation and so no trajectory shown is cited for it.
+ */
+const checkLowWeight = (id: string, weight: number | undefined, path: (string | number)[], issue: Issue) => {
+  if (weight !== undefined && weight >= LOW_WEIGHT)
+    issue(
+      `'${id}' has weight ${weight.toFixed(2)}, not below ${LOW_WEIGHT}: prune it as low_weight only below that; keep it, or prune it as redundant, contradicted or too_narrow`,
+      path,
+    );
+};
 
 export const contrastiveSchema = (known: ReadonlySet<string>) =>
   ContrastiveAnswer.superRefine((a, ctx) => checkSources(a.skills, known, "skills", reporter(ctx)));
@@ -68,6 +83,7 @@ export const evolveSchema = (bank: Bank, known: ReadonlySet<string>) =>
   EvolveAnswer.superRefine((a, ctx) => {
     const issue = reporter(ctx);
     const kinds = new Map([...bank.skills, ...bank.mistakes].map((e) => [e.id, e.kind] as const));
+    const weights = new Map([...bank.skills, ...bank.mistakes].map((e) => [e.id, e.weight] as const));
     const seen = new Map<string, number>();
     const touch = (id: string, path: (string | number)[], kind?: string) => {
       if (!kinds.has(id)) return issue(`unknown bank id '${id}'; existing ids are ${[...kinds.keys()].join(", ") || "(none)"}`, path);
@@ -78,7 +94,9 @@ export const evolveSchema = (bank: Bank, known: ReadonlySet<string>) =>
     a.ops.forEach((op, i) => {
       switch (op.op) {
         case "keep":
+          return touch(op.id, ["ops", i, "id"]);
         case "prune":
+          if (op.why === "low_weight") checkLowWeight(op.id, weights.get(op.id), ["ops", i, "why"], issue);
           return touch(op.id, ["ops", i, "id"]);
         case "revise":
           return touch(op.id, ["ops", i, "id"], op.entry.kind);

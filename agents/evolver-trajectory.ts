@@ -4,8 +4,9 @@ import type { EvolverMode, Labelled } from "./evolver-labels.ts";
 
 /**
  * A trajectory as the evolver reads it (docs/spec/method.md §4, ours): header, the scene in one line, the outcome
- * with r and the committed answer, then every step — its action, the outcome lines of its observation (the
- * family's `evidenceOf` picks them: goal objects first) and its thought, the model's answer before its reasoning.
+ * with r and the committed answer, then every step as it happened — its thought (the model's answer before its
+ * reasoning), its action, then the outcome lines of its observation (the family's `evidenceOf` picks them: goal
+ * objects first).
  * The reference showed the last 10 steps with each observation cut to 500 characters, which lost a long episode's
  * scene reading and, with objects listed alphabetically, the goal objects' final states.
  */
@@ -16,8 +17,8 @@ const REASONING_HEAD = 200;
 const REASONING_TAIL = 100;
 /**
  * A trajectory over FULL_CHARS shows its first KEEP_FIRST steps (the scene reading) and last KEEP_LAST steps in
- * full and the ones between compactly: the action, the first COMPACT_LINES outcome lines (the family puts the
- * outcome and the goal objects first) and a shorter thought. Ten 25-turn trajectories stay near 30k tokens.
+ * full and the ones between compactly: a shorter thought, the action and the first COMPACT_LINES outcome lines (the
+ * family puts the outcome and the goal objects first). Ten 25-turn trajectories stay near 30k tokens.
  */
 const FULL_CHARS = 12_000;
 const KEEP_FIRST = 3;
@@ -54,6 +55,10 @@ const indent = (text: string, prefix: string) =>
     .map((l) => `${prefix}${l}`)
     .join("\n");
 
+/**
+ * One step in the order it happened: the thought (written before the call), the call, then what it returned. The
+ * thought therefore reads as the model's reason for the call below it, never as a reaction to that call's outcome.
+ */
 const renderStep = (level: string, s: TrajectoryStep, words: FamilyWords, compact: boolean): string => {
   const e = words.evidenceOf(level, s);
   const { answer, reasoning } = splitThought(s.thought);
@@ -64,21 +69,25 @@ const renderStep = (level: string, s: TrajectoryStep, words: FamilyWords, compac
   const action = compact ? cutMiddle(e.action, COMPACT_ACTION_CHARS - 100, 100) : e.action;
   const [first = "", ...more] = action.split("\n");
   return [
-    `turn ${s.turn} · ${first}${s.ok ? "" : " (failed)"}`,
-    ...(more.length ? [indent(more.join("\n"), "    ")] : []),
-    ...(compact ? e.outcome.slice(0, COMPACT_LINES) : e.outcome).map((l) => `  ← ${l}`),
+    `turn ${s.turn}`,
     ...thought,
+    `  action: ${first}${s.ok ? "" : " (failed)"}`,
+    ...(more.length ? [indent(more.join("\n"), "      ")] : []),
+    ...(compact ? e.outcome.slice(0, COMPACT_LINES) : e.outcome).map((l) => `  ← ${l}`),
   ].join("\n");
 };
 
-/** Every step in full, or, past FULL_CHARS, the middle ones compactly with a line saying which. */
-const renderSteps = (level: string, steps: readonly TrajectoryStep[], words: FamilyWords): string[] => {
+/**
+ * Every step in full, or, past FULL_CHARS, the middle ones compactly with a line saying which. Also what Reflexion's
+ * reflection reads of a failed trial (agents/baselines/reflexion.ts), so both learn from the same evidence.
+ */
+export const renderSteps = (level: string, steps: readonly TrajectoryStep[], words: FamilyWords): string[] => {
   const full = steps.map((s) => renderStep(level, s, words, false));
   if (full.join("\n").length <= FULL_CHARS || steps.length <= KEEP_FIRST + KEEP_LAST) return full;
   const middle = steps.slice(KEEP_FIRST, steps.length - KEEP_LAST);
   return [
     ...full.slice(0, KEEP_FIRST),
-    `(turns ${middle[0]!.turn}–${middle.at(-1)!.turn} shown compactly: the action, the first ${COMPACT_LINES} outcome lines, a shorter thought)`,
+    `(turns ${middle[0]!.turn}–${middle.at(-1)!.turn} shown compactly: a shorter thought, the action, the first ${COMPACT_LINES} outcome lines)`,
     ...middle.map((s) => renderStep(level, s, words, true)),
     ...full.slice(-KEEP_LAST),
   ];

@@ -69,7 +69,8 @@ describe("distil", () => {
     expect(userText(1)).toMatch(/not JSON/);
     const prompt = String(fake.requests[0]!.body.messages[1]!.content);
     expect(prompt).toMatch(/trajectory t1 · seed 10 · success yes · turns 2\/25 · category fast_success · r \+1\.00/);
-    expect(prompt).toMatch(/turn 1 · simulate_action x=-4\.00, y=-1\.00, radius=0\.50\n {2}← obs 1 z/); // every step, the first included
+    // every step, the first included, as it happened: the thought before the call, the call before its outcome
+    expect(prompt).toMatch(/turn 1\n {2}thought: thought 1\n {2}action: simulate_action x=-4\.00, y=-1\.00, radius=0\.50\n {2}← obs 1 z/);
     expect(prompt).not.toMatch(/z{501}/);
     expect(prompt.indexOf("trajectory t4")).toBeLessThan(prompt.indexOf("trajectory t3")); // worst failures first
     expect(String(fake.requests[0]!.body.messages[0]!.content)).toMatch(/at most 10 skills and 5 mistakes/);
@@ -186,6 +187,37 @@ describe("evolve and replace", () => {
     });
     expect(userText(3)).toMatch(/s1_1 not accounted for/);
     expect(events).toEqual([expect.objectContaining({ type: "prune", id: "s1_1", why: "contradicted", reason: "t6" })]);
+  });
+
+  it("refuses a low_weight prune of an entry weighing 0.3 or more, accepts too_narrow, and tags a skill added from failures only as partial", async () => {
+    const bank = foldEvents(await distilled()); // s1_3 weighs 0.5
+    const keepRest = ["s1_1", "s1_2", "m1_1"].map((id) => ({ op: "keep", id }));
+    const added = (title: string, sources: string[]) => ({ op: "add", entry: { kind: "skill", title, principle: "p.", when_to_apply: "w" }, sources });
+    const lowWeight = { ops: [...keepRest, { op: "prune", id: "s1_3", why: "low_weight", reason: "weak" }] };
+    const narrow = {
+      ops: [
+        ...keepRest,
+        { op: "prune", id: "s1_3", why: "too_narrow", reason: "seed 12 only" },
+        added("from a failure", ["t6"]),
+        added("from both", ["t5", "t6"]),
+      ],
+    };
+    const events = await evolve({
+      words: INTERPHYRE_WORDS,
+      model: await modelFor([json(lowWeight), json(narrow)]),
+      round: 2,
+      level: "two_body_problem",
+      bank,
+      labelled: round2,
+    });
+    expect(userText(3)).toMatch(/'s1_3' has weight 0\.50, not below 0\.3/);
+    expect(events).toContainEqual(expect.objectContaining({ type: "prune", id: "s1_3", why: "too_narrow" }));
+    const after = events.reduce(applyEvent, bank);
+    expect(after.skills.filter((k) => k.generation === 2).map((k) => [k.title, k.sourceType, k.weight])).toEqual([
+      ["from a failure", "partial", w(-0.5)],
+      ["from both", "evolved", w(0.25)],
+    ]);
+    expect(String(fake.requests[2]!.body.messages[1]!.content)).toContain('"too_narrow"');
   });
 
   it("replaces the whole bank in iterative replacement", async () => {

@@ -62,6 +62,17 @@ class Builder {
   }
 }
 
+/**
+ * An evolved skill's source type: `partial` (shown to the actor as a [Lesson], its weight capped at 0.5) when it was
+ * learned from failures only — every trajectory it cites failed and every entry it grew from was partial, with at
+ * least one of either — else `evolved` (docs/spec/method.md §1a, §3).
+ */
+const skillSource = (sources: readonly Labelled[], parents: readonly BankEntry[]): "partial" | "evolved" => {
+  const failedOnly = sources.every((s) => !s.trajectory.success);
+  const partialParents = parents.every((p) => p.kind === "skill" && p.sourceType === "partial");
+  return sources.length + parents.length > 0 && failedOnly && partialParents ? "partial" : "evolved";
+};
+
 const failure = (round: number, e: ModelOutputError | ContextOverflow): BankEvent[] => [
   event({ schemaVersion: 1, type: "evolver_failure", round, error: e.message }),
 ];
@@ -179,8 +190,7 @@ export const evolve = (o: Common & { bank: Bank }): Promise<BankEvent[]> =>
         }
         case "revise": {
           const e = old.get(op.id)!;
-          const sourceType =
-            e.kind === "skill" && e.sourceType === "partial" && b.sources(op.sources).every((s) => !s.trajectory.success) ? "partial" : "evolved";
+          const sourceType = skillSource(b.sources(op.sources), [e]);
           const prior = { evidence: e.evidence, seeds: e.sourceSeeds, parents: [e.id] };
           return [event({ ...base(op.sources, op.reason), type: "revise", entry: b.entry(e.id, bodyOf(op.entry, sourceType), op.sources, prior) })];
         }
@@ -192,12 +202,14 @@ export const evolve = (o: Common & { bank: Bank }): Promise<BankEvent[]> =>
             parents: op.from,
           };
           const id = op.entry.kind === "skill" ? nextSkill() : nextMistake();
-          return [event({ ...base(op.sources, op.reason), type: "merge", from: op.from, entry: b.entry(id, bodyOf(op.entry, "evolved"), op.sources, prior) })];
+          const sourceType = skillSource(b.sources(op.sources), parents);
+          return [event({ ...base(op.sources, op.reason), type: "merge", from: op.from, entry: b.entry(id, bodyOf(op.entry, sourceType), op.sources, prior) })];
         }
         case "add": {
           const id = op.entry.kind === "skill" ? nextSkill() : nextMistake();
           const prior = { evidence: NO_EVIDENCE, seeds: [], parents: [] };
-          return [event({ ...base(op.sources, op.reason), type: "add", entry: b.entry(id, bodyOf(op.entry, "evolved"), op.sources, prior) })];
+          const sourceType = skillSource(b.sources(op.sources), []);
+          return [event({ ...base(op.sources, op.reason), type: "add", entry: b.entry(id, bodyOf(op.entry, sourceType), op.sources, prior) })];
         }
         case "prune":
           return [event({ ...base([], op.reason), type: "prune", id: op.id, why: op.why })];

@@ -14,6 +14,11 @@ describe("the presets in configs/", () => {
     expect([c.actor.maxTurns, c.actor.compaction, c.rounds, c.episodesPerRound, c.offline.episodes]).toEqual([25, "paper", 17, 3, 5]);
   });
 
+  it("paper-open-weight keeps the open-weight run's last 6 turns, pinned scene readings and 512 output tokens (method.md §1.1, §1.2)", () => {
+    const c = read("paper-open-weight.yaml");
+    expect([c.actor.keepTurns, c.actor.compaction, c.llm.actor.temperature, c.llm.actor.maxOutputTokens]).toEqual([6, "paper-open-weight", 0.3, 512]);
+  });
+
   it("each parses as a run config", () => {
     const presets = readdirSync("configs").filter((f) => f.endsWith(".yaml"));
     expect(presets.length).toBeGreaterThanOrEqual(9);

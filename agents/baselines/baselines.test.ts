@@ -53,6 +53,16 @@ describe("Reflexion", () => {
     expect(model.received[0]!.messages[0]!.content).not.toContain("Reflections");
   });
 
+  it("shows the reflection the failed trial as the evolver reads one: every turn, thought before action before outcome lines", async () => {
+    const model = new ScriptedModel([...probes(12), { text: "Reflection." }, ...probes(12)]);
+    await runReflexion(spec, ports(model), INTERPHYRE_WORDS);
+    const shown = String(model.received[12]!.messages[1]!.content);
+    expect(shown.match(/^turn \d+$/gm)).toHaveLength(12); // all 12 turns, not the last 8
+    expect(shown).toMatch(/\nturn 1\n {2}thought: probe\n {2}action: simulate_action x=-4\.30, y=4\.30, radius=0\.10\n {2}← FAILURE/);
+    // Each rollout keeps the goal objects' final states, which a 300-character cut of the observation lost.
+    expect(shown.split("\nturn 12\n")[1]).toMatch(/← - green_ball at/);
+  });
+
   it("spends at most K × 12 turns and carries nothing across seeds", async () => {
     const model = new ScriptedModel([...probes(12), { text: "Reflection one." }, ...probes(12)]);
     const t = await runReflexion(spec, ports(model), INTERPHYRE_WORDS);

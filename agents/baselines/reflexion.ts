@@ -1,5 +1,6 @@
 import { runActorEpisode, type EpisodePorts, type EpisodeSpec } from "../actor.ts";
 import type { FamilyWords } from "../../src/family/family-words.ts";
+import { renderSteps } from "../evolver-trajectory.ts";
 import { BudgetExceeded } from "../../src/llm/budget.ts";
 import { callUsage, countedTurns, NO_USAGE, sumUsage, type Trajectory } from "../../src/store/trajectory.ts";
 
@@ -22,10 +23,16 @@ export const firstSentences = (text: string, n: number): string =>
     .join("")
     .trim();
 
-const summary = (t: Trajectory): string =>
+/**
+ * The failed trial as the evolver reads a trajectory (agents/evolver-trajectory.ts): every step in the order it
+ * happened, each observation reduced to the family's outcome lines (a rollout's outcome and the goal objects' final
+ * states), so no reflection misses what a 300-character cut of an observation dropped.
+ */
+const summary = (t: Trajectory, words: FamilyWords): string =>
   [
     `Level ${t.level} seed ${t.seed}; result: failure after ${t.steps.length} turns.`,
-    ...t.steps.slice(-8).map((s) => `Turn ${s.turn}: ${s.tool} ${JSON.stringify(s.args)} -> ${s.observation.slice(0, 300)}`),
+    `final action: ${t.action === null || t.action === undefined ? "none" : words.renderAction(t.action)}`,
+    ...renderSteps(t.level, t.steps, words),
   ].join("\n");
 
 export const runReflexion = async (
@@ -49,7 +56,7 @@ export const runReflexion = async (
       const r = await ports.model.invoke(
         [
           { role: "system", content: reflectPrompt(words) },
-          { role: "user", content: summary(trial) },
+          { role: "user", content: summary(trial, words) },
         ],
         [],
       );

@@ -27,23 +27,30 @@ export const CODE_TIPS = [
   "5. Read only the fields listed for obs, nextObs, info and action; there are no others.",
 ].join("\n");
 
-/** How to read a training's reflection: RF-Agent's trained_result_analysis_tip.txt, with F in place of its task score. */
+/**
+ * How to read a training's reflection: RF-Agent's trained_result_analysis_tip.txt as published, with F of the final
+ * policy for its task_score, and two notes of ours (docs/prompts.md): the best checkpoint is not the score, and a
+ * survival term acts through episode length.
+ */
 export const REFLECTION_TIPS = [
-  "How to read a training's feedback:",
-  "- F of the final policy is the score; the best checkpoint is shown for information and is not the score.",
-  "- A component whose values stay nearly the same throughout training is one the policy cannot change as written (a survival term, constant while the episode goes on, acts through episode length instead).",
-  "- A component whose magnitude is far larger or smaller than the others' may keep them from mattering, or not matter itself.",
+  "(1) F of the final policy reflects the agent's actual task score after training under the current reward function; the best checkpoint during training is shown for information and is not the score.",
+  "(2) If the values for a certain reward component are near identical throughout, then this means RL is not able to optimize this component as it is written (a survival term, constant while the episode goes on, acts through episode length instead).",
+  "(3) If some reward components' magnitude is significantly larger or smaller, its value may not conducive to policy learning.",
 ].join("\n");
 
 /**
- * Eureka's refinement tips (eureka/utils/prompts/code_feedback.txt), with F's range in place of "success rate";
- * the dominance tip keeps the term that tracks F (a survival term on a survival task is meant to dominate).
+ * Eureka's refinement tips (eureka/utils/prompts/code_feedback.txt) as published, with F near the bottom of its range
+ * for "success rates near zero", and the dominance tip sparing the term that tracks F (a survival term on a survival
+ * task is meant to dominate; docs/prompts.md says why).
  */
 export const refineTips = (task: Pick<RewardTask, "fitness">): string =>
   [
-    "Analyse the feedback, then write an improved reward:",
-    `1. If F of the final policy stays near the bottom of its range [${task.fitness.range.join(", ")}] (the policy learned almost nothing), rewrite the whole reward function rather than tuning it.`,
-    "2. If a component's values are nearly identical throughout training, PPO cannot optimise it as written: change its scale or its temperature, rewrite it, or drop it.",
-    "3. If a component's magnitude is far larger than the others', rescale it to their range, unless it is the term that tracks F.",
-    "Analyse each existing component this way first, in your thought, and then write the code.",
+    "Please carefully analyze the policy feedback and provide a new, improved reward function that can better solve the task. Some helpful tips for analyzing the policy feedback:",
+    `    (1) If F is always near the bottom of its range [${task.fitness.range.join(", ")}], then you must rewrite the entire reward function`,
+    "    (2) If the values for a certain reward component are near identical throughout, then this means RL is not able to optimize this component as it is written. You may consider",
+    "        (a) Changing its scale or the value of its temperature parameter",
+    "        (b) Re-writing the reward component",
+    "        (c) Discarding the reward component",
+    "    (3) If some reward components' magnitude is significantly larger, then you must re-scale its value to a proper range, unless it is the term that tracks F",
+    "Please analyze each existing reward component in the suggested manner above first, and then write the reward function code.",
   ].join("\n");

@@ -54,7 +54,7 @@ export const EMPTY_BANK: Bank = { skills: [], mistakes: [] };
 
 /** Every change to a bank, with the round, the evidence (trajectory ids) and the evolver's reason. */
 const base = { schemaVersion: z.literal(1), round: z.number().int().min(0), evidence: z.array(z.string()).default([]), reason: z.string().default("") };
-const PruneReason = z.enum(["cap", "low_weight", "contradicted", "redundant", "replaced"]);
+const PruneReason = z.enum(["cap", "low_weight", "contradicted", "redundant", "too_narrow", "replaced"]);
 export const BankEvent = z.discriminatedUnion("type", [
   z.object({ type: z.literal("add"), ...base, entry: BankEntry }),
   z.object({ type: z.literal("merge"), ...base, from: z.array(z.string()).min(2), entry: BankEntry }),

@@ -8,7 +8,7 @@ import { RfAgentConfig } from "../../../src/search/config.ts";
 import { runEureka } from "../../../src/search/eureka.ts";
 import { runRfAgent } from "../../../src/search/rf-agent.ts";
 import { llmProposer, NO_REWARD_CODE } from "./llm-proposer.ts";
-import { operatorPrompt } from "./proposer-prompts.ts";
+import { proposalMessages } from "./proposer-prompts.ts";
 import { rewardCodeCheck } from "../search/code-check.ts";
 import { createRng } from "../../../src/util/rng.ts";
 import { trainerEvaluator } from "../search/evaluator.ts";
@@ -58,12 +58,13 @@ describe("LLM proposer", () => {
     expect(cs[2]!.outcome.kind).toBe("error");
     expect(cs[2]!.feedback).toMatch(/defines no function reward/);
     expect(cs[3]!.outcome.kind).toBe("result");
-    // design thought first, then code; the second iteration sees the kept best (#0) and its reflection only
-    expect(userText(0)).toContain('{"thought": "...", "code": "..."}');
-    expect(userText(2)).toContain("Best reward so far (#0");
-    expect(userText(2)).toContain(code(1));
+    // design idea first, then code; the second iteration sees the kept best (#0) as its own answer, then its reflection only
+    expect(userText(0)).toContain('{"thought": "<the design idea>", "code": "<the reward function>"}');
+    const refine = fake.requests[2]!.body.messages;
+    expect(refine.map((m) => m.role)).toEqual(["system", "user", "assistant", "user"]);
+    expect(String(refine[2]!.content)).toContain(JSON.stringify(code(1)));
     expect(userText(2)).toContain("F of the final policy");
-    expect(userText(2)).not.toContain(BROKEN);
+    expect(JSON.stringify(refine)).not.toContain(JSON.stringify(BROKEN));
     expect(cs[3]!.parent).toBe(0);
   });
 
@@ -108,7 +109,7 @@ describe("LLM proposer", () => {
     expect(cs[0]!.thought).toBe("Aligned one. Two. Three. Four.");
     expect(cs[0]!.draftThought).toBe("First: alive bonus.");
     expect(cs.slice(2).map((c) => c.operator)).toEqual(["structural", "parameter"]);
-    expect(userText(7)).toContain("Structural mutation");
+    expect(userText(7)).toContain("has a different form but can be a modified version of the provided reward function");
     expect(userText(7)).toContain(code(cs[2]!.parent === 0 ? 1 : 3));
     expect(cs[2]!.outcome.kind).toBe("error");
     expect(cs[2]!.thought).toBe("Structural: broken."); // no alignment after a failed training
@@ -147,10 +148,10 @@ describe("LLM proposer", () => {
     expect(fake.requests).toHaveLength(10);
     expect(Object.fromEntries(countBy(calls.map(String)))).toEqual({ 0: 4, 1: 3, 2: 3 });
     const fix = userText(1);
-    expect(fix).toContain("failed its check before training");
+    expect(fix).toContain("Please fix the bug and provide a reward function to compile correctly.");
     expect(fix).toContain(BROKEN);
     expect(fix).toContain("did not compile");
-    expect(fix).toContain("Its design thought: First: alive bonus.");
+    expect(fix).toContain("Its design idea: First: alive bonus.");
     const cs = byIndex(r.candidates);
     expect(cs[0]!.code).toBe(code(1));
     expect(cs[0]!.outcome.kind).toBe("result");
@@ -160,25 +161,26 @@ describe("LLM proposer", () => {
     expect(cs[0]!.draftThought).toBe("Fixed: alive bonus.");
     // the self-evaluation shows the node's design thought and code, and asks for the expert's plan before the score
     const selfEval = userText(2);
-    expect(selfEval).toContain("Design thought: Fixed: alive bonus.");
+    expect(selfEval).toContain("Design Idea: Fixed: alive bonus.");
     expect(selfEval).toContain(code(1));
-    expect(selfEval.indexOf("expert-level policy")).toBeLessThan(selfEval.indexOf("as a number from -1"));
-    expect(selfEval).toContain('{"expert_plan": "...", "score": <number in [-1, 1]>}, the plan first');
+    expect(selfEval.indexOf("imagine how an expert-level strategy")).toBeLessThan(selfEval.indexOf("with the numerical value limited to [-1,1]"));
+    expect(selfEval).toContain('"score": <the similarity in [-1, 1]>}, the plan first');
     expect(cs[0]!.vSelf).toBe(0.5);
     expect(cs.slice(1).every((c) => c.repairs === undefined)).toBe(true);
   });
 
-  it("different thought asks for a totally different form, showing the current reward and every drawn node of the other branches", () => {
+  it("different thought asks for a totally different form, showing every drawn node of the other branches, then the current reward", () => {
     const v = (index: number, k: number) => ({ index, thought: `idea ${index}`, code: code(k), fitness: index, feedback: `feedback ${index}` });
-    const text = operatorPrompt("different", { task, instance, seen: new Set(), rng: createRng(1), parent: v(4, 4), others: [v(1, 1), v(7, 7)] });
+    const ctx = { task, instance, seen: new Set<string>(), rng: createRng(1), parent: v(4, 4), others: [v(1, 1), v(7, 7)] };
+    const text = String(proposalMessages("different", ctx, "TASK").at(-1)!.content);
     expect(text).toContain("totally different form");
-    expect(text).toContain("### Current reward (#4");
-    expect(text).toContain("### From another branch 1 (#1");
-    expect(text).toContain("### From another branch 2 (#7");
+    expect(text).toContain("I have 3 existing reward functions");
+    expect(text.indexOf("Design Idea: idea 1")).toBeLessThan(text.indexOf("Design Idea: idea 7"));
+    expect(text.indexOf("Design Idea: idea 7")).toBeLessThan(text.indexOf("Design Idea: idea 4"));
     for (const k of [4, 1, 7]) expect(text).toContain(code(k));
-    // a tree of one branch has no other to show: the form differs from the current reward's
-    const alone = operatorPrompt("different", { task, instance, seen: new Set(), rng: createRng(1), parent: v(4, 4), others: [] });
-    expect(alone).toContain("a totally different form from it:");
-    expect(alone).not.toContain("From another branch");
+    // a tree of one branch has no other to show: the current reward alone
+    const alone = String(proposalMessages("different", { ...ctx, others: [] }, "TASK").at(-1)!.content);
+    expect(alone).toContain("I have 1 existing reward functions");
+    expect(alone).not.toContain("idea 1");
   });
 });

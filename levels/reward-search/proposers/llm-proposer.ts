@@ -1,15 +1,16 @@
 import { z } from "zod";
 import { ModelOutputError } from "../../../src/errors.ts";
-import type { ChatModel, Message } from "../../../src/llm/chat-model.ts";
+import type { ChatModel } from "../../../src/llm/chat-model.ts";
 import { invokeStructured } from "../../../src/llm/structured.ts";
 import { firstSentences, SELF_EVAL_FALLBACK, type Proposal, type SelfEvaluation } from "../../../src/search/proposer.ts";
 import { rewardLayoutOf } from "../sandbox/contract.ts";
 import type { RewardProposeContext, RewardProposer } from "../search/evaluator.ts";
 import type { RewardTask } from "../task.ts";
-import { alignPrompt, operatorPrompt, repairPrompt, selfEvaluationPrompt, SYSTEM, taskText } from "./proposer-prompts.ts";
+import { alignMessages, proposalMessages, repairMessages, selfEvaluationMessages, taskText } from "./proposer-prompts.ts";
 
 /**
- * The LLM proposer: one prompt per operator, answered as JSON with the design thought first, then the code
+ * The LLM proposer: one request per operator, laid out as its source sent it (proposer-prompts.ts), answered as
+ * JSON with the design thought first, then the code
  * (invokeStructured: zod-validated, one retry with the error shown). An answer that stays unusable becomes a
  * candidate whose code defines no reward, so its training fails, counts against the budget and its error is
  * the next feedback (an unusable fix keeps the code it was to fix). A self-evaluation that is not a number in
@@ -42,16 +43,14 @@ export const llmProposer = (model: ChatModel, o: { modelFor?: (candidate: number
     }
     return kinds.get(task.id)!;
   };
-  const ask = async (ctx: Pick<RewardProposeContext, "task" | "instance">, body: string): Promise<Message[]> => [
-    { role: "system", content: SYSTEM },
-    { role: "user", content: `${taskText(ctx.task, ctx.instance, await kindOf(ctx.task, ctx.instance))}\n\n${body}` },
-  ];
+  const task = async (ctx: Pick<RewardProposeContext, "task" | "instance">): Promise<string> =>
+    taskText(ctx.task, ctx.instance, await kindOf(ctx.task, ctx.instance));
   const modelAt = (ctx: Pick<RewardProposeContext, "index">): ChatModel => o.modelFor?.(ctx.index) ?? model;
   return {
     label: model.name,
     propose: async (kind, ctx): Promise<Proposal> => {
       try {
-        const { value } = await invokeStructured(modelAt(ctx), await ask(ctx, operatorPrompt(kind, ctx)), ProposalAnswer, {
+        const { value } = await invokeStructured(modelAt(ctx), proposalMessages(kind, ctx, await task(ctx)), ProposalAnswer, {
           name: "reward_proposal",
         });
         return { thought: value.thought, code: value.code };
@@ -62,7 +61,7 @@ export const llmProposer = (model: ChatModel, o: { modelFor?: (candidate: number
     },
     repair: async (kind, ctx, failed): Promise<Proposal> => {
       try {
-        const { value } = await invokeStructured(modelAt(ctx), await ask(ctx, repairPrompt(failed)), ProposalAnswer, { name: "reward_repair" });
+        const { value } = await invokeStructured(modelAt(ctx), repairMessages(failed, await task(ctx)), ProposalAnswer, { name: "reward_repair" });
         return { thought: value.thought, code: value.code };
       } catch (e) {
         if (!(e instanceof ModelOutputError)) throw e;
@@ -71,7 +70,7 @@ export const llmProposer = (model: ChatModel, o: { modelFor?: (candidate: number
     },
     selfEvaluate: async (node, ctx): Promise<SelfEvaluation> => {
       try {
-        const { value } = await invokeStructured(modelAt(ctx), await ask(ctx, selfEvaluationPrompt(node)), SelfEvalAnswer, { name: "self_evaluation" });
+        const { value } = await invokeStructured(modelAt(ctx), selfEvaluationMessages(node, await task(ctx)), SelfEvalAnswer, { name: "self_evaluation" });
         return { value: value.score };
       } catch (e) {
         if (!(e instanceof ModelOutputError)) throw e;
@@ -79,9 +78,9 @@ export const llmProposer = (model: ChatModel, o: { modelFor?: (candidate: number
       }
     },
     align: async (code, thought, ctx) => {
-      const body = alignPrompt(code, thought);
       try {
-        return firstSentences((await invokeStructured(modelAt(ctx), await ask(ctx, body), AlignAnswer, { name: "thought_alignment" })).value.thought, 4);
+        const messages = alignMessages(code, thought, await task(ctx));
+        return firstSentences((await invokeStructured(modelAt(ctx), messages, AlignAnswer, { name: "thought_alignment" })).value.thought, 4);
       } catch (e) {
         if (!(e instanceof ModelOutputError)) throw e;
         return thought;

@@ -8,7 +8,8 @@ import { rewardSearchPrompt } from "../prompt.ts";
 import type { RewardProposeContext } from "../search/evaluator.ts";
 import { getTask } from "../tasks/index.ts";
 import { sampleTransitions } from "../tools/check_reward.ts";
-import { alignPrompt, operatorPrompt, repairPrompt, selfEvaluationPrompt, SYSTEM, taskText } from "./proposer-prompts.ts";
+import type { Message } from "../../../src/llm/chat-model.ts";
+import { alignMessages, proposalMessages, repairMessages, selfEvaluationMessages, taskText } from "./proposer-prompts.ts";
 
 const task = getTask("cartpole");
 const instance = task.generate(2);
@@ -44,18 +45,21 @@ const contextFor = (): RewardProposeContext => ({
   feedback: FEEDBACK,
 });
 
-const user = (body: string) => `=== system ===\n${SYSTEM}\n=== user ===\n${taskText(task, instance, "discrete")}\n\n${body}\n`;
+const TASK = taskText(task, instance, "discrete");
+const asText = (messages: Message[]) => `${messages.map((m) => `=== ${m.role} ===\n${m.content}`).join("\n")}\n`;
+const propose = (op: (typeof OPERATORS)[number], ctx = contextFor()) => proposalMessages(op, ctx, TASK);
+const lastUser = (messages: Message[]) => String(messages.at(-1)!.content);
 
 describe("the reward-search proposer's prompts", () => {
   it("render every operator, the re-debug, the self-evaluation and the thought alignment as their golden files", () => {
     for (const op of OPERATORS)
-      expectGolden(`reward-search-${op}.txt`, user(operatorPrompt(op, op === "initial" ? { ...contextFor(), parent: undefined } : contextFor())));
+      expectGolden(`reward-search-${op}.txt`, asText(propose(op, op === "initial" ? { ...contextFor(), parent: undefined } : contextFor())));
     expectGolden(
       "reward-search-repair.txt",
-      user(repairPrompt({ thought: "Alive bonus.", code: "function reward(obs {", error: "check_reward: the code did not compile." })),
+      asText(repairMessages({ thought: "Alive bonus.", code: "function reward(obs {", error: "check_reward: the code did not compile." }, TASK)),
     );
-    expectGolden("reward-search-self-evaluation.txt", user(selfEvaluationPrompt(node(5, 212))));
-    expectGolden("reward-search-thought-alignment.txt", user(alignPrompt(node(5, 212).code, node(5, 212).thought)));
+    expectGolden("reward-search-self-evaluation.txt", asText(selfEvaluationMessages(node(5, 212), TASK)));
+    expectGolden("reward-search-thought-alignment.txt", asText(alignMessages(node(5, 212).code, node(5, 212).thought, TASK)));
   });
 
   it("say a discrete action reaches the code as its index, never as named fields", () => {
@@ -65,20 +69,51 @@ describe("the reward-search proposer's prompts", () => {
   });
 
   it("show path reasoning's nodes oldest first, the node being expanded last", () => {
-    const text = operatorPrompt("path", contextFor());
-    expect(text.indexOf("#0,")).toBeLessThan(text.indexOf("#2,"));
-    expect(text.indexOf("#2,")).toBeLessThan(text.indexOf("#5,"));
-    expect(text).toContain("### Step 3, the newest (#5");
+    const text = lastUser(propose("path"));
+    expect(text.indexOf("Design 0:")).toBeLessThan(text.indexOf("Design 2:"));
+    expect(text.indexOf("Design 2:")).toBeLessThan(text.indexOf("Design 5:"));
+    expect(text).toContain("No.3 reward function (the newest):\nDesign Idea: Design 5:");
   });
 
-  it("carry Eureka's and RF-Agent's tips where their sources put them", () => {
-    const refine = operatorPrompt("refine", contextFor());
-    expect(refine).toMatch(/rewrite the whole reward function/);
-    expect(refine).toMatch(/Analyse each existing component this way first/);
-    expect(operatorPrompt("crossover", contextFor())).toMatch(
-      /List the ideas the high-scoring ones have in common, then combine the high-performing components/,
+  it("show crossover's and different thought's group as rfagent_algo.py builds it: the other nodes, the parent last", () => {
+    const crossover = lastUser(propose("crossover"));
+    expect(crossover).toContain("I have 3 existing reward functions with their design ideas and codes as follows.");
+    expect(crossover.indexOf("Design 3:")).toBeLessThan(crossover.indexOf("Design 8:"));
+    expect(crossover.indexOf("Design 8:")).toBeLessThan(crossover.indexOf("Design 5:"));
+    const different = lastUser(propose("different"));
+    expect(different).toContain("No.1 reward function:\nDesign Idea: Design 7:");
+    expect(different).toContain("No.2 reward function:\nDesign Idea: Design 5:");
+  });
+
+  it("send Eureka's refinement as eureka.py does: the initial request, the best reward as the model's answer, then the feedback", () => {
+    const messages = propose("refine");
+    expect(messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "user"]);
+    expect(messages[1]!.content).toBe(propose("initial")[1]!.content);
+    expect(JSON.parse(String(messages[2]!.content))).toEqual({ thought: node(5, 212).thought, code: node(5, 212).code });
+    const feedback = String(messages[3]!.content);
+    expect(feedback).toMatch(/^We trained a RL policy using the provided reward function code/);
+    expect(feedback).toContain("(1) If F is always near the bottom of its range [0, 500], then you must rewrite the entire reward function");
+    expect(feedback).toContain("Please analyze each existing reward component in the suggested manner above first, and then write the reward function code.");
+    expect(feedback).toContain("Do not combine contradictory terms"); // code_output_tip.txt after every feedback
+  });
+
+  it("use RF-Agent's published wording: the one-sentence design idea, the parameter mutation, the alignment hints, the verify system prompt", () => {
+    for (const op of OPERATORS.filter((o) => o !== "refine"))
+      expect(lastUser(propose(op))).toContain("First, describe the design idea and main steps of your reward function in one sentence.");
+    expect(lastUser(propose("parameter"))).toContain(
+      "Please identify the reward function parameters and create a new reward function that has a different parameter settings compared to the provided version.",
     );
-    for (const op of OPERATORS) expect(operatorPrompt(op, contextFor())).toMatch(/add a bonus for reaching it[\s\S]*Do not combine contradictory terms/);
+    expect(lastUser(propose("parameter"))).not.toContain("keeping its components");
+    const align = alignMessages("code", "idea", TASK);
+    expect(lastUser(align)).toContain("Hint: You should reference the given Design Idea and highlight the most critical design ideas of the code.");
+    const verify = selfEvaluationMessages(node(5, 212), TASK);
+    expect(verify[0]!.content).toMatch(/^You are a reward engineer trying to evaluate reward functions/);
+    expect(propose("structural")[0]!.content).toMatch(/^You are a reward engineer trying to write reward functions/);
+  });
+
+  it("carry the code tips in every designer's system prompt, as both sources do", () => {
+    for (const op of OPERATORS) expect(propose(op)[0]!.content).toMatch(/add a bonus for reaching it[\s\S]*Do not combine contradictory terms/);
+    expect(repairMessages({ thought: "t", code: "c", error: "e" }, TASK)[0]!.content).toContain("Tips for writing the reward code:");
   });
 });
 
