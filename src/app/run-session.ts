@@ -19,6 +19,7 @@ import { planRun, type FamilyOverride, type RunPlan } from "./run-plan.ts";
 import { closeServices, connectServices, type ModelsFactory, type RunFlags, type RunServices } from "./run-services.ts";
 import { onInterrupt } from "./run-signals.ts";
 import { recordedSize, summariseRounds, summariseSearch } from "./run-summary.ts";
+import { hexaCommand } from "../util/hexa-command.ts";
 
 /** What starts or resumes a run: `hexa run`'s arguments, and the injection points a replay needs. */
 export interface RunSessionOptions {
@@ -141,8 +142,8 @@ const stoppedError = async (s: Session, e: unknown): Promise<unknown> => {
     writeRunReport(dir.path);
     return new RunStopped(`${e.message}; the run is marked stopped: budget (${dir.file("stopped")}). ${stoppedHint(dir, gate.cap, spent)}`);
   }
-  const err = asUserError(e, `fix that (space, permissions), then: hexa run --resume ${dir.path}`);
-  return err instanceof HexaError && !(err instanceof InvariantError) && !err.message.includes("hexa run --resume")
+  const err = asUserError(e, `fix that (space, permissions), then: ${hexaCommand(`run --resume ${dir.path}`)}`);
+  return err instanceof HexaError && !(err instanceof InvariantError) && !err.message.includes(" run --resume ")
     ? new ConfigError(`${err.message}. ${s.resumeHint}`)
     : err;
 };
@@ -168,7 +169,7 @@ const openSession = async (o: RunSessionOptions): Promise<Omit<Session, "signal"
   }
   const view = progressView(process.stderr, () => performance.now());
   notices.warn = (line) => view.line(line);
-  return { plan, services, ...locked, view, resumeHint: `Continue with: hexa run --resume ${locked.dir.path}`, notices };
+  return { plan, services, ...locked, view, resumeHint: `Continue with: ${hexaCommand(`run --resume ${locked.dir.path}`)}`, notices };
 };
 
 /**

@@ -14,6 +14,7 @@ import { percent } from "../cli-kit/format.ts";
 import { familyOf, modelsFor } from "./run-setup.ts";
 import { doctorSkipped, preflight, servedChanges } from "./preflight.ts";
 import type { EvalArgs } from "./eval.ts";
+import { hexaCommand } from "../util/hexa-command.ts";
 
 /** Held-out figures mean something only for the final bank, so an interrupted run is refused. */
 const requireFinished = (path: string, { episodes, log }: RunState, cfg: RunConfig): void => {
@@ -23,7 +24,7 @@ const requireFinished = (path: string, { episodes, log }: RunState, cfg: RunConf
   if (played.size < need || open.length) {
     const commit = open.length ? `; round ${cfg.rounds} not committed on ${open.join(", ")}` : "";
     throw new ConfigError(
-      `${path}: the run is unfinished (got ${played.size} of ${need} stream episodes${commit}); finish it first with hexa run --resume ${path}, then evaluate`,
+      `${path}: the run is unfinished (got ${played.size} of ${need} stream episodes${commit}); finish it first with ${hexaCommand(`run --resume ${path}`)}, then evaluate`,
     );
   }
 };
@@ -112,7 +113,7 @@ export const evaluate = async (argv: EvalArgs): Promise<void> => {
       seeds: wanted,
     });
     throw new RunStopped(
-      `${e.message}; the evaluation is marked stopped: budget (${join(dir.path, "eval", "stopped.json")}) and its finished episodes are kept in ${file}. Raise the cap and continue (the same seeds; no episode is played twice): hexa eval ${path} --seeds '${heldOutArg(wanted)}' ${raiseFlags(gate.cap, spent)}`,
+      `${e.message}; the evaluation is marked stopped: budget (${join(dir.path, "eval", "stopped.json")}) and its finished episodes are kept in ${file}. Raise the cap and continue (the same seeds; no episode is played twice): ${hexaCommand(`eval ${path} --seeds '${heldOutArg(wanted)}' ${raiseFlags(gate.cap, spent)}`)}`,
     );
   }
   if (evalStopped(dir.path)?.evalFile === basename(file)) clearEvalStopped(dir.path);

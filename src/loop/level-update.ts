@@ -8,6 +8,7 @@ import { updateBank, updatesAt } from "./bank-update.ts";
 import { usageLine } from "./episode-backend.ts";
 import type { LoopContext } from "./loop-context.ts";
 import { updateSlot } from "./run-order.ts";
+import { hexaCommand } from "../util/hexa-command.ts";
 
 const nothing = () => undefined;
 
@@ -42,7 +43,7 @@ export const updateLevel = async (ctx: LoopContext, level: string, round: number
   } catch (e) {
     if (!(e instanceof LlmError)) throw e;
     throw new ConfigError(
-      `${level} round ${round}: the evolver's model endpoint failed (${e.message}); the bank update was not committed. Fix the endpoint or key, then: hexa run --resume ${ports.dir.path}`,
+      `${level} round ${round}: the evolver's model endpoint failed (${e.message}); the bank update was not committed. Fix the endpoint or key, then: ${hexaCommand(`run --resume ${ports.dir.path}`)}`,
     );
   }
   return commitUpdate(ctx, level, round, out, ports.now() - started, updatesAt(cfg, round));
