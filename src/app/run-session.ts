@@ -20,6 +20,7 @@ import { closeServices, connectServices, type ModelsFactory, type RunFlags, type
 import { onInterrupt } from "./run-signals.ts";
 import { recordedSize, summariseRounds, summariseSearch } from "./run-summary.ts";
 import { hexaCommand } from "../util/hexa-command.ts";
+import { checkRunStart } from "../cli/run-check.ts";
 
 /** What starts or resumes a run: `hexa run`'s arguments, and the injection points a replay needs. */
 export interface RunSessionOptions {
@@ -151,6 +152,7 @@ const stoppedError = async (s: Session, e: unknown): Promise<unknown> => {
 /** Opens everything a run needs in order; on a failure, closes what was opened and rethrows. */
 const openSession = async (o: RunSessionOptions): Promise<Omit<Session, "signal"> & { notices: { warn: (line: string) => void } }> => {
   const plan = planRun(o, o.note, o.family);
+  await checkRunStart(plan.family, plan.cfg, plan.where);
   // A server quirk is told once per model, above the progress line once that is drawn, and kept once the directory exists.
   const notices = { warn: o.note, keep: undefined as ((message: string) => void) | undefined };
   const onNotice = (message: string) => {
