@@ -24,6 +24,7 @@ export const SLOW_TESTS = [
   "test/compare-cli.test.ts",
   "test/doctor-cli.test.ts",
   "test/episode-llm.test.ts",
+  "test/eval-count.test.ts",
   "test/examples.test.ts",
   "test/hostile/bank-files.test.ts",
   "test/hostile/inspect-serve.test.ts",

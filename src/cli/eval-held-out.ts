@@ -39,6 +39,14 @@ const table = (rows: readonly EvalRow[]): string => {
   ].join("\n");
 };
 
+/** What --count asked for and the levels that have fewer unseen vetted seeds left, each with the number it plays. */
+export const countShortfall = (seeds: ReadonlyMap<string, readonly number[]>, count: number): string | undefined => {
+  const short = [...seeds].filter(([, s]) => s.length < count).map(([level, s]) => `${level} ${s.length}`);
+  return short.length
+    ? `note: --count ${count}: fewer vetted seeds are left outside what the run learned from; evaluating ${short.join(", ")} (pass --seeds to pick others)`
+    : undefined;
+};
+
 /** `hexa eval`: the run's final bank played frozen on held-out seeds, under the evaluation's spend cap. */
 export const evaluate = async (argv: EvalArgs): Promise<void> => {
   const path = argv.run;
@@ -52,6 +60,8 @@ export const evaluate = async (argv: EvalArgs): Promise<void> => {
   requireFinished(path, run, cfg);
   const given = argv.seeds;
   const seeds = heldOutSeeds(cfg, family, { ...(given ? { seeds: given } : {}), count: argv.count }, learnedSeeds(run));
+  const short = given ? undefined : countShortfall(seeds, argv.count);
+  if (short) process.stderr.write(`${short}\n`);
   const wanted = Object.fromEntries(seeds);
   // An evaluation of these seeds that a spend cap stopped is continued: what it played is kept, not played again.
   const stopped = stoppedEvalOf(dir.path, wanted);
