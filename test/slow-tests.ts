@@ -45,6 +45,7 @@ export const SLOW_TESTS = [
   "test/reward-strategy-cli.test.ts",
   "test/reward-strategy-resume.test.ts",
   "test/run-cli.test.ts",
+  "test/run-progress.test.ts",
   "test/run-problems-cli.test.ts",
   "test/run-resume.test.ts",
   "test/run-v1-fixture.test.ts",
