@@ -16,7 +16,7 @@ describe("RF-Agent with a budget too small for a tree", () => {
     });
     const { stderr } = await done;
     expect(stderr).toMatch(
-      /note: RF-Agent builds no tree: its budget of 4 candidates .* search\.rfAgent\.initial 4, --initial.*e\.g\. 12 \(4 first designs and one expansion of 8\)/,
+      /note: RF-Agent builds no tree: its budget of 4 candidates .*search\.rfAgent\.initial 4, --initial.*e\.g\. 12 \(4 first designs and one expansion of 8\)/,
     );
   });
 
