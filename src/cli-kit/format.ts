@@ -3,6 +3,3 @@ export const percent = (k: number, n: number, digits = 0): string => (n === 0 ? 
 
 /** A number with `digits` decimals for tables and reports; "–" for anything that is not a finite number. */
 export const fixed = (v: unknown, digits = 2): string => (typeof v === "number" && Number.isFinite(v) ? v.toFixed(digits) : "–");
-
-/** A count with its noun, singular for 1: `counted(1, "success", "successes")` → "1 success". */
-export const counted = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;

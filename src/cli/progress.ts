@@ -1,6 +1,6 @@
 import cliProgress from "cli-progress";
 import type { Progress } from "../loop/run-loop.ts";
-import { counted } from "../cli-kit/format.ts";
+import { counted } from "../util/counted.ts";
 
 export interface ProgressView {
   update(p: Progress): void;
