@@ -12,6 +12,7 @@ import { openRun } from "./run-open.ts";
 import { budgetFrom, checkForecast, earlierUsage, raiseFlags, seedGate, spentIn } from "./budget.ts";
 import { percent } from "../cli-kit/format.ts";
 import { familyOf, modelsFor } from "./run-setup.ts";
+import type { LevelFamily } from "../family/family.ts";
 import { doctorSkipped, preflight, servedChanges } from "./preflight.ts";
 import type { EvalArgs } from "./eval.ts";
 import { hexaCommand } from "../util/hexa-command.ts";
@@ -39,12 +40,16 @@ const table = (rows: readonly EvalRow[]): string => {
   ].join("\n");
 };
 
-/** What --count asked for and the levels that have fewer unseen vetted seeds left, each with the number it plays. */
-export const countShortfall = (seeds: ReadonlyMap<string, readonly number[]>, count: number): string | undefined => {
-  const short = [...seeds].filter(([, s]) => s.length < count).map(([level, s]) => `${level} ${s.length}`);
-  return short.length
-    ? `note: --count ${count}: fewer vetted seeds are left outside what the run learned from; evaluating ${short.join(", ")} (pass --seeds to pick others)`
-    : undefined;
+/** The held-out seeds: --seeds as given, else --count's, with a note naming each level that has fewer left and the number it plays. */
+const chosenSeeds = (cfg: RunConfig, family: LevelFamily, argv: EvalArgs, run: RunState): Map<string, number[]> => {
+  const given = argv.seeds;
+  const seeds = heldOutSeeds(cfg, family, { ...(given ? { seeds: given } : {}), count: argv.count }, learnedSeeds(run));
+  const short = [...seeds].filter(([, s]) => s.length < argv.count).map(([level, s]) => `${level} ${s.length}`);
+  if (!given && short.length)
+    process.stderr.write(
+      `note: --count ${argv.count}: fewer vetted seeds are left outside what the run learned from; evaluating ${short.join(", ")} (pass --seeds to pick others)\n`,
+    );
+  return seeds;
 };
 
 /** `hexa eval`: the run's final bank played frozen on held-out seeds, under the evaluation's spend cap. */
@@ -58,10 +63,7 @@ export const evaluate = async (argv: EvalArgs): Promise<void> => {
     ),
   );
   requireFinished(path, run, cfg);
-  const given = argv.seeds;
-  const seeds = heldOutSeeds(cfg, family, { ...(given ? { seeds: given } : {}), count: argv.count }, learnedSeeds(run));
-  const short = given ? undefined : countShortfall(seeds, argv.count);
-  if (short) process.stderr.write(`${short}\n`);
+  const seeds = chosenSeeds(cfg, family, argv, run);
   const wanted = Object.fromEntries(seeds);
   // An evaluation of these seeds that a spend cap stopped is continued: what it played is kept, not played again.
   const stopped = stoppedEvalOf(dir.path, wanted);

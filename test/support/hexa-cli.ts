@@ -25,7 +25,7 @@ export interface SpawnOptions {
 
 /** `hexa ARGS` as a user runs it: the real CLI in a child process. */
 export const spawnHexa = (args: readonly string[], o: SpawnOptions = {}): { child: ChildProcess; done: Promise<Out> } => {
-  const env = { ...process.env, HEXA_LAUNCHER: "hexa", ...o.env };
+  const env: NodeJS.ProcessEnv = { ...process.env, HEXA_LAUNCHER: "hexa", ...o.env };
   delete env.CHROMA_URL;
   const child = spawn(process.execPath, ["bin/hexa.js", ...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"], detached: o.detached ?? false });
   let stdout = "";
