@@ -13,7 +13,8 @@ const dotHexa = (args: readonly string[]): Promise<Out> =>
     const env = { ...process.env };
     delete env.HEXA_LAUNCHER;
     delete env.npm_command;
-    const child = spawn("./hexa", [...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+    // Through sh, as a shell runs the script: its $0 is then ./hexa, as typed.
+    const child = spawn("sh", ["./hexa", ...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
     let [stdout, stderr] = ["", ""];
     child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
     child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
