@@ -41,6 +41,15 @@ const usageContext = (y: Argv): UsageContext => {
   return { path: internal.getContext().commands, flags: Object.keys(where.getOptions().key), commands: internal.getCommandInstance().getCommands() };
 };
 
+/** The context, or none (no suggestion, help at the top) should a yargs release change its internals. */
+const usageContextOrNone = (y: Argv): UsageContext => {
+  try {
+    return usageContext(y);
+  } catch {
+    return { path: [], flags: [], commands: [] };
+  }
+};
+
 const cli = hexaCli(hideBin(process.argv));
 cli.fail((msg, err) => {
   // yargs re-throws an error from an option's `coerce` as a YError carrying the same message.
@@ -49,7 +58,7 @@ cli.fail((msg, err) => {
   } else if (err) {
     throw err;
   } else {
-    process.stderr.write(usageErrorText(msg, usageContext(cli), launcher, colour));
+    process.stderr.write(usageErrorText(msg, usageContextOrNone(cli), launcher, colour));
   }
   process.exit(err instanceof RunStopped ? 3 : 2);
 });
