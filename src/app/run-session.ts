@@ -152,7 +152,8 @@ const stoppedError = async (s: Session, e: unknown): Promise<unknown> => {
 /** Opens everything a run needs in order; on a failure, closes what was opened and rethrows. */
 const openSession = async (o: RunSessionOptions): Promise<Omit<Session, "signal"> & { notices: { warn: (line: string) => void } }> => {
   const plan = planRun(o, o.note, o.family);
-  await checkRunStart(plan.family, plan.cfg, plan.where);
+  // Workers train with their own trainer (docs/security.md), so only a run that trains here asks its trainer first.
+  if ((o.flags.backend ?? plan.cfg.backend) === "local") await checkRunStart(plan.family, plan.cfg, plan.where);
   // A server quirk is told once per model, above the progress line once that is drawn, and kept once the directory exists.
   const notices = { warn: o.note, keep: undefined as ((message: string) => void) | undefined };
   const onNotice = (message: string) => {
