@@ -40,7 +40,7 @@ describe("a usage error: the error first, what was meant, a pointer to --help", 
     writeFileSync(config, "levels: [catapult]\nagent: heuristic\nevolver: heuristic\nepisodesPerRund: 3\n");
     const r = await hexa(["run", config, "--runs-dir", tempDir()]);
     expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/^hexa: .*typo\.yaml: episodesPerRund \(did you mean episodesPerRound\?\): unknown key/);
+    expect(r.stderr).toMatch(/^hexa: .*typo\.yaml: episodesPerRund: unknown key; .* \(did you mean episodesPerRound\?\)$/m);
   });
 });
 

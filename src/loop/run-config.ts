@@ -147,11 +147,13 @@ const knownKeysAt = (schema: z.ZodType, path: readonly PropertyKey[]): string[] 
 const unknownKeyText = (issue: z.core.$ZodIssue & { code: "unrecognized_keys" }, schema: z.ZodType): string => {
   const where = issue.path.join(".");
   const known = knownKeysAt(schema, issue.path);
-  const keys = issue.keys.map((k) => {
-    const meant = closestName(k, known);
-    return `${issue.path.length ? `${where}.${k}` : k}${meant ? ` (did you mean ${meant}?)` : ""}`;
+  const full = (k: string) => (issue.path.length ? `${where}.${k}` : k);
+  const meant = issue.keys.flatMap((k) => {
+    const m = closestName(k, known);
+    return m ? [issue.keys.length === 1 ? full(m) : `${full(m)} for ${full(k)}`] : [];
   });
-  return `${keys.join(", ")}: unknown key; see hexa run --print-config for the known ones`;
+  const hint = meant.length ? ` (did you mean ${meant.join(", ")}?)` : "";
+  return `${issue.keys.map(full).join(", ")}: unknown key; see hexa run --print-config for the known ones${hint}`;
 };
 
 /** `clean` is `raw` with its secrets removed: a secret's value never reaches a message, only that one was given. */
