@@ -23,7 +23,7 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const QUICKSTART = "test/fixtures/two-levels.yaml";
 const ENV = (() => {
   // The commands hexa prints read as a linked `hexa` prints them (src/cli/invocation.ts).
-  const env = { ...process.env, HEXA_LAUNCHER: "hexa" };
+  const env: NodeJS.ProcessEnv = { ...process.env, HEXA_LAUNCHER: "hexa" };
   delete env.CHROMA_URL; // the index tests start their own embedded server
   return env;
 })();
