@@ -1,10 +1,12 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { runConformance } from "../levels/reward-search/trainer/conformance.ts";
 import { allFamilies, loadFamilies, loadPluginFamilies } from "../src/app/families.ts";
 import { parseRunConfigYaml } from "../src/loop/run-config.ts";
+import { hexa } from "./support/hexa-cli.ts";
 
 /** examples/: each config parses as hexa run reads it, each is named in its README, the custom trainer conforms. */
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -40,5 +42,21 @@ describe("the examples", () => {
     const checks = await runConformance({ command: [process.execPath, "--import", "tsx", trainer] });
     expect(checks.filter((c) => !c.ok)).toEqual([]);
     expect(checks).toHaveLength(9);
+  });
+
+  it("a run of a task the custom trainer does not serve is refused before it starts, naming both", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "hexa-custom-trainer-"));
+    const config = join(dir, "cartpole.yaml");
+    const trainer = `[${process.execPath}, --import, tsx, ${join(ROOT, "examples/custom-trainer/trainer.ts")}]`;
+    writeFileSync(
+      config,
+      `family: reward-search\nlevels: [cartpole]\nagent: heuristic\nevolver: heuristic\nrounds: 1\nepisodesPerRound: 1\nrewardSearch: {trainer: {command: ${trainer}}, cacheDir: ${dir}/cache, jobsDir: ${dir}/jobs}\n`,
+    );
+    const r = await hexa(["run", config, "--runs-dir", join(dir, "runs")]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(
+      /^hexa: .*cartpole\.yaml: levels: the trainer reach-example 0\.1\.0 \(rewardSearch\.trainer\.command\) serves reach, not cartpole/,
+    );
+    expect(existsSync(join(dir, "runs"))).toBe(false);
   });
 });

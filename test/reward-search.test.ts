@@ -112,7 +112,7 @@ let server: FakeOpenAI | undefined;
 afterAll(async () => server?.close());
 
 describe("hexa run with family: reward-search: bad input", () => {
-  it("an unknown task, and a trainer command that does not exist, are hexa: errors (exit 2) naming what to fix; finished episodes are kept", async () => {
+  it("an unknown task, and a trainer command that does not exist, are hexa: errors (exit 2) naming what to fix, before the run starts", async () => {
     const dir = tmp();
     const unknown = config(dir).replace("rs.yaml", "unknown.yaml");
     writeFileSync(unknown, readFileSync(config(dir), "utf8").replace("[cartpole]", "[cartpolez]"));
@@ -126,7 +126,8 @@ describe("hexa run with family: reward-search: bad input", () => {
     expect(m.status).toBe(2);
     expect(m.stderr).toMatch(/^hexa: .*\/nonexistent\/trainer/m);
     expect(m.stderr).not.toMatch(/\bat .*\.ts:\d+/);
-    expect(m.stderr).toMatch(/hexa run --resume/);
+    // A custom trainer is asked for its hello before the run starts: one that cannot start refuses the run, nothing written.
+    expect(existsSync(join(dir, "runs-m"))).toBe(false);
   });
 });
 

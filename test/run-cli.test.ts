@@ -22,7 +22,8 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 /** A quickstart-sized run on two fast levels (the README's quickstart itself is played by the inspect tests). */
 const QUICKSTART = "test/fixtures/two-levels.yaml";
 const ENV = (() => {
-  const env = { ...process.env };
+  // The commands hexa prints read as a linked `hexa` prints them (src/cli/invocation.ts).
+  const env: NodeJS.ProcessEnv = { ...process.env, HEXA_LAUNCHER: "hexa" };
   delete env.CHROMA_URL; // the index tests start their own embedded server
   return env;
 })();

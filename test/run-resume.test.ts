@@ -76,7 +76,8 @@ const spawnHexa = (args: string[], onExit?: () => void): Proc => {
   const child = spawn(process.execPath, ["bin/hexa.js", ...args], {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, HEXA_PHYSICS_WORKERS: "1" },
+    // HEXA_LAUNCHER: the commands hexa prints read as a linked `hexa` prints them (src/cli/invocation.ts).
+    env: { ...process.env, HEXA_PHYSICS_WORKERS: "1", HEXA_LAUNCHER: "hexa" },
   });
   live.add(child);
   let stdout = "";

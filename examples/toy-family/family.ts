@@ -1,7 +1,9 @@
 import { z } from "zod";
 import { toolDefiner } from "../../tools/define-tool.ts";
 import { callTool } from "../../tools/dispatch.ts";
-import { familyConfig, type LevelFamily } from "../../src/family/family.ts";
+import { familyConfig, type HeuristicEvolveRequest, type LevelFamily } from "../../src/family/family.ts";
+import type { BankEvent } from "../../src/store/bank.ts";
+import { cite, NO_EVIDENCE, weightOf } from "../../src/store/bank-weights.ts";
 import type { FamilyModule } from "../../src/family/registry.ts";
 import type { TaskEnv } from "../../src/family/task-env.ts";
 import { countedTurns, NO_USAGE, TRAJECTORY_SCHEMA_VERSION, type TrajectoryStep } from "../../src/store/trajectory.ts";
@@ -50,6 +52,39 @@ const finish = defineTool({
 });
 
 const TOOLS = [probe, finish];
+
+/**
+ * The heuristic evolver: a level's first success becomes one skill, bisection, citing the probes it took; each
+ * later update reweights it by the round's outcomes (its evidence is the running mean of their r).
+ */
+const evolveToy = ({ round, level, bank, labelled }: HeuristicEvolveRequest): BankEvent[] => {
+  const id = `${level}-bisect`;
+  const had = bank.skills.find((s) => s.id === id);
+  const wins = labelled.filter((l) => l.trajectory.success);
+  if (!had && wins.length === 0) return [];
+  const evidence = cite(
+    had?.evidence ?? NO_EVIDENCE,
+    labelled.map((l) => l.r),
+  );
+  const cited = { schemaVersion: 1 as const, round, evidence: labelled.map((l) => l.id) };
+  if (had) return [{ type: "reweight", ...cited, reason: `${wins.length}/${labelled.length} found`, id, weight: weightOf(evidence), evidenceState: evidence }];
+  const best = wins.reduce((a, l) => (l.trajectory.steps.length < a.trajectory.steps.length ? l : a));
+  const skill = {
+    kind: "skill" as const,
+    id,
+    sourceSeeds: wins.map((l) => l.trajectory.seed),
+    generation: round,
+    weight: weightOf(evidence),
+    parents: [],
+    evidence,
+    title: "Bisect the range",
+    principle: "Probe the middle of the numbers still possible; each answer halves them, so the secret is found in about log2(range) probes.",
+    whenToApply: "from the first probe, every time",
+    example: `seed ${best.trajectory.seed}: found in ${best.trajectory.steps.length} probes`,
+    sourceType: "contrastive" as const,
+  };
+  return [{ type: "add", ...cited, reason: `${wins.length} episode(s) found the secret by bisection`, entry: skill }];
+};
 
 export const toyFamily = (): LevelFamily => {
   const slice = { key: "toy", schema: ToyConfig };
@@ -126,7 +161,7 @@ export const toyFamily = (): LevelFamily => {
         stopReason: success ? "success" : "budget",
       };
     },
-    evolveHeuristic: () => [],
+    evolveHeuristic: evolveToy,
   };
   return family;
 };

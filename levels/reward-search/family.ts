@@ -6,6 +6,7 @@ import type { RunConfig } from "../../src/loop/run-config.ts";
 import { scheduleLevel } from "../../src/loop/schedule.ts";
 import { createRng } from "../../src/util/rng.ts";
 import type { TrainerPool } from "./trainer/pool.ts";
+import { checkServedTasks } from "./trainer/served-tasks.ts";
 import { renderRewardAction, RewardAction } from "./action.ts";
 import { budgetsOf, RewardSearchConfig, upgradeRewardSearch } from "./config.ts";
 import { runRewardDesigner } from "./heuristic/designer.ts";
@@ -152,6 +153,11 @@ export const rewardSearchFamily = (trainerFor: (c: RewardSearchConfig) => Traine
     },
     synthesiseHeuristic: (o) => synthesiseDesigns(o),
     checkConfig: (config) => checkRoundsBudget(family, config),
+    // The built-in trainer serves every task of the registry; another one says in its hello what it serves.
+    checkStart: async (config) => {
+      const { pool, c } = pools.of(config);
+      if (c.trainer.command) checkServedTasks(config.levels, await pool.hello());
+    },
     allowanceOf: (req) => roundsAllowance(family, req),
     searchFor: (config) => {
       const { pool, c } = pools.of(config);

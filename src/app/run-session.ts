@@ -19,6 +19,8 @@ import { planRun, type FamilyOverride, type RunPlan } from "./run-plan.ts";
 import { closeServices, connectServices, type ModelsFactory, type RunFlags, type RunServices } from "./run-services.ts";
 import { onInterrupt } from "./run-signals.ts";
 import { recordedSize, summariseRounds, summariseSearch } from "./run-summary.ts";
+import { hexaCommand } from "../util/hexa-command.ts";
+import { checkRunStart } from "../cli/run-check.ts";
 
 /** What starts or resumes a run: `hexa run`'s arguments, and the injection points a replay needs. */
 export interface RunSessionOptions {
@@ -141,8 +143,8 @@ const stoppedError = async (s: Session, e: unknown): Promise<unknown> => {
     writeRunReport(dir.path);
     return new RunStopped(`${e.message}; the run is marked stopped: budget (${dir.file("stopped")}). ${stoppedHint(dir, gate.cap, spent)}`);
   }
-  const err = asUserError(e, `fix that (space, permissions), then: hexa run --resume ${dir.path}`);
-  return err instanceof HexaError && !(err instanceof InvariantError) && !err.message.includes("hexa run --resume")
+  const err = asUserError(e, `fix that (space, permissions), then: ${hexaCommand(`run --resume ${dir.path}`)}`);
+  return err instanceof HexaError && !(err instanceof InvariantError) && !err.message.includes(" run --resume ")
     ? new ConfigError(`${err.message}. ${s.resumeHint}`)
     : err;
 };
@@ -150,6 +152,8 @@ const stoppedError = async (s: Session, e: unknown): Promise<unknown> => {
 /** Opens everything a run needs in order; on a failure, closes what was opened and rethrows. */
 const openSession = async (o: RunSessionOptions): Promise<Omit<Session, "signal"> & { notices: { warn: (line: string) => void } }> => {
   const plan = planRun(o, o.note, o.family);
+  // Workers train with their own trainer (docs/security.md), so only a run that trains here asks its trainer first.
+  if ((o.flags.backend ?? plan.cfg.backend) === "local") await checkRunStart(plan.family, plan.cfg, plan.where);
   // A server quirk is told once per model, above the progress line once that is drawn, and kept once the directory exists.
   const notices = { warn: o.note, keep: undefined as ((message: string) => void) | undefined };
   const onNotice = (message: string) => {
@@ -168,7 +172,7 @@ const openSession = async (o: RunSessionOptions): Promise<Omit<Session, "signal"
   }
   const view = progressView(process.stderr, () => performance.now());
   notices.warn = (line) => view.line(line);
-  return { plan, services, ...locked, view, resumeHint: `Continue with: hexa run --resume ${locked.dir.path}`, notices };
+  return { plan, services, ...locked, view, resumeHint: `Continue with: ${hexaCommand(`run --resume ${locked.dir.path}`)}`, notices };
 };
 
 /**

@@ -8,6 +8,7 @@ import type { RunDir } from "../store/run-dir.ts";
 import type { UsageLine } from "../store/run-records.ts";
 import { scoreRun } from "../report/final-scores-text.ts";
 import { prepareRunAnimations, writeRunReport } from "../cli/inspect-report.ts";
+import { hexaCommand } from "../util/hexa-command.ts";
 
 const out = (text: string) => void process.stdout.write(text);
 
@@ -26,7 +27,7 @@ const printSummary = (m: Metrics, dir: string): void => {
     `tokens ${u.input + u.output} (${u.calls} calls${u.estimatedCalls ? `, ${u.estimatedCalls} estimated: the server reported no usage` : ""}), cost $${u.costUsd.toFixed(4)}${u.unpricedCalls ? ` + ${u.unpricedCalls} unpriced calls` : ""}; time: simulation ${(m.time.simulationMs / 1000).toFixed(1)} s, agent ${(m.time.agentMs / 1000).toFixed(1)} s, bank ${(m.time.bankMs / 1000).toFixed(1)} s\n`,
   );
   for (const p of m.problems ?? []) out(`${p.fatal ? "PROBLEM" : "note"}: ${p.message}\n`);
-  out(`run directory: ${dir}\nheld-out check: hexa eval ${dir}\n`);
+  out(`run directory: ${dir}\nheld-out check: ${hexaCommand(`eval ${dir}`)}\n`);
 };
 
 /** A search's summary: its calls' tokens and cost, the family's final scores, where its records are. */
@@ -34,7 +35,7 @@ export const summariseSearch = async (family: LevelFamily, cfg: RunConfig, dir: 
   if (usage.length)
     out(`tokens ${usage.reduce((n, l) => n + l.input + l.output, 0)} (${usage.length} calls), cost $${usage.reduce((n, l) => n + l.costUsd, 0).toFixed(4)}\n`);
   await scoreRun(family, cfg, dir.path, [], out);
-  out(`run directory: ${resolve(dir.path)}\nlineage: hexa inspect ${dir.path}\n`);
+  out(`run directory: ${resolve(dir.path)}\nlineage: ${hexaCommand(`inspect ${dir.path}`)}\n`);
 };
 
 /** The sizes of the files the rounds append to: equal before and after, the run recorded nothing new. */

@@ -8,6 +8,7 @@ import { baseName, forecastText, type Forecast } from "../loop/forecast.ts";
 import { readJsonl } from "../store/jsonl.ts";
 import type { RunDir } from "../store/run-dir.ts";
 import { UsageLine } from "../store/run-records.ts";
+import { hexaCommand } from "../util/hexa-command.ts";
 
 /** The config's cap with the flags laid over it, each checked like the config key it overrides. */
 export const budgetFrom = (config: Budget, argv: Record<string, unknown>): Budget => {
@@ -97,5 +98,5 @@ export const raiseFlags = (cap: Budget, spent: Pick<Spend, "usd" | "tokens">): s
 
 /** The line a stopped run ends with: what it spent and how to go on. */
 export const stoppedHint = (dir: RunDir, cap: Budget, spent: Spend): string => {
-  return `finished episodes and trained candidates are kept; spent ${spendText(spent)}. Raise the cap and continue: hexa run --resume ${dir.path} ${raiseFlags(cap, spent)}`;
+  return `finished episodes and trained candidates are kept; spent ${spendText(spent)}. Raise the cap and continue: ${hexaCommand(`run --resume ${dir.path} ${raiseFlags(cap, spent)}`)}`;
 };

@@ -16,6 +16,7 @@ import { secretsInConfig, secretsInEnv, type SecretValue } from "../bundle/secre
 import { isSearchDirectory, searchReplayFiles } from "./bundle-search.ts";
 import { changedKeys, configDigest, readRunConfig, runDirConfig } from "./run-setup.ts";
 import type { BundleArgs } from "./bundle.ts";
+import { hexaCommand } from "../util/hexa-command.ts";
 
 const GIVEN_CONFIG = "bundle/config-given.yaml";
 
@@ -90,7 +91,7 @@ const wrote = (dir: string, out: string, given: string, packed: Packed, createdA
   writeJsonAtomic(join(dir, BUNDLE_RECORD_FILE), record);
   packed.skipped.forEach((s) => note(`note: ${s}`));
   process.stdout.write(
-    `wrote ${out} (${packed.files} files, ${(packed.bytes / 1024).toFixed(0)} KiB before compression)\nmanifest sha256 ${packed.manifestHash}\ncheck it: hexa verify ${given}\n`,
+    `wrote ${out} (${packed.files} files, ${(packed.bytes / 1024).toFixed(0)} KiB before compression)\nmanifest sha256 ${packed.manifestHash}\ncheck it: ${hexaCommand(`verify ${given}`)}\n`,
   );
 };
 

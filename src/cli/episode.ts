@@ -15,6 +15,7 @@ import { flagOptions, schemaFlags, sliceFromFlags, type SchemaFlag } from "../cl
 import { toolProgressView } from "./tool-progress.ts";
 import { assertWritable } from "../cli-kit/write-file.ts";
 import { defineCommand, withOptionsByName } from "../cli-kit/define-command.ts";
+import { episodeOutcome } from "./episode-outcome.ts";
 
 const oneLine = (s: string, max: number) => {
   const flat = s.replace(/\s+/g, " ").trim();
@@ -130,12 +131,7 @@ const episodeLlm = (argv: ModelFlags): LlmConfig => {
 const printOutcome = (t: Trajectory, agent: RunAgent, llm: LlmConfig): void => {
   const priced = agent === "heuristic" || priceOf(llm.prices, t.model) !== undefined;
   const cost = priced ? `$${t.usage.costUsd.toFixed(4)}` : `cost unknown (${t.model} is not in the price table)`;
-  const outcome = t.success ? `SUCCESS in ${t.steps.length} turns` : `FAILURE (${t.stopReason}${t.error ? `: ${t.error}` : ""})`;
-  process.stdout.write(
-    `${outcome}; agent ${t.agent}, model ${t.model}; turns counted ${t.turns}/${t.maxTurns}; ` +
-      `tokens in ${t.usage.input} (cached ${t.usage.cached}) out ${t.usage.output}, ${t.usage.calls} calls, ${cost}; ` +
-      `${(t.wallMs / 1000).toFixed(1)} s\n`,
-  );
+  process.stdout.write(`${episodeOutcome(t, cost)}\n`);
   if (t.stopReason === "error") process.exitCode = 1;
   if (agent !== "heuristic" && t.steps.length > 0 && t.steps.every((x) => x.tool === "(none)")) {
     process.stderr.write(

@@ -13,8 +13,10 @@ import { openRun } from "./run-open.ts";
 import { budgetFrom, checkForecast, earlierUsage, raiseFlags, seedGate, spentIn } from "./budget.ts";
 import { percent } from "../cli-kit/format.ts";
 import { familyOf, modelsFor } from "./run-setup.ts";
+import type { LevelFamily } from "../family/family.ts";
 import { doctorSkipped, preflight, servedChanges } from "./preflight.ts";
 import type { EvalArgs } from "./eval.ts";
+import { hexaCommand } from "../util/hexa-command.ts";
 
 /** Held-out figures mean something only for the final bank, so an interrupted run is refused. */
 const requireFinished = (path: string, { episodes, log }: RunState, cfg: RunConfig): void => {
@@ -24,7 +26,7 @@ const requireFinished = (path: string, { episodes, log }: RunState, cfg: RunConf
   if (played.size < need || open.length) {
     const commit = open.length ? `; round ${cfg.rounds} not committed on ${open.join(", ")}` : "";
     throw new ConfigError(
-      `${path}: the run is unfinished (got ${played.size} of ${need} stream episodes${commit}); finish it first with hexa run --resume ${path}, then evaluate`,
+      `${path}: the run is unfinished (got ${played.size} of ${need} stream episodes${commit}); finish it first with ${hexaCommand(`run --resume ${path}`)}, then evaluate`,
     );
   }
 };
@@ -39,6 +41,18 @@ const table = (rows: readonly EvalRow[]): string => {
   ].join("\n");
 };
 
+/** The held-out seeds: --seeds as given, else --count's, with a note naming each level that has fewer left and the number it plays. */
+const chosenSeeds = (cfg: RunConfig, family: LevelFamily, argv: EvalArgs, run: RunState): Map<string, number[]> => {
+  const given = argv.seeds;
+  const seeds = heldOutSeeds(cfg, family, { ...(given ? { seeds: given } : {}), count: argv.count }, learnedSeeds(run));
+  const short = [...seeds].filter(([, s]) => s.length < argv.count).map(([level, s]) => `${level} ${s.length}`);
+  if (!given && short.length)
+    process.stderr.write(
+      `note: --count ${argv.count}: fewer vetted seeds are left outside what the run learned from; evaluating ${short.join(", ")} (pass --seeds to pick others)\n`,
+    );
+  return seeds;
+};
+
 /** `hexa eval`: the run's final bank played frozen on held-out seeds, under the evaluation's spend cap. */
 export const evaluate = async (argv: EvalArgs): Promise<void> => {
   const path = argv.run;
@@ -50,8 +64,7 @@ export const evaluate = async (argv: EvalArgs): Promise<void> => {
     ),
   );
   requireFinished(path, run, cfg);
-  const given = argv.seeds;
-  const seeds = heldOutSeeds(cfg, family, { ...(given ? { seeds: given } : {}), count: argv.count }, learnedSeeds(run));
+  const seeds = chosenSeeds(cfg, family, argv, run);
   const wanted = Object.fromEntries(seeds);
   // An evaluation of these seeds that a spend cap stopped is continued: what it played is kept, not played again.
   const stopped = stoppedEvalOf(dir.path, wanted);
@@ -113,7 +126,7 @@ export const evaluate = async (argv: EvalArgs): Promise<void> => {
       seeds: wanted,
     });
     throw new RunStopped(
-      `${e.message}; the evaluation is marked stopped: budget (${join(dir.path, "eval", "stopped.json")}) and its finished episodes are kept in ${file}. Raise the cap and continue (the same seeds; no episode is played twice): hexa eval ${path} --seeds '${heldOutArg(wanted)}' ${raiseFlags(gate.cap, spent)}`,
+      `${e.message}; the evaluation is marked stopped: budget (${join(dir.path, "eval", "stopped.json")}) and its finished episodes are kept in ${file}. Raise the cap and continue (the same seeds; no episode is played twice): ${hexaCommand(`eval ${path} --seeds '${heldOutArg(wanted)}' ${raiseFlags(gate.cap, spent)}`)}`,
     );
   }
   if (evalStopped(dir.path)?.evalFile === basename(file)) clearEvalStopped(dir.path);

@@ -19,7 +19,7 @@ export const hexaCli = (args: readonly string[]): Argv => {
   return familyModules()
     .flatMap((m) => m.commands ?? [])
     .reduce((y, c) => y.command(asYargsCommand(c)), generic)
-    .demandCommand(1, "name a command; see --help")
+    .demandCommand(1, "name a command")
     .strict()
     .help();
 };

@@ -189,6 +189,10 @@ export const findTarget = (dir: string): InspectTarget => {
   const path = resolve(dir);
   if (lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() && !existsSync(path))
     throw new ConfigError(`${dir}: a link to ${readlinkSync(path)}, which does not exist; give a run directory (runs/<id>) or a comparison directory`);
+  if (existsSync(path) && !isDirectory(path))
+    throw new ConfigError(
+      `${dir}: a file, not a directory; hexa inspect reads what a run wrote: give its run directory (runs/<id>, printed by hexa run) or a comparison directory`,
+    );
   if (!isDirectory(path)) throw new ConfigError(`${dir}: no such directory; give a run directory (runs/<id>) or a comparison directory`);
   if (isRun(path)) return { kind: "run", path, cells: [{ name: basename(path), runs: [path] }], searches: findSearchDirs(path) };
   const cells = new Map<string, string[]>();

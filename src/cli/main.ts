@@ -1,10 +1,14 @@
 import { hideBin } from "yargs/helpers";
+import type { Argv } from "yargs";
 import { HexaError, RunStopped } from "../errors.ts";
 import { closeFamilies, loadPluginFamilies } from "../app/families.ts";
 import { hexaCli } from "./hexa-cli.ts";
 import { appHost } from "../app/host.ts";
 import { provideFamilyHost } from "../family/host.ts";
 import { terminalText } from "../util/terminal-text.ts";
+import { errorLine, type UsageContext, usageErrorText } from "../cli-kit/usage-error.ts";
+import { setHexaLauncher } from "../util/hexa-command.ts";
+import { LAUNCHER_ENV, launcherOf } from "./invocation.ts";
 
 // `hexa levels list | head` closes the pipe early; that is not an error.
 process.stdout.on("error", (e: NodeJS.ErrnoException) => {
@@ -12,22 +16,50 @@ process.stdout.on("error", (e: NodeJS.ErrnoException) => {
   throw e;
 });
 
+const launcher = launcherOf({ script: process.argv[1], env: process.env, cwd: process.cwd() });
+setHexaLauncher(launcher);
+// The hexa processes a command starts (hexa compare's runs) print the user's launcher, not their own node command.
+process.env[LAUNCHER_ENV] = launcher;
 provideFamilyHost(appHost);
+const colour = process.stderr.hasColors?.() ?? false;
 
 await loadPluginFamilies().catch((e: unknown) => {
   if (!(e instanceof HexaError)) throw e;
-  process.stderr.write(`hexa: ${terminalText(e.message)}\n`);
+  process.stderr.write(`${errorLine(terminalText(e.message), colour)}\n`);
   process.exit(2);
 });
 
-const cli = hexaCli(hideBin(process.argv)).fail((msg, err, y) => {
+/** The part of yargs' instance that says where parsing stopped (internal in its types, stable across yargs 17–18). */
+interface YargsWhere {
+  getOptions(): { key: Record<string, unknown> };
+  getInternalMethods(): { getContext(): { commands: string[] }; getCommandInstance(): { getCommands(): string[] } };
+}
+
+/** The command path, flags and subcommands at the point yargs refused the input. */
+const usageContext = (y: Argv): UsageContext => {
+  const where = y as unknown as YargsWhere;
+  const internal = where.getInternalMethods();
+  return { path: internal.getContext().commands, flags: Object.keys(where.getOptions().key), commands: internal.getCommandInstance().getCommands() };
+};
+
+/** The context, or none (no suggestion, help at the top) should a yargs release change its internals. */
+const usageContextOrNone = (y: Argv): UsageContext => {
+  try {
+    return usageContext(y);
+  } catch {
+    return { path: [], flags: [], commands: [] };
+  }
+};
+
+const cli = hexaCli(hideBin(process.argv));
+cli.fail((msg, err) => {
   // yargs re-throws an error from an option's `coerce` as a YError carrying the same message.
   if (err instanceof HexaError || err?.name === "YError") {
-    process.stderr.write(`hexa: ${terminalText(err.message)}\n`);
+    process.stderr.write(`${errorLine(terminalText(err.message), colour)}\n`);
   } else if (err) {
     throw err;
   } else {
-    process.stderr.write(`${y.help()}\n\nhexa: ${msg}\n`);
+    process.stderr.write(usageErrorText(msg, usageContextOrNone(cli), launcher, colour));
   }
   process.exit(err instanceof RunStopped ? 3 : 2);
 });
@@ -39,7 +71,7 @@ try {
 } catch (err) {
   // A lazy command's coerce error reaches here as yargs' YError, past .fail(): the same user error.
   if (err instanceof HexaError || (err instanceof Error && err.name === "YError")) {
-    process.stderr.write(`hexa: ${terminalText(err.message)}\n`);
+    process.stderr.write(`${errorLine(terminalText(err.message), colour)}\n`);
     await closeFamilies();
     process.exit(err instanceof RunStopped ? 3 : 2);
   }

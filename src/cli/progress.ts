@@ -1,5 +1,6 @@
 import cliProgress from "cli-progress";
 import type { Progress } from "../loop/run-loop.ts";
+import { counted } from "../util/counted.ts";
 
 export interface ProgressView {
   update(p: Progress): void;
@@ -14,8 +15,8 @@ const fmtElapsed = (ms: number) => {
 };
 
 const fields = (p: Progress, startedMs: number, now: number) => ({
-  phase: p.phase === "offline" ? "offline" : `round ${p.round}`,
-  successes: p.successes,
+  phase: `${p.level ? `${p.level} ` : ""}${p.phase === "offline" ? "offline" : `round ${p.round}`}`,
+  successes: counted(p.successes, "success", "successes"),
   tokens: p.tokens,
   cost: p.costUsd.toFixed(4),
   elapsed: fmtElapsed(now - startedMs),
@@ -29,7 +30,7 @@ export const progressView = (stream: NodeJS.WriteStream, now: () => number): Pro
       update: (p) => {
         if (p.done === 0) return;
         const f = fields(p, started, now());
-        stream.write(`[${p.done}/${p.total}] ${f.phase}: ${f.successes} successes, ${f.tokens} tokens, $${f.cost}, ${f.elapsed}\n`);
+        stream.write(`[${p.done}/${p.total}] ${f.phase}: ${f.successes}, ${f.tokens} tokens, $${f.cost}, ${f.elapsed}\n`);
       },
       line: (t) => void stream.write(`${t}\n`),
       stop: () => {},
@@ -38,7 +39,7 @@ export const progressView = (stream: NodeJS.WriteStream, now: () => number): Pro
   const multi = new cliProgress.MultiBar(
     {
       stream,
-      format: "{bar} {value}/{total} episodes | {phase} | {successes} successes | {tokens} tokens | ${cost} | {elapsed}",
+      format: "{bar} {value}/{total} episodes | {phase} | {successes} | {tokens} tokens | ${cost} | {elapsed}",
       hideCursor: true,
       clearOnComplete: false,
     },

@@ -4,6 +4,9 @@ import type { RunConfig } from "../loop/run-config.ts";
 import { schedule } from "../loop/schedule.ts";
 import { familyOf } from "./run-setup.ts";
 
+/** A ConfigError from checking `where` names it first. */
+const namingWhere = (e: unknown, where: string): unknown => (e instanceof ConfigError ? new ConfigError(`${where}: ${e.message}`) : e);
+
 /** What a run start checks of a parsed config before anything is written: its levels, seeds and run id. */
 export const checkRunConfig = (cfg: RunConfig, where: string): LevelFamily => {
   const family = familyOf(cfg);
@@ -13,7 +16,16 @@ export const checkRunConfig = (cfg: RunConfig, where: string): LevelFamily => {
       throw new ConfigError(`method: the ${family.id} family has no whole search (got ${cfg.method}); use method: rounds`);
     family.checkConfig?.(cfg);
   } catch (e) {
-    throw e instanceof ConfigError ? new ConfigError(`${where}: ${e.message}`) : e;
+    throw namingWhere(e, where);
   }
   return family;
+};
+
+/** What a run start asks outside hexa before anything is written (a trainer's served tasks), as the family knows it. */
+export const checkRunStart = async (family: LevelFamily, cfg: RunConfig, where: string): Promise<void> => {
+  try {
+    await family.checkStart?.(cfg);
+  } catch (e) {
+    throw namingWhere(e, where);
+  }
 };

@@ -4,6 +4,7 @@ import { allFamilies } from "../app/families.ts";
 import { defineCommand } from "../cli-kit/define-command.ts";
 import { asUserError } from "../cli-kit/write-file.ts";
 import { budgetOptions, DOCTOR_OPTION } from "./guard-flags.ts";
+import { hexaCommand } from "../util/hexa-command.ts";
 
 /** The resolved config (every default) as --print-config prints it: a resume's, the file's, or the defaults with a placeholder level. */
 const printedConfig = async (resumeDir: string | undefined, configPath: string | undefined, note: (line: string) => void): Promise<string> => {
@@ -38,14 +39,15 @@ export const runCommand = defineCommand({
   handler: async (argv) => {
     const configPath = argv.config;
     const resumeDir = argv.resume;
-    if (resumeDir !== undefined && resumeDir.trim() === "") throw new ConfigError("--resume needs a run directory, e.g. hexa run --resume runs/<id>");
+    if (resumeDir !== undefined && resumeDir.trim() === "")
+      throw new ConfigError(`--resume needs a run directory, e.g. ${hexaCommand("run --resume runs/<id>")}`);
     if (configPath && resumeDir) throw new ConfigError("give a config or --resume DIR, not both (a resumed run keeps its own config.yaml)");
     const note = (line: string) => process.stderr.write(`${line}\n`);
     if (argv["print-config"]) {
       process.stdout.write(await printedConfig(resumeDir, configPath, note));
       return;
     }
-    if (!configPath && !resumeDir) throw new ConfigError("name a config (e.g. hexa run configs/quickstart.yaml) or --resume runs/<id>");
+    if (!configPath && !resumeDir) throw new ConfigError(`name a config (e.g. ${hexaCommand("run configs/quickstart.yaml")}) or --resume runs/<id>`);
     let made: string | undefined;
     // The run's modules (stores, models, the loop) are loaded only here: `hexa run --help` starts fast.
     const { runSession } = await import("../app/run-session.ts");
@@ -53,7 +55,7 @@ export const runCommand = defineCommand({
       await runSession({ configPath, resumeDir, runsDir: argv["runs-dir"], flags: argv, note, madeAt: (path) => (made = path) });
     } catch (e) {
       const fix = made
-        ? `fix that (space, permissions), then: hexa run --resume ${made}`
+        ? `fix that (space, permissions), then: ${hexaCommand(`run --resume ${made}`)}`
         : "check that the runs folder (--runs-dir) exists, is writable and has space";
       throw asUserError(e, fix);
     }

@@ -155,6 +155,11 @@ export interface LevelFamily {
   /** Throws a ConfigError naming the field when the family's slice and the rest of the config cannot work together; hexa run calls it before writing anything. */
   checkConfig?(config: RunConfig): void;
   /**
+   * Asks what the config names outside hexa (a trainer process) whether it can serve the run, and throws a
+   * ConfigError naming both sides when it cannot; hexa run awaits it before writing anything. Absent: nothing to ask.
+   */
+  checkStart?(config: RunConfig): Promise<void>;
+  /**
    * This episode's share of a run-wide budget the config sets (reward search: search.budget trainings per
    * task), given what the level's earlier phases spent (TrajectoryStep.spent); undefined: no budget. Computed
    * by the loop when it schedules the episode, so a resume and a remote worker see the same share.

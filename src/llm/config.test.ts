@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { ConfigError } from "../errors.ts";
-import { concurrencyOf, LlmConfig, ModelConfig, resolveModelConfig } from "./config.ts";
+import { concurrencyOf, LlmConfig, ModelConfig, NO_KEY, resolveModelConfig } from "./config.ts";
 
 describe("LlmConfig", () => {
   it("fills every role from the defaults", () => {
@@ -59,10 +59,18 @@ describe("resolveModelConfig", () => {
 
   it("names the field and the fix when no key is set", () => {
     expect(() => resolveModelConfig(defaults, {}, "llm.evolver")).toThrow(
-      new ConfigError("llm.evolver.apiKey: no API key (got none); set llm.evolver.apiKey, HEXA_EVOLVER_API_KEY or OPENAI_API_KEY"),
+      new ConfigError(
+        "llm.evolver.apiKey: no API key for https://api.openai.com/v1 (got none); set llm.evolver.apiKey, HEXA_EVOLVER_API_KEY or OPENAI_API_KEY (a server on this machine needs none)",
+      ),
     );
     expect(resolveModelConfig(defaults, { HEXA_EVOLVER_API_KEY: "role", OPENAI_API_KEY: "shared" }, "llm.evolver").apiKey).toBe("role");
     expect(resolveModelConfig(defaults, { HEXA_ACTOR_API_KEY: "role", OPENAI_API_KEY: "shared" }, "llm.evolver").apiKey).toBe("shared");
     expect(() => resolveModelConfig(defaults, { OPENAI_API_KEY: "k", OPENAI_BASE_URL: "localhost" }, "llm.actor")).toThrow(ConfigError);
+  });
+
+  it("needs no key for a server on this machine", () => {
+    for (const baseURL of ["http://localhost:8000/v1", "http://127.0.0.1:8080/v1", "http://[::1]:11434/v1"])
+      expect(resolveModelConfig({ ...defaults, baseURL }, {}, "llm.actor")).toMatchObject({ baseURL, apiKey: NO_KEY });
+    expect(() => resolveModelConfig({ ...defaults, baseURL: "http://10.0.0.5:8000/v1" }, {}, "llm.actor")).toThrow(/no API key for http:\/\/10\.0\.0\.5/);
   });
 });

@@ -129,17 +129,23 @@ export const concurrencyOf = (config: { baseURL: string; concurrency?: number | 
 /** The environment variable that holds one role's key (roles on different endpoints need different keys). */
 export const roleKeyVar = (where: string): string => `HEXA_${(where.split(".").at(-1) ?? "").toUpperCase()}_API_KEY`;
 
+/** What a server on this machine gets for a key when none is set: vLLM, llama.cpp and Ollama started without one ignore it. */
+export const NO_KEY = "none";
+
 /**
  * Fills baseURL and apiKey: the config's, else the role's HEXA_<ROLE>_API_KEY, else OPENAI_API_KEY / _BASE_URL.
- * `where` names the config path in errors (e.g. "llm.actor").
+ * A server on this machine (localhost, 127.x, ::1) needs no key. `where` names the config path in errors (e.g. "llm.actor").
  */
 export const resolveModelConfig = (config: ModelConfig, env: Env, where: string): ResolvedModelConfig => {
-  const apiKey = config.apiKey ?? env[roleKeyVar(where)] ?? env.OPENAI_API_KEY;
-  if (!apiKey) throw new ConfigError(`${where}.apiKey: no API key (got none); set ${where}.apiKey, ${roleKeyVar(where)} or OPENAI_API_KEY`);
   const baseURL = config.baseURL ?? env.OPENAI_BASE_URL ?? DEFAULT_BASE_URL;
   const parsed = z.url().safeParse(baseURL);
   if (!parsed.success) {
     throw new ConfigError(`OPENAI_BASE_URL: not a URL (got ${JSON.stringify(baseURL)}); set e.g. ${DEFAULT_BASE_URL}`);
   }
+  const apiKey = config.apiKey ?? env[roleKeyVar(where)] ?? env.OPENAI_API_KEY ?? (isLoopback(baseURL) ? NO_KEY : undefined);
+  if (!apiKey)
+    throw new ConfigError(
+      `${where}.apiKey: no API key for ${baseURL} (got none); set ${where}.apiKey, ${roleKeyVar(where)} or OPENAI_API_KEY (a server on this machine needs none)`,
+    );
   return { ...config, apiKey, baseURL };
 };

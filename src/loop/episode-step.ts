@@ -47,7 +47,7 @@ const playJob = async (ctx: LoopContext, job: Job): Promise<void> => {
     ctx.ports.dir.appendEpisode(held?.line ?? rec);
     ctx.held.written(id);
   });
-  ctx.progress();
+  ctx.progress(rec);
   await written;
 };
 

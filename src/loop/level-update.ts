@@ -8,6 +8,8 @@ import { updateBank, updatesAt } from "./bank-update.ts";
 import { usageLine } from "./episode-backend.ts";
 import type { LoopContext } from "./loop-context.ts";
 import { updateSlot } from "./run-order.ts";
+import { hexaCommand } from "../util/hexa-command.ts";
+import { counted } from "../util/counted.ts";
 
 const nothing = () => undefined;
 
@@ -19,10 +21,13 @@ export const commitUpdate = (ctx: LoopContext, level: string, round: number, out
   ctx.state.commit(level, round, out, ms);
   const now = ctx.state.bankOf(level);
   const failed = out.find((e) => e.type === "evolver_failure");
-  const what = failed?.type === "evolver_failure" ? `kept (evolver failed: ${failed.error})` : `updated with ${out.length} event(s)`;
+  const what = failed?.type === "evolver_failure" ? `kept (evolver failed: ${failed.error})` : `updated with ${counted(out.length, "event", "events")}`;
   return ctx.writes.fill(updateSlot(level, round), () => {
     ctx.ports.dir.appendBankUpdate(level, round, out, ms);
-    if (announce) ctx.ports.log?.(`${level} round ${round}: bank ${what}; now ${now.skills.length} skills, ${now.mistakes.length} mistakes`);
+    if (announce)
+      ctx.ports.log?.(
+        `${level} round ${round}: bank ${what}; now ${counted(now.skills.length, "skill", "skills")}, ${counted(now.mistakes.length, "mistake", "mistakes")}`,
+      );
   });
 };
 
@@ -42,7 +47,7 @@ export const updateLevel = async (ctx: LoopContext, level: string, round: number
   } catch (e) {
     if (!(e instanceof LlmError)) throw e;
     throw new ConfigError(
-      `${level} round ${round}: the evolver's model endpoint failed (${e.message}); the bank update was not committed. Fix the endpoint or key, then: hexa run --resume ${ports.dir.path}`,
+      `${level} round ${round}: the evolver's model endpoint failed (${e.message}); the bank update was not committed. Fix the endpoint or key, then: ${hexaCommand(`run --resume ${ports.dir.path}`)}`,
     );
   }
   return commitUpdate(ctx, level, round, out, ports.now() - started, updatesAt(cfg, round));

@@ -1,5 +1,5 @@
 import { updateKey } from "../store/run-dir.ts";
-import type { UsageLine } from "../store/run-records.ts";
+import type { EpisodeRecord, Phase, UsageLine } from "../store/run-records.ts";
 import { localBackend, type EpisodeBackend } from "./episode-backend.ts";
 import { EpisodePool } from "./episode-pool.ts";
 import { HeldWork } from "./held-work.ts";
@@ -31,8 +31,8 @@ export interface LoopContext {
   /** Each level's mean episode time in its last played batch: what the pool orders by. */
   expectedMs: Map<string, number>;
   onUsage: (line: UsageLine) => void;
-  /** After each recorded episode. */
-  progress: () => void;
+  /** After each recorded episode (given), and once at the start. */
+  progress: (recorded?: EpisodeRecord) => void;
   /** Once true (a signal, or a failure in any level), no episode or update starts. */
   stopping: () => boolean;
   /** Records the first failure; every level then stops at its next step. */
@@ -44,14 +44,19 @@ export interface LoopContext {
 const levelPlaysOffline = (cfg: RunConfig, state: RunState, level: string) =>
   state.done.has(updateKey(level, 0)) ? needsOfflineRuns(cfg) : usesBank(cfg) && cfg.init !== "online" && !cfg.offline.banks && !cfg.offline.trajectories;
 
-const progressOf = (cfg: RunConfig, ports: LoopPorts, plan: ReadonlyMap<string, LevelSchedule>, state: RunState, roundOf: Map<string, number>) => {
+/** Where the run stands: the episode just recorded, else (a start or resume) the furthest one recorded; offline with none. */
+const standing = (played: readonly EpisodeRecord[], last: EpisodeRecord | undefined): { phase: Phase; round: number; level?: string } => {
+  const at = last ?? played.reduce<EpisodeRecord | undefined>((a, e) => (e.phase === "stream" && (!a || e.round > a.round) ? e : a), undefined);
+  const level = last ? { level: last.level } : {};
+  return at?.phase === "stream" ? { phase: "stream", round: at.round, ...level } : { phase: "offline", round: 0, ...level };
+};
+
+const progressOf = (cfg: RunConfig, ports: LoopPorts, plan: ReadonlyMap<string, LevelSchedule>, state: RunState) => {
   const total = cfg.levels.reduce((n, l) => n + plan.get(l)!.offline.length + plan.get(l)!.rounds.flat().length, 0);
-  return () => {
+  return (last?: EpisodeRecord) => {
     const played = [...state.records.values()].filter((e) => e.phase !== "eval");
-    const round = Math.min(...roundOf.values());
     ports.onProgress?.({
-      phase: round === 0 ? "offline" : "stream",
-      round,
+      ...standing(played, last),
       done: played.length,
       total,
       successes: played.filter((e) => e.phase === "stream" && e.trajectory.success).length,
@@ -89,7 +94,7 @@ export const openLoop = (cfg: RunConfig, ports: LoopPorts): LoopContext => {
       state.usage.push(line);
       ports.dir.appendUsage(line);
     },
-    progress: progressOf(cfg, ports, plan, state, roundOf),
+    progress: progressOf(cfg, ports, plan, state),
     stopping: () => failed !== undefined || ports.signal?.aborted === true,
     fail: (error) => {
       failed ??= { error };

@@ -8,8 +8,10 @@ import type { EpisodeBackend } from "./episode-backend.ts";
 
 export interface Progress {
   phase: Phase;
-  /** The round every level has reached (levels advance independently, docs/ARCHITECTURE.md §4); 0 while any is offline. */
+  /** The round of the episode just recorded (levels advance independently, docs/ARCHITECTURE.md §4); at a start, the furthest recorded; 0 offline. */
   round: number;
+  /** The level of the episode just recorded; absent at a start. */
+  level?: string;
   done: number;
   total: number;
   successes: number;

@@ -27,7 +27,9 @@ describe("RunConfig", () => {
 
   it("names unknown keys at any depth, wrong types and bad YAML with the file", () => {
     expect(fail(() => parseRunConfig({ family: "interphyre", levels: ["a"], round: 3 }, "x.yaml"))).toMatch(/^x\.yaml: round: unknown key/);
-    expect(fail(() => parseRunConfig({ family: "interphyre", levels: ["a"], actor: { maxTurn: 3 } }, "x.yaml"))).toMatch(/actor\.maxTurn: unknown key/);
+    expect(fail(() => parseRunConfig({ family: "interphyre", levels: ["a"], actor: { maxTurn: 3 } }, "x.yaml"))).toMatch(
+      /actor\.maxTurn: unknown key; .*\(did you mean actor\.maxTurns\?\)$/,
+    );
     expect(fail(() => parseRunConfig({ family: "interphyre", levels: ["a"], rounds: "three" }, "x.yaml"))).toMatch(/rounds: .*number/i);
     expect(fail(() => parseRunConfig({ family: "interphyre" }, "x.yaml"))).toMatch(/levels/);
     expect(fail(() => parseRunConfigYaml("levels: [a\nrounds: 2", "x.yaml"))).toMatch(/^x\.yaml: not valid YAML/);

@@ -10,6 +10,7 @@ import { METHODS, RUN_AGENTS } from "./run-choices.ts";
 import { EmbeddingConfig } from "../store/embedding.ts";
 import { secret, withoutSecrets } from "../util/secret-fields.ts";
 import { unwrapSchema } from "../util/zod-unwrap.ts";
+import { closestName } from "../util/closest-name.ts";
 import { DEFAULT_SKILL_INDEX_DIR } from "../store/skill-index-dir.ts";
 
 /**
@@ -134,13 +135,31 @@ const shownValue = (v: unknown): string => {
   return plain.length > 120 ? `${plain.slice(0, 100)}… (${plain.length} characters)` : plain;
 };
 
+/** The keys the schema knows for the mapping at `path` ([] where it is not a mapping). */
+const knownKeysAt = (schema: z.ZodType, path: readonly PropertyKey[]): string[] => {
+  let at: z.ZodType | undefined = schema;
+  for (const k of path) at = at ? (unwrapSchema(at).schema as Partial<z.ZodObject>).shape?.[String(k)] : undefined;
+  const shape = at ? (unwrapSchema(at).schema as Partial<z.ZodObject>).shape : undefined;
+  return shape ? Object.keys(shape) : [];
+};
+
+/** An unknown key, with the known one it most likely meant. */
+const unknownKeyText = (issue: z.core.$ZodIssue & { code: "unrecognized_keys" }, schema: z.ZodType): string => {
+  const where = issue.path.join(".");
+  const known = knownKeysAt(schema, issue.path);
+  const full = (k: string) => (issue.path.length ? `${where}.${k}` : k);
+  const meant = issue.keys.flatMap((k) => {
+    const m = closestName(k, known);
+    return m ? [issue.keys.length === 1 ? full(m) : `${full(m)} for ${full(k)}`] : [];
+  });
+  const hint = meant.length ? ` (did you mean ${meant.join(", ")}?)` : "";
+  return `${issue.keys.map(full).join(", ")}: unknown key; see hexa run --print-config for the known ones${hint}`;
+};
+
 /** `clean` is `raw` with its secrets removed: a secret's value never reaches a message, only that one was given. */
-const issueText = (issue: z.core.$ZodIssue, raw: unknown, clean: unknown): string => {
+const issueText = (issue: z.core.$ZodIssue, raw: unknown, clean: unknown, schema: z.ZodType): string => {
   const where = issue.path.join(".") || "(config)";
-  if (issue.code === "unrecognized_keys") {
-    const keys = issue.keys.map((k) => (issue.path.length ? `${where}.${k}` : k)).join(", ");
-    return `${keys}: unknown key; see hexa run --print-config for the known ones`;
-  }
+  if (issue.code === "unrecognized_keys") return unknownKeyText(issue, schema);
   const got = valueAt(clean, issue.path);
   const hidden = got === undefined && valueAt(raw, issue.path) !== undefined;
   const shown = hidden ? "a secret, not shown" : got === undefined ? "nothing" : shownValue(got);
@@ -188,7 +207,7 @@ export const parseRunConfig = (raw: unknown, source: string, families: readonly 
     throw new ConfigError(
       `${source}: ${parsed.error.issues
         .slice(0, 3)
-        .map((i) => issueText(i, read, clean))
+        .map((i) => issueText(i, read, clean, schema))
         .join("; ")}`,
     );
   }

@@ -32,6 +32,29 @@ describe("runProblems", () => {
     const add = { schemaVersion: 1, type: "add", round: 1, reason: "contrastive distillation" } as unknown as BankEvent;
     expect(runProblems({ config: cfg, episodes: [], usage, events: new Map([["catapult", [failure(0), add]]]) })).toEqual([]);
   });
+  it("names a run whose every episode failed on one and the same error, but not one with another error or a success", () => {
+    const refused = 'ERROR: the training failed (unknown_task): unknown task "cartpole"; this trainer serves: reach';
+    const failing = (observation: string, success = false): EpisodeRecord =>
+      ({
+        phase: "stream",
+        trajectory: {
+          agent: "heuristic (no LLM)",
+          success,
+          steps: [
+            { tool: "describe_task", ok: true, observation: "a task" },
+            { tool: "finish", ok: false, observation },
+          ],
+        },
+      }) as unknown as EpisodeRecord;
+    const [p] = runProblems({ config: cfg, episodes: [failing(refused), failing(refused)], usage });
+    expect(p).toMatchObject({ kind: "every_episode_failed_alike", fatal: true });
+    expect(p!.message).toBe(
+      `every episode failed (2), each on the same error from finish: ${refused}; the result measures that cause, not the method: fix it, then run again`,
+    );
+    expect(runProblems({ config: cfg, episodes: [failing(refused), failing("ERROR: x=6.2 is outside [-4.5, 4.5]")], usage })).toEqual([]);
+    expect(runProblems({ config: cfg, episodes: [failing(refused), failing(refused, true)], usage })).toEqual([]);
+    expect(runProblems({ config: cfg, episodes: [failing(refused)], usage })).toEqual([]);
+  });
   it("notes estimated usage without failing the run", () => {
     expect(runProblems({ config: cfg, episodes: [], usage: { ...usage, estimatedCalls: 3 } })).toEqual([
       {

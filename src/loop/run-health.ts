@@ -6,10 +6,11 @@ import type { RunConfig } from "./run-config.ts";
 /**
  * What makes a finished run's numbers untrustworthy although every step "worked": a model server that never
  * made a tool call (its tool parser off), an evolver that failed every update (the bank never learned), a
- * server that reported no usage (tokens and cost are estimates). `fatal` ones make `hexa run` exit non-zero.
+ * server that reported no usage (tokens and cost are estimates), episodes that all failed on one and the same
+ * error (a trainer or tool that cannot serve them). `fatal` ones make `hexa run` exit non-zero.
  */
 export interface RunProblem {
-  kind: "no_tool_call" | "evolver_failed_every_update" | "usage_estimated";
+  kind: "no_tool_call" | "evolver_failed_every_update" | "every_episode_failed_alike" | "usage_estimated";
   fatal: boolean;
   message: string;
 }
@@ -24,8 +25,31 @@ export interface HealthInput {
   usage: UsageTotal;
 }
 
+/**
+ * Two or more episodes, none a success, each with a failed tool call, and every failed call's observation the same
+ * text: one cause (e.g. every training refused alike) made the whole result, not the method. Calls that were no
+ * tool call at all are the no_tool_call problem's.
+ */
+const failedAlike = (episodes: readonly EpisodeRecord[]): RunProblem | undefined => {
+  const played = episodes.filter((e) => e.phase !== "eval" && e.trajectory.steps.length > 0);
+  if (played.length < 2 || played.some((e) => e.trajectory.success)) return undefined;
+  const failed = played.map((e) => e.trajectory.steps.filter((s) => s.ok === false && s.tool !== "(none)"));
+  if (failed.some((f) => f.length === 0)) return undefined;
+  const causes = new Set(failed.flat().map((s) => s.observation));
+  if (causes.size !== 1) return undefined;
+  const [cause] = causes;
+  const tools = [...new Set(failed.flat().map((s) => s.tool))].join(", ");
+  return {
+    kind: "every_episode_failed_alike",
+    fatal: true,
+    message: `every episode failed (${played.length}), each on the same error from ${tools}: ${cause!.slice(0, 300)}; the result measures that cause, not the method: fix it, then run again`,
+  };
+};
+
 export const runProblems = (h: HealthInput): RunProblem[] => {
   const problems: RunProblem[] = [];
+  const alike = failedAlike(h.episodes);
+  if (alike) problems.push(alike);
   const played = h.episodes.filter((e) => e.phase !== "eval" && !e.trajectory.agent.startsWith("heuristic") && e.trajectory.steps.length > 0);
   if (played.length > 0 && played.every((e) => e.trajectory.steps.every((s) => s.tool === "(none)"))) {
     const turns = played.reduce((n, e) => n + e.trajectory.steps.length, 0);

@@ -78,6 +78,16 @@ export const searchBudget = (method: SearchMethod, c: SearchConfig): number =>
   c.budget ?? (method === "eureka" && c.eureka.iterations !== undefined ? c.eureka.samples * c.eureka.iterations : DEFAULT_BUDGET);
 
 /**
+ * A note when RF-Agent's budget ends with the root's first designs, so that no node is ever expanded: the run is
+ * then a plain sample of `initial` designs, not a tree search (docs/spec/reward-search.md).
+ */
+export const noTreeNote = (method: SearchMethod, c: SearchConfig, budget: number): string | undefined => {
+  const { initial, children } = c.rfAgent;
+  if (method !== "rf-agent" || budget > initial) return undefined;
+  return `note: RF-Agent builds no tree: its budget of ${budget} candidate${budget === 1 ? "" : "s"} (search.budget, --budget) is spent on the root's first designs (search.rfAgent.initial ${initial}, --initial), so no design is expanded; give a budget above ${initial}, e.g. ${initial + children} (${initial} first designs and one expansion of ${children}), or a smaller initial`;
+};
+
+/**
  * The knobs search.json records for a method (a resume with others is refused). λ, η, debugTries and sharedInitial are written
  * only when they differ from their defaults: searches made before they were knobs recorded `initial` and
  * `children` alone, and resume with the defaults.

@@ -7,6 +7,7 @@ import { appendJsonl, readJsonl, writeAtomic, writeJsonAtomic } from "./jsonl.ts
 import { readConfigText } from "./config-file.ts";
 import { takePidLock } from "./pid-lock.ts";
 import { BankLogLine, BankSnapshot, EpisodeRecord, NoticeLine, RUN_MARK, RunMeta, StopRecord, UsageLine, WriterLine, type Phase } from "./run-records.ts";
+import { hexaCommand } from "../util/hexa-command.ts";
 
 const FILES = {
   meta: "run.json",
@@ -90,7 +91,7 @@ export class RunDir {
       );
     }
     const path = resolve(root, id);
-    if (existsSync(path)) throw new ConfigError(`${path}: already exists; resume it with hexa run --resume ${path}, or pick another name`);
+    if (existsSync(path)) throw new ConfigError(`${path}: already exists; resume it with ${hexaCommand(`run --resume ${path}`)}, or pick another name`);
     makeDirs(resolve(root));
     mkdirSync(path);
     mkdirSync(join(path, "banks"));

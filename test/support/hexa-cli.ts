@@ -12,7 +12,10 @@ export interface Out {
 }
 
 export interface SpawnOptions {
-  /** Merged over the test's environment; CHROMA_URL is always removed (tests start their own index). */
+  /**
+   * Merged over the test's environment; CHROMA_URL is always removed (tests start their own index). HEXA_LAUNCHER
+   * is `hexa` unless given, so the commands hexa prints read as a linked `hexa` prints them (src/cli/invocation.ts).
+   */
   env?: NodeJS.ProcessEnv;
   /** Called with all of stderr so far, each time more arrives (e.g. to kill the child at a moment). */
   onStderr?: (stderr: string, child: ChildProcess) => void;
@@ -22,7 +25,7 @@ export interface SpawnOptions {
 
 /** `hexa ARGS` as a user runs it: the real CLI in a child process. */
 export const spawnHexa = (args: readonly string[], o: SpawnOptions = {}): { child: ChildProcess; done: Promise<Out> } => {
-  const env = { ...process.env, ...o.env };
+  const env: NodeJS.ProcessEnv = { ...process.env, HEXA_LAUNCHER: "hexa", ...o.env };
   delete env.CHROMA_URL;
   const child = spawn(process.execPath, ["bin/hexa.js", ...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"], detached: o.detached ?? false });
   let stdout = "";

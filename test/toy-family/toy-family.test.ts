@@ -45,6 +45,14 @@ describe("a third family added through the registry alone", () => {
     const episodes = jsonlOf(join(runDir, "episodes.jsonl"));
     expect(episodes.filter((e) => e.phase === "stream")).toHaveLength(8);
     expect(episodes.every((e) => e.trajectory.success && e.trajectory.agent === "heuristic (no LLM)")).toBe(true);
+    // The example's evolver distils something to see: bisection as a skill per level, reweighted each round.
+    const events = jsonlOf(join(runDir, "bank-events.jsonl")).filter((l) => l.event);
+    for (const level of ["guess_small", "guess_large"]) {
+      const mine = events.filter((l) => l.level === level).map((l) => l.event);
+      expect(mine.map((e) => e.type)).toEqual(["add", "reweight", "reweight"]);
+      expect(mine[0].entry).toMatchObject({ id: `${level}-bisect`, title: "Bisect the range" });
+    }
+    expect(run.stderr).toContain("guess_small round 0: bank updated with 1 event; now 1 skill, 0 mistakes");
     const report = join(dir, "report.html");
     const inspect = await hexa(["inspect", runDir, "--out", report], { env });
     expect(inspect.status).toBe(0);

@@ -11,7 +11,7 @@ import { getTask } from "../tasks/index.ts";
 import type { RewardTask } from "../task.ts";
 import type { TrainerPool } from "../trainer/pool.ts";
 import type { SearchSettings } from "./search-settings.ts";
-import { searchBudget } from "../../../src/search/config.ts";
+import { noTreeNote, searchBudget } from "../../../src/search/config.ts";
 
 const candidateLine = (c: CandidateRecord, replayed: boolean) =>
   `#${String(c.index).padStart(3)} ${c.operator.padEnd(10)} ${c.parent === null ? "     " : `of #${String(c.parent).padEnd(2)}`} ` +
@@ -75,6 +75,8 @@ export const executeSearch = async (s: SearchSettings, io: SearchIo): Promise<vo
     options: s.options,
   });
   await io.opened?.();
+  const note = noTreeNote(s.method, s.search, budget);
+  if (note) io.stderr(`${note}\n`);
   const plan = finalPlanText(s.finalTrainings, s.finalSteps, task.training.steps);
   io.stderr(
     `${s.method} on ${task.id} seed ${s.seed} with ${io.proposer.label}: ${budget} candidates of ${s.trainSteps.toLocaleString("en-US")} env steps; lineage in ${join(io.out, "candidates.jsonl")}\n${plan}\n`,

@@ -13,7 +13,7 @@ import { finalScoreOf, selectionOf, type SelectionSeeds } from "./final-protocol
 import type { RewardTask } from "../task.ts";
 import { settleAll } from "../../../src/search/batch.ts";
 import { bestOf, CANDIDATE_SCHEMA_VERSION, CandidateRecord, type SearchHeader } from "../../../src/search/candidates.ts";
-import { headerOptions, searchBudget, type SearchMethod } from "../../../src/search/config.ts";
+import { headerOptions, noTreeNote, searchBudget, type SearchMethod } from "../../../src/search/config.ts";
 import { runSearch } from "../../../src/search/search.ts";
 import { jsonlCandidateLog, openSearchDir } from "../../../src/search/search-dir.ts";
 import { heuristicProposer } from "../proposers/heuristic-proposer.ts";
@@ -104,6 +104,8 @@ export const searchOfRun = (config: RunConfig, c: RewardSearchConfig, pool: Trai
       };
     },
     run: async ({ dir, actorModel, onCall, log, signal }) => {
+      const note = noTreeNote(strategy, config.search, budget);
+      if (note) log(note);
       const proposerOf = (level: string) => {
         if (!usesModel || !actorModel) return heuristicProposer();
         const model = actorModel;

@@ -26,11 +26,10 @@ describe("the built-in trainer on MuJoCo tasks, given bad input", () => {
     expect(readFileSync(join(o.jobDir!, "reward.js"), "utf8")).toBe(nan);
   }, 120_000);
 
-  it("an unknown task is refused with the tasks the trainer serves, and a valid hopper job trains after both failures", async () => {
+  it("a task the trainer does not serve is refused with the tasks it serves, and a valid hopper job trains after both failures", async () => {
     const alive = `function reward(obs, action, nextObs, info) {\n  const alive = info.healthy;\n  return { total: alive, components: { alive } };\n}`;
-    const unknown = await pool.train({ ...job, task: "hoper", reward: alive });
-    expect(unknown).toMatchObject({ kind: "error", error: { kind: "unknown_task" } });
-    expect(unknown.kind === "error" && unknown.error.message).toMatch(/unknown task "hoper"; this trainer serves: .*hopper.*ant/);
+    // Refused by the pool from the trainer's hello, naming both sides: no job is sent (the setup's fault, not the code's).
+    await expect(pool.train({ ...job, task: "hoper", reward: alive })).rejects.toThrow(/serves .*hopper.*ant.*, not hoper/);
     const ok = await pool.train({ ...job, reward: alive });
     expect(ok.kind).toBe("result");
     if (ok.kind !== "result") return;

@@ -39,6 +39,14 @@ afterEach(async () => {
 });
 
 describe("trainer pool", () => {
+  it("refuses a task the trainer's hello does not list, naming both, and sends it no job", async () => {
+    const p = pool();
+    await expect(p.train(job(rewardWith(1), { task: "cartpole" }))).rejects.toThrow(
+      /^levels: the trainer fake 0\.0\.1 \(rewardSearch\.trainer\.command\) serves fake, not cartpole/,
+    );
+    expect(p.sent).toBe(0);
+  });
+
   it.each([1, 2])("two concurrent jobs with different reward code each get their own result (%i process(es))", async (size) => {
     const count = join(dir(), "count.txt");
     const p = pool({ size, count, iterMs: 20 });

@@ -9,6 +9,7 @@ import type { JobOutcome, JobProgress, StartOptions, TrainJob } from "./client.t
 import type { TrainOptions } from "./client-types.ts";
 import { TrainerProcesses } from "./trainer-processes.ts";
 import type { HelloMessage, JobBudget } from "./protocol.ts";
+import { checkServedTasks } from "./served-tasks.ts";
 
 /**
  * Trainer processes, one per free core by default, with a queue of jobs in front. Every job is isolated: it
@@ -119,6 +120,8 @@ export const createTrainerPool = (opts: PoolOptions): TrainerPool => {
 
   const train = async (job: PoolJob, topts: PoolTrainOptions = {}): Promise<PoolOutcome> => {
     const h = await hello();
+    // A task the trainer does not serve is the setup's fault, not the candidate's: it ends the run, naming both.
+    checkServedTasks([job.task], h);
     const identity = h.trainer;
     const hit = cache ? cachedOutcome(cache, job, h, opts.onLog ?? warn) : null;
     if (hit) return hit;
