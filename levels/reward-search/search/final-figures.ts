@@ -1,6 +1,6 @@
 import type { Figure } from "../../../src/store/final-scores.ts";
 import { mulberry32 } from "../../../src/util/rng.ts";
-import { bootstrapMean, mean, quantile, std } from "../../../src/util/stats.ts";
+import { bootstrapMean, MIN_INTERVAL_N, mean, quantile, std } from "../../../src/util/stats.ts";
 
 /**
  * The figures of a final score (docs/spec/reward-search.md §7) from the F of the final, sparse and human rewards on
@@ -37,8 +37,14 @@ const pairs = (seeds: readonly SeedF[], pick: (s: SeedF) => (number | null)[]): 
 
 const meanFigure = (label: string, xs: readonly number[], withStd: boolean): Figure => {
   if (!xs.length) return { label, mean: null, n: 0, why: "no seed with both trainings known" };
-  const b = bootstrapMean(xs, { resamples: RESAMPLES, seed: BOOTSTRAP_SEED });
-  return { label, mean: mean(xs), ...(withStd ? { std: std(xs) } : {}), ci95: [b.low, b.high], n: xs.length };
+  const b = bootstrapMean(xs, { resamples: RESAMPLES, seed: BOOTSTRAP_SEED, unit: "seed" });
+  return {
+    label,
+    mean: mean(xs),
+    ...(withStd ? { std: std(xs) } : {}),
+    ...(b.why ? { why: b.why } : { ci95: [b.low, b.high] as [number, number] }),
+    n: xs.length,
+  };
 };
 
 /** (mean f − mean s) / |mean h − mean s| of (f, s, h) triples. */
@@ -51,8 +57,16 @@ const normalisedOf = (t: readonly number[][]): number => {
 const normalisedFigure = (seeds: readonly SeedF[], humanGap: Figure): Figure => {
   const label = "normalised";
   if (humanGap.mean === null) return { label, mean: null, n: 0, why: humanGap.why ?? "no human reward" };
-  const [lo, hi] = humanGap.ci95!;
   const t = pairs(seeds, (s) => [s.fitness, s.sparse, s.human]);
+  // One seed tells no spread: neither whether the human and sparse rewards differ nor the score's interval.
+  if (t.length < MIN_INTERVAL_N || !humanGap.ci95)
+    return {
+      label,
+      mean: null,
+      n: t.length,
+      why: `${t.length} seed${t.length === 1 ? "" : "s"} with all three trainings known: undefined below ${MIN_INTERVAL_N}`,
+    };
+  const [lo, hi] = humanGap.ci95;
   if (lo <= 0 && hi >= 0)
     return {
       label,
