@@ -110,6 +110,38 @@ describe("the reward reflection as the heuristic proposer reads it", () => {
     expect(out.thought).toContain("change upright 0.9→0.7, calm 0.2→0.1;");
   });
 
+  it("under RF-Agent the same parent and feedback halve the last change: thought alignment keeps the change record", async () => {
+    const p = heuristicProposer();
+    const thought = `refine: rescale upright; change ${changeText({ alive: 1, upright: 0.5 }, { alive: 1, upright: 0.9 })}; design alive 1, upright 0.9.`;
+    const design = { alive: 1, upright: 0.9 };
+    const aligned = await p.align!(compose(design), thought, { task, instance: task.generate(0), rng: createRng(1), design });
+    expect(aligned).toBe("The reward sums alive 1, upright 0.9. change upright 0.5→0.9;");
+    const feedback = feedbackOf({ alive: [0.5, 1], upright: [0.3, 0.6] }, [10, 90, 30]);
+    for (const kind of ["parameter", "path"] as const) {
+      const out = await p.propose(kind, ctx({ parent: view(design, feedback, aligned), ancestors: [view(design, feedback, aligned)] }));
+      expect(out.thought).toContain("F fell late in training: halve the last change (upright)");
+      expect(out.design!.upright).toBeCloseTo(0.7, 12);
+    }
+  });
+
+  it("crossover and different thought leave out the terms the shown feedback flags", async () => {
+    // Both elites carry centre and both trainings say it never changed: crossover leaves it out.
+    const flat = feedbackOf({ alive: [0.5, 1], upright: [0.3, 0.6], centre: [-0.2, -0.2] }, [10, 40]);
+    const a = { ...view({ alive: 1, upright: 0.5, centre: 0.1 }, flat), index: 1 };
+    const b = { ...view({ alive: 2, upright: 1, centre: 0.2 }, flat), index: 2 };
+    for (let seed = 1; seed <= 6; seed++) {
+      const out = await heuristicProposer().propose("crossover", ctx({ parent: a, elites: [a, b] }, seed));
+      expect(out.design).not.toHaveProperty("centre");
+      expect(out.thought).toContain("left out by the feedback: centre");
+    }
+    // calm never changed in the other branch's training: no different form brings it back.
+    const other = view({ alive: 1, calm: 0.01 }, feedbackOf({ alive: [0.5, 1], calm: [0.003, 0.003] }, [10, 40]));
+    for (let seed = 1; seed <= 8; seed++) {
+      const out = await heuristicProposer().propose("different", ctx({ parent: view({ alive: 1, upright: 0.5 }, flat), others: [other] }, seed));
+      expect(out.design).not.toHaveProperty("calm");
+    }
+  });
+
   it("designs that differ only by a positive scale count as one: none is proposed again", async () => {
     expect(sameShape({ alive: 1, upright: 0.5 }, { alive: 3, upright: 1.5 })).toBe(true);
     expect(sameShape({ alive: 1, upright: 0.5 }, { alive: -1, upright: -0.5 })).toBe(false);
