@@ -65,7 +65,7 @@ const textOf = (path: string): string => (existsSync(path) ? readFileSync(path, 
  * candidates, the rounds' train_policy calls) with how many a trainer cache answered, from the `cached` flag each
  * records. A run without such lines has cache use unrecorded (null).
  */
-export const runProvenance = (dir: string, task: string, wallS: number): BenchProvenance => {
+const runProvenance = (dir: string, task: string, wallS: number): BenchProvenance => {
   const meta = JSON.parse(textOf(join(dir, "run.json")) || "{}") as { code?: { commit?: unknown } };
   const lines = [
     ...textOf(join(dir, "search", task, "candidates.jsonl")).split("\n"),
