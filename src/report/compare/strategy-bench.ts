@@ -41,13 +41,13 @@ export interface BenchDiff {
 const known = (xs: readonly (number | null)[]) => xs.filter((x): x is number => x !== null && Number.isFinite(x));
 
 const ci = (f: { low: number; high: number }) => (Number.isFinite(f.low) ? `[${fixed(f.low)}, ${fixed(f.high)}]` : "–");
-/** `mean ± std [lo, hi]`, or `n/a: why`. */
+/** `mean ± std [lo, hi]`, `mean ± std (no interval: why)` with too few runs, or `n/a: why`. */
 const figureCell = (f: Figure | undefined) =>
   !f
     ? "–"
     : f.mean === null
       ? `n/a: ${f.why ?? "undefined"}`
-      : `${fixed(f.mean)}${f.std === undefined ? "" : ` ± ${fixed(f.std)}`}${f.ci95 ? ` [${fixed(f.ci95[0])}, ${fixed(f.ci95[1])}]` : ""}`;
+      : `${fixed(f.mean)}${f.std === undefined ? "" : ` ± ${fixed(f.std)}`}${f.ci95 ? ` [${fixed(f.ci95[0])}, ${fixed(f.ci95[1])}]` : f.why ? ` (no interval: ${f.why})` : ""}`;
 const row = (cells: readonly string[]) => `| ${cells.join(" | ")} |`;
 const perRunCell = (r: BenchRow) => r.perRun.map((v, i) => `${fixed(v)}${r.asSparse[i] ? " (= sparse)" : ""}`).join(", ");
 const wallCell = ({ wall: w }: BenchRow) =>
