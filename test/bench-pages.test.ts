@@ -29,6 +29,20 @@ describe("bench pages (docs/benchmarks/README.md)", () => {
     expect(renderDataPage(name as BenchPageName)).toBe(readFileSync(join(PAGES_DIR, `${name}.md`), "utf8"));
   });
 
+  it("README's strategy table gives the verdicts of the page rendered from data: none where no pair differs beyond noise", () => {
+    const page = renderDataPage("reward-search-strategies");
+    const readme = readFileSync(join(ROOT, "README.md"), "utf8").split("\n");
+    const verdicts = [...page.matchAll(/^- (\w+): (differ beyond noise|the strategies do not differ beyond noise)/gm)];
+    expect(verdicts.length).toBeGreaterThanOrEqual(4);
+    for (const [, task, verdict] of verdicts) {
+      const label = task!.replace(/_continuous$/, "").replaceAll("_", " ");
+      const row = readme.find((l) => l.startsWith(`| ${label} (`));
+      expect(row, `README has no row for ${label}`).toBeDefined();
+      const cell = row!.split("|").at(-2)!.trim();
+      expect(cell.startsWith("none"), `${label}: "${cell}" against the page's "${verdict}"`).toBe(verdict !== "differ beyond noise");
+    }
+  });
+
   it("docs/benchmarks/README.md lists each page with the command that writes it", () => {
     const readme = readFileSync(join(PAGES_DIR, "README.md"), "utf8");
     for (const [name, page] of Object.entries(BENCH_PAGES)) {
