@@ -67,5 +67,9 @@ export const renderStrategiesPage = (d: StrategiesData, title: string, dataPath:
     "",
     "Rendered from the data file above by bench/strategies-page.ts (a test renders it again and compares):",
     "",
-    ...d.groups.flatMap((g) => [groupTitle(g), "", groupBody(g), ""]),
+    // A text block, as every bench page prints its output: the tables stay as rendered, never re-formatted.
+    "```text",
+    d.groups.map((g) => `${groupTitle(g)}\n\n${groupBody(g)}`).join("\n\n"),
+    "```",
+    "",
   ].join("\n");
