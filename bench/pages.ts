@@ -36,6 +36,7 @@ export type BenchPageName = keyof typeof BENCH_PAGES;
 export const BENCH_HELPERS = [
   "bank-fixtures.ts",
   "check-scenes.ts",
+  "data-pages.ts",
   "env-rate.ts",
   "flags.ts",
   "greedy-return.ts",
@@ -47,5 +48,6 @@ export const BENCH_HELPERS = [
   "ppo-parity-run.ts",
   "ppo-parity-stats.ts",
   "sim-engines.ts",
+  "strategies-page.ts",
   "transfer-reward.ts",
 ] as const;

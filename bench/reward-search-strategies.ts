@@ -9,15 +9,20 @@
  *        [--out bench/out/strategies] [--group-dirs DIR;DIR…] [--write-page]
  *
  * Each group's folder (OUT/<tasks>@<steps>, or the matching entry of --group-dirs) is the bench's own, so a rerun
- * with the same folders continues where it stopped.
+ * with the same folders continues where it stopped. Every run's final score (no policy: F per seed of the three
+ * rewards, the run's commit and its trainings a cache answered) goes into one data file; the page is rendered from
+ * it alone (bench/data-pages.ts): with --write-page both are written under docs/benchmarks/, else the page is printed.
  * Runs `./hexa` from this checkout's dist/ (`npm run build` first).
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { ROOT, recordPage } from "./page.ts";
-
-recordPage("reward-search-strategies");
+import { z } from "zod";
+import { BenchScore } from "../levels/reward-search/cli/bench-score.ts";
+import { DATA_PAGES, writeDataPage } from "./data-pages.ts";
+import { commandLine, machineInfo, ROOT, WRITE_PAGE_FLAG } from "./page.ts";
+import { BENCH_PAGES } from "./pages.ts";
+import { renderStrategiesPage, type StrategiesData } from "./strategies-page.ts";
 
 /** The published page: classic-control tasks at budgets where PPO's policies learn, 5 runs each. */
 const DEFAULT_GROUPS = "acrobot,mountain_car_continuous@100000;pendulum@200000;lander@600000";
@@ -63,14 +68,19 @@ if (!existsSync(join(ROOT, "dist"))) {
   process.exit(2);
 }
 
-/** The group's results.md without its title and its picture (which lives in the group's folder). */
-const resultsText = (dir: string): string =>
-  readFileSync(join(dir, "results.md"), "utf8")
-    .split("\n")
-    .filter((l) => !l.startsWith("# ") && !l.startsWith("!["))
-    .join("\n")
-    .trim();
+/** What the group's `hexa bench reward-search` left in results.json that the data file keeps. */
+const GroupResults = z.looseObject({
+  budget: z.number(),
+  runs: z.number(),
+  trainSteps: z.number(),
+  finalTrainings: z.number(),
+  proposer: z.string(),
+  command: z.string(),
+  scores: z.array(BenchScore),
+});
 
+const started = new Date().toISOString();
+const dataGroups: StrategiesData["groups"] = [];
 for (const [i, g] of groups.entries()) {
   const dir = groupDirs[i] ? resolve(groupDirs[i]) : join(out, `${g.tasks.replaceAll(",", "+")}@${g.trainSteps}`);
   const args = [
@@ -92,5 +102,28 @@ for (const [i, g] of groups.entries()) {
     process.stderr.write(`hexa bench reward-search exited ${r.status ?? r.signal} for ${g.tasks}; rerun to continue from ${dir}\n`);
     process.exit(1);
   }
-  process.stdout.write(`## ${g.tasks.replaceAll(",", ", ")}: ${g.trainSteps.toLocaleString("en-US")} env steps per training\n\n${resultsText(dir)}\n\n`);
+  const res = GroupResults.parse(JSON.parse(readFileSync(join(dir, "results.json"), "utf8")));
+  dataGroups.push({
+    tasks: g.tasks.split(","),
+    strategies: ["rounds", "eureka", "rf-agent"],
+    command: res.command,
+    budget: res.budget,
+    runs: res.runs,
+    trainSteps: res.trainSteps,
+    finalTrainings: res.finalTrainings,
+    proposer: res.proposer,
+    scores: res.scores,
+  });
 }
+
+const m = machineInfo();
+const data: StrategiesData = {
+  schemaVersion: 1,
+  command: commandLine(),
+  source: "the runs of the command above (their final scores; runs it found finished in a group's folder are read, not played again)",
+  machine: `${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB memory, Node ${m.node}, ${m.platform}`,
+  dates: `${started} to ${new Date().toISOString()}`,
+  groups: dataGroups,
+};
+if (process.argv.includes(WRITE_PAGE_FLAG)) writeDataPage("reward-search-strategies", data);
+else process.stdout.write(renderStrategiesPage(data, BENCH_PAGES["reward-search-strategies"].title, DATA_PAGES["reward-search-strategies"]!.file));

@@ -4,21 +4,43 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { PAGES_DIR, ROOT, renderPage, type PageHeader } from "../bench/page.ts";
-import { BENCH_HELPERS, BENCH_PAGES } from "../bench/pages.ts";
+import { BENCH_HELPERS, BENCH_PAGES, type BenchPageName } from "../bench/pages.ts";
+import { DATA_DIR, DATA_PAGES, renderDataPage } from "../bench/data-pages.ts";
 
 const BENCH = join(ROOT, "bench");
 const scripts = readdirSync(BENCH).filter((f) => f.endsWith(".ts") && !(BENCH_HELPERS as readonly string[]).includes(f));
 const HEADER_FIELDS = ["- Command: ", "- Commit: ", "- Machine: ", "- Date: ", "- Load average (1 / 5 / 15 min): "];
 
 describe("bench pages (docs/benchmarks/README.md)", () => {
-  it("every bench script records its own page, and every page has a script", () => {
+  it("every bench script records its own page (or writes its data and the page from it), and every page has a script", () => {
     expect(scripts.length).toBeGreaterThanOrEqual(10);
     for (const f of scripts) {
       const name = f.replace(/\.ts$/, "");
       expect(Object.keys(BENCH_PAGES), `bench/${f} has no entry in bench/pages.ts`).toContain(name);
-      expect(readFileSync(join(BENCH, f), "utf8"), `bench/${f} does not call recordPage("${name}")`).toContain(`recordPage("${name}")`);
+      const call = name in DATA_PAGES ? `writeDataPage("${name}"` : `recordPage("${name}")`;
+      expect(readFileSync(join(BENCH, f), "utf8"), `bench/${f} does not call ${call}`).toContain(call);
     }
     for (const name of Object.keys(BENCH_PAGES)) expect(existsSync(join(BENCH, `${name}.ts`)), `bench/${name}.ts`).toBe(true);
+  });
+
+  it.each(Object.keys(DATA_PAGES))("%s.md is its data file rendered again, nothing more", (name) => {
+    const data = join(DATA_DIR, DATA_PAGES[name as BenchPageName]!.file);
+    expect(existsSync(data), `${data} is missing`).toBe(true);
+    expect(renderDataPage(name as BenchPageName)).toBe(readFileSync(join(PAGES_DIR, `${name}.md`), "utf8"));
+  });
+
+  it("README's strategy table gives the verdicts of the page rendered from data: none where no pair differs beyond noise", () => {
+    const page = renderDataPage("reward-search-strategies");
+    const readme = readFileSync(join(ROOT, "README.md"), "utf8").split("\n");
+    const verdicts = [...page.matchAll(/^- (\w+): (differ beyond noise|the strategies do not differ beyond noise)/gm)];
+    expect(verdicts.length).toBeGreaterThanOrEqual(4);
+    for (const [, task, verdict] of verdicts) {
+      const label = task!.replace(/_continuous$/, "").replaceAll("_", " ");
+      const row = readme.find((l) => l.startsWith(`| ${label} (`));
+      expect(row, `README has no row for ${label}`).toBeDefined();
+      const cell = row!.split("|").at(-2)!.trim();
+      expect(cell.startsWith("none"), `${label}: "${cell}" against the page's "${verdict}"`).toBe(verdict !== "differ beyond noise");
+    }
   });
 
   it("docs/benchmarks/README.md lists each page with the command that writes it", () => {

@@ -152,7 +152,11 @@ describe("hexa compare", () => {
 
     // Results: every run, every figure with its n, Δ against c1, the plot as SVG and PNG.
     const results = JSON.parse(readFileSync(join(out, "results.json"), "utf8")) as {
-      cells: { id: string; runs: unknown[]; levels: { stream: { runs: number; seeds: number }; vsBaseline?: { stream: { n: number } } }[] }[];
+      cells: {
+        id: string;
+        runs: unknown[];
+        levels: { stream: { runs: number; seeds: number }; vsBaseline?: { stream: { n: number; unit: string; seeds: number } } }[];
+      }[];
     };
     expect(results.cells.map((c) => [c.id, c.runs.length])).toEqual([
       ["c1", 3],
@@ -161,7 +165,8 @@ describe("hexa compare", () => {
       ["c4", 3],
     ]);
     expect(results.cells[0]!.levels[0]!.stream).toMatchObject({ runs: 3, seeds: 2 });
-    expect(results.cells[1]!.levels[0]!.vsBaseline!.stream.n).toBe(6);
+    // Δ is bootstrapped over the 3 runs (the independent unit), each run's 2 seeds averaged first.
+    expect(results.cells[1]!.levels[0]!.vsBaseline!.stream).toMatchObject({ n: 3, unit: "run", seeds: 6 });
     const md = readFileSync(join(out, "results.md"), "utf8");
     expect(md).toMatch(/\(n = 3 × 2\)/);
     expect(md).toContain("c2 (init=off2on, retriever.topSkills=6)");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { bootstrapMean, countBy, mean, quantile, std } from "./stats.ts";
+import { bootstrapMean, bootstrapUnits, countBy, mean, quantile, std, unitsText } from "./stats.ts";
 
 describe("stats", () => {
   it("mean and sample std by hand", () => {
@@ -14,6 +14,22 @@ describe("stats", () => {
     expect(std([])).toBe(0);
     expect(quantile([], 0.5)).toBeNaN();
     expect(bootstrapMean([])).toMatchObject({ mean: NaN, low: NaN, high: NaN, n: 0, withinNoise: true });
+  });
+
+  it("one value gives no interval, with the reason: a one-point interval would never contain 0", () => {
+    expect(bootstrapMean([0])).toMatchObject({ mean: 0, low: NaN, high: NaN, n: 1, withinNoise: true, why: "1 value: no interval below 2 independent values" });
+  });
+
+  it("bootstrapUnits averages each unit's measurements first and resamples units; below 3 units no interval", () => {
+    // Seeds agree within a run, runs disagree: the interval is the runs' spread, not the seeds' agreement.
+    const runs = [Array(10).fill(3), Array(10).fill(-3), Array(10).fill(3), Array(10).fill(-3), Array(10).fill(3)];
+    const b = bootstrapUnits(runs, { seed: 2 });
+    expect(b).toMatchObject({ mean: 0.6, n: 5, unit: "run", seeds: 50, withinNoise: true });
+    expect(b.low).toBeLessThan(-1);
+    expect(b.high).toBeGreaterThan(2);
+    expect(bootstrapMean(runs.flat(), { seed: 2 }).high - bootstrapMean(runs.flat(), { seed: 2 }).low).toBeLessThan(b.high - b.low);
+    expect(bootstrapUnits([[1, 2], [], [3]])).toMatchObject({ mean: 2.25, n: 2, seeds: 3, low: NaN, why: "2 runs: no interval below 3 independent runs" });
+    expect(unitsText(b)).toBe("n 5 runs (50 seeds)");
   });
 
   it("nearest-rank quantiles", () => {

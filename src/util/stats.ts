@@ -26,39 +26,79 @@ export const quantile = (sorted: readonly number[], q: number): number => {
 };
 
 export interface Interval {
-  /** The observed mean difference. */
+  /** The observed mean difference (NaN for no values). */
   mean: number;
+  /** NaN where no interval is given (`why` says why). */
   low: number;
   high: number;
-  /** Pairs resampled (runs × seeds). */
+  /** Independent units resampled: values for `bootstrapMean`, runs (their seeds averaged) for `bootstrapUnits`. */
   n: number;
+  /** What one of the n is: "value", or "run" (with `seeds` measurements nested in the runs). */
+  unit: string;
+  /** Measurements nested in the units (runs × seeds), for `bootstrapUnits`. */
+  seeds?: number;
   resamples: number;
-  /** The interval contains 0: the data do not tell the two apart. */
+  /** The interval contains 0, or there is none: the data do not tell the two apart. */
   withinNoise: boolean;
+  /** Why there is no interval (too few units), when there is none. */
+  why?: string;
 }
 
+/** Fewest values an interval is given for: one value has no spread to resample (a one-point "interval" says nothing). */
+export const MIN_INTERVAL_N = 2;
+/** Fewest independent runs a comparison of methods gives an interval for (docs/spec/method.md §8). */
+export const MIN_COMPARED_UNITS = 3;
+
+type BootstrapOpts = { resamples?: number; level?: number; seed?: number; minN?: number; unit?: string };
+
 /**
- * Percentile bootstrap of the mean of paired differences: `diffs` holds one value per (run index, seed) pair,
- * resampled with replacement `resamples` times; the interval is the central `level` of the resampled means.
+ * Percentile bootstrap of the mean of `xs`, each an independent unit, resampled with replacement `resamples` times;
+ * the interval is the central `level` of the resampled means. Fewer than `minN` (default MIN_INTERVAL_N) values
+ * give no interval: NaN bounds and the reason in `why`.
  */
-export const bootstrapMean = (diffs: readonly number[], opts: { resamples?: number; level?: number; seed?: number } = {}): Interval => {
+export const bootstrapMean = (xs: readonly number[], opts: BootstrapOpts = {}): Interval => {
   const resamples = opts.resamples ?? 2000;
   const level = opts.level ?? 0.95;
+  const unit = opts.unit ?? "value";
+  const minN = Math.max(MIN_INTERVAL_N, opts.minN ?? MIN_INTERVAL_N);
+  const n = xs.length;
+  if (n < minN) {
+    const why = `${n} ${unit}${n === 1 ? "" : "s"}: no interval below ${minN} independent ${unit}s`;
+    return { mean: mean(xs), low: NaN, high: NaN, n, unit, resamples, withinNoise: true, why };
+  }
   // Seeded: Math.random would make the interval change between two readings.
   const rng = mulberry32(opts.seed ?? 1);
-  const n = diffs.length;
-  if (n === 0) return { mean: NaN, low: NaN, high: NaN, n, resamples, withinNoise: true };
   const means = new Float64Array(resamples);
   for (let b = 0; b < resamples; b++) {
     let s = 0;
-    for (let i = 0; i < n; i++) s += diffs[Math.floor(rng() * n)]!;
+    for (let i = 0; i < n; i++) s += xs[Math.floor(rng() * n)]!;
     means[b] = s / n;
   }
   const sorted = [...means].sort((a, b) => a - b);
   const low = quantile(sorted, (1 - level) / 2);
   const high = quantile(sorted, 1 - (1 - level) / 2);
-  return { mean: mean(diffs), low, high, n, resamples, withinNoise: low <= 0 && high >= 0 };
+  return { mean: mean(xs), low, high, n, unit, resamples, withinNoise: low <= 0 && high >= 0 };
 };
+
+/**
+ * The bootstrap of a comparison over what varies (docs/spec/method.md §8): `units` holds each independent unit's
+ * measurements (a run's paired differences on its seeds, which share the run's search and so are not
+ * independent); each unit is averaged first, then the unit means are resampled. Units without a measurement are
+ * left out; fewer than `minN` (default MIN_COMPARED_UNITS) units give no interval.
+ */
+export const bootstrapUnits = (units: readonly (readonly number[])[], opts: BootstrapOpts = {}): Interval => {
+  const measured = units.filter((u) => u.length > 0);
+  const unit = opts.unit ?? "run";
+  const b = bootstrapMean(
+    measured.map((u) => mean(u)),
+    { ...opts, unit, minN: opts.minN ?? MIN_COMPARED_UNITS },
+  );
+  return { ...b, seeds: measured.reduce((s, u) => s + u.length, 0) };
+};
+
+/** `n 5 runs (15 seeds)` or `n 1 value`: what an interval's n counts. */
+export const unitsText = (i: Pick<Interval, "n" | "unit" | "seeds">): string =>
+  `n ${i.n} ${i.unit}${i.n === 1 ? "" : "s"}${i.seeds !== undefined && i.seeds !== i.n ? ` (${i.seeds} seeds)` : ""}`;
 
 /** How many times each value occurs, in first-seen order. */
 export const countBy = (values: readonly string[]): [string, number][] => {

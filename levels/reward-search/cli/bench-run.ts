@@ -1,10 +1,10 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { stringify as toYaml } from "yaml";
 import { readFinalScores } from "../../../src/store/final-scores.ts";
 import { writeAtomic, writeJsonAtomic } from "../../../src/store/jsonl.ts";
 import { benchSvg, renderBenchCsv, renderBenchMarkdown } from "../../../src/report/compare/strategy-bench.ts";
-import { benchBudgets, benchDiffs, benchRows, benchScoreOf, type BenchScore } from "./bench-score.ts";
+import { benchBudgets, benchDiffs, benchRows, benchScoreOf, type BenchProvenance, type BenchScore } from "./bench-score.ts";
 import { chartToPng } from "../../../src/report/png.ts";
 import { familyHost } from "../../../src/family/host.ts";
 
@@ -58,6 +58,29 @@ const benchConfig = (o: Omit<BenchPlan, "strategies" | "runs" | "parallel"> & { 
   };
 };
 
+const textOf = (path: string): string => (existsSync(path) ? readFileSync(path, "utf8") : "");
+
+/**
+ * Where a run's score of `task` came from: the commit in its run.json, and its search trainings (a search's
+ * candidates, the rounds' train_policy calls) with how many a trainer cache answered, from the `cached` flag each
+ * records. A run without such lines has cache use unrecorded (null).
+ */
+const runProvenance = (dir: string, task: string, wallS: number): BenchProvenance => {
+  const meta = JSON.parse(textOf(join(dir, "run.json")) || "{}") as { code?: { commit?: unknown } };
+  const lines = [
+    ...textOf(join(dir, "search", task, "candidates.jsonl")).split("\n"),
+    ...textOf(join(dir, "episodes.jsonl"))
+      .split("\n")
+      .filter((l) => l.includes(`"level":${JSON.stringify(task)}`)),
+  ];
+  const flags = lines.flatMap((l) => [...l.matchAll(/"cached":(true|false)/g)].map((m) => m[1] === "true"));
+  return {
+    wallS,
+    commit: typeof meta.code?.commit === "string" ? meta.code.commit : null,
+    cache: flags.length ? { trainings: flags.length, cached: flags.filter(Boolean).length } : null,
+  };
+};
+
 /** Runs the bench's compare grids in `out` (resumable), then tables the final scores: results.md, .csv, .json, scores.svg / .png. */
 export const runBench = async (plan: BenchPlan, out: string): Promise<void> => {
   const { strategies, runs, budget, tasks, ...o } = plan;
@@ -76,7 +99,8 @@ export const runBench = async (plan: BenchPlan, out: string): Promise<void> => {
     const results = JSON.parse(readFileSync(join(compareDir, "results.json"), "utf8")) as Results;
     for (const cell of results.cells) {
       const strategy = cell.label.replace(/^method=/, "");
-      for (const r of cell.runs) for (const f of readFinalScores(r.dir)?.levels ?? []) scores.push(benchScoreOf(f, strategy, run, r.wallS));
+      for (const r of cell.runs)
+        for (const f of readFinalScores(r.dir)?.levels ?? []) scores.push(benchScoreOf(f, strategy, run, runProvenance(r.dir, f.level, r.wallS)));
     }
   }
   const wallS = (performance.now() - t0) / 1000;
@@ -94,7 +118,7 @@ export const runBench = async (plan: BenchPlan, out: string): Promise<void> => {
     command,
     budgets: benchBudgets(scores, tasks),
   };
-  writeJsonAtomic(join(out, "results.json"), { schemaVersion: 3, ...header, tasks, strategies, rows, diffs, scores });
+  writeJsonAtomic(join(out, "results.json"), { schemaVersion: 4, ...header, tasks, strategies, rows, diffs, scores });
   const md = renderBenchMarkdown(header, rows, diffs);
   writeAtomic(join(out, "results.md"), md);
   writeAtomic(join(out, "results.csv"), renderBenchCsv(rows));

@@ -21,9 +21,12 @@ const candidateLine = (c: CandidateRecord, replayed: boolean) =>
 
 const f2 = (x: number) => x.toFixed(2);
 
-/** What the final score will train: the best reward, the sparse and the human one on `count` fresh seeds, at which budget. */
-const finalPlanText = (count: number, steps: number, scored: number): string =>
-  `final score: the best reward, the sparse and the human one on ${count} fresh seed${count === 1 ? "" : "s"} each, ${budgetText(steps, scored)}`;
+/**
+ * What the final score will train: the best reward, the sparse one and the human one where the task has one (a
+ * held-out task has none), on `count` fresh seeds, at which budget.
+ */
+export const finalPlanText = (count: number, steps: number, scored: number, hasHuman: boolean): string =>
+  `final score: the best reward${hasHuman ? ", the sparse and the human one" : " and the sparse one (a held-out task: no hand-written reward)"} on ${count} fresh seed${count === 1 ? "" : "s"} each, ${budgetText(steps, scored)}`;
 
 /** The search in a few lines: the best candidate's final-policy F, its best checkpoint labelled, the budget. */
 const formatSearch = (r: SearchResult, task: RewardTask, proposer: string): string => {
@@ -77,7 +80,7 @@ export const executeSearch = async (s: SearchSettings, io: SearchIo): Promise<vo
   await io.opened?.();
   const note = noTreeNote(s.method, s.search, budget);
   if (note) io.stderr(`${note}\n`);
-  const plan = finalPlanText(s.finalTrainings, s.finalSteps, task.training.steps);
+  const plan = finalPlanText(s.finalTrainings, s.finalSteps, task.training.steps, task.humanReward !== null);
   io.stderr(
     `${s.method} on ${task.id} seed ${s.seed} with ${io.proposer.label}: ${budget} candidates of ${s.trainSteps.toLocaleString("en-US")} env steps; lineage in ${join(io.out, "candidates.jsonl")}\n${plan}\n`,
   );
@@ -91,7 +94,16 @@ export const executeSearch = async (s: SearchSettings, io: SearchIo): Promise<vo
   const r = await runSearch(s.method, { task, instance, seed: s.seed, proposer: io.proposer, ports }, s.search);
   io.stdout(`${formatSearch(r, task, io.proposer.label)}\n`);
   io.stderr(`${plan}\n`);
-  const score = await scoreSearch({ trainer: io.pool, task, instance, result: r, count: s.finalTrainings, steps: s.finalSteps, method: s.method });
+  const score = await scoreSearch({
+    trainer: io.pool,
+    task,
+    instance,
+    result: r,
+    count: s.finalTrainings,
+    steps: s.finalSteps,
+    trainSteps: s.trainSteps,
+    method: s.method,
+  });
   writeFinalScores(io.out, [score]);
   io.stdout(`${formatFinalScores([score])}\nfinal scores: ${join(io.out, "final-scores.json")}\nwall time ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
 };

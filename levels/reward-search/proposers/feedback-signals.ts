@@ -1,12 +1,15 @@
 import type { Design, Term } from "../heuristic/terms.ts";
+import { namedSurvival } from "../hacking-rule.ts";
 import { F_CURVE, HACKING_ALARM, NEVER_CHANGED } from "../tools/feedback.ts";
 
 /**
  * What the heuristic proposer reads of a reward reflection (tools/feedback.ts, docs/spec/reward-search.md §6, §9) —
  * the model's feedback, so the offline proposer stands in for it — and its answer to each signal:
- * - the **hacking alarm** names a term carrying most of the reward: drop it;
+ * - the **hacking alarm** names a term carrying most of the reward while F did not follow it: drop it;
  * - components that **never changed** are not being optimised: raise their weight (×2, inside the term's range),
  *   or drop them where it cannot rise;
+ * - a survival term is never dropped for either (the family's hacking rule, hacking-rule.ts: it acts through
+ *   episode length, and a constant one means episodes did not end);
  * - a **falling F curve** (the final policy below the best checkpoint) says the last change overshot: halve it.
  */
 
@@ -88,8 +91,8 @@ export const answerFeedback = (
     delete out[name];
     why.push(`${reason}: drop ${name}`);
   };
-  if (s.hacking && kind !== "parameter") drop(s.hacking, "hacking alarm");
-  for (const name of s.constant) {
+  if (s.hacking && kind !== "parameter" && !namedSurvival(s.hacking)) drop(s.hacking, "hacking alarm");
+  for (const name of s.constant.filter((c) => !namedSurvival(c))) {
     const t = terms.find((x) => x.name === name);
     const w = out[name];
     if (!t || w === undefined) continue;

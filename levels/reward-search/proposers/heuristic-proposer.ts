@@ -4,6 +4,7 @@ import { libraryTerms } from "../heuristic/term-library.ts";
 import { baseOf, composeTerms, type Design, type Term } from "../heuristic/terms.ts";
 import { firstSentences, type CandidateView, type Operator, type Proposal, type SelfEvaluation } from "../../../src/search/proposer.ts";
 import type { RewardProposeContext, RewardProposer } from "../search/evaluator.ts";
+import { namedSurvival } from "../hacking-rule.ts";
 import { answerFeedback, changeText, designInCode, readSignals, sameShape, type AnswerKind } from "./feedback-signals.ts";
 
 /**
@@ -15,8 +16,13 @@ import { answerFeedback, changeText, designInCode, readSignals, sameShape, type 
  *   (feedback-signals.ts: drop the term the hacking alarm names, raise or drop components that never changed,
  *   halve the last change when F fell), else a random change: refine / parameter rescale one weight, structural
  *   adds or drops a term (designer.ts `mutate`); each thought records its change, so a child can halve it;
- * - crossover: each term of the union of the elites' term sets, taken from a random elite;
- * - path reasoning: mutate the best of the ancestors; different thought: a term set unlike every shown design's.
+ * - crossover: each term of the union of the elites' term sets, taken from a random elite whose feedback does not
+ *   flag it (hacking alarm, never changed), left out where every elite that has it flags it — RF-Agent's crossover
+ *   judges the components by the feedback;
+ * - path reasoning: mutate the best of the ancestors; different thought: a term set unlike every shown design's,
+ *   without the terms their feedback flags.
+ * Thought alignment (RF-Agent) re-writes the thought from the design but keeps its change record, so a child
+ * under RF-Agent halves the last change as one under Eureka does.
  * A design that differs from a tried one only by a positive scale is the same reward under reward normalisation and
  * is not proposed again. Self-evaluation is a deterministic score of the code: coverage of the library's base terms.
  * No repair: its codes are composed from the library, so they do not fail a check.
@@ -41,21 +47,35 @@ const mutateKind = (lib: Library, d: Design, rng: Rng, kind: "structural" | "par
   return last;
 };
 
+/** The terms a candidate's feedback flags: the one its hacking alarm names and those that never changed (survival terms spared). */
+const flaggedBy = (c: CandidateView): Set<string> => {
+  const s = readSignals(c.feedback);
+  return new Set([...(s.hacking ? [s.hacking] : []), ...s.constant].filter((n) => !namedSurvival(n)));
+};
+
 const crossover = (lib: Library, elites: readonly CandidateView[], rng: Rng): { design: Design; why: string } => {
   const designs = elites.map((e) => designOf(lib, e));
+  const flags = elites.map(flaggedBy);
   const names = [...new Set(designs.flatMap((d) => Object.keys(d)))];
   const out: Design = {};
   const from: string[] = [];
+  const skipped: string[] = [];
   for (const n of names) {
     const having = designs.map((d, i) => [d, i] as const).filter(([d]) => d[n] !== undefined);
+    const sound = having.filter(([, i]) => !flags[i]!.has(n));
+    if (!sound.length) {
+      skipped.push(n);
+      continue;
+    }
     // A term in only some parents is kept with the share of parents that have it.
     if (rng.random() >= having.length / designs.length) continue;
-    const [d, i] = rng.choice(having);
+    const [d, i] = rng.choice(sound);
     out[n] = d[n]!;
     from.push(`${n} from #${elites[i]!.index}`);
   }
   if (Object.keys(out).length === 0) Object.assign(out, designs[0]);
-  return { design: out, why: `cross ${elites.map((e) => `#${e.index}`).join(" × ")}: ${from.join(", ") || "the first parent's terms"}` };
+  const left = skipped.length ? `; left out by the feedback: ${skipped.join(", ")}` : "";
+  return { design: out, why: `cross ${elites.map((e) => `#${e.index}`).join(" × ")}: ${from.join(", ") || "the first parent's terms"}${left}` };
 };
 
 /**
@@ -65,9 +85,11 @@ const crossover = (lib: Library, elites: readonly CandidateView[], rng: Rng): { 
 const differentForm = (lib: Library, shown: readonly CandidateView[], rng: Rng): { design: Design; why: string } => {
   const sets = shown.map((c) => Object.keys(designOf(lib, c)).sort().join(","));
   const used = new Set(shown.flatMap((c) => Object.keys(designOf(lib, c))));
+  const flagged = new Set(shown.flatMap((c) => [...flaggedBy(c)]));
+  const pool = lib.terms.filter((t) => !flagged.has(t.name));
   let design: Design = {};
   for (let i = 0; i < 10 && (Object.keys(design).length === 0 || sets.includes(Object.keys(design).sort().join(","))); i++) {
-    design = Object.fromEntries(lib.terms.filter((t) => !used.has(t.name) || rng.random() < 0.5).map((t) => [t.name, t.weight]));
+    design = Object.fromEntries(pool.filter((t) => !used.has(t.name) || rng.random() < 0.5).map((t) => [t.name, t.weight]));
   }
   if (Object.keys(design).length === 0) design = baseOf(lib.terms);
   const fresh = Object.keys(design).filter((n) => !used.has(n));
@@ -135,7 +157,9 @@ export const heuristicProposer = (): RewardProposer => ({
     return { thought: `${kind}: ${made.why}${from}; design ${describe(made.design)}.`, code: code(made.design), design: made.design };
   },
   selfEvaluate: async ({ code }, ctx): Promise<SelfEvaluation> => ({ value: coverageScore(libraryOf(ctx.task).terms, code) }),
-  align: async (_code, _thought, ctx) => firstSentences(`The reward sums ${describe(ctx.design ?? {})}.`, 1),
+  // The change record (`change …;`) stays: the halving answer to a falling F curve reads it from the parent's thought.
+  align: async (_code, thought, ctx) =>
+    [firstSentences(`The reward sums ${describe(ctx.design ?? {})}.`, 1), thought.match(/\bchange [^;]+;/)?.[0] ?? ""].filter(Boolean).join(" "),
 });
 
 /**

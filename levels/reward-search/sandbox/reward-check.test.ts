@@ -69,6 +69,13 @@ describe("checkReward", () => {
     expect(c.report).not.toMatch(/notes/);
   });
 
+  it("a term named as a survival term never dominates, even where the sample shows no episode ending; another name does", async () => {
+    const code = (name: string) =>
+      `function reward(obs) { const ${name} = 1, tilt = -0.001 * obs.theta; return { total: ${name} + tilt, components: { ${name}, tilt } }; }`;
+    expect((await checkReward(code("alive_bonus"), layout, batchesOf(2))).dominant).toBeNull();
+    expect((await checkReward(code("speed"), layout, batchesOf(2))).dominant).toMatchObject({ component: "speed" });
+  });
+
   it("a single component does not dominate; a constant total is noted as acting through episode length when episodes end", async () => {
     const ended = batchesOf(2).map((b, k) => ({ ...b, terminated: Uint8Array.from({ length: b.n }, (_, i) => (k === 1 && i === 3 ? 1 : 0)) }));
     const c = await checkReward(`function reward() { return { total: 1, components: { alive: 1 } }; }`, layout, ended);

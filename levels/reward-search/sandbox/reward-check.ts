@@ -5,10 +5,8 @@
  * carries > 90% of the components' summed magnitude. A function of its inputs.
  */
 import type { RewardBatchInput, RewardOutput } from "../task.ts";
+import { HACK_SHARE, hackSuspect } from "../hacking-rule.ts";
 import { compileReward, RewardCodeError, type RewardFault, type RewardLayout, type SandboxedReward, type SandboxLimits } from "./reward-sandbox.ts";
-
-/** Share of the components' summed |value| above which one component is reported as dominating (Prompt-to-Policy's alarm, docs/spec/reward-search.md). */
-export const HACK_SHARE = 0.9;
 
 /** A batch of transitions to check, with where an episode ended by the task's own rule (a survival term is told apart by it). */
 export interface CheckBatch extends RewardBatchInput {
@@ -61,7 +59,7 @@ export interface RewardCheck {
   endings: number;
   /** max over transitions of |total − Σ components| (null without components). */
   sumGap: number | null;
-  /** The component carrying more than HACK_SHARE of the magnitude, unless it is a survival term. */
+  /** The component carrying more than HACK_SHARE of the magnitude, unless it is a survival term (by its values or its name) or the only one. */
   dominant: { component: string; share: number } | null;
   /** One per distinct fault (kind and message), in the order found. */
   faults: CheckFault[];
@@ -192,13 +190,10 @@ function componentStatsOf(comps: ReadonlyMap<string, Split>): Record<string, Com
   return components;
 }
 
-/** The last of two or more components over HACK_SHARE that is not a survival term. */
-function dominantOf(components: Record<string, ComponentStats>, count: number): RewardCheck["dominant"] {
-  let dominant: RewardCheck["dominant"] = null;
-  if (count >= 2) {
-    for (const [name, c] of Object.entries(components)) if (c.share > HACK_SHARE && !c.survival) dominant = { component: name, share: c.share };
-  }
-  return dominant;
+/** The component the family's hacking rule suspects (hacking-rule.ts): over HACK_SHARE, not a survival term, not the only one. */
+function dominantOf(components: Record<string, ComponentStats>): RewardCheck["dominant"] {
+  const s = hackSuspect(Object.entries(components).map(([name, c]) => ({ name, share: c.share, survival: c.survival !== null })));
+  return s ? { component: s.name, share: s.share } : null;
 }
 
 export async function checkReward(code: string, layout: RewardLayout, batches: readonly CheckBatch[], limits?: Partial<SandboxLimits>): Promise<RewardCheck> {
@@ -223,7 +218,7 @@ export async function checkReward(code: string, layout: RewardLayout, batches: r
     total: tally.ran > 0 ? tally.total.stats() : null,
     endings: tally.endings,
     sumGap: tally.sumGap,
-    dominant: dominantOf(components, tally.comps.size),
+    dominant: dominantOf(components),
     faults,
   };
   return { ...result, report: renderReport(result) };

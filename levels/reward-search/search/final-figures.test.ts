@@ -64,6 +64,14 @@ describe("the final score's figures", () => {
     expect(f.normalised).toMatchObject({ mean: null, why: "the task has no hand-written reward" });
   });
 
+  it("one seed: F and the differences without an interval, and no normalised score, each saying why", () => {
+    const f = finalFigures(seeds([15], [10], [20]));
+    expect(f.fitness).toEqual({ label: "F", mean: 15, std: 0, why: "1 seed: no interval below 2 independent seeds", n: 1 });
+    expect(f.vsSparse).toMatchObject({ mean: 5, n: 1, why: "1 seed: no interval below 2 independent seeds" });
+    expect(f.vsSparse.ci95).toBeUndefined();
+    expect(f.normalised).toEqual({ label: "normalised", mean: null, n: 1, why: "1 seed with all three trainings known: undefined below 2" });
+  });
+
   it("is deterministic: the same F values give the same intervals", () => {
     const a = seeds([1.3, 2.9, 0.4, 5.5], [0.2, 0.1, 0.3, 0.2], [3, 4, 2.5, 6]);
     expect(finalFigures(a)).toEqual(finalFigures(a));

@@ -1,6 +1,6 @@
 import type { Figure } from "../../../src/store/final-scores.ts";
 import { mulberry32 } from "../../../src/util/rng.ts";
-import { bootstrapMean, mean, quantile, std } from "../../../src/util/stats.ts";
+import { bootstrapMean, MIN_INTERVAL_N, mean, quantile, std } from "../../../src/util/stats.ts";
 
 /**
  * The figures of a final score (docs/spec/reward-search.md §7) from the F of the final, sparse and human rewards on
@@ -35,10 +35,20 @@ const finite = (x: number | null): x is number => x !== null && Number.isFinite(
 /** The seeds where every value `pick` reads is known, as tuples. */
 const pairs = (seeds: readonly SeedF[], pick: (s: SeedF) => (number | null)[]): number[][] => seeds.map(pick).filter((xs): xs is number[] => xs.every(finite));
 
-const meanFigure = (label: string, xs: readonly number[], withStd: boolean): Figure => {
-  if (!xs.length) return { label, mean: null, n: 0, why: "no seed with both trainings known" };
-  const b = bootstrapMean(xs, { resamples: RESAMPLES, seed: BOOTSTRAP_SEED });
-  return { label, mean: mean(xs), ...(withStd ? { std: std(xs) } : {}), ci95: [b.low, b.high], n: xs.length };
+/** What one measurement is (a fresh seed; a run, its seeds averaged, where runs are compared), and the fewest that give an interval. */
+type Unit = { unit: string; minN: number };
+const SEED: Unit = { unit: "seed", minN: MIN_INTERVAL_N };
+
+const meanFigure = (label: string, xs: readonly number[], withStd: boolean, u: Unit): Figure => {
+  if (!xs.length) return { label, mean: null, n: 0, why: `no ${u.unit} with both trainings known` };
+  const b = bootstrapMean(xs, { resamples: RESAMPLES, seed: BOOTSTRAP_SEED, ...u });
+  return {
+    label,
+    mean: mean(xs),
+    ...(withStd ? { std: std(xs) } : {}),
+    ...(b.why ? { why: b.why } : { ci95: [b.low, b.high] as [number, number] }),
+    n: xs.length,
+  };
 };
 
 /** (mean f − mean s) / |mean h − mean s| of (f, s, h) triples. */
@@ -48,11 +58,19 @@ const normalisedOf = (t: readonly number[][]): number => {
 };
 
 /** The normalised score and a paired percentile bootstrap over seeds (each resample draws whole (f, s, h) seeds). */
-const normalisedFigure = (seeds: readonly SeedF[], humanGap: Figure): Figure => {
+const normalisedFigure = (seeds: readonly SeedF[], humanGap: Figure, u: Unit): Figure => {
   const label = "normalised";
   if (humanGap.mean === null) return { label, mean: null, n: 0, why: humanGap.why ?? "no human reward" };
-  const [lo, hi] = humanGap.ci95!;
   const t = pairs(seeds, (s) => [s.fitness, s.sparse, s.human]);
+  // One seed tells no spread: neither whether the human and sparse rewards differ nor the score's interval.
+  if (t.length < u.minN || !humanGap.ci95)
+    return {
+      label,
+      mean: null,
+      n: t.length,
+      why: `${t.length} ${u.unit}${t.length === 1 ? "" : "s"} with all three trainings known: undefined below ${u.minN}`,
+    };
+  const [lo, hi] = humanGap.ci95;
   if (lo <= 0 && hi >= 0)
     return {
       label,
@@ -71,8 +89,11 @@ const normalisedFigure = (seeds: readonly SeedF[], humanGap: Figure): Figure => 
   return { label, mean: normalisedOf(t), ci95: [quantile(resampled, 0.025), quantile(resampled, 0.975)], n: t.length };
 };
 
-/** The four figures of a task's final score over its fresh seeds; a task without a human reward has null `vsHuman` and `normalised`. */
-export const finalFigures = (seeds: readonly SeedF[]): FinalFigures => {
+/**
+ * The four figures of a task's final score over its fresh seeds (or over runs, each run's seeds averaged, with `u`);
+ * a task without a human reward has null `vsHuman` and `normalised`.
+ */
+export const finalFigures = (seeds: readonly SeedF[], u: Unit = SEED): FinalFigures => {
   const diffs = (other: (s: SeedF) => number | null) => pairs(seeds, (s) => [s.fitness, other(s)]).map(([f, o]) => f! - o!);
   const humanless = seeds.every((s) => s.human === null);
   const noHuman = (label: string): Figure => ({ label, mean: null, n: 0, why: "the task has no hand-written reward" });
@@ -82,13 +103,15 @@ export const finalFigures = (seeds: readonly SeedF[]): FinalFigures => {
         "F_human − F_sparse",
         pairs(seeds, (s) => [s.human, s.sparse]).map(([h, s]) => h! - s!),
         false,
+        u,
       );
   return {
-    fitness: meanFigure("F", seeds.map((s) => s.fitness).filter(finite), true),
+    fitness: meanFigure("F", seeds.map((s) => s.fitness).filter(finite), true, u),
     vsSparse: meanFigure(
       "F − F_sparse",
       diffs((s) => s.sparse),
       false,
+      u,
     ),
     vsHuman: humanless
       ? noHuman("F − F_human")
@@ -96,7 +119,8 @@ export const finalFigures = (seeds: readonly SeedF[]): FinalFigures => {
           "F − F_human",
           diffs((s) => s.human),
           false,
+          u,
         ),
-    normalised: normalisedFigure(seeds, humanGap),
+    normalised: normalisedFigure(seeds, humanGap, u),
   };
 };

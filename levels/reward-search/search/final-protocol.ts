@@ -125,8 +125,8 @@ export interface FinalScoreRequest {
   strategy: string;
   /** Trainings the search spent on the task. */
   spent: number;
-  /** Env steps those trainings were budgeted (trainings × steps per training), when known. */
-  envSteps?: number;
+  /** Env steps those trainings were budgeted (trainings × steps per training). */
+  envSteps: number;
   selection: SelectionSeeds;
   /** Fresh training seeds. */
   count: number;
@@ -158,15 +158,22 @@ export const finalScoreOf = async (q: FinalScoreRequest): Promise<FinalScore> =>
       selectionSeeds: q.selection,
       steps: q.steps,
       scoredSteps,
-      ...(q.envSteps === undefined ? {} : { envSteps: q.envSteps }),
+      envSteps: q.envSteps,
       code: q.code,
     },
   };
 };
 
-/** The final score of a search's best candidate; its selection seeds are the instance's and every candidate's. */
+/**
+ * The final score of a search's best candidate; its selection seeds are the instance's and every candidate's; its
+ * env steps are the candidates' trainings at `trainSteps` each.
+ */
 export const scoreSearch = (
-  o: Pick<FinalScoreRequest, "trainer" | "task" | "instance" | "count" | "steps"> & { result: Pick<SearchResult, "candidates" | "best">; method: string },
+  o: Pick<FinalScoreRequest, "trainer" | "task" | "instance" | "count" | "steps"> & {
+    result: Pick<SearchResult, "candidates" | "best">;
+    method: string;
+    trainSteps: number;
+  },
 ): Promise<FinalScore> => {
   const best = o.result.best;
   return finalScoreOf({
@@ -175,6 +182,7 @@ export const scoreSearch = (
     source: best ? `candidate #${best.index} of ${o.method}` : "none",
     strategy: o.method,
     spent: o.result.candidates.length,
+    envSteps: o.result.candidates.length * o.trainSteps,
     selection: selectionOf([o.instance, ...o.result.candidates]),
   });
 };

@@ -121,6 +121,8 @@ describe("search end to end (built-in trainer)", () => {
     if (n.mean === null) expect(n.why).toMatch(/^human and sparse rewards are not distinguishable at this budget/);
     else expect(n).toMatchObject({ n: 3, ci95: [expect.any(Number), expect.any(Number)] });
     expect(l.perSeed).toHaveLength(3);
+    // The search's trainings in env steps: 2 candidates of 4,096.
+    expect(l.detail.envSteps).toBe(2 * 4096);
     for (const p of l.perSeed) for (const k of ["fitness", "sparse", "human"]) expect(typeof p[k]).toBe("number");
     // 4,096 steps is not cartpole's scored budget: the file and the printed table say so.
     expect(l.measure).toContain("trained at 4,096 env steps, NOT the task's scored budget");

@@ -1,4 +1,4 @@
-import { HACK_SHARE } from "../sandbox/reward-check.ts";
+import { fDidNotFollow, hackSuspect, survivalOverTraining } from "../hacking-rule.ts";
 import type { JobError, JobResult } from "../trainer/client.ts";
 
 const n = (v: number) => (Math.abs(v) >= 1000 || (Math.abs(v) < 0.01 && v !== 0) ? v.toExponential(2) : v.toFixed(3).replace(/\.?0+$/, ""));
@@ -15,6 +15,21 @@ const componentShares = (components: JobResult["components"]): Record<string, nu
   return Object.fromEntries(Object.entries(mag).map(([k, v]) => [k, total > 0 ? v / total : 0]));
 };
 
+/** The hacking alarm of the family's rule (hacking-rule.ts): a dominating term, not a survival term nor the only one, that rose while F did not. */
+const alarmLine = (r: JobResult): string | null => {
+  const shares = componentShares(r.components);
+  const terms = Object.entries(r.components).map(([name, xs]) => ({ name, share: shares[name] ?? 0, survival: survivalOverTraining(xs) }));
+  const suspect = hackSuspect(terms);
+  if (!suspect) return null;
+  const term = r.components[suspect.name]!.map((x) => x.mean);
+  const fitness = r.fitnessCurve.map((p) => p.fitness);
+  if (!fDidNotFollow(term, fitness)) return null;
+  return (
+    `${HACKING_ALARM}${suspect.name} carries ${(suspect.share * 100).toFixed(0)}% of the reward's magnitude and rose over training ` +
+    `(${n(term[0]!)} → ${n(term.at(-1)!)}) while F did not (${n(fitness[0]!)} → ${n(fitness.at(-1)!)}): PPO may be optimising it instead of the task.`
+  );
+};
+
 /**
  * The Eureka-style reward reflection of one training: F of the final policy (and the best checkpoint, labelled),
  * every component's values sampled over training (max / mean / min), episode length, and the hacking alarm.
@@ -29,13 +44,12 @@ export const reflection = (r: JobResult, solved: number): string => {
     "Reward components over training (mean [min, max] per sample):",
     ...Object.entries(r.components).map(([k, xs]) => `- ${k}: ${xs.map((x) => `${n(x.mean)} [${n(x.min)}, ${n(x.max)}]`).join("; ")}`),
   ];
-  const shares = componentShares(r.components);
   const constant = Object.entries(r.components)
     .filter(([, xs]) => xs.every((x) => x.max - x.min < 1e-9 && x.mean === xs[0]!.mean))
     .map(([k]) => k);
   if (constant.length) lines.push(`${NEVER_CHANGED}${constant.join(", ")}.`);
-  const [top, share] = Object.entries(shares).sort((a, b) => b[1] - a[1])[0] ?? ["", 0];
-  if (share > HACK_SHARE) lines.push(`${HACKING_ALARM}${top} carries ${(share * 100).toFixed(0)}% of the reward's magnitude; the other terms barely matter.`);
+  const alarm = alarmLine(r);
+  if (alarm) lines.push(alarm);
   lines.push(`${r.steps.toLocaleString("en-US")} env steps in ${(r.wallMs / 1000).toFixed(1)} s.`);
   return lines.join("\n");
 };

@@ -1,4 +1,4 @@
-import type { Interval } from "../../util/stats.ts";
+import { unitsText, type Interval } from "../../util/stats.ts";
 import type { CellResult, FinalFigure, RateFigure } from "./results.ts";
 import { fixed } from "../../cli-kit/format.ts";
 
@@ -21,15 +21,22 @@ const perRun = (f: RateFigure | undefined) => (f ? f.perRun.map(pct).join(", ") 
 
 /** `+12.5 points [−4.2, +29.2] (n = 12 pairs), within noise` */
 const diffText = (d: Interval | undefined): string =>
-  d && d.n > 0 ? `${pts(d.mean)} [${pts(d.low)}, ${pts(d.high)}] (n = ${d.n})${d.withinNoise ? " within noise" : ""}` : "";
+  !d || d.n === 0
+    ? ""
+    : d.why
+      ? `${pts(d.mean)}, no interval (${d.why})`
+      : `${pts(d.mean)} [${pts(d.low)}, ${pts(d.high)}] (${unitsText(d)})${d.withinNoise ? " within noise" : ""}`;
 
 const row = (cells: readonly string[]) => `| ${cells.join(" | ")} |`;
 
 const figureText = (f: FinalFigure["figures"][number] | undefined): string =>
   f ? `${fixed(f.mean)} ± ${fixed(f.std)} (n = ${f.perRun.filter((v) => v !== null).length})` : "–";
 /** `+1.25 [−0.50, +3.00] (n = 6)`: a paired difference in the figure's own unit. */
-const rawDiffText = (d: Interval | undefined): string =>
-  d && d.n > 0 ? `${d.mean >= 0 ? "+" : ""}${fixed(d.mean)} [${fixed(d.low)}, ${fixed(d.high)}] (n = ${d.n})${d.withinNoise ? " within noise" : ""}` : "";
+const rawDiffText = (d: Interval | undefined): string => {
+  if (!d || d.n === 0) return "";
+  const m = `${d.mean >= 0 ? "+" : ""}${fixed(d.mean)}`;
+  return d.why ? `${m}, no interval (${d.why})` : `${m} [${fixed(d.low)}, ${fixed(d.high)}] (${unitsText(d)})${d.withinNoise ? " within noise" : ""}`;
+};
 
 /**
  * The family's final figures per level (reward search: F and its paired differences from the sparse and human
@@ -117,7 +124,7 @@ const notes = (h: CompareHeader) => [
   )
     .map(([l, s]) => `${l}: ${s.length} seeds`)
     .join("; ")}).`,
-  `Δ: paired difference from the baseline in points, pairs matched by (run index, seed), with a 95% percentile bootstrap interval (2000 resamples, seeded); an interval containing 0 is within noise.`,
+  `Δ: paired difference from the baseline in points, pairs matched by (run index, seed); the unit is the run: each run's pairs are averaged, and the 95% percentile bootstrap interval (2000 resamples, seeded) resamples runs (n = runs, with the seeds they hold); fewer than 3 runs give no interval; an interval containing 0 is within noise.`,
 ];
 
 export const renderMarkdown = (h: CompareHeader, cells: readonly CellResult[]): string => {

@@ -41,17 +41,38 @@ describe("compare's final figures", () => {
     expect(f.spent).toEqual([4, 4, 4, 0]);
   });
 
-  it("pairs a cell's headline with the baseline's on (run, seed): a constant gap gives a point interval", () => {
-    const base = { id: "c1", label: "base", runs: [run(0, [1, 2, 3]), run(1, [4, 5, 6])] };
+  it("pairs a cell's headline with the baseline's on (run, seed), each run's pairs averaged: a constant gap gives a point interval", () => {
+    const base = { id: "c1", label: "base", runs: [run(0, [1, 2, 3]), run(1, [4, 5, 6]), run(2, [0, 0, 0])] };
     // Run 1's second seed is unknown in the other cell: that pair is left out, the rest pair seed by seed.
-    const other = { id: "c2", label: "other", runs: [run(0, [3, 4, 5]), run(1, [6, null, 8])] };
+    const other = { id: "c2", label: "other", runs: [run(0, [3, 4, 5]), run(1, [6, null, 8]), run(2, [2, 2, 2])] };
     const [, c] = compareResults([base, other], ["cartpole"], "c1");
-    expect(c!.levels[0]!.vsBaseline!.final).toMatchObject({ mean: 2, low: 2, high: 2, n: 5, withinNoise: false });
+    expect(c!.levels[0]!.vsBaseline!.final).toMatchObject({ mean: 2, low: 2, high: 2, n: 3, unit: "run", seeds: 8, withinNoise: false });
     const md = renderMarkdown(
-      { config: "x.yaml", grid: "method=a,b", runs: 2, heldOutSeeds: {}, baseline: { id: "c1", label: "base" }, skipped: [] },
+      { config: "x.yaml", grid: "method=a,b", runs: 3, heldOutSeeds: {}, baseline: { id: "c1", label: "base" }, skipped: [] },
       compareResults([base, other], ["cartpole"], "c1"),
     );
     expect(md).toContain("| cell | level | F | G | F per run | Δ F vs c1, 95% CI | spent per run |");
-    expect(md).toContain("+2.00 [2.00, 2.00] (n = 5)");
+    expect(md).toContain("+2.00 [2.00, 2.00] (n 3 runs (8 seeds))");
+  });
+
+  it("bootstraps over runs, not seeds: seeds that agree within a run do not narrow the interval past the runs' spread", () => {
+    // Every seed of a run differs from the baseline by the run's own gap: +4, −2, +4, −2 (20 seeds each).
+    const gaps = [4, -2, 4, -2];
+    const base = { id: "c1", label: "base", runs: gaps.map((_, r) => run(r, Array(20).fill(0))) };
+    const other = { id: "c2", label: "other", runs: gaps.map((g, r) => run(r, Array(20).fill(g))) };
+    const d = compareResults([base, other], ["cartpole"], "c1")[1]!.levels[0]!.vsBaseline!.final!;
+    expect(d).toMatchObject({ mean: 1, n: 4, unit: "run", seeds: 80, withinNoise: true });
+    // Resampling 80 seeds as if independent gives about [0.33, 1.67]; four runs span −2 … +4.
+    expect(d.low).toBeLessThanOrEqual(-0.5);
+    expect(d.high).toBeGreaterThanOrEqual(2.5);
+  });
+
+  it("fewer than 3 runs give no interval, and the table says so", () => {
+    const base = { id: "c1", label: "base", runs: [run(0, [1, 2, 3]), run(1, [4, 5, 6])] };
+    const other = { id: "c2", label: "other", runs: [run(0, [3, 4, 5]), run(1, [6, 7, 8])] };
+    const res = compareResults([base, other], ["cartpole"], "c1");
+    expect(res[1]!.levels[0]!.vsBaseline!.final).toMatchObject({ mean: 2, n: 2, low: NaN, high: NaN, withinNoise: true });
+    const md = renderMarkdown({ config: "x.yaml", grid: "method=a,b", runs: 2, heldOutSeeds: {}, baseline: { id: "c1", label: "base" }, skipped: [] }, res);
+    expect(md).toContain("+2.00, no interval (2 runs: no interval below 3 independent runs)");
   });
 });

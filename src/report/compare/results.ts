@@ -1,5 +1,5 @@
 import { headlineBySeed, type FinalScore } from "../../store/final-scores.ts";
-import { bootstrapMean, mean, std, type Interval } from "../../util/stats.ts";
+import { bootstrapUnits, mean, std, type Interval } from "../../util/stats.ts";
 
 /**
  * The figures of `hexa compare` (docs/spec/method.md §8) from the runs' records: per cell and level, success during learning
@@ -66,7 +66,10 @@ interface LevelResult {
   turns: { perRun: number[]; mean: number; std: number };
   heldOut?: RateFigure;
   final?: FinalFigure;
-  /** Against the baseline, paired by (run index, seed): success, and the final score's headline; absent for the baseline itself. */
+  /**
+   * Against the baseline, paired by (run index, seed) and bootstrapped over run indices (each run's pairs averaged
+   * first; no interval below 3 runs): success, and the final score's headline; absent for the baseline itself.
+   */
   vsBaseline?: { stream: Interval; heldOut?: Interval; final?: Interval };
   /** Cumulative success after each stream episode (seed index 1, 2, …): mean, lowest and highest run. */
   curve: { index: number; mean: number; low: number; high: number }[];
@@ -103,16 +106,19 @@ const curveOf = (runs: readonly EpisodeOutcome[][]): LevelResult["curve"] => {
   });
 };
 
-/** Success differences of (run index, seed) pairs both cells played on the level. */
+/**
+ * Success differences of (run index, seed) pairs both cells played on the level, grouped by run index: the run is
+ * the independent unit (its seeds share one bank's history), so the bootstrap averages each run's pairs first.
+ */
 export const pairedDiffs = (
   cell: readonly { run: number; eps: readonly EpisodeOutcome[] }[],
   base: readonly { run: number; eps: readonly EpisodeOutcome[] }[],
-): number[] =>
+): number[][] =>
   cell.flatMap(({ run, eps }) => {
     const other = base.find((b) => b.run === run);
     if (!other) return [];
     const bySeed = new Map(other.eps.map((e) => [e.seed, e.success]));
-    return eps.flatMap((e) => (bySeed.has(e.seed) ? [(e.success ? 1 : 0) - (bySeed.get(e.seed)! ? 1 : 0)] : []));
+    return [eps.flatMap((e) => (bySeed.has(e.seed) ? [(e.success ? 1 : 0) - (bySeed.get(e.seed)! ? 1 : 0)] : []))];
   });
 
 /** The level's final figures over the cell's runs, in the order of the first run that has them; undefined when none has. */
@@ -128,9 +134,9 @@ const finalOverRuns = (cell: CellInput, level: string): FinalFigure | undefined 
   return { figures, spent: finals.map((f) => f?.spent ?? 0), measure: some.measure };
 };
 
-/** Differences of the final score's headline on (run index, seed) pairs both cells measured. */
-const pairedFinalDiffs = (cell: CellInput, base: CellInput, level: string): number[] =>
-  cell.runs.flatMap((r) => {
+/** Differences of the final score's headline on (run index, seed) pairs both cells measured, grouped by run index. */
+const pairedFinalDiffs = (cell: CellInput, base: CellInput, level: string): number[][] =>
+  cell.runs.map((r) => {
     const mine = r.final?.find((f) => f.level === level);
     const theirs = base.runs.find((b) => b.run === r.run)?.final?.find((f) => f.level === level);
     if (!mine || !theirs || mine.headline !== theirs.headline) return [];
@@ -174,10 +180,11 @@ const levelResult = (cell: CellInput, level: string, base: CellInput | undefined
       .filter((x) => x.eps.length > 0);
     const heldDiffs = pairedDiffs(evaluated, bHeld);
     const finalDiffs = pairedFinalDiffs(cell, base, level);
+    const some = (units: number[][]) => units.some((u) => u.length > 0);
     out.vsBaseline = {
-      stream: bootstrapMean(pairedDiffs(stream, bStream), { seed }),
-      ...(heldDiffs.length ? { heldOut: bootstrapMean(heldDiffs, { seed }) } : {}),
-      ...(finalDiffs.length ? { final: bootstrapMean(finalDiffs, { seed }) } : {}),
+      stream: bootstrapUnits(pairedDiffs(stream, bStream), { seed }),
+      ...(some(heldDiffs) ? { heldOut: bootstrapUnits(heldDiffs, { seed }) } : {}),
+      ...(some(finalDiffs) ? { final: bootstrapUnits(finalDiffs, { seed }) } : {}),
     };
   }
   return out;

@@ -2,7 +2,7 @@ import * as vega from "vega";
 import { compile, type TopLevelSpec } from "vega-lite";
 import { csvField } from "./render.ts";
 import type { Figure } from "../../store/final-scores.ts";
-import type { Interval } from "../../util/stats.ts";
+import { unitsText, type Interval } from "../../util/stats.ts";
 import { fixed } from "../../cli-kit/format.ts";
 
 /**
@@ -21,13 +21,16 @@ export interface BenchRow {
   figures: Figure[];
   /** F's mean per run. */
   perRun: (number | null)[];
+  /** Per run: its F equals the sparse reward's exactly (a failed or missing final reward is scored as the sparse one). */
+  asSparse: boolean[];
   /** Trainings per run (the reference rows: their fresh-seed trainings). */
   trained: number[];
   envSteps: (number | null)[];
-  wallS: number;
+  /** Mean wall time of the runs that trained everything themselves; runs a cache answered and runs without a record counted apart. */
+  wall: { meanS: number | null; trained: number; cacheHit: number; unknown: number };
 }
 
-/** The paired difference a − b of two strategies' F on one task, over (run, fresh seed) pairs. */
+/** The paired difference a − b of two strategies' F on one task, over runs (each run's fresh seeds averaged). */
 export interface BenchDiff {
   task: string;
   a: string;
@@ -38,14 +41,23 @@ export interface BenchDiff {
 const known = (xs: readonly (number | null)[]) => xs.filter((x): x is number => x !== null && Number.isFinite(x));
 
 const ci = (f: { low: number; high: number }) => (Number.isFinite(f.low) ? `[${fixed(f.low)}, ${fixed(f.high)}]` : "–");
-/** `mean ± std [lo, hi]`, or `n/a: why`. */
+/** `mean ± std [lo, hi]`, `mean ± std (no interval: why)` with too few runs, or `n/a: why`. */
 const figureCell = (f: Figure | undefined) =>
   !f
     ? "–"
     : f.mean === null
       ? `n/a: ${f.why ?? "undefined"}`
-      : `${fixed(f.mean)}${f.std === undefined ? "" : ` ± ${fixed(f.std)}`}${f.ci95 ? ` [${fixed(f.ci95[0])}, ${fixed(f.ci95[1])}]` : ""}`;
+      : `${fixed(f.mean)}${f.std === undefined ? "" : ` ± ${fixed(f.std)}`}${f.ci95 ? ` [${fixed(f.ci95[0])}, ${fixed(f.ci95[1])}]` : f.why ? ` (no interval: ${f.why})` : ""}`;
 const row = (cells: readonly string[]) => `| ${cells.join(" | ")} |`;
+const perRunCell = (r: BenchRow) => r.perRun.map((v, i) => `${fixed(v)}${r.asSparse[i] ? " (= sparse)" : ""}`).join(", ");
+const wallCell = ({ wall: w }: BenchRow) =>
+  [
+    w.meanS === null ? "" : `${w.meanS.toFixed(0)} s (${w.trained} run${w.trained === 1 ? "" : "s"})`,
+    w.cacheHit ? `${w.cacheHit} with cache hits, not timed` : "",
+    w.unknown ? `${w.unknown} not timed: cache use unrecorded` : "",
+  ]
+    .filter(Boolean)
+    .join("; ");
 const steps = (xs: readonly (number | null)[]) =>
   known(xs).length
     ? known(xs)
@@ -59,7 +71,8 @@ export interface BenchHeader {
   trainSteps: number;
   finalTrainings: number;
   proposer: string;
-  wallS: number;
+  /** Wall time of the command that made the table, when it is one (a page re-rendered from data has none). */
+  wallS?: number;
   command: string;
   /** Per task, the budget its final trainings ran at against its scored budget. */
   budgets: string[];
@@ -76,7 +89,7 @@ const benchTable = (rows: readonly BenchRow[]): string[] => {
       `${labels[0] ?? ""} per run`,
       "trained per run",
       "env steps per run",
-      "wall per run (all tasks)",
+      "wall per run that trained (all tasks)",
     ]),
     row(["---", "---", "---:", ...labels.map(() => "---:"), "---", "---", "---", "---:"]),
     ...rows.map((r) =>
@@ -85,29 +98,25 @@ const benchTable = (rows: readonly BenchRow[]): string[] => {
         r.row,
         String(r.figures[0]?.n ?? 0),
         ...labels.map((_, i) => figureCell(r.figures[i])),
-        r.perRun.map((v) => fixed(v)).join(", "),
+        perRunCell(r),
         r.trained.join(", "),
         steps(r.envSteps),
-        Number.isFinite(r.wallS) ? `${r.wallS.toFixed(0)} s` : "",
+        wallCell(r),
       ]),
     ),
   ];
 };
 
-/** Pairs below this count give no verdict: a bootstrap of one or two differences is no interval. */
-const MIN_PAIRS = 3;
-
 /**
- * One line per task: which pairs of strategies differ beyond noise (their paired differences' interval excludes 0,
- * over at least MIN_PAIRS pairs).
+ * One line per task: which pairs of strategies differ beyond noise (their paired differences' interval excludes 0;
+ * a pair without an interval, too few runs, gives no verdict).
  */
 export const noiseLine = (task: string, diffs: readonly BenchDiff[]): string => {
   const mine = diffs.filter((d) => d.task === task);
-  const text = (d: BenchDiff) => `${d.a} − ${d.b} ${fixed(d.interval.mean)} ${ci(d.interval)} (n ${d.interval.n})`;
+  const text = (d: BenchDiff) => `${d.a} − ${d.b} ${fixed(d.interval.mean)} ${d.interval.why ? "no interval" : ci(d.interval)} (${unitsText(d.interval)})`;
   if (!mine.length) return `${task}: one strategy, nothing to compare.`;
-  if (mine.every((d) => d.interval.n < MIN_PAIRS))
-    return `${task}: too few paired scores to tell (fewer than ${MIN_PAIRS} per pair): ${mine.map(text).join("; ")}.`;
-  const beyond = mine.filter((d) => d.interval.n >= MIN_PAIRS && !d.interval.withinNoise);
+  if (mine.every((d) => d.interval.why)) return `${task}: too few runs to tell (${mine[0]!.interval.why}): ${mine.map(text).join("; ")}.`;
+  const beyond = mine.filter((d) => !d.interval.why && !d.interval.withinNoise);
   return beyond.length
     ? `${task}: differ beyond noise: ${beyond.map(text).join("; ")}${
         beyond.length < mine.length
@@ -126,19 +135,23 @@ export const renderBenchMarkdown = (h: BenchHeader, rows: readonly BenchRow[], d
     "",
     `\`${h.command}\``,
     "",
-    `F of each strategy's final reward, retrained on ${h.finalTrainings} fresh training seeds that no search training used and scored on fresh evaluation seeds; n = runs × fresh seeds, mean ± std and a 95 % bootstrap interval of the mean; F − F_sparse and F − F_human: paired differences from the sparse and human rewards trained on the same seeds; normalised: (mean F − mean F_sparse) / |mean F_human − mean F_sparse| with a paired bootstrap over the measurements, n/a where the human and sparse rewards are not told apart (the human row's F − F_sparse interval contains 0). ${h.runs} run(s) per strategy; run r searches task instance r (its own training and evaluation seeds) in every strategy. ` +
+    `F of each strategy's final reward, retrained on ${h.finalTrainings} fresh training seeds that no search training used and scored on fresh evaluation seeds. The unit is the run (the seeds of a run retrain one searched reward): each run's seeds are averaged first, n = runs, mean ± std over runs and a 95 % bootstrap interval over runs (none below 3 runs); F − F_sparse and F − F_human: paired differences from the sparse and human rewards trained on the same seeds; normalised: (mean F − mean F_sparse) / |mean F_human − mean F_sparse| with a paired bootstrap over runs, n/a where the human and sparse rewards are not told apart (the human row's F − F_sparse interval contains 0). "(= sparse)": the run's F equals the sparse reward's exactly, as when its final reward failed or was missing and was scored as the sparse one. Wall times only for runs that trained everything themselves. ${h.runs} run(s) per strategy; run r searches task instance r (its own training and evaluation seeds) in every strategy. ` +
       `Every strategy trains ${h.budget} candidates per task of ${h.trainSteps.toLocaleString("en-US")} env steps each (rounds: its episodes' shares, finish included; the counts are shown). Proposer: ${h.proposer}: it measures the strategies, not a model.`,
     "",
     ...h.budgets.map((b) => `- ${b}`),
     ...(h.budgets.length ? [""] : []),
     ...benchTable(rows),
     "",
-    "Paired differences of F (same instance, same fresh seed), 95 % bootstrap intervals:",
+    "Differences of F paired by run (same instance, same fresh seeds, each run's seeds averaged), 95 % bootstrap intervals over runs:",
     "",
     ...[...new Set(rows.map((r) => r.task))].map((t) => `- ${noiseLine(t, diffs)}`),
     "",
-    `Wall time of this command ${h.wallS.toFixed(0)} s (runs it found finished in its folder are read, not played again; the table gives each run's own).`,
-    "",
+    ...(h.wallS === undefined
+      ? []
+      : [
+          `Wall time of this command ${h.wallS.toFixed(0)} s (runs it found finished in its folder are read, not played again; the table gives each run's own).`,
+          "",
+        ]),
     "![F per task and reward](scores.svg)",
     "",
   ].join("\n");

@@ -7,11 +7,11 @@ import { fixed } from "../../cli-kit/format.ts";
  * spent and where the scored thing came from. Pure; the CLI reads the files.
  */
 
-/** `label mean ± std [lo, hi] (n N)`, or `label n/a (why)` where the family left it undefined. */
+/** `label mean ± std [lo, hi] (n N)`, `label mean (n N; no interval: why)` with too few values, or `label n/a (why)` where the family left it undefined. */
 export const figureText = (f: Figure): string =>
   f.mean === null
     ? `${f.label} n/a (${f.why ?? "undefined"})`
-    : `${f.label} ${fixed(f.mean)}${f.std === undefined ? "" : ` ± ${fixed(f.std)}`}${f.ci95 ? ` [${fixed(f.ci95[0])}, ${fixed(f.ci95[1])}]` : ""} (n ${f.n})`;
+    : `${f.label} ${fixed(f.mean)}${f.std === undefined ? "" : ` ± ${fixed(f.std)}`}${f.ci95 ? ` [${fixed(f.ci95[0])}, ${fixed(f.ci95[1])}]` : ""} (n ${f.n}${f.ci95 || !f.why ? "" : `; no interval: ${f.why}`})`;
 
 export interface FinalScoresView {
   /** The directory of final-scores.json, relative to what `hexa inspect` was given (or its own name). */
