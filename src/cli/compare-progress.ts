@@ -88,7 +88,8 @@ class JobCount {
     const t = (e.trajectory ?? {}) as { success?: unknown; usage?: { input?: unknown; output?: unknown; costUsd?: unknown } };
     const phase = String(e.phase);
     this.episodes.set(key, { success: t.success === true, round: num(e.round), phase });
-    this.last = { phase, round: num(e.round) };
+    // A held-out episode is played after the last round: the bar keeps showing that round.
+    if (phase !== "eval") this.last = { phase, round: num(e.round) };
     // Held-out episodes' model calls are in their records only; a run's calls are in usage.jsonl.
     if (phase === "eval") {
       this.tokens += num(t.usage?.input) + num(t.usage?.output);

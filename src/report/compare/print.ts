@@ -144,11 +144,7 @@ export const renderText = (h: CompareHeader, cells: readonly CellResult[]): stri
   return [
     ...cellList(h, cells),
     "",
-    ...wrapLine(
-      `success in %, mean ± std over runs; Δ: paired difference from ${h.baseline.id} in points, 95% CI; ~: the interval holds 0 (within noise)`,
-      WIDTH,
-      "",
-    ),
+    ...wrapLine(`success in %: mean ± std over runs. Δ vs ${h.baseline.id}: paired difference in points, 95% CI; ~: within noise`, WIDTH, ""),
     ...levels.flatMap((level) => ["", ...levelTable(cells, level, h.baseline.id)]),
     "",
     ...costTable(cells),
