@@ -202,7 +202,7 @@ export const compare = async (argv: CompareArgs, out: string): Promise<void> => 
     const failures = played.failures;
     await writeResults(out, { configPath, axes: plan.axes, runs: argv.runs, heldOut, baseline: plan.baseline, skipped, jobs, runsDir, logPath, family });
     // The whole grid as one hexa inspect report: a line per cell with a band over its runs (docs/ARCHITECTURE.md §8).
-    if (!failures.length) note(`report: ${writeReport(runsDir, join(out, "report.html"))}`);
+    if (!failures.length) note(`report: ${writeReport(runsDir, join(out, "report.html"))} (open it in a web browser)`);
     if (failures.length) throw new ConfigError(`${failures.length} run(s) failed: ${failures.join("; ")}; fix that and rerun the same command to continue`);
   } finally {
     release();
