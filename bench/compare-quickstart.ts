@@ -29,10 +29,10 @@ const dir = mkdtempSync(join(tmpdir(), "hexa-bench-compare-"));
 try {
   const args = ["compare", "configs/quickstart.yaml", ...GRID.flatMap((g) => ["--grid", g]), "--runs", String(RUNS), "--heldout", String(HELDOUT)];
   const r = hexaCli([...args, "--parallel", String(PARALLEL), "--out", join(dir, "compare")]);
-  // compare's own tables, without the line naming this run's temporary results folder
+  // compare's own tables, without the lines naming this run's temporary results folder
   const tables = r.stdout
     .split("\n")
-    .filter((l) => !l.startsWith("results: "))
+    .filter((l) => !l.startsWith("results: ") && !l.startsWith("plot: "))
     .join("\n")
     .trim();
   console.log(`hexa ${args.join(" ")} --parallel ${PARALLEL}\n`);

@@ -173,7 +173,7 @@ describe("hexa compare", () => {
     expect(readFileSync(join(out, "results.csv"), "utf8").trim().split("\n")).toHaveLength(13);
     expect(readFileSync(join(out, "success.svg"), "utf8")).toMatch(/^<svg/);
     expect(readFileSync(join(out, "success.png")).subarray(1, 4).toString()).toBe("PNG");
-    expect(second.stdout).toContain("| cell | level | success during learning |");
+    expect(second.stdout).toMatch(/^cell +learning % +held-out % +turns +Δ learning vs c1 +Δ held-out vs c1$/m);
     // The whole grid as one inspect report, every run in it.
     const html = readFileSync(join(out, "report.html"), "utf8");
     for (const run of readdirSync(join(out, "runs")).filter((n) => !n.startsWith("."))) expect(html).toContain(run);
@@ -186,6 +186,28 @@ describe("hexa compare", () => {
     expect(other.stderr).toMatch(/compare.json: this folder holds another comparison \(changed: grid/);
     expect(statSync(join(out, "results.md")).size).toBeGreaterThan(0);
   }, 900_000);
+
+  it("shows a progress line per episode from the first one on, and prints its table within 100 columns", async () => {
+    const root = tmp();
+    const cfg = join(root, "tiny.yaml");
+    writeFileSync(cfg, TINY);
+    const out = join(root, "cmp");
+    const r = await hexa(["compare", cfg, "--grid", "init=off2on,online", "--runs", "1", "--heldout", "1", "--out", out]);
+    expect(r.status, r.stderr).toBe(0);
+    // off2on: 1 offline + 2 stream episodes; online: 2 stream; each then 1 held-out episode.
+    const err = r.stderr.split("\n");
+    expect(err[0]).toMatch(/: 2 cell\(s\) × 1 run\(s\), 7 episodes in all, /);
+    const bar = err.flatMap((l, i) => (/^\[\d+\/7\] (offline|round \d+): \d+ success/.test(l) ? [i] : []));
+    const firstDone = err.findIndex((l) => / done: 1 of 2 runs/.test(l));
+    // The first look may find the child a few episodes in: the bar starts within the first run.
+    expect(err[bar[0]!]).toMatch(/^\[[1-3]\/7\] (offline|round 1)/);
+    expect(bar[0]).toBeLessThan(firstDone);
+    expect(err[bar.at(-1)!]).toMatch(/^\[7\/7\] /);
+    const lines = r.stdout.split("\n");
+    expect(lines.filter((l) => l.length > 100 && !/^(results|plot): /.test(l))).toEqual([]);
+    expect(lines).toContain("  c2  init=online");
+    expect(r.stdout).toMatch(/^down_to_earth:\ncell +learning %/m);
+  }, 600_000);
 
   it("a grid through the local OpenAI-compatible server: the hexa actor and the LLM evolver, 2 cells × 1 run", async () => {
     const server = await startFakeOpenAI();

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
@@ -50,6 +50,19 @@ const open = async (browser: Browser, url: string) => {
 
 const marks = (page: Page, chart: string, name: string) => page.locator(`#${chart} svg g.${name}_marks > path`).count();
 
+/** The tick labels of a chart's x axes (one per panel). */
+const xTicks = (page: Page, chart: string) => page.locator(`#${chart} svg g.role-axis[aria-label^="X-axis"] .role-axis-label text`).allTextContents();
+
+/** What a reader would see cut: the page wider than the window, or a label Vega shortened with an ellipsis. */
+const overflow = (page: Page) =>
+  page.evaluate(() => ({
+    sideways: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    cutLabels: [...document.querySelectorAll("svg text")].map((t) => t.textContent ?? "").filter((t) => t.includes("…")),
+  }));
+
+/** The width of a full-page screenshot, from its PNG header. */
+const screenshotWidth = async (page: Page, path?: string) => (await page.screenshot({ fullPage: true, ...(path ? { path } : {}) })).readUInt32BE(16);
+
 const freePort = (): Promise<number> =>
   new Promise((done) => {
     const s = createServer();
@@ -92,6 +105,17 @@ suite("hexa inspect in Chromium", () => {
       expect(requests).toEqual([]);
       const paint = await page.evaluate(() => performance.getEntriesByType("paint").map((e) => Math.round(e.startTime)));
       console.log(`report opened in ${loadMs.toFixed(0)} ms (charts drawn); first paint at ${paint.join(", ")} ms`);
+      await page.close();
+    });
+
+    it("labels its seed-index and round axes with whole numbers", async () => {
+      const { page } = await open(browser, `file://${join(root, "report.html")}`);
+      await page.waitForSelector("#chart-timeline svg .entry_rows_marks", { state: "attached" });
+      for (const chart of ["chart-cumulative", "chart-turns", "chart-rounds", "chart-timeline", "chart-weights"]) {
+        const ticks = await xTicks(page, chart);
+        expect(ticks.length, chart).toBeGreaterThan(1);
+        for (const t of ticks) expect(t, chart).toMatch(/^\d+$/);
+      }
       await page.close();
     });
 
@@ -191,24 +215,60 @@ suite("hexa inspect in Chromium", () => {
   });
 
   describe("a comparison directory", () => {
-    it("draws one line per cell and level with a band over its runs", async () => {
-      const cmp = join(root, "compare");
-      mkdirSync(cmp, { recursive: true });
-      const levels = ["catapult"];
-      makeRun(join(cmp, "off2on"), { rounds: 1, seed: 0, levels });
-      makeRun(join(cmp, "off2on"), { rounds: 1, seed: 1, levels });
-      makeRun(join(cmp, "online"), { rounds: 1, init: "online", levels });
+    // Cell names as long as hexa compare's; two cells hold the same runs, so their lines lie on each other.
+    const CELLS = [
+      "c1_init-off2on_topSkills-6_rounds-1__heuristic-off2on-evolving-heuristic-evolver",
+      "c2_init-off2on_topSkills-0_rounds-1__heuristic-off2on-evolving-heuristic-evolver",
+      "c3_init-online_topSkills-6_rounds-1__heuristic-online-evolving-heuristic-evolver",
+    ];
+    let cmp: string;
+    beforeAll(() => {
+      cmp = join(root, "compare");
+      const levels = ["catapult", "pass_the_parcel"];
+      makeRun(join(cmp, CELLS[0]!), { rounds: 1, seed: 0, levels });
+      makeRun(join(cmp, CELLS[0]!), { rounds: 1, seed: 1, levels });
+      cpSync(join(cmp, CELLS[0]!), join(cmp, CELLS[1]!), { recursive: true });
+      makeRun(join(cmp, CELLS[2]!), { rounds: 1, init: "online", levels });
       const r = hexa(["inspect", cmp, "--animations", "none"]);
-      expect(r.code, r.stderr).toBe(0);
+      if (r.code !== 0) throw new Error(r.stderr);
+    }, 300_000);
+
+    it("draws one line per cell and level, each cell in its own colour and dash, with a band over its runs", async () => {
       const { page, errors, requests } = await open(browser, `file://${join(cmp, "report.html")}`);
       expect(errors).toEqual([]);
       expect(requests).toEqual([]);
-      // 2 cells × 1 level: two lines, two bands.
-      expect(await marks(page, "chart-cumulative", "cell_lines")).toBe(2);
-      expect(await page.locator("#chart-cumulative svg g.band_layer_0_marks > path").count()).toBe(2);
-      expect(await page.locator("#summary-body table.summary tr").first().locator("td").count()).toBe(3);
+      // 3 cells × 2 levels (a panel each): six lines, six bands.
+      expect(await marks(page, "chart-cumulative", "cell_lines")).toBe(6);
+      expect(await marks(page, "chart-cumulative", "band")).toBe(6);
+      const styles = await page
+        .locator("#chart-cumulative svg g.cell_lines_marks > path")
+        .evaluateAll((els) => els.map((el) => [el.getAttribute("stroke"), el.getAttribute("stroke-dasharray") ?? ""]));
+      expect(new Set(styles.map(([stroke]) => stroke)).size).toBe(3);
+      expect(new Set(styles.map(([, dash]) => dash)).size).toBe(3);
+      // The two cells with the same runs are named under the chart.
+      expect(await page.locator("#chart-cumulative-note").textContent()).toBe(
+        `Same line, drawn one over the other (the dashes show both): ${CELLS[0]} and ${CELLS[1]} on catapult; ${CELLS[0]} and ${CELLS[1]} on pass_the_parcel.`,
+      );
       await page.close();
-    }, 300_000);
+    });
+
+    it("names every cell in full in a legend table, and reads without sideways scrolling at 1280 and 900 pixels", async () => {
+      for (const width of [1280, 900]) {
+        const { page } = await open(browser, `file://${join(cmp, "report.html")}`);
+        await page.setViewportSize({ width, height: 900 });
+        const names = page.locator("#curve-legend td.series-name");
+        expect(await names.allTextContents()).toEqual(CELLS);
+        // Each name whole inside its cell.
+        expect(await names.evaluateAll((els) => els.filter((el) => el.scrollWidth > el.clientWidth).length)).toBe(0);
+        expect(await overflow(page)).toEqual({ sideways: 0, cutLabels: [] });
+        // The summary: a row per run under a header, inside the page.
+        expect(await page.locator("#summary-body table.summary tr").count()).toBe(1 + 5);
+        for (const chart of ["chart-cumulative", "chart-turns", "chart-rounds"]) for (const t of await xTicks(page, chart)) expect(t, chart).toMatch(/^\d+$/);
+        const keep = process.env.HEXA_COMPARE_SCREENSHOT;
+        expect(await screenshotWidth(page, keep && width === 1280 ? resolve(keep) : undefined)).toBe(width);
+        await page.close();
+      }
+    });
   });
 });
 
@@ -243,6 +303,25 @@ suite("hexa inspect in Chromium: the lineage of a reward search (docs/spec/rewar
     await page.waitForSelector("#chart-search svg .candidate_points_marks", { state: "attached" });
     const recs = lines(join(search, "candidates.jsonl")).map((l) => JSON.parse(l) as { index: number; parent: number | null; code: string });
     expect(await marks(page, "chart-search", "candidate_points")).toBe(recs.length);
+    // Every point, the first, last, best and worst included, at least its own size inside the plot.
+    const margin = await page.evaluate(() => {
+      const hexa = (
+        window as unknown as {
+          hexa: {
+            views: Record<string, { scale(name: string): ((v: number) => number) & { range(): number[] } }>;
+            state: { report: { searches: { candidates: { index: number; fitness: number | null }[] }[] } };
+          };
+        }
+      ).hexa;
+      const view = hexa.views["chart-search"]!;
+      const [x, y] = [view.scale("x"), view.scale("y")];
+      const inside = (scale: typeof x, v: number) => Math.min(scale(v) - Math.min(...scale.range()), Math.max(...scale.range()) - scale(v));
+      const trained = hexa.state.report.searches[0]!.candidates.filter((c) => c.fitness !== null);
+      return Math.min(...trained.map((c) => Math.min(inside(x, c.index), inside(y, c.fitness!))));
+    });
+    expect(margin).toBeGreaterThanOrEqual(7);
+    expect(await overflow(page)).toEqual({ sideways: 0, cutLabels: [] });
+    for (const t of await xTicks(page, "chart-search")) expect(t).toMatch(/^\d+$/);
     // Each node sits inside its parent's node (the nearest enclosing li), roots at the top.
     const placed = await page
       .locator("#search-tree li.node")

@@ -4,4 +4,5 @@ import type { FamilyHost } from "../family/host.ts";
 export const appHost: FamilyHost = {
   runGrid: async (request, out) => (await import("../cli/compare-play.ts")).compare({ ...request }, out),
   codeVersion: async () => (await import("../cli/run-setup.ts")).codeVersion(),
+  writeReport: async (dir) => (await import("../cli/inspect-report.ts")).writeRunReport(dir),
 };

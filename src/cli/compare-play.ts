@@ -8,7 +8,8 @@ import { heldOutArg } from "../loop/compare/heldout.ts";
 import { mapLimit } from "../loop/pool.ts";
 import { compareResults, type CellInput, type EpisodeOutcome } from "../report/compare/results.ts";
 import { curveSvg } from "../report/compare/plot.ts";
-import { renderCsv, renderMarkdown, renderText, type CompareHeader } from "../report/compare/render.ts";
+import { renderCsv, renderMarkdown, type CompareHeader } from "../report/compare/render.ts";
+import { renderText } from "../report/compare/print.ts";
 import { chartToPng } from "../report/png.ts";
 import { writeReport } from "./inspect-report.ts";
 import { appendJsonl, readJsonl, writeAtomic, writeJsonAtomic } from "../store/jsonl.ts";
@@ -24,6 +25,8 @@ import { budgetFrom } from "./budget.ts";
 import { anyHeldOut, checkSpec, heldOutText, planGrid, type GridPlan, type HeldOut, type Job } from "./compare-grid.ts";
 import { checkGridForecast, evalSpent, GridCap, jobForecasts, runSpent } from "./compare-budget.ts";
 import type { CompareArgs } from "./compare.ts";
+import { gridProgress } from "./compare-progress.ts";
+import { progressView } from "./progress.ts";
 
 /** Takes DIR for this process; a lock left by a dead process is taken over. */
 const lockDir = (dir: string): (() => void) => {
@@ -175,21 +178,31 @@ export const compare = async (argv: CompareArgs, out: string): Promise<void> => 
   const release = lockDir(out);
   try {
     const logPath = join(out, "compare-log.jsonl");
-    const grid: Grid = { out, runsDir, logPath, plan, gridCap, passOn, key, needsEval, note };
+    const view = progressView(process.stderr, () => performance.now());
+    const progress = gridProgress(jobs, heldOut, family, (j) => findRun(runsDir, j.cfg)?.path, view);
+    const grid: Grid = { out, runsDir, logPath, plan, gridCap, passOn, key, needsEval, note: view.line };
     const played: Played = { done: 0, failures: [] };
     const t0 = performance.now();
-    note(
-      `compare ${out}: ${runnable.length} cell(s) × ${argv.runs} run(s), held-out seeds ${anyHeldOut(heldOut) ? heldOutText(heldOut) : "none"}${skipped.length ? `, ${skipped.length} cell(s) skipped` : ""}`,
+    view.line(
+      `compare ${out}: ${runnable.length} cell(s) × ${argv.runs} run(s), ${progress.total} episodes in all, held-out seeds ${anyHeldOut(heldOut) ? heldOutText(heldOut) : "none"}${skipped.length ? `, ${skipped.length} cell(s) skipped` : ""}`,
     );
-    await mapLimit(jobs, argv.parallel, async (job) => {
-      if (played.stop || !(await playJob(grid, job, played))) return;
-      note(`[${++played.done}/${jobs.length}] ${key(job)} (${job.cell.label}) done, ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-    });
+    progress.look();
+    try {
+      await mapLimit(jobs, argv.parallel, async (job) => {
+        if (played.stop) return;
+        progress.started(job);
+        const ok = await playJob(grid, job, played).finally(() => progress.ended(job));
+        if (!ok) return;
+        view.line(`${key(job)} (${job.cell.label}) done: ${++played.done} of ${jobs.length} runs, ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+      });
+    } finally {
+      progress.stop();
+    }
     if (played.stop) throw budgetStopped(cap, played, jobs.length, gridCap);
     const failures = played.failures;
     await writeResults(out, { configPath, axes: plan.axes, runs: argv.runs, heldOut, baseline: plan.baseline, skipped, jobs, runsDir, logPath, family });
     // The whole grid as one hexa inspect report: a line per cell with a band over its runs (docs/ARCHITECTURE.md §8).
-    if (!failures.length) note(`report: ${writeReport(runsDir, join(out, "report.html"))}`);
+    if (!failures.length) note(`report: ${writeReport(runsDir, join(out, "report.html"))} (open it in a web browser)`);
     if (failures.length) throw new ConfigError(`${failures.length} run(s) failed: ${failures.join("; ")}; fix that and rerun the same command to continue`);
   } finally {
     release();
@@ -267,5 +280,5 @@ const writeResults = async (out: string, d: Done): Promise<void> => {
   const svg = await curveSvg(results);
   writeAtomic(join(out, "success.svg"), svg);
   writeFileSync(join(out, "success.png"), chartToPng(svg));
-  process.stdout.write(`\n${renderText(header, results)}\nresults: ${join(out, "results.md")} (.csv, .json), plot: ${join(out, "success.svg")} (.png)\n`);
+  process.stdout.write(`\n${renderText(header, results)}\nresults: ${join(out, "results.md")} (.csv, .json)\nplot: ${join(out, "success.svg")} (.png)\n`);
 };

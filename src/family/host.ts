@@ -19,6 +19,8 @@ export interface FamilyHost {
   runGrid(request: GridRequest, out: string): Promise<void>;
   /** The running hexa (package version and git commit), as run.json records it. */
   codeVersion(): Promise<CodeVersion>;
+  /** Writes `DIR/report.html` (what `hexa inspect DIR` writes) for a run or search directory; returns its absolute path. */
+  writeReport(dir: string): Promise<string>;
 }
 
 let provided: FamilyHost | undefined;

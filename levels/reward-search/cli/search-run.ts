@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { familyHost } from "../../../src/family/host.ts";
 import { heuristicProposer } from "../proposers/heuristic-proposer.ts";
 import { llmProposer } from "../proposers/llm-proposer.ts";
 import { localTrainerPool } from "../trainer/local-pool.ts";
@@ -25,4 +26,7 @@ export const runSearchCommand = async (argv: SearchCommandArgs): Promise<void> =
   } finally {
     await pool.close();
   }
+  // The lineage as one HTML file, as hexa run leaves its report (docs/guides/inspect.md).
+  const report = await familyHost().writeReport(out);
+  process.stdout.write(`report: ${report} (open it in a web browser; hexa inspect ${out} --serve shows it on a local port)\n`);
 };

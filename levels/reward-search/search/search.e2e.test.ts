@@ -128,6 +128,9 @@ describe("search end to end (built-in trainer)", () => {
     expect(l.measure).toContain("trained at 4,096 env steps, NOT the task's scored budget");
     expect(r.stdout).toContain("trained at 4,096 env steps, NOT the task's scored budget");
     expect(r.stdout).toMatch(/F [-\d.]+ ± [\d.]+ \[[-\d.]+, [-\d.]+\] \(n 3\)/);
+    // The lineage as a report, and how to open it.
+    expect(readFileSync(join(out, "report.html"), "utf8")).toContain('"strategy":"eureka","task":"cartpole"');
+    expect(r.stdout).toContain(`report: ${join(out, "report.html")} (open it in a web browser`);
   }, 180_000);
 
   it("hexa search announces its final trainings at the task's scored budget by default (hopper: 1,000,000 env steps)", async () => {

@@ -2,7 +2,7 @@ import { unitsText, type Interval } from "../../util/stats.ts";
 import type { CellResult, FinalFigure, RateFigure } from "./results.ts";
 import { fixed } from "../../cli-kit/format.ts";
 
-/** results.md, results.csv and the printed table of `hexa compare`: every run shown, every figure with its n. */
+/** results.md and results.csv of `hexa compare`: every run shown, every figure with its n (print.ts: the printed table). */
 
 export interface CompareHeader {
   config: string;
@@ -146,19 +146,6 @@ export const renderMarkdown = (h: CompareHeader, cells: readonly CellResult[]): 
     ...cells.flatMap((c) => c.runs.map((r) => `- ${c.id} run ${r.run}: \`${r.dir}\``)),
     "",
     "![cumulative success](success.svg)",
-    "",
-  ].join("\n");
-};
-
-/** The printed table: results.md's two tables and the skipped cells. */
-export const renderText = (h: CompareHeader, cells: readonly CellResult[]): string => {
-  const t = tables(cells, h.baseline.id);
-  return [
-    ...t.success,
-    "",
-    ...t.cost,
-    ...(t.final.length ? ["", ...t.final] : []),
-    ...(h.skipped.length ? ["", ...h.skipped.map((s) => `skipped ${s.id} (${s.label}): ${s.reason}`)] : []),
     "",
   ].join("\n");
 };

@@ -37,7 +37,7 @@ window.hexaBank = function (H) {
     });
     var failures = run.bank.failures.filter(inLevel).map(function (f) { return { round: f.round + 0.5, level: f.level, error: f.error }; });
     var y = { field: "key", type: "nominal", title: null, sort: order, scale: { domain: order }, axis: { labelLimit: 220 } };
-    var x = { type: "quantitative", title: "round", scale: { domain: [0, end] }, axis: { tickMinStep: 1 } };
+    var x = { type: "quantitative", title: "round", scale: { domain: [0, end] }, axis: H.intAxis() };
     var layers = [
       { name: "entry_rows", data: { values: bars }, mark: { type: "bar", height: 10, cornerRadius: 2, cursor: "pointer" }, encoding: { y: y, x: Object.assign({ field: "born" }, x), x2: { field: "until" }, color: { field: "kind", scale: { domain: ["skill", "mistake"], range: ["#205dd6", "#d9822b"] } }, opacity: { condition: { test: "datum.fate === 'in the bank'", value: 1 }, value: 0.45 }, tooltip: [{ field: "key", title: "entry" }, { field: "title" }, { field: "origin" }, { field: "born", title: "born in round" }, { field: "reason" }, { field: "evidence" }, { field: "revisions" }, { field: "fate" }] } },
     ];
@@ -65,7 +65,7 @@ window.hexaBank = function (H) {
     chart("chart-weights", {
       width: 640, height: 200, data: { values: values },
       mark: { type: "line", point: true },
-      encoding: { x: { field: "round", type: "quantitative", axis: { tickMinStep: 1 } }, y: { field: "weight", type: "quantitative", title: "weight r_k", scale: { domain: [0, 1] } }, detail: { field: "key" }, color: { field: "level" }, strokeDash: { field: "kind" }, tooltip: [{ field: "key", title: "entry" }, { field: "round" }, { field: "weight", format: ".3f" }] },
+      encoding: { x: { field: "round", type: "quantitative", axis: H.intAxis() }, y: { field: "weight", type: "quantitative", title: "weight r_k", scale: { domain: [0, 1] } }, detail: { field: "key" }, color: { field: "level" }, strokeDash: { field: "kind" }, tooltip: [{ field: "key", title: "entry" }, { field: "round" }, { field: "weight", format: ".3f" }] },
     });
   }
 

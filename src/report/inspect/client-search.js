@@ -70,8 +70,9 @@ window.hexaSearch = function (H) {
     var points = ok.map(function (c) { return { index: c.index, fitness: c.fitness, operator: c.operator, parent: c.parent === null ? "none" : "#" + c.parent, mark: c.best ? "best" : "candidate", checkpoint: c.bestCheckpoint ? c.bestCheckpoint.fitness : null }; });
     var edges = ok.filter(function (c) { return c.parent !== null && byIndex[c.parent] && byIndex[c.parent].fitness !== null; })
       .map(function (c) { return { from: c.parent, to: c.index, f0: byIndex[c.parent].fitness, f1: c.fitness, operator: c.operator }; });
-    var x = { type: "quantitative", title: "candidate (training order)", axis: { tickMinStep: 1 } };
-    var y = { type: "quantitative", title: "F of the final policy", scale: { zero: false } };
+    // Both scales reach a few pixels past the data, so that the first, the last, the best and the worst points are drawn whole.
+    var x = { type: "quantitative", title: "candidate (training order)", scale: { zero: false, nice: false, padding: 16 }, axis: H.intAxis() };
+    var y = { type: "quantitative", title: "F of the final policy", scale: { zero: false, padding: 16 } };
     var layers = [];
     if (edges.length) layers.push({ name: "parent_edges", data: { values: edges }, mark: { type: "rule", color: "#9aa5b1" }, encoding: { x: Object.assign({ field: "from" }, x), x2: { field: "to" }, y: Object.assign({ field: "f0" }, y), y2: { field: "f1" }, tooltip: [{ field: "from", title: "parent" }, { field: "to", title: "child" }, { field: "operator" }] } });
     layers.push({ name: "candidate_points", data: { values: points }, mark: { type: "point", filled: true, cursor: "pointer" }, encoding: {

@@ -23,11 +23,17 @@
   var single = function () { return state.report.cells.every(function (c) { return c.runs.length === 1; }) && state.report.kind === "run"; };
 
   /* ---------- charts ---------- */
+  /* Series colours and dashes (src/report/palette.ts, inlined by html.ts); legends never cut a label. */
+  var SERIES = window.HEXA_SERIES;
+  var colourOf = function (i) { return SERIES.colours[i % SERIES.colours.length]; };
+  var dashOf = function (i) { return SERIES.dashes[i % SERIES.dashes.length]; };
+  /* An axis of whole numbers (seed index, round, candidate): integer ticks only, printed without decimals. */
+  var intAxis = function () { return { tickMinStep: 1, format: "d" }; };
   function chart(id, spec) {
     var el = $(id);
     if (views[id]) { el.style.minHeight = el.offsetHeight + "px"; views[id].finalize(); }
     el.innerHTML = "";
-    spec.config = Object.assign({ font: "system-ui, sans-serif", view: { stroke: null } }, spec.config || {});
+    spec.config = Object.assign({ font: "system-ui, sans-serif", view: { stroke: null }, range: { category: SERIES.colours }, legend: { labelLimit: 0, titleLimit: 0 } }, spec.config || {});
     var view = new vega.View(vega.parse(vegaLite.compile(spec).spec), { renderer: "svg", container: el, hover: true });
     views[id] = view;
     return view.runAsync().then(function () { el.style.minHeight = ""; return view; });
@@ -64,55 +70,97 @@
       c.runs.forEach(function (run) {
         rowsOf(run).forEach(function (p) {
           var k = c.name + "|" + p.level + "|" + p[x];
-          acc[k] = acc[k] || { line: c.name + " · " + p.level, cell: c.name, level: p.level, x: p[x], ys: [] };
+          acc[k] = acc[k] || { cell: c.name, level: p.level, x: p[x], ys: [] };
           acc[k].ys.push(p[y]);
         });
       });
     });
     return Object.keys(acc).map(function (k) {
       var a = acc[k];
-      return { line: a.line, cell: a.cell, level: a.level, x: a.x, mean: a.ys.reduce(function (s, v) { return s + v; }, 0) / a.ys.length, lo: Math.min.apply(null, a.ys), hi: Math.max.apply(null, a.ys), runs: a.ys.length };
+      return { cell: a.cell, level: a.level, x: a.x, mean: a.ys.reduce(function (s, v) { return s + v; }, 0) / a.ys.length, lo: Math.min.apply(null, a.ys), hi: Math.max.apply(null, a.ys), runs: a.ys.length };
     });
   }
-  function bandSpec(values, xTitle, yTitle, yDomain) {
-    var x = { field: "x", type: "quantitative", title: xTitle };
-    var yScale = yDomain ? { domain: yDomain } : {};
+  var cellNames = function () { return state.report.cells.map(function (c) { return c.name; }); };
+  /* One panel per level; each cell its colour and dash (named in the legend table above the charts): the mean over
+     runs as a line over a light band from the lowest to the highest run, whose thin edges keep overlapping bands apart. */
+  function bandSpec(values, xTitle, yTitle, yDomain, room) {
+    var cells = cellNames();
+    var levels = uniq(values.map(function (v) { return v.level; }));
+    // Two panels a row where the page has room for them, each as wide as fits (axes and gaps take about 120 px).
+    var columns = levels.length > 1 && room >= 760 ? 2 : 1;
+    var width = Math.max(240, Math.min(columns > 1 ? 440 : 640, Math.floor((room - 80) / columns) - 50));
+    var x = { field: "x", type: "quantitative", title: xTitle, axis: intAxis() };
+    var y = function (field) { return { field: field, type: "quantitative", title: yTitle, scale: yDomain ? { domain: yDomain } : {}, axis: yDomain ? { format: "%" } : {} }; };
+    var by = function (range) { return { field: "cell", type: "nominal", scale: { domain: cells, range: cells.map(function (_, i) { return range(i); }) }, legend: null }; };
+    var tip = [{ field: "cell" }, { field: "level" }, { field: "x", title: xTitle }, { field: "mean", format: ".2f" }, { field: "lo", title: "lowest run", format: ".2f" }, { field: "hi", title: "highest run", format: ".2f" }, { field: "runs" }];
     return {
-      width: 640, height: 240, data: { values: values },
-      layer: [
-        { name: "band", mark: { type: "errorband", opacity: 0.2 }, encoding: { x: x, y: { field: "lo", type: "quantitative", title: yTitle, scale: yScale }, y2: { field: "hi" }, color: { field: "line", title: "cell · level" } } },
-        { name: "cell_lines", mark: { type: "line" }, encoding: { x: x, y: { field: "mean", type: "quantitative", scale: yScale }, color: { field: "line" }, tooltip: [{ field: "line" }, { field: "x", title: xTitle }, { field: "mean", format: ".2f" }, { field: "lo", format: ".2f" }, { field: "hi", format: ".2f" }, { field: "runs" }] } },
-      ],
+      data: { values: values },
+      facet: { field: "level", type: "nominal", title: null, header: { labelFontSize: 13, labelFontWeight: "bold" } },
+      columns: columns,
+      spec: {
+        width: width, height: 220,
+        layer: [
+          { name: "band", mark: { type: "area", opacity: 0.1 }, encoding: { x: x, y: y("lo"), y2: { field: "hi" }, color: by(colourOf) } },
+          { name: "band_low", mark: { type: "line", strokeWidth: 1, opacity: 0.45 }, encoding: { x: x, y: y("lo"), color: by(colourOf) } },
+          { name: "band_high", mark: { type: "line", strokeWidth: 1, opacity: 0.45 }, encoding: { x: x, y: y("hi"), color: by(colourOf) } },
+          { name: "cell_lines", mark: { type: "line", strokeWidth: 2.5 }, encoding: { x: x, y: y("mean"), color: by(colourOf), strokeDash: by(dashOf), tooltip: tip } },
+        ],
+      },
     };
+  }
+  /* Cells whose mean lines are the same on a level lie on each other: say so under the chart. */
+  function sameLines(values) {
+    var groups = {};
+    uniq(values.map(function (v) { return v.level; })).forEach(function (level) {
+      var byCell = {};
+      values.filter(function (v) { return v.level === level; }).sort(function (a, b) { return a.x - b.x; }).forEach(function (v) { byCell[v.cell] = (byCell[v.cell] || "") + v.x + ":" + v.mean.toFixed(9) + ","; });
+      Object.keys(byCell).forEach(function (cell) { var k = level + "|" + byCell[cell]; groups[k] = (groups[k] || []).concat([cell]); });
+    });
+    return Object.keys(groups).filter(function (k) { return groups[k].length > 1; }).map(function (k) { return groups[k].join(" and ") + " on " + k.split("|")[0]; });
+  }
+  function bandChart(id, values, xTitle, yTitle, yDomain) {
+    chart(id, bandSpec(values, xTitle, yTitle, yDomain, $("curves").clientWidth || 1200));
+    var same = sameLines(values);
+    $(id + "-note").textContent = same.length ? "Same line, drawn one over the other (the dashes show both): " + same.join("; ") + "." : "";
+  }
+  function swatch(i) {
+    return "<svg class=swatch width=48 height=14 aria-hidden=true><rect x=0 y=1 width=48 height=12 fill=\"" + colourOf(i) + "\" fill-opacity=0.15></rect><line x1=2 y1=7 x2=46 y2=7 stroke=\"" + colourOf(i) + "\" stroke-width=2.5 stroke-dasharray=\"" + dashOf(i).join(" ") + "\"></line></svg>";
+  }
+  function drawLegend() {
+    $("curve-legend").innerHTML = "<table class=legend><tr><th></th><th>cell: the line is the mean over its runs, the band spans the lowest to the highest run</th><th class=num>runs</th></tr>" +
+      state.report.cells.map(function (c, i) { return "<tr><td>" + swatch(i) + "</td><td class=series-name>" + esc(c.name) + "</td><td class=num>" + c.runs.length + "</td></tr>"; }).join("") + "</table>";
   }
   function drawCurves() {
     if (single()) {
+      $("curve-legend").innerHTML = "";
+      ["chart-cumulative", "chart-turns", "chart-rounds"].forEach(function (id) { $(id + "-note").textContent = ""; });
       var pts = series(currentRun());
       var tip = [{ field: "id", title: "episode" }, { field: "success" }, { field: "turns" }, { field: "cumulative", format: ".2f" }];
       chart("chart-cumulative", {
         width: 640, height: 240, data: { values: pts },
         layer: [
-          { mark: { type: "line", interpolate: "step-after" }, encoding: { x: { field: "index", type: "quantitative", title: "seed index (episodes played on the level)" }, y: { field: "cumulative", type: "quantitative", title: "cumulative success", scale: { domain: [0, 1] }, axis: { format: "%" } }, color: { field: "level" } } },
+          { mark: { type: "line", interpolate: "step-after" }, encoding: { x: { field: "index", type: "quantitative", title: "seed index (episodes played on the level)", axis: intAxis() }, y: { field: "cumulative", type: "quantitative", title: "cumulative success", scale: { domain: [0, 1] }, axis: { format: "%" } }, color: { field: "level" } } },
           { name: "episode_points", mark: { type: "point", filled: true, size: 36 }, encoding: { x: { field: "index", type: "quantitative" }, y: { field: "cumulative", type: "quantitative" }, color: { field: "level" }, shape: { field: "success", scale: { domain: ["solved", "unsolved"], range: ["circle", "cross"] } }, tooltip: tip } },
         ],
       });
       chart("chart-turns", {
         width: 420, height: 200, data: { values: pts },
         layer: [
-          { mark: { type: "line", opacity: 0.5 }, encoding: { x: { field: "index", type: "quantitative", title: "seed index" }, y: { field: "turns", type: "quantitative", title: "turns (unsolved = T)" }, color: { field: "level" } } },
+          { mark: { type: "line", opacity: 0.5 }, encoding: { x: { field: "index", type: "quantitative", title: "seed index", axis: intAxis() }, y: { field: "turns", type: "quantitative", title: "turns (unsolved = T)" }, color: { field: "level" } } },
           { mark: { type: "point", filled: true, size: 24 }, encoding: { x: { field: "index", type: "quantitative" }, y: { field: "turns", type: "quantitative" }, color: { field: "level" }, tooltip: tip } },
         ],
       });
       chart("chart-rounds", {
         width: 420, height: 200, data: { values: perRound(currentRun()) },
         layer: [
-          { mark: { type: "line", point: true }, encoding: { x: { field: "round", type: "quantitative", title: "round", axis: { tickMinStep: 1 } }, y: { field: "rate", type: "quantitative", title: "success in the round", scale: { domain: [0, 1] }, axis: { format: "%" } }, color: { field: "level" }, tooltip: [{ field: "level" }, { field: "round" }, { field: "successes" }, { field: "episodes" }] } },
+          { mark: { type: "line", point: true }, encoding: { x: { field: "round", type: "quantitative", title: "round", axis: intAxis() }, y: { field: "rate", type: "quantitative", title: "success in the round", scale: { domain: [0, 1] }, axis: { format: "%" } }, color: { field: "level" }, tooltip: [{ field: "level" }, { field: "round" }, { field: "successes" }, { field: "episodes" }] } },
         ],
       });
     } else {
-      chart("chart-cumulative", bandSpec(banded(series, "index", "cumulative"), "seed index", "cumulative success", [0, 1]));
-      chart("chart-turns", bandSpec(banded(series, "index", "turns"), "seed index", "turns"));
-      chart("chart-rounds", bandSpec(banded(perRound, "round", "rate"), "round", "success in the round", [0, 1]));
+      drawLegend();
+      bandChart("chart-cumulative", banded(series, "index", "cumulative"), "seed index", "cumulative success", [0, 1]);
+      bandChart("chart-turns", banded(series, "index", "turns"), "seed index", "turns");
+      bandChart("chart-rounds", banded(perRound, "round", "rate"), "round", "success in the round", [0, 1]);
     }
   }
 
@@ -135,6 +183,7 @@
       ["episode time", function (x) { return fmt(x.run.summary.totals.wallMs / 1000) + " s"; }],
       ["held-out evaluations", function (x) { var ev = x.run.summary.evals; return ev.length ? ev.map(function (e) { return esc(e.name) + ": " + e.successes + "/" + e.episodes; }).join("<br>") : "<span class=muted>none (hexa eval " + esc(x.run.path) + ")</span>"; }],
     ];
+    if (!single()) return drawGridSummary(all, fields);
     var rows = fields.map(function (f) { return "<tr><th>" + f[0] + "</th>" + all.map(function (x) { return "<td>" + f[1](x) + "</td>"; }).join("") + "</tr>"; });
     var head = "";
     var perLevel = "";
@@ -152,14 +201,34 @@
     $("summary-body").innerHTML = "<table class=summary>" + head + rows.join("") + "</table>" + perLevel;
   }
 
+  /* Several runs: a row per run under its cell's swatch, the fields every run shares said once above the table. */
+  function drawGridSummary(all, fields) {
+    var shared = [], columns = [];
+    fields.forEach(function (f) {
+      if (f[0] === "cell" || f[0] === "run") return;
+      var texts = uniq(all.map(function (x) { return f[1](x); }));
+      if (texts.length === 1 && all.length > 1) shared.push("<tr><th>" + f[0] + "</th><td>" + texts[0] + "</td></tr>");
+      else columns.push(f);
+    });
+    var cells = cellNames();
+    var head = "<tr><th>cell</th><th>run</th>" + columns.map(function (f) { return "<th>" + f[0] + "</th>"; }).join("") + "</tr>";
+    var rows = all.map(function (x) {
+      var prefix = x.cell + "__";
+      var id = x.run.id.indexOf(prefix) === 0 ? x.run.id.slice(prefix.length) : x.run.id;
+      return "<tr><td class=series-name>" + swatch(cells.indexOf(x.cell)) + " " + esc(x.cell) + "</td><td class=run-id title=\"" + esc(x.run.path) + "\">" + esc(id) + "</td>" + columns.map(function (f) { return "<td>" + f[1](x) + "</td>"; }).join("") + "</tr>";
+    });
+    $("summary-body").innerHTML = (shared.length ? "<h3>Shared by every run</h3><table class=shared>" + shared.join("") + "</table><h3>Each run</h3>" : "") +
+      "<div class=table-scroll><table class=summary>" + head + rows.join("") + "</table></div>";
+  }
+
   function select(id, label, options, value, onChange) {
     var html = "<label>" + esc(label) + " <select id=\"" + id + "\">" + options.map(function (o) {
       return "<option value=\"" + esc(o.value) + "\"" + (String(o.value) === String(value) ? " selected" : "") + ">" + esc(o.label) + "</option>";
     }).join("") + "</select></label>";
     return { html: html, bind: function () { $(id).onchange = function (ev) { onChange(ev.target.value); }; } };
   }
-  var search = window.hexaSearch({ $: $, esc: esc, fmt: fmt, chart: chart, select: select, state: state });
-  var bank = window.hexaBank({ $: $, esc: esc, fmt: fmt, chart: chart, select: select, state: state, runs: runs, currentRun: currentRun, drawRunSections: function () { drawRunSections(); } });
+  var search = window.hexaSearch({ $: $, esc: esc, fmt: fmt, chart: chart, select: select, state: state, intAxis: intAxis });
+  var bank = window.hexaBank({ $: $, esc: esc, fmt: fmt, chart: chart, select: select, state: state, intAxis: intAxis, runs: runs, currentRun: currentRun, drawRunSections: function () { drawRunSections(); } });
 
   /* ---------- episodes ---------- */
   function drawFilters() {

@@ -1,5 +1,6 @@
 import type { Report } from "./model.ts";
 import { bundleText, verificationText } from "./attestation-view.ts";
+import { SERIES_COLOURS, SERIES_DASHES } from "../palette.ts";
 
 /**
  * The report page: one HTML file with everything inlined (vega and vega-lite bundles, the page script, the
@@ -65,7 +66,7 @@ header { padding: 14px 24px 8px; border-bottom: 1px solid var(--line); position:
 header h1 { font-size: 18px; margin: 0 0 4px; }
 header nav a { margin-right: 14px; color: var(--accent); text-decoration: none; }
 header .live { float: right; font-size: 12px; color: var(--muted); }
-main { padding: 8px 24px 40px; max-width: 1280px; }
+main { padding: 8px 24px 40px; max-width: 1280px; overflow-wrap: anywhere; }
 section { margin: 18px 0 28px; }
 h2 { font-size: 16px; border-bottom: 1px solid var(--line); padding-bottom: 4px; }
 h3 { font-size: 14px; margin: 14px 0 6px; }
@@ -75,10 +76,21 @@ th { background: var(--bg2); font-weight: 600; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 .notice { background: #fff6e0; border: 1px solid #f0d48a; color: var(--warn); padding: 6px 10px; margin: 6px 0; border-radius: 4px; }
 .ok { color: var(--ok); } .bad { color: var(--bad); } .muted { color: var(--muted); }
-.chart { min-height: 120px; margin: 4px 0 12px; }
+.chart { min-height: 120px; margin: 4px 0 12px; max-width: 100%; overflow-x: auto; }
+.chart-note { margin: -6px 0 12px; color: var(--warn); font-size: 12px; }
+.chart-note:empty { display: none; }
+/* Wide tables scroll inside their section, never the page. */
+.table-scroll, #episode-list, #usage-body, #search-summary, #verification, #final { max-width: 100%; overflow-x: auto; }
+table.legend td, table.summary td { vertical-align: middle; }
+table.legend .swatch, table.summary .swatch { vertical-align: middle; }
+td.series-name { min-width: 14em; }
+td.run-id { white-space: nowrap; }
 .row { display: flex; flex-wrap: wrap; gap: 18px; align-items: flex-start; }
+.row > div { min-width: 0; max-width: 100%; }
 .controls { margin: 6px 0; display: flex; flex-wrap: wrap; gap: 10px; align-items: center; }
 select, button, input { font: inherit; }
+select { max-width: 100%; }
+.controls > * { min-width: 0; max-width: 100%; }
 #episode-list tr.episode { cursor: pointer; }
 #episode-list tr.episode:hover { background: var(--bg2); }
 #episode-list tr.open { background: #eaf1ff; }
@@ -122,10 +134,10 @@ export const renderReportHtml = (report: Report, assets: PageAssets, opts: { liv
 <section id="summary"><h2>Summary</h2><div id="summary-body"></div></section>
 ${verificationSection(report)}
 ${finalSection(report)}
-<section id="curves"><h2>Learning curves</h2>
-<h3>Cumulative success vs seed index</h3><div class="chart" id="chart-cumulative"></div>
-<div class="row"><div><h3>Turns per episode</h3><div class="chart" id="chart-turns"></div></div>
-<div><h3>Success per round</h3><div class="chart" id="chart-rounds"></div></div></div></section>
+<section id="curves"><h2>Learning curves</h2><div id="curve-legend"></div>
+<h3>Cumulative success vs seed index</h3><div class="chart" id="chart-cumulative"></div><p class="chart-note" id="chart-cumulative-note"></p>
+<div class="row"><div><h3>Turns per episode</h3><div class="chart" id="chart-turns"></div><p class="chart-note" id="chart-turns-note"></p></div>
+<div><h3>Success per round</h3><div class="chart" id="chart-rounds"></div><p class="chart-note" id="chart-rounds-note"></p></div></div></section>
 <section id="bank"><h2>The bank over time</h2>
 <div class="controls" id="bank-controls"></div>
 <h3>Timeline: every entry ever created</h3><p class="muted">A bar from the round an entry was born to the round it was merged or pruned; ticks mark revisions, grey rules join merged entries to the entry they became, red rules mark evolver failures. Hover for the reason, click for the full history.</p>
@@ -146,7 +158,7 @@ ${finalSection(report)}
 <script>${assets.vega}</script>
 <script>${assets.vegaLite}</script>
 <script type="application/json" id="hexa-data">${scriptJson(report)}</script>
-<script>window.HEXA_LIVE = ${opts.live ? "true" : "false"};</script>
+<script>window.HEXA_LIVE = ${opts.live ? "true" : "false"}; window.HEXA_SERIES = ${scriptJson({ colours: SERIES_COLOURS, dashes: SERIES_DASHES })};</script>
 <script>${assets.client}</script>
 </body></html>
 `;
