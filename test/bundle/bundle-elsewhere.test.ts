@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
@@ -83,6 +83,15 @@ describe("a bundle verified from an empty folder on a clean machine", () => {
     const [, trainings] = /^identical: .* (\d+) trainings checked/.exec(r.stdout) ?? [];
     expect(Number(trainings)).toBeGreaterThanOrEqual(4);
     expect(namesIn(r.cwd)).toEqual([]);
+    // Without the entries the run keeps, and its trainer cache gone, the bundle would verify nowhere: refused.
+    const bare = join(temp(), later!);
+    cpSync(join(runs, later!), bare, { recursive: true });
+    rmSync(join(bare, "trainer-cache"), { recursive: true });
+    const out = join(temp(), "bare.tar.gz");
+    const refused = await hexa(["bundle", bare, "-o", out]);
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toMatch(/the results of its trainings are neither in the run \(no trainer-cache\/.*\) nor in its trainer cache \S+\.trainer-cache/);
+    expect(existsSync(out)).toBe(false);
   }, 300_000);
 
   it("a hexa search", async () => {
