@@ -25,12 +25,14 @@ export const RewardSearchConfig = z.strictObject({
     .string()
     .optional()
     .describe(
-      "trainings cached by (task, instance, code, seed, steps, trainer): a repeated candidate or a resumed run trains nothing twice; unset: .trainer-cache in the run's runs folder (--runs-dir)",
+      "trainings cached by (task, instance, code, seed, steps, trainer): a repeated candidate or a resumed run trains nothing twice; unset: .trainer-cache in the run's runs folder (--runs-dir), or in runs/ here for a command that makes no run",
     ),
   jobsDir: z
     .string()
     .optional()
-    .describe("one directory per training job (its code, request, policy and result); unset: .trainer-jobs in the run's runs folder (--runs-dir)"),
+    .describe(
+      "one directory per training job (its code, request, policy and result); unset: .trainer-jobs in the run's runs folder (--runs-dir), or in runs/ here for a command that makes no run",
+    ),
 });
 export type RewardSearchConfig = z.infer<typeof RewardSearchConfig>;
 
