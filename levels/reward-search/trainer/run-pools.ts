@@ -1,4 +1,4 @@
-import { constants, copyFileSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { familyConfig } from "../../../src/family/family.ts";
 import type { RunConfig } from "../../../src/loop/run-config.ts";
@@ -25,16 +25,20 @@ export const cacheDirOf = (c: RewardSearchConfig, runDir: string | undefined): s
 /** The trainer jobs folder of a config (`rewardSearch.jobsDir`), for a run in `runDir`. */
 export const jobsDirOf = (c: RewardSearchConfig, runDir: string | undefined): string => placed(c.jobsDir, ".trainer-jobs", runDir);
 
-/** Copies a training's cache entry into the run (once per entry: an entry's bytes never change under its key). */
+/**
+ * Copies a training's cache entry into the run, whole or not at all (through a temporary file renamed into
+ * place); an entry the run holds already with the same bytes is left as it is.
+ */
 const keepEntry = (runDir: string, outcome: PoolOutcome): void => {
   if (outcome.entry === undefined) return;
   const dir = join(runDir, RUN_TRAINER_CACHE);
+  const to = join(dir, basename(outcome.entry));
+  const bytes = readFileSync(outcome.entry);
+  if (existsSync(to) && readFileSync(to).equals(bytes)) return;
   mkdirSync(dir, { recursive: true });
-  try {
-    copyFileSync(outcome.entry, join(dir, basename(outcome.entry)), constants.COPYFILE_EXCL);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
-  }
+  const temp = `${to}.tmp-${process.pid}`;
+  writeFileSync(temp, bytes);
+  renameSync(temp, to);
 };
 
 /**
