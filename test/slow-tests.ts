@@ -20,6 +20,7 @@ export const SLOW_TESTS = [
   "src/store/chroma-server.test.ts",
   "test/bench-scripts-e2e.test.ts",
   "test/budget-cli.test.ts",
+  "test/bundle/bundle-elsewhere.test.ts",
   "test/compare-budget-cli.test.ts",
   "test/compare-cli.test.ts",
   "test/doctor-cli.test.ts",

@@ -23,9 +23,16 @@ export const RewardSearchConfig = z.strictObject({
   checkTransitions: z.number().int().min(16).default(320).describe("sampled transitions check_reward runs the code on"),
   cacheDir: z
     .string()
-    .default("runs/.trainer-cache")
-    .describe("trainings cached by (task, instance, code, seed, steps, trainer): a repeated candidate or a resumed run trains nothing twice"),
-  jobsDir: z.string().default("runs/.trainer-jobs").describe("one directory per training job (its code, request, policy and result)"),
+    .optional()
+    .describe(
+      "trainings cached by (task, instance, code, seed, steps, trainer): a repeated candidate or a resumed run trains nothing twice; unset: .trainer-cache in the run's runs folder (--runs-dir), or in runs/ here for a command that makes no run",
+    ),
+  jobsDir: z
+    .string()
+    .optional()
+    .describe(
+      "one directory per training job (its code, request, policy and result); unset: .trainer-jobs in the run's runs folder (--runs-dir), or in runs/ here for a command that makes no run",
+    ),
 });
 export type RewardSearchConfig = z.infer<typeof RewardSearchConfig>;
 

@@ -1,12 +1,13 @@
 import type { FamilyWords } from "../../src/family/family-words.ts";
 import { ConfigError } from "../../src/errors.ts";
-import { type AllowanceRequest, familyConfig, type HeuristicPlayRequest, type LevelFamily, type Task } from "../../src/family/family.ts";
+import type { AllowanceRequest, HeuristicPlayRequest, LevelFamily, Task } from "../../src/family/family.ts";
 import type { EpisodeRecord } from "../../src/store/run-records.ts";
 import type { RunConfig } from "../../src/loop/run-config.ts";
 import { scheduleLevel } from "../../src/loop/schedule.ts";
 import { createRng } from "../../src/util/rng.ts";
 import type { TrainerPool } from "./trainer/pool.ts";
 import { checkServedTasks } from "./trainer/served-tasks.ts";
+import { TrainerPools } from "./trainer/run-pools.ts";
 import { renderRewardAction, RewardAction } from "./action.ts";
 import { budgetsOf, RewardSearchConfig, upgradeRewardSearch } from "./config.ts";
 import { runRewardDesigner } from "./heuristic/designer.ts";
@@ -38,25 +39,6 @@ export const REWARD_SEARCH_WORDS: FamilyWords = {
 const SEEDS = Array.from({ length: 1000 }, (_, i) => i);
 
 const slice = { key: "rewardSearch", schema: RewardSearchConfig, upgrade: upgradeRewardSearch };
-
-/** One trainer pool per trainer setting (command, cache, jobs directory), built on first use and closed together. */
-class TrainerPools {
-  private readonly pools = new Map<string, TrainerPool>();
-
-  constructor(private readonly trainerFor: (c: RewardSearchConfig) => TrainerPool) {}
-
-  of(config: RunConfig): { pool: TrainerPool; c: RewardSearchConfig } {
-    const c = familyConfig(config, slice);
-    const key = JSON.stringify([c.trainer, c.cacheDir, c.jobsDir]);
-    if (!this.pools.has(key)) this.pools.set(key, this.trainerFor(c));
-    return { pool: this.pools.get(key)!, c };
-  }
-
-  async close(): Promise<void> {
-    await Promise.all([...this.pools.values()].map((p) => p.close()));
-    this.pools.clear();
-  }
-}
 
 /** What a reward session of this task is opened with: its pool, budgets and share of the run's trainings. */
 const sessionRequest = (pools: TrainerPools, task: Task, config: RunConfig, maxTurns: number) => {
@@ -131,7 +113,7 @@ const playDesigner = (pools: TrainerPools, r: HeuristicPlayRequest) =>
  * process-spawning one); the family keeps one pool per trainer setting and closes them in `close`.
  */
 export const rewardSearchFamily = (trainerFor: (c: RewardSearchConfig) => TrainerPool): LevelFamily => {
-  const pools = new TrainerPools(trainerFor);
+  const pools = new TrainerPools(trainerFor, slice);
   const family: LevelFamily = {
     id: "reward-search",
     title: "Reward search: write reward code, train PPO on it, reach the task's fitness",
@@ -168,6 +150,7 @@ export const rewardSearchFamily = (trainerFor: (c: RewardSearchConfig) => Traine
       return finalScoresOfRun(req, c, pool, (level) => phasesOf(family, req.config, level).played);
     },
     drawer: rewardSearchDrawer,
+    openRun: (dir) => pools.useRun(dir),
     close: () => pools.close(),
   };
   return family;

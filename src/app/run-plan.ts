@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import type { FamilySearch, LevelFamily } from "../family/family.ts";
+import { checkOfflineInputs } from "../loop/offline-inputs.ts";
 import { usesBank, type RunConfig } from "../loop/run-config.ts";
 import type { Bank } from "../store/bank.ts";
 import { checkRecordedBank } from "../store/bank-check.ts";
@@ -79,8 +80,9 @@ export const planRun = (source: { configPath?: string; resumeDir?: string }, not
   // A new run reads its input files now, so a bad one is refused before the directory exists or is written to;
   // so does a resume whose round 0 is unfinished (afterwards the run holds what it took from them).
   if (!recorded || cfg.levels.some((level) => !recorded.done.has(updateKey(level, 0)))) {
-    inputs.offline?.();
-    inputs.shipped?.();
+    const trajectories = inputs.offline?.();
+    const banks = inputs.shipped?.();
+    checkOfflineInputs(cfg, family, { ...(trajectories ? { trajectories } : {}), ...(banks ? { banks } : {}) });
   }
   const startedAt = new Date();
   const search = family.searchFor?.(cfg);

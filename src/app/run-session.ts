@@ -66,6 +66,7 @@ const lockRunDir = async (plan: RunPlan, services: RunServices, o: RunSessionOpt
   const dir = plan.existing ?? RunDir.create(o.runsDir, plan.id, yaml, plan.startedAt, { configHash: digest.hash, config: digest.config, code: plan.code });
   o.madeAt?.(dir.path);
   const release = dir.lock();
+  plan.family.openRun?.(dir.path);
   keep(dir);
   await services.ledger?.begin();
   return { dir, release };

@@ -13,7 +13,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, join, relative } from "node:path";
 import { create as createTar } from "tar";
 import { ConfigError } from "../errors.ts";
 import { BUNDLE_MARK, MANIFEST_FILE, type Manifest, manifestBytes, sha256Hex } from "./manifest.ts";
@@ -38,8 +38,10 @@ export interface PackOptions {
   extras: readonly { path: string; bytes: Uint8Array }[];
   /** The run's response cache (llm.cacheDir), when it has one. */
   cacheDir?: string;
-  /** Files outside the run its family's replay reads (e.g. trainer cache entries), by their path under bundle/. */
+  /** Files outside the run its family's replay reads (e.g. trainer cache entries), by their path in the bundle (under bundle/). */
   recordedFiles?: readonly { path: string; source: string }[];
+  /** `runDir` is a `hexa compare` directory: its runs are packed as runs are (src/bundle/run-files.ts). */
+  compare?: boolean;
   secrets: readonly SecretValue[];
 }
 
@@ -77,7 +79,7 @@ const realOrSelf = (p: string): string => {
 
 /** What goes into the bundle besides the extras, and what is left out. */
 const sourcesOf = (o: PackOptions): { sources: Source[]; skipped: string[] } => {
-  const { files, skipped } = runFiles(o.runDir);
+  const { files, skipped } = runFiles(o.runDir, { compare: o.compare === true });
   const policies = namedPolicies(o.runDir, files);
   const policySet = new Set(policies.map(realOrSelf));
   const isPolicy = (p: string) => !o.withPolicies && policySet.has(realOrSelf(p));
@@ -88,9 +90,10 @@ const sourcesOf = (o: PackOptions): { sources: Source[]; skipped: string[] } => 
     else sources.push({ path: f, read: () => readPlain(join(o.runDir, f)) });
   }
   const jobs = new Map<string, string>();
+  const packed = (dir: string) => files.includes(relative(realOrSelf(o.runDir), join(realOrSelf(dir), "request.json")));
   for (const p of policies) {
     const dir = trainerJobDir(p);
-    if (dir && !dir.startsWith(`${realOrSelf(o.runDir)}/`)) jobs.set(realOrSelf(dir), dir);
+    if (dir && !packed(dir)) jobs.set(realOrSelf(dir), dir);
     else if (!dir)
       skipped.push(`${p}: a policy the run's records name, in no trainer job folder on this machine; its job is not packed (the records keep its result)`);
   }
@@ -106,7 +109,7 @@ const sourcesOf = (o: PackOptions): { sources: Source[]; skipped: string[] } => 
         sources.push({ path: `${BUNDLE_EXTRAS}/llm-cache/${f}`, read: () => readPlain(join(o.cacheDir!, f)) });
     else skipped.push(`${o.cacheDir}: the run's response cache (llm.cacheDir) is not on this machine; packed without it`);
   }
-  for (const r of o.recordedFiles ?? []) sources.push({ path: `${BUNDLE_EXTRAS}/${r.path}`, read: () => readPlain(r.source) });
+  for (const r of o.recordedFiles ?? []) sources.push({ path: r.path, read: () => readPlain(r.source) });
   return { sources, skipped };
 };
 

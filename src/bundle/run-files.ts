@@ -52,25 +52,42 @@ const refuseHeld = (runDir: string): void => {
     );
 };
 
-/** The run directory's files to pack, and what was left out and why. */
-export const runFiles = (runDir: string): RunFiles => {
+/** Where a `hexa compare` directory keeps its runs (one run directory each); `.`-names there are the grid's shared caches. */
+export const COMPARE_RUNS = "runs";
+
+/** Made from a compare grid's runs, not part of them: `hexa compare` makes them again. */
+const COMPARE_DERIVED = new Set(["compare.lock", "report.html", "bundle.json", "verification.json"]);
+
+/** Whether a folder holds a run directory: the bundle's top, or (in a compare directory) one of its runs. */
+const runRootOf = (prefix: string, compare: boolean): boolean => (compare ? new RegExp(`^${COMPARE_RUNS}/[^/]+$`).test(prefix) : prefix === "");
+
+/**
+ * The files to pack of a run directory, or (`compare`) of a `hexa compare` directory, whose runs under runs/ are
+ * each packed as a run is; the trainer caches and jobs the grid's runs share there (runs/.trainer-cache …) are
+ * not packed, since each run keeps the entries it used. Returns what was left out and why.
+ */
+export const runFiles = (runDir: string, o: { compare?: boolean } = {}): RunFiles => {
   const root = realpathSync(runDir);
-  refuseHeld(root);
+  const compare = o.compare === true;
   for (const reserved of [MANIFEST_FILE, BUNDLE_EXTRAS])
     if (existsSync(join(root, reserved)))
       throw new ConfigError(
-        `${join(runDir, reserved)}: a name a bundle keeps for itself; a run directory made by hexa has none, so move it out of the run directory`,
+        `${join(runDir, reserved)}: a name a bundle keeps for itself; a ${compare ? "compare" : "run"} directory made by hexa has none, so move it out of it`,
       );
   const files: string[] = [];
   const skipped: string[] = [];
+  const derived = (prefix: string, name: string): boolean =>
+    (runRootOf(prefix, compare) && DERIVED.has(name)) || (compare && prefix === "" && COMPARE_DERIVED.has(name));
   const walk = (prefix: string): void => {
+    if (runRootOf(prefix, compare)) refuseHeld(join(root, prefix));
     for (const e of readdirSync(join(root, prefix), { withFileTypes: true })) {
       const rel = prefix ? `${prefix}/${e.name}` : e.name;
       const path = join(root, rel);
+      if (compare && prefix === COMPARE_RUNS && e.name.startsWith(".")) continue;
       if (e.isSymbolicLink()) skipped.push(linkNote(root, path, rel));
       else if (e.isDirectory()) walk(rel);
       else if (!e.isFile()) skipped.push(`${rel}: not a regular file; not packed`);
-      else if (!(prefix === "" && DERIVED.has(e.name)) && !TEMP.test(e.name)) files.push(rel);
+      else if (!derived(prefix, e.name) && !TEMP.test(e.name)) files.push(rel);
     }
   };
   walk("");

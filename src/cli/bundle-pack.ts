@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { basename, isAbsolute, join, relative, resolve } from "node:path";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { ConfigError } from "../errors.ts";
@@ -12,6 +12,8 @@ import { BUNDLE_RECORD_FILE, type BundleRecord } from "../store/run-attestations
 import { withoutSecrets } from "../util/secret-fields.ts";
 import { type BundleCode, CODE_VERSION_FILE, codeVersionLabel, codeVersionOf, HEXA_ROOT } from "../bundle/code-version.ts";
 import { type Packed, packRun } from "../bundle/pack.ts";
+import { BUNDLE_EXTRAS, COMPARE_RUNS } from "../bundle/run-files.ts";
+import type { RecordedFile } from "../family/replay.ts";
 import { secretsInConfig, secretsInEnv, type SecretValue } from "../bundle/secrets.ts";
 import { isSearchDirectory, searchReplayFiles } from "./bundle-search.ts";
 import { changedKeys, configDigest, readRunConfig, runDirConfig } from "./run-setup.ts";
@@ -78,11 +80,15 @@ const noteUnreplayable = (dir: RunDir, llm: { auditLog?: unknown; auditHashOnly?
     );
 };
 
-/** Files outside the run that its family's replay reads (reward search: the trainer cache's entries of its trainings). */
-const familyFiles = async (dir: RunDir, note: (line: string) => void) => {
+/**
+ * Files outside the run that its family's replay reads (reward search: the trainer cache's entries of a run made
+ * before runs kept them), by their path in the bundle: under the run's bundle/ (`at`: the run's folder in it).
+ */
+const familyFiles = async (dir: RunDir, note: (line: string) => void, at = ""): Promise<RecordedFile[]> => {
   const config = runDirConfig(dir, `${dir.path}/config.yaml`, note);
   const module = familyModules().find((m) => m.id === config.family);
-  return (await module?.recordedFiles?.({ runDir: dir.path, config, startedAt: new Date(dir.meta.createdAt) })) ?? [];
+  const files = (await module?.recordedFiles?.({ runDir: dir.path, config, startedAt: new Date(dir.meta.createdAt) })) ?? [];
+  return files.map((f) => ({ path: `${at}${BUNDLE_EXTRAS}/${f.path}`, source: f.source }));
 };
 
 /** bundle.json beside the packed directory, and what was written. */
@@ -108,12 +114,60 @@ const bundleSearch = async (dir: string, out: string, given: string, o: { force:
     withPolicies: o.withPolicies,
     createdAt,
     extras: [{ path: CODE_VERSION_FILE, bytes: Buffer.from(`${JSON.stringify(code, null, 2)}\n`) }],
-    recordedFiles: files,
+    recordedFiles: files.map((f) => ({ path: `${BUNDLE_EXTRAS}/${f.path}`, source: f.source })),
     secrets: secretsInEnv(process.env),
   }).catch((e: unknown) => {
     throw asUserError(e, "check the search directory and the folder of -o (space, permissions), then bundle again");
   });
   wrote(dir, out, given, packed, createdAt, note);
+};
+
+/** Whether a directory is a `hexa compare` directory (compare.json; its runs under runs/). */
+const isCompareDirectory = (dir: string): boolean => existsSync(join(dir, "compare.json")) && !existsSync(join(dir, "run.json"));
+
+/**
+ * A `hexa compare` directory (docs/guides/publishing.md): the grid's own records (compare.json, results, cells,
+ * logs) and every run under runs/, each checked and packed as a run is; `hexa verify` replays each run, then the
+ * results table.
+ */
+const bundleCompare = async (dir: string, out: string, given: string, o: { force: boolean; withPolicies: boolean }, note: (line: string) => void) => {
+  const runsDir = join(dir, COMPARE_RUNS);
+  const names = existsSync(runsDir)
+    ? readdirSync(runsDir)
+        .filter((n) => existsSync(join(runsDir, n, "run.json")))
+        .sort()
+    : [];
+  if (!names.length) throw new ConfigError(`${runsDir}: no run directories; a hexa compare directory keeps its runs there (run the grid first)`);
+  const runs = names.map((n) => RunDir.open(join(runsDir, n)));
+  const releases: (() => void)[] = [];
+  try {
+    const recordedFiles: RecordedFile[] = [];
+    for (const run of runs) {
+      releases.push(run.lock());
+      refuseSecretsInRun(run);
+      noteUnreplayable(run, (parseYaml(run.configText()) as { llm?: Record<string, unknown> } | null)?.llm ?? {}, note);
+      recordedFiles.push(...(await familyFiles(run, note, `${COMPARE_RUNS}/${basename(run.path)}/`)));
+    }
+    const code = bundleCode(runs.flatMap(runCode), note);
+    const createdAt = new Date().toISOString();
+    const packed = await packRun({
+      runDir: dir,
+      runId: basename(realpathSync(dir)),
+      compare: true,
+      out,
+      force: o.force,
+      withPolicies: o.withPolicies,
+      createdAt,
+      extras: [{ path: CODE_VERSION_FILE, bytes: Buffer.from(`${JSON.stringify(code, null, 2)}\n`) }],
+      recordedFiles,
+      secrets: secretsInEnv(process.env),
+    }).catch((e: unknown) => {
+      throw asUserError(e, "check the compare directory and the folder of -o (space, permissions), then bundle again");
+    });
+    wrote(dir, out, given, packed, createdAt, note);
+  } finally {
+    releases.reverse().forEach((release) => release());
+  }
 };
 
 /** `hexa bundle`'s work (src/cli/bundle.ts holds its flags). */
@@ -127,6 +181,11 @@ export const bundleRun = async (argv: BundleArgs): Promise<void> => {
     if (argv.config !== undefined)
       throw new ConfigError(`--config: ${argv.run} is a hexa search directory, made from flags (search-config.json records them); leave --config out`);
     return bundleSearch(argv.run, out, argv.out, { force: argv.force, withPolicies: argv["with-policies"] }, note);
+  }
+  if (isCompareDirectory(argv.run)) {
+    if (argv.config !== undefined)
+      throw new ConfigError(`--config: ${argv.run} is a hexa compare directory (its cells/ hold each run's config); leave --config out`);
+    return bundleCompare(argv.run, out, argv.out, { force: argv.force, withPolicies: argv["with-policies"] }, note);
   }
   const dir = RunDir.open(argv.run);
   const release = dir.lock();

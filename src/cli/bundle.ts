@@ -3,7 +3,7 @@ import { type ArgsOf, defineCommand } from "../cli-kit/define-command.ts";
 
 const bundleFlags = (y: Argv) =>
   y
-    .positional("run", { type: "string", demandOption: true, describe: "a run directory (runs/<id>) or a hexa search directory" })
+    .positional("run", { type: "string", demandOption: true, describe: "a run directory (runs/<id>), a hexa compare directory or a hexa search directory" })
     .option("out", { alias: "o", type: "string", demandOption: true, describe: "the bundle to write, e.g. my-run.tar.gz" })
     .option("force", { type: "boolean", default: false, describe: "replace the -o file if it exists" })
     .option("with-policies", { type: "boolean", default: false, describe: "also pack the trained policy files (large); their results are packed either way" })

@@ -171,6 +171,12 @@ export interface LevelFamily {
   finalScores?(req: FinalScoreRequest): Promise<FinalScore[] | undefined>;
   /** Pictures of an episode for `hexa inspect` (the scene, the rollout); absent: the action as text. */
   drawer?(): EpisodeDrawer;
+  /**
+   * Told the run directory once hexa run has made (or reopened) it, before anything is played: the family keeps
+   * there the record of work it does outside the run's own files (reward search: the trainer cache entries its
+   * trainings were answered with), so that a bundle of the run holds all its replay reads.
+   */
+  openRun?(runDir: string): void;
   /** Releases what the family started (trainer processes, workers); the CLI calls it when a command ends. */
   close?(): Promise<void>;
 }

@@ -86,14 +86,14 @@ describe("offline trajectories from files", () => {
   it("refuse a level the files do not cover, and trajectories on stream seeds", async () => {
     const cfg = parseRunConfig({ family: "interphyre", ...base, levels: [LEVEL, "down_to_earth"], offline: { trajectories: [file] } }, "cfg");
     const ports = { family, now: clock, offlineTrajectories: (l: string) => readOfflineTrajectories([file]).get(l) ?? [] };
-    await expect(runLoop(cfg, { ...ports, dir: newDir(cfg).dir })).rejects.toThrow(/offline: no trajectories for down_to_earth/);
+    await expect(runLoop(cfg, { ...ports, dir: newDir(cfg).dir })).rejects.toThrow(/offline\.trajectories: no trajectories for down_to_earth/);
     const seeds = readCertified(LEVEL)!.seeds.map((s) => s.seed);
     const onStream = readOfflineTrajectories([file])
       .get(LEVEL)!
       .map((t, i) => ({ ...t, seed: seeds[i]! }));
     const cfg1 = parseRunConfig({ family: "interphyre", ...base, offline: { trajectories: [file] } }, "cfg");
     await expect(runLoop(cfg1, { family, now: clock, dir: newDir(cfg1).dir, offlineTrajectories: () => onStream })).rejects.toThrow(
-      /also in this run's stream/,
+      /which this run's stream also plays \(seeds\.offset/,
     );
   });
 
@@ -137,7 +137,7 @@ describe("a shipped bank", () => {
     expect(foldEvents(dir.bankLog().events.get("catapult")!).skills.length).toBeGreaterThan(0);
     const early = parseRunConfig({ ...cfg, seeds: { offset: 0 } }, "cfg");
     await expect(runLoop(early, { family, dir: newDir(early).dir, now: clock, shippedBank: () => shipped })).rejects.toThrow(
-      /offline\.banks: catapult's seeds .* also in this run's stream/,
+      /offline\.banks: catapult's bank was learned on seeds .* which this run's stream also plays/,
     );
   });
 });

@@ -64,12 +64,12 @@ describe("hexa verify on a reward-search run", () => {
     }
   }, 240_000);
 
-  it("a training the trainer cache no longer holds cannot be verified (exit 2), naming the cache", async () => {
-    const cache = join(dir, "cache");
-    const [first] = readdirSync(cache).filter((n) => n.endsWith(".json"));
-    rmSync(join(cache, first!));
+  it("a training whose entry the run no longer keeps cannot be verified (exit 2), naming where the run keeps them", async () => {
+    const kept = join(run, "trainer-cache");
+    const [first] = readdirSync(kept).filter((n) => n.endsWith(".json"));
+    rmSync(join(kept, first!));
     const r = await hexa(["verify", run]);
     expect(r.status).toBe(2);
-    expect(r.stderr).toContain(`${cache}: no recorded result for a cartpole training`);
+    expect(r.stderr).toContain(`${kept}: no recorded result for a cartpole training`);
   }, 180_000);
 });

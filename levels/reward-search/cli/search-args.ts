@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { configFromFlags } from "../../../src/cli-kit/schema-flags.ts";
 import { ConfigError } from "../../../src/errors.ts";
 import { familyHost } from "../../../src/family/host.ts";
@@ -9,6 +9,7 @@ import { LlmConfig } from "../../../src/llm/config.ts";
 import { SearchConfig, type SearchMethod } from "../../../src/search/config.ts";
 import { readSearchRecord, SEARCH_RECORD_FILE, writeSearchRecord } from "../../../src/search/search-record.ts";
 import { budgetsOf, RewardSearchConfig } from "../config.ts";
+import { cacheDirOf } from "../trainer/run-pools.ts";
 import { getTask } from "../tasks/index.ts";
 import { FLAGS, TRAINER_FLAGS, TRAINER_SLICE } from "./search-flags.ts";
 import { SearchSettings } from "./search-settings.ts";
@@ -78,7 +79,7 @@ export const settingsOf = (argv: SearchArgs): SearchSettings => {
     trainSteps: argv["train-steps"] ?? budgetsOf(rs, task.training.steps).train,
     finalTrainings: argv["final-trainings"] ?? rs.finalTrainings,
     finalSteps: argv["final-steps"] ?? budgetsOf(rs, task.training.steps).finish,
-    rewardSearch: { ...rs, cacheDir: resolve(rs.cacheDir) },
+    rewardSearch: { ...rs, cacheDir: cacheDirOf(rs, undefined) },
     proposer: argv.proposer,
     ...(llm ? { llm: { model: llm.model, ...(llm.baseURL ? { baseURL: withoutCredentials(llm.baseURL) } : {}) } } : {}),
   });

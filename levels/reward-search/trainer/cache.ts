@@ -55,6 +55,11 @@ export class TrainCache {
     return join(this.dir, `${key}.json`);
   }
 
+  /** The file that holds (or would hold) the job's entry. */
+  entryPath(job: TrainJob, trainer: TrainerIdentity): string {
+    return this.path(trainCacheKey(job, trainer));
+  }
+
   private read(key: string): JobOutcome | undefined {
     const path = this.path(key);
     if (!existsSync(path)) return undefined;

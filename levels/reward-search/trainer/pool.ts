@@ -29,7 +29,11 @@ export interface PoolTrainOptions {
   label?: string;
 }
 
-export type PoolOutcome = JobOutcome & { cached: boolean; jobDir: string | null };
+/**
+ * A job's outcome as the pool gives it: whether the cache answered it, the job's directory when trained, and the
+ * trainer cache entry that holds it (absent when no cache kept it: no cache, or an outcome not worth keeping).
+ */
+export type PoolOutcome = JobOutcome & { cached: boolean; jobDir: string | null; entry?: string };
 
 export interface TrainerPool {
   train(job: PoolJob, opts?: PoolTrainOptions): Promise<PoolOutcome>;
@@ -76,7 +80,7 @@ const cachedOutcome = (cache: TrainCache, job: PoolJob, hello: HelloMessage, log
   const hit = cache.get({ ...job, jobDir: "" }, hello.trainer);
   const problem = hit?.kind === "result" ? cachedResultProblem(job, hit.result, fitnessRangeOf(job.task, hello)) : null;
   if (problem) log(`warning: trainer cache ${cache.dir}: the entry for this ${job.task} job is not served (${problem}); training again`);
-  else if (hit) return { ...hit, cached: true, jobDir: null };
+  else if (hit) return { ...hit, cached: true, jobDir: null, entry: cache.entryPath({ ...job, jobDir: "" }, hello.trainer) };
   return null;
 };
 
@@ -138,8 +142,8 @@ export const createTrainerPool = (opts: PoolOptions): TrainerPool => {
       trainers.release(c);
     }
     writeJsonAtomic(join(jobDir, "outcome.json"), outcome);
-    cache?.put(full, identity, outcome);
-    return { ...outcome, cached: false, jobDir };
+    const kept = cache?.put(full, identity, outcome) ? { entry: cache.entryPath(full, identity) } : {};
+    return { ...outcome, cached: false, jobDir, ...kept };
   };
 
   return {

@@ -1,8 +1,10 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
+import { ConfigError } from "../../../src/errors.ts";
 import type { RecordedFile, ReplayRecord } from "../../../src/family/replay.ts";
 import { BUNDLE_EXTRAS, namedPolicies, runFiles } from "../../../src/bundle/run-files.ts";
 import { RewardSearchConfig } from "../config.ts";
+import { cacheDirOf, RUN_TRAINER_CACHE } from "../trainer/run-pools.ts";
 
 /** Where a bundle carries the trainer cache entries of its run's trainings; the replay reads them there first. */
 export const BUNDLED_TRAINER_CACHE = "trainer-cache";
@@ -19,18 +21,16 @@ interface EntryView {
 const lastWrite = (runDir: string): Date => new Date(Math.max(...readdirSync(runDir).map((n) => statSync(join(runDir, n)).mtimeMs)));
 
 /**
- * The trainer cache entries a run's replay answers its trainings with (docs/guides/verify.md), for `hexa bundle`:
- * every entry stored while the run ran (from its start to its last record), and every result whose policy the
- * run's records name (a cached training it reused from an earlier run).
+ * A run made before runs kept their trainings' entries: the entries of its trainer cache stored while it ran (from
+ * its start to its last record), and every result whose policy the run's records name. A training it answered
+ * from an entry stored earlier is not found this way; a run whose records name trainings of which none is found
+ * is refused, since its bundle could be verified nowhere.
  */
-export const recordedTrainings = async (record: Omit<ReplayRecord, "workDir">): Promise<RecordedFile[]> => {
-  const c = RewardSearchConfig.parse((record.config as unknown as Record<string, unknown>).rewardSearch ?? {});
-  const cacheDir = resolve(c.cacheDir);
-  if (!existsSync(cacheDir)) return [];
+const cacheEntriesOf = (record: Omit<ReplayRecord, "workDir">, cacheDir: string): RecordedFile[] => {
   const policies = new Set(namedPolicies(record.runDir, runFiles(record.runDir).files));
   const until = lastWrite(record.runDir);
   const files: RecordedFile[] = [];
-  for (const name of readdirSync(cacheDir).filter((n) => /^[0-9a-f]{64}\.json$/.test(n))) {
+  for (const name of existsSync(cacheDir) ? readdirSync(cacheDir).filter((n) => /^[0-9a-f]{64}\.json$/.test(n)) : []) {
     let entry: EntryView;
     try {
       entry = JSON.parse(readFileSync(join(cacheDir, name), "utf8")) as EntryView;
@@ -43,5 +43,20 @@ export const recordedTrainings = async (record: Omit<ReplayRecord, "workDir">): 
     if ((typeof policy === "string" && policies.has(policy)) || duringRun)
       files.push({ path: `${BUNDLED_TRAINER_CACHE}/${name}`, source: join(cacheDir, name) });
   }
+  if (policies.size > 0 && files.length === 0)
+    throw new ConfigError(
+      `${record.runDir}: its records name ${policies.size} trained polic${policies.size === 1 ? "y" : "ies"}, but the results of its trainings are neither in the run (no ${RUN_TRAINER_CACHE}/, which runs made by this hexa keep) nor in its trainer cache ${cacheDir}; a bundle of it could not be verified; bundle it on the machine that holds its trainer cache`,
+    );
   return files;
+};
+
+/**
+ * The trainer cache entries a run's replay answers its trainings with (docs/guides/verify.md), for `hexa bundle`
+ * to pack beside the run's own files: none for a run that keeps them in its trainer-cache/ (a run's own files are
+ * packed whole); for an older run, those its trainer cache holds.
+ */
+export const recordedTrainings = async (record: Omit<ReplayRecord, "workDir">): Promise<RecordedFile[]> => {
+  if (existsSync(join(record.runDir, RUN_TRAINER_CACHE))) return [];
+  const c = RewardSearchConfig.parse((record.config as unknown as Record<string, unknown>).rewardSearch ?? {});
+  return cacheEntriesOf(record, cacheDirOf(c, record.runDir));
 };

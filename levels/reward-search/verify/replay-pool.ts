@@ -75,7 +75,7 @@ export const replayTrainerPool = (current: () => TrainingsReplay): TrainerPool =
       const outcome = found.entry!.outcome;
       const cached = replay.used.some((u) => u.key === found.key) || new Date(found.entry!.storedAt) < replay.startedAt;
       replay.used.push({ key: found.key, job, trainer: found.trainer, outcome });
-      return { ...outcome, cached, jobDir: null };
+      return { ...outcome, cached, jobDir: null, entry: join(replay.cacheDir, `${found.key}.json`) };
     },
     hello: async () => {
       throw new CannotVerify("a replayed trainer has no process to greet; its trainings are answered from the record");

@@ -10,6 +10,7 @@ import { llmProposer } from "../proposers/llm-proposer.ts";
 import { BUNDLED_TRAINER_CACHE, bundledTrainerCache } from "./recorded-trainings.ts";
 import { replayTrainerPool, type TrainingsReplay } from "./replay-pool.ts";
 import { retrainSome } from "./retrain.ts";
+import { cacheDirOf } from "../trainer/run-pools.ts";
 
 /** The settings of a search record, or why they cannot be replayed. */
 const settingsOf = (record: Pick<SearchReplayRecord, "searchDir" | "settings">): SearchSettings => {
@@ -24,7 +25,7 @@ const settingsOf = (record: Pick<SearchReplayRecord, "searchDir" | "settings">):
 /** Where a search's replay finds its trainings: the entries a bundle carries, else the trainer cache the search used. */
 const cacheOf = (searchDir: string, s: SearchSettings): string => {
   const bundled = bundledTrainerCache(searchDir);
-  return existsSync(bundled) ? bundled : s.rewardSearch.cacheDir;
+  return existsSync(bundled) ? bundled : cacheDirOf(s.rewardSearch, undefined);
 };
 
 /**
