@@ -1,9 +1,8 @@
-import { existsSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import type { FamilyReplay, ReplayRecord } from "../../../src/family/replay.ts";
 import { RewardSearchConfig } from "../config.ts";
 import type { TrainerPool } from "../trainer/pool.ts";
-import { replayTrainerPool, type TrainingsReplay } from "./replay-pool.ts";
+import { recordedTrainingsDir, replayTrainerPool, type TrainingsReplay } from "./replay-pool.ts";
 import { retrainSome } from "./retrain.ts";
 import { bundledTrainerCache } from "./recorded-trainings.ts";
 
@@ -11,13 +10,12 @@ import { bundledTrainerCache } from "./recorded-trainings.ts";
 let current: TrainingsReplay | undefined;
 
 /**
- * Reward search under `hexa verify` (docs/guides/verify.md): its trainings answered from the run's trainer cache
- * through `route` (the module's choice of trainer pool), some trained again on request.
+ * Reward search under `hexa verify` (docs/guides/verify.md): its trainings answered from the recorded trainings
+ * (`recordedTrainingsDir`, never the cacheDir the run's config names) through `route` (the module's choice of trainer pool), some trained again on request.
  */
 export const replayTrainings = (record: ReplayRecord, route: (f: ((c: RewardSearchConfig) => TrainerPool) | undefined) => void): FamilyReplay => {
   const c = RewardSearchConfig.parse((record.config as unknown as Record<string, unknown>).rewardSearch ?? {});
-  const bundled = bundledTrainerCache(record.runDir);
-  const cacheDir = existsSync(bundled) ? bundled : resolve(c.cacheDir);
+  const cacheDir = recordedTrainingsDir(record.runDir, bundledTrainerCache(record.runDir), record.trainerCache);
   const state: TrainingsReplay = { cacheDir, startedAt: record.startedAt, used: [] };
   current = state;
   route(() => replayTrainerPool(() => current ?? state));
