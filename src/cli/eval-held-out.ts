@@ -12,6 +12,7 @@ import { openRun } from "./run-open.ts";
 import { budgetFrom, checkForecast, earlierUsage, raiseFlags, seedGate, spentIn } from "./budget.ts";
 import { percent } from "../cli-kit/format.ts";
 import { familyOf, modelsFor } from "./run-setup.ts";
+import { readerConfig } from "./run-config-trust.ts";
 import { doctorSkipped, preflight, servedChanges } from "./preflight.ts";
 import type { EvalArgs } from "./eval.ts";
 
@@ -41,7 +42,10 @@ const table = (rows: readonly EvalRow[]): string => {
 /** `hexa eval`: the run's final bank played frozen on held-out seeds, under the evaluation's spend cap. */
 export const evaluate = async (argv: EvalArgs): Promise<void> => {
   const path = argv.run;
-  const { dir, cfg } = openRun(path);
+  const opened = openRun(path);
+  const { dir } = opened;
+  // A run directory may be a stranger's: its endpoints, trainer command and paths are used only when the reader says so.
+  const cfg = readerConfig(opened.cfg, { trust: argv["trust-run-config"], where: `${path}/config.yaml`, note: (line) => process.stderr.write(`${line}\n`) });
   const family = familyOf(cfg);
   const run = readRunState(dir, (ids) =>
     process.stderr.write(

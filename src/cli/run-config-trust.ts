@@ -102,10 +102,18 @@ export const shownField = (cfg: unknown, key: string): string => {
 /** The withheld keys with the run's values, for a note or a refusal. */
 export const withheldText = (cfg: RunConfig, withheld: readonly string[]): string => withheld.map((k) => `${k} = ${shownField(cfg, k)}`).join(", ");
 
-/** The `--trust-run-config` flag of a command that reads a run directory it may not have made. */
-export const TRUST_RUN_CONFIG_OPTION = {
-  type: "boolean",
-  default: false,
-  describe:
-    "use the endpoints, commands and paths the run's config.yaml names (base URLs, trainer command, caches, logs); by default they are not used and yours (environment, defaults) are (docs/security.md)",
-} as const;
+/**
+ * The config a command that reads a run directory it may not have made (hexa eval, hexa bank reindex) works with
+ * (docs/security.md): with `trust` (the reader's `--trust-run-config`), the run's as it is; otherwise without the
+ * endpoints, commands and paths it names, which then come from the reader's environment and defaults, and `note`
+ * says which were held back.
+ */
+export const readerConfig = (cfg: RunConfig, o: { trust: boolean; where: string; note: (line: string) => void }): RunConfig => {
+  if (o.trust) return cfg;
+  const { config, withheld } = withoutRunChoices(cfg, o.where);
+  if (withheld.length)
+    o.note(
+      `note: not taken from ${o.where} (a run's files choose no endpoint, command or path for you; yours are used: environment, defaults; pass --trust-run-config to use the run's): ${withheldText(cfg, withheld)}`,
+    );
+  return config;
+};

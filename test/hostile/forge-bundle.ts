@@ -19,11 +19,7 @@ export const forgeBundle = async (honest: string, out: string, edit: (runFolder:
   const [top] = readdirSync(stage);
   const root = join(stage, top!);
   edit(root);
-  if (readdirSync(root).includes("run.json")) {
-    const meta = JSON.parse(readFileSync(join(root, "run.json"), "utf8")) as Record<string, unknown>;
-    const digest = configDigest(readFileSync(join(root, "config.yaml"), "utf8"));
-    writeFileSync(join(root, "run.json"), `${JSON.stringify({ ...meta, configHash: digest.hash, config: digest.config }, null, 2)}\n`);
-  }
+  if (readdirSync(root).includes("run.json")) forgeRunConfig(root, () => {});
   const old = JSON.parse(readFileSync(join(root, MANIFEST_FILE), "utf8")) as Manifest;
   const files = manifestFiles(
     root,
@@ -35,6 +31,14 @@ export const forgeBundle = async (honest: string, out: string, edit: (runFolder:
   return file;
 };
 
+/** A run directory forged in place as its maker can: `edit` its config.yaml, then run.json's config hash resealed. */
+export const forgeRunConfig = (runDir: string, edit: (c: Record<string, any>) => void): void => {
+  editYaml(join(runDir, "config.yaml"), edit);
+  const meta = JSON.parse(readFileSync(join(runDir, "run.json"), "utf8")) as Record<string, unknown>;
+  const digest = configDigest(readFileSync(join(runDir, "config.yaml"), "utf8"));
+  writeFileSync(join(runDir, "run.json"), `${JSON.stringify({ ...meta, configHash: digest.hash, config: digest.config }, null, 2)}\n`);
+};
+
 /** Edits a YAML config file in place. */
 export const editYaml = (path: string, edit: (c: Record<string, any>) => void): void => {
   const c = parseYaml(readFileSync(path, "utf8")) as Record<string, any>;
@@ -42,7 +46,7 @@ export const editYaml = (path: string, edit: (c: Record<string, any>) => void): 
   writeFileSync(path, stringifyYaml(c));
 };
 
-/** A TCP listener on 127.0.0.1 that records every connection and every byte sent to it; closed after the file's tests. */
+/** A TCP listener on 127.0.0.1 that records every connection and every byte sent to it, answering 401; closed after the file's tests. */
 export interface Listener {
   port: number;
   url: string;
@@ -54,9 +58,12 @@ export const listener = async (): Promise<Listener> => {
   const l: Listener = { port: 0, url: "", connections: 0, received: "" };
   const server: Server = createServer((socket) => {
     l.connections++;
-    socket.setEncoding("utf8").on("data", (d: string) => (l.received += d));
+    // Any request is refused at once (401, no retry), so a client that did connect fails fast.
+    socket.setEncoding("utf8").on("data", (d: string) => {
+      l.received += d;
+      socket.end("HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}");
+    });
     socket.on("error", () => {});
-    setTimeout(() => socket.destroy(), 200);
   });
   await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
   l.port = (server.address() as AddressInfo).port;
