@@ -39,20 +39,25 @@ const table = (rows: readonly EvalRow[]): string => {
   ].join("\n");
 };
 
-/** `hexa eval`: the run's final bank played frozen on held-out seeds, under the evaluation's spend cap. */
-export const evaluate = async (argv: EvalArgs): Promise<void> => {
+/** The finished run to evaluate, with its config as the reader uses it (docs/security.md), its family and records. */
+const openFinished = (argv: EvalArgs) => {
   const path = argv.run;
   const opened = openRun(path);
   const { dir } = opened;
   // A run directory may be a stranger's: its endpoints, trainer command and paths are used only when the reader says so.
   const cfg = readerConfig(opened.cfg, { trust: argv["trust-run-config"], where: `${path}/config.yaml`, note: (line) => process.stderr.write(`${line}\n`) });
-  const family = familyOf(cfg);
   const run = readRunState(dir, (ids) =>
     process.stderr.write(
       `warning: ${dir.file("episodes")} has ${ids.length} duplicated line(s) (${ids.slice(0, 3).join(", ")}${ids.length > 3 ? ", …" : ""}); each episode is counted once\n`,
     ),
   );
   requireFinished(path, run, cfg);
+  return { path, dir, cfg, family: familyOf(cfg), run };
+};
+
+/** `hexa eval`: the run's final bank played frozen on held-out seeds, under the evaluation's spend cap. */
+export const evaluate = async (argv: EvalArgs): Promise<void> => {
+  const { path, dir, cfg, family, run } = openFinished(argv);
   const given = argv.seeds;
   const seeds = heldOutSeeds(cfg, family, { ...(given ? { seeds: given } : {}), count: argv.count }, learnedSeeds(run));
   const wanted = Object.fromEntries(seeds);

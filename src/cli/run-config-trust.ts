@@ -92,7 +92,7 @@ export const withoutRunChoices = (cfg: RunConfig, where: string): { config: RunC
 };
 
 /** The value of a dotted key, for a message (JSON, so no control character reaches a terminal), cut when long. */
-export const shownField = (cfg: unknown, key: string): string => {
+const shownField = (cfg: unknown, key: string): string => {
   const v = key.split(".").reduce<unknown>((at, k) => (isMap(at) ? at[k] : undefined), cfg);
   // JSON escapes C0 controls; DEL and the C1 controls (a terminal's CSI among them) are escaped too.
   const text = (JSON.stringify(v) ?? "nothing").replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
