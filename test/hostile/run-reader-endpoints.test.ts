@@ -7,9 +7,9 @@ import { copyRun, runIn } from "../verify/verify-support.ts";
 import { forgeRunConfig, listener, type Listener } from "./forge-bundle.ts";
 
 /**
- * hexa eval of a run directory someone else made (docs/security.md, "A stranger's run or bundle"): the endpoint, log
+ * hexa eval and hexa bank reindex of a run directory someone else made (docs/security.md, "A stranger's run or bundle"): the endpoint, log
  * and cache its config.yaml names are not used unless the reader passes --trust-run-config; the reader's own
- * endpoint (OPENAI_BASE_URL) is asked instead, so the reader's key goes nowhere the run chose.
+ * endpoint (OPENAI_BASE_URL) and index folder are used instead, so the reader's key goes nowhere the run chose.
  */
 const tmp = tempDirs("hexa-hostile-eval-");
 const KEY = "sk-reader-canary-e7a1";
@@ -33,6 +33,7 @@ beforeAll(async () => {
     c.llm.actor.baseURL = theirs.url;
     c.llm.auditLog = join(named, "llm-log.jsonl");
     c.llm.cacheDir = join(named, "llm-cache");
+    c.skillIndex = { enabled: false, dataDir: join(named, "chroma"), embedding: { provider: "openai", model: "e", baseURL: theirs.url } };
   });
 }, 120_000);
 
@@ -42,7 +43,7 @@ const evaluate = (dir: string, ...more: string[]) =>
     env: { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: mine.url, HEXA_NO_DOCTOR: "" },
   });
 
-describe("hexa eval of a stranger's run directory", () => {
+describe("hexa eval and hexa bank reindex of a stranger's run directory", () => {
   it("checks the reader's endpoint, not the run's: the run's listener receives nothing, and the held-back fields are named", async () => {
     const r = await evaluate(copyRun(run, tmp()));
     expect(r.status, r.stderr).not.toBe(0);
@@ -60,5 +61,17 @@ describe("hexa eval of a stranger's run directory", () => {
     expect(r.status).not.toBe(0);
     expect(theirs.connections).toBeGreaterThan(0);
     expect(mine.connections).toBe(before);
+  }, 120_000);
+
+  it("bank reindex indexes with your folder and the local embedding, never the run's embedding endpoint or index folder", async () => {
+    const before = theirs.connections;
+    const data = join(tmp(), "index");
+    const r = await hexa(["bank", "reindex", copyRun(run, tmp()), "--data-dir", data], { env: { OPENAI_API_KEY: KEY, HEXA_EMBEDDING_API_KEY: "" } });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/not taken from .*skillIndex\.embedding\.baseURL = /);
+    expect(r.stdout).toMatch(/indexed \d+ entries/);
+    expect(theirs.connections).toBe(before);
+    expect(existsSync(named)).toBe(false);
+    expect(existsSync(data)).toBe(true);
   }, 120_000);
 });
