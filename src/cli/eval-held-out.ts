@@ -121,7 +121,7 @@ export const evaluate = async (argv: EvalArgs): Promise<void> => {
       seeds: wanted,
     });
     throw new RunStopped(
-      `${e.message}; the evaluation is marked stopped: budget (${join(dir.path, "eval", "stopped.json")}) and its finished episodes are kept in ${file}. Raise the cap and continue (the same seeds; no episode is played twice): hexa eval ${path} --seeds '${heldOutArg(wanted)}' ${raiseFlags(gate.cap, spent)}`,
+      `${e.message}; the evaluation is marked stopped: budget (${join(dir.path, "eval", "stopped.json")}) and its finished episodes are kept in ${file}. Raise the cap and continue (the same seeds; no episode is played twice): hexa eval ${path} --seeds '${heldOutArg(wanted)}' ${raiseFlags(gate.cap, spent)}${argv["trust-run-config"] ? " --trust-run-config" : ""}`,
     );
   }
   if (evalStopped(dir.path)?.evalFile === basename(file)) clearEvalStopped(dir.path);
