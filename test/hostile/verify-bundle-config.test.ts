@@ -43,8 +43,9 @@ const verify = async (bundle: string, ...more: string[]) => {
 };
 
 describe("hexa verify of a forged bundle follows nothing its files name", () => {
-  it("endpoints, a skill index with a remote embedding, a backend, caches and a log: none is contacted, read or made; the records still verify identical", async () => {
-    const forged = await forgeBundle(honest, tmp(), (root) =>
+  it("endpoints, a skill index with a remote embedding, a backend, caches and a log: none is contacted, read or made; the records still verify identical, as a bundle and as a run directory", async () => {
+    const out = tmp();
+    const forged = await forgeBundle(honest, out, (root) =>
       editYaml(join(root, "config.yaml"), (c) => {
         c.llm.actor.baseURL = model.url;
         c.llm.evolver.baseURL = model.url;
@@ -54,16 +55,19 @@ describe("hexa verify of a forged bundle follows nothing its files name", () => 
         c.backend = `redis://127.0.0.1:${redis.port}`;
       }),
     );
-    const r = await verify(forged);
-    expect(r.status, r.all).toBe(0);
-    expect(r.stdout).toMatch(/^identical: 3 episodes/);
-    expect(r.stderr).toMatch(/not taken from .*skillIndex\.enabled = true.*backend = .*llm\.actor\.baseURL = /s);
-    for (const l of [model, embedding, redis])
-      expect({ port: l.port, connections: l.connections, received: l.received }).toEqual({ port: l.port, connections: 0, received: "" });
-    expect(existsSync(outside)).toBe(false);
-    expect(r.all).not.toContain(CANARY);
-    expect(r.all).not.toContain(KEY);
-  }, 120_000);
+    // The bundle, then the same forged files as a run directory a reader was handed.
+    for (const target of [forged, runIn(join(out, "stage"))]) {
+      const r = await verify(target);
+      expect(r.status, r.all).toBe(0);
+      expect(r.stdout).toMatch(/^identical: 3 episodes/);
+      expect(r.stderr).toMatch(/not taken from .*skillIndex\.enabled = true.*backend = .*llm\.actor\.baseURL = /s);
+      for (const l of [model, embedding, redis])
+        expect({ port: l.port, connections: l.connections, received: l.received }).toEqual({ port: l.port, connections: 0, received: "" });
+      expect(existsSync(outside)).toBe(false);
+      expect(r.all).not.toContain(CANARY);
+      expect(r.all).not.toContain(KEY);
+    }
+  }, 180_000);
 
   it("a model run whose exchanges the config says are logged outside the bundle: the outside log is never read, and the field is named (exit 2)", async () => {
     const forged = await forgeBundle(honest, tmp(), (root) =>
