@@ -108,7 +108,7 @@ describe("hexa eval with a spend cap", () => {
       const evalDir = join(run, "eval");
       const evalFiles = () => (existsSync(evalDir) ? readdirSync(evalDir).filter((f) => /^\d{4}-.*\.jsonl$/.test(f)) : []);
 
-      const refused = await hexa(["eval", run, "--count", "3", "--budget-tokens", "5000"], { env: ENV });
+      const refused = await hexa(["eval", run, "--count", "3", "--budget-tokens", "5000", "--trust-run-config"], { env: ENV });
       expect(refused.status, refused.stderr).toBe(2);
       expect(refused.stderr).toMatch(/llm\.actor m: 3 episode\(s\) × ~30,100 tokens, .* \(mean of 1 recorded episode\(s\)/);
       expect(refused.stderr).toMatch(/hexa: the forecast for this evaluation \(~\$[\d.]+, ~90,300 tokens\) exceeds budget\.tokens 5,000/);
@@ -116,7 +116,7 @@ describe("hexa eval with a spend cap", () => {
       expect(server.requests).toHaveLength(1);
 
       server.push(commit(), commit());
-      const stopped = await hexa(["eval", run, "--count", "3", "--budget-tokens", "70000", "--yes"], { env: ENV });
+      const stopped = await hexa(["eval", run, "--count", "3", "--budget-tokens", "70000", "--yes", "--trust-run-config"], { env: ENV });
       expect(stopped.status, stopped.stderr).toBe(3);
       expect(stopped.stderr).toMatch(
         /hexa: stopped: budget — the next llm\.actor call .* would cross budget\.tokens 70,000; spent \$[\d.]+ and 60,200 tokens on 2 call\(s\); the evaluation is marked stopped: budget/,
@@ -131,7 +131,7 @@ describe("hexa eval with a spend cap", () => {
       expect(tokensOf(jsonl<Usage>(join(run, "usage.jsonl")))).toBe(30_100); // the run's own record is untouched
 
       server.push(commit());
-      const resumed = await hexa(["eval", run, "--count", "3", "--budget-tokens", "200000"], { env: ENV });
+      const resumed = await hexa(["eval", run, "--count", "3", "--budget-tokens", "200000", "--trust-run-config"], { env: ENV });
       expect(resumed.status, resumed.stderr).toBe(0);
       expect(resumed.stderr).toMatch(/continuing .*: 2 played before its spend cap stopped it/);
       expect(resumed.stderr).toMatch(/forecast: 1 episode\(s\)/);

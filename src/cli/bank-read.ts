@@ -8,6 +8,7 @@ import { updateKey } from "../store/run-dir.ts";
 import { terminalText } from "../util/terminal-text.ts";
 import { openSkillIndex } from "./run-setup.ts";
 import { lastCommitted, openRun } from "./run-open.ts";
+import { readerConfig } from "./run-config-trust.ts";
 
 import type { HistoryArgs, QueryArgs, ReindexArgs, ShowArgs } from "./bank.ts";
 
@@ -113,7 +114,12 @@ export const bankHistory = (argv: HistoryArgs): void => {
 /** `hexa bank reindex`: the Chroma skill index rebuilt from the runs' bank events. */
 export const reindexRuns = async (argv: ReindexArgs): Promise<void> => {
   const runs = runsToIndex(argv.runs ?? [], argv["runs-dir"]);
-  const opened = runs.map((p) => ({ path: p, ...openRun(p) }));
+  const note = (line: string) => process.stderr.write(`${line}\n`);
+  // The runs may be strangers': their index folder and embedding endpoint are used only when the reader says so.
+  const opened = runs.map((p) => {
+    const { dir, cfg } = openRun(p);
+    return { path: p, dir, cfg: readerConfig(cfg, { trust: argv["trust-run-config"], where: `${p}/config.yaml`, note }) };
+  });
   const dataDir =
     argv["data-dir"] ??
     agreed(

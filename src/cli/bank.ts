@@ -2,6 +2,7 @@ import type { Argv, CommandModule } from "yargs";
 import { DEFAULT_SKILL_INDEX_DIR } from "../store/skill-index-dir.ts";
 import { type ArgsOf, defineCommand } from "../cli-kit/define-command.ts";
 import { intFlag } from "../cli-kit/flags.ts";
+import { TRUST_RUN_CONFIG_OPTION } from "./trust-flag.ts";
 
 /**
  * `hexa bank`: read a run's skill bank (show, history) and the cross-run Chroma index (reindex, query).
@@ -44,12 +45,17 @@ const reindexFlags = (y: Argv) =>
   y
     .positional("runs", { type: "string", array: true, describe: "run directories" })
     .option("runs-dir", { type: "string", default: "runs", describe: "where to look for runs when none is named" })
-    .option("data-dir", { type: "string", describe: "the embedded Chroma server's data directory (default: the runs' skillIndex.dataDir)" });
+    .option("data-dir", {
+      type: "string",
+      describe: `the embedded Chroma server's data directory (default: ${DEFAULT_SKILL_INDEX_DIR}; the runs' skillIndex.dataDir only with --trust-run-config)`,
+    })
+    .option("trust-run-config", TRUST_RUN_CONFIG_OPTION);
 export type ReindexArgs = ArgsOf<typeof reindexFlags>;
 
 const reindex = defineCommand({
   command: "reindex [runs..]",
-  describe: "rebuild the Chroma skill index from the runs' bank-events.jsonl (default: every run under --runs-dir)",
+  describe:
+    "rebuild the Chroma skill index from the runs' bank-events.jsonl (default: every run under --runs-dir); the index folder and embedding endpoint are yours unless --trust-run-config",
   builder: reindexFlags,
   handler: async (argv) => (await import("./bank-read.ts")).reindexRuns(argv),
 });

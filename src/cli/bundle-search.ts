@@ -18,7 +18,7 @@ export const searchReplayFiles = async (dir: string, note: (line: string) => voi
   const record = finishedSearch(dir);
   const work = mkdtempSync(join(tmpdir(), "hexa-bundle-search-"));
   try {
-    const replay = await openSearchReplay(dir, record, work);
+    const replay = await openSearchReplay(dir, record, work, "own");
     try {
       const failed = await replay.execute(join(work, "search"));
       const problem = replay.family.missing() ?? failed?.message;

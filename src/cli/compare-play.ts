@@ -109,8 +109,10 @@ const playJob = async (g: Grid, job: Job, played: Played): Promise<boolean> => {
     if (!(await step(dir ? "run --resume" : "run", "run", args, !anyHeldOut(plan.heldOut) || search))) return false;
     dir = findRun(runsDir, job.cfg)!;
   }
-  // A whole search has no bank to evaluate frozen: its final scores are its held-out figures.
-  if (g.needsEval(job, findRun(runsDir, job.cfg)) && !(await step("eval", "eval", ["eval", dir.path, "--seeds", heldOutArg(plan.heldOut)], true))) return false;
+  // A whole search has no bank to evaluate frozen: its final scores are its held-out figures. The grid made the run
+  // from the user's own config, so its endpoints are the user's: --trust-run-config (docs/security.md).
+  const evalArgs = ["eval", dir.path, "--seeds", heldOutArg(plan.heldOut), "--trust-run-config"];
+  if (g.needsEval(job, findRun(runsDir, job.cfg)) && !(await step("eval", "eval", evalArgs, true))) return false;
   return true;
 };
 

@@ -14,6 +14,7 @@ import { budgetFrom, checkForecast, earlierUsage, raiseFlags, seedGate, spentIn 
 import { percent } from "../cli-kit/format.ts";
 import { familyOf, modelsFor } from "./run-setup.ts";
 import type { LevelFamily } from "../family/family.ts";
+import { readerConfig } from "./run-config-trust.ts";
 import { doctorSkipped, preflight, servedChanges } from "./preflight.ts";
 import type { EvalArgs } from "./eval.ts";
 import { hexaCommand } from "../util/hexa-command.ts";
@@ -53,17 +54,25 @@ const chosenSeeds = (cfg: RunConfig, family: LevelFamily, argv: EvalArgs, run: R
   return seeds;
 };
 
-/** `hexa eval`: the run's final bank played frozen on held-out seeds, under the evaluation's spend cap. */
-export const evaluate = async (argv: EvalArgs): Promise<void> => {
+/** The finished run to evaluate, with its config as the reader uses it (docs/security.md), its family and records. */
+const openFinished = (argv: EvalArgs) => {
   const path = argv.run;
-  const { dir, cfg } = openRun(path);
-  const family = familyOf(cfg);
+  const opened = openRun(path);
+  const { dir } = opened;
+  // A run directory may be a stranger's: its endpoints, trainer command and paths are used only when the reader says so.
+  const cfg = readerConfig(opened.cfg, { trust: argv["trust-run-config"], where: `${path}/config.yaml`, note: (line) => process.stderr.write(`${line}\n`) });
   const run = readRunState(dir, (ids) =>
     process.stderr.write(
       `warning: ${dir.file("episodes")} has ${ids.length} duplicated line(s) (${ids.slice(0, 3).join(", ")}${ids.length > 3 ? ", …" : ""}); each episode is counted once\n`,
     ),
   );
   requireFinished(path, run, cfg);
+  return { path, dir, cfg, family: familyOf(cfg), run };
+};
+
+/** `hexa eval`: the run's final bank played frozen on held-out seeds, under the evaluation's spend cap. */
+export const evaluate = async (argv: EvalArgs): Promise<void> => {
+  const { path, dir, cfg, family, run } = openFinished(argv);
   const seeds = chosenSeeds(cfg, family, argv, run);
   const wanted = Object.fromEntries(seeds);
   // An evaluation of these seeds that a spend cap stopped is continued: what it played is kept, not played again.
@@ -126,7 +135,7 @@ export const evaluate = async (argv: EvalArgs): Promise<void> => {
       seeds: wanted,
     });
     throw new RunStopped(
-      `${e.message}; the evaluation is marked stopped: budget (${join(dir.path, "eval", "stopped.json")}) and its finished episodes are kept in ${file}. Raise the cap and continue (the same seeds; no episode is played twice): ${hexaCommand(`eval ${path} --seeds '${heldOutArg(wanted)}' ${raiseFlags(gate.cap, spent)}`)}`,
+      `${e.message}; the evaluation is marked stopped: budget (${join(dir.path, "eval", "stopped.json")}) and its finished episodes are kept in ${file}. Raise the cap and continue (the same seeds; no episode is played twice): ${hexaCommand(`eval ${path} --seeds '${heldOutArg(wanted)}' ${raiseFlags(gate.cap, spent)}${argv["trust-run-config"] ? " --trust-run-config" : ""}`)}`,
     );
   }
   if (evalStopped(dir.path)?.evalFile === basename(file)) clearEvalStopped(dir.path);

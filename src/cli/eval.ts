@@ -4,6 +4,7 @@ import { type ArgsOf, defineCommand } from "../cli-kit/define-command.ts";
 import { intFlag } from "../cli-kit/flags.ts";
 import { asUserError } from "../cli-kit/write-file.ts";
 import { budgetOptions, DOCTOR_OPTION } from "./guard-flags.ts";
+import { TRUST_RUN_CONFIG_OPTION } from "./trust-flag.ts";
 
 const numbers = (text: string, example: string): number[] => {
   const seeds = text.split(",").map((s) => (s.trim() === "" ? NaN : Number(s.trim())));
@@ -46,6 +47,7 @@ const evalFlags = (y: Argv) =>
       coerce: intFlag("count", 1, 10_000),
       describe: "without --seeds: the next N vetted seeds the run never saw, per level",
     })
+    .option("trust-run-config", TRUST_RUN_CONFIG_OPTION)
     .option("doctor", DOCTOR_OPTION);
 
 /** The flags `hexa eval` reads (src/cli/eval-held-out.ts). */
@@ -53,7 +55,8 @@ export type EvalArgs = ArgsOf<typeof evalFlags>;
 
 export const evalCommand = defineCommand({
   command: "eval <run>",
-  describe: "held-out evaluation: the run's final bank on seeds it never learned from; writes runs/<id>/eval/<time>.jsonl",
+  describe:
+    "held-out evaluation: the run's final bank on seeds it never learned from; writes runs/<id>/eval/<time>.jsonl. Endpoints, trainer command and paths come from you (environment, defaults), not from the run's config.yaml, unless --trust-run-config",
   builder: evalFlags,
   handler: async (argv) => {
     // The evaluation's modules (stores, models, the loop) are loaded only here: `hexa eval --help` starts fast.

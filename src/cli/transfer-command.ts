@@ -10,7 +10,8 @@ const transferFlags = (y: Argv) =>
       type: "string",
       array: true,
       demandOption: true,
-      describe: "a source: LEVEL (its shipped bank), LEVEL=runs/<id> or LEVEL=BANK.json; repeat for several",
+      describe:
+        "a source: LEVEL (its shipped bank), LEVEL=runs/<id> or LEVEL=BANK.json; repeat for several (of a run only its levels and bank are read: no endpoint, command or path its config names is used)",
     })
     .option("to", { type: "string", demandOption: true, describe: "the target level (no trajectories of it are used)" })
     .option("family", { type: "string", default: defaultFamilyId(), describe: "the level family of every level named" })

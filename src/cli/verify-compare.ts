@@ -44,7 +44,8 @@ const checkTable = (dir: string): Divergence | undefined => {
   if (!existsSync(path)) return undefined;
   for (const cell of readTable(path).cells) {
     for (const [i, r] of cell.runs.entries()) {
-      const runDir = existsSync(r.dir) ? r.dir : join(dir, "runs", basename(r.dir));
+      // The run as this directory holds it, never a path results.json names (docs/security.md).
+      const runDir = join(dir, "runs", basename(r.dir));
       for (const l of cell.levels) {
         const recorded = l.stream.perRun[i];
         const again = streamRate(runDir, l.level);

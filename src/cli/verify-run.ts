@@ -1,16 +1,17 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { familyModules, loadFamilies } from "../app/families.ts";
+import { join } from "node:path";
+import { allFamilies, familyModules, loadFamilies } from "../app/families.ts";
 import { HexaError } from "../errors.ts";
 import type { FamilyReplay } from "../family/replay.ts";
-import { usesBank, type RunConfig } from "../loop/run-config.ts";
+import { runConfigYaml, usesBank, type RunConfig } from "../loop/run-config.ts";
 import { RunDir } from "../store/run-dir.ts";
 import { compareBankEvents, compareEpisodes, compareOtherRecords } from "../verify/compare-records.ts";
 import { CannotVerify, type Divergence, reportOf, type VerifyCounts, type VerifyReport } from "../verify/outcome.ts";
 import { readExchanges } from "../verify/recorded-exchanges.ts";
 import { ReplayBook } from "../verify/replay-model.ts";
 import { runDirConfig, useRoleModelSource } from "./run-setup.ts";
+import { replayConfig } from "./verify-config.ts";
 import { replayRun } from "./verify-replay.ts";
 
 export interface VerifyOptions {
@@ -20,16 +21,34 @@ export interface VerifyOptions {
   retrainSeed?: number;
   /** Largest |F difference| a retrained training may show; unset: 0 for the built-in trainer, 0.05 for a trainer command. */
   tolerance?: number;
+  /** `--trainer-command`: the reader's trainer for `retrain` (never the run's); unset: the built-in trainer. */
+  trainerCommand?: readonly string[];
+  /** `--trainer-cache`: where the reader keeps a run directory's recorded trainings (a bundle carries its own). */
+  trainerCache?: string;
   /** Progress lines (the replay's own output is kept and shown only when it fails). */
   log?: (line: string) => void;
 }
 
+/** The reader's choices for `--retrain`: the tolerance and the trainer command, each only when given. */
+export const retrainChoices = (o: VerifyOptions): { tolerance?: number; trainerCommand?: readonly string[] } => ({
+  ...(o.tolerance === undefined ? {} : { tolerance: o.tolerance }),
+  ...(o.trainerCommand === undefined ? {} : { trainerCommand: o.trainerCommand }),
+});
+
 const needsModels = (cfg: RunConfig) => cfg.agent !== "heuristic" || (usesBank(cfg) && cfg.evolver === "llm");
 
-/** The recorded exchanges a run's replay is answered with, or none for a run that asked no model. */
+/**
+ * The recorded exchanges a run's replay is answered with, or none for a run that asked no model: always the run's
+ * own llm-log.jsonl, never a log elsewhere that config.yaml's llm.auditLog names (docs/security.md).
+ */
 const bookOf = (dir: string, cfg: RunConfig): ReplayBook | undefined => {
   if (!needsModels(cfg)) return undefined;
-  return new ReplayBook(readExchanges(cfg.llm.auditLog ? resolve(cfg.llm.auditLog) : join(dir, "llm-log.jsonl")));
+  const own = join(dir, "llm-log.jsonl");
+  if (cfg.llm.auditLog !== undefined && !existsSync(own))
+    throw new CannotVerify(
+      `llm.auditLog: the run logged its model exchanges outside its directory (got ${JSON.stringify(cfg.llm.auditLog)}); hexa verify reads only ${own}, never a path a run's config names: copy the run's lines there (a bundle carries only that file)`,
+    );
+  return new ReplayBook(readExchanges(own));
 };
 
 const replayedRunDir = (runsDir: string): string => {
@@ -58,15 +77,17 @@ const compareAll = (record: string, replayed: string, counts: VerifyCounts): Div
 };
 
 /**
- * Re-executes one recorded run (docs/guides/verify.md): `hexa run`'s own code on the run's config in a fresh
- * folder, every model request answered from llm-log.jsonl by its exact key, every training from the trainer
- * cache; then every record compared with the run's. Never opens a connection.
+ * Re-executes one recorded run (docs/guides/verify.md): `hexa run`'s own code in a fresh folder on the part of
+ * the run's config that shapes its records (src/cli/verify-config.ts: no endpoint, command or path of the run's
+ * is followed), every model request answered from the run's llm-log.jsonl by its exact key, every training from
+ * the recorded trainings; then every record compared with the run's. Never opens a connection.
  */
 export const verifyRun = async (dir: string, options: VerifyOptions = {}): Promise<VerifyReport> => {
   const log = options.log ?? (() => {});
   const run = RunDir.open(dir);
   const cfg = runDirConfig(run, `${dir}/config.yaml`, log);
   await loadFamilies([cfg.family]);
+  const replayed = replayConfig(cfg, run.path, `${dir}/config.yaml`, log);
   const book = bookOf(run.path, cfg);
   const counts: VerifyCounts = { episodes: 0, bankEvents: 0, modelExchanges: 0, trainings: 0, runs: 1 };
   const work = mkdtempSync(join(tmpdir(), "hexa-verify-"));
@@ -78,9 +99,15 @@ export const verifyRun = async (dir: string, options: VerifyOptions = {}): Promi
   let family: FamilyReplay | undefined;
   try {
     const module = familyModules().find((m) => m.id === cfg.family);
-    family = await module?.replay?.({ runDir: run.path, config: cfg, startedAt: new Date(run.meta.createdAt), workDir: work });
+    family = await module?.replay?.({
+      runDir: run.path,
+      config: replayed,
+      startedAt: new Date(run.meta.createdAt),
+      workDir: work,
+      ...(options.trainerCache === undefined ? {} : { trainerCache: options.trainerCache }),
+    });
     useRoleModelSource(book ? (role, name) => book.model(role, name) : undefined);
-    writeFileSync(join(work, "config.yaml"), run.configText());
+    writeFileSync(join(work, "config.yaml"), runConfigYaml(replayed, allFamilies()));
     const outcome = await replayRun(join(work, "config.yaml"), join(work, "runs"));
     if (book?.divergence) return report(book.divergence);
     const missing = family?.missing();
@@ -95,7 +122,7 @@ export const verifyRun = async (dir: string, options: VerifyOptions = {}): Promi
     const divergence = compareAll(run.path, replayedRunDir(join(work, "runs")), counts) ?? (ownLog ? book.firstUnasked() : undefined);
     if (divergence || !options.retrain || !family?.retrain) return report(divergence);
     const seed = options.retrainSeed ?? Math.floor(Math.random() * 2 ** 31);
-    const again = await family.retrain({ count: options.retrain, seed, ...(options.tolerance === undefined ? {} : { tolerance: options.tolerance }), log });
+    const again = await family.retrain({ count: options.retrain, seed, ...retrainChoices(options), log });
     counts.trainings += again.checked;
     return report(again.divergence);
   } finally {

@@ -8,7 +8,7 @@ import { compareCandidates, compareOtherRecords } from "../verify/compare-record
 import { CannotVerify, type Divergence, reportOf, type VerifyCounts, type VerifyReport, zeroCounts } from "../verify/outcome.ts";
 import { readExchanges } from "../verify/recorded-exchanges.ts";
 import { ReplayBook } from "../verify/replay-model.ts";
-import type { VerifyOptions } from "./verify-run.ts";
+import { retrainChoices, type VerifyOptions } from "./verify-run.ts";
 
 const FINAL_SCORES = "final-scores.json";
 
@@ -41,7 +41,13 @@ interface SearchReplayOf {
 }
 
 /** The family that made the search (search-config.json names it), replaying it with the record's settings and exchanges. */
-export const openSearchReplay = async (dir: string, record: SearchRecord, workDir: string): Promise<SearchReplayOf> => {
+export const openSearchReplay = async (
+  dir: string,
+  record: SearchRecord,
+  workDir: string,
+  /** "own": the caller made the directory (hexa bundle), its trainings are where its settings say; else the reader's folder, if any. */
+  trainings: "own" | { readerCache?: string | undefined },
+): Promise<SearchReplayOf> => {
   const module = familyModules().find((m) => m.id === record.family);
   if (!module?.replaySearch)
     throw new CannotVerify(
@@ -53,6 +59,7 @@ export const openSearchReplay = async (dir: string, record: SearchRecord, workDi
     settings: record.settings,
     startedAt: new Date(record.startedAt),
     workDir,
+    ...(trainings === "own" ? { ownTrainings: true } : trainings.readerCache === undefined ? {} : { trainerCache: trainings.readerCache }),
     model: (role, name) => (book ??= new ReplayBook(readExchanges(join(dir, "llm-log.jsonl")), "search")).model(role, name),
   });
   return {
@@ -69,7 +76,8 @@ export const openSearchReplay = async (dir: string, record: SearchRecord, workDi
 
 /**
  * Re-executes a `hexa search` directory (docs/guides/verify.md): the search's own code on the settings
- * search-config.json records, run by the family that made it in a fresh folder, every model request answered
+ * search-config.json records that shape its candidates (the family drops every trainer command, endpoint and
+ * path they name, docs/security.md), run by the family that made it in a fresh folder, every model request answered
  * from llm-log.jsonl by its exact key and every training from the record, as a run's replay; then every
  * candidate and the final scores compared with the record. Never opens a connection.
  */
@@ -84,7 +92,7 @@ export const verifySearch = async (dir: string, options: VerifyOptions = {}): Pr
     return reportOf(dir, counts, divergence);
   };
   try {
-    replay = await openSearchReplay(dir, record, work);
+    replay = await openSearchReplay(dir, record, work, { readerCache: options.trainerCache });
     const out = join(work, "search");
     const failed = await replay.execute(out);
     const book = replay.book();
@@ -101,7 +109,7 @@ export const verifySearch = async (dir: string, options: VerifyOptions = {}): Pr
     const again = await replay.family.retrain({
       count: options.retrain,
       seed,
-      ...(options.tolerance === undefined ? {} : { tolerance: options.tolerance }),
+      ...retrainChoices(options),
       log,
     });
     counts.trainings += again.checked;

@@ -12,9 +12,18 @@ const count = (name: string) => (v: unknown) => {
   return v;
 };
 
+/** `--trainer-command "node my-trainer.js --fast"`: the words of a command, split at spaces (no shell, no quoting). */
+const commandWords = (v: unknown): string[] => {
+  const words = String(v).trim().split(/\s+/).filter(Boolean);
+  if (!words.length)
+    throw new ConfigError(`--trainer-command needs a program and its arguments, e.g. --trainer-command "python my_trainer.py" (got ${JSON.stringify(v)})`);
+  return words;
+};
+
 export const verifyCommand = defineCommand({
   command: "verify <dir>",
-  describe: "re-execute a recorded run offline (models answered from llm-log.jsonl, trainings from the trainer cache) and say identical or where it diverged",
+  describe:
+    "re-execute a recorded run offline (models answered from its llm-log.jsonl, trainings from its recorded results) and say identical or where it diverged; no endpoint, command, server or path named in the run's files is used (docs/security.md)",
   builder: (y) =>
     y
       .positional("dir", {
@@ -28,10 +37,21 @@ export const verifyCommand = defineCommand({
         coerce: count("retrain"),
         describe: "train this many recorded trainings again, chosen at random, and compare their F",
       })
+      .option("trainer-command", {
+        type: "string",
+        coerce: commandWords,
+        describe:
+          "--retrain with your own trainer: its program and arguments, separated by spaces (default: the built-in trainer; a run's own trainer.command is never run)",
+      })
+      .option("trainer-cache", {
+        type: "string",
+        describe:
+          "the folder holding a run directory's recorded trainings (default: the bundle's own, else .trainer-cache beside the run; never the cacheDir its config names)",
+      })
       .option("retrain-seed", { type: "number", coerce: count("retrain-seed"), describe: "the seed that chooses them (unset: drawn and printed)" })
       .option("tolerance", {
         type: "number",
-        describe: "largest |F difference| of a retrained training; unset: 0 (exact) for the built-in trainer, 0.05 for a trainer command",
+        describe: "largest |F difference| of a retrained training; unset: 0 (exact) for the built-in trainer, 0.05 for --trainer-command",
       })
       .option("record", { type: "boolean", default: false, describe: "write the result to DIR/verification.json (hexa inspect shows it); not for a bundle" })
       .option("strict", {
@@ -51,6 +71,8 @@ export const verifyCommand = defineCommand({
         retrain: argv.retrain,
         ...(seed === undefined ? {} : { retrainSeed: seed }),
         ...(argv.tolerance === undefined ? {} : { tolerance: argv.tolerance }),
+        ...(argv["trainer-command"] === undefined ? {} : { trainerCommand: argv["trainer-command"] }),
+        ...(argv["trainer-cache"] === undefined ? {} : { trainerCache: argv["trainer-cache"] }),
         log,
       });
       (report.status === "cannot" ? process.stderr : process.stdout).write(`${reportText(report)}\n`);

@@ -12,6 +12,8 @@ export interface ReplayRecord {
   startedAt: Date;
   /** A fresh folder of the replay's own, for anything the family must write (retrained jobs). */
   workDir: string;
+  /** Where the reader keeps the run's recorded work (`hexa verify --trainer-cache`); a bundle carries its own. Never a path of the run's config. */
+  trainerCache?: string;
 }
 
 /**
@@ -25,7 +27,14 @@ export interface FamilyReplay {
   /** The first piece of work the record lacked, if any (the replay then cannot be verified). */
   missing(): string | undefined;
   /** Does `count` of the answered pieces again, chosen by `seed`, and compares each with its record. */
-  retrain?(o: { count: number; seed: number; tolerance?: number; log: (line: string) => void }): Promise<{ checked: number; divergence?: Divergence }>;
+  retrain?(o: {
+    count: number;
+    seed: number;
+    tolerance?: number;
+    /** The reader's own trainer (`--trainer-command`), never the run's; unset: the built-in one. */
+    trainerCommand?: readonly string[];
+    log: (line: string) => void;
+  }): Promise<{ checked: number; divergence?: Divergence }>;
   close(): Promise<void>;
 }
 
@@ -47,6 +56,10 @@ export interface SearchReplayRecord {
   startedAt: Date;
   /** A fresh folder of the replay's own, for anything the family must write (retrained jobs). */
   workDir: string;
+  /** Where the reader keeps the search's recorded trainings (`hexa verify --trainer-cache`); a bundle carries its own. */
+  trainerCache?: string;
+  /** The caller made the search (`hexa bundle`): its trainings are read where its own settings say. Never set by `hexa verify`. */
+  ownTrainings?: boolean;
   /** A role's model answering from the search's recorded exchanges; the exchanges are read when first asked for. */
   model: (role: Role, name: string) => ChatModel;
 }

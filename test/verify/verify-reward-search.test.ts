@@ -35,9 +35,9 @@ beforeAll(async () => {
 
 describe("hexa verify on a reward-search run", () => {
   it("answers its trainings from the recorded trainer cache, and --retrain 2 trains two again and matches their F exactly", async () => {
-    const r = await hexa(["verify", run, "--retrain", "2", "--retrain-seed", "5"]);
+    const r = await hexa(["verify", run, "--retrain", "2", "--retrain-seed", "5", "--trainer-cache", join(dir, "cache")]);
     expect(r.status, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/retraining 2 of \d+ recorded trainings \(seed 5\); F must match exactly/);
+    expect(r.stderr).toMatch(/retraining 2 of \d+ recorded trainings \(seed 5\) with the built-in trainer; F must match exactly/);
     const retrained = [...r.stderr.matchAll(/recorded F (\S+), retrained (\S+)/g)];
     expect(retrained).toHaveLength(2);
     for (const [, recorded, again] of retrained) expect(again).toBe(recorded);

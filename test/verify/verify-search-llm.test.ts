@@ -8,6 +8,7 @@ import { copyRun, editLine, searchArgs } from "./verify-support.ts";
 
 const tmp = tempDirs("hexa-verify-search-llm-");
 let search = "";
+let cache = "";
 /** The address the proposer was served at; the server is stopped before any replay, so a replay that connected would fail. */
 let closedUrl = "";
 
@@ -21,6 +22,7 @@ beforeAll(async () => {
   try {
     const dir = tmp();
     search = join(dir, "search");
+    cache = join(dir, "cache");
     server.push(proposal(1), proposal(2));
     const r = await hexa(searchArgs(search, join(dir, "cache"), "--proposer", "llm", "--model", "m", "--base-url", server.url), {
       env: { OPENAI_API_KEY: "" },
@@ -33,8 +35,9 @@ beforeAll(async () => {
   }
 }, 180_000);
 
-/** `hexa verify` with no key and every endpoint variable at the stopped server. */
-const verify = (dir: string) => hexa(["verify", dir], { env: { OPENAI_BASE_URL: closedUrl, OPENAI_API_KEY: "", HEXA_ACTOR_API_KEY: "" } });
+/** `hexa verify` with no key and every endpoint variable at the stopped server; the trainings from the search's cache, which the reader names. */
+const verify = (dir: string) =>
+  hexa(["verify", dir, "--trainer-cache", cache], { env: { OPENAI_BASE_URL: closedUrl, OPENAI_API_KEY: "", HEXA_ACTOR_API_KEY: "" } });
 
 describe("hexa verify on a hexa search directory with the LLM proposer, its server stopped", () => {
   it("answers the proposer from llm-log.jsonl and replays identical (exit 0)", async () => {

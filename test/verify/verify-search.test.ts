@@ -16,16 +16,19 @@ beforeAll(async () => {
   expect(r.status, r.stderr).toBe(0);
 }, 180_000);
 
+/** A search directory's trainings are read only from a folder the reader names (docs/security.md), never its settings' cacheDir. */
+const readerCache = () => ["--trainer-cache", join(dir, "cache")];
+
 const candidateLine = (path: string, index: number): number => jsonlOf(path).findIndex((c) => c.index === index);
 
 describe("hexa verify on a hexa search directory (heuristic proposer)", () => {
   it("runs the search again from its record: identical, and --retrain 1 trains one recorded training again with the same F; --record keeps the result", async () => {
-    const r = await hexa(["verify", search, "--retrain", "1", "--retrain-seed", "3", "--record"]);
+    const r = await hexa(["verify", search, "--retrain", "1", "--retrain-seed", "3", "--record", ...readerCache()]);
     expect(r.status, r.stderr).toBe(0);
     const [, trainings] = /^identical: 2 candidates, 0 model exchanges, (\d+) trainings checked/.exec(r.stdout) ?? [];
     // Two candidates, then the best, the sparse and the human reward on each of two fresh seeds; one retrained.
     expect(Number(trainings)).toBe(2 + 3 * 2 + 1);
-    expect(r.stderr).toMatch(/retraining 1 of \d+ recorded trainings \(seed 3\); F must match exactly/);
+    expect(r.stderr).toMatch(/retraining 1 of \d+ recorded trainings \(seed 3\) with the built-in trainer; F must match exactly/);
     const [retrained] = [...r.stderr.matchAll(/recorded F (\S+), retrained (\S+)/g)];
     expect(retrained?.[2]).toBe(retrained?.[1]);
     const recorded = JSON.parse(readFileSync(join(search, "verification.json"), "utf8"));
@@ -39,7 +42,7 @@ describe("hexa verify on a hexa search directory (heuristic proposer)", () => {
     editLine(path, candidateLine(path, 1), (c) => {
       c.outcome.fitness = 474.5;
     });
-    const r = await hexa(["verify", copy]);
+    const r = await hexa(["verify", copy, ...readerCache()]);
     expect(r.status, r.stderr).toBe(1);
     expect(r.stdout).toContain("diverged: search candidate #1 (candidates.jsonl)");
     expect(r.stdout).toMatch(/field: +outcome\.fitness\n +recorded: 474\.5\n +replayed: (\S+)/);
@@ -53,7 +56,7 @@ describe("hexa verify on a hexa search directory (heuristic proposer)", () => {
     const was = scores.levels[0].perSeed[1].human;
     scores.levels[0].perSeed[1].human = was + 1;
     writeFileSync(path, JSON.stringify(scores, null, 2));
-    const r = await hexa(["verify", copy]);
+    const r = await hexa(["verify", copy, ...readerCache()]);
     expect(r.status, r.stderr).toBe(1);
     expect(r.stdout).toContain("diverged: final score of cartpole (final-scores.json)");
     expect(r.stdout).toContain(`field:    perSeed[1].human\n  recorded: ${was + 1}\n  replayed: ${was}`);
@@ -66,7 +69,7 @@ describe("hexa verify on a hexa search directory (heuristic proposer)", () => {
     expect(again.status, again.stderr).toBe(0);
     const after = JSON.parse(readFileSync(join(copy, "search-config.json"), "utf8"));
     expect(after).toMatchObject({ startedAt: before.startedAt, resumed: true, settings: before.settings });
-    const r = await hexa(["verify", copy]);
+    const r = await hexa(["verify", copy, ...readerCache()]);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^identical: 2 candidates/);
   }, 180_000);
@@ -78,12 +81,12 @@ describe("hexa verify on a hexa search directory (heuristic proposer)", () => {
     const again = await hexa(searchArgs(old, join(dir, "cache")));
     expect(again.status, again.stderr).toBe(0);
     expect(again.stderr).toContain(`note: ${old} was begun by a hexa that wrote no search-config.json; hexa verify cannot replay it`);
-    const r = await hexa(["verify", old]);
+    const r = await hexa(["verify", old, ...readerCache()]);
     expect(r.status).toBe(2);
     expect(r.stderr).toContain(`${join(old, "search-config.json")}: missing; the search was made by a hexa that did not record its settings`);
     const unfinished = copyRun(search, tmp());
     rmSync(join(unfinished, "final-scores.json"));
-    const u = await hexa(["verify", unfinished]);
+    const u = await hexa(["verify", unfinished, ...readerCache()]);
     expect(u.status).toBe(2);
     expect(u.stderr).toContain(`${join(unfinished, "final-scores.json")}: missing; the search has not finished`);
   }, 120_000);

@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { CannotVerify } from "../../../src/verify/outcome.ts";
 import type { RewardSearchConfig } from "../config.ts";
 import { trainCacheKey, type TrainerIdentity } from "../trainer/cache.ts";
@@ -16,7 +16,7 @@ export interface RecordedTraining {
 
 /** What one run's replay needs of its trainings, and what it took. */
 export interface TrainingsReplay {
-  /** The run's trainer cache (rewardSearch.cacheDir as the run resolved it). */
+  /** Where the recorded trainings are read (`recordedTrainingsDir`). */
   cacheDir: string;
   /** When the run started: an entry stored before it was already cached for the run. */
   startedAt: Date;
@@ -51,6 +51,17 @@ const identitiesIn = (dir: string): TrainerIdentity[] => {
 };
 
 /**
+ * Where a replay reads a run's (or search's) recorded trainings (docs/security.md): the entries its bundle carries,
+ * else the folder the reader names (`hexa verify --trainer-cache`), else the trainer cache beside the directory
+ * in its runs folder (`runs/.trainer-cache`, docs/ARCHITECTURE.md §6). Never the cacheDir the run's own config
+ * names: that path is the run's choice, and a stranger's run may name any folder of the reader's machine.
+ */
+export const recordedTrainingsDir = (dir: string, bundled: string, readerCache: string | undefined): string => {
+  if (existsSync(bundled)) return bundled;
+  return resolve(readerCache ?? join(dirname(resolve(dir)), ".trainer-cache"));
+};
+
+/**
  * The reward-search trainer of a replay (docs/guides/verify.md): every training is answered from the run's
  * trainer cache, keyed as the cache keys it (task, instance, reward code, seeds, steps, trainer); nothing is
  * trained. An entry stored before the run started is reported cached, as the run saw it; so is the second use
@@ -68,7 +79,7 @@ export const replayTrainerPool = (current: () => TrainingsReplay): TrainerPool =
         .filter((k) => k.entry?.outcome !== undefined)
         .sort((a, b) => String(b.entry!.storedAt).localeCompare(String(a.entry!.storedAt)))[0];
       if (!found) {
-        const what = `${replay.cacheDir}: no recorded result for a ${job.task} training (seed ${job.seed}, ${job.steps} steps); the run's trainer cache lacks it (deleted, or written elsewhere), so its trainings cannot be replayed`;
+        const what = `${replay.cacheDir}: no recorded result for a ${job.task} training (seed ${job.seed}, ${job.steps} steps); the run's trainer cache lacks it (deleted, or written elsewhere: name the folder that holds it with --trainer-cache DIR; hexa verify never follows the cacheDir a run's config names), so its trainings cannot be replayed`;
         replay.missing ??= what;
         throw new CannotVerify(what);
       }
@@ -85,12 +96,14 @@ export const replayTrainerPool = (current: () => TrainingsReplay): TrainerPool =
   };
 };
 
-/** Real trainer processes for `--retrain`, as the run's config starts them, writing only below `jobsDir`. */
-export const retrainPool = (c: RewardSearchConfig, jobsDir: string): TrainerPool =>
+/**
+ * Real trainer processes for `--retrain`, writing only below `jobsDir`: the reader's own trainer command, else the
+ * built-in trainer, never the one the run's config names (docs/security.md); the run's per-job budgets (numbers
+ * that shape a training's result) are kept.
+ */
+export const retrainPool = (c: RewardSearchConfig, jobsDir: string, trainerCommand: readonly string[] | undefined): TrainerPool =>
   createTrainerPool({
-    ...(c.trainer.command ? { command: c.trainer.command } : {}),
-    ...(c.trainer.processes ? { size: c.trainer.processes } : {}),
-    startTimeoutMs: c.trainer.startTimeoutMs,
+    ...(trainerCommand ? { command: [...trainerCommand] } : {}),
     jobsDir,
     budget: { ...(c.trainer.wallMs ? { wallMs: c.trainer.wallMs } : {}), ...(c.trainer.maxSteps ? { maxSteps: c.trainer.maxSteps } : {}) },
   });

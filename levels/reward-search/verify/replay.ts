@@ -3,22 +3,23 @@ import { join } from "node:path";
 import type { FamilyReplay, ReplayRecord } from "../../../src/family/replay.ts";
 import { RewardSearchConfig } from "../config.ts";
 import type { TrainerPool } from "../trainer/pool.ts";
-import { replayTrainerPool, type TrainingsReplay } from "./replay-pool.ts";
+import { recordedTrainingsDir, replayTrainerPool, type TrainingsReplay } from "./replay-pool.ts";
 import { retrainSome } from "./retrain.ts";
-import { cacheDirOf, RUN_TRAINER_CACHE } from "../trainer/run-pools.ts";
+import { RUN_TRAINER_CACHE } from "../trainer/run-pools.ts";
 import { bundledTrainerCache } from "./recorded-trainings.ts";
 
 /** The replay in progress: the family keeps one pool per trainer setting for the process, so a pool made for an earlier replayed run asks here. */
 let current: TrainingsReplay | undefined;
 
 /**
- * Reward search under `hexa verify` (docs/guides/verify.md): its trainings answered from the entries the run kept
- * (a bundle's bundle/trainer-cache/, else the run's trainer-cache/; a run made before runs kept them: its trainer
- * cache) through `route` (the module's choice of trainer pool), some trained again on request.
+ * Reward search under `hexa verify` (docs/guides/verify.md): its trainings answered from the recorded trainings
+ * (`recordedTrainingsDir`, never the cacheDir the run's config names) through `route` (the module's choice of trainer pool), some trained again on request.
  */
 export const replayTrainings = (record: ReplayRecord, route: (f: ((c: RewardSearchConfig) => TrainerPool) | undefined) => void): FamilyReplay => {
   const c = RewardSearchConfig.parse((record.config as unknown as Record<string, unknown>).rewardSearch ?? {});
-  const cacheDir = [bundledTrainerCache(record.runDir), join(record.runDir, RUN_TRAINER_CACHE)].find((d) => existsSync(d)) ?? cacheDirOf(c, record.runDir);
+  // The entries the run kept (bundle/trainer-cache/, else the run's trainer-cache/), else the reader's cache.
+  const own = [bundledTrainerCache(record.runDir), join(record.runDir, RUN_TRAINER_CACHE)].find((d) => existsSync(d));
+  const cacheDir = own ?? recordedTrainingsDir(record.runDir, bundledTrainerCache(record.runDir), record.trainerCache);
   const state: TrainingsReplay = { cacheDir, startedAt: record.startedAt, used: [] };
   current = state;
   route(() => replayTrainerPool(() => current ?? state));

@@ -18,19 +18,21 @@ const fitnessOf = (o: RecordedTraining["outcome"]): string => (o.kind === "resul
 
 /**
  * Trains some recorded trainings again (docs/guides/verify.md) and compares their F: exactly for the built-in
- * trainer, whose trainings are deterministic by seed; within `tolerance` for a trainer command of the user's.
+ * trainer, whose trainings are deterministic by seed; within `tolerance` for the reader's own trainer command.
+ * The run's trainer command is never run (docs/security.md).
  */
 export const retrainSome = async (
   c: RewardSearchConfig,
   used: readonly RecordedTraining[],
-  o: { count: number; seed: number; tolerance?: number; jobsDir: string; log: (line: string) => void },
+  o: { count: number; seed: number; tolerance?: number; trainerCommand?: readonly string[]; jobsDir: string; log: (line: string) => void },
 ): Promise<{ checked: number; divergence?: Divergence }> => {
   const picked = draw(used, o.count, o.seed);
-  const tolerance = o.tolerance ?? (c.trainer.command ? 0.05 : 0);
+  const tolerance = o.tolerance ?? (o.trainerCommand ? 0.05 : 0);
+  const trainer = o.trainerCommand ? `your trainer command (--trainer-command)` : "the built-in trainer";
   o.log(
-    `retraining ${picked.length} of ${new Set(used.map((u) => u.key)).size} recorded trainings (seed ${o.seed}); F must match ${tolerance === 0 ? "exactly" : `within ${tolerance}`}`,
+    `retraining ${picked.length} of ${new Set(used.map((u) => u.key)).size} recorded trainings (seed ${o.seed}) with ${trainer}; F must match ${tolerance === 0 ? "exactly" : `within ${tolerance}`}`,
   );
-  const pool = retrainPool(c, o.jobsDir);
+  const pool = retrainPool(c, o.jobsDir, o.trainerCommand);
   let checked = 0;
   try {
     for (const t of picked) {

@@ -1,4 +1,3 @@
-import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { SearchReplay, SearchReplayRecord } from "../../../src/family/replay.ts";
 import { SEARCH_RECORD_FILE } from "../../../src/search/search-record.ts";
@@ -8,9 +7,9 @@ import { SearchSettings } from "../cli/search-settings.ts";
 import { heuristicProposer } from "../proposers/heuristic-proposer.ts";
 import { llmProposer } from "../proposers/llm-proposer.ts";
 import { BUNDLED_TRAINER_CACHE, bundledTrainerCache } from "./recorded-trainings.ts";
-import { replayTrainerPool, type TrainingsReplay } from "./replay-pool.ts";
+import { RewardSearchConfig } from "../config.ts";
+import { recordedTrainingsDir, replayTrainerPool, type TrainingsReplay } from "./replay-pool.ts";
 import { retrainSome } from "./retrain.ts";
-import { cacheDirOf } from "../trainer/run-pools.ts";
 
 /** The settings of a search record, or why they cannot be replayed. */
 const settingsOf = (record: Pick<SearchReplayRecord, "searchDir" | "settings">): SearchSettings => {
@@ -22,10 +21,23 @@ const settingsOf = (record: Pick<SearchReplayRecord, "searchDir" | "settings">):
   );
 };
 
-/** Where a search's replay finds its trainings: the entries a bundle carries, else the trainer cache the search used. */
-const cacheOf = (searchDir: string, s: SearchSettings): string => {
-  const bundled = bundledTrainerCache(searchDir);
-  return existsSync(bundled) ? bundled : cacheDirOf(s.rewardSearch, undefined);
+/**
+ * The settings the replay runs (docs/security.md): those that shape the candidates and the final score; the
+ * trainer command, the cache and jobs folders and the endpoint search-config.json names are dropped (a replay
+ * trains nothing and asks no endpoint; `--retrain` uses the reader's trainer), their folders moved into `workDir`.
+ */
+const replaySettings = (s: SearchSettings, workDir: string): SearchSettings => {
+  const { wallMs, maxSteps } = s.rewardSearch.trainer;
+  const rewardSearch = RewardSearchConfig.parse({
+    trainer: { ...(wallMs === undefined ? {} : { wallMs }), ...(maxSteps === undefined ? {} : { maxSteps }) },
+    ...(s.rewardSearch.trainSteps === undefined ? {} : { trainSteps: s.rewardSearch.trainSteps }),
+    ...(s.rewardSearch.finishSteps === undefined ? {} : { finishSteps: s.rewardSearch.finishSteps }),
+    finalTrainings: s.rewardSearch.finalTrainings,
+    checkTransitions: s.rewardSearch.checkTransitions,
+    cacheDir: join(workDir, "trainer-cache"),
+    jobsDir: join(workDir, "trainer-jobs"),
+  });
+  return { ...s, rewardSearch, ...(s.llm ? { llm: { model: s.llm.model } } : {}) };
 };
 
 /**
@@ -34,8 +46,12 @@ const cacheOf = (searchDir: string, s: SearchSettings): string => {
  * cache, exactly as a run's replay answers them; some trainings trained again on request.
  */
 export const replaySearch = (record: SearchReplayRecord): SearchReplay => {
-  const s = settingsOf(record);
-  const state: TrainingsReplay = { cacheDir: cacheOf(record.searchDir, s), startedAt: record.startedAt, used: [] };
+  const recorded = settingsOf(record);
+  const s = replaySettings(recorded, record.workDir);
+  const cacheDir = record.ownTrainings
+    ? recorded.rewardSearch.cacheDir
+    : recordedTrainingsDir(record.searchDir, bundledTrainerCache(record.searchDir), record.trainerCache);
+  const state: TrainingsReplay = { cacheDir, startedAt: record.startedAt, used: [] };
   const pool = replayTrainerPool(() => state);
   return {
     answered: () => state.used.length,
