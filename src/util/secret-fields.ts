@@ -40,7 +40,7 @@ const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typ
  * `text` with everything between its scheme and its last "@" shown as `***`: a URL's user and password hidden
  * whatever characters they hold, even one ("/", "#", "?") that breaks the URL's parse.
  */
-export const credentialsHidden = (text: string): string => text.replace(/^([a-z][a-z\d+.-]*:\/\/)?[^]*@/i, (_m, scheme?: string) => `${scheme ?? ""}***@`);
+export const credentialsHidden = (text: string): string => text.replace(/^([a-z][a-z\d+.-]*:\/\/)?.*@/is, (_m, scheme?: string) => `${scheme ?? ""}***@`);
 
 /**
  * A URL with its password removed (user names are kept); text that is no URL is left as it is, unless it holds an

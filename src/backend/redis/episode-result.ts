@@ -21,7 +21,7 @@ const shown = (v: unknown): string => (JSON.stringify(v) ?? String(v)).slice(0, 
 const near = (a: number, b: number): boolean => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
 
 /** The trajectory's own story: its budget, its turns counted from its steps, its steps numbered, its times finite and ≥ 0. */
-const turnsProblem = (job: EpisodeJob, t: Trajectory, maxTurns: number): string | undefined => {
+const turnsProblem = (t: Trajectory, maxTurns: number): string | undefined => {
   if (t.maxTurns !== maxTurns) return `trajectory.maxTurns: ${t.maxTurns}, not the job's turn budget ${maxTurns}`;
   if (t.steps.length > maxTurns) return `trajectory.steps: ${t.steps.length} steps, more than the turn budget ${maxTurns}`;
   const want = countedTurns(t.success, t.steps.length, maxTurns);
@@ -84,7 +84,7 @@ export const episodeResultProblem = (
   const ids = new Set([...job.bank.skills, ...job.bank.mistakes].map((e) => e.id));
   const unknown = result.retrieved.find((id) => !ids.has(id));
   return (
-    turnsProblem(job, t, facts.maxTurnsOf(job.agent)) ??
+    turnsProblem(t, facts.maxTurnsOf(job.agent)) ??
     spentProblem(job, t) ??
     usageProblem(job, t, result.usage) ??
     actionProblem(job, t, facts.family) ??
