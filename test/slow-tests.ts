@@ -30,6 +30,8 @@ export const SLOW_TESTS = [
   "test/hostile/secret-canary.test.ts",
   "test/hostile/small-inputs.test.ts",
   "test/hostile/trainer-host.test.ts",
+  "test/hostile/worker-redis-url.test.ts",
+  "test/hostile/worker-results.test.ts",
   "test/hostile/worker-trust.test.ts",
   "test/inspect-browser.test.ts",
   "test/inspect-search.test.ts",
