@@ -51,7 +51,7 @@ interface WorkerStats {
  * and one bank (at most a few hundred kB); a training job, reward code. A larger job is refused from its size,
  * before JSON.parse would build it (a 100 MB job would cost the worker about 1 GB), signed or not.
  */
-export const MAX_JOB_BYTES = 8 * 1024 * 1024;
+const MAX_JOB_BYTES = 8 * 1024 * 1024;
 
 /** The jobs made without their data for their size, with that size: their processor refuses them. */
 const oversized = new WeakMap<Job, number>();
