@@ -233,7 +233,8 @@ export const openRedisEpisodes = async (o: RedisBackendOptions): Promise<Episode
         if (refused >= REFUSALS)
           throw new ConfigError(`${job.id}: a worker's result was refused (${result}), ${REFUSALS} times; the episode was not recorded (docs/security.md)`);
         o.log?.(`warning: ${job.id}: a worker's result was refused (${result}); nothing of it is recorded, and the job is queued again`);
-        await queued.remove();
+        // A removal that fails leaves the refused result in place: the next round of this loop refuses it again.
+        await queued.remove().catch(() => undefined);
       }
     } finally {
       pending.delete(jobId);
