@@ -38,6 +38,8 @@ export const SLOW_TESTS = [
   "test/hostile/trainer-host.test.ts",
   "test/hostile/verify-bundle-config.test.ts",
   "test/hostile/verify-trainer-command.test.ts",
+  "test/hostile/worker-redis-url.test.ts",
+  "test/hostile/worker-results.test.ts",
   "test/hostile/worker-trust.test.ts",
   "test/inspect-browser.test.ts",
   "test/inspect-search.test.ts",

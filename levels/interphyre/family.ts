@@ -10,6 +10,7 @@ import { createInstance } from "./instance.ts";
 import { closePhysicsHost, runHeuristicInWorker } from "./physics-host.ts";
 import { interphyreDrawer } from "./pictures/inspect-draw.ts";
 import { interphyreEvidence, interphyreScene } from "./evidence.ts";
+import { placementProblem } from "./trajectory-check.ts";
 
 const renderAction = (a: unknown): string => {
   const p = placementOf(a);
@@ -43,6 +44,7 @@ export const interphyreFamily = (certifiedSeeds: (level: string) => number[]): L
   seedsOf: certifiedSeeds,
   describe: (level) => getLevel(level).description,
   action: PlacementAction,
+  trajectoryProblem: placementProblem,
   bankPayload: InterphyreBankPayload,
   words: INTERPHYRE_WORDS,
   config: slice,

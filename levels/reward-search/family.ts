@@ -18,6 +18,7 @@ import { finalScoresOfRun, searchOfRun, trainingShare, trainingsOf } from "./sea
 import { openRewardEnv, openRewardSession } from "./task-env.ts";
 import { rewardSearchDrawer } from "./pictures/inspect-draw.ts";
 import { rewardSearchEvidence, rewardSearchScene } from "./evidence.ts";
+import { remoteEpisodeProblem } from "./worker/episode-check.ts";
 
 export const REWARD_SEARCH_WORDS: FamilyWords = {
   task: "reward-design task",
@@ -122,6 +123,7 @@ export const rewardSearchFamily = (trainerFor: (c: RewardSearchConfig) => Traine
     seedsOf: () => SEEDS,
     describe: (level) => getTask(level).description,
     action: RewardAction,
+    trajectoryProblem: remoteEpisodeProblem,
     bankPayload: RewardBankPayload,
     words: REWARD_SEARCH_WORDS,
     config: slice,

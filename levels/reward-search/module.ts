@@ -59,6 +59,7 @@ export const rewardSearchModule: FamilyModule = {
           hexa: ctx.hexa,
           trainer: { trainer: c.trainer, cacheDir: c.cacheDir, jobsDir: c.jobsDir },
           sign: ctx.sign,
+          resultProblem: ctx.resultProblem,
           log: ctx.log,
         });
       const trainings = trainingHandler(ctx);

@@ -1,3 +1,4 @@
+import type { RedisConnection } from "../backend/redis/connection.ts";
 import type { RedisLedger } from "../backend/redis/spend-ledger.ts";
 import type { Budget, Spend } from "../llm/budget.ts";
 import type { EpisodeBackend } from "../loop/episode-backend.ts";
@@ -5,9 +6,47 @@ import type { UsageLine } from "../store/run-records.ts";
 import { configWithoutSecrets, type RunConfig } from "../loop/run-config.ts";
 import { urlWithoutPassword } from "../util/secret-fields.ts";
 import { ConfigError } from "../errors.ts";
-import { allFamilies } from "../app/families.ts";
+import { allFamilies, getFamily } from "../app/families.ts";
 import { checkJobKeyFor, readJobKey } from "./job-key.ts";
 import { codeVersion } from "./run-setup.ts";
+
+/** A Redis backend as a run uses it: its connection (the URL parsed once) and the job key, checked together. */
+interface RedisBackend {
+  connection: RedisConnection;
+  jobKey: string | undefined;
+}
+
+const opened = new Map<string, Promise<RedisBackend>>();
+
+/**
+ * The Redis a backend spec names, parsed once per process (the ledger and the episode queue share it): its TLS
+ * files read, the job key read and checked against where Redis is (job-key.ts: no key, loopback addresses only,
+ * and the connection pinned to the address checked), and TLS tried, before anything is written.
+ */
+const redisBackendOf = (spec: string, where: string): Promise<RedisBackend> => {
+  const key = JSON.stringify([spec, where]);
+  if (!opened.has(key))
+    opened.set(
+      key,
+      (async () => {
+        const [{ parseRedisUrl }, { checkRedisTls, redisTlsFiles, withTlsFiles }] = await Promise.all([
+          import("../backend/redis/connection.ts"),
+          import("../backend/redis/tls-options.ts"),
+        ]);
+        const jobKey = readJobKey(process.env);
+        // Only a worker warns about unsigned jobs: it is the one that runs them.
+        const connection = await checkJobKeyFor(
+          withTlsFiles(parseRedisUrl(spec, where, process.env.HEXA_REDIS_PASSWORD), redisTlsFiles(process.env), where),
+          jobKey,
+          where,
+          () => undefined,
+        );
+        await checkRedisTls(connection, where);
+        return { connection, jobKey };
+      })(),
+    );
+  return opened.get(key)!;
+};
 
 /**
  * The run's episode backend (docs/ARCHITECTURE.md §7), chosen here and nowhere else: `local` (undefined: the loop plays in
@@ -20,18 +59,14 @@ export const openEpisodes = async (
   o: { run: string; config: RunConfig; log: (line: string) => void; budget?: Budget; charge?: (line: UsageLine) => Promise<void> },
 ): Promise<EpisodeBackend | undefined> => {
   if (checkBackend(spec, where) === "local") return undefined;
-  const [{ parseRedisUrl }, { openRedisEpisodes }] = await Promise.all([import("../backend/redis/connection.ts"), import("../backend/redis/coordinator.ts")]);
-  const { checkRedisTls, redisTlsFiles, withTlsFiles } = await import("../backend/redis/tls-options.ts");
-  const connection = withTlsFiles(parseRedisUrl(spec, where, process.env.HEXA_REDIS_PASSWORD), redisTlsFiles(process.env), where);
-  await checkRedisTls(connection, where);
-  const jobKey = readJobKey(process.env);
-  // Only a worker warns about unsigned jobs: it is the one that runs them.
-  checkJobKeyFor(connection, jobKey, where, () => undefined);
+  const { connection, jobKey } = await redisBackendOf(spec, where);
+  const [{ openRedisEpisodes }, { budgetOf }] = await Promise.all([import("../backend/redis/coordinator.ts"), import("../../agents/run-episode.ts")]);
   const { run, log, budget, charge } = o;
   return openRedisEpisodes({
     connection,
     run,
     config: configWithoutSecrets(o.config, allFamilies()),
+    results: { family: getFamily(o.config.family), maxTurnsOf: (agent) => budgetOf(agent, o.config.actor.maxTurns) },
     ...(jobKey ? { jobKey } : {}),
     hexa: codeVersion(),
     log,
@@ -47,9 +82,8 @@ export const openEpisodes = async (
  */
 export const sharedLedger = async (spec: string, where: string, run: string): Promise<((cap: Budget, spent: Spend) => RedisLedger) | undefined> => {
   if (checkBackend(spec, where) === "local") return undefined;
-  const [{ parseRedisUrl }, { openRedisLedger }] = await Promise.all([import("../backend/redis/connection.ts"), import("../backend/redis/spend-ledger.ts")]);
-  const { redisTlsFiles, withTlsFiles } = await import("../backend/redis/tls-options.ts");
-  const connection = withTlsFiles(parseRedisUrl(spec, where, process.env.HEXA_REDIS_PASSWORD), redisTlsFiles(process.env), where);
+  const { connection } = await redisBackendOf(spec, where);
+  const { openRedisLedger } = await import("../backend/redis/spend-ledger.ts");
   return (cap, spent) => openRedisLedger(connection, run, { cap, spent });
 };
 

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { isLoopbackRedis, redisLabel, type RedisConnection } from "../backend/redis/connection.ts";
+import { loopbackAddress, redisLabel, type RedisConnection, type ResolveHost } from "../backend/redis/connection.ts";
 import { MIN_JOB_KEY_LENGTH } from "../backend/redis/job-signature.ts";
 import { ConfigError } from "../errors.ts";
 
@@ -25,17 +25,27 @@ export const readJobKey = (env: NodeJS.ProcessEnv, file?: { path: string; where:
 };
 
 /**
- * Without a job key, anyone who can write to Redis can queue jobs: allowed only for a Redis on this machine (with
- * a warning); a Redis elsewhere is refused before anything starts. `who` is the flag that named the Redis.
+ * Without a job key, anyone who can write to Redis can queue jobs: allowed only for a Redis on this machine, by
+ * the address its host resolves to (127.0.0.0/8, ::1), with a warning; a Redis elsewhere, or a name that does not
+ * resolve to loopback, is refused before anything starts. Returns the connection to use: without a key, pinned to
+ * the loopback address checked, so that the name cannot resolve elsewhere later. `who` names the flag or key.
  */
-export const checkJobKeyFor = (connection: RedisConnection, key: string | undefined, who: string, warn: (line: string) => void): void => {
-  if (key) return;
+export const checkJobKeyFor = async (
+  connection: RedisConnection,
+  key: string | undefined,
+  who: string,
+  warn: (line: string) => void,
+  resolve?: ResolveHost,
+): Promise<RedisConnection> => {
+  if (key) return connection;
   const where = redisLabel(connection);
-  if (!isLoopbackRedis(connection))
+  const address = await loopbackAddress(connection, resolve);
+  if (address === undefined)
     throw new ConfigError(
-      `${who} ${where}: no job key is set, and this Redis is not on this machine: anyone who reaches it could queue jobs; set HEXA_JOB_KEY (the same on the coordinator and every worker; make one with: openssl rand -hex 32) — see docs/security.md`,
+      `${who} ${where}: no job key is set, and this Redis is not on this machine (its host does not resolve to 127.0.0.0/8 or ::1 only): anyone who reaches it could queue jobs; set HEXA_JOB_KEY (the same on the coordinator and every worker; make one with: openssl rand -hex 32) — see docs/security.md`,
     );
   warn(
     `warning: no job key (HEXA_JOB_KEY): jobs on ${where} are not signed, so any process on this machine that reaches Redis can queue them; set HEXA_JOB_KEY on the coordinator and every worker (docs/security.md)`,
   );
+  return { ...connection, host: address };
 };

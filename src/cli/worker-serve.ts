@@ -119,11 +119,7 @@ export const serveJobs = async (argv: WorkerArgs): Promise<void> => {
   if (!url) throw new ConfigError("--redis: no Redis named; pass --redis redis://HOST:PORT or set redis in worker.yaml (--config)");
   const redisWhere = argv.redis ? "--redis" : `--config ${argv.config}: redis`;
   const tlsWhere = `--config ${argv.config}: tls`;
-  const connection = withTlsFiles(
-    parseRedisUrl(url, redisWhere, process.env.HEXA_REDIS_PASSWORD),
-    redisTlsFiles(process.env, settings.tls, tlsWhere),
-    redisWhere,
-  );
+  const named = withTlsFiles(parseRedisUrl(url, redisWhere, process.env.HEXA_REDIS_PASSWORD), redisTlsFiles(process.env, settings.tls, tlsWhere), redisWhere);
   const trust = workerTrustOf(
     settings,
     { ...(argv["runs-dir"] ? { runsDir: argv["runs-dir"] } : {}), allowEndpoints: argv["allow-endpoint"].map(String) },
@@ -138,9 +134,9 @@ export const serveJobs = async (argv: WorkerArgs): Promise<void> => {
   const hexa = codeVersion();
   // Each family routes its own heavy jobs (reward search: trainings) before any family is built.
   if (anyFamilyBuilt()) throw new InvariantError("hexa worker: a family was built before its worker hooks ran");
-  checkJobKeyFor(connection, jobKey, "--redis", log);
+  const connection = await checkJobKeyFor(named, jobKey, redisWhere, log);
   await checkRedisTls(connection, redisWhere);
-  const { signJob } = await import("../backend/redis/job-signature.ts");
+  const { resultSignatureProblem, signJob } = await import("../backend/redis/job-signature.ts");
   const context = (id: string) => ({
     connection,
     hexa,
@@ -149,6 +145,7 @@ export const serveJobs = async (argv: WorkerArgs): Promise<void> => {
     settings: settings.families[id],
     workerDir: join(trust.runsDir, ".workers"),
     sign: <T extends object>(kind: string, jobId: string, data: T) => signJob(jobKey, kind, jobId, data),
+    resultProblem: (kind: string, jobId: string, result: unknown) => resultSignatureProblem(jobKey, kind, jobId, result),
   });
   const served = await Promise.all(familyModules().flatMap((m) => (m.worker ? [m.worker.serve(context(m.id))] : [])));
   await loadFamilies();

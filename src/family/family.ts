@@ -130,6 +130,12 @@ export interface LevelFamily {
   /** The action an episode commits (Trajectory.action), validated by this schema. */
   action: z.ZodType;
   /**
+   * Why a trajectory another machine handed back (a worker's result, docs/security.md) cannot be an episode of this
+   * task, as `field: problem (got value)`: an action outside the level's action space, a score outside its range, a
+   * path that would be read here. Undefined when it can be; called after the action schema held. Absent: the schema only.
+   */
+  trajectoryProblem?(task: Task, trajectory: Trajectory): string | undefined;
+  /**
    * A bank entry's `payload` in this family (the machine form its heuristic agent reads), checked wherever a bank
    * enters a run (src/store/bank-check.ts) so that an entry the episode cannot use is refused by its id; absent: any record.
    */

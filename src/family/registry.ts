@@ -55,6 +55,8 @@ export interface FamilyWorkerContext {
   workerDir: string;
   /** A job's data as the family queues it, signed with the worker's job key (none: unchanged). */
   sign<T extends object>(kind: string, jobId: string, data: T): T;
+  /** Why a result read back from the family's queue must be refused for its signature (not the job key's), or null (docs/security.md). */
+  resultProblem(kind: string, jobId: string, result: unknown): string | null;
 }
 
 /** The family's side of `hexa worker`: called before any family is built, so it may route its heavy jobs to its queues. */

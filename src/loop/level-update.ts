@@ -2,6 +2,7 @@ import { ConfigError } from "../errors.ts";
 import { LlmError } from "../llm/llm-error.ts";
 import { metered } from "../llm/metered.ts";
 import type { BankEvent } from "../store/bank.ts";
+import { eventProblem, type PayloadSchema } from "../store/bank-check.ts";
 import { updateKey } from "../store/run-dir.ts";
 import type { EpisodeRecord } from "../store/run-records.ts";
 import { updateBank, updatesAt } from "./bank-update.ts";
@@ -31,6 +32,20 @@ export const commitUpdate = (ctx: LoopContext, level: string, round: number, out
   });
 };
 
+/**
+ * Refuses an update holding an entry the bank's reader refuses (src/store/bank-check.ts), before anything of it is
+ * committed: written, it would leave a run that neither resumes nor evaluates.
+ */
+const checkUpdate = (level: string, round: number, out: readonly BankEvent[], payload: PayloadSchema): void => {
+  for (const e of out) {
+    const problem = eventProblem(e, payload);
+    if (problem && (e.type === "add" || e.type === "merge" || e.type === "revise"))
+      throw new ConfigError(
+        `${level} round ${round}: the bank update's ${e.type} of ${e.entry.kind} '${e.entry.id}': ${problem}; the update was not written, so the run's bank stays readable`,
+      );
+  }
+};
+
 /** A level's bank update after round `round` (0: from its offline batch), unless committed or the run is stopping. */
 export const updateLevel = async (ctx: LoopContext, level: string, round: number, batch: readonly EpisodeRecord[]): Promise<void> => {
   if (ctx.state.done.has(updateKey(level, round))) return ctx.writes.fill(updateSlot(level, round), nothing);
@@ -50,5 +65,8 @@ export const updateLevel = async (ctx: LoopContext, level: string, round: number
       `${level} round ${round}: the evolver's model endpoint failed (${e.message}); the bank update was not committed. Fix the endpoint or key, then: ${hexaCommand(`run --resume ${ports.dir.path}`)}`,
     );
   }
+  // An update whose entries the bank's reader refuses (src/store/bank-check.ts) would leave a run that neither resumes nor
+  // evaluates: it is never written.
+  checkUpdate(level, round, out, ports.family.bankPayload);
   return commitUpdate(ctx, level, round, out, ports.now() - started, updatesAt(cfg, round));
 };

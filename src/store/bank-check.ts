@@ -81,6 +81,10 @@ export const withinCaps = (file: string, bank: Bank, caps: BankCaps): { bank: Ba
   };
 };
 
+/** What is wrong with the entry a bank event enters (add, merge, revise), as the bank's reader sees it; undefined when nothing is. */
+export const eventProblem = (e: BankEvent, payload: PayloadSchema): string | undefined =>
+  e.type === "add" || e.type === "merge" || e.type === "revise" ? entryProblem(e.entry, e.entry.kind === "skill" ? Skill : Mistake, payload) : undefined;
+
 /**
  * Refuses a run's recorded bank (bank-events.jsonl) holding an entry its episodes could not use: one entered
  * from a file before files were checked, or edited by hand. `events` are the committed events, by level.
@@ -88,9 +92,8 @@ export const withinCaps = (file: string, bank: Bank, caps: BankCaps): { bank: Ba
 export const checkRecordedBank = (file: string, events: ReadonlyMap<string, readonly BankEvent[]>, payload: PayloadSchema): void => {
   for (const [level, list] of events) {
     for (const e of list) {
-      if (e.type !== "add" && e.type !== "merge" && e.type !== "revise") continue;
-      const problem = entryProblem(e.entry, e.entry.kind === "skill" ? Skill : Mistake, payload);
-      if (problem)
+      const problem = eventProblem(e, payload);
+      if (problem && (e.type === "add" || e.type === "merge" || e.type === "revise"))
         throw new ConfigError(
           `${file}: ${level}, round ${e.round}, ${e.type} of ${e.entry.kind} '${e.entry.id}': ${problem}; the run's episodes cannot use this entry: correct it in that line, or start a new run from a valid bank`,
         );

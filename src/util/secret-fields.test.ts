@@ -35,6 +35,10 @@ describe("the config's secret fields", () => {
     expect(cfg.llm.actor.apiKey).toBe("CANARY");
     expect(runConfigYaml(cfg)).not.toContain("CANARY");
     expect(urlWithoutPassword("http://u:p@h")).toBe("http://u@h");
+    // A password whose unencoded "/" or "#" breaks the URL's parse is hidden all the same.
+    expect(urlWithoutPassword("redis://:pa/ss@10.0.0.5:6379")).toBe("redis://***@10.0.0.5:6379");
+    expect(urlWithoutPassword("redis://:6379/se#cret@h")).toBe("redis://***@h");
+    expect(urlWithoutPassword("local")).toBe("local");
   });
 
   it("never reach a config error's message: the value is named a secret, not shown", () => {

@@ -36,16 +36,26 @@ const bare = (s: z.ZodType): z.ZodType => {
 
 const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
 
-/** A URL with its password removed (user names are kept); text that is no URL is left as it is. */
+/**
+ * `text` with everything between its scheme and its last "@" shown as `***`: a URL's user and password hidden
+ * whatever characters they hold, even one ("/", "#", "?") that breaks the URL's parse.
+ */
+export const credentialsHidden = (text: string): string => text.replace(/^([a-z][a-z\d+.-]*:\/\/)?.*@/is, (_m, scheme?: string) => `${scheme ?? ""}***@`);
+
+/**
+ * A URL with its password removed (user names are kept); text that is no URL is left as it is, unless it holds an
+ * "@" the URL's parse did not read as the end of a user and password: then all before that "@" is hidden.
+ */
 export const urlWithoutPassword = (text: string): string => {
+  let u: URL;
   try {
-    const u = new URL(text);
-    if (!u.password) return text;
-    u.password = "";
-    return u.toString().replace(/\/$/, text.endsWith("/") ? "/" : "");
+    u = new URL(text);
   } catch {
-    return text;
+    return credentialsHidden(text);
   }
+  if (!u.password) return u.username || !text.includes("@") ? text : credentialsHidden(text);
+  u.password = "";
+  return u.toString().replace(/\/$/, text.endsWith("/") ? "/" : "");
 };
 
 /** `value` as `schema` reads it, every marked field dropped (`key`) or cleaned (`url-password`); a copy, the input is untouched. */

@@ -5,6 +5,7 @@ import { NO_USAGE } from "../../src/store/trajectory.ts";
 import { redisTrainerPool } from "../../levels/reward-search/worker/redis-trainer-pool.ts";
 import type { TrainerPool } from "../../levels/reward-search/trainer/pool.ts";
 import { hexaVersion } from "../support/hostile-worker.ts";
+import { getFamily, loadFamilies } from "../../src/app/families.ts";
 import { startRedis, type RedisServer } from "../support/redis-server.ts";
 
 /**
@@ -13,6 +14,11 @@ import { startRedis, type RedisServer } from "../support/redis-server.ts";
  * sent, F inside the task's range), its policy path (on another machine) is never read here, and an episode's
  * trajectory must be of the job's level and seed.
  */
+
+const interphyre = async () => {
+  await loadFamilies();
+  return getFamily("interphyre");
+};
 
 let redis: RedisServer;
 let answer: (data: Record<string, any>) => unknown = () => undefined;
@@ -67,6 +73,7 @@ describe("training results from Redis", () => {
       hexa: hexaVersion,
       trainer: {},
       sign: (_k, _id, d) => d,
+      resultProblem: () => null,
     });
   });
   afterAll(() => pool.close());
@@ -100,6 +107,7 @@ describe("episode results from Redis", () => {
       run: "hostile-results",
       config: {},
       hexa: hexaVersion,
+      results: { family: await interphyre(), maxTurnsOf: () => 1 },
     });
     try {
       const trajectory = (level: string, seed: number) => ({
@@ -112,7 +120,7 @@ describe("episode results from Redis", () => {
         turns: 1,
         maxTurns: 1,
         action: null,
-        steps: [],
+        steps: [{ turn: 1, thought: "", tool: "finish", args: {}, observation: "", ok: true, ms: 1 }],
         usage: NO_USAGE,
         wallMs: 1,
         stopReason: "success",

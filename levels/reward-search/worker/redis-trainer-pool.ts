@@ -20,6 +20,8 @@ export interface RedisTrainerOptions {
   trainer: Record<string, unknown>;
   /** Signs a job with the worker's job key (docs/security.md). */
   sign: <T extends object>(kind: string, jobId: string, data: T) => T;
+  /** Why a result must be refused for its signature (not the job key's; docs/security.md), or null. */
+  resultProblem: (kind: string, jobId: string, result: unknown) => string | null;
   log?: (line: string) => void;
 }
 
@@ -75,6 +77,7 @@ const finishOrAbort = (job: Job, events: QueueEvents, signal: AbortSignal | unde
 const awaitTraining = async (
   job: Job,
   jobId: string,
+  o: Pick<RedisTrainerOptions, "resultProblem">,
   events: QueueEvents,
   onProgress?: (p: JobProgress) => void,
   signal?: AbortSignal,
@@ -84,7 +87,10 @@ const awaitTraining = async (
   };
   if (onProgress) events.on("progress", progress);
   try {
-    const parsed = TrainingResult.safeParse(await finishOrAbort(job, events, signal));
+    const answer = await finishOrAbort(job, events, signal);
+    const unsigned = o.resultProblem(TRAININGS, jobId, answer);
+    if (unsigned) throw new ConfigError(`training ${unsigned}; the result was not recorded`);
+    const parsed = TrainingResult.safeParse(answer);
     if (!parsed.success)
       throw new ConfigError(
         `training job ${jobId}: a worker's result is not a training of job schema ${JOB_SCHEMA_VERSION}; run the same hexa version on the coordinator and every worker`,
@@ -108,7 +114,7 @@ class TrainingsOnRedis {
     const { queue, events } = await this.open();
     const jobId = trainingJobId(data);
     const job = await addTrainingJob(queue, data, jobId, this.o);
-    return awaitTraining(job, jobId, events, onProgress, signal);
+    return awaitTraining(job, jobId, this.o, events, onProgress, signal);
   }
 
   async close(): Promise<void> {

@@ -4,11 +4,14 @@ import type { PoolJob, PoolOutcome } from "../trainer/pool.ts";
 import type { HelloMessage } from "../trainer/protocol.ts";
 import { fitnessRangeOf, scoreProblem } from "../trainer/result-check.ts";
 
+/** How a policy on another machine is named: never a path, so no file here is read or filmed by it. */
+export const REMOTE_POLICY_PREFIX = "remote:";
+
 /**
  * The policy path a worker's result names lies on the worker's machine: the coordinator records this marker
  * instead, so nothing here reads or films a local file by a name another machine chose (docs/security.md).
  */
-const remotePolicy = (worker: string): string => `remote:${worker.replace(/[^A-Za-z0-9_.-]/g, "_").slice(0, 80) || "_"}`;
+const remotePolicy = (worker: string): string => `${REMOTE_POLICY_PREFIX}${worker.replace(/[^A-Za-z0-9_.-]/g, "_").slice(0, 80) || "_"}`;
 
 /**
  * A training's outcome as a worker handed it back through Redis, checked as the host checks a local trainer's

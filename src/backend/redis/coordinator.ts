@@ -4,7 +4,8 @@ import { BudgetExceeded, type Budget } from "../../llm/budget.ts";
 import type { EpisodeBackend, EpisodeJob } from "../../loop/episode-backend.ts";
 import type { UsageLine } from "../../store/run-records.ts";
 import { redisLabel, withTimeout, type RedisConnection } from "./connection.ts";
-import { signJob } from "./job-signature.ts";
+import { resultSignatureProblem, signJob } from "./job-signature.ts";
+import { episodeResultProblem, type EpisodeFacts } from "./episode-result.ts";
 import {
   budgetStopped,
   EpisodeJobResult,
@@ -23,8 +24,10 @@ export interface RedisBackendOptions {
   run: string;
   /** The run's resolved config as data, its secret fields already removed (secret-fields.ts): it is stored in Redis. */
   config: Record<string, unknown>;
-  /** The key every job is signed with (job-signature.ts); unset: jobs go unsigned (a Redis on this machine only). */
+  /** The key every job and every result is signed with (job-signature.ts); unset: unsigned (a Redis on this machine only). */
   jobKey?: string;
+  /** What a worker's result must agree with to be recorded (episode-result.ts). */
+  results: EpisodeFacts;
   hexa: HexaVersion;
   log?: (line: string) => void;
   /** How often jobs in flight are checked for having vanished (a Redis restarted without persistence). */
@@ -42,6 +45,8 @@ export interface RedisBackendOptions {
 
 /** Retries of a job that failed by a crash; a deterministic failure (UnrecoverableError) is never retried. */
 const ATTEMPTS = 3;
+/** Results of one episode refused before the run stops for it: each refused one is dropped and the job queued again for an honest worker. */
+const REFUSALS = 3;
 /** Finished jobs are kept a day: a coordinator killed between a job's end and its record finds the result on resume. */
 const KEEP = { age: 24 * 3600 };
 
@@ -180,19 +185,22 @@ const finishedValue = async (q: EpisodeQueue, queued: Job, job: EpisodeJob, jobI
   }
 };
 
-/** A worker's result, checked to be an episode of this job schema and of the job's level and seed. */
-const readEpisodeResult = (job: EpisodeJob, value: unknown): EpisodeJobResult => {
+/**
+ * Why a worker's result cannot be recorded as the episode of `job`, or the result: signed with the job key (when
+ * set), an episode of this job schema, of the job's level and seed, and one that can be true (episode-result.ts).
+ */
+const checkedResult = (o: RedisBackendOptions, jobId: string, job: EpisodeJob, value: unknown): EpisodeJobResult | string => {
+  const unsigned = resultSignatureProblem(o.jobKey, EPISODES, jobId, value);
+  if (unsigned) return unsigned;
   const result = EpisodeJobResult.safeParse(value);
-  if (!result.success)
-    throw new ConfigError(
-      `${job.id}: a worker's result is not an episode of job schema ${JOB_SCHEMA_VERSION} (${result.error.issues[0]?.message}); run the same hexa version on the coordinator and every worker`,
-    );
+  if (!result.success) {
+    const i = result.error.issues[0]!;
+    return `${i.path.join(".") || "(result)"}: ${i.message}; not an episode of job schema ${JOB_SCHEMA_VERSION} (run the same hexa version on the coordinator and every worker)`;
+  }
   const { level, seed } = result.data.trajectory;
   if (level !== job.level || seed !== job.seed)
-    throw new ConfigError(
-      `${job.id}: a worker's result is an episode of level ${JSON.stringify(level)} seed ${seed}, not of the job's level ${JSON.stringify(job.level)} seed ${job.seed}; the episode was not recorded`,
-    );
-  return result.data;
+    return `an episode of level ${JSON.stringify(level)} seed ${seed}, not of the job's level ${JSON.stringify(job.level)} seed ${job.seed}`;
+  return episodeResultProblem(job, result.data, o.results) ?? result.data;
 };
 
 /**
@@ -211,13 +219,23 @@ export const openRedisEpisodes = async (o: RedisBackendOptions): Promise<Episode
   };
   const play = async (job: EpisodeJob, onUsage: OnUsage) => {
     const jobId = jobIdOf(o.run, job.id);
-    const data = episodeJobData(o, jobId, job);
-    pending.set(jobId, data);
     try {
-      const queued = await queueEpisodeJob(q.queue, o, jobId, data, onUsage);
-      const result = readEpisodeResult(job, await finishedValue(q, queued, job, jobId, onUsage));
-      for (const line of result.usage) onUsage(line);
-      return { trajectory: result.trajectory, retrieved: result.retrieved };
+      for (let refused = 1; ; refused++) {
+        // Signed afresh each time it is queued: a job queued again after a refused result is young again.
+        const data = episodeJobData(o, jobId, job);
+        pending.set(jobId, data);
+        const queued = await queueEpisodeJob(q.queue, o, jobId, data, onUsage);
+        const result = checkedResult(o, jobId, job, await finishedValue(q, queued, job, jobId, onUsage));
+        if (typeof result !== "string") {
+          for (const line of result.usage) onUsage(line);
+          return { trajectory: result.trajectory, retrieved: result.retrieved };
+        }
+        if (refused >= REFUSALS)
+          throw new ConfigError(`${job.id}: a worker's result was refused (${result}), ${REFUSALS} times; the episode was not recorded (docs/security.md)`);
+        o.log?.(`warning: ${job.id}: a worker's result was refused (${result}); nothing of it is recorded, and the job is queued again`);
+        // A removal that fails leaves the refused result in place: the next round of this loop refuses it again.
+        await queued.remove().catch(() => undefined);
+      }
     } finally {
       pending.delete(jobId);
     }

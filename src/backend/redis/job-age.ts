@@ -19,14 +19,23 @@ export const parseJobAge = (v: unknown): number => {
   return ms;
 };
 
+/**
+ * How far in the future a job's `signedAt` may lie: the clocks of the coordinator and a worker disagree a little.
+ * A job signed further ahead would stay young past --max-job-age, so it is refused.
+ */
+export const MAX_CLOCK_SKEW_MS = 5 * 60_000;
+
 const shownAge = (ms: number): string => (ms >= 2 * UNITS.h! ? `${(ms / UNITS.h!).toFixed(1)} h` : `${Math.round(ms / 60_000)} min`);
 
 /** Why a worker must refuse a signed job by its age (its `signedAt`, already covered by a valid signature), or null. */
 export const jobAgeProblem = (jobId: string, data: unknown, maxAgeMs: number, now = Date.now()): string | null => {
   const signedAt = (data as { signedAt?: unknown } | null)?.signedAt;
-  const at = typeof signedAt === "string" ? Date.parse(signedAt) : NaN;
+  // Exactly as signJob writes it (Date.toISOString): Date.parse would take many other forms.
+  const at = typeof signedAt === "string" && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(signedAt) ? Date.parse(signedAt) : NaN;
   if (!Number.isFinite(at)) return `job ${jobId}: signedAt: the job carries no signing time; run the same hexa version on the coordinator and every worker`;
   const age = now - at;
+  if (-age > MAX_CLOCK_SKEW_MS)
+    return `job ${jobId}: signedAt: the job says it was signed ${shownAge(-age)} in the future, beyond the ${shownAge(MAX_CLOCK_SKEW_MS)} the clocks of two machines may disagree; a job dated ahead to outlive --max-job-age is refused; check the coordinator's clock`;
   if (age <= maxAgeMs) return null;
   return `job ${jobId}: signedAt: the job was signed ${shownAge(age)} ago, older than this worker's maximum job age of ${shownAge(maxAgeMs)} (--max-job-age); a replayed job is refused; hexa run --resume queues its jobs again, freshly signed`;
 };
