@@ -10,6 +10,7 @@ import { BUNDLED_TRAINER_CACHE, bundledTrainerCache } from "./recorded-trainings
 import { RewardSearchConfig } from "../config.ts";
 import { recordedTrainingsDir, replayTrainerPool, type TrainingsReplay } from "./replay-pool.ts";
 import { retrainSome } from "./retrain.ts";
+import { cacheDirOf } from "../trainer/run-pools.ts";
 
 /** The settings of a search record, or why they cannot be replayed. */
 const settingsOf = (record: Pick<SearchReplayRecord, "searchDir" | "settings">): SearchSettings => {
@@ -49,7 +50,7 @@ export const replaySearch = (record: SearchReplayRecord): SearchReplay => {
   const recorded = settingsOf(record);
   const s = replaySettings(recorded, record.workDir);
   const cacheDir = record.ownTrainings
-    ? recorded.rewardSearch.cacheDir
+    ? cacheDirOf(recorded.rewardSearch, undefined)
     : recordedTrainingsDir(record.searchDir, bundledTrainerCache(record.searchDir), record.trainerCache);
   const state: TrainingsReplay = { cacheDir, startedAt: record.startedAt, used: [] };
   const pool = replayTrainerPool(() => state);
