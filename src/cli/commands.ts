@@ -25,7 +25,8 @@ export const GENERIC_COMMANDS: readonly LazyCommand[] = [
   withFamilies(
     {
       command: "eval <run>",
-      describe: "held-out evaluation: the run's final bank on seeds it never learned from; writes runs/<id>/eval/<time>.jsonl",
+      describe:
+        "held-out evaluation: the run's final bank on seeds it never learned from; writes runs/<id>/eval/<time>.jsonl. Endpoints, trainer command and paths come from you (environment, defaults), not from the run's config.yaml, unless --trust-run-config",
     },
     async () => (await import("./eval.ts")).evalCommand,
   ),
@@ -40,7 +41,7 @@ export const GENERIC_COMMANDS: readonly LazyCommand[] = [
     {
       command: "verify <dir>",
       describe:
-        "re-execute a recorded run offline (models answered from llm-log.jsonl, trainings from the trainer cache) and say identical or where it diverged",
+        "re-execute a recorded run offline (models answered from its llm-log.jsonl, trainings from its recorded results) and say identical or where it diverged; no endpoint, command, server or path named in the run's files is used (docs/security.md)",
     },
     async () => (await import("./verify.ts")).verifyCommand,
   ),

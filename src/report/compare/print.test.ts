@@ -60,7 +60,7 @@ describe("hexa compare's printed table", () => {
     expect(text.replace(/\n\s+/g, " ")).toContain(`c5  ${LABELS[4]}`);
     for (const level of LEVELS) expect(lines).toContain(`${level}:`);
     expect(lines.find((l) => l.startsWith("cell "))).toMatch(/^cell +learning % +held-out % +turns +Δ learning vs c1 +Δ held-out vs c1$/);
-    expect(text).toContain("n: learning 3 runs × 6 seeds; held-out 3 runs × 3 seeds; Δ learning n = 18; Δ held-out n = 9");
+    expect(text).toContain("n: learning 3 runs × 6 seeds; held-out 3 runs × 3 seeds; Δ learning 3 runs; Δ held-out 3 runs");
     expect(lines.find((l) => l.startsWith("c1 "))).toMatch(/baseline +baseline$/);
     expect(text).toMatch(/^c2 +[\d.]+ ± [\d.]+ +[\d.]+ ± [\d.]+ +[\d.]+ +[-+][\d.]+ \[[-+][\d.]+, [-+][\d.]+\]( ~)? +[-+][\d.]+ \[/m);
     expect(text).toMatch(/^cost +runs +tokens\/run +cost\/run +wall\/run +total cost +total wall$/m);

@@ -16,9 +16,12 @@ export const WIDTH = 100;
 const pct = (f: RateFigure | undefined) => (f && Number.isFinite(f.mean) ? `${(f.mean * 100).toFixed(1)} ± ${(f.std * 100).toFixed(1)}` : "–");
 const signed = (v: number, unit: number, digits: number) => `${v >= 0 ? "+" : ""}${(v * unit).toFixed(digits)}`;
 
-/** `+22.2 [-5.6, +44.4] ~` (`~`: the interval contains 0); empty without pairs. */
-const diff = (d: Interval | undefined, unit: number, digits: number): string =>
-  d && d.n > 0 ? `${signed(d.mean, unit, digits)} [${signed(d.low, unit, digits)}, ${signed(d.high, unit, digits)}]${d.withinNoise ? " ~" : ""}` : "–";
+/** `+22.2 [-5.6, +44.4] ~` (`~`: the interval contains 0), `+22.2 (no CI)` where too few runs give none; `–` without pairs. */
+const diff = (d: Interval | undefined, unit: number, digits: number): string => {
+  if (!d || d.n === 0) return "–";
+  if (!Number.isFinite(d.low)) return `${signed(d.mean, unit, digits)} (no CI)`;
+  return `${signed(d.mean, unit, digits)} [${signed(d.low, unit, digits)}, ${signed(d.high, unit, digits)}]${d.withinNoise ? " ~" : ""}`;
+};
 
 /** `what n` for each cell: once when every cell has the same, else per cell. */
 const nLine = (what: string, perCell: readonly [string, string | undefined][]): string | undefined => {
@@ -28,7 +31,8 @@ const nLine = (what: string, perCell: readonly [string, string | undefined][]): 
   return distinct.size === 1 ? `${what} ${known[0]![1]}` : `${what} ${known.map(([id, n]) => `${id} ${n}`).join(", ")}`;
 };
 const rateN = (f: RateFigure | undefined) => (f ? `${f.runs} run${f.runs === 1 ? "" : "s"} × ${f.seeds} seeds` : undefined);
-const diffN = (d: Interval | undefined) => (d && d.n > 0 ? `n = ${d.n}` : undefined);
+/** How many independent units (runs, their seeds averaged) the interval resampled, or why there is none. */
+const diffN = (d: Interval | undefined) => (d && d.n > 0 ? (d.why ?? `${d.n} ${d.unit}${d.n === 1 ? "" : "s"}`) : undefined);
 
 const cellList = (h: CompareHeader, cells: readonly CellResult[]): string[] => [
   `cells (baseline ${h.baseline.id}):`,
