@@ -89,7 +89,7 @@ describe("a bundle verified from an empty folder on a clean machine", () => {
     rmSync(join(bare, "trainer-cache"), { recursive: true });
     const out = join(temp(), "bare.tar.gz");
     const refused = await hexa(["bundle", bare, "-o", out]);
-    expect(refused.status).toBe(2);
+    expect(refused.status, refused.stderr + refused.stdout).toBe(2);
     expect(refused.stderr).toMatch(/the results of its trainings are neither in the run \(no trainer-cache\/.*\) nor in its trainer cache \S+\.trainer-cache/);
     expect(existsSync(out)).toBe(false);
   }, 300_000);

@@ -86,9 +86,15 @@ const plausible = (d: EpisodeData) => {
 /** A worker of the forger's own (no hexa, no key) on the episode queue: answers the first FORGED jobs it takes, then leaves. */
 const startForger = async (answer: (d: EpisodeData) => unknown) => {
   let answered = 0;
-  const forger = new Worker("hexa-episodes", async (job) => (answered++, answer(job.data as EpisodeData)), {
-    connection: { host: "127.0.0.1", port: redis.port, maxRetriesPerRequest: null },
-  });
+  const forger: Worker = new Worker(
+    "hexa-episodes",
+    async (job) => {
+      // Paused before it answers the last one, the forger fetches no further job (a refused one queued again included).
+      if (++answered >= FORGED) void forger.pause(true);
+      return answer(job.data as EpisodeData);
+    },
+    { connection: { host: "127.0.0.1", port: redis.port, maxRetriesPerRequest: null } },
+  );
   await forger.waitUntilReady();
   return {
     untilDone: async () => {
