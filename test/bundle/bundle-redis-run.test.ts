@@ -1,5 +1,5 @@
 import type { ChildProcess } from "node:child_process";
-import { existsSync, readdirSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hexa, spawnHexa } from "../support/hexa-cli.ts";
@@ -10,7 +10,8 @@ import { hexaElsewhere, namesIn } from "./clean-machine.ts";
 /**
  * A reward-search run whose episodes and trainings `hexa worker` processes played through Redis leaves no trainer
  * cache entry on the coordinator's machine: the coordinator keeps each training in the run's trainer-cache/ from
- * the episode's checked, signed result, so its bundle verifies from an empty folder on a clean machine.
+ * the episode's checked, signed result, so its bundle verifies from an empty folder on a clean machine; a run
+ * that lacks them is not bundled.
  */
 
 const temp = tempDirs("hexa-bundle-redis-");
@@ -65,5 +66,14 @@ describe("a reward-search run played by Redis workers", () => {
     expect(Number(trainings)).toBeGreaterThanOrEqual(4);
     expect(namesIn(r.cwd)).toEqual([]);
     expect(namesIn(r.home)).toEqual([]);
+    // The same run without the trainings its coordinator kept (as workers that hand none back leave it): refused.
+    const bare = join(temp(), run!);
+    cpSync(join(runs, run!), bare, { recursive: true });
+    rmSync(join(bare, "trainer-cache"), { recursive: true });
+    const out = join(temp(), "bare.tar.gz");
+    const refused = await hexa(["bundle", bare, "-o", out]);
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toMatch(/its episodes committed a policy trained on a worker \(remote:[\w.-]+\), but the run keeps no result/);
+    expect(existsSync(out)).toBe(false);
   }, 240_000);
 });

@@ -5,6 +5,8 @@ import type { RecordedFile, ReplayRecord } from "../../../src/family/replay.ts";
 import { BUNDLE_EXTRAS, namedPolicies, runFiles } from "../../../src/bundle/run-files.ts";
 import { RewardSearchConfig } from "../config.ts";
 import { cacheDirOf, RUN_TRAINER_CACHE } from "../trainer/run-pools.ts";
+import { rewardActionOf } from "../action.ts";
+import { REMOTE_POLICY_PREFIX } from "../worker/remote-outcome.ts";
 
 /** Where a bundle carries the trainer cache entries of its run's trainings; the replay reads them there first. */
 export const BUNDLED_TRAINER_CACHE = "trainer-cache";
@@ -50,12 +52,65 @@ const cacheEntriesOf = (record: Omit<ReplayRecord, "workDir">, cacheDir: string)
   return files;
 };
 
+/** The values of a JSON lines file, a damaged line skipped. */
+const jsonLines = (path: string): unknown[] =>
+  existsSync(path)
+    ? readFileSync(path, "utf8")
+        .split("\n")
+        .flatMap((l) => {
+          try {
+            return l.trim() ? [JSON.parse(l) as unknown] : [];
+          } catch {
+            return [];
+          }
+        })
+    : [];
+
+/** The policies of trainings a worker ran (`remote:<worker>`, worker/remote-outcome.ts) that the run's episodes committed. */
+const remotePoliciesOf = (runDir: string): string[] => {
+  const found = new Set<string>();
+  for (const e of jsonLines(join(runDir, "episodes.jsonl"))) {
+    const policy = rewardActionOf((e as { trajectory?: { action?: unknown } } | null)?.trajectory?.action)?.policy;
+    if (policy?.startsWith(REMOTE_POLICY_PREFIX)) found.add(policy);
+  }
+  return [...found].sort();
+};
+
+/** The policies of the results the run keeps in `dir` (its trainer-cache/). */
+const keptPoliciesOf = (dir: string): Set<string> =>
+  new Set(
+    (existsSync(dir) ? readdirSync(dir).filter((n) => n.endsWith(".json")) : []).flatMap((n) => {
+      try {
+        const policy = (JSON.parse(readFileSync(join(dir, n), "utf8")) as EntryView).outcome?.result?.policy;
+        return typeof policy === "string" ? [policy] : [];
+      } catch {
+        return [];
+      }
+    }),
+  );
+
+/**
+ * A run whose episodes committed a worker's training keeps that worker's results (the coordinator keeps each from
+ * the episode's result, worker/kept-trainings.ts); one played by workers that handed none back is refused, naming
+ * the worker's policy, since its bundle could be verified nowhere.
+ */
+const checkRemoteKept = (runDir: string): void => {
+  const own = join(runDir, RUN_TRAINER_CACHE);
+  const kept = keptPoliciesOf(own);
+  const missing = remotePoliciesOf(runDir).find((p) => !kept.has(p));
+  if (missing)
+    throw new ConfigError(
+      `${runDir}: its episodes committed a policy trained on a worker (${missing}), but the run keeps no result of that worker's trainings in ${own}; its workers handed back none (a hexa that did not), so a bundle of it could be verified nowhere: play the run again with workers of this hexa`,
+    );
+};
+
 /**
  * The trainer cache entries a run's replay answers its trainings with (docs/guides/verify.md), for `hexa bundle`
  * to pack beside the run's own files: none for a run that keeps them in its trainer-cache/ (a run's own files are
  * packed whole); for an older run, those its trainer cache holds.
  */
 export const recordedTrainings = async (record: Omit<ReplayRecord, "workDir">): Promise<RecordedFile[]> => {
+  checkRemoteKept(record.runDir);
   if (existsSync(join(record.runDir, RUN_TRAINER_CACHE))) return [];
   const c = RewardSearchConfig.parse((record.config as unknown as Record<string, unknown>).rewardSearch ?? {});
   return cacheEntriesOf(record, cacheDirOf(c, record.runDir));
