@@ -5,8 +5,6 @@ import type { RecordedFile, ReplayRecord } from "../../../src/family/replay.ts";
 import { BUNDLE_EXTRAS, namedPolicies, runFiles } from "../../../src/bundle/run-files.ts";
 import { RewardSearchConfig } from "../config.ts";
 import { cacheDirOf, RUN_TRAINER_CACHE } from "../trainer/run-pools.ts";
-import { rewardActionOf } from "../action.ts";
-import { REMOTE_POLICY_PREFIX } from "../worker/remote-outcome.ts";
 
 /** Where a bundle carries the trainer cache entries of its run's trainings; the replay reads them there first. */
 export const BUNDLED_TRAINER_CACHE = "trainer-cache";
@@ -25,8 +23,9 @@ const lastWrite = (runDir: string): Date => new Date(Math.max(...readdirSync(run
 /**
  * A run made before runs kept their trainings' entries: the entries of its trainer cache stored while it ran (from
  * its start to its last record), and every result whose policy the run's records name. A training it answered
- * from an entry stored earlier is not found this way; a run whose records name trainings of which none is found
- * is refused, since its bundle could be verified nowhere.
+ * from an entry stored earlier is not found this way; a run whose records name trainings (a policy, or a step
+ * of a training tool: a worker's training names no policy here) of which none is found is refused, since its
+ * bundle could be verified nowhere.
  */
 const cacheEntriesOf = (record: Omit<ReplayRecord, "workDir">, cacheDir: string): RecordedFile[] => {
   const policies = new Set(namedPolicies(record.runDir, runFiles(record.runDir).files));
@@ -45,9 +44,11 @@ const cacheEntriesOf = (record: Omit<ReplayRecord, "workDir">, cacheDir: string)
     if ((typeof policy === "string" && policies.has(policy)) || duringRun)
       files.push({ path: `${BUNDLED_TRAINER_CACHE}/${name}`, source: join(cacheDir, name) });
   }
-  if (policies.size > 0 && files.length === 0)
+  // A training a worker ran names no policy file here (worker/remote-outcome.ts): the episodes' steps count it.
+  const trainings = Math.max(policies.size, trainingStepsOf(record.runDir));
+  if (trainings > 0 && files.length === 0)
     throw new ConfigError(
-      `${record.runDir}: its records name ${policies.size} trained polic${policies.size === 1 ? "y" : "ies"}, but the results of its trainings are neither in the run (no ${RUN_TRAINER_CACHE}/, which runs made by this hexa keep) nor in its trainer cache ${cacheDir}; a bundle of it could not be verified; bundle it on the machine that holds its trainer cache`,
+      `${record.runDir}: its records name ${trainings} training${trainings === 1 ? "" : "s"}, but the results of its trainings are neither in the run (no ${RUN_TRAINER_CACHE}/, which runs made by this hexa keep) nor in its trainer cache ${cacheDir}; a bundle of it could not be verified; bundle it on the machine that holds its trainer cache`,
     );
   return files;
 };
@@ -66,43 +67,16 @@ const jsonLines = (path: string): unknown[] =>
         })
     : [];
 
-/** The policies of trainings a worker ran (`remote:<worker>`, worker/remote-outcome.ts) that the run's episodes committed. */
-const remotePoliciesOf = (runDir: string): string[] => {
-  const found = new Set<string>();
-  for (const e of jsonLines(join(runDir, "episodes.jsonl"))) {
-    const policy = rewardActionOf((e as { trajectory?: { action?: unknown } } | null)?.trajectory?.action)?.policy;
-    if (policy?.startsWith(REMOTE_POLICY_PREFIX)) found.add(policy);
-  }
-  return [...found].sort();
-};
+/** The training tools (tools/train_policy.ts, tools/finish.ts): a step of one that ran trained once. */
+const TRAINING_TOOLS = new Set(["train_policy", "finish"]);
 
-/** The policies of the results the run keeps in `dir` (its trainer-cache/). */
-const keptPoliciesOf = (dir: string): Set<string> =>
-  new Set(
-    (existsSync(dir) ? readdirSync(dir).filter((n) => n.endsWith(".json")) : []).flatMap((n) => {
-      try {
-        const policy = (JSON.parse(readFileSync(join(dir, n), "utf8")) as EntryView).outcome?.result?.policy;
-        return typeof policy === "string" ? [policy] : [];
-      } catch {
-        return [];
-      }
-    }),
-  );
-
-/**
- * A run whose episodes committed a worker's training keeps that worker's results (the coordinator keeps each from
- * the episode's result, worker/kept-trainings.ts); one played by workers that handed none back is refused, naming
- * the worker's policy, since its bundle could be verified nowhere.
- */
-const checkRemoteKept = (runDir: string): void => {
-  const own = join(runDir, RUN_TRAINER_CACHE);
-  const kept = keptPoliciesOf(own);
-  const missing = remotePoliciesOf(runDir).find((p) => !kept.has(p));
-  if (missing)
-    throw new ConfigError(
-      `${runDir}: its episodes committed a policy trained on a worker (${missing}), but the run keeps no result of that worker's trainings in ${own}; its workers handed back none (a hexa that did not), so a bundle of it could be verified nowhere: play the run again with workers of this hexa`,
-    );
-};
+/** The trainings the run's episodes asked for: their steps of a training tool that ran (a cached training included). */
+const trainingStepsOf = (runDir: string): number =>
+  jsonLines(join(runDir, "episodes.jsonl")).reduce<number>((n, e) => {
+    const steps = (e as { trajectory?: { steps?: unknown } } | null)?.trajectory?.steps;
+    const ran = Array.isArray(steps) ? steps.filter((t: { tool?: unknown; ok?: unknown }) => TRAINING_TOOLS.has(String(t?.tool)) && t?.ok === true) : [];
+    return n + ran.length;
+  }, 0);
 
 /**
  * The trainer cache entries a run's replay answers its trainings with (docs/guides/verify.md), for `hexa bundle`
@@ -110,7 +84,6 @@ const checkRemoteKept = (runDir: string): void => {
  * packed whole); for an older run, those its trainer cache holds.
  */
 export const recordedTrainings = async (record: Omit<ReplayRecord, "workDir">): Promise<RecordedFile[]> => {
-  checkRemoteKept(record.runDir);
   if (existsSync(join(record.runDir, RUN_TRAINER_CACHE))) return [];
   const c = RewardSearchConfig.parse((record.config as unknown as Record<string, unknown>).rewardSearch ?? {});
   return cacheEntriesOf(record, cacheDirOf(c, record.runDir));
