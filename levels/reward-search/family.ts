@@ -19,6 +19,7 @@ import { openRewardEnv, openRewardSession } from "./task-env.ts";
 import { rewardSearchDrawer } from "./pictures/inspect-draw.ts";
 import { rewardSearchEvidence, rewardSearchScene } from "./evidence.ts";
 import { remoteEpisodeProblem } from "./worker/episode-check.ts";
+import { keepWorkerTrainings, type KeptTrainings, recordingTrainer } from "./worker/kept-trainings.ts";
 
 export const REWARD_SEARCH_WORDS: FamilyWords = {
   task: "reward-design task",
@@ -42,13 +43,13 @@ const SEEDS = Array.from({ length: 1000 }, (_, i) => i);
 const slice = { key: "rewardSearch", schema: RewardSearchConfig, upgrade: upgradeRewardSearch };
 
 /** What a reward session of this task is opened with: its pool, budgets and share of the run's trainings. */
-const sessionRequest = (pools: TrainerPools, task: Task, config: RunConfig, maxTurns: number) => {
+const sessionRequest = (pools: TrainerPools, task: Task, config: RunConfig, maxTurns: number, kept?: KeptTrainings) => {
   const { pool, c } = pools.of(config);
   const share = task.allowance === undefined ? {} : { maxTrainings: task.allowance };
   return {
     task: task.level,
     seed: task.seed,
-    trainer: pool,
+    trainer: kept ? recordingTrainer(pool, kept) : pool,
     budgets: budgetsOf(c, getTask(task.level).training.steps),
     checkTransitions: c.checkTransitions,
     maxTurns,
@@ -97,9 +98,9 @@ const roundsAllowance = (family: LevelFamily, { config, level, seed, earlier }: 
 };
 
 /** The heuristic designer's episode on a session of the task, seeded by the task's and the run's seeds. */
-const playDesigner = (pools: TrainerPools, r: HeuristicPlayRequest) =>
+const playDesigner = (pools: TrainerPools, r: HeuristicPlayRequest, kept?: KeptTrainings) =>
   runRewardDesigner({
-    session: openRewardSession(sessionRequest(pools, r.task, r.config, r.config.actor.maxTurns)),
+    session: openRewardSession(sessionRequest(pools, r.task, r.config, r.config.actor.maxTurns, kept)),
     maxTurns: r.config.actor.maxTurns,
     rng: createRng(r.task.seed + r.config.seed * 1_000_003),
     now: r.now,
@@ -152,7 +153,20 @@ export const rewardSearchFamily = (trainerFor: (c: RewardSearchConfig) => Traine
       return finalScoresOfRun(req, c, pool, (level) => phasesOf(family, req.config, level).played);
     },
     drawer: rewardSearchDrawer,
-    openRun: (dir) => pools.useRun(dir),
+    openRun: (dir, o) => pools.useRun(dir, o?.keep ?? true),
+    recordingEpisode: () => {
+      const kept: KeptTrainings = [];
+      const played: LevelFamily = {
+        ...family,
+        openEnv: (task, config, maxTurns) => openRewardEnv(sessionRequest(pools, task, config, maxTurns, kept)),
+        playHeuristic: (r) => playDesigner(pools, r, kept),
+      };
+      return { family: played, kept: () => kept };
+    },
+    keepFromWorker: (task, kept) => {
+      const dir = pools.keptDir;
+      return dir === undefined ? "kept: no run is open to keep the episode's trainings in" : keepWorkerTrainings(dir, task, kept);
+    },
     close: () => pools.close(),
   };
   return family;

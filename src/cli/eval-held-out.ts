@@ -67,7 +67,10 @@ const openFinished = (argv: EvalArgs) => {
     ),
   );
   requireFinished(path, run, cfg);
-  return { path, dir, cfg, family: familyOf(cfg), run };
+  const family = familyOf(cfg);
+  // The family's own folders (reward search: its trainer cache) go beside the run, in its runs folder, never here.
+  family.openRun?.(dir.path, { keep: false });
+  return { path, dir, cfg, family, run };
 };
 
 /** `hexa eval`: the run's final bank played frozen on held-out seeds, under the evaluation's spend cap. */

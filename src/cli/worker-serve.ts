@@ -78,10 +78,11 @@ const episodeHandler = (worker: () => string, connection: RedisConnection, trust
     const actorModel = d.episode.agent === "heuristic" ? undefined : await actors.of(cfg, d.run, d.budget);
     const usage: UsageLine[] = [];
     try {
-      const played = await playHere(cfg, { ...d.episode, bank }, { family, ...(actorModel ? { actorModel } : {}), now: () => performance.now() }, (l) =>
-        usage.push(l),
-      );
-      return { schemaVersion: JOB_SCHEMA_VERSION, trajectory: played.trajectory, retrieved: played.retrieved, usage, worker: worker() };
+      const recording = family.recordingEpisode?.();
+      const ports = { family: recording?.family ?? family, ...(actorModel ? { actorModel } : {}), now: () => performance.now() };
+      const played = await playHere(cfg, { ...d.episode, bank }, ports, (l) => usage.push(l));
+      const kept = recording ? { kept: recording.kept() } : {};
+      return { schemaVersion: JOB_SCHEMA_VERSION, trajectory: played.trajectory, retrieved: played.retrieved, usage, worker: worker(), ...kept };
     } catch (e) {
       // The calls made before the stop are the run's spend too: the coordinator records them from the progress.
       if (e instanceof BudgetExceeded) await progress({ stoppedUsage: usage });

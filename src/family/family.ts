@@ -180,9 +180,21 @@ export interface LevelFamily {
   /**
    * Told the run directory once hexa run has made (or reopened) it, before anything is played: the family keeps
    * there the record of work it does outside the run's own files (reward search: the trainer cache entries its
-   * trainings were answered with), so that a bundle of the run holds all its replay reads.
+   * trainings were answered with), so that a bundle of the run holds all its replay reads. `keep: false` (hexa
+   * eval, which only reads the run): the run's folder places the family's own folders, and nothing is kept in it.
    */
-  openRun?(runDir: string): void;
+  openRun?(runDir: string, o?: { keep?: boolean }): void;
+  /**
+   * On a worker: this family for one episode, noting what the coordinator must keep in the run beside the
+   * episode's records for its replay (reward search: the trainings it asked for), handed back as `kept()`.
+   */
+  recordingEpisode?(): { family: LevelFamily; kept(): unknown };
+  /**
+   * On the coordinator: keeps in the run (see `openRun`) what a worker handed back beside an episode of `task`
+   * (`recordingEpisode`), once the episode's result has been checked; why it cannot (nothing then written), or
+   * undefined. Anyone who can write to Redis may have written it: it is checked as a worker's result is.
+   */
+  keepFromWorker?(task: Task, kept: unknown): string | undefined;
   /** Releases what the family started (trainer processes, workers); the CLI calls it when a command ends. */
   close?(): Promise<void>;
 }

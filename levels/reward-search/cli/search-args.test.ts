@@ -10,6 +10,12 @@ describe("hexa search's settings as search-config.json records them", () => {
     expect(s.llm).toBeUndefined();
   });
 
+  it("places the trainer cache beside the search directory, in its parent folder, unless --trainer-cache names one", () => {
+    const argv = { task: "cartpole", method: "eureka", seed: "4", proposer: "heuristic", budget: 3 } as const;
+    expect(settingsOf(argv, "/data/searches/eureka-cartpole-s4").rewardSearch.cacheDir).toBe("/data/searches/.trainer-cache");
+    expect(settingsOf({ ...argv, "trainer-cache": "/elsewhere" }, "/data/searches/x").rewardSearch.cacheDir).toBe("/elsewhere");
+  });
+
   it("records the proposer's model and endpoint, never a key, nor a password written into the endpoint's URL", () => {
     const s = settingsOf({
       task: "cartpole",

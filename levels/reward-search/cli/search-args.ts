@@ -58,8 +58,11 @@ const withoutCredentials = (baseURL: string): string => {
   return url.toString();
 };
 
-/** Every setting of the search, resolved from the flags and their defaults (search-config.json records them). */
-export const settingsOf = (argv: SearchArgs): SearchSettings => {
+/**
+ * Every setting of the search, resolved from the flags and their defaults (search-config.json records them); the
+ * trainer cache, unless --trainer-cache names it, beside the search directory `out` (in `runs/` without one).
+ */
+export const settingsOf = (argv: SearchArgs, out?: string): SearchSettings => {
   const task = getTask(argv.task);
   const seed = parseSeed(argv.seed, "--seed");
   const { config: search, given } = configFromFlags(SearchConfig, FLAGS, argv, HELP);
@@ -79,7 +82,7 @@ export const settingsOf = (argv: SearchArgs): SearchSettings => {
     trainSteps: argv["train-steps"] ?? budgetsOf(rs, task.training.steps).train,
     finalTrainings: argv["final-trainings"] ?? rs.finalTrainings,
     finalSteps: argv["final-steps"] ?? budgetsOf(rs, task.training.steps).finish,
-    rewardSearch: { ...rs, cacheDir: cacheDirOf(rs, undefined) },
+    rewardSearch: { ...rs, cacheDir: cacheDirOf(rs, out) },
     proposer: argv.proposer,
     ...(llm ? { llm: { model: llm.model, ...(llm.baseURL ? { baseURL: withoutCredentials(llm.baseURL) } : {}) } } : {}),
   });

@@ -9,8 +9,9 @@ import type { SearchCommandArgs } from "./search.ts";
 
 /** `hexa search`'s work (levels/reward-search/cli/search.ts holds its flags). */
 export const runSearchCommand = async (argv: SearchCommandArgs): Promise<void> => {
-  const settings = settingsOf(argv);
-  const out = argv.out ? argv.out : join("runs", "search", `${settings.method}-${settings.task}-s${settings.seed}`);
+  const named = settingsOf(argv);
+  const out = argv.out ? argv.out : join("runs", "search", `${named.method}-${named.task}-s${named.seed}`);
+  const settings = settingsOf(argv, out);
   const record = searchRecorder(out, settings);
   const proposer = settings.llm ? llmProposer(await proposerModel(argv, out)) : heuristicProposer();
   const pool = localTrainerPool(settings.rewardSearch);

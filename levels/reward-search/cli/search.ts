@@ -37,7 +37,7 @@ const searchCommandFlags = (y: Argv) =>
       type: "string",
       describe: "run directory (search.json, candidates.jsonl); the same directory again resumes (default runs/search/METHOD-TASK-sSEED)",
     })
-    .option("trainer-cache", { type: "string", describe: "trainer result cache (default runs/.trainer-cache)" })
+    .option("trainer-cache", { type: "string", describe: "trainer result cache (default .trainer-cache beside the search directory, in its parent folder)" })
     .option("processes", { type: "number", coerce: positiveIntFlag("processes"), describe: "trainer processes at once (default: one per core)" })
     .option("model", { type: "string", describe: "llm: model name" })
     .option("base-url", { type: "string", describe: "llm: OpenAI-compatible endpoint (else OPENAI_BASE_URL)" })

@@ -29,9 +29,8 @@ export const jobsDirOf = (c: RewardSearchConfig, runDir: string | undefined): st
  * Copies a training's cache entry into the run, whole or not at all (through a temporary file renamed into
  * place); an entry the run holds already with the same bytes is left as it is.
  */
-const keepEntry = (runDir: string, outcome: PoolOutcome): void => {
+const keepEntry = (dir: string, outcome: PoolOutcome): void => {
   if (outcome.entry === undefined) return;
-  const dir = join(runDir, RUN_TRAINER_CACHE);
   const to = join(dir, basename(outcome.entry));
   const bytes = readFileSync(outcome.entry);
   if (existsSync(to) && readFileSync(to).equals(bytes)) return;
@@ -49,15 +48,23 @@ const keepEntry = (runDir: string, outcome: PoolOutcome): void => {
 export class TrainerPools {
   private readonly pools = new Map<string, TrainerPool>();
   private runDir: string | undefined;
+  /** Whether each answer is kept in the run (a run's own pools), or the run only places the folders (hexa eval). */
+  private keeping = true;
 
   constructor(
     private readonly trainerFor: (c: RewardSearchConfig) => TrainerPool,
     private readonly slice: { key: string; schema: typeof RewardSearchConfig },
   ) {}
 
-  /** The run whose trainings the pools answer from now on. */
-  useRun(runDir: string): void {
+  /** The run whose trainings the pools answer from now on, beside it in its runs folder; `keep`: each kept in it too. */
+  useRun(runDir: string, keep = true): void {
     this.runDir = runDir;
+    this.keeping = keep;
+  }
+
+  /** Where the run keeps its trainings' entries (RUN_TRAINER_CACHE); undefined while no run is open to keep them. */
+  get keptDir(): string | undefined {
+    return this.runDir === undefined || !this.keeping ? undefined : join(this.runDir, RUN_TRAINER_CACHE);
   }
 
   private inner(c: RewardSearchConfig): TrainerPool {
@@ -73,7 +80,8 @@ export class TrainerPools {
     const pool: TrainerPool = {
       train: async (job: PoolJob, o?: PoolTrainOptions) => {
         const outcome = await pools.inner(c).train(job, o);
-        if (pools.runDir !== undefined) keepEntry(pools.runDir, outcome);
+        const kept = pools.keptDir;
+        if (kept !== undefined) keepEntry(kept, outcome);
         return outcome;
       },
       hello: () => pools.inner(c).hello(),

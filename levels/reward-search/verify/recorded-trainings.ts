@@ -23,8 +23,9 @@ const lastWrite = (runDir: string): Date => new Date(Math.max(...readdirSync(run
 /**
  * A run made before runs kept their trainings' entries: the entries of its trainer cache stored while it ran (from
  * its start to its last record), and every result whose policy the run's records name. A training it answered
- * from an entry stored earlier is not found this way; a run whose records name trainings of which none is found
- * is refused, since its bundle could be verified nowhere.
+ * from an entry stored earlier is not found this way; a run whose records name trainings (a policy, or a step
+ * of a training tool: a worker's training names no policy here) of which none is found is refused, since its
+ * bundle could be verified nowhere.
  */
 const cacheEntriesOf = (record: Omit<ReplayRecord, "workDir">, cacheDir: string): RecordedFile[] => {
   const policies = new Set(namedPolicies(record.runDir, runFiles(record.runDir).files));
@@ -43,12 +44,39 @@ const cacheEntriesOf = (record: Omit<ReplayRecord, "workDir">, cacheDir: string)
     if ((typeof policy === "string" && policies.has(policy)) || duringRun)
       files.push({ path: `${BUNDLED_TRAINER_CACHE}/${name}`, source: join(cacheDir, name) });
   }
-  if (policies.size > 0 && files.length === 0)
+  // A training a worker ran names no policy file here (worker/remote-outcome.ts): the episodes' steps count it.
+  const trainings = Math.max(policies.size, trainingStepsOf(record.runDir));
+  if (trainings > 0 && files.length === 0)
     throw new ConfigError(
-      `${record.runDir}: its records name ${policies.size} trained polic${policies.size === 1 ? "y" : "ies"}, but the results of its trainings are neither in the run (no ${RUN_TRAINER_CACHE}/, which runs made by this hexa keep) nor in its trainer cache ${cacheDir}; a bundle of it could not be verified; bundle it on the machine that holds its trainer cache`,
+      `${record.runDir}: its records name ${trainings} training${trainings === 1 ? "" : "s"}, but the results of its trainings are neither in the run (no ${RUN_TRAINER_CACHE}/, which runs made by this hexa keep) nor in its trainer cache ${cacheDir}; a bundle of it could not be verified; bundle it on the machine that holds its trainer cache`,
     );
   return files;
 };
+
+/** The values of a JSON lines file, a damaged line skipped. */
+const jsonLines = (path: string): unknown[] =>
+  existsSync(path)
+    ? readFileSync(path, "utf8")
+        .split("\n")
+        .flatMap((l) => {
+          try {
+            return l.trim() ? [JSON.parse(l) as unknown] : [];
+          } catch {
+            return [];
+          }
+        })
+    : [];
+
+/** The training tools (tools/train_policy.ts, tools/finish.ts): a step of one that ran trained once. */
+const TRAINING_TOOLS = new Set(["train_policy", "finish"]);
+
+/** The trainings the run's episodes asked for: their steps of a training tool that ran (a cached training included). */
+const trainingStepsOf = (runDir: string): number =>
+  jsonLines(join(runDir, "episodes.jsonl")).reduce<number>((n, e) => {
+    const steps = (e as { trajectory?: { steps?: unknown } } | null)?.trajectory?.steps;
+    const ran = Array.isArray(steps) ? steps.filter((t: { tool?: unknown; ok?: unknown }) => TRAINING_TOOLS.has(String(t?.tool)) && t?.ok === true) : [];
+    return n + ran.length;
+  }, 0);
 
 /**
  * The trainer cache entries a run's replay answers its trainings with (docs/guides/verify.md), for `hexa bundle`

@@ -12,7 +12,9 @@ import { checkRemoteOutcome } from "./remote-outcome.ts";
 
 /** What a training job hands back: the pool's outcome (jobDir is on the worker's machine) or the trainer's hello. */
 const TrainingResult = z.union([z.object({ hello: HelloMessage }), z.object({ outcome: z.unknown(), worker: z.string() })]);
-type TrainingAnswer = z.infer<typeof TrainingResult> & { jobId: string };
+type JobAnswer = z.infer<typeof TrainingResult> & { jobId: string };
+/** A job's answer; `readBack`: Redis held it finished already (the same training asked before), so nothing was trained now. */
+type TrainingAnswer = JobAnswer & { readBack: boolean };
 
 export interface RedisTrainerOptions {
   connection: RedisConnection;
@@ -81,7 +83,7 @@ const awaitTraining = async (
   events: QueueEvents,
   onProgress?: (p: JobProgress) => void,
   signal?: AbortSignal,
-): Promise<TrainingAnswer> => {
+): Promise<JobAnswer> => {
   const progress = ({ jobId: id, data: p }: { jobId: string; data: unknown }) => {
     if (id === jobId && p && typeof p === "object") onProgress?.(p as JobProgress);
   };
@@ -113,8 +115,9 @@ class TrainingsOnRedis {
   async run(data: TrainingJobData, onProgress?: (p: JobProgress) => void, signal?: AbortSignal): Promise<TrainingAnswer> {
     const { queue, events } = await this.open();
     const jobId = trainingJobId(data);
+    const readBack = (await queue.getJobState(jobId)) === "completed";
     const job = await addTrainingJob(queue, data, jobId, this.o);
-    return awaitTraining(job, jobId, this.o, events, onProgress, signal);
+    return { ...(await awaitTraining(job, jobId, this.o, events, onProgress, signal)), readBack };
   }
 
   async close(): Promise<void> {
@@ -163,7 +166,9 @@ export const redisTrainerPool = (o: RedisTrainerOptions): TrainerPool => {
     };
     const r = await trainings.run(data, opts.onProgress, opts.signal);
     if (!("outcome" in r)) throw new ConfigError("a worker answered a training job with a hello");
-    return checkRemoteOutcome(r.jobId, job, r.outcome, r.worker, told);
+    const outcome = checkRemoteOutcome(r.jobId, job, r.outcome, r.worker, told);
+    // As a local pool says of a training its cache answered: this exact training ran before (docs/guides/verify.md).
+    return r.readBack ? { ...outcome, cached: true } : outcome;
   };
   return {
     hello: helloOf,

@@ -187,7 +187,8 @@ const finishedValue = async (q: EpisodeQueue, queued: Job, job: EpisodeJob, jobI
 
 /**
  * Why a worker's result cannot be recorded as the episode of `job`, or the result: signed with the job key (when
- * set), an episode of this job schema, of the job's level and seed, and one that can be true (episode-result.ts).
+ * set), an episode of this job schema, of the job's level and seed, and one that can be true (episode-result.ts);
+ * what the family keeps of it beside the records is kept then.
  */
 const checkedResult = (o: RedisBackendOptions, jobId: string, job: EpisodeJob, value: unknown): EpisodeJobResult | string => {
   const unsigned = resultSignatureProblem(o.jobKey, EPISODES, jobId, value);
@@ -200,7 +201,10 @@ const checkedResult = (o: RedisBackendOptions, jobId: string, job: EpisodeJob, v
   const { level, seed } = result.data.trajectory;
   if (level !== job.level || seed !== job.seed)
     return `an episode of level ${JSON.stringify(level)} seed ${seed}, not of the job's level ${JSON.stringify(job.level)} seed ${job.seed}`;
-  return episodeResultProblem(job, result.data, o.results) ?? result.data;
+  const problem = episodeResultProblem(job, result.data, o.results);
+  if (problem) return problem;
+  // Only a result that can be the episode's leaves what its replay needs in the run (docs/guides/verify.md).
+  return o.results.family.keepFromWorker?.({ level: job.level, seed: job.seed }, result.data.kept) ?? result.data;
 };
 
 /**

@@ -10,7 +10,7 @@ import { countedTurns, type Trajectory } from "../../store/trajectory.ts";
  */
 export interface EpisodeFacts {
   /** The family's action schema and its own check of a trajectory (the level's action space, its score's range). */
-  family: Pick<LevelFamily, "action" | "trajectoryProblem">;
+  family: Pick<LevelFamily, "action" | "trajectoryProblem" | "keepFromWorker">;
   /** The turn budget T the job's agent plays under (the config's actor.maxTurns, or a baseline's own). */
   maxTurnsOf: (agent: EpisodeJob["agent"]) => number;
 }

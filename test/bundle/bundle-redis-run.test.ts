@@ -1,0 +1,79 @@
+import type { ChildProcess } from "node:child_process";
+import { cpSync, existsSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hexa, spawnHexa } from "../support/hexa-cli.ts";
+import { startRedis, type RedisServer } from "../support/redis-server.ts";
+import { tempDirs } from "../support/temp-files.ts";
+import { hexaElsewhere, namesIn } from "./clean-machine.ts";
+
+/**
+ * A reward-search run whose episodes and trainings `hexa worker` processes played through Redis leaves no trainer
+ * cache entry on the coordinator's machine: the coordinator keeps each training in the run's trainer-cache/ from
+ * the episode's checked, signed result, so its bundle verifies from an empty folder on a clean machine; a run
+ * that lacks them is not bundled.
+ */
+
+const temp = tempDirs("hexa-bundle-redis-");
+let redis: RedisServer;
+const live = new Set<ChildProcess>();
+
+beforeAll(async () => {
+  redis = await startRedis();
+});
+afterAll(async () => {
+  for (const c of live) c.kill("SIGKILL");
+  await redis?.kill();
+});
+
+/** A worker of one queue, its folders under `runs`; resolves once it is connected. */
+const worker = async (queue: string, runs: string): Promise<ChildProcess> => {
+  let err = "";
+  const p = spawnHexa(["worker", "--redis", redis.url, "--queues", queue, "--runs-dir", runs], { onStderr: (s) => (err = s) });
+  live.add(p.child);
+  const t0 = Date.now();
+  while (!err.includes(" at once per queue")) {
+    if (Date.now() - t0 > 20_000 || p.child.exitCode !== null) throw new Error(`worker did not start: ${err}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return p.child;
+};
+
+describe("a reward-search run played by Redis workers", () => {
+  it("bundles every training it used, and the bundle verifies from an empty folder", async () => {
+    const dir = temp();
+    const cfg = join(dir, "rs.yaml");
+    writeFileSync(
+      cfg,
+      "family: reward-search\nlevels: [cartpole]\nagent: heuristic\nevolver: heuristic\nrounds: 1\nepisodesPerRound: 1\noffline: {episodes: 1}\nactor: {maxTurns: 3}\nconcurrency: 1\nrewardSearch: {trainSteps: 1024, finishSteps: 2048}\n",
+    );
+    const workers = join(dir, "worker-runs");
+    await Promise.all([worker("episodes", workers), worker("trainings", workers)]);
+    const runs = join(dir, "runs");
+    const made = await hexa(["run", cfg, "--runs-dir", runs, "--backend", redis.url]);
+    expect(made.status, made.stderr).toBe(0);
+    // Nothing was trained on this machine: every training's result came back through Redis.
+    expect(existsSync(join(runs, ".trainer-cache"))).toBe(false);
+    const [run] = readdirSync(runs).filter((n) => !n.startsWith("."));
+    const kept = readdirSync(join(runs, run!, "trainer-cache"));
+    expect(kept.length).toBeGreaterThanOrEqual(4);
+    const bundle = join(temp(), "bundle.tar.gz");
+    const packed = await hexa(["bundle", join(runs, run!), "-o", bundle]);
+    expect(packed.status, packed.stderr).toBe(0);
+    const r = await hexaElsewhere(["verify", bundle]);
+    expect(r.status, `${r.stdout}\n${r.stderr}`).toBe(0);
+    const [, trainings] = /^identical: .* (\d+) trainings checked/.exec(r.stdout) ?? [];
+    expect(Number(trainings)).toBeGreaterThanOrEqual(4);
+    expect(namesIn(r.cwd)).toEqual([]);
+    expect(namesIn(r.home)).toEqual([]);
+    // The same run without the trainings its coordinator kept (as workers that hand none back leave it): refused.
+    const bare = join(temp(), run!);
+    cpSync(join(runs, run!), bare, { recursive: true });
+    rmSync(join(bare, "trainer-cache"), { recursive: true });
+    const out = join(temp(), "bare.tar.gz");
+    const refused = await hexa(["bundle", bare, "-o", out]);
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toMatch(/its records name \d+ trainings, but the results of its trainings are neither in the run \(no trainer-cache\//);
+    expect(existsSync(out)).toBe(false);
+  }, 240_000);
+});
