@@ -1,4 +1,5 @@
 import { readdirSync, writeFileSync } from "node:fs";
+import { tinyRewardConfig } from "./support/tiny-reward-run.ts";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { hexaElsewhere, namesIn } from "./bundle/clean-machine.ts";
@@ -10,10 +11,7 @@ describe("hexa eval of a reward-search run", () => {
   it("keeps its held-out trainings' cache beside the run, in its runs folder, not in the folder it was started in", async () => {
     const dir = temp();
     const cfg = join(dir, "rs.yaml");
-    writeFileSync(
-      cfg,
-      "family: reward-search\nlevels: [cartpole]\nagent: heuristic\nevolver: heuristic\nrounds: 1\nepisodesPerRound: 1\noffline: {episodes: 1}\nactor: {maxTurns: 3}\nconcurrency: 1\nrewardSearch: {trainSteps: 1024, finishSteps: 2048}\n",
-    );
+    writeFileSync(cfg, tinyRewardConfig());
     const runs = join(dir, "runs");
     const made = await hexaElsewhere(["run", cfg, "--runs-dir", runs], temp());
     expect(made.status, made.stderr).toBe(0);

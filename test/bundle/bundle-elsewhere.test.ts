@@ -1,4 +1,5 @@
 import { cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { tinyRewardConfig } from "../support/tiny-reward-run.ts";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
@@ -33,22 +34,7 @@ const bundleOf = async (dir: string): Promise<string> => {
 /** A tiny reward-search run config (cartpole, one episode of 3 turns, trainings of 1024 and 2048 steps) leaving the trainer folders unset. */
 const rewardConfig = (dir: string): string => {
   const path = join(dir, "rs.yaml");
-  writeFileSync(
-    path,
-    [
-      "family: reward-search",
-      "levels: [cartpole]",
-      "agent: heuristic",
-      "evolver: heuristic",
-      "rounds: 1",
-      "episodesPerRound: 1",
-      "offline: {episodes: 1}",
-      "actor: {maxTurns: 3}",
-      "concurrency: 1",
-      "rewardSearch: {trainSteps: 1024, finishSteps: 2048}",
-      "",
-    ].join("\n"),
-  );
+  writeFileSync(path, tinyRewardConfig());
   return path;
 };
 

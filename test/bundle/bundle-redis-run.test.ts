@@ -1,4 +1,5 @@
 import type { ChildProcess } from "node:child_process";
+import { tinyRewardConfig } from "../support/tiny-reward-run.ts";
 import { cpSync, existsSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -43,10 +44,7 @@ describe("a reward-search run played by Redis workers", () => {
   it("bundles every training it used, and the bundle verifies from an empty folder", async () => {
     const dir = temp();
     const cfg = join(dir, "rs.yaml");
-    writeFileSync(
-      cfg,
-      "family: reward-search\nlevels: [cartpole]\nagent: heuristic\nevolver: heuristic\nrounds: 1\nepisodesPerRound: 1\noffline: {episodes: 1}\nactor: {maxTurns: 3}\nconcurrency: 1\nrewardSearch: {trainSteps: 1024, finishSteps: 2048}\n",
-    );
+    writeFileSync(cfg, tinyRewardConfig());
     const workers = join(dir, "worker-runs");
     await Promise.all([worker("episodes", workers), worker("trainings", workers)]);
     const runs = join(dir, "runs");

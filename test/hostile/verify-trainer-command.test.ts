@@ -1,4 +1,5 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { tinyRewardConfig } from "../support/tiny-reward-run.ts";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { hexa, ROOT } from "../support/hexa-cli.ts";
@@ -21,21 +22,7 @@ let named = "";
 beforeAll(async () => {
   const dir = tmp();
   const cfg = join(dir, "rs.yaml");
-  writeFileSync(
-    cfg,
-    [
-      "family: reward-search",
-      "levels: [cartpole]",
-      "agent: heuristic",
-      "evolver: heuristic",
-      "rounds: 1",
-      "episodesPerRound: 1",
-      "offline: {episodes: 1}",
-      "actor: {maxTurns: 3}",
-      "concurrency: 1",
-      `rewardSearch: {trainSteps: 1024, finishSteps: 2048, cacheDir: ${join(dir, "cache")}, jobsDir: ${join(dir, "jobs")}}`,
-    ].join("\n"),
-  );
+  writeFileSync(cfg, tinyRewardConfig(`cacheDir: ${join(dir, "cache")}, jobsDir: ${join(dir, "jobs")}`));
   const search = join(dir, "search");
   const [run, searched] = await Promise.all([hexa(["run", cfg, "--runs-dir", join(dir, "runs")]), hexa(searchArgs(search, join(dir, "cache")))]);
   expect(run.status, run.stderr).toBe(0);

@@ -1,4 +1,5 @@
 import { readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { tinyRewardConfig } from "../support/tiny-reward-run.ts";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { hexa } from "../support/hexa-cli.ts";
@@ -13,21 +14,7 @@ let run = "";
 beforeAll(async () => {
   dir = tmp();
   const cfg = join(dir, "rs.yaml");
-  writeFileSync(
-    cfg,
-    [
-      "family: reward-search",
-      "levels: [cartpole]",
-      "agent: heuristic",
-      "evolver: heuristic",
-      "rounds: 1",
-      "episodesPerRound: 1",
-      "offline: {episodes: 1}",
-      "actor: {maxTurns: 3}",
-      "concurrency: 1",
-      `rewardSearch: {trainSteps: 1024, finishSteps: 2048, cacheDir: ${join(dir, "cache")}, jobsDir: ${join(dir, "jobs")}}`,
-    ].join("\n"),
-  );
+  writeFileSync(cfg, tinyRewardConfig(`cacheDir: ${join(dir, "cache")}, jobsDir: ${join(dir, "jobs")}`));
   const r = await hexa(["run", cfg, "--runs-dir", join(dir, "runs")]);
   expect(r.status, r.stderr).toBe(0);
   run = runIn(join(dir, "runs"));
