@@ -1,9 +1,10 @@
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
+import { tinyRun } from "../bundle/tiny-run.ts";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { hexa } from "../support/hexa-cli.ts";
 import { tempDirs } from "../support/temp-files.ts";
-import { copyRun, runIn } from "../verify/verify-support.ts";
+import { copyRun } from "../verify/verify-support.ts";
 import { forgeRunConfig, listener, type Listener } from "./forge-bundle.ts";
 
 /**
@@ -19,15 +20,11 @@ let mine: Listener;
 let named = "";
 
 beforeAll(async () => {
-  const dir = tmp();
-  const cfg = join(dir, "tiny.yaml");
-  writeFileSync(cfg, "levels: [catapult]\nagent: heuristic\nevolver: heuristic\nseeds: {offset: 56}\nrounds: 1\nepisodesPerRound: 2\noffline: {episodes: 1}\n");
-  const made = await hexa(["run", cfg, "--runs-dir", join(dir, "runs")]);
-  expect(made.status, made.stderr).toBe(0);
+  const { runDir } = await tinyRun(tmp());
   [theirs, mine] = await Promise.all([listener(), listener()]);
   named = join(tmp(), "named-by-the-run");
   // A model-driven run's config, as its maker can write it: the actor's endpoint, its log and cache are theirs.
-  run = runIn(join(dir, "runs"));
+  run = runDir;
   forgeRunConfig(run, (c) => {
     c.agent = "react";
     c.llm.actor.baseURL = theirs.url;

@@ -1,4 +1,5 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { tinyRun } from "../bundle/tiny-run.ts";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { hexa } from "../support/hexa-cli.ts";
@@ -23,13 +24,9 @@ let embedding: Listener;
 let redis: Listener;
 
 beforeAll(async () => {
-  const dir = tmp();
-  const cfg = join(dir, "tiny.yaml");
-  writeFileSync(cfg, "levels: [catapult]\nagent: heuristic\nevolver: heuristic\nseeds: {offset: 56}\nrounds: 1\nepisodesPerRound: 2\noffline: {episodes: 1}\n");
-  const made = await hexa(["run", cfg, "--runs-dir", join(dir, "runs")]);
-  expect(made.status, made.stderr).toBe(0);
-  honest = join(dir, "honest.tar.gz");
-  const packed = await hexa(["bundle", runIn(join(dir, "runs")), "-o", honest]);
+  const { runDir } = await tinyRun(tmp());
+  honest = join(tmp(), "honest.tar.gz");
+  const packed = await hexa(["bundle", runDir, "-o", honest]);
   expect(packed.status, packed.stderr).toBe(0);
   outside = join(tmp(), "named-by-the-bundle");
   canary = join(tmp(), "reader-file.jsonl");
