@@ -1,4 +1,4 @@
-import { cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { tinyRewardConfig } from "../support/tiny-reward-run.ts";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { hexa } from "../support/hexa-cli.ts";
 import { tempDirs } from "../support/temp-files.ts";
 import { searchArgs } from "../verify/verify-support.ts";
-import { hexaElsewhere, namesIn } from "./clean-machine.ts";
+import { bundleWithoutKeptTrainings, hexaElsewhere, namesIn, verifiesElsewhere } from "./clean-machine.ts";
 import { tinyRun } from "./tiny-run.ts";
 
 /**
@@ -15,14 +15,6 @@ import { tinyRun } from "./tiny-run.ts";
  */
 
 const temp = tempDirs("hexa-bundle-elsewhere-");
-
-const verifiesElsewhere = async (bundle: string, what: RegExp): Promise<void> => {
-  const r = await hexaElsewhere(["verify", bundle]);
-  expect(r.status, r.stderr).toBe(0);
-  expect(r.stdout).toMatch(what);
-  expect(namesIn(r.cwd)).toEqual([]);
-  expect(namesIn(r.home)).toEqual([]);
-};
 
 const bundleOf = async (dir: string): Promise<string> => {
   const out = join(temp(), "bundle.tar.gz");
@@ -64,20 +56,12 @@ describe("a bundle verified from an empty folder on a clean machine", () => {
     expect(episodes).not.toMatch(/Trained [\d,]+ steps(?! \(cached)/);
     const bundle = await bundleOf(join(runs, later!));
     renameSync(join(runs, ".trainer-cache"), join(dir, "cache-away"));
-    const r = await hexaElsewhere(["verify", bundle]);
-    expect(r.status, r.stderr).toBe(0);
-    const [, trainings] = /^identical: .* (\d+) trainings checked/.exec(r.stdout) ?? [];
-    expect(Number(trainings)).toBeGreaterThanOrEqual(4);
-    expect(namesIn(r.cwd)).toEqual([]);
+    expect(await verifiesElsewhere(bundle, /^identical: .* \d+ trainings checked/)).toBeGreaterThanOrEqual(4);
     // Without the entries the run keeps, and its trainer cache gone, the bundle would verify nowhere: refused.
-    const bare = join(temp(), later!);
-    cpSync(join(runs, later!), bare, { recursive: true });
-    rmSync(join(bare, "trainer-cache"), { recursive: true });
-    const out = join(temp(), "bare.tar.gz");
-    const refused = await hexa(["bundle", bare, "-o", out]);
+    const refused = await bundleWithoutKeptTrainings(join(runs, later!), temp());
     expect(refused.status, refused.stderr + refused.stdout).toBe(2);
     expect(refused.stderr).toMatch(/the results of its trainings are neither in the run \(no trainer-cache\/.*\) nor in its trainer cache \S+\.trainer-cache/);
-    expect(existsSync(out)).toBe(false);
+    expect(existsSync(refused.out)).toBe(false);
   }, 300_000);
 
   it("a hexa search", async () => {

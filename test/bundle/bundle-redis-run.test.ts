@@ -1,12 +1,12 @@
 import type { ChildProcess } from "node:child_process";
 import { tinyRewardConfig } from "../support/tiny-reward-run.ts";
-import { cpSync, existsSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hexa, spawnHexa } from "../support/hexa-cli.ts";
 import { startRedis, type RedisServer } from "../support/redis-server.ts";
 import { tempDirs } from "../support/temp-files.ts";
-import { hexaElsewhere, namesIn } from "./clean-machine.ts";
+import { bundleWithoutKeptTrainings, verifiesElsewhere } from "./clean-machine.ts";
 
 /**
  * A reward-search run whose episodes and trainings `hexa worker` processes played through Redis leaves no trainer
@@ -58,20 +58,11 @@ describe("a reward-search run played by Redis workers", () => {
     const bundle = join(temp(), "bundle.tar.gz");
     const packed = await hexa(["bundle", join(runs, run!), "-o", bundle]);
     expect(packed.status, packed.stderr).toBe(0);
-    const r = await hexaElsewhere(["verify", bundle]);
-    expect(r.status, `${r.stdout}\n${r.stderr}`).toBe(0);
-    const [, trainings] = /^identical: .* (\d+) trainings checked/.exec(r.stdout) ?? [];
-    expect(Number(trainings)).toBeGreaterThanOrEqual(4);
-    expect(namesIn(r.cwd)).toEqual([]);
-    expect(namesIn(r.home)).toEqual([]);
+    expect(await verifiesElsewhere(bundle, /^identical: .* \d+ trainings checked/)).toBeGreaterThanOrEqual(4);
     // The same run without the trainings its coordinator kept (as workers that hand none back leave it): refused.
-    const bare = join(temp(), run!);
-    cpSync(join(runs, run!), bare, { recursive: true });
-    rmSync(join(bare, "trainer-cache"), { recursive: true });
-    const out = join(temp(), "bare.tar.gz");
-    const refused = await hexa(["bundle", bare, "-o", out]);
+    const refused = await bundleWithoutKeptTrainings(join(runs, run!), temp());
     expect(refused.status).toBe(2);
     expect(refused.stderr).toMatch(/its records name \d+ trainings, but the results of its trainings are neither in the run \(no trainer-cache\//);
-    expect(existsSync(out)).toBe(false);
+    expect(existsSync(refused.out)).toBe(false);
   }, 240_000);
 });
