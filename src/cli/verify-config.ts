@@ -1,5 +1,6 @@
 import { existsSync, realpathSync } from "node:fs";
-import { isAbsolute, join, relative } from "node:path";
+import { isAbsolute, join } from "node:path";
+import { isInside } from "../util/path-inside.ts";
 import { allFamilies } from "../app/families.ts";
 import { HEXA_ROOT } from "../bundle/code-version.ts";
 import { parseRunConfig, type RunConfig } from "../loop/run-config.ts";
@@ -7,11 +8,6 @@ import { CannotVerify } from "../verify/outcome.ts";
 import { trustedPart, withheldText } from "./run-config-trust.ts";
 
 const OFFLINE_FILES = ["trajectories", "banks"] as const;
-
-const isInside = (root: string, path: string): boolean => {
-  const rel = relative(root, path);
-  return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel);
-};
 
 /**
  * An offline input of the recorded run, as the replay reads it: the same relative path inside the run (a bundle

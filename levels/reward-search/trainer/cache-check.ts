@@ -1,7 +1,8 @@
 import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { ResultMessage, TrainMessage } from "./protocol.ts";
-import { isInside, scoreProblem } from "./result-check.ts";
+import { isInside } from "../../../src/util/path-inside.ts";
+import { scoreProblem } from "./result-check.ts";
 
 /** How far above its policy a job's folder (the one holding the pool's request.json) may lie. */
 const FOLDER_DEPTH = 3;

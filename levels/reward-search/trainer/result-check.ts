@@ -1,5 +1,6 @@
 import { realpathSync, statSync } from "node:fs";
-import { isAbsolute, relative, resolve } from "node:path";
+import { resolve } from "node:path";
+import { isInside } from "../../../src/util/path-inside.ts";
 import { listTasks, getTask } from "../tasks/index.ts";
 import type { HelloMessage, ResultMessage, TrainMessage } from "./protocol.ts";
 
@@ -18,12 +19,6 @@ export const fitnessRangeOf = (task: string, hello: HelloMessage): readonly [num
 const slack = ([lo, hi]: readonly [number, number]) => 1e-9 * Math.max(1, hi - lo);
 
 const sortedSeeds = (seeds: readonly number[]) => JSON.stringify([...seeds].sort((a, b) => a - b));
-
-/** `path` lies strictly below `dir` (both as given: resolve or realpath them first). */
-export const isInside = (dir: string, path: string): boolean => {
-  const rel = relative(dir, path);
-  return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel);
-};
 
 const policyProblem = (jobDir: string, policy: string): string | null => {
   const dir = resolve(jobDir);
