@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { allFamilies } from "../app/families.ts";
-import { composeRunConfig, parseRunConfig, type RunConfig } from "../loop/run-config.ts";
+import { composeRunConfig, parseRunConfig, type RunConfig, shownValue } from "../loop/run-config.ts";
+import { terminalLine } from "../util/terminal-text.ts";
 import { changedKeys } from "./run-setup.ts";
 
 /**
@@ -91,12 +92,10 @@ export const withoutRunChoices = (cfg: RunConfig, where: string): { config: RunC
   return { config: parseRunConfig(part.data, where, allFamilies()), withheld: part.withheld };
 };
 
-/** The value of a dotted key, for a message (JSON, so no control character reaches a terminal), cut when long. */
+/** The value of a dotted key, for a message: as config errors show a value, with no control character left for a terminal. */
 const shownField = (cfg: unknown, key: string): string => {
   const v = key.split(".").reduce<unknown>((at, k) => (isMap(at) ? at[k] : undefined), cfg);
-  // JSON escapes C0 controls; DEL and the C1 controls (a terminal's CSI among them) are escaped too.
-  const text = (JSON.stringify(v) ?? "nothing").replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-  return text.length > 120 ? `${text.slice(0, 100)}… (${text.length} characters)` : text;
+  return v === undefined ? "nothing" : terminalLine(shownValue(v));
 };
 
 /** The withheld keys with the run's values, for a note or a refusal. */

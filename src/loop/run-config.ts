@@ -127,7 +127,7 @@ const valueAt = (raw: unknown, path: readonly PropertyKey[]): unknown =>
   path.reduce<unknown>((v, k) => (v !== null && typeof v === "object" ? (v as Record<PropertyKey, unknown>)[k] : undefined), raw);
 
 /** A value as the user wrote it: YAML's .inf and .nan are numbers JSON would print as null; long text is cut. */
-const shownValue = (v: unknown): string => {
+export const shownValue = (v: unknown): string => {
   const text =
     JSON.stringify(v, (_k, x: unknown) => (typeof x === "number" && !Number.isFinite(x) ? `<${String(x)}>` : typeof x === "bigint" ? `<${String(x)}n>` : x)) ??
     String(v);
