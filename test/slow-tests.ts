@@ -16,6 +16,7 @@ export const SLOW_TESTS = [
   "levels/reward-search/trainer/client.test.ts",
   "levels/reward-search/trainer/pool.test.ts",
   "levels/reward-search/trainer/ppo.test.ts",
+  "src/loop/reference-loop-prompts.test.ts",
   "src/store/chroma-index.test.ts",
   "src/store/chroma-server.test.ts",
   "test/bench-scripts-e2e.test.ts",
