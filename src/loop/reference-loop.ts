@@ -1,3 +1,4 @@
+import { ConfigError } from "../errors.ts";
 import type { LevelFamily } from "../family/family.ts";
 import { usageRecord } from "../llm/accounting.ts";
 import type { AssistantTurn, ChatModel } from "../llm/chat-model.ts";
@@ -28,9 +29,11 @@ export interface ReferenceRun {
  * each level's offline episodes with no bank and distils them into its first bank; then each round plays x
  * episodes per level with the bank of the level's previous round, and the evolver updates that level's bank
  * from them. `runLoop` (run-loop.ts) computes the same run concurrently, resumably, writing the run directory;
- * reference-loop.test.ts holds it to this. Left out here: resume, progress, spend, backends, offline files.
+ * reference-loop.test.ts holds it to this. Left out here: resume, progress, usage and spend, backends, offline files.
  */
 export const referenceLoop = async (cfg: RunConfig, ports: ReferencePorts): Promise<ReferenceRun> => {
+  if (cfg.offline.banks || cfg.offline.trajectories)
+    throw new ConfigError("offline: the reference loop plays its offline episodes; it reads no banks or trajectories");
   const { family, actorModel, evolverModel, now } = ports;
   const plan = schedule(cfg, family);
   const banks = new Map<string, Bank>(cfg.levels.map((level) => [level, EMPTY_BANK]));
