@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ConfigError } from "../errors.ts";
 import { EmbeddingConfig, localEmbedder, localEmbedding, makeEmbedder, openAIEmbedder } from "./embedding.ts";
 
@@ -31,7 +31,7 @@ describe("localEmbedding", () => {
 describe("openAIEmbedder", () => {
   let server: Server;
   let baseURL: string;
-  const seen: { auth?: string; body: unknown }[] = [];
+  const seen: { auth?: string; body: unknown; org?: string | undefined }[] = [];
   const readBody = async (req: IncomingMessage) => {
     let s = "";
     for await (const c of req) s += c;
@@ -51,7 +51,7 @@ describe("openAIEmbedder", () => {
   beforeAll(async () => {
     server = createServer((req, res) => {
       void readBody(req).then((body) => {
-        seen.push({ auth: req.headers.authorization, body });
+        seen.push({ auth: req.headers.authorization, body, org: req.headers["openai-organization"] as string | undefined });
         if (body.model === "silent") return; // accepts the request, never answers
         if (body.model === "stalling") return void res.writeHead(200, { "content-type": "application/json" }).write('{"data":['); // never finishes
         if (req.url !== "/v1/embeddings" || body.model === "missing") {
@@ -83,6 +83,18 @@ describe("openAIEmbedder", () => {
     ]);
     expect(e.dims).toBe(3);
     expect(seen.at(-1)).toEqual({ auth: "Bearer sk-test", body: { model: "text-embedding-3-small", input: ["a", "bbb"], encoding_format: "float" } });
+  });
+
+  it("takes nothing from the OpenAI environment: no organization or project headers, no key", async () => {
+    vi.stubEnv("OPENAI_ORG_ID", "org-env");
+    vi.stubEnv("OPENAI_ORGANIZATION", "org-env");
+    vi.stubEnv("OPENAI_API_KEY", "sk-env");
+    try {
+      await openAIEmbedder({ model: "m", baseURL, apiKey: "" }).embed(["x"]);
+      expect(seen.at(-1)).toMatchObject({ auth: undefined, org: undefined });
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 
   it("sends each text as it is, newlines included, and asks for nothing when given nothing", async () => {
