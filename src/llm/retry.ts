@@ -1,54 +1,7 @@
-/** Why an attempt failed and whether another may succeed. */
-export interface Failure {
-  retryable: boolean;
-  reason: string;
-  /** The server's Retry-After, in ms. */
-  retryAfterMs?: number;
-}
+import type { Failure } from "../util/retry.ts";
 
-export interface RetryEvent {
-  /** The attempt that failed, from 1. */
-  attempt: number;
-  delayMs: number;
-  reason: string;
-}
-
-export interface RetryOptions {
-  maxRetries: number;
-  classify: (e: unknown) => Failure;
-  giveUp: (cause: unknown, attempts: number) => Error;
-  sleep: (ms: number) => Promise<void>;
-  /** Uniform in [0, 1): the jitter. */
-  random: () => number;
-  onRetry?: (event: RetryEvent) => void;
-}
-
-const BASE_DELAY_MS = 1000;
-const MAX_DELAY_MS = 30_000;
-
-const MAX_RETRY_AFTER_MS = 5 * 60_000;
-
-/** Full jitter (uniform in [0, min(cap, base·2^retry))) spreads clients that failed together; Retry-After is a floor. */
-export const backoffMs = (retry: number, random: () => number, retryAfterMs?: number): number => {
-  const jittered = random() * Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** retry);
-  // A server's Retry-After is honoured up to the cap: a day-long wait is a misconfigured server, not a plan.
-  return retryAfterMs === undefined ? jittered : Math.max(Math.min(retryAfterMs, MAX_RETRY_AFTER_MS), jittered);
-};
-
-/** Runs `attempt` until it succeeds, fails for good, or `maxRetries` retries are spent; then throws `giveUp(...)`. */
-export const withRetries = async <T>(attempt: () => Promise<T>, o: RetryOptions): Promise<T> => {
-  for (let n = 1; ; n++) {
-    try {
-      return await attempt();
-    } catch (e) {
-      const failure = o.classify(e);
-      if (!failure.retryable || n > o.maxRetries) throw o.giveUp(e, n);
-      const delayMs = backoffMs(n - 1, o.random, failure.retryAfterMs);
-      o.onRetry?.({ attempt: n, delayMs, reason: failure.reason });
-      await o.sleep(delayMs);
-    }
-  }
-};
+// The loop is generic (src/util/retry.ts); what is retryable for a model endpoint is decided here.
+export { backoffMs, type Failure, type RetryEvent, withRetries } from "../util/retry.ts";
 
 const TRANSIENT_NETWORK = /ECONNRESET|socket hang up|fetch failed|other side closed|UND_ERR_SOCKET|ETIMEDOUT|EPIPE/i;
 

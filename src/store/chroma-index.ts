@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { ChromaClient, type Collection, type Metadata, type Where } from "chromadb";
 import { ConfigError } from "../errors.ts";
+import { type Failure, withRetries } from "../util/retry.ts";
 import { BankEntry, foldEvents, type BankEvent } from "./bank.ts";
 import { supervisedReady } from "./chroma-server.ts";
 import type { Embedder } from "./embedding.ts";
@@ -58,7 +59,6 @@ export interface ChromaCallOptions {
 
 const DEFAULT_TIMEOUT_MS = 20_000;
 const DEFAULT_RETRIES = 5;
-const BACKOFF_MS = 200;
 
 // The deadline of the call in progress, read by the request interceptor below (calls may overlap).
 const deadlines = new AsyncLocalStorage<AbortSignal>();
@@ -75,7 +75,7 @@ export const chromaClient = (url: string): ChromaClient => {
   const ssl = u.protocol === "https:";
   const client = new ChromaClient({ host: u.hostname, port: Number(u.port || (ssl ? 443 : 80)), ssl });
   urls.set(client, url.replace(/\/+$/, ""));
-  // Without it a timed-out request would stay open; the deadline itself holds either way (see guarded).
+  // Without it a timed-out request would stay open; the deadline itself holds either way (see ChromaCaller).
   const http = (client as unknown as { apiClient?: Interceptable }).apiClient;
   http?.interceptors?.request?.use((req) => {
     const signal = deadlines.getStore();
@@ -84,29 +84,33 @@ export const chromaClient = (url: string): ChromaClient => {
   return client;
 };
 
-const realSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+/** 200 ms doubling per retry; used without jitter (random: () => 1). */
+const BACKOFF = { baseMs: 200, capMs: 30_000 };
 
 /** chromadb's error classes, told apart by name (its HTTP layer maps statuses onto them). */
-type Failure =
+type Kind =
   | { kind: "timeout" }
   | { kind: "connect" }
-  | { kind: "server"; detail: string; retry: boolean }
+  | { kind: "server"; detail: string }
   | { kind: "refused"; detail: string }
   | { kind: "malformed"; detail: string };
 
 const firstLine = (e: unknown) => (e instanceof Error ? `${e.name === "Error" ? "" : `${e.name}: `}${e.message}` : String(e)).split("\n")[0]!.slice(0, 200);
 
-const classify = (e: unknown, timedOut: boolean): Failure => {
-  if (timedOut) return { kind: "timeout" };
+/** Thrown by an attempt whose deadline passed, whatever the call was doing then. */
+class DeadlinePassed extends Error {}
+
+const kindOf = (e: unknown): Kind => {
+  if (e instanceof DeadlinePassed) return { kind: "timeout" };
   const name = e instanceof Error ? e.name : "";
   if (e instanceof ConfigError) return { kind: "refused", detail: e.message };
   switch (name) {
     case "ChromaConnectionError":
       return { kind: "connect" };
     case "ChromaServerError":
-      return { kind: "server", detail: (e as Error).message, retry: true };
+      return { kind: "server", detail: (e as Error).message };
     case "ChromaRateLimitError":
-      return { kind: "server", detail: "HTTP 429 rate limited", retry: true };
+      return { kind: "server", detail: "HTTP 429 rate limited" };
     case "ChromaClientError":
     case "ChromaUnauthorizedError":
     case "ChromaForbiddenError":
@@ -129,47 +133,60 @@ const rejectOnAbort = (signal: AbortSignal) => new Promise<never>((_, reject) =>
 class ChromaCaller {
   constructor(
     readonly url: string,
-    private readonly o: Required<Omit<ChromaCallOptions, "ready">> & Pick<ChromaCallOptions, "ready">,
+    private readonly o: Omit<ChromaCallOptions, "timeoutMs" | "retries"> & Required<Pick<ChromaCallOptions, "timeoutMs" | "retries">>,
   ) {}
 
-  async call<T>(what: string, fn: () => Promise<T>): Promise<T> {
-    const fix = `check the Chroma server at ${this.url} or unset CHROMA_URL to let hexa start its own`;
+  call<T>(what: string, fn: () => Promise<T>): Promise<T> {
     let timeouts = 0;
-    for (let attempt = 1; ; attempt++) {
-      const deadline = new AbortController();
-      const timer = setTimeout(() => deadline.abort(new Error(`no answer within ${this.o.timeoutMs} ms`)), this.o.timeoutMs);
-      let failure: Failure;
-      try {
-        return await Promise.race([deadlines.run(deadline.signal, fn), rejectOnAbort(deadline.signal)]);
-      } catch (e) {
-        failure = classify(e, deadline.signal.aborted);
-      } finally {
-        clearTimeout(timer);
-      }
-      const attempts = `${attempt} attempt${attempt === 1 ? "" : "s"}`;
-      if (failure.kind === "timeout") timeouts++;
-      const retryable =
-        failure.kind === "connect" ||
-        failure.kind === "malformed" ||
-        (failure.kind === "server" && failure.retry) ||
-        (failure.kind === "timeout" && timeouts < 2);
-      if (!retryable || attempt > this.o.retries) {
-        switch (failure.kind) {
-          case "timeout":
-            throw new ConfigError(`chroma: ${what} at ${this.url} got no answer within ${this.o.timeoutMs} ms (${attempts}); ${fix}`);
-          case "connect":
-            throw new ConfigError(`chroma: ${what} at ${this.url} could not connect (${attempts}); ${fix}`);
-          case "server":
-            throw new ConfigError(`chroma: ${what} at ${this.url} failed with a server error (got ${failure.detail}) after ${attempts}; ${fix}`);
-          case "malformed":
-            throw new ConfigError(`chroma: ${what} at ${this.url} gave an answer that is not Chroma's (got ${failure.detail}) after ${attempts}; ${fix}`);
-          case "refused":
-            throw new ConfigError(`chroma: ${what} at ${this.url} was refused (got ${failure.detail}); ${fix}`);
-        }
-      }
-      await this.o.sleep(BACKOFF_MS * 2 ** (attempt - 1));
-      // A killed embedded server is being restarted: wait for it (its failure to come back is the clear error).
-      if (failure.kind === "connect" || failure.kind === "timeout") await this.o.ready?.();
+    return withRetries(() => this.attempt(fn), {
+      maxRetries: this.o.retries,
+      classify: (e) => {
+        const k = kindOf(e);
+        if (k.kind === "timeout") timeouts++;
+        return this.failure(k, timeouts);
+      },
+      giveUp: (_, attempts, failure) => this.refusal(what, attempts, failure),
+      backoff: BACKOFF,
+      random: () => 1,
+      ...(this.o.sleep ? { sleep: this.o.sleep } : {}),
+    });
+  }
+
+  /** One try under its deadline; the request itself is aborted too (see chromaClient). */
+  private async attempt<T>(fn: () => Promise<T>): Promise<T> {
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(new Error(`no answer within ${this.o.timeoutMs} ms`)), this.o.timeoutMs);
+    try {
+      return await Promise.race([deadlines.run(deadline.signal, fn), rejectOnAbort(deadline.signal)]);
+    } catch (e) {
+      throw deadline.signal.aborted ? new DeadlinePassed() : e;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** A dropped connection, a server error or a foreign answer is retried; a timeout once. */
+  private failure(k: Kind, timeouts: number): Failure & Kind {
+    const retryable = k.kind === "connect" || k.kind === "malformed" || k.kind === "server" || (k.kind === "timeout" && timeouts < 2);
+    // A killed embedded server is being restarted: wait for it (its failure to come back is the clear error).
+    const ready = (k.kind === "connect" || k.kind === "timeout") && this.o.ready;
+    return { ...k, retryable, reason: k.kind, ...(ready ? { recovery: ready } : {}) };
+  }
+
+  private refusal(what: string, attempt: number, failure: Kind): ConfigError {
+    const fix = `check the Chroma server at ${this.url} or unset CHROMA_URL to let hexa start its own`;
+    const attempts = `${attempt} attempt${attempt === 1 ? "" : "s"}`;
+    switch (failure.kind) {
+      case "timeout":
+        return new ConfigError(`chroma: ${what} at ${this.url} got no answer within ${this.o.timeoutMs} ms (${attempts}); ${fix}`);
+      case "connect":
+        return new ConfigError(`chroma: ${what} at ${this.url} could not connect (${attempts}); ${fix}`);
+      case "server":
+        return new ConfigError(`chroma: ${what} at ${this.url} failed with a server error (got ${failure.detail}) after ${attempts}; ${fix}`);
+      case "malformed":
+        return new ConfigError(`chroma: ${what} at ${this.url} gave an answer that is not Chroma's (got ${failure.detail}) after ${attempts}; ${fix}`);
+      case "refused":
+        return new ConfigError(`chroma: ${what} at ${this.url} was refused (got ${failure.detail}); ${fix}`);
     }
   }
 }
@@ -205,7 +222,7 @@ export class SkillIndex {
     const chroma = new ChromaCaller(url, {
       timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       retries: opts.retries ?? DEFAULT_RETRIES,
-      sleep: opts.sleep ?? realSleep,
+      ...(opts.sleep ? { sleep: opts.sleep } : {}),
       ...(ready ? { ready } : {}),
     });
     const collection = await chroma.call(`open collection ${name}`, async () => {

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ConfigError } from "../errors.ts";
 import { EmbeddingConfig, localEmbedder, localEmbedding, makeEmbedder, openAIEmbedder } from "./embedding.ts";
 
@@ -31,24 +31,40 @@ describe("localEmbedding", () => {
 describe("openAIEmbedder", () => {
   let server: Server;
   let baseURL: string;
-  const seen: { auth?: string; body: unknown }[] = [];
+  const seen: { auth?: string; body: unknown; org?: string | undefined }[] = [];
   const readBody = async (req: IncomingMessage) => {
     let s = "";
     for await (const c of req) s += c;
     return JSON.parse(s) as { model: string; input: string[] };
   };
 
+  /** What the fake server answers for one input; some models misbehave on purpose. */
+  let grown = 0;
+  const vectorFor = (model: string, text: string, index: number): unknown => {
+    if (model === "base64") return Buffer.from(new Float32Array([1, 2, 3]).buffer).toString("base64");
+    if (model === "ragged") return Array.from({ length: index + 2 }, () => 1);
+    if (model === "empty") return [];
+    if (model === "growing") return Array.from({ length: ++grown + 1 }, () => 1);
+    return [text.length, index, 1];
+  };
+
   beforeAll(async () => {
     server = createServer((req, res) => {
       void readBody(req).then((body) => {
-        seen.push({ auth: req.headers.authorization, body });
+        seen.push({ auth: req.headers.authorization, body, org: req.headers["openai-organization"] as string | undefined });
         if (body.model === "silent") return; // accepts the request, never answers
+        if (body.model === "stalling") return void res.writeHead(200, { "content-type": "application/json" }).write('{"data":['); // never finishes
         if (req.url !== "/v1/embeddings" || body.model === "missing") {
           res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: "model not found" }));
           return;
         }
+        if (body.model === "garbled") return void res.writeHead(200, { "content-type": "application/json" }).end("{not json");
+        if (body.model === "html") return void res.writeHead(200, { "content-type": "text/html" }).end("<html><body>Login required</body></html>");
         // Reverse order on purpose: the client must sort by index.
-        const data = body.input.map((t, index) => ({ object: "embedding", index, embedding: [t.length, index, 1] })).reverse();
+        const data = body.input
+          .map((t, index) => ({ object: "embedding", index: body.model === "twice" ? 0 : index, embedding: vectorFor(body.model, t, index) }))
+          .reverse();
+        if (body.model === "short") data.pop();
         res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ object: "list", data, model: body.model }));
       });
     });
@@ -66,13 +82,76 @@ describe("openAIEmbedder", () => {
       [3, 1, 1],
     ]);
     expect(e.dims).toBe(3);
-    expect(seen.at(-1)).toEqual({ auth: "Bearer sk-test", body: { model: "text-embedding-3-small", input: ["a", "bbb"] } });
+    expect(seen.at(-1)).toEqual({ auth: "Bearer sk-test", body: { model: "text-embedding-3-small", input: ["a", "bbb"], encoding_format: "float" } });
+  });
+
+  it("takes nothing from the OpenAI environment: no organization or project headers, no key", async () => {
+    vi.stubEnv("OPENAI_ORG_ID", "org-env");
+    vi.stubEnv("OPENAI_ORGANIZATION", "org-env");
+    vi.stubEnv("OPENAI_API_KEY", "sk-env");
+    try {
+      await openAIEmbedder({ model: "m", baseURL, apiKey: "" }).embed(["x"]);
+      expect(seen.at(-1)).toMatchObject({ auth: undefined, org: undefined });
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+
+  it("sends each text as it is, newlines included, and asks for nothing when given nothing", async () => {
+    const e = openAIEmbedder({ model: "m", baseURL, apiKey: "" });
+    const before = seen.length;
+    expect(await e.embed([])).toEqual([]);
+    expect(seen).toHaveLength(before);
+    await e.embed(["Roll down the ramp\nWhen to apply: a ramp"]);
+    expect(seen.at(-1)?.body).toMatchObject({ input: ["Roll down the ramp\nWhen to apply: a ramp"] });
+  });
+
+  it("splits many texts into requests of batchSize and keeps their order", async () => {
+    const e = openAIEmbedder({ model: "m", baseURL, apiKey: "", batchSize: 2 });
+    const before = seen.length;
+    const out = await e.embed(["a", "bb", "ccc", "dddd", "eeeee"]);
+    expect(out.map((v) => v[0])).toEqual([1, 2, 3, 4, 5]);
+    expect(seen.slice(before).map((s) => (s.body as { input: string[] }).input)).toEqual([["a", "bb"], ["ccc", "dddd"], ["eeeee"]]);
+  });
+
+  it.each([
+    ["short", /^embedding: http:\S+\/embeddings returned 1 vectors for 2 texts \(got model short\); check the endpoint$/],
+    ["ragged", /^embedding: http:\S+\/embeddings returned a vector of 3 numbers where 2 were expected \(got model ragged\); check the endpoint$/],
+    ["twice", /^embedding: http:\S+\/embeddings returned vectors for inputs 0, 0 of 2 \(got model twice\); check the endpoint$/],
+    ["empty", /^embedding\.baseURL: http:\S+\/embeddings is not an OpenAI-compatible embeddings endpoint \(got .*\); point it at the API root$/],
+    ["base64", /^embedding\.baseURL: http:\S+\/embeddings is not an OpenAI-compatible embeddings endpoint \(got .*\); point it at the API root$/],
+    ["garbled", /^embedding\.baseURL: http:\S+\/embeddings is not an OpenAI-compatible embeddings endpoint \(got .*JSON.*\); point it at the API root$/],
+    ["html", /^embedding\.baseURL: http:\S+\/embeddings is not an OpenAI-compatible embeddings endpoint \(got .*Login required.*\); point it at the API root$/],
+  ])("refuses a %s answer with a ConfigError naming the endpoint", async (model, message) => {
+    const err = await openAIEmbedder({ model, baseURL, apiKey: "sk-secret" })
+      .embed(["x", "yy"])
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as Error).message).toMatch(message);
+    expect((err as Error).message).not.toContain("sk-secret");
+  });
+
+  it("refuses an endpoint whose vector length changes from one answer to the next", async () => {
+    const e = openAIEmbedder({ model: "growing", baseURL, apiKey: "" });
+    expect(await e.embed(["x"])).toEqual([[1, 1]]);
+    expect(e.dims).toBe(2);
+    await expect(e.embed(["y"])).rejects.toThrow(/^embedding: http:\S+\/embeddings returned a vector of 3 numbers where 2 were expected \(got model growing\)/);
   });
 
   it("turns HTTP errors and unreachable endpoints into ConfigError", async () => {
-    await expect(openAIEmbedder({ model: "missing", baseURL, apiKey: "" }).embed(["x"])).rejects.toThrow(/HTTP 404/);
+    const missing = await openAIEmbedder({ model: "missing", baseURL, apiKey: "" })
+      .embed(["x"])
+      .catch((e: unknown) => e);
+    expect(missing).toBeInstanceOf(ConfigError);
+    expect((missing as Error).message).toMatch(
+      /^embedding: http:\S+\/embeddings answered HTTP 404 \(got .*model not found.*\); check embedding\.model and embedding\.apiKey$/,
+    );
     expect(seen.at(-1)?.auth).toBeUndefined();
-    await expect(openAIEmbedder({ model: "m", baseURL: "http://127.0.0.1:9/v1", apiKey: "" }).embed(["x"])).rejects.toBeInstanceOf(ConfigError);
+    const unreachable = await openAIEmbedder({ model: "m", baseURL: "http://127.0.0.1:9/v1", apiKey: "" })
+      .embed(["x"])
+      .catch((e: unknown) => e);
+    expect(unreachable).toBeInstanceOf(ConfigError);
+    expect((unreachable as Error).message).toMatch(/^embedding\.baseURL: no answer from http:\/\/127\.0\.0\.1:9\/v1\/embeddings \(got .*fetch failed.*\)/);
   });
 
   it("gives up on an endpoint that never answers with a ConfigError naming the deadline", async () => {
@@ -80,6 +159,13 @@ describe("openAIEmbedder", () => {
       .embed(["x"])
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConfigError);
+    expect(String(err)).toMatch(/^ConfigError: embedding\.baseURL: no answer from http:\S+\/embeddings \(got nothing within 200 ms\)/);
+  });
+
+  it("gives up on an answer whose body never ends, with the same deadline", async () => {
+    const err = await openAIEmbedder({ model: "stalling", baseURL, apiKey: "", timeoutMs: 200 })
+      .embed(["x"])
+      .catch((e: unknown) => e);
     expect(String(err)).toMatch(/^ConfigError: embedding\.baseURL: no answer from http:\S+\/embeddings \(got nothing within 200 ms\)/);
   });
 

@@ -1,3 +1,4 @@
+import { type OpenAIClient, OpenAIEmbeddings } from "@langchain/openai";
 import { z } from "zod";
 import { ConfigError } from "../errors.ts";
 import { secret } from "../util/secret-fields.ts";
@@ -63,53 +64,120 @@ export const localEmbedder = (dims = 384): Embedder => ({
   embed: async (texts) => texts.map((t) => localEmbedding(t, dims)),
 });
 
-const EmbeddingsResponse = z.object({
-  data: z.array(z.object({ index: z.number().int(), embedding: z.array(z.number()) })),
+/** Longest vector accepted from an endpoint: the largest embedding models answer with a few thousand numbers. */
+const MAX_DIMS = 16_384;
+/** Texts per request; longer lists go as several requests. */
+const BATCH_SIZE = 512;
+
+const EmbeddingsAnswer = z.object({
+  data: z.array(z.object({ index: z.number().int(), embedding: z.array(z.number()).min(1).max(MAX_DIMS) })),
 });
 
+interface Endpoint {
+  url: string;
+  model: string;
+  timeoutMs: number;
+}
+
+/** The error's message with its causes ("Connection error. ← fetch failed ← connect ECONNREFUSED"). */
+const causeChain = (e: unknown): string => {
+  const parts: string[] = [];
+  for (let c = e; c instanceof Error && parts.length < 4; c = c.cause) parts.push(c.message.split("\n")[0] ?? "");
+  return parts.length > 0 ? parts.join(" ← ") : String(e);
+};
+
+/** A failed request as the ConfigError that says which setting to check. */
+const refusal = (e: unknown, at: Endpoint): ConfigError => {
+  const status = (e as { status?: unknown }).status;
+  if (typeof status === "number") {
+    const got = causeChain(e).slice(0, 200);
+    return new ConfigError(`embedding: ${at.url} answered HTTP ${status} (got ${got}); check embedding.model and embedding.apiKey`);
+  }
+  if (e instanceof SyntaxError) return notAnEndpoint(at, e.message);
+  const got = (e as Error).name === "TimeoutError" ? `nothing within ${at.timeoutMs} ms` : causeChain(e);
+  return new ConfigError(`embedding.baseURL: no answer from ${at.url} (got ${got}); check the URL or use embedding.provider: local`);
+};
+
+const notAnEndpoint = (at: Endpoint, got: string) =>
+  new ConfigError(`embedding.baseURL: ${at.url} is not an OpenAI-compatible embeddings endpoint (got ${got.slice(0, 200)}); point it at the API root`);
+
+/** One answer's vectors in input order: as many as inputs, one per input, all `dims` long (or as long as the first). */
+const vectorsOf = (answer: unknown, inputs: number, dims: number, at: Endpoint): number[][] => {
+  const parsed = EmbeddingsAnswer.safeParse(answer);
+  if (!parsed.success) throw notAnEndpoint(at, typeof answer === "string" ? answer : (JSON.stringify(answer) ?? String(answer)));
+  const bad = (what: string) => new ConfigError(`embedding: ${at.url} returned ${what} (got model ${at.model}); check the endpoint`);
+  // The API may return rows out of order; index says which input each belongs to.
+  const rows = [...parsed.data.data].sort((a, b) => a.index - b.index);
+  if (rows.length !== inputs) throw bad(`${rows.length} vectors for ${inputs} texts`);
+  if (rows.some((r, i) => r.index !== i)) throw bad(`vectors for inputs ${rows.map((r) => r.index).join(", ")} of ${inputs}`);
+  const expected = dims || rows[0]!.embedding.length;
+  const odd = rows.find((r) => r.embedding.length !== expected);
+  if (odd) throw bad(`a vector of ${odd.embedding.length} numbers where ${expected} were expected`);
+  return rows.map((r) => r.embedding);
+};
+
+/**
+ * The SDK's fetch with a deadline over the whole answer, body included (an endpoint that accepts the connection and
+ * never finishes would otherwise hang the index), and no Authorization header when there is no key.
+ */
+const endpointFetch =
+  (timeoutMs: number, apiKey: string) =>
+  (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const headers = new Headers(init?.headers);
+    if (!apiKey) headers.delete("authorization");
+    const deadline = AbortSignal.timeout(timeoutMs);
+    return fetch(input, { ...init, headers, signal: init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline });
+  };
+
+/** OpenAIEmbeddings that checks each answer before use and remembers the vector length. */
+class CheckedEmbeddings extends OpenAIEmbeddings {
+  dims = 0;
+
+  constructor(
+    private readonly at: Endpoint,
+    fields: ConstructorParameters<typeof OpenAIEmbeddings>[0],
+  ) {
+    super(fields);
+  }
+
+  protected override async embeddingWithRetry(request: OpenAIClient.EmbeddingCreateParams): Promise<OpenAIClient.CreateEmbeddingResponse> {
+    const answer: unknown = await super.embeddingWithRetry(request).catch((e: unknown) => {
+      throw refusal(e, this.at);
+    });
+    const vectors = vectorsOf(answer, Array.isArray(request.input) ? request.input.length : 1, this.dims, this.at);
+    this.dims = vectors[0]!.length;
+    return {
+      ...(answer as OpenAIClient.CreateEmbeddingResponse),
+      data: vectors.map((embedding, index) => ({ object: "embedding" as const, index, embedding })),
+    };
+  }
+}
+
 /** Client for an OpenAI-compatible embeddings endpoint (OpenAI, vLLM, llama.cpp, Ollama's /v1). */
-export const openAIEmbedder = (cfg: { model: string; baseURL: string; apiKey: string; timeoutMs?: number }): Embedder => {
-  const url = `${cfg.baseURL.replace(/\/+$/, "")}/embeddings`;
-  // An endpoint that accepts the connection and never answers would otherwise hang the index for good.
+export const openAIEmbedder = (cfg: { model: string; baseURL: string; apiKey: string; timeoutMs?: number; batchSize?: number }): Embedder => {
+  const baseURL = cfg.baseURL.replace(/\/+$/, "");
   const timeoutMs = cfg.timeoutMs ?? 60_000;
-  let dims = 0;
+  const client = new CheckedEmbeddings(
+    { url: `${baseURL}/embeddings`, model: cfg.model, timeoutMs },
+    {
+      model: cfg.model,
+      // The SDK needs a key to build a request; endpointFetch removes the header when there is none.
+      apiKey: cfg.apiKey || "none",
+      batchSize: cfg.batchSize ?? BATCH_SIZE,
+      // Texts are embedded as written: entries are multi-line, and an index must match its queries exactly.
+      stripNewLines: false,
+      // Floats as the endpoint sends them; base64 would be decoded blind, even from a server that ignored the ask.
+      encodingFormat: "float",
+      // A failed request is reported at once, naming the setting to check; the deadline is endpointFetch's.
+      maxRetries: 0,
+      configuration: { baseURL, organization: null, project: null, fetch: endpointFetch(timeoutMs, cfg.apiKey) },
+    },
+  );
   return {
     get dims() {
-      return dims;
+      return client.dims;
     },
-    async embed(texts) {
-      if (texts.length === 0) return [];
-      const headers: Record<string, string> = { "content-type": "application/json" };
-      if (cfg.apiKey) headers.authorization = `Bearer ${cfg.apiKey}`;
-      let res: Response;
-      let body: string;
-      try {
-        const signal = AbortSignal.timeout(timeoutMs);
-        res = await fetch(url, { method: "POST", headers, body: JSON.stringify({ model: cfg.model, input: texts }), signal });
-        body = await res.text();
-      } catch (err) {
-        const got = (err as Error).name === "TimeoutError" ? `nothing within ${timeoutMs} ms` : String(err);
-        throw new ConfigError(`embedding.baseURL: no answer from ${url} (got ${got}); check the URL or use embedding.provider: local`);
-      }
-      if (!res.ok) {
-        throw new ConfigError(`embedding: ${url} answered HTTP ${res.status} (got ${body.slice(0, 200)}); check embedding.model and embedding.apiKey`);
-      }
-      let parsed: z.infer<typeof EmbeddingsResponse>;
-      try {
-        parsed = EmbeddingsResponse.parse(JSON.parse(body));
-      } catch {
-        throw new ConfigError(
-          `embedding.baseURL: ${url} is not an OpenAI-compatible embeddings endpoint (got ${body.slice(0, 200)}); point it at the API root`,
-        );
-      }
-      // The API may return rows out of order; index says which input each belongs to.
-      const out = [...parsed.data].sort((a, b) => a.index - b.index).map((d) => d.embedding);
-      if (out.length !== texts.length) {
-        throw new ConfigError(`embedding: ${url} returned ${out.length} vectors for ${texts.length} texts (got model ${cfg.model}); check the endpoint`);
-      }
-      dims = out[0]!.length;
-      return out;
-    },
+    embed: (texts) => client.embedDocuments(texts),
   };
 };
 
