@@ -7,10 +7,11 @@
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readYamlMapping } from "../src/util/yaml-file.ts";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
+import { stringify as stringifyYaml } from "yaml";
 import { distil, evolve } from "../agents/evolver.ts";
 import { labelTrajectories, type Labelled } from "../agents/evolver-labels.ts";
 import { placementOf } from "../levels/interphyre/action.ts";
@@ -68,7 +69,7 @@ const section = (title: string) => {
 const runQuickstart = async (tmp: string) => {
   let config = join(ROOT, "configs", "quickstart.yaml");
   if (QUICK) {
-    const cfg = parseYaml(readFileSync(config, "utf8")) as Record<string, unknown>;
+    const cfg = readYamlMapping(config);
     config = join(tmp, "quickstart-quick.yaml");
     writeFileSync(config, stringifyYaml({ ...cfg, rounds: 3 }));
   }
