@@ -6,7 +6,7 @@
  * (a role model created) and parsing a string-coordinate `{"x":"1","y":"2"}`.
  * Run: npx tsx bench/tools.ts [--seeds 10] [--rounds 1] [--rows-only]
  */
-import { execFileSync } from "node:child_process";
+import { execaSync } from "execa";
 import { createInstance } from "../levels/interphyre/instance.ts";
 import { closePhysicsHost } from "../levels/interphyre/physics-host.ts";
 import { openInterphyreEnv } from "../levels/interphyre/task-env.ts";
@@ -140,7 +140,7 @@ const processRows = () => {
   const got = new Map<RowName, { sim: number; cpu: number }[]>();
   for (let round = 0; round < ROUNDS; round++) {
     for (const name of Object.keys(ROWS) as RowName[]) {
-      const out = execFileSync(process.execPath, [...process.execArgv, self, "--row", name, "--seeds", String(SEEDS)], { encoding: "utf8" });
+      const out = execaSync(process.execPath, [...process.execArgv, self, "--row", name, "--seeds", String(SEEDS)], { stderr: "inherit" }).stdout;
       const r = JSON.parse(out.trim().split("\n").at(-1)!) as { sim: number; cpu: number; trivial: number; trivialCpu: number };
       const { sim, cpu } = r;
       got.set(name, [...(got.get(name) ?? []), { sim, cpu }]);

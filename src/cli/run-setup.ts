@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { execaSync } from "execa";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -29,10 +29,7 @@ export const codeVersion = (): CodeVersion => {
   const version = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
   let commit: string | null = null;
   try {
-    commit =
-      execFileSync("git", ["rev-parse", "HEAD"], { cwd: ROOT, stdio: ["ignore", "pipe", "ignore"], timeout: 5000 })
-        .toString()
-        .trim() || null;
+    commit = execaSync("git", ["rev-parse", "HEAD"], { cwd: ROOT, stdin: "ignore", stderr: "ignore", timeout: 5000 }).stdout.trim() || null;
   } catch {
     // Not a checkout (an installed package) or no git: the package version alone names the code.
   }
