@@ -5,12 +5,13 @@
  * time split into simulation / agent / bank / the rest. Progress goes to stderr, the tables to stdout.
  * Run: npm run bench:bank [-- --quick]   (--quick: fewer samples, 100 skills per level, a 3-round quickstart)
  */
-import { spawn } from "node:child_process";
+import { execa } from "execa";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readYamlMapping } from "../src/util/yaml-file.ts";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
+import { stringify as stringifyYaml } from "yaml";
 import { distil, evolve } from "../agents/evolver.ts";
 import { labelTrajectories, type Labelled } from "../agents/evolver-labels.ts";
 import { placementOf } from "../levels/interphyre/action.ts";
@@ -68,20 +69,17 @@ const section = (title: string) => {
 const runQuickstart = async (tmp: string) => {
   let config = join(ROOT, "configs", "quickstart.yaml");
   if (QUICK) {
-    const cfg = parseYaml(readFileSync(config, "utf8")) as Record<string, unknown>;
+    const cfg = readYamlMapping(config);
     config = join(tmp, "quickstart-quick.yaml");
     writeFileSync(config, stringifyYaml({ ...cfg, rounds: 3 }));
   }
   const runsDir = join(tmp, "runs");
-  const spawnTimed = (args: string[]) =>
-    new Promise<number>((resolve, reject) => {
-      const t0 = performance.now();
-      const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
-      let err = "";
-      child.stderr.on("data", (d: Buffer) => (err = (err + d.toString()).slice(-2000)));
-      child.on("error", reject);
-      child.on("close", (code) => (code === 0 ? resolve(performance.now() - t0) : reject(new Error(`bench: ${args.join(" ")} exited with ${code}:\n${err}`))));
-    });
+  const spawnTimed = async (args: string[]): Promise<number> => {
+    const t0 = performance.now();
+    const r = await execa(process.execPath, args, { cwd: ROOT, stdin: "ignore", stdout: "ignore", reject: false });
+    if (r.exitCode !== 0) throw new Error(`bench: ${args.join(" ")} exited with ${r.exitCode ?? r.shortMessage}:\n${r.stderr.slice(-2000)}`);
+    return performance.now() - t0;
+  };
   const startupMs = await spawnTimed([join("bin", "hexa.js"), "--help"]);
   note(`quickstart${QUICK ? " (3 rounds)" : ""} …`);
   const wallMs = await spawnTimed([join("bin", "hexa.js"), "run", config, "--runs-dir", runsDir]);

@@ -3,7 +3,7 @@
  * with one physics worker and with the default (one per core): start-up, parsing and the rollouts, as a user
  * waits for them. Run by bench/sim.ts.
  */
-import { spawnSync } from "node:child_process";
+import { execaSync } from "execa";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -27,13 +27,13 @@ export const benchCheckScenes = (): void => {
   for (const engine of ENGINES) {
     for (const workers of [...new Set([1, cores])]) {
       const t0 = performance.now();
-      const out = spawnSync(process.execPath, ["bin/hexa.js", "levels", "check-scenes", ...files, "--engine", engine, "--json"], {
+      const out = execaSync(process.execPath, ["bin/hexa.js", "levels", "check-scenes", ...files, "--engine", engine, "--json"], {
         cwd: ROOT,
-        env: { ...process.env, HEXA_PHYSICS_WORKERS: String(workers) },
-        encoding: "utf8",
+        env: { HEXA_PHYSICS_WORKERS: String(workers) },
+        reject: false,
       });
       const s = (performance.now() - t0) / 1000;
-      if (out.status !== 0) throw new Error(`check-scenes --engine ${engine}: exit ${out.status}\n${out.stderr}`);
+      if (out.exitCode !== 0) throw new Error(`check-scenes --engine ${engine}: exit ${out.exitCode ?? out.shortMessage}\n${out.stderr}`);
       const r = JSON.parse(out.stdout) as { total: number; reproduced: number };
       rows.push([engine, String(workers), s.toFixed(1), `${r.reproduced}/${r.total}`]);
     }

@@ -4,7 +4,7 @@
  * processes, one per core; progress goes to stderr.
  * Run: node --import tsx bench/heuristic.ts [--seeds 20] [--levels catapult,basket_case] [--jobs 2]
  */
-import { spawn } from "node:child_process";
+import { execa } from "execa";
 import { fileURLToPath } from "node:url";
 import { runHeuristicEpisode } from "../levels/interphyre/heuristic/agent.ts";
 import { createInstance } from "../levels/interphyre/instance.ts";
@@ -49,19 +49,16 @@ const runLevel = (level: string): Row => {
   return row;
 };
 
-const runChild = (levels: string[]): Promise<Row[]> =>
-  new Promise((resolve, reject) => {
-    const script = fileURLToPath(import.meta.url);
-    const child = spawn(process.execPath, ["--import", "tsx", script, "--worker", "--seeds", String(SEEDS), "--levels", levels.join(",")], {
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    let out = "";
-    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
-    child.on("error", reject);
-    child.on("close", (code) =>
-      code === 0 ? resolve(JSON.parse(out) as Row[]) : reject(new Error(`bench worker for ${levels.join(",")} exited with ${code}`)),
-    );
+const runChild = async (levels: string[]): Promise<Row[]> => {
+  const script = fileURLToPath(import.meta.url);
+  const r = await execa(process.execPath, ["--import", "tsx", script, "--worker", "--seeds", String(SEEDS), "--levels", levels.join(",")], {
+    stdin: "ignore",
+    stderr: "inherit",
+    reject: false,
   });
+  if (r.exitCode !== 0) throw new Error(`bench worker for ${levels.join(",")} exited with ${r.exitCode ?? r.shortMessage}`);
+  return JSON.parse(r.stdout) as Row[];
+};
 
 const printTable = (rows: Row[]) => {
   console.log(

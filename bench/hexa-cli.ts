@@ -2,7 +2,7 @@
  * The bench scripts that measure a CLI command run it as a user does: `bin/hexa.js` (./hexa) from the compiled
  * dist/ (`npm run build` first), in the repository root, its stderr passed through as progress.
  */
-import { spawnSync } from "node:child_process";
+import { execaSync } from "execa";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 // @ts-expect-error bin/launch.js is plain JavaScript without types
@@ -26,15 +26,17 @@ export interface CliResult {
 /** Run `hexa <args>`; throws with the exit status when it fails. */
 export const hexaCli = (args: readonly string[], opts: { env?: NodeJS.ProcessEnv } = {}): CliResult => {
   const t0 = performance.now();
-  const r = spawnSync(process.execPath, [HEXA_BIN, ...args], {
+  const r = execaSync(process.execPath, [HEXA_BIN, ...args], {
     cwd: ROOT,
-    encoding: "utf8",
-    env: { ...process.env, ...opts.env },
+    ...(opts.env ? { env: opts.env } : {}),
     maxBuffer: 1 << 28,
-    stdio: ["ignore", "pipe", "inherit"],
+    stdin: "ignore",
+    stderr: "inherit",
+    stripFinalNewline: false,
+    reject: false,
   });
   const wallS = (performance.now() - t0) / 1000;
-  if (r.status !== 0) throw new Error(`hexa ${args.join(" ")}: exit ${r.status ?? r.signal}\n${r.stdout.slice(-2000)}`);
+  if (r.exitCode !== 0) throw new Error(`hexa ${args.join(" ")}: exit ${r.exitCode ?? r.signal ?? r.shortMessage}\n${r.stdout.slice(-2000)}`);
   return { stdout: r.stdout, wallS };
 };
 

@@ -7,10 +7,11 @@
  *      --repeats 1 for a quick look)
  */
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { readYamlMapping } from "../src/util/yaml-file.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { parse as parseYaml, stringify } from "yaml";
+import { stringify } from "yaml";
 import { haveChromium, launchChromium, NO_CHROMIUM } from "../test/support/browser.ts";
 import { intFlag, parseFlags } from "./flags.ts";
 import { formatTable } from "./harness.ts";
@@ -48,7 +49,7 @@ const range = (xs: readonly number[]): string => {
 
 /** The quickstart config with `rounds` set, run into `dir`; returns its run directory and episode count. */
 const quickstartRun = (dir: string): { run: string; episodes: number } => {
-  const cfg = { ...(parseYaml(readFileSync(join(ROOT, "configs/quickstart.yaml"), "utf8")) as object), rounds: ROUNDS };
+  const cfg = { ...readYamlMapping(join(ROOT, "configs/quickstart.yaml")), rounds: ROUNDS };
   const file = join(dir, "quickstart.yaml");
   writeFileSync(file, stringify(cfg));
   const run = runDirOf(hexaCli(["run", file, "--runs-dir", join(dir, "runs")]).stdout);

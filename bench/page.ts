@@ -5,7 +5,7 @@
  * machine (CPU model, cores, memory, Node version), the date, the load average at start and end, then what it
  * printed (its tables and verdict lines) verbatim. No narrative. Without `--write-page` it only prints.
  */
-import { execFileSync } from "node:child_process";
+import { execaSync } from "execa";
 import { writeFileSync } from "node:fs";
 import os from "node:os";
 import { join, relative } from "node:path";
@@ -33,7 +33,7 @@ export interface PageHeader {
 /** The checkout's commit, marked when tracked files differ from it (untracked files do not count). */
 export const gitCommit = (cwd: string = ROOT): string => {
   try {
-    const git = (...args: string[]) => execFileSync("git", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+    const git = (...args: string[]) => execaSync("git", args, { cwd, stdin: "ignore", stderr: "ignore" }).stdout.trim();
     const sha = git("rev-parse", "HEAD");
     return git("status", "--porcelain", "--untracked-files=no") ? `${sha} + uncommitted changes` : sha;
   } catch (e) {

@@ -4,7 +4,7 @@
  * (../shared/reference/cleanrl-hopper/run.sh: its table, one row per 10 rollouts and the last, and its SPS line).
  * Both sides report the same window: the training episodes that ended since the previous row, per episode.
  */
-import { spawn } from "node:child_process";
+import { execa } from "execa";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT } from "./page.ts";
@@ -22,18 +22,12 @@ export interface ParityRun {
   sps: number;
 }
 
-const run = (cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<string> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-    let out = "",
-      err = "";
-    child.stdout.on("data", (d: Buffer) => (out += d.toString("utf8")));
-    child.stderr.on("data", (d: Buffer) => (err += d.toString("utf8")));
-    child.on("error", reject);
-    child.on("close", (code) =>
-      code === 0 ? resolve(out) : reject(new Error(`${cmd} ${args.join(" ")} exited ${code}:\n${(err || out).split("\n").slice(-15).join("\n")}`)),
-    );
-  });
+const run = async (cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<string> => {
+  const r = await execa(cmd, args, { cwd: ROOT, env, stdin: "ignore", stripFinalNewline: false, reject: false });
+  if (r.exitCode !== 0)
+    throw new Error(`${cmd} ${args.join(" ")} exited ${r.exitCode ?? r.shortMessage}:\n${(r.stderr || r.stdout).split("\n").slice(-15).join("\n")}`);
+  return r.stdout;
+};
 
 const hexaRun = async (seed: number, steps: number): Promise<ParityRun> => {
   const script = join(ROOT, "bench", "ppo-hopper.ts");

@@ -11,8 +11,7 @@
  * the machine's two cores give at once.
  * Run: npm run build && npm run bench:quickstart-workers [-- --pairs 3]
  */
-import { spawn } from "node:child_process";
-import { once } from "node:events";
+import { execa } from "execa";
 import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
@@ -58,26 +57,21 @@ const runQuickstart = async (workers: number): Promise<Measured> => {
   try {
     const cpuOut = join(dir, "cpu");
     const t0 = performance.now();
-    const child = spawn(process.execPath, ["--import", CPU_AT_EXIT, HEXA_BIN, "run", CONFIG, "--runs-dir", join(dir, "runs")], {
+    const r = await execa(process.execPath, ["--import", CPU_AT_EXIT, HEXA_BIN, "run", CONFIG, "--runs-dir", join(dir, "runs")], {
       cwd: ROOT,
-      env: { ...process.env, HEXA_PHYSICS_WORKERS: String(workers), HEXA_BENCH_CPU_OUT: cpuOut },
-      stdio: ["ignore", "pipe", "pipe"],
+      env: { HEXA_PHYSICS_WORKERS: String(workers), HEXA_BENCH_CPU_OUT: cpuOut },
+      stdin: "ignore",
+      stripFinalNewline: false,
+      reject: false,
     });
-    const [stdout, stderr] = [text(child.stdout), text(child.stderr)];
-    const [code, signal] = (await once(child, "close")) as [number | null, string | null];
     const wallS = (performance.now() - t0) / 1000;
-    if (code !== 0) throw new Error(`hexa run ${CONFIG} on ${workers} worker(s): exit ${code ?? signal}\n${(await stderr).slice(-2000)}`);
+    if (r.exitCode !== 0)
+      throw new Error(`hexa run ${CONFIG} on ${workers} worker(s): exit ${r.exitCode ?? r.signal ?? r.shortMessage}\n${r.stderr.slice(-2000)}`);
     const cpuS = Number(readFileSync(cpuOut, "utf8")) / 1e6;
-    return { workers, wallS, cpuS, digest: runDigest(runDirOf(await stdout), await stdout) };
+    return { workers, wallS, cpuS, digest: runDigest(runDirOf(r.stdout), r.stdout) };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-};
-
-const text = async (stream: NodeJS.ReadableStream): Promise<string> => {
-  let out = "";
-  for await (const chunk of stream) out += String(chunk);
-  return out;
 };
 
 interface Pair {

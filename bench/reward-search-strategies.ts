@@ -14,7 +14,7 @@
  * it alone (bench/data-pages.ts): with --write-page both are written under docs/benchmarks/, else the page is printed.
  * Runs `./hexa` from this checkout's dist/ (`npm run build` first).
  */
-import { spawnSync } from "node:child_process";
+import { execaSync } from "execa";
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { z } from "zod";
@@ -97,9 +97,9 @@ for (const [i, g] of groups.entries()) {
     dir,
   ];
   process.stderr.write(`hexa ${args.join(" ")}\n`);
-  const r = spawnSync(process.execPath, [hexaBin, ...args], { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"] });
-  if (r.status !== 0) {
-    process.stderr.write(`hexa bench reward-search exited ${r.status ?? r.signal} for ${g.tasks}; rerun to continue from ${dir}\n`);
+  const r = execaSync(process.execPath, [hexaBin, ...args], { cwd: ROOT, stdin: "ignore", stdout: "ignore", stderr: "inherit", reject: false });
+  if (r.exitCode !== 0) {
+    process.stderr.write(`hexa bench reward-search exited ${r.exitCode ?? r.signal ?? r.shortMessage} for ${g.tasks}; rerun to continue from ${dir}\n`);
     process.exit(1);
   }
   const res = GroupResults.parse(JSON.parse(readFileSync(join(dir, "results.json"), "utf8")));

@@ -4,10 +4,11 @@
  * shipped banks frozen, and configs/quickstart.yaml learning its own bank (Off2On × Evolving).
  * Run: node --import tsx bench/shipped-bank.ts [--rounds 17]   (npm run build first; --rounds 1 for a quick look)
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { readYamlMapping } from "../src/util/yaml-file.ts";
 import { tmpdir } from "node:os";
 import { isAbsolute, join } from "node:path";
-import { parse as parseYaml, stringify } from "yaml";
+import { stringify } from "yaml";
 import { intFlag, parseFlags } from "./flags.ts";
 import { formatTable } from "./harness.ts";
 import { hexaCli, requireBuild, runDirOf, runMetrics, type LevelMetrics } from "./hexa-cli.ts";
@@ -34,7 +35,7 @@ const ARMS: Arm[] = [
 
 type Config = { levels: string[]; seeds?: { offset?: number }; episodesPerRound: number; offline?: { banks?: string[] } } & Record<string, unknown>;
 
-const readConfig = (path: string): Config => parseYaml(readFileSync(join(ROOT, path), "utf8")) as Config;
+const readConfig = (path: string): Config => readYamlMapping(join(ROOT, path)) as Config;
 
 /** The arm's config with `rounds` and its change applied, bank paths made absolute, written into `dir`. */
 const writeArmConfig = (arm: Arm, i: number, dir: string): string => {

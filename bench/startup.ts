@@ -6,7 +6,8 @@
  * and so each command's own `--help` (bin): a command imports its work only in its handler (src/cli-kit/lazy-command.ts).
  * Run: npm run bench:startup [-- --runs 10]
  */
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
+import { execaSync } from "execa";
 import { fileURLToPath } from "node:url";
 import { median, ms, percentile, printTable } from "./harness.ts";
 import { recordPage } from "./page.ts";
@@ -41,11 +42,12 @@ const ROWS: { what: string; cmd: string; args: string[] }[] = [
   ...COMMAND_HELP.map((c) => ({ what: `hexa ${c} --help (bin)`, cmd: node, args: ["bin/hexa.js", ...c.split(" "), "--help"] })),
 ];
 
-execFileSync(node, ["scripts/build.mjs"], { cwd: ROOT, stdio: "inherit" });
+execaSync(node, ["scripts/build.mjs"], { cwd: ROOT, stdio: "inherit" });
 const samples = ROWS.map(() => [] as number[]);
 for (let round = -1; round < RUNS; round++) {
   ROWS.forEach((r, k) => {
     const t0 = performance.now();
+    // Node's own spawnSync, not execa: the row times the child, and a launcher's option handling would add to every row.
     const out = spawnSync(r.cmd, r.args, { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
     const t = performance.now() - t0;
     if (out.status !== 0) throw new Error(`${r.what}: exit ${out.status}\n${out.stderr}`);

@@ -6,12 +6,12 @@
  * (a role model created) and parsing a string-coordinate `{"x":"1","y":"2"}`.
  * Run: npx tsx bench/tools.ts [--seeds 10] [--rounds 1] [--rows-only]
  */
-import { execFileSync } from "node:child_process";
+import { execaSync } from "execa";
 import { createInstance } from "../levels/interphyre/instance.ts";
 import { closePhysicsHost } from "../levels/interphyre/physics-host.ts";
 import { openInterphyreEnv } from "../levels/interphyre/task-env.ts";
 import { readCertified } from "../levels/interphyre/certified-seeds.ts";
-import { callTool, ToolSession } from "../levels/interphyre/tools/define-tool.ts";
+import { callInterphyreTool, ToolSession } from "../levels/interphyre/tools/interphyre-tool.ts";
 import { tools } from "../levels/interphyre/tools/index.ts";
 import { percentile as pct, printTable } from "./harness.ts";
 import { recordPage } from "./page.ts";
@@ -51,7 +51,7 @@ const toolTable = () => {
     for (const entry of certified.slice(-3)) {
       const session = new ToolSession(createInstance(level, entry.seed), 2000);
       const [x, y, radius] = entry.solution;
-      for (const [name, , args] of cases) if (name in tools) callTool(all, session, name, args({ x, y, radius }, session));
+      for (const [name, , args] of cases) if (name in tools) callInterphyreTool(all, session, name, args({ x, y, radius }, session));
     }
     const seeds = certified.slice(0, SEEDS);
     const times = new Map<string, number[]>();
@@ -61,7 +61,7 @@ const toolTable = () => {
       for (const [name, label, args] of cases) {
         if (!(name in tools)) continue;
         const t0 = performance.now();
-        callTool(all, session, name, args({ x, y, radius }, session));
+        callInterphyreTool(all, session, name, args({ x, y, radius }, session));
         const key = `${name}\t${label}`;
         times.set(key, [...(times.get(key) ?? []), performance.now() - t0]);
       }
@@ -140,7 +140,7 @@ const processRows = () => {
   const got = new Map<RowName, { sim: number; cpu: number }[]>();
   for (let round = 0; round < ROUNDS; round++) {
     for (const name of Object.keys(ROWS) as RowName[]) {
-      const out = execFileSync(process.execPath, [...process.execArgv, self, "--row", name, "--seeds", String(SEEDS)], { encoding: "utf8" });
+      const out = execaSync(process.execPath, [...process.execArgv, self, "--row", name, "--seeds", String(SEEDS)], { stderr: "inherit" }).stdout;
       const r = JSON.parse(out.trim().split("\n").at(-1)!) as { sim: number; cpu: number; trivial: number; trivialCpu: number };
       const { sim, cpu } = r;
       got.set(name, [...(got.get(name) ?? []), { sim, cpu }]);

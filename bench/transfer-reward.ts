@@ -4,9 +4,10 @@
  * same instances; per arm the tasks solved, mean and median F (the committed reward's policy on held-out
  * evaluation seeds). The trainer cache goes to a fresh folder, so every training runs.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
+import { readYamlMapping } from "../src/util/yaml-file.ts";
 import { join } from "node:path";
-import { parse as parseYaml, stringify } from "yaml";
+import { stringify } from "yaml";
 import { getTask } from "../levels/reward-search/tasks/index.ts";
 import { RunDir } from "../src/store/run-dir.ts";
 import { formatTable } from "./harness.ts";
@@ -33,7 +34,7 @@ interface ArmFigures {
 
 /** The config with its trainer cache moved into `dir` (a fresh cache: no training is reused). */
 const freshConfig = (config: string, dir: string): string => {
-  const cfg = parseYaml(readFileSync(join(ROOT, config), "utf8")) as Record<string, unknown> & { rewardSearch?: Record<string, unknown> };
+  const cfg = readYamlMapping(join(ROOT, config)) as { rewardSearch?: Record<string, unknown> };
   cfg.rewardSearch = { ...cfg.rewardSearch, cacheDir: join(dir, "trainer-cache") };
   const file = join(dir, "config.yaml");
   writeFileSync(file, stringify(cfg));

@@ -11,7 +11,7 @@ import { checkRunConfig } from "../src/cli/run-check.ts";
 import { runIdOf } from "../src/cli/run-id.ts";
 import { HexaError } from "../src/errors.ts";
 import { parseRunConfigYaml, runConfigYaml } from "../src/loop/run-config.ts";
-import { callTool, type ToolOutcome } from "../levels/interphyre/tools/define-tool.ts";
+import { callInterphyreTool, type DispatchOutcome } from "../levels/interphyre/tools/interphyre-tool.ts";
 import { tools } from "../levels/interphyre/tools/index.ts";
 import { solvedSession } from "./support/tool-session.ts";
 
@@ -234,9 +234,9 @@ describe("fuzz: tool arguments", () => {
     async (_name, tool) => {
       await fc.assert(
         fc.asyncProperty(argsFor([...fieldsOf(tool.input), "snapshot_id", "object", "objects", "steps", "stop_step"]), async (raw) => {
-          let out: ToolOutcome;
+          let out: DispatchOutcome;
           try {
-            out = await Promise.resolve(callTool(all, session, tool.name, raw));
+            out = await Promise.resolve(callInterphyreTool(all, session, tool.name, raw));
           } catch (e) {
             throw new Error(`${tool.name}(${JSON.stringify(raw)}) threw ${(e as Error).name}: ${(e as Error).message}`);
           }
@@ -252,7 +252,7 @@ describe("fuzz: tool arguments", () => {
   it("an unknown or odd tool name is an ERROR observation", async () => {
     await fc.assert(
       fc.asyncProperty(fc.string({ maxLength: 30 }), fc.jsonValue({ maxDepth: 1 }), async (name, raw) => {
-        const out = await Promise.resolve(callTool(all, session, name, raw));
+        const out = await Promise.resolve(callInterphyreTool(all, session, name, raw));
         if (!all.some((t) => t.name === name)) expect(out.observation).toMatch(/^ERROR: unknown tool/);
       }),
       { numRuns: 50, seed: SEED },

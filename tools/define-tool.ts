@@ -1,8 +1,12 @@
 import type { z } from "zod";
 import type { ToolProgress, ToolResult } from "../src/family/task-env.ts";
 
-/** What a tool's run gives back: the text the model sees, the structured result, and the family's ending rule. */
-export type ToolOutput = Pick<ToolResult, "observation" | "result" | "ends" | "pinned" | "compact">;
+/**
+ * What a tool's `run` gives back: the text the model sees, the structured result, and the family's ending rule.
+ * Dispatch tags it with the tool's name (`DispatchOutcome`, tools/dispatch.ts); a family's `TaskEnv.call` turns that
+ * into the `ToolResult` the generic agent reads (src/family/task-env.ts).
+ */
+export type ToolRunOutput = Pick<ToolResult, "observation" | "result" | "ends" | "pinned" | "compact">;
 
 /**
  * One tool the actor may call, in any family: the zod schema is both the model's contract and the parser
@@ -13,7 +17,7 @@ export interface Tool<S, I extends z.ZodType = z.ZodType> {
   name: string;
   description: string;
   input: I;
-  run: (session: S, args: z.infer<I>, onProgress?: (p: ToolProgress) => void) => ToolOutput | Promise<ToolOutput>;
+  run: (session: S, args: z.infer<I>, onProgress?: (p: ToolProgress) => void) => ToolRunOutput | Promise<ToolRunOutput>;
 }
 
 /** A family's `defineTool`, bound to its session type: `export const defineTool = toolDefiner<MySession>();`. */

@@ -1,10 +1,13 @@
 import { HexaError, InvariantError, ModelOutputError } from "../src/errors.ts";
 import type { ToolProgress } from "../src/family/task-env.ts";
-import type { Tool, ToolOutput } from "./define-tool.ts";
+import type { Tool, ToolRunOutput } from "./define-tool.ts";
 import { parseToolCall } from "./tool-call.ts";
 
-/** Dispatch (docs/ARCHITECTURE.md §3): a model's tool call parsed against the tool set and run, its mistakes shown to the model. */
-export type ToolOutcome = ({ ok: true; tool: string } & ToolOutput) | { ok: false; tool: string; error: string; observation: string };
+/**
+ * What dispatch gives back for one call (docs/ARCHITECTURE.md §3): the tool's `ToolRunOutput` tagged with its name, or
+ * the error the model is shown; a family's `TaskEnv.call` turns it into a `ToolResult` (src/family/task-env.ts).
+ */
+export type DispatchOutcome = ({ ok: true; tool: string } & ToolRunOutput) | { ok: false; tool: string; error: string; observation: string };
 
 export interface CallOptions {
   onProgress?: (p: ToolProgress) => void;
@@ -12,9 +15,9 @@ export interface CallOptions {
   shownToModel?: (e: unknown) => boolean;
 }
 
-const failure = (tool: string, error: string): ToolOutcome => ({ ok: false, tool, error, observation: `ERROR: ${error}` });
+const failure = (tool: string, error: string): DispatchOutcome => ({ ok: false, tool, error, observation: `ERROR: ${error}` });
 
-const caught = (name: string, e: unknown, o: CallOptions): ToolOutcome => {
+const caught = (name: string, e: unknown, o: CallOptions): DispatchOutcome => {
   if (e instanceof ModelOutputError || o.shownToModel?.(e)) return failure(name, (e as Error).message);
   throw e;
 };
@@ -23,7 +26,7 @@ const caught = (name: string, e: unknown, o: CallOptions): ToolOutcome => {
 export const isConfigError = (e: unknown): boolean => e instanceof HexaError && e.name === "ConfigError";
 
 /** Runs a model's tool call; never throws for the model's mistakes (an error observation), only for a hexa bug or a broken host. */
-export const callTool = async <S>(tools: readonly Tool<S>[], session: S, name: string, raw: unknown, o: CallOptions = {}): Promise<ToolOutcome> => {
+export const callTool = async <S>(tools: readonly Tool<S>[], session: S, name: string, raw: unknown, o: CallOptions = {}): Promise<DispatchOutcome> => {
   const call = parseToolCall(tools, name, raw);
   if ("error" in call) return failure(name, call.error);
   try {
@@ -33,8 +36,8 @@ export const callTool = async <S>(tools: readonly Tool<S>[], session: S, name: s
   }
 };
 
-/** callTool for tools that never wait (a physics rollout): the same rules, no promise, for tight loops. */
-export const callToolSync = <S>(tools: readonly Tool<S>[], session: S, name: string, raw: unknown, o: CallOptions = {}): ToolOutcome => {
+/** `callTool` for tools that never wait (a physics rollout): the same rules, no promise, for tight loops. */
+export const callToolSync = <S>(tools: readonly Tool<S>[], session: S, name: string, raw: unknown, o: CallOptions = {}): DispatchOutcome => {
   const call = parseToolCall(tools, name, raw);
   if ("error" in call) return failure(name, call.error);
   try {

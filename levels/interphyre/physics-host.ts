@@ -16,7 +16,7 @@ import type { Trajectory } from "../../src/store/trajectory.ts";
 import { ConfigError, HexaError, InvariantError, ModelOutputError } from "../../src/errors.ts";
 import { RUNS_COMPILED, runnableModule } from "../../src/util/runnable-module.ts";
 import { HeuristicHint } from "./heuristic/hints.ts";
-import type { ToolOutcome } from "./tools/define-tool.ts";
+import type { DispatchOutcome } from "./tools/interphyre-tool.ts";
 import type { HeuristicRequest, HostMessage, SceneCheckRequest, SessionRequest, WorkerFailure, WorkerMessage } from "./physics-worker.ts";
 import type { AnimationRequest } from "./pictures/rollout-animation.ts";
 
@@ -66,7 +66,7 @@ interface Slot {
 
 /** One tool session inside a worker. `call` takes arguments already validated by the tool's schema. */
 export interface PhysicsSession {
-  call(name: string, validArgs: unknown): Promise<ToolOutcome>;
+  call(name: string, validArgs: unknown): Promise<DispatchOutcome>;
   close(): void;
 }
 
@@ -116,7 +116,7 @@ export class PhysicsHost {
           return Promise.reject(
             new PhysicsWorkerError(`${slot.dead}; the session for ${where} was lost with it, so ${name} cannot run; replay the episode (hexa run --resume)`),
           );
-        return this.request(slot, `${name} on ${where}`, (req) => ({ op: "call", req, session, name, args })) as Promise<ToolOutcome>;
+        return this.request(slot, `${name} on ${where}`, (req) => ({ op: "call", req, session, name, args })) as Promise<DispatchOutcome>;
       },
       close: () => {
         if (!open) return;

@@ -6,9 +6,9 @@
  * Started by physics-host.ts: from sources through physics-worker-entry.mjs (which registers tsx in this thread).
  */
 import { parentPort } from "node:worker_threads";
-import { callTool, ToolSession } from "./tools/define-tool.ts";
+import { callInterphyreTool, ToolSession } from "./tools/interphyre-tool.ts";
 import { toolSet } from "./tools/index.ts";
-import type { Tool } from "./tools/define-tool.ts";
+import type { InterphyreTool } from "./tools/interphyre-tool.ts";
 import { createRng } from "../../src/util/rng.ts";
 import { runHeuristicEpisode, type HeuristicHint } from "./heuristic/agent.ts";
 import { createInstance } from "./instance.ts";
@@ -71,7 +71,7 @@ export type WorkerMessage = { req: number; ok: true; value: unknown } | { req: n
 const port = parentPort;
 if (!port) throw new Error("physics-worker.ts runs in a worker thread; start it through physics-host.ts");
 
-type Live = { tools: Tool[]; session: ToolSession } | { failed: WorkerFailure };
+type Live = { tools: InterphyreTool[]; session: ToolSession } | { failed: WorkerFailure };
 const sessions = new Map<number, Live | Promise<Live>>();
 
 /**
@@ -132,7 +132,7 @@ port.on("message", (m: HostMessage) => {
         reply(m.req, () => {
           if (!live) throw new Error(`no open session ${m.session} in the physics worker`);
           if ("failed" in live) throw Object.assign(new Error(live.failed.message), { name: live.failed.name });
-          return callTool(live.tools, live.session, m.name, m.args);
+          return callInterphyreTool(live.tools, live.session, m.name, m.args);
         });
       const live = sessions.get(m.session);
       if (live instanceof Promise) void live.then(call);

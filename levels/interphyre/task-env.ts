@@ -1,6 +1,6 @@
 import type { TaskEnv, ToolResult } from "../../src/family/task-env.ts";
 import { toolSpecs } from "../../tools/tool-specs.ts";
-import { callTool, ToolSession, type Tool, type ToolOutcome } from "./tools/define-tool.ts";
+import { callInterphyreTool, ToolSession, type InterphyreTool, type DispatchOutcome } from "./tools/interphyre-tool.ts";
 import { toolSet } from "./tools/index.ts";
 import { parseToolCall } from "../../tools/tool-call.ts";
 import { createInstance } from "./instance.ts";
@@ -24,7 +24,7 @@ export interface InterphyreEnvRequest {
 type Placed = { success?: boolean; action?: { x: number; y: number; radius: number } };
 
 /** Interphyre's finish rule (docs/spec/method.md §1.1): a successful full rollout ends the episode at once; `finish` commits. */
-export const endingOf = (name: string, o: ToolOutcome): ToolResult["ends"] => {
+export const endingOf = (name: string, o: DispatchOutcome): ToolResult["ends"] => {
   if (!o.ok) return undefined;
   const r = o.result as Placed;
   if (name === "simulate_action" && r.success) return { reason: "success", success: true, action: r.action ?? null };
@@ -32,7 +32,7 @@ export const endingOf = (name: string, o: ToolOutcome): ToolResult["ends"] => {
   return undefined;
 };
 
-export const toToolResult = (name: string, o: ToolOutcome): ToolResult => {
+export const toToolResult = (name: string, o: DispatchOutcome): ToolResult => {
   const ends = endingOf(name, o);
   return o.ok
     ? {
@@ -47,11 +47,11 @@ export const toToolResult = (name: string, o: ToolOutcome): ToolResult => {
 };
 
 /**
- * The main thread's half of callTool: an unknown tool or arguments the tool's schema rejects give callTool's own
+ * The main thread's half of callInterphyreTool: an unknown tool or arguments the tool's schema rejects give callInterphyreTool's own
  * error outcome here; otherwise the schema's output, which holds numbers wherever the physics reads numbers. Only
  * that output is posted to the worker — a model's raw `{"x": "1", "y": "2"}` never becomes an object there.
  */
-export const validateCall = (tools: readonly Tool[], name: string, raw: unknown): { outcome: ToolOutcome } | { args: unknown } => {
+export const validateCall = (tools: readonly InterphyreTool[], name: string, raw: unknown): { outcome: DispatchOutcome } | { args: unknown } => {
   const call = parseToolCall(tools, name, raw);
   return "error" in call ? { outcome: { ok: false, tool: name, error: call.error, observation: `ERROR: ${call.error}` } } : { args: call.args };
 };
@@ -77,7 +77,7 @@ export const openInterphyreEnv = async (r: InterphyreEnvRequest, opts: Interphyr
   const physics = opts.physics ?? physicsHost();
   if (physics === "in-process") {
     const session = new ToolSession(instance, r.horizon, await loadEngine(r.engine ?? DEFAULT_ENGINE));
-    return { ...base, call: async (name, args) => toToolResult(name, callTool(tools, session, name, args)), close: async () => {} };
+    return { ...base, call: async (name, args) => toToolResult(name, callInterphyreTool(tools, session, name, args)), close: async () => {} };
   }
   const session = physics.openSession({
     level: instance.level,

@@ -2,7 +2,7 @@ import { rewardLayoutOf } from "./sandbox/contract.ts";
 import type { TaskEnv } from "../../src/family/task-env.ts";
 import { toolSpecs } from "../../tools/tool-specs.ts";
 import check_reward from "./tools/check_reward.ts";
-import { callRewardTool, type RewardTool } from "./tools/define.ts";
+import { callRewardTool, type RewardTool } from "./tools/reward-tool.ts";
 import describe_task from "./tools/describe_task.ts";
 import finish from "./tools/finish.ts";
 import type { RewardSession } from "./tools/session.ts";

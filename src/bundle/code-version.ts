@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { execaSync } from "execa";
 import { existsSync, lstatSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -29,11 +29,18 @@ export const CodeVersionRecord = z.strictObject({
 export type CodeVersionRecord = z.infer<typeof CodeVersionRecord>;
 
 const git = (root: string, args: readonly string[]): Buffer | undefined => {
-  try {
-    return execFileSync("git", args, { cwd: root, stdio: ["ignore", "pipe", "ignore"], timeout: 20_000, maxBuffer: 1 << 28 });
-  } catch {
-    return undefined;
-  }
+  // Bytes as git wrote them (a diff is hashed): no decoding, no final newline stripped.
+  const r = execaSync("git", args, {
+    cwd: root,
+    stdin: "ignore",
+    stderr: "ignore",
+    timeout: 20_000,
+    maxBuffer: 1 << 28,
+    encoding: "buffer",
+    stripFinalNewline: false,
+    reject: false,
+  });
+  return r.failed ? undefined : Buffer.from(r.stdout);
 };
 
 const nulList = (out: Buffer | undefined): string[] | undefined =>

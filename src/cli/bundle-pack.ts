@@ -1,6 +1,6 @@
-import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
+import { existsSync, readdirSync, realpathSync } from "node:fs";
 import { basename, isAbsolute, join, relative, resolve } from "node:path";
-import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
+import { stringify as stringifyYaml } from "yaml";
 import { ConfigError } from "../errors.ts";
 import { asUserError } from "../cli-kit/write-file.ts";
 import { allFamilies, familyModules } from "../app/families.ts";
@@ -10,6 +10,7 @@ import type { CodeVersion } from "../store/run-records.ts";
 import { writeJsonAtomic } from "../store/jsonl.ts";
 import { BUNDLE_RECORD_FILE, type BundleRecord } from "../store/run-attestations.ts";
 import { withoutSecrets } from "../util/secret-fields.ts";
+import { parseYamlText, readConfigText } from "../util/yaml-file.ts";
 import { type BundleCode, CODE_VERSION_FILE, codeVersionLabel, codeVersionOf, HEXA_ROOT } from "../bundle/code-version.ts";
 import { type Packed, packRun } from "../bundle/pack.ts";
 import { BUNDLE_EXTRAS, COMPARE_RUNS } from "../bundle/run-files.ts";
@@ -26,7 +27,7 @@ const GIVEN_CONFIG = "bundle/config-given.yaml";
 const refuseSecretsInRun = (dir: RunDir): void => {
   const schema = composeRunConfig(allFamilies());
   const found = [
-    ...secretsInConfig(parseYaml(dir.configText()) ?? {}, schema).map((s) => ({ ...s, source: `config.yaml's ${s.source}` })),
+    ...secretsInConfig(parseYamlText(dir.configText(), `${dir.path}/config.yaml`) ?? {}, schema).map((s) => ({ ...s, source: `config.yaml's ${s.source}` })),
     ...(dir.meta.config === undefined ? [] : secretsInConfig(dir.meta.config, schema).map((s) => ({ ...s, source: `run.json's config.${s.source}` }))),
   ];
   if (found.length)
@@ -37,7 +38,7 @@ const refuseSecretsInRun = (dir: RunDir): void => {
 
 /** The config file the run was started from, checked to resolve to the run's config, secret fields removed. */
 const givenConfig = (path: string, dir: RunDir, note: (line: string) => void): { bytes: Buffer; secrets: SecretValue[] } => {
-  const text = readFileSync(path, "utf8");
+  const text = readConfigText(path);
   const families = allFamilies();
   const resolved = configDigest(runConfigYaml(readRunConfig(path), families));
   if (dir.meta.configHash === undefined) note(`note: ${dir.path}/run.json records no config hash; --config ${path} is packed unchecked`);
@@ -45,7 +46,7 @@ const givenConfig = (path: string, dir: RunDir, note: (line: string) => void): {
     const keys = dir.meta.config === undefined ? ["(run.json holds only the hash)"] : changedKeys(dir.meta.config, resolved.config);
     throw new ConfigError(`--config ${path}: not the config this run was started from (differs in: ${keys.join(", ")}); give that file, or leave --config out`);
   }
-  const raw: unknown = parseYaml(text) ?? {};
+  const raw: unknown = parseYamlText(text, path) ?? {};
   const secrets = secretsInConfig(raw, composeRunConfig(families)).map((s) => ({ ...s, source: `${path}'s ${s.source}` }));
   if (!secrets.length) return { bytes: Buffer.from(text), secrets };
   note(`note: --config ${path}: ${secrets.map((s) => s.source).join(", ")} left out of the bundle (secret)`);
@@ -145,7 +146,7 @@ const bundleCompare = async (dir: string, out: string, given: string, o: { force
     for (const run of runs) {
       releases.push(run.lock());
       refuseSecretsInRun(run);
-      noteUnreplayable(run, (parseYaml(run.configText()) as { llm?: Record<string, unknown> } | null)?.llm ?? {}, note);
+      noteUnreplayable(run, (parseYamlText(run.configText(), `${run.path}/config.yaml`) as { llm?: Record<string, unknown> } | null)?.llm ?? {}, note);
       recordedFiles.push(...(await familyFiles(run, note, `${COMPARE_RUNS}/${basename(run.path)}/`)));
     }
     const code = bundleCode(runs.flatMap(runCode), note);
@@ -194,7 +195,9 @@ export const bundleRun = async (argv: BundleArgs): Promise<void> => {
     const secrets = secretsInEnv(process.env);
     const given = argv.config === undefined ? undefined : givenConfig(argv.config, dir, note);
     const code = bundleCode(runCode(dir), note);
-    const llm = (parseYaml(dir.configText()) as { llm?: { cacheDir?: unknown; auditLog?: unknown; auditHashOnly?: unknown } } | null)?.llm ?? {};
+    const llm =
+      (parseYamlText(dir.configText(), `${dir.path}/config.yaml`) as { llm?: { cacheDir?: unknown; auditLog?: unknown; auditHashOnly?: unknown } } | null)
+        ?.llm ?? {};
     noteUnreplayable(dir, llm, note);
     const cacheDir = llm.cacheDir;
     const recordedFiles = await familyFiles(dir, note);

@@ -1,12 +1,12 @@
 import { existsSync, readFileSync } from "node:fs";
-import { stringify as toYaml, parse as parseYaml } from "yaml";
+import { stringify as toYaml } from "yaml";
 import { ConfigError } from "../errors.ts";
 import type { LevelFamily } from "../family/family.ts";
 import { checkAxes, cellConfig, gridCells, parseGridFlag, runRaw, type Cell, type GridAxis } from "../loop/compare/grid.ts";
 import { sharedHeldOut } from "../loop/compare/heldout.ts";
 import { parseRunConfig, type RunConfig } from "../loop/run-config.ts";
 import type { CompareHeader } from "../report/compare/render.ts";
-import { readConfigText } from "../store/config-file.ts";
+import { readYamlMapping } from "../util/yaml-file.ts";
 import { allFamilies, loadFamilies } from "../app/families.ts";
 import { checkRunConfig } from "./run-check.ts";
 import { changedKeys, configDigest } from "./run-setup.ts";
@@ -25,19 +25,6 @@ export const heldOutText = (h: HeldOut) =>
 export type Job = { cell: Cell; run: number; cfg: RunConfig; yaml: string };
 
 const gridFlags = (v: unknown): string[] => (Array.isArray(v) ? v : v === undefined ? [] : [v]).map(String);
-
-const readBase = (path: string): Record<string, unknown> => {
-  const text = readConfigText(path);
-  let raw: unknown;
-  try {
-    raw = parseYaml(text) ?? {};
-  } catch (e) {
-    throw new ConfigError(`${path}: not valid YAML (${(e as Error).message.split("\n")[0]})`);
-  }
-  if (raw === null || typeof raw !== "object" || Array.isArray(raw))
-    throw new ConfigError(`${path}: a run config is a mapping of keys (got ${Array.isArray(raw) ? "a list" : typeof raw})`);
-  return raw as Record<string, unknown>;
-};
 
 const pickBaseline = (flag: string | undefined, cells: readonly Cell[]): Cell => {
   if (flag === undefined) return cells[0]!;
@@ -121,7 +108,7 @@ const cellJobs = (cells: readonly Cell[], runs: number): { jobs: Job[]; runnable
 /** Reads the base config and the grid, and plans every job; everything that can be refused is refused here. */
 export const planGrid = async (argv: GridArgs, note: (line: string) => void): Promise<GridPlan> => {
   const configPath = argv.config;
-  const base = readBase(configPath);
+  const base = readYamlMapping(configPath);
   const axes = gridAxes(argv);
   // A caller other than the command (hexa bench) may not have built them.
   await loadFamilies();

@@ -2,7 +2,6 @@ import { closeSync, existsSync, fstatSync, lstatSync, openSync, readdirSync, rea
 import { basename, join, relative, resolve } from "node:path";
 import { z } from "zod";
 import { ConfigError } from "../errors.ts";
-import { parse as parseYaml } from "yaml";
 import { parseRunConfigYaml, RunConfig } from "../loop/run-config.ts";
 import { readJsonl } from "../store/jsonl.ts";
 import { isEvalFileName, RunDir } from "../store/run-dir.ts";
@@ -12,6 +11,7 @@ import type { RunInput, RunSummaryInput } from "../report/inspect/model.ts";
 import { allFamilies, defaultFamilyId } from "../app/families.ts";
 import { bestOf, CandidateRecord, SearchHeader } from "../search/candidates.ts";
 import type { SearchHeaderInput, SearchInput } from "../report/inspect/search-view.ts";
+import { parseYamlText } from "../util/yaml-file.ts";
 
 /**
  * Reads what `hexa inspect` shows through the store's readers, never changing a run (`repair: false`): a live
@@ -73,7 +73,7 @@ const summaryOf = (dir: RunDir, notices: string[]): RunSummaryInput => {
     notices.push(`${e.message}; the summary shows the values the file names, defaults for the rest`);
     let raw: unknown;
     try {
-      raw = parseYaml(text);
+      raw = parseYamlText(text, "config.yaml");
     } catch {
       raw = {};
     }

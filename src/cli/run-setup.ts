@@ -1,8 +1,7 @@
-import { execFileSync } from "node:child_process";
+import { execaSync } from "execa";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parse as parseYaml } from "yaml";
 import type { SpendGate } from "../llm/budget.ts";
 import type { ChatModel } from "../llm/chat-model.ts";
 import { roleKeyVar } from "../llm/config.ts";
@@ -14,7 +13,7 @@ import { parseRunConfigYaml, usesBank, type RunConfig } from "../loop/run-config
 import type { SkillIndex } from "../store/chroma-index.ts";
 import type { ChromaHandle } from "../store/chroma-server.ts";
 import { makeEmbedder, type EmbeddingConfig } from "../store/embedding.ts";
-import { readConfigText } from "../store/config-file.ts";
+import { parseYamlText, readConfigText } from "../util/yaml-file.ts";
 import type { RunDir } from "../store/run-dir.ts";
 import type { CodeVersion } from "../store/run-records.ts";
 
@@ -30,10 +29,7 @@ export const codeVersion = (): CodeVersion => {
   const version = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
   let commit: string | null = null;
   try {
-    commit =
-      execFileSync("git", ["rev-parse", "HEAD"], { cwd: ROOT, stdio: ["ignore", "pipe", "ignore"], timeout: 5000 })
-        .toString()
-        .trim() || null;
+    commit = execaSync("git", ["rev-parse", "HEAD"], { cwd: ROOT, stdin: "ignore", stderr: "ignore", timeout: 5000 }).stdout.trim() || null;
   } catch {
     // Not a checkout (an installed package) or no git: the package version alone names the code.
   }
@@ -49,7 +45,7 @@ export const codeLabel = (c: CodeVersion): string => (c.commit ? `${c.version} (
  * out: it changes how far a run goes, not what it measures, and a run stopped by it resumes with a raised one.
  */
 export const configDigest = (configYaml: string): { config: unknown; hash: string } => {
-  const data: unknown = JSON.parse(JSON.stringify(parseYaml(configYaml) ?? null));
+  const data: unknown = JSON.parse(JSON.stringify(parseYamlText(configYaml, "config.yaml") ?? null));
   if (data !== null && typeof data === "object" && !Array.isArray(data)) delete (data as Record<string, unknown>).budget;
   // Key order does not change a config, so the hash is of key-sorted text (data is plain JSON, so parsing that text back gives the key-sorted copy).
   return { config: JSON.parse(canonicalJson(data)) as unknown, hash: sha256Hex(data) };

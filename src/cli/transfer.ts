@@ -1,7 +1,6 @@
 import { existsSync, mkdirSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parse as parseYaml } from "yaml";
 import { auditSynthesis, flagText, type AuditRow, type Candidate } from "../../agents/synthesiser-audit.ts";
 import { PROMPT_ENTRY_LIMIT, selectSources, type Ranker } from "../../agents/synthesiser-select.ts";
 import type { SynthesisSource } from "../../agents/synthesiser-prompt.ts";
@@ -11,7 +10,7 @@ import { sha256Hex } from "../util/canonical-json.ts";
 import type { LevelFamily } from "../family/family.ts";
 import { RunConfig, SkillIndexConfig } from "../loop/run-config.ts";
 import { foldEvents, type Bank } from "../store/bank.ts";
-import { readConfigText } from "../store/config-file.ts";
+import { readYamlMapping } from "../util/yaml-file.ts";
 import type { BankCaps } from "../store/bank-check.ts";
 import { readShippedBank, type BankFileCheck } from "../store/shipped-bank.ts";
 import { writeTransferredBank, type TransferredBank } from "../store/transfer-bank.ts";
@@ -181,15 +180,7 @@ const chromaRanker =
 
 const readBase = (path: string | undefined): Record<string, unknown> => {
   if (!path) return {};
-  const text = readConfigText(path, `--config: no such file (got ${JSON.stringify(path)}); name a run config YAML whose llm and actor settings to use`);
-  let raw: unknown;
-  try {
-    raw = parseYaml(text);
-  } catch (e) {
-    throw new ConfigError(`${path}: not valid YAML (${(e as Error).message.split("\n")[0]})`);
-  }
-  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new ConfigError(`${path}: not a YAML mapping; see configs/ for examples`);
-  return raw as Record<string, unknown>;
+  return readYamlMapping(path, { missing: `--config: no such file (got ${JSON.stringify(path)}); name a run config YAML whose llm and actor settings to use` });
 };
 
 /** `hexa transfer` (src/cli/transfer-command.ts): the sources' banks synthesised into one for the target, audited, written and evaluated. */

@@ -1,10 +1,9 @@
-import { readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
-import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { ConfigError } from "../errors.ts";
 import { DEFAULT_BASE_URL } from "../llm/config.ts";
 import { secret, withoutSecrets } from "../util/secret-fields.ts";
+import { readYamlFile } from "../util/yaml-file.ts";
 import type { WorkerTrust } from "./worker-trust.ts";
 
 /**
@@ -50,22 +49,16 @@ const schemaFor = (familyIds: readonly string[]) => WorkerConfigBase.extend(Obje
 
 /** Reads and checks worker.yaml; undefined `path`: the defaults. Every error names the file and the key. */
 export const loadWorkerConfig = (path: string | undefined, familyIds: readonly string[]): WorkerConfig => {
-  let raw: unknown = {};
-  if (path !== undefined) {
-    let text: string;
-    try {
-      if (statSync(path).size > MAX_BYTES) throw new ConfigError(`--config ${path}: over ${MAX_BYTES} bytes; a worker config is a few lines`);
-      text = readFileSync(path, "utf8");
-    } catch (e) {
-      if (e instanceof ConfigError) throw e;
-      throw new ConfigError(`--config ${path}: cannot read it (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); name a YAML file`);
-    }
-    try {
-      raw = parseYaml(text) ?? {};
-    } catch (e) {
-      throw new ConfigError(`--config ${path}: not valid YAML (${(e as Error).message.split("\n")[0]})`);
-    }
-  }
+  const label = `--config ${path}`;
+  const raw: unknown =
+    path === undefined
+      ? {}
+      : (readYamlFile(path, {
+          label,
+          missing: `${label}: cannot read it (ENOENT); name a YAML file`,
+          maxBytes: MAX_BYTES,
+          sizeHint: "a worker config is a few lines",
+        }) ?? {});
   const schema = schemaFor(familyIds);
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {

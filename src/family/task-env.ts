@@ -21,7 +21,7 @@ export interface ObservationSection {
   separator?: string;
 }
 
-/** What one tool call gave back, as a generic agent reads it. */
+/** What one tool call gave back, as a generic agent reads it (`TaskEnv.call`; a tool's own `run` gives a `ToolRunOutput`, tools/define-tool.ts). */
 export interface ToolResult {
   ok: boolean;
   /** The text the model sees. */

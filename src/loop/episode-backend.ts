@@ -4,10 +4,11 @@ import { metered } from "../llm/metered.ts";
 import type { Role } from "../llm/config.ts";
 import type { Bank } from "../store/bank.ts";
 import type { Phase, UsageLine, UsagePhase } from "../store/run-records.ts";
-import type { Trajectory } from "../store/trajectory.ts";
 import type { LevelFamily } from "../family/family.ts";
-import { playEpisode } from "./play.ts";
+import { playEpisode, type EpisodeResult } from "./play.ts";
 import type { RunAgent, RunConfig } from "./run-config.ts";
+
+export type { EpisodeResult };
 
 /** One episode the loop wants played: where it sits in the run, and the bank it must play with. */
 export interface EpisodeJob {
@@ -23,11 +24,6 @@ export interface EpisodeJob {
   bank: Bank;
   /** The episode's share of the run's budget (LevelFamily.allowanceOf); absent: none. */
   allowance?: number;
-}
-
-export interface EpisodeResult {
-  trajectory: Trajectory;
-  retrieved: string[];
 }
 
 /**

@@ -20,7 +20,8 @@ export interface PlayRequest {
   onToolProgress?: (p: ToolProgress) => void;
 }
 
-export interface Played {
+/** One played episode: its trajectory and the bank entries it was shown (what `EpisodeBackend.play` hands back). */
+export interface EpisodeResult {
   trajectory: Trajectory;
   /** Ids of the bank entries put in front of the agent. */
   retrieved: string[];
@@ -29,7 +30,7 @@ export interface Played {
 const idsOf = (b: Bank) => [...b.skills, ...b.mistakes].map((e) => e.id);
 
 /** One episode of any agent on any family: the loop's and `hexa episode`'s only way to play. */
-export const playEpisode = async (family: LevelFamily, r: PlayRequest): Promise<Played> => {
+export const playEpisode = async (family: LevelFamily, r: PlayRequest): Promise<EpisodeResult> => {
   const progress = { ...(r.onStep ? { onStep: r.onStep } : {}), ...(r.onToolProgress ? { onToolProgress: r.onToolProgress } : {}) };
   // The baselines see no bank (docs/spec/method.md §7); hexa and the heuristic see the retriever's top-M / top-N.
   const shown = r.agent === "heuristic" || r.agent === "hexa" ? retrieve(r.bank, r.config.retriever) : EMPTY_BANK;

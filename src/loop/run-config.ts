@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Document, isMap, isScalar, parse as parseYaml, type Pair } from "yaml";
+import { Document, isMap, isScalar, type Pair } from "yaml";
 import { ActorConfig } from "../../agents/actor-config.ts";
 import { RetrieverConfig } from "../../agents/retriever.ts";
 import { ConfigError } from "../errors.ts";
@@ -11,6 +11,7 @@ import { EmbeddingConfig } from "../store/embedding.ts";
 import { secret, withoutSecrets } from "../util/secret-fields.ts";
 import { unwrapSchema } from "../util/zod-unwrap.ts";
 import { closestName } from "../util/closest-name.ts";
+import { parseYamlText } from "../util/yaml-file.ts";
 import { DEFAULT_SKILL_INDEX_DIR } from "../store/skill-index-dir.ts";
 
 /**
@@ -225,15 +226,8 @@ export const parseRunConfig = (raw: unknown, source: string, families: readonly 
   return data as RunConfig;
 };
 
-export const parseRunConfigYaml = (text: string, source: string, families: readonly FamilySlice[] = []): RunConfig => {
-  let raw: unknown;
-  try {
-    raw = parseYaml(text);
-  } catch (e) {
-    throw new ConfigError(`${source}: not valid YAML (${(e as Error).message.split("\n")[0]})`);
-  }
-  return parseRunConfig(raw, source, families);
-};
+export const parseRunConfigYaml = (text: string, source: string, families: readonly FamilySlice[] = []): RunConfig =>
+  parseRunConfig(parseYamlText(text, source), source, families);
 
 /** Puts each field's `.describe()` text above its key, so the printed config documents itself. */
 const annotate = (node: unknown, schema: z.ZodType): void => {

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { execa, type ResultPromise } from "execa";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { dirname, resolve } from "node:path";
@@ -68,13 +68,24 @@ const supervised = new Map<string, () => Promise<void>>();
 export const supervisedReady = (url: string): (() => Promise<void>) | undefined => supervised.get(url.replace(/\/+$/, ""));
 
 interface Child {
-  proc: ChildProcess;
+  proc: ResultPromise;
   exited: Promise<number | null>;
   stderrTail: string[];
 }
 
 const spawnChild = (args: string[]): Child => {
-  const proc = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
+  // The supervisor below owns the child's life: its exit is read from `exited` (reject: false), its output is
+  // drained here (buffer: false), and it is stopped with SIGINT by stopChild and at exit (cleanup: false, so
+  // execa's own signal handling never kills Chroma while a Ctrl-C'd run is still writing to it).
+  const proc = execa(process.execPath, args, {
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+    buffer: false,
+    reject: false,
+    cleanup: false,
+    forceKillAfterDelay: false,
+  });
   const stderrTail: string[] = [];
   // Drain stdout (the banner) so a full pipe never blocks the server; keep the last stderr lines for errors.
   proc.stdout?.resume();

@@ -4,7 +4,7 @@ import { ConfigError } from "../errors.ts";
 import type { Bank, BankEvent } from "./bank.ts";
 import { HELD_DIR, HeldEpisodes } from "./held-episodes.ts";
 import { appendJsonl, readJsonl, writeAtomic, writeJsonAtomic } from "./jsonl.ts";
-import { readConfigText } from "./config-file.ts";
+import { readConfigText } from "../util/yaml-file.ts";
 import { takePidLock } from "./pid-lock.ts";
 import { BankLogLine, BankSnapshot, EpisodeRecord, NoticeLine, RUN_MARK, RunMeta, StopRecord, UsageLine, WriterLine, type Phase } from "./run-records.ts";
 import { hexaCommand } from "../util/hexa-command.ts";

@@ -1,7 +1,7 @@
 import { createInstance } from "../../levels/interphyre/instance.ts";
 import { readCertified } from "../../levels/interphyre/certified-seeds.ts";
 import type { Action } from "../../levels/interphyre/world/simulation.ts";
-import { callTool, ToolSession, type ToolOutcome } from "../../levels/interphyre/tools/define-tool.ts";
+import { callInterphyreTool, ToolSession, type DispatchOutcome } from "../../levels/interphyre/tools/interphyre-tool.ts";
 import { tools } from "../../levels/interphyre/tools/index.ts";
 
 /**
@@ -16,16 +16,16 @@ export const solvedSession = (level: string, index = 0, horizon?: number) => {
   return { session: new ToolSession(createInstance(level, entry.seed), horizon), solution, successStep: entry.successStep };
 };
 
-export const call = (session: ToolSession, name: string, args: unknown = {}): ToolOutcome => callTool(Object.values(tools), session, name, args);
+export const call = (session: ToolSession, name: string, args: unknown = {}): DispatchOutcome => callInterphyreTool(Object.values(tools), session, name, args);
 
 /** The structured result of a call that must succeed. */
-export const resultOf = <T>(outcome: ToolOutcome): T => {
+export const resultOf = <T>(outcome: DispatchOutcome): T => {
   if (!outcome.ok) throw new Error(`${outcome.tool} failed: ${outcome.error}`);
   return outcome.result as T;
 };
 
 /** The error of a call that must fail, after checking it came back as an observation. */
-export const errorOf = (outcome: ToolOutcome): string => {
+export const errorOf = (outcome: DispatchOutcome): string => {
   if (outcome.ok) throw new Error(`${outcome.tool} unexpectedly succeeded: ${outcome.observation}`);
   if (!outcome.observation.startsWith("ERROR: ")) throw new Error(`error observation lacks its prefix: ${outcome.observation}`);
   return outcome.error;

@@ -1,4 +1,4 @@
-import { fork, type ChildProcess } from "node:child_process";
+import { execaNode, type ResultPromise } from "execa";
 import { fileURLToPath } from "node:url";
 import type { CertifyBudget } from "../certify-budget.ts";
 import type { CertifyResult } from "../certify.ts";
@@ -53,10 +53,10 @@ export const runCertification = async (run: CertifyRun): Promise<CertifiedSeeds>
   };
   if (data.seeds.length >= run.target) return data;
 
-  const children: ChildProcess[] = [];
+  const children: ResultPromise[] = [];
   await new Promise<void>((resolve, reject) => {
     let running = 0;
-    const feed = (child: ChildProcess) => {
+    const feed = (child: ResultPromise) => {
       if (data.seeds.length >= run.target) {
         child.kill();
         if (running === 0) resolve();
@@ -66,7 +66,15 @@ export const runCertification = async (run: CertifyRun): Promise<CertifiedSeeds>
       child.send({ level: run.level, seed: nextSeed(), budget, engine: run.engine });
     };
     for (let i = 0; i < run.workers; i++) {
-      const child = fork(workerPath, [], { execArgv: RUNS_COMPILED ? [] : ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+      // reject: false: a worker killed once the target is reached is no failure; its exit code is checked below.
+      const child = execaNode(workerPath, [], {
+        nodeOptions: RUNS_COMPILED ? [] : ["--import", "tsx"],
+        stdin: "ignore",
+        stdout: "inherit",
+        stderr: "inherit",
+        serialization: "json",
+        reject: false,
+      });
       children.push(child);
       child.on("message", (r: CertifyResult) => {
         running--;

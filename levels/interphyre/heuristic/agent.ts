@@ -5,7 +5,7 @@ import { checkPlacement } from "../world/placement.ts";
 import type { Rng } from "../../../src/util/rng.ts";
 import type { Action } from "../world/simulation.ts";
 import type { CreateEngine } from "../world/engine.ts";
-import { callTool, ToolSession, type ToolOutcome } from "../tools/define-tool.ts";
+import { callInterphyreTool, ToolSession, type DispatchOutcome } from "../tools/interphyre-tool.ts";
 import { toolSet } from "../tools/index.ts";
 import { genericCandidates, type Candidate } from "./candidates.ts";
 import { hintCandidates, type HeuristicHint } from "./hints.ts";
@@ -65,7 +65,7 @@ type Ending = { kind: "success" | "finish"; success: boolean; action: Action } |
 /** The episode's tool calls: each is one turn, recorded as a step with its tool time. */
 interface Turns {
   readonly steps: TrajectoryStep[];
-  call(thought: string, tool: string, args: unknown): ToolOutcome;
+  call(thought: string, tool: string, args: unknown): DispatchOutcome;
   /** Turns left of the budget. */
   left(): number;
 }
@@ -79,7 +79,7 @@ const episodeTurns = (opts: { instance: LevelInstance; horizon: number; engine: 
     steps,
     call: (thought, tool, a) => {
       const t0 = now();
-      const out = callTool(tools, session, tool, a);
+      const out = callInterphyreTool(tools, session, tool, a);
       steps.push({ turn: steps.length + 1, thought, tool, args: a, observation: out.observation, ok: out.ok, ms: now() - t0 });
       return out;
     },

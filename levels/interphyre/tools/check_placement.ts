@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { checkPlacement } from "../world/placement.ts";
-import { defineTool } from "./define-tool.ts";
+import { defineTool } from "./interphyre-tool.ts";
 import { n, placementFields } from "./common.ts";
 
 export default defineTool({

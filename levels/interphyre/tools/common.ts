@@ -3,7 +3,7 @@ import { ModelOutputError } from "../../../src/errors.ts";
 import { ACTION_OBJECT, WALL_NAMES } from "../world/constants.ts";
 import { checkPlacement } from "../world/placement.ts";
 import type { Action, LiveObject } from "../world/simulation.ts";
-import type { ToolSession } from "./define-tool.ts";
+import type { ToolSession } from "./interphyre-tool.ts";
 import type { ObservationSection } from "../../../src/family/task-env.ts";
 import { cuttable, kept } from "../../../src/family/observation.ts";
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createInstance } from "../instance.ts";
 import { listLevels } from "../levels/index.ts";
 import type { BarObject } from "../world/scene.ts";
-import { ToolSession } from "./define-tool.ts";
+import { ToolSession } from "./interphyre-tool.ts";
 import type { SceneLayout } from "./scene-layout.ts";
 import { call, OBSERVATION_MAX_CHARS, resultOf } from "../../../test/support/tool-session.ts";
 

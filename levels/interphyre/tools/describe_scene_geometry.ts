@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineTool } from "./define-tool.ts";
+import { defineTool } from "./interphyre-tool.ts";
 import { n } from "./common.ts";
 import { sceneLayout } from "./scene-layout.ts";
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { rollout } from "../world/rollout.ts";
-import { defineTool } from "./define-tool.ts";
+import { defineTool } from "./interphyre-tool.ts";
 import { n, placeOrExplain, placementFields } from "./common.ts";
 
 export default defineTool({

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ModelOutputError } from "../../../src/errors.ts";
-import { defineTool } from "./define-tool.ts";
+import { defineTool } from "./interphyre-tool.ts";
 import { knownObject, n, objectNames } from "./common.ts";
 import { cuttable, kept, sectioned } from "../../../src/family/observation.ts";
 

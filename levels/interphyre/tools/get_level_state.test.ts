@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createInstance } from "../instance.ts";
 import { listLevels } from "../levels/index.ts";
-import { ToolSession } from "./define-tool.ts";
+import { ToolSession } from "./interphyre-tool.ts";
 import { call, OBSERVATION_MAX_CHARS, resultOf } from "../../../test/support/tool-session.ts";
 
 interface LevelState {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { WORLD_MAX, WORLD_MIN } from "../world/constants.ts";
-import { defineTool } from "./define-tool.ts";
+import { defineTool } from "./interphyre-tool.ts";
 import { n, round } from "./common.ts";
 import { objectLine, ROLE_OF_COLOR, sizeOf } from "./describe-object.ts";
 

@@ -1,5 +1,5 @@
 import { keyedRegistry } from "../../../src/family/registry.ts";
-import type { Tool } from "./define-tool.ts";
+import type { InterphyreTool } from "./interphyre-tool.ts";
 import check_placement from "./check_placement.ts";
 import describe_scene_geometry from "./describe_scene_geometry.ts";
 import finish from "./finish.ts";
@@ -25,11 +25,11 @@ export const tools = {
   snapshot,
   intervene,
   finish,
-} as const satisfies Record<string, Tool>;
+} as const satisfies Record<string, InterphyreTool>;
 
 export type ToolName = keyof typeof tools;
 
-const registry = keyedRegistry<Tool, ToolName>("tool", tools);
+const registry = keyedRegistry<InterphyreTool, ToolName>("tool", tools);
 
 export const listTools = registry.list;
 
@@ -58,4 +58,4 @@ export const TOOL_SETS = {
 
 const toolSets = keyedRegistry<readonly ToolName[], keyof typeof TOOL_SETS>("tool set", TOOL_SETS);
 
-export const toolSet = (name: string): Tool[] => toolSets.get(name).map((t) => tools[t]);
+export const toolSet = (name: string): InterphyreTool[] => toolSets.get(name).map((t) => tools[t]);

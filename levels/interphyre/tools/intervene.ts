@@ -4,7 +4,7 @@ import { WALL_NAMES } from "../world/constants.ts";
 import { Intervention } from "../world/intervention.ts";
 import type { Simulation } from "../world/simulation.ts";
 import { restore } from "../world/snapshot.ts";
-import { defineTool } from "./define-tool.ts";
+import { defineTool } from "./interphyre-tool.ts";
 import { n, pos, round, roundState } from "./common.ts";
 
 /** Applies the interventions in order; a bad one names its index and what to change (nothing reaches the engine unchecked). */

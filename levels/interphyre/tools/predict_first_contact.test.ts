@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createInstance } from "../instance.ts";
-import { ToolSession } from "./define-tool.ts";
+import { ToolSession } from "./interphyre-tool.ts";
 import { call, errorOf, OBSERVATION_MAX_CHARS, resultOf, solvedSession } from "../../../test/support/tool-session.ts";
 
 interface Prediction {

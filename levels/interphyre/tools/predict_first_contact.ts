@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ACTION_OBJECT, WALL_NAMES } from "../world/constants.ts";
 import type { ContactEvent } from "../world/contacts.ts";
 import { Simulation, type LiveObject } from "../world/simulation.ts";
-import { defineTool } from "./define-tool.ts";
+import { defineTool } from "./interphyre-tool.ts";
 import { n, placeOrExplain, placementFields, round } from "./common.ts";
 import { closest, shapesOf, wallShapes, type Pt } from "./scene-geometry.ts";
 

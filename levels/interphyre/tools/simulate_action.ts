@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ACTION_OBJECT } from "../world/constants.ts";
 import { rollout } from "../world/rollout.ts";
-import { defineTool } from "./define-tool.ts";
+import { defineTool } from "./interphyre-tool.ts";
 import { clipNote, motion, n, objectSections, placeOrExplain, placementFields, roundState, stepsField } from "./common.ts";
 import { kept, sectioned } from "../../../src/family/observation.ts";
 import { firstContactsOf } from "./contact-summary.ts";

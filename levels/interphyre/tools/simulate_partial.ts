@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { rollout } from "../world/rollout.ts";
-import { defineTool } from "./define-tool.ts";
+import { defineTool } from "./interphyre-tool.ts";
 import { motionLines, objectSections, placeOrExplain, placementFields, roundState, stepsField } from "./common.ts";
 import { cuttable, kept, sectioned } from "../../../src/family/observation.ts";
 

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ModelOutputError } from "../../../src/errors.ts";
 import { Simulation } from "../world/simulation.ts";
 import { snapshotWhen, type Trigger } from "../world/snapshot.ts";
-import { defineTool } from "./define-tool.ts";
+import { defineTool } from "./interphyre-tool.ts";
 import { knownObject, motionLines, objectNames, placeOrExplain, placementFields, roundState } from "./common.ts";
 
 const TriggerInput = z.discriminatedUnion("kind", [

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { rollout } from "../world/rollout.ts";
 import { Simulation, type LiveObject } from "../world/simulation.ts";
-import { defineTool } from "./define-tool.ts";
+import { defineTool } from "./interphyre-tool.ts";
 import { cuttable, kept, sectioned } from "../../../src/family/observation.ts";
 import { knownObject, n, objectNames, placeOrExplain, placementFields, round, stepsField } from "./common.ts";
 

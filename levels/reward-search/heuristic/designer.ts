@@ -1,7 +1,7 @@
 import type { ToolProgress, ToolResult } from "../../../src/family/task-env.ts";
 import type { Rng } from "../../../src/util/rng.ts";
 import { countedTurns, NO_USAGE, TRAJECTORY_SCHEMA_VERSION, type StopReason, type Trajectory, type TrajectoryStep } from "../../../src/store/trajectory.ts";
-import { callRewardTool } from "../tools/define.ts";
+import { callRewardTool } from "../tools/reward-tool.ts";
 import { trainingsLeft, type RewardSession } from "../tools/session.ts";
 import { REWARD_TOOLS } from "../task-env.ts";
 import { composeReward, baseDesign, termsOf, type Design, type Term } from "./terms.ts";

@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { execaSync } from "execa";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -26,9 +26,9 @@ const rolloutGifOf = (rec: EpisodeRecord): Uint8Array | undefined => {
   const gif = join(dirname(policy), "rollout.gif");
   if (!existsSync(gif)) {
     try {
-      execFileSync(process.execPath, [ENTRY, policy, gif], { timeout: FILM_TIMEOUT_MS, stdio: ["ignore", "ignore", "pipe"] });
+      execaSync(process.execPath, [ENTRY, policy, gif], { timeout: FILM_TIMEOUT_MS, stdin: "ignore", stdout: "ignore", stderr: "pipe" });
     } catch (e) {
-      const why = (e as { stderr?: Buffer }).stderr?.toString().trim() || (e as Error).message;
+      const why = (e as { stderr?: string }).stderr?.trim() || (e as Error).message;
       process.stderr.write(`hexa inspect: no rollout picture for episode ${rec.id} (${why})\n`);
       return undefined;
     }

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { callRewardTool } from "../tools/define.ts";
+import { callRewardTool } from "../tools/reward-tool.ts";
 import { train, type RewardSession } from "../tools/session.ts";
 import { REWARD_TOOLS } from "../task-env.ts";
 import { testTrainer } from "./test-trainer.ts";

@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { RewardTask, TaskInstance } from "../task.ts";
 import { checkReward, type CheckBatch } from "../sandbox/reward-check.ts";
 import { createRng } from "../../../src/util/rng.ts";
-import { defineRewardTool } from "./define.ts";
+import { defineRewardTool } from "./reward-tool.ts";
 
 const ENVS = 16;
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineRewardTool } from "./define.ts";
+import { defineRewardTool } from "./reward-tool.ts";
 import { stepsOf } from "./session.ts";
 
 export default defineRewardTool({

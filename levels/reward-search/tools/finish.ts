@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ModelOutputError } from "../../../src/errors.ts";
-import { defineRewardTool } from "./define.ts";
+import { defineRewardTool } from "./reward-tool.ts";
 import { reflection, trainingError } from "./feedback.ts";
 import { stepsOf, train } from "./session.ts";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineRewardTool } from "./define.ts";
+import { defineRewardTool } from "./reward-tool.ts";
 import { reflection, trainingError } from "./feedback.ts";
 import { stepsOf, train, trainingsLeft } from "./session.ts";
 

@@ -4,7 +4,7 @@
  * source, its compiler flags and the pinned compiler, and a run from the sources that finds no such file compiles
  * it there first (docs/spec/reward-search.md §6, kernels).
  */
-import { execFileSync } from "node:child_process";
+import { execaSync } from "execa";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -46,7 +46,7 @@ export const ensureKernelWasm = (dir = KERNEL_DIR): string => {
   }
   mkdirSync(dirname(out), { recursive: true });
   const tmp = `${out}.${process.pid}.tmp`;
-  execFileSync(process.execPath, [asc, SOURCE, ...ASC_FLAGS, "-o", tmp], { stdio: ["ignore", "ignore", "inherit"] });
+  execaSync(process.execPath, [asc, SOURCE, ...ASC_FLAGS, "-o", tmp], { stdin: "ignore", stdout: "ignore", stderr: "inherit" });
   renameSync(tmp, out); // atomic: a concurrent run reads a whole file or none
   return out;
 };

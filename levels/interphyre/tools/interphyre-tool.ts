@@ -6,8 +6,8 @@ import type { Action } from "../world/simulation.ts";
 import { HEXA_HARNESS_HORIZON_STEPS } from "../world/constants.ts";
 import type { CreateEngine } from "../world/engine.ts";
 import { createPlanckEngine } from "../world/planck-engine.ts";
-import { toolDefiner, type Tool as GenericTool } from "../../../tools/define-tool.ts";
-import { callToolSync, isConfigError, type ToolOutcome } from "../../../tools/dispatch.ts";
+import { toolDefiner, type Tool } from "../../../tools/define-tool.ts";
+import { callToolSync, isConfigError, type DispatchOutcome } from "../../../tools/dispatch.ts";
 
 /** What the tools of one episode share: the task, the horizon, the engine, and the memory of earlier calls. */
 export class ToolSession {
@@ -31,12 +31,15 @@ export class ToolSession {
 }
 
 /** An Interphyre tool: pure over the world and synchronous (docs/spec/style.md). */
-export type Tool<I extends z.ZodType = z.ZodType> = GenericTool<ToolSession, I>;
+export type InterphyreTool<I extends z.ZodType = z.ZodType> = Tool<ToolSession, I>;
 
 export const defineTool = toolDefiner<ToolSession>();
 
-export type { ToolOutcome };
+export type { DispatchOutcome };
 
-/** Never throws past the tool boundary, except for a hexa bug (InvariantError); a ConfigError from the world (a bad value the model chose) is an observation too. */
-export const callTool = (tools: readonly Tool[], session: ToolSession, name: string, raw: unknown): ToolOutcome =>
+/**
+ * `callToolSync` (synchronous) with Interphyre's error rule: never throws past the tool boundary, except for a hexa bug
+ * (InvariantError); a ConfigError from the world (a bad value the model chose) is an observation too.
+ */
+export const callInterphyreTool = (tools: readonly InterphyreTool[], session: ToolSession, name: string, raw: unknown): DispatchOutcome =>
   callToolSync(tools, session, name, raw, { shownToModel: isConfigError });
