@@ -81,7 +81,7 @@ const episodeKeys = (r: WorkerRun): string =>
     .join(", ");
 
 /** 2 workers over 1 within each repetition (the two runs of a repetition are played one after the other). */
-export const speedUps = (d: DistributedData, workers = 2): { repetition: number; speedUp: number }[] =>
+const speedUps = (d: DistributedData, workers = 2): { repetition: number; speedUp: number }[] =>
   [...new Set(d.runs.map((r) => r.repetition))]
     .sort((a, b) => a - b)
     .flatMap((repetition) => {
