@@ -106,6 +106,20 @@ const speedUpLine = (d: DistributedData): string => {
   return `speed-up, 2 workers over 1 (span of 1 worker / span of 2, per repetition, n ${s.length}): ${each}; mean ×${mean(s).toFixed(2)}${spread}`;
 };
 
+/**
+ * The speed-up the episodes' own times allow: 2 workers finish 2 × (1-worker episode time ÷ 2-worker episode time)
+ * as many episodes per second when nothing between the jobs costs time; the span's ratio below it is the queue's loss.
+ */
+const episodeBoundLine = (d: DistributedData): string => {
+  const reps = [...new Set(d.runs.map((r) => r.repetition))].sort((a, b) => a - b);
+  const bounds = reps.flatMap((repetition) => {
+    const msOf = (workers: number) => d.runs.find((r) => r.repetition === repetition && r.workers === workers)?.episodes.map((e) => e.ms);
+    const [one, two] = [msOf(1), msOf(2)];
+    return one && two ? [`×${((2 * mean(one)) / mean(two)).toFixed(2)}`] : [];
+  });
+  return `what the episodes' own times allow, 2 × (1-worker ms/episode ÷ 2-worker ms/episode), per repetition: ${bounds.join(", ")}`;
+};
+
 /** The model's share of a 1-worker episode: what a second worker can overlap at best. */
 const expectedLine = (d: DistributedData): string => {
   const wait = d.setup.callsPerEpisode * d.setup.latencyMs;
@@ -149,6 +163,7 @@ export const renderDistributedPage = (d: DistributedData, title: string, dataPat
     ...d.runs.map((r) => runRow(d, r)),
     "",
     speedUpLine(d),
+    episodeBoundLine(d),
     expectedLine(d),
     `queue overhead per job (add → completed, no-op): ${d.queueOverheadMs.toFixed(2)} ms`,
     `recovery of a kill -9'd worker's job (lock ${d.recovery.lockMs / 1000} s, check ${d.recovery.stalledMs / 1000} s): ${d.recovery.seconds.toFixed(1)} s`,

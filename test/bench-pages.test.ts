@@ -77,6 +77,7 @@ describe("bench pages (docs/benchmarks/README.md)", () => {
     it("gives each repetition's speed-up (1 worker's span over 2 workers'), then their mean and spread", () => {
       const page = renderDistributedPage(data([run(0, 1, 10), run(0, 2, 5), run(1, 2, 5), run(1, 1, 9), run(2, 1, 12), run(2, 2, 5)]), "T", "data/d.json");
       expect(page).toContain("per repetition, n 3): ×2.00, ×1.80, ×2.40; mean ×2.07, sd 0.31, min–max ×1.80 to ×2.40");
+      expect(page).toContain("2 × (1-worker ms/episode ÷ 2-worker ms/episode), per repetition: ×2.00, ×2.00, ×2.00");
       expect(page).toContain("3000 ms of an episode's 3100 ms on 1 worker (97 %) is model wait");
       expect(page).toContain("(the same episodes in every run)");
       expect(page).toContain("| 1 | 2 | 2 | 5.00 | 3100 | 1 + 1 | 6 of 6 | 9.0 | 3100, 3100 | 1.00 / 2.00 / 3.00 |");
