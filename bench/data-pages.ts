@@ -6,6 +6,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { PAGES_DIR, ROOT } from "./page.ts";
+import { DistributedData, renderDistributedPage } from "./distributed-page.ts";
 import { BENCH_PAGES, type BenchPageName } from "./pages.ts";
 import { renderStrategiesPage, StrategiesData } from "./strategies-page.ts";
 
@@ -19,6 +20,10 @@ interface DataPage {
 }
 
 export const DATA_PAGES: Partial<Record<BenchPageName, DataPage>> = {
+  distributed: {
+    file: "distributed.json",
+    render: (text, file) => renderDistributedPage(DistributedData.parse(JSON.parse(text)), BENCH_PAGES.distributed.title, relative(PAGES_DIR, file)),
+  },
   "reward-search-strategies": {
     file: "reward-search-strategies.json",
     render: (text, file) =>

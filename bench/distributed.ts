@@ -1,45 +1,63 @@
 /**
- * The Redis backend (docs/ARCHITECTURE.md §7) on this machine: a round's episodes per second with 1 and 2 `hexa worker`
- * processes (concurrency 1 each), the queue's overhead per job, and how long a kill -9'd worker's job takes to
- * be picked up by another worker. The episodes are the heuristic agent's on pass_the_parcel with a 10-turn
- * budget (it fails most seeds, so each episode simulates all 10 placements: the realistic cost of a heuristic
- * episode, CPU-bound: on a 2-core machine two workers share the cores), and, as the LLM agents' episodes are,
- * latency-bound: the react agent on a local OpenAI-compatible server that answers each call after 1 s.
+ * The Redis backend (docs/ARCHITECTURE.md §7) where it pays: model-latency-bound episodes, played by 1 and by 2
+ * `hexa worker` processes (concurrency 1 each). The react agent plays against a local OpenAI-compatible server
+ * that answers every chat request after --latency-ms; every answer reads the scene (get_level_state), which never
+ * ends an episode, so each episode makes exactly --turns calls. No response cache (the config sets no
+ * llm.cacheDir) and no endpoint pre-flight (--no-doctor): every call of the round reaches the server, and the
+ * bench checks the server received exactly episodes × turns requests. The same levels and seeds in every run;
+ * --repetitions pairs of runs (1 worker, 2 workers; the order alternates), fixed before the run. Before each timed
+ * run a warm-up run gives every worker its first episode, which loads the agent's modules (CPU-bound, seconds on a
+ * busy machine); its times are kept beside the timed run's, outside its span. Also the queue's
+ * overhead per job and how long a kill -9'd worker's job takes to be picked up by another worker.
  * Starts its own redis-server (no persistence) on a free loopback port.
- * Run: node --import tsx bench/distributed.ts [--episodes 12] [--noop 300]
+ *
+ *   node --import tsx bench/distributed.ts [--levels pass_the_parcel,two_body_problem] [--episodes-per-level 4]
+ *        [--turns 3] [--latency-ms 1000] [--repetitions 3] [--noop 300] [--write-page]
+ *
+ * Every run's raw results go into one data file and the page is rendered from it alone (bench/data-pages.ts):
+ * with --write-page both are written under docs/benchmarks/, else the page is printed.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import os, { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Queue, QueueEvents, Worker } from "bullmq";
 import { startFakeOpenAI } from "../test/support/fake-openai-server.ts";
 import { spawnHexa } from "../test/support/hexa-cli.ts";
 import { startRedis } from "../test/support/redis-server.ts";
-import { recordPage } from "./page.ts";
-
-recordPage("distributed");
+import { DATA_PAGES, writeDataPage } from "./data-pages.ts";
+import { renderDistributedPage, type DistributedData } from "./distributed-page.ts";
+import { commandLine, gitCommit, machineInfo, WRITE_PAGE_FLAG } from "./page.ts";
+import { BENCH_PAGES } from "./pages.ts";
 
 const flag = (name: string, fallback: string) => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? process.argv[i + 1]! : fallback;
 };
-const EPISODES = Number(flag("episodes", "12"));
+const LEVELS = flag("levels", "pass_the_parcel,two_body_problem").split(",");
+const PER_LEVEL = Number(flag("episodes-per-level", "4"));
+const TURNS = Number(flag("turns", "3"));
+const LATENCY_MS = Number(flag("latency-ms", "1000"));
+const REPETITIONS = Number(flag("repetitions", "3"));
 const NOOP = Number(flag("noop", "300"));
-const LOCK = ["--lock-ms", "2000", "--stalled-ms", "1000"];
+const RECOVERY_LOCK = { lockMs: 2000, stalledMs: 1000 };
+const MODEL = "gpt-4.1-mini";
+const ANSWER = { name: "get_level_state", args: {} };
 
+const startedAt = new Date().toISOString();
+const loadStart = os.loadavg();
 const redis = await startRedis();
 const connection = { host: "127.0.0.1", port: redis.port, maxRetriesPerRequest: null };
 const tmp = mkdtempSync(join(tmpdir(), "hexa-bench-distributed-"));
 const say = (line: string) => process.stderr.write(`${line}\n`);
-
 const model = await startFakeOpenAI();
-const LATENCY_MS = 1000;
-const config = (name: string, episodes: number, llm = false) => {
+
+const config = (name: string, o: { llm: boolean; levels: string[]; perLevel: number }) => {
   const path = join(tmp, `${name}.yaml`);
-  const agent = llm ? `agent: react\nllm:\n  actor:\n    model: gpt-4.1-mini\n    baseURL: ${model.url}\n` : "agent: heuristic\n";
+  const agent = o.llm ? `agent: react\nllm:\n  actor:\n    model: ${MODEL}\n    baseURL: ${model.url}\n` : "agent: heuristic\n";
+  const levels = `[${o.levels.join(", ")}]`;
   writeFileSync(
     path,
-    `name: ${name}\nlevels: [pass_the_parcel]\n${agent}evolver: heuristic\ninit: online\nrounds: 1\nepisodesPerRound: ${episodes}\nactor:\n  maxTurns: 10\n`,
+    `name: ${name}\nlevels: ${levels}\n${agent}evolver: heuristic\ninit: online\nrounds: 1\nepisodesPerRound: ${o.perLevel}\nactor:\n  maxTurns: ${TURNS}\n`,
   );
   return path;
 };
@@ -47,23 +65,23 @@ const config = (name: string, episodes: number, llm = false) => {
 interface Proc {
   kill: (signal: NodeJS.Signals) => void;
   stderr: () => string;
-  done: Promise<unknown>;
+  done: Promise<{ status: number | null }>;
 }
 const hexa = (args: string[]): Proc => {
   let err = "";
   const p = spawnHexa(args, { env: { OPENAI_API_KEY: "bench" }, onStderr: (s) => (err = s) });
   return { kill: (s) => p.child.kill(s), stderr: () => err, done: p.done };
 };
-const until = async (cond: () => boolean, ms = 60_000) => {
+const until = async (cond: () => boolean, ms = 120_000) => {
   const t0 = Date.now();
   while (!cond()) {
     if (Date.now() - t0 > ms) throw new Error("bench: timed out");
     await new Promise((r) => setTimeout(r, 20));
   }
 };
-const worker = async (): Promise<Proc> => {
+const worker = async (lock: string[] = []): Promise<Proc> => {
   // A worker sends model requests only to endpoints it allows (docs/security.md): the scripted model's.
-  const w = hexa(["worker", "--redis", redis.url, ...LOCK, "--allow-endpoint", model.url]);
+  const w = hexa(["worker", "--redis", redis.url, ...lock, "--allow-endpoint", model.url]);
   await until(() => w.stderr().includes(" at once per queue"));
   return w;
 };
@@ -72,23 +90,54 @@ const stop = async (ws: Proc[]) => {
   await Promise.all(ws.map((w) => w.done));
 };
 
-/** The span of a run's jobs in Redis (first start → last finish): a round's rate without process start-up. */
-const episodesPerSecond = async (name: string, workers: number, llm = false): Promise<{ rate: number; spanS: number; meanJobMs: number }> => {
-  const ws = await Promise.all(Array.from({ length: workers }, worker));
-  // Each LLM episode: one call answered with a finish (a miss) after LATENCY_MS.
-  if (llm)
-    model.push(...Array.from({ length: EPISODES }, () => ({ toolCalls: [{ name: "finish", args: { x: -4.3, y: 4.3, radius: 0.1 } }], delayMs: LATENCY_MS })));
-  const run = hexa(["run", config(name, EPISODES, llm), "--runs-dir", join(tmp, "runs"), "--backend", redis.url]);
-  await run.done;
-  await stop(ws);
+/** The run's finished jobs in Redis, as episodes; the run's name prefixes its job ids. */
+const jobsOf = async (name: string): Promise<{ episodes: DistributedData["runs"][number]["episodes"]; spanS: number }> => {
   const q = new Queue("hexa-episodes", { connection });
   const jobs = (await q.getJobs(["completed"])).filter((j) => j.id?.startsWith(`${name}__`));
   await q.close();
-  if (jobs.length !== EPISODES) throw new Error(`bench: ${name}: ${jobs.length} jobs completed, expected ${EPISODES}: ${run.stderr()}`);
-  const start = Math.min(...jobs.map((j) => j.processedOn!));
-  const end = Math.max(...jobs.map((j) => j.finishedOn!));
-  const spanS = (end - start) / 1000;
-  return { rate: EPISODES / spanS, spanS, meanJobMs: jobs.reduce((s, j) => s + (j.finishedOn! - j.processedOn!), 0) / jobs.length };
+  const episodes = jobs.map((j) => {
+    const m = /\/([a-z_]+)\/r\d+\/s(\d+)$/.exec(j.id!);
+    if (!m) throw new Error(`bench: job id ${j.id} is not <run>/<stream>/<level>/r<round>/s<seed>`);
+    return { level: m[1]!, seed: Number(m[2]), ms: j.finishedOn! - j.processedOn!, worker: j.processedBy ?? "?" };
+  });
+  const spanS = (Math.max(...jobs.map((j) => j.finishedOn!)) - Math.min(...jobs.map((j) => j.processedOn!))) / 1000;
+  return { episodes: episodes.sort((a, b) => a.level.localeCompare(b.level) || a.seed - b.seed), spanS };
+};
+
+/** Queues `expected` scripted answers, runs `hexa run` on `path` with the backend, and fails unless it exited 0 with exactly those calls. */
+const playRun = async (name: string, path: string, expected: number): Promise<{ calls: number; commandS: number }> => {
+  const before = model.requests.length;
+  model.push(...Array.from({ length: expected }, () => ({ toolCalls: [ANSWER], delayMs: LATENCY_MS })));
+  const t0 = performance.now();
+  const run = hexa(["run", path, "--runs-dir", join(tmp, "runs"), "--backend", redis.url, "--no-doctor"]);
+  const { status } = await run.done;
+  const commandS = (performance.now() - t0) / 1000;
+  const calls = model.requests.length - before;
+  if (status !== 0 || calls !== expected) throw new Error(`bench: ${name}: exit ${status}, ${calls} calls of ${expected} expected: ${run.stderr()}`);
+  return { calls, commandS };
+};
+
+/** One episode per worker, each worker's first: it loads the agent's modules, so the timed run finds every worker warm. */
+const warmUp = async (name: string, workers: number): Promise<DistributedData["runs"][number]["warmup"]> => {
+  await playRun(name, config(name, { llm: true, levels: [LEVELS[0]!], perLevel: workers }), workers * TURNS);
+  const { episodes } = await jobsOf(name);
+  if (new Set(episodes.map((e) => e.worker)).size !== workers) throw new Error(`bench: ${name}: the warm-up episodes did not go one to each worker`);
+  return episodes;
+};
+
+/** One round of LEVELS × PER_LEVEL react episodes with `workers` warm workers; fails unless every call reached the server. */
+const latencyRun = async (repetition: number, workers: number): Promise<DistributedData["runs"][number]> => {
+  const name = `r${repetition}-w${workers}`;
+  const ws = await Promise.all(Array.from({ length: workers }, () => worker()));
+  const warmup = await warmUp(`${name}-warmup`, workers);
+  const expected = LEVELS.length * PER_LEVEL * TURNS;
+  const started = new Date().toISOString();
+  const load = os.loadavg();
+  const { calls, commandS } = await playRun(name, config(name, { llm: true, levels: LEVELS, perLevel: PER_LEVEL }), expected);
+  await stop(ws);
+  const { episodes, spanS } = await jobsOf(name);
+  if (episodes.length * TURNS !== expected) throw new Error(`bench: ${name}: ${episodes.length} jobs completed, expected ${expected / TURNS}`);
+  return { repetition, workers, commit: gitCommit(), started, loadStart: load, spanS, commandS, calls, episodes, warmup };
 };
 
 /** add → completed, one job at a time, through a no-op worker: what the queue adds to every job. */
@@ -98,7 +147,8 @@ const overheadMs = async (): Promise<number> => {
   const w = new Worker("bench-noop", async () => ({ ok: true }), { connection, concurrency: 1 });
   await Promise.all([q.waitUntilReady(), events.waitUntilReady(), w.waitUntilReady()]);
   const t0 = performance.now();
-  for (let i = 0; i < NOOP; i++) await (await q.add("noop", { i }, { removeOnComplete: true })).waitUntilFinished(events);
+  // Kept on completion: a job removed as it completes can be gone before waitUntilFinished looks for it.
+  for (let i = 0; i < NOOP; i++) await (await q.add("noop", { i })).waitUntilFinished(events);
   const ms = (performance.now() - t0) / NOOP;
   await Promise.all([w.close(), events.close()]);
   await q.obliterate({ force: true });
@@ -106,10 +156,12 @@ const overheadMs = async (): Promise<number> => {
   return ms;
 };
 
-/** kill -9 of the worker playing the only job → the moment another worker starts it. */
+/** kill -9 of the worker playing the only job (a heuristic episode) → the moment another worker starts it. */
 const recoveryS = async (): Promise<number> => {
-  const ws = await Promise.all([worker(), worker()]);
-  const run = hexa(["run", config("recovery", 1), "--runs-dir", join(tmp, "runs"), "--backend", redis.url]);
+  const lock = ["--lock-ms", String(RECOVERY_LOCK.lockMs), "--stalled-ms", String(RECOVERY_LOCK.stalledMs)];
+  const ws = await Promise.all([worker(lock), worker(lock)]);
+  const path = config("recovery", { llm: false, levels: [LEVELS[0]!], perLevel: 1 });
+  const run = hexa(["run", path, "--runs-dir", join(tmp, "runs"), "--backend", redis.url]);
   await until(() => ws.some((w) => / started \(attempt 1\)/.test(w.stderr())));
   // The one that took the job dies; the other, idle and ready, must take it over.
   const [a, b] = / started /.test(ws[0]!.stderr()) ? [ws[0]!, ws[1]!] : [ws[1]!, ws[0]!];
@@ -122,39 +174,53 @@ const recoveryS = async (): Promise<number> => {
   return s;
 };
 
-try {
-  say(`bench: ${EPISODES} episodes with 1 worker…`);
-  const one = await episodesPerSecond("one", 1);
-  say("bench: …with 2 workers…");
-  const two = await episodesPerSecond("two", 2);
-  say(`bench: ${EPISODES} react episodes on a ${LATENCY_MS} ms model, 1 worker, then 2…`);
-  const llmOne = await episodesPerSecond("llm-one", 1, true);
-  const llmTwo = await episodesPerSecond("llm-two", 2, true);
+/** Each repetition plays both worker counts; the order alternates so that a drift in the machine's load favours neither. */
+const latencyRuns = async (): Promise<DistributedData["runs"]> => {
+  const runs: DistributedData["runs"] = [];
+  for (let r = 0; r < REPETITIONS; r++) {
+    for (const workers of r % 2 === 0 ? [1, 2] : [2, 1]) {
+      say(`bench: repetition ${r + 1} of ${REPETITIONS}, ${workers} worker(s): ${LEVELS.length * PER_LEVEL} episodes × ${TURNS} calls of ${LATENCY_MS} ms…`);
+      runs.push(await latencyRun(r, workers));
+    }
+  }
+  return runs;
+};
+
+const measure = async (): Promise<DistributedData> => {
+  const runs = await latencyRuns();
   say(`bench: ${NOOP} no-op jobs…`);
-  const overhead = await overheadMs();
+  const queueOverheadMs = await overheadMs();
   say("bench: a killed worker's job…");
-  const recovery = await recoveryS();
-  const rows = [
-    ["episodes/s, 1 worker (concurrency 1)", `${one.rate.toFixed(2)} (${EPISODES} in ${one.spanS.toFixed(1)} s, ${one.meanJobMs.toFixed(0)} ms/episode)`],
-    [
-      "episodes/s, 2 workers (concurrency 1 each)",
-      `${two.rate.toFixed(2)} (${EPISODES} in ${two.spanS.toFixed(1)} s, ${two.meanJobMs.toFixed(0)} ms/episode; ×${(two.rate / one.rate).toFixed(2)})`,
-    ],
-    [
-      `episodes/s, react on a ${LATENCY_MS} ms model, 1 worker`,
-      `${llmOne.rate.toFixed(2)} (${EPISODES} in ${llmOne.spanS.toFixed(1)} s, ${llmOne.meanJobMs.toFixed(0)} ms/episode)`,
-    ],
-    [
-      `episodes/s, react on a ${LATENCY_MS} ms model, 2 workers`,
-      `${llmTwo.rate.toFixed(2)} (${EPISODES} in ${llmTwo.spanS.toFixed(1)} s, ${llmTwo.meanJobMs.toFixed(0)} ms/episode; ×${(llmTwo.rate / llmOne.rate).toFixed(2)})`,
-    ],
-    ["queue overhead per job (add → completed, no-op)", `${overhead.toFixed(2)} ms`],
-    ["recovery of a kill -9'd worker's job (lock 2 s, check 1 s)", `${recovery.toFixed(1)} s`],
-  ];
-  const w = Math.max(...rows.map((r) => r[0]!.length));
-  process.stdout.write(
-    `| ${"measure".padEnd(w)} | value |\n|${"-".repeat(w + 2)}|-------|\n${rows.map(([k, v]) => `| ${k!.padEnd(w)} | ${v} |`).join("\n")}\n`,
-  );
+  const seconds = await recoveryS();
+  const m = machineInfo();
+  return {
+    schemaVersion: 1,
+    command: commandLine(),
+    machine: `${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB memory, Node ${m.node}, ${m.platform}`,
+    started: startedAt,
+    finished: new Date().toISOString(),
+    loadStart,
+    loadEnd: os.loadavg(),
+    setup: {
+      agent: "react",
+      model: MODEL,
+      latencyMs: LATENCY_MS,
+      callsPerEpisode: TURNS,
+      answer: `a ${ANSWER.name} call`,
+      cache: "off (the runs' config sets no llm.cacheDir)",
+      concurrencyPerWorker: 1,
+    },
+    repetitions: REPETITIONS,
+    runs,
+    queueOverheadMs,
+    recovery: { seconds, ...RECOVERY_LOCK },
+  };
+};
+
+try {
+  const data = await measure();
+  if (process.argv.includes(WRITE_PAGE_FLAG)) writeDataPage("distributed", data);
+  else process.stdout.write(renderDistributedPage(data, BENCH_PAGES.distributed.title, `data/${DATA_PAGES.distributed!.file}`));
 } finally {
   await Promise.all([redis.kill(), model.close()]);
   rmSync(tmp, { recursive: true, force: true });

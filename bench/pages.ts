@@ -37,6 +37,7 @@ export const BENCH_HELPERS = [
   "bank-fixtures.ts",
   "check-scenes.ts",
   "data-pages.ts",
+  "distributed-page.ts",
   "env-rate.ts",
   "flags.ts",
   "greedy-return.ts",

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { PAGES_DIR, ROOT, renderPage, type PageHeader } from "../bench/page.ts";
 import { BENCH_HELPERS, BENCH_PAGES, type BenchPageName } from "../bench/pages.ts";
 import { DATA_DIR, DATA_PAGES, renderDataPage } from "../bench/data-pages.ts";
+import { DistributedData, renderDistributedPage } from "../bench/distributed-page.ts";
 
 const BENCH = join(ROOT, "bench");
 const scripts = readdirSync(BENCH).filter((f) => f.endsWith(".ts") && !(BENCH_HELPERS as readonly string[]).includes(f));
@@ -41,6 +42,52 @@ describe("bench pages (docs/benchmarks/README.md)", () => {
       const cell = row!.split("|").at(-2)!.trim();
       expect(cell.startsWith("none"), `${label}: "${cell}" against the page's "${verdict}"`).toBe(verdict !== "differ beyond noise");
     }
+  });
+
+  describe("the distributed page", () => {
+    const episode = (level: string, seed: number, worker: string) => ({ level, seed, ms: 3100, worker });
+    const run = (repetition: number, workers: number, spanS: number, seeds = [0, 1]) => ({
+      repetition,
+      workers,
+      commit: "0123abcd",
+      started: "2026-01-02T03:04:05.000Z",
+      loadStart: [1, 2, 3],
+      spanS,
+      commandS: spanS + 4,
+      calls: seeds.length * 3,
+      episodes: seeds.map((s, i) => episode("pass_the_parcel", s, `w${i % workers}`)),
+      warmup: Array.from({ length: workers }, (_, i) => episode("pass_the_parcel", 9, `w${i}`)),
+    });
+    const data = (runs: ReturnType<typeof run>[]) =>
+      DistributedData.parse({
+        schemaVersion: 1,
+        command: "node --import tsx bench/distributed.ts --write-page",
+        machine: "Test CPU, 2 cores",
+        started: "2026-01-02T03:04:05.000Z",
+        finished: "2026-01-02T03:05:05.000Z",
+        loadStart: [1, 2, 3],
+        loadEnd: [1, 2, 3],
+        setup: { agent: "react", model: "m", latencyMs: 1000, callsPerEpisode: 3, answer: "a get_level_state call", cache: "off", concurrencyPerWorker: 1 },
+        repetitions: 3,
+        runs,
+        queueOverheadMs: 1.5,
+        recovery: { seconds: 2.1, lockMs: 2000, stalledMs: 1000 },
+      });
+
+    it("gives each repetition's speed-up (1 worker's span over 2 workers'), then their mean and spread", () => {
+      const page = renderDistributedPage(data([run(0, 1, 10), run(0, 2, 5), run(1, 2, 5), run(1, 1, 9), run(2, 1, 12), run(2, 2, 5)]), "T", "data/d.json");
+      expect(page).toContain("per repetition, n 3): ×2.00, ×1.80, ×2.40; mean ×2.07, sd 0.31, min–max ×1.80 to ×2.40");
+      expect(page).toContain("2 × (1-worker ms/episode ÷ 2-worker ms/episode), per repetition: ×2.00, ×2.00, ×2.00");
+      expect(page).toContain("3000 ms of an episode's 3100 ms on 1 worker (97 %) is model wait");
+      expect(page).toContain("(the same episodes in every run)");
+      expect(page).toContain("| 1 | 2 | 2 | 5.00 | 3100 | 1 + 1 | 6 of 6 | 9.0 | 3100, 3100 | 1.00 / 2.00 / 3.00 |");
+    });
+
+    it("says when the runs did not play the same episodes, and gives no spread for one repetition", () => {
+      const page = renderDistributedPage(data([run(0, 1, 10, [0, 1]), run(0, 2, 5, [0, 2])]), "T", "data/d.json");
+      expect(page).toContain("NOT the same episodes in every run");
+      expect(page).toContain("n 1): ×2.00; mean ×2.00 (one repetition: no spread)");
+    });
   });
 
   it("docs/benchmarks/README.md lists each page with the command that writes it", () => {
