@@ -1,5 +1,6 @@
-import type { AIMessageChunk, BaseMessage } from "@langchain/core/messages";
-import { ChatOpenAI } from "@langchain/openai";
+import { AIMessage, type AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
+import { makeInvalidToolCall, parseToolCall } from "@langchain/core/output_parsers/openai_tools";
+import { ChatOpenAI, ChatOpenAICompletions } from "@langchain/openai";
 import type { ChatModel } from "./chat-model.ts";
 import { readAnswer, type Notice } from "./answer-read.ts";
 import type { ResolvedModelConfig } from "./config.ts";
@@ -10,7 +11,7 @@ import { extrasFetch, withRequestExtras } from "./request-extras.ts";
 import { shapeRequest } from "./request-shape.ts";
 import { classifyHttpFailure, withRetries, type RetryEvent } from "./retry.ts";
 import { callWithOutput, type OutputMemory } from "./structured-output.ts";
-import { checkingFetch, judgeAnswer, recordingWire, withoutUpgradeNotice } from "./wire-check.ts";
+import { checkingFetch, judgeAnswer, recordingWire } from "./wire-check.ts";
 
 /** Time, randomness and shared state, injectable so tests run fast; each defaults to the real thing. */
 export interface OpenAIChatDeps {
@@ -51,9 +52,52 @@ const collect = async (stream: AsyncIterable<AIMessageChunk>): Promise<AIMessage
   return answer;
 };
 
+type ToWireAnswer = ChatOpenAICompletions["_convertCompletionsMessageToBaseMessage"];
+
+/** A wire tool call as langchain reads it: parsed, or kept as invalid with the parser's reason. */
+const readCall = (call: Parameters<typeof parseToolCall>[0]) => {
+  try {
+    return { valid: parseToolCall(call, { returnId: true }) };
+  } catch (e) {
+    return { invalid: makeInvalidToolCall(call, (e as Error).message) };
+  }
+};
+
+/** Where an answer's wire calls wait, when none of them parsed, until langchain has rebuilt the message. */
+const HELD_CALLS = "hexa_held_tool_calls";
+
+/**
+ * The chat-completions client with one change: an answer whose every tool call has unreadable arguments (a model's
+ * malformed JSON) is built without @langchain/core's "New LangChain packages are available … Please upgrade"
+ * warning, which the AIMessage constructor prints for a message with wire calls and no parsed ones. The answer is
+ * the one langchain builds: wire calls in `additional_kwargs.tool_calls` (where hexa reads the exact argument
+ * text), parsed and invalid calls beside them.
+ */
+class QuietCompletions extends ChatOpenAICompletions {
+  override _convertCompletionsMessageToBaseMessage(...[message, rawResponse]: Parameters<ToWireAnswer>): ReturnType<ToWireAnswer> {
+    const wire = message.tool_calls ?? [];
+    const answer = super._convertCompletionsMessageToBaseMessage({ ...message, tool_calls: undefined }, rawResponse);
+    if (wire.length === 0 || !AIMessage.isInstance(answer)) return answer;
+    const read = wire.map((call) => readCall(call as Parameters<typeof parseToolCall>[0]));
+    answer.tool_calls = read.flatMap((r) => (r.valid ? [r.valid] : []));
+    answer.invalid_tool_calls = read.flatMap((r) => (r.invalid ? [r.invalid] : []));
+    answer.additional_kwargs[answer.tool_calls.length > 0 ? "tool_calls" : HELD_CALLS] = wire;
+    return answer;
+  }
+
+  override async _generate(...args: Parameters<ChatOpenAICompletions["_generate"]>) {
+    const result = await super._generate(...args);
+    for (const { message } of result.generations) {
+      const { [HELD_CALLS]: held, ...rest } = message.additional_kwargs;
+      if (held !== undefined) message.additional_kwargs = { ...rest, tool_calls: held as AIMessage["additional_kwargs"]["tool_calls"] };
+    }
+    return result;
+  }
+}
+
 /** langchain's client for the config's endpoint and model, its own retries off. */
-const chatClient = (config: ResolvedModelConfig): ChatOpenAI =>
-  new ChatOpenAI({
+const chatClient = (config: ResolvedModelConfig): ChatOpenAI => {
+  const fields = {
     model: config.model,
     apiKey: config.apiKey,
     // Our fetch adds a structured-output request's fields, shapes each request as the config asks, and records
@@ -68,7 +112,9 @@ const chatClient = (config: ResolvedModelConfig): ChatOpenAI =>
     maxRetries: 0,
     streaming: config.streaming,
     streamUsage: true,
-  });
+  };
+  return new ChatOpenAI({ ...fields, completions: new QuietCompletions(fields) });
+};
 
 /** Tells each kind of server quirk once (answer-read.ts). */
 const oncePerKind = (onNotice: ((message: string) => void) | undefined) => {
@@ -142,7 +188,7 @@ export const createOpenAIChat = (config: ResolvedModelConfig, deps: OpenAIChatDe
       const lcMessages = toLangchainMessages(messages);
       const lcTools = tools.map(toOpenAITool);
       const call = () =>
-        withRetries(() => slot.run(() => withoutUpgradeNotice(() => attempt(lcMessages, lcTools))), {
+        withRetries(() => slot.run(() => attempt(lcMessages, lcTools)), {
           maxRetries: config.maxRetries,
           classify: classifyHttpFailure,
           giveUp: (cause, attempts) =>
