@@ -1,16 +1,15 @@
 import { AIMessage, type AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
 import { makeInvalidToolCall, parseToolCall } from "@langchain/core/output_parsers/openai_tools";
-import { ChatOpenAI, ChatOpenAICompletions } from "@langchain/openai";
+import { ChatOpenAI, ChatOpenAICompletions, type OpenAIClient, wrapOpenAIClientError } from "@langchain/openai";
 import type { ChatModel } from "./chat-model.ts";
 import { readAnswer, type Notice } from "./answer-read.ts";
 import type { ResolvedModelConfig } from "./config.ts";
 import { sharedEndpointLimits, type EndpointLimits } from "./endpoint-limits.ts";
 import { fromLangchainAnswer, toLangchainMessages, toOpenAITool, type LangchainAnswer } from "./langchain-messages.ts";
 import { ContextOverflow, isContextOverflow, LlmError } from "./llm-error.ts";
-import { extrasFetch, withRequestExtras } from "./request-extras.ts";
 import { shapeRequest } from "./request-shape.ts";
 import { classifyHttpFailure, withRetries, type RetryEvent } from "./retry.ts";
-import { callWithOutput, type OutputMemory } from "./structured-output.ts";
+import { callWithOutput, type OutputMemory, type OutputOptions } from "./structured-output.ts";
 import { checkingFetch, judgeAnswer, recordingWire } from "./wire-check.ts";
 
 /** Time, randomness and shared state, injectable so tests run fast; each defaults to the real thing. */
@@ -81,8 +80,33 @@ class QuietCompletions extends ChatOpenAICompletions {
     const read = wire.map((call) => readCall(call as Parameters<typeof parseToolCall>[0]));
     answer.tool_calls = read.flatMap((r) => (r.valid ? [r.valid] : []));
     answer.invalid_tool_calls = read.flatMap((r) => (r.invalid ? [r.invalid] : []));
-    answer.additional_kwargs[answer.tool_calls.length > 0 ? "tool_calls" : HELD_CALLS] = wire;
+    answer.additional_kwargs[answer.tool_calls.length > 0 ? "tool_calls" : HELD_CALLS] = wire as AIMessage["additional_kwargs"]["tool_calls"];
     return answer;
+  }
+
+  /**
+   * A json_schema request is sent with the SDK's `create`, as every other request is, not its `parse`, which
+   * throws on an answer that is not bare JSON (a fenced block, prose around it) or that hit the token cap, where
+   * hexa wants the text, to validate it with zod and retry once (docs/spec/method.md §1.4).
+   */
+  override completionWithRetry(
+    request: OpenAIClient.Chat.ChatCompletionCreateParamsStreaming,
+    o?: OpenAIClient.RequestOptions,
+  ): Promise<AsyncIterable<OpenAIClient.Chat.Completions.ChatCompletionChunk>>;
+  override completionWithRetry(
+    request: OpenAIClient.Chat.ChatCompletionCreateParamsNonStreaming,
+    o?: OpenAIClient.RequestOptions,
+  ): Promise<OpenAIClient.Chat.Completions.ChatCompletion>;
+  override async completionWithRetry(request: OpenAIClient.Chat.ChatCompletionCreateParams, o?: OpenAIClient.RequestOptions): Promise<unknown> {
+    if (request.stream || request.response_format?.type !== "json_schema")
+      return super.completionWithRetry(request as OpenAIClient.Chat.ChatCompletionCreateParamsNonStreaming, o);
+    const { maxRetries: _retries, ...sdk } = o ?? {};
+    const options = this._getClientOptions(sdk);
+    try {
+      return await this.client.chat.completions.create(request, options);
+    } catch (e) {
+      throw wrapOpenAIClientError(e);
+    }
   }
 
   override async _generate(...args: Parameters<ChatOpenAICompletions["_generate"]>) {
@@ -100,11 +124,11 @@ const chatClient = (config: ResolvedModelConfig): ChatOpenAI => {
   const fields = {
     model: config.model,
     apiKey: config.apiKey,
-    // Our fetch adds a structured-output request's fields, shapes each request as the config asks, and records
-    // each answer's status and first bytes, so a malformed 200 is named and retried.
+    // Our fetch shapes each request as the config asks, and records each answer's status and first bytes, so a
+    // malformed 200 is named and retried.
     configuration: {
       baseURL: config.baseURL,
-      fetch: extrasFetch((input: string | URL | Request, init?: RequestInit) => checkingFetch(input, shapeRequest(init, config))),
+      fetch: (input: string | URL | Request, init?: RequestInit) => checkingFetch(input, shapeRequest(init, config)),
     },
     // undefined sends no temperature; -1 sends no max_tokens (langchain's convention).
     temperature: config.temperature ?? undefined,
@@ -138,9 +162,9 @@ interface AttemptContext {
 /** One HTTP exchange under one deadline; the SDK's own timeout stops at the headers, not the streamed body. */
 const exchangeOnce = ({ client, config, where, now, concurrency }: AttemptContext) => {
   const { timeoutMs, streaming } = config;
-  return async (messages: BaseMessage[], tools: ReturnType<typeof toOpenAITool>[]) => {
+  return async (messages: BaseMessage[], tools: ReturnType<typeof toOpenAITool>[], asked: OutputOptions = {}) => {
     // bindTools([]) would still send tool_choice, which the API rejects without tools.
-    const runnable = tools.length > 0 ? client.bindTools(tools, { tool_choice: config.toolChoice }) : client;
+    const runnable = tools.length > 0 ? client.bindTools(tools, { tool_choice: config.toolChoice }) : client.withConfig(asked);
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(), timeoutMs);
     const started = now();
@@ -187,8 +211,8 @@ export const createOpenAIChat = (config: ResolvedModelConfig, deps: OpenAIChatDe
     invoke: async (messages, tools, output) => {
       const lcMessages = toLangchainMessages(messages);
       const lcTools = tools.map(toOpenAITool);
-      const call = () =>
-        withRetries(() => slot.run(() => attempt(lcMessages, lcTools)), {
+      const call = (asked?: OutputOptions) =>
+        withRetries(() => slot.run(() => attempt(lcMessages, lcTools, asked)), {
           maxRetries: config.maxRetries,
           classify: classifyHttpFailure,
           giveUp: (cause, attempts) =>
@@ -208,7 +232,7 @@ export const createOpenAIChat = (config: ResolvedModelConfig, deps: OpenAIChatDe
               model,
               where,
               output,
-              call: (fields) => withRequestExtras(fields, call),
+              call,
               ...(deps.outputMemory ? { memory: deps.outputMemory } : {}),
             })
           : await call();
