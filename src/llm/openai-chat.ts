@@ -5,7 +5,8 @@ import type { ChatModel } from "./chat-model.ts";
 import { readAnswer, type Notice } from "./answer-read.ts";
 import type { ResolvedModelConfig } from "./config.ts";
 import { sharedEndpointLimits, type EndpointLimits } from "./endpoint-limits.ts";
-import { fromLangchainAnswer, toLangchainMessages, toOpenAITool, type LangchainAnswer } from "./langchain-messages.ts";
+import { toAgentMessages } from "./agent-messages.ts";
+import { fromLangchainAnswer, toOpenAITool, type LangchainAnswer } from "./langchain-messages.ts";
 import { ContextOverflow, isContextOverflow, LlmError } from "./llm-error.ts";
 import { shapeRequest } from "./request-shape.ts";
 import { classifyHttpFailure, withRetries, type RetryEvent } from "./retry.ts";
@@ -209,7 +210,7 @@ export const createOpenAIChat = (config: ResolvedModelConfig, deps: OpenAIChatDe
   return {
     name: model,
     invoke: async (messages, tools, output) => {
-      const lcMessages = toLangchainMessages(messages);
+      const lcMessages = toAgentMessages(messages);
       const lcTools = tools.map(toOpenAITool);
       const call = (asked?: OutputOptions) =>
         withRetries(() => slot.run(() => attempt(lcMessages, lcTools, asked)), {
