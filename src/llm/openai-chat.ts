@@ -30,8 +30,6 @@ export interface OpenAIChatDeps {
   outputMemory?: OutputMemory;
 }
 
-const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 /** A timeout names the two usual causes: a slow model, or a server that queues requests beyond its parallel slots. */
 const timeoutError = (ms: number, where: string, concurrency: number) =>
   Object.assign(
@@ -201,7 +199,6 @@ const exchangeOnce = ({ client, config, where, now, concurrency }: AttemptContex
 export const createOpenAIChat = (config: ResolvedModelConfig, deps: OpenAIChatDeps = {}): ChatModel => {
   const { model, baseURL } = config;
   const where = deps.where ?? "llm";
-  const sleep = deps.sleep ?? realSleep;
   const now = deps.now ?? (() => performance.now());
   const slot = (deps.limits ?? sharedEndpointLimits).for(baseURL, config.concurrency, where);
   const attempt = exchangeOnce({ client: chatClient(config), config, where, now, concurrency: slot.size });
@@ -220,8 +217,8 @@ export const createOpenAIChat = (config: ResolvedModelConfig, deps: OpenAIChatDe
             isContextOverflow(cause)
               ? new ContextOverflow(baseURL, model, attempts, cause, overflowFix(where, config.maxOutputTokens))
               : new LlmError(baseURL, model, attempts, cause),
-          sleep,
-          random: deps.random ?? Math.random,
+          ...(deps.sleep ? { sleep: deps.sleep } : {}),
+          ...(deps.random ? { random: deps.random } : {}),
           ...(deps.onRetry ? { onRetry: deps.onRetry } : {}),
         });
       // A schema for the answer applies to calls without tools only: the actor's tool calls are its answer.

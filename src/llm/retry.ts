@@ -17,9 +17,10 @@ export interface RetryOptions {
   maxRetries: number;
   classify: (e: unknown) => Failure;
   giveUp: (cause: unknown, attempts: number) => Error;
-  sleep: (ms: number) => Promise<void>;
-  /** Uniform in [0, 1): the jitter. */
-  random: () => number;
+  /** Defaults to a real timer. */
+  sleep?: (ms: number) => Promise<void>;
+  /** Uniform in [0, 1): the jitter. Defaults to Math.random. */
+  random?: () => number;
   onRetry?: (event: RetryEvent) => void;
 }
 
@@ -35,17 +36,24 @@ export const backoffMs = (retry: number, random: () => number, retryAfterMs?: nu
   return retryAfterMs === undefined ? jittered : Math.max(Math.min(retryAfterMs, MAX_RETRY_AFTER_MS), jittered);
 };
 
-/** Runs `attempt` until it succeeds, fails for good, or `maxRetries` retries are spent; then throws `giveUp(...)`. */
+const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Runs `attempt` until it succeeds, fails for good, or `maxRetries` retries are spent; then throws `giveUp(...)`.
+ * Any client's: `classify` says which of its failures are worth another attempt (`classifyHttpFailure` for the
+ * OpenAI SDK's).
+ */
 export const withRetries = async <T>(attempt: () => Promise<T>, o: RetryOptions): Promise<T> => {
+  const { sleep = realSleep, random = Math.random } = o;
   for (let n = 1; ; n++) {
     try {
       return await attempt();
     } catch (e) {
       const failure = o.classify(e);
       if (!failure.retryable || n > o.maxRetries) throw o.giveUp(e, n);
-      const delayMs = backoffMs(n - 1, o.random, failure.retryAfterMs);
+      const delayMs = backoffMs(n - 1, random, failure.retryAfterMs);
       o.onRetry?.({ attempt: n, delayMs, reason: failure.reason });
-      await o.sleep(delayMs);
+      await sleep(delayMs);
     }
   }
 };
