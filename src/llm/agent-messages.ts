@@ -2,7 +2,9 @@ import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage, 
 import type { AssistantTurn, Message, ToolCall } from "./chat-model.ts";
 
 /**
- * The port's messages as a langchain agent carries them, and back (docs/ARCHITECTURE.md §5.1). Langchain's tool
+ * The port's messages as langchain carries them (a langchain agent, and ChatOpenAI on the way to the wire), and
+ * back (docs/ARCHITECTURE.md §5.1). A call whose arguments were no JSON object goes to langchain (and the wire) as
+ * `{}`. Langchain's tool
  * call has no slot for the raw argument text or its parse error, so each assistant message keeps the port's
  * calls beside its own (`additional_kwargs[PORT_CALLS]`); on the way back they are used while they still match
  * the langchain calls, so a middleware that edits a call is heard and an untouched request is sent byte for byte.
@@ -36,7 +38,7 @@ const portCalls = (m: AIMessage): ToolCall[] => {
 const assistantMessage = (content: string, calls: readonly ToolCall[], extra: Record<string, unknown> = {}): AIMessage =>
   new AIMessage({ content, tool_calls: calls.map(langchainCall), additional_kwargs: { [PORT_CALLS]: calls, ...extra } });
 
-/** The port's messages (after the system prompt) as langchain messages, each assistant call kept exactly. */
+/** The port's messages as langchain messages, each assistant call kept exactly (the wire sees only langchain's). */
 export const toAgentMessages = (messages: readonly Message[]): BaseMessage[] =>
   messages.map((m) => {
     switch (m.role) {

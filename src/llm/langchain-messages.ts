@@ -1,31 +1,6 @@
-import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage, type OpenAIToolCall } from "@langchain/core/messages";
-import type { AssistantTurn, Message, ToolCall, ToolSpec } from "./chat-model.ts";
+import type { AIMessage, OpenAIToolCall } from "@langchain/core/messages";
+import type { AssistantTurn, ToolCall, ToolSpec } from "./chat-model.ts";
 import { parseToolArgs } from "./tool-args.ts";
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-
-export const toLangchainMessages = (messages: readonly Message[]): BaseMessage[] =>
-  messages.map((m) => {
-    switch (m.role) {
-      case "system":
-        return new SystemMessage(m.content);
-      case "user":
-        return new HumanMessage(m.content);
-      case "assistant":
-        // A call whose arguments did not parse goes back as {}: langchain re-serialises args and has no raw slot.
-        return new AIMessage({
-          content: m.content,
-          tool_calls: m.toolCalls.map((c) => ({
-            id: c.id,
-            name: c.name,
-            args: isRecord(c.args) ? c.args : {},
-            type: "tool_call" as const,
-          })),
-        });
-      case "tool":
-        return new ToolMessage({ content: m.content, tool_call_id: m.toolCallId, name: m.name });
-    }
-  });
 
 export const toOpenAITool = (t: ToolSpec) => ({
   type: "function" as const,

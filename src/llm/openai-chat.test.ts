@@ -4,7 +4,6 @@ import type { AssistantTurn, Message, ToolSpec } from "./chat-model.ts";
 import { ModelConfig } from "./config.ts";
 import { EndpointLimits } from "./endpoint-limits.ts";
 import { createOpenAIChat } from "./openai-chat.ts";
-import { withoutUpgradeNotice } from "./wire-check.ts";
 
 const simulate: ToolSpec = {
   name: "simulate",
@@ -167,25 +166,17 @@ describe("createOpenAIChat against a local OpenAI-compatible server", () => {
   });
 });
 
-describe("withoutUpgradeNotice", () => {
-  it("drops only langchain's upgrade notice, passes every other warning through, and restores console.warn", async () => {
+describe("an answer whose every tool call is unreadable", () => {
+  it.each([false, true])("is read without langchain's upgrade notice, other warnings untouched (streaming %s)", async (streaming) => {
     const seen: unknown[][] = [];
     const spy = vi.spyOn(console, "warn").mockImplementation((...args) => void seen.push(args));
-    const before = console.warn;
     try {
-      // Two overlapping calls, as with several episodes on one endpoint.
-      await Promise.all([
-        withoutUpgradeNotice(async () => {
-          console.warn("New LangChain packages are available that more efficiently handle tool calling.");
-          await new Promise((r) => setTimeout(r, 5));
-          console.warn("a real problem", 42);
-        }),
-        withoutUpgradeNotice(async () => console.warn("New LangChain packages are available that more efficiently handle tool calling.")),
-      ]);
+      const model = await chat([{ toolCalls: [{ id: "call_1", name: "simulate", args: { x: 1, y: 2 } }], malformedArgs: true }], { streaming });
+      const turn = await model.invoke(ask, [simulate]);
+      console.warn("a real problem", 42);
+      expect(turn.toolCalls).toMatchObject([{ id: "call_1", name: "simulate", args: {}, rawArgs: '{"x":1' }]);
+      expect(turn.toolCalls[0]!.argsError).toBeDefined();
       expect(seen).toEqual([["a real problem", 42]]);
-      expect(console.warn).toBe(before);
-      await expect(withoutUpgradeNotice(async () => Promise.reject(new Error("boom")))).rejects.toThrow("boom");
-      expect(console.warn).toBe(before);
     } finally {
       spy.mockRestore();
     }

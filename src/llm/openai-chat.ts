@@ -1,16 +1,17 @@
-import type { AIMessageChunk, BaseMessage } from "@langchain/core/messages";
-import { ChatOpenAI } from "@langchain/openai";
+import { AIMessage, type AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
+import { makeInvalidToolCall, parseToolCall } from "@langchain/core/output_parsers/openai_tools";
+import { ChatOpenAI, ChatOpenAICompletions, type OpenAIClient, wrapOpenAIClientError } from "@langchain/openai";
 import type { ChatModel } from "./chat-model.ts";
 import { readAnswer, type Notice } from "./answer-read.ts";
 import type { ResolvedModelConfig } from "./config.ts";
 import { sharedEndpointLimits, type EndpointLimits } from "./endpoint-limits.ts";
-import { fromLangchainAnswer, toLangchainMessages, toOpenAITool, type LangchainAnswer } from "./langchain-messages.ts";
+import { toAgentMessages } from "./agent-messages.ts";
+import { fromLangchainAnswer, toOpenAITool, type LangchainAnswer } from "./langchain-messages.ts";
 import { ContextOverflow, isContextOverflow, LlmError } from "./llm-error.ts";
-import { extrasFetch, withRequestExtras } from "./request-extras.ts";
 import { shapeRequest } from "./request-shape.ts";
 import { classifyHttpFailure, withRetries, type RetryEvent } from "./retry.ts";
-import { callWithOutput, type OutputMemory } from "./structured-output.ts";
-import { checkingFetch, judgeAnswer, recordingWire, withoutUpgradeNotice } from "./wire-check.ts";
+import { callWithOutput, type OutputMemory, type OutputOptions } from "./structured-output.ts";
+import { checkingFetch, judgeAnswer, recordingWire } from "./wire-check.ts";
 
 /** Time, randomness and shared state, injectable so tests run fast; each defaults to the real thing. */
 export interface OpenAIChatDeps {
@@ -28,8 +29,6 @@ export interface OpenAIChatDeps {
   /** Which way of asking for JSON each endpoint accepted; defaults to the process-wide memory. */
   outputMemory?: OutputMemory;
 }
-
-const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** A timeout names the two usual causes: a slow model, or a server that queues requests beyond its parallel slots. */
 const timeoutError = (ms: number, where: string, concurrency: number) =>
@@ -51,16 +50,84 @@ const collect = async (stream: AsyncIterable<AIMessageChunk>): Promise<AIMessage
   return answer;
 };
 
+type ToWireAnswer = ChatOpenAICompletions["_convertCompletionsMessageToBaseMessage"];
+
+/** A wire tool call as langchain reads it: parsed, or kept as invalid with the parser's reason. */
+const readCall = (call: Parameters<typeof parseToolCall>[0]) => {
+  try {
+    return { valid: parseToolCall(call, { returnId: true }) };
+  } catch (e) {
+    return { invalid: makeInvalidToolCall(call, (e as Error).message) };
+  }
+};
+
+/** Where an answer's wire calls wait, when none of them parsed, until langchain has rebuilt the message. */
+const HELD_CALLS = "hexa_held_tool_calls";
+
+/**
+ * The chat-completions client with one change: an answer whose every tool call has unreadable arguments (a model's
+ * malformed JSON) is built without @langchain/core's "New LangChain packages are available … Please upgrade"
+ * warning, which the AIMessage constructor prints for a message with wire calls and no parsed ones. The answer is
+ * the one langchain builds: wire calls in `additional_kwargs.tool_calls` (where hexa reads the exact argument
+ * text), parsed and invalid calls beside them.
+ */
+class QuietCompletions extends ChatOpenAICompletions {
+  override _convertCompletionsMessageToBaseMessage(...[message, rawResponse]: Parameters<ToWireAnswer>): ReturnType<ToWireAnswer> {
+    const wire = message.tool_calls ?? [];
+    const answer = super._convertCompletionsMessageToBaseMessage({ ...message, tool_calls: undefined }, rawResponse);
+    if (wire.length === 0 || !AIMessage.isInstance(answer)) return answer;
+    const read = wire.map((call) => readCall(call as Parameters<typeof parseToolCall>[0]));
+    answer.tool_calls = read.flatMap((r) => (r.valid ? [r.valid] : []));
+    answer.invalid_tool_calls = read.flatMap((r) => (r.invalid ? [r.invalid] : []));
+    answer.additional_kwargs[answer.tool_calls.length > 0 ? "tool_calls" : HELD_CALLS] = wire as AIMessage["additional_kwargs"]["tool_calls"];
+    return answer;
+  }
+
+  /**
+   * A json_schema request is sent with the SDK's `create`, as every other request is, not its `parse`, which
+   * throws on an answer that is not bare JSON (a fenced block, prose around it) or that hit the token cap, where
+   * hexa wants the text, to validate it with zod and retry once (docs/spec/method.md §1.4).
+   */
+  override completionWithRetry(
+    request: OpenAIClient.Chat.ChatCompletionCreateParamsStreaming,
+    o?: OpenAIClient.RequestOptions,
+  ): Promise<AsyncIterable<OpenAIClient.Chat.Completions.ChatCompletionChunk>>;
+  override completionWithRetry(
+    request: OpenAIClient.Chat.ChatCompletionCreateParamsNonStreaming,
+    o?: OpenAIClient.RequestOptions,
+  ): Promise<OpenAIClient.Chat.Completions.ChatCompletion>;
+  override async completionWithRetry(request: OpenAIClient.Chat.ChatCompletionCreateParams, o?: OpenAIClient.RequestOptions): Promise<unknown> {
+    if (request.stream || request.response_format?.type !== "json_schema")
+      return super.completionWithRetry(request as OpenAIClient.Chat.ChatCompletionCreateParamsNonStreaming, o);
+    const { maxRetries: _retries, ...sdk } = o ?? {};
+    const options = this._getClientOptions(sdk);
+    try {
+      return await this.client.chat.completions.create(request, options);
+    } catch (e) {
+      throw wrapOpenAIClientError(e);
+    }
+  }
+
+  override async _generate(...args: Parameters<ChatOpenAICompletions["_generate"]>) {
+    const result = await super._generate(...args);
+    for (const { message } of result.generations) {
+      const { [HELD_CALLS]: held, ...rest } = message.additional_kwargs;
+      if (held !== undefined) message.additional_kwargs = { ...rest, tool_calls: held as AIMessage["additional_kwargs"]["tool_calls"] };
+    }
+    return result;
+  }
+}
+
 /** langchain's client for the config's endpoint and model, its own retries off. */
-const chatClient = (config: ResolvedModelConfig): ChatOpenAI =>
-  new ChatOpenAI({
+const chatClient = (config: ResolvedModelConfig): ChatOpenAI => {
+  const fields = {
     model: config.model,
     apiKey: config.apiKey,
-    // Our fetch adds a structured-output request's fields, shapes each request as the config asks, and records
-    // each answer's status and first bytes, so a malformed 200 is named and retried.
+    // Our fetch shapes each request as the config asks, and records each answer's status and first bytes, so a
+    // malformed 200 is named and retried.
     configuration: {
       baseURL: config.baseURL,
-      fetch: extrasFetch((input: string | URL | Request, init?: RequestInit) => checkingFetch(input, shapeRequest(init, config))),
+      fetch: (input: string | URL | Request, init?: RequestInit) => checkingFetch(input, shapeRequest(init, config)),
     },
     // undefined sends no temperature; -1 sends no max_tokens (langchain's convention).
     temperature: config.temperature ?? undefined,
@@ -68,7 +135,9 @@ const chatClient = (config: ResolvedModelConfig): ChatOpenAI =>
     maxRetries: 0,
     streaming: config.streaming,
     streamUsage: true,
-  });
+  };
+  return new ChatOpenAI({ ...fields, completions: new QuietCompletions(fields) });
+};
 
 /** Tells each kind of server quirk once (answer-read.ts). */
 const oncePerKind = (onNotice: ((message: string) => void) | undefined) => {
@@ -92,9 +161,9 @@ interface AttemptContext {
 /** One HTTP exchange under one deadline; the SDK's own timeout stops at the headers, not the streamed body. */
 const exchangeOnce = ({ client, config, where, now, concurrency }: AttemptContext) => {
   const { timeoutMs, streaming } = config;
-  return async (messages: BaseMessage[], tools: ReturnType<typeof toOpenAITool>[]) => {
+  return async (messages: BaseMessage[], tools: ReturnType<typeof toOpenAITool>[], asked: OutputOptions = {}) => {
     // bindTools([]) would still send tool_choice, which the API rejects without tools.
-    const runnable = tools.length > 0 ? client.bindTools(tools, { tool_choice: config.toolChoice }) : client;
+    const runnable = tools.length > 0 ? client.bindTools(tools, { tool_choice: config.toolChoice }) : client.withConfig(asked);
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(), timeoutMs);
     const started = now();
@@ -130,7 +199,6 @@ const exchangeOnce = ({ client, config, where, now, concurrency }: AttemptContex
 export const createOpenAIChat = (config: ResolvedModelConfig, deps: OpenAIChatDeps = {}): ChatModel => {
   const { model, baseURL } = config;
   const where = deps.where ?? "llm";
-  const sleep = deps.sleep ?? realSleep;
   const now = deps.now ?? (() => performance.now());
   const slot = (deps.limits ?? sharedEndpointLimits).for(baseURL, config.concurrency, where);
   const attempt = exchangeOnce({ client: chatClient(config), config, where, now, concurrency: slot.size });
@@ -139,18 +207,18 @@ export const createOpenAIChat = (config: ResolvedModelConfig, deps: OpenAIChatDe
   return {
     name: model,
     invoke: async (messages, tools, output) => {
-      const lcMessages = toLangchainMessages(messages);
+      const lcMessages = toAgentMessages(messages);
       const lcTools = tools.map(toOpenAITool);
-      const call = () =>
-        withRetries(() => slot.run(() => withoutUpgradeNotice(() => attempt(lcMessages, lcTools))), {
+      const call = (asked?: OutputOptions) =>
+        withRetries(() => slot.run(() => attempt(lcMessages, lcTools, asked)), {
           maxRetries: config.maxRetries,
           classify: classifyHttpFailure,
           giveUp: (cause, attempts) =>
             isContextOverflow(cause)
               ? new ContextOverflow(baseURL, model, attempts, cause, overflowFix(where, config.maxOutputTokens))
               : new LlmError(baseURL, model, attempts, cause),
-          sleep,
-          random: deps.random ?? Math.random,
+          ...(deps.sleep ? { sleep: deps.sleep } : {}),
+          ...(deps.random ? { random: deps.random } : {}),
           ...(deps.onRetry ? { onRetry: deps.onRetry } : {}),
         });
       // A schema for the answer applies to calls without tools only: the actor's tool calls are its answer.
@@ -162,7 +230,7 @@ export const createOpenAIChat = (config: ResolvedModelConfig, deps: OpenAIChatDe
               model,
               where,
               output,
-              call: (fields) => withRequestExtras(fields, call),
+              call,
               ...(deps.outputMemory ? { memory: deps.outputMemory } : {}),
             })
           : await call();

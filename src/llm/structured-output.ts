@@ -28,8 +28,19 @@ const outputPlan = (mode: StructuredOutputMode, remembered: OutputWay | undefine
 
 const TOOL_DESCRIPTION = "Give your complete answer as this function's arguments.";
 
-/** The request fields of one way; the text way adds nothing (the prompt asks for JSON). */
-const outputFields = (way: OutputWay, o: OutputRequest): Record<string, unknown> => {
+/** ChatOpenAI call options that ask for the answer one way: what langchain's `withStructuredOutput` binds. */
+export interface OutputOptions {
+  response_format?: { type: "json_schema"; json_schema: { name: string; schema: Record<string, unknown>; strict: false } };
+  tools?: Array<{ type: "function"; function: { name: string; description: string; parameters: Record<string, unknown> } }>;
+  tool_choice?: { type: "function"; function: { name: string } };
+}
+
+/**
+ * The call options of one way, as `withStructuredOutput` binds them for its jsonSchema and functionCalling
+ * methods (its parser is not used: hexa reads the text, zod validates); the text way adds nothing (the prompt
+ * asks for JSON).
+ */
+const outputOptions = (way: OutputWay, o: OutputRequest): OutputOptions => {
   switch (way) {
     case "json_schema":
       // strict: false: OpenAI's strict mode rejects optional fields and defaults, which the answers have; zod
@@ -73,8 +84,8 @@ export interface OutputCall<T> {
   /** Config path named in errors, e.g. "llm.evolver". */
   where: string;
   output: OutputRequest;
-  /** One call with these fields added to the request body. */
-  call: (fields: Record<string, unknown>) => Promise<T>;
+  /** One call with these ChatOpenAI call options. */
+  call: (options: OutputOptions) => Promise<T>;
   memory?: OutputMemory;
 }
 
@@ -88,7 +99,7 @@ export const callWithOutput = <T>(o: OutputCall<T>): Promise<T> => {
   const attempt = async (i: number): Promise<T> => {
     const way = plan[i]!;
     try {
-      const answer = await o.call(outputFields(way, o.output));
+      const answer = await o.call(outputOptions(way, o.output));
       if (o.mode === "auto") memory.set(o.baseURL, o.model, way);
       return answer;
     } catch (e) {

@@ -38,6 +38,32 @@ const ways = (e: FakeEndpoint) =>
   e.requests.map(({ body }) => (body.response_format ? "json_schema" : typeof body.tool_choice === "object" ? "tool" : body.tools ? "tools offered" : "text"));
 
 describe("structured output", () => {
+  it.each([false, true])("asks each way with the same request body, a fenced json_schema answer read as text (streaming %s)", async (streaming) => {
+    const memory = new OutputMemory();
+    endpoint = await startFakeEndpoint({ reply: `Here:\n\`\`\`json\n${BANK}\n\`\`\``, delayMs: 1 });
+    const bodies = [];
+    for (const way of ["json_schema", "tool", "text"] as const) {
+      const config = { ...ModelConfig.parse({ model: "m", structuredOutput: way, maxRetries: 0, streaming }), baseURL: endpoint.url, apiKey: "test" };
+      const model = createOpenAIChat(config, { sleep: async () => {}, limits: new EndpointLimits(), outputMemory: memory });
+      const r = await invokeStructured(model, ask, Bank, { name: "bank" });
+      expect(r.value.skills[0]!.weight).toBe(0.7);
+      bodies.push(endpoint.requests.at(-1)!.body);
+    }
+    const schema = { type: "object", properties: expect.any(Object), required: ["skills"] };
+    const base = { model: "m", temperature: 1, max_tokens: 8192, stream: streaming, messages: [{ role: "user", content: "Return the bank." }] };
+    const usage = streaming ? { stream_options: { include_usage: true } } : {};
+    expect(bodies).toEqual([
+      { ...base, ...usage, response_format: { type: "json_schema", json_schema: { name: "bank", schema, strict: false } } },
+      {
+        ...base,
+        ...usage,
+        tools: [{ type: "function", function: { name: "bank", description: "Give your complete answer as this function's arguments.", parameters: schema } }],
+        tool_choice: { type: "function", function: { name: "bank" } },
+      },
+      { ...base, ...usage },
+    ]);
+  });
+
   it("reads JSON from plain text, a fenced block, or prose around braces", () => {
     expect(extractJson('{"a": 1}')).toEqual({ a: 1 });
     expect(extractJson('Here:\n```json\n{"a": 2}\n```')).toEqual({ a: 2 });

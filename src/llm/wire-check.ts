@@ -212,31 +212,3 @@ export const judgeAnswer = (records: readonly WireRecord[], streaming: boolean, 
   if (!rec.sawFinish && !rec.sawDone) return new CutStream(rec.bytes);
   return undefined;
 };
-
-const UPGRADE_NOTICE = "New LangChain packages are available";
-let quieted = 0;
-let realWarn: typeof console.warn | undefined;
-
-/**
- * Runs fn without @langchain/core's "New LangChain packages are available … Please upgrade" notice, which its
- * AIMessage constructor prints whenever every wire tool call failed to parse (a model's malformed arguments,
- * not a version problem). Only that notice is dropped; every other warning goes through.
- */
-export const withoutUpgradeNotice = async <T>(fn: () => Promise<T>): Promise<T> => {
-  if (quieted++ === 0) {
-    const warn = console.warn;
-    realWarn = warn;
-    console.warn = (...args: unknown[]) => {
-      if (typeof args[0] === "string" && args[0].startsWith(UPGRADE_NOTICE)) return;
-      warn.apply(console, args);
-    };
-  }
-  try {
-    return await fn();
-  } finally {
-    if (--quieted === 0 && realWarn) {
-      console.warn = realWarn;
-      realWarn = undefined;
-    }
-  }
-};
