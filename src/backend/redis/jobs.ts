@@ -53,7 +53,7 @@ export const EpisodeJobResult = z.object({
   /** The episode's model calls, recorded by the coordinator when it records the episode. */
   usage: z.array(UsageLine),
   worker: z.string(),
-  /** What the coordinator keeps in the run for the episode's replay (LevelFamily.recordingEpisode); the family checks it. */
+  /** What the coordinator keeps in the run for the episode's replay (LevelFamily.records.recordingEpisode); the family checks it. */
   kept: z.unknown().optional(),
 });
 export type EpisodeJobResult = z.infer<typeof EpisodeJobResult>;
