@@ -38,7 +38,7 @@ export interface Candidate {
 export interface AuditContext {
   sources: readonly { level: string; bank: Bank }[];
   targetDescription: string;
-  /** The target's object names (family.objectsOf); undefined: the family has no such hook and the check is skipped. */
+  /** The target's object names (family.checks.objectsOf); undefined: the family has no such hook and the check is skipped. */
   targetObjects?: readonly string[];
   /** Object names of every level of the family: a mention of one of these outside the target is flagged. */
   familyObjects?: readonly string[];

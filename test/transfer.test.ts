@@ -15,6 +15,7 @@ import { parseRunConfig } from "../src/loop/run-config.ts";
 import { parse as parseYaml } from "yaml";
 import { ConfigError, InvariantError } from "../src/errors.ts";
 import type { Bank } from "../src/store/bank.ts";
+import type { LevelFamily } from "../src/family/family.ts";
 import { readShippedBank } from "../src/store/shipped-bank.ts";
 import { TransferredBank } from "../src/store/transfer-bank.ts";
 import { startFakeOpenAI, type FakeOpenAI } from "./support/fake-openai-server.ts";
@@ -85,7 +86,11 @@ describe("the Interphyre heuristic synthesiser", () => {
   });
 
   it("transfers nothing when no source region refers to an object of the target", async () => {
-    const family = { ...interphyre, objectsOf: () => ["red_herring"], synthesiseHeuristic: () => ({ entries: [], citations: {} }) };
+    const family: LevelFamily = {
+      ...interphyre,
+      checks: { ...interphyre.checks, objectsOf: () => ["red_herring"] },
+      heuristics: { ...interphyre.heuristics!, synthesise: () => ({ entries: [], citations: {} }) },
+    };
     const out = join(tmp(), "bank.json");
     await expect(transferBank({ family, target: "catapult", sources: sources(), synthesiser: "heuristic", out, now: new Date(0) })).rejects.toThrow(
       /catapult: nothing transfers from two_body_problem, down_to_earth/,
@@ -213,7 +218,7 @@ describe("the reward-search heuristic synthesiser (cartpole → cartpole_hold_x1
   };
 
   it("keeps the terms the target's library has, clamped into its ranges, and caps single-source weights", () => {
-    const s = family.synthesiseHeuristic!({ target: "cartpole_hold_x1", sources: [{ level: "cartpole", bank: cartpole }] });
+    const s = family.heuristics!.synthesise!({ target: "cartpole_hold_x1", sources: [{ level: "cartpole", bank: cartpole }] });
     expect(s.entries.map((e) => [e.id, designOf(e)])).toEqual([
       ["ts1", { alive: 1, upright: 0.5, centre: 0.1 }],
       ["ts2", { alive: 2, calm: 0.05 }], // "near" is a lander term; alive 3 clamped into [0.5, 2]
@@ -229,8 +234,8 @@ describe("the reward-search heuristic synthesiser (cartpole → cartpole_hold_x1
       {
         sources: [{ level: "cartpole", bank: cartpole }],
         targetDescription: family.describe("cartpole_hold_x1"),
-        targetObjects: family.objectsOf!("cartpole_hold_x1"),
-        familyObjects: family.listLevels().flatMap((l) => family.objectsOf!(l)),
+        targetObjects: family.checks!.objectsOf!("cartpole_hold_x1"),
+        familyObjects: family.listLevels().flatMap((l) => family.checks!.objectsOf!(l)),
         levelIds: family.listLevels(),
       },
     );

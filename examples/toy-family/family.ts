@@ -1,12 +1,13 @@
 import { z } from "zod";
 import { toolDefiner } from "../../tools/define-tool.ts";
 import { callTool } from "../../tools/dispatch.ts";
-import { familyConfig, type HeuristicEvolveRequest, type LevelFamily } from "../../src/family/family.ts";
+import { familyConfig, type LevelFamily } from "../../src/family/family.ts";
+import type { HeuristicEvolveRequest, HeuristicPlayRequest } from "../../src/family/capabilities.ts";
 import type { BankEvent } from "../../src/store/bank.ts";
 import { cite, NO_EVIDENCE, weightOf } from "../../src/store/bank-weights.ts";
 import type { FamilyModule } from "../../src/family/registry.ts";
 import type { TaskEnv } from "../../src/family/task-env.ts";
-import { countedTurns, NO_USAGE, TRAJECTORY_SCHEMA_VERSION, type TrajectoryStep } from "../../src/store/trajectory.ts";
+import { countedTurns, NO_USAGE, TRAJECTORY_SCHEMA_VERSION, type Trajectory, type TrajectoryStep } from "../../src/store/trajectory.ts";
 import { ModelOutputError } from "../../src/errors.ts";
 import { keyedRegistry } from "../../src/family/registry.ts";
 
@@ -23,6 +24,7 @@ const levels = keyedRegistry("toy level", {
 const ToyConfig = z.strictObject({
   size: z.number().int().min(2).default(64).describe("numbers a small level's secret is drawn from"),
 });
+const slice = { key: "toy", schema: ToyConfig };
 
 const secretOf = (level: string, seed: number, size: number): number => (seed * 7919 + 13) % (size * levels.get(level).span);
 
@@ -86,8 +88,43 @@ const evolveToy = ({ round, level, bank, labelled }: HeuristicEvolveRequest): Ba
   return [{ type: "add", ...cited, reason: `${wins.length} episode(s) found the secret by bisection`, entry: skill }];
 };
 
+/** The heuristic agent: bisection of the numbers still possible, one probe per turn. */
+const playToy = async (r: HeuristicPlayRequest): Promise<Trajectory> => {
+  const size = familyConfig(r.config, slice).size;
+  const secret = secretOf(r.task.level, r.task.seed, size);
+  const steps: TrajectoryStep[] = [];
+  let lo = 0;
+  let hi = size * levels.get(r.task.level).span - 1;
+  let found: number | undefined;
+  for (let turn = 1; turn <= r.config.actor.maxTurns && found === undefined; turn++) {
+    const x = Math.floor((lo + hi) / 2);
+    const out = await callTool(TOOLS, { secret }, "probe", { x });
+    const step: TrajectoryStep = { turn, thought: `bisect [${lo}, ${hi}]`, tool: "probe", args: { x }, observation: out.observation, ok: out.ok, ms: 0 };
+    steps.push(step);
+    r.onStep?.(step);
+    if (out.observation === "found") found = x;
+    else if (out.observation === "higher") lo = x + 1;
+    else hi = x - 1;
+  }
+  const success = found !== undefined;
+  return {
+    schemaVersion: TRAJECTORY_SCHEMA_VERSION,
+    level: r.task.level,
+    seed: r.task.seed,
+    agent: "heuristic (no LLM)",
+    model: "none (heuristic)",
+    success,
+    turns: countedTurns(success, steps.length, r.config.actor.maxTurns),
+    maxTurns: r.config.actor.maxTurns,
+    action: success ? { x: found } : null,
+    steps,
+    usage: NO_USAGE,
+    wallMs: 0,
+    stopReason: success ? "success" : "budget",
+  };
+};
+
 export const toyFamily = (): LevelFamily => {
-  const slice = { key: "toy", schema: ToyConfig };
   const family: LevelFamily = {
     id: "toy",
     title: "Toy: guess a secret number",
@@ -127,41 +164,7 @@ export const toyFamily = (): LevelFamily => {
       };
       return env;
     },
-    playHeuristic: async (r) => {
-      const size = familyConfig(r.config, slice).size;
-      const secret = secretOf(r.task.level, r.task.seed, size);
-      const steps: TrajectoryStep[] = [];
-      let lo = 0;
-      let hi = size * levels.get(r.task.level).span - 1;
-      let found: number | undefined;
-      for (let turn = 1; turn <= r.config.actor.maxTurns && found === undefined; turn++) {
-        const x = Math.floor((lo + hi) / 2);
-        const out = await callTool(TOOLS, { secret }, "probe", { x });
-        const step: TrajectoryStep = { turn, thought: `bisect [${lo}, ${hi}]`, tool: "probe", args: { x }, observation: out.observation, ok: out.ok, ms: 0 };
-        steps.push(step);
-        r.onStep?.(step);
-        if (out.observation === "found") found = x;
-        else if (out.observation === "higher") lo = x + 1;
-        else hi = x - 1;
-      }
-      const success = found !== undefined;
-      return {
-        schemaVersion: TRAJECTORY_SCHEMA_VERSION,
-        level: r.task.level,
-        seed: r.task.seed,
-        agent: "heuristic (no LLM)",
-        model: "none (heuristic)",
-        success,
-        turns: countedTurns(success, steps.length, r.config.actor.maxTurns),
-        maxTurns: r.config.actor.maxTurns,
-        action: success ? { x: found } : null,
-        steps,
-        usage: NO_USAGE,
-        wallMs: 0,
-        stopReason: success ? "success" : "budget",
-      };
-    },
-    evolveHeuristic: evolveToy,
+    heuristics: { play: playToy, evolve: evolveToy },
   };
   return family;
 };

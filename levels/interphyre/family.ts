@@ -36,45 +36,49 @@ export const INTERPHYRE_WORDS: FamilyWords = {
 const slice = { key: "interphyre", schema: InterphyreConfig, upgrade: upgradeInterphyre };
 
 /** Interphyre as a level family; `certifiedSeeds` reads a level's certified list (the CLI passes the store's reader). */
-export const interphyreFamily = (certifiedSeeds: (level: string) => number[]): LevelFamily => ({
-  id: "interphyre",
-  title: "Interphyre: 2-D physics puzzles, one red ball per episode",
-  listLevels,
-  checkLevel: (level) => void getLevel(level),
-  seedsOf: certifiedSeeds,
-  describe: (level) => getLevel(level).description,
-  action: PlacementAction,
-  trajectoryProblem: placementProblem,
-  bankPayload: InterphyreBankPayload,
-  words: INTERPHYRE_WORDS,
-  config: slice,
-  openEnv: async (task, config, maxTurns) => {
-    const c = familyConfig(config, slice);
-    // Imported here: the tools are no part of a command that only lists levels.
-    const { openInterphyreEnv } = await import("./task-env.ts");
-    return openInterphyreEnv({ level: task.level, seed: task.seed, horizon: c.horizon, toolSet: c.toolSet, engine: c.engine, maxTurns });
-  },
-  playHeuristic: async (r) => {
-    // The instance only names the hints' reference objects here; the episode runs in the physics worker (docs/spec/interphyre.md §5.2).
-    const instance = createInstance(r.task.level, r.task.seed);
-    const c = familyConfig(r.config, slice);
-    const trajectory = await runHeuristicInWorker({
-      level: instance.level,
-      seed: instance.seed,
-      maxTurns: r.config.actor.maxTurns,
-      horizon: c.horizon,
-      engine: c.engine,
-      // Seed 0 gives the heuristic's benchmark stream; another run seed shifts every episode's draws.
-      rngSeed: instance.seed + r.config.seed * 1_000_003,
-      hints: hintsFromBank(r.shown, instance),
-    });
-    trajectory.steps.forEach((s) => r.onStep?.(s));
-    return trajectory;
-  },
-  evolveHeuristic: (o) => evolveHeuristic({ ...o, instanceOf: (t) => createInstance(t.level, t.seed) }),
+export const interphyreFamily = (certifiedSeeds: (level: string) => number[]): LevelFamily => {
   // The scene of the first certified seed names the level's objects (every seed of a level has the same ones).
-  objectsOf: (level) => Object.keys(createInstance(level, certifiedSeeds(level)[0] ?? 0).scene),
-  synthesiseHeuristic: (o) => synthesiseRegions({ ...o, targetObjects: Object.keys(createInstance(o.target, certifiedSeeds(o.target)[0] ?? 0).scene) }),
-  drawer: interphyreDrawer,
-  close: closePhysicsHost,
-});
+  const objectsOf = (level: string) => Object.keys(createInstance(level, certifiedSeeds(level)[0] ?? 0).scene);
+  return {
+    id: "interphyre",
+    title: "Interphyre: 2-D physics puzzles, one red ball per episode",
+    listLevels,
+    checkLevel: (level) => void getLevel(level),
+    seedsOf: certifiedSeeds,
+    describe: (level) => getLevel(level).description,
+    action: PlacementAction,
+    words: INTERPHYRE_WORDS,
+    config: slice,
+    openEnv: async (task, config, maxTurns) => {
+      const c = familyConfig(config, slice);
+      // Imported here: the tools are no part of a command that only lists levels.
+      const { openInterphyreEnv } = await import("./task-env.ts");
+      return openInterphyreEnv({ level: task.level, seed: task.seed, horizon: c.horizon, toolSet: c.toolSet, engine: c.engine, maxTurns });
+    },
+    heuristics: {
+      play: async (r) => {
+        // The instance only names the hints' reference objects here; the episode runs in the physics worker (docs/spec/interphyre.md §5.2).
+        const instance = createInstance(r.task.level, r.task.seed);
+        const c = familyConfig(r.config, slice);
+        const trajectory = await runHeuristicInWorker({
+          level: instance.level,
+          seed: instance.seed,
+          maxTurns: r.config.actor.maxTurns,
+          horizon: c.horizon,
+          engine: c.engine,
+          // Seed 0 gives the heuristic's benchmark stream; another run seed shifts every episode's draws.
+          rngSeed: instance.seed + r.config.seed * 1_000_003,
+          hints: hintsFromBank(r.shown, instance),
+        });
+        trajectory.steps.forEach((s) => r.onStep?.(s));
+        return trajectory;
+      },
+      evolve: (o) => evolveHeuristic({ ...o, instanceOf: (t) => createInstance(t.level, t.seed) }),
+      synthesise: (o) => synthesiseRegions({ ...o, targetObjects: objectsOf(o.target) }),
+      payload: InterphyreBankPayload,
+    },
+    checks: { trajectoryProblem: placementProblem, objectsOf },
+    drawer: interphyreDrawer,
+    close: closePhysicsHost,
+  };
+};

@@ -5,7 +5,7 @@ import { createInstance } from "./instance.ts";
 import { checkPlacement } from "./world/placement.ts";
 
 /**
- * Why a trajectory handed back by another machine cannot be an episode of this task (LevelFamily.trajectoryProblem):
+ * Why a trajectory handed back by another machine cannot be an episode of this task (LevelFamily.checks.trajectoryProblem):
  * its committed ball is not one the level's placement rule admits at this seed (docs/spec/interphyre.md §4.3):
  * inside the world and the level's bounds, its radius in the level's range (a tool clips a radius before the ball
  * is placed, so a committed one never lies outside), clear of every object. An episode commits only such a ball.

@@ -1,9 +1,17 @@
 import type { FamilyWords } from "../../src/family/family-words.ts";
 import { ConfigError } from "../../src/errors.ts";
-import type { AllowanceRequest, HeuristicPlayRequest, LevelFamily, Task } from "../../src/family/family.ts";
+import type { LevelFamily, Task } from "../../src/family/family.ts";
+import type {
+  AllowanceRequest,
+  ChecksCapability,
+  HeuristicPlayRequest,
+  HeuristicsCapability,
+  LevelPhases,
+  RecordsCapability,
+  SearchCapability,
+} from "../../src/family/capabilities.ts";
 import type { EpisodeRecord } from "../../src/store/run-records.ts";
 import type { RunConfig } from "../../src/loop/run-config.ts";
-import { scheduleLevel } from "../../src/loop/schedule.ts";
 import { createRng } from "../../src/util/rng.ts";
 import type { TrainerPool } from "./trainer/pool.ts";
 import { checkServedTasks } from "./trainer/served-tasks.ts";
@@ -57,19 +65,18 @@ const sessionRequest = (pools: TrainerPools, task: Task, config: RunConfig, maxT
   };
 };
 
-/** The phases a rounds run plays a task in (the offline seeds it plays, then each round's), and whether a record is one of them. */
-const phasesOf = (family: LevelFamily, config: RunConfig, level: string) => {
-  const plan = scheduleLevel(config, family, level);
-  const phases = [plan.offline, ...plan.rounds];
-  return { phases, played: (e: EpisodeRecord) => e.level === level && (e.phase === "stream" || (e.phase === "offline" && plan.offline.includes(e.seed))) };
-};
+/** The seeds a rounds run plays a task in (the offline seeds it plays, then each round's), and whether a record is one of them. */
+const phasesOf = (level: string, p: LevelPhases) => ({
+  phases: [p.offline, ...p.rounds],
+  played: (e: EpisodeRecord) => e.level === level && (e.phase === "stream" || (e.phase === "offline" && p.offline.includes(e.seed))),
+});
 
 /** A rounds run's search.budget must give every episode of every level a training to finish with, and no more per episode than it has turns. */
-const checkRoundsBudget = (family: LevelFamily, config: RunConfig): void => {
+const checkRoundsBudget = (config: RunConfig, phases: ReadonlyMap<string, LevelPhases>): void => {
   const budget = config.search.budget;
   if (config.method !== "rounds" || budget === undefined) return;
   for (const level of config.levels) {
-    const n = phasesOf(family, config, level).phases.flat().length;
+    const n = phasesOf(level, phases.get(level)!).phases.flat().length;
     if (budget < n) {
       throw new ConfigError(
         `search.budget: ${budget} trainings of ${level} leave some of its ${n} episodes (offline and stream) without the training their finish needs; set at least ${n}, or play fewer episodes`,
@@ -85,16 +92,22 @@ const checkRoundsBudget = (family: LevelFamily, config: RunConfig): void => {
 };
 
 /** A rounds run with a budget: this episode's share of the task's trainings (the equal-budget comparison, docs/spec/reward-search.md §8.1). */
-const roundsAllowance = (family: LevelFamily, { config, level, seed, earlier }: AllowanceRequest): number | undefined => {
+const roundsAllowance = ({ config, level, seed, phases: p, earlier }: AllowanceRequest): number | undefined => {
   const budget = config.search.budget;
   if (config.method !== "rounds" || budget === undefined) return undefined;
-  const { phases, played } = phasesOf(family, config, level);
+  const { phases, played } = phasesOf(level, p);
   return trainingShare(
     budget,
     phases,
     seed,
     earlier.filter(played).reduce((n, e) => n + trainingsOf(e.trajectory.steps), 0),
   );
+};
+
+/** The names a task's text may speak of, as the reward code reads them (obs.x, info.fell): a bare "fell" or "height" in a sentence is an ordinary word. */
+const rewardSearchObjects = (level: string): string[] => {
+  const t = getTask(level);
+  return [...t.observation.map((n) => `obs.${n}`), ...t.info.map((n) => `info.${n}`), ...t.actionNames];
 };
 
 /** The heuristic designer's episode on a session of the task, seeded by the task's and the run's seeds. */
@@ -108,6 +121,56 @@ const playDesigner = (pools: TrainerPools, r: HeuristicPlayRequest, kept?: KeptT
     ...(r.onToolProgress ? { onToolProgress: r.onToolProgress } : {}),
     ...(r.onStep ? { onStep: r.onStep } : {}),
   });
+
+/** The heuristic designer, evolver and synthesiser; `kept` (on a worker) notes the designer's trainings. */
+const rewardHeuristics = (pools: TrainerPools, kept?: KeptTrainings): HeuristicsCapability => ({
+  play: (r) => playDesigner(pools, r, kept),
+  evolve: (o) => evolveRewardHeuristic(o),
+  synthesise: (o) => synthesiseDesigns(o),
+  payload: RewardBankPayload,
+});
+
+/** Whole searches (eureka, rf-agent), a rounds run's budget shares and the final figures, on the config's trainer pool. */
+const rewardSearching = (pools: TrainerPools): SearchCapability => ({
+  searchFor: (config) => {
+    const { pool, c } = pools.of(config);
+    return searchOfRun(config, c, pool);
+  },
+  allowanceOf: roundsAllowance,
+  finalScores: (req) => {
+    const { pool, c } = pools.of(req.config);
+    return finalScoresOfRun(req, c, pool, (level) => phasesOf(level, req.phases.get(level)!).played);
+  },
+});
+
+const rewardChecks = (pools: TrainerPools): ChecksCapability => ({
+  trajectoryProblem: remoteEpisodeProblem,
+  objectsOf: rewardSearchObjects,
+  checkConfig: checkRoundsBudget,
+  // The built-in trainer serves every task of the registry; another one says in its hello what it serves.
+  checkStart: async (config) => {
+    const { pool, c } = pools.of(config);
+    if (c.trainer.command) checkServedTasks(config.levels, await pool.hello());
+  },
+});
+
+/** The trainer cache entries the run's trainings were answered with, kept in the run (a worker's handed back to the coordinator). */
+const rewardRecords = (pools: TrainerPools, family: LevelFamily): RecordsCapability => ({
+  openRun: (dir, o) => pools.useRun(dir, o?.keep ?? true),
+  recordingEpisode: () => {
+    const kept: KeptTrainings = [];
+    const played: LevelFamily = {
+      ...family,
+      openEnv: (task, config, maxTurns) => openRewardEnv(sessionRequest(pools, task, config, maxTurns, kept)),
+      heuristics: rewardHeuristics(pools, kept),
+    };
+    return { family: played, kept: () => kept };
+  },
+  keepFromWorker: (task, kept) => {
+    const dir = pools.keptDir;
+    return dir === undefined ? "kept: no run is open to keep the episode's trainings in" : keepWorkerTrainings(dir, task, kept);
+  },
+});
 
 /**
  * Reward-function search as a level family (docs/spec/reward-search.md §1): a level is a task, the action is reward code, the
@@ -124,50 +187,15 @@ export const rewardSearchFamily = (trainerFor: (c: RewardSearchConfig) => Traine
     seedsOf: () => SEEDS,
     describe: (level) => getTask(level).description,
     action: RewardAction,
-    trajectoryProblem: remoteEpisodeProblem,
-    bankPayload: RewardBankPayload,
     words: REWARD_SEARCH_WORDS,
     config: slice,
     openEnv: (task, config, maxTurns) => openRewardEnv(sessionRequest(pools, task, config, maxTurns)),
-    playHeuristic: (r) => playDesigner(pools, r),
-    evolveHeuristic: (o) => evolveRewardHeuristic(o),
-    // As the reward code reads them (obs.x, info.fell): a bare "fell" or "height" in a sentence is an ordinary word.
-    objectsOf: (level) => {
-      const t = getTask(level);
-      return [...t.observation.map((n) => `obs.${n}`), ...t.info.map((n) => `info.${n}`), ...t.actionNames];
-    },
-    synthesiseHeuristic: (o) => synthesiseDesigns(o),
-    checkConfig: (config) => checkRoundsBudget(family, config),
-    // The built-in trainer serves every task of the registry; another one says in its hello what it serves.
-    checkStart: async (config) => {
-      const { pool, c } = pools.of(config);
-      if (c.trainer.command) checkServedTasks(config.levels, await pool.hello());
-    },
-    allowanceOf: (req) => roundsAllowance(family, req),
-    searchFor: (config) => {
-      const { pool, c } = pools.of(config);
-      return searchOfRun(config, c, pool);
-    },
-    finalScores: (req) => {
-      const { pool, c } = pools.of(req.config);
-      return finalScoresOfRun(req, c, pool, (level) => phasesOf(family, req.config, level).played);
-    },
+    heuristics: rewardHeuristics(pools),
+    search: rewardSearching(pools),
+    checks: rewardChecks(pools),
     drawer: rewardSearchDrawer,
-    openRun: (dir, o) => pools.useRun(dir, o?.keep ?? true),
-    recordingEpisode: () => {
-      const kept: KeptTrainings = [];
-      const played: LevelFamily = {
-        ...family,
-        openEnv: (task, config, maxTurns) => openRewardEnv(sessionRequest(pools, task, config, maxTurns, kept)),
-        playHeuristic: (r) => playDesigner(pools, r, kept),
-      };
-      return { family: played, kept: () => kept };
-    },
-    keepFromWorker: (task, kept) => {
-      const dir = pools.keptDir;
-      return dir === undefined ? "kept: no run is open to keep the episode's trainings in" : keepWorkerTrainings(dir, task, kept);
-    },
     close: () => pools.close(),
   };
+  family.records = rewardRecords(pools, family);
   return family;
 };

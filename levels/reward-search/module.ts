@@ -43,9 +43,11 @@ export const rewardSearchModule: FamilyModule = {
       async () => (await import("./cli/film.ts")).filmCommand,
     ),
   ],
-  replay: async (record) => (await import("./verify/replay.ts")).replayTrainings(record, (f) => (trainerFor = f)),
-  recordedFiles: async (record) => (await import("./verify/recorded-trainings.ts")).recordedTrainings(record),
-  replaySearch: async (record) => (await import("./verify/search-replay.ts")).replaySearch(record),
+  replay: {
+    run: async (record) => (await import("./verify/replay.ts")).replayTrainings(record, (f) => (trainerFor = f)),
+    recordedFiles: async (record) => (await import("./verify/recorded-trainings.ts")).recordedTrainings(record),
+    search: async (record) => (await import("./verify/search-replay.ts")).replaySearch(record),
+  },
   worker: {
     queues: [TRAININGS],
     serve: async (ctx) => {

@@ -1,5 +1,6 @@
 import { join } from "node:path";
-import type { FamilySearch, LevelFamily } from "../family/family.ts";
+import type { LevelFamily } from "../family/family.ts";
+import type { FamilySearch } from "../family/capabilities.ts";
 import { checkOfflineInputs } from "../loop/offline-inputs.ts";
 import { usesBank, type RunConfig } from "../loop/run-config.ts";
 import type { Bank } from "../store/bank.ts";
@@ -61,7 +62,7 @@ const offlineInputs = (cfg: RunConfig, family: LevelFamily, note: (line: string)
   const caps = { skills: cfg.bank.maxSkills, mistakes: cfg.bank.maxMistakes };
   return {
     ...(fromFiles && trajectories ? { offline: once(() => readOfflineTrajectories(trajectories)) } : {}),
-    ...(fromFiles && banks ? { shipped: once(() => readShippedBanks(banks, { payload: family.bankPayload, caps, note })) } : {}),
+    ...(fromFiles && banks ? { shipped: once(() => readShippedBanks(banks, { payload: family.heuristics?.payload, caps, note })) } : {}),
   };
 };
 
@@ -75,7 +76,7 @@ export const planRun = (source: { configPath?: string; resumeDir?: string }, not
   const code = codeVersion();
   if (existing) warnIfOtherCode(existing, code, note);
   const recorded = existing?.bankLog({ repair: false });
-  if (existing && recorded) checkRecordedBank(join(existing.path, "bank-events.jsonl"), recorded.events, family.bankPayload);
+  if (existing && recorded) checkRecordedBank(join(existing.path, "bank-events.jsonl"), recorded.events, family.heuristics?.payload);
   const inputs = offlineInputs(cfg, family, note);
   // A new run reads its input files now, so a bad one is refused before the directory exists or is written to;
   // so does a resume whose round 0 is unfinished (afterwards the run holds what it took from them).
@@ -85,7 +86,7 @@ export const planRun = (source: { configPath?: string; resumeDir?: string }, not
     checkOfflineInputs(cfg, family, { ...(trajectories ? { trajectories } : {}), ...(banks ? { banks } : {}) });
   }
   const startedAt = new Date();
-  const search = family.searchFor?.(cfg);
+  const search = family.search?.searchFor(cfg);
   return {
     cfg,
     where,

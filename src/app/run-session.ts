@@ -1,6 +1,6 @@
 import { ConfigError, HexaError, InvariantError, RunStopped } from "../errors.ts";
 import { BudgetExceeded } from "../llm/budget.ts";
-import type { SearchCall } from "../family/family.ts";
+import type { SearchCall } from "../family/capabilities.ts";
 import type { AssistantTurn } from "../llm/chat-model.ts";
 import { usageLine } from "../loop/episode-backend.ts";
 import { computeMetrics } from "../loop/metrics.ts";
@@ -66,7 +66,7 @@ const lockRunDir = async (plan: RunPlan, services: RunServices, o: RunSessionOpt
   const dir = plan.existing ?? RunDir.create(o.runsDir, plan.id, yaml, plan.startedAt, { configHash: digest.hash, config: digest.config, code: plan.code });
   o.madeAt?.(dir.path);
   const release = dir.lock();
-  plan.family.openRun?.(dir.path);
+  plan.family.records?.openRun(dir.path);
   keep(dir);
   await services.ledger?.begin();
   return { dir, release };

@@ -4,6 +4,7 @@ import { percent } from "../cli-kit/format.ts";
 import type { LevelFamily } from "../family/family.ts";
 import type { Metrics } from "../loop/metrics.ts";
 import type { RunConfig } from "../loop/run-config.ts";
+import { schedule } from "../loop/schedule.ts";
 import type { RunDir } from "../store/run-dir.ts";
 import type { UsageLine } from "../store/run-records.ts";
 import { scoreRun } from "../report/final-scores-text.ts";
@@ -34,7 +35,7 @@ const printSummary = (m: Metrics, dir: string): void => {
 export const summariseSearch = async (family: LevelFamily, cfg: RunConfig, dir: RunDir, usage: readonly UsageLine[]): Promise<void> => {
   if (usage.length)
     out(`tokens ${usage.reduce((n, l) => n + l.input + l.output, 0)} (${usage.length} calls), cost $${usage.reduce((n, l) => n + l.costUsd, 0).toFixed(4)}\n`);
-  await scoreRun(family, cfg, dir.path, [], out);
+  await scoreRun(family, cfg, schedule(cfg, family), dir.path, [], out);
   out(`run directory: ${resolve(dir.path)}\nlineage: ${hexaCommand(`inspect ${dir.path}`)}\n`);
 };
 
@@ -53,7 +54,7 @@ export const summariseRounds = async (family: LevelFamily, cfg: RunConfig, dir: 
   // Started first: a family's drawer may make the report's animations in its workers meanwhile.
   const animations = kept ? Promise.resolve() : prepareRunAnimations(family.id, episodes);
   printSummary(metrics, resolve(dir.path));
-  await scoreRun(family, cfg, dir.path, episodes, out);
+  await scoreRun(family, cfg, schedule(cfg, family), dir.path, episodes, out);
   await animations;
   out(`report: ${kept ? resolve(report) : writeRunReport(dir.path)}\n`);
   const fatal = (metrics.problems ?? []).filter((p) => p.fatal);

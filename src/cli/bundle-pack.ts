@@ -88,7 +88,7 @@ const noteUnreplayable = (dir: RunDir, llm: { auditLog?: unknown; auditHashOnly?
 const familyFiles = async (dir: RunDir, note: (line: string) => void, at = ""): Promise<RecordedFile[]> => {
   const config = runDirConfig(dir, `${dir.path}/config.yaml`, note);
   const module = familyModules().find((m) => m.id === config.family);
-  const files = (await module?.recordedFiles?.({ runDir: dir.path, config, startedAt: new Date(dir.meta.createdAt) })) ?? [];
+  const files = (await module?.replay?.recordedFiles({ runDir: dir.path, config, startedAt: new Date(dir.meta.createdAt) })) ?? [];
   return files.map((f) => ({ path: `${at}${BUNDLE_EXTRAS}/${f.path}`, source: f.source }));
 };
 

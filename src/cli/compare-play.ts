@@ -48,7 +48,7 @@ const preflightCells = async (plan: GridPlan, runsDir: string, configPath: strin
   for (const c of plan.runnable) {
     const cellJobs = plan.jobs.filter((j) => j.cell === c);
     const cfg = cellJobs[0]!.cfg;
-    const served = await preflight(cfg.llm, rolesOf(cfg, plan.family.searchFor?.(cfg) !== undefined), {
+    const served = await preflight(cfg.llm, rolesOf(cfg, plan.family.search?.searchFor(cfg) !== undefined), {
       env: process.env,
       cacheDir: runsDir,
       where: `${configPath} (cell ${c.id})`,
@@ -103,7 +103,7 @@ const playJob = async (g: Grid, job: Job, played: Played): Promise<boolean> => {
     return r.code === 0;
   };
   let dir = findRun(runsDir, job.cfg);
-  const search = plan.family.searchFor?.(job.cfg) !== undefined;
+  const search = plan.family.search?.searchFor(job.cfg) !== undefined;
   if (!dir || !finished(dir, job.cfg, plan.family)) {
     const args = dir ? ["run", "--resume", dir.path, ...g.passOn] : ["run", cellFile, "--runs-dir", runsDir, ...g.passOn];
     if (!(await step(dir ? "run --resume" : "run", "run", args, !anyHeldOut(plan.heldOut) || search))) return false;
@@ -171,7 +171,8 @@ export const compare = async (argv: CompareArgs, out: string): Promise<void> => 
   checkSpec(specPath, plan.spec);
   const runsDir = join(out, "runs");
   const key = (job: Job) => `${job.cell.id} run ${job.run}`;
-  const needsEval = (job: Job, dir: RunDir | undefined) => anyHeldOut(heldOut) && !family.searchFor?.(job.cfg) && !(dir && heldOutOf(dir, job.cfg, heldOut));
+  const needsEval = (job: Job, dir: RunDir | undefined) =>
+    anyHeldOut(heldOut) && !family.search?.searchFor(job.cfg) && !(dir && heldOutOf(dir, job.cfg, heldOut));
   const { cap, gridCap } = gridBudget(argv, plan, runsDir, key, needsEval, note);
   if (!doctorSkipped(argv, process.env)) await preflightCells(plan, runsDir, configPath, note);
   mkdirSync(join(out, "cells"), { recursive: true });

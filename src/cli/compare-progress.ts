@@ -24,7 +24,7 @@ type HeldOut = Record<string, number[]>;
 
 /** The episodes a job plays in all: offline and stream episodes of its run, then its held-out ones (a search: none). */
 const plannedEpisodes = (cfg: RunConfig, heldOut: HeldOut, family: LevelFamily): number => {
-  if (family.searchFor?.(cfg)) return 0;
+  if (family.search?.searchFor(cfg)) return 0;
   const run = [...schedule(cfg, family).values()].reduce((n, s) => n + s.offline.length + s.rounds.flat().length, 0);
   return run + cfg.levels.reduce((n, l) => n + (heldOut[l]?.length ?? 0), 0);
 };

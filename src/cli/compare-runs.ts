@@ -25,7 +25,7 @@ export const findRun = (runsDir: string, cfg: RunConfig): RunDir | undefined => 
 
 export const finished = (dir: RunDir, cfg: RunConfig, family: LevelFamily): boolean => {
   // A family's whole search (no rounds) is finished when its final scores are written.
-  if (family.searchFor?.(cfg)) return readFinalScores(dir.path) !== undefined;
+  if (family.search?.searchFor(cfg)) return readFinalScores(dir.path) !== undefined;
   const stream = new Set(dir.episodes({ repair: false }).flatMap((e) => (e.phase === "stream" ? [e.id] : [])));
   const log = dir.bankLog({ repair: false });
   return (

@@ -36,7 +36,7 @@ export const doctorCommand = defineCommand({
     const path = argv.config;
     const cfg = path ? readRunConfig(path) : undefined;
     const llm = cfg?.llm ?? LlmConfig.parse({});
-    const used = cfg ? rolesOf(cfg, familyOf(cfg).searchFor?.(cfg) !== undefined) : [];
+    const used = cfg ? rolesOf(cfg, familyOf(cfg).search?.searchFor(cfg) !== undefined) : [];
     const roles = argv.role ?? (used.length ? used : [...ROLES]);
     const probed = await probeRoles(llm, roles, { env: process.env, contextTokens: argv["context-tokens"] });
     process.stdout.write(`hexa doctor${path ? ` ${path}` : ""}\n\n${doctorTable(probed)}\n\nrecommended config:\n${recommendedYaml(probed)}\n`);

@@ -69,7 +69,7 @@ const openFinished = (argv: EvalArgs) => {
   requireFinished(path, run, cfg);
   const family = familyOf(cfg);
   // The family's own folders (reward search: its trainer cache) go beside the run, in its runs folder, never here.
-  family.openRun?.(dir.path, { keep: false });
+  family.records?.openRun(dir.path, { keep: false });
   return { path, dir, cfg, family, run };
 };
 

@@ -11,10 +11,10 @@ const namingWhere = (e: unknown, where: string): unknown => (e instanceof Config
 export const checkRunConfig = (cfg: RunConfig, where: string): LevelFamily => {
   const family = familyOf(cfg);
   try {
-    schedule(cfg, family);
-    if (cfg.method !== "rounds" && !family.searchFor?.(cfg))
+    const phases = schedule(cfg, family);
+    if (cfg.method !== "rounds" && !family.search?.searchFor(cfg))
       throw new ConfigError(`method: the ${family.id} family has no whole search (got ${cfg.method}); use method: rounds`);
-    family.checkConfig?.(cfg);
+    family.checks?.checkConfig?.(cfg, phases);
   } catch (e) {
     throw namingWhere(e, where);
   }
@@ -24,7 +24,7 @@ export const checkRunConfig = (cfg: RunConfig, where: string): LevelFamily => {
 /** What a run start asks outside hexa before anything is written (a trainer's served tasks), as the family knows it. */
 export const checkRunStart = async (family: LevelFamily, cfg: RunConfig, where: string): Promise<void> => {
   try {
-    await family.checkStart?.(cfg);
+    await family.checks?.checkStart?.(cfg);
   } catch (e) {
     throw namingWhere(e, where);
   }

@@ -9,7 +9,7 @@ import { idStamp } from "../util/id-stamp.ts";
  */
 export const runIdOf = (c: RunConfig, now: Date): string => {
   const levels = c.name ?? (c.levels.length <= 3 ? c.levels.join("+") : `${c.levels.length}-levels`);
-  const search = familyOf(c).searchFor?.(c);
+  const search = familyOf(c).search?.searchFor(c);
   const method = search
     ? `${search.name}-${c.agent}`
     : usesBank(c)

@@ -15,6 +15,6 @@ export const lastCommitted = (log: BankLog, cfg: RunConfig, level: string): numb
 export const openRun = (path: string): { dir: RunDir; cfg: RunConfig } => {
   const dir = RunDir.open(path);
   const cfg = runDirConfig(dir, join(path, "config.yaml"), (line) => process.stderr.write(`${terminalText(line)}\n`));
-  checkRecordedBank(join(path, "bank-events.jsonl"), dir.bankLog({ repair: false }).events, familyOf(cfg).bankPayload);
+  checkRecordedBank(join(path, "bank-events.jsonl"), dir.bankLog({ repair: false }).events, familyOf(cfg).heuristics?.payload);
   return { dir, cfg };
 };

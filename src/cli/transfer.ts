@@ -56,7 +56,7 @@ export const readSource = (spec: string, family: LevelFamily, check: Omit<BankFi
     if (round < 0) throw new ConfigError(`--from ${spec}: the run has no committed bank for ${level} yet; let it finish a round`);
     bank = foldEvents(log.events.get(level) ?? [], round);
   } else {
-    const b = readShippedBank(from, { ...check, payload: family.bankPayload });
+    const b = readShippedBank(from, { ...check, payload: family.heuristics?.payload });
     if (b.level !== level) throw new ConfigError(`--from ${spec}: the bank file is for ${b.level}, not ${level}; write --from ${b.level}=${path}`);
     bank = { skills: b.skills, mistakes: b.mistakes };
   }
@@ -88,9 +88,9 @@ export const transferBank = async (o: TransferOptions): Promise<{ bank: Transfer
   let promptHash: string | null = null;
   let selection = "all source entries";
   if (o.synthesiser === "heuristic") {
-    if (!o.family.synthesiseHeuristic)
-      throw new ConfigError(`--synthesiser heuristic: the ${o.family.id} family has no heuristic synthesiser; use --synthesiser llm`);
-    const s = o.family.synthesiseHeuristic({ target: o.target, sources: o.sources.map((x) => ({ level: x.level, bank: x.bank })) });
+    const synthesiseHeuristic = o.family.heuristics?.synthesise;
+    if (!synthesiseHeuristic) throw new ConfigError(`--synthesiser heuristic: the ${o.family.id} family has no heuristic synthesiser; use --synthesiser llm`);
+    const s = synthesiseHeuristic({ target: o.target, sources: o.sources.map((x) => ({ level: x.level, bank: x.bank })) });
     candidates = s.entries.map((entry) => ({ entry, cites: s.citations[entry.id] ?? [] }));
   } else {
     if (!o.model) throw new ConfigError("--synthesiser llm: no model for llm.synthesiser; set it in --config, or use --synthesiser heuristic");
@@ -111,7 +111,7 @@ export const transferBank = async (o: TransferOptions): Promise<{ bank: Transfer
     model = s.model || "unknown";
     promptHash = sha256Hex(s.prompt);
   }
-  const objects = o.family.objectsOf;
+  const objects = o.family.checks?.objectsOf;
   const { bank, audit } = auditSynthesis(candidates, {
     sources: o.sources,
     targetDescription: target.description,

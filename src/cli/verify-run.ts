@@ -99,7 +99,7 @@ export const verifyRun = async (dir: string, options: VerifyOptions = {}): Promi
   let family: FamilyReplay | undefined;
   try {
     const module = familyModules().find((m) => m.id === cfg.family);
-    family = await module?.replay?.({
+    family = await module?.replay?.run({
       runDir: run.path,
       config: replayed,
       startedAt: new Date(run.meta.createdAt),

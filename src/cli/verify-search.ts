@@ -49,12 +49,13 @@ export const openSearchReplay = async (
   trainings: "own" | { readerCache?: string | undefined },
 ): Promise<SearchReplayOf> => {
   const module = familyModules().find((m) => m.id === record.family);
-  if (!module?.replaySearch)
+  const replaySearch = module?.replay?.search;
+  if (!replaySearch)
     throw new CannotVerify(
       `${join(dir, SEARCH_RECORD_FILE)}: family: '${record.family}' ${module ? "cannot replay its searches" : "is not a family of this hexa (hexa levels list)"}`,
     );
   let book: ReplayBook | undefined;
-  const family = await module.replaySearch({
+  const family = await replaySearch({
     searchDir: dir,
     settings: record.settings,
     startedAt: new Date(record.startedAt),

@@ -74,11 +74,11 @@ const episodeHandler = (worker: () => string, connection: RedisConnection, trust
     const cfg = { ...parsedCfg, llm: trustedEpisodeLlm(parsedCfg, d.config, composeRunConfig(allFamilies()), trust, d.run) };
     const family = getFamily(cfg.family);
     family.checkLevel(d.episode.level);
-    const bank = checkJobBank(jobId, d.bank, { skills: cfg.bank.maxSkills, mistakes: cfg.bank.maxMistakes }, family.bankPayload);
+    const bank = checkJobBank(jobId, d.bank, { skills: cfg.bank.maxSkills, mistakes: cfg.bank.maxMistakes }, family.heuristics?.payload);
     const actorModel = d.episode.agent === "heuristic" ? undefined : await actors.of(cfg, d.run, d.budget);
     const usage: UsageLine[] = [];
     try {
-      const recording = family.recordingEpisode?.();
+      const recording = family.records?.recordingEpisode();
       const ports = { family: recording?.family ?? family, ...(actorModel ? { actorModel } : {}), now: () => performance.now() };
       const played = await playHere(cfg, { ...d.episode, bank }, ports, (l) => usage.push(l));
       const kept = recording ? { kept: recording.kept() } : {};

@@ -1,12 +1,7 @@
 import type { z } from "zod";
-import type { Labelled } from "../../agents/evolver-labels.ts";
 import type { FamilyWords } from "./family-words.ts";
-import type { TaskEnv, ToolProgress } from "./task-env.ts";
-import type { Trajectory, TrajectoryStep } from "../store/trajectory.ts";
-import type { Bank, BankEntry, BankEvent } from "../store/bank.ts";
-import type { FinalScore } from "../store/final-scores.ts";
-import type { EpisodeRecord } from "../store/run-records.ts";
-import type { AssistantTurn, ChatModel } from "../llm/chat-model.ts";
+import type { TaskEnv } from "./task-env.ts";
+import type { ChecksCapability, HeuristicsCapability, RecordsCapability, SearchCapability } from "./capabilities.ts";
 import type { RunConfig } from "../loop/run-config.ts";
 import type { EpisodeDrawer } from "../report/inspect/model.ts";
 
@@ -14,105 +9,16 @@ import type { EpisodeDrawer } from "../report/inspect/model.ts";
 export interface Task {
   level: string;
   seed: number;
-  /** Units of the family's run budget this episode may spend (reward search: trainings), from `allowanceOf`; absent: no budget. */
+  /** Units of the family's run budget this episode may spend (reward search: trainings), from `search.allowanceOf`; absent: no budget. */
   allowance?: number;
 }
 
-/** What a family's `allowanceOf` reads: the episode's place in the run and the level's episodes that finished before its phase. */
-export interface AllowanceRequest {
-  config: RunConfig;
-  level: string;
-  seed: number;
-  /** The level's episodes of the phases before this one (offline before round 1, round r − 1 before r), in the run's records. */
-  earlier: readonly EpisodeRecord[];
-}
-
-/** What the family's heuristic (non-LLM) agent gets for one episode. */
-export interface HeuristicPlayRequest {
-  task: Task;
-  config: RunConfig;
-  /** The retriever's top-M / top-N of the level's bank (empty without one): the heuristic reads its payloads. */
-  shown: Bank;
-  now: () => number;
-  onStep?: (step: TrajectoryStep) => void;
-  onToolProgress?: (p: ToolProgress) => void;
-}
-
-export interface HeuristicEvolveRequest {
-  round: number;
-  level: string;
-  bank: Bank;
-  labelled: readonly Labelled[];
-  caps: { skills: number; mistakes: number };
-}
-
-export interface HeuristicSynthesisRequest {
-  target: string;
-  sources: readonly { level: string; bank: Bank }[];
-}
-
-/** Synthesised entries (ids fresh, sourceType "transfer") and, per entry, the (level, id) source entries it cites. */
-export interface HeuristicSynthesis {
-  entries: BankEntry[];
-  citations: Record<string, { level: string; id: string }[]>;
-}
-
-/** Where in a search a model call was made: usage.jsonl records it as phase `search`. */
-export interface SearchCall {
-  level: string;
-  /** The seed of the instance the search works on. */
-  seed: number;
-  /** The candidate the call is for (its proposal, self-evaluation or thought alignment). */
-  candidate?: number;
-}
-
-/** The model calls a search has still to make, for the cost forecast (docs/spec/method.md §11). */
-export interface SearchCalls {
-  /** Candidates still to propose, over every level (a resume: those the search's records lack). */
-  candidates: number;
-  /** One candidate's calls and tokens, estimated from the config and the prompts (when no earlier search was recorded). */
-  perCandidate: { calls: number; input: number; output: number };
-  /** How perCandidate is made, for the forecast's basis line. */
-  basis: string;
-  /** Calls the forecast leaves out because they depend on what the model writes (RF-Agent's re-debug), said beside the figure. */
-  uncounted?: string;
-}
-
-/** A whole search that replaces the round loop for a config's `method` (eureka, rf-agent: src/search on the family's evaluator and proposer). */
-export interface FamilySearch {
-  /** The search's name in run ids, e.g. "eureka". */
-  name: string;
-  /** One line for the run's start, e.g. "eureka: 16 candidates per task". */
-  label: string;
-  /**
-   * Runs, or resumes, the search of every level of the config, writing its records under `dir` (the run
-   * directory). Every answered call of `actorModel` is reported to `onCall` with where it was made (the CLI
-   * records it in usage.jsonl); a BudgetExceeded from the model stops the search after the trainings in flight.
-   */
-  run(req: {
-    dir: string;
-    actorModel?: ChatModel;
-    onCall?: (call: SearchCall, turn: AssistantTurn) => void;
-    log: (line: string) => void;
-    signal?: AbortSignal;
-  }): Promise<void>;
-  /** The calls still to make in the run directory `dir` (undefined: a new run), for the forecast. */
-  calls(dir: string | undefined): SearchCalls;
-}
-
-/** What a family's final scoring reads of a finished run. */
-export interface FinalScoreRequest {
-  config: RunConfig;
-  dir: string;
-  /** The run's episodes (none for a whole search). */
-  episodes: readonly EpisodeRecord[];
-}
-
 /**
- * The seam between the generic method and a level family (docs/ARCHITECTURE.md §3). The loop, the bank, the evolver, the
- * retriever and the LLM agents (ReAct actor, Direct, Reflexion) know only this: a family supplies its levels
- * and seeds, the factual description, its action's schema and renderer, its tools (through `openEnv`), the
- * domain words of the prompts, its slice of the run config, and optionally its non-LLM agent and evolver.
+ * The seam between the generic method and a level family (docs/ARCHITECTURE.md §3). The core — levels and their
+ * seeds, the action's schema, the words of the prompts, the config slice and `openEnv` — is all the loop, the
+ * bank, the evolver, the retriever and the LLM agents (ReAct actor, Direct, Reflexion) need. The rest are optional
+ * capabilities (src/family/capabilities.ts), each a named sub-object the family provides whole or not at all;
+ * src/family/check-family.ts checks a family against this contract.
  */
 export interface LevelFamily {
   id: string;
@@ -125,21 +31,8 @@ export interface LevelFamily {
   seedsOf(level: string): number[];
   /** The factual description shown to evolvers and synthesisers. */
   describe(level: string): string;
-  /** The names of the things a level's text may speak of (scene objects, observation fields): the transfer audit's object check; absent: skipped. */
-  objectsOf?(level: string): string[];
   /** The action an episode commits (Trajectory.action), validated by this schema. */
   action: z.ZodType;
-  /**
-   * Why a trajectory another machine handed back (a worker's result, docs/security.md) cannot be an episode of this
-   * task, as `field: problem (got value)`: an action outside the level's action space, a score outside its range, a
-   * path that would be read here. Undefined when it can be; called after the action schema held. Absent: the schema only.
-   */
-  trajectoryProblem?(task: Task, trajectory: Trajectory): string | undefined;
-  /**
-   * A bank entry's `payload` in this family (the machine form its heuristic agent reads), checked wherever a bank
-   * enters a run (src/store/bank-check.ts) so that an entry the episode cannot use is refused by its id; absent: any record.
-   */
-  bankPayload?: z.ZodType;
   words: FamilyWords;
   /**
    * The family's slice of RunConfig, under `key` (e.g. `interphyre: {horizon, toolSet}`); every field defaulted.
@@ -148,53 +41,17 @@ export interface LevelFamily {
   config: { key: string; schema: z.ZodObject; upgrade?: (raw: Record<string, unknown>) => Record<string, unknown> };
   /** A fresh instance of a task for a generic agent: its prompt text, tools and finish rule. */
   openEnv(task: Task, config: RunConfig, maxTurns: number): Promise<TaskEnv>;
-  /** The non-LLM agent (agent: heuristic), labelled as such in its trajectories; absent when the family has none. */
-  playHeuristic?(req: HeuristicPlayRequest): Promise<Trajectory>;
-  /** The heuristic evolver's update (same contract as the LLM evolver); absent when the family has none. */
-  evolveHeuristic?(o: HeuristicEvolveRequest): BankEvent[];
-  /**
-   * The non-LLM transfer synthesiser (docs/spec/method.md §6): source banks (with their levels) and the target
-   * level → the target bank's entries, each citing the source entries it maps (level, id). Absent when the
-   * family has none; the LLM synthesiser (agents/) works for every family.
-   */
-  synthesiseHeuristic?(o: HeuristicSynthesisRequest): HeuristicSynthesis;
-  /** Throws a ConfigError naming the field when the family's slice and the rest of the config cannot work together; hexa run calls it before writing anything. */
-  checkConfig?(config: RunConfig): void;
-  /**
-   * Asks what the config names outside hexa (a trainer process) whether it can serve the run, and throws a
-   * ConfigError naming both sides when it cannot; hexa run awaits it before writing anything. Absent: nothing to ask.
-   */
-  checkStart?(config: RunConfig): Promise<void>;
-  /**
-   * This episode's share of a run-wide budget the config sets (reward search: search.budget trainings per
-   * task), given what the level's earlier phases spent (TrajectoryStep.spent); undefined: no budget. Computed
-   * by the loop when it schedules the episode, so a resume and a remote worker see the same share.
-   */
-  allowanceOf?(req: AllowanceRequest): number | undefined;
-  /** The whole search the config's `method` asks for instead of rounds (hexa run runs it in the run directory); undefined for method rounds; absent: the family has none. */
-  searchFor?(config: RunConfig): FamilySearch | undefined;
-  /** Each level's final figure after a run's rounds or search (hexa run writes final-scores.json); undefined: the config asks for none. */
-  finalScores?(req: FinalScoreRequest): Promise<FinalScore[] | undefined>;
+
+  /** The non-LLM agent, evolver and synthesiser; absent: the LLM ones only. */
+  heuristics?: HeuristicsCapability;
+  /** A run-wide budget: whole searches, each episode's share, final figures; absent: rounds only, no budget. */
+  search?: SearchCapability;
+  /** Checks beyond the core's schemas (a worker's trajectory, the transfer audit's names, the config, the start). */
+  checks?: ChecksCapability;
+  /** The record of work done outside the run's files, kept in the run for its replay; absent: nothing to keep. */
+  records?: RecordsCapability;
   /** Pictures of an episode for `hexa inspect` (the scene, the rollout); absent: the action as text. */
   drawer?(): EpisodeDrawer;
-  /**
-   * Told the run directory once hexa run has made (or reopened) it, before anything is played: the family keeps
-   * there the record of work it does outside the run's own files (reward search: the trainer cache entries its
-   * trainings were answered with), so that a bundle of the run holds all its replay reads. `keep: false` (hexa
-   * eval, which only reads the run): the run's folder places the family's own folders, and nothing is kept in it.
-   */
-  openRun?(runDir: string, o?: { keep?: boolean }): void;
-  /**
-   * On a worker: this family for one episode, noting what the coordinator must keep in the run beside the
-   * episode's records for its replay (reward search: the trainings it asked for), handed back as `kept()`.
-   */
-  recordingEpisode?(): { family: LevelFamily; kept(): unknown };
-  /**
-   * On the coordinator: keeps in the run (see `openRun`) what a worker handed back beside an episode of `task`
-   * (`recordingEpisode`), once the episode's result has been checked; why it cannot (nothing then written), or
-   * undefined. Anyone who can write to Redis may have written it: it is checked as a worker's result is.
-   */
-  keepFromWorker?(task: Task, kept: unknown): string | undefined;
   /** Releases what the family started (trainer processes, workers); the CLI calls it when a command ends. */
   close?(): Promise<void>;
 }

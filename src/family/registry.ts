@@ -1,7 +1,7 @@
 import { ConfigError } from "../errors.ts";
 import type { CodeVersion } from "../store/run-records.ts";
 import type { LevelFamily } from "./family.ts";
-import type { FamilyReplay, RecordedFile, ReplayRecord, SearchReplay, SearchReplayRecord } from "./replay.ts";
+import type { ReplayCapability } from "./replay.ts";
 
 /**
  * A keyed registry (levels, tools, tasks): explicit entries, one way in, and an unknown key named with the
@@ -73,8 +73,9 @@ export interface FamilyListing {
 }
 
 /**
- * A level family as the CLI registers it (levels/index.ts lists them): the family itself, built once per
- * process when first used, and what the family adds to the command line. Generic commands know a family only
+ * A level family as the CLI registers it (levels/index.ts lists them). Its core is `id`, `title`, `build` (the
+ * family itself, built once per process when first used) and `listing`; the rest are optional capabilities: what
+ * the family adds to the command line, its worker queues and its replay. Generic commands know a family only
  * through this.
  */
 export interface FamilyModule {
@@ -89,11 +90,8 @@ export interface FamilyModule {
   commands?: readonly FamilyCommand[];
   /** Subcommands the family adds under `hexa levels` (e.g. `certify`, `show`). */
   levelCommands?: readonly FamilyCommand[];
+  /** Queues the family serves on `hexa worker` beside `episodes` (reward search: `trainings`); absent: none. */
   worker?: FamilyWorker;
-  /** What `hexa verify` needs of the family beyond its tools: its records of heavy work (trainings) answered, called before the family plays. */
-  replay?(record: ReplayRecord): Promise<FamilyReplay>;
-  /** Files outside the run directory that its replay reads (reward search: the trainer cache's entries of the run's trainings), packed by `hexa bundle`. */
-  recordedFiles?(record: Omit<ReplayRecord, "workDir">): Promise<RecordedFile[]>;
-  /** `hexa verify` on a search directory the family's own command wrote (search-config.json names the family). */
-  replaySearch?(record: SearchReplayRecord): Promise<SearchReplay>;
+  /** What `hexa verify` and `hexa bundle` need of the family beyond its tools (its records of heavy work); absent: nothing. */
+  replay?: ReplayCapability;
 }

@@ -71,3 +71,16 @@ export interface SearchReplay extends FamilyReplay {
   /** Files outside the search directory the replay has read so far (a training's recorded result), for `hexa bundle` to pack. */
   recordedFiles(): RecordedFile[];
 }
+
+/**
+ * The replay capability of a family module: work the run recorded outside its directory (reward search: trainings)
+ * answered from that record by `hexa verify`, and packed by `hexa bundle`.
+ */
+export interface ReplayCapability {
+  /** Called before the family plays in a replay of a run. */
+  run(record: ReplayRecord): Promise<FamilyReplay>;
+  /** Files outside the run directory that its replay reads (reward search: the trainer cache's entries of the run's trainings), packed by `hexa bundle`. */
+  recordedFiles(record: Omit<ReplayRecord, "workDir">): Promise<RecordedFile[]>;
+  /** `hexa verify` on a search directory the family's own command wrote (search-config.json names the family); absent: none. */
+  search?(record: SearchReplayRecord): Promise<SearchReplay>;
+}

@@ -31,7 +31,7 @@ export const updatesAt = (c: RunConfig, round: number): boolean => {
 };
 
 const heuristicUpdate = (u: UpdateRequest): BankEvent[] => {
-  const evolveHeuristic = u.family.evolveHeuristic;
+  const evolveHeuristic = u.family.heuristics?.evolve;
   if (!evolveHeuristic) throw new InvariantError(`family ${u.family.id} has no heuristic evolver; the config check should have refused evolver: heuristic`);
   const caps = { skills: u.config.bank.maxSkills, mistakes: u.config.bank.maxMistakes };
   if (u.config.update !== "replacement" || isEmpty(u.bank))

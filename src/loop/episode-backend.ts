@@ -22,7 +22,7 @@ export interface EpisodeJob {
   bankRound: number | null;
   /** The bank snapshot the episode draws on (the fold of the log up to bankRound; empty when null). */
   bank: Bank;
-  /** The episode's share of the run's budget (LevelFamily.allowanceOf); absent: none. */
+  /** The episode's share of the run's budget (LevelFamily.search.allowanceOf); absent: none. */
   allowance?: number;
 }
 

@@ -14,10 +14,11 @@ const nothing = () => undefined;
 /** The family's share of a run-wide budget for the episode, from what the level's earlier phases recorded. */
 const allowanceOf = (ctx: LoopContext, job: Job): number | undefined => {
   const { family } = ctx.ports;
-  if (!family.allowanceOf) return undefined;
+  const allowance = family.search?.allowanceOf;
+  if (!allowance) return undefined;
   const before = (e: EpisodeRecord) => e.level === job.level && (e.phase === "offline" || (e.phase === "stream" && e.round < job.round));
   const earlier = job.phase === "stream" ? [...ctx.state.records.values()].filter(before) : [];
-  return family.allowanceOf({ config: ctx.cfg, level: job.level, seed: job.seed, earlier });
+  return allowance({ config: ctx.cfg, level: job.level, seed: job.seed, phases: ctx.plan.get(job.level)!, earlier });
 };
 
 /** Plays a job in the backend: its record, or the endpoint's failure. */

@@ -4,7 +4,8 @@ import type { Role } from "../llm/config.ts";
 import { episodeId, updateKey } from "../store/run-dir.ts";
 import type { UsageLine } from "../store/run-records.ts";
 import { updatesAt } from "./bank-update.ts";
-import type { LevelFamily, SearchCalls } from "../family/family.ts";
+import type { LevelFamily } from "../family/family.ts";
+import type { SearchCalls } from "../family/capabilities.ts";
 import { usesBank, type RunConfig } from "./run-config.ts";
 import { needsOfflineRuns, schedule } from "./schedule.ts";
 import { mean } from "../util/stats.ts";
@@ -139,7 +140,7 @@ const forecastSearch = (cfg: RunConfig, search: SearchCalls, earlier: ReadonlyAr
 };
 
 export const forecastRun = ({ cfg, family, recorded, committed, earlier, dir }: ForecastInput): Forecast => {
-  const search = family.searchFor?.(cfg);
+  const search = family.search?.searchFor(cfg);
   if (search) return forecastSearch(cfg, search.calls(dir), earlier);
   const plan = schedule(cfg, family);
   const actorPlays = cfg.agent !== "heuristic";

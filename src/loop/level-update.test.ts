@@ -20,10 +20,13 @@ const interphyre = interphyreFamily((level) => readCertified(level)!.seeds.map((
 /** Interphyre whose heuristic evolver writes a region no episode can sample (x offsets of ±1e308). */
 const corrupting: LevelFamily = {
   ...interphyre,
-  evolveHeuristic: (o) =>
-    interphyre.evolveHeuristic!(o).map((e) =>
-      e.type === "add" ? { ...e, entry: { ...e.entry, payload: { region: { relativeTo: "world", dx: [-1e308, 1e308], dy: [0, 1] } } } } : e,
-    ),
+  heuristics: {
+    ...interphyre.heuristics!,
+    evolve: (o) =>
+      interphyre
+        .heuristics!.evolve(o)
+        .map((e) => (e.type === "add" ? { ...e, entry: { ...e.entry, payload: { region: { relativeTo: "world", dx: [-1e308, 1e308], dy: [0, 1] } } } } : e)),
+  },
 };
 const roots: string[] = [];
 afterAll(() => roots.forEach((r) => rmSync(r, { recursive: true, force: true })));
@@ -42,6 +45,6 @@ describe("a bank update the bank's reader would refuse", () => {
     );
     const log = dir.bankLog();
     expect(log.done.has(updateKey(LEVEL, 1))).toBe(false);
-    expect(() => checkRecordedBank("bank-events.jsonl", log.events, interphyre.bankPayload)).not.toThrow();
+    expect(() => checkRecordedBank("bank-events.jsonl", log.events, interphyre.heuristics?.payload)).not.toThrow();
   });
 });

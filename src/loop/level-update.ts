@@ -67,6 +67,6 @@ export const updateLevel = async (ctx: LoopContext, level: string, round: number
   }
   // An update whose entries the bank's reader refuses (src/store/bank-check.ts) would leave a run that neither resumes nor
   // evaluates: it is never written.
-  checkUpdate(level, round, out, ports.family.bankPayload);
+  checkUpdate(level, round, out, ports.family.heuristics?.payload);
   return commitUpdate(ctx, level, round, out, ports.now() - started, updatesAt(cfg, round));
 };

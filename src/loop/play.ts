@@ -35,9 +35,9 @@ export const playEpisode = async (family: LevelFamily, r: PlayRequest): Promise<
   // The baselines see no bank (docs/spec/method.md §7); hexa and the heuristic see the retriever's top-M / top-N.
   const shown = r.agent === "heuristic" || r.agent === "hexa" ? retrieve(r.bank, r.config.retriever) : EMPTY_BANK;
   if (r.agent === "heuristic") {
-    if (!family.playHeuristic)
-      throw new ConfigError(`agent: the ${family.id} family has no heuristic agent; use a model-driven agent (hexa, react, direct, reflexion)`);
-    const trajectory = await family.playHeuristic({ task: r.task, config: r.config, shown, now: r.now, ...progress });
+    const heuristics = family.heuristics;
+    if (!heuristics) throw new ConfigError(`agent: the ${family.id} family has no heuristic agent; use a model-driven agent (hexa, react, direct, reflexion)`);
+    const trajectory = await heuristics.play({ task: r.task, config: r.config, shown, now: r.now, ...progress });
     return { trajectory, retrieved: idsOf(shown) };
   }
   if (!r.model) throw new ConfigError(`agent ${r.agent} needs a model: set llm.actor (model, baseURL), or use agent: heuristic, which needs none`);

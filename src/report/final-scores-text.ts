@@ -1,4 +1,5 @@
 import type { LevelFamily } from "../family/family.ts";
+import type { LevelPhases } from "../family/capabilities.ts";
 import type { RunConfig } from "../loop/run-config.ts";
 import { headlineBySeed, writeFinalScores, type FinalScore } from "../store/final-scores.ts";
 import { figureText } from "./inspect/final-view.ts";
@@ -28,11 +29,12 @@ export const formatFinalScores = (scores: readonly FinalScore[]): string =>
 export const scoreRun = async (
   family: LevelFamily,
   config: RunConfig,
+  phases: ReadonlyMap<string, LevelPhases>,
   dir: string,
   episodes: readonly EpisodeRecord[],
   print: (text: string) => void,
 ): Promise<FinalScore[] | undefined> => {
-  const scores = await family.finalScores?.({ config, dir, episodes });
+  const scores = await family.search?.finalScores?.({ config, dir, phases, episodes });
   if (!scores) return undefined;
   const path = writeFinalScores(dir, scores);
   print(`${formatFinalScores(scores)}\nfinal scores: ${path}\n`);

@@ -4,7 +4,7 @@ import { byWeight, Mistake, Skill, type Bank, type BankEntry, type BankEvent } f
 
 /**
  * A bank checked where it enters a run (a shipped or transferred bank file, a run directory's recorded bank):
- * with the bank schema and the family's payload schema (LevelFamily.bankPayload), the schemas its episodes read
+ * with the bank schema and the family's payload schema (LevelFamily.heuristics?.payload), the schemas its episodes read
  * the entries with, so an entry they could not use is refused by file, id and field before anything is written.
  */
 

@@ -13,7 +13,7 @@ import type { Design } from "./terms.ts";
  * says it in sentences.
  */
 const DesignSchema = z.record(z.string(), z.number());
-/** A bank entry's payload in this family (LevelFamily.bankPayload): the design, and the transfer synthesiser's primitive. */
+/** A bank entry's payload in this family (LevelFamily.heuristics?.payload): the design, and the transfer synthesiser's primitive. */
 export const RewardBankPayload = z.looseObject({ design: DesignSchema.optional(), primitive: z.string().optional() });
 const LOW_WEIGHT = 0.3;
 

@@ -119,7 +119,7 @@ describe("a run's final scores (tiny budget, test trainer)", () => {
     await searchOfRun(config, c, pool)!.run({ dir, log: () => {} } as never);
     const searched = seedsOfJobs(trainer.jobs);
     expect(trainer.jobs).toHaveLength(4);
-    const scores = await finalScoresOfRun({ config, dir, episodes: [] }, c, pool, () => () => false);
+    const scores = await finalScoresOfRun({ config, dir, phases: new Map(), episodes: [] }, c, pool, () => () => false);
     writeFinalScores(dir, scores!);
     const [f] = readFinalScores(dir)!.levels;
     const scored = trainer.jobs.slice(4);

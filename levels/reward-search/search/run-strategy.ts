@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { CHARS_PER_TOKEN } from "../../../src/llm/budget.ts";
 import { metered } from "../../../src/llm/metered.ts";
 import { readJsonl } from "../../../src/store/jsonl.ts";
-import type { FamilySearch, FinalScoreRequest } from "../../../src/family/family.ts";
+import type { FamilySearch, FinalScoreRequest } from "../../../src/family/capabilities.ts";
 import type { RunConfig } from "../../../src/loop/run-config.ts";
 import type { FinalScore } from "../../../src/store/final-scores.ts";
 import type { EpisodeRecord } from "../../../src/store/run-records.ts";

@@ -5,7 +5,7 @@ import { getTask } from "../tasks/index.ts";
 import { REMOTE_POLICY_PREFIX } from "./remote-outcome.ts";
 
 /**
- * Why a trajectory a worker handed back cannot be an episode of this task (LevelFamily.trajectoryProblem): its
+ * Why a trajectory a worker handed back cannot be an episode of this task (LevelFamily.checks.trajectoryProblem): its
  * score outside the task's F range, or a policy named by a path. A worker's trainings come back through the
  * trainings queue, whose results name their policy `remote:<worker>` (remote-outcome.ts); a path would be a file
  * on this machine that `hexa inspect` films and writes beside.

@@ -6,7 +6,7 @@ import type { JobProgress } from "../trainer/client.ts";
 import type { PoolJob, PoolOutcome, PoolTrainOptions, TrainerPool } from "../trainer/pool.ts";
 import { HelloMessage } from "../trainer/protocol.ts";
 import { redisLabel, type RedisConnection } from "../../../src/backend/redis/connection.ts";
-import { type HexaVersion, JOB_SCHEMA_VERSION, queueName } from "../../../src/backend/redis/jobs.ts";
+import { type HexaVersion, JOB_SCHEMA_VERSION, queueName } from "../../../src/family/job-envelope.ts";
 import { TRAININGS, type TrainingJobData } from "./training-job.ts";
 import { checkRemoteOutcome } from "./remote-outcome.ts";
 

@@ -6,7 +6,7 @@ import { ConfigError } from "../../../src/errors.ts";
 import type { FamilyWorkerContext } from "../../../src/family/registry.ts";
 import type { TrainerPool } from "../trainer/pool.ts";
 import type { JobBudget } from "../trainer/protocol.ts";
-import { JOB_SCHEMA_VERSION } from "../../../src/backend/redis/jobs.ts";
+import { JOB_SCHEMA_VERSION } from "../../../src/family/job-envelope.ts";
 import { TrainingJobData } from "./training-job.ts";
 import { localTrainerPool } from "../trainer/local-pool.ts";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { HexaVersion, JOB_SCHEMA_VERSION } from "../../../src/backend/redis/jobs.ts";
+import { HexaVersion, JOB_SCHEMA_VERSION } from "../../../src/family/job-envelope.ts";
 import { JobBudget, TrainMessage } from "../trainer/protocol.ts";
 
 export { TRAININGS } from "./trainings-queue.ts";

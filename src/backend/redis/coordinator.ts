@@ -204,7 +204,7 @@ const checkedResult = (o: RedisBackendOptions, jobId: string, job: EpisodeJob, v
   const problem = episodeResultProblem(job, result.data, o.results);
   if (problem) return problem;
   // Only a result that can be the episode's leaves what its replay needs in the run (docs/guides/verify.md).
-  return o.results.family.keepFromWorker?.({ level: job.level, seed: job.seed }, result.data.kept) ?? result.data;
+  return o.results.family.records?.keepFromWorker({ level: job.level, seed: job.seed }, result.data.kept) ?? result.data;
 };
 
 /**

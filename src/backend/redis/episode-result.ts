@@ -10,7 +10,7 @@ import { countedTurns, type Trajectory } from "../../store/trajectory.ts";
  */
 export interface EpisodeFacts {
   /** The family's action schema and its own check of a trajectory (the level's action space, its score's range). */
-  family: Pick<LevelFamily, "action" | "trajectoryProblem" | "keepFromWorker">;
+  family: Pick<LevelFamily, "action" | "checks" | "records">;
   /** The turn budget T the job's agent plays under (the config's actor.maxTurns, or a baseline's own). */
   maxTurnsOf: (agent: EpisodeJob["agent"]) => number;
 }
@@ -67,7 +67,7 @@ const actionProblem = (job: EpisodeJob, t: Trajectory, family: EpisodeFacts["fam
       return `trajectory.action${i.path.length ? `.${i.path.join(".")}` : ""}: ${i.message} (got ${shown(t.action)})`;
     }
   }
-  const p = family.trajectoryProblem?.({ level: job.level, seed: job.seed, ...(job.allowance === undefined ? {} : { allowance: job.allowance }) }, t);
+  const p = family.checks?.trajectoryProblem?.({ level: job.level, seed: job.seed, ...(job.allowance === undefined ? {} : { allowance: job.allowance }) }, t);
   return p === undefined ? undefined : `trajectory.${p}`;
 };
 

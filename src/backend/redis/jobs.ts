@@ -4,21 +4,14 @@ import { Phase, UsageLine } from "../../store/run-records.ts";
 import { Trajectory } from "../../store/trajectory.ts";
 import { RUN_AGENTS } from "../../loop/run-choices.ts";
 import { Budget } from "../../llm/budget.ts";
+import { HexaVersion, JOB_SCHEMA_VERSION } from "../../family/job-envelope.ts";
 
 /**
- * The jobs a coordinator puts on Redis and what workers hand back (docs/ARCHITECTURE.md §7). Every job carries this schema
- * version and the hexa that made it; a worker of another version refuses the job (without retries) rather
- * than play it with other code. Bump JOB_SCHEMA_VERSION when a payload's shape changes.
+ * The jobs a coordinator puts on Redis and what workers hand back (docs/ARCHITECTURE.md §7), each in the job
+ * envelope of src/family/job-envelope.ts (schema version, the hexa that made it).
  */
-// 2: an episode job carries the run's spend cap; a worker that ignored it would spend without limit.
-export const JOB_SCHEMA_VERSION = 2;
-
-/** A queue kind (`episodes`, or one a family adds, e.g. `trainings`) → its BullMQ queue. */
-export const queueName = (kind: string): string => `hexa-${kind}`;
+export { HexaVersion, JOB_SCHEMA_VERSION, queueName } from "../../family/job-envelope.ts";
 export { EPISODES } from "./queue-kinds.ts";
-
-export const HexaVersion = z.object({ version: z.string(), commit: z.string().nullable() });
-export type HexaVersion = z.infer<typeof HexaVersion>;
 
 /** What every job starts with: read first, so a job of another version is refused with its version named. */
 const JobHeader = z.looseObject({ schemaVersion: z.number().int(), hexa: HexaVersion });
@@ -53,7 +46,7 @@ export const EpisodeJobResult = z.object({
   /** The episode's model calls, recorded by the coordinator when it records the episode. */
   usage: z.array(UsageLine),
   worker: z.string(),
-  /** What the coordinator keeps in the run for the episode's replay (LevelFamily.recordingEpisode); the family checks it. */
+  /** What the coordinator keeps in the run for the episode's replay (LevelFamily.records.recordingEpisode); the family checks it. */
   kept: z.unknown().optional(),
 });
 export type EpisodeJobResult = z.infer<typeof EpisodeJobResult>;
