@@ -45,7 +45,13 @@ export const referenceLoop = async (cfg: RunConfig, ports: ReferencePorts): Prom
     // Offline episodes play with no bank: the heuristic, or ReAct for a model-driven run (method.md §5).
     const agent: RunAgent = round > 0 ? cfg.agent : cfg.agent === "heuristic" ? "heuristic" : "react";
     const bank = round === 0 ? EMPTY_BANK : banks.get(level)!;
-    const allowance = family.allowanceOf?.({ config: cfg, level, seed, earlier: run.episodes.filter((e) => e.level === level && e.round < round) });
+    const allowance = family.search?.allowanceOf?.({
+      config: cfg,
+      level,
+      seed,
+      phases: plan.get(level)!,
+      earlier: run.episodes.filter((e) => e.level === level && e.round < round),
+    });
     const model = agent === "heuristic" ? undefined : actorModel;
     const { trajectory, retrieved } = await playEpisode(family, {
       ...{ task: { level, seed, ...(allowance === undefined ? {} : { allowance }) }, agent, config: cfg, bank, now },

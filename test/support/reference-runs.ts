@@ -40,9 +40,12 @@ const watchedToy = (shown: Seen): LevelFamily => {
       const env = await toy.openEnv(task, config, maxTurns);
       return { ...env, prompt: { ...env.prompt, task: `${env.prompt.task} [${task.level} seed ${task.seed}]` } };
     },
-    playHeuristic: (r) => {
-      see(shown, r.task.level, r.task.seed, r.shown satisfies Bank);
-      return toy.playHeuristic!(r);
+    heuristics: {
+      ...toy.heuristics!,
+      play: (r) => {
+        see(shown, r.task.level, r.task.seed, r.shown satisfies Bank);
+        return toy.heuristics!.play(r);
+      },
     },
   };
 };
