@@ -170,7 +170,7 @@ export const openAIEmbedder = (cfg: { model: string; baseURL: string; apiKey: st
       encodingFormat: "float",
       // A failed request is reported at once, naming the setting to check; the deadline is endpointFetch's.
       maxRetries: 0,
-      configuration: { baseURL, organization: null, project: null, fetch: endpointFetch(timeoutMs, cfg.apiKey) },
+      configuration: { baseURL, organization: null, project: null, adminAPIKey: null, fetch: endpointFetch(timeoutMs, cfg.apiKey) },
     },
   );
   return {
