@@ -124,9 +124,13 @@ const chatClient = (config: ResolvedModelConfig): ChatOpenAI => {
     model: config.model,
     apiKey: config.apiKey,
     // Our fetch shapes each request as the config asks, and records each answer's status and first bytes, so a
-    // malformed 200 is named and retried.
+    // malformed 200 is named and retried. Options left unset the SDK would fill from the environment
+    // (OPENAI_ORG_ID, OPENAI_PROJECT_ID, OPENAI_ADMIN_KEY): a request carries only what the config says.
     configuration: {
       baseURL: config.baseURL,
+      organization: null,
+      project: null,
+      adminAPIKey: null,
       fetch: (input: string | URL | Request, init?: RequestInit) => checkingFetch(input, shapeRequest(init, config)),
     },
     // undefined sends no temperature; -1 sends no max_tokens (langchain's convention).

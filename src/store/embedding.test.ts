@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ConfigError } from "../errors.ts";
@@ -48,6 +48,26 @@ describe("openAIEmbedder", () => {
     return [text.length, index, 1];
   };
 
+  /** Bytes of padding the server wrote for the last "pad:N" text, and whether it has stopped writing. */
+  const padding = { sent: 0, done: Promise.resolve() };
+  const drainedOrClosed = (res: ServerResponse) =>
+    new Promise<void>((resolve) => {
+      const done = () => (res.off("drain", done).off("close", done), resolve());
+      res.on("drain", done).on("close", done);
+    });
+  /** The answer with a string field of `bytes` more bytes, written 64 KiB at a time until the client goes away. */
+  const sendPadded = async (res: ServerResponse, answer: object, bytes: number) => {
+    res.writeHead(200, { "content-type": "application/json" }).write(`${JSON.stringify(answer).slice(0, -1)},"padding":"`);
+    padding.sent = 0;
+    const chunk = "x".repeat(65_536);
+    while (padding.sent < bytes && !res.destroyed) {
+      const part = chunk.slice(0, bytes - padding.sent);
+      padding.sent += part.length;
+      if (!res.write(part)) await drainedOrClosed(res);
+    }
+    res.end('"}');
+  };
+
   beforeAll(async () => {
     server = createServer((req, res) => {
       void readBody(req).then((body) => {
@@ -65,6 +85,8 @@ describe("openAIEmbedder", () => {
           .map((t, index) => ({ object: "embedding", index: body.model === "twice" ? 0 : index, embedding: vectorFor(body.model, t, index) }))
           .reverse();
         if (body.model === "short") data.pop();
+        const pad = /^pad:(\d+)$/.exec(body.input[0] ?? "");
+        if (pad) return void (padding.done = sendPadded(res, { object: "list", data, model: body.model }, Number(pad[1])));
         res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ object: "list", data, model: body.model }));
       });
     });
@@ -167,6 +189,27 @@ describe("openAIEmbedder", () => {
       .embed(["x"])
       .catch((e: unknown) => e);
     expect(String(err)).toMatch(/^ConfigError: embedding\.baseURL: no answer from http:\S+\/embeddings \(got nothing within 200 ms\)/);
+  });
+
+  it("refuses an answer larger than that many vectors can be before parsing it, and stops reading it", async () => {
+    const flood = 32 * 1024 * 1024;
+    const err = await openAIEmbedder({ model: "m", baseURL, apiKey: "" })
+      .embed([`pad:${flood}`])
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as Error).message).toMatch(
+      /^embedding\.baseURL: http:\S+\/embeddings answered 1 texts with over 917,760 bytes \(got [\d,]+ when it was cut off\), more than 1 vectors of 16384 numbers take; refused before parsing, check the endpoint$/,
+    );
+    await padding.done;
+    expect(padding.sent).toBeLessThan(flood);
+  });
+
+  it("bounds an answer by the vector length the endpoint answered with before", async () => {
+    const e = openAIEmbedder({ model: "m", baseURL, apiKey: "" });
+    expect(await e.embed(["a"])).toEqual([[1, 0, 1]]);
+    await expect(e.embed(["pad:200000"])).rejects.toThrow(/ answered 1 texts with over 65,948 bytes .* more than 1 vectors of 3 numbers take;/);
+    // The same answer is within what one vector of unknown length may take.
+    expect(await openAIEmbedder({ model: "m", baseURL, apiKey: "" }).embed(["pad:200000"])).toEqual([[10, 0, 1]]);
   });
 
   it("makeEmbedder picks the provider from config", async () => {
