@@ -50,6 +50,13 @@ module.exports = {
       to: { path: "^(levels|src/cli|src/app)/" },
     },
     {
+      name: "app-imports-cli",
+      comment: "the CLI depends on the composition root, never the reverse: what a command and the app share lives in src/app/ or below",
+      severity: "error",
+      from: { path: "^src/app/" },
+      to: { path: "^src/cli/" },
+    },
+    {
       name: "command-imports-command",
       comment: "a command is a thin yargs module; what two commands share is a module of its own",
       severity: "error",

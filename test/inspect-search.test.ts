@@ -2,7 +2,7 @@ import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSy
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { findSearchDirs, findTarget, readSearchInput } from "../src/cli/inspect-load.ts";
+import { findSearchDirs, findTarget, readSearchInput } from "../src/app/inspect-load.ts";
 import { searchView } from "../src/report/inspect/search-view.ts";
 import { writeFinalScores } from "../src/store/final-scores.ts";
 import { hexa } from "./support/inspect-runs.ts";

@@ -2,7 +2,7 @@ import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readRunInput, findTarget, cellOf } from "../src/cli/inspect-load.ts";
+import { readRunInput, findTarget, cellOf } from "../src/app/inspect-load.ts";
 import { interphyreDrawer } from "../levels/interphyre/pictures/inspect-draw.ts";
 import { renderReportHtml } from "../src/report/inspect/html.ts";
 import { buildReport, buildRunView, lastSolvedOfEachLevel } from "../src/report/inspect/model.ts";

@@ -1,8 +1,8 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runIdOf } from "../src/cli/run-id.ts";
-import { readRunConfig } from "../src/cli/run-setup.ts";
+import { runIdOf } from "../src/app/run-id.ts";
+import { readRunConfig } from "../src/app/run-setup.ts";
 import { UsageLine } from "../src/store/run-records.ts";
 import { startFakeOpenAI, type ScriptItem } from "./support/fake-openai-server.ts";
 import { jsonlOf, tempDirs } from "./support/temp-files.ts";

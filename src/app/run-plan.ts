@@ -9,9 +9,9 @@ import { RunDir, updateKey } from "../store/run-dir.ts";
 import type { CodeVersion } from "../store/run-records.ts";
 import { readShippedBanks } from "../store/shipped-bank.ts";
 import type { Trajectory } from "../store/trajectory.ts";
-import { checkRunConfig } from "../cli/run-check.ts";
-import { runIdOf } from "../cli/run-id.ts";
-import { codeLabel, codeVersion, readRunConfig, runDirConfig } from "../cli/run-setup.ts";
+import { checkRunConfig } from "./run-check.ts";
+import { runIdOf } from "./run-id.ts";
+import { codeLabel, codeVersion, readRunConfig, runDirConfig } from "./run-setup.ts";
 
 /** Replaces the family a run's config names, e.g. with one whose trainings are replayed from a recorded run. */
 export type FamilyOverride = (family: LevelFamily, cfg: RunConfig) => LevelFamily;

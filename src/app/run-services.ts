@@ -5,9 +5,9 @@ import type { ChatModel } from "../llm/chat-model.ts";
 import type { EpisodeBackend } from "../loop/episode-backend.ts";
 import type { RunConfig } from "../loop/run-config.ts";
 import type { UsageLine } from "../store/run-records.ts";
-import { openEpisodes, sharedLedger } from "../cli/backend.ts";
-import { doctorSkipped, preflight, rolesOf, type ServedModels } from "../cli/preflight.ts";
-import { openSkillIndex, type OpenIndex } from "../cli/run-setup.ts";
+import { openEpisodes, sharedLedger } from "./backend.ts";
+import { doctorSkipped, preflight, rolesOf, type ServedModels } from "./preflight.ts";
+import { openSkillIndex, type OpenIndex } from "./run-setup.ts";
 import type { RunPlan } from "./run-plan.ts";
 import { spendGate, type SpendFlags } from "./run-spend.ts";
 
@@ -18,7 +18,7 @@ interface RunModels {
 }
 
 /**
- * Builds a run's model clients (default: `modelsFor`, src/cli/run-setup.ts, over the config's `llm:` roles).
+ * Builds a run's model clients (default: `modelsFor`, src/app/run-setup.ts, over the config's `llm:` roles).
  * `runPath` is the run directory (the audit log's home); `gate`, when set, must meter every call; `onNotice`
  * takes a server quirk worth telling the user once.
  */

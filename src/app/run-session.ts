@@ -9,18 +9,18 @@ import { runLoop } from "../loop/run-loop.ts";
 import type { BankEvent } from "../store/bank.ts";
 import { RunDir } from "../store/run-dir.ts";
 import { asUserError } from "../cli-kit/write-file.ts";
-import { stoppedHint } from "../cli/budget.ts";
-import { writeRunReport } from "../cli/inspect-report.ts";
-import { noteServed } from "../cli/preflight.ts";
-import { progressView, type ProgressView } from "../cli/progress.ts";
-import { configDigest, modelsFor } from "../cli/run-setup.ts";
+import { stoppedHint } from "./budget.ts";
+import { writeRunReport } from "./inspect-report.ts";
+import { noteServed } from "./preflight.ts";
+import { progressView, type ProgressView } from "./progress.ts";
+import { configDigest, modelsFor } from "./run-setup.ts";
 import { allFamilies } from "./families.ts";
 import { planRun, type FamilyOverride, type RunPlan } from "./run-plan.ts";
 import { closeServices, connectServices, type ModelsFactory, type RunFlags, type RunServices } from "./run-services.ts";
 import { onInterrupt } from "./run-signals.ts";
 import { recordedSize, summariseRounds, summariseSearch } from "./run-summary.ts";
 import { hexaCommand } from "../util/hexa-command.ts";
-import { checkRunStart } from "../cli/run-check.ts";
+import { checkRunStart } from "./run-check.ts";
 
 /** What starts or resumes a run: `hexa run`'s arguments, and the injection points a replay needs. */
 export interface RunSessionOptions {
@@ -36,7 +36,7 @@ export interface RunSessionOptions {
   /** Told the run directory's path as soon as it exists, so a caller's error can name it. */
   madeAt?: (path: string) => void;
   /**
-   * Builds the run's model clients. Default: `modelsFor` (src/cli/run-setup.ts), the config's `llm:` roles over
+   * Builds the run's model clients. Default: `modelsFor` (src/app/run-setup.ts), the config's `llm:` roles over
    * OpenAI-compatible endpoints. A replay passes a factory of clients that answer from a recorded llm-log.jsonl.
    */
   models?: ModelsFactory;

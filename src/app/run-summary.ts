@@ -7,7 +7,7 @@ import type { RunConfig } from "../loop/run-config.ts";
 import type { RunDir } from "../store/run-dir.ts";
 import type { UsageLine } from "../store/run-records.ts";
 import { scoreRun } from "../report/final-scores-text.ts";
-import { prepareRunAnimations, writeRunReport } from "../cli/inspect-report.ts";
+import { prepareRunAnimations, writeRunReport } from "./inspect-report.ts";
 import { hexaCommand } from "../util/hexa-command.ts";
 
 const out = (text: string) => void process.stdout.write(text);

@@ -6,7 +6,7 @@ import { byWeight, foldEvents, type Bank, type BankEntry, type BankEvent } from 
 import type { EmbeddingConfig } from "../store/embedding.ts";
 import { updateKey } from "../store/run-dir.ts";
 import { terminalText } from "../util/terminal-text.ts";
-import { openSkillIndex } from "./run-setup.ts";
+import { openSkillIndex } from "../app/run-setup.ts";
 import { lastCommitted, openRun } from "./run-open.ts";
 import { readerConfig } from "./run-config-trust.ts";
 

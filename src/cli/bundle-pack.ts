@@ -16,7 +16,7 @@ import { BUNDLE_EXTRAS, COMPARE_RUNS } from "../bundle/run-files.ts";
 import type { RecordedFile } from "../family/replay.ts";
 import { secretsInConfig, secretsInEnv, type SecretValue } from "../bundle/secrets.ts";
 import { isSearchDirectory, searchReplayFiles } from "./bundle-search.ts";
-import { changedKeys, configDigest, readRunConfig, runDirConfig } from "./run-setup.ts";
+import { changedKeys, configDigest, readRunConfig, runDirConfig } from "../app/run-setup.ts";
 import type { BundleArgs } from "./bundle.ts";
 import { hexaCommand } from "../util/hexa-command.ts";
 

@@ -1,7 +1,7 @@
 import { ROLES } from "../llm/roles.ts";
 import { defineCommand } from "../cli-kit/define-command.ts";
 import { intFlag } from "../cli-kit/flags.ts";
-import { DEFAULT_CONTEXT_TOKENS } from "./guard-flags.ts";
+import { DEFAULT_CONTEXT_TOKENS } from "../app/context-tokens.ts";
 
 /**
  * `hexa doctor [CONFIG] [--role R]`: a few cheap calls to each configured endpoint, a table of what works
@@ -30,8 +30,8 @@ export const doctorCommand = defineCommand({
     const [{ LlmConfig }, { doctorTable, problemsOf, recommendedYaml }, { probeRoles, rolesOf }, { familyOf, readRunConfig }] = await Promise.all([
       import("../llm/config.ts"),
       import("../llm/doctor-report.ts"),
-      import("./preflight.ts"),
-      import("./run-setup.ts"),
+      import("../app/preflight.ts"),
+      import("../app/run-setup.ts"),
     ]);
     const path = argv.config;
     const cfg = path ? readRunConfig(path) : undefined;

@@ -10,12 +10,12 @@ import { appendEvalUsage, clearEvalStopped, evalStopped, evalUsage, markEvalStop
 import { updateKey, type RunDir } from "../store/run-dir.ts";
 import { terminalText } from "../util/terminal-text.ts";
 import { openRun } from "./run-open.ts";
-import { budgetFrom, checkForecast, earlierUsage, raiseFlags, seedGate, spentIn } from "./budget.ts";
+import { budgetFrom, checkForecast, earlierUsage, raiseFlags, seedGate, spentIn } from "../app/budget.ts";
 import { percent } from "../cli-kit/format.ts";
-import { familyOf, modelsFor } from "./run-setup.ts";
+import { familyOf, modelsFor } from "../app/run-setup.ts";
 import type { LevelFamily } from "../family/family.ts";
 import { readerConfig } from "./run-config-trust.ts";
-import { doctorSkipped, preflight, servedChanges } from "./preflight.ts";
+import { doctorSkipped, preflight, servedChanges } from "../app/preflight.ts";
 import type { EvalArgs } from "./eval.ts";
 import { hexaCommand } from "../util/hexa-command.ts";
 

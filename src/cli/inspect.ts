@@ -5,10 +5,7 @@ import { defineCommand } from "../cli-kit/define-command.ts";
 import { intFlag } from "../cli-kit/flags.ts";
 import { writeOutput } from "../cli-kit/write-file.ts";
 import { terminalText } from "../util/terminal-text.ts";
-
-/** --animations: which rollout GIFs the written page embeds (src/cli/inspect-report.ts `build`). */
-const ANIMATIONS = ["last", "all", "none"] as const;
-export type Animations = (typeof ANIMATIONS)[number];
+import { ANIMATIONS, type Animations } from "../app/inspect-animations.ts";
 
 /**
  * `hexa inspect RUN_DIR|COMPARE_DIR|SEARCH_DIR` (docs/ARCHITECTURE.md §8): a self-contained HTML report of a run or a
@@ -40,9 +37,9 @@ export const inspectCommand = defineCommand({
     const [{ renderReportHtml }, { attestationLines }, { findTarget }, { serve }, { build, drawerFor, kib, pageAssets }] = await Promise.all([
       import("../report/inspect/html.ts"),
       import("../report/inspect/attestation-view.ts"),
-      import("./inspect-load.ts"),
+      import("../app/inspect-load.ts"),
       import("./inspect-serve.ts"),
-      import("./inspect-report.ts"),
+      import("../app/inspect-report.ts"),
     ]);
     const target = findTarget(argv.dir);
     const animations = argv.animations;

@@ -2,7 +2,7 @@ import type { z } from "zod";
 import { allFamilies } from "../app/families.ts";
 import { composeRunConfig, parseRunConfig, type RunConfig, shownValue } from "../loop/run-config.ts";
 import { terminalLine } from "../util/terminal-text.ts";
-import { changedKeys } from "./run-setup.ts";
+import { changedKeys } from "../app/run-setup.ts";
 
 /**
  * What a reader takes from a run's config.yaml when the run is not theirs (docs/security.md, "A stranger's run or

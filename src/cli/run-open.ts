@@ -3,7 +3,7 @@ import type { RunConfig } from "../loop/run-config.ts";
 import { checkRecordedBank } from "../store/bank-check.ts";
 import { RunDir, updateKey, type BankLog } from "../store/run-dir.ts";
 import { terminalText } from "../util/terminal-text.ts";
-import { familyOf, runDirConfig } from "./run-setup.ts";
+import { familyOf, runDirConfig } from "../app/run-setup.ts";
 
 /** The last round whose update is committed on a level; -1 when none is. */
 export const lastCommitted = (log: BankLog, cfg: RunConfig, level: string): number => {

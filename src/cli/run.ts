@@ -11,7 +11,7 @@ const printedConfig = async (resumeDir: string | undefined, configPath: string |
   const [{ parseRunConfig, runConfigYaml }, { RunDir }, { readRunConfig, runDirConfig }] = await Promise.all([
     import("../loop/run-config.ts"),
     import("../store/run-dir.ts"),
-    import("./run-setup.ts"),
+    import("../app/run-setup.ts"),
   ]);
   // Printed as a resume would read it: parsed and checked, never the file's raw text.
   const cfg = resumeDir ? runDirConfig(RunDir.open(resumeDir), `${resumeDir}/config.yaml`, note) : configPath ? readRunConfig(configPath) : undefined;

@@ -18,7 +18,7 @@ import { writeTransferredBank, type TransferredBank } from "../store/transfer-ba
 import { lastCommitted, openRun } from "./run-open.ts";
 import { getFamily } from "../app/families.ts";
 import { evaluateTransfer, resultTable } from "./transfer-eval.ts";
-import { openSkillIndex } from "./run-setup.ts";
+import { openSkillIndex } from "../app/run-setup.ts";
 import { idStamp } from "../util/id-stamp.ts";
 import type { TransferArgs } from "./transfer-command.ts";
 

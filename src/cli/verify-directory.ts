@@ -4,7 +4,7 @@ import { HexaError } from "../errors.ts";
 import { writeJsonAtomic } from "../store/jsonl.ts";
 import { VERIFICATION_FILE, type VerificationRecord } from "../store/run-attestations.ts";
 import { CannotVerify, type VerifyReport, zeroCounts } from "../verify/outcome.ts";
-import { codeLabel, codeVersion } from "./run-setup.ts";
+import { codeLabel, codeVersion } from "../app/run-setup.ts";
 import { verifyCompare } from "./verify-compare.ts";
 import { verifyRun, type VerifyOptions } from "./verify-run.ts";
 import { verifySearch } from "./verify-search.ts";

@@ -10,7 +10,7 @@ import { compareBankEvents, compareEpisodes, compareOtherRecords } from "../veri
 import { CannotVerify, type Divergence, reportOf, type VerifyCounts, type VerifyReport } from "../verify/outcome.ts";
 import { readExchanges } from "../verify/recorded-exchanges.ts";
 import { ReplayBook } from "../verify/replay-model.ts";
-import { runDirConfig, useRoleModelSource } from "./run-setup.ts";
+import { runDirConfig, useRoleModelSource } from "../app/run-setup.ts";
 import { replayConfig } from "./verify-config.ts";
 import { replayRun } from "./verify-replay.ts";
 

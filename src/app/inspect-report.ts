@@ -4,18 +4,25 @@ import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ConfigError } from "../errors.ts";
 import { renderReportHtml, type PageAssets } from "../report/inspect/html.ts";
-import { buildReport, buildRunView, lastSolvedOfEachLevel, type BuildOptions, type EpisodeDrawer, type RunInput } from "../report/inspect/model.ts";
+import {
+  buildReport,
+  buildRunView,
+  lastSolvedOfEachLevel,
+  type BuildOptions,
+  type EpisodeDrawer,
+  type Report,
+  type RunInput,
+} from "../report/inspect/model.ts";
 import type { EpisodeRecord } from "../store/run-records.ts";
-import { familyIds, getFamily } from "../app/families.ts";
+import { familyIds, getFamily } from "./families.ts";
 import { findSearchDirs, findTarget, readRunInput, readSearchInput, type InspectTarget } from "./inspect-load.ts";
-import type { Built } from "./inspect-serve.ts";
 import { searchView } from "../report/inspect/search-view.ts";
 import { finalScoresView, type FinalScoresView } from "../report/inspect/final-view.ts";
 import { readFinalScores } from "../store/final-scores.ts";
 import { readBundleRecord, readVerification } from "../store/run-attestations.ts";
 import type { AttestationView } from "../report/inspect/attestation-view.ts";
 import { writeOutput } from "../cli-kit/write-file.ts";
-import type { Animations } from "./inspect.ts";
+import type { Animations } from "./inspect-animations.ts";
 
 /** The HTML report of a run, a comparison or a search directory (docs/ARCHITECTURE.md §8), which `hexa inspect`, `hexa run` and `hexa compare` write. */
 const require = createRequire(import.meta.url);
@@ -37,6 +44,12 @@ export const drawerFor = (family: string): EpisodeDrawer => {
   if (!drawers.has(family)) drawers.set(family, (familyIds().includes(family) ? getFamily(family).drawer?.() : undefined) ?? plainDrawer);
   return drawers.get(family)!;
 };
+
+/** A report and the runs it was built from (`hexa inspect --serve` rebuilds it as the run writes). */
+export interface Built {
+  report: Report;
+  inputs: RunInput[];
+}
 
 const animateWith = (a: Animations): BuildOptions["animate"] => (a === "all" ? () => true : a === "none" ? () => false : lastSolvedOfEachLevel);
 

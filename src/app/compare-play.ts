@@ -22,9 +22,8 @@ import { child, finished, findRun, heldOutOf } from "./compare-runs.ts";
 import { checkBackend } from "./backend.ts";
 import { doctorSkipped, preflight, rolesOf, servedChanges } from "./preflight.ts";
 import { budgetFrom } from "./budget.ts";
-import { anyHeldOut, checkSpec, heldOutText, planGrid, type GridPlan, type HeldOut, type Job } from "./compare-grid.ts";
+import { anyHeldOut, checkSpec, heldOutText, planGrid, type GridArgs, type GridPlan, type HeldOut, type Job } from "./compare-grid.ts";
 import { checkGridForecast, evalSpent, GridCap, jobForecasts, runSpent } from "./compare-budget.ts";
-import type { CompareArgs } from "./compare.ts";
 import { gridProgress } from "./compare-progress.ts";
 import { progressView } from "./progress.ts";
 
@@ -135,6 +134,15 @@ const budgetStopped = (cap: Budget, played: Played, total: number, gridCap: Grid
     `compare stopped: budget — ${played.stop}; ${played.done} of ${total} run(s) finished and are kept, the others keep what they played; the grid has spent ${gridCap.spentText()} of ${c}${failed}. No results are written yet: rerun the same hexa compare command with a raised cap (e.g. ${raise}) to continue; no episode is played twice`,
   );
 };
+
+/** The flags compare reads (src/cli/compare.ts declares them, budget caps included); a caller other than the command (hexa bench) gives the required ones. */
+export interface CompareArgs extends GridArgs {
+  parallel: number;
+  backend?: string | undefined;
+  doctor?: boolean | undefined;
+  yes?: boolean | undefined;
+  [flag: string]: unknown;
+}
 
 /** The grid's share of the cap among its jobs, after the forecast (refused above the cap without --yes). */
 const gridBudget = (

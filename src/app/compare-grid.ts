@@ -7,7 +7,7 @@ import { sharedHeldOut } from "../loop/compare/heldout.ts";
 import { parseRunConfig, type RunConfig } from "../loop/run-config.ts";
 import type { CompareHeader } from "../report/compare/render.ts";
 import { readConfigText } from "../store/config-file.ts";
-import { allFamilies, loadFamilies } from "../app/families.ts";
+import { allFamilies, loadFamilies } from "./families.ts";
 import { checkRunConfig } from "./run-check.ts";
 import { changedKeys, configDigest } from "./run-setup.ts";
 

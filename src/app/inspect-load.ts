@@ -9,7 +9,7 @@ import { isEvalFileName, RunDir } from "../store/run-dir.ts";
 import { BankLogLine, EpisodeRecord, UsageLine } from "../store/run-records.ts";
 import type { FailedCall } from "../report/inspect/usage-view.ts";
 import type { RunInput, RunSummaryInput } from "../report/inspect/model.ts";
-import { allFamilies, defaultFamilyId } from "../app/families.ts";
+import { allFamilies, defaultFamilyId } from "./families.ts";
 import { bestOf, CandidateRecord, SearchHeader } from "../search/candidates.ts";
 import type { SearchHeaderInput, SearchInput } from "../report/inspect/search-view.ts";
 

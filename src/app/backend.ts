@@ -6,7 +6,7 @@ import type { UsageLine } from "../store/run-records.ts";
 import { configWithoutSecrets, type RunConfig } from "../loop/run-config.ts";
 import { urlWithoutPassword } from "../util/secret-fields.ts";
 import { ConfigError } from "../errors.ts";
-import { allFamilies, getFamily } from "../app/families.ts";
+import { allFamilies, getFamily } from "./families.ts";
 import { checkJobKeyFor, readJobKey } from "./job-key.ts";
 import { codeVersion } from "./run-setup.ts";
 

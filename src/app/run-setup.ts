@@ -8,7 +8,7 @@ import type { ChatModel } from "../llm/chat-model.ts";
 import { roleKeyVar } from "../llm/config.ts";
 import { ConfigError } from "../errors.ts";
 import { canonicalJson, sha256Hex } from "../util/canonical-json.ts";
-import { allFamilies, getFamily } from "../app/families.ts";
+import { allFamilies, getFamily } from "./families.ts";
 import type { LevelFamily } from "../family/family.ts";
 import { parseRunConfigYaml, usesBank, type RunConfig } from "../loop/run-config.ts";
 import type { SkillIndex } from "../store/chroma-index.ts";
