@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import type { FamilyRegistry } from "./families.ts";
 import type { FamilySearch, LevelFamily } from "../family/family.ts";
 import { checkOfflineInputs } from "../loop/offline-inputs.ts";
 import { usesBank, type RunConfig } from "../loop/run-config.ts";
@@ -66,11 +67,16 @@ const offlineInputs = (cfg: RunConfig, family: LevelFamily, note: (line: string)
 };
 
 /** Reads and checks a new run's config or a resumed run's directory; everything that can be refused is refused here. */
-export const planRun = (source: { configPath?: string; resumeDir?: string }, note: (line: string) => void, override?: FamilyOverride): RunPlan => {
+export const planRun = (
+  families: FamilyRegistry,
+  source: { configPath?: string; resumeDir?: string },
+  note: (line: string) => void,
+  override?: FamilyOverride,
+): RunPlan => {
   const existing = source.resumeDir ? RunDir.open(source.resumeDir) : undefined;
   const where = source.resumeDir ? `${source.resumeDir}/config.yaml` : (source.configPath ?? "");
-  const cfg = existing ? runDirConfig(existing, where, note) : readRunConfig(where);
-  const checked = checkRunConfig(cfg, where);
+  const cfg = existing ? runDirConfig(families, existing, where, note) : readRunConfig(families, where);
+  const checked = checkRunConfig(families, cfg, where);
   const family = override ? override(checked, cfg) : checked;
   const code = codeVersion();
   if (existing) warnIfOtherCode(existing, code, note);
@@ -92,7 +98,7 @@ export const planRun = (source: { configPath?: string; resumeDir?: string }, not
     family,
     ...(existing ? { existing } : {}),
     code,
-    id: existing?.meta.id ?? runIdOf(cfg, startedAt),
+    id: existing?.meta.id ?? runIdOf(cfg, checked, startedAt),
     startedAt,
     ...(search ? { search } : {}),
     ...inputs,
