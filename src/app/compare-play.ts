@@ -137,7 +137,7 @@ const budgetStopped = (cap: Budget, played: Played, total: number, gridCap: Grid
 };
 
 /** The flags compare reads (src/cli/compare.ts declares them, budget caps included); a caller other than the command (hexa bench) gives the required ones. */
-export interface CompareArgs extends GridArgs {
+interface CompareArgs extends GridArgs {
   parallel: number;
   backend?: string | undefined;
   doctor?: boolean | undefined;

@@ -58,7 +58,7 @@ const pluginFamilies = async (env: NodeJS.ProcessEnv, known: FamilyModule[]): Pr
 };
 
 /** A registry over these family modules. */
-export const familyRegistry = (modules: readonly FamilyModule[]): FamilyRegistry => {
+const familyRegistry = (modules: readonly FamilyModule[]): FamilyRegistry => {
   const built = new Map<string, LevelFamily>();
   const ids = () => modules.map((m) => m.id);
   const moduleOf = (id: string): FamilyModule => {

@@ -94,7 +94,7 @@ const needsHint = (role: string, resuming: boolean) => (e: unknown) => {
 };
 
 /** A role's model by role and model name, e.g. one that answers from a recorded llm-log.jsonl (`hexa verify`). */
-export type RoleModelSource = (role: "actor" | "evolver", name: string) => ChatModel;
+type RoleModelSource = (role: "actor" | "evolver", name: string) => ChatModel;
 
 /** The roles a config plays with a model: none for the heuristic agent with the heuristic evolver. */
 const rolesNeeded = (c: RunConfig) => ({ actor: c.agent !== "heuristic", evolver: usesBank(c) && c.evolver === "llm" });

@@ -2,22 +2,11 @@ import type { CommandModule } from "yargs";
 import type { AppContext } from "../app/context.ts";
 import { type CommandStub, type LazyCommand, lazyCommand } from "../cli-kit/lazy-command.ts";
 
-/** hexa's generic commands over `ctx`, each loaded only when named (the families add theirs through the registry). */
-export const genericCommands = (ctx: AppContext): readonly LazyCommand[] => {
-  /** A generic command that reads the level families: they are built before its handler runs (`--help` never builds them). */
+/** The generic commands that read the level families: they are built before the handler runs (`--help` never builds them). */
+const familyReadingCommands = (ctx: AppContext): LazyCommand[] => {
   const withFamilies = (stub: CommandStub, load: () => Promise<CommandModule>): LazyCommand =>
     lazyCommand(stub, load, { before: "handler", run: () => ctx.families.load() });
   return [
-    lazyCommand(
-      { command: "levels", describe: "the levels of each family: list them, and each family's own level commands (certify, show, check-scenes ...)" },
-      async () => (await import("./levels.ts")).levelsCommand(ctx),
-    ),
-    // Its flags are the families' config fields: they are built before its builder.
-    lazyCommand(
-      { command: "episode <level>", describe: "run one episode with an agent and show it turn by turn" },
-      async () => (await import("./episode.ts")).episodeCommand(ctx),
-      { before: "builder", run: () => ctx.families.load() },
-    ),
     withFamilies({ command: "run [config]", describe: "run rounds on a level family with an evolving skill bank; writes runs/<id>/" }, async () =>
       (await import("./run.ts")).runCommand(ctx),
     ),
@@ -77,16 +66,31 @@ export const genericCommands = (ctx: AppContext): readonly LazyCommand[] => {
       },
       async () => (await import("./transfer-command.ts")).transferCommand(ctx),
     ),
-    // hexa worker serves the families' queues before it builds them (its handler loads them).
-    lazyCommand(
-      {
-        command: "worker",
-        describe: "take episode and training jobs from Redis and run them for hexa run/compare --backend (start one per machine)",
-      },
-      async () => (await import("./worker.ts")).workerCommand(ctx),
-    ),
-    lazyCommand({ command: "workers", describe: "list the hexa workers on a Redis: their jobs in flight and throughput" }, async () =>
-      (await import("./workers.ts")).workersCommand(ctx),
-    ),
   ];
 };
+
+/** hexa's generic commands over `ctx`, each loaded only when named (the families add theirs through the registry). */
+export const genericCommands = (ctx: AppContext): readonly LazyCommand[] => [
+  lazyCommand(
+    { command: "levels", describe: "the levels of each family: list them, and each family's own level commands (certify, show, check-scenes ...)" },
+    async () => (await import("./levels.ts")).levelsCommand(ctx),
+  ),
+  // Its flags are the families' config fields: they are built before its builder.
+  lazyCommand(
+    { command: "episode <level>", describe: "run one episode with an agent and show it turn by turn" },
+    async () => (await import("./episode.ts")).episodeCommand(ctx),
+    { before: "builder", run: () => ctx.families.load() },
+  ),
+  ...familyReadingCommands(ctx),
+  // hexa worker serves the families' queues before it builds them (its handler loads them).
+  lazyCommand(
+    {
+      command: "worker",
+      describe: "take episode and training jobs from Redis and run them for hexa run/compare --backend (start one per machine)",
+    },
+    async () => (await import("./worker.ts")).workerCommand(ctx),
+  ),
+  lazyCommand({ command: "workers", describe: "list the hexa workers on a Redis: their jobs in flight and throughput" }, async () =>
+    (await import("./workers.ts")).workersCommand(ctx),
+  ),
+];
