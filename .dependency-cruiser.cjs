@@ -4,11 +4,39 @@
  *   The composition root, src/app/, is the one exception: its registry imports levels/index.ts.
  * - A family never imports another family, the CLI (src/cli/) or the composition root: it uses the leaf
  *   src/cli-kit/ and reaches host services through the port src/family/host.ts.
+ * - The CLI depends on the composition root (src/app/), never the reverse.
  * - A CLI command never imports another command; shared pieces are modules of their own.
+ * - Each folder of the layer table (docs/ARCHITECTURE.md §1) imports only what its row names (`layer` below).
  * - No cycles, dynamic imports included.
  * Tests beside the code may cross these lines (they exercise generic code on a real family).
  */
 const NOT_TESTS = "\\.test\\.ts$";
+const HEXA = "^(src|agents|tools|levels)/";
+
+/**
+ * docs/ARCHITECTURE.md §1, one row: the folder's modules (tests excepted) import nothing of hexa's outside their own
+ * folder, src/errors.ts and `allowed` (folders, each "src/x/"); of `typesOnly`, types alone.
+ */
+const layer = (folder, allowed, typesOnly = []) => [
+  {
+    name: `layer-${folder.replace(/\/$/, "").replaceAll("/", "-")}`,
+    comment: `${folder} may import ${[...allowed, ...typesOnly.map((t) => `${t} (types)`)].join(", ") || "nothing of hexa's"} (docs/ARCHITECTURE.md §1)`,
+    severity: "error",
+    from: { path: `^${folder}`, pathNot: NOT_TESTS },
+    to: { path: HEXA, pathNot: [`^${folder}`, "^src/errors\\.ts$", ...[...allowed, ...typesOnly].map((a) => `^${a}`)] },
+  },
+  ...(typesOnly.length
+    ? [
+        {
+          name: `layer-${folder.replace(/\/$/, "").replaceAll("/", "-")}-types`,
+          comment: `${folder} imports only types of ${typesOnly.join(", ")} (docs/ARCHITECTURE.md §1)`,
+          severity: "error",
+          from: { path: `^${folder}`, pathNot: NOT_TESTS },
+          to: { path: typesOnly.map((t) => `^${t}`), dependencyTypesNot: ["type-only"] },
+        },
+      ]
+    : []),
+];
 /** The modules that define a `hexa` command (src/cli/commands.ts loads each). */
 const COMMANDS = "^src/cli/(bank|bundle|compare|doctor|episode|eval|inspect|levels|run|transfer-command|verify|worker|workers)\\.ts$";
 
@@ -43,11 +71,11 @@ module.exports = {
       to: { path: "^src/(cli|app)/" },
     },
     {
-      name: "cli-kit-is-a-leaf",
-      comment: "src/cli-kit/ is what families and commands share: it knows neither of them",
+      name: "app-imports-cli",
+      comment: "the CLI depends on the composition root, never the reverse: what a command and the app share lives in src/app/ or below",
       severity: "error",
-      from: { path: "^src/cli-kit/", pathNot: NOT_TESTS },
-      to: { path: "^(levels|src/cli|src/app)/" },
+      from: { path: "^src/app/" },
+      to: { path: "^src/cli/" },
     },
     {
       name: "command-imports-command",
@@ -56,34 +84,19 @@ module.exports = {
       from: { path: COMMANDS },
       to: { path: COMMANDS },
     },
-    {
-      name: "tools-below-agents",
-      comment: "tools/ is the tool contract and its dispatch: the agents and the families use it, it knows neither",
-      severity: "error",
-      from: { path: "^tools/", pathNot: NOT_TESTS },
-      to: { path: "^(agents|levels|src/loop|src/cli|src/app)/" },
-    },
-    {
-      name: "store-imports-agents",
-      comment: "the store is below the agents: record schemas live in src/store (e.g. src/store/trajectory.ts)",
-      severity: "error",
-      from: { path: "^src/store/", pathNot: NOT_TESTS },
-      to: { path: "^(agents|src/loop|src/cli)/" },
-    },
-    {
-      name: "no-upward-from-llm",
-      comment: "the model layer knows nothing of the method",
-      severity: "error",
-      from: { path: "^src/llm/", pathNot: NOT_TESTS },
-      to: { path: "^(agents|src/loop|src/store|src/cli|src/report)/" },
-    },
-    {
-      name: "agents-below-loop",
-      comment: "the loop composes the agents, never the reverse",
-      severity: "error",
-      from: { path: "^agents/", pathNot: NOT_TESTS },
-      to: { path: "^(src/loop|src/cli)/" },
-    },
+    ...layer("src/cli-kit/", ["src/util/"], ["src/family/"]),
+    ...layer("src/loop/", ["agents/", "src/store/", "src/llm/", "src/search/", "src/util/"], ["src/family/"]),
+    ...layer("src/backend/", ["src/loop/", "src/store/", "src/llm/", "src/util/", "src/family/"]),
+    ...layer("agents/", ["tools/", "src/family/", "src/store/", "src/llm/", "src/util/"]),
+    ...layer("src/family/", [], ["src/store/", "src/llm/", "src/loop/", "agents/", "src/report/", "src/verify/"]),
+    ...layer("tools/", ["src/llm/", "src/util/"], ["src/family/"]),
+    ...layer("src/search/", ["src/family/", "src/store/", "src/util/", "src/cli-kit/"]),
+    ...layer("src/store/", ["src/llm/", "src/util/"]),
+    ...layer("src/report/", ["src/store/", "src/cli-kit/", "src/util/"], ["src/family/", "src/loop/"]),
+    ...layer("src/bundle/", ["src/store/", "src/util/"]),
+    ...layer("src/verify/", ["src/llm/", "src/search/", "src/util/"]),
+    ...layer("src/llm/", ["src/util/"]),
+    ...layer("src/util/", []),
     {
       name: "no-circular",
       severity: "error",

@@ -8,7 +8,7 @@ export default defineConfig({
     hookTimeout: 120_000,
     pool: "forks",
     globalSetup: ["test/support/build-dist.ts"],
-    // hexa run / eval / compare probe each endpoint first (src/cli/preflight.ts); a scripted server answers in
+    // hexa run / eval / compare probe each endpoint first (src/app/preflight.ts); a scripted server answers in
     // order, so its probes would take the test's answers. The pre-flight's own tests turn it back on.
     env: { HEXA_NO_DOCTOR: "1" },
   },

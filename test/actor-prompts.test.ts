@@ -1,6 +1,6 @@
+import { createAppContext } from "../src/app/context.ts";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { allFamilies, getFamily, loadFamilies } from "../src/app/families.ts";
 import { usageRecord } from "../src/llm/accounting.ts";
 import { createRoleModel } from "../src/llm/role-model.ts";
 import { playEpisode } from "../src/loop/play.ts";
@@ -12,13 +12,16 @@ import { parse as parseYaml } from "yaml";
 import { expectGolden } from "./support/golden.ts";
 import { startFakeOpenAI, type FakeOpenAI, type RecordedRequest, type ScriptItem } from "./support/fake-openai-server.ts";
 
+/** The shipped families, as hexa has them with no HEXA_FAMILIES. */
+const { families } = await createAppContext({});
+
 /**
  * Every actor prompt rendered for fixed inputs (docs/prompts.md): catapult seed 1, a fixed bank, a scripted 12-turn
  * episode against a local OpenAI-compatible server that logs each request. The rendered requests are compared with
  * test/golden/prompts/; UPDATE_GOLDEN=1 rewrites them, so a change to a prompt is a visible diff in review.
  */
-await loadFamilies();
-const interphyre = getFamily("interphyre");
+await families.load();
+const interphyre = families.get("interphyre");
 const LEVEL = "catapult";
 const SEED = 1;
 const GOAL = ["green_ball", "blue_ball"];
@@ -117,7 +120,7 @@ const play = async (agent: RunAgent, script: ScriptItem[]): Promise<{ requests: 
   const config = parseRunConfig(
     { ...preset, agent, llm: { actor: { ...preset.llm.actor, model: "gpt-4.1-mini", baseURL: server.url, apiKey: "test", maxRetries: 0 } } },
     "paper-catapult",
-    allFamilies(),
+    families.all(),
   );
   const before = server.requests.length;
   server.push(...script);

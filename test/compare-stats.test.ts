@@ -1,12 +1,15 @@
+import { createAppContext } from "../src/app/context.ts";
 import { describe, expect, it } from "vitest";
-import { allFamilies, loadFamilies } from "../src/app/families.ts";
 import { cellConfig, checkAxes, gridCells, parseGridFlag } from "../src/loop/compare/grid.ts";
 import { compareResults, pairedDiffs, type CellInput, type EpisodeOutcome } from "../src/report/compare/results.ts";
 import { renderCsv, renderMarkdown } from "../src/report/compare/render.ts";
 import { curveSvg } from "../src/report/compare/plot.ts";
 
+/** The shipped families, as hexa has them with no HEXA_FAMILIES. */
+const { families } = await createAppContext({});
+
 // The families are built once, as the CLI builds them before a command reads them.
-await loadFamilies();
+await families.load();
 
 const ep = (seed: number, success: boolean, round = 1, level = "down_to_earth"): EpisodeOutcome => ({ level, round, seed, success, turns: success ? 4 : 25 });
 
@@ -74,13 +77,13 @@ describe("compare results", () => {
 
 describe("compare grid", () => {
   const base = { levels: ["down_to_earth"], agent: "heuristic", evolver: "heuristic", rounds: 1, episodesPerRound: 2 };
-  const families = allFamilies();
+  const all = families.all();
 
   it("parses YAML scalars, builds the product in order, and keeps refused cells as skipped", () => {
     expect(parseGridFlag("retriever.topSkills=0, 6")).toEqual({ key: "retriever.topSkills", values: [0, 6] });
     expect(parseGridFlag("bank.rewardLabels=true,false").values).toEqual([true, false]);
     const axes = [parseGridFlag("init=offline,off2on"), parseGridFlag("update=evolving,static")];
-    checkAxes(base, axes, families);
+    checkAxes(base, axes, all);
     const cells = gridCells(base, axes);
     expect(cells.map((c) => c.label)).toEqual([
       "init=offline, update=evolving",
@@ -88,13 +91,13 @@ describe("compare grid", () => {
       "init=off2on, update=evolving",
       "init=off2on, update=static",
     ]);
-    const first = cellConfig(cells[0]!, families);
+    const first = cellConfig(cells[0]!, all);
     expect(first).toEqual({ skipped: expect.stringContaining("offline initialisation freezes the bank") });
-    expect(cellConfig(cells[1]!, families)).toMatchObject({ cfg: { init: "offline", update: "static", seed: 0 } });
+    expect(cellConfig(cells[1]!, all)).toMatchObject({ cfg: { init: "offline", update: "static", seed: 0 } });
   });
 
   it("refuses unknown keys, refused values and keys compare owns, naming the key", () => {
-    const refuse = (flag: string) => () => checkAxes(base, [parseGridFlag(flag)], families);
+    const refuse = (flag: string) => () => checkAxes(base, [parseGridFlag(flag)], all);
     expect(refuse("retriever.topSkillz=1,2")).toThrow(/--grid retriever.topSkillz: not a config key; known under retriever: .*topSkills/);
     expect(refuse("nope=1")).toThrow(/--grid nope: not a config key/);
     expect(refuse("rounds.x=1")).toThrow(/--grid rounds.x: rounds is not a section/);
@@ -104,6 +107,6 @@ describe("compare grid", () => {
     expect(refuse("seeds.offset=0,10")).toThrow(/pairing/);
     expect(() => parseGridFlag("init")).toThrow(/expected KEY=V1,V2/);
     expect(() => parseGridFlag("init=a,,b")).toThrow(/empty value/);
-    expect(() => checkAxes(base, [parseGridFlag("init=online"), parseGridFlag("init=off2on")], families)).toThrow(/given twice/);
+    expect(() => checkAxes(base, [parseGridFlag("init=online"), parseGridFlag("init=off2on")], all)).toThrow(/given twice/);
   });
 });

@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { runConformance } from "../levels/reward-search/trainer/conformance.ts";
-import { allFamilies, loadFamilies, loadPluginFamilies } from "../src/app/families.ts";
+import { createAppContext } from "../src/app/context.ts";
+import type { FamilyRegistry } from "../src/app/families.ts";
 import { parseRunConfigYaml } from "../src/loop/run-config.ts";
 import { hexa } from "./support/hexa-cli.ts";
 
@@ -13,9 +14,10 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const QUESTIONS = join(ROOT, "examples/paper-questions");
 const yamls = readdirSync(QUESTIONS).filter((f) => f.endsWith(".yaml"));
 
+let families: FamilyRegistry;
 beforeAll(async () => {
-  await loadPluginFamilies({ HEXA_FAMILIES: join(ROOT, "examples/toy-family/family.ts") });
-  await loadFamilies();
+  ({ families } = await createAppContext({ HEXA_FAMILIES: join(ROOT, "examples/toy-family/family.ts") }));
+  await families.load();
 });
 
 describe("the examples", () => {
@@ -24,7 +26,7 @@ describe("the examples", () => {
     const readme = readFileSync(join(QUESTIONS, "README.md"), "utf8");
     for (const f of yamls) {
       const path = join(QUESTIONS, f);
-      const cfg = parseRunConfigYaml(readFileSync(path, "utf8"), path, allFamilies());
+      const cfg = parseRunConfigYaml(readFileSync(path, "utf8"), path, families.all());
       expect(cfg.levels.length, f).toBeGreaterThan(0);
       expect(readme, f).toContain(`examples/paper-questions/${f}`);
     }
@@ -32,7 +34,7 @@ describe("the examples", () => {
 
   it("the toy family's config parses with the family added through HEXA_FAMILIES", () => {
     const path = join(ROOT, "examples/toy-family/toy.yaml");
-    const cfg = parseRunConfigYaml(readFileSync(path, "utf8"), path, allFamilies());
+    const cfg = parseRunConfigYaml(readFileSync(path, "utf8"), path, families.all());
     expect(cfg.family).toBe("toy");
     expect(cfg.levels).toEqual(["guess_small", "guess_large"]);
   });

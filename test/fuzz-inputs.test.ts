@@ -1,3 +1,4 @@
+import { createAppContext } from "../src/app/context.ts";
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -6,17 +7,19 @@ import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { stringify as toYaml } from "yaml";
-import { allFamilies, loadFamilies } from "../src/app/families.ts";
-import { checkRunConfig } from "../src/cli/run-check.ts";
-import { runIdOf } from "../src/cli/run-id.ts";
+import { checkRunConfig } from "../src/app/run-check.ts";
+import { runIdOf } from "../src/app/run-id.ts";
 import { HexaError } from "../src/errors.ts";
 import { parseRunConfigYaml, runConfigYaml } from "../src/loop/run-config.ts";
 import { callInterphyreTool, type DispatchOutcome } from "../levels/interphyre/tools/interphyre-tool.ts";
 import { tools } from "../levels/interphyre/tools/index.ts";
 import { solvedSession } from "./support/tool-session.ts";
 
+/** The shipped families, as hexa has them with no HEXA_FAMILIES. */
+const { families } = await createAppContext({});
+
 // The families are built once, as the CLI builds them before a command reads them.
-await loadFamilies();
+await families.load();
 
 /**
  * Hostile inputs, fuzzed: whatever a user writes in a config file, and whatever a model sends as tool
@@ -141,10 +144,10 @@ const configText: fc.Arbitrary<string> = fc.oneof(
 
 /** What `hexa run` does with a config before it makes a run directory; the written config.yaml must read back as the same config. */
 const startCheck = (text: string): "started" => {
-  const cfg = parseRunConfigYaml(text, "fuzz.yaml", allFamilies());
-  checkRunConfig(cfg, "fuzz.yaml");
-  expect(Buffer.byteLength(runIdOf(cfg, new Date(0)))).toBeLessThanOrEqual(255);
-  const again = parseRunConfigYaml(runConfigYaml(cfg, allFamilies()), "config.yaml", allFamilies());
+  const cfg = parseRunConfigYaml(text, "fuzz.yaml", families.all());
+  const family = checkRunConfig(families, cfg, "fuzz.yaml");
+  expect(Buffer.byteLength(runIdOf(cfg, family, new Date(0)))).toBeLessThanOrEqual(255);
+  const again = parseRunConfigYaml(runConfigYaml(cfg, families.all()), "config.yaml", families.all());
   expect(again, "the run's config.yaml would not read back as the config it started with").toEqual(cfg);
   return "started";
 };

@@ -1,5 +1,5 @@
+import { createAppContext } from "../src/app/context.ts";
 import { describe, expect, it } from "vitest";
-import { getFamily, allFamilies, loadFamilies } from "../src/app/families.ts";
 import { seedList } from "../src/cli/eval.ts";
 import { heldOutArg, sharedHeldOut } from "../src/loop/compare/heldout.ts";
 import { heldOutSeeds } from "../src/loop/evaluate.ts";
@@ -7,19 +7,22 @@ import { parseRunConfig } from "../src/loop/run-config.ts";
 import { schedule } from "../src/loop/schedule.ts";
 import { ConfigError } from "../src/errors.ts";
 
+/** The shipped families, as hexa has them with no HEXA_FAMILIES. */
+const { families } = await createAppContext({});
+
 // The families are built once, as the CLI builds them before a command reads them.
-await loadFamilies();
+await families.load();
 
 /**
  * Held-out seeds per level: levels' certified lists differ, so the quickstart's two levels at 17 rounds share no
  * unseen seed; `hexa eval --seeds LEVEL=…;LEVEL=…` and the comparison's per-level lists evaluate each anyway.
  */
-const family = getFamily("interphyre");
+const family = families.get("interphyre");
 const quick = (extra: Record<string, unknown> = {}) =>
   parseRunConfig(
     { levels: ["catapult", "pass_the_parcel"], agent: "heuristic", evolver: "heuristic", rounds: 17, episodesPerRound: 3, ...extra },
     "t",
-    allFamilies(),
+    families.all(),
   );
 
 describe("held-out seeds per level", () => {

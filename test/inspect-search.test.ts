@@ -1,15 +1,18 @@
+import { createAppContext } from "../src/app/context.ts";
 import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { findSearchDirs, findTarget, readSearchInput } from "../src/cli/inspect-load.ts";
+import { findSearchDirs, findTarget, readSearchInput } from "../src/app/inspect-load.ts";
 import { searchView } from "../src/report/inspect/search-view.ts";
 import { writeFinalScores } from "../src/store/final-scores.ts";
 import { hexa } from "./support/inspect-runs.ts";
-import { loadFamilies } from "../src/app/families.ts";
+
+/** The shipped families, as hexa has them with no HEXA_FAMILIES. */
+const { families } = await createAppContext({});
 
 // The families are built once, as the CLI builds them before a command reads them.
-await loadFamilies();
+await families.load();
 
 /**
  * The lineage view of `hexa inspect` (docs/spec/reward-search.md §8.2) on real `hexa search` directories (test/fixtures/searches/README.md):

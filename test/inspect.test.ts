@@ -1,16 +1,19 @@
+import { createAppContext } from "../src/app/context.ts";
 import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readRunInput, findTarget, cellOf } from "../src/cli/inspect-load.ts";
+import { readRunInput, findTarget, cellOf } from "../src/app/inspect-load.ts";
 import { interphyreDrawer } from "../levels/interphyre/pictures/inspect-draw.ts";
 import { renderReportHtml } from "../src/report/inspect/html.ts";
 import { buildReport, buildRunView, lastSolvedOfEachLevel } from "../src/report/inspect/model.ts";
 import { hexa, makeRun } from "./support/inspect-runs.ts";
-import { loadFamilies } from "../src/app/families.ts";
+
+/** The shipped families, as hexa has them with no HEXA_FAMILIES. */
+const { families } = await createAppContext({});
 
 // The families are built once, as the CLI builds them before a command reads them.
-await loadFamilies();
+await families.load();
 
 /** `hexa inspect` without a browser (docs/ARCHITECTURE.md §8): the report's data, bad input and torn files. */
 
@@ -33,7 +36,7 @@ const createdInEvents = (dir: string) =>
 
 describe("hexa inspect: the report's data", () => {
   it("has every episode, one timeline row per entry ever created, and the bank snapshots", () => {
-    const view = buildRunView(readRunInput(run), interphyreDrawer(), { animate: () => false });
+    const view = buildRunView(readRunInput(families, run), interphyreDrawer(), { animate: () => false });
     expect(view.episodes).toHaveLength(lines(join(run, "episodes.jsonl")).length);
     expect(view.bank.rows).toHaveLength(createdInEvents(run));
     expect(view.bank.snapshots.map((s) => s.round)).toEqual([0, 1, 2, 3]);
@@ -45,7 +48,7 @@ describe("hexa inspect: the report's data", () => {
   });
 
   it("embeds animations only where asked: by default the last solved stream episode of each level", () => {
-    const input = readRunInput(run);
+    const input = readRunInput(families, run);
     const view = buildRunView(input, interphyreDrawer(), { animate: lastSolvedOfEachLevel });
     const animated = view.episodes.filter((e) => e.animation);
     const lastSolved = (level: string) => view.episodes.filter((e) => e.phase === "stream" && e.level === level && e.success).at(-1)?.id;
@@ -70,7 +73,7 @@ describe("hexa inspect: the report's data", () => {
   });
 
   it("keeps data from closing its <script> element", () => {
-    const view = buildRunView(readRunInput(run), interphyreDrawer(), { animate: () => false });
+    const view = buildRunView(readRunInput(families, run), interphyreDrawer(), { animate: () => false });
     view.episodes[0]!.steps[0]!.observation = "</script><script>alert(1)</script>";
     const html = renderReportHtml(
       buildReport({ kind: "run", title: "t", builtAt: "now", cells: [{ name: "c", runs: [view] }] }),
@@ -101,7 +104,7 @@ describe("hexa inspect: bad input", () => {
     appendFileSync(join(torn, "episodes.jsonl"), '{"schemaVersion":1,"id":"stream/catapult/r4');
     appendFileSync(join(torn, "bank-events.jsonl"), '{"level":"catapult","event":{"type":"add"');
     const before = readFileSync(join(torn, "episodes.jsonl"), "utf8");
-    const input = readRunInput(torn);
+    const input = readRunInput(families, torn);
     expect(input.episodes).toHaveLength(complete);
     expect(input.notices.join("\n")).toMatch(/episodes\.jsonl: the last line is incomplete .* shown up to the line before it/);
     expect(input.notices.join("\n")).toMatch(/bank-events\.jsonl: the last line is incomplete/);
@@ -117,7 +120,7 @@ describe("hexa inspect: bad input", () => {
     cpSync(run, open, { recursive: true });
     const first = lines(join(open, "bank-events.jsonl")).find((l) => l.includes('"event"'))!;
     writeFileSync(join(open, "bank-events.jsonl"), `${readFileSync(join(open, "bank-events.jsonl"), "utf8")}${first}\n`);
-    expect(readRunInput(open).notices.join("\n")).toMatch(/1 event\(s\) after the last commit line/);
+    expect(readRunInput(families, open).notices.join("\n")).toMatch(/1 event\(s\) after the last commit line/);
   });
 });
 

@@ -1,11 +1,14 @@
+import { createAppContext } from "../src/app/context.ts";
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { allFamilies, loadFamilies } from "../src/app/families.ts";
 import { parseRunConfigYaml } from "../src/loop/run-config.ts";
 
-await loadFamilies();
+/** The shipped families, as hexa has them with no HEXA_FAMILIES. */
+const { families } = await createAppContext({});
 
-const read = (name: string) => parseRunConfigYaml(readFileSync(`configs/${name}`, "utf8"), `configs/${name}`, allFamilies());
+await families.load();
+
+const read = (name: string) => parseRunConfigYaml(readFileSync(`configs/${name}`, "utf8"), `configs/${name}`, families.all());
 
 describe("the presets in configs/", () => {
   it("paper-catapult samples the actor as the HExA harness did: temperature 0.3, 800 output tokens (method.md §1.1)", () => {

@@ -1,16 +1,19 @@
+import { createAppContext } from "../src/app/context.ts";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runIdOf } from "../src/cli/run-id.ts";
-import { readRunConfig } from "../src/cli/run-setup.ts";
+import { runIdOf } from "../src/app/run-id.ts";
+import { readRunConfig } from "../src/app/run-setup.ts";
 import { UsageLine } from "../src/store/run-records.ts";
 import { startFakeOpenAI, type ScriptItem } from "./support/fake-openai-server.ts";
 import { jsonlOf, tempDirs } from "./support/temp-files.ts";
 import { hexa, spawnHexa } from "./support/hexa-cli.ts";
-import { loadFamilies } from "../src/app/families.ts";
+
+/** The shipped families, as hexa has them with no HEXA_FAMILIES. */
+const { families } = await createAppContext({});
 
 // The families are built once, as the CLI builds them before a command reads them.
-await loadFamilies();
+await families.load();
 
 /**
  * A reward search run by `hexa run` (`method`, docs/spec/reward-search.md §8) through the real CLI with tiny trainings:
@@ -55,11 +58,21 @@ describe("a search run's id", () => {
   it("names the method and the proposer's agent; a rounds run's id is as before; the old key rewardSearch.strategy gives the same ids", () => {
     const dir = tmp();
     const at = new Date("2026-12-03T10:00:00Z");
-    expect(runIdOf(readRunConfig(config(dir, ["method: rf-agent"])), at)).toBe("cartpole__rf-agent-heuristic__s0__20261203T100000Z");
-    expect(runIdOf(readRunConfig(config(dir, ["method: eureka"], "", [], "react")), at)).toBe("cartpole__eureka-react__s0__20261203T100000Z");
-    expect(runIdOf(readRunConfig(config(dir, ["method: rounds"])), at)).toBe("cartpole__heuristic-off2on-evolving-heuristic-evolver__s0__20261203T100000Z");
-    expect(runIdOf(readRunConfig(config(dir, [], "strategy: rf-agent")), at)).toBe("cartpole__rf-agent-heuristic__s0__20261203T100000Z");
-    expect(runIdOf(readRunConfig(config(dir, [], "strategy: eureka", [], "react")), at)).toBe("cartpole__eureka-react__s0__20261203T100000Z");
+    expect(runIdOf(readRunConfig(families, config(dir, ["method: rf-agent"])), families.get("reward-search"), at)).toBe(
+      "cartpole__rf-agent-heuristic__s0__20261203T100000Z",
+    );
+    expect(runIdOf(readRunConfig(families, config(dir, ["method: eureka"], "", [], "react")), families.get("reward-search"), at)).toBe(
+      "cartpole__eureka-react__s0__20261203T100000Z",
+    );
+    expect(runIdOf(readRunConfig(families, config(dir, ["method: rounds"])), families.get("reward-search"), at)).toBe(
+      "cartpole__heuristic-off2on-evolving-heuristic-evolver__s0__20261203T100000Z",
+    );
+    expect(runIdOf(readRunConfig(families, config(dir, [], "strategy: rf-agent")), families.get("reward-search"), at)).toBe(
+      "cartpole__rf-agent-heuristic__s0__20261203T100000Z",
+    );
+    expect(runIdOf(readRunConfig(families, config(dir, [], "strategy: eureka", [], "react")), families.get("reward-search"), at)).toBe(
+      "cartpole__eureka-react__s0__20261203T100000Z",
+    );
   });
 });
 

@@ -1,3 +1,4 @@
+import { createAppContext } from "../src/app/context.ts";
 import { spawn } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -5,12 +6,14 @@ import { basename, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
-import { allFamilies, loadFamilies } from "../src/app/families.ts";
 import { parseRunConfig } from "../src/loop/run-config.ts";
 import { startFakeOpenAI } from "./support/fake-openai-server.ts";
 
+/** The shipped families, as hexa has them with no HEXA_FAMILIES. */
+const { families } = await createAppContext({});
+
 // The families are built once, as the CLI builds them before a command reads them.
-await loadFamilies();
+await families.load();
 
 /**
  * `hexa run`, `hexa eval` and `hexa bank` as a user runs them: the real CLI in a child process, on the
@@ -96,7 +99,7 @@ interface Snapshot {
 
 const quickRuns = join(tmp(), "runs");
 const quickstart = hexa(["run", QUICKSTART, "--runs-dir", quickRuns]);
-const quickCfg = parseRunConfig(parseYaml(readFileSync(join(ROOT, QUICKSTART), "utf8")), QUICKSTART, allFamilies());
+const quickCfg = parseRunConfig(parseYaml(readFileSync(join(ROOT, QUICKSTART), "utf8")), QUICKSTART, families.all());
 
 const config = (dir: string, name: string, body: string) => {
   const path = join(dir, `${name}.yaml`);
@@ -217,7 +220,7 @@ describe.concurrent("hexa run: bad input is refused before anything is written; 
     const r = await hexa(["run", "--print-config"]);
     expect(r.status, r.stderr).toBe(0);
     const printed = parseYaml(r.stdout);
-    expect(printed).toEqual(parseRunConfig({ levels: ["<level>"] }, "defaults", allFamilies()));
+    expect(printed).toEqual(parseRunConfig({ levels: ["<level>"] }, "defaults", families.all()));
     expect(printed).toMatchObject({ rounds: 17, episodesPerRound: 3, retriever: { topSkills: 6 }, actor: { maxTurns: 25 }, skillIndex: { enabled: false } });
   });
 

@@ -1,7 +1,7 @@
 import { PassThrough } from "node:stream";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { progressView } from "../src/cli/progress.ts";
+import { progressView } from "../src/app/progress.ts";
 import { hexa } from "./support/inspect-runs.ts";
 import { tempDirs } from "./support/temp-files.ts";
 import { writeFileSync } from "node:fs";

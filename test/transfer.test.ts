@@ -1,3 +1,4 @@
+import { createAppContext } from "../src/app/context.ts";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,10 +8,8 @@ import { auditSynthesis } from "../agents/synthesiser-audit.ts";
 import { regionOf } from "../levels/interphyre/heuristic/evolver.ts";
 import { rewardSearchFamily } from "../levels/reward-search/family.ts";
 import { designOf } from "../levels/reward-search/heuristic/evolver.ts";
-import { getFamily, loadFamilies } from "../src/app/families.ts";
 import { readSource, transferBank } from "../src/cli/transfer.ts";
 import { armConfig, resultTable } from "../src/cli/transfer-eval.ts";
-import { allFamilies } from "../src/app/families.ts";
 import { parseRunConfig } from "../src/loop/run-config.ts";
 import { parse as parseYaml } from "yaml";
 import { ConfigError, InvariantError } from "../src/errors.ts";
@@ -21,13 +20,16 @@ import { TransferredBank } from "../src/store/transfer-bank.ts";
 import { startFakeOpenAI, type FakeOpenAI } from "./support/fake-openai-server.ts";
 import { spawnHexa, type Out } from "./support/hexa-cli.ts";
 
+/** The shipped families, as hexa has them with no HEXA_FAMILIES. */
+const { families } = await createAppContext({});
+
 // The families are built once, as the CLI builds them before a command reads them.
-await loadFamilies();
+await families.load();
 
 /** `hexa transfer` (docs/spec/method.md §6): the pipeline in-process, and the real CLI in a child process. */
 
 const tmp = () => mkdtempSync(join(tmpdir(), "hexa-transfer-"));
-const interphyre = getFamily("interphyre");
+const interphyre = families.get("interphyre");
 
 /** Children still running when the file ends (a filtered or aborted run): each is its own process group, ended with its `hexa run` children. */
 const running = new Set<number>();
@@ -60,7 +62,7 @@ const e2e = hexa([
   join(e2eDir, "bank.json"),
 ]);
 
-const sources = () => ["two_body_problem", "down_to_earth"].map((l) => readSource(l, interphyre));
+const sources = () => ["two_body_problem", "down_to_earth"].map((l) => readSource(families, l, interphyre));
 
 describe("the Interphyre heuristic synthesiser", () => {
   it("maps regions relative to objects the target has, with the audit's weight rule", async () => {
@@ -99,9 +101,11 @@ describe("the Interphyre heuristic synthesiser", () => {
   });
 
   it("refuses bad sources with the fix", () => {
-    expect(() => readSource("no_such_level", interphyre)).toThrow(ConfigError);
-    expect(() => readSource("keyhole", interphyre)).toThrow(/no shipped bank for keyhole in skills\/banks\/; give --from keyhole=runs\/<id>/);
-    expect(() => readSource("catapult=skills/banks/down_to_earth.heuristic.json", interphyre)).toThrow(/the bank file is for down_to_earth, not catapult/);
+    expect(() => readSource(families, "no_such_level", interphyre)).toThrow(ConfigError);
+    expect(() => readSource(families, "keyhole", interphyre)).toThrow(/no shipped bank for keyhole in skills\/banks\/; give --from keyhole=runs\/<id>/);
+    expect(() => readSource(families, "catapult=skills/banks/down_to_earth.heuristic.json", interphyre)).toThrow(
+      /the bank file is for down_to_earth, not catapult/,
+    );
   });
 });
 
@@ -119,8 +123,8 @@ describe("the evaluation arms", () => {
       baseline: "react" as const,
       base,
     };
-    const bank = parseRunConfig(armConfig(plan, "bank"), "bank", allFamilies());
-    const react = parseRunConfig(armConfig(plan, "baseline"), "baseline", allFamilies());
+    const bank = parseRunConfig(armConfig(plan, "bank"), "bank", families.all());
+    const react = parseRunConfig(armConfig(plan, "baseline"), "baseline", families.all());
     expect([bank.agent, bank.init, bank.update, bank.offline.banks, bank.rounds, bank.episodesPerRound, bank.seeds.offset, bank.retriever.topSkills]).toEqual([
       "hexa",
       "offline",
@@ -132,7 +136,7 @@ describe("the evaluation arms", () => {
       6,
     ]);
     expect([react.agent, react.levels, react.episodesPerRound, react.seeds.offset, react.actor.maxTurns]).toEqual(["react", ["catapult"], 20, 60, 25]);
-    const none = parseRunConfig(armConfig({ ...plan, agent: "heuristic", baseline: "heuristic", base: {} }, "baseline"), "baseline", allFamilies());
+    const none = parseRunConfig(armConfig({ ...plan, agent: "heuristic", baseline: "heuristic", base: {} }, "baseline"), "baseline", families.all());
     expect([none.agent, none.retriever.topSkills, none.retriever.topMistakes]).toEqual(["heuristic", 0, 0]);
   });
 
@@ -150,7 +154,7 @@ describe("the evaluation arms", () => {
       base,
     };
     for (const arm of ["bank", "baseline"] as const) {
-      const c = parseRunConfig(armConfig(plan, arm), arm, allFamilies());
+      const c = parseRunConfig(armConfig(plan, arm), arm, families.all());
       expect([c.family, c.levels, c.actor.maxTurns, c.seeds.offset, c.episodesPerRound]).toEqual(["reward-search", ["acrobot"], 4, 60, 10]);
       expect((c as Record<string, unknown>).rewardSearch).toMatchObject({ trainSteps: 10000, finishSteps: 40000 });
     }
@@ -250,7 +254,7 @@ describe("the reward-search heuristic synthesiser (cartpole → cartpole_hold_x1
     const { bank } = await transferBank({
       family,
       target: "cartpole_hold_x1",
-      sources: [readSource(`cartpole=${file}`, family)],
+      sources: [readSource(families, `cartpole=${file}`, family)],
       synthesiser: "heuristic",
       out,
       now: new Date(0),
@@ -413,6 +417,6 @@ describe("hexa transfer end to end (heuristic synthesiser, no LLM)", () => {
     expect(seedsOf("bank")).toEqual(seedsOf("baseline"));
     // A run directory is a source too: its final bank.
     const runDir = join(e2eDir, "eval", "bank", readdirSync(join(e2eDir, "eval", "bank"))[0]!);
-    expect(readSource(`catapult=${runDir}`, interphyre).bank.skills.map((s) => s.id)).toEqual(bank.skills.map((s) => `shipped_${s.id}`));
+    expect(readSource(families, `catapult=${runDir}`, interphyre).bank.skills.map((s) => s.id)).toEqual(bank.skills.map((s) => `shipped_${s.id}`));
   }, 400_000);
 });

@@ -1,18 +1,21 @@
+import { createAppContext } from "../../src/app/context.ts";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { stringify as toYaml } from "yaml";
 import { ConfigError } from "../../src/errors.ts";
-import { checkRunConfig } from "../../src/cli/run-check.ts";
-import { configDigest, runDirConfig } from "../../src/cli/run-setup.ts";
-import { allFamilies, loadFamilies } from "../../src/app/families.ts";
+import { checkRunConfig } from "../../src/app/run-check.ts";
+import { configDigest, runDirConfig } from "../../src/app/run-setup.ts";
 import { parseRunConfig, parseRunConfigYaml } from "../../src/loop/run-config.ts";
 import { SearchConfig, searchBudget } from "../../src/search/config.ts";
 import { RunDir } from "../../src/store/run-dir.ts";
 
+/** The shipped families, as hexa has them with no HEXA_FAMILIES. */
+const { families } = await createAppContext({});
+
 // The families are built once, as the CLI builds them before a command reads them.
-await loadFamilies();
+await families.load();
 
 /** Configs written before `method` and `search:` (rewardSearch.strategy, .budget, .eureka, .rfAgent) still read and resume. */
 const roots: string[] = [];
@@ -25,7 +28,7 @@ const OLD = {
   evolver: "heuristic",
   rewardSearch: { trainSteps: 100, checkTransitions: 320, strategy: "rf-agent", budget: 6, eureka: { samples: 4 }, rfAgent: { initial: 2, children: 3 } },
 };
-const parse = (raw: unknown) => parseRunConfig(raw, "rs.yaml", allFamilies());
+const parse = (raw: unknown) => parseRunConfig(raw, "rs.yaml", families.all());
 
 describe("old reward-search configs", () => {
   it("move rewardSearch.strategy to method and budget / eureka / rfAgent under search", () => {
@@ -62,7 +65,7 @@ describe("old reward-search configs", () => {
       code: { version: "0", commit: null },
     });
     const notes: string[] = [];
-    const cfg = runDirConfig(RunDir.open(dir.path), "config.yaml", (l) => notes.push(l));
+    const cfg = runDirConfig(families, RunDir.open(dir.path), "config.yaml", (l: string) => notes.push(l));
     expect(cfg.method).toBe("rf-agent");
     expect(cfg.search.budget).toBe(6);
     expect(notes).toEqual([]);
@@ -70,14 +73,16 @@ describe("old reward-search configs", () => {
 
   it("a family without a whole search refuses method eureka or rf-agent", () => {
     const cfg = parse({ levels: ["catapult"], agent: "heuristic", evolver: "heuristic", method: "eureka" });
-    expect(() => checkRunConfig(cfg, "c.yaml")).toThrow(/^c\.yaml: method: the interphyre family has no whole search \(got eureka\); use method: rounds$/);
+    expect(() => checkRunConfig(families, cfg, "c.yaml")).toThrow(
+      /^c\.yaml: method: the interphyre family has no whole search \(got eureka\); use method: rounds$/,
+    );
   });
 });
 
 describe("presets with the published budgets, beside the small defaults", () => {
   const load = (path: string) => {
-    const c = parseRunConfigYaml(readFileSync(path, "utf8"), path, allFamilies());
-    checkRunConfig(c, path); // the family runs it: its levels exist and it has the whole search
+    const c = parseRunConfigYaml(readFileSync(path, "utf8"), path, families.all());
+    checkRunConfig(families, c, path); // the family runs it: its levels exist and it has the whole search
     return c;
   };
 

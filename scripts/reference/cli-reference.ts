@@ -1,3 +1,4 @@
+import type { AppContext } from "../../src/app/context.ts";
 import { hexaCli } from "../../src/cli/hexa-cli.ts";
 import { cell, generatedBanner, table } from "./markdown.ts";
 
@@ -8,9 +9,9 @@ import { cell, generatedBanner, table } from "./markdown.ts";
  */
 
 /** One command's help text, as `hexa <path> --help` prints it at an unlimited width. */
-const helpOf = async (path: readonly string[]): Promise<string> => {
+const helpOf = async (ctx: AppContext, path: readonly string[]): Promise<string> => {
   let output = "";
-  await hexaCli([...path, "--help"])
+  await hexaCli(ctx, [...path, "--help"])
     .wrap(null)
     .exitProcess(false)
     .parseAsync([...path, "--help"], {}, (_err, _argv, out) => {
@@ -74,8 +75,8 @@ const subcommandsOf = (help: string, path: readonly string[]): string[] =>
 const GLOBAL = new Set(["--help", "--version"]);
 
 /** A command's part of the page: heading, description, its arguments and options; then its subcommands'. */
-const commandPage = async (path: readonly string[]): Promise<string[]> => {
-  const help = await helpOf(path);
+const commandPage = async (ctx: AppContext, path: readonly string[]): Promise<string[]> => {
+  const help = await helpOf(ctx, path);
   const [usage = "", , description = ""] = help.split("\n");
   const rows = [
     ...section(help, "Positionals").map((l) => row(entryOf(l), true)),
@@ -92,16 +93,16 @@ const commandPage = async (path: readonly string[]): Promise<string[]> => {
     ...(subcommands.length ? [`Subcommands: ${subcommands.map((s) => `\`hexa ${[...path, s].join(" ")}\``).join(", ")}.`] : []),
   ];
   const nested = [];
-  for (const s of subcommands) nested.push(...(await commandPage([...path, s])));
+  for (const s of subcommands) nested.push(...(await commandPage(ctx, [...path, s])));
   return [...body, ...nested];
 };
 
 /** The whole page, as committed to docs/reference/cli.md. */
-export const cliReference = async (): Promise<string> => {
-  const top = await helpOf([]);
+export const cliReference = async (ctx: AppContext): Promise<string> => {
+  const top = await helpOf(ctx, []);
   const commands = subcommandsOf(top, []);
   const pages = [];
-  for (const c of commands) pages.push(...(await commandPage([c])));
+  for (const c of commands) pages.push(...(await commandPage(ctx, [c])));
   return `${[
     generatedBanner("Command-line reference", "the yargs declarations of src/cli/ and each level family's commands"),
     "Every `hexa` command and subcommand, with its arguments and options. Every command also takes `--help`; `hexa --version` prints the version. Guides: [commands](../guides/commands.md).",

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { allFamilies, loadFamilies } from "../../src/app/families.ts";
+import type { AppContext } from "../../src/app/context.ts";
 import { composeRunConfig } from "../../src/loop/run-config.ts";
 import { secretPaths } from "../../src/util/secret-fields.ts";
 import { generatedBanner, table } from "./markdown.ts";
@@ -104,9 +104,9 @@ const sectionTable = (s: Section, secrets: ReadonlySet<string>): string => {
 };
 
 /** The whole page, as committed to docs/reference/config.md. */
-export const configReference = async (): Promise<string> => {
-  await loadFamilies();
-  const schema = composeRunConfig(allFamilies());
+export const configReference = async (ctx: AppContext): Promise<string> => {
+  await ctx.families.load();
+  const schema = composeRunConfig(ctx.families.all());
   const root = z.toJSONSchema(schema, { unrepresentable: "any", io: "input" }) as Node;
   const secrets = new Set(secretPaths(schema));
   const sections = [{ path: "", node: root }, ...fieldsSections("", root)];

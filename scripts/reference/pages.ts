@@ -1,5 +1,4 @@
-import { appHost } from "../../src/app/host.ts";
-import { provideFamilyHost } from "../../src/family/host.ts";
+import { createAppContext } from "../../src/app/context.ts";
 import { cliReference } from "./cli-reference.ts";
 import { configReference } from "./config-reference.ts";
 
@@ -9,10 +8,10 @@ interface ReferencePage {
   generate: () => Promise<string>;
 }
 
-// The family commands' builders may ask for the host, as under bin/hexa.js.
-provideFamilyHost(appHost);
+// The shipped families only, as hexa has them with no HEXA_FAMILIES.
+const ctx = await createAppContext({});
 
 export const REFERENCES: readonly ReferencePage[] = [
-  { path: "docs/reference/cli.md", generate: cliReference },
-  { path: "docs/reference/config.md", generate: configReference },
+  { path: "docs/reference/cli.md", generate: () => cliReference(ctx) },
+  { path: "docs/reference/config.md", generate: () => configReference(ctx) },
 ];

@@ -1,8 +1,9 @@
 import type { FamilyHost } from "../family/host.ts";
+import type { FamilyRegistry } from "./families.ts";
 
-/** The host services a family's commands reach through src/family/host.ts; each loads its command's code when used. */
-export const appHost: FamilyHost = {
-  runGrid: async (request, out) => (await import("../cli/compare-play.ts")).compare({ ...request }, out),
-  codeVersion: async () => (await import("../cli/run-setup.ts")).codeVersion(),
-  writeReport: async (dir) => (await import("../cli/inspect-report.ts")).writeRunReport(dir),
-};
+/** The host services a family's commands reach through src/family/host.ts, over these families; each loads its code when used. */
+export const appHost = (families: () => FamilyRegistry): FamilyHost => ({
+  runGrid: async (request, out) => (await import("./compare-play.ts")).compare(families(), { ...request }, out),
+  codeVersion: async () => (await import("./run-setup.ts")).codeVersion(),
+  writeReport: async (dir) => (await import("./inspect-report.ts")).writeRunReport(families(), dir),
+});

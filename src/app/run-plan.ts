@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import type { FamilyRegistry } from "./families.ts";
 import type { LevelFamily } from "../family/family.ts";
 import type { FamilySearch } from "../family/capabilities.ts";
 import { checkOfflineInputs } from "../loop/offline-inputs.ts";
@@ -10,9 +11,9 @@ import { RunDir, updateKey } from "../store/run-dir.ts";
 import type { CodeVersion } from "../store/run-records.ts";
 import { readShippedBanks } from "../store/shipped-bank.ts";
 import type { Trajectory } from "../store/trajectory.ts";
-import { checkRunConfig } from "../cli/run-check.ts";
-import { runIdOf } from "../cli/run-id.ts";
-import { codeLabel, codeVersion, readRunConfig, runDirConfig } from "../cli/run-setup.ts";
+import { checkRunConfig } from "./run-check.ts";
+import { runIdOf } from "./run-id.ts";
+import { codeLabel, codeVersion, readRunConfig, runDirConfig } from "./run-setup.ts";
 
 /** Replaces the family a run's config names, e.g. with one whose trainings are replayed from a recorded run. */
 export type FamilyOverride = (family: LevelFamily, cfg: RunConfig) => LevelFamily;
@@ -67,11 +68,16 @@ const offlineInputs = (cfg: RunConfig, family: LevelFamily, note: (line: string)
 };
 
 /** Reads and checks a new run's config or a resumed run's directory; everything that can be refused is refused here. */
-export const planRun = (source: { configPath?: string; resumeDir?: string }, note: (line: string) => void, override?: FamilyOverride): RunPlan => {
+export const planRun = (
+  families: FamilyRegistry,
+  source: { configPath?: string; resumeDir?: string },
+  note: (line: string) => void,
+  override?: FamilyOverride,
+): RunPlan => {
   const existing = source.resumeDir ? RunDir.open(source.resumeDir) : undefined;
   const where = source.resumeDir ? `${source.resumeDir}/config.yaml` : (source.configPath ?? "");
-  const cfg = existing ? runDirConfig(existing, where, note) : readRunConfig(where);
-  const checked = checkRunConfig(cfg, where);
+  const cfg = existing ? runDirConfig(families, existing, where, note) : readRunConfig(families, where);
+  const checked = checkRunConfig(families, cfg, where);
   const family = override ? override(checked, cfg) : checked;
   const code = codeVersion();
   if (existing) warnIfOtherCode(existing, code, note);
@@ -93,7 +99,7 @@ export const planRun = (source: { configPath?: string; resumeDir?: string }, not
     family,
     ...(existing ? { existing } : {}),
     code,
-    id: existing?.meta.id ?? runIdOf(cfg, startedAt),
+    id: existing?.meta.id ?? runIdOf(cfg, checked, startedAt),
     startedAt,
     ...(search ? { search } : {}),
     ...inputs,

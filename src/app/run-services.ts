@@ -5,27 +5,29 @@ import type { ChatModel } from "../llm/chat-model.ts";
 import type { EpisodeBackend } from "../loop/episode-backend.ts";
 import type { RunConfig } from "../loop/run-config.ts";
 import type { UsageLine } from "../store/run-records.ts";
-import { openEpisodes, sharedLedger } from "../cli/backend.ts";
-import { doctorSkipped, preflight, rolesOf, type ServedModels } from "../cli/preflight.ts";
-import { openSkillIndex, type OpenIndex } from "../cli/run-setup.ts";
+import { openEpisodes, sharedLedger } from "./backend.ts";
+import { doctorSkipped, preflight, rolesOf, type ServedModels } from "./preflight.ts";
+import { openSkillIndex, type OpenIndex } from "./run-setup.ts";
+import type { FamilyRegistry } from "./families.ts";
 import type { RunPlan } from "./run-plan.ts";
 import { spendGate, type SpendFlags } from "./run-spend.ts";
 
 /** The model clients of a run's roles; a role the config does not use has none. */
-interface RunModels {
+export interface RunModels {
   actorModel?: ChatModel;
   evolverModel?: ChatModel;
 }
 
 /**
- * Builds a run's model clients (default: `modelsFor`, src/cli/run-setup.ts, over the config's `llm:` roles).
+ * Builds a run's model clients: the run context's (src/app/context.ts), by default `modelsFor` (src/app/run-setup.ts)
+ * over the config's `llm:` roles; under `hexa verify`, answers from the recorded llm-log.jsonl.
  * `runPath` is the run directory (the audit log's home); `gate`, when set, must meter every call; `onNotice`
  * takes a server quirk worth telling the user once.
  */
 export type ModelsFactory = (
   cfg: RunConfig,
   runPath: string,
-  o: { resuming: boolean; gate?: SpendGate; onNotice: (message: string) => void },
+  o: { resuming: boolean; gate?: SpendGate | undefined; onNotice: (message: string) => void },
 ) => Promise<RunModels>;
 
 /** The flags a run start reads beside its config. */
@@ -61,7 +63,14 @@ const charge = (g: SpendGate) => (l: UsageLine) =>
  */
 export const connectServices = async (
   plan: RunPlan,
-  o: { runsDir: string; flags: RunFlags; note: (line: string) => void; onNotice: (message: string) => void; models: ModelsFactory },
+  o: {
+    families: FamilyRegistry;
+    runsDir: string;
+    flags: RunFlags;
+    note: (line: string) => void;
+    onNotice: (message: string) => void;
+    models: ModelsFactory;
+  },
 ): Promise<RunServices> => {
   const { cfg, existing, where, id } = plan;
   const doctor = { env: process.env, cacheDir: existing ? dirname(existing.path) : o.runsDir, where };
@@ -84,7 +93,7 @@ export const connectServices = async (
     opened.models = models;
     // A Chroma that does not answer is refused before the directory exists, so no half-made run is left behind.
     if (cfg.skillIndex.enabled) opened.index = await openSkillIndex(cfg.skillIndex.dataDir, cfg.skillIndex.embedding);
-    const episodes = await openEpisodes(backend, backendWhere, {
+    const episodes = await openEpisodes(o.families, backend, backendWhere, {
       run: id,
       config: cfg,
       log: o.note,

@@ -1,4 +1,6 @@
 import { ConfigError, HexaError, InvariantError, RunStopped } from "../errors.ts";
+import type { AppContext } from "./context.ts";
+import type { FamilyRegistry } from "./families.ts";
 import { BudgetExceeded } from "../llm/budget.ts";
 import type { SearchCall } from "../family/capabilities.ts";
 import type { AssistantTurn } from "../llm/chat-model.ts";
@@ -9,18 +11,17 @@ import { runLoop } from "../loop/run-loop.ts";
 import type { BankEvent } from "../store/bank.ts";
 import { RunDir } from "../store/run-dir.ts";
 import { asUserError } from "../cli-kit/write-file.ts";
-import { stoppedHint } from "../cli/budget.ts";
-import { writeRunReport } from "../cli/inspect-report.ts";
-import { noteServed } from "../cli/preflight.ts";
-import { progressView, type ProgressView } from "../cli/progress.ts";
-import { configDigest, modelsFor } from "../cli/run-setup.ts";
-import { allFamilies } from "./families.ts";
+import { stoppedHint } from "./budget.ts";
+import { writeRunReport } from "./inspect-report.ts";
+import { noteServed } from "./preflight.ts";
+import { progressView, type ProgressView } from "./progress.ts";
+import { configDigest } from "./run-setup.ts";
 import { planRun, type FamilyOverride, type RunPlan } from "./run-plan.ts";
-import { closeServices, connectServices, type ModelsFactory, type RunFlags, type RunServices } from "./run-services.ts";
+import { closeServices, connectServices, type RunFlags, type RunServices } from "./run-services.ts";
 import { onInterrupt } from "./run-signals.ts";
 import { recordedSize, summariseRounds, summariseSearch } from "./run-summary.ts";
 import { hexaCommand } from "../util/hexa-command.ts";
-import { checkRunStart } from "../cli/run-check.ts";
+import { checkRunStart } from "./run-check.ts";
 
 /** What starts or resumes a run: `hexa run`'s arguments, and the injection points a replay needs. */
 export interface RunSessionOptions {
@@ -35,11 +36,8 @@ export interface RunSessionOptions {
   note: (line: string) => void;
   /** Told the run directory's path as soon as it exists, so a caller's error can name it. */
   madeAt?: (path: string) => void;
-  /**
-   * Builds the run's model clients. Default: `modelsFor` (src/cli/run-setup.ts), the config's `llm:` roles over
-   * OpenAI-compatible endpoints. A replay passes a factory of clients that answer from a recorded llm-log.jsonl.
-   */
-  models?: ModelsFactory;
+  /** The run context: its families, and its models (the endpoints; a replay's recorded answers). */
+  context: AppContext;
   /**
    * The training override: replaces the family the config names before anything runs, e.g. with the same
    * family built over a trainer that replays a recorded run's trainings. Default: the registry's family as
@@ -50,6 +48,7 @@ export interface RunSessionOptions {
 
 /** A run from open to close: the session owns the directory's lock, the signals and every connection. */
 interface Session {
+  families: FamilyRegistry;
   plan: RunPlan;
   services: RunServices;
   dir: RunDir;
@@ -61,7 +60,7 @@ interface Session {
 
 /** Makes (or reopens) and locks the run directory; from here on server notices are also kept in notices.jsonl. */
 const lockRunDir = async (plan: RunPlan, services: RunServices, o: RunSessionOptions, keep: (dir: RunDir) => void) => {
-  const yaml = runConfigYaml(plan.cfg, allFamilies());
+  const yaml = runConfigYaml(plan.cfg, o.context.families.all());
   const digest = configDigest(yaml);
   const dir = plan.existing ?? RunDir.create(o.runsDir, plan.id, yaml, plan.startedAt, { configHash: digest.hash, config: digest.config, code: plan.code });
   o.madeAt?.(dir.path);
@@ -130,7 +129,7 @@ const runRounds = async (s: Session, sizeBefore: string): Promise<string | undef
       : {}),
   });
   view.stop();
-  return summariseRounds(plan.family, cfg, dir, metrics, sizeBefore);
+  return summariseRounds(s.families, plan.family, cfg, dir, metrics, sizeBefore);
 };
 
 /** The error a run that stopped after its directory exists ends with: a spend stop is recorded; every other says how to resume. */
@@ -141,7 +140,7 @@ const stoppedError = async (s: Session, e: unknown): Promise<unknown> => {
     view.stop();
     const spent = await gate.total();
     dir.markStopped({ schemaVersion: 1, reason: "budget", at: new Date().toISOString(), message: e.message, spent, cap: gate.cap });
-    writeRunReport(dir.path);
+    writeRunReport(s.families, dir.path);
     return new RunStopped(`${e.message}; the run is marked stopped: budget (${dir.file("stopped")}). ${stoppedHint(dir, gate.cap, spent)}`);
   }
   const err = asUserError(e, `fix that (space, permissions), then: ${hexaCommand(`run --resume ${dir.path}`)}`);
@@ -152,7 +151,7 @@ const stoppedError = async (s: Session, e: unknown): Promise<unknown> => {
 
 /** Opens everything a run needs in order; on a failure, closes what was opened and rethrows. */
 const openSession = async (o: RunSessionOptions): Promise<Omit<Session, "signal"> & { notices: { warn: (line: string) => void } }> => {
-  const plan = planRun(o, o.note, o.family);
+  const plan = planRun(o.context.families, o, o.note, o.family);
   // Workers train with their own trainer (docs/security.md), so only a run that trains here asks its trainer first.
   if ((o.flags.backend ?? plan.cfg.backend) === "local") await checkRunStart(plan.family, plan.cfg, plan.where);
   // A server quirk is told once per model, above the progress line once that is drawn, and kept once the directory exists.
@@ -161,7 +160,14 @@ const openSession = async (o: RunSessionOptions): Promise<Omit<Session, "signal"
     notices.warn(`warning: ${message}`);
     notices.keep?.(message);
   };
-  const services = await connectServices(plan, { runsDir: o.runsDir, flags: o.flags, note: o.note, onNotice, models: o.models ?? modelsFor });
+  const services = await connectServices(plan, {
+    runsDir: o.runsDir,
+    flags: o.flags,
+    note: o.note,
+    onNotice,
+    models: o.context.models,
+    families: o.context.families,
+  });
   let locked: { dir: RunDir; release: () => void };
   try {
     locked = await lockRunDir(plan, services, o, (dir) => {
@@ -173,7 +179,15 @@ const openSession = async (o: RunSessionOptions): Promise<Omit<Session, "signal"
   }
   const view = progressView(process.stderr, () => performance.now());
   notices.warn = (line) => view.line(line);
-  return { plan, services, ...locked, view, resumeHint: `Continue with: ${hexaCommand(`run --resume ${locked.dir.path}`)}`, notices };
+  return {
+    families: o.context.families,
+    plan,
+    services,
+    ...locked,
+    view,
+    resumeHint: `Continue with: ${hexaCommand(`run --resume ${locked.dir.path}`)}`,
+    notices,
+  };
 };
 
 /**

@@ -1,4 +1,4 @@
-import type { ProgressView } from "../cli/progress.ts";
+import type { ProgressView } from "./progress.ts";
 
 /** How a run answers SIGINT / SIGTERM while it plays. */
 export interface RunInterrupt {

@@ -2,7 +2,7 @@ import { checkPriced, hasCap, SpendGate, type Budget, type Spend } from "../llm/
 import type { SpendLedger } from "../llm/spend-ledger.ts";
 import { forecastRun } from "../loop/forecast.ts";
 import { usesBank } from "../loop/run-config.ts";
-import { budgetFrom, checkForecast, earlierUsage, seedGate, spentIn } from "../cli/budget.ts";
+import { budgetFrom, checkForecast, earlierUsage, seedGate, spentIn } from "./budget.ts";
 import type { RunPlan } from "./run-plan.ts";
 
 /** The flags that set a run's spend cap: `--budget-usd`, `--budget-tokens` over the config's, and `--yes`. */

@@ -8,7 +8,8 @@ import { schedule } from "../loop/schedule.ts";
 import type { RunDir } from "../store/run-dir.ts";
 import type { UsageLine } from "../store/run-records.ts";
 import { scoreRun } from "../report/final-scores-text.ts";
-import { prepareRunAnimations, writeRunReport } from "../cli/inspect-report.ts";
+import type { FamilyRegistry } from "./families.ts";
+import { prepareRunAnimations, writeRunReport } from "./inspect-report.ts";
 import { hexaCommand } from "../util/hexa-command.ts";
 
 const out = (text: string) => void process.stdout.write(text);
@@ -47,16 +48,23 @@ export const recordedSize = (dir: RunDir): string =>
  * The rounds' summary: the table, the family's final scores and the report (a resume that recorded nothing new
  * leaves its report as it was). Returns the fatal problems' message when the numbers are misleading.
  */
-export const summariseRounds = async (family: LevelFamily, cfg: RunConfig, dir: RunDir, metrics: Metrics, sizeBefore: string): Promise<string | undefined> => {
+export const summariseRounds = async (
+  families: FamilyRegistry,
+  family: LevelFamily,
+  cfg: RunConfig,
+  dir: RunDir,
+  metrics: Metrics,
+  sizeBefore: string,
+): Promise<string | undefined> => {
   const report = join(dir.path, "report.html");
   const kept = recordedSize(dir) === sizeBefore && existsSync(report);
   const episodes = dir.episodes({ repair: false });
   // Started first: a family's drawer may make the report's animations in its workers meanwhile.
-  const animations = kept ? Promise.resolve() : prepareRunAnimations(family.id, episodes);
+  const animations = kept ? Promise.resolve() : prepareRunAnimations(families, family.id, episodes);
   printSummary(metrics, resolve(dir.path));
   await scoreRun(family, cfg, schedule(cfg, family), dir.path, episodes, out);
   await animations;
-  out(`report: ${kept ? resolve(report) : writeRunReport(dir.path)}\n`);
+  out(`report: ${kept ? resolve(report) : writeRunReport(families, dir.path)}\n`);
   const fatal = (metrics.problems ?? []).filter((p) => p.fatal);
   return fatal.length ? `${dir.path}: the run finished, but its result is misleading: ${fatal.map((p) => p.message).join("; ")}` : undefined;
 };

@@ -1,10 +1,13 @@
+import { createAppContext } from "../app/context.ts";
 import { describe, expect, it } from "vitest";
-import { allFamilies, loadFamilies } from "../app/families.ts";
 import { composeRunConfig } from "../loop/run-config.ts";
 import { secretLeaks, secretsInConfig, secretsInEnv } from "./secrets.ts";
 
-await loadFamilies();
-const schema = composeRunConfig(allFamilies());
+/** The shipped families, as hexa has them with no HEXA_FAMILIES. */
+const { families } = await createAppContext({});
+
+await families.load();
+const schema = composeRunConfig(families.all());
 
 describe("the secrets a bundle looks for", () => {
   it("are the values of the config's marked fields, by path; a Redis URL gives only its password", () => {

@@ -1,4 +1,5 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
+import type { FamilyRegistry } from "../app/families.ts";
 import { join } from "node:path";
 import { ConfigError } from "../errors.ts";
 import { SkillIndexConfig, type RunConfig } from "../loop/run-config.ts";
@@ -6,7 +7,7 @@ import { byWeight, foldEvents, type Bank, type BankEntry, type BankEvent } from 
 import type { EmbeddingConfig } from "../store/embedding.ts";
 import { updateKey } from "../store/run-dir.ts";
 import { terminalText } from "../util/terminal-text.ts";
-import { openSkillIndex } from "./run-setup.ts";
+import { openSkillIndex } from "../app/run-setup.ts";
 import { lastCommitted, openRun } from "./run-open.ts";
 import { readerConfig } from "./run-config-trust.ts";
 
@@ -82,9 +83,9 @@ const agreed = (what: string, values: string[], fix: string): string => {
 };
 
 /** `hexa bank show`: a run's bank after a round, skills and mistakes by weight. */
-export const showBank = (argv: ShowArgs): void => {
+export const showBank = (families: FamilyRegistry, argv: ShowArgs): void => {
   const path = argv.run;
-  const { dir, cfg } = openRun(path);
+  const { dir, cfg } = openRun(families, path);
   const log = dir.bankLog({ repair: false });
   const asked = argv.round;
   if (asked !== undefined && asked > cfg.rounds) throw new ConfigError(`--round: the run has rounds 0–${cfg.rounds} (got ${asked}); pick one of them`);
@@ -100,8 +101,8 @@ export const showBank = (argv: ShowArgs): void => {
 };
 
 /** `hexa bank history`: every committed bank event of a run, one a line. */
-export const bankHistory = (argv: HistoryArgs): void => {
-  const { dir, cfg } = openRun(argv.run);
+export const bankHistory = (families: FamilyRegistry, argv: HistoryArgs): void => {
+  const { dir, cfg } = openRun(families, argv.run);
   const log = dir.bankLog({ repair: false });
   const parts = levelsOf(cfg, argv.level).map((level) => {
     const events = log.events.get(level) ?? [];
@@ -112,13 +113,13 @@ export const bankHistory = (argv: HistoryArgs): void => {
 };
 
 /** `hexa bank reindex`: the Chroma skill index rebuilt from the runs' bank events. */
-export const reindexRuns = async (argv: ReindexArgs): Promise<void> => {
+export const reindexRuns = async (families: FamilyRegistry, argv: ReindexArgs): Promise<void> => {
   const runs = runsToIndex(argv.runs ?? [], argv["runs-dir"]);
   const note = (line: string) => process.stderr.write(`${line}\n`);
   // The runs may be strangers': their index folder and embedding endpoint are used only when the reader says so.
   const opened = runs.map((p) => {
-    const { dir, cfg } = openRun(p);
-    return { path: p, dir, cfg: readerConfig(cfg, { trust: argv["trust-run-config"], where: `${p}/config.yaml`, note }) };
+    const { dir, cfg } = openRun(families, p);
+    return { path: p, dir, cfg: readerConfig(cfg, { trust: argv["trust-run-config"], where: `${p}/config.yaml`, note, families: families.all() }) };
   });
   const dataDir =
     argv["data-dir"] ??

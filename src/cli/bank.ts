@@ -1,4 +1,5 @@
 import type { Argv, CommandModule } from "yargs";
+import type { AppContext } from "../app/context.ts";
 import { DEFAULT_SKILL_INDEX_DIR } from "../store/skill-index-dir.ts";
 import { type ArgsOf, defineCommand } from "../cli-kit/define-command.ts";
 import { intFlag } from "../cli-kit/flags.ts";
@@ -21,12 +22,13 @@ const showFlags = (y: Argv) =>
     });
 export type ShowArgs = ArgsOf<typeof showFlags>;
 
-const show = defineCommand({
-  command: "show <run>",
-  describe: "a run's bank after a round (default: the last committed), skills and mistakes by weight",
-  builder: showFlags,
-  handler: async (argv) => (await import("./bank-read.ts")).showBank(argv),
-});
+const show = (ctx: AppContext) =>
+  defineCommand({
+    command: "show <run>",
+    describe: "a run's bank after a round (default: the last committed), skills and mistakes by weight",
+    builder: showFlags,
+    handler: async (argv) => (await import("./bank-read.ts")).showBank(ctx.families, argv),
+  });
 
 const historyFlags = (y: Argv) =>
   y
@@ -34,12 +36,13 @@ const historyFlags = (y: Argv) =>
     .option("level", { type: "string", describe: "only this level" });
 export type HistoryArgs = ArgsOf<typeof historyFlags>;
 
-const history = defineCommand({
-  command: "history <run>",
-  describe: "every committed bank event, one a line (round, type, ids, reason): how the skills evolved",
-  builder: historyFlags,
-  handler: async (argv) => (await import("./bank-read.ts")).bankHistory(argv),
-});
+const history = (ctx: AppContext) =>
+  defineCommand({
+    command: "history <run>",
+    describe: "every committed bank event, one a line (round, type, ids, reason): how the skills evolved",
+    builder: historyFlags,
+    handler: async (argv) => (await import("./bank-read.ts")).bankHistory(ctx.families, argv),
+  });
 
 const reindexFlags = (y: Argv) =>
   y
@@ -52,13 +55,14 @@ const reindexFlags = (y: Argv) =>
     .option("trust-run-config", TRUST_RUN_CONFIG_OPTION);
 export type ReindexArgs = ArgsOf<typeof reindexFlags>;
 
-const reindex = defineCommand({
-  command: "reindex [runs..]",
-  describe:
-    "rebuild the Chroma skill index from the runs' bank-events.jsonl (default: every run under --runs-dir); the index folder and embedding endpoint are yours unless --trust-run-config",
-  builder: reindexFlags,
-  handler: async (argv) => (await import("./bank-read.ts")).reindexRuns(argv),
-});
+const reindex = (ctx: AppContext) =>
+  defineCommand({
+    command: "reindex [runs..]",
+    describe:
+      "rebuild the Chroma skill index from the runs' bank-events.jsonl (default: every run under --runs-dir); the index folder and embedding endpoint are yours unless --trust-run-config",
+    builder: reindexFlags,
+    handler: async (argv) => (await import("./bank-read.ts")).reindexRuns(ctx.families, argv),
+  });
 
 const queryFlags = (y: Argv) =>
   y
@@ -76,9 +80,10 @@ const query = defineCommand({
   handler: async (argv) => (await import("./bank-read.ts")).queryIndex(argv),
 });
 
-export const bankCommand: CommandModule = {
+export const bankCommand = (ctx: AppContext): CommandModule => ({
   command: "bank",
   describe: "a run's skill bank (show, history) and the cross-run skill index (reindex, query)",
-  builder: (y: Argv) => y.command(show).command(history).command(reindex).command(query).demandCommand(1, "name a bank subcommand; see hexa bank --help"),
+  builder: (y: Argv) =>
+    y.command(show(ctx)).command(history(ctx)).command(reindex(ctx)).command(query).demandCommand(1, "name a bank subcommand; see hexa bank --help"),
   handler: () => {},
-};
+});

@@ -1,9 +1,9 @@
 import { existsSync, readdirSync, realpathSync } from "node:fs";
+import type { FamilyRegistry } from "../app/families.ts";
 import { basename, isAbsolute, join, relative, resolve } from "node:path";
 import { stringify as stringifyYaml } from "yaml";
 import { ConfigError } from "../errors.ts";
 import { asUserError } from "../cli-kit/write-file.ts";
-import { allFamilies, familyModules } from "../app/families.ts";
 import { composeRunConfig, runConfigYaml } from "../loop/run-config.ts";
 import { RunDir } from "../store/run-dir.ts";
 import type { CodeVersion } from "../store/run-records.ts";
@@ -17,15 +17,15 @@ import { BUNDLE_EXTRAS, COMPARE_RUNS } from "../bundle/run-files.ts";
 import type { RecordedFile } from "../family/replay.ts";
 import { secretsInConfig, secretsInEnv, type SecretValue } from "../bundle/secrets.ts";
 import { isSearchDirectory, searchReplayFiles } from "./bundle-search.ts";
-import { changedKeys, configDigest, readRunConfig, runDirConfig } from "./run-setup.ts";
+import { changedKeys, configDigest, readRunConfig, runDirConfig } from "../app/run-setup.ts";
 import type { BundleArgs } from "./bundle.ts";
 import { hexaCommand } from "../util/hexa-command.ts";
 
 const GIVEN_CONFIG = "bundle/config-given.yaml";
 
 /** The run's own config records hold no secret (hexa writes none there); one that does was edited, and is refused. */
-const refuseSecretsInRun = (dir: RunDir): void => {
-  const schema = composeRunConfig(allFamilies());
+const refuseSecretsInRun = (families: FamilyRegistry, dir: RunDir): void => {
+  const schema = composeRunConfig(families.all());
   const found = [
     ...secretsInConfig(parseYamlText(dir.configText(), `${dir.path}/config.yaml`) ?? {}, schema).map((s) => ({ ...s, source: `config.yaml's ${s.source}` })),
     ...(dir.meta.config === undefined ? [] : secretsInConfig(dir.meta.config, schema).map((s) => ({ ...s, source: `run.json's config.${s.source}` }))),
@@ -37,20 +37,20 @@ const refuseSecretsInRun = (dir: RunDir): void => {
 };
 
 /** The config file the run was started from, checked to resolve to the run's config, secret fields removed. */
-const givenConfig = (path: string, dir: RunDir, note: (line: string) => void): { bytes: Buffer; secrets: SecretValue[] } => {
+const givenConfig = (families: FamilyRegistry, path: string, dir: RunDir, note: (line: string) => void): { bytes: Buffer; secrets: SecretValue[] } => {
   const text = readConfigText(path);
-  const families = allFamilies();
-  const resolved = configDigest(runConfigYaml(readRunConfig(path), families));
+  const all = families.all();
+  const resolved = configDigest(runConfigYaml(readRunConfig(families, path), all));
   if (dir.meta.configHash === undefined) note(`note: ${dir.path}/run.json records no config hash; --config ${path} is packed unchecked`);
   else if (resolved.hash !== dir.meta.configHash) {
     const keys = dir.meta.config === undefined ? ["(run.json holds only the hash)"] : changedKeys(dir.meta.config, resolved.config);
     throw new ConfigError(`--config ${path}: not the config this run was started from (differs in: ${keys.join(", ")}); give that file, or leave --config out`);
   }
   const raw: unknown = parseYamlText(text, path) ?? {};
-  const secrets = secretsInConfig(raw, composeRunConfig(families)).map((s) => ({ ...s, source: `${path}'s ${s.source}` }));
+  const secrets = secretsInConfig(raw, composeRunConfig(all)).map((s) => ({ ...s, source: `${path}'s ${s.source}` }));
   if (!secrets.length) return { bytes: Buffer.from(text), secrets };
   note(`note: --config ${path}: ${secrets.map((s) => s.source).join(", ")} left out of the bundle (secret)`);
-  const stripped = withoutSecrets(raw, composeRunConfig(families));
+  const stripped = withoutSecrets(raw, composeRunConfig(all));
   return { bytes: Buffer.from(`# ${path} as given, its secret fields removed by hexa bundle\n${stringifyYaml(stripped)}`), secrets };
 };
 
@@ -85,9 +85,9 @@ const noteUnreplayable = (dir: RunDir, llm: { auditLog?: unknown; auditHashOnly?
  * Files outside the run that its family's replay reads (reward search: the trainer cache's entries of a run made
  * before runs kept them), by their path in the bundle: under the run's bundle/ (`at`: the run's folder in it).
  */
-const familyFiles = async (dir: RunDir, note: (line: string) => void, at = ""): Promise<RecordedFile[]> => {
-  const config = runDirConfig(dir, `${dir.path}/config.yaml`, note);
-  const module = familyModules().find((m) => m.id === config.family);
+const familyFiles = async (families: FamilyRegistry, dir: RunDir, note: (line: string) => void, at = ""): Promise<RecordedFile[]> => {
+  const config = runDirConfig(families, dir, `${dir.path}/config.yaml`, note);
+  const module = families.modules().find((m) => m.id === config.family);
   const files = (await module?.replay?.recordedFiles({ runDir: dir.path, config, startedAt: new Date(dir.meta.createdAt) })) ?? [];
   return files.map((f) => ({ path: `${at}${BUNDLE_EXTRAS}/${f.path}`, source: f.source }));
 };
@@ -103,8 +103,15 @@ const wrote = (dir: string, out: string, given: string, packed: Packed, createdA
 };
 
 /** A `hexa search` directory packed as a run is (docs/guides/publishing.md), with the trainer results its replay reads. */
-const bundleSearch = async (dir: string, out: string, given: string, o: { force: boolean; withPolicies: boolean }, note: (line: string) => void) => {
-  const { record, files } = await searchReplayFiles(dir, note);
+const bundleSearch = async (
+  families: FamilyRegistry,
+  dir: string,
+  out: string,
+  given: string,
+  o: { force: boolean; withPolicies: boolean },
+  note: (line: string) => void,
+) => {
+  const { record, files } = await searchReplayFiles(families, dir, note);
   const code = bundleCode([record.code], note);
   const createdAt = new Date().toISOString();
   const packed = await packRun({
@@ -131,7 +138,14 @@ const isCompareDirectory = (dir: string): boolean => existsSync(join(dir, "compa
  * logs) and every run under runs/, each checked and packed as a run is; `hexa verify` replays each run, then the
  * results table.
  */
-const bundleCompare = async (dir: string, out: string, given: string, o: { force: boolean; withPolicies: boolean }, note: (line: string) => void) => {
+const bundleCompare = async (
+  families: FamilyRegistry,
+  dir: string,
+  out: string,
+  given: string,
+  o: { force: boolean; withPolicies: boolean },
+  note: (line: string) => void,
+) => {
   const runsDir = join(dir, COMPARE_RUNS);
   const names = existsSync(runsDir)
     ? readdirSync(runsDir)
@@ -145,9 +159,9 @@ const bundleCompare = async (dir: string, out: string, given: string, o: { force
     const recordedFiles: RecordedFile[] = [];
     for (const run of runs) {
       releases.push(run.lock());
-      refuseSecretsInRun(run);
+      refuseSecretsInRun(families, run);
       noteUnreplayable(run, (parseYamlText(run.configText(), `${run.path}/config.yaml`) as { llm?: Record<string, unknown> } | null)?.llm ?? {}, note);
-      recordedFiles.push(...(await familyFiles(run, note, `${COMPARE_RUNS}/${basename(run.path)}/`)));
+      recordedFiles.push(...(await familyFiles(families, run, note, `${COMPARE_RUNS}/${basename(run.path)}/`)));
     }
     const code = bundleCode(runs.flatMap(runCode), note);
     const createdAt = new Date().toISOString();
@@ -172,7 +186,7 @@ const bundleCompare = async (dir: string, out: string, given: string, o: { force
 };
 
 /** `hexa bundle`'s work (src/cli/bundle.ts holds its flags). */
-export const bundleRun = async (argv: BundleArgs): Promise<void> => {
+export const bundleRun = async (families: FamilyRegistry, argv: BundleArgs): Promise<void> => {
   const note = (line: string) => process.stderr.write(`${line}\n`);
   const out = resolve(argv.out);
   const inside = relative(resolve(argv.run), out);
@@ -181,26 +195,26 @@ export const bundleRun = async (argv: BundleArgs): Promise<void> => {
   if (isSearchDirectory(argv.run)) {
     if (argv.config !== undefined)
       throw new ConfigError(`--config: ${argv.run} is a hexa search directory, made from flags (search-config.json records them); leave --config out`);
-    return bundleSearch(argv.run, out, argv.out, { force: argv.force, withPolicies: argv["with-policies"] }, note);
+    return bundleSearch(families, argv.run, out, argv.out, { force: argv.force, withPolicies: argv["with-policies"] }, note);
   }
   if (isCompareDirectory(argv.run)) {
     if (argv.config !== undefined)
       throw new ConfigError(`--config: ${argv.run} is a hexa compare directory (its cells/ hold each run's config); leave --config out`);
-    return bundleCompare(argv.run, out, argv.out, { force: argv.force, withPolicies: argv["with-policies"] }, note);
+    return bundleCompare(families, argv.run, out, argv.out, { force: argv.force, withPolicies: argv["with-policies"] }, note);
   }
   const dir = RunDir.open(argv.run);
   const release = dir.lock();
   try {
-    refuseSecretsInRun(dir);
+    refuseSecretsInRun(families, dir);
     const secrets = secretsInEnv(process.env);
-    const given = argv.config === undefined ? undefined : givenConfig(argv.config, dir, note);
+    const given = argv.config === undefined ? undefined : givenConfig(families, argv.config, dir, note);
     const code = bundleCode(runCode(dir), note);
     const llm =
       (parseYamlText(dir.configText(), `${dir.path}/config.yaml`) as { llm?: { cacheDir?: unknown; auditLog?: unknown; auditHashOnly?: unknown } } | null)
         ?.llm ?? {};
     noteUnreplayable(dir, llm, note);
     const cacheDir = llm.cacheDir;
-    const recordedFiles = await familyFiles(dir, note);
+    const recordedFiles = await familyFiles(families, dir, note);
     const createdAt = new Date().toISOString();
     const packed = await packRun({
       runDir: dir.path,

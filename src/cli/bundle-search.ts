@@ -1,4 +1,5 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import type { FamilyRegistry } from "../app/families.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { RecordedFile } from "../family/replay.ts";
@@ -14,11 +15,15 @@ export const isSearchDirectory = (dir: string): boolean => existsSync(join(dir, 
  * replaying the search as `hexa verify` does, which trains nothing; a replay that ends early is noted, and
  * the bundle holds what it read.
  */
-export const searchReplayFiles = async (dir: string, note: (line: string) => void): Promise<{ record: SearchRecord; files: RecordedFile[] }> => {
+export const searchReplayFiles = async (
+  families: FamilyRegistry,
+  dir: string,
+  note: (line: string) => void,
+): Promise<{ record: SearchRecord; files: RecordedFile[] }> => {
   const record = finishedSearch(dir);
   const work = mkdtempSync(join(tmpdir(), "hexa-bundle-search-"));
   try {
-    const replay = await openSearchReplay(dir, record, work, "own");
+    const replay = await openSearchReplay(families, dir, record, work, "own");
     try {
       const failed = await replay.execute(join(work, "search"));
       const problem = replay.family.missing() ?? failed?.message;

@@ -1,4 +1,5 @@
 import type { Argv } from "yargs";
+import type { AppContext } from "../app/context.ts";
 import { type ArgsOf, defineCommand } from "../cli-kit/define-command.ts";
 
 const bundleFlags = (y: Argv) =>
@@ -15,10 +16,11 @@ const bundleFlags = (y: Argv) =>
 /** The flags `hexa bundle` reads (src/cli/bundle-pack.ts). */
 export type BundleArgs = ArgsOf<typeof bundleFlags>;
 
-export const bundleCommand = defineCommand({
-  command: "bundle <run>",
-  describe: "pack a run with everything that made it (config, code version, model exchanges, records) and a MANIFEST of sha256s into one .tar.gz",
-  builder: bundleFlags,
-  // The packing modules are loaded only here: `hexa bundle --help` starts fast.
-  handler: async (argv) => (await import("./bundle-pack.ts")).bundleRun(argv),
-});
+export const bundleCommand = (ctx: AppContext) =>
+  defineCommand({
+    command: "bundle <run>",
+    describe: "pack a run with everything that made it (config, code version, model exchanges, records) and a MANIFEST of sha256s into one .tar.gz",
+    builder: bundleFlags,
+    // The packing modules are loaded only here: `hexa bundle --help` starts fast.
+    handler: async (argv) => (await import("./bundle-pack.ts")).bundleRun(ctx.families, argv),
+  });

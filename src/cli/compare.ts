@@ -1,6 +1,7 @@
 import { basename, extname, join, resolve } from "node:path";
+import type { AppContext } from "../app/context.ts";
 import type { Argv } from "yargs";
-import { type ArgsOf, defineCommand } from "../cli-kit/define-command.ts";
+import { defineCommand } from "../cli-kit/define-command.ts";
 import { intFlag } from "../cli-kit/flags.ts";
 import { asUserError } from "../cli-kit/write-file.ts";
 import { budgetOptions, DOCTOR_OPTION } from "./guard-flags.ts";
@@ -33,21 +34,19 @@ const compareFlags = (y: Argv) =>
       describe: "where the runs' episodes are played: local, or redis://HOST:PORT for hexa worker processes (raise --parallel to keep them busy)",
     })
     .option("doctor", DOCTOR_OPTION);
-/** The flags compare reads; a caller other than the command (hexa bench) gives the required ones. */
-export type CompareArgs = Pick<ArgsOf<typeof compareFlags>, "config" | "runs" | "heldout" | "parallel"> & Partial<ArgsOf<typeof compareFlags>>;
-
-export const compareCommand = defineCommand({
-  command: "compare <config>",
-  describe: "a grid of configurations x runs on paired seeds, held-out evaluation and paired bootstrap statistics; writes DIR/results.*",
-  builder: compareFlags,
-  handler: async (argv) => {
-    const out = resolve(argv.out ?? join("compare", basename(argv.config, extname(argv.config))));
-    // The grid's modules (stores, reports, child processes) are loaded only here: `hexa compare --help` starts fast.
-    const { compare } = await import("./compare-play.ts");
-    try {
-      await compare(argv, out);
-    } catch (e) {
-      throw asUserError(e, `check that ${out} is a writable folder with space, then rerun the same command to continue`);
-    }
-  },
-});
+export const compareCommand = (ctx: AppContext) =>
+  defineCommand({
+    command: "compare <config>",
+    describe: "a grid of configurations x runs on paired seeds, held-out evaluation and paired bootstrap statistics; writes DIR/results.*",
+    builder: compareFlags,
+    handler: async (argv) => {
+      const out = resolve(argv.out ?? join("compare", basename(argv.config, extname(argv.config))));
+      // The grid's modules (stores, reports, child processes) are loaded only here: `hexa compare --help` starts fast.
+      const { compare } = await import("../app/compare-play.ts");
+      try {
+        await compare(ctx.families, argv, out);
+      } catch (e) {
+        throw asUserError(e, `check that ${out} is a writable folder with space, then rerun the same command to continue`);
+      }
+    },
+  });

@@ -1,4 +1,6 @@
 import { writeFileSync } from "node:fs";
+import type { AppContext } from "../app/context.ts";
+import type { FamilyRegistry } from "../app/families.ts";
 import { budgetOf } from "../../agents/run-episode.ts";
 import type { Trajectory, TrajectoryStep } from "../store/trajectory.ts";
 import { parseSeed } from "../family/seed.ts";
@@ -10,7 +12,6 @@ import { parseRunConfig, type RunAgent, type RunConfig } from "../loop/run-confi
 import { RUN_AGENTS } from "../loop/run-choices.ts";
 import type { LevelFamily } from "../family/family.ts";
 import { EMPTY_BANK } from "../store/bank.ts";
-import { allFamilies, defaultFamilyId, familyIds, getFamily } from "../app/families.ts";
 import { flagOptions, schemaFlags, sliceFromFlags, type SchemaFlag } from "../cli-kit/schema-flags.ts";
 import { toolProgressView } from "./tool-progress.ts";
 import { assertWritable } from "../cli-kit/write-file.ts";
@@ -29,9 +30,9 @@ const flagsOf = (schema: Parameters<typeof schemaFlags>[0], family: string): Sch
   schemaFlags(schema, { suffix: ` (family ${family})`, plainOnly: true, showDefaults: false });
 
 /** Every family's config fields as flags (a name two families share is one flag, described by the first). */
-const familyFlags = (): SchemaFlag[] => {
+const familyFlags = (families: FamilyRegistry): SchemaFlag[] => {
   const seen = new Map<string, SchemaFlag>();
-  for (const id of familyIds()) for (const f of flagsOf(getFamily(id).config.schema, id)) if (!seen.has(f.name)) seen.set(f.name, f);
+  for (const id of families.ids()) for (const f of flagsOf(families.get(id).config.schema, id)) if (!seen.has(f.name)) seen.set(f.name, f);
   return [...seen.values()];
 };
 
@@ -46,9 +47,9 @@ const numberOrNone = (key: string, v: unknown): Record<string, unknown> => {
 type ConfigFlags = Record<string, unknown> & { level: string; agent: RunAgent; "max-turns": number };
 
 /** The episode's run config, from the flags; an error names the flag, not the config key it fills. */
-const episodeConfig = (family: LevelFamily, argv: ConfigFlags): RunConfig => {
+const episodeConfig = (families: FamilyRegistry, family: LevelFamily, argv: ConfigFlags): RunConfig => {
   const own = flagsOf(family.config.schema, family.id);
-  const foreign = familyFlags().filter((f) => argv[f.name] !== undefined && !own.some((o) => o.name === f.name));
+  const foreign = familyFlags(families).filter((f) => argv[f.name] !== undefined && !own.some((o) => o.name === f.name));
   if (foreign.length)
     throw new ConfigError(`--${foreign[0]!.name} is not a flag of family ${family.id}; its flags: ${own.map((f) => `--${f.name}`).join(", ") || "none"}`);
   const slice = { [family.config.key]: sliceFromFlags(own, argv) };
@@ -57,7 +58,7 @@ const episodeConfig = (family: LevelFamily, argv: ConfigFlags): RunConfig => {
     return parseRunConfig(
       { family: family.id, levels: [level], agent: argv.agent, actor: { maxTurns: argv["max-turns"] }, ...slice },
       "hexa episode",
-      allFamilies(),
+      families.all(),
     );
   } catch (e) {
     // Name the flag, not the config key it fills.
@@ -142,66 +143,70 @@ const printOutcome = (t: Trajectory, agent: RunAgent, llm: LlmConfig): void => {
 };
 
 /** `hexa episode`: one episode, turn by turn, then a summary (success, turns, tokens, cost). */
-export const episodeCommand = defineCommand({
-  command: "episode <level>",
-  describe: "run one episode with an agent and show it turn by turn",
-  builder: (y) =>
-    withOptionsByName(
-      y
-        .positional("level", { type: "string", demandOption: true })
-        .option("seed", { type: "string", demandOption: true, describe: "level seed (non-negative integer)" })
-        .option("family", { choices: familyIds(), default: defaultFamilyId(), describe: "the level family of LEVEL" })
-        .option("agent", { choices: RUN_AGENTS.filter((a) => a !== "hexa"), default: "react" as RunAgent, describe: "heuristic needs no model" })
-        .option("model", { type: "string", describe: "model name (actor role)" })
-        .option("base-url", { type: "string", describe: "OpenAI-compatible endpoint (else OPENAI_BASE_URL)" })
-        .option("api-key", { type: "string", describe: "API key (else OPENAI_API_KEY)" })
-        .option("max-turns", { type: "number", default: 25, describe: "turn budget T" })
-        .option("temperature", { type: "string", describe: "sampling temperature, or none to send none (default 1)" })
-        .option("max-output-tokens", { type: "string", describe: "cap on tokens per answer, or none to send none (default 8192)" })
-        .option("stream", { type: "boolean", default: false, describe: "stream the model's answers" })
-        .option("cache-dir", { type: "string", describe: "answer identical requests from this response cache" })
-        .option("audit-log", { type: "string", describe: "append one JSON line per model call here" })
-        .option("out", { type: "string", describe: "write the trajectory as JSON" }),
-      flagOptions(familyFlags()),
-    ),
-  handler: async (argv) => {
-    // Before any (paid) play: an output path that cannot be written loses nothing yet.
-    if (argv.out) assertWritable("out", argv.out);
-    const family = getFamily(argv.family);
-    family.checkLevel(argv.level);
-    const level = argv.level;
-    const seed = parseSeed(argv.seed, "--seed");
-    const cfg = episodeConfig(family, argv);
-    const agent = argv.agent;
-    const llm = episodeLlm(argv);
-    if (agent !== "heuristic" && !argv.model && !argv["base-url"] && !process.env.OPENAI_BASE_URL && !process.env.OPENAI_API_KEY) {
-      throw new ConfigError(
-        `--agent ${agent} needs a model: pass --model and --base-url (or set OPENAI_BASE_URL / OPENAI_API_KEY), or use --agent heuristic, which needs none`,
-      );
-    }
-    // Loaded only when a model is used: langchain costs about a second of start-up.
-    const model =
-      agent === "heuristic"
-        ? undefined
-        : (await import("../llm/role-model.ts")).createRoleModel("actor", llm, { env: process.env, onNotice: (m) => process.stderr.write(`warning: ${m}\n`) });
-    const label = agent === "heuristic" ? "heuristic (no LLM)" : `${agent} with ${llm.actor.model}`;
-    process.stderr.write(`${level} seed ${seed}: ${label}, ${budgetOf(agent, cfg.actor.maxTurns)} turns\n`);
-    const trainings = toolProgressView(process.stderr);
-    const { trajectory: t } = await playEpisode(family, {
-      task: { level, seed },
-      agent,
-      config: cfg,
-      bank: EMPTY_BANK,
-      ...(model ? { model } : {}),
-      costOf: (turn) => usageRecord("actor", turn, llm.prices).costUsd,
-      now: () => performance.now(),
-      onStep: (s) => {
-        trainings.stop();
-        process.stderr.write(progressLine(s));
-      },
-      onToolProgress: (p) => trainings.update(p),
-    });
-    if (argv.out) writeFileSync(argv.out, `${JSON.stringify(t, null, 2)}\n`);
-    printOutcome(t, agent, llm);
-  },
-});
+export const episodeCommand = (ctx: AppContext) =>
+  defineCommand({
+    command: "episode <level>",
+    describe: "run one episode with an agent and show it turn by turn",
+    builder: (y) =>
+      withOptionsByName(
+        y
+          .positional("level", { type: "string", demandOption: true })
+          .option("seed", { type: "string", demandOption: true, describe: "level seed (non-negative integer)" })
+          .option("family", { choices: ctx.families.ids(), default: ctx.families.defaultId(), describe: "the level family of LEVEL" })
+          .option("agent", { choices: RUN_AGENTS.filter((a) => a !== "hexa"), default: "react" as RunAgent, describe: "heuristic needs no model" })
+          .option("model", { type: "string", describe: "model name (actor role)" })
+          .option("base-url", { type: "string", describe: "OpenAI-compatible endpoint (else OPENAI_BASE_URL)" })
+          .option("api-key", { type: "string", describe: "API key (else OPENAI_API_KEY)" })
+          .option("max-turns", { type: "number", default: 25, describe: "turn budget T" })
+          .option("temperature", { type: "string", describe: "sampling temperature, or none to send none (default 1)" })
+          .option("max-output-tokens", { type: "string", describe: "cap on tokens per answer, or none to send none (default 8192)" })
+          .option("stream", { type: "boolean", default: false, describe: "stream the model's answers" })
+          .option("cache-dir", { type: "string", describe: "answer identical requests from this response cache" })
+          .option("audit-log", { type: "string", describe: "append one JSON line per model call here" })
+          .option("out", { type: "string", describe: "write the trajectory as JSON" }),
+        flagOptions(familyFlags(ctx.families)),
+      ),
+    handler: async (argv) => {
+      // Before any (paid) play: an output path that cannot be written loses nothing yet.
+      if (argv.out) assertWritable("out", argv.out);
+      const family = ctx.families.get(argv.family);
+      family.checkLevel(argv.level);
+      const level = argv.level;
+      const seed = parseSeed(argv.seed, "--seed");
+      const cfg = episodeConfig(ctx.families, family, argv);
+      const agent = argv.agent;
+      const llm = episodeLlm(argv);
+      if (agent !== "heuristic" && !argv.model && !argv["base-url"] && !process.env.OPENAI_BASE_URL && !process.env.OPENAI_API_KEY) {
+        throw new ConfigError(
+          `--agent ${agent} needs a model: pass --model and --base-url (or set OPENAI_BASE_URL / OPENAI_API_KEY), or use --agent heuristic, which needs none`,
+        );
+      }
+      // Loaded only when a model is used: langchain costs about a second of start-up.
+      const model =
+        agent === "heuristic"
+          ? undefined
+          : (await import("../llm/role-model.ts")).createRoleModel("actor", llm, {
+              env: process.env,
+              onNotice: (m) => process.stderr.write(`warning: ${m}\n`),
+            });
+      const label = agent === "heuristic" ? "heuristic (no LLM)" : `${agent} with ${llm.actor.model}`;
+      process.stderr.write(`${level} seed ${seed}: ${label}, ${budgetOf(agent, cfg.actor.maxTurns)} turns\n`);
+      const trainings = toolProgressView(process.stderr);
+      const { trajectory: t } = await playEpisode(family, {
+        task: { level, seed },
+        agent,
+        config: cfg,
+        bank: EMPTY_BANK,
+        ...(model ? { model } : {}),
+        costOf: (turn) => usageRecord("actor", turn, llm.prices).costUsd,
+        now: () => performance.now(),
+        onStep: (s) => {
+          trainings.stop();
+          process.stderr.write(progressLine(s));
+        },
+        onToolProgress: (p) => trainings.update(p),
+      });
+      if (argv.out) writeFileSync(argv.out, `${JSON.stringify(t, null, 2)}\n`);
+      printOutcome(t, agent, llm);
+    },
+  });

@@ -1,4 +1,5 @@
 import { basename, dirname, join } from "node:path";
+import type { FamilyRegistry } from "../app/families.ts";
 import { ConfigError, RunStopped } from "../errors.ts";
 import { BudgetExceeded, checkPriced, hasCap, SpendGate, type Budget } from "../llm/budget.ts";
 import { evaluateRun, heldOutSeeds, learnedSeeds, readRunState, type EvalRow, type RunState } from "../loop/evaluate.ts";
@@ -10,12 +11,12 @@ import { appendEvalUsage, clearEvalStopped, evalStopped, evalUsage, markEvalStop
 import { updateKey, type RunDir } from "../store/run-dir.ts";
 import { terminalText } from "../util/terminal-text.ts";
 import { openRun } from "./run-open.ts";
-import { budgetFrom, checkForecast, earlierUsage, raiseFlags, seedGate, spentIn } from "./budget.ts";
+import { budgetFrom, checkForecast, earlierUsage, raiseFlags, seedGate, spentIn } from "../app/budget.ts";
 import { percent } from "../cli-kit/format.ts";
-import { familyOf, modelsFor } from "./run-setup.ts";
+import { modelsFor } from "../app/run-setup.ts";
 import type { LevelFamily } from "../family/family.ts";
 import { readerConfig } from "./run-config-trust.ts";
-import { doctorSkipped, preflight, servedChanges } from "./preflight.ts";
+import { doctorSkipped, preflight, servedChanges } from "../app/preflight.ts";
 import type { EvalArgs } from "./eval.ts";
 import { hexaCommand } from "../util/hexa-command.ts";
 
@@ -55,27 +56,32 @@ const chosenSeeds = (cfg: RunConfig, family: LevelFamily, argv: EvalArgs, run: R
 };
 
 /** The finished run to evaluate, with its config as the reader uses it (docs/security.md), its family and records. */
-const openFinished = (argv: EvalArgs) => {
+const openFinished = (families: FamilyRegistry, argv: EvalArgs) => {
   const path = argv.run;
-  const opened = openRun(path);
+  const opened = openRun(families, path);
   const { dir } = opened;
   // A run directory may be a stranger's: its endpoints, trainer command and paths are used only when the reader says so.
-  const cfg = readerConfig(opened.cfg, { trust: argv["trust-run-config"], where: `${path}/config.yaml`, note: (line) => process.stderr.write(`${line}\n`) });
+  const cfg = readerConfig(opened.cfg, {
+    trust: argv["trust-run-config"],
+    where: `${path}/config.yaml`,
+    note: (line) => process.stderr.write(`${line}\n`),
+    families: families.all(),
+  });
   const run = readRunState(dir, (ids) =>
     process.stderr.write(
       `warning: ${dir.file("episodes")} has ${ids.length} duplicated line(s) (${ids.slice(0, 3).join(", ")}${ids.length > 3 ? ", …" : ""}); each episode is counted once\n`,
     ),
   );
   requireFinished(path, run, cfg);
-  const family = familyOf(cfg);
+  const family = families.get(cfg.family);
   // The family's own folders (reward search: its trainer cache) go beside the run, in its runs folder, never here.
   family.records?.openRun(dir.path, { keep: false });
   return { path, dir, cfg, family, run };
 };
 
 /** `hexa eval`: the run's final bank played frozen on held-out seeds, under the evaluation's spend cap. */
-export const evaluate = async (argv: EvalArgs): Promise<void> => {
-  const { path, dir, cfg, family, run } = openFinished(argv);
+export const evaluate = async (families: FamilyRegistry, argv: EvalArgs): Promise<void> => {
+  const { path, dir, cfg, family, run } = openFinished(families, argv);
   const seeds = chosenSeeds(cfg, family, argv, run);
   const wanted = Object.fromEntries(seeds);
   // An evaluation of these seeds that a spend cap stopped is continued: what it played is kept, not played again.
@@ -86,7 +92,7 @@ export const evaluate = async (argv: EvalArgs): Promise<void> => {
     const served = await preflight(cfg.llm, ["actor"], { env: process.env, cacheDir: dirname(dir.path), where: `${path}/config.yaml` });
     if (served) servedChanges(dir.path, served).forEach((line) => process.stderr.write(`${line}\n`));
   }
-  const gate = evalGate(cfg, dir, { cap: budgetFrom({}, argv), toPlay: total - played.length, spentBefore: stopped?.usage ?? [], yes: argv.yes });
+  const gate = evalGate(family, cfg, dir, { cap: budgetFrom({}, argv), toPlay: total - played.length, spentBefore: stopped?.usage ?? [], yes: argv.yes });
   // The frozen bank needs no evolver; the actor's calls go to eval/llm-log.jsonl so the run's own log is untouched.
   const { actorModel } = await modelsFor(
     { ...cfg, evolver: "heuristic", llm: { ...cfg.llm, auditLog: cfg.llm.auditLog ?? join(dir.path, "eval", "llm-log.jsonl") } },
@@ -152,6 +158,7 @@ export const evaluate = async (argv: EvalArgs): Promise<void> => {
  * the evaluation before the call that would. A continued evaluation counts what it already spent.
  */
 const evalGate = (
+  family: LevelFamily,
   cfg: RunConfig,
   dir: RunDir,
   o: { cap: Budget; toPlay: number; spentBefore: Parameters<typeof spentIn>[0]; yes: boolean },
@@ -160,7 +167,7 @@ const evalGate = (
   checkPriced(o.cap, cfg.llm.prices, [{ where: "llm.actor", model: cfg.llm.actor.model }]);
   const spent = spentIn(o.spentBefore);
   const earlier = [evalUsage(dir.path), ...earlierUsage([dirname(dir.path)])];
-  const forecast = forecastEval({ cfg, family: familyOf(cfg), episodes: o.toPlay, earlier });
+  const forecast = forecastEval({ cfg, family, episodes: o.toPlay, earlier });
   checkForecast(forecast, o.cap, spent, { yes: o.yes, what: "this evaluation", print: (line) => process.stderr.write(`${line}\n`) });
   if (!hasCap(o.cap)) return undefined;
   const gate = new SpendGate(o.cap, cfg.llm.prices, spent);

@@ -1,4 +1,5 @@
 import type { Argv } from "yargs";
+import type { AppContext } from "../app/context.ts";
 import { ConfigError } from "../errors.ts";
 import { type ArgsOf, defineCommand } from "../cli-kit/define-command.ts";
 import { intFlag } from "../cli-kit/flags.ts";
@@ -53,18 +54,22 @@ const evalFlags = (y: Argv) =>
 /** The flags `hexa eval` reads (src/cli/eval-held-out.ts). */
 export type EvalArgs = ArgsOf<typeof evalFlags>;
 
-export const evalCommand = defineCommand({
-  command: "eval <run>",
-  describe:
-    "held-out evaluation: the run's final bank on seeds it never learned from; writes runs/<id>/eval/<time>.jsonl. Endpoints, trainer command and paths come from you (environment, defaults), not from the run's config.yaml, unless --trust-run-config",
-  builder: evalFlags,
-  handler: async (argv) => {
-    // The evaluation's modules (stores, models, the loop) are loaded only here: `hexa eval --help` starts fast.
-    const { evaluate } = await import("./eval-held-out.ts");
-    try {
-      await evaluate(argv);
-    } catch (e) {
-      throw asUserError(e, "hexa eval writes its results under the run's eval/ folder: make the run directory writable, or copy the run and evaluate the copy");
-    }
-  },
-});
+export const evalCommand = (ctx: AppContext) =>
+  defineCommand({
+    command: "eval <run>",
+    describe:
+      "held-out evaluation: the run's final bank on seeds it never learned from; writes runs/<id>/eval/<time>.jsonl. Endpoints, trainer command and paths come from you (environment, defaults), not from the run's config.yaml, unless --trust-run-config",
+    builder: evalFlags,
+    handler: async (argv) => {
+      // The evaluation's modules (stores, models, the loop) are loaded only here: `hexa eval --help` starts fast.
+      const { evaluate } = await import("./eval-held-out.ts");
+      try {
+        await evaluate(ctx.families, argv);
+      } catch (e) {
+        throw asUserError(
+          e,
+          "hexa eval writes its results under the run's eval/ folder: make the run directory writable, or copy the run and evaluate the copy",
+        );
+      }
+    },
+  });

@@ -2,20 +2,16 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { join } from "node:path";
 import { ConfigError } from "../errors.ts";
-import type { EpisodeDrawer, Report, RunInput } from "../report/inspect/model.ts";
+import type { EpisodeDrawer, Report } from "../report/inspect/model.ts";
 import type { EpisodeRecord } from "../store/run-records.ts";
-import { findSearchDirs, type InspectTarget } from "./inspect-load.ts";
+import { findSearchDirs, type InspectTarget } from "../app/inspect-load.ts";
+import type { Built } from "../app/inspect-report.ts";
 import { screenRequest } from "./inspect-request.ts";
 
 /**
  * `hexa inspect --serve` (docs/ARCHITECTURE.md §8): the report on 127.0.0.1, rebuilt as the run writes and pushed
  * to open pages over server-sent events. What it exposes and to whom: docs/security.md.
  */
-
-export interface Built {
-  report: Report;
-  inputs: RunInput[];
-}
 
 export interface ServeSource {
   target: InspectTarget;

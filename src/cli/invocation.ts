@@ -1,4 +1,5 @@
 import { basename, isAbsolute, relative, sep } from "node:path";
+import { LAUNCHER_ENV } from "../util/hexa-command.ts";
 
 /** What says how hexa was started: the script node runs (process.argv[1]), the environment and the working folder. */
 export interface Invocation {
@@ -11,7 +12,6 @@ export interface Invocation {
  * The launcher, when something says it: the `./hexa` shell script sets its `$0`, hexa sets what it found for the
  * hexa processes a command starts (hexa compare's runs), and a user or a test may set it.
  */
-export const LAUNCHER_ENV = "HEXA_LAUNCHER";
 
 /** `node PATH` with the path as short as it can be from the working folder. */
 const nodeCommand = (script: string, cwd: string): string => {

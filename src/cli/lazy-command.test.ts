@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { GENERIC_COMMANDS } from "./commands.ts";
-import { familyModules } from "../app/families.ts";
+import { genericCommands } from "./commands.ts";
+import { createAppContext } from "../app/context.ts";
 import type { LazyCommand } from "../cli-kit/lazy-command.ts";
 
 const lazy = (c: unknown): c is LazyCommand => typeof (c as LazyCommand).load === "function";
 
-const everyCommand = [...GENERIC_COMMANDS, ...familyModules().flatMap((m) => [...(m.commands ?? []), ...(m.levelCommands ?? [])])];
+const ctx = await createAppContext({});
+const everyCommand = [...genericCommands(ctx), ...ctx.families.modules().flatMap((m) => [...(m.commands ?? []), ...(m.levelCommands ?? [])])];
 
 describe("lazy commands", () => {
   it("every command of hexa and of its families is lazy", () => {

@@ -1,6 +1,6 @@
 import type { Argv, CommandModule } from "yargs";
+import type { AppContext } from "../app/context.ts";
 import { defineCommand } from "../cli-kit/define-command.ts";
-import { familyIds, familyModules } from "../app/families.ts";
 import { asYargsCommand } from "../cli-kit/lazy-command.ts";
 
 const shortDescription = (text: string, max = 100) => {
@@ -19,24 +19,26 @@ const table = (header: readonly string[], rows: readonly (readonly string[])[]):
   return [line(header, false), ...rows.map((r) => line(r, true))].join("\n") + "\n";
 };
 
-const list = defineCommand({
-  command: "list",
-  describe: "a family's levels (tasks) with what the family shows of them",
-  builder: (y) => y.option("family", { choices: familyIds(), default: familyIds()[0]!, describe: "the level family" }),
-  handler: async (argv) => {
-    const family = familyModules().find((m) => m.id === argv.family)!;
-    const { header, rows } = await family.listing();
-    if (family.id !== familyIds()[0]) process.stdout.write(`${family.title}\n`);
-    process.stdout.write(table(header, rows));
-  },
-});
+const list = (ctx: AppContext) =>
+  defineCommand({
+    command: "list",
+    describe: "a family's levels (tasks) with what the family shows of them",
+    builder: (y) => y.option("family", { choices: ctx.families.ids(), default: ctx.families.ids()[0]!, describe: "the level family" }),
+    handler: async (argv) => {
+      const family = ctx.families.modules().find((m) => m.id === argv.family)!;
+      const { header, rows } = await family.listing();
+      if (family.id !== ctx.families.ids()[0]) process.stdout.write(`${family.title}\n`);
+      process.stdout.write(table(header, rows));
+    },
+  });
 
-export const levelsCommand: CommandModule = {
+export const levelsCommand = (ctx: AppContext): CommandModule => ({
   command: "levels",
   describe: "the levels of each family: list them, and each family's own level commands (certify, show, check-scenes ...)",
   builder: (y: Argv) =>
-    familyModules()
-      .reduce((acc, m) => (m.levelCommands ?? []).reduce((a, c) => a.command(asYargsCommand(c)), acc), y.command(list))
+    ctx.families
+      .modules()
+      .reduce((acc, m) => (m.levelCommands ?? []).reduce((a, c) => a.command(asYargsCommand(c)), acc), y.command(list(ctx)))
       .demandCommand(1),
   handler: () => {},
-};
+});

@@ -1,14 +1,12 @@
 import { hideBin } from "yargs/helpers";
 import type { Argv } from "yargs";
 import { HexaError, RunStopped } from "../errors.ts";
-import { closeFamilies, loadPluginFamilies } from "../app/families.ts";
 import { hexaCli } from "./hexa-cli.ts";
-import { appHost } from "../app/host.ts";
-import { provideFamilyHost } from "../family/host.ts";
+import { type AppContext, createAppContext } from "../app/context.ts";
 import { terminalText } from "../util/terminal-text.ts";
 import { errorLine, type UsageContext, usageErrorText } from "../cli-kit/usage-error.ts";
-import { setHexaLauncher } from "../util/hexa-command.ts";
-import { LAUNCHER_ENV, launcherOf } from "./invocation.ts";
+import { LAUNCHER_ENV } from "../util/hexa-command.ts";
+import { launcherOf } from "./invocation.ts";
 
 // `hexa levels list | head` closes the pipe early; that is not an error.
 process.stdout.on("error", (e: NodeJS.ErrnoException) => {
@@ -17,13 +15,12 @@ process.stdout.on("error", (e: NodeJS.ErrnoException) => {
 });
 
 const launcher = launcherOf({ script: process.argv[1], env: process.env, cwd: process.cwd() });
-setHexaLauncher(launcher);
-// The hexa processes a command starts (hexa compare's runs) print the user's launcher, not their own node command.
+// What hexaCommand prints (src/util/hexa-command.ts); the hexa processes a command starts (hexa compare's runs) print
+// the user's launcher too, not their own node command.
 process.env[LAUNCHER_ENV] = launcher;
-provideFamilyHost(appHost);
 const colour = process.stderr.hasColors?.() ?? false;
 
-await loadPluginFamilies().catch((e: unknown) => {
+const ctx: AppContext = await createAppContext().catch((e: unknown) => {
   if (!(e instanceof HexaError)) throw e;
   process.stderr.write(`${errorLine(terminalText(e.message), colour)}\n`);
   process.exit(2);
@@ -51,7 +48,7 @@ const usageContextOrNone = (y: Argv): UsageContext => {
   }
 };
 
-const cli = hexaCli(hideBin(process.argv));
+const cli = hexaCli(ctx, hideBin(process.argv));
 cli.fail((msg, err) => {
   // yargs re-throws an error from an option's `coerce` as a YError carrying the same message.
   if (err instanceof HexaError || err?.name === "YError") {
@@ -67,12 +64,12 @@ cli.fail((msg, err) => {
 try {
   await cli.parseAsync();
   // Trainer processes and workers a family started; they also exit on their own when stdin closes.
-  await closeFamilies();
+  await ctx.families.close();
 } catch (err) {
   // A lazy command's coerce error reaches here as yargs' YError, past .fail(): the same user error.
   if (err instanceof HexaError || (err instanceof Error && err.name === "YError")) {
     process.stderr.write(`${errorLine(terminalText(err.message), colour)}\n`);
-    await closeFamilies();
+    await ctx.families.close();
     process.exit(err instanceof RunStopped ? 3 : 2);
   }
   throw err;

@@ -1,11 +1,14 @@
+import { createAppContext } from "../app/context.ts";
 import { describe, expect, it } from "vitest";
-import { allFamilies, loadFamilies } from "../app/families.ts";
 import { parseRunConfig } from "../loop/run-config.ts";
 import { trustedPart, withoutRunChoices } from "./run-config-trust.ts";
 
-await loadFamilies();
+/** The shipped families, as hexa has them with no HEXA_FAMILIES. */
+const { families } = await createAppContext({});
 
-const config = (raw: Record<string, unknown>) => parseRunConfig(raw, "test", allFamilies());
+await families.load();
+
+const config = (raw: Record<string, unknown>) => parseRunConfig(raw, "test", families.all());
 
 describe("the part of a run's config a reader takes without trusting the run", () => {
   it("withholds every endpoint, key, command and path, of both families, and keeps what shapes the records", () => {
@@ -31,7 +34,7 @@ describe("the part of a run's config a reader takes without trusting the run", (
         trainSteps: 1024,
       },
     });
-    const { config: safe, withheld } = withoutRunChoices(cfg, "test");
+    const { config: safe, withheld } = withoutRunChoices(cfg, "test", families.all());
     expect(withheld).toEqual([
       "backend",
       "llm.actor.baseURL",
@@ -57,7 +60,7 @@ describe("the part of a run's config a reader takes without trusting the run", (
 
   it("withholds nothing of a config that names nothing outside", () => {
     const cfg = config({ levels: ["catapult"], agent: "heuristic", evolver: "heuristic", seeds: { offset: 56 }, interphyre: { toolSet: "paper" } });
-    expect(trustedPart(cfg).withheld).toEqual([]);
-    expect(withoutRunChoices(cfg, "test").config).toEqual(cfg);
+    expect(trustedPart(cfg, families.all()).withheld).toEqual([]);
+    expect(withoutRunChoices(cfg, "test", families.all()).config).toEqual(cfg);
   });
 });

@@ -1,8 +1,8 @@
 import type { z } from "zod";
-import { allFamilies } from "../app/families.ts";
+import type { LevelFamily } from "../family/family.ts";
 import { composeRunConfig, parseRunConfig, type RunConfig, shownValue } from "../loop/run-config.ts";
 import { terminalLine } from "../util/terminal-text.ts";
-import { changedKeys } from "./run-setup.ts";
+import { changedKeys } from "../app/run-setup.ts";
 
 /**
  * What a reader takes from a run's config.yaml when the run is not theirs (docs/security.md, "A stranger's run or
@@ -79,17 +79,17 @@ export interface TrustedPart {
 }
 
 /** The part of a run's config a reader may take without trusting the run (see TEXT_TAKEN above). */
-export const trustedPart = (cfg: RunConfig): TrustedPart => {
-  const data = taken(JSON.parse(JSON.stringify(cfg)), composeRunConfig(allFamilies()), "");
+export const trustedPart = (cfg: RunConfig, families: readonly LevelFamily[]): TrustedPart => {
+  const data = taken(JSON.parse(JSON.stringify(cfg)), composeRunConfig(families), "");
   const kept = (data === WITHHELD ? {} : data) as Record<string, unknown>;
-  const refilled = parseRunConfig(structuredClone(kept), "(the run's config less its endpoints, commands and paths)", allFamilies());
+  const refilled = parseRunConfig(structuredClone(kept), "(the run's config less its endpoints, commands and paths)", families);
   return { data: kept, withheld: changedKeys(JSON.parse(JSON.stringify(cfg)), JSON.parse(JSON.stringify(refilled))) };
 };
 
 /** The config as the reader uses it without confirming: every withheld field at its default (the reader's environment then fills in endpoints). */
-export const withoutRunChoices = (cfg: RunConfig, where: string): { config: RunConfig; withheld: string[] } => {
-  const part = trustedPart(cfg);
-  return { config: parseRunConfig(part.data, where, allFamilies()), withheld: part.withheld };
+export const withoutRunChoices = (cfg: RunConfig, where: string, families: readonly LevelFamily[]): { config: RunConfig; withheld: string[] } => {
+  const part = trustedPart(cfg, families);
+  return { config: parseRunConfig(part.data, where, families), withheld: part.withheld };
 };
 
 /** The value of a dotted key, for a message: as config errors show a value, with no control character left for a terminal. */
@@ -107,9 +107,12 @@ export const withheldText = (cfg: RunConfig, withheld: readonly string[]): strin
  * endpoints, commands and paths it names, which then come from the reader's environment and defaults, and `note`
  * says which were held back.
  */
-export const readerConfig = (cfg: RunConfig, o: { trust: boolean; where: string; note: (line: string) => void }): RunConfig => {
+export const readerConfig = (
+  cfg: RunConfig,
+  o: { trust: boolean; where: string; note: (line: string) => void; families: readonly LevelFamily[] },
+): RunConfig => {
   if (o.trust) return cfg;
-  const { config, withheld } = withoutRunChoices(cfg, o.where);
+  const { config, withheld } = withoutRunChoices(cfg, o.where, o.families);
   if (withheld.length)
     o.note(
       `note: not taken from ${o.where} (a run's files choose no endpoint, command or path for you; yours are used: environment, defaults; pass --trust-run-config to use the run's): ${withheldText(cfg, withheld)}`,

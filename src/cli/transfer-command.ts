@@ -1,10 +1,10 @@
 import type { Argv } from "yargs";
+import type { AppContext } from "../app/context.ts";
 import { PROMPT_ENTRY_LIMIT } from "../../agents/synthesiser-select.ts";
-import { defaultFamilyId } from "../app/families.ts";
 import { type ArgsOf, defineCommand } from "../cli-kit/define-command.ts";
 import { intFlag } from "../cli-kit/flags.ts";
 
-const transferFlags = (y: Argv) =>
+const transferFlags = (defaultFamily: string) => (y: Argv) =>
   y
     .option("from", {
       type: "string",
@@ -14,7 +14,7 @@ const transferFlags = (y: Argv) =>
         "a source: LEVEL (its shipped bank), LEVEL=runs/<id> or LEVEL=BANK.json; repeat for several (of a run only its levels and bank are read: no endpoint, command or path its config names is used)",
     })
     .option("to", { type: "string", demandOption: true, describe: "the target level (no trajectories of it are used)" })
-    .option("family", { type: "string", default: defaultFamilyId(), describe: "the level family of every level named" })
+    .option("family", { type: "string", default: defaultFamily, describe: "the level family of every level named" })
     .option("synthesiser", {
       choices: ["llm", "heuristic"] as const,
       default: "llm" as const,
@@ -53,12 +53,14 @@ const transferFlags = (y: Argv) =>
     });
 
 /** The flags `hexa transfer` reads (src/cli/transfer.ts). */
-export type TransferArgs = ArgsOf<typeof transferFlags>;
+export type TransferArgs = ArgsOf<ReturnType<typeof transferFlags>>;
 
 /** `hexa transfer` (docs/spec/method.md §6); its work, in src/cli/transfer.ts, is loaded only when it runs: `--help` starts fast. */
-export const transferCommand = defineCommand({
-  command: "transfer",
-  describe: "zero-shot transfer (docs/spec/method.md section 6): synthesise a bank for --to from source banks, audit it, evaluate it frozen beside a baseline",
-  builder: transferFlags,
-  handler: async (argv) => (await import("./transfer.ts")).transfer(argv),
-});
+export const transferCommand = (ctx: AppContext) =>
+  defineCommand({
+    command: "transfer",
+    describe:
+      "zero-shot transfer (docs/spec/method.md section 6): synthesise a bank for --to from source banks, audit it, evaluate it frozen beside a baseline",
+    builder: transferFlags(ctx.families.defaultId()),
+    handler: async (argv) => (await import("./transfer.ts")).transfer(ctx.families, argv),
+  });

@@ -5,7 +5,7 @@ import { InvariantError } from "../errors.ts";
 import { RunDir } from "../store/run-dir.ts";
 import { mean } from "../util/stats.ts";
 import { percent } from "../cli-kit/format.ts";
-import { hexaChild } from "./hexa-child.ts";
+import { hexaChild } from "../app/hexa-child.ts";
 
 /**
  * The frozen evaluation of a transferred bank (docs/spec/method.md §6): Offline × Static with the bank as `offline.banks`

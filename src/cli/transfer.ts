@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, statSync } from "node:fs";
+import type { FamilyRegistry } from "../app/families.ts";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { auditSynthesis, flagText, type AuditRow, type Candidate } from "../../agents/synthesiser-audit.ts";
@@ -15,9 +16,8 @@ import type { BankCaps } from "../store/bank-check.ts";
 import { readShippedBank, type BankFileCheck } from "../store/shipped-bank.ts";
 import { writeTransferredBank, type TransferredBank } from "../store/transfer-bank.ts";
 import { lastCommitted, openRun } from "./run-open.ts";
-import { getFamily } from "../app/families.ts";
 import { evaluateTransfer, resultTable } from "./transfer-eval.ts";
-import { openSkillIndex } from "./run-setup.ts";
+import { openSkillIndex } from "../app/run-setup.ts";
 import { idStamp } from "../util/id-stamp.ts";
 import type { TransferArgs } from "./transfer-command.ts";
 
@@ -37,7 +37,7 @@ const capsOf = (base: Record<string, unknown>): BankCaps => {
 };
 
 /** `LEVEL`, `LEVEL=runs/<id>` or `LEVEL=bank.json` → the level's bank. */
-export const readSource = (spec: string, family: LevelFamily, check: Omit<BankFileCheck, "payload"> = {}): ResolvedSource => {
+export const readSource = (families: FamilyRegistry, spec: string, family: LevelFamily, check: Omit<BankFileCheck, "payload"> = {}): ResolvedSource => {
   const [level = "", path] = spec.split(/=(.*)/s, 2);
   family.checkLevel(level);
   const from = path ?? join(SHIPPED, `${level}.heuristic.json`);
@@ -48,7 +48,7 @@ export const readSource = (spec: string, family: LevelFamily, check: Omit<BankFi
   }
   let bank: Bank;
   if (statSync(from).isDirectory()) {
-    const { dir, cfg } = openRun(from);
+    const { dir, cfg } = openRun(families, from);
     if (!cfg.levels.includes(level))
       throw new ConfigError(`--from ${spec}: the run did not play ${level} (its levels: ${cfg.levels.join(", ")}); name one of them`);
     const log = dir.bankLog({ repair: false });
@@ -184,13 +184,13 @@ const readBase = (path: string | undefined): Record<string, unknown> => {
 };
 
 /** `hexa transfer` (src/cli/transfer-command.ts): the sources' banks synthesised into one for the target, audited, written and evaluated. */
-export const transfer = async (argv: TransferArgs): Promise<void> => {
-  const family = getFamily(argv.family);
+export const transfer = async (families: FamilyRegistry, argv: TransferArgs): Promise<void> => {
+  const family = families.get(argv.family);
   const target = argv.to;
   family.checkLevel(target);
   const base = readBase(argv.config);
   const log = (line: string) => process.stderr.write(`${line}\n`);
-  const sources = argv.from.map((s) => readSource(s, family, { caps: capsOf(base), note: log }));
+  const sources = argv.from.map((s) => readSource(families, s, family, { caps: capsOf(base), note: log }));
   const dup = sources.find((s, i) => sources.findIndex((x) => x.level === s.level) !== i);
   if (dup) throw new ConfigError(`--from: ${dup.level} is given twice; give each source level once`);
   if (sources.some((s) => s.level === target))

@@ -1,4 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
+import type { AppContext } from "../app/context.ts";
 import { basename, join } from "node:path";
 import { addCounts, CannotVerify, type Divergence, reportOf, type VerifyReport, zeroCounts } from "../verify/outcome.ts";
 import { verifyRun, type VerifyOptions } from "./verify-run.ts";
@@ -66,7 +67,7 @@ const checkTable = (dir: string): Divergence | undefined => {
  * `hexa verify` on a `hexa compare` directory (docs/guides/verify.md): every run under DIR/runs replayed and
  * compared in turn, then the results table's per-run success rates against the verified records.
  */
-export const verifyCompare = async (dir: string, options: VerifyOptions): Promise<VerifyReport> => {
+export const verifyCompare = async (ctx: AppContext, dir: string, options: VerifyOptions): Promise<VerifyReport> => {
   const runsDir = join(dir, "runs");
   const runs = existsSync(runsDir)
     ? readdirSync(runsDir)
@@ -77,7 +78,7 @@ export const verifyCompare = async (dir: string, options: VerifyOptions): Promis
   let counts = zeroCounts();
   for (const [i, name] of runs.entries()) {
     options.log?.(`run ${i + 1}/${runs.length}: ${name}`);
-    const r = await verifyRun(join(runsDir, name), options);
+    const r = await verifyRun(ctx, join(runsDir, name), options);
     counts = addCounts(counts, r.counts);
     if (r.status !== "identical") return { ...r, dir, counts, message: `${name}: ${r.message}` };
   }

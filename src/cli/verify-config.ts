@@ -1,7 +1,7 @@
 import { existsSync, realpathSync } from "node:fs";
+import type { LevelFamily } from "../family/family.ts";
 import { isAbsolute, join } from "node:path";
 import { isInside } from "../util/path-inside.ts";
-import { allFamilies } from "../app/families.ts";
 import { HEXA_ROOT } from "../bundle/code-version.ts";
 import { parseRunConfig, type RunConfig } from "../loop/run-config.ts";
 import { CannotVerify } from "../verify/outcome.ts";
@@ -32,14 +32,20 @@ const offlineInput = (path: string, runDir: string, field: string): string => {
  * episodes played in this process; offline inputs from inside the run or hexa's shipped files. Endpoints, keys,
  * trainer commands, caches, logs and folders the record names are not followed: `note` lists those it held back.
  */
-export const replayConfig = (cfg: RunConfig, runDir: string, where: string, note: (line: string) => void): RunConfig => {
-  const { data, withheld } = trustedPart(cfg);
+export const replayConfig = (
+  cfg: RunConfig,
+  runDir: string,
+  where: string,
+  o: { note: (line: string) => void; families: readonly LevelFamily[] },
+): RunConfig => {
+  const { note, families } = o;
+  const { data, withheld } = trustedPart(cfg, families);
   const offline = { ...(data.offline as Record<string, unknown>) };
   for (const key of OFFLINE_FILES) {
     const paths = cfg.offline[key];
     if (paths) offline[key] = paths.map((p, i) => offlineInput(p, runDir, `${where}: offline.${key}[${i}]`));
   }
-  const replay = parseRunConfig({ ...data, offline, skillIndex: { enabled: false }, backend: "local" }, `${where} (as replayed)`, allFamilies());
+  const replay = parseRunConfig({ ...data, offline, skillIndex: { enabled: false }, backend: "local" }, `${where} (as replayed)`, families);
   const held = [...(cfg.skillIndex.enabled ? ["skillIndex.enabled"] : []), ...withheld.filter((k) => !/^offline\.(trajectories|banks)$/.test(k))];
   if (held.length)
     note(`note: not taken from ${where} (a replay follows no endpoint, command, path or server a run names; it needs none): ${withheldText(cfg, held)}`);

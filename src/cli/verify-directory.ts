@@ -1,10 +1,11 @@
 import { existsSync } from "node:fs";
+import type { AppContext } from "../app/context.ts";
 import { join } from "node:path";
 import { HexaError } from "../errors.ts";
 import { writeJsonAtomic } from "../store/jsonl.ts";
 import { VERIFICATION_FILE, type VerificationRecord } from "../store/run-attestations.ts";
 import { CannotVerify, type VerifyReport, zeroCounts } from "../verify/outcome.ts";
-import { codeLabel, codeVersion } from "./run-setup.ts";
+import { codeLabel, codeVersion } from "../app/run-setup.ts";
 import { verifyCompare } from "./verify-compare.ts";
 import { verifyRun, type VerifyOptions } from "./verify-run.ts";
 import { verifySearch } from "./verify-search.ts";
@@ -24,10 +25,10 @@ export const recordVerification = (dir: string, r: VerifyReport, now: Date = new
 };
 
 /** A run directory, a `hexa compare` directory, a `hexa search` directory, or what cannot be verified and why. */
-const verifyAny = (dir: string, options: VerifyOptions): Promise<VerifyReport> => {
-  if (existsSync(join(dir, "run.json"))) return verifyRun(dir, options);
-  if (existsSync(join(dir, "compare.json"))) return verifyCompare(dir, options);
-  if (existsSync(join(dir, "search.json"))) return verifySearch(dir, options);
+const verifyAny = (ctx: AppContext, dir: string, options: VerifyOptions): Promise<VerifyReport> => {
+  if (existsSync(join(dir, "run.json"))) return verifyRun(ctx, dir, options);
+  if (existsSync(join(dir, "compare.json"))) return verifyCompare(ctx, dir, options);
+  if (existsSync(join(dir, "search.json"))) return verifySearch(ctx.families, dir, options);
   if (!existsSync(dir)) throw new CannotVerify(`${dir}: no such directory`);
   throw new CannotVerify(`${dir}: not a run (no run.json), a hexa compare directory (no compare.json) nor a hexa search directory (no search.json)`);
 };
@@ -36,10 +37,10 @@ const verifyAny = (dir: string, options: VerifyOptions): Promise<VerifyReport> =
  * `hexa verify DIR`'s work, for any caller (docs/guides/verify.md): replays the run in DIR and compares it with its
  * record. Never throws for a directory that cannot be verified: the report says so (status "cannot") and why.
  */
-export const verifyRunDirectory = async (dir: string, options: VerifyOptions & { record?: boolean } = {}): Promise<VerifyReport> => {
+export const verifyRunDirectory = async (ctx: AppContext, dir: string, options: VerifyOptions & { record?: boolean } = {}): Promise<VerifyReport> => {
   let report: VerifyReport;
   try {
-    report = await verifyAny(dir, options);
+    report = await verifyAny(ctx, dir, options);
   } catch (e) {
     if (!(e instanceof HexaError)) throw e;
     report = { status: "cannot", dir, counts: zeroCounts(), message: e.message };

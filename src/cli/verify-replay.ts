@@ -1,13 +1,15 @@
 import type { TypedCommand } from "../cli-kit/define-command.ts";
+import type { AppContext } from "../app/context.ts";
 import { runCommand } from "./run.ts";
 
 type Write = typeof process.stdout.write;
 
 /**
- * Runs `hexa run CONFIG --runs-dir RUNS` in this process, exactly as the command line does, with no endpoint
- * check (--no-doctor), no confirmation, episodes played here, and its output kept instead of printed.
+ * Runs `hexa run CONFIG --runs-dir RUNS` in this process over `ctx` (its models: the recorded answers), exactly as
+ * the command line does, with no endpoint check (--no-doctor), no confirmation, episodes played here, and its
+ * output kept instead of printed.
  */
-export const replayRun = async (configPath: string, runsDir: string): Promise<{ error?: Error; output: string }> => {
+export const replayRun = async (ctx: AppContext, configPath: string, runsDir: string): Promise<{ error?: Error; output: string }> => {
   const kept: string[] = [];
   const keep = ((chunk: string | Uint8Array) => {
     kept.push(typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8"));
@@ -29,7 +31,7 @@ export const replayRun = async (configPath: string, runsDir: string): Promise<{ 
     "print-config": false,
   };
   try {
-    await (runCommand as unknown as TypedCommand<Record<string, unknown>>).handler(argv as never);
+    await (runCommand(ctx) as unknown as TypedCommand<Record<string, unknown>>).handler(argv as never);
     return { output: kept.join("") };
   } catch (e) {
     return { error: e instanceof Error ? e : new Error(String(e)), output: kept.join("") };

@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import type { AppContext } from "../app/context.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { allFamilies, familyModules, loadFamilies } from "../app/families.ts";
 import { HexaError } from "../errors.ts";
 import type { FamilyReplay } from "../family/replay.ts";
 import { runConfigYaml, usesBank, type RunConfig } from "../loop/run-config.ts";
@@ -10,7 +10,7 @@ import { compareBankEvents, compareEpisodes, compareOtherRecords } from "../veri
 import { CannotVerify, type Divergence, reportOf, type VerifyCounts, type VerifyReport } from "../verify/outcome.ts";
 import { readExchanges } from "../verify/recorded-exchanges.ts";
 import { ReplayBook } from "../verify/replay-model.ts";
-import { runDirConfig, useRoleModelSource } from "./run-setup.ts";
+import { modelsFrom, runDirConfig } from "../app/run-setup.ts";
 import { replayConfig } from "./verify-config.ts";
 import { replayRun } from "./verify-replay.ts";
 
@@ -82,12 +82,12 @@ const compareAll = (record: string, replayed: string, counts: VerifyCounts): Div
  * is followed), every model request answered from the run's llm-log.jsonl by its exact key, every training from
  * the recorded trainings; then every record compared with the run's. Never opens a connection.
  */
-export const verifyRun = async (dir: string, options: VerifyOptions = {}): Promise<VerifyReport> => {
+export const verifyRun = async (ctx: AppContext, dir: string, options: VerifyOptions = {}): Promise<VerifyReport> => {
   const log = options.log ?? (() => {});
   const run = RunDir.open(dir);
-  const cfg = runDirConfig(run, `${dir}/config.yaml`, log);
-  await loadFamilies([cfg.family]);
-  const replayed = replayConfig(cfg, run.path, `${dir}/config.yaml`, log);
+  const cfg = runDirConfig(ctx.families, run, `${dir}/config.yaml`, log);
+  await ctx.families.load([cfg.family]);
+  const replayed = replayConfig(cfg, run.path, `${dir}/config.yaml`, { note: log, families: ctx.families.all() });
   const book = bookOf(run.path, cfg);
   const counts: VerifyCounts = { episodes: 0, bankEvents: 0, modelExchanges: 0, trainings: 0, runs: 1 };
   const work = mkdtempSync(join(tmpdir(), "hexa-verify-"));
@@ -98,7 +98,7 @@ export const verifyRun = async (dir: string, options: VerifyOptions = {}): Promi
   };
   let family: FamilyReplay | undefined;
   try {
-    const module = familyModules().find((m) => m.id === cfg.family);
+    const module = ctx.families.modules().find((m) => m.id === cfg.family);
     family = await module?.replay?.run({
       runDir: run.path,
       config: replayed,
@@ -106,9 +106,10 @@ export const verifyRun = async (dir: string, options: VerifyOptions = {}): Promi
       workDir: work,
       ...(options.trainerCache === undefined ? {} : { trainerCache: options.trainerCache }),
     });
-    useRoleModelSource(book ? (role, name) => book.model(role, name) : undefined);
-    writeFileSync(join(work, "config.yaml"), runConfigYaml(replayed, allFamilies()));
-    const outcome = await replayRun(join(work, "config.yaml"), join(work, "runs"));
+    writeFileSync(join(work, "config.yaml"), runConfigYaml(replayed, ctx.families.all()));
+    // The replayed run takes its models from the record: the same context, its model source replaced.
+    const replaying = book ? { ...ctx, models: modelsFrom((role, name) => book.model(role, name)) } : ctx;
+    const outcome = await replayRun(replaying, join(work, "config.yaml"), join(work, "runs"));
     if (book?.divergence) return report(book.divergence);
     const missing = family?.missing();
     if (missing) throw new CannotVerify(missing);
@@ -126,7 +127,6 @@ export const verifyRun = async (dir: string, options: VerifyOptions = {}): Promi
     counts.trainings += again.checked;
     return report(again.divergence);
   } finally {
-    useRoleModelSource(undefined);
     await family?.close();
     rmSync(work, { recursive: true, force: true });
   }

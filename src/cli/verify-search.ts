@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import type { FamilyRegistry } from "../app/families.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { familyModules } from "../app/families.ts";
 import type { SearchReplay } from "../family/replay.ts";
 import { readSearchRecord, SEARCH_RECORD_FILE, type SearchRecord } from "../search/search-record.ts";
 import { compareCandidates, compareOtherRecords } from "../verify/compare-records.ts";
@@ -42,13 +42,14 @@ interface SearchReplayOf {
 
 /** The family that made the search (search-config.json names it), replaying it with the record's settings and exchanges. */
 export const openSearchReplay = async (
+  families: FamilyRegistry,
   dir: string,
   record: SearchRecord,
   workDir: string,
   /** "own": the caller made the directory (hexa bundle), its trainings are where its settings say; else the reader's folder, if any. */
   trainings: "own" | { readerCache?: string | undefined },
 ): Promise<SearchReplayOf> => {
-  const module = familyModules().find((m) => m.id === record.family);
+  const module = families.modules().find((m) => m.id === record.family);
   const replaySearch = module?.replay?.search;
   if (!replaySearch)
     throw new CannotVerify(
@@ -82,7 +83,7 @@ export const openSearchReplay = async (
  * from llm-log.jsonl by its exact key and every training from the record, as a run's replay; then every
  * candidate and the final scores compared with the record. Never opens a connection.
  */
-export const verifySearch = async (dir: string, options: VerifyOptions = {}): Promise<VerifyReport> => {
+export const verifySearch = async (families: FamilyRegistry, dir: string, options: VerifyOptions = {}): Promise<VerifyReport> => {
   const record = finishedSearch(dir);
   const counts: VerifyCounts = { ...zeroCounts(), runs: 1, candidates: 0 };
   const work = mkdtempSync(join(tmpdir(), "hexa-verify-search-"));
@@ -93,7 +94,7 @@ export const verifySearch = async (dir: string, options: VerifyOptions = {}): Pr
     return reportOf(dir, counts, divergence);
   };
   try {
-    replay = await openSearchReplay(dir, record, work, { readerCache: options.trainerCache });
+    replay = await openSearchReplay(families, dir, record, work, { readerCache: options.trainerCache });
     const out = join(work, "search");
     const failed = await replay.execute(out);
     const book = replay.book();

@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import type { AppContext } from "../app/context.ts";
 import { join } from "node:path";
 import { ConfigError } from "../errors.ts";
 import { defineCommand } from "../cli-kit/define-command.ts";
@@ -20,69 +21,70 @@ const commandWords = (v: unknown): string[] => {
   return words;
 };
 
-export const verifyCommand = defineCommand({
-  command: "verify <dir>",
-  describe:
-    "re-execute a recorded run offline (models answered from its llm-log.jsonl, trainings from its recorded results) and say identical or where it diverged; no endpoint, command, server or path named in the run's files is used (docs/security.md)",
-  builder: (y) =>
-    y
-      .positional("dir", {
-        type: "string",
-        demandOption: true,
-        describe: "a run directory (runs/<id>), a hexa compare or hexa search directory, or a bundle (FILE.tar.gz from hexa bundle)",
-      })
-      .option("retrain", {
-        type: "number",
-        default: 0,
-        coerce: count("retrain"),
-        describe: "train this many recorded trainings again, chosen at random, and compare their F",
-      })
-      .option("trainer-command", {
-        type: "string",
-        coerce: commandWords,
-        describe:
-          "--retrain with your own trainer: its program and arguments, separated by spaces (default: the built-in trainer; a run's own trainer.command is never run)",
-      })
-      .option("trainer-cache", {
-        type: "string",
-        describe:
-          "the folder holding a run directory's recorded trainings (default: the bundle's own, else .trainer-cache beside the run; never the cacheDir its config names)",
-      })
-      .option("retrain-seed", { type: "number", coerce: count("retrain-seed"), describe: "the seed that chooses them (unset: drawn and printed)" })
-      .option("tolerance", {
-        type: "number",
-        describe: "largest |F difference| of a retrained training; unset: 0 (exact) for the built-in trainer, 0.05 for --trainer-command",
-      })
-      .option("record", { type: "boolean", default: false, describe: "write the result to DIR/verification.json (hexa inspect shows it); not for a bundle" })
-      .option("strict", {
-        type: "boolean",
-        default: false,
-        describe: "refuse a bundle made by other code than this checkout (default: a warning listing what differs)",
-      }),
-  handler: async (argv) => {
-    const log = (line: string) => process.stderr.write(`${terminalText(line)}\n`);
-    const target = await prepareVerifyTarget(argv.dir, { strict: argv.strict });
-    try {
-      for (const w of target.warnings) log(w);
-      if (target.manifestHash) log(`bundle ${argv.dir}: MANIFEST intact, manifest hash ${target.manifestHash}`);
-      const seed = argv["retrain-seed"] ?? (argv.retrain > 0 ? Math.floor(Math.random() * 2 ** 31) : undefined);
-      log(`verifying ${argv.dir}: replaying it offline${seed === undefined ? "" : `; retrain seed ${seed}`}`);
-      const report = await verifyRunDirectory(target.runDir, {
-        retrain: argv.retrain,
-        ...(seed === undefined ? {} : { retrainSeed: seed }),
-        ...(argv.tolerance === undefined ? {} : { tolerance: argv.tolerance }),
-        ...(argv["trainer-command"] === undefined ? {} : { trainerCommand: argv["trainer-command"] }),
-        ...(argv["trainer-cache"] === undefined ? {} : { trainerCache: argv["trainer-cache"] }),
-        log,
-      });
-      (report.status === "cannot" ? process.stderr : process.stdout).write(`${reportText(report)}\n`);
-      recordIfAsked(argv.record, target.manifestHash === undefined ? argv.dir : undefined, report, log);
-      process.exitCode = exitCodeOf(report.status);
-    } finally {
-      target.cleanup();
-    }
-  },
-});
+export const verifyCommand = (ctx: AppContext) =>
+  defineCommand({
+    command: "verify <dir>",
+    describe:
+      "re-execute a recorded run offline (models answered from its llm-log.jsonl, trainings from its recorded results) and say identical or where it diverged; no endpoint, command, server or path named in the run's files is used (docs/security.md)",
+    builder: (y) =>
+      y
+        .positional("dir", {
+          type: "string",
+          demandOption: true,
+          describe: "a run directory (runs/<id>), a hexa compare or hexa search directory, or a bundle (FILE.tar.gz from hexa bundle)",
+        })
+        .option("retrain", {
+          type: "number",
+          default: 0,
+          coerce: count("retrain"),
+          describe: "train this many recorded trainings again, chosen at random, and compare their F",
+        })
+        .option("trainer-command", {
+          type: "string",
+          coerce: commandWords,
+          describe:
+            "--retrain with your own trainer: its program and arguments, separated by spaces (default: the built-in trainer; a run's own trainer.command is never run)",
+        })
+        .option("trainer-cache", {
+          type: "string",
+          describe:
+            "the folder holding a run directory's recorded trainings (default: the bundle's own, else .trainer-cache beside the run; never the cacheDir its config names)",
+        })
+        .option("retrain-seed", { type: "number", coerce: count("retrain-seed"), describe: "the seed that chooses them (unset: drawn and printed)" })
+        .option("tolerance", {
+          type: "number",
+          describe: "largest |F difference| of a retrained training; unset: 0 (exact) for the built-in trainer, 0.05 for --trainer-command",
+        })
+        .option("record", { type: "boolean", default: false, describe: "write the result to DIR/verification.json (hexa inspect shows it); not for a bundle" })
+        .option("strict", {
+          type: "boolean",
+          default: false,
+          describe: "refuse a bundle made by other code than this checkout (default: a warning listing what differs)",
+        }),
+    handler: async (argv) => {
+      const log = (line: string) => process.stderr.write(`${terminalText(line)}\n`);
+      const target = await prepareVerifyTarget(argv.dir, { strict: argv.strict });
+      try {
+        for (const w of target.warnings) log(w);
+        if (target.manifestHash) log(`bundle ${argv.dir}: MANIFEST intact, manifest hash ${target.manifestHash}`);
+        const seed = argv["retrain-seed"] ?? (argv.retrain > 0 ? Math.floor(Math.random() * 2 ** 31) : undefined);
+        log(`verifying ${argv.dir}: replaying it offline${seed === undefined ? "" : `; retrain seed ${seed}`}`);
+        const report = await verifyRunDirectory(ctx, target.runDir, {
+          retrain: argv.retrain,
+          ...(seed === undefined ? {} : { retrainSeed: seed }),
+          ...(argv.tolerance === undefined ? {} : { tolerance: argv.tolerance }),
+          ...(argv["trainer-command"] === undefined ? {} : { trainerCommand: argv["trainer-command"] }),
+          ...(argv["trainer-cache"] === undefined ? {} : { trainerCache: argv["trainer-cache"] }),
+          log,
+        });
+        (report.status === "cannot" ? process.stderr : process.stdout).write(`${reportText(report)}\n`);
+        recordIfAsked(argv.record, target.manifestHash === undefined ? argv.dir : undefined, report, log);
+        process.exitCode = exitCodeOf(report.status);
+      } finally {
+        target.cleanup();
+      }
+    },
+  });
 
 /** `--record`: verification.json in a run, compare or search directory; a bundle's replay happens in a temporary copy. */
 const recordIfAsked = (asked: boolean, dir: string | undefined, report: Parameters<typeof recordVerification>[1], log: (l: string) => void): void => {

@@ -1,4 +1,5 @@
 import { mkdirSync } from "node:fs";
+import type { FamilyRegistry } from "../app/families.ts";
 import { dirname, join } from "node:path";
 import { ConfigError } from "../errors.ts";
 import type { ChatModel } from "../llm/chat-model.ts";
@@ -10,10 +11,9 @@ import { parseRedisUrl, redisLabel, withTimeout, type RedisConnection } from "..
 import type { RedisLedger } from "../backend/redis/spend-ledger.ts";
 import type { JobHandler } from "../backend/redis/worker.ts";
 import { EPISODES, EpisodeJobData, JOB_SCHEMA_VERSION, type EpisodeJobResult } from "../backend/redis/jobs.ts";
-import { allFamilies, anyFamilyBuilt, familyModules, getFamily, loadFamilies } from "../app/families.ts";
 import { InvariantError } from "../errors.ts";
-import { codeVersion } from "./run-setup.ts";
-import { checkJobKeyFor, readJobKey } from "./job-key.ts";
+import { codeVersion } from "../app/run-setup.ts";
+import { checkJobKeyFor, readJobKey } from "../app/job-key.ts";
 import { checkRedisTls, redisTlsFiles, withTlsFiles } from "../backend/redis/tls-options.ts";
 import { loadWorkerConfig, workerTrustOf } from "./worker-config.ts";
 import { trustedEpisodeLlm, type WorkerTrust } from "./worker-trust.ts";
@@ -61,7 +61,7 @@ const actorModels = (connection: RedisConnection) => {
 };
 
 /** An episode job: the same playHere as a local run, with the bank the coordinator sent and this worker's endpoints and folders. */
-const episodeHandler = (worker: () => string, connection: RedisConnection, trust: WorkerTrust) => {
+const episodeHandler = (families: FamilyRegistry, worker: () => string, connection: RedisConnection, trust: WorkerTrust) => {
   const actors = actorModels(connection);
   const handle: JobHandler = async (raw, jobId, progress): Promise<EpisodeJobResult> => {
     const parsed = EpisodeJobData.safeParse(raw);
@@ -70,9 +70,9 @@ const episodeHandler = (worker: () => string, connection: RedisConnection, trust
         `job ${jobId}: not an episode job of schema ${JOB_SCHEMA_VERSION} (${parsed.error.issues[0]?.path.join(".")}: ${parsed.error.issues[0]?.message})`,
       );
     const d = parsed.data;
-    const parsedCfg = parseRunConfig(d.config, `job ${jobId}: config`, allFamilies());
-    const cfg = { ...parsedCfg, llm: trustedEpisodeLlm(parsedCfg, d.config, composeRunConfig(allFamilies()), trust, d.run) };
-    const family = getFamily(cfg.family);
+    const parsedCfg = parseRunConfig(d.config, `job ${jobId}: config`, families.all());
+    const cfg = { ...parsedCfg, llm: trustedEpisodeLlm(parsedCfg, d.config, composeRunConfig(families.all()), trust, d.run) };
+    const family = families.get(cfg.family);
     family.checkLevel(d.episode.level);
     const bank = checkJobBank(jobId, d.bank, { skills: cfg.bank.maxSkills, mistakes: cfg.bank.maxMistakes }, family.heuristics?.payload);
     const actorModel = d.episode.agent === "heuristic" ? undefined : await actors.of(cfg, d.run, d.budget);
@@ -113,8 +113,8 @@ const untilStopped = (w: { name: string; close(): Promise<unknown> }, closeRest:
   });
 
 /** `hexa worker` (src/cli/worker.ts): serves the queues it names on Redis until stopped (Ctrl-C stops after the jobs in flight). */
-export const serveJobs = async (argv: WorkerArgs): Promise<void> => {
-  const withSettings = familyModules().flatMap((m) => (m.worker ? [m.id] : []));
+export const serveJobs = async (families: FamilyRegistry, argv: WorkerArgs): Promise<void> => {
+  const withSettings = families.modules().flatMap((m) => (m.worker ? [m.id] : []));
   const settings = loadWorkerConfig(argv.config, withSettings);
   const url = argv.redis ?? settings.redis;
   if (!url) throw new ConfigError("--redis: no Redis named; pass --redis redis://HOST:PORT or set redis in worker.yaml (--config)");
@@ -134,7 +134,7 @@ export const serveJobs = async (argv: WorkerArgs): Promise<void> => {
   let name = "";
   const hexa = codeVersion();
   // Each family routes its own heavy jobs (reward search: trainings) before any family is built.
-  if (anyFamilyBuilt()) throw new InvariantError("hexa worker: a family was built before its worker hooks ran");
+  if (families.anyBuilt()) throw new InvariantError("hexa worker: a family was built before its worker hooks ran");
   const connection = await checkJobKeyFor(named, jobKey, redisWhere, log);
   await checkRedisTls(connection, redisWhere);
   const { resultSignatureProblem, signJob } = await import("../backend/redis/job-signature.ts");
@@ -148,9 +148,9 @@ export const serveJobs = async (argv: WorkerArgs): Promise<void> => {
     sign: <T extends object>(kind: string, jobId: string, data: T) => signJob(jobKey, kind, jobId, data),
     resultProblem: (kind: string, jobId: string, result: unknown) => resultSignatureProblem(jobKey, kind, jobId, result),
   });
-  const served = await Promise.all(familyModules().flatMap((m) => (m.worker ? [m.worker.serve(context(m.id))] : [])));
-  await loadFamilies();
-  const episodes = episodeHandler(() => name, connection, trust);
+  const served = await Promise.all(families.modules().flatMap((m) => (m.worker ? [m.worker.serve(context(m.id))] : [])));
+  await families.load();
+  const episodes = episodeHandler(families, () => name, connection, trust);
   const all = Object.assign({ [EPISODES]: episodes.handle }, ...served.map((s) => s.handlers)) as Record<string, JobHandler>;
   const handlers = Object.fromEntries(queues.map((q) => [q, all[q]!]));
   const w = await withTimeout(

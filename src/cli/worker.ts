@@ -1,23 +1,25 @@
 import type { Argv } from "yargs";
+import type { AppContext } from "../app/context.ts";
 import { ConfigError } from "../errors.ts";
-import { queueKinds } from "../app/families.ts";
 import { type ArgsOf, defineCommand } from "../cli-kit/define-command.ts";
 import { intFlag } from "../cli-kit/flags.ts";
 import { parseJobAge } from "../backend/redis/job-age.ts";
 
 /** `--queues episodes,trainings` → the kinds, each known. */
-const parseQueues = (v: unknown): string[] => {
-  const names = String(v)
-    .split(",")
-    .map((s) => s.trim())
-    .filter(Boolean);
-  const bad = names.filter((n) => !queueKinds().includes(n));
-  if (!names.length || bad.length)
-    throw new ConfigError(`--queues: unknown queue ${JSON.stringify(bad[0] ?? v)}; known: ${queueKinds().join(", ")} (comma-separated)`);
-  return [...new Set(names)];
-};
+const parseQueues =
+  (kinds: readonly string[]) =>
+  (v: unknown): string[] => {
+    const names = String(v)
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean);
+    const bad = names.filter((n) => !kinds.includes(n));
+    if (!names.length || bad.length)
+      throw new ConfigError(`--queues: unknown queue ${JSON.stringify(bad[0] ?? v)}; known: ${kinds.join(", ")} (comma-separated)`);
+    return [...new Set(names)];
+  };
 
-const workerFlags = (y: Argv) =>
+const workerFlags = (kinds: readonly string[]) => (y: Argv) =>
   y
     .option("redis", {
       type: "string",
@@ -48,9 +50,9 @@ const workerFlags = (y: Argv) =>
     .option("concurrency", { type: "string", default: 1, coerce: intFlag("concurrency", 1, 256), describe: "jobs run at once per queue" })
     .option("queues", {
       type: "string",
-      default: queueKinds().join(","),
-      coerce: parseQueues,
-      describe: `the queues served: ${queueKinds().join(", ")} (comma-separated)`,
+      default: kinds.join(","),
+      coerce: parseQueues(kinds),
+      describe: `the queues served: ${kinds.join(", ")} (comma-separated)`,
     })
     .option("lock-ms", {
       type: "string",
@@ -66,12 +68,13 @@ const workerFlags = (y: Argv) =>
     });
 
 /** The flags `hexa worker` reads (src/cli/worker-serve.ts). */
-export type WorkerArgs = ArgsOf<typeof workerFlags>;
+export type WorkerArgs = ArgsOf<ReturnType<typeof workerFlags>>;
 
-export const workerCommand = defineCommand({
-  command: "worker",
-  describe: "take episode and training jobs from Redis and run them for hexa run/compare --backend (start one per machine)",
-  builder: workerFlags,
-  // Redis, the models and the loop are loaded only here: `hexa worker --help` starts fast.
-  handler: async (argv) => (await import("./worker-serve.ts")).serveJobs(argv),
-});
+export const workerCommand = (ctx: AppContext) =>
+  defineCommand({
+    command: "worker",
+    describe: "take episode and training jobs from Redis and run them for hexa run/compare --backend (start one per machine)",
+    builder: workerFlags(ctx.families.queueKinds()),
+    // Redis, the models and the loop are loaded only here: `hexa worker --help` starts fast.
+    handler: async (argv) => (await import("./worker-serve.ts")).serveJobs(ctx.families, argv),
+  });

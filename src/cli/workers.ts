@@ -1,6 +1,6 @@
 import { defineCommand } from "../cli-kit/define-command.ts";
+import type { AppContext } from "../app/context.ts";
 import { ConfigError } from "../errors.ts";
-import { queueKinds } from "../app/families.ts";
 import type { WorkersView } from "../backend/redis/registry.ts";
 
 const ago = (ms: number) =>
@@ -44,25 +44,26 @@ export const renderWorkers = (v: WorkersView, now: number): string => {
   return `${out.join("\n")}\n`;
 };
 
-export const workersCommand = defineCommand({
-  command: "workers",
-  describe: "list the hexa workers on a Redis: their jobs in flight and throughput",
-  builder: (y) => y.option("redis", { type: "string", demandOption: true, describe: "the Redis the workers use, e.g. redis://127.0.0.1:6379" }),
-  handler: async (argv) => {
-    const [{ parseRedisUrl, redisLabel }, { readWorkers, WORKERS_KEY }] = await Promise.all([
-      import("../backend/redis/connection.ts"),
-      import("../backend/redis/registry.ts"),
-    ]);
-    const { redisTlsFiles, withTlsFiles } = await import("../backend/redis/tls-options.ts");
-    const connection = withTlsFiles(parseRedisUrl(argv.redis, "--redis", process.env.HEXA_REDIS_PASSWORD), redisTlsFiles(process.env), "--redis");
-    let view: WorkersView;
-    try {
-      view = await readWorkers(connection, Date.now(), queueKinds());
-    } catch (e) {
-      throw new ConfigError(`--redis ${redisLabel(connection)}: Redis does not answer (${(e as Error).message}); start redis-server there or fix the URL`);
-    }
-    for (const { field, why } of view.skipped)
-      process.stderr.write(`hexa workers: skipped entry ${JSON.stringify(field.slice(0, 100))} of ${WORKERS_KEY}: not a worker beat (${why})\n`);
-    process.stdout.write(renderWorkers(view, Date.now()));
-  },
-});
+export const workersCommand = (ctx: AppContext) =>
+  defineCommand({
+    command: "workers",
+    describe: "list the hexa workers on a Redis: their jobs in flight and throughput",
+    builder: (y) => y.option("redis", { type: "string", demandOption: true, describe: "the Redis the workers use, e.g. redis://127.0.0.1:6379" }),
+    handler: async (argv) => {
+      const [{ parseRedisUrl, redisLabel }, { readWorkers, WORKERS_KEY }] = await Promise.all([
+        import("../backend/redis/connection.ts"),
+        import("../backend/redis/registry.ts"),
+      ]);
+      const { redisTlsFiles, withTlsFiles } = await import("../backend/redis/tls-options.ts");
+      const connection = withTlsFiles(parseRedisUrl(argv.redis, "--redis", process.env.HEXA_REDIS_PASSWORD), redisTlsFiles(process.env), "--redis");
+      let view: WorkersView;
+      try {
+        view = await readWorkers(connection, Date.now(), ctx.families.queueKinds());
+      } catch (e) {
+        throw new ConfigError(`--redis ${redisLabel(connection)}: Redis does not answer (${(e as Error).message}); start redis-server there or fix the URL`);
+      }
+      for (const { field, why } of view.skipped)
+        process.stderr.write(`hexa workers: skipped entry ${JSON.stringify(field.slice(0, 100))} of ${WORKERS_KEY}: not a worker beat (${why})\n`);
+      process.stdout.write(renderWorkers(view, Date.now()));
+    },
+  });

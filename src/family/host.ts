@@ -2,7 +2,8 @@ import type { CodeVersion } from "../store/run-records.ts";
 
 /**
  * What the host (hexa's composition root, src/app/) does for a family's own commands, so that a family never imports
- * the CLI (docs/ARCHITECTURE.md, layers): a family's command asks `familyHost()`, the composition root provides it.
+ * the CLI (docs/ARCHITECTURE.md, layers): the composition root (src/app/host.ts) gives
+ * it to the family's module value (levels/index.ts), which hands it to its commands.
  */
 
 /** A grid of `hexa compare` (its config, axes, runs per cell, held-out runs and runs played at once), written to `out`. */
@@ -22,15 +23,3 @@ export interface FamilyHost {
   /** Writes `DIR/report.html` (what `hexa inspect DIR` writes) for a run or search directory; returns its absolute path. */
   writeReport(dir: string): Promise<string>;
 }
-
-let provided: FamilyHost | undefined;
-
-/** The composition root calls it once, before any command runs. */
-export const provideFamilyHost = (host: FamilyHost): void => {
-  provided = host;
-};
-
-export const familyHost = (): FamilyHost => {
-  if (!provided) throw new Error("no family host: a family's command ran outside hexa's CLI (src/app/host.ts provides one)");
-  return provided;
-};

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { canonicalJson } from "./canonical-json.ts";
 
 // Expected texts recorded from the three functions this module replaced (src/llm/canonical-hash.ts,
-// levels/reward-search/trainer/cache.ts, src/cli/run-setup.ts), which gave the same bytes on these inputs: the
+// levels/reward-search/trainer/cache.ts, src/app/run-setup.ts), which gave the same bytes on these inputs: the
 // config hash, the LLM response cache and the trainer cache store hashes of this text.
 describe("canonicalJson", () => {
   it.each<[string, unknown, string]>([

@@ -1,12 +1,15 @@
+import { createAppContext } from "../app/context.ts";
 import { describe, expect, it } from "vitest";
 import { composeRunConfig, parseRunConfig, runConfigYaml } from "../loop/run-config.ts";
-import { allFamilies, loadFamilies } from "../app/families.ts";
 import { credentialLikePaths, secretPaths, urlWithoutPassword, withoutSecrets } from "./secret-fields.ts";
 
+/** The shipped families, as hexa has them with no HEXA_FAMILIES. */
+const { families } = await createAppContext({});
+
 const schema = composeRunConfig([]);
-await loadFamilies();
+await families.load();
 /** The config with every family's slice: a credential a family declares must be marked too. */
-const everyFamily = composeRunConfig(allFamilies());
+const everyFamily = composeRunConfig(families.all());
 
 describe("the config's secret fields", () => {
   it("are every field whose name reads like a credential, marked in the schema (a new apiKey or token must be marked too)", () => {

@@ -5,7 +5,7 @@ import { create as createTar, extract as extractTar } from "tar";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { afterAll } from "vitest";
 import { BUNDLE_MARK, filesUnder, type Manifest, MANIFEST_FILE, manifestBytes, manifestFiles } from "../../src/bundle/manifest.ts";
-import { configDigest } from "../../src/cli/run-setup.ts";
+import { configDigest } from "../../src/app/run-setup.ts";
 
 /**
  * Forges a bundle as its author can (docs/security.md, "A stranger's run or bundle"): unpacks an honest one, lets

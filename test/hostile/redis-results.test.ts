@@ -1,3 +1,4 @@
+import { createAppContext } from "../../src/app/context.ts";
 import { Worker } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openRedisEpisodes } from "../../src/backend/redis/coordinator.ts";
@@ -5,8 +6,10 @@ import { NO_USAGE } from "../../src/store/trajectory.ts";
 import { redisTrainerPool } from "../../levels/reward-search/worker/redis-trainer-pool.ts";
 import type { TrainerPool } from "../../levels/reward-search/trainer/pool.ts";
 import { hexaVersion } from "../support/hostile-worker.ts";
-import { getFamily, loadFamilies } from "../../src/app/families.ts";
 import { startRedis, type RedisServer } from "../support/redis-server.ts";
+
+/** The shipped families, as hexa has them with no HEXA_FAMILIES. */
+const { families } = await createAppContext({});
 
 /**
  * Results that come back through Redis are checked by the coordinator (docs/security.md): anyone who can write
@@ -16,8 +19,8 @@ import { startRedis, type RedisServer } from "../support/redis-server.ts";
  */
 
 const interphyre = async () => {
-  await loadFamilies();
-  return getFamily("interphyre");
+  await families.load();
+  return families.get("interphyre");
 };
 
 let redis: RedisServer;

@@ -8,6 +8,7 @@ import { rewardSearchModule } from "../../levels/reward-search/module.ts";
 import type { TrainerPool } from "../../levels/reward-search/trainer/pool.ts";
 import { checkFamily } from "../../src/family/check-family.ts";
 import type { LevelFamily } from "../../src/family/family.ts";
+import type { FamilyHost } from "../../src/family/host.ts";
 import { parseRunConfig } from "../../src/loop/run-config.ts";
 
 /** checkFamily on the three families hexa ships or exemplifies, and on families broken one member at a time. */
@@ -21,6 +22,13 @@ const noTrainer = (): TrainerPool => {
   return { sent: 0, hello: used, close: async () => {}, train: used } as unknown as TrainerPool;
 };
 
+/** A module's host is for its commands; checking the module calls none of them. */
+const unusedHost = new Proxy({} as FamilyHost, {
+  get: (_, name) => () => {
+    throw new Error(`checkFamily used the host's ${String(name)}`);
+  },
+});
+
 const toy = toyFamily();
 const interphyre = interphyreFamily((level) => readCertifiedSeeds(level));
 const rewardSearch = rewardSearchFamily(noTrainer);
@@ -33,7 +41,7 @@ describe("checkFamily", () => {
   it.each([
     { family: toy, module: toyModule },
     { family: interphyre, module: interphyreModule },
-    { family: rewardSearch, module: rewardSearchModule },
+    { family: rewardSearch, module: rewardSearchModule(unusedHost) },
   ])("accepts the $family.id family and its module", async ({ family, module }) => {
     await expect(checkFamily(family, { config: configOf(family), module })).resolves.toBeUndefined();
   });

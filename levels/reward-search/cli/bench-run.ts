@@ -6,7 +6,7 @@ import { writeAtomic, writeJsonAtomic } from "../../../src/store/jsonl.ts";
 import { benchSvg, renderBenchCsv, renderBenchMarkdown } from "../../../src/report/compare/strategy-bench.ts";
 import { benchBudgets, benchDiffs, benchRows, benchScoreOf, type BenchProvenance, type BenchScore } from "./bench-score.ts";
 import { chartToPng } from "../../../src/report/png.ts";
-import { familyHost } from "../../../src/family/host.ts";
+import type { FamilyHost } from "../../../src/family/host.ts";
 
 /** What `hexa bench reward-search` (levels/reward-search/cli/bench.ts) runs, its flags checked. */
 export interface BenchPlan {
@@ -82,7 +82,7 @@ const runProvenance = (dir: string, task: string, wallS: number): BenchProvenanc
 };
 
 /** Runs the bench's compare grids in `out` (resumable), then tables the final scores: results.md, .csv, .json, scores.svg / .png. */
-export const runBench = async (plan: BenchPlan, out: string): Promise<void> => {
+export const runBench = async (plan: BenchPlan, out: string, host: FamilyHost): Promise<void> => {
   const { strategies, runs, budget, tasks, ...o } = plan;
   mkdirSync(out, { recursive: true });
   const t0 = performance.now();
@@ -94,7 +94,7 @@ export const runBench = async (plan: BenchPlan, out: string): Promise<void> => {
     const cfg = { ...benchConfig({ ...plan, out }), seeds: { offset: run } };
     writeAtomic(configPath, `# hexa bench reward-search, run ${run}: the base config of its compare grid over method\n${toYaml(cfg)}`);
     const compareDir = join(out, "compare", `r${run}`);
-    await familyHost().runGrid({ config: configPath, grid: [`method=${strategies.join(",")}`], runs: 1, heldout: 0, parallel: plan.parallel }, compareDir);
+    await host.runGrid({ config: configPath, grid: [`method=${strategies.join(",")}`], runs: 1, heldout: 0, parallel: plan.parallel }, compareDir);
     type Results = { cells: { label: string; runs: { run: number; dir: string; wallS: number }[] }[] };
     const results = JSON.parse(readFileSync(join(compareDir, "results.json"), "utf8")) as Results;
     for (const cell of results.cells) {

@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import type { Argv } from "yargs";
+import type { FamilyHost } from "../../../src/family/host.ts";
 import { type ArgsOf, defineCommand, withOptionsByName } from "../../../src/cli-kit/define-command.ts";
 import { ConfigError } from "../../../src/errors.ts";
 import { DEFAULT_FINAL_TRAININGS } from "../search/final-protocol.ts";
@@ -73,22 +74,24 @@ const benchFlags = (y: Argv) =>
     .option("parallel", { type: "string", default: 1, coerce: intFlag("parallel", 1, 64), describe: "runs played at once (each a hexa run process)" })
     .option("out", { type: "string", default: "bench/out/reward-search", describe: "the benchmark folder; rerun with the same one to continue" });
 
-export const benchCommand = defineCommand({
-  command: "bench <suite>",
-  describe: "benchmarks: reward-search runs the reward-search strategies side by side at equal budgets (F and its paired differences)",
-  builder: benchFlags,
-  handler: async (argv) => {
-    const out = resolve(argv.out);
-    try {
-      const plan = await benchPlan(argv);
-      // The grid's and the report's modules are loaded only here: `hexa bench --help` starts fast.
-      const { runBench } = await import("./bench-run.ts");
-      await runBench(plan, out);
-    } catch (e) {
-      throw asUserError(e, `check that ${out} is a writable folder with space, then rerun the same command to continue`);
-    }
-  },
-});
+/** `hexa bench`; its grid is played by `host` (src/family/host.ts). */
+export const benchCommand = (host: FamilyHost) =>
+  defineCommand({
+    command: "bench <suite>",
+    describe: "benchmarks: reward-search runs the reward-search strategies side by side at equal budgets (F and its paired differences)",
+    builder: benchFlags,
+    handler: async (argv) => {
+      const out = resolve(argv.out);
+      try {
+        const plan = await benchPlan(argv);
+        // The grid's and the report's modules are loaded only here: `hexa bench --help` starts fast.
+        const { runBench } = await import("./bench-run.ts");
+        await runBench(plan, out, host);
+      } catch (e) {
+        throw asUserError(e, `check that ${out} is a writable folder with space, then rerun the same command to continue`);
+      }
+    },
+  });
 
 /** The bench the flags ask for, each flag checked before anything is written. */
 const benchPlan = async (argv: ArgsOf<typeof benchFlags>): Promise<BenchPlan> => {

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { configFromFlags } from "../../../src/cli-kit/schema-flags.ts";
 import { ConfigError } from "../../../src/errors.ts";
-import { familyHost } from "../../../src/family/host.ts";
+import type { FamilyHost } from "../../../src/family/host.ts";
 import { parseSeed } from "../../../src/family/seed.ts";
 import type { ChatModel } from "../../../src/llm/chat-model.ts";
 import { LlmConfig } from "../../../src/llm/config.ts";
@@ -99,7 +99,7 @@ export const proposerModel = async (argv: SearchArgs, out: string): Promise<Chat
  * or a resumed one's with its first start kept. A search begun before hexa wrote the record gets none, since
  * its first start is unknown; `hexa verify` says it cannot replay it.
  */
-export const searchRecorder = (out: string, settings: SearchSettings): (() => Promise<void>) => {
+export const searchRecorder = (out: string, settings: SearchSettings, host: FamilyHost): (() => Promise<void>) => {
   const begun = existsSync(join(out, "search.json"));
   return async () => {
     const before = readSearchRecord(out);
@@ -111,7 +111,7 @@ export const searchRecorder = (out: string, settings: SearchSettings): (() => Pr
       schemaVersion: 1,
       family: "reward-search",
       startedAt: before?.startedAt ?? new Date().toISOString(),
-      code: await familyHost().codeVersion(),
+      code: await host.codeVersion(),
       ...(before ? { resumed: true } : {}),
       settings,
     });

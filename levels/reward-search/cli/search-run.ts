@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { familyHost } from "../../../src/family/host.ts";
+import type { FamilyHost } from "../../../src/family/host.ts";
 import { heuristicProposer } from "../proposers/heuristic-proposer.ts";
 import { llmProposer } from "../proposers/llm-proposer.ts";
 import { localTrainerPool } from "../trainer/local-pool.ts";
@@ -8,11 +8,11 @@ import { executeSearch } from "./search-execute.ts";
 import type { SearchCommandArgs } from "./search.ts";
 
 /** `hexa search`'s work (levels/reward-search/cli/search.ts holds its flags). */
-export const runSearchCommand = async (argv: SearchCommandArgs): Promise<void> => {
+export const runSearchCommand = async (argv: SearchCommandArgs, host: FamilyHost): Promise<void> => {
   const named = settingsOf(argv);
   const out = argv.out ? argv.out : join("runs", "search", `${named.method}-${named.task}-s${named.seed}`);
   const settings = settingsOf(argv, out);
-  const record = searchRecorder(out, settings);
+  const record = searchRecorder(out, settings, host);
   const proposer = settings.llm ? llmProposer(await proposerModel(argv, out)) : heuristicProposer();
   const pool = localTrainerPool(settings.rewardSearch);
   try {
@@ -28,6 +28,6 @@ export const runSearchCommand = async (argv: SearchCommandArgs): Promise<void> =
     await pool.close();
   }
   // The lineage as one HTML file, as hexa run leaves its report (docs/guides/inspect.md).
-  const report = await familyHost().writeReport(out);
+  const report = await host.writeReport(out);
   process.stdout.write(`report: ${report} (open it in a web browser; hexa inspect ${out} --serve shows it on a local port)\n`);
 };

@@ -1,4 +1,5 @@
 import type { Argv } from "yargs";
+import type { FamilyHost } from "../../../src/family/host.ts";
 import { positiveIntFlag } from "../../../src/cli-kit/flags.ts";
 import { type ArgsOf, defineCommand, withOptionsByName } from "../../../src/cli-kit/define-command.ts";
 import { flagOptions } from "../../../src/cli-kit/schema-flags.ts";
@@ -48,10 +49,12 @@ const searchCommandFlags = (y: Argv) =>
 export type SearchCommandArgs = ArgsOf<typeof searchCommandFlags>;
 
 /** `hexa search TASK --method eureka|rf-agent`: one method on one task instance, with an exact candidate budget. */
-export const searchCommand = defineCommand({
-  command: "search <task>",
-  describe: "search reward functions for one reward-search task with Eureka's greedy evolution or RF-Agent's tree search",
-  builder: searchCommandFlags,
-  // The search's modules are loaded only here: `hexa search --help` starts fast.
-  handler: async (argv) => (await import("./search-run.ts")).runSearchCommand(argv),
-});
+/** `hexa search`; its record and report ask `host` (src/family/host.ts). */
+export const searchCommand = (host: FamilyHost) =>
+  defineCommand({
+    command: "search <task>",
+    describe: "search reward functions for one reward-search task with Eureka's greedy evolution or RF-Agent's tree search",
+    builder: searchCommandFlags,
+    // The search's modules are loaded only here: `hexa search --help` starts fast.
+    handler: async (argv) => (await import("./search-run.ts")).runSearchCommand(argv, host),
+  });

@@ -1,5 +1,5 @@
+import { createAppContext } from "../../app/context.ts";
 import { beforeAll, describe, expect, it } from "vitest";
-import { getFamily, loadFamilies } from "../../app/families.ts";
 import type { LevelFamily } from "../../family/family.ts";
 import type { EpisodeJob } from "../../loop/episode-backend.ts";
 import type { UsageLine } from "../../store/run-records.ts";
@@ -7,6 +7,9 @@ import type { Trajectory } from "../../store/trajectory.ts";
 import { createInstance } from "../../../levels/interphyre/instance.ts";
 import { checkPlacement } from "../../../levels/interphyre/world/placement.ts";
 import { episodeResultProblem, type EpisodeFacts } from "./episode-result.ts";
+
+/** The shipped families, as hexa has them with no HEXA_FAMILIES. */
+const { families } = await createAppContext({});
 
 /**
  * A worker's episode is checked against its job before it is recorded (docs/security.md): anyone who can write to
@@ -32,8 +35,8 @@ const admittedBall = () => {
 };
 
 beforeAll(async () => {
-  await loadFamilies(["interphyre"]);
-  const family: LevelFamily = getFamily("interphyre");
+  await families.load(["interphyre"]);
+  const family: LevelFamily = families.get("interphyre");
   facts = { family, maxTurnsOf: () => 6 };
   placement = admittedBall();
 });

@@ -18,13 +18,13 @@ import { takePidLock } from "../store/pid-lock.ts";
 import type { EpisodeRecord } from "../store/run-records.ts";
 import { readFinalScores } from "../store/final-scores.ts";
 import type { LevelFamily } from "../family/family.ts";
+import type { FamilyRegistry } from "./families.ts";
 import { child, finished, findRun, heldOutOf } from "./compare-runs.ts";
 import { checkBackend } from "./backend.ts";
 import { doctorSkipped, preflight, rolesOf, servedChanges } from "./preflight.ts";
 import { budgetFrom } from "./budget.ts";
-import { anyHeldOut, checkSpec, heldOutText, planGrid, type GridPlan, type HeldOut, type Job } from "./compare-grid.ts";
+import { anyHeldOut, checkSpec, heldOutText, planGrid, type GridArgs, type GridPlan, type HeldOut, type Job } from "./compare-grid.ts";
 import { checkGridForecast, evalSpent, GridCap, jobForecasts, runSpent } from "./compare-budget.ts";
-import type { CompareArgs } from "./compare.ts";
 import { gridProgress } from "./compare-progress.ts";
 import { progressView } from "./progress.ts";
 
@@ -53,7 +53,7 @@ const preflightCells = async (plan: GridPlan, runsDir: string, configPath: strin
       cacheDir: runsDir,
       where: `${configPath} (cell ${c.id})`,
     });
-    const made = cellJobs.flatMap((j) => findRun(runsDir, j.cfg) ?? []);
+    const made = cellJobs.flatMap((j) => findRun(runsDir, j.cfg, plan.family) ?? []);
     if (served) made.forEach((dir) => servedChanges(dir.path, served).forEach(note));
   }
 };
@@ -89,7 +89,7 @@ const playJob = async (g: Grid, job: Job, played: Played): Promise<boolean> => {
   // Each step runs under its share of the grid's cap; a child stopped by it (exit 3) stops the grid.
   const step = async (what: string, kind: "run" | "eval", args: string[], last: boolean): Promise<boolean> => {
     if (played.stop) return false;
-    const now = findRun(runsDir, job.cfg);
+    const now = findRun(runsDir, job.cfg, plan.family);
     const share = gridCap.flags(name, kind, kind === "run" ? runSpent(now) : evalSpent(now!, plan.heldOut));
     if (!share) {
       played.stop = `the grid's cap is spent before ${name}'s ${kind}`;
@@ -102,17 +102,17 @@ const playJob = async (g: Grid, job: Job, played: Played): Promise<boolean> => {
     else if (r.code !== 0) played.failures.push(`${name}: hexa ${what} exited ${r.code} (see ${logFile})`);
     return r.code === 0;
   };
-  let dir = findRun(runsDir, job.cfg);
+  let dir = findRun(runsDir, job.cfg, plan.family);
   const search = plan.family.search?.searchFor(job.cfg) !== undefined;
   if (!dir || !finished(dir, job.cfg, plan.family)) {
     const args = dir ? ["run", "--resume", dir.path, ...g.passOn] : ["run", cellFile, "--runs-dir", runsDir, ...g.passOn];
     if (!(await step(dir ? "run --resume" : "run", "run", args, !anyHeldOut(plan.heldOut) || search))) return false;
-    dir = findRun(runsDir, job.cfg)!;
+    dir = findRun(runsDir, job.cfg, plan.family)!;
   }
   // A whole search has no bank to evaluate frozen: its final scores are its held-out figures. The grid made the run
   // from the user's own config, so its endpoints are the user's: --trust-run-config (docs/security.md).
   const evalArgs = ["eval", dir.path, "--seeds", heldOutArg(plan.heldOut), "--trust-run-config"];
-  if (g.needsEval(job, findRun(runsDir, job.cfg)) && !(await step("eval", "eval", evalArgs, true))) return false;
+  if (g.needsEval(job, findRun(runsDir, job.cfg, plan.family)) && !(await step("eval", "eval", evalArgs, true))) return false;
   return true;
 };
 
@@ -136,6 +136,15 @@ const budgetStopped = (cap: Budget, played: Played, total: number, gridCap: Grid
   );
 };
 
+/** The flags compare reads (src/cli/compare.ts declares them, budget caps included); a caller other than the command (hexa bench) gives the required ones. */
+interface CompareArgs extends GridArgs {
+  parallel: number;
+  backend?: string | undefined;
+  doctor?: boolean | undefined;
+  yes?: boolean | undefined;
+  [flag: string]: unknown;
+}
+
 /** The grid's share of the cap among its jobs, after the forecast (refused above the cap without --yes). */
 const gridBudget = (
   argv: CompareArgs,
@@ -148,24 +157,24 @@ const gridBudget = (
   const { jobs, family, heldOut } = plan;
   const cap = budgetFrom(jobs[0]!.cfg.budget, argv);
   const capped = jobs.map((job) => {
-    const dir = findRun(runsDir, job.cfg);
+    const dir = findRun(runsDir, job.cfg, family);
     return { key: key(job), cfg: job.cfg, dir, runLeft: !dir || !finished(dir, job.cfg, family), evalSeeds: needsEval(job, dir) ? heldOut : undefined };
   });
   const forecasts = jobForecasts(capped, family, runsDir);
-  const gridCap = new GridCap(cap, capped, forecasts, (k) => findRun(runsDir, jobs.find((j) => key(j) === k)!.cfg));
+  const gridCap = new GridCap(cap, capped, forecasts, (k) => findRun(runsDir, jobs.find((j) => key(j) === k)!.cfg, family));
   checkGridForecast(capped, forecasts, cap, gridCap.spent(), { yes: argv.yes === true, print: note });
   return { cap, gridCap };
 };
 
 /** `hexa compare` (src/cli/compare.ts): plays the grid's runs and evaluations in DIR (`out`), then writes its results. */
-export const compare = async (argv: CompareArgs, out: string): Promise<void> => {
+export const compare = async (families: FamilyRegistry, argv: CompareArgs, out: string): Promise<void> => {
   const configPath = argv.config;
   // Passed on to each cell's hexa run: the grid checked every cell's endpoints once, before the first run.
   const passOn = [...(argv.backend === undefined ? [] : ["--backend", argv.backend]), ...(doctorSkipped(argv, process.env) ? ["--no-doctor"] : [])];
   if (argv.backend !== undefined) checkBackend(argv.backend, "--backend");
   const note = (line: string) => process.stderr.write(`${line}\n`);
   // Everything that can be refused is checked before DIR or any run directory is made.
-  const plan = await planGrid(argv, note);
+  const plan = await planGrid(families, argv, note);
   const { jobs, runnable, skipped, family, heldOut } = plan;
   const specPath = join(out, "compare.json");
   checkSpec(specPath, plan.spec);
@@ -182,7 +191,7 @@ export const compare = async (argv: CompareArgs, out: string): Promise<void> => 
   try {
     const logPath = join(out, "compare-log.jsonl");
     const view = progressView(process.stderr, () => performance.now());
-    const progress = gridProgress(jobs, heldOut, family, (j) => findRun(runsDir, j.cfg)?.path, view);
+    const progress = gridProgress(jobs, heldOut, family, (j) => findRun(runsDir, j.cfg, family)?.path, view);
     const grid: Grid = { out, runsDir, logPath, plan, gridCap, passOn, key, needsEval, note: view.line };
     const played: Played = { done: 0, failures: [] };
     const t0 = performance.now();
@@ -205,7 +214,7 @@ export const compare = async (argv: CompareArgs, out: string): Promise<void> => 
     const failures = played.failures;
     await writeResults(out, { configPath, axes: plan.axes, runs: argv.runs, heldOut, baseline: plan.baseline, skipped, jobs, runsDir, logPath, family });
     // The whole grid as one hexa inspect report: a line per cell with a band over its runs (docs/ARCHITECTURE.md §8).
-    if (!failures.length) note(`report: ${writeReport(runsDir, join(out, "report.html"))} (open it in a web browser)`);
+    if (!failures.length) note(`report: ${writeReport(families, runsDir, join(out, "report.html"))} (open it in a web browser)`);
     if (failures.length) throw new ConfigError(`${failures.length} run(s) failed: ${failures.join("; ")}; fix that and rerun the same command to continue`);
   } finally {
     release();
@@ -235,7 +244,7 @@ const writeResults = async (out: string, d: Done): Promise<void> => {
   }
   const byCell = new Map<string, CellInput>();
   for (const job of d.jobs) {
-    const dir = findRun(d.runsDir, job.cfg);
+    const dir = findRun(d.runsDir, job.cfg, d.family);
     if (!dir || !finished(dir, job.cfg, d.family)) continue;
     const held = anyHeldOut(d.heldOut) ? heldOutOf(dir, job.cfg, d.heldOut) : undefined;
     type Usage = { usage: { total: { input: number; output: number; costUsd: number; unpricedCalls: number } } };

@@ -1,15 +1,15 @@
 import { usesBank, type RunConfig } from "../loop/run-config.ts";
-import { familyOf } from "./run-setup.ts";
+import type { LevelFamily } from "../family/family.ts";
 import { idStamp } from "../util/id-stamp.ts";
 
 /**
  * Run ids read level__method__seed__timestamp (docs/spec/style.md §15). A family's whole search names its strategy and
  * the proposer's agent (`eureka-heuristic`), the bank settings it does not use left out. The id is made once,
- * for a new run: a resume keeps run.json's.
+ * for a new run (of `family`, the one `c` names): a resume keeps run.json's.
  */
-export const runIdOf = (c: RunConfig, now: Date): string => {
+export const runIdOf = (c: RunConfig, family: LevelFamily, now: Date): string => {
   const levels = c.name ?? (c.levels.length <= 3 ? c.levels.join("+") : `${c.levels.length}-levels`);
-  const search = familyOf(c).search?.searchFor(c);
+  const search = family.search?.searchFor(c);
   const method = search
     ? `${search.name}-${c.agent}`
     : usesBank(c)

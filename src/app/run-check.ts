@@ -1,15 +1,15 @@
 import { ConfigError } from "../errors.ts";
+import type { FamilyRegistry } from "./families.ts";
 import type { LevelFamily } from "../family/family.ts";
 import type { RunConfig } from "../loop/run-config.ts";
 import { schedule } from "../loop/schedule.ts";
-import { familyOf } from "./run-setup.ts";
 
 /** A ConfigError from checking `where` names it first. */
 const namingWhere = (e: unknown, where: string): unknown => (e instanceof ConfigError ? new ConfigError(`${where}: ${e.message}`) : e);
 
 /** What a run start checks of a parsed config before anything is written: its levels, seeds and run id. */
-export const checkRunConfig = (cfg: RunConfig, where: string): LevelFamily => {
-  const family = familyOf(cfg);
+export const checkRunConfig = (families: FamilyRegistry, cfg: RunConfig, where: string): LevelFamily => {
+  const family = families.get(cfg.family);
   try {
     const phases = schedule(cfg, family);
     if (cfg.method !== "rounds" && !family.search?.searchFor(cfg))

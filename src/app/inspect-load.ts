@@ -1,4 +1,5 @@
 import { closeSync, existsSync, fstatSync, lstatSync, openSync, readdirSync, readFileSync, readlinkSync, readSync, statSync } from "node:fs";
+import type { FamilyRegistry } from "./families.ts";
 import { basename, join, relative, resolve } from "node:path";
 import { z } from "zod";
 import { ConfigError } from "../errors.ts";
@@ -8,7 +9,6 @@ import { isEvalFileName, RunDir } from "../store/run-dir.ts";
 import { BankLogLine, EpisodeRecord, UsageLine } from "../store/run-records.ts";
 import type { FailedCall } from "../report/inspect/usage-view.ts";
 import type { RunInput, RunSummaryInput } from "../report/inspect/model.ts";
-import { allFamilies, defaultFamilyId } from "../app/families.ts";
 import { bestOf, CandidateRecord, SearchHeader } from "../search/candidates.ts";
 import type { SearchHeaderInput, SearchInput } from "../report/inspect/search-view.ts";
 import { parseYamlText } from "../util/yaml-file.ts";
@@ -63,11 +63,11 @@ const isObject = (v: unknown): v is Raw => v !== null && typeof v === "object" &
 const overlay = (base: unknown, raw: unknown): unknown =>
   isObject(base) && isObject(raw) ? Object.fromEntries(Object.keys(base).map((k) => [k, overlay(base[k], raw[k])])) : raw === undefined ? base : raw;
 
-const summaryOf = (dir: RunDir, notices: string[]): RunSummaryInput => {
+const summaryOf = (families: FamilyRegistry, dir: RunDir, notices: string[]): RunSummaryInput => {
   const where = join(dir.path, "config.yaml");
   const text = dir.configText();
   try {
-    return summaryFrom(parseRunConfigYaml(text, where, allFamilies()));
+    return summaryFrom(parseRunConfigYaml(text, where, families.all()));
   } catch (e) {
     if (!(e instanceof ConfigError)) throw e;
     notices.push(`${e.message}; the summary shows the values the file names, defaults for the rest`);
@@ -78,7 +78,7 @@ const summaryOf = (dir: RunDir, notices: string[]): RunSummaryInput => {
       raw = {};
     }
     const levels = isObject(raw) && Array.isArray(raw.levels) ? raw.levels.map(String) : [];
-    return summaryFrom(overlay(RunConfig.parse({ family: defaultFamilyId(), levels: ["-"] }), isObject(raw) ? { ...raw, levels } : { levels }) as RunConfig);
+    return summaryFrom(overlay(RunConfig.parse({ family: families.defaultId(), levels: ["-"] }), isObject(raw) ? { ...raw, levels } : { levels }) as RunConfig);
   }
 };
 
@@ -97,11 +97,11 @@ const problemsOf = (file: string): string[] => {
   return parsed.success ? parsed.data.problems.map((p) => `${p.fatal ? "PROBLEM" : "note"}: ${p.message}`) : [];
 };
 
-/** One run directory, as far as it is written. */
-export const readRunInput = (path: string): RunInput => {
+/** One run directory, as far as it is written; its config read with `families`' slices. */
+export const readRunInput = (families: FamilyRegistry, path: string): RunInput => {
   const dir = RunDir.open(path);
   const notices: string[] = [];
-  const summary = summaryOf(dir, notices);
+  const summary = summaryOf(families, dir, notices);
 
   const episodesFile = dir.file("episodes");
   const episodes = dir.episodes({ repair: false });

@@ -1,4 +1,5 @@
 import type { RedisConnection } from "../backend/redis/connection.ts";
+import type { FamilyRegistry } from "./families.ts";
 import type { RedisLedger } from "../backend/redis/spend-ledger.ts";
 import type { Budget, Spend } from "../llm/budget.ts";
 import type { EpisodeBackend } from "../loop/episode-backend.ts";
@@ -6,7 +7,6 @@ import type { UsageLine } from "../store/run-records.ts";
 import { configWithoutSecrets, type RunConfig } from "../loop/run-config.ts";
 import { urlWithoutPassword } from "../util/secret-fields.ts";
 import { ConfigError } from "../errors.ts";
-import { allFamilies, getFamily } from "../app/families.ts";
 import { checkJobKeyFor, readJobKey } from "./job-key.ts";
 import { codeVersion } from "./run-setup.ts";
 
@@ -54,6 +54,7 @@ const redisBackendOf = (spec: string, where: string): Promise<RedisBackend> => {
  * the flag or key in errors. Redis that does not answer is refused before anything is written.
  */
 export const openEpisodes = async (
+  families: FamilyRegistry,
   spec: string,
   where: string,
   o: { run: string; config: RunConfig; log: (line: string) => void; budget?: Budget; charge?: (line: UsageLine) => Promise<void> },
@@ -65,8 +66,8 @@ export const openEpisodes = async (
   return openRedisEpisodes({
     connection,
     run,
-    config: configWithoutSecrets(o.config, allFamilies()),
-    results: { family: getFamily(o.config.family), maxTurnsOf: (agent) => budgetOf(agent, o.config.actor.maxTurns) },
+    config: configWithoutSecrets(o.config, families.all()),
+    results: { family: families.get(o.config.family), maxTurnsOf: (agent) => budgetOf(agent, o.config.actor.maxTurns) },
     ...(jobKey ? { jobKey } : {}),
     hexa: codeVersion(),
     log,

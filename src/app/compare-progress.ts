@@ -8,7 +8,7 @@ import type { Progress } from "../loop/run-loop.ts";
 import type { ProgressView } from "./progress.ts";
 
 /**
- * `hexa compare`'s progress bar (the one `hexa run` draws, src/cli/progress.ts) over the whole grid: each (cell, run)
+ * `hexa compare`'s progress bar (the one `hexa run` draws, src/app/progress.ts) over the whole grid: each (cell, run)
  * is a child process, so its episodes are followed in the files the child writes (episodes.jsonl, the held-out
  * evaluation's eval/*.jsonl, usage.jsonl), read from where the last look stopped. Display only: the results are
  * computed from the parsed records at the end.

@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
+import type { FamilyRegistry } from "./families.ts";
 import { stringify as toYaml } from "yaml";
 import { ConfigError } from "../errors.ts";
 import type { LevelFamily } from "../family/family.ts";
@@ -7,7 +8,6 @@ import { sharedHeldOut } from "../loop/compare/heldout.ts";
 import { parseRunConfig, type RunConfig } from "../loop/run-config.ts";
 import type { CompareHeader } from "../report/compare/render.ts";
 import { readYamlMapping } from "../util/yaml-file.ts";
-import { allFamilies, loadFamilies } from "../app/families.ts";
 import { checkRunConfig } from "./run-check.ts";
 import { changedKeys, configDigest } from "./run-setup.ts";
 
@@ -76,17 +76,17 @@ const gridAxes = (argv: GridArgs): GridAxis[] => {
 };
 
 /** Each cell's jobs, or why hexa run would refuse the cell. */
-const cellJobs = (cells: readonly Cell[], runs: number): { jobs: Job[]; runnable: Cell[]; skipped: CompareHeader["skipped"] } => {
-  const families = allFamilies();
+const cellJobs = (families: FamilyRegistry, cells: readonly Cell[], runs: number): { jobs: Job[]; runnable: Cell[]; skipped: CompareHeader["skipped"] } => {
+  const all = families.all();
   const skipped: CompareHeader["skipped"] = [];
   const jobs: Job[] = [];
   const runnable: Cell[] = [];
   for (const cell of cells) {
-    const c = cellConfig(cell, families);
+    const c = cellConfig(cell, all);
     let reason = "skipped" in c ? c.skipped : undefined;
     if (!reason && "cfg" in c) {
       try {
-        checkRunConfig(c.cfg, cell.label);
+        checkRunConfig(families, c.cfg, cell.label);
       } catch (e) {
         if (!(e instanceof ConfigError)) throw e;
         reason = e.message;
@@ -99,26 +99,26 @@ const cellJobs = (cells: readonly Cell[], runs: number): { jobs: Job[]; runnable
     runnable.push(cell);
     for (let run = 0; run < runs; run++) {
       const raw = runRaw(cell, run);
-      jobs.push({ cell, run, cfg: parseRunConfig(raw, cell.label, families), yaml: toYaml(raw) });
+      jobs.push({ cell, run, cfg: parseRunConfig(raw, cell.label, all), yaml: toYaml(raw) });
     }
   }
   return { jobs, runnable, skipped };
 };
 
 /** Reads the base config and the grid, and plans every job; everything that can be refused is refused here. */
-export const planGrid = async (argv: GridArgs, note: (line: string) => void): Promise<GridPlan> => {
+export const planGrid = async (families: FamilyRegistry, argv: GridArgs, note: (line: string) => void): Promise<GridPlan> => {
   const configPath = argv.config;
   const base = readYamlMapping(configPath);
   const axes = gridAxes(argv);
   // A caller other than the command (hexa bench) may not have built them.
-  await loadFamilies();
-  checkAxes(base, axes, allFamilies());
-  const { jobs, runnable, skipped } = cellJobs(gridCells(base, axes), argv.runs);
+  await families.load();
+  checkAxes(base, axes, families.all());
+  const { jobs, runnable, skipped } = cellJobs(families, gridCells(base, axes), argv.runs);
   for (const s of skipped) note(`skipped ${s.id} (${s.label}): ${s.reason}`);
   if (!runnable.length) throw new ConfigError(`--grid: every cell is refused by hexa run (${skipped.map((s) => `${s.id}: ${s.reason}`).join("; ")})`);
   const baseline = pickBaseline(argv.baseline, runnable);
   const cfgs = runnable.map((c) => jobs.find((j) => j.cell === c)!.cfg);
-  const family = checkRunConfig(cfgs[0]!, configPath);
+  const family = checkRunConfig(families, cfgs[0]!, configPath);
   const want = argv.heldout;
   const heldOut: HeldOut = want ? sharedHeldOut(cfgs, family, want) : {};
   for (const [level, s] of Object.entries(heldOut)) {

@@ -1,26 +1,34 @@
 import { readFileSync } from "node:fs";
+import type { FamilyRegistry } from "./families.ts";
+import type { LevelFamily } from "../family/family.ts";
 import { createRequire } from "node:module";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ConfigError } from "../errors.ts";
 import { renderReportHtml, type PageAssets } from "../report/inspect/html.ts";
-import { buildReport, buildRunView, lastSolvedOfEachLevel, type BuildOptions, type EpisodeDrawer, type RunInput } from "../report/inspect/model.ts";
+import {
+  buildReport,
+  buildRunView,
+  lastSolvedOfEachLevel,
+  type BuildOptions,
+  type EpisodeDrawer,
+  type Report,
+  type RunInput,
+} from "../report/inspect/model.ts";
 import type { EpisodeRecord } from "../store/run-records.ts";
-import { familyIds, getFamily } from "../app/families.ts";
 import { findSearchDirs, findTarget, readRunInput, readSearchInput, type InspectTarget } from "./inspect-load.ts";
-import type { Built } from "./inspect-serve.ts";
 import { searchView } from "../report/inspect/search-view.ts";
 import { finalScoresView, type FinalScoresView } from "../report/inspect/final-view.ts";
 import { readFinalScores } from "../store/final-scores.ts";
 import { readBundleRecord, readVerification } from "../store/run-attestations.ts";
 import type { AttestationView } from "../report/inspect/attestation-view.ts";
 import { writeOutput } from "../cli-kit/write-file.ts";
-import type { Animations } from "./inspect.ts";
+import type { Animations } from "./inspect-animations.ts";
 
 /** The HTML report of a run, a comparison or a search directory (docs/ARCHITECTURE.md §8), which `hexa inspect`, `hexa run` and `hexa compare` write. */
 const require = createRequire(import.meta.url);
+/** Memoisation only: the vega bundles and the page script, read once (about 0.8 MB that every report inlines). */
 let assets: PageAssets | undefined;
-/** The vega bundles and the page script, read once: about 0.8 MB that every report inlines. */
 export const pageAssets = (): PageAssets =>
   (assets ??= {
     vega: readFileSync(join(dirname(require.resolve("vega")), "vega.min.js"), "utf8"),
@@ -32,22 +40,31 @@ export const pageAssets = (): PageAssets =>
 
 /** Families without pictures (or not registered here) show their action as text. */
 const plainDrawer: EpisodeDrawer = { drawEpisode: () => ({}), renderAction: (a) => JSON.stringify(a) };
-const drawers = new Map<string, EpisodeDrawer>();
-export const drawerFor = (family: string): EpisodeDrawer => {
-  if (!drawers.has(family)) drawers.set(family, (familyIds().includes(family) ? getFamily(family).drawer?.() : undefined) ?? plainDrawer);
+/** Memoisation only: a family's drawer, made once per family value (drawers load their engines). */
+const drawers = new WeakMap<LevelFamily, EpisodeDrawer>();
+export const drawerFor = (families: FamilyRegistry, id: string): EpisodeDrawer => {
+  if (!families.ids().includes(id)) return plainDrawer;
+  const family = families.get(id);
+  if (!drawers.has(family)) drawers.set(family, family.drawer?.() ?? plainDrawer);
   return drawers.get(family)!;
 };
 
+/** A report and the runs it was built from (`hexa inspect --serve` rebuilds it as the run writes). */
+export interface Built {
+  report: Report;
+  inputs: RunInput[];
+}
+
 const animateWith = (a: Animations): BuildOptions["animate"] => (a === "all" ? () => true : a === "none" ? () => false : lastSolvedOfEachLevel);
 
-export const build = (target: InspectTarget, animations: Animations): Built => {
+export const build = (families: FamilyRegistry, target: InspectTarget, animations: Animations): Built => {
   const inputs: RunInput[] = [];
   const cells = target.cells.map((c) => ({
     name: c.name,
     runs: c.runs.map((path) => {
-      const input = readRunInput(path);
+      const input = readRunInput(families, path);
       inputs.push(input);
-      return buildRunView(input, drawerFor(input.summary.family), { animate: animateWith(animations) });
+      return buildRunView(input, drawerFor(families, input.summary.family), { animate: animateWith(animations) });
     }),
   }));
   // Searched again at every build: a live run may start a search while it is followed.
@@ -95,14 +112,14 @@ const readFinals = (dirs: readonly string[], root: string): { finals: FinalScore
 export const kib = (n: number) => `${(n / 1024).toFixed(0)} KiB`;
 
 /** Builds the report of a run or a comparison directory into `out` and returns its path. */
-export const writeReport = (target: string, out: string): string => {
-  writeOutput("out", out, renderReportHtml(build(findTarget(target), "last").report, pageAssets(), { live: false }));
+export const writeReport = (families: FamilyRegistry, target: string, out: string): string => {
+  writeOutput("out", out, renderReportHtml(build(families, findTarget(target), "last").report, pageAssets(), { live: false }));
   return out;
 };
 
 /** Makes the animations `writeRunReport` embeds for these episodes of a run ahead, through the family's drawer. */
-export const prepareRunAnimations = (family: string, episodes: readonly EpisodeRecord[]): Promise<void> =>
-  drawerFor(family).prepareAnimations?.(episodes.filter((e) => lastSolvedOfEachLevel(e, episodes))) ?? Promise.resolve();
+export const prepareRunAnimations = (families: FamilyRegistry, family: string, episodes: readonly EpisodeRecord[]): Promise<void> =>
+  drawerFor(families, family).prepareAnimations?.(episodes.filter((e) => lastSolvedOfEachLevel(e, episodes))) ?? Promise.resolve();
 
 /** Builds `RUN_DIR/report.html` for a finished run and returns its path (hexa run calls this at the end). */
-export const writeRunReport = (runDir: string): string => writeReport(runDir, join(resolve(runDir), "report.html"));
+export const writeRunReport = (families: FamilyRegistry, runDir: string): string => writeReport(families, runDir, join(resolve(runDir), "report.html"));

@@ -7,19 +7,19 @@ import type { ChatModel } from "../llm/chat-model.ts";
 import { roleKeyVar } from "../llm/config.ts";
 import { ConfigError } from "../errors.ts";
 import { canonicalJson, sha256Hex } from "../util/canonical-json.ts";
-import { allFamilies, getFamily } from "../app/families.ts";
-import type { LevelFamily } from "../family/family.ts";
+import type { FamilyRegistry } from "./families.ts";
 import { parseRunConfigYaml, usesBank, type RunConfig } from "../loop/run-config.ts";
 import type { SkillIndex } from "../store/chroma-index.ts";
 import type { ChromaHandle } from "../store/chroma-server.ts";
 import { makeEmbedder, type EmbeddingConfig } from "../store/embedding.ts";
 import { parseYamlText, readConfigText } from "../util/yaml-file.ts";
 import type { RunDir } from "../store/run-dir.ts";
+import type { ModelsFactory, RunModels } from "./run-services.ts";
 import type { CodeVersion } from "../store/run-records.ts";
 
 /** Reads and validates a run config file; errors name the file and the field. */
-export const readRunConfig = (path: string): RunConfig => {
-  return parseRunConfigYaml(readConfigText(path), path, allFamilies());
+export const readRunConfig = (families: FamilyRegistry, path: string): RunConfig => {
+  return parseRunConfigYaml(readConfigText(path), path, families.all());
 };
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -56,9 +56,9 @@ export const configDigest = (configYaml: string): { config: unknown; hash: strin
  * in one directory, so it is refused with the keys it changed. A run made before the hash was recorded is
  * taken as it is, with a note.
  */
-export const runDirConfig = (dir: RunDir, where: string, note: (line: string) => void): RunConfig => {
+export const runDirConfig = (families: FamilyRegistry, dir: RunDir, where: string, note: (line: string) => void): RunConfig => {
   const text = dir.configText();
-  const cfg = parseRunConfigYaml(text, where, allFamilies());
+  const cfg = parseRunConfigYaml(text, where, families.all());
   const { hash, config } = configDigest(text);
   if (dir.meta.configHash === undefined)
     note(`note: ${dir.path}/run.json records no config hash (the run was made before hexa kept one); config.yaml is taken as it is`);
@@ -80,8 +80,6 @@ export const changedKeys = (a: unknown, b: unknown, at = ""): string[] => {
   return JSON.stringify(a) === JSON.stringify(b) ? [] : [at || "(config)"];
 };
 
-export const familyOf = (c: RunConfig): LevelFamily => getFamily(c.family);
-
 const needsHint = (role: string, resuming: boolean) => (e: unknown) => {
   if (!(e instanceof ConfigError)) throw e;
   throw new ConfigError(
@@ -91,29 +89,31 @@ const needsHint = (role: string, resuming: boolean) => (e: unknown) => {
   );
 };
 
+/** A role's model by role and model name, e.g. one that answers from a recorded llm-log.jsonl (`hexa verify`). */
 type RoleModelSource = (role: "actor" | "evolver", name: string) => ChatModel;
-let roleModelSource: RoleModelSource | undefined;
 
-/** Where modelsFor takes each role's model instead of the endpoint (`hexa verify` answers from the record); undefined: the endpoint. */
-export const useRoleModelSource = (source: RoleModelSource | undefined): void => {
-  roleModelSource = source;
-};
+/** The roles a config plays with a model: none for the heuristic agent with the heuristic evolver. */
+const rolesNeeded = (c: RunConfig) => ({ actor: c.agent !== "heuristic", evolver: usesBank(c) && c.evolver === "llm" });
 
-/** The role models a config needs (none for the heuristic agent with the heuristic evolver); calls logged to the run's llm-log.jsonl. */
+/** The role models a config needs, taken from `source` instead of an endpoint. */
+export const modelsFrom =
+  (source: RoleModelSource): ModelsFactory =>
+  async (c) => {
+    const need = rolesNeeded(c);
+    return {
+      ...(need.actor ? { actorModel: source("actor", c.llm.actor.model) } : {}),
+      ...(need.evolver ? { evolverModel: source("evolver", c.llm.evolver.model) } : {}),
+    };
+  };
+
+/** The role models a config needs (none for the heuristic agent with the heuristic evolver) over its endpoints; calls logged to the run's llm-log.jsonl. */
 export const modelsFor = async (
   c: RunConfig,
   runPath: string,
-  opts: { resuming?: boolean; gate?: SpendGate; onNotice?: (message: string) => void } = {},
-): Promise<{ actorModel?: ChatModel; evolverModel?: ChatModel }> => {
-  const needActor = c.agent !== "heuristic";
-  const needEvolver = usesBank(c) && c.evolver === "llm";
-  if (!needActor && !needEvolver) return {};
-  const source = roleModelSource;
-  if (source)
-    return {
-      ...(needActor ? { actorModel: source("actor", c.llm.actor.model) } : {}),
-      ...(needEvolver ? { evolverModel: source("evolver", c.llm.evolver.model) } : {}),
-    };
+  opts: { resuming?: boolean; gate?: SpendGate | undefined; onNotice?: (message: string) => void } = {},
+): Promise<RunModels> => {
+  const need = rolesNeeded(c);
+  if (!need.actor && !need.evolver) return {};
   // Loaded only when a model is used: langchain costs about a second of start-up.
   const { createRoleModel } = await import("../llm/role-model.ts");
   const llm = { ...c.llm, auditLog: c.llm.auditLog ?? join(runPath, "llm-log.jsonl") };
@@ -125,8 +125,8 @@ export const modelsFor = async (
     }
   };
   return {
-    ...(needActor ? { actorModel: build("actor") } : {}),
-    ...(needEvolver ? { evolverModel: build("evolver") } : {}),
+    ...(need.actor ? { actorModel: build("actor") } : {}),
+    ...(need.evolver ? { evolverModel: build("evolver") } : {}),
   };
 };
 

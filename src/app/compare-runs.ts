@@ -17,8 +17,8 @@ const GUARD =
   "data:text/javascript,process.stdin.on('end',()=>process.exit(137));process.stdin.on('error',()=>process.exit(137));process.stdin.resume();process.stdin.unref()";
 
 /** The run directory of a (cell, run), found by its id without the timestamp; undefined before it was made. */
-export const findRun = (runsDir: string, cfg: RunConfig): RunDir | undefined => {
-  const prefix = runIdOf(cfg, new Date(0)).replace(/__[^_]+$/, "__");
+export const findRun = (runsDir: string, cfg: RunConfig, family: LevelFamily): RunDir | undefined => {
+  const prefix = runIdOf(cfg, family, new Date(0)).replace(/__[^_]+$/, "__");
   const found = (existsSync(runsDir) ? readdirSync(runsDir) : []).filter((d) => d.startsWith(prefix) && existsSync(join(runsDir, d, "run.json"))).sort();
   return found.length ? RunDir.open(join(runsDir, found.at(-1)!)) : undefined;
 };

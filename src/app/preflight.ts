@@ -6,8 +6,8 @@ import { resolveModelConfig, type Env, type LlmConfig, type Role } from "../llm/
 import { EndpointReport, probeEndpoint, refreshServed } from "../llm/doctor.ts";
 import { problemsOf, type Probed } from "../llm/doctor-report.ts";
 import { usesBank, type RunConfig } from "../loop/run-config.ts";
+import { DEFAULT_CONTEXT_TOKENS } from "./context-tokens.ts";
 import { writeJsonAtomic } from "../store/jsonl.ts";
-import { DEFAULT_CONTEXT_TOKENS } from "./guard-flags.ts";
 
 /** A cached report is reused for this long: a server restarted with other flags is seen within the hour. */
 const CACHE_MS = 60 * 60_000;

@@ -1,0 +1,29 @@
+import { type FamilyRegistry, openFamilyRegistry } from "./families.ts";
+import type { FamilyHost } from "../family/host.ts";
+import { appHost } from "./host.ts";
+import { modelsFor } from "./run-setup.ts";
+import type { ModelsFactory } from "./run-services.ts";
+
+/**
+ * What one hexa process is wired with, built once by the composition root and passed down to what needs it
+ * (docs/ARCHITECTURE.md, the run context): no module holds any of it. A run's spend gate is made per run from
+ * its config and flags (src/app/run-spend.ts) and travels with the run; a family's trainer source belongs to its
+ * module value in `families` (levels/reward-search/module.ts).
+ */
+export interface AppContext {
+  /** The level families: hexa's and those HEXA_FAMILIES adds, each built once. */
+  families: FamilyRegistry;
+  /** What a family's own commands ask of hexa (play a compare grid, the code version, write a report). */
+  host: FamilyHost;
+  /** The role models of a run: the config's endpoints, or (`hexa verify`) answers from a recorded log. */
+  models: ModelsFactory;
+}
+
+/** The context of a hexa process: the families of `env` (HEXA_FAMILIES), the host over them, models over the endpoints. */
+export const createAppContext = async (env: NodeJS.ProcessEnv = process.env): Promise<AppContext> => {
+  const slot: { families?: FamilyRegistry } = {};
+  // The shipped families' commands are given the host, and the host plays grids over the registry they are in.
+  const host = appHost(() => slot.families!);
+  slot.families = await openFamilyRegistry(host, env);
+  return { families: slot.families, host, models: modelsFor };
+};
