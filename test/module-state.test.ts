@@ -39,8 +39,6 @@ const ALLOWED: Record<string, string> = {
   "src/store/chroma-server.ts supervised": "embedded Chroma servers this process started, stopped at exit",
   "src/app/backend.ts opened": "Redis connections by URL, opened once per process and closed at exit",
   // The model layer's console.warn filter, left to its own rewrite.
-  "src/llm/wire-check.ts quieted": "the model layer's console.warn filter",
-  "src/llm/wire-check.ts realWarn": "the model layer's console.warn filter",
 };
 
 const COLLECTIONS = new Set(["Map", "Set", "WeakMap", "WeakSet"]);
