@@ -118,20 +118,22 @@ class QuietCompletions extends ChatOpenAICompletions {
   }
 }
 
-/** langchain's client for the config's endpoint and model, its own retries off. */
-const chatClient = (config: ResolvedModelConfig): ChatOpenAI => {
+/** langchain's client for the config's endpoint and model, its own retries off; `where` named in its refusals. */
+const chatClient = (config: ResolvedModelConfig, where: string): ChatOpenAI => {
+  const bounded = checkingFetch(where);
   const fields = {
     model: config.model,
     apiKey: config.apiKey,
-    // Our fetch shapes each request as the config asks, and records each answer's status and first bytes, so a
-    // malformed 200 is named and retried. Options left unset the SDK would fill from the environment
-    // (OPENAI_ORG_ID, OPENAI_PROJECT_ID, OPENAI_ADMIN_KEY): a request carries only what the config says.
+    // Our fetch shapes each request as the config asks, bounds each answer's size by the request's output cap,
+    // and records each answer's status and first bytes, so a malformed 200 is named and retried. Options left
+    // unset the SDK would fill from the environment (OPENAI_ORG_ID, OPENAI_PROJECT_ID, OPENAI_ADMIN_KEY): a
+    // request carries only what the config says.
     configuration: {
       baseURL: config.baseURL,
       organization: null,
       project: null,
       adminAPIKey: null,
-      fetch: (input: string | URL | Request, init?: RequestInit) => checkingFetch(input, shapeRequest(init, config)),
+      fetch: (input: string | URL | Request, init?: RequestInit) => bounded(input, shapeRequest(init, config)),
     },
     // undefined sends no temperature; -1 sends no max_tokens (langchain's convention).
     temperature: config.temperature ?? undefined,
@@ -205,7 +207,7 @@ export const createOpenAIChat = (config: ResolvedModelConfig, deps: OpenAIChatDe
   const where = deps.where ?? "llm";
   const now = deps.now ?? (() => performance.now());
   const slot = (deps.limits ?? sharedEndpointLimits).for(baseURL, config.concurrency, where);
-  const attempt = exchangeOnce({ client: chatClient(config), config, where, now, concurrency: slot.size });
+  const attempt = exchangeOnce({ client: chatClient(config, where), config, where, now, concurrency: slot.size });
   const notice = oncePerKind(deps.onNotice);
 
   return {

@@ -5,7 +5,8 @@ import { ModelConfig } from "./config.ts";
 import { EndpointLimits } from "./endpoint-limits.ts";
 import { LlmError } from "./llm-error.ts";
 import { createOpenAIChat } from "./openai-chat.ts";
-import { backoffMs, type RetryEvent } from "./retry.ts";
+import { backoffMs, classifyHttpFailure, type RetryEvent } from "./retry.ts";
+import { AnswerTooLarge } from "./wire-check.ts";
 
 const ask: Message[] = [{ role: "user", content: "Where should the red ball go?" }];
 
@@ -45,6 +46,14 @@ describe("backoffMs", () => {
 
   it("honours Retry-After only up to 5 minutes", () => {
     expect(backoffMs(0, () => 0.5, 86_400_000)).toBe(300_000);
+  });
+});
+
+describe("classifyHttpFailure", () => {
+  it("never retries an answer cut off for its size, however the SDK wrapped it", () => {
+    const cut = new AnswerTooLarge("llm.actor", 1_064_960, 1_111_535, 16);
+    const wrapped = new Error("Connection error.", { cause: Object.assign(new TypeError("fetch failed"), { cause: cut }) });
+    expect(classifyHttpFailure(wrapped)).toEqual({ retryable: false, reason: cut.message });
   });
 });
 

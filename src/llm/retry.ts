@@ -23,9 +23,17 @@ const retryAfterMsOf = (e: object): number | undefined => {
   return undefined;
 };
 
+/** An answer cut off for its size (wire-check.ts), however the SDK wrapped it: the server would send it again. */
+const tooLargeIn = (e: unknown): Error | undefined => {
+  for (let c: unknown = e, depth = 0; c instanceof Error && depth < 8; c = c.cause, depth++) if (c.name === "AnswerTooLarge") return c;
+  return undefined;
+};
+
 /** HTTP status and network errors as the OpenAI SDK (through langchain) throws them. */
 export const classifyHttpFailure = (e: unknown): Failure => {
   if (typeof e !== "object" || e === null) return { retryable: false, reason: String(e) };
+  const tooLarge = tooLargeIn(e);
+  if (tooLarge) return { retryable: false, reason: tooLarge.message };
   const status = (e as { status?: unknown }).status;
   if (typeof status === "number") {
     if (status === 429) {

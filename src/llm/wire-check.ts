@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
+import { boundedResponse } from "../util/bounded-response.ts";
 
 /**
  * What one HTTP exchange with a chat-completions endpoint looked like on the wire, recorded by `checkingFetch`
@@ -29,6 +30,8 @@ export interface WireRecord {
   reasoning: string;
   /** The answer carried a `usage` object (older Ollama streams and some proxies send none). */
   sawUsage: boolean;
+  /** The body was cut off past `answerLimit`: the verdict on this answer, whatever the SDK made of the cut. */
+  refused?: AnswerTooLarge;
 }
 
 const HEAD_BYTES = 200;
@@ -105,33 +108,72 @@ const sseInspector = (rec: WireRecord): TransformStream<Uint8Array, Uint8Array> 
 };
 
 /**
- * A fetch for the OpenAI SDK that records each answer inside `recordingWire`; outside it, plain fetch. A JSON
- * body is read in full from a clone (it is complete anyway); a stream passes through an inspector unchanged.
+ * Bytes an answer may take per output token the request allows. Streamed, each token is one SSE event of its own
+ * (id, model name, timestamps, fingerprint, OpenAI's padding field: 200–400 bytes) around the token's text, which
+ * is at most ~100 bytes even escaped twice (a tool call's arguments); 1 KiB leaves twice that or more.
  */
-export const checkingFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-  const response = await fetch(input, init);
-  const records = recorder.getStore();
-  if (!records) return response;
-  const contentType = response.headers.get("content-type") ?? "";
-  const rec: WireRecord = {
-    status: response.status,
-    contentType,
-    head: "",
-    bytes: 0,
-    wellFormed: false,
-    sawChoice: false,
-    sawFinish: false,
-    sawDone: false,
-    ended: false,
-    reasoning: "",
-    sawUsage: false,
-  };
-  records.push(rec);
-  if (!response.ok) return withStandardError(response);
-  if (/text\/event-stream/i.test(contentType) && response.body) {
-    return new Response(response.body.pipeThrough(sseInspector(rec)), { status: response.status, statusText: response.statusText, headers: response.headers });
+const TOKEN_BYTES = 1024;
+/** And per token and alternative when the request asks for logprobs (`{"token", "logprob", "bytes": […]}`). */
+const LOGPROB_BYTES = 512;
+/** Beside the tokens: the JSON or SSE framing, usage, and reasoning some servers do not count as output. */
+const FRAMING_BYTES = 1024 * 1024;
+/** A request without an output cap may be answered up to the longest output current models give (128k tokens). */
+const UNCAPPED_TOKENS = 131_072;
+
+const positiveInt = (v: unknown): number | undefined => (Number.isSafeInteger(v) && (v as number) > 0 ? (v as number) : undefined);
+
+/** The request body's fields that size the answer; none when it is not JSON. */
+const requestFields = (init: RequestInit | undefined): Record<string, unknown> => {
+  if (typeof init?.body !== "string") return {};
+  try {
+    const body: unknown = JSON.parse(init.body);
+    return isRecord(body) ? body : {};
+  } catch {
+    return {};
   }
-  const text = await response.clone().text();
+};
+
+/**
+ * The most bytes an honest answer to the request takes, streamed or not (docs/security.md): its output cap (the
+ * larger of max_tokens and max_completion_tokens, else UNCAPPED_TOKENS) times TOKEN_BYTES, for each of its `n`
+ * choices, plus FRAMING_BYTES. The default cap of 8192 tokens allows 9 MiB; no cap, 129 MiB.
+ */
+const answerLimit = (init?: RequestInit): { maxBytes: number; tokens: number } => {
+  const body = requestFields(init);
+  const caps = [body.max_tokens, body.max_completion_tokens].map(positiveInt).filter((n) => n !== undefined);
+  const tokens = caps.length > 0 ? Math.max(...caps) : UNCAPPED_TOKENS;
+  const alternatives = body.logprobs === true ? 1 + (positiveInt(body.top_logprobs) ?? 0) : 0;
+  const perToken = TOKEN_BYTES + alternatives * LOGPROB_BYTES;
+  return { maxBytes: FRAMING_BYTES + (positiveInt(body.n) ?? 1) * tokens * perToken, tokens };
+};
+
+/** An answer longer than its request allows, cut off before parsing: not retried, the server would send it again. */
+export class AnswerTooLarge extends Error {
+  constructor(where: string, maxBytes: number, bytes: number, tokens: number) {
+    const n = (x: number) => x.toLocaleString("en");
+    super(
+      `${where}.baseURL: the endpoint answered with over ${n(maxBytes)} bytes (got ${n(bytes)} when it was cut off), more than ${n(tokens)} output tokens take; refused before parsing, check the endpoint`,
+    );
+    this.name = "AnswerTooLarge";
+  }
+}
+
+const newRecord = (): WireRecord => ({
+  status: 0,
+  contentType: "",
+  head: "",
+  bytes: 0,
+  wellFormed: false,
+  sawChoice: false,
+  sawFinish: false,
+  sawDone: false,
+  ended: false,
+  reasoning: "",
+  sawUsage: false,
+});
+
+/** What a whole JSON answer says. */
+const inspectJson = (rec: WireRecord, text: string) => {
   rec.head = text.slice(0, HEAD_BYTES);
   rec.bytes = text.length;
   rec.ended = true;
@@ -142,8 +184,40 @@ export const checkingFetch = async (input: string | URL | Request, init?: Reques
   } catch {
     rec.wellFormed = false;
   }
-  return response;
 };
+
+/**
+ * A fetch for the OpenAI SDK whose answers, error bodies included, are cut off past `answerLimit` (the connection
+ * closed, `where` named in the AnswerTooLarge), and recorded inside `recordingWire`. A JSON body is read in full
+ * from a clone (it is complete anyway); a stream passes through an inspector unchanged.
+ */
+export const checkingFetch =
+  (where: string) =>
+  async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const { maxBytes, tokens } = answerLimit(init);
+    const records = recorder.getStore();
+    const rec = records ? newRecord() : undefined;
+    const refuse = (bytes: number) => {
+      const refusal = new AnswerTooLarge(where, maxBytes, bytes, tokens);
+      if (rec) rec.refused = refusal;
+      return refusal;
+    };
+    const response = boundedResponse(await fetch(input, init), maxBytes, refuse);
+    if (!records || !rec) return response;
+    rec.status = response.status;
+    rec.contentType = response.headers.get("content-type") ?? "";
+    records.push(rec);
+    if (!response.ok) return withStandardError(response);
+    if (/text\/event-stream/i.test(rec.contentType) && response.body) {
+      return new Response(response.body.pipeThrough(sseInspector(rec)), {
+        status: response.status,
+        statusText: response.statusText,
+        headers: response.headers,
+      });
+    }
+    inspectJson(rec, await response.clone().text());
+    return response;
+  };
 
 /**
  * An error answer in OpenAI's form, `{"error": {"message": …}}`: vLLM before 0.10.1 (and some proxies) put the
@@ -194,11 +268,12 @@ class CutStream extends Error {
 }
 
 /**
- * The verdict on the last answer of an attempt that reached the server with a 200: a MalformedAnswer, a
- * CutStream, or undefined when the answer was whole (then the SDK's own result or error stands).
+ * The verdict on the last answer of an attempt: an AnswerTooLarge whatever its status; for a 200, a MalformedAnswer,
+ * a CutStream, or undefined when the answer was whole (then the SDK's own result or error stands).
  */
 export const judgeAnswer = (records: readonly WireRecord[], streaming: boolean, failure?: unknown): Error | undefined => {
   const rec = records.at(-1);
+  if (rec?.refused) return rec.refused;
   if (!rec || rec.status < 200 || rec.status >= 300) return undefined;
   // The SDK or langchain choked on a 200 before its end (e.g. a `null` event): the answer, not the network.
   // Its message ("Cannot read properties of null") says nothing a user can act on; the body's first bytes do.

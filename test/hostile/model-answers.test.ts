@@ -54,8 +54,9 @@ describe("hexa run against a server answering with hostile tool calls and conten
     expect(steps[1]).toMatchObject({ tool: "simulate_action", ok: true });
   }, 120_000);
 
-  it("stores a 10 MB content and 40 KB of arguments cut to 32 KB each, with a marker saying how much was cut", async () => {
-    const content = "a".repeat(10_000_000);
+  it("stores a 5 MB content and 40 KB of arguments cut to 32 KB each, with a marker saying how much was cut", async () => {
+    // Under the 9 MiB an answer to the default 8192-token cap may take (src/llm/wire-check.ts).
+    const content = "a".repeat(5_000_000);
     const { r, run, steps } = await runAgainst([
       { text: content, toolCalls: [{ name: "get_level_state", args: {} }] },
       { text: "long", toolCalls: [{ name: "simulate_action", args: { ...miss, note: "n".repeat(40_000) } }] },
