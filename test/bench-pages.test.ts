@@ -125,7 +125,8 @@ describe("bench pages (docs/benchmarks/README.md)", () => {
   describe("a script run with and without --write-page", () => {
     const dir = mkdtempSync(join(tmpdir(), "hexa-bench-page-"));
     afterAll(() => rmSync(dir, { recursive: true, force: true }));
-    const script = join(dir, "fake-bench.ts");
+    // .mts: an ES module like the repository's own scripts, wherever the temporary folder is.
+    const script = join(dir, "fake-bench.mts");
     writeFileSync(
       script,
       `import { recordPage } from ${JSON.stringify(join(BENCH, "page.ts"))};\n` +
