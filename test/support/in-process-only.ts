@@ -19,7 +19,7 @@ const state = globalThis as { __hexaInProcessGuard?: Guard };
 const install = (): Guard => {
   const guard: Guard = { started: [] };
   const require = createRequire(import.meta.url);
-  const childProcess = require("node:child_process") as Record<string, (...a: unknown[]) => unknown>;
+  const childProcess = require("node:child_process") as Record<(typeof PROCESS_STARTS)[number], (...a: unknown[]) => unknown>;
   for (const name of PROCESS_STARTS) {
     const start = childProcess[name];
     childProcess[name] = function (this: unknown, ...args: unknown[]) {

@@ -41,7 +41,7 @@ export const integrationReasons = (file: string, seen = new Set<string>()): stri
   seen.add(file);
   const text = readFileSync(join(ROOT, file), "utf8");
   const reasons = DIST_PATH.test(text) ? [`${file} reads dist/`] : [];
-  for (const [, typeOnly, names, module] of text.matchAll(IMPORT)) {
+  for (const [, typeOnly, names = "", module = ""] of text.matchAll(IMPORT)) {
     if (typeOnly) continue;
     const starter = STARTERS.find((s) => s.module.test(module) && (!s.names || s.names.test(names)));
     if (starter) reasons.push(`${file} imports ${module}: ${starter.what}`);
