@@ -1,15 +1,42 @@
 import { defineConfig } from "vitest/config";
+import { SLOW_TESTS } from "./test/slow-tests.ts";
 
+const TREES = ["src", "levels", "tools", "agents", "test"];
+const INTEGRATION = "**/*.int.test.ts";
+
+/**
+ * The test tiers (CONTRIBUTING.md, "Tests"), one vitest project each; `npm test` runs all three, `npm run test:fast`
+ * the first. fast and slow run in-process (test/support/in-process-only.ts fails a file that starts a process or a
+ * server); int starts processes, servers and browsers, and only it builds dist/ first.
+ */
 export default defineConfig({
   test: {
-    include: ["src/**/*.test.ts", "levels/**/*.test.ts", "tools/**/*.test.ts", "agents/**/*.test.ts", "test/**/*.test.ts"],
-    exclude: ["node_modules/**"],
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: "forks",
-    globalSetup: ["test/support/build-dist.ts"],
     // hexa run / eval / compare probe each endpoint first (src/app/preflight.ts); a scripted server answers in
     // order, so its probes would take the test's answers. The pre-flight's own tests turn it back on.
     env: { HEXA_NO_DOCTOR: "1" },
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "fast",
+          include: TREES.map((t) => `${t}/**/*.test.ts`),
+          exclude: ["node_modules/**", INTEGRATION, ...SLOW_TESTS],
+          setupFiles: ["test/support/in-process-only.ts"],
+        },
+      },
+      { extends: true, test: { name: "slow", include: SLOW_TESTS, exclude: [INTEGRATION], setupFiles: ["test/support/in-process-only.ts"] } },
+      {
+        extends: true,
+        test: {
+          name: "int",
+          include: TREES.map((t) => `${t}/**/*.int.test.ts`),
+          exclude: ["node_modules/**"],
+          globalSetup: ["test/support/build-dist.ts"],
+        },
+      },
+    ],
   },
 });

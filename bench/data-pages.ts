@@ -1,7 +1,7 @@
 /**
  * Benchmark pages that are a pure function of committed data (docs/benchmarks/README.md): the bench script writes
  * its runs' raw results under docs/benchmarks/data/ and the page is rendered from them alone, so anyone can
- * re-derive every number on it (test/bench-pages.test.ts renders each again and compares).
+ * re-derive every number on it (test/bench-pages.int.test.ts renders each again and compares).
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
