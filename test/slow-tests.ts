@@ -47,6 +47,7 @@ export const SLOW_TESTS = [
   "test/inspect-browser.test.ts",
   "test/inspect-search.test.ts",
   "test/inspect.test.ts",
+  "test/middleware-plugin.int.test.ts",
   "test/physics-workers.test.ts",
   "test/picture-cli.test.ts",
   "test/preflight-cli.test.ts",
