@@ -8,7 +8,7 @@ import { hexa, ROOT } from "./support/hexa-cli.ts";
 /**
  * User middleware through HEXA_MIDDLEWARE (src/app/middleware-plugins.ts): `hexa run` of a ReAct episode on the toy
  * family against the local scripted server runs examples/middleware/tool-latency.ts on every tool call and
- * records it in writers.jsonl; a path that does not load and a module without middleware are refused.
+ * records it in writers.jsonl; hexa verify replays the run without it; a path that does not load and a module without middleware are refused.
  */
 
 const made: string[] = [];
@@ -56,6 +56,12 @@ describe("hexa run with HEXA_MIDDLEWARE", () => {
       // The middleware must not leak a directory (a home) into the run's records.
       expect(readFileSync(join(runs, run!, "writers.jsonl"), "utf8")).not.toContain(ROOT);
       expect(server.requests).toHaveLength(2);
+      // hexa verify replays what was recorded, without the user's middleware, and says it ignored it.
+      const v = await hexa(["verify", join(runs, run!)], { env: env(EXAMPLE) });
+      expect(v.status, v.stderr).toBe(0);
+      expect(v.stdout).toMatch(/identical/);
+      expect(v.stderr).toContain("note: HEXA_MIDDLEWARE is ignored: a verify replays the run without your middleware (ToolLatency (tool-latency.ts))");
+      expect(v.stderr).not.toContain("tool-latency:");
     } finally {
       await server.close();
     }

@@ -15,9 +15,6 @@ export interface ActorMiddleware {
 
 export const NO_MIDDLEWARE: ActorMiddleware = { list: [], names: [] };
 
-/** Whether the user's environment names actor middleware (`hexa verify` says it ignores it). */
-export const namesMiddleware = (env: NodeJS.ProcessEnv): boolean => (env[ENV] ?? "").split(":").some(Boolean);
-
 /**
  * The middleware HEXA_MIDDLEWARE names: module paths separated by ':' (as HEXA_FAMILIES), each exporting a langchain
  * `AgentMiddleware` (made with `createMiddleware`) or an array of them, as default or `middleware`. Never read from
