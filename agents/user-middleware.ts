@@ -29,10 +29,8 @@ export const middlewareOf = (module: Record<string, unknown>): { middleware: Age
   const exported = module.default ?? module.middleware;
   const list = Array.isArray(exported) ? (exported as unknown[]) : [exported];
   const bad = list.find((m) => !isMiddleware(m));
-  if (list.length === 0 || bad !== undefined || exported === undefined) {
-    const what =
-      exported === undefined ? "no default or `middleware` export" : Array.isArray(exported) ? `an array holding ${described(bad)}` : described(exported);
-    return { found: what };
-  }
+  if (exported === undefined) return { found: "no default or `middleware` export" };
+  if (list.length === 0) return { found: "an empty array" };
+  if (bad !== undefined) return { found: Array.isArray(exported) ? `an array holding ${described(bad)}` : described(bad) };
   return { middleware: list as AgentMiddleware[] };
 };
