@@ -3,6 +3,7 @@ import type { FamilyHost } from "../family/host.ts";
 import { appHost } from "./host.ts";
 import { modelsFor } from "./run-setup.ts";
 import type { ModelsFactory } from "./run-services.ts";
+import { loadActorMiddleware, type ActorMiddleware } from "./middleware-plugins.ts";
 
 /**
  * What one hexa process is wired with, built once by the composition root and passed down to what needs it
@@ -17,13 +18,18 @@ export interface AppContext {
   host: FamilyHost;
   /** The role models of a run: the config's endpoints, or (`hexa verify`) answers from a recorded log. */
   models: ModelsFactory;
+  /** The user's langchain middleware (HEXA_MIDDLEWARE) for every episode a model plays; none under `hexa verify`. */
+  actorMiddleware: ActorMiddleware;
 }
 
-/** The context of a hexa process: the families of `env` (HEXA_FAMILIES), the host over them, models over the endpoints. */
+/**
+ * The context of a hexa process: the families of `env` (HEXA_FAMILIES), the host over them, models over the
+ * endpoints, the actor middleware of `env` (HEXA_MIDDLEWARE).
+ */
 export const createAppContext = async (env: NodeJS.ProcessEnv = process.env): Promise<AppContext> => {
   const slot: { families?: FamilyRegistry } = {};
   // The shipped families' commands are given the host, and the host plays grids over the registry they are in.
   const host = appHost(() => slot.families!);
   slot.families = await openFamilyRegistry(host, env);
-  return { families: slot.families, host, models: modelsFor };
+  return { families: slot.families, host, models: modelsFor, actorMiddleware: await loadActorMiddleware(env) };
 };

@@ -22,6 +22,7 @@ import { onInterrupt } from "./run-signals.ts";
 import { recordedSize, summariseRounds, summariseSearch } from "./run-summary.ts";
 import { hexaCommand } from "../util/hexa-command.ts";
 import { checkRunStart } from "./run-check.ts";
+import type { ActorMiddleware } from "./middleware-plugins.ts";
 
 /** What starts or resumes a run: `hexa run`'s arguments, and the injection points a replay needs. */
 export interface RunSessionOptions {
@@ -49,6 +50,8 @@ export interface RunSessionOptions {
 /** A run from open to close: the session owns the directory's lock, the signals and every connection. */
 interface Session {
   families: FamilyRegistry;
+  /** The user's middleware (HEXA_MIDDLEWARE) the episodes played here run after hexa's. */
+  middleware: ActorMiddleware;
   plan: RunPlan;
   services: RunServices;
   dir: RunDir;
@@ -71,13 +74,37 @@ const lockRunDir = async (plan: RunPlan, services: RunServices, o: RunSessionOpt
   return { dir, release };
 };
 
+/** The names of the user's middleware that this process's episodes run: none where it plays no episode with a model. */
+const middlewareHere = (s: Session): string[] => {
+  const { names } = s.middleware;
+  const why =
+    s.plan.search !== undefined || s.plan.cfg.agent === "heuristic"
+      ? "this run plays no episode with a model"
+      : s.services.episodes
+        ? "hexa worker processes play this run's episodes, each with the HEXA_MIDDLEWARE of its own environment"
+        : undefined;
+  if (why === undefined || names.length === 0) return names;
+  s.view.line(`note: HEXA_MIDDLEWARE is not used here: ${why}`);
+  return [];
+};
+
 /** Records this process as a writer and tells what the run is; returns the size of what it has recorded. */
 const announce = (s: Session): string => {
   const { plan, dir, view } = s;
   const removed = dir.cleanTemps();
   if (removed.length) view.line(`removed ${removed.length} temporary file(s) a killed process left: ${removed.join(", ")}`);
-  dir.writesAs({ schemaVersion: 1, at: plan.startedAt.toISOString(), pid: process.pid, command: plan.existing ? "run --resume" : "run", code: plan.code });
+  const names = middlewareHere(s);
+  const middleware = names.length ? { middleware: names } : {};
+  dir.writesAs({
+    schemaVersion: 1,
+    at: plan.startedAt.toISOString(),
+    pid: process.pid,
+    command: plan.existing ? "run --resume" : "run",
+    code: plan.code,
+    ...middleware,
+  });
   view.line(`${plan.existing ? "resuming" : "run"} ${dir.path}${plan.cfg.agent === "heuristic" ? " (heuristic experimentalist, no LLM)" : ""}`);
+  if (names.length) view.line(`the actor's episodes run your middleware after hexa's (HEXA_MIDDLEWARE, recorded in writers.jsonl): ${names.join(", ")}`);
   if (s.services.served) noteServed(dir.path, s.services.served, (line) => view.line(line));
   const size = recordedSize(dir);
   dir.clearStopped();
@@ -111,6 +138,7 @@ const runRounds = async (s: Session, sizeBefore: string): Promise<string | undef
     family: plan.family,
     dir,
     ...services.models,
+    ...(s.middleware.list.length ? { actorMiddleware: s.middleware.list } : {}),
     ...(services.episodes ? { episodes: services.episodes } : {}),
     ...(shipped ? { shippedBank: (level: string) => shipped().get(level) } : {}),
     ...(offline ? { offlineTrajectories: (level: string) => offline().get(level) ?? [] } : {}),
@@ -181,6 +209,7 @@ const openSession = async (o: RunSessionOptions): Promise<Omit<Session, "signal"
   notices.warn = (line) => view.line(line);
   return {
     families: o.context.families,
+    middleware: o.context.actorMiddleware,
     plan,
     services,
     ...locked,

@@ -198,6 +198,7 @@ export const episodeCommand = (ctx: AppContext) =>
         config: cfg,
         bank: EMPTY_BANK,
         ...(model ? { model } : {}),
+        ...(ctx.actorMiddleware.list.length ? { middleware: ctx.actorMiddleware.list } : {}),
         costOf: (turn) => usageRecord("actor", turn, llm.prices).costUsd,
         now: () => performance.now(),
         onStep: (s) => {

@@ -1,5 +1,6 @@
 import { basename, dirname, join } from "node:path";
 import type { FamilyRegistry } from "../app/families.ts";
+import type { ActorMiddleware } from "../app/middleware-plugins.ts";
 import { ConfigError, RunStopped } from "../errors.ts";
 import { BudgetExceeded, checkPriced, hasCap, SpendGate, type Budget } from "../llm/budget.ts";
 import { evaluateRun, heldOutSeeds, learnedSeeds, readRunState, type EvalRow, type RunState } from "../loop/evaluate.ts";
@@ -80,7 +81,7 @@ const openFinished = (families: FamilyRegistry, argv: EvalArgs) => {
 };
 
 /** `hexa eval`: the run's final bank played frozen on held-out seeds, under the evaluation's spend cap. */
-export const evaluate = async (families: FamilyRegistry, argv: EvalArgs): Promise<void> => {
+export const evaluate = async (families: FamilyRegistry, argv: EvalArgs, middleware: ActorMiddleware): Promise<void> => {
   const { path, dir, cfg, family, run } = openFinished(families, argv);
   const seeds = chosenSeeds(cfg, family, argv, run);
   const wanted = Object.fromEntries(seeds);
@@ -115,6 +116,7 @@ export const evaluate = async (families: FamilyRegistry, argv: EvalArgs): Promis
         family,
         dir,
         ...(actorModel ? { actorModel } : {}),
+        ...(middleware.list.length ? { actorMiddleware: middleware.list } : {}),
         now: () => performance.now(),
         evalFile: file,
         played,

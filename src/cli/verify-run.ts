@@ -11,6 +11,7 @@ import { CannotVerify, type Divergence, reportOf, type VerifyCounts, type Verify
 import { readExchanges } from "../verify/recorded-exchanges.ts";
 import { ReplayBook } from "../verify/replay-model.ts";
 import { modelsFrom, runDirConfig } from "../app/run-setup.ts";
+import { NO_MIDDLEWARE } from "../app/middleware-plugins.ts";
 import { replayConfig } from "./verify-config.ts";
 import { replayRun } from "./verify-replay.ts";
 
@@ -107,8 +108,9 @@ export const verifyRun = async (ctx: AppContext, dir: string, options: VerifyOpt
       ...(options.trainerCache === undefined ? {} : { trainerCache: options.trainerCache }),
     });
     writeFileSync(join(work, "config.yaml"), runConfigYaml(replayed, ctx.families.all()));
-    // The replayed run takes its models from the record: the same context, its model source replaced.
-    const replaying = book ? { ...ctx, models: modelsFrom((role, name) => book.model(role, name)) } : ctx;
+    // The replayed run takes its models from the record (the same context, its model source replaced), and runs no
+    // user middleware, whoever calls (docs/security.md).
+    const replaying = { ...ctx, actorMiddleware: NO_MIDDLEWARE, ...(book ? { models: modelsFrom((role, name) => book.model(role, name)) } : {}) };
     const outcome = await replayRun(replaying, join(work, "config.yaml"), join(work, "runs"));
     if (book?.divergence) return report(book.divergence);
     const missing = family?.missing();

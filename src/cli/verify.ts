@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import type { AppContext } from "../app/context.ts";
+import { NO_MIDDLEWARE } from "../app/middleware-plugins.ts";
 import { join } from "node:path";
 import { ConfigError } from "../errors.ts";
 import { defineCommand } from "../cli-kit/define-command.ts";
@@ -69,7 +70,10 @@ export const verifyCommand = (ctx: AppContext) =>
         if (target.manifestHash) log(`bundle ${argv.dir}: MANIFEST intact, manifest hash ${target.manifestHash}`);
         const seed = argv["retrain-seed"] ?? (argv.retrain > 0 ? Math.floor(Math.random() * 2 ** 31) : undefined);
         log(`verifying ${argv.dir}: replaying it offline${seed === undefined ? "" : `; retrain seed ${seed}`}`);
-        const report = await verifyRunDirectory(ctx, target.runDir, {
+        // A verify replays what was recorded: the user's middleware could change the requests (docs/security.md).
+        if (ctx.actorMiddleware.names.length)
+          log(`note: HEXA_MIDDLEWARE is ignored: a verify replays the run without your middleware (${ctx.actorMiddleware.names.join(", ")})`);
+        const report = await verifyRunDirectory({ ...ctx, actorMiddleware: NO_MIDDLEWARE }, target.runDir, {
           retrain: argv.retrain,
           ...(seed === undefined ? {} : { retrainSeed: seed }),
           ...(argv.tolerance === undefined ? {} : { tolerance: argv.tolerance }),

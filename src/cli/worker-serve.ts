@@ -1,5 +1,6 @@
 import { mkdirSync } from "node:fs";
 import type { FamilyRegistry } from "../app/families.ts";
+import type { ActorMiddleware } from "../app/middleware-plugins.ts";
 import { dirname, join } from "node:path";
 import { ConfigError } from "../errors.ts";
 import type { ChatModel } from "../llm/chat-model.ts";
@@ -61,7 +62,7 @@ const actorModels = (connection: RedisConnection) => {
 };
 
 /** An episode job: the same playHere as a local run, with the bank the coordinator sent and this worker's endpoints and folders. */
-const episodeHandler = (families: FamilyRegistry, worker: () => string, connection: RedisConnection, trust: WorkerTrust) => {
+const episodeHandler = (families: FamilyRegistry, worker: () => string, connection: RedisConnection, trust: WorkerTrust, middleware: ActorMiddleware) => {
   const actors = actorModels(connection);
   const handle: JobHandler = async (raw, jobId, progress): Promise<EpisodeJobResult> => {
     const parsed = EpisodeJobData.safeParse(raw);
@@ -79,7 +80,12 @@ const episodeHandler = (families: FamilyRegistry, worker: () => string, connecti
     const usage: UsageLine[] = [];
     try {
       const recording = family.records?.recordingEpisode();
-      const ports = { family: recording?.family ?? family, ...(actorModel ? { actorModel } : {}), now: () => performance.now() };
+      const ports = {
+        family: recording?.family ?? family,
+        ...(actorModel ? { actorModel } : {}),
+        ...(middleware.list.length ? { actorMiddleware: middleware.list } : {}),
+        now: () => performance.now(),
+      };
       const played = await playHere(cfg, { ...d.episode, bank }, ports, (l) => usage.push(l));
       const kept = recording ? { kept: recording.kept() } : {};
       return { schemaVersion: JOB_SCHEMA_VERSION, trajectory: played.trajectory, retrieved: played.retrieved, usage, worker: worker(), ...kept };
@@ -112,8 +118,11 @@ const untilStopped = (w: { name: string; close(): Promise<unknown> }, closeRest:
     process.on("SIGTERM", stop);
   });
 
-/** `hexa worker` (src/cli/worker.ts): serves the queues it names on Redis until stopped (Ctrl-C stops after the jobs in flight). */
-export const serveJobs = async (families: FamilyRegistry, argv: WorkerArgs): Promise<void> => {
+/**
+ * `hexa worker` (src/cli/worker.ts): serves the queues it names on Redis until stopped (Ctrl-C stops after the jobs
+ * in flight). Its episodes run the middleware of its own environment (HEXA_MIDDLEWARE), never one a job names.
+ */
+export const serveJobs = async (families: FamilyRegistry, argv: WorkerArgs, middleware: ActorMiddleware): Promise<void> => {
   const withSettings = families.modules().flatMap((m) => (m.worker ? [m.id] : []));
   const settings = loadWorkerConfig(argv.config, withSettings);
   const url = argv.redis ?? settings.redis;
@@ -150,7 +159,8 @@ export const serveJobs = async (families: FamilyRegistry, argv: WorkerArgs): Pro
   });
   const served = await Promise.all(families.modules().flatMap((m) => (m.worker ? [m.worker.serve(context(m.id))] : [])));
   await families.load();
-  const episodes = episodeHandler(families, () => name, connection, trust);
+  if (middleware.names.length) log(`worker: the actor's episodes run your middleware after hexa's (HEXA_MIDDLEWARE): ${middleware.names.join(", ")}`);
+  const episodes = episodeHandler(families, () => name, connection, trust, middleware);
   const all = Object.assign({ [EPISODES]: episodes.handle }, ...served.map((s) => s.handlers)) as Record<string, JobHandler>;
   const handlers = Object.fromEntries(queues.map((q) => [q, all[q]!]));
   const w = await withTimeout(

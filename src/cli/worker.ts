@@ -76,5 +76,5 @@ export const workerCommand = (ctx: AppContext) =>
     describe: "take episode and training jobs from Redis and run them for hexa run/compare --backend (start one per machine)",
     builder: workerFlags(ctx.families.queueKinds()),
     // Redis, the models and the loop are loaded only here: `hexa worker --help` starts fast.
-    handler: async (argv) => (await import("./worker-serve.ts")).serveJobs(ctx.families, argv),
+    handler: async (argv) => (await import("./worker-serve.ts")).serveJobs(ctx.families, argv, ctx.actorMiddleware),
   });

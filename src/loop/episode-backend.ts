@@ -1,3 +1,4 @@
+import type { UserMiddleware } from "../../agents/user-middleware.ts";
 import type { AssistantTurn, ChatModel } from "../llm/chat-model.ts";
 import { usageRecord } from "../llm/accounting.ts";
 import { metered } from "../llm/metered.ts";
@@ -54,6 +55,8 @@ export const usageLine = (
 export interface LocalPlayPorts {
   family: LevelFamily;
   actorModel?: ChatModel;
+  /** The user's middleware for the actor's agent (LoopPorts.actorMiddleware). */
+  actorMiddleware?: UserMiddleware;
   now: () => number;
 }
 
@@ -67,6 +70,7 @@ export const playHere = async (cfg: RunConfig, job: EpisodeJob, ports: LocalPlay
     config: cfg,
     bank: job.bank,
     ...(model ? { model } : {}),
+    ...(ports.actorMiddleware ? { middleware: ports.actorMiddleware } : {}),
     costOf: (turn) => usageRecord("actor", turn, cfg.llm.prices).costUsd,
     now: ports.now,
   });

@@ -1,4 +1,5 @@
 import { ConfigError } from "../errors.ts";
+import type { UserMiddleware } from "../../agents/user-middleware.ts";
 import type { AssistantTurn, ChatModel } from "../llm/chat-model.ts";
 import { usageRecord } from "../llm/accounting.ts";
 import { metered } from "../llm/metered.ts";
@@ -108,6 +109,8 @@ export const evaluateRun = async (
     family: LevelFamily;
     dir: RunDir;
     actorModel?: ChatModel;
+    /** The user's middleware for the actor's agent (LoopPorts.actorMiddleware). */
+    actorMiddleware?: UserMiddleware;
     now: () => number;
     evalFile: string;
     onEpisode?: (r: EpisodeRecord) => void;
@@ -133,6 +136,7 @@ export const evaluateRun = async (
       config: cfg,
       bank: banks.get(level)!,
       ...(model ? { model } : {}),
+      ...(ports.actorMiddleware ? { middleware: ports.actorMiddleware } : {}),
       costOf: (turn) => usageRecord("actor", turn, cfg.llm.prices).costUsd,
       now: ports.now,
     });

@@ -73,7 +73,8 @@ export const openLoop = (cfg: RunConfig, ports: LoopPorts): LoopContext => {
   const playsOffline = new Set(cfg.levels.filter((l) => levelPlaysOffline(cfg, state, l)));
   const roundOf = new Map(cfg.levels.map((l) => [l, 0] as const));
   const expectedMs = new Map<string, number>();
-  const episodes = ports.episodes ?? localBackend(cfg, { family: ports.family, ...(ports.actorModel ? { actorModel: ports.actorModel } : {}), now: ports.now });
+  const { family, actorModel, actorMiddleware, now } = ports;
+  const episodes = ports.episodes ?? localBackend(cfg, { family, ...(actorModel ? { actorModel } : {}), ...(actorMiddleware ? { actorMiddleware } : {}), now });
   let failed: { error: unknown } | undefined;
   const ahead = new RunAhead(cfg.levels);
   ports.signal?.addEventListener("abort", () => ahead.wake(), { once: true });

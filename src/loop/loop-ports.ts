@@ -1,3 +1,4 @@
+import type { UserMiddleware } from "../../agents/user-middleware.ts";
 import type { ChatModel } from "../llm/chat-model.ts";
 import type { LevelFamily } from "../family/family.ts";
 import type { Bank, BankEvent } from "../store/bank.ts";
@@ -24,6 +25,8 @@ export interface LoopPorts {
   family: LevelFamily;
   dir: RunDir;
   actorModel?: ChatModel;
+  /** The user's langchain middleware (HEXA_MIDDLEWARE), after hexa's, in every episode the actor model plays here. */
+  actorMiddleware?: UserMiddleware;
   evolverModel?: ChatModel;
   /** A level's shipped round-0 bank when `offline.banks` is set (asked only while round 0 is not committed). */
   shippedBank?: (level: string) => Bank | undefined;

@@ -1,4 +1,5 @@
 import { renderSkillBlock, retrieve } from "../../agents/retriever.ts";
+import type { UserMiddleware } from "../../agents/user-middleware.ts";
 import type { ToolProgress } from "../family/task-env.ts";
 import type { Trajectory, TrajectoryStep } from "../store/trajectory.ts";
 import { ConfigError } from "../errors.ts";
@@ -14,6 +15,8 @@ export interface PlayRequest {
   /** The bank the episode may draw on (the retriever's top-M / top-N is taken from it); empty for baselines. */
   bank: Bank;
   model?: ChatModel;
+  /** The user's langchain middleware, after hexa's, in a model-driven episode (src/app/middleware-plugins.ts). */
+  middleware?: UserMiddleware;
   costOf: (turn: AssistantTurn) => number;
   now: () => number;
   onStep?: (step: TrajectoryStep) => void;
@@ -52,6 +55,7 @@ export const playEpisode = async (family: LevelFamily, r: PlayRequest): Promise<
       words: family.words,
       config: r.config.actor,
       ...(skillPrefix ? { skillPrefix } : {}),
+      ...(r.middleware?.length ? { extraMiddleware: r.middleware } : {}),
     },
     { model: r.model, costOf: r.costOf, now: r.now, ...progress },
   );

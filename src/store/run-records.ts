@@ -42,6 +42,10 @@ export const WriterLine = z.object({
   pid: z.number().int(),
   command: z.string(),
   code: CodeVersion,
+  middleware: z
+    .array(z.string())
+    .optional()
+    .describe("the user's langchain middleware this process ran in the actor's episodes (HEXA_MIDDLEWARE): each one's name and module file name"),
 });
 export type WriterLine = z.infer<typeof WriterLine>;
 
