@@ -1,7 +1,6 @@
 import { type FamilyRegistry, openFamilyRegistry } from "./families.ts";
 import type { FamilyHost } from "../family/host.ts";
 import { appHost } from "./host.ts";
-import { modelsFor } from "./run-setup.ts";
 import type { ModelsFactory } from "./run-services.ts";
 import { loadActorMiddleware, type ActorMiddleware } from "./middleware-plugins.ts";
 
@@ -22,6 +21,9 @@ export interface AppContext {
   actorMiddleware: ActorMiddleware;
 }
 
+/** The config's endpoints as a run's role models; the model layer is loaded by the first run, not by `hexa levels list`. */
+const endpointModels: ModelsFactory = async (...args) => (await import("./run-setup.ts")).modelsFor(...args);
+
 /**
  * The context of a hexa process: the families of `env` (HEXA_FAMILIES), the host over them, models over the
  * endpoints, the actor middleware of `env` (HEXA_MIDDLEWARE).
@@ -31,5 +33,5 @@ export const createAppContext = async (env: NodeJS.ProcessEnv = process.env): Pr
   // The shipped families' commands are given the host, and the host plays grids over the registry they are in.
   const host = appHost(() => slot.families!);
   slot.families = await openFamilyRegistry(host, env);
-  return { families: slot.families, host, models: modelsFor, actorMiddleware: await loadActorMiddleware(env) };
+  return { families: slot.families, host, models: endpointModels, actorMiddleware: await loadActorMiddleware(env) };
 };
