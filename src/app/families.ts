@@ -1,11 +1,10 @@
-import { isAbsolute, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import { shippedFamilies } from "../../levels/index.ts";
 import { ConfigError } from "../errors.ts";
 import type { LevelFamily } from "../family/family.ts";
 import type { FamilyHost } from "../family/host.ts";
 import type { FamilyModule } from "../family/registry.ts";
 import { EPISODES } from "../backend/redis/queue-kinds.ts";
+import { importPluginModules } from "./plugin-modules.ts";
 
 /**
  * The level families of one hexa process, the only way to a family (docs/ARCHITECTURE.md §2): the families hexa
@@ -38,15 +37,8 @@ const ENV = "HEXA_FAMILIES";
 /** The families HEXA_FAMILIES names (module paths separated by ':', each exporting a FamilyModule as default or `family`). */
 const pluginFamilies = async (env: NodeJS.ProcessEnv, known: FamilyModule[]): Promise<FamilyModule[]> => {
   const added: FamilyModule[] = [];
-  for (const path of (env[ENV] ?? "").split(":").filter(Boolean)) {
-    const file = isAbsolute(path) ? path : resolve(path);
-    let loaded: Record<string, unknown>;
-    try {
-      loaded = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
-    } catch (e) {
-      throw new ConfigError(`${ENV}: cannot load ${JSON.stringify(path)} (${(e as Error).message.split("\n")[0]}); name a module that exports a FamilyModule`);
-    }
-    const m = (loaded.default ?? loaded.family) as Partial<FamilyModule> | undefined;
+  for (const { path, exports } of await importPluginModules(env, ENV, "a FamilyModule")) {
+    const m = (exports.default ?? exports.family) as Partial<FamilyModule> | undefined;
     if (!m || typeof m.id !== "string" || typeof m.build !== "function" || typeof m.title !== "string") {
       throw new ConfigError(`${ENV}: ${JSON.stringify(path)} exports no FamilyModule (an object with id, title and build) as default or \`family\``);
     }

@@ -1,7 +1,7 @@
-import { basename, isAbsolute, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
+import { basename } from "node:path";
 import { middlewareOf, type UserMiddleware } from "../../agents/user-middleware.ts";
 import { ConfigError } from "../errors.ts";
+import { importPluginModules } from "./plugin-modules.ts";
 
 const ENV = "HEXA_MIDDLEWARE";
 
@@ -23,17 +23,8 @@ export const NO_MIDDLEWARE: ActorMiddleware = { list: [], names: [] };
 export const loadActorMiddleware = async (env: NodeJS.ProcessEnv): Promise<ActorMiddleware> => {
   const list: UserMiddleware[number][] = [];
   const names: string[] = [];
-  for (const path of (env[ENV] ?? "").split(":").filter(Boolean)) {
-    const file = isAbsolute(path) ? path : resolve(path);
-    let loaded: Record<string, unknown>;
-    try {
-      loaded = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
-    } catch (e) {
-      throw new ConfigError(
-        `${ENV}: cannot load ${JSON.stringify(path)} (${(e as Error).message.split("\n")[0]}); name a module that exports langchain middleware`,
-      );
-    }
-    const got = middlewareOf(loaded);
+  for (const { path, file, exports } of await importPluginModules(env, ENV, "langchain middleware")) {
+    const got = middlewareOf(exports);
     if ("found" in got)
       throw new ConfigError(
         `${ENV}: ${JSON.stringify(path)} exports no langchain middleware (got ${got.found}); export an AgentMiddleware made with createMiddleware, or an array of them, as default or \`middleware\``,
