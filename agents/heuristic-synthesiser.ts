@@ -1,3 +1,4 @@
+import { NO_EVIDENCE } from "../src/store/bank-weights.ts";
 import type { BankEntry } from "../src/store/bank.ts";
 import type { HeuristicSynthesis } from "../src/family/capabilities.ts";
 
@@ -22,6 +23,16 @@ export interface TransferMapping {
 
 /** The family's text of the target entry for `m`, given its fresh id and the peers that cite the same primitive. */
 export type BuildTransferred<M extends TransferMapping> = (m: M, id: string, peers: readonly M[]) => BankEntry;
+
+/** What every transferred entry starts from: its id and source weight, no seeds, parents or evidence of its own yet. */
+export const transferredBase = (id: string, m: TransferMapping): Pick<BankEntry, "id" | "sourceSeeds" | "generation" | "weight" | "parents" | "evidence"> => ({
+  id,
+  sourceSeeds: [],
+  generation: 0,
+  weight: m.entry.weight,
+  parents: [],
+  evidence: NO_EVIDENCE,
+});
 
 /** Fresh transferred ids: ts1, ts2 … for skills, tm1 … for mistakes. */
 const ID_PREFIX = { skill: "ts", mistake: "tm" } as const;

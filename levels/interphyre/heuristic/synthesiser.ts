@@ -1,8 +1,7 @@
-import { NO_EVIDENCE } from "../../../src/store/bank-weights.ts";
 import type { Skill } from "../../../src/store/bank.ts";
 import type { HeuristicSynthesis, HeuristicSynthesisRequest } from "../../../src/family/capabilities.ts";
 import { regionOf } from "./evolver.ts";
-import { type BuildTransferred, synthesiseMapped, type TransferMapping } from "../../../agents/heuristic-synthesiser.ts";
+import { type BuildTransferred, synthesiseMapped, transferredBase, type TransferMapping } from "../../../agents/heuristic-synthesiser.ts";
 
 /**
  * The Interphyre heuristic transfer synthesiser (docs/spec/method.md §6, no LLM): a source skill whose region is relative to
@@ -46,12 +45,7 @@ const placeRegion =
     const where = m.primitive;
     return {
       kind: "skill",
-      id,
-      sourceSeeds: [],
-      generation: 0,
-      weight: m.entry.weight,
-      parents: [],
-      evidence: NO_EVIDENCE,
+      ...transferredBase(id, m),
       payload: { region: m.region, primitive: m.primitive },
       sourceType: "transfer",
       title: `Place ${sizeOf(m.region.radius)} ${where} (transferred from ${m.level})`,

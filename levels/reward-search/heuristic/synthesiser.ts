@@ -1,9 +1,8 @@
-import { NO_EVIDENCE } from "../../../src/store/bank-weights.ts";
 import type { BankEntry } from "../../../src/store/bank.ts";
 import type { HeuristicSynthesis, HeuristicSynthesisRequest } from "../../../src/family/capabilities.ts";
 import { designOf } from "./evolver.ts";
 import { termsOf, type Design, type Term } from "./terms.ts";
-import { type BuildTransferred, synthesiseMapped, type TransferMapping } from "../../../agents/heuristic-synthesiser.ts";
+import { type BuildTransferred, synthesiseMapped, transferredBase, type TransferMapping } from "../../../agents/heuristic-synthesiser.ts";
 
 /**
  * The reward-search heuristic transfer synthesiser (docs/spec/method.md §6, no LLM): a source design's terms that the target
@@ -38,12 +37,7 @@ const startFrom =
     const terms = Object.keys(m.design).sort().join(", ");
     const also = peers.length ? ` The same terms also worked on ${peers.map((p) => p.level).join(", ")}.` : "";
     const common = {
-      id,
-      sourceSeeds: [],
-      generation: 0,
-      weight: m.entry.weight,
-      parents: [],
-      evidence: NO_EVIDENCE,
+      ...transferredBase(id, m),
       payload: { design: m.design, primitive: m.primitive },
     };
     return m.entry.kind === "skill"
