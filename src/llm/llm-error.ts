@@ -1,4 +1,5 @@
 import { HexaError } from "../errors.ts";
+import { causeChain } from "../util/error-causes.ts";
 
 /** A model call failed for good: not retryable, or still failing after the last retry. */
 export class LlmError extends HexaError {
@@ -9,7 +10,7 @@ export class LlmError extends HexaError {
     override readonly cause: unknown,
     fix?: string,
   ) {
-    super(`${endpoint}: model ${model} failed after ${attempts} attempt(s): ${describeCause(cause)}${fix ? `; ${fix}` : ""}`);
+    super(`${endpoint}: model ${model} failed after ${attempts} attempt(s): ${causeChain(cause)}${fix ? `; ${fix}` : ""}`);
   }
 }
 
@@ -33,19 +34,4 @@ export const isContextOverflow = (e: unknown): boolean => {
     if ((status === 400 || status === 413) && OVERFLOW.test(text)) return true;
   }
   return false;
-};
-
-/** The error's message with its cause chain ("Connection error. ← fetch failed ← other side closed"). */
-const describeCause = (e: unknown): string => {
-  const parts: string[] = [];
-  for (let c: unknown = e; c !== undefined && c !== null && parts.length < 4; ) {
-    if (c instanceof Error) {
-      parts.push(c.message.split("\n")[0] ?? "");
-      c = c.cause;
-    } else {
-      parts.push(String(c));
-      break;
-    }
-  }
-  return parts.join(" ← ");
 };

@@ -1,4 +1,5 @@
 import type { Failure } from "../util/retry.ts";
+import { causesOf } from "../util/error-causes.ts";
 
 // The loop is generic (src/util/retry.ts); what is retryable for a model endpoint is decided here.
 export { backoffMs, type Failure, type RetryEvent, withRetries } from "../util/retry.ts";
@@ -24,10 +25,7 @@ const retryAfterMsOf = (e: object): number | undefined => {
 };
 
 /** An answer cut off for its size (wire-check.ts), however the SDK wrapped it: the server would send it again. */
-const tooLargeIn = (e: unknown): Error | undefined => {
-  for (let c: unknown = e, depth = 0; c instanceof Error && depth < 8; c = c.cause, depth++) if (c.name === "AnswerTooLarge") return c;
-  return undefined;
-};
+const tooLargeIn = (e: unknown): Error | undefined => causesOf(e).find((c) => c.name === "AnswerTooLarge");
 
 /** HTTP status and network errors as the OpenAI SDK (through langchain) throws them. */
 export const classifyHttpFailure = (e: unknown): Failure => {
@@ -44,7 +42,7 @@ export const classifyHttpFailure = (e: unknown): Failure => {
     if (status === 408 || status >= 500) return { retryable: true, reason: `${status} from server` };
     return { retryable: false, reason: `${status} from server` };
   }
-  for (let c: unknown = e; c instanceof Error; c = c.cause) {
+  for (const c of causesOf(e)) {
     // A 200 that is not a chat completion (HTML, {}, null, no choices): the server failing, as with a 5xx.
     if (c.name === "MalformedAnswer") return { retryable: true, reason: c.message.split(";")[0] ?? "malformed answer" };
     if (c.name === "TimeoutError") return { retryable: true, reason: "timeout" };

@@ -2,6 +2,7 @@ import { type OpenAIClient, OpenAIEmbeddings } from "@langchain/openai";
 import { z } from "zod";
 import { ConfigError } from "../errors.ts";
 import { boundedResponse } from "../util/bounded-response.ts";
+import { causeChain, causesOf } from "../util/error-causes.ts";
 import { secret } from "../util/secret-fields.ts";
 
 /** Turns texts into vectors for the skill index; Chroma gets no embedding function of its own (no download). */
@@ -107,16 +108,10 @@ interface Endpoint {
   batchSize: number;
 }
 
-/** The error's message with its causes ("Connection error. ← fetch failed ← connect ECONNREFUSED"). */
-const causeChain = (e: unknown): string => {
-  const parts: string[] = [];
-  for (let c = e; c instanceof Error && parts.length < 4; c = c.cause) parts.push(c.message.split("\n")[0] ?? "");
-  return parts.length > 0 ? parts.join(" ← ") : String(e);
-};
-
 /** A failed request as the ConfigError that says which setting to check. */
 const refusal = (e: unknown, at: Endpoint): ConfigError => {
-  for (let c = e; c instanceof Error; c = c.cause) if (c instanceof ConfigError) return c;
+  const given = causesOf(e).find((c): c is ConfigError => c instanceof ConfigError);
+  if (given) return given;
   const status = (e as { status?: unknown }).status;
   if (typeof status === "number") {
     const got = causeChain(e).slice(0, 200);
