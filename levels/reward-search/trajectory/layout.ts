@@ -10,7 +10,7 @@ type Sizes = Pick<TrajectoryHeader, "obsDim" | "actionDim" | "nq" | "nv" | "nbod
 
 /** Per-step fields, in file order. */
 export const COLUMN_FIELDS = ["obs", "action", "terms", "qpos", "qvel", "xpos", "xquat", "cvel", "cfrcExt", "terminated", "truncated"] as const;
-export type ColumnField = (typeof COLUMN_FIELDS)[number];
+type ColumnField = (typeof COLUMN_FIELDS)[number];
 
 /** The fields of the state after reset, in file order (before the per-step fields). */
 export const INITIAL_FIELDS = ["obs", "qpos", "qvel", "xpos", "xquat"] as const satisfies ReadonlyArray<keyof TrajectoryRecord["initial"]>;

@@ -13,7 +13,7 @@ import { writeTrajectoryFile } from "./trajectory-file.ts";
  */
 
 /** Episodes recorded per call at most (an Ant episode takes ~3.3 MB). */
-export const MAX_RECORDED_EPISODES = 100;
+const MAX_RECORDED_EPISODES = 100;
 
 export interface RecordedEpisode {
   seed: number;

@@ -29,7 +29,7 @@ export interface EpisodeRequest {
 }
 
 /** The name F's increments are recorded under, after the task's info keys. */
-export const FITNESS_TERM = "fitness";
+const FITNESS_TERM = "fitness";
 
 const mujocoEnvOf = (task: RewardTask, instance: TaskInstance): MujocoVecEnv => {
   const env = task.makeEnv(instance, 1) as Partial<MujocoVecEnv>;
@@ -117,7 +117,7 @@ const recordSteps = (
   let t = 0;
   env.watchSteps(stepWatcher(c, () => t, `trajectory of ${h.task}`));
   let obs = firstObs;
-  for (; t < rows; ) {
+  while (t < rows) {
     const b = env.step(r.act(obs));
     c.obs.set(b.nextObs, t * h.obsDim);
     h.terms.forEach((name, k) => {

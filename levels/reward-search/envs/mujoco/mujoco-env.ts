@@ -71,7 +71,7 @@ export type MujocoVecEnv = VecEnv & {
 };
 
 /** Reads env i's state after its step; must leave the state as the next step needs it. */
-export type StepWatcher = (i: number, d: MjData, m: MjModel) => void;
+type StepWatcher = (i: number, d: MjData, m: MjModel) => void;
 
 const ASSETS = new URL("./assets/", import.meta.url);
 

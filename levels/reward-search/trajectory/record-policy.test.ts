@@ -9,11 +9,6 @@ import { initParams, policyLayout, serializePolicy } from "../trainer/policy.ts"
 import { recordPolicyEpisodes } from "./record-policy.ts";
 import { readTrajectoryFile } from "./trajectory-file.ts";
 
-/**
- * An integration test: the policy network's kernel is compiled on first use where dist/ holds none
- * (trainer/wasm/kernels.ts), which starts a process.
- */
-
 const dir = mkdtempSync(join(tmpdir(), "hexa-record-policy-"));
 const hopper = getTask("hopper");
 const instance = hopper.generate(2);
