@@ -143,9 +143,13 @@ describe("the model's tables", () => {
     expect(h.terms).toEqual([...hopper.info, "fitness"]);
   });
 
-  it("refuses a bound past the task's time limit and a task that is not MuJoCo, naming them", () => {
+  it("refuses a bound past the task's time limit or the byte bound, and a task that is not MuJoCo, naming them", () => {
     expect(() => recordEpisode({ task: hopper, instance, seed: SEED, act: wild, maxSteps: 1001 })).toThrow(
       /maxSteps must be an integer in \[1, 1000\].*\(got 1001\)/,
+    );
+    const long = { ...hopper, maxEpisodeSteps: 100_000 };
+    expect(() => recordEpisode({ task: long, instance, seed: SEED, act: wild })).toThrow(
+      /trajectory of hopper: steps: 100000 steps take \d+ bytes, over the 67108864-byte bound of a trajectory; record fewer steps/,
     );
     const cartpole = getTask("cartpole");
     expect(() => recordEpisode({ task: cartpole, instance: cartpole.generate(0), seed: 1, act: () => Int32Array.of(0) })).toThrow(
