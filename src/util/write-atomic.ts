@@ -6,7 +6,7 @@ import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeFileSync } fro
  * a part: a temporary file of this writer's own (pid and a random suffix, so processes and threads sharing a folder
  * never write through one file), flushed to disk, then renamed over `path`. A failed write leaves no temporary file.
  */
-export const writeAtomic = (path: string, text: string): void => {
+export const writeAtomic = (path: string, text: string | Uint8Array): void => {
   const tmp = `${path}.tmp-${process.pid}-${randomBytes(6).toString("hex")}`;
   try {
     writeFileSync(tmp, text);

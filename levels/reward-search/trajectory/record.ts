@@ -1,7 +1,8 @@
 /**
- * One judged episode of a MuJoCo task, step by step (docs/spec/reward-search.md, judging): what a code judge
- * measures and a renderer draws. Columnar: each per-step quantity is one flat Float64Array of `steps × width`
- * values, row t the state after env step t (row 0 of the `initial` block is the state after reset).
+ * One judged episode of a MuJoCo task, step by step (docs/spec/trajectory.md): what a code judge measures and
+ * a renderer draws. Columnar: each per-step quantity is one flat array of `steps × width` values, row t (from
+ * 0) the state after env step t + 1; the `initial` block is the state after reset. Every body quantity is
+ * computed from the row's own qpos / qvel (mj_forward, then mj_rnePostConstraint), so xpos matches qpos.
  */
 
 /** A body of the model, as judges' prompts describe it. */
@@ -44,13 +45,15 @@ export interface TrajectoryHeader {
   joints: JointRow[];
   /** The world direction the task calls forward, a unit vector (e.g. [1, 0, 0]); z is up in every shipped model. */
   forward: [number, number, number];
-  /** Names of the reward terms recorded per step (the task's info keys and F). */
+  /** Names of the reward terms recorded per step: the task's info keys, then `fitness` (the step's increment of F). */
   terms: string[];
 }
 
 /** Per step, columnar. `width` of each field: obs obsDim, action actionDim, qpos nq, qvel nv, xpos nbody·3, xquat nbody·4 (w, x, y, z), cvel nbody·6 (angular then linear, MuJoCo's com-based convention), cfrc_ext nbody·6. */
 export interface TrajectoryColumns {
+  /** The observation after the step: row t − 1 (or `initial.obs` at t = 0) is what the policy saw when it chose row t's action. */
   obs: Float64Array;
+  /** The action as applied: clipped to the action bounds, the env's ctrl during the step. */
   action: Float64Array;
   /** One column per entry of `terms`, in that order: steps × terms.length. */
   terms: Float64Array;
@@ -67,8 +70,8 @@ export interface TrajectoryColumns {
 
 export interface TrajectoryRecord {
   header: TrajectoryHeader;
-  /** The state after reset: qpos, qvel, xpos, xquat (one row each). */
-  initial: Pick<TrajectoryColumns, "qpos" | "qvel" | "xpos" | "xquat">;
+  /** The state after reset: obs (the policy's first input), qpos, qvel, xpos, xquat (one row each). */
+  initial: Pick<TrajectoryColumns, "obs" | "qpos" | "qvel" | "xpos" | "xquat">;
   /** Env steps recorded (the episode's length, at most the record's bound). */
   steps: number;
   columns: TrajectoryColumns;

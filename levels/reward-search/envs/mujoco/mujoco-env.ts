@@ -61,7 +61,17 @@ export type MujocoVecEnv = VecEnv & {
   model(): MjModel;
   /** Seconds per env step: timestep × frame_skip (after the first reset). */
   stepSeconds(): number;
+  /** The model file the envs run (its name in ./assets). */
+  readonly modelFile: string;
+  /**
+   * Call `watch` with env i's MjData after each of its steps, before an episode that ended is reset (the last
+   * state of an episode is gone from `data(i)` once step() returns); null stops watching. A trajectory recorder reads it.
+   */
+  watchSteps(watch: StepWatcher | null): void;
 };
+
+/** Reads env i's state after its step; must leave the state as the next step needs it. */
+type StepWatcher = (i: number, d: MjData, m: MjModel) => void;
 
 const ASSETS = new URL("./assets/", import.meta.url);
 
@@ -107,6 +117,7 @@ interface MujocoState {
   /** Seconds per env step: timestep × frame_skip. */
   dt: number;
   closed: boolean;
+  watcher: StepWatcher | null;
 }
 
 /** MjData for every env on the first reset, so that makeEnv itself needs no wasm module. */
@@ -160,7 +171,9 @@ const mujocoCore = (s: MujocoState): EnvCore => {
       if (spec.contactForces) mj.mj_rnePostConstraint(m, d);
       spec.observe(d, nextObs, off);
       steps[i] = steps[i]! + 1;
-      return spec.outcome({ d, before, action, dt: s.dt, steps: steps[i]!, obs: nextObs.subarray(off, off + spec.obsDim), i, info, fitness });
+      const ended = spec.outcome({ d, before, action, dt: s.dt, steps: steps[i]!, obs: nextObs.subarray(off, off + spec.obsDim), i, info, fitness });
+      s.watcher?.(i, d, m);
+      return ended;
     },
   };
 };
@@ -192,6 +205,10 @@ const mujocoVecEnv = (s: MujocoState, env: VecEnv): MujocoVecEnv => {
       return s.model;
     },
     stepSeconds: () => s.dt,
+    modelFile: s.spec.model,
+    watchSteps: (watch) => {
+      s.watcher = watch;
+    },
   };
   finaliser.register(out, datas, out);
   return out;
@@ -207,6 +224,7 @@ export const makeMujocoEnv = (spec: MujocoSpec, numEnvs: number, firstEnv = 0): 
     model: null,
     dt: 0,
     closed: false,
+    watcher: null,
   };
   return mujocoVecEnv(s, makeVecEnv(numEnvs, mujocoCore(s), firstEnv));
 };
