@@ -239,8 +239,7 @@ describe("the humanoid task", () => {
     expect(task.sparseReward).toMatch(/info\.x_progress/);
     expect(task.sparseReward.replace(/\s+/g, "")).not.toBe(task.humanReward!.replace(/\s+/g, ""));
     expect(task.description).not.toContain(task.humanReward!);
-    for (const n of [...task.info, "torso_z", "left_elbow_speed", "cinert_B_9", "cvel_B_5", "left_knee_actuator_force", "contact_B_5"])
-      expect(task.description).toContain(n);
+    for (const n of [...task.info, "cinert_B_K", "cvel_B_K", "contact_B_K"]) expect(task.description).toContain(n);
   });
 
   it("names each observation block where v5 puts it: cinert's last entry of a body is its mass", () => {

@@ -210,10 +210,10 @@ const DESCRIPTION = [
   "Observation (348 floats): torso_z = torso height [m] (1.4 at the start), torso_qw, torso_qx, torso_qy, torso_qz = torso orientation quaternion, " +
     `${listNames(HUMANOID_JOINTS.map((j) => `${j}_angle`))} = joint angles [rad], torso_vx, torso_vy, torso_vz = torso velocity [m/s], torso_wx, torso_wy, torso_wz = torso angular velocity [rad/s], ` +
     `${listNames(HUMANOID_JOINTS.map((j) => `${j}_speed`))} = joint angular velocities [rad/s]; ` +
-    `then, for each body B of ${listNames(HUMANOID_BODIES)}: cinert_B_0..cinert_B_9 = its inertia about the whole model's centre of mass frame (0..5 the inertia matrix xx, yy, zz, xy, xz, yz [kg m²], 6..8 mass × offset [kg m], 9 mass [kg]); ` +
-    "cvel_B_0..cvel_B_5 = its velocity in that frame (0..2 angular [rad/s], 3..5 linear [m/s]); " +
+    `then, for each body B of ${listNames(HUMANOID_BODIES)}: cinert_B_K = component K of its inertia in a frame at the whole model's centre of mass (K 0..5 the inertia matrix xx, yy, zz, xy, xz, yz [kg m²], 6..8 mass × offset [kg m], 9 mass [kg]): ${perBody("cinert", 10).join(", ")}; ` +
+    `then cvel_B_K = component K of body B's velocity in that frame (0..2 angular [rad/s], 3..5 linear [m/s]): ${perBody("cvel", 6).join(", ")}; ` +
     `then ${listNames(HUMANOID_JOINTS.map((j) => `${j}_actuator_force`))} = the force each motor applies at its joint [N m]; ` +
-    "then contact_B_0..contact_B_5 = the external contact wrench on body B (0..2 torque, 3..5 force; unclipped, often thousands while a foot strikes).",
+    `then contact_B_K = component K (0..2 torque, 3..5 force) of the external contact wrench on body B, unclipped (thousands while a foot strikes): ${perBody("contact", 6).join(", ")}.`,
   `Action (continuous, 17, each −0.4..0.4, clipped): ${listNames(HUMANOID_ACTIONS)} = torque commands of the motors (gear 100; hips' y joints 300, knees 200, arms 25); the reward code reads action.abdomen_y etc.`,
   "Info fields (after the step): x_position, y_position = torso position [m] (0 ± 0.01 each at the start: reset noise), x_progress, y_progress = centre of mass x and y gained in this step [m] (mass-weighted mean of the bodies' centres), x_velocity, y_velocity = progress / 0.015 s [m/s], " +
     "healthy = 1 while 1.0 < torso_z < 2.0 m, else 0, contact_force_sq = sum of squares of every body's contact wrench components (the world's included), " +
