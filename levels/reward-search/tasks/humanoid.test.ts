@@ -130,7 +130,7 @@ describe("Humanoid-v5's model", () => {
 });
 
 describe("Humanoid-v5's step by hand", () => {
-  const CASES = [
+  const CASES: { name: string; by: Record<number, number>; qvel: number[]; ends: boolean; clipped: boolean }[] = [
     {
       name: "standing, perturbed, acting",
       by: { 0: 0.1, 2: -0.05, 7: 0.1, 10: -0.2, 13: 0.3, 18: 0.2 },

@@ -12,7 +12,7 @@ import { loadedModel } from "../envs/mujoco/runtime.ts";
  * mj_rnePostConstraint after stepping), reset noise qpos and qvel U(±0.01), healthy while 1.0 < z < 2.0 (strict);
  * ends when unhealthy; 1000 steps. Velocities are the centre of mass's (body masses × xipos) differences over dt.
  */
-export const HUMANOID = {
+const HUMANOID = {
   frameSkip: 5,
   resetNoise: 1e-2,
   minZ: 1.0,
@@ -83,7 +83,7 @@ export const HUMANOID_ACTIONS = [
 ] as const;
 
 const perBody = (prefix: string, n: number) => HUMANOID_BODIES.flatMap((b) => Array.from({ length: n }, (_, k) => `${prefix}_${b}_${k}`));
-export const HUMANOID_OBS = [
+const HUMANOID_OBS = [
   "torso_z",
   "torso_qw",
   "torso_qx",
@@ -104,7 +104,7 @@ export const HUMANOID_OBS = [
 ] as const;
 
 /** Gymnasium's info keys (x_position, y_position, x_velocity, y_velocity; tendon_length and tendon_velocity split per tendon), hexa's progress, health and contact sum. */
-export const HUMANOID_INFO = [
+const HUMANOID_INFO = [
   "x_position",
   "y_position",
   "x_progress",
@@ -127,7 +127,7 @@ let masses: Float64Array | null = null;
 const bodyMasses = (): Float64Array => (masses ??= Float64Array.from(loadedModel(assetPath(MODEL), "humanoid task").body_mass as Float64Array));
 
 /** Gymnasium's mass_center: Σ body_mass·xipos / Σ body_mass, its x and y (the world body's mass is 0). */
-export const massCentre = (d: MjData): [number, number] => {
+const massCentre = (d: MjData): [number, number] => {
   const m = bodyMasses(),
     xipos = d.xipos as Float64Array;
   let total = 0,
@@ -189,7 +189,7 @@ const humanoidOutcome = (o: StepOutcome): boolean => {
   return !healthy;
 };
 
-export const humanoidSpec: MujocoSpec = {
+const humanoidSpec: MujocoSpec = {
   model: MODEL,
   frameSkip: HUMANOID.frameSkip,
   low: HUMANOID_ACTIONS.map(() => -0.4),
