@@ -26,7 +26,7 @@ const arg = (name: string): string | undefined => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? process.argv[i + 1] : undefined;
 };
-const MUJOCO_TASKS = ["hopper", "walker2d", "half_cheetah", "ant", "inverted_pendulum"];
+const MUJOCO_TASKS = ["hopper", "walker2d", "half_cheetah", "ant", "humanoid", "inverted_pendulum"];
 const taskIds = arg("tasks")?.split(",") ?? MUJOCO_TASKS;
 const STEPS = Number(arg("steps") ?? 20_000);
 const ENVS = Number(arg("envs") ?? 2);

@@ -17,7 +17,7 @@ export const filmCommand = defineCommand({
       .positional("task", {
         type: "string",
         demandOption: true,
-        describe: "a MuJoCo task: hopper, walker2d, half_cheetah, ant, inverted_pendulum or a held-out one",
+        describe: "a MuJoCo task: hopper, walker2d, half_cheetah, ant, humanoid, inverted_pendulum or a held-out one",
       })
       .option("policy", { type: "string", describe: "a training job's policy.json (TRAINER_JOBS/…/policy.json); its task must be TASK" })
       .option("train", {

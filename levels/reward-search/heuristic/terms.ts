@@ -84,6 +84,7 @@ const FROM_LIBRARY = new Set([
   "half_cheetah_backward",
   "ant",
   "ant_along_y",
+  "humanoid",
   "inverted_pendulum",
   "hopper_front_flip",
 ]);

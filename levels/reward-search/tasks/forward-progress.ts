@@ -1,4 +1,4 @@
-/** The sparse reward of the forward-locomotion tasks (hopper, walker2d, half_cheetah, ant): forward progress alone. */
+/** The sparse reward of the forward-locomotion tasks (hopper, walker2d, half_cheetah, ant, humanoid): forward progress alone. */
 export const FORWARD_PROGRESS_REWARD = `function reward(obs, action, nextObs, info) {
   const progress = info.x_progress;
   return { total: progress, components: { progress } };

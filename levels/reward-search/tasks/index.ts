@@ -9,6 +9,7 @@ import half_cheetah from "./half_cheetah.ts";
 import half_cheetah_backward from "./half_cheetah_backward.ts";
 import hopper from "./hopper.ts";
 import hopper_front_flip from "./hopper_front_flip.ts";
+import humanoid from "./humanoid.ts";
 import inverted_pendulum from "./inverted_pendulum.ts";
 import lander from "./lander.ts";
 import lander_left_half from "./lander_left_half.ts";
@@ -31,6 +32,7 @@ export const tasks = {
   walker2d,
   half_cheetah,
   ant,
+  humanoid,
   inverted_pendulum,
   hopper_front_flip,
   half_cheetah_backward,
