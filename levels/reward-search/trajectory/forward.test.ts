@@ -8,7 +8,7 @@ describe("forward directions", () => {
       .map((id) => getTask(id))
       .filter((t) => t.prepare !== undefined);
     expect(mujoco.map((t) => t.id).sort()).toEqual(
-      ["ant", "ant_along_y", "half_cheetah", "half_cheetah_backward", "hopper", "hopper_front_flip", "inverted_pendulum", "walker2d"].sort(),
+      ["ant", "ant_along_y", "half_cheetah", "half_cheetah_backward", "hopper", "hopper_front_flip", "humanoid", "inverted_pendulum", "walker2d"].sort(),
     );
     for (const t of mujoco) expect(Math.hypot(...forwardOf(t.id))).toBe(1);
     expect(forwardOf("ant_along_y")).toEqual([0, 1, 0]);

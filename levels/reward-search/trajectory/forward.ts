@@ -14,6 +14,7 @@ const FORWARD = {
   half_cheetah_backward: [1, 0, 0],
   ant: [1, 0, 0],
   ant_along_y: [0, 1, 0],
+  humanoid: [1, 0, 0],
   inverted_pendulum: [1, 0, 0],
 } as const satisfies Record<string, readonly [number, number, number]>;
 
