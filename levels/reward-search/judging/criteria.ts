@@ -8,7 +8,7 @@ import { z } from "zod";
 import { ModelOutputError } from "../../../src/errors.ts";
 
 /** Bounds on what a model may write: the tree must fit in a prompt and a report. */
-export const CRITERIA_LIMITS = { maxLeaves: 64, maxDepth: 4, maxChildren: 16, maxText: 500, maxName: 120 } as const;
+const CRITERIA_LIMITS = { maxLeaves: 64, maxDepth: 4, maxChildren: 16, maxText: 500, maxName: 120 } as const;
 
 export const NodeOrder = z.enum(["sequential", "independent"]);
 export type NodeOrder = z.infer<typeof NodeOrder>;

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { parseCriteria } from "./criteria.ts";
 import { tinyRecord } from "./fixtures/tiny-record.ts";
 import { judgeTrajectory, makeJudge, reviseJudge } from "./judge.ts";
-import { loadJudge, loadJudgment, rescore, saveJudge } from "./judge-store.ts";
+import { loadJudge, loadJudgment, rescore, saveJudge, saveJudgment } from "./judge-store.ts";
 
 const root = mkdtempSync(join(tmpdir(), "hexa-judge-store-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -66,6 +66,15 @@ describe("versioned judges", () => {
     expect(() => loadJudge(dir, "walk_forward", 1)).toThrow(/v1\.json: hash .* does not match the judge's intent, tree and code/);
     writeFileSync(path, JSON.stringify({ ...v1, version: "1" }));
     expect(() => loadJudge(dir, "walk_forward", 1)).toThrow(/v1\.json: version: /);
+  });
+
+  it("a stored judgment reads back equal; one edited out of range is refused naming the field", async () => {
+    const dir = fresh();
+    const j = await judgeTrajectory(v1, "ep1", tinyRecord());
+    const path = saveJudgment(dir, j);
+    expect(loadJudgment(dir, "ep1", "walk_forward", 1)).toEqual(j);
+    writeFileSync(path, JSON.stringify({ ...j, score: 7 }));
+    expect(() => loadJudgment(dir, "ep1", "walk_forward", 1)).toThrow(/walk_forward@v1\.json: score: /);
   });
 
   it("never writes where an id points: a path in a judge id or trajectory name is refused", async () => {

@@ -22,7 +22,7 @@ const MAX_NOTE = 500;
 const MAX_VALUE_TEXT = 120;
 
 /** A measured value as a report shows it: a finite number, a short text, a yes/no, or none. */
-export type MeasuredValue = number | string | boolean | null;
+type MeasuredValue = number | string | boolean | null;
 
 export interface CheckedLeaf {
   id: string;

@@ -39,7 +39,7 @@ const widthOf = (h: Header, column: (typeof STEP_COLUMNS)[number]): number => {
 };
 
 /** Where a column lies in the packed buffer, in float64s. */
-export interface ColumnSlot {
+interface ColumnSlot {
   offset: number;
   length: number;
   width: number;

@@ -110,7 +110,10 @@ describe("scoreTree", () => {
     const t: CriteriaTree = {
       version: 1,
       order: "independent",
-      children: [leaf("1", { weight: 0, mustKeep: false }), leaf("2", { weight: 0, mustKeep: false })],
+      children: [
+        { ...leaf("1"), weight: 0, mustKeep: false },
+        { ...leaf("2"), weight: 0, mustKeep: false },
+      ],
     };
     const s = scoreTree(t, [r("1", 1), r("2", 0)]);
     expect(s.score).toBe(0.5);

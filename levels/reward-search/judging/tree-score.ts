@@ -10,9 +10,9 @@
 import { type CriteriaLeaf, type CriteriaNode, type CriteriaTree, isGroup, leavesOf, type NodeOrder } from "./criteria.ts";
 import { type CheckedLeaf, checkLeaf, failedLeaf, resultId, type RunFaultTag } from "./leaf-result.ts";
 
-export const GATE_FRACTION = 0.5;
+const GATE_FRACTION = 0.5;
 
-export type LeafStatus = "PASS" | "FAIL" | "SKIP";
+type LeafStatus = "PASS" | "FAIL" | "SKIP";
 
 export interface NodeScore {
   id: string;
