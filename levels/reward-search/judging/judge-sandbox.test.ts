@@ -104,6 +104,16 @@ describe("runJudgeCode", () => {
       expect((await fault(`function judge() { return import("fs"); }`)).tag).toBe("shape");
     });
 
+    it("a toJSON on Object.prototype is a shape fault, not a crash; a replaced JSON.stringify is not used", async () => {
+      const f = await fault(`Object.prototype.toJSON = function () { return 42; }; function judge() { return [{ id: "1", score: 1, passed: true }]; }`);
+      expect(f).toMatchObject({ tag: "shape", message: expect.stringMatching(/do not redefine the sandbox's builtins/) });
+      // the driver holds its own JSON.stringify: replacing the global one changes nothing
+      expect(await runJudgeCode(`JSON.stringify = () => "{"; function judge() { return [{ id: "1", score: 1, passed: true }]; }`, tinyRecord())).toMatchObject({
+        ok: true,
+        results: [{ id: "1", score: 1 }],
+      });
+    });
+
     it("has no clock and a seeded Math.random", async () => {
       const code = `function judge() { return [{ id: "1", value: Date.now(), score: Math.random(), passed: true }]; }`;
       const [a, b] = [await runJudgeCode(code, tinyRecord()), await runJudgeCode(code, tinyRecord())];

@@ -22,7 +22,7 @@ import { CallCpuLimit } from "../sandbox/call-cpu-limit.ts";
 import { safely } from "../sandbox/quickjs-reward.ts";
 import { newCappedContext } from "../sandbox/reward-sandbox.ts";
 import type { TrajectoryRecord } from "../trajectory/record.ts";
-import type { RunFaultTag } from "./leaf-result.ts";
+import { RunFaultTag } from "./leaf-result.ts";
 import { packTrajectory } from "./trajectory-pack.ts";
 
 const PRELUDE = readFileSync(new URL("../sandbox/prelude.js", import.meta.url), "utf8");
@@ -32,6 +32,8 @@ const CODE_FILE = "judge.js";
 const NO_LAYOUT = JSON.stringify({ observation: [], actionNames: [], actionKind: "discrete", info: [] });
 const DESCRIBE_MS = 20;
 const MAX_OUTPUT_CHARS = 1 << 20;
+/** JudgeLimits.maxResults's upper bound: the host's own check of the driver's count. */
+const MAX_RESULTS_READ = 1024;
 
 export const JudgeLimits = z.strictObject({
   cpuMs: z.number().positive().max(60_000).default(2000).describe("CPU time the judge's top-level code, and then its call, may each take, ms"),
@@ -205,12 +207,23 @@ class JudgeInterpreter {
   }
 }
 
-/** The driver's JSON text: `{ results }` or `{ fault, message }`, non-finite numbers revived. */
+/**
+ * The driver's JSON text: `{ results }` or `{ fault, message }`, non-finite numbers revived. The judge's code can
+ * reach the builtins the driver's output passes through (e.g. a toJSON on Object.prototype), so the text is
+ * checked again here: anything else is a shape fault.
+ */
 function readOutput(text: string): JudgeRun {
-  if (text.length > MAX_OUTPUT_CHARS)
-    return { ok: false, fault: { tag: "shape", message: `the judge's results are ${text.length} characters of JSON, more than ${MAX_OUTPUT_CHARS}` } };
-  const v = JSON.parse(text, (_k, x: unknown) => (x !== null && typeof x === "object" && "$num" in x ? Number((x as { $num: string }).$num) : x)) as
-    | { results: unknown[] }
-    | { fault: RunFaultTag; message: string };
-  return "results" in v ? { ok: true, results: v.results } : { ok: false, fault: { tag: v.fault, message: v.message } };
+  const shape = (message: string): JudgeRun => ({ ok: false, fault: { tag: "shape", message } });
+  if (text.length > MAX_OUTPUT_CHARS) return shape(`the judge's results are ${text.length} characters of JSON, more than ${MAX_OUTPUT_CHARS}`);
+  let v: unknown;
+  try {
+    v = JSON.parse(text, (_k, x: unknown) => (x !== null && typeof x === "object" && "$num" in x ? Number((x as { $num: unknown }).$num) : x));
+  } catch {
+    return shape("the judge's results could not be read (do not redefine the sandbox's builtins)");
+  }
+  const o = (typeof v === "object" && v !== null ? v : {}) as { results?: unknown; fault?: unknown; message?: unknown };
+  if (Array.isArray(o.results) && o.results.length <= MAX_RESULTS_READ) return { ok: true, results: o.results };
+  const tag = RunFaultTag.safeParse(o.fault);
+  if (tag.success && typeof o.message === "string") return { ok: false, fault: { tag: tag.data, message: o.message.slice(0, 1000) } };
+  return shape("the judge's results are not a list of leaf results (do not redefine the sandbox's builtins)");
 }
