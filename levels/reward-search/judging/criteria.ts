@@ -30,6 +30,7 @@ export const CriteriaLeaf = z.strictObject({
   mustKeep: z.boolean().default(false).describe("if this leaf does not pass, the whole behaviour scores 0"),
 });
 export type CriteriaLeaf = z.infer<typeof CriteriaLeaf>;
+const LEAF_FIELDS = Object.keys(CriteriaLeaf.shape).join(", ");
 
 export interface CriteriaGroup {
   id: string;
@@ -82,7 +83,8 @@ export function parseCriteria(input: unknown): CriteriaTree {
   const parsed = CriteriaTree.safeParse(value);
   if (!parsed.success) {
     const issue = firstIssue(parsed.error.issues, value);
-    throw new ModelOutputError(`criteria.${pathText(issue.path)}: ${issue.message}${gotText(value, issue.path)}`);
+    const fix = issue.code === "unrecognized_keys" ? `; a leaf has ${LEAF_FIELDS}, a group id, name, weight, order, children` : gotText(value, issue.path);
+    throw new ModelOutputError(`criteria.${pathText(issue.path)}: ${issue.message}${fix}`);
   }
   checkStructure(parsed.data);
   return parsed.data;
