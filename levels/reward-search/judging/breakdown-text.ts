@@ -7,6 +7,8 @@ import { terminalLine } from "../../../src/util/terminal-text.ts";
 import type { NodeScore, TreeScore } from "./tree-score.ts";
 
 const n3 = (x: number) => x.toFixed(3);
+/** A measured value: numbers to 4 significant digits, text with its control characters escaped. */
+const valueText = (v: number | string | boolean): string => (typeof v === "number" ? String(Number(v.toPrecision(4))) : terminalLine(String(v)));
 
 function nodeLine(n: NodeScore): string {
   const pad = "  ".repeat(n.depth - 1);
@@ -14,7 +16,7 @@ function nodeLine(n: NodeScore): string {
   const rule = n.rule ? ` — ${n.rule}` : "";
   if (!n.leaf) return `${head} (${n.order}) [${n3(n.contribution)}/${n3(n.share)}]${n.skipped ? " SKIP" : ""}${rule}`;
   const { status, mustKeep, result } = n.leaf;
-  const value = result.value === null || status === "SKIP" ? "" : ` value ${terminalLine(String(result.value))}`;
+  const value = result.value === null || status === "SKIP" ? "" : ` value ${valueText(result.value)}`;
   const tags = result.tags.length > 0 && status !== "SKIP" ? ` {${result.tags.join(", ")}}` : "";
   const note = result.note && status !== "SKIP" ? ` — ${terminalLine(result.note)}` : "";
   return `${head} ${status}${mustKeep ? " (must keep)" : ""} [${n3(n.contribution)}/${n3(n.share)}]${value}${tags}${rule}${note}`;

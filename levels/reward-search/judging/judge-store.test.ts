@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { breakdownLines } from "./breakdown-text.ts";
 import { parseCriteria } from "./criteria.ts";
 import { tinyRecord } from "./fixtures/tiny-record.ts";
 import { judgeTrajectory, makeJudge, reviseJudge } from "./judge.ts";
@@ -73,6 +74,11 @@ describe("versioned judges", () => {
     const j = await judgeTrajectory(v1, "ep1", tinyRecord());
     const path = saveJudgment(dir, j);
     expect(loadJudgment(dir, "ep1", "walk_forward", 1)).toEqual(j);
+    expect(breakdownLines(loadJudgment(dir, "ep1", "walk_forward", 1))).toEqual([
+      "score 0.750 (top level independent)",
+      "1 leaf 1 FAIL [0.250/0.500] value 1",
+      "2 leaf 2 PASS (must keep) [0.500/0.500] value 1",
+    ]);
     writeFileSync(path, JSON.stringify({ ...j, score: 7 }));
     expect(() => loadJudgment(dir, "ep1", "walk_forward", 1)).toThrow(/walk_forward@v1\.json: score: /);
   });
