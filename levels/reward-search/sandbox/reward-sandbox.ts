@@ -45,7 +45,7 @@
  *   `new Date()` throws); Math.random is sfc32 seeded by `seed`; console.* are no-ops; WeakRef and
  *   FinalizationRegistry are removed; promise jobs never run. The code's own state persists across calls.
  */
-import { DefaultIntrinsics, newQuickJSWASMModule, newVariant, RELEASE_SYNC } from "quickjs-emscripten";
+import { DefaultIntrinsics, newQuickJSWASMModule, newVariant, type QuickJSContext, type QuickJSRuntime, RELEASE_SYNC } from "quickjs-emscripten";
 import { checkLayout, SandboxLimits, type RewardLayout, type SandboxedReward } from "./contract.ts";
 import { QuickJsReward, safely } from "./quickjs-reward.ts";
 
@@ -60,23 +60,36 @@ const WASM_PAGE = 64 << 10;
 export async function compileReward(code: string, layout: RewardLayout, limits?: Partial<SandboxLimits>): Promise<SandboxedReward> {
   const lim = SandboxLimits.parse(limits ?? {});
   checkLayout(layout);
-  // Its own wasm memory, capped: QuickJS's heap limit counts allocations only approximately in this build, so
-  // the cap on the whole wasm memory is what stops a large-array bomb (malloc fails, QuickJS throws out of memory).
-  const pages = Math.ceil((WASM_BASE_BYTES + lim.memoryBytes) / WASM_PAGE);
-  const wasmMemory = new WebAssembly.Memory({ initial: WASM_BASE_BYTES / WASM_PAGE, maximum: pages });
-  const module = await newQuickJSWASMModule(newVariant(RELEASE_SYNC, { wasmMemory }));
-  const runtime = module.newRuntime();
+  const { runtime, context } = await newCappedContext(lim.memoryBytes);
   let program: QuickJsReward | null = null;
   try {
-    runtime.setMemoryLimit(lim.memoryBytes);
-    runtime.setMaxStackSize(STACK_BYTES);
-    const context = runtime.newContext({ intrinsics: { ...DefaultIntrinsics, Date: false } });
     program = new QuickJsReward(runtime, context, layout, lim, cleanSource(code));
     program.init();
     return program;
   } catch (e) {
     if (program) program.dispose();
     else safely(() => runtime.dispose());
+    throw e;
+  }
+}
+
+/**
+ * A QuickJS runtime and context on a wasm instance of their own, with the sandbox's memory and stack limits and
+ * no Date: what reward code runs in, and a code judge's code too (levels/reward-search/judging/judge-sandbox.ts).
+ */
+export async function newCappedContext(memoryBytes: number): Promise<{ runtime: QuickJSRuntime; context: QuickJSContext }> {
+  // Its own wasm memory, capped: QuickJS's heap limit counts allocations only approximately in this build, so
+  // the cap on the whole wasm memory is what stops a large-array bomb (malloc fails, QuickJS throws out of memory).
+  const pages = Math.ceil((WASM_BASE_BYTES + memoryBytes) / WASM_PAGE);
+  const wasmMemory = new WebAssembly.Memory({ initial: WASM_BASE_BYTES / WASM_PAGE, maximum: pages });
+  const module = await newQuickJSWASMModule(newVariant(RELEASE_SYNC, { wasmMemory }));
+  const runtime = module.newRuntime();
+  try {
+    runtime.setMemoryLimit(memoryBytes);
+    runtime.setMaxStackSize(STACK_BYTES);
+    return { runtime, context: runtime.newContext({ intrinsics: { ...DefaultIntrinsics, Date: false } }) };
+  } catch (e) {
+    safely(() => runtime.dispose());
     throw e;
   }
 }
