@@ -20,7 +20,7 @@ function hopperRollout(seed: number): TrajectoryRecord {
   const task = getTask("hopper");
   const env = task.makeEnv(task.generate(0), 1) as MujocoVecEnv;
   try {
-    env.reset(seed);
+    const firstObs = Float64Array.from(env.reset(seed));
     const m = env.model(),
       d = env.data(0),
       mj = mujocoRuntime("judge-hopper.test");
@@ -91,7 +91,7 @@ function hopperRollout(seed: number): TrajectoryRecord {
         forward: [1, 0, 0],
         terms: ["x_velocity", "F"],
       },
-      initial: { qpos: initial.qpos, qvel: initial.qvel, xpos: initial.xpos, xquat: initial.xquat },
+      initial: { obs: firstObs, qpos: initial.qpos, qvel: initial.qvel, xpos: initial.xpos, xquat: initial.xquat },
       steps: STEPS,
       columns: {
         obs: Float64Array.from(obs),

@@ -11,7 +11,7 @@ import { ConfigError, ModelOutputError } from "../../../src/errors.ts";
 import { writeAtomic } from "../../../src/util/write-atomic.ts";
 import type { TrajectoryRecord } from "../trajectory/record.ts";
 import { checkJudgeHash, Judge, judgeTrajectory, PlainName } from "./judge.ts";
-import type { JudgeLimits } from "./judge-sandbox.ts";
+import type { JudgeLimits } from "../sandbox/judge-sandbox.ts";
 import { Judgment } from "./judgment.ts";
 
 const MAX_FILE_BYTES = 4 << 20;

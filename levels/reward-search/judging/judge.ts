@@ -8,7 +8,7 @@ import { ModelOutputError } from "../../../src/errors.ts";
 import { sha256Hex } from "../../../src/util/canonical-json.ts";
 import type { TrajectoryRecord } from "../trajectory/record.ts";
 import { CriteriaTree } from "./criteria.ts";
-import { type JudgeLimits, runJudgeCode } from "./judge-sandbox.ts";
+import { type JudgeLimits, runJudgeCode } from "../sandbox/judge-sandbox.ts";
 import { Judgment } from "./judgment.ts";
 import { scoreTree } from "./tree-score.ts";
 

@@ -75,7 +75,7 @@ export async function compileReward(code: string, layout: RewardLayout, limits?:
 
 /**
  * A QuickJS runtime and context on a wasm instance of their own, with the sandbox's memory and stack limits and
- * no Date: what reward code runs in, and a code judge's code too (levels/reward-search/judging/judge-sandbox.ts).
+ * no Date: what reward code runs in, and a code judge's code too (levels/reward-search/sandbox/judge-sandbox.ts).
  */
 export async function newCappedContext(memoryBytes: number): Promise<{ runtime: QuickJSRuntime; context: QuickJSContext }> {
   // Its own wasm memory, capped: QuickJS's heap limit counts allocations only approximately in this build, so

@@ -18,14 +18,13 @@
 import { readFileSync } from "node:fs";
 import type { QuickJSContext, QuickJSHandle } from "quickjs-emscripten";
 import { z } from "zod";
-import { CallCpuLimit } from "../sandbox/call-cpu-limit.ts";
-import { safely } from "../sandbox/quickjs-reward.ts";
-import { newCappedContext } from "../sandbox/reward-sandbox.ts";
+import { CallCpuLimit } from "./call-cpu-limit.ts";
+import { safely } from "./quickjs-reward.ts";
+import { newCappedContext } from "./reward-sandbox.ts";
 import type { TrajectoryRecord } from "../trajectory/record.ts";
-import { RunFaultTag } from "./leaf-result.ts";
 import { packTrajectory } from "./trajectory-pack.ts";
 
-const PRELUDE = readFileSync(new URL("../sandbox/prelude.js", import.meta.url), "utf8");
+const PRELUDE = readFileSync(new URL("./prelude.js", import.meta.url), "utf8");
 const DRIVER = readFileSync(new URL("./judge-driver.js", import.meta.url), "utf8");
 const CODE_FILE = "judge.js";
 /** The prelude's reward layout is unused here: the judge's driver replaces its `makeDriver`. */
@@ -55,6 +54,10 @@ export const JudgeLimits = z.strictObject({
   seed: z.number().int().min(0).default(0).describe("seed of the sandbox's Math.random"),
 });
 export type JudgeLimits = z.infer<typeof JudgeLimits>;
+
+/** How a judge's run failed: every such fault scores its leaves 0 (levels/reward-search/judging/leaf-result.ts). */
+export const RunFaultTag = z.enum(["error", "timeout", "memory", "shape"]);
+export type RunFaultTag = z.infer<typeof RunFaultTag>;
 
 export type JudgeRun = { ok: true; results: unknown[] } | { ok: false; fault: { tag: RunFaultTag; message: string } };
 

@@ -9,7 +9,7 @@ import type { TrajectoryRecord } from "../trajectory/record.ts";
 
 /** Per step: the column's name in the record, and its width from the header. */
 const STEP_COLUMNS = ["obs", "action", "terms", "qpos", "qvel", "xpos", "xquat", "cvel", "cfrcExt", "terminated", "truncated"] as const;
-const INITIAL_COLUMNS = ["qpos", "qvel", "xpos", "xquat"] as const;
+const INITIAL_COLUMNS = ["obs", "qpos", "qvel", "xpos", "xquat"] as const;
 
 type Header = TrajectoryRecord["header"];
 

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ConfigError } from "../../../src/errors.ts";
-import { tinyRecord } from "./fixtures/tiny-record.ts";
+import { tinyRecord } from "../judging/fixtures/tiny-record.ts";
 import { runJudgeCode } from "./judge-sandbox.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "hexa-judge-"));
