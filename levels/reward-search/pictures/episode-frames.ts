@@ -69,22 +69,31 @@ const openPage = async (browser: Browser, scene: FrameScene, size: number): Prom
   const errors: string[] = [];
   page.on("pageerror", (e) => errors.push(e.message));
   await page.goto(`${ORIGIN}/`);
-  await page.waitForFunction(() => "hexaFrames" in window, undefined, { timeout: 30_000 }).catch(() => {
-    throw new ConfigError(`the frames page did not start in chromium${errors.length ? `: ${errors.join("; ")}` : ""}`);
-  });
+  await page
+    .waitForFunction(() => "hexaFrames" in window, undefined, { timeout: 30_000 })
+    .catch(() => {
+      throw new ConfigError(`the frames page did not start in chromium${errors.length ? `: ${errors.join("; ")}` : ""}`);
+    });
   await page.evaluate((s) => (window as unknown as { hexaFrames: { init(s: unknown): unknown } }).hexaFrames.init(s), { ...scene, size });
   return page;
 };
 
 const checkInputs = (scene: FrameScene, record: TrajectoryRecord, o: FrameOptions): void => {
-  if (!Number.isInteger(o.size) || o.size < 16 || o.size > MAX_FRAME_SIZE) throw new ConfigError(`frames: size must be an integer in [16, ${MAX_FRAME_SIZE}], got ${o.size}`);
+  if (!Number.isInteger(o.size) || o.size < 16 || o.size > MAX_FRAME_SIZE)
+    throw new ConfigError(`frames: size must be an integer in [16, ${MAX_FRAME_SIZE}], got ${o.size}`);
   if (scene.geoms.length > MAX_GEOMS) throw new ConfigError(`frames: the scene has ${scene.geoms.length} geoms, more than ${MAX_GEOMS}`);
   const h = record.header;
   if (h.nbody !== scene.nbody) throw new ConfigError(`frames: the record has nbody ${h.nbody} but the scene's model ${scene.model} has ${scene.nbody}`);
   if (h.model !== scene.model) throw new ConfigError(`frames: the record ran ${h.model} but the scene is of ${scene.model}`);
-  if (!Number.isInteger(record.steps) || record.steps < 0 || record.columns.xpos.length < record.steps * h.nbody * 3 || record.columns.xquat.length < record.steps * h.nbody * 4)
+  if (
+    !Number.isInteger(record.steps) ||
+    record.steps < 0 ||
+    record.columns.xpos.length < record.steps * h.nbody * 3 ||
+    record.columns.xquat.length < record.steps * h.nbody * 4
+  )
     throw new ConfigError(`frames: the record's xpos/xquat columns hold fewer than its ${record.steps} steps`);
-  if (record.initial.xpos.length < h.nbody * 3 || record.initial.xquat.length < h.nbody * 4) throw new ConfigError("frames: the record's initial xpos/xquat are shorter than nbody");
+  if (record.initial.xpos.length < h.nbody * 3 || record.initial.xquat.length < h.nbody * 4)
+    throw new ConfigError("frames: the record's initial xpos/xquat are shorter than nbody");
 };
 
 interface Source {

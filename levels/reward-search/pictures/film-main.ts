@@ -1,17 +1,31 @@
 import { renameSync, writeFileSync } from "node:fs";
+import { canRenderFrames, rolloutFramesGif } from "./rollout-frames.ts";
 import { readPolicyFile, rolloutGif } from "./rollout-gif.ts";
 
-/** `node film-entry.mjs POLICY_JSON OUT_GIF`: the greedy rollout of a training job's policy as a GIF (inspect-draw.ts runs it). */
+/**
+ * `node film-entry.mjs POLICY_JSON OUT_GIF`: the greedy rollout of a training job's policy as a GIF (inspect-draw.ts
+ * runs it): shaded 3-D frames where chromium and ffmpeg are installed, else (or if they fail) the 2-D film.
+ */
 const [policyPath, out] = process.argv.slice(2);
 if (!policyPath || !out) {
   process.stderr.write("usage: node film-entry.mjs POLICY_JSON OUT_GIF\n");
   process.exit(2);
 }
+const shaded = async (request: Parameters<typeof rolloutGif>[0]): Promise<Uint8Array | undefined> => {
+  if (!canRenderFrames()) return undefined;
+  try {
+    return (await rolloutFramesGif(request)).bytes;
+  } catch (e) {
+    process.stderr.write(`no shaded frames (${e instanceof Error ? e.message : String(e)}); drawing the 2-D film\n`);
+    return undefined;
+  }
+};
 try {
   const p = readPolicyFile(policyPath);
-  const gif = await rolloutGif({ task: p.task, instance: p.instance, policy: p.policy });
+  const request = { task: p.task, instance: p.instance, policy: p.policy };
+  const gif = (await shaded(request)) ?? (await rolloutGif(request)).bytes;
   // Written whole or not at all: the drawer takes an existing file as done.
-  writeFileSync(`${out}.tmp`, gif.bytes);
+  writeFileSync(`${out}.tmp`, gif);
   renameSync(`${out}.tmp`, out);
 } catch (e) {
   process.stderr.write(`${e instanceof Error ? e.message : String(e)}\n`);

@@ -53,7 +53,10 @@ const meshOf = (g) => {
   const transparent = g.rgba[3] < 1;
   if (g.type === GEOM.plane) {
     const half = planeHalf(g);
-    const mesh = new THREE.Mesh(new THREE.PlaneGeometry(2 * half[0], 2 * half[1]), new THREE.MeshPhongMaterial({ map: checkerTexture(g.rgba, half), shininess: 10 }));
+    const mesh = new THREE.Mesh(
+      new THREE.PlaneGeometry(2 * half[0], 2 * half[1]),
+      new THREE.MeshPhongMaterial({ map: checkerTexture(g.rgba, half), shininess: 10 }),
+    );
     mesh.receiveShadow = true;
     return mesh;
   }

@@ -1,6 +1,7 @@
 import type { MjData } from "mujoco-js";
 import { ConfigError } from "../../../src/errors.ts";
 import type { MujocoVecEnv } from "../envs/mujoco/mujoco-env.ts";
+import type { TaskInstance } from "../task.ts";
 import { loadTask } from "../tasks/index.ts";
 import type { TrajectoryRecord } from "../trajectory/record.ts";
 import { type FrameScene, sceneOf } from "./frame-scene.ts";
@@ -19,31 +20,44 @@ const poses = (d: MjData, nbody: number) => ({
   xquat: Float64Array.from((d.xquat as Float64Array).subarray(0, nbody * 4)),
 });
 
-/** Step `taskId` from reset(seed) with `act(t)` for up to `steps` steps (fewer where the episode ends). */
-export const steppedEpisode = async (taskId: string, steps: number, act: (t: number, dim: number) => number[], seed = 0): Promise<SteppedEpisode> => {
-  const task = await loadTask(taskId);
+export interface SteppedRequest {
+  task: string;
+  instance?: TaskInstance;
+  /** At most this many env steps (fewer where the episode ends first). */
+  steps: number;
+  /** The action for the observation at step t (0-based). */
+  act: (obs: Float64Array, t: number) => ArrayLike<number>;
+  seed?: number;
+}
+
+/** Step a MuJoCo task from reset(seed), keeping the body poses after reset and after each step. */
+export const steppedEpisode = async (r: SteppedRequest): Promise<SteppedEpisode> => {
+  const task = await loadTask(r.task);
   await task.prepare?.();
-  const env = task.makeEnv(task.generate(0), 1) as Partial<MujocoVecEnv>;
-  if (typeof env.model !== "function" || typeof env.data !== "function") throw new ConfigError(`task ${taskId} is not a MuJoCo task`);
+  const env = task.makeEnv(r.instance ?? task.generate(0), 1) as Partial<MujocoVecEnv>;
+  if (typeof env.model !== "function" || typeof env.data !== "function") {
+    env.close?.();
+    throw new ConfigError(`task ${r.task} is not a MuJoCo task; frames are drawn for the MuJoCo tasks only`);
+  }
   const mj = env as MujocoVecEnv;
   try {
-    mj.reset(seed);
+    let obs = mj.reset(r.seed ?? 0);
     const m = mj.model();
-    const model = modelFileOf(taskId);
+    const model = modelFileOf(r.task);
     const nbody = m.nbody;
     const initial = poses(mj.data(0), nbody);
     const xpos: Float64Array[] = [],
       xquat: Float64Array[] = [];
-    const dim = mj.action.kind === "continuous" ? mj.action.dim : 1;
-    for (let t = 0; t < steps; t++) {
-      const b = mj.step(Float64Array.from(act(t, dim)));
+    for (let t = 0; t < r.steps; t++) {
+      const b = mj.step(Float64Array.from(r.act(obs, t)));
       // After an episode ends the env has already reset: its MjData no longer shows the last state.
       if (b.terminated[0] || b.truncated[0]) break;
       const p = poses(mj.data(0), nbody);
       xpos.push(p.xpos);
       xquat.push(p.xquat);
+      obs = b.obs;
     }
-    return { scene: sceneOf(m, model), record: recordOf(taskId, model, mj.stepSeconds(), nbody, initial, xpos, xquat) };
+    return { scene: sceneOf(m, model), record: recordOf(r.task, model, mj.stepSeconds(), nbody, initial, xpos, xquat) };
   } finally {
     mj.close();
   }
