@@ -94,4 +94,18 @@ suite("shaded frames of a MuJoCo episode", () => {
     expect(count(blended)).toBeGreaterThan(50);
     expect(blended.filter((d, p) => d && !moved[p]).length).toBe(0);
   }, 120_000);
+
+  it("refuses a record that does not fit the scene, and an undrawable geom, closing the browser", async () => {
+    const { scene, record } = hopper;
+    await expect(renderEpisodeFrames({ ...scene, nbody: 3 }, record, { fps: 10, size: 480, trail: false })).rejects.toThrow(
+      /record has nbody 5 but the scene's model hopper.xml has 3/,
+    );
+    await expect(renderEpisodeFrames(scene, record, { fps: 10, size: 4096, trail: false })).rejects.toThrow(
+      /size must be an integer in \[16, 1024\], got 4096/,
+    );
+    const mesh = { ...scene, geoms: [...scene.geoms, { ...scene.geoms[1]!, type: 7 }] };
+    await expect(renderEpisodeFrames(mesh, record, { fps: 10, size: 64, trail: false })).rejects.toThrow(/geom type 7 is not drawn/);
+    const children = await execa("ps", ["--ppid", String(process.pid), "-o", "comm="], { reject: false });
+    expect(children.stdout).not.toMatch(/chrom/);
+  }, 120_000);
 });

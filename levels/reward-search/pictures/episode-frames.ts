@@ -31,6 +31,8 @@ export interface FrameOptions {
   trail: boolean;
   /** At most this many output frames (the episode's start is kept); MAX_FRAMES at most. */
   maxFrames?: number;
+  /** Aborting closes the browser; the call then rejects. */
+  signal?: AbortSignal;
 }
 
 export interface EpisodeFrames {
@@ -81,6 +83,8 @@ const openPage = async (browser: Browser, scene: FrameScene, size: number): Prom
 const checkInputs = (scene: FrameScene, record: TrajectoryRecord, o: FrameOptions): void => {
   if (!Number.isInteger(o.size) || o.size < 16 || o.size > MAX_FRAME_SIZE)
     throw new ConfigError(`frames: size must be an integer in [16, ${MAX_FRAME_SIZE}], got ${o.size}`);
+  if (o.maxFrames !== undefined && !(Number.isInteger(o.maxFrames) && o.maxFrames >= 1))
+    throw new ConfigError(`frames: maxFrames must be a positive integer, got ${o.maxFrames}`);
   if (scene.geoms.length > MAX_GEOMS) throw new ConfigError(`frames: the scene has ${scene.geoms.length} geoms, more than ${MAX_GEOMS}`);
   const h = record.header;
   if (h.nbody !== scene.nbody) throw new ConfigError(`frames: the record has nbody ${h.nbody} but the scene's model ${scene.model} has ${scene.nbody}`);
@@ -124,13 +128,17 @@ type FrameReply = { png: string; trail: string | null };
 export const renderEpisodeFrames = async (scene: FrameScene, record: TrajectoryRecord, o: FrameOptions): Promise<EpisodeFrames> => {
   checkInputs(scene, record, o);
   const cap = Math.min(o.maxFrames ?? MAX_FRAMES, MAX_FRAMES);
-  const indices = sampledIndices(record.steps + 1, record.header.dt, o.fps).slice(0, cap);
+  const indices = sampledIndices(record.steps + 1, record.header.dt, o.fps, cap);
+  o.signal?.throwIfAborted();
   const browser = await launch();
+  const close = () => void browser.close();
+  o.signal?.addEventListener("abort", close, { once: true });
   try {
     const page = await openPage(browser, scene, o.size);
     const out: EpisodeFrames = { frames: [], times: [], ...(o.trail ? { trail: [] } : {}) };
     let drawn = -1;
     for (const index of indices) {
+      o.signal?.throwIfAborted();
       const first = o.trail ? Math.min(index, Math.max(drawn + 1, index - TRAIL_LOOKBACK)) : index;
       const sources = Array.from({ length: index - first + 1 }, (_, j) => sourceOf(scene, record, first + j));
       const reply = await page.evaluate(
@@ -144,6 +152,7 @@ export const renderEpisodeFrames = async (scene: FrameScene, record: TrajectoryR
     }
     return out;
   } finally {
+    o.signal?.removeEventListener("abort", close);
     await browser.close();
   }
 };

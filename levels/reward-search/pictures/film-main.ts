@@ -11,10 +11,12 @@ if (!policyPath || !out) {
   process.stderr.write("usage: node film-entry.mjs POLICY_JSON OUT_GIF\n");
   process.exit(2);
 }
+/** The shaded frames' share of inspect's 120 s for a film: past it, the 2-D film is drawn instead. */
+const SHADED_TIMEOUT_MS = 75_000;
 const shaded = async (request: Parameters<typeof rolloutGif>[0]): Promise<Uint8Array | undefined> => {
   if (!canRenderFrames()) return undefined;
   try {
-    return (await rolloutFramesGif(request)).bytes;
+    return (await rolloutFramesGif({ ...request, signal: AbortSignal.timeout(SHADED_TIMEOUT_MS) })).bytes;
   } catch (e) {
     process.stderr.write(`no shaded frames (${e instanceof Error ? e.message : String(e)}); drawing the 2-D film\n`);
     return undefined;

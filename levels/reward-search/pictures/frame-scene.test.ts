@@ -13,6 +13,8 @@ describe("which source frames become output frames", () => {
     expect(hopper.slice(0, 3)).toEqual([5, 18, 30]);
     // A rate above the source's keeps every source frame in range.
     expect(sampledIndices(3, 0.04, 100)).toEqual([0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2]);
+    // A count bound applies before anything is made: a huge rate costs nothing.
+    expect(sampledIndices(1001, 0.008, 1e12, 3)).toEqual([0, 0, 0]);
   });
 
   it("refuses a rate, step or length that is not positive, naming it", () => {

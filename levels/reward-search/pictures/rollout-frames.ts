@@ -21,7 +21,7 @@ const INSPECT_FRAMES = 100;
 
 export const canRenderFrames = (): boolean => existsSync(CHROMIUM) && haveFfmpeg();
 
-export const rolloutFramesGif = async (r: RolloutGifRequest): Promise<{ bytes: Uint8Array; frames: number; steps: number }> => {
+export const rolloutFramesGif = async (r: RolloutGifRequest & { signal?: AbortSignal }): Promise<{ bytes: Uint8Array; frames: number; steps: number }> => {
   const task = await loadTask(r.task);
   const instance = r.instance ?? task.generate(0);
   const loaded = r.policy ? loadPolicy(r.policy) : null;
@@ -39,7 +39,13 @@ export const rolloutFramesGif = async (r: RolloutGifRequest): Promise<{ bytes: U
     act: loaded ? (obs) => loaded.act(obs, 1) : () => new Float64Array(dim),
     seed: r.seed ?? instance.evalSeeds[0]!,
   });
-  const shot = await renderEpisodeFrames(episode.scene, episode.record, { fps: INSPECT_FPS, size: INSPECT_SIZE, trail: false, maxFrames: INSPECT_FRAMES });
+  const shot = await renderEpisodeFrames(episode.scene, episode.record, {
+    fps: INSPECT_FPS,
+    size: INSPECT_SIZE,
+    trail: false,
+    maxFrames: INSPECT_FRAMES,
+    ...(r.signal ? { signal: r.signal } : {}),
+  });
   const dir = mkdtempSync(join(tmpdir(), "hexa-frames-"));
   try {
     writeFrames(dir, shot.frames);
