@@ -5,6 +5,9 @@ import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CHROMIUM, type EpisodeFrames, renderEpisodeFrames } from "./episode-frames.ts";
 import { FFMPEG, framesToMp4, writeFrames } from "./frame-files.ts";
+import { sampledIndices } from "./frame-times.ts";
+import { decodeGif } from "../../../test/support/gif-decode.ts";
+import { rolloutFramesGif } from "./rollout-frames.ts";
 import { type SteppedEpisode, steppedEpisode } from "./stepped-record.ts";
 
 /**
@@ -107,5 +110,15 @@ suite("shaded frames of a MuJoCo episode", () => {
     await expect(renderEpisodeFrames(mesh, record, { fps: 10, size: 64, trail: false })).rejects.toThrow(/geom type 7 is not drawn/);
     const children = await execa("ps", ["--ppid", String(process.pid), "-o", "comm="], { reject: false });
     expect(children.stdout).not.toMatch(/chrom/);
+  }, 120_000);
+
+  it("makes hexa inspect's rollout GIF from the same frames: 240 wide, 10 fps", async () => {
+    const gif = await rolloutFramesGif({ task: "hopper", policy: null });
+    const decoded = decodeGif(gif.bytes);
+    expect(decoded.width).toBe(240);
+    expect(decoded.frames).toHaveLength(gif.frames);
+    expect(gif.frames).toBe(Math.min(100, sampledIndices(gif.steps + 1, 0.008, 10).length));
+    expect(gif.frames).toBeGreaterThan(1);
+    expect(decoded.frames[0]!.delayCs).toBe(10);
   }, 120_000);
 });

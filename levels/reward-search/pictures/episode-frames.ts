@@ -16,8 +16,8 @@ import { sampledIndices } from "./frame-times.ts";
 
 export const CHROMIUM = "/usr/bin/chromium";
 /** Bounds on what one call renders. */
-export const MAX_FRAME_SIZE = 1024;
-export const MAX_FRAMES = 1200;
+const MAX_FRAME_SIZE = 1024;
+const MAX_FRAMES = 1200;
 const MAX_GEOMS = 1000;
 /** Prompt-to-Policy's trail reaches this many source frames back (frames-page.js blends them). */
 const TRAIL_LOOKBACK = 40;
@@ -46,9 +46,13 @@ export interface EpisodeFrames {
 
 const ORIGIN = "http://hexa-frames.invalid";
 const THREE_BUILD = dirname(createRequire(import.meta.url).resolve("three"));
+const IMPORT_MAP = JSON.stringify({ imports: { three: "/three.module.js" } });
 /** What the page may load: its HTML, its script and three.js's two ES modules; anything else is refused. */
 const PAGE_FILES: Record<string, { type: string; body: () => string }> = {
-  "/": { type: "text/html", body: () => `<!doctype html><meta charset="utf-8"><script type="module" src="/frames-page.js"></script>` },
+  "/": {
+    type: "text/html",
+    body: () => `<!doctype html><meta charset="utf-8"><script type="importmap">${IMPORT_MAP}</script><script type="module" src="/frames-page.js"></script>`,
+  },
   "/frames-page.js": { type: "text/javascript", body: () => readFileSync(fileURLToPath(new URL("./frames-page.js", import.meta.url)), "utf8") },
   "/three.module.js": { type: "text/javascript", body: () => readFileSync(join(THREE_BUILD, "three.module.js"), "utf8") },
   "/three.core.js": { type: "text/javascript", body: () => readFileSync(join(THREE_BUILD, "three.core.js"), "utf8") },
@@ -88,6 +92,9 @@ const checkInputs = (scene: FrameScene, record: TrajectoryRecord, o: FrameOption
   if (scene.geoms.length > MAX_GEOMS) throw new ConfigError(`frames: the scene has ${scene.geoms.length} geoms, more than ${MAX_GEOMS}`);
   const h = record.header;
   if (h.nbody !== scene.nbody) throw new ConfigError(`frames: the record has nbody ${h.nbody} but the scene's model ${scene.model} has ${scene.nbody}`);
+  const track = scene.camera.trackBody;
+  if (!Number.isInteger(track) || track < 0 || track >= scene.nbody)
+    throw new ConfigError(`frames: the camera tracks body ${track}, not one of the model's ${scene.nbody}`);
   if (h.model !== scene.model) throw new ConfigError(`frames: the record ran ${h.model} but the scene is of ${scene.model}`);
   if (
     !Number.isInteger(record.steps) ||

@@ -1,5 +1,4 @@
 import { renameSync, writeFileSync } from "node:fs";
-import { canRenderFrames, rolloutFramesGif } from "./rollout-frames.ts";
 import { readPolicyFile, rolloutGif } from "./rollout-gif.ts";
 
 /**
@@ -14,8 +13,10 @@ if (!policyPath || !out) {
 /** The shaded frames' share of inspect's 120 s for a film: past it, the 2-D film is drawn instead. */
 const SHADED_TIMEOUT_MS = 75_000;
 const shaded = async (request: Parameters<typeof rolloutGif>[0]): Promise<Uint8Array | undefined> => {
-  if (!canRenderFrames()) return undefined;
   try {
+    // Loaded here: the renderer needs playwright-core, which an install without dev dependencies lacks.
+    const { canRenderFrames, rolloutFramesGif } = await import("./rollout-frames.ts");
+    if (!canRenderFrames()) return undefined;
     return (await rolloutFramesGif({ ...request, signal: AbortSignal.timeout(SHADED_TIMEOUT_MS) })).bytes;
   } catch (e) {
     process.stderr.write(`no shaded frames (${e instanceof Error ? e.message : String(e)}); drawing the 2-D film\n`);

@@ -8,10 +8,10 @@ import { ConfigError } from "../../../src/errors.ts";
  */
 
 /** mjtGeom: the types drawn (height fields and meshes are not used by the shipped models). */
-export const GEOM = { plane: 0, sphere: 2, capsule: 3, ellipsoid: 4, cylinder: 5, box: 6 } as const;
+const GEOM = { plane: 0, sphere: 2, capsule: 3, ellipsoid: 4, cylinder: 5, box: 6 } as const;
 const DRAWN: ReadonlySet<number> = new Set(Object.values(GEOM));
 
-export interface SceneGeom {
+interface SceneGeom {
   type: number;
   /** MuJoCo's geom_size: radius / half-lengths, by type. */
   size: [number, number, number];

@@ -2,7 +2,7 @@
 // headless chromium (episode-frames.ts serves it with three.js from node_modules, nothing from the network), gets
 // the scene once (frame-scene.ts) and then, per output frame, the body poses and camera of the source steps to
 // draw. It keeps the last TRAIL_LOOKBACK source frames' pixels for the motion trail.
-import * as THREE from "./three.module.js";
+import * as THREE from "three";
 
 const GEOM = { plane: 0, sphere: 2, capsule: 3, ellipsoid: 4, cylinder: 5, box: 6 };
 /** Prompt-to-Policy's motion trail (p2p/inference/motion_overlay.py): lookback, peak opacity, difference scale. */
