@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../../src/errors.ts";
-import { cameraFor, cameraPose } from "./frame-scene.ts";
+import { cameraFor, cameraPose, loadScene } from "./frame-scene.ts";
 import { sampledIndices } from "./frame-times.ts";
 
 describe("which source frames become output frames", () => {
@@ -39,5 +39,30 @@ describe("Gymnasium v5's default camera", () => {
     expect(cameraFor("half_cheetah.xml")).toMatchObject({ trackBody: 1, distance: 4, elevation: -45, lookatZ: null });
     expect(cameraFor("inverted_pendulum.xml")).toMatchObject({ trackBody: 0, distance: 2.04 });
     expect(() => cameraFor("humanoid.xml")).toThrow(/model humanoid.xml has no default camera/);
+  });
+});
+
+describe("the scene of a shipped model", () => {
+  it("hopper: the floor plane and four tan capsules, each on its body, from the model's colours", async () => {
+    const s = await loadScene("hopper.xml");
+    expect(s.nbody).toBe(5);
+    expect(s.geoms.map((g) => [g.type, g.body])).toEqual([
+      [0, 0],
+      [3, 1],
+      [3, 2],
+      [3, 3],
+      [3, 4],
+    ]);
+    expect(s.geoms[1]!.rgba.map((c) => Math.round(c * 10) / 10)).toEqual([0.8, 0.6, 0.4, 1]);
+    // The foot capsule lies along x: its local quat turns z by -90° about y.
+    expect(s.geoms[4]!.quat[0]).toBeCloseTo(Math.SQRT1_2, 6);
+    expect(s.geoms[4]!.size.slice(0, 2)).toEqual([0.06, 0.195]);
+  });
+
+  it("ant: a sphere torso and twelve capsules; a name that is not a shipped model is refused", async () => {
+    const s = await loadScene("ant.xml");
+    expect(s.geoms.filter((g) => g.type === 2)).toHaveLength(1);
+    expect(s.geoms.filter((g) => g.type === 3)).toHaveLength(12);
+    await expect(loadScene("../../../../etc/passwd")).rejects.toThrow(/has no default camera/);
   });
 });

@@ -1,5 +1,7 @@
 import type { MjModel } from "mujoco-js";
 import { ConfigError } from "../../../src/errors.ts";
+import { assetPath } from "../envs/mujoco/mujoco-env.ts";
+import { loadModel } from "../envs/mujoco/runtime.ts";
 
 /**
  * What a shaded frame of a MuJoCo episode is drawn from (docs/spec/reward-search.md §2, frames): the model's
@@ -95,6 +97,12 @@ export const sceneOf = (m: MjModel, model: string): FrameScene => {
     });
   }
   return { model, nbody: m.nbody, geoms, camera: cameraFor(model) };
+};
+
+/** The scene of a shipped model named by a record's header (`model`); any other name is refused before a file is read. */
+export const loadScene = async (model: string): Promise<FrameScene> => {
+  cameraFor(model);
+  return sceneOf(await loadModel(assetPath(model)), model);
 };
 
 export interface CameraPose {
