@@ -4,13 +4,9 @@ import type { ChatResult } from "@langchain/core/outputs";
 import { convertToOpenAITool } from "@langchain/core/utils/function_calling";
 import { answerMessage, toPortMessages } from "./agent-messages.ts";
 import type { ChatModel, ToolSpec } from "./chat-model.ts";
+import { hasPortSpec } from "./openai-chat.ts";
 
-/** A langchain tool that knows the exact spec the model is sent (a family's tool, schema as the family wrote it). */
-export interface PortTool {
-  readonly portSpec: ToolSpec;
-}
-
-const hasPortSpec = (t: unknown): t is PortTool => typeof t === "object" && t !== null && "portSpec" in t;
+export type { PortTool } from "./openai-chat.ts";
 
 /** A bound tool as the port's spec: its own when it carries one, else langchain's OpenAI form of it. */
 const specOf = (tool: BindToolsInput): ToolSpec => {
