@@ -3,7 +3,7 @@ import { createAgent, type AgentMiddleware } from "langchain";
 import type { TaskEnv, ToolProgress } from "../src/family/task-env.ts";
 import { portCallOf } from "../src/llm/agent-messages.ts";
 import type { ChatModel, ToolCall } from "../src/llm/chat-model.ts";
-import { PortChatModel } from "../src/llm/port-chat-model.ts";
+import { langchainOf } from "../src/llm/openai-chat.ts";
 import type { CompactionOptions } from "./context.ts";
 import { EnvTool, unknownToolSpec } from "./env-tool.ts";
 import type { EpisodeLedger } from "./episode-ledger.ts";
@@ -64,8 +64,7 @@ export const createActorAgent = (p: ActorAgentParts) => {
   const toolFor = (name: string) => new EnvTool(unknownToolSpec(name), p.env, run, p.onToolProgress);
   const tools = p.env.tools.map((spec) => new EnvTool(spec, p.env, run, p.onToolProgress));
   const middleware = [...hexaMiddleware(p, toolFor), ...(p.extraMiddleware ?? [])];
-  const model = p.model.langchain ?? new PortChatModel(p.model);
-  const agent = createAgent({ model, tools, systemPrompt: p.basePrompt, middleware });
+  const agent = createAgent({ model: langchainOf(p.model), tools, systemPrompt: p.basePrompt, middleware });
   return { agent, recursionLimit: recursionLimit(p.ledger.maxTurns, middleware.length) };
 };
 

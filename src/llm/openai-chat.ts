@@ -7,8 +7,8 @@ import { ChatOpenAI, type ChatOpenAICallOptions, type ChatOpenAIFields } from "@
 import { answerMessage, answerOf, toAgentMessages, toPortMessages } from "./agent-messages.ts";
 import { readAnswer, type Notice } from "./answer-read.ts";
 import type { AssistantTurn, ChatModel, OutputRequest, ToolSpec } from "./chat-model.ts";
-import type { ResolvedModelConfig } from "./config.ts";
-import { sharedEndpointLimits, type Semaphore } from "./endpoint-limits.ts";
+import { ModelConfig, type ResolvedModelConfig } from "./config.ts";
+import { Semaphore, sharedEndpointLimits } from "./endpoint-limits.ts";
 import { fromLangchainAnswer, toOpenAITool, type LangchainAnswer } from "./langchain-messages.ts";
 import { ContextOverflow, isContextOverflow, LlmError } from "./llm-error.ts";
 import { type OpenAIChatDeps, chatFields, overflowFix, timeoutError } from "./openai-client.ts";
@@ -28,7 +28,7 @@ export interface PortTool {
   readonly portSpec: ToolSpec;
 }
 
-export const hasPortSpec = (t: unknown): t is PortTool => typeof t === "object" && t !== null && "portSpec" in t;
+const hasPortSpec = (t: unknown): t is PortTool => typeof t === "object" && t !== null && "portSpec" in t;
 
 /** A bound tool in OpenAI's form: a family's tool exactly as it wrote its spec, any other as langchain converts it. */
 const openAIToolOf = (tool: BindToolsInput) => (hasPortSpec(tool) ? toOpenAITool(tool.portSpec) : tool);
@@ -265,3 +265,25 @@ export const portOf = (chat: HexaChatOpenAI): ChatModel => ({
 
 /** A role's model with no layers: the endpoint client as it is, as the port. */
 export const createOpenAIChat = (config: ResolvedModelConfig, deps: OpenAIChatDeps = {}): ChatModel => portOf(new HexaChatOpenAI(bareParts(config, deps)));
+
+/**
+ * A model answered by `answer` instead of an endpoint (a replay of a recorded run, a scripted model in tests):
+ * the same model object, which never opens a connection; `answer` takes the port's messages and tools.
+ */
+export const answeredBy = (name: string, answer: ChatModel["invoke"]): HexaChatOpenAI => {
+  const config = { ...ModelConfig.parse({ model: name }), baseURL: "http://answered.invalid/v1", apiKey: "none" };
+  return new HexaChatOpenAI({
+    config,
+    where: "llm",
+    deps: {},
+    slot: new Semaphore(Number.POSITIVE_INFINITY),
+    notice: () => {},
+    layers: () => ({ name, invoke: answer }),
+    listeners: [],
+  });
+};
+
+/** The port's model as a langchain chat model: itself when it is one, else one answered by the port. */
+export const langchainOf = (model: ChatModel): HexaChatOpenAI =>
+  (model.langchain instanceof HexaChatOpenAI ? model.langchain : undefined) ??
+  answeredBy(model.name, (messages, tools, output) => model.invoke(messages, tools, output));
