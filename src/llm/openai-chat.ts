@@ -98,6 +98,7 @@ interface Exchanged {
  * whole reading kept beside them (agent-messages.ts).
  */
 export class HexaChatOpenAI extends ChatOpenAI<HexaCallOptions> {
+  // Every call goes through `_generate` (never langchain's streaming path around it); a streaming config streams inside it.
   override disableStreaming = true;
 
   constructor(
@@ -105,9 +106,6 @@ export class HexaChatOpenAI extends ChatOpenAI<HexaCallOptions> {
     fields: ChatOpenAIFields = chatFields(hexa.config, hexa.where),
   ) {
     super(fields);
-    // Every call goes through `_generate` (never langchain's streaming path around it); a streaming config
-    // streams inside it.
-    this.disableStreaming = true;
   }
 
   /** The same model whose answers are also told to `listener`. */
