@@ -3,7 +3,7 @@ import { createAgent, type AgentMiddleware } from "langchain";
 import type { TaskEnv, ToolProgress } from "../src/family/task-env.ts";
 import { portCallOf } from "../src/llm/agent-messages.ts";
 import type { ChatModel, ToolCall } from "../src/llm/chat-model.ts";
-import { PortChatModel } from "../src/llm/port-chat-model.ts";
+import { langchainOf } from "../src/llm/openai-chat.ts";
 import type { CompactionOptions } from "./context.ts";
 import { EnvTool, unknownToolSpec } from "./env-tool.ts";
 import type { EpisodeLedger } from "./episode-ledger.ts";
@@ -55,7 +55,7 @@ const hexaMiddleware = (p: ActorAgentParts, toolFor: (name: string) => EnvTool) 
 ];
 
 /**
- * The actor as a langchain agent (`createAgent`, docs/spec/method.md §1.1): hexa's model port as its chat model,
+ * The actor as a langchain agent (`createAgent`, docs/spec/method.md §1.1): the role's model as its chat model,
  * the task's tools as its tools, hexa's rules and then the user's as its middleware. No checkpointer: the episode's
  * record is the ledger.
  */
@@ -64,7 +64,7 @@ export const createActorAgent = (p: ActorAgentParts) => {
   const toolFor = (name: string) => new EnvTool(unknownToolSpec(name), p.env, run, p.onToolProgress);
   const tools = p.env.tools.map((spec) => new EnvTool(spec, p.env, run, p.onToolProgress));
   const middleware = [...hexaMiddleware(p, toolFor), ...(p.extraMiddleware ?? [])];
-  const agent = createAgent({ model: new PortChatModel(p.model), tools, systemPrompt: p.basePrompt, middleware });
+  const agent = createAgent({ model: langchainOf(p.model), tools, systemPrompt: p.basePrompt, middleware });
   return { agent, recursionLimit: recursionLimit(p.ledger.maxTurns, middleware.length) };
 };
 

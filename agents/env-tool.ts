@@ -3,7 +3,7 @@ import { StructuredTool } from "@langchain/core/tools";
 import type { ToolRunnableConfig } from "@langchain/core/tools";
 import type { TaskEnv, ToolProgress, ToolResult } from "../src/family/task-env.ts";
 import type { ToolCall, ToolSpec } from "../src/llm/chat-model.ts";
-import type { PortTool } from "../src/llm/port-chat-model.ts";
+import type { PortTool } from "../src/llm/openai-chat.ts";
 
 /** The port's call a langchain tool call stands for (its raw text and parse error kept). */
 export type CallOf = (lc: LangchainToolCall) => ToolCall;

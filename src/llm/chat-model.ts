@@ -1,3 +1,5 @@
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+
 /**
  * The model port (docs/spec/style.md §2): agents talk to this interface only; the OpenAI-compatible adapter
  * (langchain's ChatOpenAI) lives beside it in src/llm and nowhere else.
@@ -69,5 +71,7 @@ export interface OutputRequest {
 export interface ChatModel {
   /** The configured model name (the server may report a more specific one per call). */
   readonly name: string;
+  /** The same model as a langchain chat model, when it is one (src/llm/openai-chat.ts): the actor's agent drives it directly. */
+  readonly langchain?: BaseChatModel;
   invoke(messages: Message[], tools: ToolSpec[], output?: OutputRequest): Promise<AssistantTurn>;
 }

@@ -1,149 +1,63 @@
-import { AIMessage, type AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
-import { makeInvalidToolCall, parseToolCall } from "@langchain/core/output_parsers/openai_tools";
-import { ChatOpenAI, ChatOpenAICompletions, type OpenAIClient, wrapOpenAIClientError } from "@langchain/openai";
-import type { ChatModel } from "./chat-model.ts";
+import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
+import type { BindToolsInput } from "@langchain/core/language_models/chat_models";
+import type { AIMessageChunk, BaseMessage } from "@langchain/core/messages";
+import type { ChatGeneration, ChatResult } from "@langchain/core/outputs";
+import { convertToOpenAITool } from "@langchain/core/utils/function_calling";
+import { ChatOpenAI, type ChatOpenAICallOptions, type ChatOpenAIFields } from "@langchain/openai";
+import { answerMessage, answerOf, toAgentMessages, toPortMessages } from "./agent-messages.ts";
 import { readAnswer, type Notice } from "./answer-read.ts";
-import type { ResolvedModelConfig } from "./config.ts";
-import { sharedEndpointLimits, type EndpointLimits } from "./endpoint-limits.ts";
-import { toAgentMessages } from "./agent-messages.ts";
+import type { AssistantTurn, ChatModel, OutputRequest, ToolSpec } from "./chat-model.ts";
+import { ModelConfig, type ResolvedModelConfig } from "./config.ts";
+import { Semaphore, sharedEndpointLimits } from "./endpoint-limits.ts";
 import { fromLangchainAnswer, toOpenAITool, type LangchainAnswer } from "./langchain-messages.ts";
 import { ContextOverflow, isContextOverflow, LlmError } from "./llm-error.ts";
-import { shapeRequest } from "./request-shape.ts";
-import { classifyHttpFailure, withRetries, type RetryEvent } from "./retry.ts";
-import { callWithOutput, type OutputMemory, type OutputOptions } from "./structured-output.ts";
-import { checkingFetch, judgeAnswer, recordingWire } from "./wire-check.ts";
+import { type OpenAIChatDeps, chatFields, overflowFix, timeoutError } from "./openai-client.ts";
+import { classifyHttpFailure, withRetries } from "./retry.ts";
+import { callWithOutput, type OutputOptions } from "./structured-output.ts";
+import { judgeAnswer, recordingWire, type WireRecord } from "./wire-check.ts";
 
-/** Time, randomness and shared state, injectable so tests run fast; each defaults to the real thing. */
-export interface OpenAIChatDeps {
-  sleep?: (ms: number) => Promise<void>;
-  /** Uniform in [0, 1): the backoff jitter. */
-  random?: () => number;
-  /** Milliseconds, for latency. */
-  now?: () => number;
-  limits?: EndpointLimits;
-  onRetry?: (event: RetryEvent) => void;
-  /** Config path named in errors, e.g. "llm.actor". */
-  where?: string;
-  /** A server quirk hexa handled or could not: told once per kind for this model (answer-read.ts). */
-  onNotice?: (message: string) => void;
-  /** Which way of asking for JSON each endpoint accepted; defaults to the process-wide memory. */
-  outputMemory?: OutputMemory;
+export type { OpenAIChatDeps } from "./openai-client.ts";
+
+export interface HexaCallOptions extends ChatOpenAICallOptions {
+  /** The JSON answer asked for by schema (calls without tools only; src/llm/structured-output.ts). */
+  hexaOutput?: OutputRequest;
 }
 
-/** A timeout names the two usual causes: a slow model, or a server that queues requests beyond its parallel slots. */
-const timeoutError = (ms: number, where: string, concurrency: number) =>
-  Object.assign(
-    new Error(
-      `no answer within ${ms} ms; raise ${where}.timeoutMs, or, if the server serves fewer requests at a time than ${where}.concurrency (${concurrency}; llama.cpp -np, OLLAMA_NUM_PARALLEL), lower it to that number`,
-    ),
-    { name: "TimeoutError" },
-  );
+/** A langchain tool that knows the exact spec the model is sent (a family's tool, schema as the family wrote it). */
+export interface PortTool {
+  readonly portSpec: ToolSpec;
+}
 
-const overflowFix = (where: string, maxOutput: number | null) =>
-  `the request (prompt${maxOutput === null ? "" : ` plus ${where}.maxOutputTokens ${maxOutput}`}) is longer than the context the server gives the model: lower ${where}.maxOutputTokens${where === "llm.actor" ? " or actor.maxRequestChars" : ""}, or serve the model with a longer context (vLLM --max-model-len, llama.cpp -c, Ollama OLLAMA_CONTEXT_LENGTH)`;
+const hasPortSpec = (t: unknown): t is PortTool => typeof t === "object" && t !== null && "portSpec" in t;
 
-const collect = async (stream: AsyncIterable<AIMessageChunk>): Promise<AIMessageChunk> => {
-  let answer: AIMessageChunk | undefined;
-  for await (const chunk of stream) answer = answer ? answer.concat(chunk) : chunk;
-  // Retried like a dropped connection: the server closed the stream without answering.
-  if (!answer) throw Object.assign(new Error("the stream ended before its first chunk"), { code: "ECONNRESET" });
-  return answer;
+/** A bound tool in OpenAI's form: a family's tool exactly as it wrote its spec, any other as langchain converts it. */
+const openAIToolOf = (tool: BindToolsInput) => (hasPortSpec(tool) ? toOpenAITool(tool.portSpec) : tool);
+
+/** A bound tool as the request records it (cache key, audit log): name, description and parameters. */
+const specOf = (tool: unknown): ToolSpec => {
+  const { function: f } = convertToOpenAITool(tool as BindToolsInput);
+  return { name: f.name, description: f.description ?? "", parameters: (f.parameters ?? {}) as Record<string, unknown> };
 };
-
-type ToWireAnswer = ChatOpenAICompletions["_convertCompletionsMessageToBaseMessage"];
-
-/** A wire tool call as langchain reads it: parsed, or kept as invalid with the parser's reason. */
-const readCall = (call: Parameters<typeof parseToolCall>[0]) => {
-  try {
-    return { valid: parseToolCall(call, { returnId: true }) };
-  } catch (e) {
-    return { invalid: makeInvalidToolCall(call, (e as Error).message) };
-  }
-};
-
-/** Where an answer's wire calls wait, when none of them parsed, until langchain has rebuilt the message. */
-const HELD_CALLS = "hexa_held_tool_calls";
 
 /**
- * The chat-completions client with one change: an answer whose every tool call has unreadable arguments (a model's
- * malformed JSON) is built without @langchain/core's "New LangChain packages are available … Please upgrade"
- * warning, which the AIMessage constructor prints for a message with wire calls and no parsed ones. The answer is
- * the one langchain builds: wire calls in `additional_kwargs.tool_calls` (where hexa reads the exact argument
- * text), parsed and invalid calls beside them.
+ * What a role's model object shares across its bound copies (`bindTools` and `withConfig` make new instances):
+ * the config, the endpoint's slot, the layers around each exchange and who hears each answer.
  */
-class QuietCompletions extends ChatOpenAICompletions {
-  override _convertCompletionsMessageToBaseMessage(...[message, rawResponse]: Parameters<ToWireAnswer>): ReturnType<ToWireAnswer> {
-    const wire = message.tool_calls ?? [];
-    const answer = super._convertCompletionsMessageToBaseMessage({ ...message, tool_calls: undefined }, rawResponse);
-    if (wire.length === 0 || !AIMessage.isInstance(answer)) return answer;
-    const read = wire.map((call) => readCall(call as Parameters<typeof parseToolCall>[0]));
-    answer.tool_calls = read.flatMap((r) => (r.valid ? [r.valid] : []));
-    answer.invalid_tool_calls = read.flatMap((r) => (r.invalid ? [r.invalid] : []));
-    answer.additional_kwargs[answer.tool_calls.length > 0 ? "tool_calls" : HELD_CALLS] = wire as AIMessage["additional_kwargs"]["tool_calls"];
-    return answer;
-  }
-
+export interface HexaParts {
+  config: ResolvedModelConfig;
+  /** Config path named in errors, e.g. "llm.actor". */
+  where: string;
+  deps: OpenAIChatDeps;
+  slot: Semaphore;
+  notice: (n: Notice) => void;
   /**
-   * A json_schema request is sent with the SDK's `create`, as every other request is, not its `parse`, which
-   * throws on an answer that is not bare JSON (a fenced block, prose around it) or that hit the token cap, where
-   * hexa wants the text, to validate it with zod and retry once (docs/spec/method.md §1.4).
+   * The audit log, response cache and spend gate around one exchange, in that order (src/llm/role-model.ts);
+   * they see the request as the port's messages, the form their keys and lines are made of.
    */
-  override completionWithRetry(
-    request: OpenAIClient.Chat.ChatCompletionCreateParamsStreaming,
-    o?: OpenAIClient.RequestOptions,
-  ): Promise<AsyncIterable<OpenAIClient.Chat.Completions.ChatCompletionChunk>>;
-  override completionWithRetry(
-    request: OpenAIClient.Chat.ChatCompletionCreateParamsNonStreaming,
-    o?: OpenAIClient.RequestOptions,
-  ): Promise<OpenAIClient.Chat.Completions.ChatCompletion>;
-  override async completionWithRetry(request: OpenAIClient.Chat.ChatCompletionCreateParams, o?: OpenAIClient.RequestOptions): Promise<unknown> {
-    if (request.stream || request.response_format?.type !== "json_schema")
-      return super.completionWithRetry(request as OpenAIClient.Chat.ChatCompletionCreateParamsNonStreaming, o);
-    const { maxRetries: _retries, ...sdk } = o ?? {};
-    const options = this._getClientOptions(sdk);
-    try {
-      return await this.client.chat.completions.create(request, options);
-    } catch (e) {
-      throw wrapOpenAIClientError(e);
-    }
-  }
-
-  override async _generate(...args: Parameters<ChatOpenAICompletions["_generate"]>) {
-    const result = await super._generate(...args);
-    for (const { message } of result.generations) {
-      const { [HELD_CALLS]: held, ...rest } = message.additional_kwargs;
-      if (held !== undefined) message.additional_kwargs = { ...rest, tool_calls: held as AIMessage["additional_kwargs"]["tool_calls"] };
-    }
-    return result;
-  }
+  layers: (wire: ChatModel) => ChatModel;
+  /** Told every answered call, cache hits and failed structured-output attempts included (metering). */
+  listeners: ReadonlyArray<(turn: AssistantTurn) => void>;
 }
-
-/** langchain's client for the config's endpoint and model, its own retries off; `where` named in its refusals. */
-const chatClient = (config: ResolvedModelConfig, where: string): ChatOpenAI => {
-  const bounded = checkingFetch(where);
-  const fields = {
-    model: config.model,
-    apiKey: config.apiKey,
-    // Our fetch shapes each request as the config asks, bounds each answer's size by the request's output cap,
-    // and records each answer's status and first bytes, so a malformed 200 is named and retried. Options left
-    // unset the SDK would fill from the environment (OPENAI_ORG_ID, OPENAI_PROJECT_ID, OPENAI_ADMIN_KEY): a
-    // request carries only what the config says.
-    configuration: {
-      baseURL: config.baseURL,
-      organization: null,
-      project: null,
-      adminAPIKey: null,
-      fetch: (input: string | URL | Request, init?: RequestInit) => bounded(input, shapeRequest(init, config)),
-    },
-    // undefined sends no temperature; -1 sends no max_tokens (langchain's convention).
-    temperature: config.temperature ?? undefined,
-    maxTokens: config.maxOutputTokens ?? -1,
-    maxRetries: 0,
-    streaming: config.streaming,
-    streamUsage: true,
-  };
-  return new ChatOpenAI({ ...fields, completions: new QuietCompletions(fields) });
-};
 
 /** Tells each kind of server quirk once (answer-read.ts). */
 const oncePerKind = (onNotice: ((message: string) => void) | undefined) => {
@@ -155,21 +69,144 @@ const oncePerKind = (onNotice: ((message: string) => void) | undefined) => {
   };
 };
 
-interface AttemptContext {
-  client: ChatOpenAI;
-  config: ResolvedModelConfig;
-  where: string;
-  now: () => number;
-  /** The endpoint's parallel slots, named in a timeout's message. */
-  concurrency: number;
+/** The parts of a role's model with no layers and no listeners: the endpoint client as it is. */
+export const bareParts = (config: ResolvedModelConfig, deps: OpenAIChatDeps = {}): HexaParts => {
+  const where = deps.where ?? "llm";
+  return {
+    config,
+    where,
+    deps,
+    slot: (deps.limits ?? sharedEndpointLimits).for(config.baseURL, config.concurrency, where),
+    notice: oncePerKind(deps.onNotice),
+    layers: (wire) => wire,
+    listeners: [],
+  };
+};
+
+interface Exchanged {
+  answer: LangchainAnswer;
+  latencyMs: number;
+  wire: WireRecord | undefined;
 }
 
-/** One HTTP exchange under one deadline; the SDK's own timeout stops at the headers, not the streamed body. */
-const exchangeOnce = ({ client, config, where, now, concurrency }: AttemptContext) => {
-  const { timeoutMs, streaming } = config;
-  return async (messages: BaseMessage[], tools: ReturnType<typeof toOpenAITool>[], asked: OutputOptions = {}) => {
-    // bindTools([]) would still send tool_choice, which the API rejects without tools.
-    const runnable = tools.length > 0 ? client.bindTools(tools, { tool_choice: config.toolChoice }) : client.withConfig(asked);
+/**
+ * A role's model: langchain's ChatOpenAI (chat-completions API), with hexa's handling of each call in its
+ * `_generate`, the one place every call passes: the audit log, response cache and spend gate around the exchange,
+ * retries (ChatOpenAI's own are off so that Retry-After, the backoff clock and the per-endpoint limit are in one
+ * place), one deadline per attempt, the wire checks, the structured-output strategy, and the reading of server
+ * quirks (answer-read.ts). The answer is an AIMessage with its tool calls, usage and reported model, and hexa's
+ * whole reading kept beside them (agent-messages.ts).
+ */
+export class HexaChatOpenAI extends ChatOpenAI<HexaCallOptions> {
+  // Every call goes through `_generate` (never langchain's streaming path around it); a streaming config streams inside it.
+  override disableStreaming = true;
+
+  constructor(
+    readonly hexa: HexaParts,
+    fields: ChatOpenAIFields = chatFields(hexa.config, hexa.where),
+  ) {
+    super(fields);
+  }
+
+  /** The same model whose answers are also told to `listener`. */
+  listening(listener: (turn: AssistantTurn) => void): HexaChatOpenAI {
+    const copy = new HexaChatOpenAI({ ...this.hexa, listeners: [...this.hexa.listeners, listener] }, this.fields);
+    copy.defaultOptions = this.defaultOptions;
+    return copy;
+  }
+
+  override withConfig(config: Partial<HexaCallOptions>): HexaChatOpenAI {
+    const copy = new HexaChatOpenAI(this.hexa, this.fields);
+    copy.defaultOptions = { ...this.defaultOptions, ...config };
+    return copy;
+  }
+
+  /** A family's tools are sent with the spec it wrote; the tool choice is the config's unless the caller names one. */
+  override bindTools(tools: BindToolsInput[], kwargs?: Partial<HexaCallOptions>): HexaChatOpenAI {
+    const choice = kwargs?.tool_choice ?? this.hexa.config.toolChoice;
+    return super.bindTools(tools.map(openAIToolOf), { ...kwargs, tool_choice: choice }) as HexaChatOpenAI;
+  }
+
+  override async _generate(given: BaseMessage[], options: this["ParsedCallOptions"], runManager?: CallbackManagerForLLMRun): Promise<ChatResult> {
+    const messages = given.map(withTextContent);
+    const tools = (options.tools ?? []).map(specOf);
+    const wire: ChatModel = {
+      name: this.hexa.config.model,
+      invoke: (portMessages, _tools, output) => this.answer(messages, options, runManager, { messages: portMessages, tools, output }),
+    };
+    const turn = await this.hexa.layers(wire).invoke(toPortMessages(messages), tools, options.hexaOutput);
+    for (const listener of this.hexa.listeners) listener(turn);
+    return { generations: [{ text: turn.text, message: answerMessage(turn) }] };
+  }
+
+  /** The endpoint's answer, retried, structured as asked, and read (answer-read.ts). */
+  private async answer(
+    messages: BaseMessage[],
+    options: this["ParsedCallOptions"],
+    runManager: CallbackManagerForLLMRun | undefined,
+    request: { messages: Parameters<ChatModel["invoke"]>[0]; tools: ToolSpec[]; output: OutputRequest | undefined },
+  ): Promise<AssistantTurn> {
+    const { config, where, deps, slot } = this.hexa;
+    const { model, baseURL } = config;
+    const call = (asked?: OutputOptions) =>
+      withRetries(() => slot.run(() => this.exchangeOnce(messages, { ...options, ...asked }, runManager)), {
+        maxRetries: config.maxRetries,
+        classify: classifyHttpFailure,
+        giveUp: (cause, attempts) =>
+          isContextOverflow(cause)
+            ? new ContextOverflow(baseURL, model, attempts, cause, overflowFix(where, config.maxOutputTokens))
+            : new LlmError(baseURL, model, attempts, cause),
+        ...(deps.sleep ? { sleep: deps.sleep } : {}),
+        ...(deps.random ? { random: deps.random } : {}),
+        ...(deps.onRetry ? { onRetry: deps.onRetry } : {}),
+      });
+    const { output } = request;
+    // A schema for the answer applies to calls without tools only: the actor's tool calls are its answer.
+    const { answer, latencyMs, wire } =
+      output && request.tools.length === 0
+        ? await callWithOutput({
+            mode: config.structuredOutput,
+            baseURL,
+            model,
+            where,
+            output,
+            call,
+            ...(deps.outputMemory ? { memory: deps.outputMemory } : {}),
+          })
+        : await call();
+    const turn = readAnswer(fromLangchainAnswer(answer, model), {
+      where,
+      messages: request.messages,
+      tools: request.tools,
+      maxOutputTokens: config.maxOutputTokens,
+      wire,
+      notice: this.hexa.notice,
+    });
+    return { ...turn, latencyMs, fromCache: false };
+  }
+
+  /** ChatOpenAI's answer to one request, streamed and gathered when the config streams. */
+  private async wireAnswer(messages: BaseMessage[], options: this["ParsedCallOptions"], runManager?: CallbackManagerForLLMRun): Promise<LangchainAnswer> {
+    if (!this.hexa.config.streaming) {
+      const { generations } = await super._generate(messages, options, runManager);
+      return withGenerationInfo(generations[0]!);
+    }
+    let answer: AIMessageChunk | undefined;
+    for await (const chunk of super._streamResponseChunks(messages, options, runManager)) {
+      options.signal?.throwIfAborted();
+      const message = withGenerationInfo(chunk) as AIMessageChunk;
+      answer = answer ? answer.concat(message) : message;
+    }
+    // Retried like a dropped connection: the server closed the stream without answering.
+    if (!answer) throw Object.assign(new Error("the stream ended before its first chunk"), { code: "ECONNRESET" });
+    return answer;
+  }
+
+  /** One HTTP exchange under one deadline; the SDK's own timeout stops at the headers, not the streamed body. */
+  private async exchangeOnce(messages: BaseMessage[], options: this["ParsedCallOptions"], runManager?: CallbackManagerForLLMRun): Promise<Exchanged> {
+    const { config, where, slot } = this.hexa;
+    const { timeoutMs, streaming } = config;
+    const now = this.hexa.deps.now ?? (() => performance.now());
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(), timeoutMs);
     const started = now();
@@ -177,71 +214,74 @@ const exchangeOnce = ({ client, config, where, now, concurrency }: AttemptContex
       return await recordingWire(async (wire) => {
         let answer: LangchainAnswer;
         try {
-          answer = streaming
-            ? await collect(await runnable.stream(messages, { signal: deadline.signal }))
-            : await runnable.invoke(messages, { signal: deadline.signal });
+          answer = await this.wireAnswer(messages, { ...options, signal: deadline.signal }, runManager);
         } catch (e) {
           if (deadline.signal.aborted || typeof (e as { status?: unknown }).status === "number") throw e;
           // A dropped connection mid-stream stays one; any other failure on a 200 is the answer's fault.
           throw judgeAnswer(wire, streaming, classifyHttpFailure(e).retryable ? undefined : e) ?? e;
         }
-        if (deadline.signal.aborted) throw timeoutError(timeoutMs, where, concurrency);
+        if (deadline.signal.aborted) throw timeoutError(timeoutMs, where, slot.size);
         const verdict = judgeAnswer(wire, streaming);
         if (verdict) throw verdict;
         return { answer, latencyMs: now() - started, wire: wire.at(-1) };
       });
     } catch (e) {
-      throw deadline.signal.aborted ? timeoutError(timeoutMs, where, concurrency) : e;
+      throw deadline.signal.aborted ? timeoutError(timeoutMs, where, slot.size) : e;
     } finally {
       clearTimeout(timer);
     }
-  };
-};
+  }
+}
 
 /**
- * The ChatModel port on langchain's ChatOpenAI (chat-completions API). Retries are ours, not langchain's: its
- * own are off so that Retry-After, the backoff clock and the per-endpoint limit are all in one place.
+ * The message with its content as one text, as the port's messages carry it (the cache key and audit line are
+ * made of them): a system prompt that a middleware built of content blocks goes to the wire as the text it reads as.
  */
-export const createOpenAIChat = (config: ResolvedModelConfig, deps: OpenAIChatDeps = {}): ChatModel => {
-  const { model, baseURL } = config;
-  const where = deps.where ?? "llm";
-  const now = deps.now ?? (() => performance.now());
-  const slot = (deps.limits ?? sharedEndpointLimits).for(baseURL, config.concurrency, where);
-  const attempt = exchangeOnce({ client: chatClient(config, where), config, where, now, concurrency: slot.size });
-  const notice = oncePerKind(deps.onNotice);
-
-  return {
-    name: model,
-    invoke: async (messages, tools, output) => {
-      const lcMessages = toAgentMessages(messages);
-      const lcTools = tools.map(toOpenAITool);
-      const call = (asked?: OutputOptions) =>
-        withRetries(() => slot.run(() => attempt(lcMessages, lcTools, asked)), {
-          maxRetries: config.maxRetries,
-          classify: classifyHttpFailure,
-          giveUp: (cause, attempts) =>
-            isContextOverflow(cause)
-              ? new ContextOverflow(baseURL, model, attempts, cause, overflowFix(where, config.maxOutputTokens))
-              : new LlmError(baseURL, model, attempts, cause),
-          ...(deps.sleep ? { sleep: deps.sleep } : {}),
-          ...(deps.random ? { random: deps.random } : {}),
-          ...(deps.onRetry ? { onRetry: deps.onRetry } : {}),
-        });
-      // A schema for the answer applies to calls without tools only: the actor's tool calls are its answer.
-      const { answer, latencyMs, wire } =
-        output && tools.length === 0
-          ? await callWithOutput({
-              mode: config.structuredOutput,
-              baseURL,
-              model,
-              where,
-              output,
-              call,
-              ...(deps.outputMemory ? { memory: deps.outputMemory } : {}),
-            })
-          : await call();
-      const turn = readAnswer(fromLangchainAnswer(answer, model), { where, messages, tools, maxOutputTokens: config.maxOutputTokens, wire, notice });
-      return { ...turn, latencyMs, fromCache: false };
-    },
-  };
+const withTextContent = (m: BaseMessage): BaseMessage => {
+  if (typeof m.content === "string") return m;
+  const Kind = m.constructor as new (fields: Record<string, unknown>) => BaseMessage;
+  return new Kind({ ...m, content: m.text });
 };
+
+/** The message of a generation with its generation info in its response metadata, as langchain's invoke gives it. */
+const withGenerationInfo = (g: Pick<ChatGeneration, "message" | "generationInfo">) => {
+  g.message.response_metadata = { ...g.generationInfo, ...g.message.response_metadata };
+  return g.message;
+};
+
+/** The ChatModel port over a role's model: the port's messages and tools go in as langchain's, the reading comes back. */
+export const portOf = (chat: HexaChatOpenAI): ChatModel => ({
+  name: chat.hexa.config.model,
+  langchain: chat,
+  invoke: async (messages, tools, output) => {
+    // bindTools([]) would still send tool_choice, which the API rejects without tools.
+    const runnable = tools.length > 0 ? chat.bindTools(tools.map(toOpenAITool)) : chat;
+    const answer = await runnable.invoke(toAgentMessages(messages), output ? { hexaOutput: output } : {});
+    return answerOf(answer, chat.hexa.config.model);
+  },
+});
+
+/** A role's model with no layers: the endpoint client as it is, as the port. */
+export const createOpenAIChat = (config: ResolvedModelConfig, deps: OpenAIChatDeps = {}): ChatModel => portOf(new HexaChatOpenAI(bareParts(config, deps)));
+
+/**
+ * A model answered by `answer` instead of an endpoint (a replay of a recorded run, a scripted model in tests):
+ * the same model object, which never opens a connection; `answer` takes the port's messages and tools.
+ */
+export const answeredBy = (name: string, answer: ChatModel["invoke"]): HexaChatOpenAI => {
+  const config = { ...ModelConfig.parse({ model: name }), baseURL: "http://answered.invalid/v1", apiKey: "none" };
+  return new HexaChatOpenAI({
+    config,
+    where: "llm",
+    deps: {},
+    slot: new Semaphore(Number.POSITIVE_INFINITY),
+    notice: () => {},
+    layers: () => ({ name, invoke: answer }),
+    listeners: [],
+  });
+};
+
+/** The port's model as a langchain chat model: itself when it is one, else one answered by the port. */
+export const langchainOf = (model: ChatModel): HexaChatOpenAI =>
+  (model.langchain instanceof HexaChatOpenAI ? model.langchain : undefined) ??
+  answeredBy(model.name, (messages, tools, output) => model.invoke(messages, tools, output));

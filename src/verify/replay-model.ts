@@ -2,6 +2,7 @@ import type { AssistantTurn, ChatModel } from "../llm/chat-model.ts";
 import { exchangeKey } from "../llm/audit-log.ts";
 import type { Role } from "../llm/config.ts";
 import { LlmError } from "../llm/llm-error.ts";
+import { answeredBy, portOf } from "../llm/openai-chat.ts";
 import type { Divergence } from "./outcome.ts";
 import type { RecordedExchange } from "./recorded-exchanges.ts";
 import { firstDifferingLine, requestLines, sharedChars, sharedLines } from "./request-lines.ts";
@@ -28,11 +29,10 @@ export class ReplayBook {
     }
   }
 
-  /** A role's model as the replay sees it: named as the run's config names it. */
+  /** A role's model as the replay sees it: named as the run's config names it, answered from the book. */
   model(role: Role, name: string): ChatModel {
-    return {
-      name,
-      invoke: async (messages, tools, output) => {
+    return portOf(
+      answeredBy(name, async (messages, tools, output) => {
         const next = this.queues.get(`${role} ${exchangeKey(name, messages, tools, output)}`)?.shift();
         const names = tools.map((t) => t.name);
         if (!next) {
@@ -42,8 +42,8 @@ export class ReplayBook {
         this.answered++;
         if ("error" in next.answer) throw new LlmError("replay", name, 1, new Error(next.answer.error));
         return structuredClone(next.answer.turn) satisfies AssistantTurn;
-      },
-    };
+      }),
+    );
   }
 
   /** The recorded request nearest to one the run never made (the most leading lines shared), and where they part. */
