@@ -80,7 +80,7 @@ const colourOf = (m: MjModel, g: number): [number, number, number, number] => {
 };
 
 /** The drawn geoms of a loaded model file (its name in the shipped assets), with its default camera. */
-export const sceneOf = (m: MjModel, model: string): FrameScene => {
+const sceneOf = (m: MjModel, model: string): FrameScene => {
   const type = m.geom_type as Int32Array;
   const geoms: SceneGeom[] = [];
   for (let g = 0; g < m.ngeom; g++) {
