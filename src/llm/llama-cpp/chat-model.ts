@@ -17,7 +17,7 @@ import type { LlamaModels, SharedModel } from "./loaded-models.ts";
 import { promptTokens } from "./prompt-tokens.ts";
 
 /** An answer held to a JSON schema, as OpenAI's `response_format` names it. */
-export interface JsonSchemaFormat {
+interface JsonSchemaFormat {
   type: "json_schema";
   json_schema: { name: string; schema: Record<string, unknown> };
 }

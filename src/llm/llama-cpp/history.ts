@@ -17,7 +17,7 @@ const textOf = (m: BaseMessage): string =>
     : m.content.flatMap((part) => (typeof part === "string" ? [part] : part.type === "text" && typeof part.text === "string" ? [part.text] : [])).join("");
 
 /** The text an answer's tool call is written as, in history and under grammar. */
-export const callText = (name: string, args: unknown): string => JSON.stringify({ name, arguments: args });
+const callText = (name: string, args: unknown): string => JSON.stringify({ name, arguments: args });
 
 const toolsText = (tools: readonly FunctionTool[]): string =>
   [

@@ -21,7 +21,7 @@ import { openModelFile, type ModelFile } from "./model-file.ts";
  * built-in wrapper, another through its Jinja wrapper), or, for a file without one, the default: ChatML
  * (`<|im_start|>role … <|im_end|>`), the format most instruct models of this size are tuned on.
  */
-export type TemplateSource = "gguf" | "default (ChatML)";
+type TemplateSource = "gguf" | "default (ChatML)";
 
 /** A model loaded once, with the chat wrapper its template gives. */
 export interface LoadedModel {

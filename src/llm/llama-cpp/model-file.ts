@@ -10,7 +10,7 @@ import { ConfigError } from "../../errors.ts";
  */
 
 /** Bounds far above any real model's (a 150 k-token vocabulary with its merges is ~10 MiB of metadata). */
-export const GGUF_LIMITS = {
+const GGUF_LIMITS = {
   metadataKeys: 10_000,
   tensors: 100_000,
   metadataBytes: 128 * 2 ** 20,

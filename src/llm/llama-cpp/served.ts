@@ -31,7 +31,7 @@ export const EmbeddedServedRole = z.object({
 export type EmbeddedServedRole = z.infer<typeof EmbeddedServedRole>;
 
 /** The file's sha256, read as a stream (a model is gigabytes). */
-export const sha256OfFile = async (path: string): Promise<string> => {
+const sha256OfFile = async (path: string): Promise<string> => {
   const hash = createHash("sha256");
   await pipeline(createReadStream(path), hash);
   return hash.digest("hex");
