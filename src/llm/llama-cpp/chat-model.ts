@@ -44,6 +44,14 @@ interface Completion {
   maxTokens: number;
 }
 
+/** What the model wrote: the answer, reasoning handed apart by the template, the tokens generated, why it stopped. */
+interface Generated {
+  text: string;
+  thought: string;
+  outputTokens: number;
+  finish: "stop" | "length";
+}
+
 type Held = { kind: "tools"; tools: FunctionTool[] } | { kind: "json"; schema: Record<string, unknown> } | undefined;
 
 const heldOf = (o: LlamaCppCallOptions): Held => {
@@ -63,6 +71,29 @@ const callsOf = (text: string, tools: readonly FunctionTool[]): { tool_calls: To
   } catch (e) {
     return { tool_calls: [], invalid_tool_calls: [{ type: "invalid_tool_call", id, name: undefined, args: text, error: (e as Error).message }] };
   }
+};
+
+/** The answer as langchain's message: its one tool call or its text, reasoning apart, usage, cost 0. */
+const answerOf = (out: Generated, held: Held, inputTokens: number, modelName: string): AIMessage => {
+  const { text, thought, outputTokens, finish } = out;
+  const usage = { input_tokens: inputTokens, output_tokens: outputTokens, total_tokens: inputTokens + outputTokens };
+  // A template with thought segments (Qwen, DeepSeek …) hands reasoning apart; another leaves <think> in the text.
+  const split = held ? { text, think: "" } : splitThink(text);
+  const answer = split.text;
+  const think = [thought, split.think].filter(Boolean).join("\n\n");
+  const calls = held?.kind === "tools" ? callsOf(answer, held.tools) : { tool_calls: [], invalid_tool_calls: [] };
+  return new AIMessage({
+    content: held?.kind === "tools" ? "" : answer,
+    ...calls,
+    additional_kwargs: think ? { reasoning_content: think } : {},
+    usage_metadata: usage,
+    response_metadata: {
+      model_name: modelName,
+      finish_reason: finish,
+      usage: { prompt_tokens: inputTokens, completion_tokens: outputTokens },
+      cost: 0,
+    },
+  });
 };
 
 /**
@@ -117,23 +148,9 @@ export class LlamaCppChatModel extends BaseChatModel<LlamaCppCallOptions> {
     const grammar = gbnf ? await shared.grammarFor(gbnf) : undefined;
     const inputTokens = promptTokens(shared, history);
     const maxTokens = this.outputRoom(inputTokens);
-    const { text, outputTokens, finish } = await shared.withSequence((sequence) => this.complete({ shared, sequence, history, grammar, maxTokens }, options));
-    const usage = { input_tokens: inputTokens, output_tokens: outputTokens, total_tokens: inputTokens + outputTokens };
-    const { text: answer, think } = held ? { text, think: "" } : splitThink(text);
-    const calls = held?.kind === "tools" ? callsOf(answer, held.tools) : { tool_calls: [], invalid_tool_calls: [] };
-    const message = new AIMessage({
-      content: held?.kind === "tools" ? "" : answer,
-      ...calls,
-      additional_kwargs: think ? { reasoning_content: think } : {},
-      usage_metadata: usage,
-      response_metadata: {
-        model_name: this.config.model,
-        finish_reason: finish,
-        usage: { prompt_tokens: inputTokens, completion_tokens: outputTokens },
-        cost: 0,
-      },
-    });
-    return { generations: [{ text: typeof message.content === "string" ? message.content : "", message }], llmOutput: { tokenUsage: usage } };
+    const generated = await shared.withSequence((sequence) => this.complete({ shared, sequence, history, grammar, maxTokens }, options));
+    const message = answerOf(generated, held, inputTokens, this.config.model);
+    return { generations: [{ text: typeof message.content === "string" ? message.content : "", message }], llmOutput: { tokenUsage: message.usage_metadata } };
   }
 
   /**
@@ -149,10 +166,7 @@ export class LlamaCppChatModel extends BaseChatModel<LlamaCppCallOptions> {
     );
   }
 
-  private async complete(
-    { shared, sequence, history, grammar, maxTokens }: Completion,
-    options: this["ParsedCallOptions"],
-  ): Promise<{ text: string; outputTokens: number; finish: "stop" | "length" }> {
+  private async complete({ shared, sequence, history, grammar, maxTokens }: Completion, options: this["ParsedCallOptions"]): Promise<Generated> {
     const chat = new LlamaChat({ contextSequence: sequence, chatWrapper: shared.chatWrapper });
     const before = sequence.tokenMeter.getState();
     const c = this.config;
@@ -168,6 +182,7 @@ export class LlamaCppChatModel extends BaseChatModel<LlamaCppCallOptions> {
       if (r.metadata.stopReason === "abort") throw new ModelOutputError(`${this.where}: the answer was aborted`);
       return {
         text: r.response,
+        thought: r.fullResponse.flatMap((part) => (typeof part !== "string" && part.segmentType === "thought" ? [part.text] : [])).join("\n\n"),
         outputTokens: sequence.tokenMeter.diff(before).usedOutputTokens,
         finish: r.metadata.stopReason === "maxTokens" ? "length" : "stop",
       };
