@@ -84,13 +84,14 @@ const loadError = (e: unknown, where: string, path: string): ConfigError =>
  * rule 7: no module-level state).
  */
 export class LlamaModels {
+  private readonly files = new Map<string, Promise<ModelFile>>();
   private readonly llamas = new Map<string, Promise<Llama>>();
   private readonly loaded = new Map<string, Promise<LoadedModel>>();
   private readonly shared = new Map<string, Promise<SharedModel>>();
 
   /** The model `config` names, loaded on first use; `where` is its config path, e.g. "llm.actor". */
   async acquire(config: LlamaCppModelConfig, where: string): Promise<SharedModel> {
-    const file = await openModelFile(config.model, `${where}.model`);
+    const file = await this.file(config.model, where);
     const key = contextKeyOf(config, file.realPath);
     let shared = this.shared.get(key);
     if (!shared) {
@@ -98,6 +99,17 @@ export class LlamaModels {
       this.shared.set(key, shared);
     }
     return shared;
+  }
+
+  /** The configured file, checked and read once per path (a call must not re-read a model's metadata). */
+  private file(path: string, where: string): Promise<ModelFile> {
+    let file = this.files.get(path);
+    if (!file) {
+      file = openModelFile(path, `${where}.model`);
+      file.catch(() => this.files.delete(path));
+      this.files.set(path, file);
+    }
+    return file;
   }
 
   /** Loads the model (once per file and load options) without a context: `hexa doctor`'s load. */
@@ -116,6 +128,7 @@ export class LlamaModels {
     const llamas = await Promise.allSettled([...this.llamas.values()]);
     this.shared.clear();
     this.loaded.clear();
+    this.files.clear();
     this.llamas.clear();
     for (const l of llamas) if (l.status === "fulfilled") await l.value.dispose();
   }
