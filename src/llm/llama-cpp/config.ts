@@ -1,0 +1,36 @@
+import { z } from "zod";
+
+/**
+ * One role's embedded model: a GGUF file run in this process by node-llama-cpp (docs/guides/model-servers.md,
+ * "No server: an embedded model"). Every default here (docs/spec/style.md §8).
+ */
+export const LlamaCppModelConfig = z.strictObject({
+  provider: z.literal("llama-cpp").describe("run the model in this process from a GGUF file, no server"),
+  model: z.string().min(1).describe("path to the model's .gguf file (a path relative to the working directory)"),
+  contextSize: z.number().int().min(64).default(8192).describe("tokens of context per conversation; each concurrent conversation holds this many in memory"),
+  gpu: z
+    .union([z.literal("auto"), z.literal(false)])
+    .default("auto")
+    .describe("auto: CUDA, Vulkan or Metal where node-llama-cpp finds one, else the CPU; false: the CPU only"),
+  gpuLayers: z.number().int().min(0).optional().describe("layers offloaded to the GPU; unset: as many as fit (node-llama-cpp's auto); 0 keeps them on the CPU"),
+  threads: z.number().int().min(1).optional().describe("CPU threads for evaluation; unset: node-llama-cpp's choice (the cores useful for math)"),
+  temperature: z.number().min(0).max(2).nullable().default(1).describe("sampling temperature; 0 or null: greedy"),
+  topP: z.number().gt(0).max(1).optional().describe("nucleus sampling: the smallest set of tokens whose probability reaches topP"),
+  seed: z.number().int().min(0).optional().describe("sampling seed; unset: a random one per answer"),
+  maxOutputTokens: z.number().int().min(1).nullable().default(8192).describe("cap on tokens generated per call; null: up to the context's end"),
+  parallel: z
+    .number()
+    .int()
+    .min(1)
+    .default(4)
+    .describe("conversations evaluated together (batched) on the shared model; more wait; each holds contextSize tokens of memory (1: one at a time)"),
+});
+export type LlamaCppModelConfig = z.infer<typeof LlamaCppModelConfig>;
+
+/** What must match for two roles to share one loaded model: the file and how it is loaded. */
+export const loadKeyOf = (c: Pick<LlamaCppModelConfig, "gpu" | "gpuLayers">, realPath: string): string =>
+  JSON.stringify([realPath, c.gpu, c.gpuLayers ?? "auto"]);
+
+/** What must also match for them to share one context (its sequences are the conversations at once). */
+export const contextKeyOf = (c: LlamaCppModelConfig, realPath: string): string =>
+  JSON.stringify([loadKeyOf(c, realPath), c.contextSize, c.threads ?? "auto", c.parallel]);
