@@ -18,7 +18,7 @@ export const judgeCommand = defineCommand({
         type: "number",
         default: 10,
         coerce: positiveIntFlag("episodes"),
-        describe: "evaluation episodes judged (the instance's first N evaluation seeds)",
+        describe: "episodes judged: the instance's evaluation seeds, then the next seeds that are no training seed",
       })
       .option("seed", { type: "array", describe: "judge these reset seeds instead of the evaluation seeds (repeat --seed)" })
       .option("judge", {
