@@ -42,7 +42,7 @@ export interface JudgeOutcome {
 export type PickRenderer = (dir: string, picks: PickedEpisode[]) => Promise<string[]>;
 
 /** The model roles judging an intent needs; without them hexa judge refuses an intent alone. */
-export const INTENT_ROLES = ["llm.judge", "llm.vision"] as const;
+const INTENT_ROLES = ["llm.judge", "llm.vision"] as const;
 
 const intentRefusal = (intent: string): ConfigError =>
   new ConfigError(
@@ -145,7 +145,7 @@ const picksOf = (used: JudgeUsed, scored: Scored[]): PickedEpisode[] => {
 };
 
 /** The text hexa judge prints: the judge with its label, every episode, then each pick with its rule and leaves. */
-export const judgmentLines = (f: JudgmentFileT): string[] => {
+const judgmentLines = (f: JudgmentFileT): string[] => {
   const lines = [`${f.task}: ${f.episodes.length} episodes of ${f.policy} judged by the ${f.judge.label}`];
   if (f.intent !== null) lines.push(`intent: ${JSON.stringify(f.intent)}`);
   for (const e of f.episodes)
