@@ -135,6 +135,13 @@ describe("hexa judge refuses what it cannot do or trust", () => {
     expect(readdirSync(join(dir, "hostile"))).toEqual(["policy.json"]);
   });
 
+  it("a judge whose code never ends scores 0 with a timeout fault; the command finishes", async () => {
+    const endless = makeJudge("endless", { intent: inverseJudge.intent, tree: inverseJudge.tree, code: "function judge(traj) { for (;;) {} }" });
+    const out = await judgePolicy({ task: "hopper", policy: job("endless"), episodes: 1, judge: writeJson("endless.json", endless) });
+    expect(out.file.episodes).toEqual([expect.objectContaining({ score: 0, fault: expect.stringMatching(/^timeout: /) })]);
+    expect(out.lines.join("\n")).toMatch(/fault timeout: /);
+  }, 30_000);
+
   it("a policy file whose network does not fit its numbers, naming the field", async () => {
     const good = serializePolicy(layout, initParams(layout, xoshiro128ss(1)), null);
     await expect(judgePolicy({ task: "hopper", policy: job("short", { ...good, params: "AAAA" }), episodes: 3 })).rejects.toThrow(
