@@ -52,6 +52,13 @@ export const rewardSearchModule = (host: FamilyHost): FamilyModule => {
         { command: "film <task>", describe: "a rollout on a MuJoCo reward-search task as an animated GIF (side view; ant from above)" },
         async () => (await import("./cli/film.ts")).filmCommand,
       ),
+      lazyCommand(
+        {
+          command: "judge",
+          describe: "judge a policy's evaluation episodes with a code judge or, without one, the fitness judge; p10/median/p90 picks and judgment.json",
+        },
+        async () => (await import("./cli/judge.ts")).judgeCommand,
+      ),
     ],
     replay: {
       run: async (record) => (await import("./verify/replay.ts")).replayTrainings(record, (f) => (trainerFor = f), replaying),
