@@ -23,6 +23,7 @@ const ALLOWED: Record<string, string> = {
   "levels/reward-search/envs/mujoco/runtime.ts loading": "memoisation: the MuJoCo wasm runtime, loaded once",
   "levels/reward-search/envs/mujoco/runtime.ts runtime": "memoisation: the MuJoCo wasm runtime, loaded once",
   "levels/reward-search/envs/mujoco/runtime.ts models": "memoisation: compiled MuJoCo models by file",
+  "levels/reward-search/tasks/humanoid.ts masses": "memoisation: the humanoid model's body masses, read once per thread",
   "levels/reward-search/sandbox/thread-cpu.ts schedstatFd": "memoisation: the thread's schedstat file, opened once",
   "levels/reward-search/sandbox/thread-cpu.ts picked": "memoisation: the CPU clock this platform offers",
   "levels/interphyre/world/broad-phase-order.ts pairs": "a scratch buffer reused between calls, grown on demand",
