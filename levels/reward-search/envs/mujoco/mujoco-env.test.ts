@@ -8,7 +8,7 @@ import { compileReward, RewardCodeError } from "../../sandbox/reward-sandbox.ts"
 import { getTask, loadTask } from "../../tasks/index.ts";
 import { sampleTransitions } from "../../tools/check_reward.ts";
 import type { MujocoVecEnv } from "./mujoco-env.ts";
-import { liveData, loadModel } from "./runtime.ts";
+import { loadModel } from "./runtime.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "hexa-mujoco-"));
 beforeAll(async () => {
@@ -57,7 +57,7 @@ describe("MuJoCo envs", () => {
     for (const e of [a, b, c]) e.close!();
   });
 
-  it("free their MjData: 1,000 creations neither grow the live count nor the wasm heap", () => {
+  it("free their MjData: 1,000 creations free every env's data and do not grow the wasm heap", () => {
     const inst = hopper.generate(0);
     for (let k = 0; k < 10; k++) {
       const e = hopper.makeEnv(inst, 2);
@@ -68,17 +68,19 @@ describe("MuJoCo envs", () => {
     probe.reset(0);
     // A live view into the wasm heap: any heap growth detaches its buffer and empties it.
     const view = probe.data(0).qpos as Float64Array;
-    const live = liveData.count;
     for (let k = 0; k < 1000; k++) {
-      const e = hopper.makeEnv(inst, 2);
+      const e = hopper.makeEnv(inst, 2) as MujocoVecEnv;
       e.reset(k);
       e.step(Float64Array.from([...act(k), ...act(k)]));
-      e.close!();
+      const datas = [e.data(0), e.data(1)];
+      e.close();
+      expect(datas.filter((d) => !d.isDeleted())).toEqual([]);
     }
-    expect(liveData.count).toBe(live);
     expect(view.length).toBe(6);
+    const kept = probe.data(0);
+    expect(kept.isDeleted()).toBe(false);
     probe.close();
-    expect(liveData.count).toBe(live - 1);
+    expect(kept.isDeleted()).toBe(true);
   });
 
   it("refuse to step or reset after close", () => {
