@@ -22,9 +22,13 @@ export default defineConfig({
         extends: true,
         test: {
           name: "fast",
+          // Files share each worker's process and modules, so a module is imported once per worker rather than
+          // once per file (most of this tier's time); the second setup file fails a file that leaves the process
+          // changed for the files after it.
+          isolate: false,
           include: TREES.map((t) => `${t}/**/*.test.ts`),
           exclude: ["node_modules/**", INTEGRATION, ...SLOW_TESTS],
-          setupFiles: ["test/support/in-process-only.ts"],
+          setupFiles: ["test/support/in-process-only.ts", "test/support/leaves-process-as-found.ts"],
         },
       },
       { extends: true, test: { name: "slow", include: SLOW_TESTS, exclude: [INTEGRATION], setupFiles: ["test/support/in-process-only.ts"] } },
