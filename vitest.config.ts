@@ -7,7 +7,8 @@ const INTEGRATION = "**/*.int.test.ts";
 /**
  * The test tiers (CONTRIBUTING.md, "Tests"), one vitest project each; `npm test` runs all three, `npm run test:fast`
  * the first. fast and slow run in-process (test/support/in-process-only.ts fails a file that starts a process or a
- * server); int starts processes, servers and browsers, and only it builds dist/ first.
+ * server; their global setup compiles the PPO kernels' wasm first when this checkout has none); int starts
+ * processes, servers and browsers, and only it builds the whole of dist/ first.
  */
 export default defineConfig({
   test: {
@@ -29,9 +30,19 @@ export default defineConfig({
           include: TREES.map((t) => `${t}/**/*.test.ts`),
           exclude: ["node_modules/**", INTEGRATION, ...SLOW_TESTS],
           setupFiles: ["test/support/in-process-only.ts", "test/support/leaves-process-as-found.ts"],
+          globalSetup: ["test/support/kernel-wasm.ts"],
         },
       },
-      { extends: true, test: { name: "slow", include: SLOW_TESTS, exclude: [INTEGRATION], setupFiles: ["test/support/in-process-only.ts"] } },
+      {
+        extends: true,
+        test: {
+          name: "slow",
+          include: SLOW_TESTS,
+          exclude: [INTEGRATION],
+          setupFiles: ["test/support/in-process-only.ts"],
+          globalSetup: ["test/support/kernel-wasm.ts"],
+        },
+      },
       {
         extends: true,
         test: {
