@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 import { SLOW_TESTS } from "./test/slow-tests.ts";
 
@@ -27,6 +28,10 @@ export default defineConfig({
           // once per file (most of this tier's time); the second setup file fails a file that leaves the process
           // changed for the files after it.
           isolate: false,
+          // Two workers even on 2 cores (vitest's default there is one): each imports the modules once, and the
+          // tier takes ~1/3 less time than with one. Its own group, as the other tiers keep vitest's default.
+          maxWorkers: Math.max(2, availableParallelism() - 1),
+          sequence: { groupOrder: 0 },
           include: TREES.map((t) => `${t}/**/*.test.ts`),
           exclude: ["node_modules/**", INTEGRATION, ...SLOW_TESTS],
           setupFiles: ["test/support/in-process-only.ts", "test/support/leaves-process-as-found.ts"],
@@ -37,6 +42,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: "slow",
+          sequence: { groupOrder: 1 },
           include: SLOW_TESTS,
           exclude: [INTEGRATION],
           setupFiles: ["test/support/in-process-only.ts"],
@@ -47,6 +53,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: "int",
+          sequence: { groupOrder: 1 },
           include: TREES.map((t) => `${t}/**/*.int.test.ts`),
           exclude: ["node_modules/**"],
           globalSetup: ["test/support/build-dist.ts"],
