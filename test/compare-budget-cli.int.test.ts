@@ -7,7 +7,7 @@ import { hexa } from "./support/hexa-cli.ts";
 
 /**
  * A spend cap over a whole `hexa compare` grid and over a `hexa eval` (docs/spec/method.md §11), through the real CLI against
- * the local OpenAI-compatible server. As in budget-cli.test.ts, an episode is one call that the server bills
+ * the local OpenAI-compatible server. As in budget-cli.int.test.ts, an episode is one call that the server bills
  * at 100 input and 30,000 output tokens, so after one answer the gate expects ~30,000 tokens per call.
  */
 

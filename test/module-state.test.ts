@@ -8,9 +8,10 @@ import { describe, expect, it } from "vitest";
  * host, models, trainer source, spend gate) is built by src/app/context.ts and passed down, never kept in a module.
  * This scans every module of the generic code and the families for top-level `let`/`var` and top-level `const`
  * collections (`new Map/Set/WeakMap/WeakSet`, but for a constant table named in capitals, e.g. `const KINDS = new
- * Set([...])`); the allow-list holds what is not wiring, each with why.
+ * Set([...])`); the allow-list holds what is not wiring, each with why. The test helpers are scanned too: the fast
+ * tier's files share one instance of each (vitest.config.ts), so a helper's state would carry from file to file.
  */
-const ROOTS = ["src", "agents", "tools", "levels"];
+const ROOTS = ["src", "agents", "tools", "levels", "test/support"];
 
 const ALLOWED: Record<string, string> = {
   // Memoisation: a value computed once and never chosen by anyone.

@@ -9,7 +9,7 @@ import { startRedis, type RedisServer } from "./support/redis-server.ts";
 
 /**
  * A spend cap over a run played by `hexa worker` processes (docs/spec/method.md §11, docs/ARCHITECTURE.md §7): the coordinator and both workers
- * count in one ledger in Redis. As in budget-cli.test.ts, a react episode that commits at once is one call,
+ * count in one ledger in Redis. As in budget-cli.int.test.ts, a react episode that commits at once is one call,
  * reported as 100 input and 30,000 output tokens; the server answers only the calls the cap allows.
  */
 

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { integrationReasons, testFiles } from "./support/test-tiers.ts";
 import { SLOW_TESTS } from "./slow-tests.ts";
@@ -20,5 +20,11 @@ describe("the test tiers (CONTRIBUTING.md, Tests)", () => {
 
   it("lists only in-process tests that exist as slow", () => {
     expect(SLOW_TESTS.filter((f) => f.endsWith(".int.test.ts") || !existsSync(new URL(`../${f}`, import.meta.url)))).toEqual([]);
+  });
+
+  it("mocks no module in a fast test: its files share their worker's modules (vitest.config.ts), so a mock would reach some other files and miss its own", () => {
+    const fast = testFiles().filter((f) => !f.endsWith(".int.test.ts") && !SLOW_TESTS.includes(f));
+    const mocking = fast.filter((f) => /\bvi\.(mock|doMock|unmock|resetModules)\(/.test(readFileSync(new URL(`../${f}`, import.meta.url), "utf8")));
+    expect(mocking).toEqual([]);
   });
 });

@@ -46,11 +46,14 @@ const create = (path: string): boolean => {
   }
 };
 
+/** How a lock is moved aside: fs.renameSync, or a test's wrapper that plays another process around the move. */
+type Rename = (from: string, to: string) => void;
+
 /** Moves the lock at `path` aside (one process wins a rename); its new name, or undefined when it was gone. */
-const setAside = (path: string): string | undefined => {
+const setAside = (path: string, rename: Rename): string | undefined => {
   const aside = uniqueBeside(path, "stale");
   try {
-    renameSync(path, aside);
+    rename(path, aside);
     return aside;
   } catch (e) {
     if (codeOf(e) === "ENOENT") return undefined;
@@ -66,7 +69,7 @@ const holderLabel = (pid: number | undefined): string => (pid === undefined || p
  * taking over the same stale lock race: each moves the lock aside by rename, and one that finds it moved a live
  * winner's lock instead of the stale one puts it back; the loser gets `inUse` naming the winner.
  */
-export const takePidLock = (path: string, inUse: (holder: string) => string): (() => void) => {
+export const takePidLock = (path: string, inUse: (holder: string) => string, rename: Rename = renameSync): (() => void) => {
   const release = () => {
     if (holderOf(path) === process.pid) rmSync(path, { force: true });
   };
@@ -74,7 +77,7 @@ export const takePidLock = (path: string, inUse: (holder: string) => string): ((
   const stale = holderOf(path);
   // Our own pid in the lock is a lock from an earlier life of this pid (a container restarts as pid 1).
   if (stale !== undefined && stale !== process.pid && alive(stale)) throw new ConfigError(inUse(`process ${stale}`));
-  const aside = setAside(path);
+  const aside = setAside(path, rename);
   if (aside !== undefined) {
     const moved = holderOf(aside);
     if (moved !== undefined && moved !== stale && moved !== process.pid && alive(moved)) {

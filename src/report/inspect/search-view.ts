@@ -1,8 +1,8 @@
 /**
  * The lineage of a reward search for `hexa inspect` (docs/spec/reward-search.md §8.2): every candidate of a `candidates.jsonl` as a node
  * of its tree (operator, F of the final policy, the best checkpoint labelled apart, the error of a failed training,
- * the code, thought and feedback), with the edges parent → child and the best candidate marked. Pure; the CLI
- * reads the files (src/cli/inspect-search.ts) and says which candidate is the best (the search's own rule).
+ * the code, thought and feedback), with the edges parent → child and the best candidate marked. Pure; the app
+ * reads the files (src/app/inspect-load.ts) and says which candidate is the best (the search's own rule).
  */
 
 /** One line of candidates.jsonl, as far as the view needs it (the record schema is the reward-search family's). */

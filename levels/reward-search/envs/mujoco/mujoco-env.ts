@@ -4,7 +4,7 @@ import { InvariantError } from "../../../../src/errors.ts";
 import type { Rng } from "../../../../src/util/rng.ts";
 import type { InfoBatch, VecEnv } from "../../task.ts";
 import { makeVecEnv, type EnvCore } from "../vec-env.ts";
-import { liveData, loadedModel, loadModel, mujocoRuntime } from "./runtime.ts";
+import { loadedModel, loadModel, mujocoRuntime } from "./runtime.ts";
 
 /**
  * A Gymnasium v5 MuJoCo env (gymnasium/envs/mujoco/mujoco_env.py, facts in docs/spec/reward-search.md §2 and
@@ -94,11 +94,7 @@ export const prepareMujoco = async (spec: MujocoSpec): Promise<void> => {
 };
 
 const freeAll = (ds: MjData[]): void => {
-  for (const d of ds)
-    if (!d.isDeleted()) {
-      d.delete();
-      liveData.count--;
-    }
+  for (const d of ds) if (!d.isDeleted()) d.delete();
   ds.length = 0;
 };
 
@@ -126,10 +122,7 @@ const allocate = (s: MujocoState): MjModel => {
   if (s.model) return s.model;
   const mj = mujocoRuntime(s.where);
   const m = loadedModel(assetPath(s.spec.model), s.where);
-  for (let i = 0; i < s.numEnvs; i++) {
-    s.datas.push(new mj.MjData(m));
-    liveData.count++;
-  }
+  for (let i = 0; i < s.numEnvs; i++) s.datas.push(new mj.MjData(m));
   s.dt = m.opt.timestep * s.spec.frameSkip;
   s.model = m;
   return m;

@@ -22,9 +22,6 @@ const keep = (s: string): void => void (printed.length < PRINTED_MAX && printed.
 const models = new Map<string, MjModel>();
 const MODEL_DIR = "/hexa-models";
 
-/** Live MjData count of this thread (envs add and free theirs): what a leak check reads. */
-export const liveData = { count: 0 };
-
 const load = async (): Promise<MainModule> => {
   const { default: loadMujoco } = await import("mujoco-js");
   const m = await loadMujoco({ print: keep, printErr: keep });
