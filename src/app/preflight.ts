@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { ConfigError } from "../errors.ts";
-import { resolveModelConfig, type Env, type LlmConfig, type Role } from "../llm/config.ts";
+import { isEmbedded, resolveModelConfig, type Env, type LlmConfig, type Role } from "../llm/config.ts";
 import { EndpointReport, probeEndpoint, refreshServed } from "../llm/doctor.ts";
 import { problemsOf, type Probed } from "../llm/doctor-report.ts";
 import { usesBank, type RunConfig } from "../loop/run-config.ts";
@@ -37,7 +37,10 @@ export const probeRoles = async (llm: LlmConfig, roles: readonly Role[], o: Prob
   const cache = parsedCache?.success ? parsedCache.data : {};
   const groups = new Map<string, Omit<Probed, "report">>();
   for (const role of roles) {
-    const config = resolveModelConfig(llm[role], o.env, `llm.${role}`);
+    const given = llm[role];
+    // An embedded model has no endpoint to probe: its file is checked where it is loaded (embeddedServed).
+    if (isEmbedded(given)) continue;
+    const config = resolveModelConfig(given, o.env, `llm.${role}`);
     const key = `${config.baseURL} ${config.model}`;
     const group = groups.get(key);
     if (group) group.roles.push(role);
