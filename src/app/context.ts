@@ -1,4 +1,4 @@
-import type { LlamaModels } from "../llm/llama-cpp/loaded-models.ts";
+import { embeddedModels, type EmbeddedModels } from "./embedded-models.ts";
 import { type FamilyRegistry, openFamilyRegistry } from "./families.ts";
 import type { FamilyHost } from "../family/host.ts";
 import { appHost } from "./host.ts";
@@ -23,22 +23,6 @@ export interface AppContext {
   /** The embedded models (`provider: llama-cpp`) of this process: loaded on first use, closed when the command ends. */
   embedded: EmbeddedModels;
 }
-
-/** One `LlamaModels` for the process, made on first use: node-llama-cpp is loaded only by a command that runs a model. */
-export interface EmbeddedModels {
-  get(): Promise<LlamaModels>;
-  close(): Promise<void>;
-}
-
-export const embeddedModels = (): EmbeddedModels => {
-  let models: Promise<LlamaModels> | undefined;
-  return {
-    get: () => (models ??= import("../llm/llama-cpp/loaded-models.ts").then((m) => new m.LlamaModels())),
-    close: async () => {
-      if (models) await (await models).close();
-    },
-  };
-};
 
 /** The config's models as a run's role models; the model layer is loaded by the first run, not by `hexa levels list`. */
 const configModels =

@@ -15,7 +15,7 @@ import { makeEmbedder, type EmbeddingConfig } from "../store/embedding.ts";
 import { parseYamlText, readConfigText } from "../util/yaml-file.ts";
 import type { RunDir } from "../store/run-dir.ts";
 import type { ModelsFactory, RunModels } from "./run-services.ts";
-import type { EmbeddedModels } from "./context.ts";
+import type { EmbeddedModels } from "./embedded-models.ts";
 import type { CodeVersion } from "../store/run-records.ts";
 
 /** Reads and validates a run config file; errors name the file and the field. */

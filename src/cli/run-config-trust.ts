@@ -49,6 +49,15 @@ const taken = (value: unknown, schema: z.ZodType, path: string): unknown => {
   const d = bare(schema);
   if (DATA_TAKEN.has(path)) return structuredClone(value);
   if (NAMING_NOTHING.has(d.type)) return value;
+  // A choice among values that each name nothing (e.g. `gpu: auto | false`) names nothing either.
+  if (d.type === "union" && d.options?.every((o) => NAMING_NOTHING.has(bare(o).type))) return value;
+  // An object of one of several shapes (a role's endpoint or embedded model): read as the shape it has, kept
+  // when what is left of it still fits that shape, else all of it goes.
+  const shaped = d.type === "union" ? d.options?.find((o) => bare(o).type === "object" && o.safeParse(value).success) : undefined;
+  if (shaped) {
+    const kept = taken(value, shaped, path);
+    return kept !== WITHHELD && shaped.safeParse(kept).success ? kept : WITHHELD;
+  }
   if (d.type === "string") return TEXT_TAKEN.has(path) ? value : WITHHELD;
   if (d.type === "array" && Array.isArray(value) && d.element) {
     const items = value.map((v) => taken(v, d.element!, `${path}.*`));
