@@ -101,12 +101,6 @@ export type RoleModelConfig = z.infer<typeof RoleModelConfig>;
 
 export const isEmbedded = (c: RoleModelConfig): c is LlamaCppModelConfig => c.provider === "llama-cpp";
 
-/** The role's endpoint config; an embedded role has none, and asking for it is refused naming the field. */
-export const endpointConfigOf = (c: RoleModelConfig, where: string): ModelConfig => {
-  if (isEmbedded(c)) throw new ConfigError(`${where}.provider: llama-cpp runs in this process and has no endpoint (got provider: llama-cpp)`);
-  return c;
-};
-
 // A bank edit is an extraction from evidence, not a creative sample: a low temperature keeps reruns alike.
 const evolverTemperature = z.number().min(0).max(2).default(0.2).describe("sampling temperature (low for the evolver); reasoning models accept only 1");
 
