@@ -70,5 +70,9 @@ describe("the part of a run's config a reader takes without trusting the run", (
     const { data, withheld } = trustedPart(cfg, families.all());
     expect(withheld).toEqual(["llm.evolver.baseURL"]);
     expect((data.llm as { actor: unknown }).actor).toMatchObject(actor);
+    // A reader's own command loads no model file a run names: the role is the reader's default.
+    const reader = withoutRunChoices(cfg, "test", families.all());
+    expect(reader.config.llm.actor).not.toHaveProperty("provider");
+    expect(reader.withheld).toEqual(expect.arrayContaining(["llm.actor.model", "llm.actor.provider", "llm.evolver.baseURL"]));
   });
 });

@@ -95,10 +95,19 @@ export const trustedPart = (cfg: RunConfig, families: readonly LevelFamily[]): T
   return { data: kept, withheld: changedKeys(JSON.parse(JSON.stringify(cfg)), JSON.parse(JSON.stringify(refilled))) };
 };
 
+/**
+ * An embedded role (`provider: llama-cpp`) names a file that would be loaded: a reader loads no file a run names,
+ * so such a role takes the reader's default. (A replay keeps it: it opens no model, and keys requests by the name.)
+ */
+const withoutModelFiles = (data: Record<string, unknown>): Record<string, unknown> => {
+  if (!isMap(data.llm)) return data;
+  return { ...data, llm: Object.fromEntries(Object.entries(data.llm).filter(([, v]) => !(isMap(v) && v.provider === "llama-cpp"))) };
+};
+
 /** The config as the reader uses it without confirming: every withheld field at its default (the reader's environment then fills in endpoints). */
 export const withoutRunChoices = (cfg: RunConfig, where: string, families: readonly LevelFamily[]): { config: RunConfig; withheld: string[] } => {
-  const part = trustedPart(cfg, families);
-  return { config: parseRunConfig(part.data, where, families), withheld: part.withheld };
+  const config = parseRunConfig(withoutModelFiles(trustedPart(cfg, families).data), where, families);
+  return { config, withheld: changedKeys(JSON.parse(JSON.stringify(cfg)), JSON.parse(JSON.stringify(config))) };
 };
 
 /** The value of a dotted key, for a message: as config errors show a value, with no control character left for a terminal. */
