@@ -1,3 +1,4 @@
+import { embeddedModels, type EmbeddedModels } from "./embedded-models.ts";
 import { type FamilyRegistry, openFamilyRegistry } from "./families.ts";
 import type { FamilyHost } from "../family/host.ts";
 import { appHost } from "./host.ts";
@@ -19,10 +20,15 @@ export interface AppContext {
   models: ModelsFactory;
   /** The user's langchain middleware (HEXA_MIDDLEWARE) for every episode a model plays; none under `hexa verify`. */
   actorMiddleware: ActorMiddleware;
+  /** The embedded models (`provider: llama-cpp`) of this process: loaded on first use, closed when the command ends. */
+  embedded: EmbeddedModels;
 }
 
-/** The config's endpoints as a run's role models; the model layer is loaded by the first run, not by `hexa levels list`. */
-const endpointModels: ModelsFactory = async (...args) => (await import("./run-setup.ts")).modelsFor(...args);
+/** The config's models as a run's role models; the model layer is loaded by the first run, not by `hexa levels list`. */
+const configModels =
+  (embedded: EmbeddedModels): ModelsFactory =>
+  async (cfg, runPath, o) =>
+    (await import("./run-setup.ts")).modelsFor(cfg, runPath, { ...o, embedded });
 
 /**
  * The context of a hexa process: the families of `env` (HEXA_FAMILIES), the host over them, models over the
@@ -33,5 +39,6 @@ export const createAppContext = async (env: NodeJS.ProcessEnv = process.env): Pr
   // The shipped families' commands are given the host, and the host plays grids over the registry they are in.
   const host = appHost(() => slot.families!);
   slot.families = await openFamilyRegistry(host, env);
-  return { families: slot.families, host, models: endpointModels, actorMiddleware: await loadActorMiddleware(env) };
+  const embedded = embeddedModels();
+  return { families: slot.families, host, models: configModels(embedded), actorMiddleware: await loadActorMiddleware(env), embedded };
 };

@@ -2,9 +2,11 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { ConfigError } from "../errors.ts";
-import { resolveModelConfig, type Env, type LlmConfig, type Role } from "../llm/config.ts";
+import { isEmbedded, resolveModelConfig, type Env, type LlmConfig, type Role } from "../llm/config.ts";
 import { EndpointReport, probeEndpoint, refreshServed } from "../llm/doctor.ts";
 import { problemsOf, type Probed } from "../llm/doctor-report.ts";
+import type { LlamaCppModelConfig } from "../llm/llama-cpp/config.ts";
+import { embeddedServedRole, GgufServed, ggufServedOf } from "../llm/llama-cpp/served.ts";
 import { usesBank, type RunConfig } from "../loop/run-config.ts";
 import { DEFAULT_CONTEXT_TOKENS } from "./context-tokens.ts";
 import { writeJsonAtomic } from "../store/jsonl.ts";
@@ -27,6 +29,8 @@ export interface ProbeRolesOptions {
   /** A folder whose doctor-cache.json keeps each endpoint+model's report for an hour. */
   cacheDir?: string;
   now?: () => Date;
+  /** What an embedded role's file is (the run context's LlamaModels, which hashes each file once). */
+  gguf?: (config: LlamaCppModelConfig, where: string) => Promise<GgufServed>;
 }
 
 /** Probes each distinct endpoint+model of `roles` once (roles sharing one share the probe). */
@@ -37,7 +41,10 @@ export const probeRoles = async (llm: LlmConfig, roles: readonly Role[], o: Prob
   const cache = parsedCache?.success ? parsedCache.data : {};
   const groups = new Map<string, Omit<Probed, "report">>();
   for (const role of roles) {
-    const config = resolveModelConfig(llm[role], o.env, `llm.${role}`);
+    const given = llm[role];
+    // An embedded model has no endpoint to probe: its file is checked where it is loaded (embeddedServed).
+    if (isEmbedded(given)) continue;
+    const config = resolveModelConfig(given, o.env, `llm.${role}`);
     const key = `${config.baseURL} ${config.model}`;
     const group = groups.get(key);
     if (group) group.roles.push(role);
@@ -61,10 +68,16 @@ export const probeRoles = async (llm: LlmConfig, roles: readonly Role[], o: Prob
   return probed;
 };
 
-/** What each role's endpoint answered as: the model name it reported and its system_fingerprint. */
+/**
+ * What each role's endpoint answered as: the model name it reported and its system_fingerprint; for an embedded
+ * model, what its file is (src/llm/llama-cpp/served.ts), its fingerprint the file's hash.
+ */
 export const ServedModels = z.object({
   schemaVersion: z.literal(1),
-  roles: z.record(z.string(), z.object({ requested: z.string(), served: z.string().nullable(), fingerprint: z.string().nullable(), checkedAt: z.string() })),
+  roles: z.record(
+    z.string(),
+    z.object({ requested: z.string(), served: z.string().nullable(), fingerprint: z.string().nullable(), checkedAt: z.string(), gguf: GgufServed.optional() }),
+  ),
 });
 export type ServedModels = z.infer<typeof ServedModels>;
 
@@ -91,7 +104,27 @@ export const preflight = async (llm: LlmConfig, roles: readonly Role[], o: Probe
   if (problems.length) {
     throw new ConfigError(`${problems.join("; ")}. Nothing was spent; hexa doctor ${o.where} shows every check (--no-doctor skips them)`);
   }
-  return servedOf(probed);
+  const served = servedOf(probed);
+  return { ...served, roles: { ...served.roles, ...(await embeddedServed(llm, roles, o)) } };
+};
+
+/** The served-models entries of the embedded roles: a missing or unreadable file is refused here, naming the field. */
+const embeddedServed = async (llm: LlmConfig, roles: readonly Role[], o: ProbeRolesOptions): Promise<ServedModels["roles"]> => {
+  const entries: ServedModels["roles"] = {};
+  const now = o.now ?? (() => new Date());
+  for (const role of roles) {
+    const config = llm[role];
+    if (!isEmbedded(config)) continue;
+    const gguf = await (o.gguf ?? fileServed)(config, `llm.${role}`);
+    entries[role] = embeddedServedRole(config.model, gguf, now());
+  }
+  return entries;
+};
+
+/** What a file is, read without a run context (node-llama-cpp is loaded only here). */
+const fileServed = async (config: LlamaCppModelConfig, where: string): Promise<GgufServed> => {
+  const { openModelFile } = await import("../llm/llama-cpp/model-file.ts");
+  return ggufServedOf(await openModelFile(config.model, `${where}.model`));
 };
 
 const SERVED_FILE = "served-models.json";
@@ -112,7 +145,7 @@ export const servedChanges = (runPath: string, now: ServedModels): string[] => {
     if (!was) return [];
     const changed = [
       was.served !== n.served ? `model ${was.served ?? "(none reported)"} → ${n.served ?? "(none reported)"}` : "",
-      was.fingerprint !== n.fingerprint ? `system_fingerprint ${was.fingerprint ?? "(none)"} → ${n.fingerprint ?? "(none)"}` : "",
+      was.fingerprint !== n.fingerprint ? `${n.gguf ? "model file" : "system_fingerprint"} ${was.fingerprint ?? "(none)"} → ${n.fingerprint ?? "(none)"}` : "",
     ].filter(Boolean);
     return changed.length
       ? [

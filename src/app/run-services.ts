@@ -5,7 +5,9 @@ import type { ChatModel } from "../llm/chat-model.ts";
 import type { EpisodeBackend } from "../loop/episode-backend.ts";
 import type { RunConfig } from "../loop/run-config.ts";
 import type { UsageLine } from "../store/run-records.ts";
+import type { LlamaCppModelConfig } from "../llm/llama-cpp/config.ts";
 import { openEpisodes, sharedLedger } from "./backend.ts";
+import type { EmbeddedModels } from "./embedded-models.ts";
 import { doctorSkipped, preflight, rolesOf, type ServedModels } from "./preflight.ts";
 import { openSkillIndex, type OpenIndex } from "./run-setup.ts";
 import type { FamilyRegistry } from "./families.ts";
@@ -70,11 +72,16 @@ export const connectServices = async (
     note: (line: string) => void;
     onNotice: (message: string) => void;
     models: ModelsFactory;
+    /** The process's embedded models: an embedded role's file is hashed once, for the record and the cache key. */
+    embedded?: EmbeddedModels;
   },
 ): Promise<RunServices> => {
   const { cfg, existing, where, id } = plan;
   const doctor = { env: process.env, cacheDir: existing ? dirname(existing.path) : o.runsDir, where };
-  const served = doctorSkipped({ ...o.flags }, process.env) ? undefined : await preflight(cfg.llm, rolesOf(cfg, plan.search !== undefined), doctor);
+  const gguf = o.embedded && ((config: LlamaCppModelConfig, at: string) => o.embedded!.get().then((m) => m.served(config, at)));
+  const served = doctorSkipped({ ...o.flags }, process.env)
+    ? undefined
+    : await preflight(cfg.llm, rolesOf(cfg, plan.search !== undefined), { ...doctor, ...(gguf ? { gguf } : {}) });
   const backend = o.flags.backend ?? cfg.backend;
   const backendWhere = o.flags.backend === undefined ? `${where}: backend` : "--backend";
   // On workers, the coordinator's gate and theirs count in one ledger in Redis (written anew once the run is locked).

@@ -194,6 +194,7 @@ const openSession = async (o: RunSessionOptions): Promise<Omit<Session, "signal"
     note: o.note,
     onNotice,
     models: o.context.models,
+    embedded: o.context.embedded,
     families: o.context.families,
   });
   let locked: { dir: RunDir; release: () => void };

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { SpendGate } from "../llm/budget.ts";
 import type { ChatModel } from "../llm/chat-model.ts";
-import { roleKeyVar } from "../llm/config.ts";
+import { isEmbedded, roleKeyVar } from "../llm/config.ts";
 import { ConfigError } from "../errors.ts";
 import { canonicalJson, sha256Hex } from "../util/canonical-json.ts";
 import type { FamilyRegistry } from "./families.ts";
@@ -15,6 +15,7 @@ import { makeEmbedder, type EmbeddingConfig } from "../store/embedding.ts";
 import { parseYamlText, readConfigText } from "../util/yaml-file.ts";
 import type { RunDir } from "../store/run-dir.ts";
 import type { ModelsFactory, RunModels } from "./run-services.ts";
+import type { EmbeddedModels } from "./embedded-models.ts";
 import type { CodeVersion } from "../store/run-records.ts";
 
 /** Reads and validates a run config file; errors name the file and the field. */
@@ -110,16 +111,23 @@ export const modelsFrom =
 export const modelsFor = async (
   c: RunConfig,
   runPath: string,
-  opts: { resuming?: boolean; gate?: SpendGate | undefined; onNotice?: (message: string) => void } = {},
+  opts: { resuming?: boolean; gate?: SpendGate | undefined; onNotice?: (message: string) => void; embedded?: EmbeddedModels } = {},
 ): Promise<RunModels> => {
   const need = rolesNeeded(c);
   if (!need.actor && !need.evolver) return {};
+  const embeds = (need.actor && isEmbedded(c.llm.actor)) || (need.evolver && isEmbedded(c.llm.evolver));
+  const llama = embeds ? await opts.embedded?.get() : undefined;
   // Loaded only when a model is used: langchain costs about a second of start-up.
   const { createRoleModel } = await import("../llm/role-model.ts");
   const llm = { ...c.llm, auditLog: c.llm.auditLog ?? join(runPath, "llm-log.jsonl") };
   const build = (role: "actor" | "evolver") => {
     try {
-      return createRoleModel(role, llm, { env: process.env, ...(opts.gate ? { gate: opts.gate } : {}), ...(opts.onNotice ? { onNotice: opts.onNotice } : {}) });
+      return createRoleModel(role, llm, {
+        env: process.env,
+        ...(opts.gate ? { gate: opts.gate } : {}),
+        ...(opts.onNotice ? { onNotice: opts.onNotice } : {}),
+        ...(llama ? { llama } : {}),
+      });
     } catch (e) {
       return needsHint(role, opts.resuming ?? false)(e);
     }

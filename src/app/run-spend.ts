@@ -2,6 +2,7 @@ import { checkPriced, hasCap, SpendGate, type Budget, type Spend } from "../llm/
 import type { SpendLedger } from "../llm/spend-ledger.ts";
 import { forecastRun } from "../loop/forecast.ts";
 import { usesBank } from "../loop/run-config.ts";
+import { isEmbedded } from "../llm/config.ts";
 import { budgetFrom, checkForecast, earlierUsage, seedGate, spentIn } from "./budget.ts";
 import type { RunPlan } from "./run-plan.ts";
 
@@ -32,7 +33,8 @@ export const spendGate = (
   checkPriced(
     cap,
     cfg.llm.prices,
-    roles.map((r) => ({ where: `llm.${r}`, model: cfg.llm[r].model })),
+    // An embedded model costs nothing (src/llm/accounting.ts priceOf).
+    roles.filter((r) => !isEmbedded(cfg.llm[r])).map((r) => ({ where: `llm.${r}`, model: cfg.llm[r].model })),
   );
   const usage = existing?.usage() ?? [];
   const spent = spentIn(usage);

@@ -65,6 +65,7 @@ try {
   await cli.parseAsync();
   // Trainer processes and workers a family started; they also exit on their own when stdin closes.
   await ctx.families.close();
+  await ctx.embedded.close();
 } catch (err) {
   // A lazy command's coerce error reaches here as yargs' YError, past .fail(): the same user error.
   if (err instanceof HexaError || (err instanceof Error && err.name === "YError")) {

@@ -63,4 +63,16 @@ describe("the part of a run's config a reader takes without trusting the run", (
     expect(trustedPart(cfg, families.all()).withheld).toEqual([]);
     expect(withoutRunChoices(cfg, "test", families.all()).config).toEqual(cfg);
   });
+
+  it("keeps an embedded role's settings, the model named as the run named it (a replay keys its requests by it)", () => {
+    const actor = { provider: "llama-cpp", model: "models/m.gguf", gpu: false, threads: 1, contextSize: 4096, temperature: 0 };
+    const cfg = config({ levels: ["catapult"], agent: "react", llm: { actor, evolver: { model: "e", baseURL: "http://127.0.0.1:9/v1" } } });
+    const { data, withheld } = trustedPart(cfg, families.all());
+    expect(withheld).toEqual(["llm.evolver.baseURL"]);
+    expect((data.llm as { actor: unknown }).actor).toMatchObject(actor);
+    // A reader's own command loads no model file a run names: the role is the reader's default.
+    const reader = withoutRunChoices(cfg, "test", families.all());
+    expect(reader.config.llm.actor).not.toHaveProperty("provider");
+    expect(reader.withheld).toEqual(expect.arrayContaining(["llm.actor.model", "llm.actor.provider", "llm.evolver.baseURL"]));
+  });
 });

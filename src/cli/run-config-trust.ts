@@ -49,6 +49,15 @@ const taken = (value: unknown, schema: z.ZodType, path: string): unknown => {
   const d = bare(schema);
   if (DATA_TAKEN.has(path)) return structuredClone(value);
   if (NAMING_NOTHING.has(d.type)) return value;
+  // A choice among values that each name nothing (e.g. `gpu: auto | false`) names nothing either.
+  if (d.type === "union" && d.options?.every((o) => NAMING_NOTHING.has(bare(o).type))) return value;
+  // An object of one of several shapes (a role's endpoint or embedded model): read as the shape it has, kept
+  // when what is left of it still fits that shape, else all of it goes.
+  const shaped = d.type === "union" ? d.options?.find((o) => bare(o).type === "object" && o.safeParse(value).success) : undefined;
+  if (shaped) {
+    const kept = taken(value, shaped, path);
+    return kept !== WITHHELD && shaped.safeParse(kept).success ? kept : WITHHELD;
+  }
   if (d.type === "string") return TEXT_TAKEN.has(path) ? value : WITHHELD;
   if (d.type === "array" && Array.isArray(value) && d.element) {
     const items = value.map((v) => taken(v, d.element!, `${path}.*`));
@@ -86,10 +95,19 @@ export const trustedPart = (cfg: RunConfig, families: readonly LevelFamily[]): T
   return { data: kept, withheld: changedKeys(JSON.parse(JSON.stringify(cfg)), JSON.parse(JSON.stringify(refilled))) };
 };
 
+/**
+ * An embedded role (`provider: llama-cpp`) names a file that would be loaded: a reader loads no file a run names,
+ * so such a role takes the reader's default. (A replay keeps it: it opens no model, and keys requests by the name.)
+ */
+const withoutModelFiles = (data: Record<string, unknown>): Record<string, unknown> => {
+  if (!isMap(data.llm)) return data;
+  return { ...data, llm: Object.fromEntries(Object.entries(data.llm).filter(([, v]) => !(isMap(v) && v.provider === "llama-cpp"))) };
+};
+
 /** The config as the reader uses it without confirming: every withheld field at its default (the reader's environment then fills in endpoints). */
 export const withoutRunChoices = (cfg: RunConfig, where: string, families: readonly LevelFamily[]): { config: RunConfig; withheld: string[] } => {
-  const part = trustedPart(cfg, families);
-  return { config: parseRunConfig(part.data, where, families), withheld: part.withheld };
+  const config = parseRunConfig(withoutModelFiles(trustedPart(cfg, families).data), where, families);
+  return { config, withheld: changedKeys(JSON.parse(JSON.stringify(cfg)), JSON.parse(JSON.stringify(config))) };
 };
 
 /** The value of a dotted key, for a message: as config errors show a value, with no control character left for a terminal. */

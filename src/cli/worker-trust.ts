@@ -77,6 +77,10 @@ export const trustedEpisodeLlm = (cfg: RunConfig, raw: Record<string, unknown>, 
     throw new ConfigError(
       `${secret}: the job carries a secret; a worker takes keys and passwords only from its own environment (hexa run strips them from jobs)`,
     );
+  if (cfg.llm.actor.provider === "llama-cpp")
+    throw new ConfigError(
+      "llm.actor.provider: this worker does not load a model file a job names (got provider: llama-cpp); run embedded models with hexa run",
+    );
   const url = cfg.llm.actor.baseURL;
   if (url !== undefined && !endpointAllowed(url, trust.endpoints))
     throw new ConfigError(

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { AssistantTurn } from "./chat-model.ts";
 import { Role, type Price, type PriceTable } from "./config.ts";
+import { isGgufIdentity } from "./llama-cpp/served.ts";
 
 /** One model call's tokens and cost; embedded in saved records, so parsed on read. */
 export const UsageRecord = z.object({
@@ -19,8 +20,14 @@ export const UsageRecord = z.object({
 });
 export type UsageRecord = z.infer<typeof UsageRecord>;
 
-/** The table's price for a model name, or for its base name when the server reports a dated snapshot ("-2025-04-14"). */
-export const priceOf = (table: PriceTable, model: string): Price | undefined => table[model] ?? table[model.replace(/-\d{4}-\d{2}-\d{2}$/, "")];
+const FREE: Price = { input: 0, cachedInput: 0, output: 0 };
+
+/**
+ * The table's price for a model name, or for its base name when the server reports a dated snapshot ("-2025-04-14");
+ * an embedded model (its file's hash, src/llm/llama-cpp/served.ts) costs nothing.
+ */
+export const priceOf = (table: PriceTable, model: string): Price | undefined =>
+  table[model] ?? table[model.replace(/-\d{4}-\d{2}-\d{2}$/, "")] ?? (isGgufIdentity(model) ? FREE : undefined);
 
 /** `cached` is a part of `input`, billed at the cached rate; the rest of the input at the full rate. */
 export const costUsd = (price: Price, usage: AssistantTurn["usage"]): number =>

@@ -21,7 +21,7 @@ describe("LlmConfig", () => {
     // The evolver's own default, kept when other fields are set.
     expect(llm.evolver.temperature).toBe(0.2);
     expect(LlmConfig.parse({ evolver: { temperature: 0.7 } }).evolver.temperature).toBe(0.7);
-    expect(llm.evolver.maxRetries).toBe(4);
+    expect(llm.evolver).toMatchObject({ maxRetries: 4 });
     expect(llm.auditHashOnly).toBe(false);
   });
 
@@ -34,13 +34,31 @@ describe("LlmConfig", () => {
   it("describes every field (docs/spec/style.md §8)", () => {
     const undescribed = (shape: Record<string, z.ZodType>) => Object.keys(shape).filter((k) => !shape[k]!.description);
     expect(undescribed(ModelConfig.shape)).toEqual([]);
-    expect(undescribed(LlmConfig.shape.evolver.unwrap().shape)).toEqual([]);
+    for (const option of LlmConfig.shape.evolver.unwrap().options) expect(undescribed(option.shape)).toEqual([]);
+    for (const option of LlmConfig.shape.actor.unwrap().options) expect(undescribed(option.shape)).toEqual([]);
     expect(undescribed(LlmConfig.shape)).toEqual([]);
   });
 
   it("rejects a bad value", () => {
     expect(ModelConfig.safeParse({ maxRetries: -1 }).success).toBe(false);
     expect(ModelConfig.safeParse({ baseURL: "not a url" }).success).toBe(false);
+  });
+});
+
+describe("LlmConfig with an embedded model", () => {
+  it("takes provider llama-cpp with a GGUF path for any role, the evolver's temperature low as for endpoints", () => {
+    const llm = LlmConfig.parse({ actor: { provider: "llama-cpp", model: "m.gguf" }, evolver: { provider: "llama-cpp", model: "m.gguf", threads: 2 } });
+    expect(llm.actor).toMatchObject({ provider: "llama-cpp", model: "m.gguf", contextSize: 8192, temperature: 1 });
+    expect(llm.evolver).toMatchObject({ provider: "llama-cpp", threads: 2, temperature: 0.2 });
+    expect(llm.synthesiser).not.toHaveProperty("provider");
+    expect(LlmConfig.parse({ actor: { provider: "openai", model: "m" } }).actor).toMatchObject({ provider: "openai", timeoutMs: 120_000 });
+  });
+
+  it("names the field that is wrong", () => {
+    const issues = (actor: unknown) => LlmConfig.safeParse({ actor }).error?.issues.map((i) => [i.path.join("."), i.code]);
+    expect(issues({ provider: "llama-cpp" })).toEqual([["actor.model", "invalid_type"]]);
+    expect(issues({ provider: "llama-cpp", model: "m.gguf", baseURL: "http://localhost:1/v1" })).toEqual([["actor", "unrecognized_keys"]]);
+    expect(issues({ provider: "ollama", model: "m" })).toEqual([["actor.provider", "invalid_union"]]);
   });
 });
 

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ConfigError } from "../errors.ts";
 import { secret } from "../util/secret-fields.ts";
+import { LlamaCppModelConfig } from "./llama-cpp/config.ts";
 import { ROLES } from "./roles.ts";
 
 export const Role = z.enum(ROLES);
@@ -20,6 +21,7 @@ export type StructuredOutputMode = z.infer<typeof StructuredOutputMode>;
 
 /** One role's model and endpoint (docs/spec/style.md §8: every default here). */
 export const ModelConfig = z.strictObject({
+  provider: z.literal("openai").optional().describe("openai (the default): an OpenAI-compatible endpoint; llama-cpp: a GGUF file run in this process"),
   model: z.string().min(1).default("gpt-4.1-mini").describe("model name sent to the endpoint"),
   baseURL: z.url().optional().describe(`OpenAI-compatible endpoint; falls back to OPENAI_BASE_URL, then ${DEFAULT_BASE_URL}`),
   apiKey: secret(z.string().min(1)).optional().describe("API key; falls back to OPENAI_API_KEY"),
@@ -90,17 +92,29 @@ export const PriceTable = z
   .describe("prices per model name; a model missing here is costed at 0 and flagged unpriced");
 export type PriceTable = z.infer<typeof PriceTable>;
 
+/**
+ * One role's model: an OpenAI-compatible endpoint (no `provider`, or `provider: openai`) or an embedded GGUF model
+ * (`provider: llama-cpp`, src/llm/llama-cpp/config.ts).
+ */
+export const RoleModelConfig = z.discriminatedUnion("provider", [ModelConfig, LlamaCppModelConfig]);
+export type RoleModelConfig = z.infer<typeof RoleModelConfig>;
+
+export const isEmbedded = (c: RoleModelConfig): c is LlamaCppModelConfig => c.provider === "llama-cpp";
+
+// A bank edit is an extraction from evidence, not a creative sample: a low temperature keeps reruns alike.
+const evolverTemperature = z.number().min(0).max(2).default(0.2).describe("sampling temperature (low for the evolver); reasoning models accept only 1");
+
 /** The evolver's model: the same fields, a lower default temperature. */
-const EvolverModelConfig = ModelConfig.extend({
-  // A bank edit is an extraction from evidence, not a creative sample: a low temperature keeps reruns alike.
-  temperature: z.number().min(0).max(2).default(0.2).describe("sampling temperature (low for the evolver); reasoning models accept only 1"),
-});
+const EvolverModelConfig = z.discriminatedUnion("provider", [
+  ModelConfig.extend({ temperature: evolverTemperature }),
+  LlamaCppModelConfig.extend({ temperature: evolverTemperature }),
+]);
 
 /** The LLM slice of the run config: one model per role, the price table, cache and audit log. */
 export const LlmConfig = z.strictObject({
-  actor: ModelConfig.prefault({}).describe("the model that plays the levels"),
+  actor: RoleModelConfig.prefault({}).describe("the model that plays the levels"),
   evolver: EvolverModelConfig.prefault({}).describe("the model that edits the skill bank"),
-  synthesiser: ModelConfig.prefault({}).describe("the model that writes a bank from descriptions"),
+  synthesiser: RoleModelConfig.prefault({}).describe("the model that writes a bank from descriptions"),
   prices: PriceTable,
   cacheDir: z
     .string()

@@ -60,7 +60,7 @@ export interface HexaParts {
 }
 
 /** Tells each kind of server quirk once (answer-read.ts). */
-const oncePerKind = (onNotice: ((message: string) => void) | undefined) => {
+export const oncePerKind = (onNotice: ((message: string) => void) | undefined) => {
   const told = new Set<Notice["kind"]>();
   return (n: Notice) => {
     if (told.has(n.kind)) return;

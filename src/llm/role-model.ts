@@ -1,10 +1,16 @@
 import { withAudit, fileSink } from "./audit-log.ts";
 import { withBudget, type SpendGate } from "./budget.ts";
 import type { ChatModel } from "./chat-model.ts";
-import { resolveModelConfig, type Env, type LlmConfig, type Role } from "./config.ts";
-import { bareParts, HexaChatOpenAI, portOf } from "./openai-chat.ts";
+import { isEmbedded, resolveModelConfig, type Env, type LlmConfig, type Role } from "./config.ts";
+import { embeddedWire } from "./embedded-wire.ts";
+import { LlamaCppChatModel } from "./llama-cpp/chat-model.ts";
+import type { LlamaCppModelConfig } from "./llama-cpp/config.ts";
+import type { LlamaModels } from "./llama-cpp/loaded-models.ts";
+import { ggufIdentity } from "./llama-cpp/served.ts";
+import { answeredBy, bareParts, HexaChatOpenAI, oncePerKind, portOf } from "./openai-chat.ts";
 import type { OpenAIChatDeps } from "./openai-client.ts";
-import { dirCache, withCache } from "./response-cache.ts";
+import { dirCache, withCache, type CacheSampling, type ResponseCache } from "./response-cache.ts";
+import { ConfigError } from "../errors.ts";
 
 export interface RoleModelDeps extends Omit<OpenAIChatDeps, "where"> {
   /** Where OPENAI_API_KEY / OPENAI_BASE_URL come from; the CLI passes process.env. */
@@ -15,27 +21,85 @@ export interface RoleModelDeps extends Omit<OpenAIChatDeps, "where"> {
   pointer?: () => string;
   /** The run's spend cap, shared by its roles; asked only for calls that reach the endpoint. */
   gate?: SpendGate;
+  /** The process's embedded models (the run context's); needed by a role with `provider: llama-cpp`. */
+  llama?: LlamaModels;
 }
 
+/** What one role's pipeline is made of, whichever model answers at its centre. */
+interface Pipeline {
+  role: Role;
+  hashOnly: boolean;
+  cache: ResponseCache | undefined;
+  sink: ((line: string) => void) | undefined;
+  pointer: (() => string) | undefined;
+  gate: SpendGate | undefined;
+}
+
+/** What one exchange is keyed and logged by: where it went, the model it is priced as, what changes its answer. */
+interface Exchange {
+  endpoint: string;
+  model: string;
+  sampling: CacheSampling;
+  maxOutputTokens: number | null;
+}
+
+const pipelineOf = (role: Role, llm: LlmConfig, deps: RoleModelDeps): Pipeline => ({
+  role,
+  hashOnly: llm.auditHashOnly,
+  cache: llm.cacheDir ? dirCache(llm.cacheDir, deps.onNotice) : undefined,
+  sink: deps.auditSink ?? (llm.auditLog ? fileSink(llm.auditLog) : undefined),
+  pointer: deps.pointer,
+  gate: deps.gate,
+});
+
 /**
- * A role's model as the run uses it (src/llm/openai-chat.ts): around each exchange with the endpoint, the spend
- * gate, then the response cache (a hit skips the endpoint and the gate: it costs nothing), then the audit log
- * outermost (so cache hits and failures are logged too).
+ * Around each exchange: the spend gate, then the response cache (a hit skips the model and the gate: it costs
+ * nothing), then the audit log outermost (so cache hits and failures are logged too).
  */
+const layered = (p: Pipeline, x: Exchange, wire: ChatModel): ChatModel => {
+  const where = `llm.${p.role}`;
+  let model = wire;
+  if (p.gate) model = withBudget(model, p.gate, { where, model: x.model, maxOutputTokens: x.maxOutputTokens });
+  if (p.cache) model = withCache(model, p.cache, x.sampling);
+  if (p.sink)
+    model = withAudit(model, { sink: p.sink, role: p.role, endpoint: x.endpoint, hashOnly: p.hashOnly, ...(p.pointer ? { pointer: p.pointer } : {}) });
+  return model;
+};
+
+/**
+ * An embedded role (src/llm/llama-cpp/): the same pipeline around node-llama-cpp in this process. Its requests are
+ * keyed by the configured path (a replay finds them); the cache key and the audit line carry the file's hash.
+ */
+const embeddedRoleModel = (p: Pipeline, config: LlamaCppModelConfig, deps: RoleModelDeps): ChatModel => {
+  const where = `llm.${p.role}`;
+  const llama = deps.llama;
+  if (!llama) throw new ConfigError(`${where}.provider: llama-cpp runs a model in this process, which this command does not load models in`);
+  const chat = new LlamaCppChatModel({ config, models: llama, where });
+  const notice = oncePerKind(deps.onNotice);
+  const { temperature, maxOutputTokens, topP, seed, contextSize } = config;
+  return portOf(
+    answeredBy(config.model, async (messages, tools, output) => {
+      const identity = ggufIdentity((await llama.served(config, where)).sha256);
+      const wire = embeddedWire(chat, { name: config.model, identity, where, maxOutputTokens, notice });
+      const sampling = {
+        temperature,
+        maxOutputTokens,
+        baseURL: identity,
+        extraBody: { contextSize, ...(topP === undefined ? {} : { topP }), ...(seed === undefined ? {} : { seed }) },
+      };
+      return layered(p, { endpoint: identity, model: identity, sampling, maxOutputTokens }, wire).invoke(messages, tools, output);
+    }),
+  );
+};
+
+/** A role's model as the run uses it: an endpoint's (src/llm/openai-chat.ts) or an embedded one, inside the same pipeline. */
 export const createRoleModel = (role: Role, llm: LlmConfig, deps: RoleModelDeps): ChatModel => {
   const where = `llm.${role}`;
-  const config = resolveModelConfig(llm[role], deps.env, where);
-  const { env: _env, auditSink, pointer, gate, ...chatDeps } = deps;
-  const cache = llm.cacheDir ? dirCache(llm.cacheDir, deps.onNotice) : undefined;
-  const sink = auditSink ?? (llm.auditLog ? fileSink(llm.auditLog) : undefined);
-  const layers = (wire: ChatModel): ChatModel => {
-    let model = wire;
-    if (gate) model = withBudget(model, gate, { where, model: config.model, maxOutputTokens: config.maxOutputTokens });
-    if (cache) model = withCache(model, cache, config);
-    if (sink) {
-      model = withAudit(model, { sink, role, endpoint: config.baseURL, hashOnly: llm.auditHashOnly, ...(pointer ? { pointer } : {}) });
-    }
-    return model;
-  };
-  return portOf(new HexaChatOpenAI({ ...bareParts(config, { ...chatDeps, where }), layers }));
+  const given = llm[role];
+  const pipeline = pipelineOf(role, llm, deps);
+  if (isEmbedded(given)) return embeddedRoleModel(pipeline, given, deps);
+  const config = resolveModelConfig(given, deps.env, where);
+  const { env: _env, auditSink: _sink, pointer: _pointer, gate: _gate, llama: _llama, ...chatDeps } = deps;
+  const exchange = { endpoint: config.baseURL, model: config.model, sampling: config, maxOutputTokens: config.maxOutputTokens };
+  return portOf(new HexaChatOpenAI({ ...bareParts(config, { ...chatDeps, where }), layers: (wire) => layered(pipeline, exchange, wire) }));
 };

@@ -84,7 +84,7 @@ export const settingsOf = (argv: SearchArgs, out?: string): SearchSettings => {
     finalSteps: argv["final-steps"] ?? budgetsOf(rs, task.training.steps).finish,
     rewardSearch: { ...rs, cacheDir: cacheDirOf(rs, out) },
     proposer: argv.proposer,
-    ...(llm ? { llm: { model: llm.model, ...(llm.baseURL ? { baseURL: withoutCredentials(llm.baseURL) } : {}) } } : {}),
+    ...(llm ? { llm: { model: llm.model, ...("baseURL" in llm && llm.baseURL ? { baseURL: withoutCredentials(llm.baseURL) } : {}) } } : {}),
   });
 };
 

@@ -15,6 +15,7 @@ import {
 import { ConfigError } from "../../errors.ts";
 import { contextKeyOf, loadKeyOf, type LlamaCppModelConfig } from "./config.ts";
 import { openModelFile, type ModelFile } from "./model-file.ts";
+import { ggufServedOf, type GgufServed } from "./served.ts";
 
 /**
  * Where the chat template came from: the GGUF's `tokenizer.chat_template` (a known one runs as node-llama-cpp's
@@ -88,6 +89,7 @@ export class LlamaModels {
   private readonly llamas = new Map<string, Promise<Llama>>();
   private readonly loaded = new Map<string, Promise<LoadedModel>>();
   private readonly shared = new Map<string, Promise<SharedModel>>();
+  private readonly identities = new Map<string, Promise<GgufServed>>();
 
   /** The model `config` names, loaded on first use; `where` is its config path, e.g. "llm.actor". */
   async acquire(config: LlamaCppModelConfig, where: string): Promise<SharedModel> {
@@ -99,6 +101,17 @@ export class LlamaModels {
       this.shared.set(key, shared);
     }
     return shared;
+  }
+
+  /** What the configured file is, its sha256 included: read once per path (a model is gigabytes). */
+  served(config: Pick<LlamaCppModelConfig, "model">, where: string): Promise<GgufServed> {
+    let served = this.identities.get(config.model);
+    if (!served) {
+      served = this.file(config.model, where).then(ggufServedOf);
+      served.catch(() => this.identities.delete(config.model));
+      this.identities.set(config.model, served);
+    }
+    return served;
   }
 
   /** The configured file, checked and read once per path (a call must not re-read a model's metadata). */
@@ -129,6 +142,7 @@ export class LlamaModels {
     this.shared.clear();
     this.loaded.clear();
     this.files.clear();
+    this.identities.clear();
     this.llamas.clear();
     for (const l of llamas) if (l.status === "fulfilled") await l.value.dispose();
   }

@@ -30,6 +30,12 @@ export const EmbeddedServedRole = z.object({
 });
 export type EmbeddedServedRole = z.infer<typeof EmbeddedServedRole>;
 
+/** An embedded model's name in answers, logs and prices: its file's hash, so a swapped file is another model. */
+export const ggufIdentity = (sha256: string): string => `gguf:sha256:${sha256}`;
+
+/** A model name that is an embedded model's file hash: it runs in this process and costs nothing. */
+export const isGgufIdentity = (model: string): boolean => /^gguf:sha256:[0-9a-f]{64}$/.test(model);
+
 /** The file's sha256, read as a stream (a model is gigabytes). */
 const sha256OfFile = async (path: string): Promise<string> => {
   const hash = createHash("sha256");
