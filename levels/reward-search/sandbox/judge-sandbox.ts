@@ -57,7 +57,7 @@ export type JudgeLimits = z.infer<typeof JudgeLimits>;
 
 /** How a judge's run failed: every such fault scores its leaves 0 (levels/reward-search/judging/leaf-result.ts). */
 const RunFaultTag = z.enum(["error", "timeout", "memory", "shape"]);
-export type RunFaultTag = z.infer<typeof RunFaultTag>;
+type RunFaultTag = z.infer<typeof RunFaultTag>;
 
 export type JudgeRun = { ok: true; results: unknown[] } | { ok: false; fault: { tag: RunFaultTag; message: string } };
 
