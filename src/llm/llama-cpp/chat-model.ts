@@ -7,7 +7,7 @@ import type { ChatResult } from "@langchain/core/outputs";
 import { RunnableLambda, type Runnable } from "@langchain/core/runnables";
 import { convertToOpenAITool } from "@langchain/core/utils/function_calling";
 import { toJsonSchema } from "@langchain/core/utils/json_schema";
-import { LlamaChat, type ChatHistoryItem, type LlamaContextSequence, type LlamaGrammar } from "node-llama-cpp";
+import type { ChatHistoryItem, LlamaContextSequence, LlamaGrammar } from "node-llama-cpp";
 import { ModelOutputError } from "../../errors.ts";
 import { splitThink } from "../think.ts";
 import type { LlamaCppModelConfig } from "./config.ts";
@@ -167,6 +167,9 @@ export class LlamaCppChatModel extends BaseChatModel<LlamaCppCallOptions> {
   }
 
   private async complete({ shared, sequence, history, grammar, maxTokens }: Completion, options: this["ParsedCallOptions"]): Promise<Generated> {
+    // Loaded here, not at import: node-llama-cpp installs process signal handlers when it loads, and a command
+    // that runs no embedded model should not load it.
+    const { LlamaChat } = await import("node-llama-cpp");
     const chat = new LlamaChat({ contextSequence: sequence, chatWrapper: shared.chatWrapper });
     const before = sequence.tokenMeter.getState();
     const c = this.config;

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { pipeline } from "node:stream/promises";
 import { z } from "zod";
-import { parameterCountOf, quantisationOf, trainedContextOf, type ModelFile } from "./model-file.ts";
+import type { ModelFile } from "./model-file.ts";
 
 /** What a GGUF file is, from its metadata and bytes: two runs on files with another sha256 ran another model. */
 export const GgufServed = z.object({
@@ -45,6 +45,8 @@ const sha256OfFile = async (path: string): Promise<string> => {
 
 /** What the file is: its hash and what its metadata says. */
 export const ggufServedOf = async (file: ModelFile): Promise<GgufServed> => {
+  // model-file.ts loads node-llama-cpp (and its process signal handlers): only a command that reads a GGUF loads it.
+  const { parameterCountOf, quantisationOf, trainedContextOf } = await import("./model-file.ts");
   const general = file.info.metadata.general;
   return {
     sha256: await sha256OfFile(file.realPath),
