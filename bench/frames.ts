@@ -26,7 +26,9 @@ const seconds = async (trail: boolean, maxFrames?: number) => {
   return { s: (performance.now() - t0) / 1000, frames: r.frames.length };
 };
 
-process.stdout.write(`half_cheetah, ${episode.record.steps} steps (${(episode.record.steps * episode.record.header.dt).toFixed(2)} s), ${SIZE} × ${SIZE}, 10 fps\n`);
+process.stdout.write(
+  `half_cheetah, ${episode.record.steps} steps (${(episode.record.steps * episode.record.header.dt).toFixed(2)} s), ${SIZE} × ${SIZE}, 10 fps\n`,
+);
 for (const trail of [false, true]) {
   const one = await seconds(trail, 1);
   const all = await seconds(trail);
