@@ -30,8 +30,12 @@ const PolicyNumbers = z.object({
 
 /** A training job's policy.json, its network loaded; a malformed file is refused naming the field. */
 export const readPolicyInput = (path: string): PolicyFile & { loaded: LoadedPolicy } => {
-  boundedText("policy", path, MAX_POLICY_BYTES);
-  const file = readPolicyFile(path);
+  let file: PolicyFile;
+  try {
+    file = readPolicyFile(path);
+  } catch (e) {
+    throw new ConfigError(`--policy: ${(e as Error).message}`);
+  }
   const numbers = PolicyNumbers.safeParse(file.policy);
   if (!numbers.success) {
     const i = numbers.error.issues[0]!;

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -148,6 +148,9 @@ describe("hexa judge refuses what it cannot do or trust", () => {
       /--policy: .*policy: .*parameters/,
     );
     await expect(judgePolicy({ task: "hopper", policy: job("huge", { ...good, hidden: 1e9 }), episodes: 3 })).rejects.toThrow(/policy\.hidden/);
+    const oversized = job("oversized");
+    truncateSync(oversized, (64 << 20) + 1);
+    await expect(judgePolicy({ task: "hopper", policy: oversized, episodes: 3 })).rejects.toThrow(/--policy: .*67108865 bytes, more than 67108864/);
     await expect(judgePolicy({ task: "hopper", policy: job("count"), episodes: 101 })).rejects.toThrow(
       /--episodes: must be an integer in \[1, 100\] \(got 101\)/,
     );

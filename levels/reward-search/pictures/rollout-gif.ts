@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { ConfigError } from "../../../src/errors.ts";
 import { TaskInstance } from "../task.ts";
 import { loadTask } from "../tasks/index.ts";
@@ -19,11 +19,18 @@ export interface PolicyFile {
   policy: SerializedPolicy;
 }
 
+/** More than any policy hexa's trainer writes (a 4096-wide network's parameters in base64 stay far below it). */
+const MAX_POLICY_BYTES = 64 << 20;
+
+/** A policy.json from anywhere (docs/security.md): its size is checked before it is read, then its fields. */
 export const readPolicyFile = (path: string): PolicyFile => {
   let raw: unknown;
   try {
+    const size = statSync(path).size;
+    if (size > MAX_POLICY_BYTES) throw new ConfigError(`${path}: ${size} bytes, more than ${MAX_POLICY_BYTES}; not a training job's policy.json`);
     raw = JSON.parse(readFileSync(path, "utf8"));
   } catch (e) {
+    if (e instanceof ConfigError) throw e;
     throw new ConfigError(`${path}: cannot read the policy file (${(e as Error).message}); give the policy.json of a training job`);
   }
   const p = raw as Partial<PolicyFile>;
