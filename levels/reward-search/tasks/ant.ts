@@ -3,6 +3,7 @@ import { FORWARD_PROGRESS_REWARD } from "./forward-progress.ts";
 import { instanceSeeds, listNames } from "../envs/vec-env.ts";
 import { makeMujocoEnv, prepareMujoco, type MujocoSpec } from "../envs/mujoco/mujoco-env.ts";
 import { writeQposQvel } from "../envs/mujoco/observe.ts";
+import { writePlanarInfo } from "./planar-info.ts";
 
 /**
  * Gymnasium Ant-v5 (gymnasium/envs/mujoco/ant_v5.py; envs/mujoco/assets/README.md): ant.xml, frame_skip 5 (dt 0.05 s),
@@ -63,16 +64,8 @@ export const antSpec = (progress: (dx: number, dy: number) => number): MujocoSpe
     const healthy = qpos.every(Number.isFinite) && qvel.every(Number.isFinite) && qpos[2]! >= ANT.minZ && qpos[2]! <= ANT.maxZ;
     let sq = 0;
     for (let j = 0; j < f.length; j++) sq += clip(f[j]!) ** 2;
-    const { info, i } = o;
-    info.x_position![i] = xpos[3]!;
-    info.y_position![i] = xpos[4]!;
-    info.x_progress![i] = dx;
-    info.y_progress![i] = dy;
-    info.x_velocity![i] = dx / o.dt;
-    info.y_velocity![i] = dy / o.dt;
-    info.healthy![i] = healthy ? 1 : 0;
-    info.contact_force_sq![i] = sq;
-    o.fitness[i] = progress(dx, dy);
+    writePlanarInfo(o, { position: [xpos[3]!, xpos[4]!], progress: [dx, dy], healthy, contactForceSq: sq });
+    o.fitness[o.i] = progress(dx, dy);
     return !healthy;
   },
 });

@@ -3,6 +3,7 @@ import { defineTask } from "../task.ts";
 import { FORWARD_PROGRESS_REWARD } from "./forward-progress.ts";
 import { instanceSeeds, listNames } from "../envs/vec-env.ts";
 import { assetPath, makeMujocoEnv, prepareMujoco, type MujocoSpec, type StepOutcome } from "../envs/mujoco/mujoco-env.ts";
+import { writePlanarInfo } from "./planar-info.ts";
 import { writeQposQvel } from "../envs/mujoco/observe.ts";
 import { loadedModel } from "../envs/mujoco/runtime.ts";
 
@@ -172,15 +173,8 @@ const humanoidOutcome = (o: StepOutcome): boolean => {
   const dx = x - o.before[0]!,
     dy = y - o.before[1]!;
   const healthy = humanoidHealthy(qpos[2]!);
+  writePlanarInfo(o, { position: [qpos[0]!, qpos[1]!], progress: [dx, dy], healthy, contactForceSq: sumSquares(d.cfrc_ext as Float64Array) });
   const { info, i } = o;
-  info.x_position![i] = qpos[0]!;
-  info.y_position![i] = qpos[1]!;
-  info.x_progress![i] = dx;
-  info.y_progress![i] = dy;
-  info.x_velocity![i] = dx / o.dt;
-  info.y_velocity![i] = dy / o.dt;
-  info.healthy![i] = healthy ? 1 : 0;
-  info.contact_force_sq![i] = sumSquares(d.cfrc_ext as Float64Array);
   info.tendon_length_left_hipknee![i] = tLen[0]!;
   info.tendon_length_right_hipknee![i] = tLen[1]!;
   info.tendon_velocity_left_hipknee![i] = tVel[0]!;
