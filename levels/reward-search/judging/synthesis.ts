@@ -4,7 +4,6 @@
  * (synthesiser.ts, docs/guides/judging.md "Synthesiser"), carrying every tool call it made and the verdict.
  */
 import { z } from "zod";
-import type { Synthesis } from "./agreement.ts";
 
 const Unit = z.number().min(0).max(1);
 const Judge = z.enum(["code", "vision"]);
@@ -12,8 +11,8 @@ const DisagreementReason = z.enum(["gap", "threshold", "gap and threshold"]);
 
 /** The longest text of one tool call's arguments and of its result kept in the record, characters. */
 export const MAX_RECORDED_ARGS = 24_000;
-export const MAX_RECORDED_RESULT = 4000;
-export const MAX_REASON = 1000;
+const MAX_RECORDED_RESULT = 4000;
+const MAX_REASON = 1000;
 
 /** The verdict as the model writes it (snake_case: the model's own words, docs/spec/style.md §15). */
 export const VerdictAnswer = z.object({
@@ -29,7 +28,7 @@ export type VerdictAnswer = z.infer<typeof VerdictAnswer>;
 export const SynthesiserToolCall = z.strictObject({
   name: z.string().max(200),
   /** The arguments' JSON text, cut at MAX_RECORDED_ARGS. */
-  args: z.string().max(MAX_RECORDED_ARGS + 40),
+  args: z.string().max(MAX_RECORDED_ARGS + 60),
   status: z.enum(["ran", "invalid", "refused"]),
   /** What the model was told, cut at MAX_RECORDED_RESULT. */
   result: z.string().max(MAX_RECORDED_RESULT + 80),
@@ -66,6 +65,3 @@ export const SynthesisRecord = z.discriminatedUnion("kind", [
   SettledSynthesis,
 ]);
 export type SynthesisRecord = z.infer<typeof SynthesisRecord>;
-
-/** The agreement rule's outcomes are records as they are: a change to one that the schema lacks fails here. */
-export type AgreementIsRecord = Synthesis extends SynthesisRecord ? true : never;

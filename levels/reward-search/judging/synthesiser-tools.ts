@@ -28,7 +28,7 @@ export const SynthesiserToolLimits = z.strictObject({
 });
 export type SynthesiserToolLimits = z.infer<typeof SynthesiserToolLimits>;
 
-export interface ToolContext {
+interface ToolContext {
   record: TrajectoryRecord;
   /** The code judge's sandbox limits, which a check runs under too. */
   judgeLimits: Partial<JudgeLimits>;
@@ -37,8 +37,7 @@ export interface ToolContext {
 }
 
 /** A tool result the model is shown: cut at `max` characters, saying so. */
-export const bounded = (text: string, max: number): string =>
-  text.length <= max ? text : `${text.slice(0, max)}… (cut at ${max} of ${text.length} characters)`;
+const bounded = (text: string, max: number): string => (text.length <= max ? text : `${text.slice(0, max)}… (cut at ${max} of ${text.length} characters)`);
 
 const messageOf = (e: unknown): string => (e instanceof Error ? `${e.name}: ${e.message}` : String(e)).slice(0, 300);
 

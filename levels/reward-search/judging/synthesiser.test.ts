@@ -156,6 +156,21 @@ describe("synthesiseJudges with a scripted model", () => {
     expect(s.score).toBe(0.95);
   });
 
+  it("cuts a huge check's output at 2,000 characters and turns a failing vision call into the call's result", async () => {
+    const huge = `function judge() { return Array.from({ length: 100 }, (_, i) => ({ id: "r" + i, value: i, note: "n".repeat(400) })); }`;
+    const model = new ScriptedModel([
+      { toolCalls: [call("run_trajectory_check", { code: huge }), call("reask_vision", { question: "Forward?", from_s: 0, to_s: 0.5 })] },
+      { text: verdict({}) },
+    ]);
+    const reaskVision = vi.fn(async () => {
+      throw new Error("the vision endpoint is down");
+    });
+    const s = SettledSynthesis.parse(await synthesiseJudges(judges(0.95, 0.4), { model, reaskVision }));
+    expect(s.toolCalls[0]!.result).toMatch(/^100 result\(s\):\n- r0: 0 — n+\n- r1: 1 — [\s\S]*… \(cut at 2000 of \d+ characters\)$/);
+    expect(s.toolCalls[1]).toMatchObject({ status: "ran", result: "reask_vision failed: Error: the vision endpoint is down" });
+    expect(model.received[1]!.messages.filter((m) => m.role === "tool").map((m) => m.content)).toEqual(s.toolCalls.map((c) => c.result));
+  });
+
   it("enforces the rotation rule: a verdict on rotation direction that sides with the vision judge gives way to the code judge", async () => {
     const model = new ScriptedModel([
       { text: verdict({ score: 0.9, passed: true, sided_with: "vision", rotation: true, reason: "the frames show a back flip" }) },
