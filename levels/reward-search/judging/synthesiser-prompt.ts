@@ -59,7 +59,7 @@ const episodeLines = (r: TrajectoryRecord): string[] => {
   const bodies = h.bodies.map((b) => `${b.index} ${b.name}`).join(", ");
   const joints = h.joints.map((j) => `${j.name} (${j.type}, qpos[${j.qposAdr}], qvel[${j.dofAdr}], axis ${j.axis.join(" ")})`).join("; ");
   return [
-    `Episode: task ${h.task}, ${r.steps} steps of ${h.dt} s (${episodeSeconds(r)} s); forward is ${h.forward.join(" ")}, z is up.`,
+    `Episode: task ${h.task}, ${r.steps} steps of ${h.dt} s (${Number(episodeSeconds(r).toFixed(4))} s); forward is ${h.forward.join(" ")}, z is up.`,
     `Bodies (xpos row: 3 per body, xquat: 4 per body w x y z): ${bodies}`,
     `Joints: ${joints}`,
     `Reward terms: ${h.terms.join(", ")}`,

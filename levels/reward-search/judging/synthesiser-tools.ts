@@ -46,11 +46,12 @@ export const episodeSeconds = (r: TrajectoryRecord): number => r.steps * r.heade
 
 const reaskSchema = (c: ToolContext) => {
   const end = episodeSeconds(c.record);
+  const shown = Number(end.toFixed(4));
   return z
     .object({
       question: z.string().min(1).max(c.limits.maxQuestionChars).describe("one question about what the frames show"),
-      from_s: z.number().min(0).max(end).describe(`the window's start, seconds from the episode's start (0 to ${end})`),
-      to_s: z.number().min(0).max(end).describe(`the window's end, seconds, after from_s (at most ${end})`),
+      from_s: z.number().min(0).max(end).describe(`the window's start, seconds from the episode's start (0 to ${shown})`),
+      to_s: z.number().min(0).max(end).describe(`the window's end, seconds, after from_s (at most ${shown})`),
     })
     .superRefine((a, ctx) => {
       if (a.from_s >= a.to_s)

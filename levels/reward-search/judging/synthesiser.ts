@@ -129,7 +129,7 @@ class Conversation {
 
   /** With the budget left, the model with its tools; once spent, the model alone, asked for the verdict's schema. */
   private ask(messages: BaseMessage[]): Promise<AIMessage> {
-    return this.spent || this.cfg.toolBudget === 0 ? this.chat.invoke(messages, { hexaOutput: verdictOutput }) : this.withTools.invoke(messages);
+    return this.spent ? this.chat.invoke(messages, { hexaOutput: verdictOutput }) : this.withTools.invoke(messages);
   }
 
   private async toolResult(t: { id?: string; name: string; args: unknown }): Promise<ToolMessage> {
