@@ -50,7 +50,9 @@ describe("synthesiseJudges without a model call", () => {
     const ports = { model, reaskVision: vision() };
     expect(await synthesiseJudges(judges(0.95, 0.9), ports)).toEqual(synthesise({ code: 0.95, vision: 0.9 }));
     expect(await synthesiseJudges({ ...judges(0.93, 0), vision: null }, ports)).toMatchObject({ kind: "single", judge: "code", rule: /^code judge alone/ });
-    expect(await synthesiseJudges({ ...judges(0, 0), code: null, vision: null }, ports)).toMatchObject({ kind: "none" });
+    const none = await synthesiseJudges({ ...judges(0, 0), code: null, vision: null }, ports);
+    expect(none).toMatchObject({ kind: "none" });
+    expect(SynthesisRecord.parse(none)).toEqual(none);
     expect(server!.requests).toHaveLength(0);
     expect(ports.reaskVision).not.toHaveBeenCalled();
   });
