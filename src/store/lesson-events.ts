@@ -14,7 +14,10 @@ const reason = z.string().min(1).max(REASON_MAX);
 export const LessonAdded = z.object({
   type: z.literal("lesson_added"),
   ...base,
-  entry: Lesson.refine((l) => l.tier !== "RETIRED", { message: "a lesson enters active (HARD, STRONG or SOFT), never RETIRED", path: ["tier"] }),
+  entry: Lesson.refine((l) => l.tier !== "RETIRED" || l.history.at(-1)?.to === "RETIRED", {
+    message: "a lesson enters active (HARD, STRONG or SOFT), or RETIRED only with the change that retired it last in its history",
+    path: ["tier"],
+  }),
 });
 
 export const LessonTierChanged = z.object({

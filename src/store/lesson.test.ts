@@ -82,7 +82,9 @@ describe("lessons as bank events", () => {
       by: "reviser",
     });
     expect(() => foldEvents([...events, stale])).toThrow(/from STRONG, but it is HARD/);
-    expect(() => BankEvent.parse({ schemaVersion: 1, type: "lesson_added", round: 1, entry: lesson("x", "t", { tier: "RETIRED" }) })).toThrow(/never RETIRED/);
+    expect(() => BankEvent.parse({ schemaVersion: 1, type: "lesson_added", round: 1, entry: lesson("x", "t", { tier: "RETIRED" }) })).toThrow(
+      /RETIRED only with the change that retired it/,
+    );
     const extra = BankEvent.parse({ schemaVersion: 1, type: "lesson_added", round: 4, entry: lesson("l4_1", "Land on the foot.") });
     const lowered = BankEvent.parse({ schemaVersion: 1, type: "lessons_merged", round: 4, from: ["l1_2", "l4_1"], entry: lesson("l4_2", "t"), reason: "same" });
     expect(() => foldEvents([...events, extra, lowered])).toThrow(/into a STRONG lesson from a HARD one; the higher tier wins/);

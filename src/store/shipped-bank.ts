@@ -44,10 +44,11 @@ export const readShippedBank = (path: string, check: BankFileCheck = {}): Shippe
     throw new ConfigError(`${path}: ${i.path.join(".") || "(bank)"}: ${i.message}`);
   }
   const bank = checkBankEntries(path, parsed.data, check.payload);
-  if (!check.caps) return { ...parsed.data, ...bank };
+  const { skills: _s, mistakes: _m, lessons: _l, ...envelope } = parsed.data;
+  if (!check.caps) return { ...envelope, ...bank };
   const capped = withinCaps(path, bank, check.caps);
   capped.notes.forEach((line) => check.note?.(line));
-  return { ...parsed.data, ...capped.bank };
+  return { ...envelope, ...capped.bank };
 };
 
 /** Each level's shipped bank; two files for one level is an error. */
