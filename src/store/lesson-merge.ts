@@ -15,7 +15,7 @@ import { nextLessonId } from "./lesson-log.ts";
  */
 
 /** One group of duplicates: the ids merged, the merged lesson's text, and why they are one lesson. */
-export interface MergeGroup {
+interface MergeGroup {
   from: string[];
   text: string;
   reason: string;
@@ -55,7 +55,7 @@ export const tokenOverlap = (a: string, b: string): number => {
 };
 
 /** Two lessons sharing this share of their words are taken as one. */
-export const OVERLAP_THRESHOLD = 0.6;
+const OVERLAP_THRESHOLD = 0.6;
 
 /**
  * The rule-based merger: lessons in tier order, each joins the first group whose first lesson it repeats (same

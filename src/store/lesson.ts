@@ -31,14 +31,13 @@ export const LESSONS_MAX = 200;
 const bounded = (max: number) => z.string().min(1).max(max);
 
 /** One tier change as the entry keeps it: the round, from and to, the reason and who gave it. */
-export const TierChange = z.strictObject({
+const TierChange = z.strictObject({
   round: z.number().int().min(0),
   from: LessonTier,
   to: LessonTier,
   reason: bounded(REASON_MAX),
   by: bounded(BY_MAX).describe('who changed the tier: "reviser", "merge (heuristic)", "cap", a person'),
 });
-export type TierChange = z.infer<typeof TierChange>;
 
 export const Lesson = z.strictObject({
   kind: z.literal("lesson"),
@@ -54,9 +53,6 @@ export type Lesson = z.infer<typeof Lesson>;
 
 /** 0 for HARD … 3 for RETIRED: lower binds more. */
 export const tierRank = (t: LessonTier): number => LESSON_TIERS.indexOf(t);
-
-/** The more binding of two tiers (a merge keeps it: the higher tier wins). */
-export const higherTier = (a: LessonTier, b: LessonTier): LessonTier => (tierRank(a) <= tierRank(b) ? a : b);
 
 export const isActive = (l: Lesson): boolean => l.tier !== "RETIRED";
 
