@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { byWeight, type Bank, type Mistake, type Skill } from "../src/store/bank.ts";
 import type { FamilyWords } from "../src/family/family-words.ts";
+import { renderLessonsBlock, shownLessons } from "./lessons-block.ts";
 
 /** The retriever is a rule, not a model (docs/spec/method.md §1.3): top-M skills and top-N mistakes by weight. */
 export const RetrieverConfig = z.strictObject({
@@ -9,9 +10,11 @@ export const RetrieverConfig = z.strictObject({
 });
 export type RetrieverConfig = z.infer<typeof RetrieverConfig>;
 
+/** Lessons, when the bank has any, are shown by tier (agents/lessons-block.ts), not by weight. */
 export const retrieve = (bank: Bank, config: RetrieverConfig): Bank => ({
   skills: byWeight(bank.skills).slice(0, config.topSkills),
   mistakes: byWeight(bank.mistakes).slice(0, config.topMistakes),
+  ...(bank.lessons ? { lessons: shownLessons(bank.lessons) } : {}),
 });
 
 type BlockWords = Partial<Pick<FamilyWords, "seedsDiffer" | "verifyBy">>;
@@ -43,13 +46,7 @@ const mistakeLines = (m: Mistake, n: number): string[] => [
   `   How to avoid: ${m.correction}`,
 ];
 
-/**
- * The fixed block appended to the actor's system prompt, laid out as the paper's (docs/spec/method.md §1.3); empty
- * when nothing is retrieved. Skills learned on this level and skills transferred from other levels stand under
- * their own headings (a bank of transfer entries only is all transferred unless `transferred` says otherwise);
- * numbering runs on across both, so the actor can name any skill.
- */
-export const renderSkillBlock = (bank: Bank, config: RetrieverConfig, opts: { transferred?: boolean } & BlockWords = {}): string => {
+const skillsAndMistakes = (bank: Bank, config: RetrieverConfig, opts: { transferred?: boolean } & BlockWords): string => {
   const { skills, mistakes } = retrieve(bank, config);
   if (skills.length === 0 && mistakes.length === 0) return "";
   const isTransfer = (s: Skill) => opts.transferred ?? s.sourceType === "transfer";
@@ -67,3 +64,13 @@ export const renderSkillBlock = (bank: Bank, config: RetrieverConfig, opts: { tr
   lines.push("", `${differ}: an example's numbers are a place to start, not an answer; check them by experiment on this seed.`);
   return lines.join("\n").trim();
 };
+
+/**
+ * The fixed block appended to the actor's system prompt, laid out as the paper's (docs/spec/method.md §1.3); empty
+ * when nothing is retrieved. Skills learned on this level and skills transferred from other levels stand under
+ * their own headings (a bank of transfer entries only is all transferred unless `transferred` says otherwise);
+ * numbering runs on across both, so the actor can name any skill. The bank's lessons, when it has any, come
+ * first (docs/spec/method.md §3.1).
+ */
+export const renderSkillBlock = (bank: Bank, config: RetrieverConfig, opts: { transferred?: boolean } & BlockWords = {}): string =>
+  [renderLessonsBlock(bank.lessons ?? []), skillsAndMistakes(bank, config, opts)].filter(Boolean).join("\n\n");

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { ConfigError } from "../errors.ts";
 import { SkillIndexConfig, type RunConfig } from "../loop/run-config.ts";
 import { byWeight, foldEvents, type Bank, type BankEntry, type BankEvent } from "../store/bank.ts";
+import { lessonsText } from "../report/lessons-text.ts";
 import type { EmbeddingConfig } from "../store/embedding.ts";
 import { updateKey } from "../store/run-dir.ts";
 import { terminalText } from "../util/terminal-text.ts";
@@ -33,11 +34,12 @@ const entryLines = (e: BankEntry): string[] => [
 
 const bankText = (level: string, round: number, bank: Bank): string =>
   [
-    `${level}: bank after round ${round} (${bank.skills.length} skills, ${bank.mistakes.length} mistakes)`,
+    `${level}: bank after round ${round} (${bank.skills.length} skills, ${bank.mistakes.length} mistakes${bank.lessons ? `, ${bank.lessons.length} lessons` : ""})`,
     "skills, heaviest first:",
     ...(bank.skills.length ? byWeight(bank.skills).flatMap(entryLines) : ["  (none)"]),
     "mistakes, heaviest first:",
     ...(bank.mistakes.length ? byWeight(bank.mistakes).flatMap(entryLines) : ["  (none)"]),
+    ...(bank.lessons ? lessonsText(bank.lessons) : []),
   ].join("\n");
 
 const titleOf = (e: BankEntry) => (e.kind === "skill" ? e.title : e.description);
@@ -59,6 +61,12 @@ export const eventLine = (e: BankEvent): string => {
       return `${head} ${e.id} (${e.why})${why}`;
     case "evolver_failure":
       return `${head} ${e.error}`;
+    case "lesson_added":
+      return `${head} ${e.entry.id} (lesson, ${e.entry.tier}: ${e.entry.text})${why}`;
+    case "lesson_tier_changed":
+      return `${head} ${e.id} ${e.from} → ${e.to} by ${e.by} — ${e.reason}`;
+    case "lessons_merged":
+      return `${head} ${e.from.join(" + ")} → ${e.entry.id} (lesson, ${e.entry.tier}: ${e.entry.text})${why}`;
   }
 };
 

@@ -10,7 +10,7 @@ import { checkBankEntries, type BankCaps, type PayloadSchema } from "../store/ba
  */
 export const checkJobBank = (
   jobId: string,
-  bank: { skills: readonly unknown[]; mistakes: readonly unknown[] },
+  bank: { skills: readonly unknown[]; mistakes: readonly unknown[]; lessons?: readonly unknown[] | undefined },
   caps: BankCaps,
   payload: PayloadSchema,
 ): Bank => {

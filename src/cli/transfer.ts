@@ -15,6 +15,7 @@ import { readYamlMapping } from "../util/yaml-file.ts";
 import type { BankCaps } from "../store/bank-check.ts";
 import { readShippedBank, type BankFileCheck } from "../store/shipped-bank.ts";
 import { writeTransferredBank, type TransferredBank } from "../store/transfer-bank.ts";
+import { carriedLessons } from "../store/lesson-carry.ts";
 import { lastCommitted, openRun } from "./run-open.ts";
 import { evaluateTransfer, resultTable } from "./transfer-eval.ts";
 import { openSkillIndex } from "../app/run-setup.ts";
@@ -58,7 +59,7 @@ export const readSource = (families: FamilyRegistry, spec: string, family: Level
   } else {
     const b = readShippedBank(from, { ...check, payload: family.heuristics?.payload });
     if (b.level !== level) throw new ConfigError(`--from ${spec}: the bank file is for ${b.level}, not ${level}; write --from ${b.level}=${path}`);
-    bank = { skills: b.skills, mistakes: b.mistakes };
+    bank = { skills: b.skills, mistakes: b.mistakes, ...(b.lessons ? { lessons: b.lessons } : {}) };
   }
   return { level, from, description: family.describe(level), bank };
 };
@@ -118,7 +119,8 @@ export const transferBank = async (o: TransferOptions): Promise<{ bank: Transfer
     ...(objects ? { targetObjects: objects(o.target), familyObjects: [...new Set(o.family.listLevels().flatMap((l) => objects(l)))] } : {}),
     levelIds: o.family.listLevels(),
   });
-  if (!bank.skills.length && !bank.mistakes.length) {
+  const lessons = await carriedLessons(o.sources);
+  if (!bank.skills.length && !bank.mistakes.length && !lessons.length) {
     throw new ConfigError(
       `${o.target}: nothing transfers from ${o.sources.map((s) => s.level).join(", ")} (${audit.length} candidate entries, all dropped or none made); try other sources${o.synthesiser === "heuristic" ? " or --synthesiser llm" : ""}`,
     );
@@ -128,6 +130,7 @@ export const transferBank = async (o: TransferOptions): Promise<{ bank: Transfer
     level: o.target,
     source: `hexa transfer from ${o.sources.map((s) => s.level).join(" + ")} (${model})`,
     ...bank,
+    ...(lessons.length ? { lessons } : {}),
     transfer: {
       target: o.target,
       family: o.family.id,
@@ -225,7 +228,7 @@ export const transfer = async (families: FamilyRegistry, argv: TransferArgs): Pr
     promptLimit: argv["prompt-entries"],
   });
   process.stdout.write(
-    `transferred bank for ${target}: ${bank.skills.length} skills, ${bank.mistakes.length} mistakes (${bank.transfer.synthesiser.model})\n${auditReport(bank.transfer.audit)}\nbank file: ${file}\n`,
+    `transferred bank for ${target}: ${bank.skills.length} skills, ${bank.mistakes.length} mistakes${bank.lessons ? `, ${bank.lessons.length} lessons` : ""} (${bank.transfer.synthesiser.model})\n${auditReport(bank.transfer.audit)}\nbank file: ${file}\n`,
   );
   const seeds = argv["eval-seeds"];
   if (seeds === 0) return;

@@ -93,7 +93,7 @@ export const learnedSeeds = (run: RunState): Map<string, Set<number>> => {
   };
   for (const e of run.episodes) if (e.phase === "offline") add(e.level, [e.seed]);
   for (const [level, events] of run.log.events) {
-    for (const e of events) if ("entry" in e) add(level, e.entry.sourceSeeds);
+    for (const e of events) if ("entry" in e && e.entry.kind !== "lesson") add(level, e.entry.sourceSeeds);
   }
   return out;
 };

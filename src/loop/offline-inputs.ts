@@ -122,5 +122,15 @@ export const shipBank = (ctx: LoopContext, level: string): Promise<void> => {
       reason: "shipped bank",
     }),
   );
-  return commitUpdate(ctx, level, 0, out, 0, false);
+  // Lessons keep their tier and tier history (docs/spec/method.md §3.1): a retired one still shows why.
+  const lessons = (bank.lessons ?? []).map((entry) =>
+    event({
+      schemaVersion: 1,
+      type: "lesson_added",
+      round: 0,
+      entry: { ...entry, id: rename(entry.id), parents: entry.parents.map(rename) },
+      reason: "shipped bank",
+    }),
+  );
+  return commitUpdate(ctx, level, 0, [...out, ...lessons], 0, false);
 };

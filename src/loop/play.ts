@@ -30,7 +30,7 @@ export interface EpisodeResult {
   retrieved: string[];
 }
 
-const idsOf = (b: Bank) => [...b.skills, ...b.mistakes].map((e) => e.id);
+const idsOf = (b: Bank) => [...b.skills, ...b.mistakes, ...(b.lessons ?? [])].map((e) => e.id);
 
 /** One episode of any agent on any family: the loop's and `hexa episode`'s only way to play. */
 export const playEpisode = async (family: LevelFamily, r: PlayRequest): Promise<EpisodeResult> => {

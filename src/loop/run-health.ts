@@ -66,7 +66,7 @@ export const runProblems = (h: HealthInput): RunProblem[] => {
     for (const [level, events] of h.events) {
       for (const e of events) {
         if (e.type === "evolver_failure") failed.set(key(e, level), e.error);
-        else if (!(e.type === "add" && e.reason === "shipped bank")) worked.add(key(e, level));
+        else if (!((e.type === "add" || e.type === "lesson_added") && e.reason === "shipped bank")) worked.add(key(e, level));
       }
     }
     if (failed.size > 0 && worked.size === 0) {

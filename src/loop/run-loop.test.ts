@@ -231,6 +231,9 @@ const project = (e: BankEvent): unknown[] => {
     case "prune":
       return [e.type, e.id, e.why];
     case "evolver_failure":
+    case "lesson_added":
+    case "lesson_tier_changed":
+    case "lessons_merged":
       return [e.type];
   }
 };

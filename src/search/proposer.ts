@@ -1,3 +1,4 @@
+import type { Lesson } from "../store/lesson.ts";
 import type { Rng } from "../util/rng.ts";
 
 /**
@@ -49,6 +50,8 @@ export interface ProposeContext<T, I> {
   others?: readonly CandidateView[];
   /** Eureka: the feedback turn (the kept best's reflection), replacing the previous one. */
   feedback?: string;
+  /** Lessons carried from earlier iterations or tasks, shown by tier (docs/spec/method.md §3.1); absent or empty: none shown. */
+  lessons?: readonly Lesson[];
   /** Codes already tried in this search (a proposer may avoid repeating one). */
   seen: ReadonlySet<string>;
   /** This candidate's own random stream (seeded by the search seed and the candidate's index, so a resume replays it). */

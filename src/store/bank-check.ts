@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { ConfigError } from "../errors.ts";
 import { byWeight, Mistake, Skill, type Bank, type BankEntry, type BankEvent } from "./bank.ts";
+import { Lesson } from "./lesson.ts";
 
 /**
  * A bank checked where it enters a run (a shipped or transferred bank file, a run directory's recorded bank):
@@ -43,25 +44,43 @@ const idOf = (raw: unknown): string | undefined => {
   return typeof id === "string" && id !== "" ? id : undefined;
 };
 
+type Key = "skills" | "mistakes" | "lessons";
+const KIND: Record<Key, string> = { skills: "skill", mistakes: "mistake", lessons: "lesson" };
+
+/** What is wrong with one entry of a list, by its schema (and, for skills and mistakes, the family's payload schema). */
+const problemIn = (key: Key, raw: unknown, payload: PayloadSchema): string | undefined => {
+  if (key !== "lessons") return entryProblem(raw, key === "skills" ? Skill : Mistake, payload);
+  const lesson = Lesson.safeParse(raw);
+  return lesson.success ? undefined : issueText(lesson.error.issues[0]!, raw, []);
+};
+
 /**
  * A bank file's entries, each checked (the first bad one refused, naming the file, the entry and the field) and
- * every id used once, as the bank log requires (src/store/bank.ts applyEvent).
+ * every id used once, as the bank log requires (src/store/bank.ts applyEvent). `lessons` stays absent when the
+ * file has none, so such a bank reads as before.
  */
-export const checkBankEntries = (file: string, lists: { skills: readonly unknown[]; mistakes: readonly unknown[] }, payload: PayloadSchema): Bank => {
+export const checkBankEntries = (
+  file: string,
+  lists: { skills: readonly unknown[]; mistakes: readonly unknown[]; lessons?: readonly unknown[] | undefined },
+  payload: PayloadSchema,
+): Bank => {
   const seen = new Map<string, string>();
-  const read = <T extends BankEntry>(key: "skills" | "mistakes", schema: typeof Skill | typeof Mistake): T[] =>
-    lists[key].map((raw, i) => {
+  const read = (key: Key, list: readonly unknown[]): unknown[] =>
+    list.map((raw, i) => {
       const where = `${key}[${i}]`;
       const id = idOf(raw);
-      const label = `${key === "skills" ? "skill" : "mistake"} ${id ? `'${id}' (${where})` : where}`;
-      const problem = entryProblem(raw, schema, payload);
+      const label = `${KIND[key]} ${id ? `'${id}' (${where})` : where}`;
+      const problem = problemIn(key, raw, payload);
       if (problem) throw new ConfigError(`${file}: ${label}: ${problem}; correct the entry or remove it from the file`);
       const first = seen.get(id!);
       if (first) throw new ConfigError(`${file}: ${label}: id '${id}' is also ${first}'s; give every entry its own id`);
       seen.set(id!, where);
-      return schema.parse(raw) as T;
+      return raw;
     });
-  return { skills: read<Skill>("skills", Skill), mistakes: read<Mistake>("mistakes", Mistake) };
+  const skills = read("skills", lists.skills).map((raw) => Skill.parse(raw));
+  const mistakes = read("mistakes", lists.mistakes).map((raw) => Mistake.parse(raw));
+  if (lists.lessons === undefined) return { skills, mistakes };
+  return { skills, mistakes, lessons: read("lessons", lists.lessons).map((raw) => Lesson.parse(raw)) };
 };
 
 /**
@@ -76,7 +95,7 @@ export const withinCaps = (file: string, bank: Bank, caps: BankCaps): { bank: Ba
     return byWeight(entries).slice(0, cap);
   };
   return {
-    bank: { skills: keep(bank.skills, caps.skills, "skill", "maxSkills"), mistakes: keep(bank.mistakes, caps.mistakes, "mistake", "maxMistakes") },
+    bank: { ...bank, skills: keep(bank.skills, caps.skills, "skill", "maxSkills"), mistakes: keep(bank.mistakes, caps.mistakes, "mistake", "maxMistakes") },
     notes,
   };
 };

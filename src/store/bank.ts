@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { InvariantError } from "../errors.ts";
+import type { Lesson } from "./lesson.ts";
+import { applyLessonEvent, LessonAdded, LessonsMerged, LessonTierChanged } from "./lesson-events.ts";
 
 /** Skills and mistakes (docs/spec/method.md §3). Ids are stable across rounds; parents name merged or revised entries. */
 export const Evidence = z.object({
@@ -46,9 +48,11 @@ export type Mistake = z.infer<typeof Mistake>;
 export const BankEntry = z.discriminatedUnion("kind", [Skill, Mistake]);
 export type BankEntry = z.infer<typeof BankEntry>;
 
+/** `lessons` (docs/spec/method.md §3.1) is absent from a bank that never had one, so such banks read and write as before. */
 export interface Bank {
   skills: Skill[];
   mistakes: Mistake[];
+  lessons?: Lesson[];
 }
 export const EMPTY_BANK: Bank = { skills: [], mistakes: [] };
 
@@ -62,6 +66,9 @@ export const BankEvent = z.discriminatedUnion("type", [
   z.object({ type: z.literal("reweight"), ...base, id: z.string(), weight: z.number().min(0).max(1), evidenceState: Evidence }),
   z.object({ type: z.literal("prune"), ...base, id: z.string(), why: PruneReason }),
   z.object({ type: z.literal("evolver_failure"), ...base, error: z.string() }),
+  LessonAdded,
+  LessonTierChanged,
+  LessonsMerged,
 ]);
 export type BankEvent = z.infer<typeof BankEvent>;
 export type BankEventInput = z.input<typeof BankEvent>;
@@ -69,14 +76,17 @@ export type BankEventInput = z.input<typeof BankEvent>;
 const listOf = (bank: Bank, kind: BankEntry["kind"]): BankEntry[] => (kind === "skill" ? bank.skills : bank.mistakes);
 
 const without = (bank: Bank, ids: readonly string[]): Bank => ({
+  ...bank,
   skills: bank.skills.filter((s) => !ids.includes(s.id)),
   mistakes: bank.mistakes.filter((m) => !ids.includes(m.id)),
+  ...(bank.lessons ? { lessons: bank.lessons.filter((l) => !ids.includes(l.id)) } : {}),
 });
 
 const withEntry = (bank: Bank, entry: BankEntry): Bank =>
   entry.kind === "skill" ? { ...bank, skills: [...bank.skills, entry] } : { ...bank, mistakes: [...bank.mistakes, entry] };
 
-const has = (bank: Bank, id: string) => bank.skills.some((s) => s.id === id) || bank.mistakes.some((m) => m.id === id);
+const has = (bank: Bank, id: string) =>
+  bank.skills.some((s) => s.id === id) || bank.mistakes.some((m) => m.id === id) || (bank.lessons ?? []).some((l) => l.id === id);
 
 /** Applies one event; an event that names a missing entry is a hexa bug, never silently skipped. */
 export const applyEvent = (bank: Bank, e: BankEvent): Bank => {
@@ -96,19 +106,24 @@ export const applyEvent = (bank: Bank, e: BankEvent): Bank => {
         throw new InvariantError(`bank: revise of missing ${e.entry.kind} '${e.entry.id}' (round ${e.round})`);
       }
       return {
+        ...bank,
         skills: bank.skills.map((s) => (s.id === e.entry.id && e.entry.kind === "skill" ? e.entry : s)),
         mistakes: bank.mistakes.map((m) => (m.id === e.entry.id && e.entry.kind === "mistake" ? e.entry : m)),
       };
     case "reweight": {
       if (!has(bank, e.id)) throw new InvariantError(`bank: reweight of missing id '${e.id}' (round ${e.round})`);
       const update = <T extends BankEntry>(x: T): T => (x.id === e.id ? { ...x, weight: e.weight, evidence: e.evidenceState } : x);
-      return { skills: bank.skills.map(update), mistakes: bank.mistakes.map(update) };
+      return { ...bank, skills: bank.skills.map(update), mistakes: bank.mistakes.map(update) };
     }
     case "prune":
       if (!has(bank, e.id)) throw new InvariantError(`bank: prune of missing id '${e.id}' (round ${e.round})`);
       return without(bank, [e.id]);
     case "evolver_failure":
       return bank;
+    case "lesson_added":
+    case "lesson_tier_changed":
+    case "lessons_merged":
+      return { ...bank, lessons: applyLessonEvent(bank.lessons ?? [], e, (id) => has(bank, id)) };
   }
 };
 

@@ -3,6 +3,7 @@ import { RewardCategory, Trajectory } from "./trajectory.ts";
 
 import { UsageRecord } from "../llm/accounting.ts";
 import { BankEvent, Mistake, Skill } from "./bank.ts";
+import { Lesson, LESSONS_MAX } from "./lesson.ts";
 
 /** What a run directory holds, line by line (docs/spec/style.md §14: versioned, parsed on read). */
 
@@ -102,7 +103,8 @@ export const UsageLine = UsageRecord.extend({
 });
 export type UsageLine = z.infer<typeof UsageLine>;
 
-export const BankData = z.object({ skills: z.array(Skill), mistakes: z.array(Mistake) });
+/** A level's bank as a file holds it; `lessons` only where the bank has any (docs/spec/method.md §3.1). */
+export const BankData = z.object({ skills: z.array(Skill), mistakes: z.array(Mistake), lessons: z.array(Lesson).max(LESSONS_MAX).optional() });
 
 /** banks/round-NN.json: every level's bank after round NN's update (NN = 00: the initial bank). */
 export const BankSnapshot = z.object({

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { z } from "zod";
 import { ConfigError } from "../errors.ts";
 import type { Bank } from "./bank.ts";
+import { LESSONS_MAX } from "./lesson.ts";
 import { checkBankEntries, withinCaps, type BankCaps, type PayloadSchema } from "./bank-check.ts";
 import { BankData } from "./run-records.ts";
 
@@ -14,7 +15,11 @@ export const ShippedBank = BankData.extend({
 export type ShippedBank = z.infer<typeof ShippedBank>;
 
 /** The file around the entries; each entry is checked on its own (bank-check.ts), so a refusal names it. */
-const ShippedEnvelope = ShippedBank.extend({ skills: z.array(z.unknown()), mistakes: z.array(z.unknown()) });
+const ShippedEnvelope = ShippedBank.extend({
+  skills: z.array(z.unknown()),
+  mistakes: z.array(z.unknown()),
+  lessons: z.array(z.unknown()).max(LESSONS_MAX).optional(),
+});
 
 /** How a bank file is checked where it enters: the family's payload schema and the run's caps (absent: none). */
 export interface BankFileCheck {
@@ -39,10 +44,11 @@ export const readShippedBank = (path: string, check: BankFileCheck = {}): Shippe
     throw new ConfigError(`${path}: ${i.path.join(".") || "(bank)"}: ${i.message}`);
   }
   const bank = checkBankEntries(path, parsed.data, check.payload);
-  if (!check.caps) return { ...parsed.data, ...bank };
+  const { skills: _s, mistakes: _m, lessons: _l, ...envelope } = parsed.data;
+  if (!check.caps) return { ...envelope, ...bank };
   const capped = withinCaps(path, bank, check.caps);
   capped.notes.forEach((line) => check.note?.(line));
-  return { ...parsed.data, ...capped.bank };
+  return { ...envelope, ...capped.bank };
 };
 
 /** Each level's shipped bank; two files for one level is an error. */
@@ -51,7 +57,7 @@ export const readShippedBanks = (paths: readonly string[], check: BankFileCheck 
   for (const p of paths) {
     const b = readShippedBank(p, check);
     if (out.has(b.level)) throw new ConfigError(`offline.banks: two banks for ${b.level} (the second is ${p}); give one per level`);
-    out.set(b.level, { skills: b.skills, mistakes: b.mistakes });
+    out.set(b.level, { skills: b.skills, mistakes: b.mistakes, ...(b.lessons ? { lessons: b.lessons } : {}) });
   }
   return out;
 };

@@ -9,6 +9,7 @@ import type { RewardProposeContext } from "../search/evaluator.ts";
 import { getTask } from "../tasks/index.ts";
 import { sampleTransitions } from "../tools/check_reward.ts";
 import type { Message } from "../../../src/llm/chat-model.ts";
+import type { Lesson } from "../../../src/store/lesson.ts";
 import { alignMessages, proposalMessages, repairMessages, selfEvaluationMessages, taskText } from "./proposer-prompts.ts";
 
 const task = getTask("cartpole");
@@ -136,5 +137,38 @@ describe("check_reward's report and the actor's task text", () => {
     expect(rules).not.toMatch(/spend them all|full budget/);
     const equal = rewardSearchPrompt(task, instance, { train: 300_000, finish: 300_000 }, 4, "discrete", 3).rules.join("\n");
     expect(equal).toContain("If your last training (training 3 of 3) is a train_policy run that reaches F ≥ 475");
+  });
+});
+
+describe("lessons in the proposer's prompts (docs/spec/method.md §3.1)", () => {
+  const lesson = (id: string, text: string, tier: Lesson["tier"], history: Lesson["history"] = []): Lesson => ({
+    kind: "lesson",
+    id,
+    text,
+    tier,
+    generation: 1,
+    parents: [],
+    history,
+  });
+  const lessons: Lesson[] = [
+    lesson("l1_1", "A height term without a landing term makes the policy dive.", "SOFT"),
+    lesson("l1_2", "Never reward the torso angle without bounding it.", "HARD"),
+    lesson("l2_1", "Keep the alive bonus below the task terms.", "STRONG"),
+    lesson("l1_3", "Reward the pole's velocity.", "RETIRED", [
+      { round: 3, from: "STRONG", to: "RETIRED", reason: "it made the cart oscillate", by: "reviser" },
+    ]),
+  ];
+
+  it("follow the task, most binding first, SOFT marked challengeable and the retired under do-not-repeat with their reason (golden)", () => {
+    const messages = propose("refine", { ...contextFor(), lessons });
+    expectGolden("reward-search-refine-lessons.txt", asText(messages));
+    const first = String(messages[1]!.content);
+    expect(first.indexOf("[HARD]")).toBeLessThan(first.indexOf("[STRONG]"));
+    expect(first).toContain("3. [SOFT, challengeable] A height term");
+    expect(first).toContain("## Retired lessons: do not repeat these mistakes\n- Reward the pole's velocity. (retired: it made the cart oscillate)");
+  });
+
+  it("leave every operator's prompt byte-identical when there are none", () => {
+    for (const op of OPERATORS) expect(asText(propose(op, { ...contextFor(), lessons: [] }))).toBe(asText(propose(op)));
   });
 });

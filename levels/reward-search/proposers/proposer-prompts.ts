@@ -1,3 +1,4 @@
+import { renderLessonsBlock } from "../../../agents/lessons-block.ts";
 import type { Message } from "../../../src/llm/chat-model.ts";
 import type { CandidateView, FailedAttempt, Operator } from "../../../src/search/proposer.ts";
 import { actionText, CODE_TIPS, REFLECTION_TIPS, refineTips } from "../reward-tips.ts";
@@ -143,8 +144,15 @@ const refineTurn = (ctx: RewardProposeContext, first: Message): Message[] => {
   return [first, ...answer, { role: "user", content: feedback }];
 };
 
-/** The messages of one proposal: the designer's system prompt, the task and the operator's request. */
-export const proposalMessages = (kind: Operator, ctx: RewardProposeContext, task: string): Message[] => {
+/** The task followed by the lessons carried to it (docs/spec/method.md §3.1); the task alone when there are none. */
+const withLessons = (task: string, ctx: RewardProposeContext): string => {
+  const block = renderLessonsBlock(ctx.lessons ?? []);
+  return block ? `${task}\n\n${block}` : task;
+};
+
+/** The messages of one proposal: the designer's system prompt, the task (with its lessons, if any) and the operator's request. */
+export const proposalMessages = (kind: Operator, ctx: RewardProposeContext, taskOnly: string): Message[] => {
+  const task = withLessons(taskOnly, ctx);
   const system: Message = { role: "system", content: SYSTEM };
   const initial: Message = { role: "user", content: `${task}\n\n${INITIAL}` };
   if (kind === "initial") return [system, initial];

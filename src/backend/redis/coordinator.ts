@@ -137,7 +137,7 @@ const stoppedUsage = async (queue: Queue, jobId: string): Promise<UsageLine[]> =
 
 /** The job of one episode, signed: the episode, its bank, the run's config and its spend cap. */
 const episodeJobData = (o: RedisBackendOptions, jobId: string, job: EpisodeJob): EpisodeJobData => {
-  // An EpisodeJob is the job's episode and its bank (a Bank is exactly {skills, mistakes}).
+  // An EpisodeJob is the job's episode and its bank (a Bank is {skills, mistakes} and, if it has any, lessons).
   const { bank, ...episode } = job;
   return signJob(o.jobKey, EPISODES, jobId, {
     schemaVersion: JOB_SCHEMA_VERSION,

@@ -138,6 +138,13 @@ describe("episodeResultProblem", () => {
     expect(episodeResultProblem(job(), { ...honest(), retrieved: ["S1"] }, facts)).toMatch(/retrieved: "S1" is no entry of the bank the job sent/);
   });
 
+  it("accepts retrieved lessons the job's bank holds (docs/spec/method.md §3.1)", () => {
+    const lesson = { kind: "lesson" as const, id: "l1_1", text: "Drop from high.", tier: "HARD" as const, generation: 1, parents: [], history: [] };
+    const withLesson = job({ bank: { skills: [], mistakes: [], lessons: [lesson] } });
+    expect(episodeResultProblem(withLesson, { ...honest(), retrieved: ["l1_1"] }, facts)).toBeUndefined();
+    expect(episodeResultProblem(job(), { ...honest(), retrieved: ["l1_1"] }, facts)).toMatch(/retrieved: "l1_1" is no entry/);
+  });
+
   it("refuses more of the job's budget spent than its allowance", () => {
     const spent = honest({
       steps: [

@@ -81,7 +81,7 @@ export const episodeResultProblem = (
   facts: EpisodeFacts,
 ): string | undefined => {
   const t = result.trajectory;
-  const ids = new Set([...job.bank.skills, ...job.bank.mistakes].map((e) => e.id));
+  const ids = new Set([...job.bank.skills, ...job.bank.mistakes, ...(job.bank.lessons ?? [])].map((e) => e.id));
   const unknown = result.retrieved.find((id) => !ids.has(id));
   return (
     turnsProblem(t, facts.maxTurnsOf(job.agent)) ??

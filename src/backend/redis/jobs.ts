@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { Mistake, Skill } from "../../store/bank.ts";
+import { Lesson, LESSONS_MAX } from "../../store/lesson.ts";
 import { Phase, UsageLine } from "../../store/run-records.ts";
 import { Trajectory } from "../../store/trajectory.ts";
 import { RUN_AGENTS } from "../../loop/run-choices.ts";
@@ -33,7 +34,7 @@ export const EpisodeJobData = z.object({
     bankRound: z.number().int().min(0).nullable(),
     allowance: z.number().int().min(0).optional(),
   }),
-  bank: z.object({ skills: z.array(Skill), mistakes: z.array(Mistake) }),
+  bank: z.object({ skills: z.array(Skill), mistakes: z.array(Mistake), lessons: z.array(Lesson).max(LESSONS_MAX).optional() }),
   /** The run's spend cap when it has one: the worker's gate then counts in the run's ledger (spend-ledger.ts), whose cap is the coordinator's latest. */
   budget: Budget.optional(),
 });

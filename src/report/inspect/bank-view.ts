@@ -1,4 +1,5 @@
-import type { BankEntry, BankEvent } from "../../store/bank.ts";
+import { foldEvents, type BankEntry, type BankEvent } from "../../store/bank.ts";
+import { byTier, retiredReason, type Lesson } from "../../store/lesson.ts";
 import type { BankSnapshot } from "../../store/run-records.ts";
 
 /**
@@ -54,7 +55,29 @@ export interface BankView {
   lineage: { level: string; from: string; to: string; type: "merge" | "revise"; round: number }[];
   /** Events per level and type, for the summary line and the tests. */
   counts: Record<string, Record<string, number>>;
+  /** Each level's lessons in its last bank, most binding first (docs/spec/method.md §3.1); absent when no level has any. */
+  lessons?: LessonView[];
 }
+
+export interface LessonView extends Pick<Lesson, "id" | "tier" | "text" | "parents" | "history" | "source"> {
+  level: string;
+  retiredReason?: string;
+}
+
+const lessonViews = (level: string, events: readonly BankEvent[]): LessonView[] =>
+  byTier(foldEvents(events).lessons ?? []).map((l) => {
+    const why = retiredReason(l);
+    return {
+      level,
+      id: l.id,
+      tier: l.tier,
+      text: l.text,
+      parents: l.parents,
+      history: l.history,
+      ...(l.source ? { source: l.source } : {}),
+      ...(why ? { retiredReason: why } : {}),
+    };
+  });
 
 const titleOf = (e: BankEntry): string => (e.kind === "skill" ? e.title : e.description);
 
@@ -144,6 +167,9 @@ export const bankView = (events: ReadonlyMap<string, readonly BankEvent[]>, snap
     view.counts[level] = {};
     levelRows(level, events.get(level) ?? [], view);
   }
+  // Only a level with lessons is folded here, so a run without any reads exactly as before.
+  const withLessons = levels.filter((level) => (events.get(level) ?? []).some((e) => e.type === "lesson_added"));
+  if (withLessons.length) view.lessons = withLessons.flatMap((level) => lessonViews(level, events.get(level)!));
   for (const s of snapshots) {
     const banks: Record<string, SnapshotEntry[]> = {};
     for (const [level, bank] of Object.entries(s.banks)) {

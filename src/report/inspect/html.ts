@@ -1,4 +1,5 @@
 import type { Report } from "./model.ts";
+import { lessonsSection } from "./lessons-section.ts";
 import { bundleText, verificationText } from "./attestation-view.ts";
 import { SERIES_COLOURS, SERIES_DASHES } from "../palette.ts";
 
@@ -145,7 +146,7 @@ ${finalSection(report)}
 <h3>Weight r<sub>k</sub> per round</h3><div class="chart" id="chart-weights"></div>
 <h3>Diff between two rounds</h3><div class="controls" id="diff-controls"></div><div class="diff" id="diff-body"></div>
 <h3>Lineage of merges and revisions</h3><div id="lineage"></div>
-<h3>Evolver failures</h3><div id="failures"></div></section>
+<h3>Evolver failures</h3><div id="failures"></div></section>${lessonsSection(report)}
 <section id="episodes"><h2>Episodes</h2><div class="controls" id="episode-filters"></div><div id="episode-list"></div></section>
 <section id="usage"><h2>Usage</h2><div class="chart" id="chart-usage"></div><div id="usage-body"></div></section>
 <section id="searches" hidden><h2>Searches</h2><div class="controls" id="search-controls"></div><div id="search-summary"></div>
