@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { xoshiro128ss } from "../../../src/util/rng.ts";
-import { CORRECTED_CODE, HOPPER_TREE, json, scriptedJudgeModel, WRONG_BODY_CODE } from "../judging/author-scripted.ts";
+import { CORRECTED_CODE, HOPPER_TREE, json, scriptedJudgeModel, WRONG_BODY_CODE } from "../judging/fixtures/author-scripted.ts";
 import { authoredJudgeId } from "../judging/author-store.ts";
 import { getTask, loadTask } from "../tasks/index.ts";
 import { initParams, policyLayout, serializePolicy } from "../trainer/policy.ts";

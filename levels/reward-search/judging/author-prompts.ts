@@ -32,7 +32,7 @@ const jointLine = (j: JointRow, bodies: readonly BodyRow[]) => {
 };
 
 /** The body and joint tables, the sizes and conventions a judge must know to read the trajectory. */
-export const envText = (e: AuthoringEnv): string => {
+const envText = (e: AuthoringEnv): string => {
   const h = e.header;
   return [
     `Task: ${h.task} (model ${h.model}); dt = ${f(h.dt)} s per env step; a full episode is ${e.episodeSteps} steps (${f(e.episodeSteps * h.dt)} s)`,

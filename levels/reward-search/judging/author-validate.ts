@@ -13,7 +13,7 @@ import type { CriteriaTree } from "./criteria.ts";
 import { scoreTree } from "./tree-score.ts";
 
 /** Steps of the validation episode (Prompt-to-Policy's sample trajectory). */
-export const SAMPLE_STEPS = 5;
+const SAMPLE_STEPS = 5;
 
 /** The episode an authored judge is validated on, and what it was. */
 export interface Sample {

@@ -5,7 +5,7 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { LlmConfig } from "../../../src/llm/config.ts";
 import { scriptedRole } from "../../../test/support/scripted-role.ts";
 import { getTask, loadTask } from "../tasks/index.ts";
-import { CORRECTED_CODE, HOPPER_TREE, HOPPER_TREE_REVISED, json, LOOPHOLE_CODE } from "./author-scripted.ts";
+import { CORRECTED_CODE, HOPPER_TREE, HOPPER_TREE_REVISED, json, LOOPHOLE_CODE } from "./fixtures/author-scripted.ts";
 import { authorJudge } from "./author.ts";
 
 /** The judge author through the real client (the `llm.judge` role's model) against a local OpenAI-compatible server. */

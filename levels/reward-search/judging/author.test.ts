@@ -13,7 +13,7 @@ import {
   type ScriptedAnswer,
   scriptedJudgeModel,
   WRONG_BODY_CODE,
-} from "./author-scripted.ts";
+} from "./fixtures/author-scripted.ts";
 import { authoredJudgeId, storedJudgeFor } from "./author-store.ts";
 import { authorJudge } from "./author.ts";
 import { randomRollout } from "./author-validate.ts";

@@ -34,7 +34,7 @@ export interface AuthorRequest {
   limits?: Partial<JudgeLimits>;
 }
 
-export type AuthoringStage = "sample" | "decompose" | "implement" | "loophole review" | "store";
+type AuthoringStage = "sample" | "decompose" | "implement" | "loophole review" | "store";
 
 export type AuthoringOutcome =
   | { ok: true; judge: Judge; path: string; summary: AuthoringSummary }
