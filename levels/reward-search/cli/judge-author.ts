@@ -11,7 +11,7 @@ import type { RewardTask } from "../task.ts";
 
 /** The judge model's part of a request: where judges are stored, and the model (its log written in the judgment folder). */
 export interface AuthorSetup {
-  /** The judge store (default: `judges/` in the judgment folder). */
+  /** The judge store (default: the judgment folder, whose `judges/` then holds the authored judges). */
   store?: string;
   model: (judgmentDir: string) => Promise<ChatModel>;
 }

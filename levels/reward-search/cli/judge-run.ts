@@ -198,7 +198,7 @@ const taskFor = async (r: JudgeRequest, policy: PolicyInput): Promise<RewardTask
 
 /** The judge model's code judge for the request's intent, or the task's description when none is given. */
 const authoredFor = (r: JudgeRequest, a: AuthorSetup, task: RewardTask, dir: string) =>
-  judgeForIntent(task, r.intent ?? task.description, a.store ?? join(dir, "judges"), () => a.model(dir));
+  judgeForIntent(task, r.intent ?? task.description, a.store ?? dir, () => a.model(dir));
 
 /** Judge a policy's evaluation episodes without a model (or with a judge model that authors the code judge); the judgment is written to `<dir>/judgment.json`. */
 export async function judgePolicy(r: JudgeRequest, renderPicks?: PickRenderer): Promise<JudgeOutcome> {

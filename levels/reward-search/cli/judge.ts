@@ -19,9 +19,9 @@ const authorSetup = (argv: { judgeModel?: string | undefined; judgeBaseUrl?: str
 });
 
 /**
- * `hexa judge`: a policy's evaluation episodes judged without a model (docs/guides/judging.md, "hexa judge"): by a
- * versioned code judge (`--judge`), or on a task with F by the fitness judge; picks the p10 / median / p90 episodes
- * by the judge's score and writes judgment.json.
+ * `hexa judge`: a policy's evaluation episodes judged (docs/guides/judging.md, "hexa judge"): by a versioned code
+ * judge (`--judge`), by the code judge a judge model authors for the intent (`--judge-model`), or on a task with F
+ * by the fitness judge; picks the p10 / median / p90 episodes by the judge's score and writes judgment.json.
  */
 export const judgeCommand = defineCommand({
   command: "judge",
@@ -53,7 +53,10 @@ export const judgeCommand = defineCommand({
         type: "string",
         describe: "llm.judge: its OpenAI-compatible endpoint (else OPENAI_BASE_URL); key: HEXA_JUDGE_API_KEY or OPENAI_API_KEY",
       })
-      .option("judge-store", { type: "string", describe: "where authored judges are kept and looked up (default: judges/ in the judgment folder)" })
+      .option("judge-store", {
+        type: "string",
+        describe: "the judge store where authored judges are kept (DIR/judges/) and looked up (default: the judgment folder)",
+      })
       .option("out", { type: "string", describe: "the judgment folder (default: judgment/ beside the policy)" })
       .option("force", { type: "boolean", default: false, describe: "replace a judgment.json already in the folder" })
       .option("frames", {

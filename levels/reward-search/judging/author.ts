@@ -34,7 +34,7 @@ export interface AuthorRequest {
   limits?: Partial<JudgeLimits>;
 }
 
-type AuthoringStage = "sample" | "decompose" | "implement" | "loophole review" | "store";
+type AuthoringStage = "intent" | "sample" | "decompose" | "implement" | "loophole review" | "store";
 
 export type AuthoringOutcome =
   | { ok: true; judge: Judge; path: string; summary: AuthoringSummary }
@@ -57,11 +57,12 @@ export async function authorJudge(r: AuthorRequest): Promise<AuthoringOutcome> {
     loophole: newRounds(AUTHORING_CAPS.loopholes),
     calls: [],
   };
-  const at: { stage: AuthoringStage } = { stage: "sample" };
+  const at: { stage: AuthoringStage } = { stage: "intent" };
   let conversation: AuthorConversation | undefined;
   try {
     if (r.intent.trim().length === 0 || r.intent.length > MAX_INTENT)
-      throw new AuthoringStageFailed("sample", `the intent must be 1 to ${MAX_INTENT} characters`);
+      throw new AuthoringStageFailed("intent", `the intent must be 1 to ${MAX_INTENT} characters (got ${r.intent.length}); give a shorter --intent`);
+    at.stage = "sample";
     const sample = await sampleOf(r);
     summary.sample = { task: sample.task, seed: sample.seed, steps: sample.steps };
     conversation = new AuthorConversation(
