@@ -6,22 +6,12 @@
 import { ModelOutputError } from "../../../src/errors.ts";
 import type { JudgeLimits } from "../sandbox/judge-sandbox.ts";
 import { ImplementAnswer } from "./author-answers.ts";
+import { AuthoringStageFailed } from "./author-failure.ts";
 import type { AuthorConversation } from "./author-conversation.ts";
 import type { RoundsReport } from "./author-decompose.ts";
 import { fixRequest, implementRequest } from "./author-prompts.ts";
 import { type Sample, validateJudgeCode } from "./author-validate.ts";
 import type { CriteriaTree } from "./criteria.ts";
-
-/** Raised when the tries run out: the stage's label says how many and the last error. */
-export class AuthoringStageFailed extends Error {
-  constructor(
-    readonly stage: string,
-    readonly detail: string,
-  ) {
-    super(`authoring failed at ${stage}: ${detail}`);
-    this.name = new.target.name;
-  }
-}
 
 const MAX_ERROR_SHOWN = 300;
 

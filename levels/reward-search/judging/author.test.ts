@@ -242,5 +242,8 @@ describe("authoring failures end labelled, never as a crash", () => {
     });
     const c = await authorJudge({ model: down.model, intent: INTENT, task: hopper(), store: store() });
     expect(c.ok || c.label).toMatch(/^authoring failed at decompose: .*connection refused/);
+
+    const d = await authorJudge({ model: down.model, intent: "x".repeat(4001), task: hopper(), store: store() });
+    expect(d.ok || d.label).toBe("authoring failed at intent: the intent must be 1 to 4000 characters (got 4001); give a shorter intent");
   }, 60_000);
 });

@@ -11,7 +11,8 @@ import type { JudgeLimits } from "../sandbox/judge-sandbox.ts";
 import type { RewardTask, TaskInstance } from "../task.ts";
 import { AuthorConversation } from "./author-conversation.ts";
 import { AUTHORING_CAPS, decomposeIntent, newRounds } from "./author-decompose.ts";
-import { AuthoringStageFailed, implementLeaves } from "./author-implement.ts";
+import { type AuthoringStage, AuthoringStageFailed } from "./author-failure.ts";
+import { implementLeaves } from "./author-implement.ts";
 import { systemPrompt } from "./author-prompts.ts";
 import { reviewLoopholes } from "./author-review.ts";
 import { type AuthoringSummary, authoredJudgeId, latestJudgeVersion, saveAuthoringSummary } from "./author-store.ts";
@@ -33,8 +34,6 @@ export interface AuthorRequest {
   store: string;
   limits?: Partial<JudgeLimits>;
 }
-
-type AuthoringStage = "intent" | "sample" | "decompose" | "implement" | "loophole review" | "store";
 
 export type AuthoringOutcome =
   | { ok: true; judge: Judge; path: string; summary: AuthoringSummary }
@@ -61,7 +60,7 @@ export async function authorJudge(r: AuthorRequest): Promise<AuthoringOutcome> {
   let conversation: AuthorConversation | undefined;
   try {
     if (r.intent.trim().length === 0 || r.intent.length > MAX_INTENT)
-      throw new AuthoringStageFailed("intent", `the intent must be 1 to ${MAX_INTENT} characters (got ${r.intent.length}); give a shorter --intent`);
+      throw new AuthoringStageFailed("intent", `the intent must be 1 to ${MAX_INTENT} characters (got ${r.intent.length}); give a shorter intent`);
     at.stage = "sample";
     const sample = await sampleOf(r);
     summary.sample = { task: sample.task, seed: sample.seed, steps: sample.steps };
@@ -81,7 +80,7 @@ export async function authorJudge(r: AuthorRequest): Promise<AuthoringOutcome> {
   } catch (e) {
     if (e instanceof RunStopped || e instanceof InvariantError) throw e;
     summary.calls = conversation?.calls ?? [];
-    const stage = e instanceof AuthoringStageFailed ? (e.stage as AuthoringStage) : at.stage;
+    const stage = e instanceof AuthoringStageFailed ? e.stage : at.stage;
     const detail = e instanceof AuthoringStageFailed ? e.detail : `${e instanceof Error ? e.name : "Error"}: ${e instanceof Error ? e.message : String(e)}`;
     summary.label = `authoring failed at ${stage}: ${detail.slice(0, 600)}`;
     return { ok: false, stage, label: summary.label, summary };
