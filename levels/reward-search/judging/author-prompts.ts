@@ -43,6 +43,8 @@ const envText = (e: AuthoringEnv): string => {
     ...h.bodies.map((b) => bodyLine(b, h.bodies)),
     "Joints (index: name (type) where its values are; sign convention; limits):",
     ...h.joints.map((j) => jointLine(j, h.bodies)),
+    "A slide joint's qpos is its displacement from the body's place in the model file, not a world coordinate (xpos is world).",
+    "Right-handed about +y turns +z toward +x; about +z turns +x toward +y; about +x turns +y toward +z.",
   ].join("\n");
 };
 
