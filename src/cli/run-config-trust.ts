@@ -11,10 +11,10 @@ import { changedKeys } from "../app/run-setup.ts";
  * backend URL — names a host, a process or a file outside the run, and is the reader's to choose, never the run's.
  * The rule is by kind, not by a list of dangerous fields, so a field added later is withheld until it is listed here.
  */
-const TEXT_TAKEN = new Set(["name", "family", "levels.*", "llm.actor.model", "llm.evolver.model", "llm.synthesiser.model"]);
+const TEXT_TAKEN = new Set(["name", "family", "levels.*", "llm.actor.model", "llm.evolver.model", "llm.synthesiser.model", "llm.judge.model"]);
 
 /** Free-form data that shapes the records and names nothing: fields added to a model request (answered from the record on a replay). */
-const DATA_TAKEN = new Set(["llm.actor.extraBody", "llm.evolver.extraBody", "llm.synthesiser.extraBody"]);
+const DATA_TAKEN = new Set(["llm.actor.extraBody", "llm.evolver.extraBody", "llm.synthesiser.extraBody", "llm.judge.extraBody"]);
 
 type Def = {
   type: string;

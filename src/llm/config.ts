@@ -104,7 +104,7 @@ export const isEmbedded = (c: RoleModelConfig): c is LlamaCppModelConfig => c.pr
 // A bank edit is an extraction from evidence, not a creative sample: a low temperature keeps reruns alike.
 const evolverTemperature = z.number().min(0).max(2).default(0.2).describe("sampling temperature (low for the evolver); reasoning models accept only 1");
 
-/** The evolver's model: the same fields, a lower default temperature. */
+/** The evolver's model (and the judge author's): the same fields, a lower default temperature. */
 const EvolverModelConfig = z.discriminatedUnion("provider", [
   ModelConfig.extend({ temperature: evolverTemperature }),
   LlamaCppModelConfig.extend({ temperature: evolverTemperature }),
@@ -115,6 +115,7 @@ export const LlmConfig = z.strictObject({
   actor: RoleModelConfig.prefault({}).describe("the model that plays the levels"),
   evolver: EvolverModelConfig.prefault({}).describe("the model that edits the skill bank"),
   synthesiser: RoleModelConfig.prefault({}).describe("the model that writes a bank from descriptions"),
+  judge: EvolverModelConfig.prefault({}).describe("the model that writes code judges from an intent (levels/reward-search/judging/author.ts)"),
   prices: PriceTable,
   cacheDir: z
     .string()

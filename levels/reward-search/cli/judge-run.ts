@@ -14,6 +14,7 @@ import type { Judgment } from "../judging/judgment.ts";
 import type { RewardTask, TaskInstance } from "../task.ts";
 import { recordEpisode } from "../trajectory/recorder.ts";
 import { writeTrajectoryFile } from "../trajectory/trajectory-file.ts";
+import { type AuthorSetup, judgeForIntent } from "./judge-author.ts";
 import { type EpisodeScore, type JudgeUsed, type JudgmentFile as JudgmentFileT, JudgmentFile, type PickedEpisode, type PickName, PICKS } from "./judge-file.ts";
 import { episodeFitness, FITNESS_LABEL, fitnessBase, fitnessScore } from "./judge-fitness.ts";
 import { readJudgeInput, readPolicyInput } from "./judge-inputs.ts";
@@ -30,6 +31,8 @@ export interface JudgeRequest {
   out?: string;
   force?: boolean;
   maxSteps?: number;
+  /** A judge model: with no --judge, the intent (default: the task's description) gets its stored or newly authored code judge. */
+  author?: AuthorSetup;
 }
 
 export interface JudgeOutcome {
@@ -47,7 +50,7 @@ const INTENT_ROLES = ["llm.judge", "llm.vision"] as const;
 const intentRefusal = (intent: string): ConfigError =>
   new ConfigError(
     `--intent: judging the intent ${JSON.stringify(intent.slice(0, 80))} needs a model in the roles ${INTENT_ROLES[0]} (to write the code judge) ` +
-      `and ${INTENT_ROLES[1]} (to judge the frames), and this command uses none; give --judge JUDGE.json (a versioned code judge), ` +
+      `and ${INTENT_ROLES[1]} (to judge the frames), and this command uses none; give --judge-model (and --judge-base-url) to have ${INTENT_ROLES[0]} author a code judge, --judge JUDGE.json (a versioned code judge), ` +
       "or leave out --intent to have the fitness judge score the task's F",
   );
 
@@ -175,7 +178,7 @@ const checkShape = (path: string, policy: PolicyInput, task: RewardTask): void =
 /** The judge file, checked against --intent: an intent alone needs a model; one that differs from the judge's is refused. */
 const judgeOf = (r: JudgeRequest): Judge | null => {
   const judge = r.judge === undefined ? null : readJudgeInput(r.judge);
-  if (!judge && r.intent !== undefined) throw intentRefusal(r.intent);
+  if (!judge && r.intent !== undefined && !r.author) throw intentRefusal(r.intent);
   if (judge && r.intent !== undefined && r.intent !== judge.intent)
     throw new ConfigError(
       `--intent: differs from the intent of judge ${judge.id} v${judge.version} (${JSON.stringify(judge.intent.slice(0, 80))}); leave it out or give that judge's intent`,
@@ -193,16 +196,22 @@ const taskFor = async (r: JudgeRequest, policy: PolicyInput): Promise<RewardTask
   return task;
 };
 
-/** Judge a policy's evaluation episodes without a model; the judgment is written to `<dir>/judgment.json`. */
+/** The judge model's code judge for the request's intent, or the task's description when none is given. */
+const authoredFor = (r: JudgeRequest, a: AuthorSetup, task: RewardTask, dir: string) =>
+  judgeForIntent(task, r.intent ?? task.description, a.store ?? dir, () => a.model(dir));
+
+/** Judge a policy's evaluation episodes without a model (or with a judge model that authors the code judge); the judgment is written to `<dir>/judgment.json`. */
 export async function judgePolicy(r: JudgeRequest, renderPicks?: PickRenderer): Promise<JudgeOutcome> {
-  const judge = judgeOf(r);
+  const given = judgeOf(r);
   const policy = readPolicyInput(r.policy);
   const task = await taskFor(r, policy);
   const dir = judgmentDir(r);
+  const authored = !given && r.author ? await authoredFor(r, r.author, task, dir) : null;
+  const judge = given ?? authored?.judge ?? null;
   const used = judgeUsed(task, judge);
   const scored = await scoreEpisodes(r, task, policy, dir, judge);
   const picks = picksOf(used, scored);
-  const notes = renderPicks ? await renderPicks(dir, picks) : [];
+  const notes = [...(authored ? [authored.note] : []), ...(renderPicks ? await renderPicks(dir, picks) : [])];
   const file = JudgmentFile.parse({
     schemaVersion: 1,
     task: task.id,

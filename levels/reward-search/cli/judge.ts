@@ -1,11 +1,27 @@
 import { positiveIntFlag } from "../../../src/cli-kit/flags.ts";
 import { defineCommand } from "../../../src/cli-kit/define-command.ts";
 import { ConfigError } from "../../../src/errors.ts";
+import type { AuthorSetup } from "./judge-author.ts";
+
+/** The llm.judge role from the flags, its exchanges logged to the judgment folder's llm-log.jsonl. */
+const authorSetup = (argv: { judgeModel?: string | undefined; judgeBaseUrl?: string | undefined; judgeStore?: string | undefined }): AuthorSetup => ({
+  ...(argv.judgeStore === undefined ? {} : { store: argv.judgeStore }),
+  model: async (dir) => {
+    const [{ LlmConfig }, { createRoleModel }, { join }] = await Promise.all([
+      import("../../../src/llm/config.ts"),
+      import("../../../src/llm/role-model.ts"),
+      import("node:path"),
+    ]);
+    const judge = { ...(argv.judgeModel ? { model: argv.judgeModel } : {}), ...(argv.judgeBaseUrl ? { baseURL: argv.judgeBaseUrl } : {}) };
+    const llm = LlmConfig.parse({ judge, auditLog: join(dir, "llm-log.jsonl") });
+    return createRoleModel("judge", llm, { env: process.env, onNotice: (m) => process.stderr.write(`warning: ${m}\n`) });
+  },
+});
 
 /**
- * `hexa judge`: a policy's evaluation episodes judged without a model (docs/guides/judging.md, "hexa judge"): by a
- * versioned code judge (`--judge`), or on a task with F by the fitness judge; picks the p10 / median / p90 episodes
- * by the judge's score and writes judgment.json.
+ * `hexa judge`: a policy's evaluation episodes judged (docs/guides/judging.md, "hexa judge"): by a versioned code
+ * judge (`--judge`), by the code judge a judge model authors for the intent (`--judge-model`), or on a task with F
+ * by the fitness judge; picks the p10 / median / p90 episodes by the judge's score and writes judgment.json.
  */
 export const judgeCommand = defineCommand({
   command: "judge",
@@ -25,7 +41,22 @@ export const judgeCommand = defineCommand({
         type: "string",
         describe: "a versioned code judge (JSON: schemaVersion, id, version, intent, tree, code, hash), run sandboxed on every episode",
       })
-      .option("intent", { type: "string", describe: "the behaviour to judge in words; needs a model (llm.judge, llm.vision) unless --judge holds this intent" })
+      .option("intent", {
+        type: "string",
+        describe: "the behaviour to judge in words; needs --judge holding this intent, or a judge model (--judge-model) to author one",
+      })
+      .option("judge-model", {
+        type: "string",
+        describe: "llm.judge: the model that authors a code judge for the intent when the judge store has none (with no --judge)",
+      })
+      .option("judge-base-url", {
+        type: "string",
+        describe: "llm.judge: its OpenAI-compatible endpoint (else OPENAI_BASE_URL); key: HEXA_JUDGE_API_KEY or OPENAI_API_KEY",
+      })
+      .option("judge-store", {
+        type: "string",
+        describe: "the judge store where authored judges are kept (DIR/judges/) and looked up (default: the judgment folder)",
+      })
       .option("out", { type: "string", describe: "the judgment folder (default: judgment/ beside the policy)" })
       .option("force", { type: "boolean", default: false, describe: "replace a judgment.json already in the folder" })
       .option("frames", {
@@ -39,7 +70,11 @@ export const judgeCommand = defineCommand({
         describe: "record at most this many steps per episode (default: the task's time limit)",
       })
       .example("$0 judge --task hopper --policy runs/.trainer-jobs/JOB/policy.json", "the fitness judge on 10 evaluation episodes")
-      .example("$0 judge --task hopper --policy policy.json --judge hop-judge.json --frames", "a code judge, with frames of the picks"),
+      .example("$0 judge --task hopper --policy policy.json --judge hop-judge.json --frames", "a code judge, with frames of the picks")
+      .example(
+        '$0 judge --task hopper --policy policy.json --intent "hop forward" --judge-model M --judge-base-url URL',
+        "a code judge authored by M for the intent",
+      ),
   handler: async (argv) => {
     const [{ judgePolicy }, { renderPickedFrames }] = await Promise.all([import("./judge-run.ts"), import("./judge-frames.ts")]);
     const seeds = (argv.seed ?? []).map((s) => {
@@ -58,6 +93,7 @@ export const judgeCommand = defineCommand({
         ...(argv.out === undefined ? {} : { out: argv.out }),
         force: argv.force,
         ...(argv.maxSteps === undefined ? {} : { maxSteps: argv.maxSteps }),
+        ...(argv.judgeModel === undefined && argv.judgeBaseUrl === undefined ? {} : { author: authorSetup(argv) }),
       },
       argv.frames ? renderPickedFrames : undefined,
     );
