@@ -22,7 +22,7 @@ import { runRewardDesigner } from "./heuristic/designer.ts";
 import { designHintsFromBank, evolveRewardHeuristic, RewardBankPayload } from "./heuristic/evolver.ts";
 import { synthesiseDesigns } from "./heuristic/synthesiser.ts";
 import { getTask, listTasks } from "./tasks/index.ts";
-import { finalScoresOfRun, searchOfRun, trainingShare, trainingsOf } from "./search/run-strategy.ts";
+import { finalScoresDue, finalScoresOfRun, searchOfRun, trainingShare, trainingsOf } from "./search/run-strategy.ts";
 import { openRewardEnv, openRewardSession } from "./task-env.ts";
 import { rewardSearchDrawer } from "./pictures/inspect-draw.ts";
 import { rewardSearchEvidence, rewardSearchScene } from "./evidence.ts";
@@ -141,6 +141,7 @@ const rewardSearching = (pools: TrainerPools): SearchCapability => ({
     const { pool, c } = pools.of(req.config);
     return finalScoresOfRun(req, c, pool, (level) => phasesOf(level, req.phases.get(level)!).played);
   },
+  finalScoresDue,
 });
 
 const rewardChecks = (pools: TrainerPools): ChecksCapability => ({

@@ -23,6 +23,10 @@ export const findRun = (runsDir: string, cfg: RunConfig, family: LevelFamily): R
   return found.length ? RunDir.open(join(runsDir, found.at(-1)!)) : undefined;
 };
 
+/** Whether the family gives this run final scores (hexa run writes final-scores.json after the rounds). */
+const finalScoresDue = (family: LevelFamily, cfg: RunConfig): boolean =>
+  family.search?.finalScores !== undefined && (family.search.finalScoresDue?.(cfg) ?? true);
+
 export const finished = (dir: RunDir, cfg: RunConfig, family: LevelFamily): boolean => {
   // A family's whole search (no rounds) is finished when its final scores are written.
   if (family.search?.searchFor(cfg)) return readFinalScores(dir.path) !== undefined;
@@ -31,7 +35,9 @@ export const finished = (dir: RunDir, cfg: RunConfig, family: LevelFamily): bool
   return (
     stream.size >= cfg.rounds * cfg.episodesPerRound * cfg.levels.length &&
     cfg.levels.every((l) => log.done.has(updateKey(l, cfg.rounds))) &&
-    existsSync(dir.file("metrics"))
+    existsSync(dir.file("metrics")) &&
+    // A run killed while its final trainings ran has its metrics but not its final scores: `run --resume` scores it.
+    (!finalScoresDue(family, cfg) || readFinalScores(dir.path) !== undefined)
   );
 };
 

@@ -146,6 +146,11 @@ export interface SearchCapability {
   allowanceOf?(req: AllowanceRequest): number | undefined;
   /** Each level's final figure after a run's rounds or search (hexa run writes final-scores.json); undefined: the config asks for none. */
   finalScores?(req: FinalScoreRequest): Promise<FinalScore[] | undefined>;
+  /**
+   * Whether `finalScores` gives figures for this config, so that a run without final-scores.json is not finished
+   * (a run killed while its final trainings ran); absent: whenever `finalScores` is there.
+   */
+  finalScoresDue?(config: RunConfig): boolean;
 }
 
 /** Checks of what enters a run beyond the core's schemas; each part is optional. */

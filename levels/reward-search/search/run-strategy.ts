@@ -194,6 +194,9 @@ const finalRewardOf = (
   return { code: best ? (best.trajectory.action as { code: string }).code : null, source: best ? `episode ${best.id}` : "none", spent, selection };
 };
 
+/** Whether a run has final scores: every search, and a rounds run with a budget. */
+export const finalScoresDue = (config: RunConfig): boolean => !(config.method === "rounds" && config.search.budget === undefined);
+
 /** The final scores of a run (see the file's comment); undefined for a rounds run without a budget. */
 export const finalScoresOfRun = async (
   req: FinalScoreRequest,
@@ -202,7 +205,7 @@ export const finalScoresOfRun = async (
   /** Whether a record is one of the level's episodes the rounds played (not held-out, not read from a file). */
   playedOf: (level: string) => (e: EpisodeRecord) => boolean,
 ): Promise<FinalScore[] | undefined> => {
-  if (req.config.method === "rounds" && req.config.search.budget === undefined) return undefined;
+  if (!finalScoresDue(req.config)) return undefined;
   const seed = searchSeedOf(req.config);
   return Promise.all(
     req.config.levels.map(async (level): Promise<FinalScore> => {
