@@ -111,7 +111,7 @@ const capabilityProblems = (family: LevelFamily): string[] => {
   return [
     ...(family.heuristics ? partsOf("heuristics", family.heuristics, ["play", "evolve"], ["synthesise"]) : []),
     ...(payload !== undefined && !isSchema(payload) ? ["heuristics.payload: not a zod schema"] : []),
-    ...(family.search ? partsOf("search", family.search, ["searchFor"], ["allowanceOf", "finalScores"]) : []),
+    ...(family.search ? partsOf("search", family.search, ["searchFor"], ["allowanceOf", "finalScores", "finalScoresDue"]) : []),
     ...(family.checks ? partsOf("checks", family.checks, [], ["trajectoryProblem", "objectsOf", "checkConfig", "checkStart"]) : []),
     ...(family.records ? partsOf("records", family.records, ["openRun", "recordingEpisode", "keepFromWorker"]) : []),
     ...partsOf("family", family, [], ["drawer", "close"]),
