@@ -124,7 +124,7 @@ const visionTemperature = z.number().min(0).max(2).default(0.2).describe("sampli
  * The vision judge's model (docs/guides/judging.md, "Vision judge"): an OpenAI-compatible endpoint that takes
  * images, with what it accepts in one request. An embedded GGUF model takes text only, so it cannot be this role.
  */
-export const VisionModelConfig = ModelConfig.extend({
+const VisionModelConfig = ModelConfig.extend({
   temperature: visionTemperature,
   maxImages: z
     .number()
@@ -135,7 +135,6 @@ export const VisionModelConfig = ModelConfig.extend({
     .describe(`images the server takes in one request; more frames are subsampled evenly to fit; hexa doctor --role vision measures it`),
   video: z.boolean().default(false).describe("the server takes a video_url part (vLLM): the episode also goes as one MP4 clip"),
 });
-export type VisionModelConfig = z.infer<typeof VisionModelConfig>;
 
 /** The LLM slice of the run config: one model per role, the price table, cache and audit log. */
 export const LlmConfig = z.strictObject({

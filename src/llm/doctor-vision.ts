@@ -18,7 +18,7 @@ export const VisionReport = z.object({
 export type VisionReport = z.infer<typeof VisionReport>;
 
 /** Image counts tried in turn, stopping at the first refused; the judge wants 50 frames for 5 s at 10 fps. */
-export const IMAGE_COUNTS = [1, 8, 32, 64] as const;
+const IMAGE_COUNTS = [1, 8, 32, 64] as const;
 
 /** A 32 × 32 grey PNG: big enough for the image processors that refuse smaller pictures (Qwen2-VL's 28 px). */
 const PROBE_PNG = "iVBORw0KGgoAAAANSUhEUgAAACAAAAAgCAIAAAD8GO2jAAAAJklEQVR42u3NMQ0AAAwDoEqv9KrYsQQMkB6LQCAQCAQCgUAg+BIMLd4AWwUPN68AAAAASUVORK5CYII=";

@@ -17,7 +17,7 @@ import type { TimedFrame } from "./vision-frames.ts";
 import { criteriaPrompt, reviewPrompt, SYSTEM } from "./vision-prompts.ts";
 import { CriteriaAnswer, MAX_CRITERIA, MIN_CRITERIA, ReviewAnswer } from "./vision-verdict.ts";
 
-export const MAX_REVIEW_ROUNDS = 3;
+const MAX_REVIEW_ROUNDS = 3;
 const MAX_FILE_BYTES = 64 << 10;
 
 export interface CriteriaRequest {

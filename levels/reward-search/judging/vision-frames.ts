@@ -23,15 +23,24 @@ export interface JudgedFrames {
 }
 
 /** Bounds on what one judgment takes in. */
-export const MAX_FRAMES_IN = 2000;
+const MAX_FRAMES_IN = 2000;
 const MAX_FRAME_BYTES = 8 << 20;
 
 /** `count` indices of `n` spread evenly, the first and the last included; all of them when n ≤ count. */
-export const evenIndices = (n: number, count: number): number[] => {
+const evenIndices = (n: number, count: number): number[] => {
   if (n <= count) return Array.from({ length: n }, (_, i) => i);
   if (count <= 1) return [0];
   return Array.from({ length: count }, (_, i) => Math.round((i * (n - 1)) / (count - 1)));
 };
+
+/** Each frame a bounded image, the times finite and in order. */
+const checkSeries = (series: readonly TimedFrame[], where: string): void =>
+  series.forEach((f, i) => {
+    if (f.image.byteLength === 0 || f.image.byteLength > MAX_FRAME_BYTES)
+      throw new ConfigError(`${where}[${i}].image: ${f.image.byteLength} bytes; a frame is 1 byte to ${MAX_FRAME_BYTES}`);
+    if (!Number.isFinite(f.t) || (i > 0 && f.t < series[i - 1]!.t))
+      throw new ConfigError(`${where}[${i}].t: ${f.t} is not a time at or after the frame before; give frames in time order`);
+  });
 
 /** The frames refused with the field named when they cannot be judged: none, too many, too large, or out of time order. */
 export const checkFrames = (f: JudgedFrames, where: string): void => {
@@ -40,12 +49,8 @@ export const checkFrames = (f: JudgedFrames, where: string): void => {
   if (frames.length > MAX_FRAMES_IN) throw new ConfigError(`${where}.frames: ${frames.length} frames, more than ${MAX_FRAMES_IN}; render at a lower rate`);
   if (trail && trail.length !== frames.length)
     throw new ConfigError(`${where}.trail: ${trail.length} trail frames for ${frames.length} frames; render them together (trail: true)`);
-  for (const [i, fr] of [...frames, ...(trail ?? [])].entries()) {
-    if (fr.image.byteLength === 0 || fr.image.byteLength > MAX_FRAME_BYTES)
-      throw new ConfigError(`${where}.frames[${i}].image: ${fr.image.byteLength} bytes; a frame is 1 byte to ${MAX_FRAME_BYTES}`);
-    if (!Number.isFinite(fr.t) || (i > 0 && i < frames.length && fr.t < frames[i - 1]!.t))
-      throw new ConfigError(`${where}.frames[${i}].t: ${fr.t} is not a time after the frame before; give frames in time order`);
-  }
+  checkSeries(frames, `${where}.frames`);
+  if (trail) checkSeries(trail, `${where}.trail`);
 };
 
 const seconds = (t: number) => `${Number(t.toFixed(2))} s`;

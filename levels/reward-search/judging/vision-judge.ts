@@ -5,7 +5,7 @@
  * `video_url` clip where the server takes video) and reads a verdict per criterion and one holistic score. A model
  * answer that cannot be used is retried once, then the judgment is a labelled failure, never a crash.
  */
-import { ModelOutputError } from "../../../src/errors.ts";
+import { ConfigError, ModelOutputError } from "../../../src/errors.ts";
 import type { ChatModel, ContentPart, Message } from "../../../src/llm/chat-model.ts";
 import { mediaPart, userWithParts } from "../../../src/llm/content-parts.ts";
 import { LlmError } from "../../../src/llm/llm-error.ts";
@@ -37,14 +37,14 @@ export interface VisionOptions {
   dir?: string | undefined;
 }
 
-export interface CriterionVerdict {
+interface CriterionVerdict {
   criterion: string;
   status: CriterionStatus;
   assessment: string;
 }
 
 /** What was sent in turn 2. */
-export interface FramesSent {
+interface FramesSent {
   /** Frames sent, of the frames given. */
   frames: number;
   of: number;
@@ -69,16 +69,32 @@ export type VisionJudgment =
   | {
       kind: "failure";
       model: string;
-      stage: "criteria" | "verdict";
+      stage: Stage;
       /** answer: the model's answer was unusable after one retry; endpoint: the server failed or refused the request. */
       fault: "answer" | "endpoint";
       message: string;
     };
 
 const WHERE = "llm.vision";
+type Stage = "criteria" | "verdict" | "question";
+const MAX_INTENT_CHARS = 2000;
+const MAX_CONTEXT_CHARS = 1000;
+
+/** The intent and the scene note are the caller's text: bounded, and refused naming the field. */
+const checkWords = (r: { intent?: string; question?: string; context?: string | undefined }, where: string): void => {
+  for (const [field, text, max] of [
+    ["intent", r.intent, MAX_INTENT_CHARS],
+    ["question", r.question, MAX_INTENT_CHARS],
+    ["context", r.context, MAX_CONTEXT_CHARS],
+  ] as const) {
+    if (text === undefined) continue;
+    if (field !== "context" && text.trim() === "") throw new ConfigError(`${where}.${field}: empty (got ${JSON.stringify(text)}); say what to judge`);
+    if (text.length > max) throw new ConfigError(`${where}.${field}: ${text.length} characters, more than ${max}; shorten it`);
+  }
+};
 
 /** A failure the judgment reports instead of throwing; anything else (a spend cap, a hexa bug) goes on up. */
-const labelled = (model: string, stage: "criteria" | "verdict", e: unknown): VisionJudgment => {
+const labelled = (model: string, stage: Stage, e: unknown): VisionJudgment => {
   if (e instanceof ModelOutputError) return { kind: "failure", model, stage, fault: "answer", message: e.message };
   if (e instanceof LlmError)
     return {
@@ -123,6 +139,7 @@ const episodeMessage = (r: VisionRequest, criteria: readonly string[], o: Vision
  */
 export const judgeFrames = async (model: ChatModel, r: VisionRequest, o: VisionOptions): Promise<VisionJudgment> => {
   checkFrames(r, "vision judge");
+  checkWords(r, "vision judge");
   let criteria: VisionCriteria;
   try {
     criteria = await visionCriteria(model, { intent: r.intent, firstFrame: r.frames[0]!, context: r.context }, { dir: o.dir });
@@ -160,15 +177,14 @@ export interface VisionQuestion {
 
 export type VisionAnswer = { kind: "answer"; model: string; answer: string; sent: FramesSent } | Extract<VisionJudgment, { kind: "failure" }>;
 
-const MAX_QUESTION_CHARS = 2000;
-
 /**
  * A question about a window [fromS, toS] of the episode, answered from its frames in that window (thinned to
  * `maxImages`): the synthesiser's `reask_vision`. Render the window at a higher rate for a closer look.
  */
 export const askVision = async (model: ChatModel, q: VisionQuestion, limits: VisionLimits): Promise<VisionAnswer> => {
   checkFrames({ frames: q.frames }, "vision question");
-  const question = q.question.trim().slice(0, MAX_QUESTION_CHARS);
+  checkWords(q, "vision question");
+  const question = q.question.trim();
   const window = framesBetween(q.frames, q.fromS, q.toS, "vision question");
   const { frames } = fitFrames({ frames: window }, limits.maxImages, false);
   const message = userWithParts([
@@ -181,6 +197,6 @@ export const askVision = async (model: ChatModel, q: VisionQuestion, limits: Vis
     const { value } = await invokeStructured(model, [{ role: "system", content: SYSTEM }, message], QuestionAnswer, { name: "vision_answer" });
     return { kind: "answer", model: model.name, answer: value.answer, sent };
   } catch (e) {
-    return labelled(model.name, "verdict", e) as VisionAnswer;
+    return labelled(model.name, "question", e) as VisionAnswer;
   }
 };

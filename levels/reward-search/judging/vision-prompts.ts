@@ -41,7 +41,7 @@ export const reviewPrompt = (criteria: readonly string[]) =>
   ].join("\n");
 
 /** P2P's rubric for the holistic score, in steps of 0.1. */
-export const RUBRIC = [
+const RUBRIC = [
   "Score the whole behaviour from 0.0 to 1.0 in steps of 0.1:",
   "0.0 = nothing of the wanted behaviour",
   "0.2 = a faint sign of it: barely related, very incomplete",

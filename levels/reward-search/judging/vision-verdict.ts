@@ -50,7 +50,6 @@ export const verdictAnswer = (criteria: readonly string[]) =>
     diagnosis: z.string().trim().min(1).max(2000),
     failure_tags: z.array(z.string().trim().min(1).max(80)).max(12),
   });
-export type VerdictAnswer = z.infer<ReturnType<typeof verdictAnswer>>;
 
 /** The answer to a question about a window of the episode. */
 export const QuestionAnswer = z.object({ answer: z.string().trim().min(1).max(3000) });
