@@ -7,6 +7,7 @@
 import type { ContentPart } from "../../../src/llm/chat-model.ts";
 import { mediaPart } from "../../../src/llm/content-parts.ts";
 import { ConfigError } from "../../../src/errors.ts";
+import type { EpisodeFrames } from "../pictures/episode-frames.ts";
 
 /** One rendered frame: a PNG (or JPEG) and its simulated time since reset, in seconds. */
 export interface TimedFrame {
@@ -21,6 +22,12 @@ export interface JudgedFrames {
   frames: readonly TimedFrame[];
   trail?: readonly TimedFrame[];
 }
+
+/** Rendered frames (pictures/episode-frames.ts) as a judge takes them: each PNG with its time, the trail likewise. */
+export const judgedFrames = (r: EpisodeFrames): JudgedFrames => {
+  const timed = (pngs: readonly Buffer[]) => pngs.map((image, i) => ({ image, t: r.times[i]! }));
+  return { frames: timed(r.frames), ...(r.trail ? { trail: timed(r.trail) } : {}) };
+};
 
 /** Bounds on what one judgment takes in. */
 const MAX_FRAMES_IN = 2000;

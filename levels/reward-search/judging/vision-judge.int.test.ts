@@ -9,7 +9,7 @@ import { CHROMIUM, type EpisodeFrames, renderEpisodeFrames } from "../pictures/e
 import { framesClip } from "../pictures/frame-clip.ts";
 import { FFMPEG } from "../pictures/frame-files.ts";
 import { steppedEpisode } from "../pictures/stepped-record.ts";
-import type { TimedFrame } from "./vision-frames.ts";
+import { judgedFrames } from "./vision-frames.ts";
 import { judgeFrames } from "./vision-judge.ts";
 
 /**
@@ -59,11 +59,10 @@ suite("the vision judge on rendered frames", () => {
     const llm = LlmConfig.parse({ vision: { model: "vlm", baseURL: server.url, maxRetries: 0, maxImages: 100, video } });
     return judgeFrames(createRoleModel("vision", llm, { env: {}, limits: new EndpointLimits() }), r, { limits: llm.vision });
   };
-  const timed = (pngs: Buffer[]): TimedFrame[] => pngs.map((image, i) => ({ image, t: rendered.times[i]! }));
 
   it("sends the first frame alone, then the criteria and the 50 frames in order", async () => {
     expect(rendered.frames).toHaveLength(50);
-    const j = await judge(false, { intent: "run forward", frames: timed(rendered.frames) });
+    const j = await judge(false, { intent: "run forward", ...judgedFrames(rendered) });
 
     expect(j).toMatchObject({ kind: "verdict", score: 0.3, sent: { frames: 50, trail: 0, of: 50, video: false } });
     expect(server.requests).toHaveLength(3);
@@ -79,7 +78,7 @@ suite("the vision judge on rendered frames", () => {
     const clip = { frames: await framesClip(rendered.frames, 10) };
     expect(clip.frames.subarray(4, 8).toString("latin1")).toBe("ftyp");
     const before = server.requests.length;
-    const j = await judge(true, { intent: "run forward, on video", frames: timed(rendered.frames), clip });
+    const j = await judge(true, { intent: "run forward, on video", ...judgedFrames(rendered), clip });
 
     expect(j).toMatchObject({ kind: "verdict", sent: { video: true, frames: 50 } });
     const verdictCall = before + 2;
