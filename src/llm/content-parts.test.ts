@@ -4,9 +4,10 @@ import { startFakeOpenAI, type FakeOpenAI } from "../../test/support/fake-openai
 import { tempDirs } from "../../test/support/temp-files.ts";
 import { AuditLine } from "./audit-log.ts";
 import { LlmConfig } from "./config.ts";
-import { mediaPart, partsOfContent, userWithParts } from "./content-parts.ts";
+import { IMAGE_TOKENS, mediaPart, partsOfContent, userWithParts } from "./content-parts.ts";
 import { EndpointLimits } from "./endpoint-limits.ts";
 import { createRoleModel } from "./role-model.ts";
+import { estimateInputTokens } from "./token-estimate.ts";
 
 const tempDir = tempDirs("hexa-parts-");
 let server: FakeOpenAI | undefined;
@@ -61,6 +62,11 @@ describe("a user message with images through a role's model", () => {
     expect(user.parts[1]).toEqual({ type: "image", mime: "image/png", sha256: sha(frame(1)), bytes: 65536 });
     expect(logged[0]!.requestSha256).toBe(logged[1]!.requestSha256);
     expect(logged[2]!.requestSha256).not.toBe(logged[0]!.requestSha256);
+  });
+
+  it("estimates each image at IMAGE_TOKENS input tokens, not at the length of its bytes", () => {
+    const text = [{ role: "user" as const, content: "Frames in order:Judge." }];
+    expect(estimateInputTokens(ask([frame(1), frame(2)]).slice(1), []) - estimateInputTokens(text, [])).toBe(2 * IMAGE_TOKENS);
   });
 
   it("refuses a media part that is not an inline data URL of an image or a clip: hexa sends no URL a server would fetch", () => {
