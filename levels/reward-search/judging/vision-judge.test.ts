@@ -161,6 +161,19 @@ describe("the vision judge's two turns", () => {
     }
   });
 
+  it("refuses frames and words it cannot judge, naming the field, before any request", async () => {
+    const { model } = await vision([]);
+    const limits = { limits: { maxImages: 8, video: false } };
+    const shuffled = frames(3).reverse();
+    await expect(judgeFrames(model, { intent: INTENT, frames: [] }, limits)).rejects.toThrow(/^vision judge\.frames: no frames/);
+    await expect(judgeFrames(model, { intent: INTENT, frames: shuffled }, limits)).rejects.toThrow(/^vision judge\.frames\[1\]\.t: 0\.15\d* is not a time/);
+    await expect(judgeFrames(model, { intent: " ", frames: frames(3) }, limits)).rejects.toThrow(/^vision judge\.intent: empty/);
+    await expect(judgeFrames(model, { intent: INTENT, frames: frames(3), trail: frames(2) }, limits)).rejects.toThrow(
+      /^vision judge\.trail: 2 trail frames for 3/,
+    );
+    expect(server!.requests).toHaveLength(0);
+  });
+
   it("answers a question about a window of the episode from the frames in it", async () => {
     const { model } = await vision([{ text: JSON.stringify({ answer: "The torso turns forward." }) }]);
     const given = frames();

@@ -79,6 +79,17 @@ const WHERE = "llm.vision";
 type Stage = "criteria" | "verdict" | "question";
 const MAX_INTENT_CHARS = 2000;
 const MAX_CONTEXT_CHARS = 1000;
+const MAX_CLIP_BYTES = 32 << 20;
+
+/** A clip is bounded like a frame: 1 byte to MAX_CLIP_BYTES. */
+const checkClip = (clip: VisionRequest["clip"], where: string): void => {
+  for (const [field, bytes] of [
+    ["frames", clip?.frames],
+    ["trail", clip?.trail],
+  ] as const)
+    if (bytes !== undefined && (bytes.byteLength === 0 || bytes.byteLength > MAX_CLIP_BYTES))
+      throw new ConfigError(`${where}.clip.${field}: ${bytes.byteLength} bytes; a clip is 1 byte to ${MAX_CLIP_BYTES}`);
+};
 
 /** The intent and the scene note are the caller's text: bounded, and refused naming the field. */
 const checkWords = (r: { intent?: string; question?: string; context?: string | undefined }, where: string): void => {
@@ -140,6 +151,7 @@ const episodeMessage = (r: VisionRequest, criteria: readonly string[], o: Vision
 export const judgeFrames = async (model: ChatModel, r: VisionRequest, o: VisionOptions): Promise<VisionJudgment> => {
   checkFrames(r, "vision judge");
   checkWords(r, "vision judge");
+  checkClip(r.clip, "vision judge");
   let criteria: VisionCriteria;
   try {
     criteria = await visionCriteria(model, { intent: r.intent, firstFrame: r.frames[0]!, context: r.context }, { dir: o.dir });
