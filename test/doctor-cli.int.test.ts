@@ -130,4 +130,16 @@ describe("hexa doctor", () => {
     );
     expect(down.status).toBe(1);
   });
+
+  it("--role vision: how many images a request may carry and whether video is taken, as config lines", async () => {
+    const vlm = await endpoint({ maxImages: 8, delayMs: 20 });
+    const path = join(tmp(), "vision.yaml");
+    writeFileSync(path, ["levels: [catapult]", "llm:", `  vision: { model: fake-model, baseURL: "${vlm.url}", apiKey: test }`].join("\n"));
+    const out = await hexa(["doctor", path, "--role", "vision", "--context-tokens", "200"]);
+
+    expect(out.status).toBe(0);
+    expect(row(out.stdout, "images")[0]).toMatch(/^8 to 31 per request \(32 refused: HTTP 400: /);
+    expect(row(out.stdout, "video_url")).toEqual(["no"]);
+    expect(out.stdout).toContain(["    maxImages: 8  # 32 were refused; the limit lies between (vLLM: --limit-mm-per-prompt)", "    video: false"].join("\n"));
+  });
 });

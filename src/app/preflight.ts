@@ -54,8 +54,9 @@ export const probeRoles = async (llm: LlmConfig, roles: readonly Role[], o: Prob
   for (const [key, g] of groups) {
     const cached = cache[key];
     const ep = { baseURL: g.config.baseURL, apiKey: g.config.apiKey, model: g.config.model, timeoutMs: Math.min(g.config.timeoutMs, 60_000) };
-    const fresh = cached !== undefined && now().getTime() - Date.parse(cached.checkedAt) < CACHE_MS;
-    const report = fresh ? await refreshServed(ep, cached) : await probeEndpoint(ep, { contextTokens: o.contextTokens ?? DEFAULT_CONTEXT_TOKENS });
+    const vision = g.roles.includes("vision");
+    const fresh = cached !== undefined && now().getTime() - Date.parse(cached.checkedAt) < CACHE_MS && (!vision || cached.vision !== undefined);
+    const report = fresh ? await refreshServed(ep, cached) : await probeEndpoint(ep, { contextTokens: o.contextTokens ?? DEFAULT_CONTEXT_TOKENS, vision });
     // A refreshed served model is not written back (checkedAt dates the capability checks); a failed probe is
     // not kept either, so a server started a minute later is seen.
     if (!fresh && report.chat) cache[key] = report;

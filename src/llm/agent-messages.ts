@@ -1,5 +1,6 @@
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage, type ToolCall as LangchainToolCall } from "@langchain/core/messages";
 import type { AssistantTurn, Message, ToolCall } from "./chat-model.ts";
+import { hasMedia, partsOfContent, wireBlock } from "./content-parts.ts";
 
 /**
  * The port's messages as langchain carries them (a langchain agent, and ChatOpenAI on the way to the wire), and
@@ -45,7 +46,7 @@ export const toAgentMessages = (messages: readonly Message[]): BaseMessage[] =>
       case "system":
         return new SystemMessage(m.content);
       case "user":
-        return new HumanMessage(m.content);
+        return new HumanMessage(m.parts ? { content: m.parts.map(wireBlock) } : m.content);
       case "assistant":
         return assistantMessage(m.content, m.toolCalls);
       case "tool":
@@ -57,7 +58,10 @@ export const toAgentMessages = (messages: readonly Message[]): BaseMessage[] =>
 export const toPortMessages = (messages: readonly BaseMessage[]): Message[] =>
   messages.map((m) => {
     if (SystemMessage.isInstance(m)) return { role: "system", content: m.text };
-    if (HumanMessage.isInstance(m)) return { role: "user", content: m.text };
+    if (HumanMessage.isInstance(m))
+      return typeof m.content !== "string" && hasMedia(m.content)
+        ? { role: "user", content: m.text, parts: partsOfContent(m.content) }
+        : { role: "user", content: m.text };
     if (AIMessage.isInstance(m)) return { role: "assistant", content: m.text, toolCalls: portCalls(m) };
     if (ToolMessage.isInstance(m)) return { role: "tool", content: m.text, toolCallId: m.tool_call_id, name: m.name ?? "" };
     throw new Error(`a ${m.getType()} message cannot be sent through hexa's model port (system, human, ai and tool messages can)`);

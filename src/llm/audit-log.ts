@@ -4,6 +4,7 @@ import { storedText } from "../util/cut-text.ts";
 import { sha256Hex } from "../util/canonical-json.ts";
 import type { ChatModel, Message, OutputRequest, ToolSpec } from "./chat-model.ts";
 import { Role } from "./config.ts";
+import { recordedMessages } from "./content-parts.ts";
 import { ToolCallSchema, UsageSchema } from "./turn-schema.ts";
 
 /** One line of the audit log: one model call, answered or failed. */
@@ -47,7 +48,7 @@ export interface AuditOptions {
 
 /** The key of one exchange as a replay looks it up: the request exactly as the model port received it. */
 export const exchangeKey = (model: string, messages: readonly Message[], tools: readonly ToolSpec[], output?: OutputRequest): string =>
-  sha256Hex({ model, messages, tools, ...(output ? { output } : {}) });
+  sha256Hex({ model, messages: recordedMessages(messages), tools, ...(output ? { output } : {}) });
 
 /** Appends each line to a JSONL file; the file is this layer's own output, so its IO lives here. */
 export const fileSink =
@@ -71,8 +72,9 @@ export const withAudit = (inner: ChatModel, o: AuditOptions): ChatModel => {
         role: o.role,
         endpoint: o.endpoint,
         modelRequested: inner.name,
-        ...(o.hashOnly ? {} : { messages }),
-        messagesSha256: sha256Hex(messages),
+        // An image or a video is logged as its sha256, size and mime, never its bytes (content-parts.ts).
+        ...(o.hashOnly ? {} : { messages: recordedMessages(messages) }),
+        messagesSha256: sha256Hex(recordedMessages(messages)),
         requestSha256: exchangeKey(inner.name, messages, tools, output),
         ...(o.pointer ? { messagesPointer: o.pointer() } : {}),
         tools: tools.map((t) => t.name),

@@ -13,9 +13,30 @@ export interface ToolCall {
   argsError?: string;
 }
 
+/** The media a user message may carry: still frames as PNG or JPEG, a clip as MP4 (servers that take `video_url`). */
+export const MEDIA_MIMES = ["image/png", "image/jpeg", "video/mp4"] as const;
+export type MediaMime = (typeof MEDIA_MIMES)[number];
+
+/**
+ * An image or a video inside a user message (src/llm/content-parts.ts). `base64` goes to the wire only: the
+ * response-cache key and the audit log carry `sha256`, `bytes` and `mime` instead, so a changed frame changes the
+ * key and a log line stays small however many frames were sent.
+ */
+export interface MediaPart {
+  type: "image" | "video";
+  mime: MediaMime;
+  /** sha256 (hex) of the bytes. */
+  sha256: string;
+  bytes: number;
+  base64: string;
+}
+
+export type ContentPart = { type: "text"; text: string } | MediaPart;
+
 export type Message =
   | { role: "system"; content: string }
-  | { role: "user"; content: string }
+  /** `parts`, when present, is the message in order, media included; `content` is then the text of its text parts. */
+  | { role: "user"; content: string; parts?: ContentPart[] }
   | { role: "assistant"; content: string; toolCalls: ToolCall[] }
   | { role: "tool"; content: string; toolCallId: string; name: string };
 

@@ -110,12 +110,39 @@ const EvolverModelConfig = z.discriminatedUnion("provider", [
   LlamaCppModelConfig.extend({ temperature: evolverTemperature }),
 ]);
 
+/**
+ * Images per request when `maxImages` is unset: enough for 5 s of frames at 10 fps, which OpenAI's and Gemini's
+ * endpoints take; vLLM takes what its `--limit-mm-per-prompt` allows (often fewer), and `hexa doctor --role
+ * vision` measures it. A server that refuses a request for its size fails the judgment with a message naming this field.
+ */
+export const DEFAULT_MAX_IMAGES = 50;
+
+// A judgment should not change between two askings of the same frames: a low temperature, as for the evolver.
+const visionTemperature = z.number().min(0).max(2).default(0.2).describe("sampling temperature (low for a judge); reasoning models accept only 1");
+
+/**
+ * The vision judge's model (docs/guides/judging.md, "Vision judge"): an OpenAI-compatible endpoint that takes
+ * images, with what it accepts in one request. An embedded GGUF model takes text only, so it cannot be this role.
+ */
+const VisionModelConfig = ModelConfig.extend({
+  temperature: visionTemperature,
+  maxImages: z
+    .number()
+    .int()
+    .min(1)
+    .max(512)
+    .default(DEFAULT_MAX_IMAGES)
+    .describe(`images the server takes in one request; more frames are subsampled evenly to fit; hexa doctor --role vision measures it`),
+  video: z.boolean().default(false).describe("the server takes a video_url part (vLLM): the episode also goes as one MP4 clip"),
+});
+
 /** The LLM slice of the run config: one model per role, the price table, cache and audit log. */
 export const LlmConfig = z.strictObject({
   actor: RoleModelConfig.prefault({}).describe("the model that plays the levels"),
   evolver: EvolverModelConfig.prefault({}).describe("the model that edits the skill bank"),
   synthesiser: RoleModelConfig.prefault({}).describe("the model that writes a bank from descriptions"),
   judge: EvolverModelConfig.prefault({}).describe("the model that writes code judges from an intent (levels/reward-search/judging/author.ts)"),
+  vision: VisionModelConfig.prefault({}).describe("the model that judges a behaviour from its rendered frames (the vision judge)"),
   prices: PriceTable,
   cacheDir: z
     .string()

@@ -1,5 +1,6 @@
 import { contextVerdict, parallelVerdict, type EndpointReport } from "./doctor.ts";
-import type { ResolvedModelConfig, Role } from "./config.ts";
+import { DEFAULT_MAX_IMAGES, type ResolvedModelConfig, type Role } from "./config.ts";
+import type { VisionReport } from "./doctor-vision.ts";
 import { CHARS_PER_TOKEN } from "./token-estimate.ts";
 
 /** One endpoint and model as probed, and the roles configured on it. */
@@ -28,10 +29,27 @@ export const problemsOf = (role: Role, r: EndpointReport): string[] => {
   }
   if (role === "actor" && r.toolCalls === "none")
     out.push(`${where}: the model made no tool call when asked to (got a text answer); use a model that calls tools`);
+  if (role === "vision" && r.vision && !r.vision.images)
+    out.push(`${where}: the endpoint refused a request with one image (got ${r.vision.refusal ?? "no answer"}); serve a model that takes images`);
   return out;
 };
 
 const yesNo = (b: boolean) => (b ? "yes" : "no");
+
+/** What the images row says: none taken, the range the limit lies in, or at least the most tried. */
+const imagesCell = (v: VisionReport): string => {
+  if (!v.images) return `no (${v.refusal ?? "refused"})`;
+  if (v.refusedAt === null) return `≥ ${v.maxImages} per request`;
+  return `${v.maxImages} to ${v.refusedAt - 1} per request (${v.refusedAt} refused: ${v.refusal ?? "no answer"})`;
+};
+
+const visionRows = (r: EndpointReport): Array<[string, string]> =>
+  r.vision
+    ? [
+        ["images", imagesCell(r.vision)],
+        ["video_url", yesNo(r.vision.video)],
+      ]
+    : [];
 
 /** The value of each row of the table, for one endpoint. */
 const rowsOf = (p: Probed): Array<[string, string]> => {
@@ -69,6 +87,7 @@ const rowsOf = (p: Probed): Array<[string, string]> => {
       "parallel requests",
       par === "unknown" ? "unknown" : `${par} (two at once: ${Math.round(fastMs)} and ${Math.round(slowMs)} ms; one alone: ${Math.round(soloMs)} ms)`,
     ],
+    ...visionRows(r),
   ];
 };
 
@@ -82,6 +101,16 @@ export const doctorTable = (probed: readonly Probed[]): string => {
   const widths = columns.map((c) => Math.max(...labels.map((k) => cell(c, k).length)));
   const labelWidth = Math.max(...labels.map((k) => k.length));
   return labels.map((k) => [k.padEnd(labelWidth), ...columns.map((c, i) => cell(c, k).padEnd(widths[i]!))].join("  ").trimEnd()).join("\n");
+};
+
+/** The vision role's lines: the images a request may carry, and video. */
+const visionYaml = (v: VisionReport): string[] => {
+  if (!v.images) return ["    # the vision judge cannot work here: the endpoint takes no images"];
+  const max =
+    v.refusedAt === null
+      ? `    maxImages: ${DEFAULT_MAX_IMAGES}  # ${v.maxImages} were taken in one request`
+      : `    maxImages: ${v.maxImages}  # ${v.refusedAt} were refused; the limit lies between (vLLM: --limit-mm-per-prompt)`;
+  return [max, `    video: ${v.video}`];
 };
 
 /** The config lines that fit what was found, as a YAML snippet for llm:, with a comment per thing config cannot fix. */
@@ -109,6 +138,7 @@ export const recommendedYaml = (probed: readonly Probed[]): string => {
       if (contextVerdict(r) === "truncated")
         lines.push(`    # input is cut near ${r.context.reported} tokens: raise the server's context (llama.cpp -c, Ollama num_ctx, vLLM --max-model-len)`);
       if (role === "actor" && r.toolCalls !== "tool_calls") lines.push("    # the actor cannot work here: see the verdict above");
+      if (role === "vision" && r.vision) lines.push(...visionYaml(r.vision));
     }
   }
   return lines.join("\n");

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { CHARS_PER_TOKEN } from "./budget.ts";
+import { probeVision, VisionReport } from "./doctor-vision.ts";
 
 /** One endpoint and model, as a role's resolved config names them. */
 export interface Endpoint {
@@ -38,12 +39,16 @@ export const EndpointReport = z.object({
   context: z.object({ sent: z.number(), reported: z.number().nullable() }),
   /** Latency of one request alone, then of two sent at once (the faster, the slower), in ms. */
   parallel: z.object({ soloMs: z.number(), fastMs: z.number(), slowMs: z.number() }).nullable(),
+  /** Images and video (doctor-vision.ts); absent when not asked (no vision role on the endpoint). */
+  vision: VisionReport.optional(),
 });
 export type EndpointReport = z.infer<typeof EndpointReport>;
 
 export interface ProbeOptions {
   /** Size of the long prompt, in estimated tokens. */
   contextTokens: number;
+  /** Also find out whether the endpoint takes images, how many, and video (the `llm.vision` role). */
+  vision?: boolean;
   now?: () => number;
   fetch?: typeof fetch;
 }
@@ -262,6 +267,7 @@ export const probeEndpoint = async (ep: Endpoint, o: ProbeOptions): Promise<Endp
   report.structured = await probeStructured(chat);
   report.context = await probeContext(chat, o.contextTokens);
   report.parallel = await probeParallel(chat);
+  if (o.vision) report.vision = await probeVision(chat);
   return report;
 };
 

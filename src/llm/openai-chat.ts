@@ -8,6 +8,7 @@ import { answerMessage, answerOf, toAgentMessages, toPortMessages } from "./agen
 import { readAnswer, type Notice } from "./answer-read.ts";
 import type { AssistantTurn, ChatModel, OutputRequest, ToolSpec } from "./chat-model.ts";
 import { ModelConfig, type ResolvedModelConfig } from "./config.ts";
+import { hasMedia } from "./content-parts.ts";
 import { Semaphore, sharedEndpointLimits } from "./endpoint-limits.ts";
 import { fromLangchainAnswer, toOpenAITool, type LangchainAnswer } from "./langchain-messages.ts";
 import { ContextOverflow, isContextOverflow, LlmError } from "./llm-error.ts";
@@ -236,9 +237,10 @@ export class HexaChatOpenAI extends ChatOpenAI<HexaCallOptions> {
 /**
  * The message with its content as one text, as the port's messages carry it (the cache key and audit line are
  * made of them): a system prompt that a middleware built of content blocks goes to the wire as the text it reads as.
+ * A user message with images or a video keeps its parts in order (src/llm/content-parts.ts).
  */
 const withTextContent = (m: BaseMessage): BaseMessage => {
-  if (typeof m.content === "string") return m;
+  if (typeof m.content === "string" || hasMedia(m.content)) return m;
   const Kind = m.constructor as new (fields: Record<string, unknown>) => BaseMessage;
   return new Kind({ ...m, content: m.text });
 };

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { sha256Hex } from "../util/canonical-json.ts";
 import { writeAtomic } from "../util/write-atomic.ts";
 import type { AssistantTurn, ChatModel, Message, OutputRequest, ToolSpec } from "./chat-model.ts";
+import { recordedMessages } from "./content-parts.ts";
 import { AssistantTurnSchema } from "./turn-schema.ts";
 
 export interface ResponseCache {
@@ -33,7 +34,8 @@ export const requestKey = (model: string, sampling: CacheSampling, messages: rea
     // Only when set: keys made before these settings existed stay the same.
     ...(sampling.toolChoice && sampling.toolChoice !== "auto" ? { toolChoice: sampling.toolChoice } : {}),
     ...(sampling.extraBody && Object.keys(sampling.extraBody).length > 0 ? { extraBody: sampling.extraBody } : {}),
-    messages,
+    // Media parts by their hash and size (content-parts.ts); text-only messages as they are.
+    messages: recordedMessages(messages),
     tools,
     // Absent, not undefined, without a schema: keys of earlier entries stay valid.
     ...(output ? { output } : {}),

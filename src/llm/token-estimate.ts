@@ -1,4 +1,5 @@
 import type { Message, ToolCall, ToolSpec } from "./chat-model.ts";
+import { IMAGE_TOKENS, mediaCount } from "./content-parts.ts";
 
 /** Characters per token of English prose and JSON, for estimates only (the bill uses the server's counts). */
 export const CHARS_PER_TOKEN = 4;
@@ -6,7 +7,7 @@ export const CHARS_PER_TOKEN = 4;
 /** A request's input tokens as hexa estimates them: its messages (tool calls included) and its tools. */
 export const estimateInputTokens = (messages: readonly Message[], tools: readonly ToolSpec[]): number => {
   const chars = messages.reduce((n, m) => n + m.content.length + ("toolCalls" in m ? JSON.stringify(m.toolCalls).length : 0), 0) + JSON.stringify(tools).length;
-  return Math.ceil(chars / CHARS_PER_TOKEN);
+  return Math.ceil(chars / CHARS_PER_TOKEN) + messages.reduce((n, m) => n + mediaCount(m) * IMAGE_TOKENS, 0);
 };
 
 /** An answer's output tokens as hexa estimates them: its text, reasoning and call arguments. */

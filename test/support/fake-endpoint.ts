@@ -30,8 +30,14 @@ export interface EndpointModes {
   serial?: boolean;
   /** Input beyond this many tokens is dropped without an error, and the reported input count says so. */
   contextTokens?: number;
-  /** The answer to a request without tools (and the forced tool's arguments): a JSON text. */
-  reply?: string;
+  /** The answer to a request without tools (and the forced tool's arguments): a JSON text, or one made from the request. */
+  reply?: string | ((body: RecordedRequest["body"]) => string);
+  /** `image_url` parts: taken (the default) or refused with a 400. */
+  images?: "ok" | "refuse";
+  /** More `image_url` parts than this in one request are refused with a 400, as vLLM's --limit-mm-per-prompt does. */
+  maxImages?: number;
+  /** `video_url` parts: taken, or refused with a 400 (the default). */
+  video?: "ok" | "refuse";
   /** How long each answer takes. */
   delayMs?: number;
 }
@@ -58,6 +64,12 @@ const refuse = (res: ServerResponse, what: string) =>
 
 type Body = RecordedRequest["body"];
 
+/** The image and video parts of a request's messages. */
+const mediaIn = (b: Body) => {
+  const parts = b.messages.flatMap((m) => (Array.isArray(m.content) ? (m.content as Array<{ type?: string }>) : []));
+  return { image: parts.filter((p) => p.type === "image_url").length, video: parts.filter((p) => p.type === "video_url").length };
+};
+
 const forcedName = (b: Body): string | undefined => {
   const choice = b.tool_choice as { type?: string; function?: { name?: string } } | undefined;
   return typeof choice === "object" && choice?.type === "function" ? choice.function?.name : undefined;
@@ -65,7 +77,7 @@ const forcedName = (b: Body): string | undefined => {
 
 /** The model's message: content, tool calls and reasoning, by the switches. */
 const messageOf = (m: EndpointModes, b: Body) => {
-  const reply = m.reply ?? '{"answer": 4}';
+  const reply = typeof m.reply === "function" ? m.reply(b) : (m.reply ?? '{"answer": 4}');
   const forced = forcedName(b);
   const offered = b.tools?.[0]?.function.name;
   let content: string | null = reply;
@@ -102,6 +114,10 @@ export const startFakeEndpoint = async (modes: EndpointModes = {}): Promise<Fake
     const format = b.response_format as { type?: string } | undefined;
     if (format?.type === "json_schema" && modes.jsonSchema === "refuse") return refuse(res, "response_format json_schema");
     if (forcedName(b) && modes.forcedTool === "refuse") return refuse(res, "tool_choice of a named function");
+    const media = mediaIn(b);
+    if (media.image > 0 && modes.images === "refuse") return refuse(res, "image input");
+    if (media.image > (modes.maxImages ?? Number.POSITIVE_INFINITY)) return refuse(res, `more than ${modes.maxImages} images in one request`);
+    if (media.video > 0 && (modes.video ?? "refuse") === "refuse") return refuse(res, "video input");
     served += 1;
     const sent = tokensOf(b.messages);
     const prompt = modes.contextTokens === undefined ? sent : Math.min(sent, modes.contextTokens);

@@ -1,0 +1,118 @@
+/**
+ * The vision judge's first turn (docs/guides/judging.md, "Vision judge"): from the intent and the episode's first
+ * frame only, 3–5 criteria a viewer can check, then at most three self-review rounds. Criteria are fixed per
+ * intent, model and scene note, and stored in `<dir>/vision-criteria/<key>.json`, so every episode judged against
+ * one intent is judged against the same criteria.
+ */
+import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+import { ConfigError } from "../../../src/errors.ts";
+import type { ChatModel, Message } from "../../../src/llm/chat-model.ts";
+import { mediaPart, userWithParts } from "../../../src/llm/content-parts.ts";
+import { invokeStructured } from "../../../src/llm/structured.ts";
+import { sha256Hex } from "../../../src/util/canonical-json.ts";
+import { writeAtomic } from "../../../src/util/write-atomic.ts";
+import type { TimedFrame } from "./vision-frames.ts";
+import { criteriaPrompt, reviewPrompt, SYSTEM } from "./vision-prompts.ts";
+import { CriteriaAnswer, MAX_CRITERIA, MIN_CRITERIA, ReviewAnswer } from "./vision-verdict.ts";
+
+const MAX_REVIEW_ROUNDS = 3;
+const MAX_FILE_BYTES = 64 << 10;
+
+export interface CriteriaRequest {
+  intent: string;
+  /** The episode's first frame: what the criteria are grounded in. */
+  firstFrame: TimedFrame;
+  /** A line about the scene (which way is forward in the picture), sent with every turn. */
+  context?: string | undefined;
+}
+
+export interface VisionCriteria {
+  criteria: string[];
+  /** Self-review rounds asked (0 when read from the store). */
+  reviewRounds: number;
+  source: "asked" | "stored";
+  /** Where they are stored, when a folder was given. */
+  file?: string;
+}
+
+const CriteriaFile = z.object({
+  schemaVersion: z.literal(1),
+  intent: z.string(),
+  model: z.string(),
+  context: z.string().nullable(),
+  criteria: z.array(z.string().min(1).max(300)).min(MIN_CRITERIA).max(MAX_CRITERIA),
+  reviewRounds: z.number().int().min(0).max(MAX_REVIEW_ROUNDS),
+  /** The frame they were grounded in. */
+  firstFrameSha256: z.string(),
+});
+type CriteriaFile = z.infer<typeof CriteriaFile>;
+
+/** The stored criteria's file for an intent, model and scene note. */
+export const criteriaFile = (dir: string, intent: string, model: string, context: string | undefined) =>
+  join(dir, "vision-criteria", `${sha256Hex({ intent, model, context: context ?? null }).slice(0, 32)}.json`);
+
+const readStored = (path: string, r: CriteriaRequest, model: string): CriteriaFile | undefined => {
+  if (!existsSync(path)) return undefined;
+  const bad = (what: string) => new ConfigError(`${path}: ${what}; delete the file to ask the model for criteria again`);
+  if (statSync(path).size > MAX_FILE_BYTES) throw bad(`larger than ${MAX_FILE_BYTES} bytes, not a criteria file`);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, "utf8"));
+  } catch (e) {
+    throw bad(`not JSON (${(e as Error).message})`);
+  }
+  const parsed = CriteriaFile.safeParse(raw);
+  if (!parsed.success) throw bad(`${parsed.error.issues[0]!.path.join(".") || "(root)"}: ${parsed.error.issues[0]!.message}`);
+  const f = parsed.data;
+  if (f.intent !== r.intent || f.model !== model || f.context !== (r.context ?? null)) throw bad("holds the criteria of another intent, model or scene note");
+  return f;
+};
+
+/** Turn 1 and its self-review rounds, as one conversation that ends with the criteria kept. */
+const askCriteria = async (model: ChatModel, r: CriteriaRequest, maxRounds: number): Promise<{ criteria: string[]; rounds: number }> => {
+  let conversation: Message[] = [
+    { role: "system", content: SYSTEM },
+    userWithParts([{ type: "text", text: criteriaPrompt(r.intent, r.context) }, mediaPart(r.firstFrame.image, r.firstFrame.mime ?? "image/png")]),
+  ];
+  let { criteria } = (await invokeStructured(model, conversation, CriteriaAnswer, { name: "vision_criteria" })).value;
+  let rounds = 0;
+  while (rounds < maxRounds) {
+    rounds += 1;
+    conversation = [
+      ...conversation,
+      { role: "assistant", content: JSON.stringify({ criteria }), toolCalls: [] },
+      { role: "user", content: reviewPrompt(criteria) },
+    ];
+    const review = (await invokeStructured(model, conversation, ReviewAnswer, { name: "vision_review" })).value;
+    if (review.approved) break;
+    criteria = review.criteria ?? criteria;
+  }
+  return { criteria, rounds };
+};
+
+/** The criteria for an intent: stored ones when `dir` holds them, else asked for (and stored when `dir` is given). */
+export const visionCriteria = async (
+  model: ChatModel,
+  r: CriteriaRequest,
+  o: { dir?: string | undefined; maxReviewRounds?: number } = {},
+): Promise<VisionCriteria> => {
+  const path = o.dir === undefined ? undefined : criteriaFile(o.dir, r.intent, model.name, r.context);
+  const stored = path ? readStored(path, r, model.name) : undefined;
+  if (stored) return { criteria: stored.criteria, reviewRounds: 0, source: "stored", file: path! };
+  const { criteria, rounds } = await askCriteria(model, r, Math.min(o.maxReviewRounds ?? MAX_REVIEW_ROUNDS, MAX_REVIEW_ROUNDS));
+  if (!path) return { criteria, reviewRounds: rounds, source: "asked" };
+  const file: CriteriaFile = {
+    schemaVersion: 1,
+    intent: r.intent,
+    model: model.name,
+    context: r.context ?? null,
+    criteria,
+    reviewRounds: rounds,
+    firstFrameSha256: mediaPart(r.firstFrame.image, "image/png").sha256,
+  };
+  mkdirSync(join(path, ".."), { recursive: true });
+  writeAtomic(path, `${JSON.stringify(file, null, 2)}\n`);
+  return { criteria, reviewRounds: rounds, source: "asked", file: path };
+};
