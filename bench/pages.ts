@@ -10,6 +10,7 @@ export const BENCH_PAGES = {
   certify: { title: "Certified seeds", command: "npm run bench:certify -- --write-page" },
   "compare-quickstart": { title: "`hexa compare` on the quickstart", command: "npm run bench:compare-quickstart -- --write-page" },
   distributed: { title: "Redis workers", command: "npm run bench:distributed -- --write-page" },
+  "embedded-model": { title: "An embedded GGUF model on the CPU", command: "npm run bench:embedded-model -- --write-page" },
   frames: { title: "Shaded MuJoCo frames", command: "npm run bench:frames -- --write-page" },
   fidelity: { title: "Fidelity against Interphyre", command: "npm run bench:fidelity -- --write-page" },
   heuristic: { title: "Heuristic agent on the HExA levels", command: "npm run bench:heuristic -- --write-page" },

@@ -1,4 +1,5 @@
 import { checkPriced, formatUsd, hasCap, NO_SPEND, type Budget, type Spend } from "../llm/budget.ts";
+import { isEmbedded } from "../llm/config.ts";
 import { GridBudget, type Weight } from "../loop/compare/grid-budget.ts";
 import type { LevelFamily } from "../family/family.ts";
 import { forecastEval, forecastRun, NO_FORECAST, sumForecasts, type Forecast } from "../loop/forecast.ts";
@@ -81,7 +82,10 @@ export const checkGridForecast = (
     checkPriced(
       cap,
       j.cfg.llm.prices,
-      roles(j.cfg).map((r) => ({ where: `${j.key}: llm.${r}`, model: j.cfg.llm[r].model })),
+      // An embedded model costs nothing (src/llm/accounting.ts priceOf).
+      roles(j.cfg)
+        .filter((r) => !isEmbedded(j.cfg.llm[r]))
+        .map((r) => ({ where: `${j.key}: llm.${r}`, model: j.cfg.llm[r].model })),
     );
   const all = forecasts.flatMap((f) => [f.run, f.eval]);
   const perJob = jobs.flatMap((j, i) => {

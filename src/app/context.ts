@@ -37,8 +37,8 @@ const configModels =
 export const createAppContext = async (env: NodeJS.ProcessEnv = process.env): Promise<AppContext> => {
   const slot: { families?: FamilyRegistry } = {};
   // The shipped families' commands are given the host, and the host plays grids over the registry they are in.
-  const host = appHost(() => slot.families!);
-  slot.families = await openFamilyRegistry(host, env);
   const embedded = embeddedModels();
+  const host = appHost(() => slot.families!, embedded);
+  slot.families = await openFamilyRegistry(host, env);
   return { families: slot.families, host, models: configModels(embedded), actorMiddleware: await loadActorMiddleware(env), embedded };
 };

@@ -1,8 +1,10 @@
 import { basename, dirname, join } from "node:path";
 import type { FamilyRegistry } from "../app/families.ts";
+import type { EmbeddedModels } from "../app/embedded-models.ts";
 import type { ActorMiddleware } from "../app/middleware-plugins.ts";
 import { ConfigError, RunStopped } from "../errors.ts";
 import { BudgetExceeded, checkPriced, hasCap, SpendGate, type Budget } from "../llm/budget.ts";
+import { isEmbedded } from "../llm/config.ts";
 import { evaluateRun, heldOutSeeds, learnedSeeds, readRunState, type EvalRow, type RunState } from "../loop/evaluate.ts";
 import { usageLine } from "../loop/episode-backend.ts";
 import { heldOutArg } from "../loop/compare/heldout.ts";
@@ -81,7 +83,7 @@ const openFinished = (families: FamilyRegistry, argv: EvalArgs) => {
 };
 
 /** `hexa eval`: the run's final bank played frozen on held-out seeds, under the evaluation's spend cap. */
-export const evaluate = async (families: FamilyRegistry, argv: EvalArgs, middleware: ActorMiddleware): Promise<void> => {
+export const evaluate = async (families: FamilyRegistry, argv: EvalArgs, middleware: ActorMiddleware, embedded: EmbeddedModels): Promise<void> => {
   const { path, dir, cfg, family, run } = openFinished(families, argv);
   const seeds = chosenSeeds(cfg, family, argv, run);
   const wanted = Object.fromEntries(seeds);
@@ -98,7 +100,7 @@ export const evaluate = async (families: FamilyRegistry, argv: EvalArgs, middlew
   const { actorModel } = await modelsFor(
     { ...cfg, evolver: "heuristic", llm: { ...cfg.llm, auditLog: cfg.llm.auditLog ?? join(dir.path, "eval", "llm-log.jsonl") } },
     dir.path,
-    { onNotice: (m) => process.stderr.write(`warning: ${m}\n`), ...(gate ? { gate } : {}) },
+    { onNotice: (m) => process.stderr.write(`warning: ${m}\n`), ...(gate ? { gate } : {}), embedded },
   );
   const file = stopped?.file ?? dir.evalFile(new Date());
   const who = `agent ${cfg.agent} (${cfg.agent === "heuristic" ? "heuristic, no LLM" : cfg.llm.actor.model})`;
@@ -166,7 +168,8 @@ const evalGate = (
   o: { cap: Budget; toPlay: number; spentBefore: Parameters<typeof spentIn>[0]; yes: boolean },
 ): SpendGate | undefined => {
   if (cfg.agent === "heuristic") return undefined;
-  checkPriced(o.cap, cfg.llm.prices, [{ where: "llm.actor", model: cfg.llm.actor.model }]);
+  // An embedded model costs nothing (src/llm/accounting.ts priceOf).
+  checkPriced(o.cap, cfg.llm.prices, isEmbedded(cfg.llm.actor) ? [] : [{ where: "llm.actor", model: cfg.llm.actor.model }]);
   const spent = spentIn(o.spentBefore);
   const earlier = [evalUsage(dir.path), ...earlierUsage([dirname(dir.path)])];
   const forecast = forecastEval({ cfg, family, episodes: o.toPlay, earlier });

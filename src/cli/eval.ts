@@ -64,7 +64,7 @@ export const evalCommand = (ctx: AppContext) =>
       // The evaluation's modules (stores, models, the loop) are loaded only here: `hexa eval --help` starts fast.
       const { evaluate } = await import("./eval-held-out.ts");
       try {
-        await evaluate(ctx.families, argv, ctx.actorMiddleware);
+        await evaluate(ctx.families, argv, ctx.actorMiddleware, ctx.embedded);
       } catch (e) {
         throw asUserError(
           e,

@@ -62,5 +62,5 @@ export const transferCommand = (ctx: AppContext) =>
     describe:
       "zero-shot transfer (docs/spec/method.md section 6): synthesise a bank for --to from source banks, audit it, evaluate it frozen beside a baseline",
     builder: transferFlags(ctx.families.defaultId()),
-    handler: async (argv) => (await import("./transfer.ts")).transfer(ctx.families, argv),
+    handler: async (argv) => (await import("./transfer.ts")).transfer(ctx.families, argv, ctx.embedded),
   });

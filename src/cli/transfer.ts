@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, statSync } from "node:fs";
+import type { EmbeddedModels } from "../app/embedded-models.ts";
 import type { FamilyRegistry } from "../app/families.ts";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -187,7 +188,7 @@ const readBase = (path: string | undefined): Record<string, unknown> => {
 };
 
 /** `hexa transfer` (src/cli/transfer-command.ts): the sources' banks synthesised into one for the target, audited, written and evaluated. */
-export const transfer = async (families: FamilyRegistry, argv: TransferArgs): Promise<void> => {
+export const transfer = async (families: FamilyRegistry, argv: TransferArgs, embedded: EmbeddedModels): Promise<void> => {
   const family = families.get(argv.family);
   const target = argv.to;
   family.checkLevel(target);
@@ -203,14 +204,15 @@ export const transfer = async (families: FamilyRegistry, argv: TransferArgs): Pr
   const out = resolve(argv.out ?? join("runs", "transfer", `${target}__from_${sources.map((s) => s.level).join("+")}__${synth}__${idStamp(now)}`, "bank.json"));
   let model: ChatModel | undefined;
   if (synth === "llm") {
-    const [{ createRoleModel }, { LlmConfig }] = await Promise.all([import("../llm/role-model.ts"), import("../llm/config.ts")]);
+    const [{ createRoleModel }, { isEmbedded, LlmConfig }] = await Promise.all([import("../llm/role-model.ts"), import("../llm/config.ts")]);
     // The call log sits beside the bank (a failed synthesis leaves only it, to see what the model said).
     mkdirSync(dirname(out), { recursive: true });
     const llm = LlmConfig.parse({
       ...(base.llm as object),
       auditLog: (base.llm as { auditLog?: string } | undefined)?.auditLog ?? join(dirname(out), "llm-log.jsonl"),
     });
-    model = createRoleModel("synthesiser", llm, { env: process.env, onNotice: (m) => process.stderr.write(`warning: ${m}\n`) });
+    const llama = isEmbedded(llm.synthesiser) ? await embedded.get() : undefined;
+    model = createRoleModel("synthesiser", llm, { env: process.env, onNotice: (m) => process.stderr.write(`warning: ${m}\n`), ...(llama ? { llama } : {}) });
   }
   log(
     `transfer → ${target}: ${sources.map((s) => `${s.level} (${countOf(s.bank)} entries)`).join(", ")}; synthesiser ${synth === "llm" ? "llm" : "heuristic (no LLM)"}`,

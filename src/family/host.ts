@@ -1,3 +1,4 @@
+import type { LlamaModels } from "../llm/llama-cpp/loaded-models.ts";
 import type { CodeVersion } from "../store/run-records.ts";
 
 /**
@@ -22,4 +23,6 @@ export interface FamilyHost {
   codeVersion(): Promise<CodeVersion>;
   /** Writes `DIR/report.html` (what `hexa inspect DIR` writes) for a run or search directory; returns its absolute path. */
   writeReport(dir: string): Promise<string>;
+  /** The process's embedded models (`provider: llama-cpp`), loaded on first use and closed when the command ends. */
+  embeddedModels(): Promise<LlamaModels>;
 }

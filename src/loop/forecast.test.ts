@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { toyFamily } from "../../examples/toy-family/family.ts";
 import { rewardSearchFamily } from "../../levels/reward-search/family.ts";
 import { testTrainer } from "../../levels/reward-search/search/test-trainer.ts";
 import type { TrainerPool } from "../../levels/reward-search/trainer/pool.ts";
@@ -90,5 +91,50 @@ describe("the forecast of a search run", () => {
   it("keeps a search's calls out of the per-episode figures of a rounds forecast", () => {
     const runs = [[line({}), line({}), line({ phase: "search", round: 0, candidate: 0, input: 99_999 })]];
     expect(recordedWork(runs, "actor", "m")).toMatchObject({ units: 1, calls: 2, input: 2000, output: 400 });
+  });
+});
+
+describe("the forecast of an embedded role (provider: llama-cpp)", () => {
+  const embedded = { provider: "llama-cpp", model: "models/tiny.gguf" };
+
+  it("prices a search's proposer at 0 (embedded), not unpriced, and still counts its tokens", () => {
+    const cfg = parseRunConfig(
+      { family: "reward-search", levels: ["cartpole"], agent: "react", method: "eureka", search: { budget: 2 }, llm: { actor: embedded } },
+      "test",
+      [family],
+    );
+    const f = forecastRun({ cfg, family, recorded: none, committed: none, earlier: [] });
+    expect(f).toMatchObject({ candidates: 2, calls: 2, usd: 0, unpriced: [], embedded: ["models/tiny.gguf"] });
+    expect(f.tokens).toBeGreaterThan(0);
+    expect(f.basis[0]).toMatch(/^llm\.actor models\/tiny\.gguf: 2 candidate\(s\) × ~[\d,]+ tokens, 0 \(embedded\) per candidate/);
+    expect(forecastText(f)).toMatch(/~\$0\.0000 \+ 0 for embedded models\/tiny\.gguf \(its tokens count towards budget\.tokens\)\n/);
+    expect(forecastText(f)).not.toContain("unpriced");
+  });
+
+  it("prices an embedded actor at 0 beside a priced evolver, whose price the total keeps", () => {
+    const toy = toyFamily();
+    const cfg = parseRunConfig(
+      {
+        family: "toy",
+        levels: ["guess_small"],
+        agent: "hexa",
+        evolver: "llm",
+        init: "online",
+        update: "evolving",
+        rounds: 1,
+        episodesPerRound: 2,
+        llm: { actor: embedded, evolver: { model: "m" }, prices: { m: { input: 1, cachedInput: 0.5, output: 2 } } },
+      },
+      "test",
+      [toy],
+    );
+    const f = forecastRun({ cfg, family: toy, recorded: none, committed: none, earlier: [] });
+    expect(f.episodes).toBeGreaterThan(0);
+    expect(f.updates).toBeGreaterThan(0);
+    expect(f.embedded).toEqual(["models/tiny.gguf"]);
+    expect(f.unpriced).toEqual([]);
+    expect(f.usd).toBeGreaterThan(0);
+    expect(f.basis.find((b) => b.startsWith("llm.actor"))).toMatch(/0 \(embedded\) per episode/);
+    expect(f.basis.find((b) => b.startsWith("llm.evolver"))).toMatch(/\$[\d.]+ per update/);
   });
 });

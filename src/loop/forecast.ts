@@ -1,6 +1,6 @@
 import { CHARS_PER_TOKEN, formatUsd } from "../llm/budget.ts";
 import { costUsd, priceOf } from "../llm/accounting.ts";
-import type { Role } from "../llm/config.ts";
+import { isEmbedded, type Price, type Role } from "../llm/config.ts";
 import { episodeId, updateKey } from "../store/run-dir.ts";
 import type { UsageLine } from "../store/run-records.ts";
 import { updatesAt } from "./bank-update.ts";
@@ -27,11 +27,32 @@ export interface Forecast {
   usd: number;
   /** Models without a price: their share is left out of `usd`. */
   unpriced: string[];
+  /** Embedded models (`provider: llama-cpp`): their tokens count, their price is 0, not unknown. */
+  embedded: string[];
   /** One line per role on where its per-call figures come from. */
   basis: string[];
 }
 
-export const NO_FORECAST: Forecast = { episodes: 0, updates: 0, candidates: 0, calls: 0, tokens: 0, usd: 0, unpriced: [], basis: [] };
+export const NO_FORECAST: Forecast = { episodes: 0, updates: 0, candidates: 0, calls: 0, tokens: 0, usd: 0, unpriced: [], embedded: [], basis: [] };
+
+const FREE: Price = { input: 0, cachedInput: 0, output: 0 };
+
+/** A role's price and how a forecast names it: the table's, 0 for an embedded model, or none (unpriced). */
+const pricing = (cfg: RunConfig, role: Role): { price: Price | undefined; embedded: boolean } => {
+  const config = cfg.llm[role];
+  if (isEmbedded(config)) return { price: FREE, embedded: true };
+  return { price: priceOf(cfg.llm.prices, config.model), embedded: false };
+};
+
+/** One unit's price as the forecast prints it. */
+const unitPrice = (usd: number, p: { price: Price | undefined; embedded: boolean }): string =>
+  p.embedded ? "0 (embedded)" : p.price ? formatUsd(usd) : "unpriced";
+
+/** Books a role's model into the forecast's lists of unpriced and embedded models. */
+const noteModel = (out: Forecast, model: string, p: { price: Price | undefined; embedded: boolean }): void => {
+  if (p.embedded) out.embedded.push(model);
+  else if (!p.price) out.unpriced.push(model);
+};
 
 export interface Work {
   calls: number;
@@ -117,15 +138,15 @@ export interface ForecastInput {
 
 /** A whole search's calls: candidates to go × the calls of one, each the mean recorded search call of the model or the family's estimate. */
 const forecastSearch = (cfg: RunConfig, search: SearchCalls, earlier: ReadonlyArray<readonly UsageLine[]>): Forecast => {
-  const out: Forecast = { ...NO_FORECAST, candidates: search.candidates, unpriced: [], basis: [] };
+  const out: Forecast = { ...NO_FORECAST, candidates: search.candidates, unpriced: [], embedded: [], basis: [] };
   if (cfg.agent === "heuristic" || search.candidates === 0) return out;
   const model = cfg.llm.actor.model;
   const per = search.perCandidate;
   const seen = recordedSearchCall(earlier, model);
   const w: Work = seen ? { calls: per.calls, input: seen.input * per.calls, output: seen.output * per.calls } : per;
-  const price = priceOf(cfg.llm.prices, model);
-  const usd = price ? costUsd(price, { input: Math.round(w.input), output: Math.round(w.output), cached: 0 }) : 0;
-  if (!price) out.unpriced.push(model);
+  const p = pricing(cfg, "actor");
+  const usd = p.price ? costUsd(p.price, { input: Math.round(w.input), output: Math.round(w.output), cached: 0 }) : 0;
+  noteModel(out, model, p);
   out.calls = search.candidates * w.calls;
   out.tokens = Math.round(search.candidates * (w.input + w.output));
   out.usd = search.candidates * usd;
@@ -133,7 +154,7 @@ const forecastSearch = (cfg: RunConfig, search: SearchCalls, earlier: ReadonlyAr
     ? `${per.calls} call(s) per candidate × the mean of ${seen.calls} recorded search call(s) in earlier runs`
     : `from the config: ${search.basis}; no earlier searches of this model`;
   out.basis.push(
-    `llm.actor ${model}: ${search.candidates} candidate(s) × ~${Math.round(w.input + w.output).toLocaleString("en")} tokens, ${price ? formatUsd(usd) : "unpriced"} per candidate (${how})` +
+    `llm.actor ${model}: ${search.candidates} candidate(s) × ~${Math.round(w.input + w.output).toLocaleString("en")} tokens, ${unitPrice(usd, p)} per candidate (${how})` +
       (search.uncounted ? `; not forecast: ${search.uncounted}` : ""),
   );
   return out;
@@ -160,7 +181,7 @@ export const forecastRun = ({ cfg, family, recorded, committed, earlier, dir }: 
   }
   const prompt = promptChars(cfg, family);
   const fromConfig = episodeWorkFromConfig(cfg, prompt);
-  const out: Forecast = { ...NO_FORECAST, episodes, updates, unpriced: [], basis: [] };
+  const out: Forecast = { ...NO_FORECAST, episodes, updates, unpriced: [], embedded: [], basis: [] };
   addRole(out, cfg, earlier, prompt, "actor", episodes, fromConfig, "episode");
   addRole(out, cfg, earlier, prompt, "evolver", updates, updateWorkFromConfig(cfg, fromConfig), "update");
   return out;
@@ -178,7 +199,7 @@ export const forecastEval = ({
   episodes: number;
   earlier: ReadonlyArray<readonly UsageLine[]>;
 }): Forecast => {
-  const out: Forecast = { ...NO_FORECAST, episodes: cfg.agent === "heuristic" ? 0 : episodes, unpriced: [], basis: [] };
+  const out: Forecast = { ...NO_FORECAST, episodes: cfg.agent === "heuristic" ? 0 : episodes, unpriced: [], embedded: [], basis: [] };
   const prompt = promptChars(cfg, family);
   addRole(out, cfg, earlier, prompt, "actor", out.episodes, episodeWorkFromConfig(cfg, prompt), "episode");
   return out;
@@ -195,9 +216,10 @@ export const sumForecasts = (fs: readonly Forecast[], basis: string[]): Forecast
       tokens: a.tokens + f.tokens,
       usd: a.usd + f.usd,
       unpriced: [...a.unpriced, ...f.unpriced],
+      embedded: [...a.embedded, ...f.embedded],
       basis,
     }),
-    { ...NO_FORECAST, unpriced: [], basis },
+    { ...NO_FORECAST, unpriced: [], embedded: [], basis },
   );
 
 const promptChars = (cfg: RunConfig, family: LevelFamily) => Math.max(...cfg.levels.map((l) => family.describe(l).length));
@@ -216,13 +238,13 @@ const addRole = (
   const model = cfg.llm[role].model;
   const seen = recordedWork(earlier, role, model);
   const w = seen ?? fallback;
-  const price = priceOf(cfg.llm.prices, model);
-  const usd = price ? costUsd(price, { input: Math.round(w.input), output: Math.round(w.output), cached: 0 }) : 0;
-  if (!price) out.unpriced.push(model);
+  const p = pricing(cfg, role);
+  const usd = p.price ? costUsd(p.price, { input: Math.round(w.input), output: Math.round(w.output), cached: 0 }) : 0;
+  noteModel(out, model, p);
   out.calls += units * w.calls;
   out.tokens += Math.round(units * (w.input + w.output));
   out.usd += units * usd;
-  const per = `~${Math.round(w.input + w.output).toLocaleString("en")} tokens, ${price ? formatUsd(usd) : "unpriced"} per ${unit}`;
+  const per = `~${Math.round(w.input + w.output).toLocaleString("en")} tokens, ${unitPrice(usd, p)} per ${unit}`;
   out.basis.push(
     `llm.${role} ${model}: ${units} ${unit}(s) × ${per} (${seen ? `mean of ${seen.units} recorded ${unit}(s) in earlier runs` : role === "actor" ? `from the config: ${cfg.actor.maxTurns} turns, prompt ~${Math.ceil(prompt / CHARS_PER_TOKEN) + TOOLS_AND_PROTOCOL} tokens + ${TOKENS_PER_TURN} per earlier turn, ${OUTPUT_PER_TURN} out per turn; no earlier runs of this model` : "from the config: a round's trajectories and the bank in, a bank edit out; no earlier runs of this model"})`,
   );
@@ -231,4 +253,4 @@ const addRole = (
 export const forecastText = (f: Forecast): string =>
   f.calls === 0
     ? "forecast: no model calls left to make"
-    : `forecast: ${[...(f.episodes || f.updates || !f.candidates ? [`${f.episodes} episode(s) and ${f.updates} bank update(s)`] : []), ...(f.candidates ? [`${f.candidates} search candidate(s)`] : [])].join(" and ")} to go, ~${Math.round(f.calls).toLocaleString("en")} calls, ~${f.tokens.toLocaleString("en")} tokens, ~${formatUsd(f.usd)}${f.unpriced.length ? ` + unpriced ${[...new Set(f.unpriced)].join(", ")}` : ""}\n${f.basis.map((b) => `  ${b}`).join("\n")}`;
+    : `forecast: ${[...(f.episodes || f.updates || !f.candidates ? [`${f.episodes} episode(s) and ${f.updates} bank update(s)`] : []), ...(f.candidates ? [`${f.candidates} search candidate(s)`] : [])].join(" and ")} to go, ~${Math.round(f.calls).toLocaleString("en")} calls, ~${f.tokens.toLocaleString("en")} tokens, ~${formatUsd(f.usd)}${f.unpriced.length ? ` + unpriced ${[...new Set(f.unpriced)].join(", ")}` : ""}${f.embedded.length ? ` + 0 for embedded ${[...new Set(f.embedded)].join(", ")} (its tokens count towards budget.tokens)` : ""}\n${f.basis.map((b) => `  ${b}`).join("\n")}`;

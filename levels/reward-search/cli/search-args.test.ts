@@ -1,5 +1,16 @@
-import { describe, expect, it } from "vitest";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
 import { settingsOf } from "./search-args.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "hexa-search-args-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const yaml = (name: string, text: string) => {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+};
 
 describe("hexa search's settings as search-config.json records them", () => {
   it("spells out every default, with the trainer cache absolute, so a replay needs nothing else", () => {
@@ -28,5 +39,16 @@ describe("hexa search's settings as search-config.json records them", () => {
     });
     expect(s.llm).toEqual({ model: "m", baseURL: "http://127.0.0.1:9/v1" });
     expect(JSON.stringify(s)).not.toMatch(/hunter2|alice|sk-secret-1/);
+  });
+
+  it("takes the proposer's model from --llm-config's llm.actor, an embedded one recorded by its path", () => {
+    const argv = { task: "cartpole", method: "eureka", seed: "0", proposer: "llm" } as const;
+    const file = yaml("embedded.yaml", "llm:\n  actor: {provider: llama-cpp, model: models/tiny.gguf, threads: 1}\n");
+    expect(settingsOf({ ...argv, "llm-config": file }).llm).toEqual({ model: "models/tiny.gguf" });
+    expect(() => settingsOf({ ...argv, "llm-config": file, model: "m" })).toThrow("--llm-config: the proposer's model is the file's llm.actor; drop --model");
+    expect(() => settingsOf({ ...argv, "llm-config": yaml("none.yaml", "llm: {}\n") })).toThrow(/llm\.actor is missing/);
+    expect(() => settingsOf({ ...argv, "llm-config": yaml("bad.yaml", "llm:\n  actor: {provider: llama-cpp}\n") })).toThrow(
+      /--llm-config .*bad\.yaml: llm\.actor\.model/,
+    );
   });
 });

@@ -5,11 +5,12 @@ import { ConfigError } from "../../../src/errors.ts";
 import type { FamilyHost } from "../../../src/family/host.ts";
 import { parseSeed } from "../../../src/family/seed.ts";
 import type { ChatModel } from "../../../src/llm/chat-model.ts";
-import { LlmConfig } from "../../../src/llm/config.ts";
+import { isEmbedded, LlmConfig } from "../../../src/llm/config.ts";
 import { SearchConfig, type SearchMethod } from "../../../src/search/config.ts";
 import { readSearchRecord, SEARCH_RECORD_FILE, writeSearchRecord } from "../../../src/search/search-record.ts";
 import { budgetsOf, RewardSearchConfig } from "../config.ts";
 import { cacheDirOf } from "../trainer/run-pools.ts";
+import { readYamlMapping } from "../../../src/util/yaml-file.ts";
 import { getTask } from "../tasks/index.ts";
 import { FLAGS, TRAINER_FLAGS, TRAINER_SLICE } from "./search-flags.ts";
 import { SearchSettings } from "./search-settings.ts";
@@ -30,14 +31,34 @@ export interface SearchArgs {
   model?: string | undefined;
   "base-url"?: string | undefined;
   "api-key"?: string | undefined;
+  "llm-config"?: string | undefined;
   [flag: string]: unknown;
 }
 
-/** The proposer's model config: the flags, else the environment; the log of its exchanges in the search directory. */
+/** `--llm-config FILE`: a YAML whose `llm` (as in a run config) gives the proposer's model in `llm.actor`. */
+const llmFileOf = (argv: SearchArgs, out: string): LlmConfig => {
+  const path = argv["llm-config"]!;
+  const given = ["model", "base-url", "api-key"].filter((f) => argv[f] !== undefined);
+  if (given.length) throw new ConfigError(`--llm-config: the proposer's model is the file's llm.actor; drop --${given.join(", --")}`);
+  const llm = readYamlMapping(path, {
+    label: `--llm-config ${path}`,
+    missing: `--llm-config: no such file (got ${JSON.stringify(path)}); name a YAML with llm.actor`,
+  }).llm;
+  if (llm === null || typeof llm !== "object" || Array.isArray(llm) || !("actor" in llm))
+    throw new ConfigError(
+      `--llm-config ${path}: llm.actor is missing; give the proposer's model there, e.g. llm: {actor: {provider: llama-cpp, model: model.gguf}}`,
+    );
+  const parsed = LlmConfig.safeParse({ ...llm, auditLog: join(out, "llm-log.jsonl") });
+  if (!parsed.success) throw new ConfigError(`--llm-config ${path}: ${parsed.error.issues.map((i) => `llm.${i.path.join(".")}: ${i.message}`).join("; ")}`);
+  return parsed.data;
+};
+
+/** The proposer's model config: --llm-config's, else the flags, else the environment; the log of its exchanges in the search directory. */
 const llmConfigOf = (argv: SearchArgs, out: string): LlmConfig => {
+  if (argv["llm-config"] !== undefined) return llmFileOf(argv, out);
   if (!argv.model && !argv["base-url"] && !process.env.OPENAI_BASE_URL && !process.env.OPENAI_API_KEY) {
     throw new ConfigError(
-      "--proposer llm needs a model: pass --model and --base-url (or set OPENAI_BASE_URL / OPENAI_API_KEY), or use --proposer heuristic, which needs none",
+      "--proposer llm needs a model: pass --model and --base-url (or set OPENAI_BASE_URL / OPENAI_API_KEY), or --llm-config with llm.actor (an endpoint or an embedded GGUF model), or use --proposer heuristic, which needs none",
     );
   }
   return LlmConfig.parse({
@@ -88,10 +109,15 @@ export const settingsOf = (argv: SearchArgs, out?: string): SearchSettings => {
   });
 };
 
-/** The LLM proposer's model on its endpoint, every exchange logged to the search directory's llm-log.jsonl. */
-export const proposerModel = async (argv: SearchArgs, out: string): Promise<ChatModel> => {
+/**
+ * The LLM proposer's model, on its endpoint or embedded (the process's models, from `host`), every exchange
+ * logged to the search directory's llm-log.jsonl.
+ */
+export const proposerModel = async (argv: SearchArgs, out: string, host: Pick<FamilyHost, "embeddedModels">): Promise<ChatModel> => {
   const { createRoleModel } = await import("../../../src/llm/role-model.ts");
-  return createRoleModel("actor", llmConfigOf(argv, out), { env: process.env, onNotice: (m) => process.stderr.write(`warning: ${m}\n`) });
+  const llm = llmConfigOf(argv, out);
+  const llama = isEmbedded(llm.actor) ? await host.embeddedModels() : undefined;
+  return createRoleModel("actor", llm, { env: process.env, onNotice: (m) => process.stderr.write(`warning: ${m}\n`), ...(llama ? { llama } : {}) });
 };
 
 /**

@@ -13,7 +13,7 @@ export const runSearchCommand = async (argv: SearchCommandArgs, host: FamilyHost
   const out = argv.out ? argv.out : join("runs", "search", `${named.method}-${named.task}-s${named.seed}`);
   const settings = settingsOf(argv, out);
   const record = searchRecorder(out, settings, host);
-  const proposer = settings.llm ? llmProposer(await proposerModel(argv, out)) : heuristicProposer();
+  const proposer = settings.llm ? llmProposer(await proposerModel(argv, out, host)) : heuristicProposer();
   const pool = localTrainerPool(settings.rewardSearch);
   try {
     await executeSearch(settings, {

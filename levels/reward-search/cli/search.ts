@@ -43,6 +43,11 @@ const searchCommandFlags = (y: Argv) =>
     .option("model", { type: "string", describe: "llm: model name" })
     .option("base-url", { type: "string", describe: "llm: OpenAI-compatible endpoint (else OPENAI_BASE_URL)" })
     .option("api-key", { type: "string", describe: "llm: API key (else OPENAI_API_KEY)" })
+    .option("llm-config", {
+      type: "string",
+      describe:
+        "llm: a YAML whose llm.actor is the proposer's model, as in a run config: an endpoint, or provider: llama-cpp with a GGUF file run in this process",
+    })
     .example("$0 search cartpole --method rf-agent --budget 16 --train-steps 20000", "RF-Agent's tree search with the heuristic proposer");
 
 /** The flags `hexa search` reads (levels/reward-search/cli/search-run.ts). */

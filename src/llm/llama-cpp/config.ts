@@ -22,8 +22,10 @@ export const LlamaCppModelConfig = z.strictObject({
     .number()
     .int()
     .min(1)
-    .default(4)
-    .describe("conversations evaluated together (batched) on the shared model; more wait; each holds contextSize tokens of memory (1: one at a time)"),
+    .default(1)
+    .describe(
+      "conversations evaluated together (batched) on the shared model; more wait; each holds contextSize tokens of memory (1: one at a time, faster on a 2-core CPU: docs/benchmarks/embedded-model.md)",
+    ),
 });
 export type LlamaCppModelConfig = z.infer<typeof LlamaCppModelConfig>;
 

@@ -85,7 +85,8 @@ export const probeEmbedded = async (config: LlamaCppModelConfig, models: LlamaMo
       contextSize: Math.min(trained ?? config.contextSize, 8192),
       threads: shared.llama.cpuMathCores,
       gpu: shared.llama.gpu === false ? false : "auto",
-      parallel: 4,
+      // One conversation at a time: batching was slower on a 2-core CPU (docs/benchmarks/embedded-model.md).
+      parallel: 1,
     },
   };
 };

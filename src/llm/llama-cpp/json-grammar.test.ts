@@ -102,7 +102,7 @@ describe("LlamaCppModelConfig", () => {
       gpu: "auto",
       temperature: 1,
       maxOutputTokens: 8192,
-      parallel: 4,
+      parallel: 1,
     });
     expect(LlamaCppModelConfig.safeParse({ provider: "llama-cpp", model: "m.gguf", gpu: "yes" }).success).toBe(false);
     expect(LlamaCppModelConfig.safeParse({ provider: "llama-cpp", model: "m.gguf", baseURL: "http://x" }).success).toBe(false);
