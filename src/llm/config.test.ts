@@ -50,6 +50,8 @@ describe("LlmConfig with an embedded model", () => {
     const llm = LlmConfig.parse({ actor: { provider: "llama-cpp", model: "m.gguf" }, evolver: { provider: "llama-cpp", model: "m.gguf", threads: 2 } });
     expect(llm.actor).toMatchObject({ provider: "llama-cpp", model: "m.gguf", contextSize: 8192, temperature: 1 });
     expect(llm.evolver).toMatchObject({ provider: "llama-cpp", threads: 2, temperature: 0.2 });
+    // The default output cap leaves most of the default context to the prompt: 8192 for both refused every prompt.
+    expect(llm.actor).toMatchObject({ maxOutputTokens: 2048 });
     expect(llm.synthesiser).not.toHaveProperty("provider");
     expect(LlmConfig.parse({ actor: { provider: "openai", model: "m" } }).actor).toMatchObject({ provider: "openai", timeoutMs: 120_000 });
   });
