@@ -64,6 +64,7 @@ export const rewardSearchModule = (host: FamilyHost): FamilyModule => {
       run: async (record) => (await import("./verify/replay.ts")).replayTrainings(record, (f) => (trainerFor = f), replaying),
       recordedFiles: async (record) => (await import("./verify/recorded-trainings.ts")).recordedTrainings(record),
       search: async (record) => (await import("./verify/search-replay.ts")).replaySearch(record),
+      judgment: async (record) => (await import("./verify/judgment-replay.ts")).replayJudgment(record),
     },
     worker: {
       queues: [TRAININGS],
