@@ -22,7 +22,8 @@ const MAX_JUDGE_BYTES = 1 << 20;
 
 const taskOf = async (f: JudgmentFile, where: string): Promise<RewardTask> => {
   const { listTasks, loadTask } = await import("../tasks/index.ts");
-  if (!(listTasks() as readonly string[]).includes(f.task)) throw new CannotVerify(`${where}: task: ${JSON.stringify(f.task.slice(0, 80))} is not a task of this hexa`);
+  if (!(listTasks() as readonly string[]).includes(f.task))
+    throw new CannotVerify(`${where}: task: ${JSON.stringify(f.task.slice(0, 80))} is not a task of this hexa`);
   const task = await loadTask(f.task);
   await task.prepare?.();
   return task;

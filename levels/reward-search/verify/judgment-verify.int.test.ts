@@ -66,6 +66,18 @@ describe("hexa verify of a hexa judge folder, the server stopped", () => {
     expect(out.status).toBe(0);
   }, 120_000);
 
+  it("hexa inspect writes the judgment's page: the code judge's tree of every pick, its synthesis rule", async () => {
+    const out = await hexa(["inspect", judgment, "--out", join(dir, "judgment.html")]);
+    expect(out.stderr).toBe("");
+    expect(out.stdout).toMatch(
+      /wrote .*judgment\.html \(\d+ KiB: judgment of hopper by the code judge hopper-intent-[0-9a-f]{16} v1: 3 episodes, 3 picks, 0 frames/,
+    );
+    const html = readFileSync(join(dir, "judgment.html"), "utf8");
+    expect(html.match(/<h4>Code judge<\/h4>/g)).toHaveLength(3);
+    expect(html).toContain("1 stays up</td><td class=");
+    expect(html).toContain("code judge alone: its score");
+  }, 120_000);
+
   it("names the difference when an answer in llm-log.jsonl was changed", async () => {
     const copy = altered("tampered", (f) => {
       const log = readFileSync(join(f, "llm-log.jsonl"), "utf8");
