@@ -50,7 +50,20 @@ beforeAll(async () => {
       json({ loophole: false, findings: "none" }),
     ];
     server.push(...answers.map((text) => ({ text, usage })));
-    const args = ["judge", "--task", "hopper", "--policy", policyFile(), "--episodes", "3", "--max-steps", "20", "--intent", "hop forward 1 m without falling"];
+    const args = [
+      "judge",
+      "--task",
+      "hopper",
+      "--policy",
+      policyFile(),
+      "--episodes",
+      "3",
+      "--max-steps",
+      "20",
+      "--intent",
+      "hop forward 1 m without falling",
+      "--frames",
+    ];
     const out = await hexa([...args, "--judge-model", "judge-m", "--judge-base-url", server.url]);
     expect(out.status, out.stderr).toBe(0);
   } finally {
@@ -70,9 +83,11 @@ describe("hexa verify of a hexa judge folder, the server stopped", () => {
     const out = await hexa(["inspect", judgment, "--out", join(dir, "judgment.html")]);
     expect(out.stderr).toBe("");
     expect(out.stdout).toMatch(
-      /wrote .*judgment\.html \(\d+ KiB: judgment of hopper by the code judge hopper-intent-[0-9a-f]{16} v1: 3 episodes, 3 picks, 0 frames/,
+      /wrote .*judgment\.html \(\d+ KiB: judgment of hopper by the code judge hopper-intent-[0-9a-f]{16} v1: 3 episodes, 3 picks, [1-9]\d* frames/,
     );
     const html = readFileSync(join(dir, "judgment.html"), "utf8");
+    // hexa judge --frames renders with Debian's chromium (.ci/run installs it): each pick's frames and trail play on the page.
+    expect(html.match(/<figure class="film"/g)).toHaveLength(6);
     expect(html.match(/<h4>Code judge<\/h4>/g)).toHaveLength(3);
     expect(html).toContain("1 stays up</td><td class=");
     expect(html).toContain("code judge alone: its score");
