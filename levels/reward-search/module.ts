@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import type { RedisConnection } from "../../src/backend/redis/connection.ts";
 import type { FamilyHost } from "../../src/family/host.ts";
 import type { FamilyModule } from "../../src/family/registry.ts";
@@ -64,6 +66,11 @@ export const rewardSearchModule = (host: FamilyHost): FamilyModule => {
       run: async (record) => (await import("./verify/replay.ts")).replayTrainings(record, (f) => (trainerFor = f), replaying),
       recordedFiles: async (record) => (await import("./verify/recorded-trainings.ts")).recordedTrainings(record),
       search: async (record) => (await import("./verify/search-replay.ts")).replaySearch(record),
+      judgment: async (record) => (await import("./verify/judgment-replay.ts")).replayJudgment(record),
+    },
+    inspect: {
+      claims: (dir) => existsSync(join(dir, "judgment.json")),
+      page: async (dir) => (await import("./report/judgment-inspect.ts")).judgmentPage(dir),
     },
     worker: {
       queues: [TRAININGS],

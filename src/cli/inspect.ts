@@ -23,7 +23,8 @@ export const inspectCommand = (ctx: AppContext) =>
         .positional("dir", {
           type: "string",
           demandOption: true,
-          describe: "a run directory (runs/<id>), a directory of runs to compare, or a hexa search directory (or a directory of them)",
+          describe:
+            "a run directory (runs/<id>), a directory of runs to compare, a hexa search directory (or a directory of them), or a hexa judge folder (judgment.json)",
         })
         .option("out", { type: "string", describe: "where to write the HTML (default DIR/report.html)" })
         .option("serve", { type: "boolean", default: false, describe: "serve the report on 127.0.0.1 and refresh it as the run writes" })
@@ -43,6 +44,15 @@ export const inspectCommand = (ctx: AppContext) =>
         import("./inspect-serve.ts"),
         import("../app/inspect-report.ts"),
       ]);
+      const own = ctx.families.modules().find((m) => m.inspect?.claims(argv.dir))?.inspect;
+      if (own) {
+        if (argv.serve) throw new ConfigError(`--serve: ${argv.dir} is a finished folder of its family's (not a run to follow); leave out --serve`);
+        const page = await own.page(argv.dir);
+        const out = argv.out ?? join(argv.dir, "report.html");
+        writeOutput("out", out, page.html);
+        process.stdout.write(terminalText(`wrote ${out} (${kib(Buffer.byteLength(page.html))}: ${page.summary})\n`));
+        return;
+      }
       const target = findTarget(argv.dir);
       const animations = argv.animations;
       if (argv.serve) {

@@ -8,6 +8,7 @@ import { CannotVerify, type VerifyReport, zeroCounts } from "../verify/outcome.t
 import { codeLabel, codeVersion } from "../app/run-setup.ts";
 import { verifyCompare } from "./verify-compare.ts";
 import { verifyRun, type VerifyOptions } from "./verify-run.ts";
+import { JUDGMENT_FILE, verifyJudgment } from "./verify-judgment.ts";
 import { verifySearch } from "./verify-search.ts";
 
 /** Writes `dir/verification.json` for a report (only `--record` asks for it). */
@@ -29,8 +30,11 @@ const verifyAny = (ctx: AppContext, dir: string, options: VerifyOptions): Promis
   if (existsSync(join(dir, "run.json"))) return verifyRun(ctx, dir, options);
   if (existsSync(join(dir, "compare.json"))) return verifyCompare(ctx, dir, options);
   if (existsSync(join(dir, "search.json"))) return verifySearch(ctx.families, dir, options);
+  if (existsSync(join(dir, JUDGMENT_FILE))) return verifyJudgment(ctx.families, dir);
   if (!existsSync(dir)) throw new CannotVerify(`${dir}: no such directory`);
-  throw new CannotVerify(`${dir}: not a run (no run.json), a hexa compare directory (no compare.json) nor a hexa search directory (no search.json)`);
+  throw new CannotVerify(
+    `${dir}: not a run (no run.json), a hexa compare directory (no compare.json) a hexa search directory (no search.json) nor a hexa judge folder (no judgment.json)`,
+  );
 };
 
 /**

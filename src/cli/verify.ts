@@ -32,7 +32,8 @@ export const verifyCommand = (ctx: AppContext) =>
         .positional("dir", {
           type: "string",
           demandOption: true,
-          describe: "a run directory (runs/<id>), a hexa compare or hexa search directory, or a bundle (FILE.tar.gz from hexa bundle)",
+          describe:
+            "a run directory (runs/<id>), a hexa compare or hexa search directory, a hexa judge folder (judgment.json), or a bundle (FILE.tar.gz from hexa bundle)",
         })
         .option("retrain", {
           type: "number",

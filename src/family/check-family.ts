@@ -123,7 +123,7 @@ const moduleProblems = (module: FamilyModule, family: LevelFamily): string[] => 
   ...(module.id === family.id ? [] : [`id: the module's '${module.id}' is not its family's '${family.id}'`]),
   ...(module.title === family.title ? [] : ["title: the module's is not its family's"]),
   ...partsOf("module", module, ["build", "listing"]),
-  ...(module.replay ? partsOf("replay", module.replay, ["run", "recordedFiles"], ["search"]) : []),
+  ...(module.replay ? partsOf("replay", module.replay, ["run", "recordedFiles"], ["search", "judgment"]) : []),
   ...(module.worker ? partsOf("worker", module.worker, ["serve"]) : []),
   ...(module.worker && module.worker.queues.length === 0 ? ["worker.queues: none"] : []),
 ];

@@ -94,4 +94,14 @@ export interface FamilyModule {
   worker?: FamilyWorker;
   /** What `hexa verify` and `hexa bundle` need of the family beyond its tools (its records of heavy work); absent: nothing. */
   replay?: ReplayCapability;
+  /** Folders of the family's own kind that `hexa inspect` shows as a page of their own (reward search: a hexa judge folder); absent: none. */
+  inspect?: FamilyInspect;
+}
+
+/** A family's own folders under `hexa inspect`: which it claims, and each one's page. */
+export interface FamilyInspect {
+  /** Whether `dir` is such a folder (cheap: a file's presence). */
+  claims(dir: string): boolean;
+  /** The folder's self-contained HTML page and one line for the terminal. */
+  page(dir: string): Promise<{ html: string; summary: string }>;
 }

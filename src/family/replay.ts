@@ -72,6 +72,22 @@ export interface SearchReplay extends FamilyReplay {
   recordedFiles(): RecordedFile[];
 }
 
+/** A `hexa judge` folder (judgment.json) a replay re-judges (docs/guides/judging.md), as its family sees it. */
+export interface JudgmentReplayRecord {
+  /** The recorded judgment folder (read only; a stranger's: nothing in it names a path, endpoint or command that is followed). */
+  judgmentDir: string;
+  /** A fresh folder of the replay's own (a judge store the replayed authoring writes to). */
+  workDir: string;
+  /** A role's model answering from the folder's recorded exchanges, named as the record named it; undefined when the record asked that role nothing. */
+  model: (role: Role) => ChatModel | undefined;
+}
+
+/** What a judgment's replay found: the episodes it re-judged, and the first difference from the record, if any. */
+export interface JudgmentReplay {
+  episodes: number;
+  divergence?: Divergence;
+}
+
 /**
  * The replay capability of a family module: work the run recorded outside its directory (reward search: trainings)
  * answered from that record by `hexa verify`, and packed by `hexa bundle`.
@@ -83,4 +99,6 @@ export interface ReplayCapability {
   recordedFiles(record: Omit<ReplayRecord, "workDir">): Promise<RecordedFile[]>;
   /** `hexa verify` on a search directory the family's own command wrote (search-config.json names the family); absent: none. */
   search?(record: SearchReplayRecord): Promise<SearchReplay>;
+  /** `hexa verify` on a judgment folder the family's `hexa judge` wrote; absent: none. */
+  judgment?(record: JudgmentReplayRecord): Promise<JudgmentReplay>;
 }

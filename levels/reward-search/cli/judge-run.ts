@@ -12,6 +12,7 @@ import { breakdownLines } from "../judging/breakdown-text.ts";
 import { type Judge, judgeTrajectory } from "../judging/judge.ts";
 import type { Judgment } from "../judging/judgment.ts";
 import type { RewardTask, TaskInstance } from "../task.ts";
+import type { TrajectoryRecord } from "../trajectory/record.ts";
 import { recordEpisode } from "../trajectory/recorder.ts";
 import { writeTrajectoryFile } from "../trajectory/trajectory-file.ts";
 import { type AuthorSetup, judgeForIntent } from "./judge-author.ts";
@@ -93,14 +94,14 @@ export const pickEpisodes = (scores: readonly { seed: number; score: number; fit
   return { p10: at(0.1), median: at(0.5), p90: at(0.9) };
 };
 
-interface Scored {
+export interface Scored {
   episode: EpisodeScore;
   judgment?: Judgment;
 }
 
 type PolicyInput = ReturnType<typeof readPolicyInput>;
 
-const judgeUsed = (task: RewardTask, judge: Judge | null): JudgeUsed =>
+export const judgeUsed = (task: RewardTask, judge: Judge | null): JudgeUsed =>
   judge
     ? { kind: "code", id: judge.id, version: judge.version, hash: judge.hash, label: `code judge ${judge.id} v${judge.version}` }
     : { kind: "fitness", label: FITNESS_LABEL, solved: task.fitness.solved, base: fitnessBase(task.fitness) };
@@ -110,19 +111,27 @@ async function scoreEpisodes(r: JudgeRequest, task: RewardTask, policy: PolicyIn
   for (const seed of judgedSeeds(r, policy.instance)) {
     const act = (obs: Float64Array) => policy.loaded.act(obs, 1);
     const record = recordEpisode({ task, instance: policy.instance, seed, act, ...(r.maxSteps ? { maxSteps: r.maxSteps } : {}) });
-    const trajectory = `trajectory-${seed}.bin`;
-    writeTrajectoryFile(join(dir, trajectory), record);
-    const base = { seed, trajectory, steps: record.steps, fitness: episodeFitness(record) };
-    if (!judge) {
-      out.push({ episode: { ...base, score: fitnessScore(base.fitness, task.fitness) } });
-      continue;
-    }
-    const judgment = await judgeTrajectory(judge, trajectory, record);
-    const fault = judgment.fault ? { fault: `${judgment.fault.tag}: ${judgment.fault.message}` } : {};
-    out.push({ episode: { ...base, score: judgment.score, ...fault }, judgment });
+    writeTrajectoryFile(join(dir, trajectoryName(seed)), record);
+    out.push(await scoreRecord(task, judge, seed, record));
   }
   return out;
 }
+
+/** The file name of episode `seed`'s trajectory in the judgment folder. */
+export const trajectoryName = (seed: number): string => `trajectory-${seed}.bin`;
+
+/** One recorded episode scored by the code judge, or by the fitness judge when there is none. */
+export async function scoreRecord(task: RewardTask, judge: Judge | null, seed: number, record: TrajectoryRecord): Promise<Scored> {
+  const trajectory = trajectoryName(seed);
+  const base = { seed, trajectory, steps: record.steps, fitness: episodeFitness(record) };
+  if (!judge) return { episode: { ...base, score: fitnessScore(base.fitness, task.fitness) } };
+  const judgment = await judgeTrajectory(judge, trajectory, record);
+  const fault = judgment.fault ? { fault: `${judgment.fault.tag}: ${judgment.fault.message}` } : {};
+  return { episode: { ...base, score: judgment.score, ...fault }, judgment };
+}
+
+/** judgment.json's bytes: what hexa judge writes and hexa verify compares. */
+export const judgmentText = (file: JudgmentFileT): string => `${JSON.stringify(file, null, 2)}\n`;
 
 const f3 = (x: number) => x.toFixed(3);
 
@@ -139,7 +148,7 @@ const synthesisOf = (used: JudgeUsed, s: Scored): PickedEpisode["synthesis"] => 
   return { kind: "single", judge: "fitness", score: s.episode.score, passed, rule };
 };
 
-const picksOf = (used: JudgeUsed, scored: Scored[]): PickedEpisode[] => {
+export const picksOf = (used: JudgeUsed, scored: Scored[]): PickedEpisode[] => {
   const chosen = pickEpisodes(scored.map((s) => s.episode));
   return PICKS.map((pick) => {
     const s = scored.find((x) => x.episode.seed === chosen[pick])!;
@@ -222,6 +231,6 @@ export async function judgePolicy(r: JudgeRequest, renderPicks?: PickRenderer): 
     picks,
     notes,
   });
-  writeAtomic(join(dir, "judgment.json"), `${JSON.stringify(file, null, 2)}\n`);
+  writeAtomic(join(dir, "judgment.json"), judgmentText(file));
   return { dir, file, lines: judgmentLines(file) };
 }

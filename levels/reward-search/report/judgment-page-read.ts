@@ -1,0 +1,92 @@
+/**
+ * What `hexa inspect` reads of a `hexa judge` folder (docs/security.md: a stranger's folder): judgment.json through
+ * the checks `hexa verify` uses (bounded, names held to what hexa judge writes), and each pick's frames from
+ * `frames/<seed>/` only: plain PNG files named as hexa judge names them, bounded in count and size. Criteria of a
+ * vision judge are read where the record has them, and left out where it has none.
+ */
+import { existsSync, lstatSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+import { framesName, readJudgmentFolder } from "../verify/judgment-folder.ts";
+import type { CriterionVerdict, JudgmentPageInput, PickPictures } from "./judgment-page.ts";
+
+/** Frames per series shown at most (a 10 fps episode of 1000 steps at dt 0.008 has 80). */
+export const MAX_FRAMES = 300;
+/** The largest frame read (a 480 × 480 PNG is about 100 KiB). */
+export const MAX_FRAME_BYTES = 2 << 20;
+/** All frames of a page together at most (the page carries them inline). */
+export const MAX_PAGE_FRAME_BYTES = 96 << 20;
+const FPS = 10;
+const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+/** A budget of bytes shared by every frame of the page. */
+interface Budget {
+  left: number;
+}
+
+/** One series' frames of a folder as data: URLs, in order; what was left out goes to `notes`. */
+const series = (folder: string, name: "frame" | "trail", budget: Budget, notes: string[]): string[] => {
+  const pattern = new RegExp(`^${name}-(\\d{4})\\.png$`);
+  const files = readdirSync(folder)
+    .filter((f) => pattern.test(f))
+    .sort();
+  if (files.length > MAX_FRAMES) notes.push(`${name}: ${files.length} files; the first ${MAX_FRAMES} are shown`);
+  const out: string[] = [];
+  for (const f of files.slice(0, MAX_FRAMES)) {
+    const path = join(folder, f);
+    const st = lstatSync(path);
+    if (!st.isFile() || st.size > MAX_FRAME_BYTES || st.size > budget.left) {
+      notes.push(
+        `${name}: ${f} ${st.isFile() ? `is ${st.size} bytes, over the ${st.size > MAX_FRAME_BYTES ? "frame's" : "page's"} limit` : "is not a plain file"}; the series stops before it`,
+      );
+      break;
+    }
+    const bytes = readFileSync(path);
+    if (!bytes.subarray(0, 8).equals(PNG)) {
+      notes.push(`${name}: ${f} is not a PNG; the series stops before it`);
+      break;
+    }
+    budget.left -= st.size;
+    out.push(`data:image/png;base64,${bytes.toString("base64")}`);
+  }
+  return out;
+};
+
+/** The pick's frames folder, when it is a plain folder of the judgment folder. */
+const picturesOf = (dir: string, frames: string | undefined, budget: Budget): PickPictures => {
+  const notes: string[] = [];
+  if (frames === undefined) return { frames: [], trail: [], notes };
+  const folder = join(dir, frames);
+  if (!existsSync(folder) || !lstatSync(folder).isDirectory() || !lstatSync(join(dir, "frames")).isDirectory())
+    return { frames: [], trail: [], notes: [`${frames}: missing or not a plain folder; no frames shown`] };
+  return { frames: series(folder, "frame", budget, notes), trail: series(folder, "trail", budget, notes), notes };
+};
+
+const Text = z.string().max(2000);
+/** A vision judge's criteria as a judgment may carry them beside a pick; read loosely so their absence or another shape shows nothing. */
+const VisionCriteria = z.object({
+  vision: z.object({
+    criteria: z.array(z.object({ criterion: Text, verdict: Text, assessment: Text.optional() })).max(20),
+  }),
+});
+
+const criteriaOf = (raw: unknown, index: number): CriterionVerdict[] | undefined => {
+  const pick = (raw as { picks?: unknown[] } | null)?.picks?.[index];
+  const parsed = VisionCriteria.safeParse(pick);
+  return parsed.success ? parsed.data.vision.criteria : undefined;
+};
+
+/** The page's input for a judgment folder; refuses a folder whose judgment.json fails its checks, naming the field. */
+export const readJudgmentPage = (dir: string): JudgmentPageInput => {
+  const { text, file } = readJudgmentFolder(dir, { ignoreVision: true });
+  const raw: unknown = JSON.parse(text);
+  const budget: Budget = { left: MAX_PAGE_FRAME_BYTES };
+  const pictures = new Map(
+    file.picks.map((p, i) => {
+      const criteria = criteriaOf(raw, i);
+      const frames = p.frames === framesName(p.seed) ? p.frames : undefined;
+      return [p.pick, { ...picturesOf(dir, frames, budget), ...(criteria ? { criteria } : {}) }] as const;
+    }),
+  );
+  return { dir, file, pictures, fps: FPS };
+};
