@@ -3,12 +3,13 @@
  * then per pick each judge's score, the synthesis with its rule, the leaves with PASS / FAIL / SKIP and the vision
  * criteria with their verdicts.
  */
+import { terminalLine } from "../../../src/util/terminal-text.ts";
 import { breakdownLines } from "../judging/breakdown-text.ts";
 import type { JudgmentFile, PickedEpisode, VisionRecord } from "./judge-file.ts";
 
 const f3 = (x: number) => x.toFixed(3);
 /** Model text on one line, control characters escaped (docs/security.md: a model's answer is untrusted). */
-const oneLine = (s: string, max = 300) => JSON.stringify(s.length > max ? `${s.slice(0, max)}…` : s).slice(1, -1);
+const oneLine = (s: string, max = 300) => terminalLine(s.length > max ? `${s.slice(0, max)}…` : s);
 
 const visionLines = (v: VisionRecord): string[] => {
   if (v.kind === "failure") return [`vision judge (${v.model}) failed at ${v.stage} (${v.fault}): ${oneLine(v.message)}`];
@@ -21,7 +22,7 @@ const visionLines = (v: VisionRecord): string[] => {
 };
 
 const synthesisLines = (s: PickedEpisode["synthesis"]): string[] => {
-  if (s.kind !== "settled") return [`agreement rule: ${s.kind}: ${s.rule}`];
+  if (s.kind !== "settled") return [`agreement rule: ${s.rule.startsWith(`${s.kind}:`) ? "" : `${s.kind}: `}${s.rule}`];
   return [
     `synthesiser (${s.model}): settled, score ${f3(s.score)}, ${s.passed ? "passed" : "not passed"}, sided with ${s.sidedWith}: ${oneLine(s.rule)}`,
     ...s.toolCalls.map((c) => `  tool call ${c.name} (${c.status}) ${oneLine(c.args, 200)} → ${oneLine(c.result, 200)}`),
