@@ -17,7 +17,7 @@ import { judgedFrames } from "../judging/vision-frames.ts";
 import { askVision, judgeFrames, type VisionJudgment, type VisionLimits } from "../judging/vision-judge.ts";
 import { CHROMIUM, renderEpisodeFrames } from "../pictures/episode-frames.ts";
 import { framesClip } from "../pictures/frame-clip.ts";
-import { writeFrames } from "../pictures/frame-files.ts";
+import { haveFfmpeg, writeFrames } from "../pictures/frame-files.ts";
 import { type FrameScene, loadScene } from "../pictures/frame-scene.ts";
 import type { TrajectoryRecord } from "../trajectory/record.ts";
 import { readTrajectoryFile } from "../trajectory/trajectory-file.ts";
@@ -76,9 +76,10 @@ async function judgeEpisode(dir: string, step: VisionStep, seed: number, code: J
   writeFrames(join(dir, folder), r.frames, "frame");
   if (r.trail) writeFrames(join(dir, folder), r.trail, "trail");
   const { model, limits } = step;
-  const clip = limits.video
-    ? { frames: await framesClip(r.frames, FRAME_FPS), trail: r.trail ? await framesClip(r.trail, FRAME_FPS, "trail") : undefined }
-    : undefined;
+  const clip =
+    limits.video && haveFfmpeg()
+      ? { frames: await framesClip(r.frames, FRAME_FPS), trail: r.trail ? await framesClip(r.trail, FRAME_FPS, "trail") : undefined }
+      : undefined;
   const request = { intent: step.intent, ...judgedFrames(r), context: episode.context, clip };
   const vision = await judgeFrames(model, request, { limits, trail: step.trail, dir });
   const judges = {

@@ -22,8 +22,7 @@ const modelSetups = async (argv: ModelFlags & { judgeStore?: string | undefined;
  */
 export const judgeCommand = defineCommand({
   command: "judge",
-  describe:
-    "judge a policy's evaluation episodes with a code judge or, without one, the fitness judge, and the picks' frames with a vision judge; p10/median/p90 picks and judgment.json",
+  describe: "judge a policy's evaluation episodes with a code judge or, without one, the fitness judge; p10/median/p90 picks and judgment.json",
   builder: (y) =>
     y
       .option("task", { type: "string", demandOption: true, describe: "the MuJoCo task the policy was trained on (hopper, walker2d, …)" })
