@@ -25,7 +25,7 @@ const INTENT = "stand on one leg without falling for 4 s";
 const STEPS = 530;
 
 /**
- * A hopper policy that stands: greedy action tanh(K · obs), a feedback law on the torso angle and the joints,
+ * A hopper policy that stands (written once, in the test folder): greedy action tanh(K · obs), a feedback law on the torso angle and the joints,
  * written into the MLP (the first layer passes the observation on, scaled into tanh's linear range).
  */
 const standingPolicy = (): string => {
@@ -41,8 +41,9 @@ const standingPolicy = (): string => {
   for (let i = 0; i < 11; i++) theta[at("pi.w1") + i * 16 + i] = eps;
   for (let j = 0; j < 3; j++) for (let i = 0; i < 11; i++) theta[at("pi.w2") + i * 16 + j] = K[j]![i]! / eps;
   for (let j = 0; j < 3; j++) theta[at("pi.w3") + j * 3 + j] = 1;
-  mkdirSync(join(dir, "job"));
   const path = join(dir, "job", "policy.json");
+  if (existsSync(path)) return path;
+  mkdirSync(join(dir, "job"));
   writeFileSync(
     path,
     JSON.stringify({ task: "hopper", instance: getTask("hopper").generate(0), seed: 0, steps: 0, policy: serializePolicy(layout, theta, null) }),
@@ -176,4 +177,43 @@ suite("hexa judge with a judge model and a vision model on hopper", () => {
       await vision.close();
     }
   }, 300_000);
+
+  it("an intent with the vision judge alone: the picks by F, the vision judge's score stands alone, labelled", async () => {
+    const vision = await startFakeEndpoint({
+      delayMs: 1,
+      reply: (b) =>
+        schemaName(b) === "vision_criteria"
+          ? JSON.stringify({ criteria: CRITERIA })
+          : schemaName(b) === "vision_review"
+            ? '{"approved": true}'
+            : verdictReply(0.3),
+    });
+    try {
+      const out = join(dir, "alone");
+      const args = [
+        "judge",
+        "--task",
+        "hopper",
+        "--policy",
+        join(dir, "job", "policy.json"),
+        "--episodes",
+        "1",
+        "--max-steps",
+        "30",
+        "--intent",
+        INTENT,
+        "--out",
+        out,
+      ];
+      const run = await hexa([...args, "--vision-model", "vlm", "--vision-base-url", vision.url]);
+      expect(run.status).toBe(0);
+      const file = JudgmentFile.parse(JSON.parse(readFileSync(join(out, "judgment.json"), "utf8")));
+      expect(file).toMatchObject({ intent: INTENT, judge: { kind: "fitness" }, vision: { model: "vlm" } });
+      expect(file.picks[0]!.synthesis).toMatchObject({ kind: "single", judge: "vision", score: 0.3, passed: false });
+      expect(run.stdout).toMatch(/agreement rule: single: vision judge alone: its score 0\.3 stands/);
+      expect(vision.requests).toHaveLength(3);
+    } finally {
+      await vision.close();
+    }
+  }, 120_000);
 });
