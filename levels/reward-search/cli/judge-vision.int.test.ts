@@ -190,21 +190,7 @@ suite("hexa judge with a judge model and a vision model on hopper", () => {
     });
     try {
       const out = join(dir, "alone");
-      const args = [
-        "judge",
-        "--task",
-        "hopper",
-        "--policy",
-        join(dir, "job", "policy.json"),
-        "--episodes",
-        "1",
-        "--max-steps",
-        "30",
-        "--intent",
-        INTENT,
-        "--out",
-        out,
-      ];
+      const args = ["judge", "--task", "hopper", "--policy", standingPolicy(), "--episodes", "1", "--max-steps", "30", "--intent", INTENT, "--out", out];
       const run = await hexa([...args, "--vision-model", "vlm", "--vision-base-url", vision.url]);
       expect(run.status).toBe(0);
       const file = JudgmentFile.parse(JSON.parse(readFileSync(join(out, "judgment.json"), "utf8")));
