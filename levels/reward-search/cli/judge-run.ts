@@ -8,7 +8,6 @@ import { dirname, join, resolve } from "node:path";
 import { ConfigError } from "../../../src/errors.ts";
 import { writeAtomic } from "../../../src/util/write-atomic.ts";
 import { synthesise } from "../judging/agreement.ts";
-import { breakdownLines } from "../judging/breakdown-text.ts";
 import { type Judge, judgeTrajectory } from "../judging/judge.ts";
 import type { Judgment } from "../judging/judgment.ts";
 import type { RewardTask, TaskInstance } from "../task.ts";
@@ -16,9 +15,21 @@ import type { TrajectoryRecord } from "../trajectory/record.ts";
 import { recordEpisode } from "../trajectory/recorder.ts";
 import { writeTrajectoryFile } from "../trajectory/trajectory-file.ts";
 import { type AuthorSetup, judgeForIntent } from "./judge-author.ts";
-import { type EpisodeScore, type JudgeUsed, type JudgmentFile as JudgmentFileT, JudgmentFile, type PickedEpisode, type PickName, PICKS } from "./judge-file.ts";
+import {
+  type EpisodeScore,
+  JUDGMENT_SCHEMA_VERSION,
+  type JudgeUsed,
+  type JudgmentFile as JudgmentFileT,
+  JudgmentFile,
+  type PickedEpisode,
+  type PickName,
+  PICKS,
+} from "./judge-file.ts";
 import { episodeFitness, FITNESS_LABEL, fitnessBase, fitnessScore } from "./judge-fitness.ts";
 import { readJudgeInput, readPolicyInput } from "./judge-inputs.ts";
+import type { VisionSetup } from "./judge-models.ts";
+import { judgmentLines } from "./judge-print.ts";
+import { visionPicks } from "./judge-vision.ts";
 
 export interface JudgeRequest {
   task: string;
@@ -34,6 +45,8 @@ export interface JudgeRequest {
   maxSteps?: number;
   /** A judge model: with no --judge, the intent (default: the task's description) gets its stored or newly authored code judge. */
   author?: AuthorSetup;
+  /** A vision model: each pick's frames are judged against the intent and synthesised with the code judge (judge-vision.ts). */
+  vision?: VisionSetup;
 }
 
 export interface JudgeOutcome {
@@ -45,13 +58,14 @@ export interface JudgeOutcome {
 /** Renders the picks' frames into the judgment folder; sets each pick's `frames`; returns notes. */
 export type PickRenderer = (dir: string, picks: PickedEpisode[]) => Promise<string[]>;
 
-/** The model roles judging an intent needs; without them hexa judge refuses an intent alone. */
+/** The model roles judging an intent needs; without either hexa judge refuses an intent alone. */
 const INTENT_ROLES = ["llm.judge", "llm.vision"] as const;
 
 const intentRefusal = (intent: string): ConfigError =>
   new ConfigError(
-    `--intent: judging the intent ${JSON.stringify(intent.slice(0, 80))} needs a model in the roles ${INTENT_ROLES[0]} (to write the code judge) ` +
-      `and ${INTENT_ROLES[1]} (to judge the frames), and this command uses none; give --judge-model (and --judge-base-url) to have ${INTENT_ROLES[0]} author a code judge, --judge JUDGE.json (a versioned code judge), ` +
+    `--intent: judging the intent ${JSON.stringify(intent.slice(0, 80))} needs a model in the roles ${INTENT_ROLES[0]} (to write the code judge and settle disagreements) ` +
+      `and/or ${INTENT_ROLES[1]} (to judge the frames), and this command uses none; give --judge-model (and --judge-base-url) to have ${INTENT_ROLES[0]} author a code judge, ` +
+      `--vision-model (and --vision-base-url) for ${INTENT_ROLES[1]}, or either role in --config's llm; or --judge JUDGE.json (a versioned code judge), ` +
       "or leave out --intent to have the fitness judge score the task's F",
   );
 
@@ -156,22 +170,6 @@ export const picksOf = (used: JudgeUsed, scored: Scored[]): PickedEpisode[] => {
   });
 };
 
-/** The text hexa judge prints: the judge with its label, every episode, then each pick with its rule and leaves. */
-const judgmentLines = (f: JudgmentFileT): string[] => {
-  const lines = [`${f.task}: ${f.episodes.length} episodes of ${f.policy} judged by the ${f.judge.label}`];
-  if (f.intent !== null) lines.push(`intent: ${JSON.stringify(f.intent)}`);
-  for (const e of f.episodes)
-    lines.push(`  seed ${e.seed}: score ${f3(e.score)} (${f.judge.kind} judge), F ${f3(e.fitness)}, ${e.steps} steps${e.fault ? `, fault ${e.fault}` : ""}`);
-  for (const p of f.picks) {
-    lines.push(`${p.pick}: seed ${p.seed}, score ${f3(p.score)} by the ${f.judge.label}`);
-    lines.push(`  agreement rule: ${p.synthesis.kind}: ${p.synthesis.rule}`);
-    if (p.judgment) for (const l of breakdownLines(p.judgment)) lines.push(`  ${l}`);
-    if (p.frames) lines.push(`  frames: ${p.frames}`);
-  }
-  for (const n of f.notes) lines.push(`note: ${n}`);
-  return lines;
-};
-
 /** The policy's network must read the task's observations and give its actions. */
 const checkShape = (path: string, policy: PolicyInput, task: RewardTask): void => {
   const probe = task.makeEnv(policy.instance, 1);
@@ -187,7 +185,7 @@ const checkShape = (path: string, policy: PolicyInput, task: RewardTask): void =
 /** The judge file, checked against --intent: an intent alone needs a model; one that differs from the judge's is refused. */
 const judgeOf = (r: JudgeRequest): Judge | null => {
   const judge = r.judge === undefined ? null : readJudgeInput(r.judge);
-  if (!judge && r.intent !== undefined && !r.author) throw intentRefusal(r.intent);
+  if (!judge && r.intent !== undefined && !r.author && !r.vision) throw intentRefusal(r.intent);
   if (judge && r.intent !== undefined && r.intent !== judge.intent)
     throw new ConfigError(
       `--intent: differs from the intent of judge ${judge.id} v${judge.version} (${JSON.stringify(judge.intent.slice(0, 80))}); leave it out or give that judge's intent`,
@@ -209,6 +207,16 @@ const taskFor = async (r: JudgeRequest, policy: PolicyInput): Promise<RewardTask
 const authoredFor = (r: JudgeRequest, a: AuthorSetup, task: RewardTask, dir: string) =>
   judgeForIntent(task, r.intent ?? task.description, a.store ?? dir, () => a.model(dir));
 
+/** The vision judge over the picks, synthesised with the code judge by the judge model where there is one. */
+async function visionOf(r: JudgeRequest, setup: VisionSetup, intent: string, dir: string, picks: PickedEpisode[]) {
+  const { model, limits } = await setup.model(dir);
+  const author = r.author;
+  const judgeModel = author ? () => author.model(dir) : undefined;
+  const notes = await visionPicks(dir, { intent, model, limits, trail: setup.trail, ...(judgeModel ? { judgeModel } : {}) }, picks);
+  const label = `vision judge ${model.name}${setup.trail ? " (frames and motion trail)" : ""}`;
+  return { used: { model: model.name, trail: setup.trail, maxImages: limits.maxImages, video: limits.video, label }, notes };
+}
+
 /** Judge a policy's evaluation episodes without a model (or with a judge model that authors the code judge); the judgment is written to `<dir>/judgment.json`. */
 export async function judgePolicy(r: JudgeRequest, renderPicks?: PickRenderer): Promise<JudgeOutcome> {
   const given = judgeOf(r);
@@ -220,13 +228,17 @@ export async function judgePolicy(r: JudgeRequest, renderPicks?: PickRenderer): 
   const used = judgeUsed(task, judge);
   const scored = await scoreEpisodes(r, task, policy, dir, judge);
   const picks = picksOf(used, scored);
-  const notes = [...(authored ? [authored.note] : []), ...(renderPicks ? await renderPicks(dir, picks) : [])];
+  const intent = judge ? judge.intent : r.vision ? (r.intent ?? task.description) : null;
+  const vision = r.vision && intent !== null ? await visionOf(r, r.vision, intent, dir, picks) : null;
+  const rendered = renderPicks && !vision ? await renderPicks(dir, picks) : [];
+  const notes = [...(authored ? [authored.note] : []), ...(vision?.notes ?? []), ...rendered];
   const file = JudgmentFile.parse({
-    schemaVersion: 1,
+    schemaVersion: JUDGMENT_SCHEMA_VERSION,
     task: task.id,
     policy: resolve(r.policy),
-    intent: judge ? judge.intent : null,
+    intent,
     judge: used,
+    ...(vision ? { vision: vision.used } : {}),
     episodes: scored.map((s) => s.episode),
     picks,
     notes,

@@ -2,21 +2,18 @@ import { positiveIntFlag } from "../../../src/cli-kit/flags.ts";
 import { defineCommand } from "../../../src/cli-kit/define-command.ts";
 import { ConfigError } from "../../../src/errors.ts";
 import type { AuthorSetup } from "./judge-author.ts";
+import type { ModelFlags, VisionSetup } from "./judge-models.ts";
 
-/** The llm.judge role from the flags, its exchanges logged to the judgment folder's llm-log.jsonl. */
-const authorSetup = (argv: { judgeModel?: string | undefined; judgeBaseUrl?: string | undefined; judgeStore?: string | undefined }): AuthorSetup => ({
-  ...(argv.judgeStore === undefined ? {} : { store: argv.judgeStore }),
-  model: async (dir) => {
-    const [{ LlmConfig }, { createRoleModel }, { join }] = await Promise.all([
-      import("../../../src/llm/config.ts"),
-      import("../../../src/llm/role-model.ts"),
-      import("node:path"),
-    ]);
-    const judge = { ...(argv.judgeModel ? { model: argv.judgeModel } : {}), ...(argv.judgeBaseUrl ? { baseURL: argv.judgeBaseUrl } : {}) };
-    const llm = LlmConfig.parse({ judge, auditLog: join(dir, "llm-log.jsonl") });
-    return createRoleModel("judge", llm, { env: process.env, onNotice: (m) => process.stderr.write(`warning: ${m}\n`) });
-  },
-});
+/** The llm.judge and llm.vision roles from --config and the flags, their exchanges logged to the judgment folder's llm-log.jsonl. */
+const modelSetups = async (argv: ModelFlags & { judgeStore?: string | undefined; trail: boolean }): Promise<{ author?: AuthorSetup; vision?: VisionSetup }> => {
+  const { JudgeModels } = await import("./judge-models.ts");
+  const models = await JudgeModels.of(argv);
+  const store = argv.judgeStore === undefined ? {} : { store: argv.judgeStore };
+  return {
+    ...(models.judge ? { author: { ...store, model: (dir: string) => models.model("judge", dir) } } : {}),
+    ...(models.vision ? { vision: models.visionSetup(argv.trail) } : {}),
+  };
+};
 
 /**
  * `hexa judge`: a policy's evaluation episodes judged (docs/guides/judging.md, "hexa judge"): by a versioned code
@@ -53,6 +50,21 @@ export const judgeCommand = defineCommand({
         type: "string",
         describe: "llm.judge: its OpenAI-compatible endpoint (else OPENAI_BASE_URL); key: HEXA_JUDGE_API_KEY or OPENAI_API_KEY",
       })
+      .option("vision-model", {
+        type: "string",
+        describe: "llm.vision: the model that judges the picked episodes' rendered frames against the intent (needs chromium)",
+      })
+      .option("vision-base-url", {
+        type: "string",
+        describe: "llm.vision: its OpenAI-compatible endpoint (else OPENAI_BASE_URL); key: HEXA_VISION_API_KEY or OPENAI_API_KEY",
+      })
+      .option("vision-max-images", {
+        type: "number",
+        coerce: positiveIntFlag("vision-max-images"),
+        describe: "llm.vision.maxImages: images its server takes in one request (hexa doctor --role vision measures it)",
+      })
+      .option("trail", { type: "boolean", default: false, describe: "send the vision judge the motion trail as a second sequence" })
+      .option("config", { type: "string", describe: "a run config YAML whose llm.judge and llm.vision (and cacheDir, prices) are used; the flags win" })
       .option("judge-store", {
         type: "string",
         describe: "the judge store where authored judges are kept (DIR/judges/) and looked up (default: the judgment folder)",
@@ -74,6 +86,10 @@ export const judgeCommand = defineCommand({
       .example(
         '$0 judge --task hopper --policy policy.json --intent "hop forward" --judge-model M --judge-base-url URL',
         "a code judge authored by M for the intent",
+      )
+      .example(
+        '$0 judge --task hopper --policy policy.json --intent "hop forward" --judge-model M --vision-model V --vision-base-url URL2',
+        "the code judge, the vision judge V over the picks' frames, and M's synthesis",
       ),
   handler: async (argv) => {
     const [{ judgePolicy }, { renderPickedFrames }] = await Promise.all([import("./judge-run.ts"), import("./judge-frames.ts")]);
@@ -93,7 +109,7 @@ export const judgeCommand = defineCommand({
         ...(argv.out === undefined ? {} : { out: argv.out }),
         force: argv.force,
         ...(argv.maxSteps === undefined ? {} : { maxSteps: argv.maxSteps }),
-        ...(argv.judgeModel === undefined && argv.judgeBaseUrl === undefined ? {} : { author: authorSetup(argv) }),
+        ...(await modelSetups(argv)),
       },
       argv.frames ? renderPickedFrames : undefined,
     );

@@ -1,0 +1,116 @@
+/**
+ * `hexa judge` with a vision model (docs/guides/judging.md, "hexa judge"): each picked episode's frames (480 × 480,
+ * 10 fps, the trail with `--trail`) are rendered into `<dir>/frames/<seed>/` and judged by the vision judge
+ * (judging/vision-judge.ts) against the intent, with a scene note hexa writes; then the code and vision judges are
+ * combined by the synthesiser (judging/synthesiser.ts), whose `reask_vision` renders the asked window closer.
+ * Without a judge model a disagreement stays unsettled, its rule saying so.
+ */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import type { ChatModel } from "../../../src/llm/chat-model.ts";
+import { synthesise } from "../judging/agreement.ts";
+import { breakdownLines } from "../judging/breakdown-text.ts";
+import type { Judgment } from "../judging/judgment.ts";
+import type { SynthesisRecord } from "../judging/synthesis.ts";
+import { synthesiseJudges } from "../judging/synthesiser.ts";
+import { judgedFrames } from "../judging/vision-frames.ts";
+import { askVision, judgeFrames, type VisionJudgment, type VisionLimits } from "../judging/vision-judge.ts";
+import { CHROMIUM, renderEpisodeFrames } from "../pictures/episode-frames.ts";
+import { framesClip } from "../pictures/frame-clip.ts";
+import { haveFfmpeg, writeFrames } from "../pictures/frame-files.ts";
+import { type FrameScene, loadScene } from "../pictures/frame-scene.ts";
+import type { TrajectoryRecord } from "../trajectory/record.ts";
+import { readTrajectoryFile } from "../trajectory/trajectory-file.ts";
+import type { PickedEpisode, VisionRecord } from "./judge-file.ts";
+import { sceneNote } from "./judge-scene.ts";
+import { windowFrames } from "./judge-window.ts";
+
+const FRAME_SIZE = 480;
+const FRAME_FPS = 10;
+
+export interface VisionStep {
+  intent: string;
+  /** The vision role's model and what its server takes. */
+  model: ChatModel;
+  limits: VisionLimits;
+  /** Send the motion trail as a second sequence. */
+  trail: boolean;
+  /** The judge role's model, for the synthesiser; none: a disagreement is left unsettled. */
+  judgeModel?: () => Promise<ChatModel>;
+}
+
+/** One episode's vision judgment and synthesis. */
+interface Judged {
+  vision: VisionRecord;
+  synthesis: SynthesisRecord;
+  frames: string;
+}
+
+interface Episode {
+  record: TrajectoryRecord;
+  scene: FrameScene;
+  context: string;
+}
+
+/** The vision judge's verdict as the synthesiser reads it: each criterion's verdict and assessment, then the diagnosis. */
+const assessmentOf = (v: Extract<VisionJudgment, { kind: "verdict" }>): string =>
+  [...v.criteria.map((c, i) => `${i + 1}. ${c.criterion}: ${c.status} (${c.assessment})`), `Diagnosis: ${v.diagnosis}`].join("\n");
+
+/** reask_vision: the window rendered closer and asked about; the answer, or the vision judge's failure, as text. */
+const reaskOf =
+  (e: Episode, model: ChatModel, limits: VisionLimits) =>
+  async (question: string, fromS: number, toS: number): Promise<string> => {
+    const frames = await windowFrames(e.scene, e.record, fromS, toS, limits.maxImages);
+    const a = await askVision(model, { question, fromS, toS, frames, context: e.context }, limits);
+    if (a.kind === "failure") return `the vision judge could not answer (${a.stage}, ${a.fault}): ${a.message}`;
+    return `${a.answer} (seen in ${a.sent.frames} frames from ${fromS} s to ${toS} s)`;
+  };
+
+/** Renders, judges and synthesises one episode. */
+async function judgeEpisode(dir: string, step: VisionStep, seed: number, code: Judgment | undefined): Promise<Judged> {
+  const record = readTrajectoryFile(join(dir, `trajectory-${seed}.bin`));
+  const scene = await loadScene(record.header.model);
+  const episode: Episode = { record, scene, context: sceneNote(record.header, scene.camera) };
+  const r = await renderEpisodeFrames(scene, record, { fps: FRAME_FPS, size: FRAME_SIZE, trail: step.trail });
+  const folder = join("frames", String(seed));
+  writeFrames(join(dir, folder), r.frames, "frame");
+  if (r.trail) writeFrames(join(dir, folder), r.trail, "trail");
+  const { model, limits } = step;
+  const clip =
+    limits.video && haveFfmpeg()
+      ? { frames: await framesClip(r.frames, FRAME_FPS), trail: r.trail ? await framesClip(r.trail, FRAME_FPS, "trail") : undefined }
+      : undefined;
+  const request = { intent: step.intent, ...judgedFrames(r), context: episode.context, clip };
+  const vision = await judgeFrames(model, request, { limits, trail: step.trail, dir });
+  const judges = {
+    intent: step.intent,
+    record,
+    code: code ? { score: code.score, breakdown: breakdownLines(code) } : null,
+    vision: vision.kind === "verdict" ? { score: vision.score, assessment: assessmentOf(vision) } : null,
+  };
+  const synthesis = step.judgeModel
+    ? await synthesiseJudges(judges, { model: await step.judgeModel(), reaskVision: reaskOf(episode, model, limits) })
+    : unsettled(judges.code?.score, judges.vision?.score);
+  return { vision, synthesis, frames: folder };
+}
+
+/** The agreement rule alone, with no judge model to settle a disagreement. */
+const unsettled = (code: number | undefined, vision: number | undefined): SynthesisRecord => {
+  const s = synthesise({ code, vision });
+  return s.kind === "disagree" ? { ...s, rule: `${s.rule.replace(/; to be settled .*$/, "")}; not settled: no llm.judge model to settle it` } : s;
+};
+
+/**
+ * Each distinct picked episode judged once by the vision judge and synthesised with its code judgment; sets each
+ * pick's `vision`, `synthesis` and `frames`. Without chromium nothing is judged and a note says so.
+ */
+export async function visionPicks(dir: string, step: VisionStep, picks: PickedEpisode[]): Promise<string[]> {
+  if (!existsSync(CHROMIUM)) return [`llm.vision: no frames to judge: ${CHROMIUM} is missing (apt-get install -y chromium); the vision judge did not run`];
+  const done = new Map<number, Judged>();
+  for (const p of picks) {
+    const judged = done.get(p.seed) ?? (await judgeEpisode(dir, step, p.seed, p.judgment));
+    done.set(p.seed, judged);
+    Object.assign(p, { vision: judged.vision, synthesis: judged.synthesis, frames: judged.frames });
+  }
+  return [];
+}
