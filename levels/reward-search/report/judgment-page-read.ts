@@ -1,13 +1,13 @@
 /**
  * What `hexa inspect` reads of a `hexa judge` folder (docs/security.md: a stranger's folder): judgment.json through
  * the checks `hexa verify` uses (bounded, names held to what hexa judge writes), and each pick's frames from
- * `frames/<seed>/` only: plain PNG files named as hexa judge names them, bounded in count and size. Criteria of a
- * vision judge are read where the record has them, and left out where it has none.
+ * `frames/<seed>/` only: plain PNG files named as hexa judge names them, bounded in count and size. A vision
+ * judge's criteria are shown where a pick has its verdict.
  */
 import { existsSync, lstatSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { z } from "zod";
 import { framesName, readJudgmentFolder } from "../verify/judgment-folder.ts";
+import type { PickedEpisode } from "../cli/judge-file.ts";
 import type { CriterionVerdict, JudgmentPageInput, PickPictures } from "./judgment-page.ts";
 
 /** Frames per series shown at most (a 10 fps episode of 1000 steps at dt 0.008 has 80). */
@@ -62,28 +62,17 @@ const picturesOf = (dir: string, frames: string | undefined, budget: Budget): Pi
   return { frames: series(folder, "frame", budget, notes), trail: series(folder, "trail", budget, notes), notes };
 };
 
-const Text = z.string().max(2000);
-/** A vision judge's criteria as a judgment may carry them beside a pick; read loosely so their absence or another shape shows nothing. */
-const VisionCriteria = z.object({
-  vision: z.object({
-    criteria: z.array(z.object({ criterion: Text, verdict: Text, assessment: Text.optional() })).max(20),
-  }),
-});
-
-const criteriaOf = (raw: unknown, index: number): CriterionVerdict[] | undefined => {
-  const pick = (raw as { picks?: unknown[] } | null)?.picks?.[index];
-  const parsed = VisionCriteria.safeParse(pick);
-  return parsed.success ? parsed.data.vision.criteria : undefined;
-};
+/** The vision judge's criteria with their verdicts, where the pick has a vision verdict. */
+const criteriaOf = (pick: PickedEpisode): CriterionVerdict[] | undefined =>
+  pick.vision?.kind === "verdict" ? pick.vision.criteria.map((c) => ({ criterion: c.criterion, verdict: c.status, assessment: c.assessment })) : undefined;
 
 /** The page's input for a judgment folder; refuses a folder whose judgment.json fails its checks, naming the field. */
 export const readJudgmentPage = (dir: string): JudgmentPageInput => {
-  const { text, file } = readJudgmentFolder(dir, { ignoreVision: true });
-  const raw: unknown = JSON.parse(text);
+  const { file } = readJudgmentFolder(dir);
   const budget: Budget = { left: MAX_PAGE_FRAME_BYTES };
   const pictures = new Map(
-    file.picks.map((p, i) => {
-      const criteria = criteriaOf(raw, i);
+    file.picks.map((p) => {
+      const criteria = criteriaOf(p);
       const frames = p.frames === framesName(p.seed) ? p.frames : undefined;
       return [p.pick, { ...picturesOf(dir, frames, budget), ...(criteria ? { criteria } : {}) }] as const;
     }),

@@ -72,12 +72,21 @@ describe("hexa inspect of a judgment folder", () => {
 
   it("shows a vision judge's criteria with their verdicts where a pick has them", async () => {
     const raw = (await fileWith()) as { picks: Array<Record<string, unknown>> };
-    raw.picks[0]!.vision = { criteria: [{ criterion: "lands <upright>", verdict: "partially met", assessment: "wobbles" }] };
+    raw.picks[0]!.vision = {
+      kind: "verdict",
+      model: "vlm",
+      score: 0.6,
+      criteria: [{ criterion: "lands <upright>", status: "partially_met", assessment: "wobbles" }],
+      diagnosis: "lands late",
+      failureTags: [],
+      criteriaSource: "asked",
+      reviewRounds: 0,
+      sent: { frames: 1, of: 1, trail: 0, video: false, times: [0] },
+    };
     const input = readJudgmentPage(folder("vision", raw));
-    // A pick's vision field is outside judgment.json's schema until a vision judge writes it: the page reads it loosely.
-    expect(input.pictures.get("p10")!.criteria).toEqual([{ criterion: "lands <upright>", verdict: "partially met", assessment: "wobbles" }]);
+    expect(input.pictures.get("p10")!.criteria).toEqual([{ criterion: "lands <upright>", verdict: "partially_met", assessment: "wobbles" }]);
     const html = renderJudgmentPage(input);
-    expect(html).toContain("<td>lands &lt;upright&gt;</td><td><b>partially met</b></td><td>wobbles</td>");
+    expect(html).toContain("<td>lands &lt;upright&gt;</td><td><b>partially_met</b></td><td>wobbles</td>");
   });
 
   it("reads frames only as plain PNG files of the folder: a link, a file that is no PNG and an absolute frames path are left out or refused", async () => {

@@ -42,23 +42,8 @@ const checkNames = (f: JudgmentFile, where: string): void => {
     throw new CannotVerify(`${where}: judge.id: ${JSON.stringify(f.judge.id.slice(0, 200))} is not a plain name`);
 };
 
-/** A copy of the record without each pick's `vision` field (a reader that shows it reads it on its own). */
-const withoutVision = (raw: unknown): unknown => {
-  const picks = (raw as { picks?: unknown } | null)?.picks;
-  if (!Array.isArray(picks)) return raw;
-  const strip = (p: unknown) => {
-    if (p === null || typeof p !== "object" || Array.isArray(p)) return p;
-    const { vision: _, ...rest } = p as Record<string, unknown>;
-    return rest;
-  };
-  return { ...(raw as object), picks: picks.map(strip) };
-};
-
-/**
- * judgment.json of a folder: its bytes and its checked content. `ignoreVision`: each pick's `vision` field is left
- * out before the schema's check (hexa inspect reads a vision judge's criteria loosely, where a record has them).
- */
-export const readJudgmentFolder = (dir: string, o: { ignoreVision?: boolean } = {}): { text: string; file: JudgmentFile } => {
+/** judgment.json of a folder: its bytes and its checked content. */
+export const readJudgmentFolder = (dir: string): { text: string; file: JudgmentFile } => {
   const where = join(dir, JUDGMENT_FILE);
   const text = boundedFolderFile(dir, JUDGMENT_FILE, MAX_JUDGMENT_BYTES);
   let raw: unknown;
@@ -67,7 +52,7 @@ export const readJudgmentFolder = (dir: string, o: { ignoreVision?: boolean } = 
   } catch (e) {
     throw new CannotVerify(`${where}: not JSON (${(e as Error).message})`);
   }
-  const parsed = JudgmentFile.safeParse(o.ignoreVision ? withoutVision(raw) : raw);
+  const parsed = JudgmentFile.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw new CannotVerify(`${where}: ${issue.path.join(".") || "(root)"}: ${issue.message}`);
