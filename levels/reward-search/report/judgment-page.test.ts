@@ -89,6 +89,13 @@ describe("hexa inspect of a judgment folder", () => {
     expect(html).toContain("<td>lands &lt;upright&gt;</td><td><b>partially_met</b></td><td>wobbles</td>");
   });
 
+  it("says a disagreement nothing settled is neither passed nor failed", async () => {
+    const raw = (await fileWith()) as { picks: Array<Record<string, unknown>> };
+    raw.picks[0]!.synthesis = { kind: "disagree", reason: "gap", code: 0.9, vision: 0.3, rule: "disagree: <no judge model>" };
+    const html = renderJudgmentPage(readJudgmentPage(folder("disagree", raw)));
+    expect(html).toContain('<span class="muted">not settled</span> — synthesis (disagree): disagree: &lt;no judge model&gt;');
+  });
+
   it("reads frames only as plain PNG files of the folder: a link, a file that is no PNG and an absolute frames path are left out or refused", async () => {
     const dir = folder("hostile", await fileWith());
     writeFileSync(join(root, "secret.png"), PNG);

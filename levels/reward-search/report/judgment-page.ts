@@ -95,9 +95,8 @@ const film = (id: string, title: string, frames: readonly string[]): string =>
 const pickSection = (f: JudgmentFile, p: PickedEpisode, pictures: PickPictures | undefined): string => {
   const episode = f.episodes.find((e) => e.seed === p.seed);
   const head = `<h3>${escapeHtml(`${p.pick}: seed ${p.seed}, score ${n3(p.score)}`)}${episode ? escapeHtml(`, F ${n3(episode.fitness)}, ${episode.steps} steps`) : ""}</h3>`;
-  const synthesis = `<p><span class="${p.synthesis.passed ? "ok" : "bad"}">${p.synthesis.passed ? "passed" : "not passed"}</span> — synthesis (${escapeHtml(
-    p.synthesis.kind,
-  )}): ${escapeHtml(p.synthesis.rule)}</p>`;
+  const verdict = "passed" in p.synthesis ? (p.synthesis.passed ? ["ok", "passed"] : ["bad", "not passed"]) : ["muted", "not settled"];
+  const synthesis = `<p><span class="${verdict[0]}">${verdict[1]}</span> — synthesis (${escapeHtml(p.synthesis.kind)}): ${escapeHtml(p.synthesis.rule)}</p>`;
   const films = pictures
     ? `<div class="row">${film(`${p.pick}-frames`, "frames", pictures.frames)}${film(`${p.pick}-trail`, "motion trail", pictures.trail)}</div>`
     : "";
