@@ -17,7 +17,13 @@ export const LlamaCppModelConfig = z.strictObject({
   temperature: z.number().min(0).max(2).nullable().default(1).describe("sampling temperature; 0 or null: greedy"),
   topP: z.number().gt(0).max(1).optional().describe("nucleus sampling: the smallest set of tokens whose probability reaches topP"),
   seed: z.number().int().min(0).optional().describe("sampling seed; unset: a random one per answer"),
-  maxOutputTokens: z.number().int().min(1).nullable().default(2048).describe("cap on tokens generated per call (the default leaves 6,144 of the default context for the prompt); null: up to the context's end"),
+  maxOutputTokens: z
+    .number()
+    .int()
+    .min(1)
+    .nullable()
+    .default(2048)
+    .describe("cap on tokens generated per call (the default leaves 6,144 of the default context for the prompt); null: up to the context's end"),
   parallel: z
     .number()
     .int()
