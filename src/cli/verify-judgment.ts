@@ -11,7 +11,7 @@ import { ReplayBook } from "../verify/replay-model.ts";
 export const JUDGMENT_FILE = "judgment.json";
 const LOG_FILE = "llm-log.jsonl";
 /** The largest llm-log.jsonl a judgment's replay reads (an authoring's exchanges are a few hundred KiB). */
-export const MAX_JUDGMENT_LOG_BYTES = 64 << 20;
+const MAX_JUDGMENT_LOG_BYTES = 64 << 20;
 
 /** The folder's llm-log.jsonl as recorded exchanges, and the model each role was asked by name; none when absent. */
 const recordedLog = (dir: string): { book: ReplayBook; names: Map<string, string> } | undefined => {

@@ -32,8 +32,7 @@ export interface JudgmentPageInput {
   fps: number;
 }
 
-export const escapeHtml = (s: string): string =>
-  s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
+const escapeHtml = (s: string): string => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
 
 const scriptJson = (value: unknown): string =>
   JSON.stringify(value)
@@ -66,7 +65,7 @@ const nodeRow = (n: Judgment["nodes"][number]): string => {
 };
 
 /** The code judge's tree: its score, the rules that applied to the whole, every node and the ignored results. */
-export const treeSection = (j: Judgment): string => {
+const treeSection = (j: Judgment): string => {
   const head = `<p>score <b>${n3(j.score)}</b> (top level ${escapeHtml(j.order)}${j.score !== j.sum ? `; ${n3(j.sum)} before the must-keep rule` : ""})${
     j.fault ? ` <span class="bad">${escapeHtml(`fault ${j.fault.tag}: ${j.fault.message}`)}</span>` : ""
   }</p>`;
@@ -79,7 +78,7 @@ export const treeSection = (j: Judgment): string => {
 };
 
 /** The vision judge's criteria with their verdicts; nothing when the judgment has none. */
-export const criteriaSection = (criteria: readonly CriterionVerdict[] | undefined): string =>
+const criteriaSection = (criteria: readonly CriterionVerdict[] | undefined): string =>
   criteria?.length
     ? `<h4>Vision criteria</h4><table><thead><tr><th>criterion</th><th>verdict</th><th>assessment</th></tr></thead><tbody>${criteria
         .map((c) => `<tr><td>${escapeHtml(c.criterion)}</td><td><b>${escapeHtml(c.verdict)}</b></td><td>${escapeHtml(c.assessment ?? "")}</td></tr>`)

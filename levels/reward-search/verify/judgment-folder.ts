@@ -10,7 +10,7 @@ import { JudgmentFile } from "../cli/judge-file.ts";
 import { trajectoryName } from "../cli/judge-run.ts";
 import { PlainName } from "../judging/judge.ts";
 
-export const JUDGMENT_FILE = "judgment.json";
+const JUDGMENT_FILE = "judgment.json";
 /** The largest judgment.json read (100 episodes with three picks' judgments are well under 1 MiB). */
 export const MAX_JUDGMENT_BYTES = 8 << 20;
 
