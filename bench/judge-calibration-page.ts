@@ -107,6 +107,12 @@ const agreementCounts = (d: CalibrationData, judge: JudgeName): [number, number]
     return [agree, total];
   });
 
+/** How many judged episodes reach F's solved threshold: the base rate the agreement is read against. */
+const solvedEpisodes = (d: CalibrationData): string => {
+  const episodes = d.policies.flatMap((p) => p.episodes.map((e) => e.fitness >= solvedBy(d, p)));
+  return `${episodes.filter(Boolean).length} of ${episodes.length} episodes`;
+};
+
 const interval = (b: BootInterval, what: string): string =>
   `${f2(b.value)} [${f2(b.low)}, ${f2(b.high)}] (95 % bootstrap over ${b.n} ${what}, ${b.resamples} resamples${b.undefinedResamples ? `, ${b.undefinedResamples} undefined left out` : ""})`;
 
@@ -165,7 +171,7 @@ const judgeSection = (d: CalibrationData, j: CalibrationData["judges"][number]):
     `policies scored: ${s.scored} of ${d.policies.length}`,
     `Spearman ρ with the fitness judge's score, pooled over tasks: ${interval(s.pooled, "policies")}`,
     `Spearman ρ with mean F, per task: ${s.perTask.map((t) => `${t.task} ${f2(t.rho)} (n ${t.n} policies)`).join("; ")}`,
-    `agreement with F's solved / not-solved verdict: ${s.agreement.agree} of ${s.agreement.total} episode judgments; ${interval(s.agreement, "policies")}`,
+    `agreement with F's solved / not-solved verdict: ${s.agreement.agree} of ${s.agreement.total} episode judgments (F solved on ${solvedEpisodes(d)}); ${interval(s.agreement, "policies")}`,
     `spread over ${d.repeats} repeats (sd of a policy's score): mean ${f3(s.spread.mean)}, max ${f3(s.spread.max)} over ${s.spread.units} policies`,
     ...j.notes.map((n) => `note: ${n}`),
   ];

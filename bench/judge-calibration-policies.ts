@@ -47,7 +47,7 @@ const HACKED: Readonly<Record<string, { reward: string; what: string }>> = {
 /** PPO budgets per task at --scale 1: small enough for a loaded 2-core machine. */
 const BUDGETS: Readonly<Record<string, { low: number; high: number; hacked: number }>> = {
   hopper: { low: 20_480, high: 122_880, hacked: 40_960 },
-  half_cheetah: { low: 20_480, high: 122_880, hacked: 40_960 },
+  half_cheetah: { low: 20_480, high: 122_880, hacked: 81_920 },
   inverted_pendulum: { low: 10_240, high: 61_440, hacked: 20_480 },
 };
 

@@ -16,6 +16,7 @@ import { mkdirSync } from "node:fs";
 import os from "node:os";
 import { join, relative, resolve } from "node:path";
 import type { ChatModel } from "../src/llm/chat-model.ts";
+import { episodeFitness } from "../levels/reward-search/cli/judge-fitness.ts";
 import { judgedSeeds } from "../levels/reward-search/cli/judge-run.ts";
 import { loadTask } from "../levels/reward-search/tasks/index.ts";
 import type { RewardTask } from "../levels/reward-search/task.ts";
@@ -141,13 +142,11 @@ async function calibrateTask(id: string): Promise<CalibrationData["policies"]> {
     episodes: p.episodes.map((e) => ({
       seed: e.seed,
       steps: e.record.steps,
-      fitness: episodeF(e.record),
+      fitness: episodeFitness(e.record),
       judges: verdicts.get(`${p.spec.name}/${e.seed}`) ?? {},
     })),
   }));
 }
-
-const { episodeFitness: episodeF } = await import("../levels/reward-search/cli/judge-fitness.ts");
 
 const policies: CalibrationData["policies"] = [];
 const tasks: CalibrationData["tasks"] = [];

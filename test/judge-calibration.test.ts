@@ -104,7 +104,7 @@ describe("the calibration page, rendered from its data", () => {
     expect(page).toMatch(
       /Spearman ρ with the fitness judge's score, pooled over tasks: 1\.00 \[[-\d.]+, 1\.00\] \(95 % bootstrap over 3 policies, 200 resamples, \d+ undefined left out\)/,
     );
-    expect(page).toContain("agreement with F's solved / not-solved verdict: 11 of 12 episode judgments; 0.92 [");
+    expect(page).toContain("agreement with F's solved / not-solved verdict: 11 of 12 episode judgments (F solved on 2 of 6 episodes); 0.92 [");
     expect(page).toContain("spread over 2 repeats (sd of a policy's score): mean 0.035, max 0.071 over 3 policies");
     expect(page).toContain("note: t, repeat 1: authored");
     expect(page).toContain("| t | c | good | 11.00 | 2 of 2 | 1.000 | 0.950 | 0.950 | 40 (cached) |");
