@@ -57,6 +57,8 @@ const RERUN = "npm run bench:judge-calibration -- --judge-model MODEL --judge-ba
 
 const started = new Date().toISOString();
 const loadStart = os.loadavg();
+/** The commit of the code that runs, read before it runs (an edit made meanwhile does not change what ran). */
+const commit = gitCommit();
 mkdirSync(OUT, { recursive: true });
 
 /** The llm.judge role at the given endpoint, its exchanges logged to the bench folder's llm-log.jsonl. */
@@ -161,7 +163,7 @@ const data = CalibrationData.parse({
   schemaVersion: 1,
   command: commandLine(),
   rerun: RERUN,
-  commit: gitCommit(),
+  commit,
   machine: `${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB memory, Node ${m.node}, ${m.platform}`,
   started,
   finished: new Date().toISOString(),
