@@ -7,6 +7,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { PAGES_DIR, ROOT } from "./page.ts";
 import { DistributedData, renderDistributedPage } from "./distributed-page.ts";
+import { CalibrationData, renderCalibrationPage } from "./judge-calibration-page.ts";
 import { BENCH_PAGES, type BenchPageName } from "./pages.ts";
 import { renderStrategiesPage, StrategiesData } from "./strategies-page.ts";
 
@@ -23,6 +24,10 @@ export const DATA_PAGES: Partial<Record<BenchPageName, DataPage>> = {
   distributed: {
     file: "distributed.json",
     render: (text, file) => renderDistributedPage(DistributedData.parse(JSON.parse(text)), BENCH_PAGES.distributed.title, relative(PAGES_DIR, file)),
+  },
+  "judge-calibration": {
+    file: "judge-calibration.json",
+    render: (text, file) => renderCalibrationPage(CalibrationData.parse(JSON.parse(text)), BENCH_PAGES["judge-calibration"].title, relative(PAGES_DIR, file)),
   },
   "reward-search-strategies": {
     file: "reward-search-strategies.json",
