@@ -1,16 +1,29 @@
-import type { ToolCall as LangchainToolCall } from "@langchain/core/messages";
+import type { BaseMessage, ToolCall as LangchainToolCall } from "@langchain/core/messages";
 import { StructuredTool } from "@langchain/core/tools";
 import type { ToolRunnableConfig } from "@langchain/core/tools";
 import type { TaskEnv, ToolProgress, ToolResult } from "../src/family/task-env.ts";
+import { portCallOf } from "../src/llm/agent-messages.ts";
 import type { ToolCall, ToolSpec } from "../src/llm/chat-model.ts";
 import type { PortTool } from "../src/llm/openai-chat.ts";
+import { latestAnswer } from "./agent-turns.ts";
 
-/** The port's call a langchain tool call stands for (its raw text and parse error kept). */
-export type CallOf = (lc: LangchainToolCall) => ToolCall;
+/** What the tool node passes a tool besides langchain's config: the agent's state. */
+type ToolNodeConfig = ToolRunnableConfig & { state?: { messages?: readonly BaseMessage[] } };
+
+/**
+ * The call as run, from the answer that made it in the agent's state: the port's call behind langchain's (its raw
+ * text and parse error kept), its arguments cut at the output cap named as that, not as invalid JSON.
+ */
+const runCall = (lc: LangchainToolCall, messages: readonly BaseMessage[]): ToolCall => {
+  const answer = latestAnswer(messages, "");
+  const call = portCallOf(answer.toolCalls, lc);
+  return call.argsError && answer.problem ? { ...call, argsError: answer.problem } : call;
+};
 
 /**
  * One of a task's tools as a langchain tool, run by the agent's tool node: `env.call` with the model's call as it
- * came (raw arguments and their parse error, which langchain's call cannot carry). The family parses and answers a
+ * came (raw arguments and their parse error, which langchain's call cannot carry, read from the answer in the
+ * agent's state). The family parses and answers a
  * bad call itself (docs/spec/style.md §13), so langchain validates nothing (an empty JSON schema), while the model
  * is sent the family's own spec (`portSpec`). The artifact is the family's whole ToolResult.
  */
@@ -23,7 +36,6 @@ export class EnvTool extends StructuredTool implements PortTool {
   constructor(
     readonly portSpec: ToolSpec,
     private readonly env: TaskEnv,
-    private readonly callOf: CallOf,
     private readonly onProgress?: (p: ToolProgress) => void,
   ) {
     super();
@@ -31,9 +43,9 @@ export class EnvTool extends StructuredTool implements PortTool {
     this.description = portSpec.description;
   }
 
-  protected async _call(_args: unknown, _run: unknown, config?: ToolRunnableConfig): Promise<[string, ToolResult]> {
+  protected async _call(_args: unknown, _run: unknown, config?: ToolNodeConfig): Promise<[string, ToolResult]> {
     const lc = config?.toolCall;
-    const call = lc ? this.callOf(lc) : undefined;
+    const call = lc ? runCall(lc, config?.state?.messages ?? []) : undefined;
     const outcome: ToolResult = !call
       ? { ok: false, error: "no tool call", observation: `ERROR: ${this.name} was run without a tool call` }
       : call.argsError
