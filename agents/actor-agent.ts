@@ -8,6 +8,7 @@ import type { EpisodeRules } from "./episode-state.ts";
 import { compactionMiddleware } from "./middleware/compaction.ts";
 import { oneToolCallMiddleware } from "./middleware/one-tool-call.ts";
 import { promptAdditionsMiddleware, type PromptAdditionsOptions } from "./middleware/prompt-additions.ts";
+import { toolInputMiddleware } from "./middleware/tool-input.ts";
 import { toolTurnMiddleware } from "./middleware/tool-turn.ts";
 import { turnBudgetMiddleware } from "./middleware/turn-budget.ts";
 
@@ -27,7 +28,8 @@ export interface ActorAgentParts {
 /**
  * hexa's rules as middleware, in the order their hooks nest (the first is outermost): every call counted outside
  * everything that may fail; the prompt additions before compaction measures the request; the tool turn recorded
- * outside the one-call note it reports (docs/ARCHITECTURE.md §5.1).
+ * outside the one-call note it reports, and the note added to any answer, a refused call's too (docs/ARCHITECTURE.md
+ * §5.1).
  */
 const hexaMiddleware = (p: ActorAgentParts, toolFor: (name: string) => EnvTool) => [
   turnBudgetMiddleware(p.rules),
@@ -35,6 +37,7 @@ const hexaMiddleware = (p: ActorAgentParts, toolFor: (name: string) => EnvTool) 
   compactionMiddleware(p.compaction),
   toolTurnMiddleware(p.rules, toolFor),
   oneToolCallMiddleware(),
+  toolInputMiddleware(),
 ];
 
 /**
@@ -44,7 +47,7 @@ const hexaMiddleware = (p: ActorAgentParts, toolFor: (name: string) => EnvTool) 
  */
 export const createActorAgent = (p: ActorAgentParts) => {
   const toolFor = (name: string) => new EnvTool(unknownToolSpec(name), p.env, p.onToolProgress);
-  const tools = p.env.tools.map((spec) => new EnvTool(spec, p.env, p.onToolProgress));
+  const tools = p.env.tools.map((spec) => new EnvTool(spec, p.env, p.onToolProgress, p.env.parsed));
   const middleware = [...hexaMiddleware(p, toolFor), ...(p.extraMiddleware ?? [])];
   const agent = createAgent({ model: langchainOf(p.model), tools, systemPrompt: p.basePrompt, middleware });
   return { agent, recursionLimit: recursionLimit(p.rules.maxTurns, middleware.length) };

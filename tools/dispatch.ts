@@ -29,10 +29,15 @@ export const isConfigError = (e: unknown): boolean => e instanceof HexaError && 
 export const callTool = async <S>(tools: readonly Tool<S>[], session: S, name: string, raw: unknown, o: CallOptions = {}): Promise<DispatchOutcome> => {
   const call = parseToolCall(tools, name, raw);
   if ("error" in call) return failure(name, call.error);
+  return runParsed(call.tool, session, call.args, o);
+};
+
+/** `callTool` for arguments already parsed with the tool's schema in this process (the agent's tool node): no second parse. */
+export const runParsed = async <S>(tool: Tool<S>, session: S, args: unknown, o: CallOptions = {}): Promise<DispatchOutcome> => {
   try {
-    return { ok: true, tool: name, ...(await call.tool.run(session, call.args, o.onProgress)) };
+    return { ok: true, tool: tool.name, ...(await tool.run(session, args, o.onProgress)) };
   } catch (e) {
-    return caught(name, e, o);
+    return caught(tool.name, e, o);
   }
 };
 
