@@ -104,7 +104,7 @@ describe("a user's middleware on the actor", () => {
       name: "reader",
       stateSchema: EpisodeStateSchema,
       wrapModelCall: (request, handler) => {
-        seen.push([request.state.turn, request.state.steps.length]);
+        seen.push([request.state.episode.turn, request.state.episode.steps.length]);
         return handler(request);
       },
     });

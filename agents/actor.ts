@@ -5,7 +5,7 @@ import type { AssistantTurn, ChatModel } from "../src/llm/chat-model.ts";
 import { countedTurns, TRAJECTORY_SCHEMA_VERSION, type Trajectory, type TrajectoryStep } from "../src/store/trajectory.ts";
 import { requestCharCap, type ActorConfig } from "./actor-config.ts";
 import type { CompactionOptions } from "./context.ts";
-import { openEpisode, type EpisodeState } from "./episode-state.ts";
+import { openEpisode, type EpisodeRecord } from "./episode-state.ts";
 import { basePrompt } from "./prompt.ts";
 
 export interface EpisodePorts {
@@ -64,7 +64,7 @@ export const runActorEpisode = async (spec: EpisodeSpec, ports: EpisodePorts): P
   }
 };
 
-const play = async (env: TaskEnv, spec: EpisodeSpec, ports: EpisodePorts): Promise<EpisodeState> => {
+const play = async (env: TaskEnv, spec: EpisodeSpec, ports: EpisodePorts): Promise<EpisodeRecord> => {
   // Loaded with the first model-driven episode: a heuristic run (and every command that plays none) never loads
   // langchain's agent and langgraph, about a second of start-up on a busy machine.
   const [{ createActorAgent }, { rootCause }] = await Promise.all([import("./actor-agent.ts"), import("./middleware/root-cause.ts")]);
@@ -85,15 +85,16 @@ const play = async (env: TaskEnv, spec: EpisodeSpec, ports: EpisodePorts): Promi
   try {
     // A model call that failed for good ends the graph with the state kept (agents/middleware/turn-budget.ts);
     // what is thrown (a spend cap, a broken host, a hexa bug) is not the episode's outcome.
-    const state = await agent.invoke({ messages: [new HumanMessage(env.prompt.task)], ...openEpisode(ports.model.name) }, { recursionLimit });
-    // The user's middleware widen the agent's type; the episode's fields are hexa's middleware state all the same.
-    return state as typeof state & EpisodeState;
+    const start = { messages: [new HumanMessage(env.prompt.task)], episode: openEpisode(ports.model.name) };
+    const state = await agent.invoke(start, { recursionLimit });
+    // The user's middleware widen the agent's type; the episode's record is hexa's middleware state all the same.
+    return (state as typeof state & { episode: EpisodeRecord }).episode;
   } catch (e) {
     throw rootCause(e);
   }
 };
 
-const trajectoryOf = (env: TaskEnv, spec: EpisodeSpec, state: EpisodeState, wallMs: number): Trajectory => {
+const trajectoryOf = (env: TaskEnv, spec: EpisodeSpec, state: EpisodeRecord, wallMs: number): Trajectory => {
   const final = state.stop ?? { reason: "budget" as const, success: false, action: null };
   const { maxTurns } = spec.config;
   return {

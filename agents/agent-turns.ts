@@ -38,10 +38,13 @@ export const latestAnswer = (messages: readonly BaseMessage[], model: string): A
 export const pinnedToolsOf = (messages: readonly BaseMessage[]): Set<string> =>
   new Set(messages.flatMap((m) => (ToolMessage.isInstance(m) && contextOf(m)?.pinned ? [m.name ?? ""] : [])));
 
+/** A message's text: its content when a string (langchain's `text` walks content blocks, on every turn of every request). */
+const textOf = (m: BaseMessage): string => (typeof m.content === "string" ? m.content : m.text);
+
 /** The reply's sections while they still make up its text (a middleware may have edited it): else none. */
 const sectionsOf = (m: ToolMessage): readonly ObservationSection[] | undefined => {
   const compact = contextOf(m)?.compact;
-  return compact && compact.map((s) => s.text).join("\n") === m.text ? compact : undefined;
+  return compact && compact.map((s) => s.text).join("\n") === textOf(m) ? compact : undefined;
 };
 
 const toolTurn = (ai: AIMessage, reply: ToolMessage, index: number): Turn => {
@@ -50,9 +53,9 @@ const toolTurn = (ai: AIMessage, reply: ToolMessage, index: number): Turn => {
     throw new Error(`actor context: message ${index} answers tool call ${JSON.stringify(reply.tool_call_id)}, which the AI message before it did not make`);
   const compact = sectionsOf(reply);
   return {
-    thought: ai.text,
+    thought: textOf(ai),
     call: portCallOf(answerOf(ai, "").toolCalls, lc),
-    reply: reply.text,
+    reply: textOf(reply),
     pinned: contextOf(reply)?.pinned === true,
     ...(compact ? { compact } : {}),
   };
@@ -74,7 +77,7 @@ export const turnsOf = (messages: readonly BaseMessage[]): Turn[] => {
     if (!AIMessage.isInstance(ai)) throw new Error(`actor context: message ${index} after the task is ${described(ai)} where an AI message was expected`);
     if (ToolMessage.isInstance(reply)) turns.push(toolTurn(ai, reply, index + 1));
     else if (HumanMessage.isInstance(reply) && (ai.tool_calls?.length ?? 0) === 0)
-      turns.push({ thought: ai.text, call: undefined, reply: reply.text, pinned: false });
+      turns.push({ thought: textOf(ai), call: undefined, reply: textOf(reply), pinned: false });
     else throw new Error(`actor context: message ${index + 1} after the task is ${described(reply)} where the reply to an AI message was expected`);
   }
   return turns;

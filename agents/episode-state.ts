@@ -17,23 +17,28 @@ export interface EpisodeStop {
 }
 
 /**
- * The episode's record as fields of the actor agent's graph state, beside its messages (docs/ARCHITECTURE.md
- * §5.1): model answers so far (every call counts as a turn, docs/spec/method.md §1.1), the clock when the latest
- * came (a tool's time is measured from it), the model the server named, the usage, the trajectory's steps, and why
- * it stopped. hexa's middleware write them; the values are hexa's own, so they are not parsed again.
+ * The episode's record (docs/ARCHITECTURE.md §5.1): model answers so far (every call counts as a turn,
+ * docs/spec/method.md §1.1), the clock when the latest came (a tool's time is measured from it), the model the
+ * server named, the usage, the trajectory's steps, and why it stopped.
  */
-export const EpisodeStateSchema = z.object({
-  turn: z.number().default(0),
-  answeredAt: z.number().default(0),
-  servedModel: z.string().default(""),
-  usage: z.custom<EpisodeUsage>().default(() => ({ ...NO_USAGE })),
-  steps: z.custom<TrajectoryStep[]>().default(() => []),
-  stop: z.custom<EpisodeStop>().optional(),
-});
-export type EpisodeState = z.infer<typeof EpisodeStateSchema>;
+export interface EpisodeRecord {
+  turn: number;
+  answeredAt: number;
+  servedModel: string;
+  usage: EpisodeUsage;
+  steps: TrajectoryStep[];
+  stop?: EpisodeStop;
+}
 
-/** The state an episode starts from, the model as configured until a server names its own. */
-export const openEpisode = (model: string): EpisodeState => ({ turn: 0, answeredAt: 0, servedModel: model, usage: { ...NO_USAGE }, steps: [] });
+/**
+ * The record as one field of the actor agent's graph state, `episode`, beside its messages: hexa's middleware
+ * write it, a user's reads it by declaring this schema. One field, since langchain parses each middleware's
+ * fields on every hook and langgraph carries each as a channel; its values are hexa's own, so not parsed again.
+ */
+export const EpisodeStateSchema = z.object({ episode: z.custom<EpisodeRecord>() });
+
+/** The record an episode starts from, the model as configured until a server names its own. */
+export const openEpisode = (model: string): EpisodeRecord => ({ turn: 0, answeredAt: 0, servedModel: model, usage: { ...NO_USAGE }, steps: [] });
 
 /** What the record asks of the episode: its budget, the clock, the price of a turn and where steps are reported. */
 export interface EpisodeRules {
@@ -44,10 +49,11 @@ export interface EpisodeRules {
 }
 
 /** Another model call may be made: the episode has not stopped and turns are left. */
-export const canContinue = (s: Pick<EpisodeState, "stop" | "turn">, maxTurns: number): boolean => !s.stop && s.turn < maxTurns;
+export const canContinue = (s: EpisodeRecord, maxTurns: number): boolean => !s.stop && s.turn < maxTurns;
 
 /** A model answer: one more turn, its usage and cost, the model the server named. */
-export const answered = (s: EpisodeState, reply: AssistantTurn, r: EpisodeRules): Pick<EpisodeState, "turn" | "servedModel" | "usage" | "answeredAt"> => ({
+export const answered = (s: EpisodeRecord, reply: AssistantTurn, r: EpisodeRules): EpisodeRecord => ({
+  ...s,
   turn: s.turn + 1,
   servedModel: reply.model || s.servedModel,
   usage: sumUsage(s.usage, callUsage(reply.usage, r.costOf(reply))),
@@ -89,18 +95,18 @@ const replySections = (tool: string, outcome: ToolResult, turn: number, maxTurns
 };
 
 /** The steps with one more, reported as it is stored. */
-const withStep = (s: EpisodeState, step: TrajectoryStep, r: EpisodeRules): TrajectoryStep[] => {
+const withStep = (s: EpisodeRecord, step: TrajectoryStep, r: EpisodeRules): EpisodeRecord => {
   const stored = storedStep(step);
   r.onStep?.(stored);
-  return [...s.steps, stored];
+  return { ...s, steps: [...s.steps, stored] };
 };
 
 /** A turn without a tool call: the nudge the model reads next (with the turn line), and the failed step. */
-export const noCallTurn = (s: EpisodeState, reply: AssistantTurn, r: EpisodeRules): { read: string; steps: TrajectoryStep[] } => {
+export const noCallTurn = (s: EpisodeRecord, reply: AssistantTurn, r: EpisodeRules): { read: string; episode: EpisodeRecord } => {
   // A cut or unreadable answer says so, not "empty" (it may be all reasoning, or a call written as text).
   const observation = reply.problem ? `${reply.problem}. ${NUDGE}` : reply.text.trim() === "" ? `The response was empty. ${NUDGE}` : NUDGE;
   const read = withTurnLine(observation, s.turn, r.maxTurns);
-  return { read, steps: withStep(s, { turn: s.turn, thought: thoughtOf(reply), tool: "(none)", args: null, observation, ok: false, ms: 0 }, r) };
+  return { read, episode: withStep(s, { turn: s.turn, thought: thoughtOf(reply), tool: "(none)", args: null, observation, ok: false, ms: 0 }, r) };
 };
 
 /** A turn whose call ran, as the record and the context keep it. */
@@ -111,14 +117,13 @@ interface CallTurn {
   pinned: boolean;
   /** The reply's sections for compaction. */
   compact: ObservationSection[];
-  steps: TrajectoryStep[];
-  /** The family's ending rule (finish, auto-finish) said this call ended the episode. */
-  stop?: EpisodeStop;
+  /** The record with the step, and stopped when the family's rule (finish, auto-finish) says this call ended it. */
+  episode: EpisodeRecord;
 }
 
 /** A turn whose call ran; `pinnedTools` are the tools whose first scene reading the context already pins. */
 export const callTurn = (
-  s: EpisodeState,
+  s: EpisodeRecord,
   reply: AssistantTurn,
   call: ToolCall,
   outcome: ToolResult,
@@ -141,7 +146,6 @@ export const callTurn = (
     read: withTurnLine(outcome.observation, s.turn, r.maxTurns),
     pinned,
     compact: replySections(call.name, outcome, s.turn, r.maxTurns),
-    steps: withStep(s, step, r),
-    ...(outcome.ends ? { stop: { ...outcome.ends } } : {}),
+    episode: { ...withStep(s, step, r), ...(outcome.ends ? { stop: { ...outcome.ends } } : {}) },
   };
 };

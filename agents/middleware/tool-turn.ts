@@ -26,9 +26,9 @@ export const toolTurnMiddleware = (rules: EpisodeRules, toolFor: (name: string) 
       const result = await handler({ ...request, tool: request.tool ?? toolFor(request.toolCall.name) });
       if (!ToolMessage.isInstance(result)) return result;
       const { state } = request;
-      const answer = latestAnswer(state.messages, state.servedModel);
+      const answer = latestAnswer(state.messages, state.episode.servedModel);
       const call = portCallOf(answer.toolCalls, request.toolCall);
-      const turn = callTurn(state, answer, call, outcomeOf(result), pinnedToolsOf(state.messages), rules);
+      const turn = callTurn(state.episode, answer, call, outcomeOf(result), pinnedToolsOf(state.messages), rules);
       const message = new ToolMessage({
         content: turn.read,
         tool_call_id: result.tool_call_id,
@@ -37,6 +37,6 @@ export const toolTurnMiddleware = (rules: EpisodeRules, toolFor: (name: string) 
         additional_kwargs: replyContext({ pinned: turn.pinned, compact: turn.compact }),
         ...(result.status ? { status: result.status } : {}),
       });
-      return new Command({ update: { messages: [message], steps: turn.steps, ...(turn.stop ? { stop: turn.stop } : {}) } });
+      return new Command({ update: { messages: [message], episode: turn.episode } });
     },
   });

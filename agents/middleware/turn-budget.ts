@@ -6,7 +6,7 @@ import { BudgetExceeded } from "../../src/llm/budget.ts";
 import { answerOf } from "../../src/llm/agent-messages.ts";
 import { ContextOverflow } from "../../src/llm/llm-error.ts";
 import { latestAnswer } from "../agent-turns.ts";
-import { answered, canContinue, EpisodeStateSchema, noCallTurn, type EpisodeRules, type EpisodeStop } from "../episode-state.ts";
+import { answered, canContinue, EpisodeStateSchema, noCallTurn, type EpisodeRecord, type EpisodeRules, type EpisodeStop } from "../episode-state.ts";
 import { rootCause } from "./root-cause.ts";
 
 /**
@@ -14,11 +14,11 @@ import { rootCause } from "./root-cause.ts";
  * context the episode outgrew): the episode's outcome, not the run's. A spend cap is the run's to act on (it
  * stops cleanly and resumes), and a hexa bug is no outcome of an episode: both are thrown on.
  */
-const failedCall = (e: unknown): Command => {
+const failedCall = (episode: EpisodeRecord, e: unknown): Command => {
   const cause = rootCause(e);
   if (cause instanceof InvariantError || cause instanceof BudgetExceeded) throw e;
   const stop: EpisodeStop = { reason: cause instanceof ContextOverflow ? "context" : "error", success: false, action: null, error: (cause as Error).message };
-  return new Command({ update: { stop } });
+  return new Command({ update: { episode: { ...episode, stop } } });
 };
 
 /**
@@ -34,28 +34,29 @@ export const turnBudgetMiddleware = (rules: EpisodeRules) =>
     stateSchema: EpisodeStateSchema,
     beforeModel: {
       canJumpTo: ["end"],
-      hook: (state) => (canContinue(state, rules.maxTurns) ? undefined : { jumpTo: "end" as const }),
+      hook: (state) => (canContinue(state.episode, rules.maxTurns) ? undefined : { jumpTo: "end" as const }),
     },
     wrapModelCall: async (request, handler) => {
       let answer: Awaited<ReturnType<typeof handler>>;
       try {
         answer = await handler(request);
       } catch (e) {
-        return failedCall(e);
+        return failedCall(request.state.episode, e);
       }
       // A Command a middleware answered with is langchain's control flow, not a model's answer.
       if (!AIMessage.isInstance(answer)) return answer;
-      return new Command({ update: answered(request.state, answerOf(answer, request.state.servedModel), rules) });
+      const { episode } = request.state;
+      return new Command({ update: { episode: answered(episode, answerOf(answer, episode.servedModel), rules) } });
     },
     afterModel: {
       canJumpTo: ["model", "end"],
       hook: (state) => {
-        if (state.stop) return { jumpTo: "end" as const };
+        if (state.episode.stop) return { jumpTo: "end" as const };
         const last = state.messages.at(-1);
         if (AIMessage.isInstance(last) && (last.tool_calls?.length ?? 0) > 0) return undefined;
-        const { read, steps } = noCallTurn(state, latestAnswer(state.messages, state.servedModel), rules);
+        const { read, episode } = noCallTurn(state.episode, latestAnswer(state.messages, state.episode.servedModel), rules);
         const messages = [new HumanMessage(read)];
-        return canContinue(state, rules.maxTurns) ? { messages, steps, jumpTo: "model" as const } : { messages, steps, jumpTo: "end" as const };
+        return canContinue(episode, rules.maxTurns) ? { messages, episode, jumpTo: "model" as const } : { messages, episode, jumpTo: "end" as const };
       },
     },
   });
