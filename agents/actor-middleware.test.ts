@@ -1,4 +1,4 @@
-import { SystemMessage } from "@langchain/core/messages";
+import { SystemMessage, ToolMessage } from "@langchain/core/messages";
 import { createMiddleware } from "langchain";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { readCertified } from "../levels/interphyre/certified-seeds.ts";
@@ -6,6 +6,7 @@ import { openInterphyreEnv } from "../levels/interphyre/task-env.ts";
 import { call, ScriptedModel } from "../test/support/scripted-model.ts";
 import { runActorEpisode } from "./actor.ts";
 import { ActorConfig } from "./actor-config.ts";
+import { EpisodeStateSchema } from "./episode-state.ts";
 
 const certified = readCertified("two_body_problem")!.seeds[0]!;
 const [sx, sy, sr] = certified.solution;
@@ -81,6 +82,41 @@ describe("a user's middleware on the actor", () => {
     const model = new ScriptedModel([{ toolCalls: [call("finish", miss)] }]);
     await runActorEpisode({ open, config: ActorConfig.parse({}), agent: "react", extraMiddleware: [marker] }, { model, costOf: () => 0, now: () => 0 });
     expect(model.received[0]!.messages[0]).toMatchObject({ role: "system", content: expect.stringMatching(/\nTRACE-ID 42$/) });
+  });
+
+  it("changes what the model reads when it edits the agent's messages", async () => {
+    const editor = createMiddleware({
+      name: "editor",
+      beforeModel: (state) => {
+        const last = state.messages.at(-1);
+        if (!ToolMessage.isInstance(last)) return undefined;
+        return { messages: [new ToolMessage({ id: last.id!, content: "EDITED BY A USER", tool_call_id: last.tool_call_id, name: last.name! })] };
+      },
+    });
+    const model = new ScriptedModel([{ toolCalls: [call("get_level_state", {})] }, { toolCalls: [call("finish", miss)] }]);
+    await runActorEpisode({ open, config: ActorConfig.parse({}), agent: "react", extraMiddleware: [editor] }, { model, costOf: () => 0, now: () => 0 });
+    expect(model.received[1]!.messages.at(-1)).toMatchObject({ role: "tool", content: "EDITED BY A USER" });
+  });
+
+  it("reads the episode's record from the agent's state", async () => {
+    const seen: [number, number][] = [];
+    const reader = createMiddleware({
+      name: "reader",
+      stateSchema: EpisodeStateSchema,
+      wrapModelCall: (request, handler) => {
+        seen.push([request.state.episode.turn, request.state.episode.steps.length]);
+        return handler(request);
+      },
+    });
+    const model = new ScriptedModel(script());
+    await runActorEpisode({ open, config: ActorConfig.parse({}), agent: "react", extraMiddleware: [reader] }, { model, costOf: () => 0, now: () => 0 });
+    // [turns answered, steps recorded] before each model call: a turn without a call is a step too.
+    expect(seen).toEqual([
+      [0, 0],
+      [1, 1],
+      [2, 2],
+      [3, 3],
+    ]);
   });
 
   it("ends the episode as a failed one when it throws on a model call, like an endpoint failure", async () => {

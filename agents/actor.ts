@@ -1,14 +1,11 @@
 import { HumanMessage } from "@langchain/core/messages";
 import type { AgentMiddleware } from "langchain";
-import { InvariantError } from "../src/errors.ts";
 import type { TaskEnv, ToolProgress } from "../src/family/task-env.ts";
-import { BudgetExceeded } from "../src/llm/budget.ts";
 import type { AssistantTurn, ChatModel } from "../src/llm/chat-model.ts";
-import { ContextOverflow } from "../src/llm/llm-error.ts";
 import { countedTurns, TRAJECTORY_SCHEMA_VERSION, type Trajectory, type TrajectoryStep } from "../src/store/trajectory.ts";
 import { requestCharCap, type ActorConfig } from "./actor-config.ts";
 import type { CompactionOptions } from "./context.ts";
-import { openLedger, type EpisodeLedger } from "./episode-ledger.ts";
+import { openEpisode, type EpisodeRecord } from "./episode-state.ts";
 import { basePrompt } from "./prompt.ts";
 
 export interface EpisodePorts {
@@ -60,22 +57,21 @@ export const runActorEpisode = async (spec: EpisodeSpec, ports: EpisodePorts): P
   const started = ports.now();
   const env = await spec.open(spec.config.maxTurns);
   try {
-    const ledger = await play(env, spec, ports);
-    return trajectoryOf(env, spec, ledger, ports.now() - started);
+    const state = await play(env, spec, ports);
+    return trajectoryOf(env, spec, state, ports.now() - started);
   } finally {
     await env.close();
   }
 };
 
-const play = async (env: TaskEnv, spec: EpisodeSpec, ports: EpisodePorts): Promise<EpisodeLedger> => {
+const play = async (env: TaskEnv, spec: EpisodeSpec, ports: EpisodePorts): Promise<EpisodeRecord> => {
   // Loaded with the first model-driven episode: a heuristic run (and every command that plays none) never loads
   // langchain's agent and langgraph, about a second of start-up on a busy machine.
   const [{ createActorAgent }, { rootCause }] = await Promise.all([import("./actor-agent.ts"), import("./middleware/root-cause.ts")]);
-  const ledger = openLedger(spec.config.maxTurns, ports.model.name, ports);
   const { agent, recursionLimit } = createActorAgent({
     env,
     model: ports.model,
-    ledger,
+    rules: { maxTurns: spec.config.maxTurns, costOf: ports.costOf, now: ports.now, ...(ports.onStep ? { onStep: ports.onStep } : {}) },
     basePrompt: basePrompt({ prompt: env.prompt, tools: env.tools, maxTurns: spec.config.maxTurns, ...(spec.protocol ? { protocol: spec.protocol } : {}) }),
     additions: {
       noun: env.prompt.noun,
@@ -87,34 +83,33 @@ const play = async (env: TaskEnv, spec: EpisodeSpec, ports: EpisodePorts): Promi
     ...(spec.extraMiddleware ? { extraMiddleware: spec.extraMiddleware } : {}),
   });
   try {
-    await agent.invoke({ messages: [new HumanMessage(env.prompt.task)] }, { recursionLimit });
+    // A model call that failed for good ends the graph with the state kept (agents/middleware/turn-budget.ts);
+    // what is thrown (a spend cap, a broken host, a hexa bug) is not the episode's outcome.
+    const start = { messages: [new HumanMessage(env.prompt.task)], episode: openEpisode(ports.model.name) };
+    const state = await agent.invoke(start, { recursionLimit });
+    // The user's middleware widen the agent's type; the episode's record is hexa's middleware state all the same.
+    return (state as typeof state & { episode: EpisodeRecord }).episode;
   } catch (e) {
-    const cause = rootCause(e);
-    // A spend cap is the run's to act on (it stops cleanly and resumes), not an outcome of this episode; anything
-    // but a failed model call (a broken host, a hexa bug) is not the episode's outcome either.
-    if (cause !== ledger.modelFailure || cause instanceof InvariantError || cause instanceof BudgetExceeded) throw cause;
-    // A context the episode outgrew is its outcome (a failure), not the endpoint's: the run goes on.
-    ledger.stop = { reason: cause instanceof ContextOverflow ? "context" : "error", success: false, action: null, error: (cause as Error).message };
+    throw rootCause(e);
   }
-  return ledger;
 };
 
-const trajectoryOf = (env: TaskEnv, spec: EpisodeSpec, ledger: EpisodeLedger, wallMs: number): Trajectory => {
-  const final = ledger.stop ?? { reason: "budget" as const, success: false, action: null };
+const trajectoryOf = (env: TaskEnv, spec: EpisodeSpec, state: EpisodeRecord, wallMs: number): Trajectory => {
+  const final = state.stop ?? { reason: "budget" as const, success: false, action: null };
   const { maxTurns } = spec.config;
   return {
     schemaVersion: TRAJECTORY_SCHEMA_VERSION,
     level: env.level,
     seed: env.seed,
     agent: spec.agent,
-    model: ledger.model,
+    model: state.servedModel,
     success: final.success,
-    turns: countedTurns(final.success, ledger.steps.length, maxTurns),
+    turns: countedTurns(final.success, state.steps.length, maxTurns),
     maxTurns,
     action: final.action,
     ...(final.score !== undefined ? { score: final.score } : {}),
-    steps: ledger.steps,
-    usage: ledger.usage,
+    steps: state.steps,
+    usage: state.usage,
     wallMs,
     stopReason: final.reason,
     ...(final.error ? { error: final.error } : {}),

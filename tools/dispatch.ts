@@ -29,10 +29,15 @@ export const isConfigError = (e: unknown): boolean => e instanceof HexaError && 
 export const callTool = async <S>(tools: readonly Tool<S>[], session: S, name: string, raw: unknown, o: CallOptions = {}): Promise<DispatchOutcome> => {
   const call = parseToolCall(tools, name, raw);
   if ("error" in call) return failure(name, call.error);
+  return runParsed(call.tool, session, call.args, o);
+};
+
+/** `callTool` for arguments already parsed with the tool's schema in this process (the agent's tool node): no second parse. */
+export const runParsed = async <S>(tool: Tool<S>, session: S, args: unknown, o: CallOptions = {}): Promise<DispatchOutcome> => {
   try {
-    return { ok: true, tool: name, ...(await call.tool.run(session, call.args, o.onProgress)) };
+    return { ok: true, tool: tool.name, ...(await tool.run(session, args, o.onProgress)) };
   } catch (e) {
-    return caught(name, e, o);
+    return caught(tool.name, e, o);
   }
 };
 
@@ -40,11 +45,19 @@ export const callTool = async <S>(tools: readonly Tool<S>[], session: S, name: s
 export const callToolSync = <S>(tools: readonly Tool<S>[], session: S, name: string, raw: unknown, o: CallOptions = {}): DispatchOutcome => {
   const call = parseToolCall(tools, name, raw);
   if ("error" in call) return failure(name, call.error);
+  return runParsedSync(call.tool, session, call.args, o);
+};
+
+/**
+ * `callToolSync` for a call whose arguments this process already parsed with the tool's schema (Interphyre's physics
+ * worker, fed by its host): the tool runs on them as they are, with the same error rules, and no second parse.
+ */
+export const runParsedSync = <S>(tool: Tool<S>, session: S, args: unknown, o: CallOptions = {}): DispatchOutcome => {
   try {
-    const out = call.tool.run(session, call.args, o.onProgress);
-    if (out instanceof Promise) throw new InvariantError(`callToolSync: tool ${name} is async; call it with callTool`);
-    return { ok: true, tool: name, ...out };
+    const out = tool.run(session, args, o.onProgress);
+    if (out instanceof Promise) throw new InvariantError(`callToolSync: tool ${tool.name} is async; call it with callTool`);
+    return { ok: true, tool: tool.name, ...out };
   } catch (e) {
-    return caught(name, e, o);
+    return caught(tool.name, e, o);
   }
 };

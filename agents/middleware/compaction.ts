@@ -1,20 +1,21 @@
 import { createMiddleware } from "langchain";
 import { toAgentMessages } from "../../src/llm/agent-messages.ts";
+import { turnsOf } from "../agent-turns.ts";
 import { buildMessages, type CompactionOptions } from "../context.ts";
-import type { EpisodeLedger } from "../episode-ledger.ts";
 
 /**
- * Context control (docs/spec/method.md §1.2): each request is built from the episode's turns, old observations
- * compacted by the family's sections and the whole held under the request cap (agents/context.ts), after the
- * system prompt and the task as the outer middleware left them. The graph's own message list is not what the
- * model reads; a middleware after this one sees, and may change, the request as sent.
+ * Context control (docs/spec/method.md §1.2): each request is built from the turns in the agent's messages (as
+ * the state and the outer middleware left them), old observations compacted by the family's sections and the
+ * whole held under the request cap (agents/context.ts), after the system prompt and the task. A middleware that
+ * edits the graph's messages changes what the model reads; one after this one sees, and may change, the request
+ * as sent.
  */
-export const compactionMiddleware = (ledger: EpisodeLedger, options: CompactionOptions) =>
+export const compactionMiddleware = (options: CompactionOptions) =>
   createMiddleware({
     name: "hexa-compaction",
     wrapModelCall: (request, handler) => {
-      const task = request.messages[0]?.text ?? "";
-      const [, ...afterSystem] = buildMessages(request.systemPrompt ?? "", task, ledger.turns, options);
+      const [task, ...afterTask] = request.messages;
+      const [, ...afterSystem] = buildMessages(request.systemPrompt ?? "", task?.text ?? "", turnsOf(afterTask), options);
       return handler({ ...request, messages: toAgentMessages(afterSystem) });
     },
   });

@@ -6,7 +6,7 @@
  * Started by physics-host.ts: from sources through physics-worker-entry.mjs (which registers tsx in this thread).
  */
 import { parentPort } from "node:worker_threads";
-import { callInterphyreTool, ToolSession } from "./tools/interphyre-tool.ts";
+import { runParsedInterphyreTool, ToolSession } from "./tools/interphyre-tool.ts";
 import { toolSet } from "./tools/index.ts";
 import type { InterphyreTool } from "./tools/interphyre-tool.ts";
 import { createRng } from "../../src/util/rng.ts";
@@ -132,7 +132,8 @@ port.on("message", (m: HostMessage) => {
         reply(m.req, () => {
           if (!live) throw new Error(`no open session ${m.session} in the physics worker`);
           if ("failed" in live) throw Object.assign(new Error(live.failed.message), { name: live.failed.name });
-          return callInterphyreTool(live.tools, live.session, m.name, m.args);
+          // The host parsed the call with the tool's schema (task-env.ts validateCall): no second parse here.
+          return runParsedInterphyreTool(live.tools, live.session, m.name, m.args);
         });
       const live = sessions.get(m.session);
       if (live instanceof Promise) void live.then(call);

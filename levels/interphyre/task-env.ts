@@ -1,6 +1,6 @@
 import type { TaskEnv, ToolResult } from "../../src/family/task-env.ts";
-import { toolSpecs } from "../../tools/tool-specs.ts";
-import { callInterphyreTool, ToolSession, type InterphyreTool, type DispatchOutcome } from "./tools/interphyre-tool.ts";
+import { toolInputs, toolSpecs } from "../../tools/tool-specs.ts";
+import { callInterphyreTool, runParsedInterphyreTool, ToolSession, type InterphyreTool, type DispatchOutcome } from "./tools/interphyre-tool.ts";
 import { toolSet } from "./tools/index.ts";
 import { parseToolCall } from "../../tools/tool-call.ts";
 import { createInstance } from "./instance.ts";
@@ -68,6 +68,7 @@ export interface InterphyreEnvOptions {
 export const openInterphyreEnv = async (r: InterphyreEnvRequest, opts: InterphyreEnvOptions = {}): Promise<TaskEnv> => {
   const instance = createInstance(r.level, r.seed);
   const tools = toolSet(r.toolSet);
+  const inputs = toolInputs(tools);
   const base = {
     level: instance.level,
     seed: instance.seed,
@@ -77,7 +78,12 @@ export const openInterphyreEnv = async (r: InterphyreEnvRequest, opts: Interphyr
   const physics = opts.physics ?? physicsHost();
   if (physics === "in-process") {
     const session = new ToolSession(instance, r.horizon, await loadEngine(r.engine ?? DEFAULT_ENGINE));
-    return { ...base, call: async (name, args) => toToolResult(name, callInterphyreTool(tools, session, name, args)), close: async () => {} };
+    return {
+      ...base,
+      call: async (name, args) => toToolResult(name, callInterphyreTool(tools, session, name, args)),
+      parsed: { inputs, call: async (name, args) => toToolResult(name, runParsedInterphyreTool(tools, session, name, args)) },
+      close: async () => {},
+    };
   }
   const session = physics.openSession({
     level: instance.level,
@@ -92,6 +98,8 @@ export const openInterphyreEnv = async (r: InterphyreEnvRequest, opts: Interphyr
       const v = validateCall(tools, name, args);
       return toToolResult(name, "outcome" in v ? v.outcome : await session.call(name, v.args));
     },
+    // The agent's tool node parsed the call with the tool's schema: the worker is posted its output, as above.
+    parsed: { inputs, call: async (name, args) => toToolResult(name, await session.call(name, args)) },
     close: async () => session.close(),
   };
 };

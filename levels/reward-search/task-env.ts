@@ -1,8 +1,8 @@
 import { rewardLayoutOf } from "./sandbox/contract.ts";
 import type { TaskEnv } from "../../src/family/task-env.ts";
-import { toolSpecs } from "../../tools/tool-specs.ts";
+import { toolInputs, toolSpecs } from "../../tools/tool-specs.ts";
 import check_reward from "./tools/check_reward.ts";
-import { callRewardTool, type RewardTool } from "./tools/reward-tool.ts";
+import { callRewardTool, runParsedRewardTool, type RewardTool } from "./tools/reward-tool.ts";
 import describe_task from "./tools/describe_task.ts";
 import finish from "./tools/finish.ts";
 import type { RewardSession } from "./tools/session.ts";
@@ -43,6 +43,7 @@ export const openRewardEnv = async (r: RewardEnvRequest): Promise<TaskEnv> => {
     tools: toolSpecs(REWARD_TOOLS),
     prompt: rewardSearchPrompt(session.task, session.instance, r.budgets, r.maxTurns, actionKind, r.maxTrainings),
     call: (name, args, onProgress) => callRewardTool(REWARD_TOOLS, session, name, args, onProgress),
+    parsed: { inputs: toolInputs(REWARD_TOOLS), call: (name, args, onProgress) => runParsedRewardTool(REWARD_TOOLS, session, name, args, onProgress) },
     close: async () => {},
   };
 };

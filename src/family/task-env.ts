@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import type { ToolSpec } from "../llm/chat-model.ts";
 
 /** A long tool's report while it runs (a training's iteration, a rollout's step), for progress bars. */
@@ -66,5 +67,17 @@ export interface TaskEnv {
   readonly tools: readonly ToolSpec[];
   readonly prompt: TaskPrompt;
   call(name: string, args: unknown, onProgress?: (p: ToolProgress) => void): Promise<ToolResult>;
+  /**
+   * Where the family declares its tools in zod (tools/define-tool.ts): each tool's schema by name, which the agent's
+   * tool node parses a call with, and the call that runs those parsed arguments without parsing them again. A call
+   * the schema refuses still goes to `call`, which answers it in the family's words.
+   */
+  readonly parsed?: ParsedCalls;
   close(): Promise<void>;
+}
+
+/** A family's zod schemas for its tools and the call for arguments already parsed with them (`TaskEnv.parsed`). */
+export interface ParsedCalls {
+  readonly inputs: Readonly<Record<string, z.ZodType>>;
+  call(name: string, args: unknown, onProgress?: (p: ToolProgress) => void): Promise<ToolResult>;
 }

@@ -7,7 +7,8 @@ import { HEXA_HARNESS_HORIZON_STEPS } from "../world/constants.ts";
 import type { CreateEngine } from "../world/engine.ts";
 import { createPlanckEngine } from "../world/planck-engine.ts";
 import { toolDefiner, type Tool } from "../../../tools/define-tool.ts";
-import { callToolSync, isConfigError, type DispatchOutcome } from "../../../tools/dispatch.ts";
+import { callToolSync, isConfigError, runParsedSync, type DispatchOutcome } from "../../../tools/dispatch.ts";
+import { InvariantError } from "../../../src/errors.ts";
 
 /** What the tools of one episode share: the task, the horizon, the engine, and the memory of earlier calls. */
 export class ToolSession {
@@ -43,3 +44,13 @@ export type { DispatchOutcome };
  */
 export const callInterphyreTool = (tools: readonly InterphyreTool[], session: ToolSession, name: string, raw: unknown): DispatchOutcome =>
   callToolSync(tools, session, name, raw, { shownToModel: isConfigError });
+
+/**
+ * `callInterphyreTool` for a call the host already checked against the tool set and parsed with the tool's schema
+ * (task-env.ts validateCall): the physics worker trusts it and runs the tool on the parsed arguments.
+ */
+export const runParsedInterphyreTool = (tools: readonly InterphyreTool[], session: ToolSession, name: string, args: unknown): DispatchOutcome => {
+  const tool = tools.find((t) => t.name === name);
+  if (!tool) throw new InvariantError(`physics worker: the host sent a call of '${name}', which this session's tool set lacks`);
+  return runParsedSync(tool, session, args, { shownToModel: isConfigError });
+};

@@ -1,0 +1,84 @@
+import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import type { ObservationSection } from "../src/family/task-env.ts";
+import { answerOf, portCallOf } from "../src/llm/agent-messages.ts";
+import type { AssistantTurn } from "../src/llm/chat-model.ts";
+import { InvariantError } from "../src/errors.ts";
+import type { Turn } from "./context.ts";
+
+/**
+ * What the context keeps of a tool's reply beside its text, on the agent's ToolMessage (`additional_kwargs`, which
+ * the model is never sent): whether it is a pinned scene reading, and its sections for compaction.
+ */
+const CONTEXT_KEY = "hexa_context";
+
+interface ReplyContext {
+  pinned: boolean;
+  compact: readonly ObservationSection[];
+}
+
+/** The additional_kwargs of a tool's reply that carry its context. */
+export const replyContext = (c: ReplyContext): Record<string, unknown> => ({ [CONTEXT_KEY]: c });
+
+const contextOf = (m: ToolMessage): ReplyContext | undefined => m.additional_kwargs?.[CONTEXT_KEY] as ReplyContext | undefined;
+
+/** The last AI message among the agent's messages. */
+export const lastAiMessage = (messages: readonly BaseMessage[]): AIMessage | undefined => {
+  for (let i = messages.length - 1; i >= 0; i--) if (AIMessage.isInstance(messages[i])) return messages[i] as AIMessage;
+  return undefined;
+};
+
+/** The latest model answer in the agent's messages (the one whose calls the tool node runs). */
+export const latestAnswer = (messages: readonly BaseMessage[], model: string): AssistantTurn => {
+  const last = lastAiMessage(messages);
+  if (!last) throw new InvariantError("actor agent: a turn was recorded before any model answer");
+  return answerOf(last, model);
+};
+
+/** The tools whose first scene reading the context already pins. */
+export const pinnedToolsOf = (messages: readonly BaseMessage[]): Set<string> =>
+  new Set(messages.flatMap((m) => (ToolMessage.isInstance(m) && contextOf(m)?.pinned ? [m.name ?? ""] : [])));
+
+/** A message's text: its content when a string (langchain's `text` walks content blocks, on every turn of every request). */
+const textOf = (m: BaseMessage): string => (typeof m.content === "string" ? m.content : m.text);
+
+/** The reply's sections while they still make up its text (a middleware may have edited it): else none. */
+const sectionsOf = (m: ToolMessage): readonly ObservationSection[] | undefined => {
+  const compact = contextOf(m)?.compact;
+  return compact && compact.map((s) => s.text).join("\n") === textOf(m) ? compact : undefined;
+};
+
+const toolTurn = (ai: AIMessage, reply: ToolMessage, index: number): Turn => {
+  const lc = ai.tool_calls?.find((c) => c.id === reply.tool_call_id);
+  if (!lc)
+    throw new Error(`actor context: message ${index} answers tool call ${JSON.stringify(reply.tool_call_id)}, which the AI message before it did not make`);
+  const compact = sectionsOf(reply);
+  return {
+    thought: textOf(ai),
+    call: portCallOf(answerOf(ai, "").toolCalls, lc),
+    reply: textOf(reply),
+    pinned: contextOf(reply)?.pinned === true,
+    ...(compact ? { compact } : {}),
+  };
+};
+
+const described = (m: BaseMessage | undefined): string => (m ? `a ${m.getType()} message` : "nothing");
+
+/**
+ * The episode's turns in the agent's messages after the task (docs/spec/method.md §1.2): each an AI message and
+ * then the reply to its call (a tool message) or, after an answer without a call, the nudge (a human message).
+ * Anything else is refused, naming the message, since compaction could not say what it is.
+ */
+export const turnsOf = (messages: readonly BaseMessage[]): Turn[] => {
+  const turns: Turn[] = [];
+  for (let i = 0; i < messages.length; i += 2) {
+    const ai = messages[i];
+    const reply = messages[i + 1];
+    const index = i + 1;
+    if (!AIMessage.isInstance(ai)) throw new Error(`actor context: message ${index} after the task is ${described(ai)} where an AI message was expected`);
+    if (ToolMessage.isInstance(reply)) turns.push(toolTurn(ai, reply, index + 1));
+    else if (HumanMessage.isInstance(reply) && (ai.tool_calls?.length ?? 0) === 0)
+      turns.push({ thought: textOf(ai), call: undefined, reply: textOf(reply), pinned: false });
+    else throw new Error(`actor context: message ${index + 1} after the task is ${described(reply)} where the reply to an AI message was expected`);
+  }
+  return turns;
+};
