@@ -71,7 +71,7 @@ export const guardrails = (best: readonly TrainingRecord[], since: number, plate
   const top = [...terms].sort((a, b) => b[1] - a[1])[0];
   if (top && total > 0 && top[1] / total > DOMINANT_TERM_SHARE)
     out.push(`the term ${top[0]} is ${Math.round((100 * top[1]) / total)} % of the reward's magnitude: the others barely steer the policy`);
-  if (since >= plateau) out.push(`no new best for ${since} iterations: the reward needs a structural rewrite, not another tweak`);
+  if (since >= plateau) out.push(`no new best for ${since} iteration${since === 1 ? "" : "s"}: the reward needs a structural rewrite, not another tweak`);
   return out;
 };
 

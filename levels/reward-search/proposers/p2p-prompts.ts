@@ -52,7 +52,7 @@ const diagnosticsText = (ctx: ReviseContext<RewardTask, TaskInstance>): string =
 
 /** The plateau warning: shown when no new best came for the plateau's iterations; it lifts the change limit and requires a structural rewrite. */
 export const plateauWarning = (since: number) =>
-  `WARNING — plateau: no new best for ${since} iterations. Small changes have stopped helping: rewrite the reward's structure (structural true: new terms, a new form, a different way to measure progress), with as many changes as that takes.`;
+  `WARNING — plateau: no new best for ${since} iteration${since === 1 ? "" : "s"}. Small changes have stopped helping: rewrite the reward's structure (structural true: new terms, a new form, a different way to measure progress), with as many changes as that takes.`;
 
 export const revisionMessages = (ctx: ReviseContext<RewardTask, TaskInstance>, task: string): Message[] => {
   const lessons = renderLessonsBlock(ctx.lessons);
