@@ -87,7 +87,6 @@ const trainingName = (i: number, c: number, s: number) => `it${i}-c${c}-s${s}.js
 /** The lineage files of a search directory (see above). */
 export const p2pDirLog = (dir: string): P2pLog => {
   const trainings = join(dir, "trainings");
-  mkdirSync(trainings, { recursive: true });
   const at = (name: string) => join(dir, name);
   return {
     plans: () => readJsonl(at("plans.jsonl"), PlanRecord),
@@ -100,7 +99,10 @@ export const p2pDirLog = (dir: string): P2pLog => {
         throw new ConfigError(`${path}: ${parsed.error.issues[0]!.path.join(".")}: ${parsed.error.issues[0]!.message}; the file was edited or damaged`);
       return parsed.data;
     },
-    writeTraining: (t) => writeJsonAtomic(join(trainings, trainingName(t.iteration, t.config, t.seed)), TrainingRecord.parse(t)),
+    writeTraining: (t) => {
+      mkdirSync(trainings, { recursive: true });
+      writeJsonAtomic(join(trainings, trainingName(t.iteration, t.config, t.seed)), TrainingRecord.parse(t));
+    },
     iterations: () => readJsonl(at("iterations.jsonl"), IterationRecord),
     appendIteration: (r) => appendJsonl(at("iterations.jsonl"), [IterationRecord.parse(r)]),
     bankEvents: () => readJsonl(at("bank-events.jsonl"), BankEvent),

@@ -13,6 +13,9 @@ import { HEURISTIC_REVISER_LABEL, heuristicReviser } from "../proposers/p2p-heur
 import { getTask } from "../tasks/index.ts";
 import type { JobProgress, JobResult } from "../trainer/client.ts";
 import type { PoolJob, PoolOutcome, PoolTrainOptions } from "../trainer/pool.ts";
+import { RunConfig } from "../../../src/loop/run-config.ts";
+import { searchOfRun } from "./run-strategy.ts";
+import type { TrainerPool } from "../trainer/pool.ts";
 import { checkpointsOf, diagnosticsOf, p2pTrainer, ppoHpSpace } from "./p2p-trainer.ts";
 import { fitnessCheckpointJudge } from "./p2p-fitness-judge.ts";
 
@@ -139,5 +142,26 @@ describe("p2p on reward search, offline (heuristic reviser, fitness judge)", () 
     for (const f of ["search.json", "plans.jsonl", "iterations.jsonl", "trainings/it1-c1-s0.json"]) expect(existsSync(join(out, f)), f).toBe(true);
     expect(text).toContain(FITNESS_LABEL);
     expect(text).toContain(HEURISTIC_REVISER_LABEL);
+  });
+
+  it("hexa run with method p2p: the exact budget at the run's quick budget, the lineage under search/<task>, the forecast per iteration", async () => {
+    const config = RunConfig.parse({
+      family: "reward-search",
+      levels: ["cartpole"],
+      method: "p2p",
+      agent: "heuristic",
+      search: { budget: 8, p2p: { configs: 2, trainSeeds: 2 } },
+      seeds: { offset: 2 },
+    });
+    const pool = stubPool(() => 10);
+    const dir = mkdtempSync(join(tmpdir(), "hexa-p2p-run-"));
+    const search = searchOfRun(config, RewardSearchConfig.parse({ trainSteps: 24 }), pool as unknown as TrainerPool)!;
+    expect(search.name).toBe("p2p");
+    await search.run({ dir, log: () => {} });
+    expect(pool.jobs.map((j) => j.steps)).toEqual(Array(8).fill(24));
+    expect(existsSync(join(dir, "search", "cartpole", "iterations.jsonl"))).toBe(true);
+    const withModel = searchOfRun({ ...config, agent: "hexa" }, RewardSearchConfig.parse({}), pool as unknown as TrainerPool)!;
+    expect(withModel.calls(undefined)).toMatchObject({ candidates: 2, perCandidate: { calls: 2 } });
+    expect(withModel.calls(dir).candidates).toBe(0);
   });
 });
