@@ -7,7 +7,7 @@ import { z } from "zod";
  */
 
 /** Iterations without a new best after which the reviser must rewrite the reward's structure (Prompt-to-Policy's rule). */
-export const PLATEAU_ITERATIONS = 3;
+const PLATEAU_ITERATIONS = 3;
 
 export const P2pConfig = z.strictObject({
   configs: z.number().int().min(1).max(8).default(3).describe("hyper-parameter configurations trained per iteration (the revised one and its variants)"),

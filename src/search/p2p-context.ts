@@ -14,7 +14,7 @@ import type { CheckpointRow, HpSpace, IterationView, ReviseContext } from "./p2p
  */
 
 /** A term above this share of the summed term magnitudes dominates the reward (Prompt-to-Policy's guardrail). */
-export const DOMINANT_TERM_SHARE = 0.9;
+const DOMINANT_TERM_SHARE = 0.9;
 
 export interface Lineage {
   plans: readonly PlanRecord[];
@@ -39,7 +39,7 @@ export const bestIteration = (iterations: readonly IterationRecord[]): Iteration
   iterations.reduce<IterationRecord | undefined>((b, r) => (!b || r.score > b.score ? r : b), undefined);
 
 /** Iterations after the last one that set a new best. */
-export const sinceBest = (iterations: readonly IterationRecord[]): number => {
+const sinceBest = (iterations: readonly IterationRecord[]): number => {
   let last = -1;
   iterations.forEach((r, i) => {
     if (r.newBest) last = i;
@@ -48,10 +48,9 @@ export const sinceBest = (iterations: readonly IterationRecord[]): number => {
 };
 
 /** The trainings of an iteration, by configuration then seed. */
-export const trainingsOf = (log: P2pLog, r: IterationRecord): TrainingRecord[][] =>
-  r.configs.map((c) => c.seeds.map((s) => log.training(r.iteration, c.config, s)!));
+const trainingsOf = (log: P2pLog, r: IterationRecord): TrainingRecord[][] => r.configs.map((c) => c.seeds.map((s) => log.training(r.iteration, c.config, s)!));
 
-export const checkpointTable = (trainings: readonly TrainingRecord[][], passAt: number): CheckpointRow[] =>
+const checkpointTable = (trainings: readonly TrainingRecord[][], passAt: number): CheckpointRow[] =>
   trainings.flatMap((seeds, config) => {
     const n = Math.max(...seeds.map((t) => t.judged.length), 1);
     return Array.from({ length: n }, (_, j) => {
@@ -63,7 +62,7 @@ export const checkpointTable = (trainings: readonly TrainingRecord[][], passAt: 
   });
 
 /** Warnings about the reward's terms and the search's progress, each a sentence. */
-export const guardrails = (best: readonly TrainingRecord[], since: number, plateau: number): string[] => {
+const guardrails = (best: readonly TrainingRecord[], since: number, plateau: number): string[] => {
   const out: string[] = [];
   const terms = new Map<string, number>();
   for (const t of best) if (t.outcome.kind === "result") for (const [k, v] of Object.entries(t.outcome.terms)) terms.set(k, (terms.get(k) ?? 0) + Math.abs(v));

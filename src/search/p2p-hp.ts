@@ -37,10 +37,10 @@ export const scaledWithin = (space: HpSpace, name: string, value: number, f: num
 };
 
 /** Thresholds of the HP rules (Prompt-to-Policy's reviser prompt gives the KL one; the rest are PPO's usual signs). */
-export const KL_HIGH = 0.02;
-export const CLIP_FRAC_HIGH = 0.3;
-export const ENTROPY_LOW = -1;
-export const EXPLAINED_VARIANCE_LOW = 0;
+const KL_HIGH = 0.02;
+const CLIP_FRAC_HIGH = 0.3;
+const ENTROPY_LOW = -1;
+const EXPLAINED_VARIANCE_LOW = 0;
 
 export interface HpRule {
   /** The sentence the reviser is shown. */

@@ -41,7 +41,7 @@ export const PlanRecord = z.object({
 });
 export type PlanRecord = z.infer<typeof PlanRecord>;
 
-export const JudgedCheckpoint = z.object({ step: int0, fraction: z.number(), score: z.number().min(0).max(1), detail: z.string() });
+const JudgedCheckpoint = z.object({ step: int0, fraction: z.number(), score: z.number().min(0).max(1), detail: z.string() });
 export type JudgedCheckpoint = z.infer<typeof JudgedCheckpoint>;
 
 export const TrainingRecord = z.object({

@@ -60,7 +60,7 @@ export const TrainingOutcome = z.discriminatedUnion("kind", [
 ]);
 export type TrainingOutcome = z.infer<typeof TrainingOutcome>;
 
-export interface HpTrainRequest<T, I> {
+interface HpTrainRequest<T, I> {
   task: T;
   instance: I;
   code: string;
@@ -75,7 +75,7 @@ export interface HpTrainer<T, I> {
 }
 
 /** A judge's answer on one checkpoint. */
-export interface CheckpointJudgment {
+interface CheckpointJudgment {
   /** 0–1. */
   score: number;
   detail: string;
@@ -157,7 +157,7 @@ export interface Revision {
   note?: string;
 }
 
-export interface InitialContext<T, I> {
+interface InitialContext<T, I> {
   task: T;
   instance: I;
   space: HpSpace;

@@ -23,7 +23,7 @@ import { revisionProblem } from "./p2p-revision.ts";
  * when the training budget (exact: search.budget trainings) cannot pay for another configuration.
  */
 
-export type P2pStop = "passed" | "iterations" | "budget";
+type P2pStop = "passed" | "iterations" | "budget";
 
 export interface P2pRun<T, I extends SearchInstance> {
   task: T;

@@ -14,7 +14,7 @@ import { reflection, trainingError } from "../tools/feedback.ts";
  */
 
 /** The PPO settings a reviser may change, each within these bounds; the rest (env count, rollout, network) stay the task's. */
-export const PPO_HP_BOUNDS: Readonly<Record<string, readonly [number, number]>> = {
+const PPO_HP_BOUNDS: Readonly<Record<string, readonly [number, number]>> = {
   learningRate: [1e-5, 3e-3],
   entCoef: [0, 0.05],
   clipCoef: [0.05, 0.4],
@@ -32,7 +32,7 @@ export const ppoHpSpace = (task: RewardTask): HpSpace => {
   return { bounds: PPO_HP_BOUNDS, base };
 };
 
-export const CHECKPOINT_FRACTIONS = [0.25, 0.5, 0.75, 1] as const;
+const CHECKPOINT_FRACTIONS = [0.25, 0.5, 0.75, 1] as const;
 
 /** The trainer's checkpoint evaluations nearest each fraction (each at most once), the last with the final policy's per-seed F. */
 export const checkpointsOf = (r: Pick<JobResult, "fitnessCurve" | "final" | "steps">): CheckpointPoint[] => {
