@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * The knobs of the p2p strategy (docs/spec/reward-search.md §8.5): per iteration one reward trained with
+ * The knobs of the p2p strategy (docs/spec/reward-search.md §8.6): per iteration one reward trained with
  * `configs` hyper-parameter configurations on `trainSeeds` seeds each, until the judged score passes, the
  * iterations run out or the training budget (search.budget) is spent.
  */

@@ -7,7 +7,7 @@ import { hpRules, meanDiagnostics } from "./p2p-hp.ts";
 import type { CheckpointRow, HpSpace, IterationView, ReviseContext } from "./p2p-ports.ts";
 
 /**
- * What the p2p reviser is shown before an iteration (docs/spec/reward-search.md §8.5): the current and the best
+ * What the p2p reviser is shown before an iteration (docs/spec/reward-search.md §8.6): the current and the best
  * iteration, the short history, the current iteration's checkpoint table (mean, std, success rate over seeds per
  * configuration), guardrails (a reward term over 90 % of the reward's magnitude; a plateau), the optimiser
  * diagnostics of its best configuration with the HP rules they fire, and the lessons.

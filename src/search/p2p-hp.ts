@@ -3,7 +3,7 @@ import type { Diagnostics, HpSet, HpSpace } from "./p2p-ports.ts";
 /**
  * Hyper-parameter changes of the p2p strategy: checked against the space's bounds (a change that leaves them, names
  * a field outside the space or misstates the old value is refused with a message naming the field), and the HP
- * rules a training's diagnostics fire (docs/spec/reward-search.md §8.5).
+ * rules a training's diagnostics fire (docs/spec/reward-search.md §8.6).
  */
 
 export type HpChanges = Readonly<Record<string, readonly [number, number]>>;

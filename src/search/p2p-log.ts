@@ -7,7 +7,7 @@ import { appendJsonl, readJsonl, writeJsonAtomic } from "../store/jsonl.ts";
 import { TrainingOutcome } from "./p2p-ports.ts";
 
 /**
- * The lineage of a p2p search (docs/spec/reward-search.md §8.5), in its search directory beside search.json:
+ * The lineage of a p2p search (docs/spec/reward-search.md §8.6), in its search directory beside search.json:
  * `plans.jsonl` (per iteration, written before its trainings: the reward, the configurations' hyper-parameters,
  * the revision that made them, the parent), `trainings/it<i>-c<c>-s<k>.json` (each training with its judged
  * checkpoints, written when it ends), `iterations.jsonl` (per iteration once its trainings are judged: scores

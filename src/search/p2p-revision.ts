@@ -2,7 +2,7 @@ import { hpChangeProblem, type HpChanges } from "./p2p-hp.ts";
 import type { HpSet, HpSpace, Revision } from "./p2p-ports.ts";
 
 /**
- * The reviser's rules (docs/spec/reward-search.md §8.5), checked on every revision whoever wrote it: it builds on
+ * The reviser's rules (docs/spec/reward-search.md §8.6), checked on every revision whoever wrote it: it builds on
  * an iteration that exists; it makes 1–2 planned reward changes (causal attribution), any number when it rewrites
  * the reward's structure, none when it keeps the code ("no change"); after a plateau a structural rewrite is
  * required; its hyper-parameter changes start from the values of the iteration it builds on and stay within

@@ -14,7 +14,7 @@ import { HP_DIRECTIVES, type CheckpointJudge, type HpSet, type HpSpace, type HpT
 import { revisionProblem } from "./p2p-revision.ts";
 
 /**
- * The p2p strategy (docs/spec/reward-search.md §8.5), after Prompt-to-Policy's loop: per iteration one reward is
+ * The p2p strategy (docs/spec/reward-search.md §8.6), after Prompt-to-Policy's loop: per iteration one reward is
  * trained with `configs` hyper-parameter configurations × `trainSeeds` seeds, all at once; each training's
  * checkpoints are judged 0–1 and its score is the last checkpoint's; a configuration is ranked by its mean over
  * seeds (never its best seed) and the iteration's score is its best configuration's. The reviser then writes the

@@ -13,7 +13,7 @@ import type { TrainerPool } from "../trainer/pool.ts";
 import type { SearchSettings } from "./search-settings.ts";
 
 /**
- * `hexa search --strategy p2p` on a task with F (docs/spec/reward-search.md §8.5): the p2p strategy with the
+ * `hexa search --strategy p2p` on a task with F (docs/spec/reward-search.md §8.6): the p2p strategy with the
  * fitness judge, the trainer pool and the given reviser, its lineage in the search directory (search.json,
  * plans.jsonl, trainings/, iterations.jsonl, bank-events.jsonl; the same directory again resumes it).
  */

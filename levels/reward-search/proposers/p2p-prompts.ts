@@ -6,7 +6,7 @@ import { CODE_TIPS } from "../reward-tips.ts";
 import type { RewardTask, TaskInstance } from "../task.ts";
 
 /**
- * The p2p reviser's requests (docs/spec/reward-search.md §8.5): hexa's own wording of Prompt-to-Policy's revision
+ * The p2p reviser's requests (docs/spec/reward-search.md §8.6): hexa's own wording of Prompt-to-Policy's revision
  * agent — its inputs (current and best code, the checkpoint table, guardrails, PPO diagnostics with the HP rules,
  * a short history, the lessons) and its rules (1–2 changes, a structural rewrite after a plateau, "no change"
  * allowed, HP changes within bounds) — and the HP variants asked with one directive each.

@@ -5,7 +5,7 @@ import type { TrainerPool } from "../trainer/pool.ts";
 import { reflection, trainingError } from "../tools/feedback.ts";
 
 /**
- * The p2p strategy's ports on reward search (docs/spec/reward-search.md §8.5): a training is one PPO job on the
+ * The p2p strategy's ports on reward search (docs/spec/reward-search.md §8.6): a training is one PPO job on the
  * trainer pool (local processes or the workers behind it) with the task's PPO settings overridden by the
  * configuration's hyper-parameters; its checkpoints are the trainer's checkpoint evaluations nearest 25, 50, 75
  * and 100 % of its steps (the greedy policy's F on the evaluation seeds; the last is the final policy, with its
