@@ -42,7 +42,6 @@ export const PlanRecord = z.object({
 export type PlanRecord = z.infer<typeof PlanRecord>;
 
 const JudgedCheckpoint = z.object({ step: int0, fraction: z.number(), score: z.number().min(0).max(1), detail: z.string() });
-export type JudgedCheckpoint = z.infer<typeof JudgedCheckpoint>;
 
 export const TrainingRecord = z.object({
   schemaVersion: z.literal(P2P_SCHEMA_VERSION),
