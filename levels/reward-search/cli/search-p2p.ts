@@ -8,6 +8,10 @@ import { openSearchDir } from "../../../src/search/search-dir.ts";
 import { p2pTrainer, ppoHpSpace } from "../search/p2p-trainer.ts";
 import { fitnessCheckpointJudge } from "../search/p2p-fitness-judge.ts";
 import { getTask } from "../tasks/index.ts";
+import { writeFinalScores } from "../../../src/store/final-scores.ts";
+import { formatFinalScores } from "../../../src/report/final-scores-text.ts";
+import { finalScoreOf } from "../search/final-protocol.ts";
+import { p2pFinalReward } from "../search/p2p-run.ts";
 import type { RewardTask, TaskInstance } from "../task.ts";
 import type { TrainerPool } from "../trainer/pool.ts";
 import type { SearchSettings } from "./search-settings.ts";
@@ -15,7 +19,8 @@ import type { SearchSettings } from "./search-settings.ts";
 /**
  * `hexa search --strategy p2p` on a task with F (docs/spec/reward-search.md §8.6): the p2p strategy with the
  * fitness judge, the trainer pool and the given reviser, its lineage in the search directory (search.json,
- * plans.jsonl, trainings/, iterations.jsonl, bank-events.jsonl; the same directory again resumes it).
+ * plans.jsonl, trainings/, iterations.jsonl, bank-events.jsonl; the same directory again resumes it), then the
+ * final score of the best iteration's code (final-scores.json).
  */
 
 export interface P2pIo {
@@ -79,5 +84,19 @@ export const executeP2p = async (s: SearchSettings, io: P2pIo): Promise<P2pResul
     onIteration: (it, p) => io.stderr(iterationLine(it, p)),
   });
   io.stdout(`${summary(r, judge.label)}\n`);
+  // The final score of §7, as every method's: the best iteration's code on fresh seeds, with the task's PPO settings.
+  const found = p2pFinalReward(io.out, instance, s.search.p2p.trainSeeds);
+  const score = await finalScoreOf({
+    trainer: io.pool,
+    task,
+    instance,
+    ...found,
+    envSteps: found.spent * s.trainSteps,
+    strategy: "p2p",
+    count: s.finalTrainings,
+    steps: s.finalSteps,
+  });
+  writeFinalScores(io.out, [score]);
+  io.stdout(`${formatFinalScores([score])}\nfinal scores: ${join(io.out, "final-scores.json")}\n`);
   return r;
 };
