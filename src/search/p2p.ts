@@ -73,6 +73,8 @@ export const checkP2pBudget = (budget: number, c: P2pConfig): void => {
 interface State {
   lineage: { plans: PlanRecord[]; iterations: IterationRecord[] };
   bank: Bank;
+  /** Iterations whose lesson the bank log holds. */
+  lessonRounds: Set<number>;
   trained: number;
 }
 
@@ -138,7 +140,8 @@ const revisedPlan = async <T, I extends SearchInstance>(run: P2pRun<T, I>, s: St
 /** A plan's lesson enters the bank as STRONG (once: a resume finds it there), then the merge rule runs. */
 const addLesson = async (run: P2pRun<unknown, SearchInstance>, s: State, p: PlanRecord): Promise<void> => {
   const text = p.revision.lesson.trim();
-  if (!text || (s.bank.lessons ?? []).some((l) => l.generation === p.iteration && l.source === lessonSource(run, p))) return;
+  // A lesson of this iteration already in the log (a resume) is not added again, even when a merge has since replaced it.
+  if (!text || s.lessonRounds.has(p.iteration)) return;
   const events: BankEvent[] = [lessonAdded(s.bank, { text, round: p.iteration, source: lessonSource(run, p), reason: "p2p reviser" })];
   let bank = applyEvent(s.bank, events[0]!);
   for (const e of await lessonMergeEvents(bank, p.iteration)) {
@@ -147,6 +150,7 @@ const addLesson = async (run: P2pRun<unknown, SearchInstance>, s: State, p: Plan
   }
   run.log.appendBankEvents(events);
   s.bank = bank;
+  s.lessonRounds.add(p.iteration);
 };
 
 const lessonSource = (run: Pick<P2pRun<unknown, SearchInstance>, "source">, p: PlanRecord) => `${run.source}, p2p iteration ${p.iteration - 1}`;
@@ -230,7 +234,9 @@ const readState = <T, I extends SearchInstance>(run: P2pRun<T, I>): State => {
     throw new InvariantError(
       `p2p: iterations.jsonl holds ${iterations.length} iterations for ${plans.length} plans, or out of order; the lineage belongs to another search`,
     );
-  return { lineage: { plans, iterations }, bank: run.log.bankEvents().length ? foldEvents(run.log.bankEvents()) : EMPTY_BANK, trained: 0 };
+  const events = run.log.bankEvents();
+  const lessonRounds = new Set(events.filter((e) => e.type === "lesson_added").map((e) => e.round));
+  return { lineage: { plans, iterations }, bank: events.length ? foldEvents(events) : EMPTY_BANK, lessonRounds, trained: 0 };
 };
 
 const resultOf = (s: State, stop: P2pStop, passAt: number, seeds: number): P2pResult => {
