@@ -139,7 +139,8 @@ describe("p2p on reward search, offline (heuristic reviser, fitness judge)", () 
     });
     let text = "";
     await executeP2p(s, { out, reviser: heuristicReviser(), pool: stubPool(() => 10), stdout: (t) => void (text += t), stderr: (t) => void (text += t) });
-    for (const f of ["search.json", "plans.jsonl", "iterations.jsonl", "trainings/it1-c1-s0.json", "final-scores.json"]) expect(existsSync(join(out, f)), f).toBe(true);
+    for (const f of ["search.json", "plans.jsonl", "iterations.jsonl", "trainings/it1-c1-s0.json", "final-scores.json"])
+      expect(existsSync(join(out, f)), f).toBe(true);
     expect(text).toContain(FITNESS_LABEL);
     expect(text).toContain(HEURISTIC_REVISER_LABEL);
   });
