@@ -175,7 +175,7 @@ describe("method in hexa run", () => {
     const runs = join(dir, "runs");
     const out = await hexa(["run", config(dir, ["method: greedy"]), "--runs-dir", runs]);
     expect(out.status).toBe(2);
-    expect(out.stderr).toMatch(/^hexa: .*method: .*"rounds"\|"eureka"\|"rf-agent" \(got "greedy"\)/m);
+    expect(out.stderr).toMatch(/^hexa: .*method: .*"rounds"\|"eureka"\|"rf-agent"\|"p2p" \(got "greedy"\)/m);
     expect(existsSync(runs) ? readdirSync(runs) : []).toEqual([]);
     const grid = await hexa(["compare", config(dir, ["search: {budget: 2}"]), "--grid", "method=rounds,tree", "--out", join(dir, "cmp")]);
     expect(grid.status).toBe(2);
@@ -270,7 +270,7 @@ describe("comparing strategies", () => {
     expect(readFileSync(join(out, "scores.png")).subarray(1, 4).toString()).toBe("PNG");
     const bad = await hexa(["bench", "reward-search", "--strategies", "eureka,greedy", "--out", join(dir, "b2")]);
     expect(bad.status).toBe(2);
-    expect(bad.stderr).toContain('--strategies: "greedy" is not a strategy; known: rounds, eureka, rf-agent');
+    expect(bad.stderr).toContain('--strategies: "greedy" is not a strategy; known: rounds, eureka, rf-agent, p2p');
   }, 480_000);
 
   it("hexa bench reward-search takes the search knobs from the search slice's schema, with the bench's floor on --budget", async () => {

@@ -38,6 +38,7 @@ describe("old reward-search configs", () => {
       budget: 6,
       eureka: { samples: 4 },
       rfAgent: { initial: 2, children: 3, lambdaStart: 0.4, lambdaEnd: 0.1, eta: 0.7, sharedInitial: false, debugTries: 3 },
+      p2p: { configs: 3, trainSeeds: 2, maxIterations: 20, plateau: 3 },
     });
     expect(c.rewardSearch).toMatchObject({ trainSteps: 100, checkTransitions: 320 });
     for (const k of ["strategy", "budget", "eureka", "rfAgent"]) expect(c.rewardSearch).not.toHaveProperty(k);

@@ -1,13 +1,14 @@
 import { z } from "zod";
+import { P2pConfig, p2pHeaderOptions } from "./p2p-config.ts";
 import { ETA, LAMBDA_END, LAMBDA_START } from "./tree.ts";
 
 /**
  * The `search:` slice of a run config and of `hexa search` (its flags are derived from this schema, flags.ts):
- * the knobs of the search methods, Eureka and RF-Agent (reward-search.md), and the candidate budget. A run's
+ * the knobs of the search methods, Eureka, RF-Agent and p2p (reward-search.md), and the candidate budget. A run's
  * top-level `method` picks one of them, or the round loop (`rounds`), which reads only `budget`.
  */
 
-export const SEARCH_METHODS = ["eureka", "rf-agent"] as const;
+export const SEARCH_METHODS = ["eureka", "rf-agent", "p2p"] as const;
 export type SearchMethod = (typeof SEARCH_METHODS)[number];
 
 /** RF-Agent's re-debug replacements per candidate (its reference code: 9 tries in all). */
@@ -56,10 +57,11 @@ export const SearchConfig = z
       .min(1)
       .optional()
       .describe(
-        `candidates evaluated per task: exact for eureka and rf-agent (unset: K × I when eureka.iterations is set, else ${DEFAULT_BUDGET}); method rounds: the run's trainings of the task, shared over its episodes; set: every method ends with final scores`,
+        `candidates evaluated per task (p2p: trainings, a multiple of --train-seeds): exact for eureka, rf-agent and p2p (unset: K × I when eureka.iterations is set, else ${DEFAULT_BUDGET}); method rounds: the run's trainings of the task, shared over its episodes; set: every method ends with final scores`,
       ),
     eureka: EurekaConfig.prefault({}).describe("eureka's knobs"),
     rfAgent: RfAgentConfig.prefault({}).describe("rf-agent's knobs"),
+    p2p: P2pConfig.prefault({}).describe("p2p's knobs"),
   })
   .superRefine((c, ctx) => {
     const i = c.eureka.iterations;
@@ -94,6 +96,7 @@ export const noTreeNote = (method: SearchMethod, c: SearchConfig, budget: number
  */
 export const headerOptions = (method: SearchMethod, c: SearchConfig): Record<string, number> => {
   if (method === "eureka") return { samples: c.eureka.samples };
+  if (method === "p2p") return p2pHeaderOptions(c.p2p);
   const r = c.rfAgent;
   return {
     initial: r.initial,

@@ -21,6 +21,11 @@ describe("flags derived from the search slice's schema", () => {
       "eta",
       "shared-initial",
       "debug-tries",
+      "configs",
+      "train-seeds",
+      "max-iterations",
+      "plateau",
+      "pass-threshold",
     ]);
     expect(flags.filter((f) => f.type !== "number").map((f) => [f.name, f.type])).toEqual([["shared-initial", "boolean"]]);
     expect(flags.find((f) => f.name === "samples")).toMatchObject({

@@ -1,3 +1,4 @@
+import { InvariantError } from "../errors.ts";
 import type { SearchResult } from "./candidates.ts";
 import { searchBudget, type SearchConfig, type SearchMethod } from "./config.ts";
 import { runEureka, type StrategyRun } from "./eureka.ts";
@@ -20,5 +21,8 @@ export const runSearch = <T, I extends SearchInstance>(
       return runEureka({ ...run, budget }, config.eureka);
     case "rf-agent":
       return runRfAgent({ ...run, budget }, config.rfAgent);
+    case "p2p":
+      // p2p trains rewards with hyper-parameters and judges checkpoints: its ports differ (p2p.ts, runP2p).
+      throw new InvariantError("runSearch: p2p runs on its own ports through runP2p (src/search/p2p.ts)");
   }
 };

@@ -5,6 +5,9 @@ import { type ArgsOf, defineCommand, withOptionsByName } from "../../../src/cli-
 import { ConfigError } from "../../../src/errors.ts";
 import { DEFAULT_FINAL_TRAININGS } from "../search/final-protocol.ts";
 import { METHODS as STRATEGY_NAMES } from "../../../src/loop/run-choices.ts";
+
+/** The strategies a bench compares unless --strategies names others: p2p also searches hyper-parameters, so it joins when named. */
+const DEFAULT_STRATEGIES = STRATEGY_NAMES.filter((s) => s !== "p2p");
 import { intFlag } from "../../../src/cli-kit/flags.ts";
 import { SearchConfig, searchBudget } from "../../../src/search/config.ts";
 import { configFromFlags, flagOptions } from "../../../src/cli-kit/schema-flags.ts";
@@ -45,7 +48,11 @@ const benchFlags = (y: Argv) =>
   withOptionsByName(
     y
       .positional("suite", { choices: ["reward-search"] as const, demandOption: true, describe: "the benchmark" })
-      .option("strategies", { type: "string", default: STRATEGY_NAMES.join(","), describe: `strategies compared (${STRATEGY_NAMES.join(", ")})` })
+      .option("strategies", {
+        type: "string",
+        default: DEFAULT_STRATEGIES.join(","),
+        describe: `strategies compared (${STRATEGY_NAMES.join(", ")}; p2p when named: its budget a multiple of --train-seeds)`,
+      })
       .option("tasks", {
         type: "string",
         default: DEFAULT_TASKS.join(","),

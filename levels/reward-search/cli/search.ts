@@ -13,7 +13,7 @@ const searchCommandFlags = (y: Argv) =>
       alias: "strategy",
       choices: SEARCH_METHODS,
       demandOption: true,
-      describe: "eureka (K samples × I iterations) or rf-agent (tree search)",
+      describe: "eureka (K samples × I iterations), rf-agent (tree search) or p2p (reward and PPO settings revised together, configs × seeds per iteration)",
     }),
     flagOptions([...FLAGS, ...TRAINER_FLAGS]),
   )
@@ -48,17 +48,17 @@ const searchCommandFlags = (y: Argv) =>
       describe:
         "llm: a YAML whose llm.actor is the proposer's model, as in a run config: an endpoint, or provider: llama-cpp with a GGUF file run in this process",
     })
-    .example("$0 search cartpole --method rf-agent --budget 16 --train-steps 20000", "RF-Agent's tree search with the heuristic proposer");
+    .example("$0 search cartpole --method rf-agent --budget 16 --train-steps 20000", "RF-Agent's tree search with the heuristic proposer")
+    .example("$0 search cartpole --strategy p2p --budget 12 --configs 3 --train-seeds 2", "the p2p loop offline: heuristic reviser, fitness judge");
 
 /** The flags `hexa search` reads (levels/reward-search/cli/search-run.ts). */
 export type SearchCommandArgs = ArgsOf<typeof searchCommandFlags>;
 
-/** `hexa search TASK --method eureka|rf-agent`: one method on one task instance, with an exact candidate budget. */
-/** `hexa search`; its record and report ask `host` (src/family/host.ts). */
+/** `hexa search TASK --method eureka|rf-agent|p2p`: one method on one task instance, with an exact candidate budget; its record and report ask `host` (src/family/host.ts). */
 export const searchCommand = (host: FamilyHost) =>
   defineCommand({
     command: "search <task>",
-    describe: "search reward functions for one reward-search task with Eureka's greedy evolution or RF-Agent's tree search",
+    describe: "search reward functions for one reward-search task with Eureka's greedy evolution, RF-Agent's tree search or the p2p loop",
     builder: searchCommandFlags,
     // The search's modules are loaded only here: `hexa search --help` starts fast.
     handler: async (argv) => (await import("./search-run.ts")).runSearchCommand(argv, host),

@@ -21,6 +21,7 @@ import { llmProposer } from "../proposers/llm-proposer.ts";
 import { CODE_TIPS, REFLECTION_TIPS } from "../reward-tips.ts";
 import { rewardCodeCheck } from "./code-check.ts";
 import { trainerEvaluator } from "./evaluator.ts";
+import { p2pFinalReward, p2pSearchOfRun } from "./p2p-run.ts";
 
 /**
  * The run's `method` for reward search: eureka and rf-agent (src/search, on the trainer evaluator and the
@@ -73,6 +74,7 @@ const candidatesLeft = (dir: string | undefined, level: string, budget: number):
 
 export const searchOfRun = (config: RunConfig, c: RewardSearchConfig, pool: TrainerPool): FamilySearch | undefined => {
   if (config.method === "rounds") return undefined;
+  if (config.method === "p2p") return p2pSearchOfRun(config, c, pool);
   const strategy: SearchMethod = config.method;
   const budget = searchBudget(strategy, config.search);
   const seed = searchSeedOf(config);
@@ -176,6 +178,7 @@ const finalRewardOf = (
   const method = req.config.method;
   const task = getTask(level);
   const own = task.generate(searchSeedOf(req.config));
+  if (method === "p2p") return p2pFinalReward(searchDirOf(req.dir, level), own, req.config.search.p2p.trainSeeds);
   if (method !== "rounds") {
     const candidates = jsonlCandidateLog(searchDirOf(req.dir, level)).read();
     const best = bestOf(candidates);

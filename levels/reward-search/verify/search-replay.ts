@@ -3,6 +3,9 @@ import type { SearchReplay, SearchReplayRecord } from "../../../src/family/repla
 import { SEARCH_RECORD_FILE } from "../../../src/search/search-record.ts";
 import { CannotVerify } from "../../../src/verify/outcome.ts";
 import { executeSearch } from "../cli/search-execute.ts";
+import { executeP2p } from "../cli/search-p2p.ts";
+import { heuristicReviser } from "../proposers/p2p-heuristic-reviser.ts";
+import { llmReviser } from "../proposers/p2p-llm-reviser.ts";
 import { SearchSettings } from "../cli/search-settings.ts";
 import { heuristicProposer } from "../proposers/heuristic-proposer.ts";
 import { llmProposer } from "../proposers/llm-proposer.ts";
@@ -62,8 +65,10 @@ export const replaySearch = (record: SearchReplayRecord): SearchReplay => {
     recordedFiles: () =>
       [...new Set(state.used.map((u) => u.key))].map((key) => ({ path: `${BUNDLED_TRAINER_CACHE}/${key}.json`, source: join(state.cacheDir, `${key}.json`) })),
     execute: async (out) => {
-      const proposer = s.llm ? llmProposer(record.model("actor", s.llm.model)) : heuristicProposer();
-      await executeSearch(s, { out, proposer, pool, stdout: () => {}, stderr: () => {} });
+      const model = s.llm ? record.model("actor", s.llm.model) : undefined;
+      const quiet = { out, pool, stdout: () => {}, stderr: () => {} };
+      if (s.method === "p2p") await executeP2p(s, { ...quiet, reviser: model ? llmReviser(model) : heuristicReviser() });
+      else await executeSearch(s, { ...quiet, proposer: model ? llmProposer(model) : heuristicProposer() });
     },
   };
 };

@@ -1,0 +1,102 @@
+import { join } from "node:path";
+import { CANDIDATE_SCHEMA_VERSION, type SearchHeader } from "../../../src/search/candidates.ts";
+import { searchBudget } from "../../../src/search/config.ts";
+import { runP2p, type P2pResult } from "../../../src/search/p2p.ts";
+import { p2pDirLog, type IterationRecord, type PlanRecord, type TrainingRecord } from "../../../src/search/p2p-log.ts";
+import type { Reviser } from "../../../src/search/p2p-ports.ts";
+import { openSearchDir } from "../../../src/search/search-dir.ts";
+import { p2pTrainer, ppoHpSpace } from "../search/p2p-trainer.ts";
+import { fitnessCheckpointJudge } from "../search/p2p-fitness-judge.ts";
+import { getTask } from "../tasks/index.ts";
+import { writeFinalScores } from "../../../src/store/final-scores.ts";
+import { formatFinalScores } from "../../../src/report/final-scores-text.ts";
+import { finalScoreOf } from "../search/final-protocol.ts";
+import { p2pFinalReward } from "../search/p2p-run.ts";
+import type { RewardTask, TaskInstance } from "../task.ts";
+import type { TrainerPool } from "../trainer/pool.ts";
+import type { SearchSettings } from "./search-settings.ts";
+
+/**
+ * `hexa search --strategy p2p` on a task with F (docs/spec/reward-search.md §8.6): the p2p strategy with the
+ * fitness judge, the trainer pool and the given reviser, its lineage in the search directory (search.json,
+ * plans.jsonl, trainings/, iterations.jsonl, bank-events.jsonl; the same directory again resumes it), then the
+ * final score of the best iteration's code (final-scores.json).
+ */
+
+export interface P2pIo {
+  out: string;
+  reviser: Reviser<RewardTask, TaskInstance>;
+  pool: Pick<TrainerPool, "train">;
+  opened?: () => Promise<void>;
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+}
+
+const f2 = (x: number) => x.toFixed(2);
+
+const trainingLine = (t: TrainingRecord, replayed: boolean) =>
+  `it ${t.iteration} config ${t.config} seed ${t.seed}: ${t.outcome.kind === "result" ? `score ${f2(t.score)} (${t.judged.map((j) => f2(j.score)).join(" → ")})` : `✗ ${t.outcome.error}`}${replayed ? "  (from the log)" : ""}\n`;
+
+const iterationLine = (r: IterationRecord, p: PlanRecord) =>
+  `iteration ${r.iteration}${r.parent === null ? "" : ` (based on ${r.parent})`}: best config ${r.best} mean ${f2(r.score)} over seeds${r.newBest ? ", a new best" : ""}; configs ${r.configs.map((c) => `${c.directive} ${f2(c.mean)}±${f2(c.std)}`).join(", ")}${p.revision.plateau ? "; structural rewrite after a plateau" : ""}\n`;
+
+const summary = (r: P2pResult, label: string): string => {
+  const stop = { passed: `passed (score ≥ ${r.passAt})`, iterations: "the iteration cap", budget: "the training budget" }[r.stop];
+  const best = r.best
+    ? `best: iteration ${r.best.iteration} config ${r.best.config}, score ${f2(r.best.score)} (mean over seeds; ${label}); HPs ${JSON.stringify(r.best.hp)}`
+    : "no iteration finished";
+  return `p2p: ${r.iterations.length} iterations, ${r.trainings} trainings (${r.trained} trained now); stopped at ${stop}\n${best}`;
+};
+
+export const executeP2p = async (s: SearchSettings, io: P2pIo): Promise<P2pResult> => {
+  const task = getTask(s.task);
+  const instance = task.generate(s.seed);
+  const budget = searchBudget("p2p", s.search);
+  const header: SearchHeader = {
+    schemaVersion: CANDIDATE_SCHEMA_VERSION,
+    strategy: "p2p",
+    task: task.id,
+    seed: s.seed,
+    budget,
+    trainSteps: s.trainSteps,
+    proposer: io.reviser.label,
+    options: s.options,
+  };
+  openSearchDir(io.out, header);
+  await io.opened?.();
+  const judge = fitnessCheckpointJudge();
+  io.stderr(
+    `p2p on ${task.id} seed ${s.seed} with ${io.reviser.label}: ${budget} trainings of ${s.trainSteps.toLocaleString("en-US")} env steps, ${s.search.p2p.configs} configs × ${s.search.p2p.trainSeeds} seeds per iteration; judged by the ${judge.label}; lineage in ${join(io.out, "iterations.jsonl")}\n`,
+  );
+  const r = await runP2p({
+    task,
+    instance,
+    seed: s.seed,
+    source: task.id,
+    reviser: io.reviser,
+    trainer: p2pTrainer(io.pool, s.trainSteps),
+    judge,
+    space: ppoHpSpace(task),
+    log: p2pDirLog(io.out),
+    budget,
+    config: s.search.p2p,
+    onTraining: (t, replayed) => io.stderr(trainingLine(t, replayed)),
+    onIteration: (it, p) => io.stderr(iterationLine(it, p)),
+  });
+  io.stdout(`${summary(r, judge.label)}\n`);
+  // The final score of §7, as every method's: the best iteration's code on fresh seeds, with the task's PPO settings.
+  const found = p2pFinalReward(io.out, instance, s.search.p2p.trainSeeds);
+  const score = await finalScoreOf({
+    trainer: io.pool,
+    task,
+    instance,
+    ...found,
+    envSteps: found.spent * s.trainSteps,
+    strategy: "p2p",
+    count: s.finalTrainings,
+    steps: s.finalSteps,
+  });
+  writeFinalScores(io.out, [score]);
+  io.stdout(`${formatFinalScores([score])}\nfinal scores: ${join(io.out, "final-scores.json")}\n`);
+  return r;
+};

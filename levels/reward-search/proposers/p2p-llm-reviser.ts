@@ -1,0 +1,108 @@
+import { z } from "zod";
+import { ModelOutputError } from "../../../src/errors.ts";
+import type { ChatModel } from "../../../src/llm/chat-model.ts";
+import { invokeStructured } from "../../../src/llm/structured.ts";
+import { hpChangeProblem } from "../../../src/search/p2p-hp.ts";
+import type { HpSpace, Reviser, ReviseContext, Revision } from "../../../src/search/p2p-ports.ts";
+import { revisionProblem } from "../../../src/search/p2p-revision.ts";
+import { rewardLayoutOf } from "../sandbox/contract.ts";
+import type { RewardTask, TaskInstance } from "../task.ts";
+import { NO_REWARD_CODE } from "./llm-proposer.ts";
+import { proposalMessages, taskText } from "./proposer-prompts.ts";
+import { revisionMessages, variantMessages } from "./p2p-prompts.ts";
+
+/**
+ * The p2p reviser on a model: one request per revision (p2p-prompts.ts), its answer held to a zod schema that
+ * also checks the reviser's rules (p2p-revision.ts: basedOn, 1–2 changes, the structural rewrite after a
+ * plateau, HP bounds), with one retry showing the problem; one request per HP variant. An answer that stays
+ * unusable keeps the search going, noted: the best iteration's code and HPs again (after a plateau, the best
+ * code on the current iteration, which differs from it); an unusable variant changes nothing.
+ */
+
+const HpChanges = z.record(z.string(), z.tuple([z.number(), z.number()])).default({});
+
+const RevisionAnswer = z.object({
+  diagnosis: z.string().min(1).max(4000),
+  lesson: z.string().min(1).max(1000),
+  basedOn: z.number().int().min(0),
+  rewardChanges: z.array(z.string().min(1).max(1000)).max(20),
+  structural: z.boolean(),
+  noChange: z.boolean(),
+  code: z.string().max(20_000),
+  hpChanges: HpChanges,
+});
+
+const revisionSchema = (ctx: ReviseContext<RewardTask, TaskInstance>) =>
+  RevisionAnswer.superRefine((a, issues) => {
+    const base = (i: number) => ctx.history[i];
+    const problem = revisionProblem(a, { iteration: ctx.iteration, plateau: ctx.plateau, space: ctx.space, base });
+    if (problem) issues.addIssue({ code: "custom", message: problem });
+  });
+
+const fallback = (ctx: ReviseContext<RewardTask, TaskInstance>, why: string): Revision => {
+  const note = `the revision was unusable: ${why}`;
+  const common = { diagnosis: "(no usable answer)", lesson: "", hpChanges: {}, note };
+  if (ctx.plateau)
+    return {
+      ...common,
+      basedOn: ctx.current.iteration,
+      rewardChanges: ["the best iteration's reward again"],
+      structural: true,
+      noChange: false,
+      code: ctx.best.code,
+    };
+  return { ...common, basedOn: ctx.best.iteration, rewardChanges: [], structural: false, noChange: true, code: ctx.best.code };
+};
+
+const variantSchema = (space: HpSpace, hp: Readonly<Record<string, number>>) =>
+  z.object({ hpChanges: HpChanges }).superRefine((a, issues) => {
+    const problem = hpChangeProblem(a.hpChanges, hp, space);
+    if (problem) issues.addIssue({ code: "custom", message: problem });
+  });
+
+export const llmReviser = (model: ChatModel): Reviser<RewardTask, TaskInstance> => {
+  const taskOf = async (task: RewardTask, instance: TaskInstance) => {
+    await task.prepare?.();
+    return taskText(task, instance, rewardLayoutOf(task, instance).actionKind);
+  };
+  return {
+    label: model.name,
+    initial: async (ctx) => {
+      const messages = proposalMessages(
+        "initial",
+        { task: ctx.task, instance: ctx.instance, seen: new Set(), rng: ctx.rng, lessons: ctx.lessons },
+        await taskOf(ctx.task, ctx.instance),
+      );
+      const answer = z.object({ thought: z.string().min(1), code: z.string().min(1) });
+      try {
+        return (await invokeStructured(model, messages, answer, { name: "reward_proposal" })).value;
+      } catch (e) {
+        if (!(e instanceof ModelOutputError)) throw e;
+        return { thought: `(no usable answer: ${e.message})`, code: NO_REWARD_CODE };
+      }
+    },
+    revise: async (ctx) => {
+      try {
+        const { value } = await invokeStructured(model, revisionMessages(ctx, await taskOf(ctx.task, ctx.instance)), revisionSchema(ctx), {
+          name: "p2p_revision",
+        });
+        return value;
+      } catch (e) {
+        if (!(e instanceof ModelOutputError)) throw e;
+        return fallback(ctx, e.message);
+      }
+    },
+    variants: async (ctx, directives) => {
+      const out = [];
+      for (const d of directives) {
+        try {
+          out.push((await invokeStructured(model, variantMessages(ctx, d), variantSchema(ctx.space, ctx.hp), { name: "hp_variant" })).value.hpChanges);
+        } catch (e) {
+          if (!(e instanceof ModelOutputError)) throw e;
+          out.push({});
+        }
+      }
+      return out;
+    },
+  };
+};

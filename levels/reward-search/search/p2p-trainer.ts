@@ -1,0 +1,87 @@
+import type { CheckpointPoint, Diagnostics, HpSpace, HpTrainer } from "../../../src/search/p2p-ports.ts";
+import { PpoConfig, type RewardTask, type TaskInstance } from "../task.ts";
+import type { JobProgress, JobResult } from "../trainer/client.ts";
+import type { TrainerPool } from "../trainer/pool.ts";
+import { reflection, trainingError } from "../tools/feedback.ts";
+
+/**
+ * The p2p strategy's ports on reward search (docs/spec/reward-search.md §8.6): a training is one PPO job on the
+ * trainer pool (local processes or the workers behind it) with the task's PPO settings overridden by the
+ * configuration's hyper-parameters; its checkpoints are the trainer's checkpoint evaluations nearest 25, 50, 75
+ * and 100 % of its steps (the greedy policy's F on the evaluation seeds; the last is the final policy, with its
+ * per-seed values); its diagnostics are the mean of the PPO losses the trainer reported over the last quarter
+ * of its updates (none when the cache answered it or the trainer reports none).
+ */
+
+/** The PPO settings a reviser may change, each within these bounds; the rest (env count, rollout, network) stay the task's. */
+const PPO_HP_BOUNDS: Readonly<Record<string, readonly [number, number]>> = {
+  learningRate: [1e-5, 3e-3],
+  entCoef: [0, 0.05],
+  clipCoef: [0.05, 0.4],
+  gamma: [0.9, 0.999],
+  gaeLambda: [0.8, 0.99],
+  vfCoef: [0.1, 1],
+  updateEpochs: [1, 20],
+  maxGradNorm: [0.1, 5],
+};
+
+/** A task's HP space: the bounds above, starting at the task's own PPO settings (clamped into them). */
+export const ppoHpSpace = (task: RewardTask): HpSpace => {
+  const ppo = PpoConfig.parse(task.training.ppo);
+  const base = Object.fromEntries(Object.entries(PPO_HP_BOUNDS).map(([k, [lo, hi]]) => [k, Math.min(hi, Math.max(lo, ppo[k as keyof PpoConfig] as number))]));
+  return { bounds: PPO_HP_BOUNDS, base };
+};
+
+const CHECKPOINT_FRACTIONS = [0.25, 0.5, 0.75, 1] as const;
+
+/** The trainer's checkpoint evaluations nearest each fraction (each at most once), the last with the final policy's per-seed F. */
+export const checkpointsOf = (r: Pick<JobResult, "fitnessCurve" | "final" | "steps">): CheckpointPoint[] => {
+  const curve = r.fitnessCurve;
+  const picked = new Set<number>();
+  for (const f of CHECKPOINT_FRACTIONS.slice(0, -1)) {
+    let best = -1;
+    curve.forEach((p, i) => {
+      if (i < curve.length - 1 && (best < 0 || Math.abs(p.step - f * r.steps) < Math.abs(curve[best]!.step - f * r.steps))) best = i;
+    });
+    if (best >= 0) picked.add(best);
+  }
+  const fraction = (step: number) => (r.steps > 0 ? Math.min(1, step / r.steps) : 1);
+  const early = [...picked].sort((a, b) => a - b).map((i) => ({ step: curve[i]!.step, fraction: fraction(curve[i]!.step), fitness: curve[i]!.fitness }));
+  return [...early, { step: r.steps, fraction: 1, fitness: r.final.fitness, perSeed: r.final.perSeed.map((p) => p.fitness) }];
+};
+
+/** Mean of each loss diagnostic over the last quarter of the progress lines; null when none carried losses. */
+export const diagnosticsOf = (progress: readonly JobProgress[]): Diagnostics | null => {
+  const withLosses = progress.filter((p) => p.losses);
+  if (!withLosses.length) return null;
+  const tail = withLosses.slice(Math.floor((withLosses.length * 3) / 4));
+  const m = (k: "approxKl" | "clipFrac" | "entropy" | "explainedVariance") => {
+    const xs = tail.map((p) => p.losses?.[k]).filter((x): x is number => typeof x === "number");
+    return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null;
+  };
+  return { approxKl: m("approxKl"), clipFrac: m("clipFrac"), entropy: m("entropy"), explainedVariance: m("explainedVariance") };
+};
+
+const lastTerms = (components: JobResult["components"]): Record<string, number> =>
+  Object.fromEntries(Object.entries(components).map(([k, xs]) => [k, Math.abs(xs.at(-1)?.mean ?? 0)]));
+
+export const p2pTrainer = (pool: Pick<TrainerPool, "train">, steps: number): HpTrainer<RewardTask, TaskInstance> => ({
+  train: async ({ task, instance, code, hp, seed, label }) => {
+    const progress: JobProgress[] = [];
+    const out = await pool.train(
+      { task: task.id, instance, reward: code, steps, seed, evalSeeds: instance.evalSeeds, ppo: { ...task.training.ppo, ...hp } },
+      { label, onProgress: (p) => progress.push(p) },
+    );
+    if (out.kind === "error") return { kind: "error", error: out.error.kind, message: out.error.message, feedback: trainingError(out.error) };
+    const r = out.result;
+    return {
+      kind: "result",
+      steps: r.steps,
+      checkpoints: checkpointsOf(r),
+      diagnostics: diagnosticsOf(progress),
+      terms: lastTerms(r.components),
+      feedback: reflection(r, task.fitness.solved),
+      cached: out.cached,
+    };
+  },
+});

@@ -1,0 +1,133 @@
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+import { ConfigError } from "../errors.ts";
+import { BankEvent } from "../store/bank.ts";
+import { appendJsonl, readJsonl, writeJsonAtomic } from "../store/jsonl.ts";
+import { TrainingOutcome } from "./p2p-ports.ts";
+
+/**
+ * The lineage of a p2p search (docs/spec/reward-search.md §8.6), in its search directory beside search.json:
+ * `plans.jsonl` (per iteration, written before its trainings: the reward, the configurations' hyper-parameters,
+ * the revision that made them, the parent), `trainings/it<i>-c<c>-s<k>.json` (each training with its judged
+ * checkpoints, written when it ends), `iterations.jsonl` (per iteration once its trainings are judged: scores
+ * per configuration and seed, the best configuration by its mean over seeds) and `bank-events.jsonl` (the
+ * lessons). A search killed at any moment resumes from these: a planned iteration keeps its plan, a finished
+ * training is read back, not trained again.
+ */
+
+export const P2P_SCHEMA_VERSION = 1;
+const int0 = z.number().int().min(0);
+const Hp = z.record(z.string(), z.number());
+const HpChanges = z.record(z.string(), z.tuple([z.number(), z.number()]));
+
+export const PlanRecord = z.object({
+  schemaVersion: z.literal(P2P_SCHEMA_VERSION),
+  iteration: int0,
+  /** The iteration whose code and hyper-parameters this one starts from; null for the first. */
+  parent: int0.nullable(),
+  code: z.string(),
+  configs: z.array(z.object({ directive: z.string(), hp: Hp })).min(1),
+  revision: z.object({
+    diagnosis: z.string(),
+    lesson: z.string(),
+    rewardChanges: z.array(z.string()),
+    structural: z.boolean(),
+    noChange: z.boolean(),
+    hpChanges: HpChanges,
+    plateau: z.boolean(),
+    note: z.string().optional(),
+  }),
+});
+export type PlanRecord = z.infer<typeof PlanRecord>;
+
+const JudgedCheckpoint = z.object({ step: int0, fraction: z.number(), score: z.number().min(0).max(1), detail: z.string() });
+
+export const TrainingRecord = z.object({
+  schemaVersion: z.literal(P2P_SCHEMA_VERSION),
+  iteration: int0,
+  config: int0,
+  seed: int0,
+  hp: Hp,
+  outcome: TrainingOutcome,
+  judged: z.array(JudgedCheckpoint),
+  /** The last checkpoint's score; 0 for a failed training (it counts in its configuration's mean). */
+  score: z.number().min(0).max(1),
+});
+export type TrainingRecord = z.infer<typeof TrainingRecord>;
+
+export const IterationRecord = z.object({
+  schemaVersion: z.literal(P2P_SCHEMA_VERSION),
+  iteration: int0,
+  parent: int0.nullable(),
+  configs: z.array(
+    z.object({ config: int0, directive: z.string(), hp: Hp, seeds: z.array(int0), scores: z.array(z.number()), mean: z.number(), std: z.number() }),
+  ),
+  /** The configuration with the highest mean over seeds (the first of equals). */
+  best: int0,
+  score: z.number(),
+  newBest: z.boolean(),
+});
+export type IterationRecord = z.infer<typeof IterationRecord>;
+
+export interface P2pLog {
+  plans(): PlanRecord[];
+  appendPlan(p: PlanRecord): void;
+  training(iteration: number, config: number, seed: number): TrainingRecord | undefined;
+  writeTraining(t: TrainingRecord): void;
+  iterations(): IterationRecord[];
+  appendIteration(r: IterationRecord): void;
+  bankEvents(): BankEvent[];
+  appendBankEvents(es: readonly BankEvent[]): void;
+}
+
+const trainingName = (i: number, c: number, s: number) => `it${i}-c${c}-s${s}.json`;
+
+/** The lineage files of a search directory (see above). */
+export const p2pDirLog = (dir: string): P2pLog => {
+  const trainings = join(dir, "trainings");
+  const at = (name: string) => join(dir, name);
+  return {
+    plans: () => readJsonl(at("plans.jsonl"), PlanRecord),
+    appendPlan: (p) => appendJsonl(at("plans.jsonl"), [PlanRecord.parse(p)]),
+    training: (i, c, s) => {
+      const path = join(trainings, trainingName(i, c, s));
+      if (!existsSync(path)) return undefined;
+      const parsed = TrainingRecord.safeParse(JSON.parse(readFileSync(path, "utf8")));
+      if (!parsed.success)
+        throw new ConfigError(`${path}: ${parsed.error.issues[0]!.path.join(".")}: ${parsed.error.issues[0]!.message}; the file was edited or damaged`);
+      return parsed.data;
+    },
+    writeTraining: (t) => {
+      mkdirSync(trainings, { recursive: true });
+      writeJsonAtomic(join(trainings, trainingName(t.iteration, t.config, t.seed)), TrainingRecord.parse(t));
+    },
+    iterations: () => readJsonl(at("iterations.jsonl"), IterationRecord),
+    appendIteration: (r) => appendJsonl(at("iterations.jsonl"), [IterationRecord.parse(r)]),
+    bankEvents: () => readJsonl(at("bank-events.jsonl"), BankEvent),
+    appendBankEvents: (es) => appendJsonl(at("bank-events.jsonl"), es),
+  };
+};
+
+/** The same lineage in memory (tests). */
+export const memoryP2pLog = (): P2pLog & { trainingWrites: TrainingRecord[] } => {
+  const plans: PlanRecord[] = [];
+  const iterations: IterationRecord[] = [];
+  const events: BankEvent[] = [];
+  const trainings = new Map<string, TrainingRecord>();
+  const trainingWrites: TrainingRecord[] = [];
+  return {
+    trainingWrites,
+    plans: () => [...plans],
+    appendPlan: (p) => void plans.push(PlanRecord.parse(p)),
+    training: (i, c, s) => trainings.get(trainingName(i, c, s)),
+    writeTraining: (t) => {
+      trainingWrites.push(t);
+      trainings.set(trainingName(t.iteration, t.config, t.seed), TrainingRecord.parse(t));
+    },
+    iterations: () => [...iterations],
+    appendIteration: (r) => void iterations.push(IterationRecord.parse(r)),
+    bankEvents: () => [...events],
+    appendBankEvents: (es) => void events.push(...es),
+  };
+};

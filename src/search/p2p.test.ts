@@ -1,0 +1,196 @@
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ConfigError, InvariantError } from "../errors.ts";
+import { P2pConfig } from "./p2p-config.ts";
+import { memoryP2pLog, p2pDirLog, type P2pLog } from "./p2p-log.ts";
+import type { CheckpointJudge, HpSet, HpSpace, HpTrainer, Reviser, ReviseContext, Revision, TrainingOutcome } from "./p2p-ports.ts";
+import { runP2p, trainSeedsOf, type P2pRun } from "./p2p.ts";
+import { fakeInstance, fakeTask, type FakeInstance, type FakeTask } from "./test-fakes.ts";
+
+/** The strategy on stand-in ports: F is the test's function of (code, HPs, seed), the judge scores F clamped to 0–1. */
+type Score = (code: string, hp: HpSet, seed: number) => number;
+
+const space: HpSpace = { bounds: { lr: [0.0001, 0.01], ent: [0, 0.1] }, base: { lr: 0.001, ent: 0.01 } };
+
+const trainerOf = (score: Score, o: { failAt?: number } = {}) => {
+  const calls: { code: string; hp: HpSet; seed: number }[] = [];
+  const trainer: HpTrainer<FakeTask, FakeInstance> = {
+    train: async ({ code, hp, seed }): Promise<TrainingOutcome> => {
+      if (o.failAt !== undefined && calls.length === o.failAt) throw new Error("killed");
+      calls.push({ code, hp, seed });
+      const f = score(code, hp, seed);
+      const checkpoints = [0.25, 0.5, 0.75, 1].map((fraction) => ({ step: fraction * 100, fraction, fitness: f * fraction }));
+      return { kind: "result", steps: 100, checkpoints, diagnostics: null, terms: { a: 1 }, feedback: `F ${f}`, cached: false };
+    },
+  };
+  return { trainer, calls };
+};
+
+const judge: CheckpointJudge<FakeTask> = {
+  label: "F clamped",
+  passAt: 0.9,
+  judge: async (_t, cp) => ({ score: Math.min(1, Math.max(0, cp.fitness ?? 0)), detail: `F ${cp.fitness}` }),
+};
+
+/** A reviser that writes `code <iteration>` on the current iteration, or what `plan` says; variants scale lr. */
+const scriptedReviser = (
+  plan: (ctx: ReviseContext<FakeTask, FakeInstance>) => Partial<Revision> = () => ({}),
+): Reviser<FakeTask, FakeInstance> & { seen: ReviseContext<FakeTask, FakeInstance>[] } => {
+  const seen: ReviseContext<FakeTask, FakeInstance>[] = [];
+  return {
+    seen,
+    label: "scripted",
+    initial: async () => ({ code: "code 0", thought: "first" }),
+    revise: async (ctx) => {
+      seen.push(ctx);
+      return {
+        diagnosis: "d",
+        lesson: `lesson of iteration ${ctx.iteration - 1}`,
+        basedOn: ctx.current.iteration,
+        rewardChanges: ["one change"],
+        structural: ctx.plateau,
+        noChange: false,
+        code: `code ${ctx.iteration}`,
+        hpChanges: {},
+        ...plan(ctx),
+      };
+    },
+    variants: async (ctx, directives) =>
+      directives.map((_, j) => ({ lr: [ctx.hp.lr!, Math.min(0.01, Number((ctx.hp.lr! * (j + 2)).toPrecision(3)))] as const })),
+  };
+};
+
+const runWith = (o: {
+  score: Score;
+  budget: number;
+  config?: Partial<P2pConfig>;
+  reviser?: Reviser<FakeTask, FakeInstance>;
+  log?: P2pLog;
+  failAt?: number;
+}) => {
+  const t = trainerOf(o.score, o.failAt === undefined ? {} : { failAt: o.failAt });
+  const run: P2pRun<FakeTask, FakeInstance> = {
+    task: fakeTask,
+    instance: fakeInstance,
+    seed: 3,
+    source: "toy",
+    reviser: o.reviser ?? scriptedReviser(),
+    trainer: t.trainer,
+    judge,
+    space,
+    log: o.log ?? memoryP2pLog(),
+    budget: o.budget,
+    config: P2pConfig.parse(o.config ?? {}),
+  };
+  return { result: runP2p(run), calls: t.calls, run };
+};
+
+const low: Score = () => 0.1;
+
+describe("p2p strategy", () => {
+  it("trains exactly the budget: N configurations × seeds per iteration, the last iteration smaller", async () => {
+    const { result, calls } = runWith({ score: low, budget: 10, config: { configs: 3, trainSeeds: 2 } });
+    const r = await result;
+    expect(calls).toHaveLength(10);
+    expect(r.plans.map((p) => p.configs.length)).toEqual([3, 2]);
+    expect(r.stop).toBe("budget");
+    expect(r.trainings).toBe(10);
+    // Every configuration of an iteration trains the iteration's one reward on the same seeds.
+    const seeds = trainSeedsOf(fakeInstance, 2);
+    expect(calls.slice(0, 6).map((c) => [c.code, c.seed])).toEqual([0, 1, 2].flatMap(() => seeds.map((s) => ["code 0", s])));
+    expect(seeds.some((s) => fakeInstance.evalSeeds.includes(s))).toBe(false);
+  });
+
+  it("refuses a budget that does not buy whole configurations, naming search.budget", async () => {
+    await expect(runWith({ score: low, budget: 7, config: { trainSeeds: 2 } }).result).rejects.toThrow(ConfigError);
+    await expect(runWith({ score: low, budget: 7, config: { trainSeeds: 2 } }).result).rejects.toThrow(/search\.budget: 7/);
+  });
+
+  it("ranks configurations by their mean over seeds, not by their best seed", async () => {
+    const [s0] = trainSeedsOf(fakeInstance, 2);
+    // The base config has the best seed (0.8) but mean 0.45; the first variant (lr × 2) is 0.6 on both.
+    const score: Score = (_c, hp, seed) => (hp.lr === 0.001 ? (seed === s0 ? 0.8 : 0.1) : hp.lr === 0.002 ? 0.6 : 0);
+    const r = await runWith({ score, budget: 6, config: { configs: 3, trainSeeds: 2 } }).result;
+    const it0 = r.iterations[0]!;
+    expect(it0.configs.map((c) => c.scores)).toEqual([
+      [0.8, 0.1],
+      [0.6, 0.6],
+      [0, 0],
+    ]);
+    expect(it0.best).toBe(1);
+    expect(it0.score).toBeCloseTo(0.6);
+    expect(r.best?.hp).toEqual({ lr: 0.002, ent: 0.01 });
+  });
+
+  it("scores an iteration by the last checkpoint and stops at the pass threshold", async () => {
+    const score: Score = (code) => (code === "code 1" ? 0.95 : 0.5);
+    const { result, calls } = runWith({ score, budget: 40, config: { configs: 2, trainSeeds: 1 } });
+    const r = await result;
+    expect(r.iterations.map((i) => i.score)).toEqual([0.5, 0.95]);
+    expect(r.stop).toBe("passed");
+    expect(calls).toHaveLength(4);
+  });
+
+  it("branches from an earlier iteration with that iteration's code and hyper-parameters", async () => {
+    const reviser = scriptedReviser((ctx) =>
+      ctx.iteration === 1 ? { hpChanges: { lr: [0.002, 0.005] } } : ctx.iteration === 2 ? { basedOn: 0, noChange: true, rewardChanges: [], code: "" } : {},
+    );
+    // Iteration 0's best is its first variant (lr 0.002); iteration 1 moves lr to 0.005 and scores worse.
+    const score: Score = (code, hp) => (code === "code 0" ? (hp.lr === 0.002 ? 0.5 : 0.3) : 0.1);
+    const r = await runWith({ score, budget: 6, config: { configs: 2, trainSeeds: 1 }, reviser }).result;
+    expect(r.plans[1]!.configs[0]!.hp).toEqual({ lr: 0.005, ent: 0.01 });
+    const branch = r.plans[2]!;
+    expect(branch.parent).toBe(0);
+    expect(branch.code).toBe("code 0");
+    expect(branch.configs[0]!.hp).toEqual({ lr: 0.002, ent: 0.01 });
+  });
+
+  it("requires a structural rewrite after the plateau and refuses a reviser that does not make one", async () => {
+    const obeys = scriptedReviser();
+    const r = await runWith({ score: low, budget: 6, config: { configs: 1, trainSeeds: 1, plateau: 3 }, reviser: obeys }).result;
+    expect(obeys.seen.map((c) => c.plateau)).toEqual([false, false, false, true, true]);
+    expect(r.plans.map((p) => p.revision.structural)).toEqual([false, false, false, false, true, true]);
+    expect(obeys.seen[3]!.guardrails.join(" ")).toMatch(/no new best for 3 iterations/);
+    const stubborn = scriptedReviser(() => ({ structural: false }));
+    await expect(runWith({ score: low, budget: 6, config: { configs: 1, trainSeeds: 1 }, reviser: stubborn }).result).rejects.toThrow(/structural/);
+  });
+
+  it("refuses HP changes outside the bounds or of an unknown field, naming it", async () => {
+    const out = scriptedReviser(() => ({ hpChanges: { lr: [0.001, 0.5] } }));
+    await expect(runWith({ score: low, budget: 4, config: { configs: 1, trainSeeds: 1 }, reviser: out }).result).rejects.toThrow(
+      /hpChanges\.lr: 0\.5 is outside its bounds/,
+    );
+    const unknown = scriptedReviser(() => ({ hpChanges: { gamma: [0.99, 0.9] } }));
+    await expect(runWith({ score: low, budget: 4, config: { configs: 1, trainSeeds: 1 }, reviser: unknown }).result).rejects.toThrow(InvariantError);
+  });
+
+  it("puts each iteration's lesson into the bank as STRONG and shows it to the next revision", async () => {
+    const reviser = scriptedReviser();
+    const log = memoryP2pLog();
+    await runWith({ score: low, budget: 3, config: { configs: 1, trainSeeds: 1 }, reviser, log }).result;
+    const added = log.bankEvents().filter((e) => e.type === "lesson_added");
+    expect(added.map((e) => (e.type === "lesson_added" ? [e.entry.tier, e.entry.text] : []))).toEqual([
+      ["STRONG", "lesson of iteration 0"],
+      ["STRONG", "lesson of iteration 1"],
+    ]);
+    expect(reviser.seen[1]!.lessons.map((l) => l.text)).toEqual(["lesson of iteration 0"]);
+  });
+
+  it("resumes after a kill mid-iteration to the files of an uninterrupted search", async () => {
+    const score: Score = (code, hp, seed) => ((code.length + hp.lr! * 100 + seed) % 7) / 10;
+    const cfg = { configs: 3, trainSeeds: 2 };
+    const whole = mkdtempSync(join(tmpdir(), "hexa-p2p-"));
+    await runWith({ score, budget: 18, config: cfg, log: p2pDirLog(whole) }).result;
+    const cut = mkdtempSync(join(tmpdir(), "hexa-p2p-"));
+    // Killed during iteration 1 (its 10th training), then resumed: nothing finished is trained again.
+    await expect(runWith({ score, budget: 18, config: cfg, log: p2pDirLog(cut), failAt: 9 }).result).rejects.toThrow("killed");
+    const resumed = runWith({ score, budget: 18, config: cfg, log: p2pDirLog(cut) });
+    await resumed.result;
+    expect(resumed.calls).toHaveLength(18 - 9);
+    const files = (d: string) => [...readdirSync(d), ...readdirSync(join(d, "trainings")).map((f) => join("trainings", f))].sort();
+    expect(files(cut)).toEqual(files(whole));
+    for (const f of files(whole).filter((f) => f.includes("."))) expect(readFileSync(join(cut, f), "utf8"), f).toBe(readFileSync(join(whole, f), "utf8"));
+  });
+});

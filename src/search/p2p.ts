@@ -1,0 +1,269 @@
+import { ConfigError, InvariantError } from "../errors.ts";
+import { applyEvent, EMPTY_BANK, foldEvents, type Bank, type BankEvent } from "../store/bank.ts";
+import { lessonAdded } from "../store/lesson-log.ts";
+import { lessonMergeEvents } from "../store/lesson-merge.ts";
+import { createRng } from "../util/rng.ts";
+import { mean, std } from "../util/stats.ts";
+import { settleAll } from "./batch.ts";
+import type { SearchInstance } from "./evaluator.ts";
+import type { P2pConfig } from "./p2p-config.ts";
+import { bestIteration, reviseContext, viewOf, type ContextInput } from "./p2p-context.ts";
+import { applyHpChanges, hpChangeProblem } from "./p2p-hp.ts";
+import { P2P_SCHEMA_VERSION, type IterationRecord, type P2pLog, type PlanRecord, type TrainingRecord } from "./p2p-log.ts";
+import { HP_DIRECTIVES, type CheckpointJudge, type HpSet, type HpSpace, type HpTrainer, type Reviser } from "./p2p-ports.ts";
+import { revisionProblem } from "./p2p-revision.ts";
+
+/**
+ * The p2p strategy (docs/spec/reward-search.md §8.6), after Prompt-to-Policy's loop: per iteration one reward is
+ * trained with `configs` hyper-parameter configurations × `trainSeeds` seeds, all at once; each training's
+ * checkpoints are judged 0–1 and its score is the last checkpoint's; a configuration is ranked by its mean over
+ * seeds (never its best seed) and the iteration's score is its best configuration's. The reviser then writes the
+ * next reward and HP changes, building on any earlier iteration with that iteration's code and HPs, and the
+ * variants add N − 1 configurations. Stops when the score reaches the pass threshold, after `maxIterations`, or
+ * when the training budget (exact: search.budget trainings) cannot pay for another configuration.
+ */
+
+type P2pStop = "passed" | "iterations" | "budget";
+
+export interface P2pRun<T, I extends SearchInstance> {
+  task: T;
+  instance: I;
+  /** The search's own seed (the reviser's random streams). */
+  seed: number;
+  /** Where a lesson was learned, e.g. the task's id. */
+  source: string;
+  reviser: Reviser<T, I>;
+  trainer: HpTrainer<T, I>;
+  judge: CheckpointJudge<T>;
+  space: HpSpace;
+  log: P2pLog;
+  /** Trainings in all, at most (exactly, unless the search passes or runs out of iterations first). */
+  budget: number;
+  config: P2pConfig;
+  onTraining?: (t: TrainingRecord, replayed: boolean) => void;
+  onIteration?: (r: IterationRecord, plan: PlanRecord) => void;
+}
+
+export interface P2pResult {
+  iterations: IterationRecord[];
+  plans: PlanRecord[];
+  best: { iteration: number; config: number; score: number; code: string; hp: HpSet } | undefined;
+  stop: P2pStop;
+  passAt: number;
+  /** Trainings of the search (replayed and new) and those this process trained. */
+  trainings: number;
+  trained: number;
+}
+
+/** The training seeds of a configuration: the instance's own first, then others clear of the evaluation seeds; the same for every configuration (paired). */
+export const trainSeedsOf = (instance: SearchInstance, n: number): number[] => {
+  const out: number[] = [];
+  for (let s = instance.trainSeed; out.length < n; s += 7_919) if (!instance.evalSeeds.includes(s)) out.push(s);
+  return out;
+};
+
+/** The budget must buy whole configurations (every one on all its seeds), so a configuration's mean is over the same n. */
+export const checkP2pBudget = (budget: number, c: P2pConfig): void => {
+  if (budget % c.trainSeeds !== 0)
+    throw new ConfigError(
+      `search.budget: ${budget} trainings do not split into configurations of ${c.trainSeeds} seeds (search.p2p.trainSeeds); give a multiple of ${c.trainSeeds}, e.g. ${budget - (budget % c.trainSeeds) || c.trainSeeds}`,
+    );
+};
+
+interface State {
+  lineage: { plans: PlanRecord[]; iterations: IterationRecord[] };
+  bank: Bank;
+  /** Iterations whose lesson the bank log holds. */
+  lessonRounds: Set<number>;
+  trained: number;
+}
+
+const spentOf = (plans: readonly PlanRecord[], seeds: number): number => plans.reduce((n, p) => n + p.configs.length * seeds, 0);
+
+const stopOf = <T, I extends SearchInstance>(run: P2pRun<T, I>, s: State, it: number, passAt: number): P2pStop | undefined => {
+  const best = bestIteration(s.lineage.iterations);
+  if (best && best.score >= passAt) return "passed";
+  if (it >= run.config.maxIterations) return "iterations";
+  if (!s.lineage.plans[it] && spentOf(s.lineage.plans, run.config.trainSeeds) + run.config.trainSeeds > run.budget) return "budget";
+  return undefined;
+};
+
+const directivesFor = (n: number) => Array.from({ length: n }, (_, j) => HP_DIRECTIVES[j % HP_DIRECTIVES.length]!);
+
+/** The configurations of an iteration: the revised HPs, then one variant per directive (each checked within bounds). */
+const configsOf = async <T, I extends SearchInstance>(run: P2pRun<T, I>, hp: HpSet, hints: readonly string[], n: number, it: number) => {
+  const directives = directivesFor(n - 1);
+  const rng = createRng(run.seed * 1_000_003 + 500_000 + it);
+  const variants = n > 1 ? await run.reviser.variants({ task: run.task, space: run.space, hp, hpHints: hints, rng }, directives) : [];
+  if (variants.length !== directives.length)
+    throw new InvariantError(`p2p: the reviser gave ${variants.length} HP variants for ${directives.length} directives`);
+  return [
+    { directive: "revised", hp },
+    ...variants.map((v, j) => {
+      const problem = hpChangeProblem(v, hp, run.space);
+      if (problem) throw new InvariantError(`p2p: the ${directives[j]} variant: ${problem}`);
+      return { directive: directives[j]!, hp: applyHpChanges(hp, v) };
+    }),
+  ];
+};
+
+const firstPlan = async <T, I extends SearchInstance>(run: P2pRun<T, I>, s: State, n: number): Promise<PlanRecord> => {
+  const lessons = (s.bank.lessons ?? []).filter((l) => l.tier !== "RETIRED");
+  const first = await run.reviser.initial({ task: run.task, instance: run.instance, space: run.space, lessons, rng: createRng(run.seed * 1_000_003 + 1) });
+  const revision = { diagnosis: first.thought, lesson: "", rewardChanges: [], structural: false, noChange: false, hpChanges: {}, plateau: false };
+  return { schemaVersion: P2P_SCHEMA_VERSION, iteration: 0, parent: null, code: first.code, configs: await configsOf(run, run.space.base, [], n, 0), revision };
+};
+
+const revisedPlan = async <T, I extends SearchInstance>(run: P2pRun<T, I>, s: State, it: number, n: number, passAt: number): Promise<PlanRecord> => {
+  const input: ContextInput<T, I> = { ...run, lineage: s.lineage, bank: s.bank, passAt, plateau: run.config.plateau };
+  const ctx = reviseContext(input, it);
+  const r = await run.reviser.revise(ctx);
+  const base = (i: number) => (s.lineage.iterations[i] ? viewOf(s.lineage, i) : undefined);
+  const problem = revisionProblem(r, { iteration: it, plateau: ctx.plateau, space: run.space, base });
+  if (problem) throw new InvariantError(`p2p: the reviser (${run.reviser.label}) broke a rule at iteration ${it}: ${problem}`);
+  const from = base(r.basedOn)!;
+  const hp = applyHpChanges(from.hp, r.hpChanges);
+  const revision = {
+    diagnosis: r.diagnosis,
+    lesson: r.lesson,
+    rewardChanges: r.rewardChanges,
+    structural: r.structural,
+    noChange: r.noChange,
+    hpChanges: Object.fromEntries(Object.entries(r.hpChanges).map(([k, v]) => [k, [v[0], v[1]] as [number, number]])),
+    plateau: ctx.plateau,
+    ...(r.note ? { note: r.note } : {}),
+  };
+  const code = r.noChange ? from.code : r.code;
+  return { schemaVersion: P2P_SCHEMA_VERSION, iteration: it, parent: r.basedOn, code, configs: await configsOf(run, hp, ctx.hpHints, n, it), revision };
+};
+
+/** A plan's lesson enters the bank as STRONG (once: a resume finds it there), then the merge rule runs. */
+const addLesson = async (run: P2pRun<unknown, SearchInstance>, s: State, p: PlanRecord): Promise<void> => {
+  const text = p.revision.lesson.trim();
+  // A lesson of this iteration already in the log (a resume) is not added again, even when a merge has since replaced it.
+  if (!text || s.lessonRounds.has(p.iteration)) return;
+  const events: BankEvent[] = [lessonAdded(s.bank, { text, round: p.iteration, source: lessonSource(run, p), reason: "p2p reviser" })];
+  let bank = applyEvent(s.bank, events[0]!);
+  for (const e of await lessonMergeEvents(bank, p.iteration)) {
+    events.push(e);
+    bank = applyEvent(bank, e);
+  }
+  run.log.appendBankEvents(events);
+  s.bank = bank;
+  s.lessonRounds.add(p.iteration);
+};
+
+const lessonSource = (run: Pick<P2pRun<unknown, SearchInstance>, "source">, p: PlanRecord) => `${run.source}, p2p iteration ${p.iteration - 1}`;
+
+const planOf = async <T, I extends SearchInstance>(run: P2pRun<T, I>, s: State, it: number, passAt: number): Promise<PlanRecord> => {
+  const logged = s.lineage.plans[it];
+  if (logged) {
+    await addLesson(run as P2pRun<unknown, SearchInstance>, s, logged);
+    return logged;
+  }
+  const left = run.budget - spentOf(s.lineage.plans, run.config.trainSeeds);
+  const n = Math.min(run.config.configs, Math.floor(left / run.config.trainSeeds));
+  const plan = it === 0 ? await firstPlan(run, s, n) : await revisedPlan(run, s, it, n, passAt);
+  run.log.appendPlan(plan);
+  s.lineage.plans.push(plan);
+  await addLesson(run as P2pRun<unknown, SearchInstance>, s, plan);
+  return plan;
+};
+
+const judged = async <T, I extends SearchInstance>(run: P2pRun<T, I>, t: Omit<TrainingRecord, "judged" | "score">): Promise<TrainingRecord> => {
+  if (t.outcome.kind === "error") return { ...t, judged: [], score: 0 };
+  const checks = [];
+  for (const cp of t.outcome.checkpoints) {
+    const j = await run.judge.judge(run.task, cp);
+    if (!(j.score >= 0 && j.score <= 1)) throw new InvariantError(`p2p: the judge (${run.judge.label}) scored ${j.score}, outside 0–1`);
+    checks.push({ step: cp.step, fraction: cp.fraction, score: j.score, detail: j.detail });
+  }
+  return { ...t, judged: checks, score: checks.at(-1)!.score };
+};
+
+/** One training of a plan's configuration on one seed: read back when the log has it, else trained, judged and written. */
+const trainingOf = async <T, I extends SearchInstance>(run: P2pRun<T, I>, s: State, p: PlanRecord, config: number, seed: number): Promise<TrainingRecord> => {
+  const logged = run.log.training(p.iteration, config, seed);
+  if (logged) {
+    run.onTraining?.(logged, true);
+    return logged;
+  }
+  const hp = p.configs[config]!.hp;
+  s.trained++;
+  const outcome = await run.trainer.train({
+    task: run.task,
+    instance: run.instance,
+    code: p.code,
+    hp,
+    seed,
+    label: `p2p-it${p.iteration}-c${config}-s${seed}`,
+  });
+  const t = await judged(run, { schemaVersion: P2P_SCHEMA_VERSION, iteration: p.iteration, config, seed, hp: { ...hp }, outcome });
+  run.log.writeTraining(t);
+  run.onTraining?.(t, false);
+  return t;
+};
+
+/** The iteration's record: each configuration's scores over its seeds, the best configuration by its mean (the first of equals). */
+const iterationOf = (p: PlanRecord, trainings: readonly TrainingRecord[][], seeds: readonly number[], before: number | undefined): IterationRecord => {
+  const configs = p.configs.map((c, i) => {
+    const scores = trainings[i]!.map((t) => t.score);
+    return { config: i, directive: c.directive, hp: c.hp, seeds: [...seeds], scores, mean: mean(scores), std: std(scores) };
+  });
+  const best = configs.reduce((b, c) => (c.mean > configs[b]!.mean ? c.config : b), 0);
+  const score = configs[best]!.mean;
+  return { schemaVersion: P2P_SCHEMA_VERSION, iteration: p.iteration, parent: p.parent, configs, best, score, newBest: before === undefined || score > before };
+};
+
+const runIteration = async <T, I extends SearchInstance>(run: P2pRun<T, I>, s: State, p: PlanRecord): Promise<IterationRecord> => {
+  const seeds = trainSeedsOf(run.instance, run.config.trainSeeds);
+  const all = await settleAll(p.configs.flatMap((_, c) => seeds.map((seed) => trainingOf(run, s, p, c, seed))));
+  const trainings = p.configs.map((_, c) => all.slice(c * seeds.length, (c + 1) * seeds.length));
+  const r = iterationOf(p, trainings, seeds, bestIteration(s.lineage.iterations)?.score);
+  run.log.appendIteration(r);
+  return r;
+};
+
+const readState = <T, I extends SearchInstance>(run: P2pRun<T, I>): State => {
+  const plans = run.log.plans();
+  const iterations = run.log.iterations();
+  plans.forEach((p, i) => {
+    if (p.iteration !== i) throw new InvariantError(`p2p: plans.jsonl line ${i + 1} is iteration ${p.iteration}; the lineage is out of order`);
+  });
+  if (iterations.length > plans.length || iterations.some((r, i) => r.iteration !== i))
+    throw new InvariantError(
+      `p2p: iterations.jsonl holds ${iterations.length} iterations for ${plans.length} plans, or out of order; the lineage belongs to another search`,
+    );
+  const events = run.log.bankEvents();
+  const lessonRounds = new Set(events.filter((e) => e.type === "lesson_added").map((e) => e.round));
+  return { lineage: { plans, iterations }, bank: events.length ? foldEvents(events) : EMPTY_BANK, lessonRounds, trained: 0 };
+};
+
+const resultOf = (s: State, stop: P2pStop, passAt: number, seeds: number): P2pResult => {
+  const b = bestIteration(s.lineage.iterations);
+  const plan = b ? s.lineage.plans[b.iteration]! : undefined;
+  return {
+    iterations: s.lineage.iterations,
+    plans: s.lineage.plans,
+    best: b && plan ? { iteration: b.iteration, config: b.best, score: b.score, code: plan.code, hp: b.configs[b.best]!.hp } : undefined,
+    stop,
+    passAt,
+    trainings: spentOf(s.lineage.plans.slice(0, s.lineage.iterations.length), seeds),
+    trained: s.trained,
+  };
+};
+
+export const runP2p = async <T, I extends SearchInstance>(run: P2pRun<T, I>): Promise<P2pResult> => {
+  checkP2pBudget(run.budget, run.config);
+  const passAt = run.config.passThreshold ?? run.judge.passAt;
+  const s = readState(run);
+  for (let it = 0; ; it++) {
+    const stop = s.lineage.iterations[it] ? undefined : stopOf(run, s, it, passAt);
+    if (stop) return resultOf(s, stop, passAt, run.config.trainSeeds);
+    if (s.lineage.iterations[it]) continue;
+    const plan = await planOf(run, s, it, passAt);
+    const r = await runIteration(run, s, plan);
+    s.lineage.iterations.push(r);
+    run.onIteration?.(r, plan);
+  }
+};
