@@ -9,7 +9,7 @@
  * `--model FILE` measures a GGUF of the user's instead of the generated one.
  * Run: npm run bench:embedded-model -- [--model FILE] [--embd 256] [--layers 4] [--threads 1,2] [--conversations 4] [--repeats 3] [--calls 20] [--pairs 31] [--write-page]
  */
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { HumanMessage, SystemMessage } from "@langchain/core/messages";
@@ -35,6 +35,7 @@ const CONVERSATIONS = intFlag(SCRIPT, "conversations", flags.conversations, 2);
 const REPEATS = intFlag(SCRIPT, "repeats", flags.repeats);
 const CALLS = intFlag(SCRIPT, "calls", flags.calls);
 const PAIRS = intFlag(SCRIPT, "pairs", flags.pairs);
+if (flags.model && !existsSync(flags.model)) failFlag(`${SCRIPT}: --model: no file at ${JSON.stringify(flags.model)}`);
 if (EMBD % 4) failFlag(`${SCRIPT}: --embd must be a multiple of 4 (4 attention heads; got ${EMBD})`);
 
 /** The speed probe's prompt and answer; a conversation's (byte-level vocabulary: one token per byte). */
