@@ -85,6 +85,12 @@ const loadError = (e: unknown, where: string, path: string): ConfigError =>
  * rule 7: no module-level state).
  */
 export class LlamaModels {
+  /**
+   * `ramPadding`: bytes of RAM node-llama-cpp's memory checks take off the free memory they see (getLlama's
+   * option; unset: its default). A test sets it to the whole RAM to meet a machine with no room, file small.
+   */
+  constructor(private readonly options: { ramPadding?: number } = {}) {}
+
   private readonly files = new Map<string, Promise<ModelFile>>();
   private readonly llamas = new Map<string, Promise<Llama>>();
   private readonly loaded = new Map<string, Promise<LoadedModel>>();
@@ -151,7 +157,8 @@ export class LlamaModels {
     const key = String(gpu);
     let llama = this.llamas.get(key);
     if (!llama) {
-      llama = getLlama({ gpu, logLevel: LlamaLogLevel.error, build: "never" });
+      const { ramPadding } = this.options;
+      llama = getLlama({ gpu, logLevel: LlamaLogLevel.error, build: "never", ...(ramPadding === undefined ? {} : { ramPadding }) });
       this.llamas.set(key, llama);
     }
     return llama;
