@@ -20,14 +20,24 @@ import { frameBudget, recordedFrames } from "./judgment-frames.ts";
 const reasked = (f: JudgmentFile): boolean =>
   f.picks.some((p) => p.synthesis.kind === "settled" && p.synthesis.toolCalls.some((c) => c.name === "reask_vision" && c.status === "ran"));
 
+/**
+ * Whether the vision judge was sent clips: as its verdicts say (hexa judge made none without ffmpeg); with no
+ * verdict to say, as hexa judge decides, by `vision.video` and ffmpeg here.
+ */
+const clipsSent = (f: JudgmentFile, video: boolean): boolean => {
+  const verdicts = f.picks.flatMap((p) => (p.vision?.kind === "verdict" ? [p.vision] : []));
+  return video && (verdicts.length === 0 || verdicts.some((v) => v.sent.video));
+};
+
 /** The vision step as hexa judge ran it, its models answering from the log; refused when the replay lacks what it needs. */
 const replayedStep = (r: JudgmentReplayRecord, f: JudgmentFile, where: string): VisionStep => {
   const model = r.model("vision");
   if (!model) throw new CannotVerify(`${where}: vision: the picks hold vision judgments but llm-log.jsonl holds no llm.vision exchange`);
   if (f.intent === null) throw new CannotVerify(`${where}: intent: null, but the vision judge needs its intent`);
   const used = f.vision!;
-  if (used.video && !haveFfmpeg())
-    throw new CannotVerify(`${where}: vision.video: the clips the vision judge was sent are made by ${FFMPEG}, which is missing: cannot verify`);
+  const video = clipsSent(f, used.video);
+  if (video && !haveFfmpeg())
+    throw new CannotVerify(`${where}: vision.video: the vision judge was sent clips made by ${FFMPEG}, which is missing: cannot verify, needs ffmpeg`);
   if (reasked(f) && !existsSync(CHROMIUM))
     throw new CannotVerify(
       `${where}: picks: the synthesiser's reask_vision rendered a window with ${CHROMIUM}, which is missing: cannot verify, needs chromium`,
@@ -36,7 +46,7 @@ const replayedStep = (r: JudgmentReplayRecord, f: JudgmentFile, where: string): 
   return {
     intent: f.intent,
     model,
-    limits: { maxImages: used.maxImages, video: used.video },
+    limits: { maxImages: used.maxImages, video },
     trail: used.trail,
     ...(judge ? { judgeModel: async () => judge } : {}),
   };
