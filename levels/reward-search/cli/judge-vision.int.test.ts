@@ -223,5 +223,9 @@ suite("hexa judge with a judge model and a vision model on hopper", () => {
     } finally {
       await vision.close();
     }
+    // The server stopped, hexa verify replays the vision judge alone from the log: no code judge, the intent the vision judge's.
+    const verified = await hexa(["verify", join(dir, "alone")]);
+    expect(verified.stdout, verified.stderr).toContain("identical: 1 episodes");
+    expect(verified.stdout).toContain("3 model exchanges");
   }, 120_000);
 });
