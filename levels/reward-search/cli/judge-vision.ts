@@ -48,7 +48,7 @@ interface Judged {
 }
 
 /** A judged episode: its trajectory, the scene it is drawn in, and the scene note the vision judge is sent. */
-export interface Episode {
+interface Episode {
   record: TrajectoryRecord;
   scene: FrameScene;
   context: string;
