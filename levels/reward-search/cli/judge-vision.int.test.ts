@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -15,6 +15,7 @@ import { JudgmentFile } from "./judge-file.ts";
  * judge and settles a disagreement, llm.vision judges 42 rendered frames of each of two 4.24 s episodes. The
  * first episode the vision judge sees agrees with the code judge (no synthesiser call); the second disagrees, and
  * the synthesiser's reask_vision reaches the vision server with the asked window rendered at the source rate.
+ * Then `hexa verify` replays all of it from the folder's log.
  */
 const dir = mkdtempSync(join(tmpdir(), "hexa-judge-vision-cli-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -97,6 +98,26 @@ const frameTimes = (body: { messages: Array<Record<string, unknown>> }) =>
   partsOf(body).flatMap((p) => [...(p.text ?? "").matchAll(/Frame \d+ \(t = ([\d.]+) s\)/g)].map((m) => Number(m[1])));
 const schemaName = (body: Record<string, unknown>) => (body.response_format as { json_schema?: { name: string } } | undefined)?.json_schema?.name;
 
+/**
+ * `hexa verify` of the judged folder, the servers stopped: the authoring, the vision judge (frames read back from
+ * frames/<seed>/) and the synthesiser (its reask_vision window rendered again) replayed from llm-log.jsonl; then a
+ * copy whose first vision verdict (the agreeing one) was changed in the log diverges, naming the field.
+ */
+const verifyReplaysVision = async (judgment: string): Promise<void> => {
+  const same = await hexa(["verify", judgment]);
+  expect(same.stdout, same.stderr).toContain("identical: 2 episodes");
+  expect(same.stdout).toContain("11 model exchanges");
+  expect(same.status).toBe(0);
+
+  const copy = join(dir, "tampered");
+  cpSync(judgment, copy, { recursive: true });
+  const log = readFileSync(join(copy, "llm-log.jsonl"), "utf8");
+  writeFileSync(join(copy, "llm-log.jsonl"), log.replace("It stands.", "It stands still."));
+  const changed = await hexa(["verify", copy]);
+  expect(changed.stdout, changed.stderr).toMatch(/diverged: judgment\.json\n {2}field: {4}picks\[0\]\.vision\.diagnosis/);
+  expect(changed.status).toBe(1);
+};
+
 suite("hexa judge with a judge model and a vision model on hopper", () => {
   it("authors the code judge, judges 42 frames per episode, agrees on one, settles the other with reask_vision", async () => {
     const judgeServer = await startFakeOpenAI();
@@ -176,6 +197,7 @@ suite("hexa judge with a judge model and a vision model on hopper", () => {
       await judgeServer.close();
       await vision.close();
     }
+    await verifyReplaysVision(join(dir, "job", "judgment"));
   }, 300_000);
 
   it("an intent with the vision judge alone: the picks by F, the vision judge's score stands alone, labelled", async () => {
@@ -201,5 +223,9 @@ suite("hexa judge with a judge model and a vision model on hopper", () => {
     } finally {
       await vision.close();
     }
+    // The server stopped, hexa verify replays the vision judge alone from the log: no code judge, the intent the vision judge's.
+    const verified = await hexa(["verify", join(dir, "alone")]);
+    expect(verified.stdout, verified.stderr).toContain("identical: 1 episodes");
+    expect(verified.stdout).toContain("3 model exchanges");
   }, 120_000);
 });

@@ -15,7 +15,7 @@ import type { SynthesisRecord } from "../judging/synthesis.ts";
 import { synthesiseJudges } from "../judging/synthesiser.ts";
 import { judgedFrames } from "../judging/vision-frames.ts";
 import { askVision, judgeFrames, type VisionJudgment, type VisionLimits } from "../judging/vision-judge.ts";
-import { CHROMIUM, renderEpisodeFrames } from "../pictures/episode-frames.ts";
+import { CHROMIUM, type EpisodeFrames, renderEpisodeFrames } from "../pictures/episode-frames.ts";
 import { framesClip } from "../pictures/frame-clip.ts";
 import { haveFfmpeg, writeFrames } from "../pictures/frame-files.ts";
 import { type FrameScene, loadScene } from "../pictures/frame-scene.ts";
@@ -26,7 +26,8 @@ import { sceneNote } from "./judge-scene.ts";
 import { windowFrames } from "./judge-window.ts";
 
 const FRAME_SIZE = 480;
-const FRAME_FPS = 10;
+/** The rate a pick's frames are rendered at, and so the times `hexa verify` gives the frames it reads back. */
+export const FRAME_FPS = 10;
 
 export interface VisionStep {
   intent: string;
@@ -46,6 +47,7 @@ interface Judged {
   frames: string;
 }
 
+/** A judged episode: its trajectory, the scene it is drawn in, and the scene note the vision judge is sent. */
 interface Episode {
   record: TrajectoryRecord;
   scene: FrameScene;
@@ -66,32 +68,50 @@ const reaskOf =
     return `${a.answer} (seen in ${a.sent.frames} frames from ${fromS} s to ${toS} s)`;
   };
 
-/** Renders, judges and synthesises one episode. */
-async function judgeEpisode(dir: string, step: VisionStep, seed: number, code: Judgment | undefined): Promise<Judged> {
-  const record = readTrajectoryFile(join(dir, `trajectory-${seed}.bin`));
+/** A recorded episode with its scene and scene note. */
+export const episodeOf = async (record: TrajectoryRecord): Promise<Episode> => {
   const scene = await loadScene(record.header.model);
-  const episode: Episode = { record, scene, context: sceneNote(record.header, scene.camera) };
-  const r = await renderEpisodeFrames(scene, record, { fps: FRAME_FPS, size: FRAME_SIZE, trail: step.trail });
-  const folder = join("frames", String(seed));
-  writeFrames(join(dir, folder), r.frames, "frame");
-  if (r.trail) writeFrames(join(dir, folder), r.trail, "trail");
+  return { record, scene, context: sceneNote(record.header, scene.camera) };
+};
+
+/**
+ * The vision judge over an episode's rendered frames, then its synthesis with the code judgment; the criteria are
+ * stored in `criteriaDir`. `hexa verify` calls this with the frames it reads back from the judgment folder.
+ */
+export async function judgeRendered(
+  step: VisionStep,
+  criteriaDir: string,
+  episode: Episode,
+  r: EpisodeFrames,
+  code: Judgment | undefined,
+): Promise<Omit<Judged, "frames">> {
   const { model, limits } = step;
   const clip =
     limits.video && haveFfmpeg()
       ? { frames: await framesClip(r.frames, FRAME_FPS), trail: r.trail ? await framesClip(r.trail, FRAME_FPS, "trail") : undefined }
       : undefined;
   const request = { intent: step.intent, ...judgedFrames(r), context: episode.context, clip };
-  const vision = await judgeFrames(model, request, { limits, trail: step.trail, dir });
+  const vision = await judgeFrames(model, request, { limits, trail: step.trail, dir: criteriaDir });
   const judges = {
     intent: step.intent,
-    record,
+    record: episode.record,
     code: code ? { score: code.score, breakdown: breakdownLines(code) } : null,
     vision: vision.kind === "verdict" ? { score: vision.score, assessment: assessmentOf(vision) } : null,
   };
   const synthesis = step.judgeModel
     ? await synthesiseJudges(judges, { model: await step.judgeModel(), reaskVision: reaskOf(episode, model, limits) })
     : unsettled(judges.code?.score, judges.vision?.score);
-  return { vision, synthesis, frames: folder };
+  return { vision, synthesis };
+}
+
+/** Renders, judges and synthesises one episode. */
+async function judgeEpisode(dir: string, step: VisionStep, seed: number, code: Judgment | undefined): Promise<Judged> {
+  const episode = await episodeOf(readTrajectoryFile(join(dir, `trajectory-${seed}.bin`)));
+  const r = await renderEpisodeFrames(episode.scene, episode.record, { fps: FRAME_FPS, size: FRAME_SIZE, trail: step.trail });
+  const folder = join("frames", String(seed));
+  writeFrames(join(dir, folder), r.frames, "frame");
+  if (r.trail) writeFrames(join(dir, folder), r.trail, "trail");
+  return { ...(await judgeRendered(step, dir, episode, r, code)), frames: folder };
 }
 
 /** The agreement rule alone, with no judge model to settle a disagreement. */

@@ -17,7 +17,8 @@ import { sampledIndices } from "./frame-times.ts";
 export const CHROMIUM = "/usr/bin/chromium";
 /** Bounds on what one call renders. */
 const MAX_FRAME_SIZE = 1024;
-const MAX_FRAMES = 1200;
+/** The most frames one rendering makes (judge-vision.ts renders a pick with no lower cap). */
+export const MAX_FRAMES = 1200;
 const MAX_GEOMS = 1000;
 /** Prompt-to-Policy's trail reaches this many source frames back (frames-page.js blends them). */
 const TRAIL_LOOKBACK = 40;

@@ -2,21 +2,23 @@
  * `hexa verify` of a `hexa judge` folder (docs/guides/judging.md, "hexa verify"): the code judge authored again
  * with the recorded answers (or the judge the folder stores), every recorded trajectory judged again, the picks
  * chosen again, and judgment.json compared byte for byte with the record; then the authored judge and its
- * authoring summary, where the folder keeps them. The policy is never read (the episodes are the recorded
- * trajectories) and no frame is rendered: the policy's path and the frames folders are the record's.
+ * authoring summary, where the folder keeps them. With a vision judge, each pick's frames are read back from the
+ * folder and the vision judge and the synthesiser replayed from the log too (judgment-vision.ts). The policy is
+ * never read (the episodes are the recorded trajectories): the policy's path is the record's.
  */
 import { existsSync, lstatSync } from "node:fs";
 import { join } from "node:path";
 import type { JudgmentReplay, JudgmentReplayRecord } from "../../../src/family/replay.ts";
 import { CannotVerify, type Divergence } from "../../../src/verify/outcome.ts";
 import { firstDifference } from "../../../src/verify/compare-values.ts";
-import { JudgmentFile } from "../cli/judge-file.ts";
+import { type JudgeUsed, JudgmentFile, type PickedEpisode } from "../cli/judge-file.ts";
 import { judgeForIntent } from "../cli/judge-author.ts";
 import { judgmentText, judgeUsed, picksOf, type Scored, scoreRecord } from "../cli/judge-run.ts";
 import { checkJudgeHash, Judge } from "../judging/judge.ts";
 import type { RewardTask } from "../task.ts";
 import { readTrajectoryFile } from "../trajectory/trajectory-file.ts";
 import { boundedFolderFile, readJudgmentFolder } from "./judgment-folder.ts";
+import { replayVision } from "./judgment-vision.ts";
 
 const MAX_JUDGE_BYTES = 1 << 20;
 
@@ -83,15 +85,29 @@ const rescored = async (dir: string, f: JudgmentFile, task: RewardTask, judge: J
   return out;
 };
 
-/** The judgment the replay makes, with what it cannot make (the policy's path, the frames folders, the rendering's notes) taken from the record. */
-const replayedFile = (f: JudgmentFile, task: RewardTask, j: ReplayedJudge, scored: Scored[]): JudgmentFile => {
-  const used = judgeUsed(task, j.judge);
-  const picks = picksOf(used, scored).map((p) => {
+/** The picks chosen again, with the vision judge and the synthesiser replayed where the record has them; else the record's frames folders. */
+const replayedPicks = async (r: JudgmentReplayRecord, f: JudgmentFile, used: JudgeUsed, scored: Scored[]): Promise<PickedEpisode[]> => {
+  const picks = picksOf(used, scored);
+  if (await replayVision(r, f, picks)) return picks;
+  return picks.map((p) => {
     const recorded = f.picks.find((q) => q.pick === p.pick && q.seed === p.seed);
     return recorded?.frames === undefined ? p : { ...p, frames: recorded.frames };
   });
+};
+
+/** The judgment the replay makes, with what it cannot make (the policy's path, the rendering's notes) taken from the record. */
+const replayedFile = async (r: JudgmentReplayRecord, f: JudgmentFile, task: RewardTask, j: ReplayedJudge, scored: Scored[]): Promise<JudgmentFile> => {
+  const used = judgeUsed(task, j.judge);
+  const picks = await replayedPicks(r, f, used, scored);
   const notes = j.note === undefined ? f.notes : [j.note, ...f.notes.slice(1)];
-  return JudgmentFile.parse({ ...f, intent: j.judge ? j.judge.intent : null, judge: used, episodes: scored.map((s) => s.episode), picks, notes });
+  return JudgmentFile.parse({
+    ...f,
+    intent: j.judge ? j.judge.intent : f.vision ? f.intent : null,
+    judge: used,
+    episodes: scored.map((s) => s.episode),
+    picks,
+    notes,
+  });
 };
 
 /** A recorded file of the folder against the replay's, by their JSON: the first field that differs. */
@@ -124,7 +140,7 @@ export async function replayJudgment(r: JudgmentReplayRecord): Promise<JudgmentR
   const task = await taskOf(file, where);
   const judge = await replayedJudge(r, file, task, where);
   const scored = await rescored(r.judgmentDir, file, task, judge.judge);
-  const replayed = replayedFile(file, task, judge, scored);
+  const replayed = await replayedFile(r, file, task, judge, scored);
   const divergence =
     compareFile("judgment.json", text, judgmentText(replayed)) ??
     (judge.note !== undefined && judge.judge ? compareAuthored(r.judgmentDir, join(r.workDir, "judge-store"), judge.judge) : undefined);
