@@ -13,9 +13,9 @@ import type { CriterionVerdict, JudgmentPageInput, PickPictures } from "./judgme
 /** Frames per series shown at most (a 10 fps episode of 1000 steps at dt 0.008 has 80). */
 const MAX_FRAMES = 300;
 /** The largest frame read (a 480 × 480 PNG is about 100 KiB). */
-const MAX_FRAME_BYTES = 2 << 20;
+export const MAX_FRAME_BYTES = 2 << 20;
 /** All frames of a page together at most (the page carries them inline). */
-const MAX_PAGE_FRAME_BYTES = 96 << 20;
+export const MAX_PAGE_FRAME_BYTES = 96 << 20;
 const FPS = 10;
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
