@@ -51,6 +51,20 @@ const script = (p: { x: number; y: number; radius: number }, goal: string): Call
   ["get_level_state", undefined],
 ];
 
+/** The calls the tools' schemas accept, run as the agent's tool node runs them: parsed once, then `parsed.call`. */
+const playParsed = async (env: TaskEnv, calls: Call[]): Promise<ToolResult[]> => {
+  const out: ToolResult[] = [];
+  for (const [name, args] of calls) {
+    const parsed = env.parsed?.inputs[name]?.safeParse(args);
+    if (parsed?.success) out.push(await env.parsed!.call(name, parsed.data));
+  }
+  await env.close();
+  return out;
+};
+
+/** An env's fields beside its calls: the parsed path as the names of its schemas (its functions differ by env). */
+const shape = (e: TaskEnv) => ({ ...e, call: 0, close: 0, parsed: Object.keys(e.parsed?.inputs ?? {}) });
+
 const play = async (env: TaskEnv, calls: Call[]): Promise<ToolResult[]> => {
   const out: ToolResult[] = [];
   for (const [name, args] of calls) out.push(await env.call(name, args));
@@ -68,9 +82,13 @@ describe("tools in the physics worker", () => {
     const inProcess = await play(await openInterphyreEnv(request(level, seed), { physics: "in-process" }), calls);
     const worker = await openInterphyreEnv(request(level, seed), { physics: host });
     const inProcessEnv = await openInterphyreEnv(request(level, seed), { physics: "in-process" });
-    expect({ ...worker, call: 0, close: 0 }).toStrictEqual({ ...inProcessEnv, call: 0, close: 0 });
+    expect(shape(worker)).toStrictEqual(shape(inProcessEnv));
     const viaWorker = await play(worker, calls);
     expect(viaWorker).toStrictEqual(inProcess);
+    // The parsed path (the agent's tool node parsed the call): the worker runs it without parsing again, same results.
+    const parsedInProcess = await playParsed(inProcessEnv, calls);
+    expect(parsedInProcess.length).toBeGreaterThanOrEqual(8);
+    expect(await playParsed(await openInterphyreEnv(request(level, seed), { physics: host }), calls)).toStrictEqual(parsedInProcess);
     // The script reaches every outcome: a success that ends the episode, a finish, tool and argument errors.
     expect(new Set(viaWorker.flatMap((r) => (r.ends ? [r.ends.reason] : [])))).toEqual(new Set(["success", "finish"]));
     expect(viaWorker.filter((r) => !r.ok).length).toBeGreaterThanOrEqual(5);

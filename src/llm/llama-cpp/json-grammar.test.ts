@@ -101,7 +101,7 @@ describe("LlamaCppModelConfig", () => {
       contextSize: 8192,
       gpu: "auto",
       temperature: 1,
-      maxOutputTokens: 8192,
+      maxOutputTokens: 2048,
       parallel: 1,
     });
     expect(LlamaCppModelConfig.safeParse({ provider: "llama-cpp", model: "m.gguf", gpu: "yes" }).success).toBe(false);
