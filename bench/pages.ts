@@ -41,6 +41,7 @@ export const BENCH_HELPERS = [
   "check-scenes.ts",
   "data-pages.ts",
   "distributed-page.ts",
+  "embedded-overhead.ts",
   "env-rate.ts",
   "flags.ts",
   "greedy-return.ts",

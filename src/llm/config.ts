@@ -141,7 +141,7 @@ export const LlmConfig = z.strictObject({
   actor: RoleModelConfig.prefault({}).describe("the model that plays the levels"),
   evolver: EvolverModelConfig.prefault({}).describe("the model that edits the skill bank"),
   synthesiser: RoleModelConfig.prefault({}).describe("the model that writes a bank from descriptions"),
-  judge: EvolverModelConfig.prefault({}).describe("the model that writes code judges from an intent (levels/reward-search/judging/author.ts)"),
+  judge: EvolverModelConfig.prefault({}).describe("the model that writes code judges from an intent"),
   vision: VisionModelConfig.prefault({}).describe("the model that judges a behaviour from its rendered frames (the vision judge)"),
   prices: PriceTable,
   cacheDir: z
