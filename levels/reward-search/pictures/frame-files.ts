@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { ConfigError } from "../../../src/errors.ts";
@@ -20,10 +20,38 @@ export const writeFrames = (dir: string, pngs: readonly Buffer[], series: FrameS
   if (pngs.length > 9999) throw new ConfigError(`frames: ${pngs.length} frames is more than a folder holds (9999)`);
   mkdirSync(dir, { recursive: true });
   return pngs.map((png, i) => {
-    const name = `${series}-${String(i).padStart(4, "0")}.png`;
+    const name = frameFileName(series, i);
     writeFileSync(join(dir, name), png);
     return name;
   });
+};
+
+/** A frame file's name in its series: `<series>-0000.png …`. */
+export const frameFileName = (series: FrameSeries, i: number): string => `${series}-${String(i).padStart(4, "0")}.png`;
+
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+/** Bytes that reads of frame files may still take, shared by the reads of one page or one replay. */
+export interface FrameBudget {
+  left: number;
+}
+
+/** Why a frame file of a stranger's folder was not read. */
+export type FrameRefusal = { kind: "not a file" } | { kind: "frame size" | "budget"; size: number } | { kind: "not png" };
+
+/**
+ * One frame file of a folder someone else wrote (docs/security.md): a plain file (no link), at most `maxBytes`
+ * and what the budget has left, starting with PNG's signature; its bytes are taken from the budget.
+ */
+export const readFrameFile = (path: string, maxBytes: number, budget: FrameBudget): Buffer | FrameRefusal => {
+  const st = lstatSync(path);
+  if (!st.isFile()) return { kind: "not a file" };
+  if (st.size > maxBytes) return { kind: "frame size", size: st.size };
+  if (st.size > budget.left) return { kind: "budget", size: st.size };
+  const bytes = readFileSync(path);
+  if (!bytes.subarray(0, 8).equals(PNG_SIGNATURE)) return { kind: "not png" };
+  budget.left -= st.size;
+  return bytes;
 };
 
 const checkRate = (fps: number): void => {

@@ -4,8 +4,9 @@
  * `frames/<seed>/` only: plain PNG files named as hexa judge names them, bounded in count and size. A vision
  * judge's criteria are shown where a pick has its verdict.
  */
-import { existsSync, lstatSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
+import { type FrameBudget, type FrameRefusal, type FrameSeries, readFrameFile } from "../pictures/frame-files.ts";
 import { framesName, readJudgmentFolder } from "../verify/judgment-folder.ts";
 import type { PickedEpisode } from "../cli/judge-file.ts";
 import type { CriterionVerdict, JudgmentPageInput, PickPictures } from "./judgment-page.ts";
@@ -17,15 +18,17 @@ export const MAX_FRAME_BYTES = 2 << 20;
 /** All frames of a page together at most (the page carries them inline). */
 export const MAX_PAGE_FRAME_BYTES = 96 << 20;
 const FPS = 10;
-const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
-/** A budget of bytes shared by every frame of the page. */
-interface Budget {
-  left: number;
-}
+/** What a refused frame file's note says of it. */
+const refusalText = (r: FrameRefusal): string =>
+  r.kind === "not a file"
+    ? "is not a plain file"
+    : r.kind === "not png"
+      ? "is not a PNG"
+      : `is ${r.size} bytes, over the ${r.kind === "frame size" ? "frame's" : "page's"} limit`;
 
 /** One series' frames of a folder as data: URLs, in order; what was left out goes to `notes`. */
-const series = (folder: string, name: "frame" | "trail", budget: Budget, notes: string[]): string[] => {
+const series = (folder: string, name: FrameSeries, budget: FrameBudget, notes: string[]): string[] => {
   const pattern = new RegExp(`^${name}-(\\d{4})\\.png$`);
   const files = readdirSync(folder)
     .filter((f) => pattern.test(f))
@@ -33,27 +36,18 @@ const series = (folder: string, name: "frame" | "trail", budget: Budget, notes: 
   if (files.length > MAX_FRAMES) notes.push(`${name}: ${files.length} files; the first ${MAX_FRAMES} are shown`);
   const out: string[] = [];
   for (const f of files.slice(0, MAX_FRAMES)) {
-    const path = join(folder, f);
-    const st = lstatSync(path);
-    if (!st.isFile() || st.size > MAX_FRAME_BYTES || st.size > budget.left) {
-      notes.push(
-        `${name}: ${f} ${st.isFile() ? `is ${st.size} bytes, over the ${st.size > MAX_FRAME_BYTES ? "frame's" : "page's"} limit` : "is not a plain file"}; the series stops before it`,
-      );
+    const read = readFrameFile(join(folder, f), MAX_FRAME_BYTES, budget);
+    if (!Buffer.isBuffer(read)) {
+      notes.push(`${name}: ${f} ${refusalText(read)}; the series stops before it`);
       break;
     }
-    const bytes = readFileSync(path);
-    if (!bytes.subarray(0, 8).equals(PNG)) {
-      notes.push(`${name}: ${f} is not a PNG; the series stops before it`);
-      break;
-    }
-    budget.left -= st.size;
-    out.push(`data:image/png;base64,${bytes.toString("base64")}`);
+    out.push(`data:image/png;base64,${read.toString("base64")}`);
   }
   return out;
 };
 
 /** The pick's frames folder, when it is a plain folder of the judgment folder. */
-const picturesOf = (dir: string, frames: string | undefined, budget: Budget): PickPictures => {
+const picturesOf = (dir: string, frames: string | undefined, budget: FrameBudget): PickPictures => {
   const notes: string[] = [];
   if (frames === undefined) return { frames: [], trail: [], notes };
   const folder = join(dir, frames);
@@ -69,7 +63,7 @@ const criteriaOf = (pick: PickedEpisode): CriterionVerdict[] | undefined =>
 /** The page's input for a judgment folder; refuses a folder whose judgment.json fails its checks, naming the field. */
 export const readJudgmentPage = (dir: string): JudgmentPageInput => {
   const { file } = readJudgmentFolder(dir);
-  const budget: Budget = { left: MAX_PAGE_FRAME_BYTES };
+  const budget: FrameBudget = { left: MAX_PAGE_FRAME_BYTES };
   const pictures = new Map(
     file.picks.map((p) => {
       const criteria = criteriaOf(p);

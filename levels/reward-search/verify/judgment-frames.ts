@@ -4,38 +4,37 @@
  * `trail-0000.png …`), as many as it renders for the recorded trajectory, each a plain PNG file within the bounds
  * `hexa inspect` reads frames with. Their times are the rendering's: the sampled source frames' (frame-times.ts).
  */
-import { existsSync, lstatSync, readFileSync } from "node:fs";
+import { existsSync, lstatSync } from "node:fs";
 import { join } from "node:path";
 import { CannotVerify } from "../../../src/verify/outcome.ts";
 import { FRAME_FPS } from "../cli/judge-vision.ts";
 import { type EpisodeFrames, MAX_FRAMES } from "../pictures/episode-frames.ts";
+import { type FrameBudget, type FrameRefusal, type FrameSeries, frameFileName, readFrameFile } from "../pictures/frame-files.ts";
 import { sampledIndices } from "../pictures/frame-times.ts";
 import { MAX_FRAME_BYTES, MAX_PAGE_FRAME_BYTES } from "../report/judgment-page-read.ts";
 import type { TrajectoryRecord } from "../trajectory/record.ts";
 import { framesName } from "./judgment-folder.ts";
 
-const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-
-/** Bytes of frames read by one replay at most. */
-interface Budget {
-  left: number;
-}
+/** Why a refused frame file cannot be read back. */
+const refusalText = (r: FrameRefusal): string =>
+  r.kind === "not a file"
+    ? "not a plain file (a link or a folder)"
+    : r.kind === "not png"
+      ? "not a PNG"
+      : r.kind === "frame size"
+        ? `${r.size} bytes, more than ${MAX_FRAME_BYTES}`
+        : `the frames read pass ${MAX_PAGE_FRAME_BYTES} bytes`;
 
 /** `count` frames of one series, in order; any missing, linked, oversized or non-PNG file is refused by name. */
-const series = (dir: string, folder: string, name: "frame" | "trail", count: number, budget: Budget): Buffer[] =>
+const series = (dir: string, folder: string, name: FrameSeries, count: number, budget: FrameBudget): Buffer[] =>
   Array.from({ length: count }, (_, i) => {
-    const file = join(folder, `${name}-${String(i).padStart(4, "0")}.png`);
+    const file = join(folder, frameFileName(name, i));
     const path = join(dir, file);
     const refuse = (why: string) => new CannotVerify(`${path}: ${file}: ${why}; the vision judge's frames cannot be read back`);
     if (!existsSync(path)) throw refuse(`missing (hexa judge rendered ${count} ${name} files for this episode)`);
-    const st = lstatSync(path);
-    if (!st.isFile()) throw refuse("not a plain file (a link or a folder)");
-    if (st.size > MAX_FRAME_BYTES) throw refuse(`${st.size} bytes, more than ${MAX_FRAME_BYTES}`);
-    if (st.size > budget.left) throw refuse(`the frames read pass ${MAX_PAGE_FRAME_BYTES} bytes`);
-    const bytes = readFileSync(path);
-    if (!bytes.subarray(0, 8).equals(PNG)) throw refuse("not a PNG");
-    budget.left -= st.size;
-    return bytes;
+    const read = readFrameFile(path, MAX_FRAME_BYTES, budget);
+    if (!Buffer.isBuffer(read)) throw refuse(refusalText(read));
+    return read;
   });
 
 /** The frames folder of a judgment folder, refused unless it and `frames/` are plain folders. */
@@ -48,10 +47,10 @@ const checkFolder = (dir: string, folder: string): void => {
 };
 
 /** A budget shared by every pick of one replay. */
-export const frameBudget = (): Budget => ({ left: MAX_PAGE_FRAME_BYTES });
+export const frameBudget = (): FrameBudget => ({ left: MAX_PAGE_FRAME_BYTES });
 
 /** Episode `seed`'s frames (and trail) as hexa judge rendered and sent them, read from the judgment folder. */
-export const recordedFrames = (dir: string, seed: number, record: TrajectoryRecord, trail: boolean, budget: Budget): EpisodeFrames => {
+export const recordedFrames = (dir: string, seed: number, record: TrajectoryRecord, trail: boolean, budget: FrameBudget): EpisodeFrames => {
   const indices = sampledIndices(record.steps + 1, record.header.dt, FRAME_FPS, MAX_FRAMES);
   const folder = framesName(seed);
   checkFolder(dir, folder);
