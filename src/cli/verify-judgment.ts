@@ -44,7 +44,7 @@ export const verifyJudgment = async (families: FamilyRegistry, dir: string): Pro
   const replay = families.modules().find((m) => m.replay?.judgment)?.replay?.judgment;
   if (!replay) throw new CannotVerify(`${join(dir, JUDGMENT_FILE)}: no family of this hexa replays a judgment (hexa levels list)`);
   const log = recordedLog(dir);
-  const counts: VerifyCounts = { ...zeroCounts(), runs: 1 };
+  const counts: VerifyCounts = { ...zeroCounts(), runs: 1, judged: 0 };
   const report = (divergence?: Divergence): VerifyReport => {
     counts.modelExchanges = log?.book.answered ?? 0;
     return reportOf(dir, counts, divergence);
@@ -59,7 +59,7 @@ export const verifyJudgment = async (families: FamilyRegistry, dir: string): Pro
     if (log?.book.divergence) return report(log.book.divergence);
     if (outcome instanceof CannotVerify) throw outcome;
     if (outcome instanceof Error) return report({ what: "the replayed judgment", field: "outcome", recorded: "finished", replayed: outcome.message });
-    counts.episodes = outcome.episodes;
+    counts.judged = outcome.episodes;
     return report(outcome.divergence ?? log?.book.firstUnasked());
   } finally {
     rmSync(work, { recursive: true, force: true });

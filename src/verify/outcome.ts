@@ -19,6 +19,8 @@ export interface VerifyCounts {
   runs: number;
   /** A search's candidates (a search directory's). */
   candidates?: number;
+  /** A judgment's trajectories, re-judged (a `hexa judge` folder's). */
+  judged?: number;
 }
 
 export type VerifyStatus = "identical" | "diverged" | "cannot";
@@ -46,6 +48,8 @@ export const addCounts = (a: VerifyCounts, b: VerifyCounts): VerifyCounts => ({
 });
 
 const countsText = (c: VerifyCounts): string => {
+  // A judgment plays, trains and keeps nothing: it re-judges recorded trajectories.
+  if (c.judged !== undefined) return `${c.judged} ${c.judged === 1 ? "trajectory" : "trajectories"} re-judged, ${c.modelExchanges} model exchanges`;
   // A search directory plays no episode and keeps no bank: its candidates stand where they would.
   const played = c.candidates === undefined ? `${c.episodes} episodes, ${c.bankEvents} bank events` : `${c.candidates} candidates`;
   return `${c.runs > 1 ? `${c.runs} runs, ` : ""}${played}, ${c.modelExchanges} model exchanges, ${c.trainings} trainings checked`;

@@ -105,7 +105,7 @@ const schemaName = (body: Record<string, unknown>) => (body.response_format as {
  */
 const verifyReplaysVision = async (judgment: string): Promise<void> => {
   const same = await hexa(["verify", judgment]);
-  expect(same.stdout, same.stderr).toContain("identical: 2 episodes");
+  expect(same.stdout, same.stderr).toContain("identical: 2 trajectories re-judged");
   expect(same.stdout).toContain("11 model exchanges");
   expect(same.status).toBe(0);
 
@@ -225,7 +225,7 @@ suite("hexa judge with a judge model and a vision model on hopper", () => {
     }
     // The server stopped, hexa verify replays the vision judge alone from the log: no code judge, the intent the vision judge's.
     const verified = await hexa(["verify", join(dir, "alone")]);
-    expect(verified.stdout, verified.stderr).toContain("identical: 1 episodes");
+    expect(verified.stdout, verified.stderr).toContain("identical: 1 trajectory re-judged");
     expect(verified.stdout).toContain("3 model exchanges");
   }, 120_000);
 });

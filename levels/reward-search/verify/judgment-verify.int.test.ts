@@ -74,7 +74,7 @@ beforeAll(async () => {
 describe("hexa verify of a hexa judge folder, the server stopped", () => {
   it("replays the authoring from llm-log.jsonl, judges the trajectories again and says identical", async () => {
     const out = await hexa(["verify", judgment]);
-    expect(out.stdout).toContain("identical: 3 episodes");
+    expect(out.stdout).toContain("identical: 3 trajectories re-judged");
     expect(out.stdout).toContain("4 model exchanges");
     expect(out.status).toBe(0);
   }, 120_000);
