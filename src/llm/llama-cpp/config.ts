@@ -4,10 +4,21 @@ import { z } from "zod";
  * One role's embedded model: a GGUF file run in this process by node-llama-cpp (docs/guides/model-servers.md,
  * "No server: an embedded model"). Every default here (docs/spec/style.md §8).
  */
+/** The longest context any GGUF model declares today is about a million tokens; more only allocates memory. */
+const MAX_CONTEXT_TOKENS = 1 << 20;
+/** Each conversation holds its own contextSize tokens: a bound keeps a typo from allocating hundreds of them. */
+const MAX_PARALLEL = 64;
+
 export const LlamaCppModelConfig = z.strictObject({
   provider: z.literal("llama-cpp").describe("run the model in this process from a GGUF file, no server"),
   model: z.string().min(1).describe("path to the model's .gguf file (a path relative to the working directory)"),
-  contextSize: z.number().int().min(64).default(8192).describe("tokens of context per conversation; each concurrent conversation holds this many in memory"),
+  contextSize: z
+    .number()
+    .int()
+    .min(64)
+    .max(MAX_CONTEXT_TOKENS)
+    .default(8192)
+    .describe("tokens of context per conversation; each concurrent conversation holds this many in memory"),
   gpu: z
     .union([z.literal("auto"), z.literal(false)])
     .default("auto")
@@ -28,6 +39,7 @@ export const LlamaCppModelConfig = z.strictObject({
     .number()
     .int()
     .min(1)
+    .max(MAX_PARALLEL)
     .default(1)
     .describe(
       "conversations evaluated together (batched) on the shared model; more wait; each holds contextSize tokens of memory (1: one at a time, faster on a 2-core CPU: docs/benchmarks/embedded-model.md)",
