@@ -11,7 +11,7 @@ import { createInstance } from "../levels/interphyre/instance.ts";
 import { closePhysicsHost } from "../levels/interphyre/physics-host.ts";
 import { openInterphyreEnv } from "../levels/interphyre/task-env.ts";
 import { readCertified } from "../levels/interphyre/certified-seeds.ts";
-import { callInterphyreTool, ToolSession } from "../levels/interphyre/tools/interphyre-tool.ts";
+import { callInterphyreTool, InterphyreSession } from "../levels/interphyre/tools/interphyre-tool.ts";
 import { tools } from "../levels/interphyre/tools/index.ts";
 import { percentile as pct, printTable } from "./harness.ts";
 import { recordPage } from "./page.ts";
@@ -26,7 +26,7 @@ const rowArg = process.argv.indexOf("--row");
 const LEVELS = ["catapult", "pass_the_parcel"];
 const all = Object.values(tools);
 
-type Args = (sol: { x: number; y: number; radius: number }, s: ToolSession) => unknown;
+type Args = (sol: { x: number; y: number; radius: number }, s: InterphyreSession) => unknown;
 /** Arguments per tool; the placement is the seed's certified solution unless the row says otherwise. */
 const cases: [string, string, Args][] = [
   ["get_level_state", "", () => ({})],
@@ -49,14 +49,14 @@ const toolTable = () => {
     const certified = readCertified(level)!.seeds;
     // Warm the JIT on seeds outside the measured ones.
     for (const entry of certified.slice(-3)) {
-      const session = new ToolSession(createInstance(level, entry.seed), 2000);
+      const session = new InterphyreSession(createInstance(level, entry.seed), 2000);
       const [x, y, radius] = entry.solution;
       for (const [name, , args] of cases) if (name in tools) callInterphyreTool(all, session, name, args({ x, y, radius }, session));
     }
     const seeds = certified.slice(0, SEEDS);
     const times = new Map<string, number[]>();
     for (const entry of seeds) {
-      const session = new ToolSession(createInstance(level, entry.seed), 2000);
+      const session = new InterphyreSession(createInstance(level, entry.seed), 2000);
       const [x, y, radius] = entry.solution;
       for (const [name, label, args] of cases) {
         if (!(name in tools)) continue;

@@ -20,7 +20,7 @@ export interface Tool<S, I extends z.ZodType = z.ZodType> {
   run: (session: S, args: z.infer<I>, onProgress?: (p: ToolProgress) => void) => ToolRunOutput | Promise<ToolRunOutput>;
 }
 
-/** A family's `defineTool`, bound to its session type: `export const defineTool = toolDefiner<MySession>();`. */
+/** A family's tool definer, bound to its session type: `export const defineRewardTool = toolDefiner<RewardSession>();`. */
 export const toolDefiner =
   <S>() =>
   <I extends z.ZodType>(tool: Tool<S, I>): Tool<S, I> =>

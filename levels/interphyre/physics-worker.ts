@@ -6,7 +6,7 @@
  * Started by physics-host.ts: from sources through physics-worker-entry.mjs (which registers tsx in this thread).
  */
 import { parentPort } from "node:worker_threads";
-import { runParsedInterphyreTool, ToolSession } from "./tools/interphyre-tool.ts";
+import { runParsedInterphyreTool, InterphyreSession } from "./tools/interphyre-tool.ts";
 import { toolSet } from "./tools/index.ts";
 import type { InterphyreTool } from "./tools/interphyre-tool.ts";
 import { createRng } from "../../src/util/rng.ts";
@@ -71,7 +71,7 @@ export type WorkerMessage = { req: number; ok: true; value: unknown } | { req: n
 const port = parentPort;
 if (!port) throw new Error("physics-worker.ts runs in a worker thread; start it through physics-host.ts");
 
-type Live = { tools: InterphyreTool[]; session: ToolSession } | { failed: WorkerFailure };
+type Live = { tools: InterphyreTool[]; session: InterphyreSession } | { failed: WorkerFailure };
 const sessions = new Map<number, Live | Promise<Live>>();
 
 /**
@@ -118,7 +118,7 @@ port.on("message", (m: HostMessage) => {
       // An open failure is reported by the session's first call: opening costs no round trip.
       const open = (engine: CreateEngine): Live => {
         try {
-          return { tools: toolSet(m.toolSet), session: new ToolSession(createInstance(m.level, m.seed), m.horizon, engine) };
+          return { tools: toolSet(m.toolSet), session: new InterphyreSession(createInstance(m.level, m.seed), m.horizon, engine) };
         } catch (e) {
           return { failed: failure(e) };
         }

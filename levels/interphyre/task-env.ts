@@ -1,6 +1,6 @@
 import type { TaskEnv, ToolResult } from "../../src/family/task-env.ts";
 import { toolInputs, toolSpecs } from "../../tools/tool-specs.ts";
-import { callInterphyreTool, runParsedInterphyreTool, ToolSession, type InterphyreTool, type DispatchOutcome } from "./tools/interphyre-tool.ts";
+import { callInterphyreTool, runParsedInterphyreTool, InterphyreSession, type InterphyreTool, type DispatchOutcome } from "./tools/interphyre-tool.ts";
 import { toolSet } from "./tools/index.ts";
 import { parseToolCall } from "../../tools/tool-call.ts";
 import { createInstance } from "./instance.ts";
@@ -77,7 +77,7 @@ export const openInterphyreEnv = async (r: InterphyreEnvRequest, opts: Interphyr
   };
   const physics = opts.physics ?? physicsHost();
   if (physics === "in-process") {
-    const session = new ToolSession(instance, r.horizon, await loadEngine(r.engine ?? DEFAULT_ENGINE));
+    const session = new InterphyreSession(instance, r.horizon, await loadEngine(r.engine ?? DEFAULT_ENGINE));
     return {
       ...base,
       call: async (name, args) => toToolResult(name, callInterphyreTool(tools, session, name, args)),

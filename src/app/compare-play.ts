@@ -73,14 +73,14 @@ interface Grid {
 }
 
 /** How the jobs went: how many finished, which failed, and why the grid stopped (its cap spent). */
-interface Played {
+interface GridTally {
   done: number;
   failures: string[];
   stop?: string;
 }
 
 /** One job: its run (or resume) and its held-out eval, each a child hexa under its share of the grid's cap. */
-const playJob = async (g: Grid, job: Job, played: Played): Promise<boolean> => {
+const playJob = async (g: Grid, job: Job, played: GridTally): Promise<boolean> => {
   const { out, runsDir, plan, gridCap } = g;
   const name = g.key(job);
   const cellFile = join(out, "cells", `${job.cell.id}-r${job.run}.yaml`);
@@ -117,7 +117,7 @@ const playJob = async (g: Grid, job: Job, played: Played): Promise<boolean> => {
 };
 
 /** The error of a grid its cap stopped: what finished, what it spent, and the command that continues it. */
-const budgetStopped = (cap: Budget, played: Played, total: number, gridCap: GridCap): RunStopped => {
+const budgetStopped = (cap: Budget, played: GridTally, total: number, gridCap: GridCap): RunStopped => {
   const c = [
     cap.usd !== undefined ? `budget.usd ${formatUsd(cap.usd)}` : "",
     cap.tokens !== undefined ? `budget.tokens ${cap.tokens.toLocaleString("en")}` : "",
@@ -193,7 +193,7 @@ export const compare = async (families: FamilyRegistry, argv: CompareArgs, out: 
     const view = progressView(process.stderr, () => performance.now());
     const progress = gridProgress(jobs, heldOut, family, (j) => findRun(runsDir, j.cfg, family)?.path, view);
     const grid: Grid = { out, runsDir, logPath, plan, gridCap, passOn, key, needsEval, note: view.line };
-    const played: Played = { done: 0, failures: [] };
+    const played: GridTally = { done: 0, failures: [] };
     const t0 = performance.now();
     view.line(
       `compare ${out}: ${runnable.length} cell(s) × ${argv.runs} run(s), ${progress.total} episodes in all, held-out seeds ${anyHeldOut(heldOut) ? heldOutText(heldOut) : "none"}${skipped.length ? `, ${skipped.length} cell(s) skipped` : ""}`,

@@ -1,7 +1,7 @@
 import { createInstance } from "../../levels/interphyre/instance.ts";
 import { readCertified } from "../../levels/interphyre/certified-seeds.ts";
 import type { Action } from "../../levels/interphyre/world/simulation.ts";
-import { callInterphyreTool, ToolSession, type DispatchOutcome } from "../../levels/interphyre/tools/interphyre-tool.ts";
+import { callInterphyreTool, InterphyreSession, type DispatchOutcome } from "../../levels/interphyre/tools/interphyre-tool.ts";
 import { tools } from "../../levels/interphyre/tools/index.ts";
 
 /**
@@ -13,10 +13,11 @@ export const solvedSession = (level: string, index = 0, horizon?: number) => {
   if (!entry) throw new Error(`no certified seed #${index} for ${level}; run hexa levels certify ${level}`);
   const [x, y, radius] = entry.solution;
   const solution: Action = { x, y, radius };
-  return { session: new ToolSession(createInstance(level, entry.seed), horizon), solution, successStep: entry.successStep };
+  return { session: new InterphyreSession(createInstance(level, entry.seed), horizon), solution, successStep: entry.successStep };
 };
 
-export const call = (session: ToolSession, name: string, args: unknown = {}): DispatchOutcome => callInterphyreTool(Object.values(tools), session, name, args);
+export const call = (session: InterphyreSession, name: string, args: unknown = {}): DispatchOutcome =>
+  callInterphyreTool(Object.values(tools), session, name, args);
 
 /** The structured result of a call that must succeed. */
 export const resultOf = <T>(outcome: DispatchOutcome): T => {
@@ -35,7 +36,7 @@ export const errorOf = (outcome: DispatchOutcome): string => {
 export const OBSERVATION_MAX_CHARS = 2500;
 
 /** A placement in down_to_earth that fails: a small ball dropped at the wall farthest from the platform. */
-export const missPlacement = (session: ToolSession): Action => {
+export const missPlacement = (session: InterphyreSession): Action => {
   const platform = session.instance.scene.platform!;
   return { x: platform.x > 0 ? -4.5 : 4.5, y: 4.5, radius: 0.3 };
 };

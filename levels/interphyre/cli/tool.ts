@@ -28,7 +28,7 @@ export const toolCommand = defineCommand({
       .option("json", { type: "boolean", default: false, describe: "print the structured result as JSON" }),
   handler: async (argv) => {
     // The level and the physics are loaded only here: `hexa tool --help` starts fast.
-    const [{ getLevel }, { createInstance }, { callInterphyreTool, ToolSession }] = await Promise.all([
+    const [{ getLevel }, { createInstance }, { callInterphyreTool, InterphyreSession }] = await Promise.all([
       import("../levels/index.ts"),
       import("../instance.ts"),
       import("../tools/interphyre-tool.ts"),
@@ -38,7 +38,7 @@ export const toolCommand = defineCommand({
     const horizon = argv.horizon;
     if (!Number.isSafeInteger(horizon) || horizon < 1) throw new ConfigError(`--horizon must be a positive integer (got ${argv.horizon})`);
     getTool(argv.name);
-    const session = new ToolSession(createInstance(level, seed), horizon, await engineOf(argv.engine));
+    const session = new InterphyreSession(createInstance(level, seed), horizon, await engineOf(argv.engine));
     const outcome = callInterphyreTool(Object.values(tools), session, argv.name, parseArgs(argv.args));
     if (argv.json) process.stdout.write(`${JSON.stringify(outcome.ok ? outcome.result : { error: outcome.error }, null, 2)}\n`);
     else process.stdout.write(`${outcome.observation}\n`);

@@ -5,7 +5,7 @@ import { checkPlacement } from "../world/placement.ts";
 import type { Rng } from "../../../src/util/rng.ts";
 import type { Action } from "../world/simulation.ts";
 import type { CreateEngine } from "../world/engine.ts";
-import { callInterphyreTool, ToolSession, type DispatchOutcome } from "../tools/interphyre-tool.ts";
+import { callInterphyreTool, InterphyreSession, type DispatchOutcome } from "../tools/interphyre-tool.ts";
 import { toolSet } from "../tools/index.ts";
 import { genericCandidates, type Candidate } from "./candidates.ts";
 import { hintCandidates, type HeuristicHint } from "./hints.ts";
@@ -73,7 +73,7 @@ interface Turns {
 const episodeTurns = (opts: { instance: LevelInstance; horizon: number; engine: CreateEngine | undefined; maxTurns: number; now: () => number }): Turns => {
   const { now } = opts;
   const tools = toolSet("extended");
-  const session = new ToolSession(opts.instance, opts.horizon, opts.engine);
+  const session = new InterphyreSession(opts.instance, opts.horizon, opts.engine);
   const steps: TrajectoryStep[] = [];
   return {
     steps,

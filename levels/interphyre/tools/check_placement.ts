@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { checkPlacement } from "../world/placement.ts";
-import { defineTool } from "./interphyre-tool.ts";
+import { defineInterphyreTool } from "./interphyre-tool.ts";
 import { n, placementFields } from "./common.ts";
 
-export default defineTool({
+export default defineInterphyreTool({
   name: "check_placement",
   description:
     "Check whether a red-ball placement is valid (inside the bounds, touching no object) without simulating it. " +

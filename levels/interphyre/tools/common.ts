@@ -3,7 +3,7 @@ import { ModelOutputError } from "../../../src/errors.ts";
 import { ACTION_OBJECT, WALL_NAMES } from "../world/constants.ts";
 import { checkPlacement } from "../world/placement.ts";
 import type { Action, LiveObject } from "../world/simulation.ts";
-import type { ToolSession } from "./interphyre-tool.ts";
+import type { InterphyreSession } from "./interphyre-tool.ts";
 import type { ObservationSection } from "../../../src/family/task-env.ts";
 import { cuttable, kept } from "../../../src/family/observation.ts";
 
@@ -15,7 +15,7 @@ export const placementFields = {
 };
 
 /** The validated action, or a ModelOutputError that says what to change (the placement is not simulated). */
-export const placeOrExplain = (session: ToolSession, a: { x: number; y: number; radius: number }): Action => {
+export const placeOrExplain = (session: InterphyreSession, a: { x: number; y: number; radius: number }): Action => {
   const p = checkPlacement(session.instance.scene, a, session.instance.bounds);
   if (!p.ok) throw new ModelOutputError(`invalid placement (x=${n(a.x)}, y=${n(a.y)}, radius=${n(a.radius)}): ${p.reason}`);
   return p.action;
@@ -25,7 +25,7 @@ export const placeOrExplain = (session: ToolSession, a: { x: number; y: number; 
 export const clipNote = (asked: { radius: number }, placed: Action): string =>
   placed.radius !== asked.radius ? `Radius clipped from ${n(asked.radius)} to ${n(placed.radius)} (the level's range).` : "";
 
-export const stepsField = (session: ToolSession, raw: number | undefined, field = "steps"): number => {
+export const stepsField = (session: InterphyreSession, raw: number | undefined, field = "steps"): number => {
   const steps = raw ?? session.horizon;
   if (!Number.isInteger(steps) || steps < 1 || steps > session.horizon) {
     throw new ModelOutputError(`${field}=${raw} must be an integer in [1, ${session.horizon}] (the horizon); choose one in range`);
@@ -63,7 +63,7 @@ export const roundState = (o: LiveObject) => ({
 });
 
 /** Names a tool argument may use: the level's objects and the red ball, and the four walls where they make sense. */
-export const objectNames = (session: ToolSession, withWalls: boolean): string[] => [
+export const objectNames = (session: InterphyreSession, withWalls: boolean): string[] => [
   ...Object.keys(session.instance.scene),
   ACTION_OBJECT,
   ...(withWalls ? WALL_NAMES : []),

@@ -2,12 +2,12 @@ import { describe, expect, it } from "vitest";
 import { createInstance } from "../instance.ts";
 import { listLevels } from "../levels/index.ts";
 import type { BarObject } from "../world/scene.ts";
-import { ToolSession } from "./interphyre-tool.ts";
+import { InterphyreSession } from "./interphyre-tool.ts";
 import type { SceneLayout } from "./scene-layout.ts";
 import { call, OBSERVATION_MAX_CHARS, resultOf } from "../../../test/support/tool-session.ts";
 
 const layoutOf = (level: string, seed: number) => {
-  const session = new ToolSession(createInstance(level, seed));
+  const session = new InterphyreSession(createInstance(level, seed));
   const out = call(session, "describe_scene_geometry");
   return { scene: session.instance.scene, layout: resultOf<SceneLayout>(out), observation: out.observation, session };
 };

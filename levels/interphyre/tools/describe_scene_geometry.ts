@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineTool } from "./interphyre-tool.ts";
+import { defineInterphyreTool } from "./interphyre-tool.ts";
 import { n } from "./common.ts";
 import { sceneLayout } from "./scene-layout.ts";
 
@@ -9,7 +9,7 @@ const side = (d: number, neg: string, pos: string) => `${n(Math.abs(d))} m ${d <
 /** Observations list at most this many supports; dynamic objects are few in every level (≤ 5). */
 const MAX_SUPPORTS = 10;
 
-export default defineTool({
+export default defineInterphyreTool({
   name: "describe_scene_geometry",
   description:
     "Measure the level as it starts, without simulating: where the two goal objects are relative to each other, " +

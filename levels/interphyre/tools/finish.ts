@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { rollout } from "../world/rollout.ts";
-import { defineTool } from "./interphyre-tool.ts";
+import { defineInterphyreTool } from "./interphyre-tool.ts";
 import { n, placeOrExplain, placementFields } from "./common.ts";
 
-export default defineTool({
+export default defineInterphyreTool({
   name: "finish",
   description:
     "Commit a red-ball placement and end the episode. It is scored by the same full rollout as simulate_action, run " +

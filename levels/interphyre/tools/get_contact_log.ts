@@ -1,13 +1,13 @@
 import { z } from "zod";
 import { ModelOutputError } from "../../../src/errors.ts";
-import { defineTool } from "./interphyre-tool.ts";
+import { defineInterphyreTool } from "./interphyre-tool.ts";
 import { knownObject, n, objectNames } from "./common.ts";
 import { cuttable, kept, sectioned } from "../../../src/family/observation.ts";
 
 /** Events written into the observation: 40 short lines stay within a few hundred tokens. */
 const MAX_SHOWN = 40;
 
-export default defineTool({
+export default defineInterphyreTool({
   name: "get_contact_log",
   description:
     "The begin/end contact events of the last simulation any tool ran in this episode, earliest first: step and " +

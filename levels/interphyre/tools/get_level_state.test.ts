@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createInstance } from "../instance.ts";
 import { listLevels } from "../levels/index.ts";
-import { ToolSession } from "./interphyre-tool.ts";
+import { InterphyreSession } from "./interphyre-tool.ts";
 import { call, OBSERVATION_MAX_CHARS, resultOf } from "../../../test/support/tool-session.ts";
 
 interface LevelState {
@@ -14,7 +14,7 @@ interface LevelState {
 describe("get_level_state", () => {
   it.each(listLevels())("%s: lists every object, the goal and the horizon within the length bound", (level) => {
     const instance = createInstance(level, 0);
-    const out = call(new ToolSession(instance, 1500), "get_level_state");
+    const out = call(new InterphyreSession(instance, 1500), "get_level_state");
     const r = resultOf<LevelState>(out);
     expect(r.goal.objects).toEqual([...instance.goal]);
     expect(r.horizon_steps).toBe(1500);
@@ -28,7 +28,7 @@ describe("get_level_state", () => {
   });
 
   it("is deterministic and ignores stray arguments", () => {
-    const a = call(new ToolSession(createInstance("catapult", 3)), "get_level_state");
-    expect(call(new ToolSession(createInstance("catapult", 3)), "get_level_state", { foo: 1 })).toStrictEqual(a);
+    const a = call(new InterphyreSession(createInstance("catapult", 3)), "get_level_state");
+    expect(call(new InterphyreSession(createInstance("catapult", 3)), "get_level_state", { foo: 1 })).toStrictEqual(a);
   });
 });

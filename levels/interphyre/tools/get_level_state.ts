@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { WORLD_MAX, WORLD_MIN } from "../world/constants.ts";
-import { defineTool } from "./interphyre-tool.ts";
+import { defineInterphyreTool } from "./interphyre-tool.ts";
 import { n, round } from "./common.ts";
 import { objectLine, ROLE_OF_COLOR, sizeOf } from "./describe-object.ts";
 
-export default defineTool({
+export default defineInterphyreTool({
   name: "get_level_state",
   description:
     "List every object of the level (name, colour and role, type, position, size, static or dynamic), the world " +

@@ -11,7 +11,7 @@ import { callToolSync, isConfigError, runParsedSync, type DispatchOutcome } from
 import { InvariantError } from "../../../src/errors.ts";
 
 /** What the tools of one episode share: the task, the horizon, the engine, and the memory of earlier calls. */
-export class ToolSession {
+export class InterphyreSession {
   /** Contact events of the last simulation any tool ran, for get_contact_log. */
   lastContacts: { action: Action; events: ContactEvent[] } | undefined;
   readonly snapshots = new Map<string, Snapshot>();
@@ -32,9 +32,9 @@ export class ToolSession {
 }
 
 /** An Interphyre tool: pure over the world and synchronous (docs/spec/style.md). */
-export type InterphyreTool<I extends z.ZodType = z.ZodType> = Tool<ToolSession, I>;
+export type InterphyreTool<I extends z.ZodType = z.ZodType> = Tool<InterphyreSession, I>;
 
-export const defineTool = toolDefiner<ToolSession>();
+export const defineInterphyreTool = toolDefiner<InterphyreSession>();
 
 export type { DispatchOutcome };
 
@@ -42,14 +42,14 @@ export type { DispatchOutcome };
  * `callToolSync` (synchronous) with Interphyre's error rule: never throws past the tool boundary, except for a hexa bug
  * (InvariantError); a ConfigError from the world (a bad value the model chose) is an observation too.
  */
-export const callInterphyreTool = (tools: readonly InterphyreTool[], session: ToolSession, name: string, raw: unknown): DispatchOutcome =>
+export const callInterphyreTool = (tools: readonly InterphyreTool[], session: InterphyreSession, name: string, raw: unknown): DispatchOutcome =>
   callToolSync(tools, session, name, raw, { shownToModel: isConfigError });
 
 /**
  * `callInterphyreTool` for a call the host already checked against the tool set and parsed with the tool's schema
  * (task-env.ts validateCall): the physics worker trusts it and runs the tool on the parsed arguments.
  */
-export const runParsedInterphyreTool = (tools: readonly InterphyreTool[], session: ToolSession, name: string, args: unknown): DispatchOutcome => {
+export const runParsedInterphyreTool = (tools: readonly InterphyreTool[], session: InterphyreSession, name: string, args: unknown): DispatchOutcome => {
   const tool = tools.find((t) => t.name === name);
   if (!tool) throw new InvariantError(`physics worker: the host sent a call of '${name}', which this session's tool set lacks`);
   return runParsedSync(tool, session, args, { shownToModel: isConfigError });

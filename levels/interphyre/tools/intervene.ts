@@ -4,7 +4,7 @@ import { WALL_NAMES } from "../world/constants.ts";
 import { Intervention } from "../world/intervention.ts";
 import type { Simulation } from "../world/simulation.ts";
 import { restore } from "../world/snapshot.ts";
-import { defineTool } from "./interphyre-tool.ts";
+import { defineInterphyreTool } from "./interphyre-tool.ts";
 import { n, pos, round, roundState } from "./common.ts";
 
 /** Applies the interventions in order; a bad one names its index and what to change (nothing reaches the engine unchecked). */
@@ -55,7 +55,7 @@ const apart = (name: string, x: Branch, y: Branch) => {
   return { object: name, distance: p && q ? round(Math.hypot(p.x - q.x, p.y - q.y), 3) : null };
 };
 
-export default defineTool({
+export default defineInterphyreTool({
   name: "intervene",
   description:
     "Continue a saved snapshot twice for the same number of steps: once after applying the interventions (push, set " +

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createInstance } from "../instance.ts";
-import { ToolSession } from "./interphyre-tool.ts";
+import { InterphyreSession } from "./interphyre-tool.ts";
 import { call, errorOf, OBSERVATION_MAX_CHARS, resultOf, solvedSession } from "../../../test/support/tool-session.ts";
 
 interface Prediction {
@@ -12,7 +12,7 @@ interface Prediction {
   normal: [number, number];
 }
 
-const firstRedBegin = (session: ToolSession) => {
+const firstRedBegin = (session: InterphyreSession) => {
   const e = session.lastContacts!.events.find((x) => x.event === "begin" && (x.a === "red_ball" || x.b === "red_ball"))!;
   return { object: e.a === "red_ball" ? e.b : e.a, step: e.step };
 };
@@ -39,7 +39,7 @@ describe("predict_first_contact", () => {
   });
 
   it("uses the centre line as the normal for a ball falling onto a ball, with the speed of the fall", () => {
-    const session = new ToolSession(createInstance("catapult", 4));
+    const session = new InterphyreSession(createInstance("catapult", 4));
     const green = session.instance.scene.green_ball!;
     if (green.type !== "ball") throw new Error("catapult's green object is a ball");
     const drop = { x: green.x, y: green.y + green.radius + 1.2, radius: 0.2 };
@@ -58,7 +58,7 @@ describe("predict_first_contact", () => {
   });
 
   it("says so when nothing is touched within the window", () => {
-    const session = new ToolSession(createInstance("down_to_earth", 0), 20);
+    const session = new InterphyreSession(createInstance("down_to_earth", 0), 20);
     const out = call(session, "predict_first_contact", { x: -4, y: 4, radius: 0.3 });
     expect(resultOf<{ contact: boolean }>(out).contact).toBe(false);
     expect(out.observation).toMatch(/^No contact within 20 steps/);

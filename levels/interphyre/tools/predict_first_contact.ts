@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ACTION_OBJECT, WALL_NAMES } from "../world/constants.ts";
 import type { ContactEvent } from "../world/contacts.ts";
 import { Simulation, type LiveObject } from "../world/simulation.ts";
-import { defineTool } from "./interphyre-tool.ts";
+import { defineInterphyreTool } from "./interphyre-tool.ts";
 import { n, placeOrExplain, placementFields, round } from "./common.ts";
 import { closest, shapesOf, wallShapes, type Pt } from "./scene-geometry.ts";
 
@@ -15,7 +15,7 @@ const isWall = (name: string): name is (typeof WALL_NAMES)[number] => (WALL_NAME
 const pointVelocity = (o: LiveObject | undefined, p: Pt): Pt =>
   o ? [o.vx - o.angular_velocity * (p[1] - o.y), o.vy + o.angular_velocity * (p[0] - o.x)] : [0, 0];
 
-export default defineTool({
+export default defineInterphyreTool({
   name: "predict_first_contact",
   description:
     `Place the red ball and find the first object it touches within ${WINDOW_STEPS} steps (walls count): the step, ` +

@@ -1,12 +1,12 @@
 import { z } from "zod";
 import { ACTION_OBJECT } from "../world/constants.ts";
 import { rollout } from "../world/rollout.ts";
-import { defineTool } from "./interphyre-tool.ts";
+import { defineInterphyreTool } from "./interphyre-tool.ts";
 import { clipNote, motion, n, objectSections, placeOrExplain, placementFields, roundState, stepsField } from "./common.ts";
 import { kept, sectioned } from "../../../src/family/observation.ts";
 import { firstContactsOf } from "./contact-summary.ts";
 
-export default defineTool({
+export default defineInterphyreTool({
   name: "simulate_action",
   description:
     "Place the red ball and run the full rollout until success or the horizon. Returns SUCCESS or FAILURE, the " +

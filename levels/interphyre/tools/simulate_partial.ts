@@ -1,13 +1,13 @@
 import { z } from "zod";
 import { rollout } from "../world/rollout.ts";
-import { defineTool } from "./interphyre-tool.ts";
+import { defineInterphyreTool } from "./interphyre-tool.ts";
 import { motionLines, objectSections, placeOrExplain, placementFields, roundState, stepsField } from "./common.ts";
 import { cuttable, kept, sectioned } from "../../../src/family/observation.ts";
 
 /** Touching pairs shown in the observation; the result keeps them all. */
 const MAX_PAIRS = 12;
 
-export default defineTool({
+export default defineInterphyreTool({
   name: "simulate_partial",
   description:
     "Place the red ball and simulate until stop_step, or until success if that comes first. Returns the position, " +

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ModelOutputError } from "../../../src/errors.ts";
 import { Simulation } from "../world/simulation.ts";
 import { snapshotWhen, type Trigger } from "../world/snapshot.ts";
-import { defineTool } from "./interphyre-tool.ts";
+import { defineInterphyreTool } from "./interphyre-tool.ts";
 import { knownObject, motionLines, objectNames, placeOrExplain, placementFields, roundState } from "./common.ts";
 
 const TriggerInput = z.discriminatedUnion("kind", [
@@ -16,7 +16,7 @@ const TriggerInput = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("success") }).describe("the step at which the goal pair has touched for 3 s"),
 ]);
 
-export default defineTool({
+export default defineInterphyreTool({
   name: "snapshot",
   description:
     "Place the red ball, simulate until a moment (a step, the first contact of two objects, or success) and " +

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { rollout } from "../world/rollout.ts";
 import { Simulation, type LiveObject } from "../world/simulation.ts";
-import { defineTool } from "./interphyre-tool.ts";
+import { defineInterphyreTool } from "./interphyre-tool.ts";
 import { cuttable, kept, sectioned } from "../../../src/family/observation.ts";
 import { knownObject, n, objectNames, placeOrExplain, placementFields, round, stepsField } from "./common.ts";
 
@@ -25,7 +25,7 @@ const track = (e: Extrema | undefined, o: LiveObject, step: number): Extrema => 
   return e;
 };
 
-export default defineTool({
+export default defineInterphyreTool({
   name: "trace_objects",
   description:
     "Place the red ball, simulate (until success, rest or `steps`) and trace some objects: their position every " +
