@@ -23,7 +23,7 @@ import type { JudgmentPageInput } from "./judgment-page.ts";
 /** The largest search.json read (a header is well under 1 KiB). */
 const MAX_HEADER_BYTES = 64 << 10;
 /** The largest lineage file read (200 iterations of 20 KiB reward code are 4 MiB). */
-export const MAX_LINEAGE_BYTES = 32 << 20;
+const MAX_LINEAGE_BYTES = 32 << 20;
 /** The largest training file read (one training's checkpoints and feedback are a few KiB). */
 const MAX_TRAINING_BYTES = 1 << 20;
 /** Training files read at most (200 iterations × 8 configurations × 8 seeds, the config's caps, is 12,800). */
@@ -36,7 +36,7 @@ export const checkpointJudgmentName = (iteration: number, config: number, seed: 
   `judgments/it${iteration}-c${config}-s${seed}-step${step}`;
 
 /** One checkpoint's judgment, as the judgment page shows it. */
-export interface CheckpointJudgment {
+interface CheckpointJudgment {
   config: number;
   seed: number;
   step: number;
