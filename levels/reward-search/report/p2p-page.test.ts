@@ -63,7 +63,7 @@ describe("hexa inspect of a p2p search", () => {
       /<li><a href="#it-0">iteration 0<\/a>: score 0\.63 \(config 0, revised\) — <b class="best">★ best<\/b><ul><li><a href="#it-1">iteration 1<\/a>: score 0\.21 [^<]*<\/li><li><a href="#it-2">iteration 2<\/a>: score 0\.42 [^<]*<span class="branch">branch from 0<\/span><\/li><\/ul><\/li>/,
     );
     expect(html).toContain("reward code against iteration 0 (2 lines removed, 2 added)");
-    expect(html).toMatch(/<span class="removed">- [^<]+<\/span>\n<span class="added">\+ /);
+    expect(html).toMatch(/<span class="removed">- [^<]+<\/span><span class="added">\+ /);
     expect(html).toMatch(
       /<h4>HP changes from iteration 0<\/h4><table>.*<tr><td>learningRate<\/td><td class="num">0\.00\d+<\/td><td class="num">0\.00\d+<\/td><\/tr>/,
     );

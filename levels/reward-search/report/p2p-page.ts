@@ -127,7 +127,7 @@ const codeSection = (its: readonly IterationPage[], p: PlanRecord): string => {
   if (parent === p.code) return `<p class="muted">reward code: unchanged from iteration ${p.parent}</p>`;
   const diff = lineDiff(parent, p.code);
   const body = diff
-    ? diff.map((l) => `<span class="${l.op}">${l.op === "added" ? "+ " : l.op === "removed" ? "- " : "  "}${escapeHtml(l.text)}</span>`).join("\n")
+    ? diff.map((l) => `<span class="${l.op}">${l.op === "added" ? "+ " : l.op === "removed" ? "- " : "  "}${escapeHtml(l.text)}</span>`).join("")
     : escapeHtml(p.code);
   const count = (op: string) => diff?.filter((l) => l.op === op).length ?? 0;
   return `<details open><summary>reward code against iteration ${p.parent}${diff ? ` (${count("removed")} lines removed, ${count("added")} added)` : " (too long to diff: shown whole)"}</summary><div class="diff"><pre>${body}</pre></div></details>`;
@@ -154,13 +154,14 @@ const iterationSection = (its: readonly IterationPage[], it: IterationPage, best
 
 const lessonsSection = (input: P2pPageInput): string =>
   input.lessons.length
-    ? `<table><thead><tr><th>task</th><th>id</th><th>tier</th><th>lesson</th><th>tier changes</th></tr></thead><tbody>${input.lessons.map(lessonRow).join("")}</tbody></table>`
+    ? `<table class="lessons"><thead><tr><th>task</th><th>id</th><th>tier</th><th>lesson</th><th>tier changes</th></tr></thead><tbody>${input.lessons.map(lessonRow).join("")}</tbody></table>`
     : '<p class="muted">no lesson yet</p>';
 
 const P2P_STYLE = `.tree ul { list-style: none; padding-left: 18px; border-left: 1px dotted #b8c0cc; } .tree > ul { border-left: none; padding-left: 0; }
 .best { color: #1a7f52; } .branch { color: #8a4b00; } tr.bestrow td { background: #eef8f2; } section.iteration { border-top: 1px solid #d9dee5; margin-top: 18px; }
 .diff pre { white-space: pre-wrap; font: 12px/1.4 ui-monospace, SFMono-Regular, Menlo, monospace; background: #fafbfc; padding: 6px; }
 .diff .added { background: #e3f6e9; display: block; } .diff .removed { background: #fde7e5; display: block; } .diff .same { display: block; }
+table.lessons td:nth-child(-n + 3) { white-space: nowrap; }
 header .live { float: right; font-size: 12px; color: #5f6b7a; }`;
 
 /** Live: on each event from `hexa inspect --serve` the page fetches itself again and swaps its content, keeping open details. */
