@@ -8,6 +8,7 @@ import type { RewardSearchConfig } from "./config.ts";
 import type { TrainerPool } from "./trainer/pool.ts";
 import type { ReplaySlot } from "./verify/replay.ts";
 import { TRAININGS } from "./worker/trainings-queue.ts";
+import { isP2pFolder, p2pSignature } from "./report/p2p-folder.ts";
 
 /** Where the family's trainings run, given a config: this machine's trainer processes by default. */
 type TrainerSource = (c: RewardSearchConfig) => TrainerPool;
@@ -69,8 +70,10 @@ export const rewardSearchModule = (host: FamilyHost): FamilyModule => {
       judgment: async (record) => (await import("./verify/judgment-replay.ts")).replayJudgment(record),
     },
     inspect: {
-      claims: (dir) => existsSync(join(dir, "judgment.json")),
-      page: async (dir) => (await import("./report/judgment-inspect.ts")).judgmentPage(dir),
+      claims: (dir) => existsSync(join(dir, "judgment.json")) || isP2pFolder(dir),
+      page: async (dir, opts) =>
+        isP2pFolder(dir) ? (await import("./report/p2p-inspect.ts")).p2pPage(dir, opts) : (await import("./report/judgment-inspect.ts")).judgmentPage(dir),
+      signature: (dir) => (isP2pFolder(dir) ? p2pSignature(dir) : undefined),
     },
     worker: {
       queues: [TRAININGS],

@@ -185,3 +185,83 @@ export const serve = (source: ServeSource, port: number): Promise<void> =>
       process.once("SIGTERM", stop);
     });
   });
+
+/** A family's own page that follows its folder (a p2p search): rebuilt when `signature` changes. */
+export interface PageSource {
+  path: string;
+  signature(): string;
+  page(): Promise<string>;
+}
+
+/**
+ * Serves a family's page on 127.0.0.1:`port` like the report: the same screening, the page at `/`, server-sent
+ * events at `/events` when the folder changed (the page fetches itself again); until SIGINT or SIGTERM.
+ */
+export const servePage = async (source: PageSource, port: number): Promise<void> => {
+  const live = { html: await source.page(), port, seen: source.signature(), fault: "", building: false };
+  const clients = new Set<ServerResponse>();
+  const server = createServer((req, res) => {
+    const screened = screenRequest(req.url, req.headers.host, live.port);
+    if (!screened.ok) return text(res, screened.status, screened.message);
+    if (screened.url.pathname === "/") {
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" });
+      res.end(live.html);
+    } else if (screened.url.pathname === "/events") {
+      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-store", connection: "keep-alive" });
+      res.write(": following the folder\n\n");
+      clients.add(res);
+      req.on("close", () => clients.delete(res));
+    } else text(res, 404, "not found\n");
+  });
+  const rebuild = async () => {
+    let now: string;
+    try {
+      now = source.signature();
+    } catch (e) {
+      now = `unreadable: ${(e as Error).message}`;
+    }
+    if (now === live.seen || live.building) return;
+    live.building = true;
+    try {
+      live.html = await source.page();
+      live.seen = now;
+      live.fault = "";
+      for (const c of clients) c.write(`data: ${JSON.stringify({ builtAt: new Date().toISOString() })}\n\n`);
+    } catch (e) {
+      const said = `could not read ${source.path} (${(e as Error).message.split("\n")[0]}); the page shows it as last read; Ctrl-C stops`;
+      live.seen = now;
+      if (said !== live.fault) process.stderr.write(`hexa inspect: ${said}\n`);
+      live.fault = said;
+    } finally {
+      live.building = false;
+    }
+  };
+  const poll = setInterval(() => void rebuild(), POLL_MS);
+  const keepalive = setInterval(() => clients.forEach((c) => c.write(": keepalive\n\n")), KEEPALIVE_MS);
+  await new Promise<void>((done, fail) => {
+    const stop = () => {
+      clearInterval(poll);
+      clearInterval(keepalive);
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      clients.forEach((c) => c.end());
+      server.closeAllConnections();
+      server.close(() => {
+        process.stderr.write("\nhexa inspect: stopped\n");
+        done();
+      });
+    };
+    server.on("error", (e: NodeJS.ErrnoException) => {
+      clearInterval(poll);
+      clearInterval(keepalive);
+      fail(listenError(e, port));
+    });
+    server.listen(port, "127.0.0.1", () => {
+      const addr = server.address();
+      live.port = typeof addr === "object" && addr ? addr.port : port;
+      process.stdout.write(`serving ${source.path} on http://127.0.0.1:${live.port}/ (follows the folder as it is written; Ctrl-C stops)\n`);
+      process.once("SIGINT", stop);
+      process.once("SIGTERM", stop);
+    });
+  });
+};

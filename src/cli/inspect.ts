@@ -37,7 +37,7 @@ export const inspectCommand = (ctx: AppContext) =>
         }),
     handler: async (argv) => {
       // The report's modules are loaded only here: `hexa inspect --help` starts fast.
-      const [{ renderReportHtml }, { attestationLines }, { findTarget }, { serve }, { build, drawerFor, kib, pageAssets }] = await Promise.all([
+      const [{ renderReportHtml }, { attestationLines }, { findTarget }, { serve, servePage }, { build, drawerFor, kib, pageAssets }] = await Promise.all([
         import("../report/inspect/html.ts"),
         import("../report/inspect/attestation-view.ts"),
         import("../app/inspect-load.ts"),
@@ -46,7 +46,15 @@ export const inspectCommand = (ctx: AppContext) =>
       ]);
       const own = ctx.families.modules().find((m) => m.inspect?.claims(argv.dir))?.inspect;
       if (own) {
-        if (argv.serve) throw new ConfigError(`--serve: ${argv.dir} is a finished folder of its family's (not a run to follow); leave out --serve`);
+        if (argv.serve) {
+          const watch = own.signature?.(argv.dir);
+          if (watch === undefined) throw new ConfigError(`--serve: ${argv.dir} is a finished folder of its family's (not a run to follow); leave out --serve`);
+          if (argv.out !== undefined) throw new ConfigError("--out: not used with --serve (the page is served, not written); drop one of them");
+          const dir = argv.dir;
+          const signature = () => own.signature?.(dir) ?? "";
+          await servePage({ path: dir, signature, page: async () => (await own.page(dir, { live: true })).html }, argv.port);
+          return;
+        }
         const page = await own.page(argv.dir);
         const out = argv.out ?? join(argv.dir, "report.html");
         writeOutput("out", out, page.html);

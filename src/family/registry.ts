@@ -94,7 +94,7 @@ export interface FamilyModule {
   worker?: FamilyWorker;
   /** What `hexa verify` and `hexa bundle` need of the family beyond its tools (its records of heavy work); absent: nothing. */
   replay?: ReplayCapability;
-  /** Folders of the family's own kind that `hexa inspect` shows as a page of their own (reward search: a hexa judge folder); absent: none. */
+  /** Folders of the family's own kind that `hexa inspect` shows as a page of their own (reward search: a hexa judge folder, a p2p search); absent: none. */
   inspect?: FamilyInspect;
 }
 
@@ -102,6 +102,8 @@ export interface FamilyModule {
 export interface FamilyInspect {
   /** Whether `dir` is such a folder (cheap: a file's presence). */
   claims(dir: string): boolean;
-  /** The folder's self-contained HTML page and one line for the terminal. */
-  page(dir: string): Promise<{ html: string; summary: string }>;
+  /** The folder's self-contained HTML page and one line for the terminal; `live`: the page follows `hexa inspect --serve`. */
+  page(dir: string, opts?: { live: boolean }): Promise<{ html: string; summary: string }>;
+  /** For a folder still being written (a search): what changes as it is, so `--serve` rebuilds the page; absent: --serve is refused. */
+  signature?(dir: string): string | undefined;
 }

@@ -50,7 +50,8 @@ const sinceBest = (iterations: readonly IterationRecord[]): number => {
 /** The trainings of an iteration, by configuration then seed. */
 const trainingsOf = (log: P2pLog, r: IterationRecord): TrainingRecord[][] => r.configs.map((c) => c.seeds.map((s) => log.training(r.iteration, c.config, s)!));
 
-const checkpointTable = (trainings: readonly TrainingRecord[][], passAt: number): CheckpointRow[] =>
+/** Per configuration and checkpoint: the mean, std and success rate (score ≥ passAt) over its seeds. */
+export const checkpointTable = (trainings: readonly TrainingRecord[][], passAt: number): CheckpointRow[] =>
   trainings.flatMap((seeds, config) => {
     const n = Math.max(...seeds.map((t) => t.judged.length), 1);
     return Array.from({ length: n }, (_, j) => {

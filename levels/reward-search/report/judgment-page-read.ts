@@ -60,10 +60,9 @@ const picturesOf = (dir: string, frames: string | undefined, budget: FrameBudget
 const criteriaOf = (pick: PickedEpisode): CriterionVerdict[] | undefined =>
   pick.vision?.kind === "verdict" ? pick.vision.criteria.map((c) => ({ criterion: c.criterion, verdict: c.status, assessment: c.assessment })) : undefined;
 
-/** The page's input for a judgment folder; refuses a folder whose judgment.json fails its checks, naming the field. */
-export const readJudgmentPage = (dir: string): JudgmentPageInput => {
+/** The page's input for a judgment folder (its frames taken from `budget`, shared by the judgments of one page); refuses a folder whose judgment.json fails its checks, naming the field. */
+export const readJudgmentPage = (dir: string, budget: FrameBudget = { left: MAX_PAGE_FRAME_BYTES }): JudgmentPageInput => {
   const { file } = readJudgmentFolder(dir);
-  const budget: FrameBudget = { left: MAX_PAGE_FRAME_BYTES };
   const pictures = new Map(
     file.picks.map((p) => {
       const criteria = criteriaOf(p);

@@ -32,7 +32,8 @@ export interface JudgmentPageInput {
   fps: number;
 }
 
-const escapeHtml = (s: string): string => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
+export const escapeHtml = (s: string): string =>
+  s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
 
 const scriptJson = (value: unknown): string =>
   JSON.stringify(value)
@@ -91,7 +92,7 @@ const film = (id: string, title: string, frames: readonly string[]): string =>
     ? `<figure class="film" data-film="${id}"><img alt="${escapeHtml(title)}" width="240" height="240" src="${escapeHtml(frames[0]!)}"><figcaption>${escapeHtml(title)} (${frames.length} frames) <button type="button">pause</button></figcaption><script type="application/json">${scriptJson(frames)}</script></figure>`
     : "";
 
-const pickSection = (f: JudgmentFile, p: PickedEpisode, pictures: PickPictures | undefined): string => {
+export const pickSection = (f: JudgmentFile, p: PickedEpisode, pictures: PickPictures | undefined): string => {
   const episode = f.episodes.find((e) => e.seed === p.seed);
   const head = `<h3>${escapeHtml(`${p.pick}: seed ${p.seed}, score ${n3(p.score)}`)}${episode ? escapeHtml(`, F ${n3(episode.fitness)}, ${episode.steps} steps`) : ""}</h3>`;
   const verdict = "passed" in p.synthesis ? (p.synthesis.passed ? ["ok", "passed"] : ["bad", "not passed"]) : ["muted", "not settled"];
@@ -114,7 +115,7 @@ const episodesTable = (f: JudgmentFile): string =>
     .join("")}</tbody></table>`;
 
 /** Plays every film at `fps`; a button pauses and resumes it. */
-const PLAYER = (fps: number) => `
+export const PLAYER = (fps: number) => `
 for (const fig of document.querySelectorAll("figure.film")) {
   const frames = JSON.parse(fig.querySelector("script").textContent);
   const img = fig.querySelector("img");
@@ -127,7 +128,7 @@ for (const fig of document.querySelectorAll("figure.film")) {
   play();
 }`;
 
-const STYLE = `body { font: 14px/1.45 system-ui, sans-serif; color: #1d2330; margin: 0 24px 40px; max-width: 1280px; overflow-wrap: anywhere; }
+export const STYLE = `body { font: 14px/1.45 system-ui, sans-serif; color: #1d2330; margin: 0 24px 40px; max-width: 1280px; overflow-wrap: anywhere; }
 h1 { font-size: 18px; } h2 { font-size: 16px; border-bottom: 1px solid #d9dee5; } h3 { font-size: 14px; margin-top: 22px; } h4 { font-size: 13px; margin: 12px 0 4px; }
 table { border-collapse: collapse; font-size: 13px; } th, td { border-bottom: 1px solid #d9dee5; padding: 3px 8px; text-align: left; vertical-align: top; }
 th { background: #f5f7fa; } .num { text-align: right; font-variant-numeric: tabular-nums; } tr.group td { background: #fafbfc; }

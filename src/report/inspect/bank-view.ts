@@ -64,7 +64,7 @@ export interface LessonView extends Pick<Lesson, "id" | "tier" | "text" | "paren
   retiredReason?: string;
 }
 
-const lessonViews = (level: string, events: readonly BankEvent[]): LessonView[] =>
+export const lessonViews = (level: string, events: readonly BankEvent[]): LessonView[] =>
   byTier(foldEvents(events).lessons ?? []).map((l) => {
     const why = retiredReason(l);
     return {

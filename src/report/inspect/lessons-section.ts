@@ -3,7 +3,7 @@ import type { Report } from "./model.ts";
 
 const escapeHtml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
-const lessonRow = (l: LessonView): string =>
+export const lessonRow = (l: LessonView): string =>
   `<tr><td>${escapeHtml(l.level)}</td><td>${escapeHtml(l.id)}</td><td><b>${l.tier}</b></td><td>${escapeHtml(l.text)}${
     l.retiredReason ? `<br><span class="muted">retired because: ${escapeHtml(l.retiredReason)}</span>` : ""
   }${l.parents.length ? `<br><span class="muted">merged from ${escapeHtml(l.parents.join(", "))}</span>` : ""}</td><td>${l.history
