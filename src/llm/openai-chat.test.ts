@@ -191,6 +191,8 @@ describe("binding tools", () => {
     const bound = model.bindTools([probe]);
     expect(model.bindTools([probe])).toBe(bound);
     expect(model.bindTools([probe], { tool_choice: "required" })).not.toBe(bound);
-    expect(model.bindTools([other]).defaultOptions.tools).toEqual([other]);
+    const otherBound = model.bindTools([other]);
+    expect(otherBound).not.toBe(bound);
+    expect(model.bindTools([other])).toBe(otherBound);
   });
 });
