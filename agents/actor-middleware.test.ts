@@ -5,6 +5,7 @@ import { readCertified } from "../levels/interphyre/certified-seeds.ts";
 import { openInterphyreEnv } from "../levels/interphyre/task-env.ts";
 import { call, ScriptedModel } from "../test/support/scripted-model.ts";
 import { runActorEpisode } from "./actor.ts";
+import { createActorAgent } from "./actor-agent.ts";
 import { ActorConfig } from "./actor-config.ts";
 import { EpisodeStateSchema } from "./episode-state.ts";
 
@@ -39,6 +40,25 @@ describe("the actor's agent", () => {
     const t = await runActorEpisode({ open, config: ActorConfig.parse({}), agent: "react" }, { model, costOf: () => 0, now: () => 0 });
     expect(t.stopReason).toBe("success");
     expect(fetched).toEqual([]);
+  });
+});
+
+describe("the actor's graph", () => {
+  it("has no node of hexa's own: a turn is the model node and the tool node (each hook node costs CPU every turn)", async () => {
+    const env = await open(25);
+    try {
+      const { agent } = createActorAgent({
+        env,
+        model: new ScriptedModel([]),
+        rules: { maxTurns: 25, costOf: () => 0, now: () => 0 },
+        basePrompt: "Solve it.",
+        additions: { noun: "level" },
+        compaction: { keepTurns: 4, head: 400, tail: 200 },
+      });
+      expect(Object.keys(agent.graph.nodes).sort()).toEqual(["__start__", "model_request", "tools"]);
+    } finally {
+      await env.close();
+    }
   });
 });
 

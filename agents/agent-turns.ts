@@ -1,6 +1,6 @@
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import type { ObservationSection } from "../src/family/task-env.ts";
-import { answerOf, portCallOf } from "../src/llm/agent-messages.ts";
+import { answerOf, portCallOf, textOf } from "../src/llm/agent-messages.ts";
 import type { AssistantTurn } from "../src/llm/chat-model.ts";
 import { InvariantError } from "../src/errors.ts";
 import type { Turn } from "./context.ts";
@@ -37,9 +37,6 @@ export const latestAnswer = (messages: readonly BaseMessage[], model: string): A
 /** The tools whose first scene reading the context already pins. */
 export const pinnedToolsOf = (messages: readonly BaseMessage[]): Set<string> =>
   new Set(messages.flatMap((m) => (ToolMessage.isInstance(m) && contextOf(m)?.pinned ? [m.name ?? ""] : [])));
-
-/** A message's text: its content when a string (langchain's `text` walks content blocks, on every turn of every request). */
-const textOf = (m: BaseMessage): string => (typeof m.content === "string" ? m.content : m.text);
 
 /** The reply's sections while they still make up its text (a middleware may have edited it): else none. */
 const sectionsOf = (m: ToolMessage): readonly ObservationSection[] | undefined => {

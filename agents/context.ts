@@ -157,17 +157,21 @@ export const buildMessages = (system: string, task: string, given: readonly Turn
   const compactReply = (t: Turn) => compactObservation(t.compact ?? [{ text: t.reply, keep: false }], o.head + o.tail);
   const size = (parts: readonly (readonly Message[])[]) => 1 + cost(lead) + parts.reduce((s, m) => s + cost(m), 0);
 
+  // Each turn rendered and measured once, and again only when its reply is compacted.
   const usual = turns.map(piecesOf);
-  let total = size(turns.map((t, i) => render(t, usual[i]!)));
+  const plain = turns.map((t, i) => render(t, usual[i]!));
+  const costs = plain.map(cost);
+  let total = 1 + cost(lead) + costs.reduce((s, c) => s + c, 0);
   for (let i = 0; i < turns.length; i++) {
     if (!always && total <= from) break;
     if (!old(i)) continue;
-    const before = cost(render(turns[i]!, usual[i]!));
     usual[i] = { ...usual[i]!, reply: compactReply(turns[i]!) };
-    total += cost(render(turns[i]!, usual[i]!)) - before;
+    plain[i] = render(turns[i]!, usual[i]!);
+    const now = cost(plain[i]!);
+    total += now - costs[i]!;
+    costs[i] = now;
   }
-  const plain = turns.map((t, i) => render(t, usual[i]!));
-  if (size(plain) <= cap) return [...lead, ...plain.flat()];
+  if (total <= cap) return [...lead, ...plain.flat()];
 
   // Over the cap: every old observation compacted, and older turns' thoughts and arguments cut to head + tail.
   const compact = turns.map((t, i) => {

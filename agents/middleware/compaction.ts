@@ -1,5 +1,5 @@
 import { createMiddleware } from "langchain";
-import { toAgentMessages } from "../../src/llm/agent-messages.ts";
+import { textOf, toAgentMessages } from "../../src/llm/agent-messages.ts";
 import { turnsOf } from "../agent-turns.ts";
 import { buildMessages, type CompactionOptions } from "../context.ts";
 
@@ -15,7 +15,7 @@ export const compactionMiddleware = (options: CompactionOptions) =>
     name: "hexa-compaction",
     wrapModelCall: (request, handler) => {
       const [task, ...afterTask] = request.messages;
-      const [, ...afterSystem] = buildMessages(request.systemPrompt ?? "", task?.text ?? "", turnsOf(afterTask), options);
+      const [, ...afterSystem] = buildMessages(request.systemPrompt ?? "", task ? textOf(task) : "", turnsOf(afterTask), options);
       return handler({ ...request, messages: toAgentMessages(afterSystem) });
     },
   });

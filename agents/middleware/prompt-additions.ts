@@ -1,5 +1,6 @@
 import { HumanMessage } from "@langchain/core/messages";
 import { createMiddleware } from "langchain";
+import { textOf } from "../../src/llm/agent-messages.ts";
 import { withDiagnosticAddendum, withPromptAdditions, type PromptAdditions } from "../prompt.ts";
 
 export interface PromptAdditionsOptions extends PromptAdditions {
@@ -16,7 +17,7 @@ export const promptAdditionsMiddleware = (o: PromptAdditionsOptions) =>
     name: "hexa-prompt-additions",
     wrapModelCall: (request, handler) => {
       const [task, ...rest] = request.messages;
-      const messages = o.addendum && task ? [new HumanMessage(withDiagnosticAddendum(task.text, o.addendum.experiment)), ...rest] : request.messages;
+      const messages = o.addendum && task ? [new HumanMessage(withDiagnosticAddendum(textOf(task), o.addendum.experiment)), ...rest] : request.messages;
       return handler({ ...request, systemPrompt: withPromptAdditions(request.systemPrompt ?? "", o), messages });
     },
   });

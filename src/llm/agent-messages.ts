@@ -19,9 +19,10 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "obj
 /** A port call as langchain sees it: arguments that are no JSON object (or did not parse) go as `{}`. */
 const langchainCall = (c: ToolCall): LangchainToolCall => ({ id: c.id, name: c.name, args: isRecord(c.args) ? c.args : {}, type: "tool_call" });
 
+/** Whether langchain's call is still the port's: the same arguments object (as made here), or equal ones. */
 const sameCall = (port: ToolCall, lc: LangchainToolCall): boolean => {
   const mine = langchainCall(port);
-  return mine.id === (lc.id ?? "") && mine.name === lc.name && JSON.stringify(mine.args) === JSON.stringify(lc.args);
+  return mine.id === (lc.id ?? "") && mine.name === lc.name && (mine.args === lc.args || JSON.stringify(mine.args) === JSON.stringify(lc.args));
 };
 
 /** The port's call behind langchain's tool call: one of `calls` it still matches, else one made from it. */
@@ -54,16 +55,19 @@ export const toAgentMessages = (messages: readonly Message[]): BaseMessage[] =>
     }
   });
 
+/** A message's text: its content when a string (langchain's `text` walks content blocks, for every message of every request). */
+export const textOf = (m: BaseMessage): string => (typeof m.content === "string" ? m.content : m.text);
+
 /** Langchain's messages as the port takes them; a kind the port has no role for is refused, naming it. */
 export const toPortMessages = (messages: readonly BaseMessage[]): Message[] =>
   messages.map((m) => {
-    if (SystemMessage.isInstance(m)) return { role: "system", content: m.text };
+    if (SystemMessage.isInstance(m)) return { role: "system", content: textOf(m) };
     if (HumanMessage.isInstance(m))
       return typeof m.content !== "string" && hasMedia(m.content)
         ? { role: "user", content: m.text, parts: partsOfContent(m.content) }
-        : { role: "user", content: m.text };
-    if (AIMessage.isInstance(m)) return { role: "assistant", content: m.text, toolCalls: portCalls(m) };
-    if (ToolMessage.isInstance(m)) return { role: "tool", content: m.text, toolCallId: m.tool_call_id, name: m.name ?? "" };
+        : { role: "user", content: textOf(m) };
+    if (AIMessage.isInstance(m)) return { role: "assistant", content: textOf(m), toolCalls: portCalls(m) };
+    if (ToolMessage.isInstance(m)) return { role: "tool", content: textOf(m), toolCallId: m.tool_call_id, name: m.name ?? "" };
     throw new Error(`a ${m.getType()} message cannot be sent through hexa's model port (system, human, ai and tool messages can)`);
   });
 
@@ -87,5 +91,5 @@ export const answerMessage = (turn: AssistantTurn): AIMessage => {
 export const answerOf = (m: AIMessage, model: string): AssistantTurn => {
   const kept = m.additional_kwargs[PORT_TURN] as AssistantTurn | undefined;
   if (kept) return kept;
-  return { text: m.text, toolCalls: portCalls(m), usage: { input: 0, output: 0, cached: 0 }, model, latencyMs: 0, fromCache: false };
+  return { text: textOf(m), toolCalls: portCalls(m), usage: { input: 0, output: 0, cached: 0 }, model, latencyMs: 0, fromCache: false };
 };

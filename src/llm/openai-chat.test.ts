@@ -3,7 +3,7 @@ import { startFakeOpenAI, type FakeOpenAI, type ScriptItem } from "../../test/su
 import type { AssistantTurn, Message, ToolSpec } from "./chat-model.ts";
 import { ModelConfig } from "./config.ts";
 import { EndpointLimits } from "./endpoint-limits.ts";
-import { createOpenAIChat } from "./openai-chat.ts";
+import { bareParts, createOpenAIChat, HexaChatOpenAI } from "./openai-chat.ts";
 
 const simulate: ToolSpec = {
   name: "simulate",
@@ -180,5 +180,19 @@ describe("an answer whose every tool call is unreadable", () => {
     } finally {
       spy.mockRestore();
     }
+  });
+});
+
+describe("binding tools", () => {
+  it("reuses the copy bound to the same tools, as an agent binds them before every call", () => {
+    const model = new HexaChatOpenAI(bareParts({ ...ModelConfig.parse({ model: "gpt-test" }), baseURL: "http://bind.invalid/v1", apiKey: "k" }));
+    const probe = { type: "function" as const, function: { name: "probe", description: "reads", parameters: { type: "object" } } };
+    const other = { type: "function" as const, function: { name: "other", description: "reads", parameters: { type: "object" } } };
+    const bound = model.bindTools([probe]);
+    expect(model.bindTools([probe])).toBe(bound);
+    expect(model.bindTools([probe], { tool_choice: "required" })).not.toBe(bound);
+    const otherBound = model.bindTools([other]);
+    expect(otherBound).not.toBe(bound);
+    expect(model.bindTools([other])).toBe(otherBound);
   });
 });

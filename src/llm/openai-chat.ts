@@ -122,10 +122,18 @@ export class HexaChatOpenAI extends ChatOpenAI<HexaCallOptions> {
     return copy;
   }
 
+  /** The copy bound last: an agent binds the same tools before every call, and each copy is a new ChatOpenAI. */
+  private lastBound?: { tools: readonly BindToolsInput[]; kwargs: string; model: HexaChatOpenAI };
+
   /** A family's tools are sent with the spec it wrote; the tool choice is the config's unless the caller names one. */
   override bindTools(tools: BindToolsInput[], kwargs?: Partial<HexaCallOptions>): HexaChatOpenAI {
+    const key = JSON.stringify(kwargs ?? {});
+    const last = this.lastBound;
+    if (last && last.kwargs === key && last.tools.length === tools.length && last.tools.every((t, i) => t === tools[i])) return last.model;
     const choice = kwargs?.tool_choice ?? this.hexa.config.toolChoice;
-    return super.bindTools(tools.map(openAIToolOf), { ...kwargs, tool_choice: choice }) as HexaChatOpenAI;
+    const model = super.bindTools(tools.map(openAIToolOf), { ...kwargs, tool_choice: choice }) as HexaChatOpenAI;
+    this.lastBound = { tools: [...tools], kwargs: key, model };
+    return model;
   }
 
   override async _generate(given: BaseMessage[], options: this["ParsedCallOptions"], runManager?: CallbackManagerForLLMRun): Promise<ChatResult> {
