@@ -98,7 +98,7 @@ describe("the calibration page, rendered from its data", () => {
     const page = renderCalibrationPage(data(), "Judges", "data/judge-calibration.json");
     expect(page.split("\n")[0]).toBe("# Judges");
     expect(page).toContain("- Code judges authored by: scripted-judge (scripted): written by hand");
-    expect(page).toContain("- Rerun with a real judge model: `npm run bench:judge-calibration -- --judge-model MODEL --judge-base-url URL --write-page`");
+    expect(page).toContain("- Rerun with real models: `npm run bench:judge-calibration -- --judge-model MODEL --judge-base-url URL --write-page`");
     expect(page).toContain("- Load average (1 / 5 / 15 min): 1.00 / 2.00 / 3.00 at start, 4.00 / 5.00 / 6.00 at end");
     expect(page).toContain("vision judge: not run (no llm.vision configured)");
     expect(page).toMatch(
