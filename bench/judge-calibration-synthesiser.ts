@@ -26,7 +26,7 @@ const call = (id: string, name: string, args: Record<string, unknown>): ToolCall
 
 /** The first turn's two tool calls, on the window the case message's episode length allows. */
 const toolTurn = (text: string): ToolCall[] => {
-  const seconds = Number(/ steps of [\d.]+ s \(([\d.]+) s\)/.exec(text)?.[1] ?? "0");
+  const seconds = Number(/ steps of [\d.]+ s \((\d+(?:\.\d+)?) s\)/.exec(text)?.[1] ?? "0");
   const calls = [call("scripted-check", "run_trajectory_check", { code: TRAVEL_CHECK })];
   if (seconds > 0)
     calls.unshift(
@@ -42,8 +42,8 @@ const toolTurn = (text: string): ToolCall[] => {
 /** The verdict: the code judge's score, passed by the threshold the prompt states, the tool results quoted. */
 const verdict = (messages: readonly Message[]): string => {
   const text = textOf(messages);
-  const code = Number(/Code judge: score ([\d.]+)/.exec(text)?.[1]);
-  const threshold = Number(/true exactly when score >= ([\d.]+)/.exec(text)?.[1]);
+  const code = Number(/Code judge: score (\d+(?:\.\d+)?)/.exec(text)?.[1]);
+  const threshold = Number(/true exactly when score >= (\d+(?:\.\d+)?)/.exec(text)?.[1]);
   if (!Number.isFinite(code) || !Number.isFinite(threshold))
     throw new Error("bench/judge-calibration-synthesiser.ts: the case message has no code score or threshold");
   const results = messages.filter((m) => m.role === "tool").map((m) => `${m.name}: ${m.content}`);
