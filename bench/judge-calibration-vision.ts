@@ -4,7 +4,7 @@
  * repeat by the real vision path (judging/vision-judge.ts: criteria from the intent and the first frame, stored
  * per repeat; then the verdict over the ordered frames) against the `llm.vision` role's model. Frames are rendered
  * at 10 fps, or at the lower rate that fits a long episode into one request's `maxImages` (hexa judge renders
- * 10 fps and thins evenly to the same count): the frames sent are the same in number and spread.
+ * 10 fps and thins evenly to that count): about the same frames are sent, in number and in spread over the episode.
  * Each verdict carries the synthesiser's `reask_vision` for its episode: the window rendered at the source rate.
  */
 import { rmSync } from "node:fs";

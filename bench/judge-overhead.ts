@@ -28,7 +28,6 @@ import { loadTask } from "../levels/reward-search/tasks/index.ts";
 import { loadPolicy } from "../levels/reward-search/trainer/policy.ts";
 import { recordEpisode } from "../levels/reward-search/trajectory/recorder.ts";
 import { DEFAULT_MAX_IMAGES } from "../src/llm/config.ts";
-import { quantile } from "../src/util/stats.ts";
 import { failFlag, intFlag, parseFlags } from "./flags.ts";
 import { scriptedJudgeModel } from "./judge-calibration-fixture.ts";
 import { instantScriptedVision } from "./judge-calibration-vision-model.ts";
@@ -136,11 +135,12 @@ for (let r = 0; r < REPEATS; r++) {
   );
 }
 
-const median = (xs: readonly number[]) =>
-  quantile(
-    [...xs].sort((a, b) => a - b),
-    0.5,
-  );
+/** The middle value, or the mean of the two middle values. */
+const median = (xs: readonly number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
 const f2 = (x: number) => x.toFixed(2);
 const ms = (s: number) => (s * 1000 < 1 ? `${(s * 1e6).toFixed(0)} µs` : `${(s * 1000).toFixed(1)} ms`);
 const lines = [
