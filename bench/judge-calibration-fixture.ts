@@ -2,11 +2,12 @@
  * The scripted judge model of the calibration bench (docs/benchmarks/judge-calibration.md): when no `--judge-model`
  * is given, the code judge is authored by this script instead of a model. Its answers are written here by hand,
  * one decomposition and one leaf code per task, as a model could answer from the task's description; the review
- * rounds accept at once. The numbers it makes measure the harness (authoring, sandbox, tree scoring, synthesis,
+ * rounds accept at once. The same model settles a disagreement with the vision judge (judge-calibration-synthesiser.ts). The numbers it makes measure the harness (authoring, sandbox, tree scoring, synthesis,
  * statistics) and these hand-written judges, never a model: the page labels them so.
  */
 import type { AssistantTurn, ChatModel, OutputRequest } from "../src/llm/chat-model.ts";
 import { answeredBy, portOf } from "../src/llm/openai-chat.ts";
+import { scriptedSynthesiserTurn } from "./judge-calibration-synthesiser.ts";
 
 export const SCRIPTED_MODEL = "scripted-judge (bench/judge-calibration-fixture.ts)";
 
@@ -147,9 +148,10 @@ export const scriptedJudgeModel = (task: string): ChatModel => {
   return portOf(
     answeredBy(
       SCRIPTED_MODEL,
-      async (_messages, _tools, output): Promise<AssistantTurn> => ({
-        text: JSON.stringify(answerFor(judge, output)),
-        toolCalls: [],
+      async (messages, tools, output): Promise<AssistantTurn> => ({
+        ...(tools.length > 0 || output?.name === "synthesis_verdict"
+          ? scriptedSynthesiserTurn(messages, tools)
+          : { text: JSON.stringify(answerFor(judge, output)), toolCalls: [] }),
         usage: { input: 0, output: 0, cached: 0 },
         model: SCRIPTED_MODEL,
         latencyMs: 0,

@@ -1,8 +1,8 @@
 /**
  * The judges the calibration bench measures (docs/benchmarks/judge-calibration.md), as a list: the fitness judge
- * (the reference), the code judge a model authors for the intent, and the vision judge where an `llm.vision` is
- * configured; then the synthesis of the code and vision judges' verdicts on each episode. A judge that cannot run
- * says why, and the page prints that instead of a score.
+ * (the reference), the code judge a model authors for the intent, and the vision judge (judge-calibration-vision.ts);
+ * then the synthesis of the code and vision judges' verdicts on each episode. A judge that cannot run says why,
+ * and the page prints that instead of a score.
  */
 import { rmSync } from "node:fs";
 import { join } from "node:path";
@@ -13,14 +13,19 @@ import { authorJudge } from "../levels/reward-search/judging/author.ts";
 import { breakdownLines } from "../levels/reward-search/judging/breakdown-text.ts";
 import { judgeTrajectory } from "../levels/reward-search/judging/judge.ts";
 import { synthesiseJudges } from "../levels/reward-search/judging/synthesiser.ts";
+import type { SynthesisRecord } from "../levels/reward-search/judging/synthesis.ts";
+import type { ReaskVision } from "../levels/reward-search/judging/synthesiser-tools.ts";
 import type { RewardTask } from "../levels/reward-search/task.ts";
 import type { TrajectoryRecord } from "../levels/reward-search/trajectory/record.ts";
 import type { EpisodeVerdict } from "./judge-calibration-page.ts";
 
 export const PASS_THRESHOLD = AgreementConfig.parse({}).passThreshold;
 
-/** A verdict with what the synthesiser is shown of it (the code judge's breakdown, the vision judge's assessment). */
-export type JudgedEpisode = EpisodeVerdict & { detail?: string[] };
+/**
+ * A verdict with what the synthesiser is shown of it (the code judge's breakdown, the vision judge's assessment)
+ * and, from the vision judge, its `reask_vision` on the episode.
+ */
+export type JudgedEpisode = EpisodeVerdict & { detail?: string[]; reask?: ReaskVision };
 
 /** One judge, ready for one task, intent and repeat. */
 export type EpisodeJudge = (record: TrajectoryRecord, trajectory: string) => Promise<JudgedEpisode>;
@@ -78,18 +83,15 @@ export const codeJudge = (modelName: string, model: (task: RewardTask) => Promis
   return judge;
 };
 
-/**
- * The vision judge's place in the list. It runs where an `llm.vision` is configured; this bench has no vision
- * judge to call yet, so it reports why it is not run and gives no score.
- */
-export const visionJudge = (): CalibrationJudge => ({
+/** The vision judge where it cannot run: why, printed on the page instead of a score. */
+export const visionNotRun = (why: string): CalibrationJudge => ({
   name: "vision",
   label: "vision judge",
   model: null,
-  notRun: "no llm.vision configured",
+  notRun: why,
   notes: [],
   forTask: async () => {
-    throw new Error("bench/judge-calibration-judges.ts: the vision judge is not run without llm.vision");
+    throw new Error(`bench/judge-calibration-judges.ts: the vision judge is not run (${why})`);
   },
 });
 
@@ -107,9 +109,18 @@ export const synthesisOf = async (
       code: verdicts.code ? { score: verdicts.code.score, breakdown: verdicts.code.detail ?? [] } : null,
       vision: verdicts.vision ? { score: verdicts.vision.score, assessment: (verdicts.vision.detail ?? []).join("\n") } : null,
     },
-    { model, reaskVision: async () => "no vision judge answers in this run" },
+    { model, reaskVision: verdicts.vision?.reask ?? (async () => "no vision judge answers in this run") },
     { passThreshold: PASS_THRESHOLD },
   );
   if (s.kind === "none" || s.kind === "disagree") return { verdict: { score: null, passed: null, note: cut(s.rule) }, kind: s.kind };
-  return { verdict: { score: s.score, passed: s.passed, note: cut(s.rule) }, kind: s.kind === "single" ? `single (${s.judge} judge alone)` : s.kind };
+  return { verdict: { score: s.score, passed: s.passed, note: cut(s.rule) }, kind: synthesisKind(s) };
+};
+
+/** How a synthesis was reached, as the page counts it. */
+const synthesisKind = (s: Exclude<SynthesisRecord, { kind: "none" | "disagree" }>): string => {
+  if (s.kind === "single") return `single (${s.judge} judge alone)`;
+  if (s.kind === "agree") return "agree (no model call)";
+  if (s.failure !== null) return "settled: synthesiser failed, the code judge's score stands";
+  const ran = s.toolCalls.filter((c) => c.status === "ran").length;
+  return `settled by the synthesiser (sided with ${s.sidedWith}, ${ran} tool call${ran === 1 ? "" : "s"} run)`;
 };

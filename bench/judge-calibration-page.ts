@@ -50,6 +50,8 @@ const JudgeEntry = z.strictObject({
   notes: z.array(z.string()),
 });
 
+const ModelEntry = z.strictObject({ kind: z.enum(["scripted", "endpoint"]), name: z.string(), note: z.string() });
+
 export const CalibrationData = z.strictObject({
   schemaVersion: z.literal(1),
   command: z.string(),
@@ -61,8 +63,10 @@ export const CalibrationData = z.strictObject({
   finished: z.string(),
   loadStart: z.array(z.number()).length(3),
   loadEnd: z.array(z.number()).length(3),
-  /** Who authored the code judges: the scripted fixture or a model at an endpoint. */
-  model: z.strictObject({ kind: z.enum(["scripted", "endpoint"]), name: z.string(), note: z.string() }),
+  /** Who authored the code judges (and settled disagreements): the scripted fixture or a model at an endpoint. */
+  model: ModelEntry,
+  /** Who judged the frames: the scripted vision server or a model at an endpoint; absent where the vision judge did not run. */
+  visionModel: ModelEntry.optional(),
   tasks: z.array(z.strictObject({ id: z.string(), solved: z.number(), fitness: z.string() })).min(1),
   intent: z.string(),
   repeats: z.number().int().min(1),
@@ -203,7 +207,8 @@ export const renderCalibrationPage = (d: CalibrationData, title: string, dataPat
     `- Date: ${d.started} to ${d.finished}`,
     `- Load average (1 / 5 / 15 min): ${loads(d.loadStart)} at start, ${loads(d.loadEnd)} at end`,
     `- Code judges authored by: ${d.model.name} (${d.model.kind}): ${d.model.note}`,
-    `- Rerun with a real judge model: \`${d.rerun}\``,
+    ...(d.visionModel ? [`- Frames judged by: ${d.visionModel.name} (${d.visionModel.kind}): ${d.visionModel.note}`] : []),
+    `- Rerun with real models: \`${d.rerun}\``,
     `- Data: [${dataPath}](${dataPath})`,
     "",
     "Rendered from the data file above by bench/judge-calibration-page.ts (a test renders it again and compares):",

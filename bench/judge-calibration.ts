@@ -3,19 +3,25 @@
  * PPO with the task's reward at two budgets, PPO with a hacked reward; bench/judge-calibration-policies.ts) on
  * MuJoCo tasks with a known F are judged against the task's own description as the intent, by each judge in the
  * list (bench/judge-calibration-judges.ts: the fitness judge as the reference, the code judge, the vision judge
- * where llm.vision is configured) and by the synthesis, each `--repeats` times (fixed before the run). The raw
+ * over rendered frames, bench/judge-calibration-vision.ts) and by the synthesis, each `--repeats` times (fixed
+ * before the run). The raw
  * per-episode verdicts go to docs/benchmarks/data/judge-calibration.json and the page is rendered from them
  * (bench/judge-calibration-page.ts): Spearman's ρ with F, agreement with F's solved verdict, spread over repeats.
  *
- * Without --judge-model the code judges are authored by a scripted model (bench/judge-calibration-fixture.ts).
+ * Without --judge-model the code judges are authored, and disagreements settled, by a scripted model
+ * (bench/judge-calibration-fixture.ts); without --vision-model the vision judge talks to a scripted vision server
+ * started here (bench/judge-calibration-vision-model.ts). The vision judge needs /usr/bin/chromium.
  *
  *   npm run bench:judge-calibration -- [--tasks hopper,half_cheetah,inverted_pendulum] [--episodes 3] [--repeats 3]
- *        [--scale 1] [--seed 0] [--out bench/out/judge-calibration] [--judge-model M --judge-base-url URL] [--write-page]
+ *        [--scale 1] [--seed 0] [--out bench/out/judge-calibration] [--judge-model M --judge-base-url URL]
+ *        [--vision-model M --vision-base-url URL] [--vision-max-images 50] [--write-page]
  */
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import os from "node:os";
 import { join, relative, resolve } from "node:path";
 import type { ChatModel } from "../src/llm/chat-model.ts";
+import { DEFAULT_MAX_IMAGES } from "../src/llm/config.ts";
+import { CHROMIUM } from "../levels/reward-search/pictures/episode-frames.ts";
 import { episodeFitness } from "../levels/reward-search/cli/judge-fitness.ts";
 import { judgedSeeds } from "../levels/reward-search/cli/judge-run.ts";
 import { loadTask } from "../levels/reward-search/tasks/index.ts";
@@ -25,8 +31,11 @@ import { recordEpisode } from "../levels/reward-search/trajectory/recorder.ts";
 import { writeDataPage } from "./data-pages.ts";
 import { failFlag, intFlag, listFlag, parseFlags } from "./flags.ts";
 import { SCRIPTED_MODEL, scriptedJudgeModel } from "./judge-calibration-fixture.ts";
-import { type CalibrationJudge, codeJudge, fitnessJudge, type JudgedEpisode, PASS_THRESHOLD, synthesisOf, visionJudge } from "./judge-calibration-judges.ts";
+import { type CalibrationJudge, codeJudge, fitnessJudge, type JudgedEpisode, PASS_THRESHOLD, synthesisOf, visionNotRun } from "./judge-calibration-judges.ts";
 import { CalibrationData, type EpisodeVerdict, renderCalibrationPage } from "./judge-calibration-page.ts";
+import { SCRIPTED_SYNTHESIS_RULE } from "./judge-calibration-synthesiser.ts";
+import { type VisionWork, visionJudge } from "./judge-calibration-vision.ts";
+import { SCRIPTED_VISION_MODEL, SCRIPTED_VISION_RULE, startScriptedVision } from "./judge-calibration-vision-model.ts";
 import { CALIBRATION_TASKS, policyActor, policySpecs, type PolicySpec } from "./judge-calibration-policies.ts";
 import { commandLine, gitCommit, machineInfo, ROOT, WRITE_PAGE_FLAG } from "./page.ts";
 import { BENCH_PAGES } from "./pages.ts";
@@ -42,6 +51,9 @@ const flags = parseFlags(SCRIPT, {
   out: join("bench", "out", "judge-calibration"),
   "judge-model": "",
   "judge-base-url": "",
+  "vision-model": "",
+  "vision-base-url": "",
+  "vision-max-images": String(DEFAULT_MAX_IMAGES),
 });
 const TASKS = listFlag(SCRIPT, "tasks", flags.tasks, CALIBRATION_TASKS);
 const EPISODES = intFlag(SCRIPT, "episodes", flags.episodes);
@@ -53,7 +65,12 @@ const OUT = resolve(ROOT, flags.out);
 const JUDGE_MODEL = flags["judge-model"];
 const JUDGE_URL = flags["judge-base-url"];
 if (JUDGE_URL && !JUDGE_MODEL) failFlag(`${SCRIPT}: --judge-base-url needs --judge-model`);
-const RERUN = "npm run bench:judge-calibration -- --judge-model MODEL --judge-base-url URL --write-page";
+const VISION_MODEL = flags["vision-model"];
+const VISION_URL = flags["vision-base-url"];
+const MAX_IMAGES = intFlag(SCRIPT, "vision-max-images", flags["vision-max-images"]);
+if (VISION_URL && !VISION_MODEL) failFlag(`${SCRIPT}: --vision-base-url needs --vision-model`);
+const RERUN =
+  "npm run bench:judge-calibration -- --judge-model MODEL --judge-base-url URL --vision-model VLM --vision-base-url URL --vision-max-images N --write-page";
 
 const started = new Date().toISOString();
 const loadStart = os.loadavg();
@@ -61,20 +78,41 @@ const loadStart = os.loadavg();
 const commit = gitCommit();
 mkdirSync(OUT, { recursive: true });
 
-/** The llm.judge role at the given endpoint, its exchanges logged to the bench folder's llm-log.jsonl. */
-const endpointModel = async (): Promise<ChatModel> => {
+/** A role's model at an endpoint; a real model's exchanges are logged to the bench folder's llm-log.jsonl. */
+const endpointModel = async (role: "judge" | "vision", slice: Record<string, unknown>, logged: boolean): Promise<ChatModel> => {
   const [{ LlmConfig }, { createRoleModel }] = await Promise.all([import("../src/llm/config.ts"), import("../src/llm/role-model.ts")]);
-  const llm = LlmConfig.parse({ judge: { model: JUDGE_MODEL, ...(JUDGE_URL ? { baseURL: JUDGE_URL } : {}) }, auditLog: join(OUT, "llm-log.jsonl") });
-  return createRoleModel("judge", llm, { env: process.env, onNotice: (m) => process.stderr.write(`warning: ${m}\n`) });
+  const llm = LlmConfig.parse({ [role]: slice, ...(logged ? { auditLog: join(OUT, "llm-log.jsonl") } : {}) });
+  return createRoleModel(role, llm, { env: process.env, onNotice: (m) => process.stderr.write(`warning: ${m}\n`) });
 };
+const endpointSlice = (model: string, url: string) => ({ model, ...(url ? { baseURL: url } : {}) });
 const modelFor = JUDGE_MODEL
   ? (() => {
-      const one = endpointModel();
+      const one = endpointModel("judge", endpointSlice(JUDGE_MODEL, JUDGE_URL), true);
       return async (_task: RewardTask) => one;
     })()
   : async (task: RewardTask) => scriptedJudgeModel(task.id);
 
-const JUDGES: CalibrationJudge[] = [fitnessJudge(), codeJudge(JUDGE_MODEL || SCRIPTED_MODEL, modelFor, OUT), visionJudge()];
+const visionWork: VisionWork = { episodes: 0, frames: 0, renderSeconds: 0, windows: 0, windowFrames: 0, windowSeconds: 0 };
+/** The scripted vision server, when no --vision-model is given; closed at the end. */
+const scriptedVision = VISION_MODEL || !existsSync(CHROMIUM) ? null : await startScriptedVision(MAX_IMAGES);
+const visionLimits = { maxImages: MAX_IMAGES, video: false };
+const vision: CalibrationJudge = !existsSync(CHROMIUM)
+  ? visionNotRun(`${CHROMIUM} is missing: no frames to judge (apt-get install -y chromium)`)
+  : visionJudge(
+      VISION_MODEL || SCRIPTED_VISION_MODEL,
+      {
+        model: await endpointModel(
+          "vision",
+          { ...endpointSlice(VISION_MODEL || "scripted-vision", VISION_URL || scriptedVision!.url), maxImages: MAX_IMAGES },
+          VISION_MODEL !== "",
+        ),
+        limits: visionLimits,
+        dir: OUT,
+      },
+      visionWork,
+    );
+
+const JUDGES: CalibrationJudge[] = [fitnessJudge(), codeJudge(JUDGE_MODEL || SCRIPTED_MODEL, modelFor, OUT), vision];
 const running = JUDGES.filter((j) => j.notRun === null);
 
 interface Recorded {
@@ -119,7 +157,7 @@ async function judgeRepeat(task: RewardTask, policies: Recorded[], repeat: numbe
       synthesisKinds.set(kind, (synthesisKinds.get(kind) ?? 0) + 1);
       const row = verdicts.get(key) ?? {};
       for (const [name, v] of [...Object.entries(got), ["synthesis", synthesis] as const]) {
-        const { detail: _shown, ...kept } = v as JudgedEpisode;
+        const { detail: _shown, reask: _asked, ...kept } = v as JudgedEpisode;
         (row[name as keyof typeof row] ??= []).push(kept);
       }
       verdicts.set(key, row);
@@ -158,6 +196,14 @@ for (const id of TASKS) {
   tasks.push({ id, solved: t.fitness.solved, fitness: t.fitness.describe });
 }
 
+await scriptedVision?.close();
+if (vision.notRun === null) {
+  const w = visionWork;
+  vision.notes.push(
+    `frames: ${w.frames} rendered for ${w.episodes} episodes in ${w.renderSeconds.toFixed(0)} s (${(w.frames / Math.max(w.renderSeconds, 1e-9)).toFixed(1)} frames/s, browser start included), each episode once for all repeats; reask_vision windows: ${w.windows} rendered, ${w.windowFrames} frames in ${w.windowSeconds.toFixed(0)} s`,
+  );
+}
+
 const m = machineInfo();
 const data = CalibrationData.parse({
   schemaVersion: 1,
@@ -180,6 +226,17 @@ const data = CalibrationData.parse({
         name: SCRIPTED_MODEL,
         note: "its decomposition and leaf code per task are written by hand in bench/judge-calibration-fixture.ts; these numbers measure the harness and those hand-written judges, not a model",
       },
+  visionModel: VISION_MODEL
+    ? {
+        kind: "endpoint",
+        name: VISION_MODEL,
+        note: `llm.vision at ${VISION_URL || "OPENAI_BASE_URL"}, ${MAX_IMAGES} images a request; its exchanges in ${relative(ROOT, join(OUT, "llm-log.jsonl"))}`,
+      }
+    : {
+        kind: "scripted",
+        name: SCRIPTED_VISION_MODEL,
+        note: `a local OpenAI-compatible server started by the bench, sent the real requests (the intent, then ${MAX_IMAGES} images a request at most); ${SCRIPTED_VISION_RULE}. It never sees F; these vision and synthesis numbers measure the plumbing (rendering, both turns, the synthesiser's tools), not a model's judgement`,
+      },
   tasks,
   intent: "each task's own description (the text `hexa judge` uses when no --intent is given)",
   repeats: REPEATS,
@@ -193,7 +250,10 @@ const data = CalibrationData.parse({
       label: "synthesis of the code and vision judges (agreement rule, then the synthesiser)",
       model: JUDGE_MODEL || SCRIPTED_MODEL,
       notRun: null,
-      notes: [`how the syntheses were reached: ${[...synthesisKinds].map(([k, n]) => `${k} ${n}`).join(", ")}`],
+      notes: [
+        `how the syntheses were reached: ${[...synthesisKinds].map(([k, n]) => `${k} ${n}`).join(", ")}`,
+        ...(JUDGE_MODEL ? [] : [`scripted synthesiser: ${SCRIPTED_SYNTHESIS_RULE}`]),
+      ],
     },
   ],
   policies,

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { CalibrationData, judgeStats, renderCalibrationPage } from "../bench/judge-calibration-page.ts";
 import { bootstrapUnits, ranks, repeatSpread, spearman } from "../bench/judge-calibration-stats.ts";
+import { scriptedSynthesiserTurn } from "../bench/judge-calibration-synthesiser.ts";
+import { scriptedVisionReply } from "../bench/judge-calibration-vision-model.ts";
 
 describe("the calibration statistics", () => {
   it("ranks ties by the mean of the ranks they span", () => {
@@ -98,7 +100,7 @@ describe("the calibration page, rendered from its data", () => {
     const page = renderCalibrationPage(data(), "Judges", "data/judge-calibration.json");
     expect(page.split("\n")[0]).toBe("# Judges");
     expect(page).toContain("- Code judges authored by: scripted-judge (scripted): written by hand");
-    expect(page).toContain("- Rerun with a real judge model: `npm run bench:judge-calibration -- --judge-model MODEL --judge-base-url URL --write-page`");
+    expect(page).toContain("- Rerun with real models: `npm run bench:judge-calibration -- --judge-model MODEL --judge-base-url URL --write-page`");
     expect(page).toContain("- Load average (1 / 5 / 15 min): 1.00 / 2.00 / 3.00 at start, 4.00 / 5.00 / 6.00 at end");
     expect(page).toContain("vision judge: not run (no llm.vision configured)");
     expect(page).toMatch(
@@ -118,5 +120,73 @@ describe("the calibration page, rendered from its data", () => {
     expect(s.agreement.total).toBe(11);
     expect(s.scored).toBe(3);
     expect(renderCalibrationPage(d, "J", "d.json")).toContain("| t | a | poor | 1.00 | 0 of 2 | 0.100 | 0.150 | 0.200 | – |");
+  });
+});
+
+describe("the calibration bench's scripted vision model and synthesiser", () => {
+  const png = (byte: number) => `data:image/png;base64,${Buffer.from([137, 80, 78, 71, byte]).toString("base64")}`;
+  const body = (name: string, images: number[], times: number[], intent = "Run. Time limit: 1000 steps (8 s, truncation).\nGoal: go far.") => ({
+    model: "v",
+    response_format: { type: "json_schema", json_schema: { name } },
+    messages: [
+      { role: "system", content: "You judge." },
+      {
+        role: "user",
+        content: [
+          {
+            type: "text",
+            text: `The behaviour wanted: "${intent}"\n\nYour criteria, fixed before you saw the episode:\n1. First one\n2. Second one\n3. Third one\n`,
+          },
+          ...images.flatMap((b, i) => [
+            { type: "text", text: `\nFrame ${i + 1} (t = ${times[i]} s):` },
+            { type: "image_url", image_url: { url: png(b) } },
+          ]),
+        ],
+      },
+    ],
+  });
+
+  it("scores from the images' bytes and the frames' times alone: motion share times the share of the stated time limit", () => {
+    // 3 of 4 consecutive pairs differ; the last frame at 4 s of an 8 s limit: 0.75 × 0.5 → 0.4.
+    const v = JSON.parse(scriptedVisionReply(body("vision_verdict", [1, 2, 2, 3, 4], [0, 1, 2, 3, 4]))) as Record<string, unknown>;
+    expect(v.intent_score).toBe(0.4);
+    expect((v.criteria as { criterion: string }[]).map((c) => c.criterion)).toEqual(["First one", "Second one", "Third one"]);
+    expect(v.failure_tags).toEqual(["ended_early"]);
+    // The same frames reaching the limit, every pair differing: 1.0; one frame repeated throughout: 0.
+    expect(JSON.parse(scriptedVisionReply(body("vision_verdict", [1, 2, 3], [0, 4, 8]))).intent_score).toBe(1);
+    expect(JSON.parse(scriptedVisionReply(body("vision_verdict", [5, 5, 5], [0, 4, 8]))).intent_score).toBe(0);
+  });
+
+  it("takes its criteria from the intent's goal and answers a window's question from its frames", () => {
+    const c = JSON.parse(scriptedVisionReply(body("vision_criteria", [1], [0]))) as { criteria: string[] };
+    expect(c.criteria).toHaveLength(3);
+    expect(c.criteria[0]).toBe("The body achieves the goal: go far.");
+    expect(JSON.parse(scriptedVisionReply(body("vision_answer", [1, 1, 2], [0, 0.5, 1]))).answer).toMatch(/changes between 1 of 2 consecutive frames/);
+  });
+
+  it("the scripted synthesiser asks both tools first, then sides with the code judge at the stated threshold", () => {
+    const tools = [{ name: "reask_vision", description: "", parameters: {} }];
+    const system = { role: "system" as const, content: '{"passed": <true exactly when score >= 0.9>}' };
+    const user = {
+      role: "user" as const,
+      content: "Episode: task hopper, 500 steps of 0.008 s (4 s); forward is 1 0 0.\nCode judge: score 0.35. Its criteria:",
+    };
+    const first = scriptedSynthesiserTurn([system, user], tools);
+    expect(
+      first.toolCalls.map((c) => [c.name, c.name === "reask_vision" ? [(c.args as { from_s: number }).from_s, (c.args as { to_s: number }).to_s] : null]),
+    ).toEqual([
+      ["reask_vision", [3, 4]],
+      ["run_trajectory_check", null],
+    ]);
+    const tool = { role: "tool" as const, content: "It stands still.", toolCallId: "x", name: "reask_vision" };
+    const last = scriptedSynthesiserTurn([system, user, { role: "assistant", content: "", toolCalls: first.toolCalls }, tool], tools);
+    expect(JSON.parse(last.text)).toMatchObject({ score: 0.35, passed: false, sided_with: "code", rotation: false });
+    expect(JSON.parse(last.text).reason).toContain("reask_vision: It stands still.");
+  });
+
+  it("the page names the scripted vision model beside the code judges' author", () => {
+    const d = data();
+    d.visionModel = { kind: "scripted", name: "scripted-vision", note: "measures the plumbing, not a model's judgement" };
+    expect(renderCalibrationPage(d, "J", "d.json")).toContain("- Frames judged by: scripted-vision (scripted): measures the plumbing, not a model's judgement");
   });
 });
