@@ -1,4 +1,4 @@
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, statSync, writeSync } from "node:fs";
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { ConfigError } from "../errors.ts";
@@ -28,13 +28,13 @@ const int0 = z.number().int().min(0);
 /** A line of plans.jsonl or iterations.jsonl, as far as counting them needs (p2p-log.ts parses them whole). */
 const Counted = z.object({ iteration: int0 });
 
-/** The words of a correction: trimmed, 1–MAX_CORRECTION_CHARS characters, no control character but tab and newline. */
+/** The words of a correction: trimmed, 1–MAX_CORRECTION_CHARS characters, no control character (bidirectional ones included) but tab and newline. */
 export const correctionTextProblem = (text: string): string | null => {
   const t = text.trim();
   if (t.length === 0) return 'empty; say what the behaviour should do differently, e.g. "land softer"';
   if (t.length > MAX_CORRECTION_CHARS) return `${t.length} characters; at most ${MAX_CORRECTION_CHARS}`;
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this refuses.
-  if (/[\u0000-\u0008\u000b-\u001f\u007f]/.test(t)) return "holds a control character; write plain text";
+  if (/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/.test(t)) return "holds a control character; write plain text";
   return null;
 };
 
@@ -127,6 +127,18 @@ export const addCorrection = (dir: string, text: string, now: Date): CorrectionR
   } finally {
     release();
   }
+};
+
+/**
+ * The corrections of the search in `from`, checked, written into the replay's directory `to` before it runs: a
+ * replay (hexa verify) reads the user's words from the lineage and asks no one; each reaches the plan it reached.
+ */
+export const copyCorrections = (from: string, to: string): number => {
+  const records = readCorrections(from);
+  if (records.length === 0) return 0;
+  mkdirSync(to, { recursive: true });
+  for (const r of records) appendLine(join(to, CORRECTIONS_FILE), r);
+  return records.length;
 };
 
 /**
