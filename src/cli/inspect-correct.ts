@@ -19,7 +19,7 @@ export const MAX_CORRECT_BODY_BYTES = 16 * 1024;
 const SEARCH_DEPTH = 5;
 
 /** Every p2p search directory at or under `root` (search.json beside plans.jsonl); dot directories are skipped. */
-export const p2pSearchDirs = (root: string, depth = SEARCH_DEPTH): string[] => {
+const p2pSearchDirs = (root: string, depth = SEARCH_DEPTH): string[] => {
   const here = existsSync(join(root, "search.json")) && existsSync(join(root, "plans.jsonl")) ? [root] : [];
   if (depth === 0) return here;
   const below = readdirSync(root, { withFileTypes: true })

@@ -22,14 +22,14 @@ export const MAX_CORRECTION_CHARS = 1000;
 /** Corrections of one search, at most: each may buy one iteration past the search's stop. */
 export const MAX_CORRECTIONS = 20;
 /** Bytes of corrections.jsonl, at most: the count times the longest line, with room for escapes. */
-export const MAX_CORRECTIONS_BYTES = MAX_CORRECTIONS * (MAX_CORRECTION_CHARS * 6 + 200);
+const MAX_CORRECTIONS_BYTES = MAX_CORRECTIONS * (MAX_CORRECTION_CHARS * 6 + 200);
 
 const int0 = z.number().int().min(0);
 /** A line of plans.jsonl or iterations.jsonl, as far as counting them needs (p2p-log.ts parses them whole). */
 const Counted = z.object({ iteration: int0 });
 
 /** The words of a correction: trimmed, 1–MAX_CORRECTION_CHARS characters, no control character (bidirectional ones included) but tab and newline. */
-export const correctionTextProblem = (text: string): string | null => {
+const correctionTextProblem = (text: string): string | null => {
   const t = text.trim();
   if (t.length === 0) return 'empty; say what the behaviour should do differently, e.g. "land softer"';
   if (t.length > MAX_CORRECTION_CHARS) return `${t.length} characters; at most ${MAX_CORRECTION_CHARS}`;
