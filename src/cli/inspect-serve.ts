@@ -6,11 +6,16 @@ import type { EpisodeDrawer, Report } from "../report/inspect/model.ts";
 import type { EpisodeRecord } from "../store/run-records.ts";
 import { findSearchDirs, type InspectTarget } from "../app/inspect-load.ts";
 import type { Built } from "../app/inspect-report.ts";
+import { randomBytes } from "node:crypto";
+import { MAX_CORRECTION_CHARS } from "../search/p2p-corrections.ts";
+import { correctionForm } from "../report/inspect/correction-form.ts";
+import { correctionRoute, servedP2pDirs } from "./inspect-correct.ts";
 import { screenRequest } from "./inspect-request.ts";
 
 /**
  * `hexa inspect --serve` (docs/ARCHITECTURE.md §8): the report on 127.0.0.1, rebuilt as the run writes and pushed
- * to open pages over server-sent events. What it exposes and to whom: docs/security.md.
+ * to open pages over server-sent events; on a p2p search, a box that adds a correction (inspect-correct.ts). What it
+ * exposes and to whom: docs/security.md.
  */
 
 export interface ServeSource {
@@ -68,6 +73,8 @@ const text = (res: ServerResponse, status: number, body: string) => {
 interface Live {
   built: Built;
   port: number;
+  /** What the served page sends with a correction (inspect-correct.ts): a page elsewhere cannot read it. */
+  token: string;
   clients: Set<ServerResponse>;
   gifs: Map<string, Uint8Array | undefined>;
 }
@@ -92,13 +99,30 @@ const animation = (source: ServeSource, live: Live, url: URL, res: ServerRespons
   res.end(gif);
 };
 
+/** The live page with the correction box of its p2p searches, if it serves any, before the end of its body. */
+const withCorrectionBox = (html: string, token: string, dirs: readonly string[]): string => {
+  const box = correctionForm(token, dirs, MAX_CORRECTION_CHARS);
+  if (!box) return html;
+  const end = html.lastIndexOf("</body>");
+  return end < 0 ? html + box : `${html.slice(0, end)}${box}\n${html.slice(end)}`;
+};
+
 const answer = (source: ServeSource, live: Live, req: IncomingMessage, res: ServerResponse) => {
   const screened = screenRequest(req.url, req.headers.host, live.port);
   if (!screened.ok) return text(res, screened.status, screened.message);
   const { pathname } = screened.url;
-  if (pathname === "/") {
+  if (pathname === "/correct") {
+    correctionRoute({ root: source.target.path, token: live.token, port: live.port, now: () => new Date() }, req, res).catch((e: unknown) => {
+      process.stderr.write(`hexa inspect: could not add the correction (${(e as Error).message.split("\n")[0]})\n`);
+      if (!res.headersSent) text(res, 500, `could not add the correction (${(e as Error).message.split("\n")[0]})\n`);
+      else res.end();
+    });
+  } else if (req.method !== "GET" && req.method !== "HEAD") {
+    res.writeHead(405, { allow: "GET, HEAD", "content-type": "text/plain; charset=utf-8" });
+    res.end(`${req.method} ${pathname}: this page is read with GET; only /correct takes a POST\n`);
+  } else if (pathname === "/") {
     res.writeHead(200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" });
-    res.end(source.page(live.built.report));
+    res.end(withCorrectionBox(source.page(live.built.report), live.token, servedP2pDirs(source.target.path)));
   } else if (pathname === "/report.json") {
     res.writeHead(200, { "content-type": "application/json", "cache-control": "no-store" });
     res.end(JSON.stringify(live.built.report));
@@ -147,7 +171,7 @@ const listenError = (e: NodeJS.ErrnoException, port: number): Error =>
 /** Serves the report on 127.0.0.1:`port` (0: any free port) until SIGINT or SIGTERM. */
 export const serve = (source: ServeSource, port: number): Promise<void> =>
   new Promise((done, fail) => {
-    const live: Live = { built: source.build(), port, clients: new Set(), gifs: new Map() };
+    const live: Live = { built: source.build(), port, token: randomBytes(32).toString("hex"), clients: new Set(), gifs: new Map() };
     const server = createServer((req, res) => {
       try {
         answer(source, live, req, res);

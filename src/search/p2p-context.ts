@@ -2,6 +2,7 @@ import { isActive } from "../store/lesson.ts";
 import type { Bank } from "../store/bank.ts";
 import { createRng } from "../util/rng.ts";
 import { mean, std } from "../util/stats.ts";
+import type { CorrectionRecord } from "./p2p-corrections.ts";
 import type { IterationRecord, P2pLog, PlanRecord, TrainingRecord } from "./p2p-log.ts";
 import { hpRules, meanDiagnostics } from "./p2p-hp.ts";
 import type { CheckpointRow, HpSpace, IterationView, ReviseContext } from "./p2p-ports.ts";
@@ -10,7 +11,8 @@ import type { CheckpointRow, HpSpace, IterationView, ReviseContext } from "./p2p
  * What the p2p reviser is shown before an iteration (docs/spec/reward-search.md §8.6): the current and the best
  * iteration, the short history, the current iteration's checkpoint table (mean, std, success rate over seeds per
  * configuration), guardrails (a reward term over 90 % of the reward's magnitude; a plateau), the optimiser
- * diagnostics of its best configuration with the HP rules they fire, and the lessons.
+ * diagnostics of its best configuration with the HP rules they fire, the lessons, and the user's corrections it
+ * must address.
  */
 
 /** A term above this share of the summed term magnitudes dominates the reward (Prompt-to-Policy's guardrail). */
@@ -85,6 +87,8 @@ export interface ContextInput<T, I> {
   space: HpSpace;
   passAt: number;
   plateau: number;
+  /** The corrections outstanding for the iteration planned (p2p-corrections.ts). */
+  corrections: readonly CorrectionRecord[];
 }
 
 export const reviseContext = <T, I>(x: ContextInput<T, I>, iteration: number): ReviseContext<T, I> => {
@@ -118,6 +122,7 @@ export const reviseContext = <T, I>(x: ContextInput<T, I>, iteration: number): R
     plateau: since >= x.plateau,
     space: x.space,
     lessons: (x.bank.lessons ?? []).filter(isActive),
+    corrections: x.corrections,
     seen: new Set(lineage.plans.map((p) => p.code)),
     rng: createRng(x.seed * 1_000_003 + iteration + 1),
   };

@@ -4,12 +4,15 @@ import { z } from "zod";
 import { ConfigError } from "../errors.ts";
 import { BankEvent } from "../store/bank.ts";
 import { appendJsonl, readJsonl, writeJsonAtomic } from "../store/jsonl.ts";
+import { takePidLock } from "../store/pid-lock.ts";
+import { AddressedCorrection, type CorrectionRecord, PLANNING_LOCK, readCorrections } from "./p2p-corrections.ts";
 import { TrainingOutcome } from "./p2p-ports.ts";
 
 /**
  * The lineage of a p2p search (docs/spec/reward-search.md §8.6), in its search directory beside search.json:
  * `plans.jsonl` (per iteration, written before its trainings: the reward, the configurations' hyper-parameters,
- * the revision that made them, the parent), `trainings/it<i>-c<c>-s<k>.json` (each training with its judged
+ * the revision that made them, how it addressed the user's corrections, the parent), `corrections.jsonl` (the
+ * user's corrections, p2p-corrections.ts), `trainings/it<i>-c<c>-s<k>.json` (each training with its judged
  * checkpoints, written when it ends), `iterations.jsonl` (per iteration once its trainings are judged: scores
  * per configuration and seed, the best configuration by its mean over seeds) and `bank-events.jsonl` (the
  * lessons). A search killed at any moment resumes from these: a planned iteration keeps its plan, a finished
@@ -37,6 +40,8 @@ export const PlanRecord = z.object({
     hpChanges: HpChanges,
     plateau: z.boolean(),
     note: z.string().optional(),
+    /** How this plan answered each correction outstanding when it was made (p2p-corrections.ts); absent with none. */
+    corrections: z.array(AddressedCorrection).optional(),
   }),
 });
 export type PlanRecord = z.infer<typeof PlanRecord>;
@@ -79,6 +84,10 @@ export interface P2pLog {
   appendIteration(r: IterationRecord): void;
   bankEvents(): BankEvent[];
   appendBankEvents(es: readonly BankEvent[]): void;
+  /** The user's corrections so far (p2p-corrections.ts). */
+  corrections(): CorrectionRecord[];
+  /** Runs `f` (reading the corrections, planning, writing the plan) while no correction can be added. */
+  planning<R>(f: () => Promise<R>): Promise<R>;
 }
 
 const trainingName = (i: number, c: number, s: number) => `it${i}-c${c}-s${s}.json`;
@@ -106,18 +115,34 @@ export const p2pDirLog = (dir: string): P2pLog => {
     appendIteration: (r) => appendJsonl(at("iterations.jsonl"), [IterationRecord.parse(r)]),
     bankEvents: () => readJsonl(at("bank-events.jsonl"), BankEvent),
     appendBankEvents: (es) => appendJsonl(at("bank-events.jsonl"), es),
+    corrections: () => readCorrections(dir),
+    planning: async (f) => {
+      const release = takePidLock(
+        at(PLANNING_LOCK),
+        (holder) => `${dir}: another process (${holder}) is planning this search's next iteration or adding a correction; wait for it, or stop it`,
+      );
+      try {
+        return await f();
+      } finally {
+        release();
+      }
+    },
   };
 };
 
 /** The same lineage in memory (tests). */
-export const memoryP2pLog = (): P2pLog & { trainingWrites: TrainingRecord[] } => {
+export const memoryP2pLog = (): P2pLog & { trainingWrites: TrainingRecord[]; addCorrection(c: CorrectionRecord): void } => {
   const plans: PlanRecord[] = [];
   const iterations: IterationRecord[] = [];
   const events: BankEvent[] = [];
   const trainings = new Map<string, TrainingRecord>();
   const trainingWrites: TrainingRecord[] = [];
+  const corrections: CorrectionRecord[] = [];
   return {
     trainingWrites,
+    addCorrection: (c) => void corrections.push(c),
+    corrections: () => [...corrections],
+    planning: (f) => f(),
     plans: () => [...plans],
     appendPlan: (p) => void plans.push(PlanRecord.parse(p)),
     training: (i, c, s) => trainings.get(trainingName(i, c, s)),

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Lesson } from "../store/lesson.ts";
+import type { AddressedCorrection, CorrectionRecord } from "./p2p-corrections.ts";
 import type { Rng } from "../util/rng.ts";
 
 /**
@@ -138,6 +139,8 @@ export interface ReviseContext<T, I> {
   plateau: boolean;
   space: HpSpace;
   lessons: readonly Lesson[];
+  /** The user's corrections this revision must address, each by its index (p2p-corrections.ts). */
+  corrections: readonly CorrectionRecord[];
   seen: ReadonlySet<string>;
   rng: Rng;
 }
@@ -155,6 +158,8 @@ export interface Revision {
   code: string;
   hpChanges: Record<string, readonly [number, number]>;
   note?: string;
+  /** How it addressed each outstanding correction (read false: a reviser that cannot read words says so); absent with none. */
+  corrections?: AddressedCorrection[];
 }
 
 interface InitialContext<T, I> {

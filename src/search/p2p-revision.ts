@@ -1,3 +1,4 @@
+import { addressedProblem, type CorrectionRecord } from "./p2p-corrections.ts";
 import { hpChangeProblem, type HpChanges } from "./p2p-hp.ts";
 import type { HpSet, HpSpace, Revision } from "./p2p-ports.ts";
 
@@ -6,7 +7,7 @@ import type { HpSet, HpSpace, Revision } from "./p2p-ports.ts";
  * an iteration that exists; it makes 1–2 planned reward changes (causal attribution), any number when it rewrites
  * the reward's structure, none when it keeps the code ("no change"); after a plateau a structural rewrite is
  * required; its hyper-parameter changes start from the values of the iteration it builds on and stay within
- * bounds. A problem names the field.
+ * bounds; it says how it addresses each of the user's outstanding corrections. A problem names the field.
  */
 
 export const MAX_REWARD_CHANGES = 2;
@@ -18,10 +19,15 @@ export interface RevisionRules {
   space: HpSpace;
   /** The code and hyper-parameters of each earlier iteration (what basedOn restores). */
   base: (iteration: number) => { code: string; hp: HpSet } | undefined;
+  /** The user's corrections this revision must address (p2p-corrections.ts). */
+  outstanding: readonly CorrectionRecord[];
 }
 
 export const revisionProblem = (
-  r: Pick<Revision, "basedOn" | "rewardChanges" | "structural" | "noChange" | "code"> & { hpChanges: HpChanges },
+  r: Pick<Revision, "basedOn" | "rewardChanges" | "structural" | "noChange" | "code"> & {
+    hpChanges: HpChanges;
+    corrections?: readonly { correction: number; how: string }[] | undefined;
+  },
   rules: RevisionRules,
 ): string | null => {
   const base = rules.base(r.basedOn);
@@ -33,5 +39,5 @@ export const revisionProblem = (
   if (!r.noChange && !r.structural && (r.rewardChanges.length < 1 || r.rewardChanges.length > MAX_REWARD_CHANGES))
     return `rewardChanges: ${r.rewardChanges.length} planned changes; make 1–${MAX_REWARD_CHANGES} so their effect can be told apart, or mark a structural rewrite`;
   if (!r.noChange && r.code.trim() === base.code.trim()) return `code: the same as iteration ${r.basedOn}'s; change it, or answer "no change"`;
-  return hpChangeProblem(r.hpChanges, base.hp, rules.space);
+  return hpChangeProblem(r.hpChanges, base.hp, rules.space) ?? addressedProblem(r.corrections ?? [], rules.outstanding);
 };

@@ -69,6 +69,7 @@ const runWith = (o: {
   reviser?: Reviser<FakeTask, FakeInstance>;
   log?: P2pLog;
   failAt?: number;
+  onCorrected?: P2pRun<FakeTask, FakeInstance>["onCorrected"];
 }) => {
   const t = trainerOf(o.score, o.failAt === undefined ? {} : { failAt: o.failAt });
   const run: P2pRun<FakeTask, FakeInstance> = {
@@ -83,6 +84,7 @@ const runWith = (o: {
     log: o.log ?? memoryP2pLog(),
     budget: o.budget,
     config: P2pConfig.parse(o.config ?? {}),
+    ...(o.onCorrected ? { onCorrected: o.onCorrected } : {}),
   };
   return { result: runP2p(run), calls: t.calls, run };
 };
@@ -192,5 +194,59 @@ describe("p2p strategy", () => {
     const files = (d: string) => [...readdirSync(d), ...readdirSync(join(d, "trainings")).map((f) => join("trainings", f))].sort();
     expect(files(cut)).toEqual(files(whole));
     for (const f of files(whole).filter((f) => f.includes("."))) expect(readFileSync(join(cut, f), "utf8"), f).toBe(readFileSync(join(whole, f), "utf8"));
+  });
+});
+
+describe("p2p strategy: corrections from the user", () => {
+  const passes: Score = () => 1;
+  const correction = (index: number, iteration: number, text: string) => ({
+    schemaVersion: 1 as const,
+    index,
+    iteration,
+    afterIteration: iteration - 1,
+    text,
+    at: "2026-12-07T02:00:00.000Z",
+  });
+  const answering = () =>
+    scriptedReviser((ctx) => ({ corrections: ctx.corrections.map((c) => ({ correction: c.index, how: `weighted landing for ${c.text}`, addressed: true })) }));
+
+  it("lets a finished search plan one more iteration past its stop to address a correction, says so, and records how", async () => {
+    const log = memoryP2pLog();
+    const cfg = { configs: 1, trainSeeds: 1 };
+    const first = await runWith({ score: passes, budget: 5, config: cfg, log }).result;
+    expect([first.stop, first.iterations.length]).toEqual(["passed", 1]);
+    // Run again with no correction: still finished, nothing trained.
+    const again = runWith({ score: passes, budget: 5, config: cfg, log });
+    expect([(await again.result).iterations.length, again.calls.length]).toEqual([1, 0]);
+    log.addCorrection(correction(0, 1, "land softer"));
+    const reviser = answering();
+    const continued: unknown[] = [];
+    const r = await runWith({ score: passes, budget: 5, config: cfg, log, reviser, onCorrected: (...a) => continued.push(a) }).result;
+    expect(continued).toEqual([["passed", 1, [0]]]);
+    expect(reviser.seen.map((c) => c.corrections.map((x) => x.text))).toEqual([["land softer"]]);
+    expect(r.iterations).toHaveLength(2);
+    expect(r.stop).toBe("passed");
+    expect(r.plans[1]!.revision.corrections).toEqual([{ correction: 0, how: "weighted landing for land softer", addressed: true }]);
+  });
+
+  it("continues past the iteration cap for a correction, but never past the training budget", async () => {
+    const cfg = { configs: 1, trainSeeds: 1, maxIterations: 2 };
+    const log = memoryP2pLog();
+    expect((await runWith({ score: low, budget: 3, config: cfg, log }).result).stop).toBe("iterations");
+    log.addCorrection(correction(0, 2, "jump higher"));
+    const r = await runWith({ score: low, budget: 3, config: cfg, log, reviser: answering() }).result;
+    expect([r.stop, r.iterations.length]).toEqual(["iterations", 3]);
+    log.addCorrection(correction(1, 3, "higher still"));
+    const spent = runWith({ score: low, budget: 3, config: cfg, log, reviser: answering() });
+    expect([(await spent.result).stop, spent.calls.length]).toEqual(["budget", 0]);
+  });
+
+  it("refuses a revision that does not say how it addresses an outstanding correction", async () => {
+    const log = memoryP2pLog();
+    await runWith({ score: passes, budget: 4, config: { configs: 1, trainSeeds: 1 }, log }).result;
+    log.addCorrection(correction(0, 1, "land softer"));
+    await expect(runWith({ score: passes, budget: 4, config: { configs: 1, trainSeeds: 1 }, log }).result).rejects.toThrow(
+      /broke a rule at iteration 1: corrections: correction 0 not addressed/,
+    );
   });
 });

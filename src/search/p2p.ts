@@ -8,6 +8,7 @@ import { settleAll } from "./batch.ts";
 import type { SearchInstance } from "./evaluator.ts";
 import type { P2pConfig } from "./p2p-config.ts";
 import { bestIteration, reviseContext, viewOf, type ContextInput } from "./p2p-context.ts";
+import { outstandingCorrections } from "./p2p-corrections.ts";
 import { applyHpChanges, hpChangeProblem } from "./p2p-hp.ts";
 import { P2P_SCHEMA_VERSION, type IterationRecord, type P2pLog, type PlanRecord, type TrainingRecord } from "./p2p-log.ts";
 import { HP_DIRECTIVES, type CheckpointJudge, type HpSet, type HpSpace, type HpTrainer, type Reviser } from "./p2p-ports.ts";
@@ -20,10 +21,12 @@ import { revisionProblem } from "./p2p-revision.ts";
  * seeds (never its best seed) and the iteration's score is its best configuration's. The reviser then writes the
  * next reward and HP changes, building on any earlier iteration with that iteration's code and HPs, and the
  * variants add N − 1 configurations. Stops when the score reaches the pass threshold, after `maxIterations`, or
- * when the training budget (exact: search.budget trainings) cannot pay for another configuration.
+ * when the training budget (exact: search.budget trainings) cannot pay for another configuration. A correction the
+ * user added after the search stopped (p2p-corrections.ts) lets it plan one more iteration past a pass or the
+ * iteration cap, to address it; never past the budget.
  */
 
-type P2pStop = "passed" | "iterations" | "budget";
+export type P2pStop = "passed" | "iterations" | "budget";
 
 export interface P2pRun<T, I extends SearchInstance> {
   task: T;
@@ -42,6 +45,8 @@ export interface P2pRun<T, I extends SearchInstance> {
   config: P2pConfig;
   onTraining?: (t: TrainingRecord, replayed: boolean) => void;
   onIteration?: (r: IterationRecord, plan: PlanRecord) => void;
+  /** The search goes on past `stop` to plan `iteration`, because the user added the corrections `indices` for it. */
+  onCorrected?: (stop: P2pStop, iteration: number, indices: number[]) => void;
 }
 
 export interface P2pResult {
@@ -80,11 +85,29 @@ interface State {
 
 const spentOf = (plans: readonly PlanRecord[], seeds: number): number => plans.reduce((n, p) => n + p.configs.length * seeds, 0);
 
-const stopOf = <T, I extends SearchInstance>(run: P2pRun<T, I>, s: State, it: number, passAt: number): P2pStop | undefined => {
+const budgetLeftFor = <T, I extends SearchInstance>(run: P2pRun<T, I>, s: State, it: number): boolean =>
+  !!s.lineage.plans[it] || spentOf(s.lineage.plans, run.config.trainSeeds) + run.config.trainSeeds <= run.budget;
+
+const rulesStop = <T, I extends SearchInstance>(run: P2pRun<T, I>, s: State, it: number, passAt: number): P2pStop | undefined => {
   const best = bestIteration(s.lineage.iterations);
   if (best && best.score >= passAt) return "passed";
   if (it >= run.config.maxIterations) return "iterations";
-  if (!s.lineage.plans[it] && spentOf(s.lineage.plans, run.config.trainSeeds) + run.config.trainSeeds > run.budget) return "budget";
+  if (!budgetLeftFor(run, s, it)) return "budget";
+  return undefined;
+};
+
+/** The stop before iteration `it`, unless corrections added for it (after the search had stopped there) ask for one more the budget can pay. */
+const stopOf = <T, I extends SearchInstance>(run: P2pRun<T, I>, s: State, it: number, passAt: number): P2pStop | undefined => {
+  const stop = rulesStop(run, s, it, passAt);
+  if (!stop || stop === "budget" || s.lineage.plans[it]) return stop;
+  const added = run.log.corrections().filter((c) => c.iteration === it);
+  if (added.length === 0) return stop;
+  if (!budgetLeftFor(run, s, it)) return "budget";
+  run.onCorrected?.(
+    stop,
+    it,
+    added.map((c) => c.index),
+  );
   return undefined;
 };
 
@@ -115,11 +138,12 @@ const firstPlan = async <T, I extends SearchInstance>(run: P2pRun<T, I>, s: Stat
 };
 
 const revisedPlan = async <T, I extends SearchInstance>(run: P2pRun<T, I>, s: State, it: number, n: number, passAt: number): Promise<PlanRecord> => {
-  const input: ContextInput<T, I> = { ...run, lineage: s.lineage, bank: s.bank, passAt, plateau: run.config.plateau };
+  const corrections = outstandingCorrections(run.log.corrections(), s.lineage.plans, it);
+  const input: ContextInput<T, I> = { ...run, lineage: s.lineage, bank: s.bank, passAt, plateau: run.config.plateau, corrections };
   const ctx = reviseContext(input, it);
   const r = await run.reviser.revise(ctx);
   const base = (i: number) => (s.lineage.iterations[i] ? viewOf(s.lineage, i) : undefined);
-  const problem = revisionProblem(r, { iteration: it, plateau: ctx.plateau, space: run.space, base });
+  const problem = revisionProblem(r, { iteration: it, plateau: ctx.plateau, space: run.space, base, outstanding: corrections });
   if (problem) throw new InvariantError(`p2p: the reviser (${run.reviser.label}) broke a rule at iteration ${it}: ${problem}`);
   const from = base(r.basedOn)!;
   const hp = applyHpChanges(from.hp, r.hpChanges);
@@ -132,6 +156,7 @@ const revisedPlan = async <T, I extends SearchInstance>(run: P2pRun<T, I>, s: St
     hpChanges: Object.fromEntries(Object.entries(r.hpChanges).map(([k, v]) => [k, [v[0], v[1]] as [number, number]])),
     plateau: ctx.plateau,
     ...(r.note ? { note: r.note } : {}),
+    ...(r.corrections?.length ? { corrections: r.corrections } : {}),
   };
   const code = r.noChange ? from.code : r.code;
   return { schemaVersion: P2P_SCHEMA_VERSION, iteration: it, parent: r.basedOn, code, configs: await configsOf(run, hp, ctx.hpHints, n, it), revision };
@@ -163,8 +188,12 @@ const planOf = async <T, I extends SearchInstance>(run: P2pRun<T, I>, s: State, 
   }
   const left = run.budget - spentOf(s.lineage.plans, run.config.trainSeeds);
   const n = Math.min(run.config.configs, Math.floor(left / run.config.trainSeeds));
-  const plan = it === 0 ? await firstPlan(run, s, n) : await revisedPlan(run, s, it, n, passAt);
-  run.log.appendPlan(plan);
+  // No correction is added between reading the outstanding ones and writing the plan that answers them.
+  const plan = await run.log.planning(async () => {
+    const p = it === 0 ? await firstPlan(run, s, n) : await revisedPlan(run, s, it, n, passAt);
+    run.log.appendPlan(p);
+    return p;
+  });
   s.lineage.plans.push(plan);
   await addLesson(run as P2pRun<unknown, SearchInstance>, s, plan);
   return plan;

@@ -1,7 +1,9 @@
 import { join } from "node:path";
 import { CANDIDATE_SCHEMA_VERSION, type SearchHeader } from "../../../src/search/candidates.ts";
 import { searchBudget } from "../../../src/search/config.ts";
-import { runP2p, type P2pResult } from "../../../src/search/p2p.ts";
+import { runP2p, type P2pResult, type P2pStop } from "../../../src/search/p2p.ts";
+import { outstandingCorrections, readCorrections } from "../../../src/search/p2p-corrections.ts";
+import { terminalText } from "../../../src/util/terminal-text.ts";
 import { p2pDirLog, type IterationRecord, type PlanRecord, type TrainingRecord } from "../../../src/search/p2p-log.ts";
 import type { Reviser } from "../../../src/search/p2p-ports.ts";
 import { openSearchDir } from "../../../src/search/search-dir.ts";
@@ -19,8 +21,9 @@ import type { SearchSettings } from "./search-settings.ts";
 /**
  * `hexa search --strategy p2p` on a task with F (docs/spec/reward-search.md §8.6): the p2p strategy with the
  * fitness judge, the trainer pool and the given reviser, its lineage in the search directory (search.json,
- * plans.jsonl, trainings/, iterations.jsonl, bank-events.jsonl; the same directory again resumes it), then the
- * final score of the best iteration's code (final-scores.json).
+ * plans.jsonl, trainings/, iterations.jsonl, bank-events.jsonl, corrections.jsonl; the same directory again, or
+ * --resume, goes on with it), then the final score of the best iteration's code (final-scores.json). It says when a
+ * correction lets a finished search go on, how each plan answered the corrections, and which remain.
  */
 
 export interface P2pIo {
@@ -39,6 +42,22 @@ const trainingLine = (t: TrainingRecord, replayed: boolean) =>
 
 const iterationLine = (r: IterationRecord, p: PlanRecord) =>
   `iteration ${r.iteration}${r.parent === null ? "" : ` (based on ${r.parent})`}: best config ${r.best} mean ${f2(r.score)} over seeds${r.newBest ? ", a new best" : ""}; configs ${r.configs.map((c) => `${c.directive} ${f2(c.mean)}±${f2(c.std)}`).join(", ")}${p.revision.plateau ? "; structural rewrite after a plateau" : ""}\n`;
+
+const STOP_WORDS = { passed: "passed", iterations: "reached its iteration cap", budget: "spent its training budget" } as const;
+
+const correctedLine = (stop: P2pStop, iteration: number, indices: readonly number[]) =>
+  `p2p: the search had ${STOP_WORDS[stop]}; it goes on to iteration ${iteration} only because correction${indices.length > 1 ? "s" : ""} ${indices.join(", ")} ${indices.length > 1 ? "were" : "was"} added since, for that iteration's reviser to address\n`;
+
+const addressedText = (p: PlanRecord) =>
+  (p.revision.corrections ?? []).map((a) => `correction ${a.correction} ${a.addressed ? "addressed" : "not addressed"}: ${a.how}`).join("; ");
+
+/** The corrections no plan addressed yet, said after the search: the next iteration's reviser is asked again, if the budget allows one. */
+const outstandingNote = (out: string, r: P2pResult): string => {
+  const left = outstandingCorrections(readCorrections(out), r.plans, r.plans.length);
+  if (left.length === 0) return "";
+  const why = r.stop === "budget" ? "the training budget is spent, so no iteration can" : "the next iteration's reviser is asked again";
+  return `note: correction${left.length > 1 ? "s" : ""} ${left.map((c) => c.index).join(", ")} not addressed yet; ${why}\n`;
+};
 
 const summary = (r: P2pResult, label: string): string => {
   const stop = { passed: `passed (score ≥ ${r.passAt})`, iterations: "the iteration cap", budget: "the training budget" }[r.stop];
@@ -81,9 +100,11 @@ export const executeP2p = async (s: SearchSettings, io: P2pIo): Promise<P2pResul
     budget,
     config: s.search.p2p,
     onTraining: (t, replayed) => io.stderr(trainingLine(t, replayed)),
-    onIteration: (it, p) => io.stderr(iterationLine(it, p)),
+    onIteration: (it, p) => io.stderr(terminalText(`${iterationLine(it, p)}${p.revision.corrections ? `  ${addressedText(p)}\n` : ""}`)),
+    onCorrected: (stop, it, indices) => io.stderr(correctedLine(stop, it, indices)),
   });
   io.stdout(`${summary(r, judge.label)}\n`);
+  io.stderr(outstandingNote(io.out, r));
   // The final score of §7, as every method's: the best iteration's code on fresh seeds, with the task's PPO settings.
   const found = p2pFinalReward(io.out, instance, s.search.p2p.trainSeeds);
   const score = await finalScoreOf({

@@ -9,11 +9,11 @@ import { FLAGS, TRAINER_FLAGS } from "./search-flags.ts";
 
 const searchCommandFlags = (y: Argv) =>
   withOptionsByName(
-    y.positional("task", { type: "string", demandOption: true, describe: "a reward-search task (hexa levels list --family reward-search)" }).option("method", {
+    y.positional("task", { type: "string", describe: "a reward-search task (hexa levels list --family reward-search); none with --resume" }).option("method", {
       alias: "strategy",
       choices: SEARCH_METHODS,
-      demandOption: true,
-      describe: "eureka (K samples × I iterations), rf-agent (tree search) or p2p (reward and PPO settings revised together, configs × seeds per iteration)",
+      describe:
+        "eureka (K samples × I iterations), rf-agent (tree search) or p2p (reward and PPO settings revised together, configs × seeds per iteration); none with --resume",
     }),
     flagOptions([...FLAGS, ...TRAINER_FLAGS]),
   )
@@ -38,6 +38,17 @@ const searchCommandFlags = (y: Argv) =>
       type: "string",
       describe: "run directory (search.json, candidates.jsonl); the same directory again resumes (default runs/search/METHOD-TASK-sSEED)",
     })
+    .option("resume", {
+      type: "string",
+      describe: "a search directory to go on with, on the settings its search-config.json records (give no task, --method or search flags)",
+    })
+    .option("correct", {
+      type: "string",
+      array: true,
+      describe:
+        'with --resume, p2p: a correction in words (e.g. "land softer") that the next iteration\'s reviser must address and the judges weigh; repeatable',
+    })
+    .option("correct-file", { type: "string", describe: "with --resume, p2p: a correction read from a text file (at most 4 KiB)" })
     .option("trainer-cache", { type: "string", describe: "trainer result cache (default .trainer-cache beside the search directory, in its parent folder)" })
     .option("processes", { type: "number", coerce: positiveIntFlag("processes"), describe: "trainer processes at once (default: one per core)" })
     .option("model", { type: "string", describe: "llm: model name" })
@@ -49,7 +60,8 @@ const searchCommandFlags = (y: Argv) =>
         "llm: a YAML whose llm.actor is the proposer's model, as in a run config: an endpoint, or provider: llama-cpp with a GGUF file run in this process",
     })
     .example("$0 search cartpole --method rf-agent --budget 16 --train-steps 20000", "RF-Agent's tree search with the heuristic proposer")
-    .example("$0 search cartpole --strategy p2p --budget 12 --configs 3 --train-seeds 2", "the p2p loop offline: heuristic reviser, fitness judge");
+    .example("$0 search cartpole --strategy p2p --budget 12 --configs 3 --train-seeds 2", "the p2p loop offline: heuristic reviser, fitness judge")
+    .example('$0 search --resume runs/search/p2p-hopper-s0 --correct "land softer"', "a correction to a stopped or finished p2p search, which then goes on");
 
 /** The flags `hexa search` reads (levels/reward-search/cli/search-run.ts). */
 export type SearchCommandArgs = ArgsOf<typeof searchCommandFlags>;
@@ -57,7 +69,7 @@ export type SearchCommandArgs = ArgsOf<typeof searchCommandFlags>;
 /** `hexa search TASK --method eureka|rf-agent|p2p`: one method on one task instance, with an exact candidate budget; its record and report ask `host` (src/family/host.ts). */
 export const searchCommand = (host: FamilyHost) =>
   defineCommand({
-    command: "search <task>",
+    command: "search [task]",
     describe: "search reward functions for one reward-search task with Eureka's greedy evolution, RF-Agent's tree search or the p2p loop",
     builder: searchCommandFlags,
     // The search's modules are loaded only here: `hexa search --help` starts fast.

@@ -84,11 +84,16 @@ const RULES = `Rules for a faithful judge:
 - thresholds are what the intent literally asks; never loosen a metric to make it easier to pass;
 - ask of each leaf: could a wrong behaviour pass it? could a right one fail it?`;
 
-/** The system prompt: the role, the environment, the contract, the scoring rules and the rules. */
-export const systemPrompt = (intent: string, env: AuthoringEnv): string =>
+/**
+ * The system prompt: the role, the intent with the user's corrections of the search so far (the text of
+ * correctionsForJudges, src/search/p2p-corrections.ts; none: the prompt is as without), the environment, the
+ * contract, the scoring rules and the rules.
+ */
+export const systemPrompt = (intent: string, env: AuthoringEnv, corrections?: string): string =>
   [
     "You write code judges: programs that decide from a recorded episode of a MuJoCo robot whether it did what an intent in words asks.",
     `Intent: ${JSON.stringify(intent)}`,
+    ...(corrections ? [`${corrections}\nEvery correction is part of the intent: give it leaves, or change the metrics and thresholds it refines.`] : []),
     `## Environment\n${envText(env)}`,
     `## The judge's code\n${CONTRACT}`,
     `## Scoring\n${SCORING}`,

@@ -55,13 +55,27 @@ const RUBRIC = [
 const TRAIL_NOTE =
   "Two sequences of the same episode follow. The first shows each moment as it is. In the second each picture also carries faint copies of the poses just before it, so that the direction and speed of motion show.";
 
-/** Turn 2, before the pictures: the criteria verbatim and what to answer. */
-export const verdictPrompt = (intent: string, criteria: readonly string[], o: { trail: boolean; video: boolean; context: string | undefined }) =>
+/** The user's corrections in the verdict turn: their text (correctionsForJudges, src/search/p2p-corrections.ts) and how to weigh them. */
+const correctionLines = (corrections: string | undefined) =>
+  corrections
+    ? ["", corrections, "Judge the episode by the criteria as these corrections refine them: a behaviour that ignores a correction has a notable flaw."]
+    : [];
+
+/**
+ * Turn 2, before the pictures: the criteria verbatim, the user's corrections of the search so far (the text of
+ * correctionsForJudges; none: the prompt is as without), and what to answer.
+ */
+export const verdictPrompt = (
+  intent: string,
+  criteria: readonly string[],
+  o: { trail: boolean; video: boolean; context: string | undefined; corrections?: string | undefined },
+) =>
   [
     `The behaviour wanted: "${intent}"${contextLines(o.context)}`,
     "",
     "Your criteria, fixed before you saw the episode:",
     ...criteria.map((c, i) => `${i + 1}. ${c}`),
+    ...correctionLines(o.corrections),
     "",
     o.video ? "The episode follows as a video." : "The episode follows as pictures in time order, each labelled with its time.",
     ...(o.trail ? [TRAIL_NOTE] : []),

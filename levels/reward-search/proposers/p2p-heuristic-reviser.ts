@@ -10,7 +10,8 @@ import { heuristicProposer } from "./heuristic-proposer.ts";
  * judge): it builds on the best iteration after a regression (a branch, with that iteration's HPs) and on the
  * current one otherwise; its one reward change is the heuristic proposer's answer to the reward reflection
  * (a structural one — a term added or dropped — on a plateau); its one HP change is the first HP rule the
- * diagnostics fire; its variants scale one setting per directive. It never answers "no change".
+ * diagnostics fire; its variants scale one setting per directive. It never answers "no change". It cannot read
+ * the user's corrections: each is recorded as not addressed, saying so, and asked again of the next revision.
  */
 
 const round = (x: number) => Number(x.toPrecision(3));
@@ -42,6 +43,9 @@ const lessonOf = (ctx: ReviseContext<RewardTask, TaskInstance>): string => {
     : `Iteration ${c.iteration}'s change (${c.changes}) scored ${s(c.score)}, below the best ${s(ctx.best.score)} of iteration ${ctx.best.iteration}: do not repeat it.`;
 };
 
+/** What the heuristic reviser records against a correction: words it cannot read, labelled, never pretended. */
+export const HEURISTIC_CORRECTION_HOW = "not addressed: the heuristic reviser (no LLM) cannot read words; a search with --proposer llm acts on corrections";
+
 const revise = async (ctx: ReviseContext<RewardTask, TaskInstance>): Promise<Revision> => {
   const regressed = (ctx.current.score ?? 0) < (ctx.best.score ?? 0);
   const base = regressed ? ctx.best : ctx.current;
@@ -64,6 +68,7 @@ const revise = async (ctx: ReviseContext<RewardTask, TaskInstance>): Promise<Rev
     noChange: false,
     code: p.code,
     hpChanges: ruleChange(ctx, base),
+    ...(ctx.corrections.length ? { corrections: ctx.corrections.map((c) => ({ correction: c.index, how: HEURISTIC_CORRECTION_HOW, addressed: false })) } : {}),
   };
 };
 

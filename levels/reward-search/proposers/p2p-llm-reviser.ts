@@ -2,6 +2,7 @@ import { z } from "zod";
 import { ModelOutputError } from "../../../src/errors.ts";
 import type { ChatModel } from "../../../src/llm/chat-model.ts";
 import { invokeStructured } from "../../../src/llm/structured.ts";
+import { MAX_CORRECTIONS } from "../../../src/search/p2p-corrections.ts";
 import { hpChangeProblem } from "../../../src/search/p2p-hp.ts";
 import type { HpSpace, Reviser, ReviseContext, Revision } from "../../../src/search/p2p-ports.ts";
 import { revisionProblem } from "../../../src/search/p2p-revision.ts";
@@ -14,9 +15,10 @@ import { revisionMessages, variantMessages } from "./p2p-prompts.ts";
 /**
  * The p2p reviser on a model: one request per revision (p2p-prompts.ts), its answer held to a zod schema that
  * also checks the reviser's rules (p2p-revision.ts: basedOn, 1–2 changes, the structural rewrite after a
- * plateau, HP bounds), with one retry showing the problem; one request per HP variant. An answer that stays
- * unusable keeps the search going, noted: the best iteration's code and HPs again (after a plateau, the best
- * code on the current iteration, which differs from it); an unusable variant changes nothing.
+ * plateau, HP bounds, how each of the user's outstanding corrections is addressed), with one retry showing the
+ * problem; one request per HP variant. An answer that stays unusable keeps the search going, noted: the best
+ * iteration's code and HPs again (after a plateau, the best code on the current iteration, which differs from
+ * it), its corrections marked not addressed so the next revision is asked again; an unusable variant changes nothing.
  */
 
 const HpChanges = z.record(z.string(), z.tuple([z.number(), z.number()])).default({});
@@ -30,18 +32,31 @@ const RevisionAnswer = z.object({
   noChange: z.boolean(),
   code: z.string().max(20_000),
   hpChanges: HpChanges,
+  /** How the revision addresses each outstanding correction, by its index. */
+  corrections: z
+    .array(z.strictObject({ correction: z.number().int().min(0), how: z.string().min(1).max(2000) }))
+    .max(MAX_CORRECTIONS)
+    .default([]),
 });
 
 const revisionSchema = (ctx: ReviseContext<RewardTask, TaskInstance>) =>
   RevisionAnswer.superRefine((a, issues) => {
     const base = (i: number) => ctx.history[i];
-    const problem = revisionProblem(a, { iteration: ctx.iteration, plateau: ctx.plateau, space: ctx.space, base });
+    const problem = revisionProblem(a, { iteration: ctx.iteration, plateau: ctx.plateau, space: ctx.space, base, outstanding: ctx.corrections });
     if (problem) issues.addIssue({ code: "custom", message: problem });
   });
 
+/** The checked answer as a revision: every correction it answers is addressed in its words. */
+const revisionOf = (a: z.infer<typeof RevisionAnswer>): Revision => {
+  const { corrections, ...rest } = a;
+  return { ...rest, ...(corrections.length ? { corrections: corrections.map((c) => ({ ...c, addressed: true })) } : {}) };
+};
+
 const fallback = (ctx: ReviseContext<RewardTask, TaskInstance>, why: string): Revision => {
   const note = `the revision was unusable: ${why}`;
-  const common = { diagnosis: "(no usable answer)", lesson: "", hpChanges: {}, note };
+  const how = `not addressed: the revision was unusable (${why.slice(0, 300)})`;
+  const corrections = ctx.corrections.map((c) => ({ correction: c.index, how, addressed: false }));
+  const common = { diagnosis: "(no usable answer)", lesson: "", hpChanges: {}, note, ...(corrections.length ? { corrections } : {}) };
   if (ctx.plateau)
     return {
       ...common,
@@ -86,7 +101,7 @@ export const llmReviser = (model: ChatModel): Reviser<RewardTask, TaskInstance> 
         const { value } = await invokeStructured(model, revisionMessages(ctx, await taskOf(ctx.task, ctx.instance)), revisionSchema(ctx), {
           name: "p2p_revision",
         });
-        return value;
+        return revisionOf(value);
       } catch (e) {
         if (!(e instanceof ModelOutputError)) throw e;
         return fallback(ctx, e.message);

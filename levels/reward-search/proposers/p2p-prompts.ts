@@ -8,8 +8,9 @@ import type { RewardTask, TaskInstance } from "../task.ts";
 /**
  * The p2p reviser's requests (docs/spec/reward-search.md §8.6): hexa's own wording of Prompt-to-Policy's revision
  * agent — its inputs (current and best code, the checkpoint table, guardrails, PPO diagnostics with the HP rules,
- * a short history, the lessons) and its rules (1–2 changes, a structural rewrite after a plateau, "no change"
- * allowed, HP changes within bounds) — and the HP variants asked with one directive each.
+ * a short history, the lessons, the user's corrections) and its rules (1–2 changes, a structural rewrite after a
+ * plateau, "no change" allowed, HP changes within bounds, every correction addressed) — and the HP variants asked
+ * with one directive each.
  */
 
 const SYSTEM = [
@@ -54,6 +55,19 @@ const diagnosticsText = (ctx: ReviseContext<RewardTask, TaskInstance>): string =
 export const plateauWarning = (since: number) =>
   `WARNING — plateau: no new best for ${since} iteration${since === 1 ? "" : "s"}. Small changes have stopped helping: rewrite the reward's structure (structural true: new terms, a new form, a different way to measure progress), with as many changes as that takes.`;
 
+/** The user's corrections this revision must address, each with its index and the iteration it came after. */
+const correctionsText = (ctx: ReviseContext<RewardTask, TaskInstance>): string =>
+  [
+    "## Corrections from the user (address every one)",
+    "The user watched the results and asked for these changes. Each overrides earlier guidance where they conflict; say in `corrections` how this revision addresses each (a change to the reward or its weights, a hyper-parameter, or why the evidence says it is already met).",
+    ...ctx.corrections.map(
+      (c) => `- correction ${c.index}${c.afterIteration === null ? "" : ` (after iteration ${c.afterIteration})`}: ${JSON.stringify(c.text)}`,
+    ),
+  ].join("\n");
+
+const ANSWER =
+  "diagnosis, lesson (one sentence for later iterations), basedOn, rewardChanges, structural, noChange, code (the whole reward; repeat the base code when noChange), hpChanges";
+
 export const revisionMessages = (ctx: ReviseContext<RewardTask, TaskInstance>, task: string): Message[] => {
   const lessons = renderLessonsBlock(ctx.lessons);
   const sections = [
@@ -67,8 +81,11 @@ export const revisionMessages = (ctx: ReviseContext<RewardTask, TaskInstance>, t
     `## History\n${ctx.history.map(iterationText).join("\n")}`,
     ...(lessons ? [lessons] : []),
     `## Hyper-parameters you may change, with bounds\n${boundsText(ctx.space)}`,
+    ...(ctx.corrections.length ? [correctionsText(ctx)] : []),
     ...(ctx.plateau ? [plateauWarning(ctx.sinceBest)] : []),
-    `Plan iteration ${ctx.iteration}. Answer in JSON: diagnosis, lesson (one sentence for later iterations), basedOn, rewardChanges, structural, noChange, code (the whole reward; repeat the base code when noChange), hpChanges.`,
+    ctx.corrections.length
+      ? `Plan iteration ${ctx.iteration}. Answer in JSON: ${ANSWER}, corrections ([{"correction": index, "how": "how this revision addresses it"}], one per correction above).`
+      : `Plan iteration ${ctx.iteration}. Answer in JSON: ${ANSWER}.`,
   ];
   return [
     { role: "system", content: SYSTEM },

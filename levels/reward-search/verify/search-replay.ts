@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import type { SearchReplay, SearchReplayRecord } from "../../../src/family/replay.ts";
+import { copyCorrections } from "../../../src/search/p2p-corrections.ts";
 import { SEARCH_RECORD_FILE } from "../../../src/search/search-record.ts";
 import { CannotVerify } from "../../../src/verify/outcome.ts";
 import { executeSearch } from "../cli/search-execute.ts";
@@ -47,7 +48,8 @@ const replaySettings = (s: SearchSettings, workDir: string): SearchSettings => {
 /**
  * A `hexa search` under `hexa verify` (docs/guides/verify.md): the search's own code runs again on its recorded
  * settings, its proposer's requests answered from the recorded exchanges and every training from the trainer
- * cache, exactly as a run's replay answers them; some trainings trained again on request.
+ * cache, exactly as a run's replay answers them, a p2p search's corrections read from its lineage; some trainings
+ * trained again on request.
  */
 export const replaySearch = (record: SearchReplayRecord): SearchReplay => {
   const recorded = settingsOf(record);
@@ -67,8 +69,10 @@ export const replaySearch = (record: SearchReplayRecord): SearchReplay => {
     execute: async (out) => {
       const model = s.llm ? record.model("actor", s.llm.model) : undefined;
       const quiet = { out, pool, stdout: () => {}, stderr: () => {} };
-      if (s.method === "p2p") await executeP2p(s, { ...quiet, reviser: model ? llmReviser(model) : heuristicReviser() });
-      else await executeSearch(s, { ...quiet, proposer: model ? llmProposer(model) : heuristicProposer() });
+      if (s.method === "p2p") {
+        copyCorrections(record.searchDir, out);
+        await executeP2p(s, { ...quiet, reviser: model ? llmReviser(model) : heuristicReviser() });
+      } else await executeSearch(s, { ...quiet, proposer: model ? llmProposer(model) : heuristicProposer() });
     },
   };
 };
