@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { join } from "node:path";
 import { ConfigError } from "../errors.ts";
 import type { EpisodeDrawer, Report } from "../report/inspect/model.ts";
@@ -168,28 +168,26 @@ const listenError = (e: NodeJS.ErrnoException, port: number): Error =>
       ? new ConfigError(`--port ${port}: not allowed to listen on 127.0.0.1:${port}; choose a port above 1023 with --port N`)
       : e;
 
-/** Serves the report on 127.0.0.1:`port` (0: any free port) until SIGINT or SIGTERM. */
-export const serve = (source: ServeSource, port: number): Promise<void> =>
-  new Promise((done, fail) => {
-    const live: Live = { built: source.build(), port, token: randomBytes(32).toString("hex"), clients: new Set(), gifs: new Map() };
-    const server = createServer((req, res) => {
-      try {
-        answer(source, live, req, res);
-      } catch (e) {
-        process.stderr.write(`hexa inspect: could not answer ${JSON.stringify(req.url)} (${(e as Error).message.split("\n")[0]})\n`);
-        if (!res.headersSent) text(res, 500, `could not answer this request (${(e as Error).message.split("\n")[0]})\n`);
-        else res.end();
-      }
-    });
-    const poll = setInterval(follow(source, live), POLL_MS);
-    const keepalive = setInterval(() => live.clients.forEach((c) => c.write(": keepalive\n\n")), KEEPALIVE_MS);
+/** What a served page does on its own: a timer each for following the folder and keeping the stream open. */
+interface Following {
+  clients: Set<ServerResponse>;
+  poll: () => void;
+}
 
+/**
+ * Listens on 127.0.0.1:`port` (0: any free port) until SIGINT or SIGTERM, polling and keeping the event streams
+ * open meanwhile; `onPort` learns the port it got, before the first request.
+ */
+const listenUntilStopped = (server: Server, port: number, following: Following, onPort: (port: number) => void, banner: string): Promise<void> =>
+  new Promise((done, fail) => {
+    const poll = setInterval(following.poll, POLL_MS);
+    const keepalive = setInterval(() => following.clients.forEach((c) => c.write(": keepalive\n\n")), KEEPALIVE_MS);
     const stop = () => {
       clearInterval(poll);
       clearInterval(keepalive);
       process.off("SIGINT", stop);
       process.off("SIGTERM", stop);
-      live.clients.forEach((c) => c.end());
+      following.clients.forEach((c) => c.end());
       server.closeAllConnections();
       server.close(() => {
         process.stderr.write("\nhexa inspect: stopped\n");
@@ -203,12 +201,41 @@ export const serve = (source: ServeSource, port: number): Promise<void> =>
     });
     server.listen(port, "127.0.0.1", () => {
       const addr = server.address();
-      live.port = typeof addr === "object" && addr ? addr.port : port;
-      process.stdout.write(`serving ${source.target.path} on http://127.0.0.1:${live.port}/ (follows the run as it writes; Ctrl-C stops)\n`);
+      const got = typeof addr === "object" && addr ? addr.port : port;
+      onPort(got);
+      process.stdout.write(`${banner.replace("PORT", String(got))}\n`);
       process.once("SIGINT", stop);
       process.once("SIGTERM", stop);
     });
   });
+
+/** Answers a request with `answer`, or a 500 naming why when answering threw. */
+const guarded =
+  (answer: (req: IncomingMessage, res: ServerResponse) => void) =>
+  (req: IncomingMessage, res: ServerResponse): void => {
+    try {
+      answer(req, res);
+    } catch (e) {
+      process.stderr.write(`hexa inspect: could not answer ${JSON.stringify(req.url)} (${(e as Error).message.split("\n")[0]})\n`);
+      if (!res.headersSent) text(res, 500, `could not answer this request (${(e as Error).message.split("\n")[0]})\n`);
+      else res.end();
+    }
+  };
+
+/** Serves the report on 127.0.0.1:`port` (0: any free port) until SIGINT or SIGTERM. */
+export const serve = (source: ServeSource, port: number): Promise<void> => {
+  const live: Live = { built: source.build(), port, token: randomBytes(32).toString("hex"), clients: new Set(), gifs: new Map() };
+  const server = createServer(guarded((req, res) => answer(source, live, req, res)));
+  return listenUntilStopped(
+    server,
+    port,
+    { clients: live.clients, poll: follow(source, live) },
+    (got) => {
+      live.port = got;
+    },
+    `serving ${source.target.path} on http://127.0.0.1:PORT/ (follows the run as it writes; Ctrl-C stops)`,
+  );
+};
 
 /** A family's own page that follows its folder (a p2p search): rebuilt when `signature` changes. */
 export interface PageSource {
@@ -217,75 +244,89 @@ export interface PageSource {
   page(): Promise<string>;
 }
 
+interface LivePage {
+  html: string;
+  port: number;
+  token: string;
+  seen: string;
+  fault: string;
+  building: boolean;
+  clients: Set<ServerResponse>;
+}
+
+const answerPage = (source: PageSource, live: LivePage, req: IncomingMessage, res: ServerResponse) => {
+  const screened = screenRequest(req.url, req.headers.host, live.port);
+  if (!screened.ok) return text(res, screened.status, screened.message);
+  const { pathname } = screened.url;
+  if (pathname === "/correct") {
+    correctionRoute({ root: source.path, token: live.token, port: live.port, now: () => new Date() }, req, res).catch((e: unknown) => {
+      process.stderr.write(`hexa inspect: could not add the correction (${(e as Error).message.split("\n")[0]})\n`);
+      if (!res.headersSent) text(res, 500, `could not add the correction (${(e as Error).message.split("\n")[0]})\n`);
+      else res.end();
+    });
+  } else if (req.method !== "GET" && req.method !== "HEAD") {
+    res.writeHead(405, { allow: "GET, HEAD", "content-type": "text/plain; charset=utf-8" });
+    res.end(`${req.method} ${pathname}: this page is read with GET; only /correct takes a POST\n`);
+  } else if (pathname === "/") {
+    res.writeHead(200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" });
+    res.end(withCorrectionBox(live.html, live.token, servedP2pDirs(source.path)));
+  } else if (pathname === "/events") {
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-store", connection: "keep-alive" });
+    res.write(": following the folder\n\n");
+    live.clients.add(res);
+    req.on("close", () => live.clients.delete(res));
+  } else text(res, 404, "not found\n");
+};
+
+/** Rebuilds the page when the folder changed; when it cannot be read, keeps the last page and says why once. */
+const rebuildPage = (source: PageSource, live: LivePage) => async () => {
+  let now: string;
+  try {
+    now = source.signature();
+  } catch (e) {
+    now = `unreadable: ${(e as Error).message}`;
+  }
+  if (now === live.seen || live.building) return;
+  live.building = true;
+  try {
+    live.html = await source.page();
+    live.seen = now;
+    live.fault = "";
+    for (const c of live.clients) c.write(`data: ${JSON.stringify({ builtAt: new Date().toISOString() })}\n\n`);
+  } catch (e) {
+    const said = `could not read ${source.path} (${(e as Error).message.split("\n")[0]}); the page shows it as last read; Ctrl-C stops`;
+    live.seen = now;
+    if (said !== live.fault) process.stderr.write(`hexa inspect: ${said}\n`);
+    live.fault = said;
+  } finally {
+    live.building = false;
+  }
+};
+
 /**
- * Serves a family's page on 127.0.0.1:`port` like the report: the same screening, the page at `/`, server-sent
- * events at `/events` when the folder changed (the page fetches itself again); until SIGINT or SIGTERM.
+ * Serves a family's page on 127.0.0.1:`port` like the report: the same screening, the page at `/` with the
+ * correction box of the p2p searches it shows, server-sent events at `/events` when the folder changed (the page
+ * fetches itself again), POST `/correct`; until SIGINT or SIGTERM.
  */
 export const servePage = async (source: PageSource, port: number): Promise<void> => {
-  const live = { html: await source.page(), port, seen: source.signature(), fault: "", building: false };
-  const clients = new Set<ServerResponse>();
-  const server = createServer((req, res) => {
-    const screened = screenRequest(req.url, req.headers.host, live.port);
-    if (!screened.ok) return text(res, screened.status, screened.message);
-    if (screened.url.pathname === "/") {
-      res.writeHead(200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" });
-      res.end(live.html);
-    } else if (screened.url.pathname === "/events") {
-      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-store", connection: "keep-alive" });
-      res.write(": following the folder\n\n");
-      clients.add(res);
-      req.on("close", () => clients.delete(res));
-    } else text(res, 404, "not found\n");
-  });
-  const rebuild = async () => {
-    let now: string;
-    try {
-      now = source.signature();
-    } catch (e) {
-      now = `unreadable: ${(e as Error).message}`;
-    }
-    if (now === live.seen || live.building) return;
-    live.building = true;
-    try {
-      live.html = await source.page();
-      live.seen = now;
-      live.fault = "";
-      for (const c of clients) c.write(`data: ${JSON.stringify({ builtAt: new Date().toISOString() })}\n\n`);
-    } catch (e) {
-      const said = `could not read ${source.path} (${(e as Error).message.split("\n")[0]}); the page shows it as last read; Ctrl-C stops`;
-      live.seen = now;
-      if (said !== live.fault) process.stderr.write(`hexa inspect: ${said}\n`);
-      live.fault = said;
-    } finally {
-      live.building = false;
-    }
+  const live: LivePage = {
+    html: await source.page(),
+    port,
+    token: randomBytes(32).toString("hex"),
+    seen: source.signature(),
+    fault: "",
+    building: false,
+    clients: new Set(),
   };
-  const poll = setInterval(() => void rebuild(), POLL_MS);
-  const keepalive = setInterval(() => clients.forEach((c) => c.write(": keepalive\n\n")), KEEPALIVE_MS);
-  await new Promise<void>((done, fail) => {
-    const stop = () => {
-      clearInterval(poll);
-      clearInterval(keepalive);
-      process.off("SIGINT", stop);
-      process.off("SIGTERM", stop);
-      clients.forEach((c) => c.end());
-      server.closeAllConnections();
-      server.close(() => {
-        process.stderr.write("\nhexa inspect: stopped\n");
-        done();
-      });
-    };
-    server.on("error", (e: NodeJS.ErrnoException) => {
-      clearInterval(poll);
-      clearInterval(keepalive);
-      fail(listenError(e, port));
-    });
-    server.listen(port, "127.0.0.1", () => {
-      const addr = server.address();
-      live.port = typeof addr === "object" && addr ? addr.port : port;
-      process.stdout.write(`serving ${source.path} on http://127.0.0.1:${live.port}/ (follows the folder as it is written; Ctrl-C stops)\n`);
-      process.once("SIGINT", stop);
-      process.once("SIGTERM", stop);
-    });
-  });
+  const rebuild = rebuildPage(source, live);
+  const server = createServer(guarded((req, res) => answerPage(source, live, req, res)));
+  await listenUntilStopped(
+    server,
+    port,
+    { clients: live.clients, poll: () => void rebuild() },
+    (got) => {
+      live.port = got;
+    },
+    `serving ${source.path} on http://127.0.0.1:PORT/ (follows the folder as it is written; Ctrl-C stops)`,
+  );
 };

@@ -5,6 +5,7 @@
  * Every string comes from a stranger's file: each is escaped, and the data the script reads is JSON with `<`
  * escaped. No IO here (judgment-page-read.ts reads the folder).
  */
+import { escapeHtml } from "../../../src/report/escape-html.ts";
 import type { JudgmentFile, PickedEpisode } from "../cli/judge-file.ts";
 import type { Judgment } from "../judging/judgment.ts";
 
@@ -31,9 +32,6 @@ export interface JudgmentPageInput {
   pictures: Map<PickedEpisode["pick"], PickPictures>;
   fps: number;
 }
-
-export const escapeHtml = (s: string): string =>
-  s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
 
 const scriptJson = (value: unknown): string =>
   JSON.stringify(value)

@@ -6,11 +6,12 @@
  * judgment page's parts (judgment-page.ts); then the lessons with their tiers and tier history. Every string
  * comes from a stranger's files and is escaped. No IO here (p2p-page-read.ts reads the folder).
  */
+import { escapeHtml } from "../../../src/report/escape-html.ts";
 import { lessonRow } from "../../../src/report/inspect/lessons-section.ts";
 import { lineDiff } from "../../../src/report/line-diff.ts";
 import { checkpointTable } from "../../../src/search/p2p-context.ts";
 import type { IterationRecord, PlanRecord, TrainingRecord } from "../../../src/search/p2p-log.ts";
-import { escapeHtml, PLAYER, pickSection, STYLE } from "./judgment-page.ts";
+import { PLAYER, pickSection, STYLE } from "./judgment-page.ts";
 import type { IterationPage, P2pPageInput } from "./p2p-page-read.ts";
 
 const n2 = (x: number) => x.toFixed(2);

@@ -59,5 +59,19 @@ describe("hexa inspect on a p2p search", () => {
       request({ host: "127.0.0.1", port, path: "/", headers: { host: "evil.example.com" } }, (res) => done(res.statusCode!)).end(),
     );
     expect(forged).toBe(403);
+
+    // The page carries the correction box of the search it shows, and its POST adds a correction to it.
+    const page = await (await fetch(`http://127.0.0.1:${port}/`)).text();
+    const token = page.match(/name="token" value="([0-9a-f]{64})"/)?.[1];
+    expect(token, "the served p2p page has a correction box").toBeDefined();
+    expect(page).toContain('<option value=".">this search</option>');
+    const posted = await fetch(`http://127.0.0.1:${port}/correct`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ token: token!, dir: ".", text: "land softer" }).toString(),
+    });
+    expect(posted.status, await posted.text()).toBe(200);
+    expect(readFileSync(join(dir, "corrections.jsonl"), "utf8")).toContain('"text":"land softer"');
+    expect((await fetch(`http://127.0.0.1:${port}/`, { method: "PUT" })).status).toBe(405);
   });
 });

@@ -3,8 +3,7 @@
  * plain form that POSTs to /correct with the server's token, one per p2p search served. Only the live page has it;
  * a written report never carries a token.
  */
-
-const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+import { escapeHtml } from "../escape-html.ts";
 
 /** The form for the p2p searches `dirs` (paths relative to the served directory, "." for itself). */
 export const correctionForm = (token: string, dirs: readonly string[], maxChars: number): string => {

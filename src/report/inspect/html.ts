@@ -2,6 +2,7 @@ import type { Report } from "./model.ts";
 import { lessonsSection } from "./lessons-section.ts";
 import { bundleText, verificationText } from "./attestation-view.ts";
 import { SERIES_COLOURS, SERIES_DASHES } from "../palette.ts";
+import { escapeHtml } from "../escape-html.ts";
 
 /**
  * The report page: one HTML file with everything inlined (vega and vega-lite bundles, the page script, the
@@ -23,8 +24,6 @@ const scriptJson = (value: unknown): string =>
     .replace(/</g, "\\u003c")
     .replace(/\u2028/g, "\\u2028")
     .replace(/\u2029/g, "\\u2029");
-
-const escapeHtml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
 /** The final scores as a static section (written once a run or search ends, so nothing to follow live). */
 const finalSection = (report: Report): string =>

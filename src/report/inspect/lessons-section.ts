@@ -1,7 +1,6 @@
 import type { LessonView } from "./bank-view.ts";
 import type { Report } from "./model.ts";
-
-const escapeHtml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+import { escapeHtml } from "../escape-html.ts";
 
 export const lessonRow = (l: LessonView): string =>
   `<tr><td>${escapeHtml(l.level)}</td><td>${escapeHtml(l.id)}</td><td><b>${l.tier}</b></td><td>${escapeHtml(l.text)}${
