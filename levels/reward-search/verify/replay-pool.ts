@@ -67,22 +67,25 @@ interface FoundEntry {
 
 /**
  * The job's entry in `dir` under any of the trainers, the latest stored; undefined when none holds it. An entry
- * that fails the cache's schema is no record: it cannot verify, naming the file and the field.
+ * that fails the cache's checks is no record: why, naming the file and the field.
  */
-const recordedEntry = (dir: string, trainers: readonly TrainerIdentity[], job: PoolJob): FoundEntry | undefined => {
+const recordedEntry = (dir: string, trainers: readonly TrainerIdentity[], job: PoolJob): FoundEntry | string | undefined => {
   const found: FoundEntry[] = [];
   for (const trainer of trainers) {
     const key = trainCacheKey({ ...job, jobDir: "" }, trainer);
     const path = join(dir, `${key}.json`);
     if (!existsSync(path)) continue;
     const read = readCacheEntry(path);
-    if ("problem" in read) throw new CannotVerify(`${path}: ${read.problem}; the recorded training was edited or damaged, so it cannot be replayed`);
+    if ("problem" in read) return `${path}: ${read.problem}; the recorded training was edited or damaged, so it cannot be replayed`;
     if (read.entry.key !== key)
-      throw new CannotVerify(`${path}: key: ${JSON.stringify(read.entry.key.slice(0, 80))} is not the file's key ${key}; the entry was moved or edited`);
+      return `${path}: key: ${JSON.stringify(read.entry.key.slice(0, 80))} is not the file's key ${key}; the entry was moved or edited`;
     found.push({ trainer, key, path, entry: read.entry });
   }
   return found.sort((a, b) => b.entry.storedAt.localeCompare(a.entry.storedAt))[0];
 };
+
+const notRecorded = (dir: string, job: PoolJob): string =>
+  `${dir}: no recorded result for a ${job.task} training (seed ${job.seed}, ${job.steps} steps); the run's trainer cache lacks it (deleted, or written elsewhere: name the folder that holds it with --trainer-cache DIR; hexa verify never follows the cacheDir a run's config names), so its trainings cannot be replayed`;
 
 /** Why an entry cannot answer a caller that reads the training's loss summary: a result recorded without one. */
 const lackingLosses = (found: FoundEntry, o: PoolTrainOptions | undefined): string | undefined =>
@@ -102,17 +105,14 @@ export const replayTrainerPool = (current: () => TrainingsReplay): TrainerPool =
     train: async (job, o) => {
       const replay = current();
       if (identities?.dir !== replay.cacheDir) identities = { dir: replay.cacheDir, list: identitiesIn(replay.cacheDir) };
-      const found = recordedEntry(replay.cacheDir, identities.list, job);
-      if (!found) {
-        const what = `${replay.cacheDir}: no recorded result for a ${job.task} training (seed ${job.seed}, ${job.steps} steps); the run's trainer cache lacks it (deleted, or written elsewhere: name the folder that holds it with --trainer-cache DIR; hexa verify never follows the cacheDir a run's config names), so its trainings cannot be replayed`;
+      const refuse = (what: string): never => {
         replay.missing ??= what;
         throw new CannotVerify(what);
-      }
+      };
+      const found = recordedEntry(replay.cacheDir, identities.list, job) ?? refuse(notRecorded(replay.cacheDir, job));
+      if (typeof found === "string") return refuse(found);
       const lacking = lackingLosses(found, o);
-      if (lacking) {
-        replay.missing ??= lacking;
-        throw new CannotVerify(lacking);
-      }
+      if (lacking) return refuse(lacking);
       const outcome = found.entry.outcome as JobOutcome;
       const cached = replay.used.some((u) => u.key === found.key) || new Date(found.entry.storedAt) < replay.startedAt;
       replay.used.push({ key: found.key, job, trainer: found.trainer, outcome });
