@@ -1,6 +1,7 @@
 import type { CheckpointPoint, Diagnostics, HpSpace, HpTrainer } from "../../../src/search/p2p-ports.ts";
 import { PpoConfig, type RewardTask, type TaskInstance } from "../task.ts";
-import type { JobProgress, JobResult } from "../trainer/client.ts";
+import type { JobResult } from "../trainer/client.ts";
+import type { LossSummary } from "../trainer/loss-summary.ts";
 import type { TrainerPool } from "../trainer/pool.ts";
 import { reflection, trainingError } from "../tools/feedback.ts";
 
@@ -9,8 +10,9 @@ import { reflection, trainingError } from "../tools/feedback.ts";
  * trainer pool (local processes or the workers behind it) with the task's PPO settings overridden by the
  * configuration's hyper-parameters; its checkpoints are the trainer's checkpoint evaluations nearest 25, 50, 75
  * and 100 % of its steps (the greedy policy's F on the evaluation seeds; the last is the final policy, with its
- * per-seed values); its diagnostics are the mean of the PPO losses the trainer reported over the last quarter
- * of its updates (none when the cache answered it or the trainer reports none).
+ * per-seed values); its diagnostics are the pool's summary of its PPO losses (the mean over the last quarter of
+ * its updates; none when the trainer reports none), kept in the trainer cache with its result, so a training the
+ * cache answers reports the same as one trained now.
  */
 
 /** The PPO settings a reviser may change, each within these bounds; the rest (env count, rollout, network) stay the task's. */
@@ -50,27 +52,18 @@ export const checkpointsOf = (r: Pick<JobResult, "fitnessCurve" | "final" | "ste
   return [...early, { step: r.steps, fraction: 1, fitness: r.final.fitness, perSeed: r.final.perSeed.map((p) => p.fitness) }];
 };
 
-/** Mean of each loss diagnostic over the last quarter of the progress lines; null when none carried losses. */
-export const diagnosticsOf = (progress: readonly JobProgress[]): Diagnostics | null => {
-  const withLosses = progress.filter((p) => p.losses);
-  if (!withLosses.length) return null;
-  const tail = withLosses.slice(Math.floor((withLosses.length * 3) / 4));
-  const m = (k: "approxKl" | "clipFrac" | "entropy" | "explainedVariance") => {
-    const xs = tail.map((p) => p.losses?.[k]).filter((x): x is number => typeof x === "number");
-    return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null;
-  };
-  return { approxKl: m("approxKl"), clipFrac: m("clipFrac"), entropy: m("entropy"), explainedVariance: m("explainedVariance") };
-};
+/** The reviser's diagnostics of a training's loss summary; null when the trainer reported no losses. */
+export const diagnosticsOf = (losses: LossSummary | null | undefined): Diagnostics | null =>
+  losses ? { approxKl: losses.approxKl, clipFrac: losses.clipFrac, entropy: losses.entropy, explainedVariance: losses.explainedVariance } : null;
 
 const lastTerms = (components: JobResult["components"]): Record<string, number> =>
   Object.fromEntries(Object.entries(components).map(([k, xs]) => [k, Math.abs(xs.at(-1)?.mean ?? 0)]));
 
 export const p2pTrainer = (pool: Pick<TrainerPool, "train">, steps: number): HpTrainer<RewardTask, TaskInstance> => ({
   train: async ({ task, instance, code, hp, seed, label }) => {
-    const progress: JobProgress[] = [];
     const out = await pool.train(
       { task: task.id, instance, reward: code, steps, seed, evalSeeds: instance.evalSeeds, ppo: { ...task.training.ppo, ...hp } },
-      { label, onProgress: (p) => progress.push(p) },
+      { label, needsLosses: true },
     );
     if (out.kind === "error") return { kind: "error", error: out.error.kind, message: out.error.message, feedback: trainingError(out.error) };
     const r = out.result;
@@ -78,7 +71,7 @@ export const p2pTrainer = (pool: Pick<TrainerPool, "train">, steps: number): HpT
       kind: "result",
       steps: r.steps,
       checkpoints: checkpointsOf(r),
-      diagnostics: diagnosticsOf(progress),
+      diagnostics: diagnosticsOf(out.losses),
       terms: lastTerms(r.components),
       feedback: reflection(r, task.fitness.solved),
       cached: out.cached,

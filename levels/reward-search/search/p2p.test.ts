@@ -11,7 +11,8 @@ import { SearchSettings } from "../cli/search-settings.ts";
 import { RewardSearchConfig } from "../config.ts";
 import { HEURISTIC_REVISER_LABEL, heuristicReviser } from "../proposers/p2p-heuristic-reviser.ts";
 import { getTask } from "../tasks/index.ts";
-import type { JobProgress, JobResult } from "../trainer/client.ts";
+import type { JobResult } from "../trainer/client.ts";
+import { summariseLosses } from "../trainer/loss-summary.ts";
 import type { PoolJob, PoolOutcome, PoolTrainOptions } from "../trainer/pool.ts";
 import { RunConfig } from "../../../src/loop/run-config.ts";
 import { searchOfRun } from "./run-strategy.ts";
@@ -25,12 +26,13 @@ const losses = { policyLoss: 0, valueLoss: 1, entropy: 0.5, approxKl: 0.05, clip
 
 const stubPool = (fitness: (job: PoolJob) => number) => {
   const jobs: PoolJob[] = [];
+  const options: PoolTrainOptions[] = [];
   return {
     jobs,
+    options,
     train: async (job: PoolJob, opts: PoolTrainOptions = {}): Promise<PoolOutcome> => {
       jobs.push(job);
-      for (let i = 0; i < 8; i++)
-        opts.onProgress?.({ iteration: i, steps: (i + 1) * 128, fitness: null, episodeLength: null, components: {}, losses } as JobProgress);
+      options.push(opts);
       const f = fitness(job);
       const curve = Array.from({ length: 10 }, (_, i) => ({ step: (i + 1) * 100, fitness: (f * (i + 1)) / 10 }));
       const result: JobResult = {
@@ -43,7 +45,7 @@ const stubPool = (fitness: (job: PoolJob) => number) => {
         wallMs: 1,
         policy: "policy.json",
       };
-      return { kind: "result", result, cached: false, jobDir: null };
+      return { kind: "result", result, losses: summariseLosses(Array.from({ length: 8 }, () => ({ losses }))), cached: false, jobDir: null };
     },
   };
 };
@@ -77,10 +79,14 @@ describe("p2p on reward search, offline (heuristic reviser, fitness judge)", () 
     expect(cps.at(-1)).toEqual({ step: 1000, fraction: 1, fitness: 9, perSeed: [9] });
   });
 
-  it("reads PPO diagnostics from the last quarter of the progress lines, none without losses", () => {
-    const p = (kl: number) => ({ iteration: 0, steps: 1, fitness: null, episodeLength: null, components: {}, losses: { approxKl: kl } }) as JobProgress;
-    expect(diagnosticsOf([p(1), p(1), p(1), p(0.03)])?.approxKl).toBeCloseTo(0.03);
-    expect(diagnosticsOf([{ iteration: 0, steps: 1, fitness: null, episodeLength: null, components: {} }])).toBeNull();
+  it("reads PPO diagnostics from the pool's loss summary (asking for one), none when the trainer reported no losses", async () => {
+    const summary = summariseLosses([1, 1, 1, 0.03].map((approxKl) => ({ losses: { approxKl } })));
+    expect(diagnosticsOf(summary)).toEqual({ approxKl: 0.03, clipFrac: null, entropy: null, explainedVariance: null });
+    expect(diagnosticsOf(null)).toBeNull();
+    const pool = stubPool(() => 10);
+    const out = await p2pTrainer(pool, 1000).train({ task, instance: task.generate(1), code: "c", hp: {}, seed: 3, label: "l" });
+    expect(pool.options[0]).toMatchObject({ needsLosses: true });
+    expect(out.kind === "result" && out.diagnostics).toEqual({ approxKl: 0.05, clipFrac: 0.1, entropy: 0.5, explainedVariance: 0.5 });
   });
 
   it("trains N configurations per iteration with the task's PPO settings and the revised HPs; the KL rule halves the learning rate", async () => {

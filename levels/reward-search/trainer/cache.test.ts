@@ -1,8 +1,8 @@
-import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { TrainCache, trainCacheKey } from "./cache.ts";
+import { MAX_ENTRY_BYTES, readCacheEntry, TrainCache, trainCacheKey } from "./cache.ts";
 import type { JobOutcome, TrainJob } from "./client.ts";
 
 const code = `// alive bonus
@@ -82,5 +82,58 @@ describe("TrainCache", () => {
     expect(cache.put(job({ seed: 5 }), trainer, { kind: "error", error: { kind: "cancelled", message: "x" } })).toBe(false);
     expect(cache.put(job({ seed: 5 }), trainer, { kind: "error", error: { kind: "budget_exceeded", message: "x" } })).toBe(false);
     expect(cache.get(job({ seed: 5 }), trainer)).toBeUndefined();
+  });
+});
+
+describe("a cache entry's loss summary", () => {
+  const losses = { updates: 4, policyLoss: -0.01, valueLoss: 3.5, entropy: 0.68, approxKl: 0.002, clipFrac: 0.05, explainedVariance: -0.2 };
+  const stored = (outcome: JobOutcome) => {
+    const cache = new TrainCache(mkdtempSync(join(tmpdir(), "hexa-cache-")));
+    cache.put(job(), trainer, outcome);
+    return { cache, path: cache.entryPath(job(), trainer) };
+  };
+  const rewrite = (path: string, edit: (entry: Record<string, any>) => void) => {
+    const entry = JSON.parse(readFileSync(path, "utf8"));
+    edit(entry);
+    writeFileSync(path, JSON.stringify(entry));
+  };
+
+  it("is kept with the result and read back as stored, a null one (no losses reported) too", () => {
+    for (const l of [losses, null]) {
+      const { cache } = stored({ ...result, losses: l } as JobOutcome);
+      expect(cache.get(job(), trainer)).toEqual({ ...result, losses: l });
+    }
+  });
+
+  it("is absent from an entry written before entries kept it: the entry still reads, without one", () => {
+    const { cache, path } = stored(result);
+    const hit = cache.get(job(), trainer);
+    expect(hit).toEqual(result);
+    expect(hit && "losses" in hit).toBe(false);
+    expect(readCacheEntry(path)).toMatchObject({ entry: { outcome: { kind: "result" } } });
+  });
+
+  it("that is not a summary makes the entry a miss, and readCacheEntry names the field", () => {
+    const bad: [string, (l: Record<string, unknown>) => void][] = [
+      ["outcome.losses.entropy", (l) => void (l.entropy = "high")],
+      ["outcome.losses.updates", (l) => void (l.updates = 0)],
+      ["outcome.losses.updates", (l) => void (l.updates = 1e12)],
+      ["outcome.losses", (l) => void (l.extra = 1)],
+    ];
+    for (const [field, edit] of bad) {
+      const { cache, path } = stored({ ...result, losses } as JobOutcome);
+      rewrite(path, (e) => edit(e.outcome.losses));
+      expect(cache.get(job(), trainer), field).toBeUndefined();
+      const read = readCacheEntry(path);
+      expect("problem" in read && read.problem, field).toMatch(new RegExp(`^${field.replace(/\./g, "\\.")}: `));
+    }
+  });
+
+  it("an entry over the size bound is not parsed: a miss, named as too large", () => {
+    const { cache, path } = stored({ ...result, losses } as JobOutcome);
+    rewrite(path, (e) => void (e.padding = "x".repeat(MAX_ENTRY_BYTES)));
+    expect(statSync(path).size).toBeGreaterThan(MAX_ENTRY_BYTES);
+    expect(cache.get(job(), trainer)).toBeUndefined();
+    expect(readCacheEntry(path)).toEqual({ problem: expect.stringMatching(/^\(the file\): \d+ bytes, over the \d+ an entry may hold$/) });
   });
 });

@@ -1,8 +1,10 @@
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { writeJsonAtomic } from "../../../src/store/jsonl.ts";
 import { sha256Hex } from "../../../src/util/canonical-json.ts";
+import { MAX_TRAINER_LINE_BYTES } from "./host-limits.ts";
+import { LossSummary } from "./loss-summary.ts";
 import { ErrorKind, ResultMessage, RewardFault } from "./protocol.ts";
 import type { JobOutcome, TrainJob } from "./client.ts";
 
@@ -29,11 +31,18 @@ export const trainCacheKey = (job: TrainJob, trainer: TrainerIdentity): string =
   return sha256Hex({ ...decided, ...rest });
 };
 
-/** A training's outcome as stored (and as a worker hands it back through Redis): a result or a trainer error. */
+/**
+ * A training's outcome as stored (and as a worker hands it back through Redis): a result, with the summary of its
+ * PPO losses (absent in entries written before entries kept it: they still read, and say they lack it), or a
+ * trainer error.
+ */
 export const CachedOutcome = z.discriminatedUnion("kind", [
-  z.object({ kind: z.literal("result"), result: ResultMessage.omit({ type: true, id: true }) }),
+  z.object({ kind: z.literal("result"), result: ResultMessage.omit({ type: true, id: true }), losses: LossSummary.nullable().optional() }),
   z.object({ kind: z.literal("error"), error: z.object({ kind: ErrorKind, message: z.string(), fault: RewardFault.optional() }) }),
 ]);
+
+/** The largest entry read: a result as the trainer's longest protocol line, and room for the rest. */
+export const MAX_ENTRY_BYTES = MAX_TRAINER_LINE_BYTES + 64 * 1024;
 
 const CacheEntry = z.object({
   schemaVersion: z.literal(CACHE_SCHEMA_VERSION),
@@ -43,6 +52,27 @@ const CacheEntry = z.object({
   storedAt: z.string(),
   outcome: CachedOutcome,
 });
+
+export type CacheEntry = z.infer<typeof CacheEntry>;
+
+/**
+ * The entry a file holds, checked field by field (docs/security.md: a cache folder may be a stranger's, e.g. a
+ * bundle's): the entry, or the first problem as `field: message`.
+ */
+export const readCacheEntry = (path: string): { entry: CacheEntry } | { problem: string } => {
+  const bytes = statSync(path).size;
+  if (bytes > MAX_ENTRY_BYTES) return { problem: `(the file): ${bytes} bytes, over the ${MAX_ENTRY_BYTES} an entry may hold` };
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, "utf8"));
+  } catch (e) {
+    return { problem: `(the file): not JSON (${(e as Error).message})` };
+  }
+  const parsed = CacheEntry.safeParse(raw);
+  if (parsed.success) return { entry: parsed.data };
+  const issue = parsed.error.issues[0]!;
+  return { problem: `${issue.path.join(".") || "(the entry)"}: ${issue.message}` };
+};
 
 /** Which outcomes are worth keeping: results, and faults of the reward code (deterministic); never cancels or budget stops. */
 const cacheable = (o: JobOutcome): boolean => o.kind === "result" || o.error.kind === "reward_code";
@@ -63,12 +93,9 @@ export class TrainCache {
   private read(key: string): JobOutcome | undefined {
     const path = this.path(key);
     if (!existsSync(path)) return undefined;
-    try {
-      const entry = CacheEntry.parse(JSON.parse(readFileSync(path, "utf8")));
-      return entry.key === key ? (entry.outcome as JobOutcome) : undefined;
-    } catch {
-      return undefined; // a damaged entry is a miss; the next put replaces it
-    }
+    const read = readCacheEntry(path);
+    // A damaged entry is a miss; the next put replaces it.
+    return "entry" in read && read.entry.key === key ? (read.entry.outcome as JobOutcome) : undefined;
   }
 
   get(job: TrainJob, trainer: TrainerIdentity): JobOutcome | undefined {

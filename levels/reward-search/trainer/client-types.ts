@@ -1,5 +1,6 @@
 import { ConfigError } from "../../../src/errors.ts";
 import type { DeadlineRule } from "./host-limits.ts";
+import type { LossSummary } from "./loss-summary.ts";
 import type { ErrorMessage, HelloMessage, JobBudget, ProgressMessage, ResultMessage, TrainMessage } from "./protocol.ts";
 
 /** The types of the host side of the trainer protocol (client.ts); docs/trainer-protocol.md. */
@@ -19,8 +20,12 @@ export class TrainerError extends ConfigError {
 export type JobResult = Omit<ResultMessage, "type" | "id">;
 export type JobError = Omit<ErrorMessage, "type" | "id">;
 export type JobProgress = Omit<ProgressMessage, "type" | "id">;
-/** How one job ended: a result, or an error the caller can show (reward fault, unknown task, budget, cancel). */
-export type JobOutcome = { kind: "result"; result: JobResult } | { kind: "error"; error: JobError };
+/**
+ * How one job ended: a result, or an error the caller can show (reward fault, unknown task, budget, cancel). A
+ * result's `losses` is set by the pool (loss-summary.ts): null when the trainer reported none, absent when the
+ * outcome was recorded without it (a cache entry of an older hexa).
+ */
+export type JobOutcome = { kind: "result"; result: JobResult; losses?: LossSummary | null } | { kind: "error"; error: JobError };
 
 export type TrainJob = Omit<TrainMessage, "type" | "id" | "budget">;
 

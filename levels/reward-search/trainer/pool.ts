@@ -5,6 +5,7 @@ import { writeJsonAtomic } from "../../../src/store/jsonl.ts";
 import { TrainCache } from "./cache.ts";
 import { cachedResultProblem } from "./cache-check.ts";
 import { fitnessRangeOf } from "./result-check.ts";
+import { summariseLosses } from "./loss-summary.ts";
 import type { JobOutcome, JobProgress, StartOptions, TrainJob } from "./client.ts";
 import type { TrainOptions } from "./client-types.ts";
 import { TrainerProcesses } from "./trainer-processes.ts";
@@ -27,6 +28,11 @@ export interface PoolTrainOptions {
   budget?: JobBudget;
   /** A readable prefix for the job's directory name (e.g. the candidate's id). */
   label?: string;
+  /**
+   * The caller reads the result's loss summary (the p2p reviser's PPO diagnostics): a cache entry recorded without
+   * one is trained again here, and refused by a replay, rather than answered with less than a training gives.
+   */
+  needsLosses?: boolean;
 }
 
 /**
@@ -75,10 +81,17 @@ const jobDirMaker = (parent: string) => {
   };
 };
 
+/** Why a cached result cannot answer this job, or null. */
+const unservedBecause = (hit: JobOutcome, job: PoolJob, hello: HelloMessage, needsLosses: boolean): string | null => {
+  if (hit.kind !== "result") return null;
+  if (needsLosses && hit.losses === undefined) return "it keeps no summary of the training's PPO losses, which this search reads";
+  return cachedResultProblem(job, hit.result, fitnessRangeOf(job.task, hello));
+};
+
 /** The cache's answer to a job, or null to train it; an entry that does not fit the job is warned about and not served. */
-const cachedOutcome = (cache: TrainCache, job: PoolJob, hello: HelloMessage, log: (line: string) => void): PoolOutcome | null => {
+const cachedOutcome = (cache: TrainCache, job: PoolJob, hello: HelloMessage, topts: PoolTrainOptions, log: (line: string) => void): PoolOutcome | null => {
   const hit = cache.get({ ...job, jobDir: "" }, hello.trainer);
-  const problem = hit?.kind === "result" ? cachedResultProblem(job, hit.result, fitnessRangeOf(job.task, hello)) : null;
+  const problem = hit ? unservedBecause(hit, job, hello, topts.needsLosses === true) : null;
   if (problem) log(`warning: trainer cache ${cache.dir}: the entry for this ${job.task} job is not served (${problem}); training again`);
   else if (hit) return { ...hit, cached: true, jobDir: null, entry: cache.entryPath({ ...job, jobDir: "" }, hello.trainer) };
   return null;
@@ -94,11 +107,14 @@ const writeJobRequest = (jobDir: string, job: PoolJob, trainer: HelloMessage["tr
   writeJsonAtomic(join(jobDir, "request.json"), { ...job, jobDir, trainer });
 };
 
-/** The client's options for one job: only the fields that are set, and the pool's budget under the job's own. */
-const clientTrainOptions = (topts: PoolTrainOptions, poolBudget: JobBudget | undefined): TrainOptions => {
+/** The client's options for one job: only the fields that are set, the pool's budget under the job's own, and every loss line kept in `losses`. */
+const clientTrainOptions = (topts: PoolTrainOptions, poolBudget: JobBudget | undefined, losses: Pick<JobProgress, "losses">[]): TrainOptions => {
   const budget = { ...poolBudget, ...topts.budget };
   return {
-    ...(topts.onProgress ? { onProgress: topts.onProgress } : {}),
+    onProgress: (p) => {
+      if (p.losses) losses.push({ losses: p.losses });
+      topts.onProgress?.(p);
+    },
     ...(topts.signal ? { signal: topts.signal } : {}),
     ...(Object.keys(budget).length ? { budget } : {}),
   };
@@ -127,12 +143,13 @@ export const createTrainerPool = (opts: PoolOptions): TrainerPool => {
     // A task the trainer does not serve is the setup's fault, not the candidate's: it ends the run, naming both.
     checkServedTasks([job.task], h);
     const identity = h.trainer;
-    const hit = cache ? cachedOutcome(cache, job, h, opts.onLog ?? warn) : null;
+    const hit = cache ? cachedOutcome(cache, job, h, topts, opts.onLog ?? warn) : null;
     if (hit) return hit;
     const jobDir = newJobDir(jobDirStem(job, topts));
     writeJobRequest(jobDir, job, identity);
     const full: TrainJob = { ...job, jobDir };
-    const trainOptions = clientTrainOptions(topts, opts.budget);
+    const losses: Pick<JobProgress, "losses">[] = [];
+    const trainOptions = clientTrainOptions(topts, opts.budget, losses);
     const c = await trainers.acquire();
     let outcome: JobOutcome;
     try {
@@ -141,6 +158,8 @@ export const createTrainerPool = (opts: PoolOptions): TrainerPool => {
     } finally {
       trainers.release(c);
     }
+    // What a training reports does not depend on whether it ran now or comes from the cache: the losses are kept with it.
+    if (outcome.kind === "result") outcome = { ...outcome, losses: summariseLosses(losses) };
     writeJsonAtomic(join(jobDir, "outcome.json"), outcome);
     const kept = cache?.put(full, identity, outcome) ? { entry: cache.entryPath(full, identity) } : {};
     return { ...outcome, cached: false, jobDir, ...kept };

@@ -75,6 +75,20 @@ describe("a worker's trainings kept in the run", () => {
     expect((await replayTrainerPool(() => state).train(sessionJob(2048))).cached).toBe(true);
   });
 
+  it("keep the training's loss summary: a replay that reads it answers as the episode saw it, and refuses an entry without one", async () => {
+    const losses = { updates: 2, policyLoss: 0, valueLoss: 1, entropy: 0.6, approxKl: 0.01, clipFrac: 0.1, explainedVariance: 0.3 };
+    const withLosses = tempDir();
+    expect(keepWorkerTrainings(withLosses, task, await keptOf(2048, (j) => ({ ...resultFor(j), losses })))).toBeUndefined();
+    const state: TrainingsReplay = { cacheDir: withLosses, startedAt: new Date(Date.now() - 60_000), used: [] };
+    expect(await replayTrainerPool(() => state).train(sessionJob(2048), { needsLosses: true })).toMatchObject({ losses });
+    const without = tempDir();
+    expect(keepWorkerTrainings(without, task, await keptOf(2048))).toBeUndefined();
+    const old: TrainingsReplay = { cacheDir: without, startedAt: new Date(Date.now() - 60_000), used: [] };
+    await expect(replayTrainerPool(() => old).train(sessionJob(2048), { needsLosses: true })).rejects.toThrow(/\.json: outcome\.losses: missing; /);
+    expect(old.missing).toMatch(/outcome\.losses: missing/);
+    expect((await replayTrainerPool(() => ({ ...old, missing: undefined })).train(sessionJob(2048))).kind).toBe("result");
+  });
+
   it.each([
     ["a policy named by a path", (j: PoolJob) => resultFor(j, "/etc/passwd"), /kept\[1\]\.outcome\.result\.policy: .*names a file/],
     ["F on other seeds", (j: PoolJob) => resultFor({ ...j, evalSeeds: [1, 2, 3] }), /kept\[1\]\.outcome\.result: final\.perSeed: F on seeds \[1, 2, 3\]/],

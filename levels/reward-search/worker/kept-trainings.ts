@@ -40,7 +40,8 @@ export const recordingTrainer = (pool: TrainerPool, kept: KeptTraining[]): Pick<
   train: async (job, o) => {
     const out = await pool.train(job, o);
     const { trainer } = await pool.hello();
-    const outcome = out.kind === "result" ? { kind: out.kind, result: out.result } : { kind: out.kind, error: out.error };
+    const losses = out.kind === "result" && out.losses !== undefined ? { losses: out.losses } : {};
+    const outcome = out.kind === "result" ? { kind: out.kind, result: out.result, ...losses } : { kind: out.kind, error: out.error };
     kept.push({ reward: job.reward, steps: job.steps, trainer, cached: out.cached, outcome });
     return out;
   },

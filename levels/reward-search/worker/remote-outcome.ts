@@ -30,5 +30,6 @@ export const checkRemoteOutcome = (jobId: string, job: PoolJob, raw: unknown, wo
   if (o.kind === "error") return { kind: "error", error: o.error, cached, jobDir: null };
   const problem = scoreProblem(job, o.result, fitnessRangeOf(job.task, hello));
   if (problem) throw new ConfigError(`training job ${jobId}: worker ${worker}'s result: ${problem}; the result was not recorded`);
-  return { kind: "result", result: { ...o.result, policy: remotePolicy(worker) }, cached, jobDir: null };
+  const losses = o.losses === undefined ? {} : { losses: o.losses };
+  return { kind: "result", result: { ...o.result, policy: remotePolicy(worker) }, ...losses, cached, jobDir: null };
 };

@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { getTask } from "../tasks/index.ts";
+import type { PoolJob } from "../trainer/pool.ts";
+import type { HelloMessage } from "../trainer/protocol.ts";
+import { checkRemoteOutcome } from "./remote-outcome.ts";
+
+const t = getTask("cartpole");
+const instance = t.generate(3);
+const job: PoolJob = { task: t.id, instance, reward: "r", steps: 1024, seed: instance.trainSeed, evalSeeds: instance.evalSeeds };
+const hello: HelloMessage = { type: "hello", protocol: 1, trainer: { name: "hexa-ppo", version: "1" }, tasks: [] };
+const result = {
+  final: { fitness: 50, perSeed: job.evalSeeds.map((seed) => ({ seed, fitness: 50 })) },
+  bestCheckpoint: { fitness: 60, step: 512 },
+  components: {},
+  episodeLength: [],
+  fitnessCurve: [],
+  steps: 1024,
+  wallMs: 5,
+  policy: "/on/the/worker/policy.json",
+};
+const losses = { updates: 1, policyLoss: 0, valueLoss: 1, entropy: 0.6, approxKl: 0.01, clipFrac: 0, explainedVariance: 0.2 };
+
+describe("checkRemoteOutcome", () => {
+  it("keeps a worker's loss summary with its result, and says nothing of one a worker did not send", () => {
+    expect(checkRemoteOutcome("j", job, { kind: "result", result, losses }, "w1", hello)).toMatchObject({ losses, result: { policy: "remote:w1" } });
+    expect("losses" in checkRemoteOutcome("j", job, { kind: "result", result }, "w1", hello)).toBe(false);
+  });
+
+  it("refuses a loss summary that is not one, naming the field", () => {
+    expect(() => checkRemoteOutcome("j", job, { kind: "result", result, losses: { ...losses, approxKl: "big" } }, "w1", hello)).toThrow(
+      /worker w1's outcome: losses\.approxKl: /,
+    );
+  });
+});
