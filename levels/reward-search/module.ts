@@ -38,7 +38,7 @@ export const rewardSearchModule = (host: FamilyHost): FamilyModule => {
       ),
       lazyCommand(
         {
-          command: "search <task>",
+          command: "search [task]",
           describe: "search reward functions for one reward-search task with Eureka's greedy evolution, RF-Agent's tree search or the p2p loop",
         },
         async () => (await import("./cli/search.ts")).searchCommand(host),
