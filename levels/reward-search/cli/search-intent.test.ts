@@ -43,11 +43,22 @@ describe("an intent search's settings", () => {
 
   it("reads the intent from a file, and the user's criteria from theirs", () => {
     const intent = file("intent.txt", `${INTENT}\n`);
-    const criteria = file("criteria.txt", "# accepted\n- The body turns over backwards\n- It lands on its foot\n3. It stays up after landing\nIt does not fall\nThe flip is one full turn\n");
+    const criteria = file(
+      "criteria.txt",
+      "# accepted\n- The body turns over backwards\n- It lands on its foot\n3. It stays up after landing\nIt does not fall\nThe flip is one full turn\n",
+    );
     const s = settingsOf({ ...judged, intent: undefined, "intent-file": intent, "vision-model": "v", criteria });
     expect(s.intent?.text).toBe(INTENT);
-    expect(s.intent?.criteria).toEqual(["The body turns over backwards", "It lands on its foot", "It stays up after landing", "It does not fall", "The flip is one full turn"]);
-    expect(refusal({ ...judged, "vision-model": "v", criteria: file("few.txt", "one thing\nanother thing\n") })).toMatch(/--criteria: .*2 criteria: .*give 5–10 criteria/);
+    expect(s.intent?.criteria).toEqual([
+      "The body turns over backwards",
+      "It lands on its foot",
+      "It stays up after landing",
+      "It does not fall",
+      "The flip is one full turn",
+    ]);
+    expect(refusal({ ...judged, "vision-model": "v", criteria: file("few.txt", "one thing\nanother thing\n") })).toMatch(
+      /--criteria: .*2 criteria: .*give 5–10 criteria/,
+    );
     expect(refusal({ ...judged, criteria })).toMatch(/--criteria: the criteria are the vision judge's; give --vision-model/);
   });
 
@@ -61,7 +72,9 @@ describe("an intent search's settings", () => {
   it("refuses another strategy, an environment that is not MuJoCo, and intent flags without an intent", () => {
     expect(refusal({ ...judged, method: "eureka" })).toMatch(/--intent: only the p2p strategy searches an intent \(got --strategy eureka\)/);
     expect(refusal({ ...judged, env: "cartpole" })).toMatch(/--env: cartpole is not a MuJoCo environment/);
-    expect(refusal({ task: "hopper", method: "p2p", seed: "0", proposer: "heuristic", budget: 6, "judge-model": "m" })).toMatch(/--judge-model: only a search of an intent/);
+    expect(refusal({ task: "hopper", method: "p2p", seed: "0", proposer: "heuristic", budget: 6, "judge-model": "m" })).toMatch(
+      /--judge-model: only a search of an intent/,
+    );
     expect(refusal({ env: "hopper", method: "p2p", seed: "0", proposer: "heuristic", budget: 6 })).toMatch(/--env: names the environment of a task from words/);
     expect(refusal({ ...judged, task: "hopper" })).toMatch(/--env: give the task once/);
     expect(refusal({ ...judged, "intent-file": file("i2.txt", "x") })).toMatch(/--intent-file: give the intent once/);

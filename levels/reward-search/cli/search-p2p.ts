@@ -64,8 +64,8 @@ const judgeOf = async (s: SearchSettings, io: P2pIo, task: RewardTask, instance:
     ...(s.intent.maxSteps === undefined ? {} : { maxSteps: s.intent.maxSteps }),
     dir: resolve(io.out),
   };
-  const notes = await prepareIntent(task, instance, j, io.intent, s.intent.criteria);
-  return { judge: intentCheckpointJudge(task, j, io.intent), notes };
+  const { notes, judgeFile } = await prepareIntent(task, instance, j, io.intent, s.intent.criteria);
+  return { judge: intentCheckpointJudge(task, j, io.intent, judgeFile), notes };
 };
 
 export const executeP2p = async (s: SearchSettings, io: P2pIo): Promise<P2pResult> => {

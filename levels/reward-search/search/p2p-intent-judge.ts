@@ -3,7 +3,7 @@
  * so each checkpoint's kept policy is rolled out on the same judged seeds and judged as `hexa judge` judges a
  * policy (cli/judge-run.ts `judgePolicy`, the same code): the code judge authored for the intent and stored in
  * the search directory, the vision judge over the rendered frames when a vision model is given, and their
- * synthesis. The checkpoint's score is the mean synthesised score over its distinct picked episodes (with one
+ * synthesis (the code judge fixed before the search: prepareIntent). The checkpoint's score is the mean synthesised score over its distinct picked episodes (with one
  * judged seed, that episode's). Each judgment is kept in `judged/it<i>-c<c>-s<seed>/step-<n>/`.
  */
 import { join } from "node:path";
@@ -71,7 +71,7 @@ export const checkpointScore = (file: JudgmentFile, where: string): { score: num
  * The intent's checkpoint judge. Judgments run one at a time (each renders and rolls out on its own); a
  * checkpoint whose policy was not kept scores 0, labelled.
  */
-export const intentCheckpointJudge = (task: RewardTask, j: IntentJudging, m: IntentModels): CheckpointJudge<RewardTask> => {
+export const intentCheckpointJudge = (task: RewardTask, j: IntentJudging, m: IntentModels, judgeFile: string): CheckpointJudge<RewardTask> => {
   let queue: Promise<unknown> = Promise.resolve();
   const one = async (policy: string, where: string) => {
     const out = await judgePolicy({
@@ -82,6 +82,7 @@ export const intentCheckpointJudge = (task: RewardTask, j: IntentJudging, m: Int
       out: join(j.dir, where),
       force: true,
       intent: j.intent,
+      judge: judgeFile,
       ...(j.maxSteps === undefined ? {} : { maxSteps: j.maxSteps }),
       author: { store: j.dir, model: async () => m.judge },
       ...(m.vision ? { vision: { trail: m.vision.trail, model: async () => ({ model: m.vision!.model, limits: m.vision!.limits }) } } : {}),

@@ -101,5 +101,5 @@ suite("hexa search with an intent (p2p, scripted judges)", () => {
 
     const verified = await hexa(["verify", out, "--trainer-cache", join(dir, "cache")]);
     expect(verified.stdout, verified.stderr).toContain("identical");
-  }, 300_000);
+  }, 560_000);
 });

@@ -9,6 +9,7 @@ import { existsSync } from "node:fs";
 import { ConfigError } from "../../../src/errors.ts";
 import { judgeForIntent } from "../cli/judge-author.ts";
 import { episodeOf, FRAME_FPS } from "../cli/judge-vision.ts";
+import { saveJudge } from "../judging/judge-store.ts";
 import { judgedFrames } from "../judging/vision-frames.ts";
 import { storeUserCriteria, visionCriteria } from "../judging/vision-criteria.ts";
 import { CHROMIUM, renderEpisodeFrames } from "../pictures/episode-frames.ts";
@@ -67,13 +68,19 @@ export const prepareIntent = async (
   j: IntentJudging,
   m: IntentModels,
   criteria?: readonly string[],
-): Promise<string[]> => {
+): Promise<{ notes: string[]; judgeFile: string }> => {
   if (!task.prepare) throw new ConfigError(`--env: ${task.id} is not a MuJoCo task; an intent is judged from recorded MuJoCo rollouts only`);
   await task.prepare();
   const judge = await judgeForIntent(task, j.intent, j.dir, async () => m.judge);
+  // Its stored file (saving it again changes nothing): each checkpoint is judged with it as hexa judge --judge is.
+  const judgeFile = saveJudge(j.dir, judge.judge);
   const notes = [judge.note];
-  if (!m.vision) return notes;
-  if (!existsSync(CHROMIUM)) return [...notes, `llm.vision: ${CHROMIUM} is missing (apt-get install -y chromium): no frames, so the code judge alone scores`];
+  if (!m.vision) return { notes, judgeFile };
+  if (!existsSync(CHROMIUM))
+    return { notes: [...notes, `llm.vision: ${CHROMIUM} is missing (apt-get install -y chromium): no frames, so the code judge alone scores`], judgeFile };
   const c = await fixCriteria(task, instance, j, m.vision, criteria);
-  return [...notes, `vision criteria (${c.source}${c.file ? `, ${c.file}` : ""}): ${c.criteria.map((x, i) => `${i + 1}. ${x}`).join(" ")}`];
+  return {
+    notes: [...notes, `vision criteria (${c.source}${c.file ? `, ${c.file}` : ""}): ${c.criteria.map((x, i) => `${i + 1}. ${x}`).join(" ")}`],
+    judgeFile,
+  };
 };
