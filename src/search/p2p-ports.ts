@@ -84,7 +84,7 @@ interface CheckpointJudgment {
 }
 
 /** Which training a judged checkpoint belongs to (a judge that keeps files names them by it). */
-export interface TrainingRef {
+interface TrainingRef {
   iteration: number;
   config: number;
   seed: number;

@@ -15,7 +15,7 @@ import { readCriteriaFile, UserCriteria } from "./search-criteria.ts";
 const MAX_INTENT_CHARS = 2000;
 /** Judged episodes per checkpoint at most (each is rolled out, and with a vision model rendered and judged). */
 const MAX_JUDGED_EPISODES = 10;
-export const DEFAULT_PASS_AT = 0.9;
+const DEFAULT_PASS_AT = 0.9;
 
 const Endpoint = { model: z.string().min(1), baseURL: z.string().optional() };
 

@@ -34,7 +34,7 @@ export interface IntentJudging {
 }
 
 /** The label every score of this judge carries. */
-export const intentJudgeLabel = (vision: boolean): string =>
+const intentJudgeLabel = (vision: boolean): string =>
   `intent judge (code judge${vision ? ", vision judge and synthesiser" : " alone"}; a judged score of the words, not a fitness)`;
 
 const f2 = (x: number) => x.toFixed(2);
