@@ -41,6 +41,8 @@ export const CheckpointPoint = z.object({
   fitness: z.number().nullable(),
   /** Per evaluation seed, where known (the final checkpoint). */
   perSeed: z.array(z.number()).optional(),
+  /** The policy file at this checkpoint, where the trainer kept it (a judge that rolls the policy out reads it). */
+  policy: z.string().optional(),
 });
 export type CheckpointPoint = z.infer<typeof CheckpointPoint>;
 
@@ -82,13 +84,20 @@ interface CheckpointJudgment {
   detail: string;
 }
 
+/** Which training a judged checkpoint belongs to (a judge that keeps files names them by it). */
+interface TrainingRef {
+  iteration: number;
+  config: number;
+  seed: number;
+}
+
 /** Scores a checkpoint 0–1 (the fitness judge on tasks with F; the code, vision and synthesised judges for intents). */
 export interface CheckpointJudge<T> {
   /** Shown in outputs and recorded: what the score measures. */
   readonly label: string;
   /** The judged score at which the search passes when the config sets none. */
   readonly passAt: number;
-  judge(task: T, checkpoint: CheckpointPoint): Promise<CheckpointJudgment>;
+  judge(task: T, checkpoint: CheckpointPoint, training: TrainingRef): Promise<CheckpointJudgment>;
 }
 
 /** One row of an iteration's checkpoint table: a configuration at one checkpoint, over its seeds. */

@@ -203,7 +203,7 @@ const judged = async <T, I extends SearchInstance>(run: P2pRun<T, I>, t: Omit<Tr
   if (t.outcome.kind === "error") return { ...t, judged: [], score: 0 };
   const checks = [];
   for (const cp of t.outcome.checkpoints) {
-    const j = await run.judge.judge(run.task, cp);
+    const j = await run.judge.judge(run.task, cp, { iteration: t.iteration, config: t.config, seed: t.seed });
     if (!(j.score >= 0 && j.score <= 1)) throw new InvariantError(`p2p: the judge (${run.judge.label}) scored ${j.score}, outside 0–1`);
     checks.push({ step: cp.step, fraction: cp.fraction, score: j.score, detail: j.detail });
   }

@@ -47,6 +47,8 @@ export interface JudgeRequest {
   author?: AuthorSetup;
   /** A vision model: each pick's frames are judged against the intent and synthesised with the code judge (judge-vision.ts). */
   vision?: VisionSetup;
+  /** Where the vision judge's criteria are stored (default: the judgment folder). */
+  criteriaDir?: string;
 }
 
 export interface JudgeOutcome {
@@ -212,7 +214,8 @@ async function visionOf(r: JudgeRequest, setup: VisionSetup, intent: string, dir
   const { model, limits } = await setup.model(dir);
   const author = r.author;
   const judgeModel = author ? () => author.model(dir) : undefined;
-  const notes = await visionPicks(dir, { intent, model, limits, trail: setup.trail, ...(judgeModel ? { judgeModel } : {}) }, picks);
+  const criteria = r.criteriaDir === undefined ? {} : { criteriaDir: r.criteriaDir };
+  const notes = await visionPicks(dir, { intent, model, limits, trail: setup.trail, ...(judgeModel ? { judgeModel } : {}), ...criteria }, picks);
   const label = `vision judge ${model.name}${setup.trail ? " (frames and motion trail)" : ""}`;
   return { used: { model: model.name, trail: setup.trail, maxImages: limits.maxImages, video: limits.video, label }, notes };
 }

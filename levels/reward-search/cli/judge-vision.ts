@@ -38,6 +38,8 @@ export interface VisionStep {
   trail: boolean;
   /** The judge role's model, for the synthesiser; none: a disagreement is left unsettled. */
   judgeModel?: () => Promise<ChatModel>;
+  /** Where the criteria are stored per intent (default: the judgment folder); a search judging many policies keeps one set. */
+  criteriaDir?: string;
 }
 
 /** One episode's vision judgment and synthesis. */
@@ -111,7 +113,7 @@ async function judgeEpisode(dir: string, step: VisionStep, seed: number, code: J
   const folder = join("frames", String(seed));
   writeFrames(join(dir, folder), r.frames, "frame");
   if (r.trail) writeFrames(join(dir, folder), r.trail, "trail");
-  return { ...(await judgeRendered(step, dir, episode, r, code)), frames: folder };
+  return { ...(await judgeRendered(step, step.criteriaDir ?? dir, episode, r, code)), frames: folder };
 }
 
 /** The agreement rule alone, with no judge model to settle a disagreement. */

@@ -14,12 +14,14 @@ import { readYamlMapping } from "../../../src/util/yaml-file.ts";
 import { getTask } from "../tasks/index.ts";
 import { FLAGS, TRAINER_FLAGS, TRAINER_SLICE } from "./search-flags.ts";
 import { SearchSettings } from "./search-settings.ts";
+import { intentSettingsOf, type IntentArgs, type IntentSettings } from "./search-intent.ts";
 
 const HELP = "hexa search --help";
 
 /** `hexa search`'s arguments as yargs parsed them. */
-export interface SearchArgs {
-  task: string;
+export interface SearchArgs extends IntentArgs {
+  task?: string | undefined;
+  env?: string | undefined;
   method: SearchMethod;
   seed: string;
   proposer: "heuristic" | "llm";
@@ -79,12 +81,32 @@ const withoutCredentials = (baseURL: string): string => {
   return url.toString();
 };
 
+/** The task searched: the positional task, or with --intent the environment --env names (one of the two). */
+const taskIdOf = (argv: SearchArgs): string => {
+  if (argv.task !== undefined && argv.env !== undefined)
+    throw new ConfigError(`--env: give the task once (got ${argv.task} and --env ${argv.env}); with --intent use --env`);
+  const id = argv.task ?? argv.env;
+  if (id === undefined)
+    throw new ConfigError(`hexa search: name a task (hexa search cartpole …) or, with --intent, an environment (--env hopper); see ${HELP}`);
+  if (argv.env !== undefined && argv.intent === undefined && argv["intent-file"] === undefined)
+    throw new ConfigError(`--env: names the environment of a task from words; give --intent TEXT too, or name a task with F as hexa search ${argv.env}`);
+  return id;
+};
+
+/** The intent as search-config.json records it: endpoints without credentials. */
+const recordedIntent = (i: IntentSettings): IntentSettings => ({
+  ...i,
+  judge: { ...i.judge, ...(i.judge.baseURL ? { baseURL: withoutCredentials(i.judge.baseURL) } : {}) },
+  ...(i.vision ? { vision: { ...i.vision, ...(i.vision.baseURL ? { baseURL: withoutCredentials(i.vision.baseURL) } : {}) } } : {}),
+});
+
 /**
  * Every setting of the search, resolved from the flags and their defaults (search-config.json records them); the
  * trainer cache, unless --trainer-cache names it, beside the search directory `out` (in `runs/` without one).
  */
 export const settingsOf = (argv: SearchArgs, out?: string): SearchSettings => {
-  const task = getTask(argv.task);
+  const task = getTask(taskIdOf(argv));
+  const intent = intentSettingsOf(argv, argv.method, task);
   const seed = parseSeed(argv.seed, "--seed");
   const { config: search, given } = configFromFlags(SearchConfig, FLAGS, argv, HELP);
   const { config: trainerFlags } = configFromFlags(TRAINER_SLICE, TRAINER_FLAGS, argv, HELP);
@@ -106,6 +128,7 @@ export const settingsOf = (argv: SearchArgs, out?: string): SearchSettings => {
     rewardSearch: { ...rs, cacheDir: cacheDirOf(rs, out) },
     proposer: argv.proposer,
     ...(llm ? { llm: { model: llm.model, ...("baseURL" in llm && llm.baseURL ? { baseURL: withoutCredentials(llm.baseURL) } : {}) } } : {}),
+    ...(intent ? { intent: recordedIntent(intent) } : {}),
   });
 };
 

@@ -1,4 +1,4 @@
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { CANDIDATE_SCHEMA_VERSION, type SearchHeader } from "../../../src/search/candidates.ts";
 import { searchBudget } from "../../../src/search/config.ts";
 import { runP2p, type P2pResult, type P2pStop } from "../../../src/search/p2p.ts";
@@ -10,6 +10,9 @@ import { openSearchDir } from "../../../src/search/search-dir.ts";
 import { p2pTrainer, ppoHpSpace } from "../search/p2p-trainer.ts";
 import { fitnessCheckpointJudge } from "../search/p2p-fitness-judge.ts";
 import { getTask } from "../tasks/index.ts";
+import { InvariantError } from "../../../src/errors.ts";
+import { intentTask, intentSeeds, prepareIntent } from "../search/p2p-intent.ts";
+import { intentCheckpointJudge, type IntentModels } from "../search/p2p-intent-judge.ts";
 import { writeFinalScores } from "../../../src/store/final-scores.ts";
 import { formatFinalScores } from "../../../src/report/final-scores-text.ts";
 import { finalScoreOf } from "../search/final-protocol.ts";
@@ -28,6 +31,8 @@ import type { SearchSettings } from "./search-settings.ts";
 
 export interface P2pIo {
   out: string;
+  /** The judges' models of an intent search (settings.intent); none for a task with F. */
+  intent?: IntentModels;
   reviser: Reviser<RewardTask, TaskInstance>;
   pool: Pick<TrainerPool, "train">;
   opened?: () => Promise<void>;
@@ -67,8 +72,24 @@ const summary = (r: P2pResult, label: string): string => {
   return `p2p: ${r.iterations.length} iterations, ${r.trainings} trainings (${r.trained} trained now); stopped at ${stop}\n${best}`;
 };
 
+/** The judge of the search: the fitness judge on a task with F; for an intent, its judges, prepared before any training. */
+const judgeOf = async (s: SearchSettings, io: P2pIo, task: RewardTask, instance: TaskInstance) => {
+  if (!s.intent) return { judge: fitnessCheckpointJudge(), notes: [] };
+  if (!io.intent) throw new InvariantError("p2p: an intent search was given no judge models");
+  const j = {
+    intent: s.intent.text,
+    passAt: s.intent.passAt,
+    seeds: intentSeeds(instance, s.intent.episodes),
+    ...(s.intent.maxSteps === undefined ? {} : { maxSteps: s.intent.maxSteps }),
+    dir: resolve(io.out),
+  };
+  const { notes, judgeFile } = await prepareIntent(task, instance, j, io.intent, s.intent.criteria);
+  return { judge: intentCheckpointJudge(task, j, io.intent, judgeFile), notes };
+};
+
 export const executeP2p = async (s: SearchSettings, io: P2pIo): Promise<P2pResult> => {
-  const task = getTask(s.task);
+  const envTask = getTask(s.task);
+  const task = s.intent ? intentTask(envTask, s.intent.text) : envTask;
   const instance = task.generate(s.seed);
   const budget = searchBudget("p2p", s.search);
   const header: SearchHeader = {
@@ -79,11 +100,12 @@ export const executeP2p = async (s: SearchSettings, io: P2pIo): Promise<P2pResul
     budget,
     trainSteps: s.trainSteps,
     proposer: io.reviser.label,
-    options: s.options,
+    options: s.intent ? { ...s.options, intent: s.intent.text, passAt: s.intent.passAt } : s.options,
   };
   openSearchDir(io.out, header);
   await io.opened?.();
-  const judge = fitnessCheckpointJudge();
+  const { judge, notes } = await judgeOf(s, io, envTask, instance);
+  for (const n of notes) io.stderr(`${n}\n`);
   io.stderr(
     `p2p on ${task.id} seed ${s.seed} with ${io.reviser.label}: ${budget} trainings of ${s.trainSteps.toLocaleString("en-US")} env steps, ${s.search.p2p.configs} configs × ${s.search.p2p.trainSeeds} seeds per iteration; judged by the ${judge.label}; lineage in ${join(io.out, "iterations.jsonl")}\n`,
   );
@@ -93,7 +115,7 @@ export const executeP2p = async (s: SearchSettings, io: P2pIo): Promise<P2pResul
     seed: s.seed,
     source: task.id,
     reviser: io.reviser,
-    trainer: p2pTrainer(io.pool, s.trainSteps),
+    trainer: p2pTrainer(io.pool, s.trainSteps, s.intent !== undefined),
     judge,
     space: ppoHpSpace(task),
     log: p2pDirLog(io.out),
@@ -105,6 +127,12 @@ export const executeP2p = async (s: SearchSettings, io: P2pIo): Promise<P2pResul
   });
   io.stdout(`${summary(r, judge.label)}\n`);
   io.stderr(outstandingNote(io.out, r));
+  if (s.intent) {
+    // No F to score; the empty final-scores.json marks the search finished (hexa verify replays a finished search).
+    writeFinalScores(io.out, []);
+    io.stdout("no final score: a task from words has no F; the judged score above is the search's result\n");
+    return r;
+  }
   // The final score of §7, as every method's: the best iteration's code on fresh seeds, with the task's PPO settings.
   const found = p2pFinalReward(io.out, instance, s.search.p2p.trainSeeds);
   const score = await finalScoreOf({

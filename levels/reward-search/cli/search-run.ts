@@ -12,15 +12,39 @@ import { executeP2p } from "./search-p2p.ts";
 import { heuristicReviser } from "../proposers/p2p-heuristic-reviser.ts";
 import { llmReviser } from "../proposers/p2p-llm-reviser.ts";
 import type { SearchCommandArgs } from "./search.ts";
+import type { IntentSettings } from "./search-intent.ts";
+import type { IntentModels } from "../search/p2p-intent-judge.ts";
+import { sha256Hex } from "../../../src/util/canonical-json.ts";
+
+/** The judges' models of an intent search, from the same flags and role configs as hexa judge's, logged to the search's llm-log.jsonl. */
+const intentModelsOf = async (argv: SearchCommandArgs, intent: IntentSettings, out: string): Promise<IntentModels> => {
+  const { JudgeModels } = await import("./judge-models.ts");
+  const models = await JudgeModels.of({
+    judgeModel: argv["judge-model"],
+    judgeBaseUrl: argv["judge-base-url"],
+    visionModel: argv["vision-model"],
+    visionBaseUrl: argv["vision-base-url"],
+    visionMaxImages: argv["vision-max-images"],
+  });
+  const v = intent.vision;
+  return {
+    judge: await models.model("judge", out),
+    ...(v ? { vision: { model: await models.model("vision", out), limits: { maxImages: v.maxImages, video: v.video }, trail: v.trail } } : {}),
+  };
+};
+
+/** The default search directory: METHOD-TASK-sSEED, and for an intent a hash of its words. */
+const defaultOut = (s: SearchSettings): string =>
+  join("runs", "search", `${s.method}-${s.task}-s${s.seed}${s.intent ? `-intent-${sha256Hex(s.intent.text).slice(0, 8)}` : ""}`);
 
 /** A search the command line describes: its task and method are required. */
 const started = (argv: SearchCommandArgs): { out: string; settings: SearchSettings } => {
-  const { task, method } = argv;
-  if (task === undefined || method === undefined)
+  const { method } = argv;
+  if (method === undefined)
     throw new ConfigError(`hexa search: give a task and --method (e.g. hexa search cartpole --method p2p), or --resume DIR to go on with a search`);
-  const named = settingsOf({ ...argv, task, method });
-  const out = argv.out ? argv.out : join("runs", "search", `${named.method}-${named.task}-s${named.seed}`);
-  return { out, settings: settingsOf({ ...argv, task, method }, out) };
+  const named = settingsOf({ ...argv, method });
+  const out = argv.out ? argv.out : defaultOut(named);
+  return { out, settings: settingsOf({ ...argv, method }, out) };
 };
 
 /** The proposer's model flags: a resumed search asks the model its record names, at the endpoint it records, unless --llm-config or --model says otherwise. */
@@ -43,10 +67,12 @@ export const runSearchCommand = async (argv: SearchCommandArgs, host: FamilyHost
   );
   const record = searchRecorder(out, settings, host);
   const model = settings.llm ? await proposerModel(modelArgs(argv, settings), out, host) : undefined;
+  const intent = settings.intent ? await intentModelsOf(argv, settings.intent, out) : undefined;
   const pool = localTrainerPool(settings.rewardSearch);
   const io = { out, pool, opened: record, stdout: (t: string) => process.stdout.write(t), stderr: (t: string) => process.stderr.write(t) };
   try {
-    if (settings.method === "p2p") await executeP2p(settings, { ...io, reviser: model ? llmReviser(model) : heuristicReviser() });
+    if (settings.method === "p2p")
+      await executeP2p(settings, { ...io, ...(intent ? { intent } : {}), reviser: model ? llmReviser(model) : heuristicReviser() });
     else await executeSearch(settings, { ...io, proposer: model ? llmProposer(model) : heuristicProposer() });
   } finally {
     await pool.close();

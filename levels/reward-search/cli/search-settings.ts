@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { SEARCH_METHODS, SearchConfig } from "../../../src/search/config.ts";
 import { RewardSearchConfig } from "../config.ts";
+import { IntentSettings } from "./search-intent.ts";
 
 const int0 = z.number().int().min(0);
 const steps = z.number().int().min(1);
@@ -28,5 +29,7 @@ export const SearchSettings = z.strictObject({
   proposer: z.enum(["heuristic", "llm"]),
   /** The proposer's model (llm): its name, which every recorded request is keyed by, and the endpoint it was asked at. */
   llm: z.strictObject({ model: z.string().min(1), baseURL: z.string().optional() }).optional(),
+  /** A task from words (p2p only): the intent, its pass threshold, the judged episodes and the judges' models. */
+  intent: IntentSettings.optional(),
 });
 export type SearchSettings = z.infer<typeof SearchSettings>;

@@ -9,15 +9,60 @@ import { FLAGS, TRAINER_FLAGS } from "./search-flags.ts";
 
 const searchCommandFlags = (y: Argv) =>
   withOptionsByName(
-    y.positional("task", { type: "string", describe: "a reward-search task (hexa levels list --family reward-search); none with --resume" }).option("method", {
-      alias: "strategy",
-      choices: SEARCH_METHODS,
-      describe:
-        "eureka (K samples × I iterations), rf-agent (tree search) or p2p (reward and PPO settings revised together, configs × seeds per iteration); none with --resume",
-    }),
+    y
+      .positional("task", {
+        type: "string",
+        describe: "a reward-search task (hexa levels list --family reward-search); with --intent, --env names the environment instead; none with --resume",
+      })
+      .option("method", {
+        alias: "strategy",
+        choices: SEARCH_METHODS,
+        describe:
+          "eureka (K samples × I iterations), rf-agent (tree search) or p2p (reward and PPO settings revised together, configs × seeds per iteration); none with --resume",
+      }),
     flagOptions([...FLAGS, ...TRAINER_FLAGS]),
   )
     .option("seed", { type: "string", default: "0", describe: "task instance seed (also the search's own random seed)" })
+    .option("env", {
+      type: "string",
+      describe: "with --intent: the MuJoCo environment the behaviour is learned in (hopper, walker2d, half_cheetah, ant, humanoid …)",
+    })
+    .option("intent", {
+      type: "string",
+      describe: "p2p: the behaviour to learn, in words; a task from words has no F and is judged by llm.judge (and llm.vision)",
+    })
+    .option("intent-file", { type: "string", describe: "p2p: the intent read from a text file" })
+    .option("pass-at", { type: "number", describe: "with --intent: the judged score (0–1) at which the search passes (default 0.9)" })
+    .option("judged-episodes", {
+      type: "number",
+      coerce: positiveIntFlag("judged-episodes"),
+      describe: "with --intent: episodes judged per checkpoint, on the same seeds for every checkpoint (default 1)",
+    })
+    .option("judged-steps", {
+      type: "number",
+      coerce: positiveIntFlag("judged-steps"),
+      describe: "with --intent: steps of a judged episode at most (default: the environment's own time limit)",
+    })
+    .option("judge-model", { type: "string", describe: "llm.judge: authors the intent's code judge and settles the judges' disagreements" })
+    .option("judge-base-url", {
+      type: "string",
+      describe: "llm.judge: its OpenAI-compatible endpoint (else OPENAI_BASE_URL); key: HEXA_JUDGE_API_KEY or OPENAI_API_KEY",
+    })
+    .option("vision-model", { type: "string", describe: "llm.vision: judges each checkpoint's rendered frames against the intent (needs chromium)" })
+    .option("vision-base-url", {
+      type: "string",
+      describe: "llm.vision: its OpenAI-compatible endpoint (else OPENAI_BASE_URL); key: HEXA_VISION_API_KEY or OPENAI_API_KEY",
+    })
+    .option("vision-max-images", {
+      type: "number",
+      coerce: positiveIntFlag("vision-max-images"),
+      describe: "llm.vision.maxImages: images its server takes in one request (hexa doctor --role vision measures it)",
+    })
+    .option("trail", { type: "boolean", describe: "with --vision-model: send the motion trail as a second sequence" })
+    .option("criteria", {
+      type: "string",
+      describe: "with --vision-model: a file of the 5–10 criteria you accept for the intent, one per line; the vision judge uses them instead of its own",
+    })
     .option("proposer", { choices: ["heuristic", "llm"] as const, default: "heuristic" as const, describe: "heuristic needs no model" })
     .option("train-steps", {
       type: "number",
@@ -61,7 +106,11 @@ const searchCommandFlags = (y: Argv) =>
     })
     .example("$0 search cartpole --method rf-agent --budget 16 --train-steps 20000", "RF-Agent's tree search with the heuristic proposer")
     .example("$0 search cartpole --strategy p2p --budget 12 --configs 3 --train-seeds 2", "the p2p loop offline: heuristic reviser, fitness judge")
-    .example('$0 search --resume runs/search/p2p-hopper-s0 --correct "land softer"', "a correction to a stopped or finished p2p search, which then goes on");
+    .example('$0 search --resume runs/search/p2p-hopper-s0 --correct "land softer"', "a correction to a stopped or finished p2p search, which then goes on")
+    .example(
+      '$0 search --env hopper --intent "do a backflip and land on your foot" --strategy p2p --judge-model M --judge-base-url URL --vision-model V',
+      "a task from words: every checkpoint judged by the code judge, the vision judge and their synthesis",
+    );
 
 /** The flags `hexa search` reads (levels/reward-search/cli/search-run.ts). */
 export type SearchCommandArgs = ArgsOf<typeof searchCommandFlags>;

@@ -15,7 +15,7 @@ import { sha256Hex } from "../../../src/util/canonical-json.ts";
 import { writeAtomic } from "../../../src/util/write-atomic.ts";
 import type { TimedFrame } from "./vision-frames.ts";
 import { criteriaPrompt, reviewPrompt, SYSTEM } from "./vision-prompts.ts";
-import { CriteriaAnswer, MAX_CRITERIA, MIN_CRITERIA, ReviewAnswer } from "./vision-verdict.ts";
+import { CriteriaAnswer, MIN_CRITERIA, ReviewAnswer } from "./vision-verdict.ts";
 
 const MAX_REVIEW_ROUNDS = 3;
 const MAX_FILE_BYTES = 64 << 10;
@@ -37,12 +37,18 @@ export interface VisionCriteria {
   file?: string;
 }
 
+/** The most criteria a user-accepted list holds (Prompt-to-Policy's elicitation offers 5–10). */
+export const MAX_USER_CRITERIA = 10;
+
 const CriteriaFile = z.object({
   schemaVersion: z.literal(1),
   intent: z.string(),
   model: z.string(),
   context: z.string().nullable(),
-  criteria: z.array(z.string().min(1).max(300)).min(MIN_CRITERIA).max(MAX_CRITERIA),
+  // A list the user accepted (userCriteria) may hold more than the model is asked for.
+  criteria: z.array(z.string().min(1).max(300)).min(MIN_CRITERIA).max(MAX_USER_CRITERIA),
+  /** Given by the user rather than asked of the model. */
+  byUser: z.boolean().optional(),
   reviewRounds: z.number().int().min(0).max(MAX_REVIEW_ROUNDS),
   /** The frame they were grounded in. */
   firstFrameSha256: z.string(),
@@ -115,4 +121,29 @@ export const visionCriteria = async (
   mkdirSync(join(path, ".."), { recursive: true });
   writeAtomic(path, `${JSON.stringify(file, null, 2)}\n`);
   return { criteria, reviewRounds: rounds, source: "asked", file: path };
+};
+
+/**
+ * Stores criteria the user accepted as the intent's criteria for this model and scene note, so the vision judge
+ * uses them instead of asking for its own (an existing file is replaced: the user's list wins).
+ */
+export const storeUserCriteria = (dir: string, r: Omit<CriteriaRequest, "firstFrame">, model: string, criteria: readonly string[]): string => {
+  const path = criteriaFile(dir, r.intent, model, r.context);
+  const file: CriteriaFile = {
+    schemaVersion: 1,
+    intent: r.intent,
+    model,
+    context: r.context ?? null,
+    criteria: [...criteria],
+    byUser: true,
+    reviewRounds: 0,
+    firstFrameSha256: "",
+  };
+  mkdirSync(join(path, ".."), { recursive: true });
+  writeAtomic(
+    path,
+    `${JSON.stringify(file, null, 2)}
+`,
+  );
+  return path;
 };

@@ -5,7 +5,7 @@
 import { z } from "zod";
 
 export const MIN_CRITERIA = 3;
-export const MAX_CRITERIA = 5;
+const MAX_CRITERIA = 5;
 const MAX_CRITERION_CHARS = 300;
 
 const Criterion = z.string().trim().min(3, "a criterion is a sentence").max(MAX_CRITERION_CHARS);

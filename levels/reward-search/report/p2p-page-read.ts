@@ -19,6 +19,7 @@ import type { FrameBudget } from "../pictures/frame-files.ts";
 import { boundedFolderFile } from "../verify/judgment-folder.ts";
 import { MAX_PAGE_FRAME_BYTES, readJudgmentPage } from "./judgment-page-read.ts";
 import type { JudgmentPageInput } from "./judgment-page.ts";
+import { checkpointJudgmentName, JUDGMENTS_FOLDER } from "../search/p2p-judgment-folder.ts";
 
 /** The largest search.json read (a header is well under 1 KiB). */
 const MAX_HEADER_BYTES = 64 << 10;
@@ -30,10 +31,6 @@ const MAX_TRAINING_BYTES = 1 << 20;
 const MAX_TRAININGS = 12_800;
 
 const TRAINING_NAME = /^it(\d{1,4})-c(\d{1,2})-s(\d{1,10})\.json$/;
-
-/** Where a judged checkpoint's `hexa judge` folder is: `judgments/it<i>-c<c>-s<seed>-step<step>/` of the search directory. */
-export const checkpointJudgmentName = (iteration: number, config: number, seed: number, step: number): string =>
-  `judgments/it${iteration}-c${config}-s${seed}-step${step}`;
 
 /** One checkpoint's judgment, as the judgment page shows it. */
 interface CheckpointJudgment {
@@ -55,7 +52,7 @@ export interface P2pPageInput {
   /** The folder, as the user named it. */
   dir: string;
   header: SearchHeader;
-  /** The score at which a checkpoint counts as a success: search.json's passThreshold, else the fitness judge's 1. */
+  /** The score at which a checkpoint counts as a success: search.json's passThreshold (an intent's passAt), else the fitness judge's 1. */
   passAt: number;
   iterations: IterationPage[];
   lessons: LessonView[];
@@ -145,7 +142,7 @@ const readTrainings = (dir: string, notices: string[]): Map<number, TrainingReco
 
 /** The judgment folders of an iteration's checkpoints that are there; one that fails its checks is a notice. */
 const readJudgments = (dir: string, trainings: readonly TrainingRecord[], budget: FrameBudget, notices: string[]): CheckpointJudgment[] => {
-  if (!plainFolder(join(dir, "judgments"))) return [];
+  if (!plainFolder(join(dir, JUDGMENTS_FOLDER))) return [];
   return trainings.flatMap((t) =>
     t.judged.flatMap((cp) => {
       const name = checkpointJudgmentName(t.iteration, t.config, t.seed, cp.step);
@@ -174,8 +171,9 @@ const lessonsOf = (events: readonly BankEvent[], task: string, notices: string[]
   }
 };
 
+/** The search's pass threshold: the config's passThreshold, an intent search's passAt, else the fitness judge's 1. */
 const passAtOf = (header: SearchHeader): number => {
-  const p = header.options.passThreshold;
+  const p = header.options.passThreshold ?? header.options.passAt;
   return typeof p === "number" && p >= 0 && p <= 1 ? p : 1;
 };
 

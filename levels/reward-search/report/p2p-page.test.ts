@@ -11,7 +11,7 @@ import { rewardSearchModule } from "../module.ts";
 import { p2pSearch, retireALesson } from "./fixtures/p2p-search.ts";
 import { p2pSignature } from "./p2p-folder.ts";
 import { p2pPage } from "./p2p-inspect.ts";
-import { checkpointJudgmentName } from "./p2p-page-read.ts";
+import { checkpointJudgmentName } from "../search/p2p-judgment-folder.ts";
 
 /** `hexa inspect` of a p2p search (fixtures/p2p-search.ts: a real heuristic search that branches). */
 

@@ -36,8 +36,10 @@ export const ppoHpSpace = (task: RewardTask): HpSpace => {
 
 const CHECKPOINT_FRACTIONS = [0.25, 0.5, 0.75, 1] as const;
 
-/** The trainer's checkpoint evaluations nearest each fraction (each at most once), the last with the final policy's per-seed F. */
-export const checkpointsOf = (r: Pick<JobResult, "fitnessCurve" | "final" | "steps">): CheckpointPoint[] => {
+/** The trainer's checkpoint evaluations nearest each fraction (each at most once), the last with the final policy's per-seed F; each with its kept policy, if any. */
+export const checkpointsOf = (
+  r: Pick<JobResult, "fitnessCurve" | "final" | "steps"> & Partial<Pick<JobResult, "checkpointPolicies" | "policy">>,
+): CheckpointPoint[] => {
   const curve = r.fitnessCurve;
   const picked = new Set<number>();
   for (const f of CHECKPOINT_FRACTIONS.slice(0, -1)) {
@@ -48,8 +50,16 @@ export const checkpointsOf = (r: Pick<JobResult, "fitnessCurve" | "final" | "ste
     if (best >= 0) picked.add(best);
   }
   const fraction = (step: number) => (r.steps > 0 ? Math.min(1, step / r.steps) : 1);
-  const early = [...picked].sort((a, b) => a - b).map((i) => ({ step: curve[i]!.step, fraction: fraction(curve[i]!.step), fitness: curve[i]!.fitness }));
-  return [...early, { step: r.steps, fraction: 1, fitness: r.final.fitness, perSeed: r.final.perSeed.map((p) => p.fitness) }];
+  const kept = r.checkpointPolicies;
+  const policyAt = (step: number) => {
+    const p = kept?.find((k) => k.step === step)?.policy;
+    return p === undefined ? {} : { policy: p };
+  };
+  const early = [...picked]
+    .sort((a, b) => a - b)
+    .map((i) => ({ step: curve[i]!.step, fraction: fraction(curve[i]!.step), fitness: curve[i]!.fitness, ...policyAt(curve[i]!.step) }));
+  const last = kept && r.policy ? { policy: r.policy } : {};
+  return [...early, { step: r.steps, fraction: 1, fitness: r.final.fitness, perSeed: r.final.perSeed.map((p) => p.fitness), ...last }];
 };
 
 /** The reviser's diagnostics of a training's loss summary; null when the trainer reported no losses. */
@@ -59,10 +69,12 @@ export const diagnosticsOf = (losses: LossSummary | null | undefined): Diagnosti
 const lastTerms = (components: JobResult["components"]): Record<string, number> =>
   Object.fromEntries(Object.entries(components).map(([k, xs]) => [k, Math.abs(xs.at(-1)?.mean ?? 0)]));
 
-export const p2pTrainer = (pool: Pick<TrainerPool, "train">, steps: number): HpTrainer<RewardTask, TaskInstance> => ({
+/** `keepPolicies`: the trainer keeps each checkpoint's policy and every checkpoint names its file (a judge that rolls it out). */
+export const p2pTrainer = (pool: Pick<TrainerPool, "train">, steps: number, keepPolicies = false): HpTrainer<RewardTask, TaskInstance> => ({
   train: async ({ task, instance, code, hp, seed, label }) => {
+    const keep = keepPolicies ? { keepPolicies: true } : {};
     const out = await pool.train(
-      { task: task.id, instance, reward: code, steps, seed, evalSeeds: instance.evalSeeds, ppo: { ...task.training.ppo, ...hp } },
+      { task: task.id, instance, reward: code, steps, seed, evalSeeds: instance.evalSeeds, ppo: { ...task.training.ppo, ...hp }, ...keep },
       { label, needsLosses: true },
     );
     if (out.kind === "error") return { kind: "error", error: out.error.kind, message: out.error.message, feedback: trainingError(out.error) };

@@ -24,17 +24,31 @@ const jobFolderOf = (policy: string, job: Pick<TrainMessage, "task" | "reward" |
 };
 
 /**
+ * A job that keeps its checkpoint policies is served only while every one of them is still a file in the folder of
+ * the job that trained it: a judge of its checkpoints reads them, so a deleted one is trained again.
+ */
+const keptPoliciesProblem = (job: Pick<TrainMessage, "task" | "reward" | "seed">, r: Omit<ResultMessage, "type" | "id">): string | null => {
+  if (!r.checkpointPolicies?.length) return "checkpointPolicies: the entry keeps no checkpoint policies";
+  for (const [i, c] of r.checkpointPolicies.entries()) {
+    const folder = existsSync(c.policy) ? jobFolderOf(c.policy, job) : undefined;
+    if (!folder || !isInside(realpathSync(folder), realpathSync(c.policy)))
+      return `checkpointPolicies.${i}.policy: ${JSON.stringify(c.policy)} is gone or not inside the folder of the job that trained it`;
+  }
+  return null;
+};
+
+/**
  * A cached result checked as a fresh one is (trainer/result-check.ts) before it is served: F on the evaluation
  * seeds of this job and inside the task's range, and a policy file that still exists lying inside the folder of
  * the job that trained it (the job's directory is not recorded in the cache; a policy deleted since is read by
  * nothing and no reason to train again). An entry edited by hand or written by another program that fails is a miss.
  */
 export const cachedResultProblem = (
-  job: Pick<TrainMessage, "task" | "evalSeeds" | "reward" | "seed">,
+  job: Pick<TrainMessage, "task" | "evalSeeds" | "reward" | "seed" | "keepPolicies">,
   r: Omit<ResultMessage, "type" | "id">,
   range: readonly [number, number] | undefined,
 ): string | null => {
-  const score = scoreProblem(job, r, range);
+  const score = scoreProblem(job, r, range) ?? (job.keepPolicies ? keptPoliciesProblem(job, r) : null);
   if (score || !existsSync(r.policy)) return score;
   const folder = jobFolderOf(r.policy, job);
   if (folder && isInside(realpathSync(folder), realpathSync(r.policy))) return null;

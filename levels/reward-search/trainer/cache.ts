@@ -27,7 +27,8 @@ export interface TrainerIdentity {
 /** The cache key of a job's outcome: result or reward-code fault, both under the exact code. */
 export const trainCacheKey = (job: TrainJob, trainer: TrainerIdentity): string => {
   const decided = { cache: CACHE_SCHEMA_VERSION, task: job.task, instance: job.instance, reward: job.reward };
-  const rest = { seed: job.seed, evalSeeds: job.evalSeeds, steps: job.steps, ppo: job.ppo ?? {}, trainer };
+  // A job that keeps its checkpoint policies has its own entry (whose result names them); the others keep their keys.
+  const rest = { seed: job.seed, evalSeeds: job.evalSeeds, steps: job.steps, ppo: job.ppo ?? {}, trainer, ...(job.keepPolicies ? { keepPolicies: true } : {}) };
   return sha256Hex({ ...decided, ...rest });
 };
 

@@ -13,6 +13,7 @@ import { compileReward, RewardCodeError } from "../sandbox/reward-sandbox.ts";
 import { writeJsonAtomic } from "../../../src/store/jsonl.ts";
 import { sourceClosureHash } from "../../../src/util/source-closure.ts";
 import { trainPpo } from "./ppo.ts";
+import type { SerializedPolicy } from "./policy.ts";
 import type { TaskDescriptor, TrainMessage } from "./protocol.ts";
 import { describeIssues } from "./protocol.ts";
 import { TrainingDivergedError } from "./reward-batches.ts";
@@ -78,6 +79,13 @@ export const builtinBackend = (): TrainerBackend => ({
       if (e instanceof RewardCodeError) throw new JobFailure("reward_code", e.message, e.fault);
       throw e;
     }
+    const kept: { step: number; policy: string }[] = [];
+    const keep = (step: number, policy: SerializedPolicy) => {
+      mkdirSync(job.jobDir, { recursive: true });
+      const path = join(job.jobDir, `checkpoint-${step}.json`);
+      writeJsonAtomic(path, { task: task.id, instance, seed: job.seed, steps: step, policy });
+      kept.push({ step, policy: path });
+    };
     try {
       const r = await trainPpo({
         task,
@@ -90,6 +98,7 @@ export const builtinBackend = (): TrainerBackend => ({
         ppo: Object.fromEntries(Object.entries(ppo.data).filter(([k]) => Object.hasOwn(job.ppo ?? {}, k))),
         signal,
         onProgress: progress,
+        ...(job.keepPolicies ? { onCheckpoint: keep } : {}),
       });
       mkdirSync(job.jobDir, { recursive: true });
       const policy = join(job.jobDir, "policy.json");
@@ -103,6 +112,7 @@ export const builtinBackend = (): TrainerBackend => ({
         steps: r.steps,
         wallMs: r.wallMs,
         policy,
+        ...(job.keepPolicies ? { checkpointPolicies: kept } : {}),
       };
     } catch (e) {
       if (e instanceof RewardCodeError) throw new JobFailure("reward_code", e.message, e.fault);

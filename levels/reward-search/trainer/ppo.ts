@@ -81,6 +81,8 @@ export interface TrainRequest {
   options?: Partial<TrainerOptions>;
   signal?: AbortSignal;
   onProgress?: (p: TrainProgress) => void;
+  /** Called with the policy at each checkpoint evaluation (its env steps so far), e.g. to keep it. */
+  onCheckpoint?: (step: number, policy: SerializedPolicy) => void;
 }
 
 export interface TrainResult {
@@ -261,6 +263,7 @@ const evaluateCheckpoint = (t: Training): void => {
   t.lastEval = evaluateGreedy(t.req.task, t.req.instance, t.layout, t.adam.theta, t.norm, t.req.evalSeeds);
   t.timer.lap("evalMs");
   t.record.checkpoint(t.steps, t.lastEval);
+  t.req.onCheckpoint?.(t.steps, serializePolicy(t.layout, t.adam.theta, t.norm));
 };
 
 /** One iteration: rollout → reward → GAE → update → logging, then a checkpoint evaluation where one is due. */

@@ -12,6 +12,9 @@ const finite = z.number().refine(Number.isFinite, "must be a finite number");
 const int0 = z.number().int().min(0);
 const jobId = z.string().min(1).max(200);
 
+/** Checkpoint policies a result may name at most (the built-in trainer evaluates 10 checkpoints). */
+const MAX_KEPT_POLICIES = 64;
+
 const ComponentStats = z.strictObject({ mean: finite, min: finite, max: finite });
 
 /** A task as a trainer announces it: enough for the host to show the model what the reward code may read. */
@@ -89,6 +92,11 @@ export const ResultMessage = z.object({
   wallMs: z.number().min(0),
   /** Path of the final policy file, inside the job's directory. */
   policy: z.string().min(1),
+  /** The policy at each checkpoint evaluation (its step and file, inside the job's directory), when the job asked to keep them. */
+  checkpointPolicies: z
+    .array(z.object({ step: int0, policy: z.string().min(1) }))
+    .max(MAX_KEPT_POLICIES)
+    .optional(),
 });
 export type ResultMessage = z.infer<typeof ResultMessage>;
 
@@ -137,6 +145,8 @@ export const TrainMessage = z.object({
   /** A directory of this job's own: the trainer writes the policy (and anything else) here, nowhere else. */
   jobDir: z.string().min(1),
   budget: JobBudget.optional(),
+  /** Keep the policy at each checkpoint evaluation in the job's directory (result.checkpointPolicies); a judge of checkpoints reads them. */
+  keepPolicies: z.boolean().optional(),
 });
 export type TrainMessage = z.infer<typeof TrainMessage>;
 

@@ -57,9 +57,14 @@ export const scoreProblem = (
   return null;
 };
 
+const prefixed = (where: string, problem: string | null): string | null => (problem === null ? null : `${where}${problem}`);
+
 /** What is wrong with a result for this job, as `field: problem`; null when nothing is. */
 export const resultProblem = (
   job: Pick<TrainMessage, "task" | "evalSeeds" | "jobDir">,
   r: Omit<ResultMessage, "type" | "id">,
   range: readonly [number, number] | undefined,
-): string | null => scoreProblem(job, r, range) ?? policyProblem(job.jobDir, r.policy);
+): string | null =>
+  scoreProblem(job, r, range) ??
+  policyProblem(job.jobDir, r.policy) ??
+  (r.checkpointPolicies ?? []).reduce<string | null>((p, c, i) => p ?? prefixed(`checkpointPolicies.${i}.`, policyProblem(job.jobDir, c.policy)), null);

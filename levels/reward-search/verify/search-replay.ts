@@ -8,6 +8,8 @@ import { executeP2p } from "../cli/search-p2p.ts";
 import { heuristicReviser } from "../proposers/p2p-heuristic-reviser.ts";
 import { llmReviser } from "../proposers/p2p-llm-reviser.ts";
 import { SearchSettings } from "../cli/search-settings.ts";
+import type { IntentSettings } from "../cli/search-intent.ts";
+import type { IntentModels } from "../search/p2p-intent-judge.ts";
 import { heuristicProposer } from "../proposers/heuristic-proposer.ts";
 import { llmProposer } from "../proposers/llm-proposer.ts";
 import { BUNDLED_TRAINER_CACHE, bundledTrainerCache } from "./recorded-trainings.ts";
@@ -45,6 +47,14 @@ const replaySettings = (s: SearchSettings, workDir: string): SearchSettings => {
   return { ...s, rewardSearch, ...(s.llm ? { llm: { model: s.llm.model } } : {}) };
 };
 
+/** An intent search's judges, answered from the recorded exchanges as the reviser is. */
+const replayedJudges = (record: SearchReplayRecord, i: IntentSettings): IntentModels => ({
+  judge: record.model("judge", i.judge.model),
+  ...(i.vision
+    ? { vision: { model: record.model("vision", i.vision.model), limits: { maxImages: i.vision.maxImages, video: i.vision.video }, trail: i.vision.trail } }
+    : {}),
+});
+
 /**
  * A `hexa search` under `hexa verify` (docs/guides/verify.md): the search's own code runs again on its recorded
  * settings, its proposer's requests answered from the recorded exchanges and every training from the trainer
@@ -69,9 +79,10 @@ export const replaySearch = (record: SearchReplayRecord): SearchReplay => {
     execute: async (out) => {
       const model = s.llm ? record.model("actor", s.llm.model) : undefined;
       const quiet = { out, pool, stdout: () => {}, stderr: () => {} };
+      const intent = s.intent ? { intent: replayedJudges(record, s.intent) } : {};
       if (s.method === "p2p") {
         copyCorrections(record.searchDir, out);
-        await executeP2p(s, { ...quiet, reviser: model ? llmReviser(model) : heuristicReviser() });
+        await executeP2p(s, { ...quiet, ...intent, reviser: model ? llmReviser(model) : heuristicReviser() });
       } else await executeSearch(s, { ...quiet, proposer: model ? llmProposer(model) : heuristicProposer() });
     },
   };

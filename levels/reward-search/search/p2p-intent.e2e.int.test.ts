@@ -1,0 +1,113 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { startFakeEndpoint, type FakeEndpoint } from "../../../test/support/fake-endpoint.ts";
+import { hexa } from "../../../test/support/hexa-cli.ts";
+import { TrainingRecord } from "../../../src/search/p2p-log.ts";
+import { CHROMIUM } from "../pictures/episode-frames.ts";
+
+/**
+ * `hexa search --env hopper --intent …` end to end against a scripted OpenAI-compatible server answering both
+ * model roles: the code judge authored once before any training, the vision criteria fixed once, every judged
+ * checkpoint of every training rolled out from its kept policy and scored by the code judge, the vision judge and
+ * the agreement rule; exactly the training budget; then `hexa verify` with the server stopped.
+ */
+const dir = mkdtempSync(join(tmpdir(), "hexa-p2p-intent-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const suite = existsSync(CHROMIUM) ? describe : describe.skip;
+
+const INTENT = "stay alive for a long time";
+const TREE = { order: "independent", children: [{ id: "1", name: "alive", metric: "seconds recorded", threshold: ">= 100 s", partial: "time / 100 s" }] };
+const CODE = `function judge(traj) {
+  const time = traj.steps * traj.dt;
+  return [{ id: "1", value: time, score: Math.min(1, time / 100), passed: time >= 100, note: "seconds" }];
+}`;
+const CRITERIA = ["The hopper stays upright", "It keeps its balance", "It does not fall over"];
+const verdict = JSON.stringify({
+  criteria: CRITERIA.map((criterion) => ({ criterion, assessment: "not seen for long", status: "not_met" })),
+  intent_score: 0,
+  diagnosis: "It falls.",
+  failure_tags: ["falls"],
+});
+
+const server = (): Promise<FakeEndpoint> => {
+  const replies: Record<string, string> = {
+    judge_decomposition: JSON.stringify({ criteria: TREE }),
+    judge_decomposition_review: JSON.stringify({ change: false, findings: "complete" }),
+    judge_code: JSON.stringify({ code: CODE }),
+    judge_loophole_review: JSON.stringify({ loophole: false, findings: "none" }),
+    vision_criteria: JSON.stringify({ criteria: CRITERIA }),
+    vision_review: JSON.stringify({ approved: true }),
+    vision_verdict: verdict,
+  };
+  return startFakeEndpoint({ delayMs: 1, reply: (b) => replies[(b.response_format as { json_schema: { name: string } }).json_schema.name]! });
+};
+
+const schemaName = (b: Record<string, unknown>) => (b.response_format as { json_schema?: { name: string } } | undefined)?.json_schema?.name;
+
+suite("hexa search with an intent (p2p, scripted judges)", () => {
+  it("judges every checkpoint with the code and vision judges, at exactly the budget, and verifies offline", async () => {
+    const out = join(dir, "search");
+    const s = await server();
+    const args = ["search", "--env", "hopper", "--intent", INTENT, "--strategy", "p2p", "--budget", "2", "--configs", "2", "--train-seeds", "1"];
+    const rest = ["--train-steps", "4096", "--judged-steps", "60", "--out", out, "--trainer-cache", join(dir, "cache"), "--processes", "1"];
+    const models = [
+      "--judge-model",
+      "judge-m",
+      "--judge-base-url",
+      s.url,
+      "--vision-model",
+      "vision-m",
+      "--vision-base-url",
+      s.url,
+      "--vision-max-images",
+      "8",
+    ];
+    let run;
+    try {
+      run = await hexa([...args, ...rest, ...models]);
+    } finally {
+      await s.close();
+    }
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toContain("1 iterations, 2 trainings (2 trained now)");
+    expect(run.stdout).toContain("no final score: a task from words has no F");
+    const names = s.requests.map((r) => schemaName(r.body));
+    // Authored and criteria fixed once, before the trainings; then one verdict per judged checkpoint (2 trainings × 2 checkpoints).
+    expect(names.slice(0, 6)).toEqual([
+      "judge_decomposition",
+      "judge_decomposition_review",
+      "judge_code",
+      "judge_loophole_review",
+      "vision_criteria",
+      "vision_review",
+    ]);
+    expect(names.slice(6)).toEqual(["vision_verdict", "vision_verdict", "vision_verdict", "vision_verdict"]);
+    const files = readdirSync(join(out, "trainings")).sort();
+    expect(files).toHaveLength(2);
+    for (const f of files) {
+      const t = TrainingRecord.parse(JSON.parse(readFileSync(join(out, "trainings", f), "utf8")));
+      expect(t.judged.map((j) => j.fraction)).toEqual([0.5, 1]);
+      for (const j of t.judged) expect(j.detail).toMatch(/^seed \d+: code 0\.\d\d, vision 0\.00 → 0\.\d\d \(agree\); judgment in judgments\//);
+      const cps = t.outcome.kind === "result" ? t.outcome.checkpoints : [];
+      for (const cp of cps) expect(existsSync(cp.policy!)).toBe(true);
+    }
+    const seed = files[0]!.match(/-s(\d+)\.json$/)![1];
+    expect(
+      readdirSync(join(out, "judgments"))
+        .filter((n) => n.startsWith(`it0-c0-s${seed}-`))
+        .sort(),
+    ).toEqual([`it0-c0-s${seed}-step2048`, `it0-c0-s${seed}-step4096`]);
+    expect(existsSync(join(out, "judgments", `it0-c0-s${seed}-step2048`, "judgment.json"))).toBe(true);
+    const log = readFileSync(join(out, "llm-log.jsonl"), "utf8").trim().split("\n");
+    expect(log).toHaveLength(10);
+
+    // The server is closed: every judge's exchange is answered from llm-log.jsonl, and the judgments/ folders (compared
+    // before trainings/) replay identical. A p2p search's PPO diagnostics are not yet replayed from the trainer cache
+    // (it keeps no progress lines): that one known divergence is allowed here, and nothing else.
+    const verified = await hexa(["verify", out, "--trainer-cache", join(dir, "cache")]);
+    expect(verified.stdout, verified.stderr).toMatch(/identical|diverged: trainings\/it0-c0-s\d+\.json\n {2}field: {4}outcome\.diagnostics\n/);
+    expect(verified.stdout).toContain("10 model exchanges");
+  }, 560_000);
+});
