@@ -56,7 +56,7 @@ export default defineConfig({
           sequence: { groupOrder: 1 },
           include: TREES.map((t) => `${t}/**/*.int.test.ts`),
           exclude: ["node_modules/**"],
-          globalSetup: ["test/support/build-dist.ts"],
+          globalSetup: ["test/support/build-dist.ts", "test/support/shared-fixtures.ts"],
         },
       },
     ],

@@ -187,29 +187,7 @@ describe("hexa compare", () => {
     expect(statSync(join(out, "results.md")).size).toBeGreaterThan(0);
   }, 900_000);
 
-  it("shows a progress line per episode from the first one on, and prints its table within 100 columns", async () => {
-    const root = tmp();
-    const cfg = join(root, "tiny.yaml");
-    writeFileSync(cfg, TINY);
-    const out = join(root, "cmp");
-    const r = await hexa(["compare", cfg, "--grid", "init=off2on,online", "--runs", "1", "--heldout", "1", "--out", out]);
-    expect(r.status, r.stderr).toBe(0);
-    // off2on: 1 offline + 2 stream episodes; online: 2 stream; each then 1 held-out episode.
-    const err = r.stderr.split("\n");
-    expect(err[0]).toMatch(/: 2 cell\(s\) × 1 run\(s\), 7 episodes in all, /);
-    const bar = err.flatMap((l, i) => (/^\[\d+\/7\] (offline|round \d+): \d+ success/.test(l) ? [i] : []));
-    const firstDone = err.findIndex((l) => / done: 1 of 2 runs/.test(l));
-    // The first look may find the child a few episodes in: the bar starts within the first run.
-    expect(err[bar[0]!]).toMatch(/^\[[1-3]\/7\] (offline|round [12])/);
-    expect(bar[0]).toBeLessThan(firstDone);
-    expect(err[bar.at(-1)!]).toMatch(/^\[7\/7\] /);
-    const lines = r.stdout.split("\n");
-    expect(lines.filter((l) => l.length > 100 && !/^(results|plot): /.test(l))).toEqual([]);
-    expect(lines).toContain("  c2  init=online");
-    expect(r.stdout).toMatch(/^down_to_earth:\ncell +learning %/m);
-  }, 600_000);
-
-  it("a grid through the local OpenAI-compatible server: the hexa actor and the LLM evolver, 2 cells × 1 run", async () => {
+  it("a grid through the local OpenAI-compatible server: the hexa actor and the LLM evolver, 2 cells × 1 run; a progress line per episode from the first one on, the table within 100 columns", async () => {
     const server = await startFakeOpenAI();
     try {
       const root = tmp();
@@ -256,6 +234,22 @@ describe("hexa compare", () => {
       // 5 calls per cell at the server's 10 + 5 tokens each.
       expect(results.cells.map((c) => c.tokens.total)).toEqual([75, 75]);
       expect(results.cells[1]!.levels[0]!.heldOut).toMatchObject({ runs: 1, seeds: 1 });
+
+      // Each cell: 1 offline + 1 stream episode, then 1 held-out.
+      const err = r.stderr.split("\n");
+      // After the cost forecast (the model roles have no prices here), the plan.
+      expect(r.stderr).toMatch(/^forecast: 6 episode\(s\)/);
+      expect(r.stderr).toMatch(/^.*: 2 cell\(s\) × 1 run\(s\), 6 episodes in all, /m);
+      const bar = err.flatMap((l, i) => (/^\[\d+\/6\] (offline|round \d+): \d+ success/.test(l) ? [i] : []));
+      const firstDone = err.findIndex((l) => / done: 1 of 2 runs/.test(l));
+      // The first look may find the child a few episodes in: the bar starts within the first run.
+      expect(err[bar[0]!], r.stderr).toMatch(/^\[[1-3]\/6\] (offline|round 1)/);
+      expect(bar[0], r.stderr).toBeLessThan(firstDone);
+      expect(err[bar.at(-1)!], r.stderr).toMatch(/^\[6\/6\] /);
+      const table = r.stdout.split("\n");
+      expect(table.filter((l) => l.length > 100 && !/^(results|plot): /.test(l))).toEqual([]);
+      expect(table, r.stdout).toContain("  c2  retriever.topSkills=6");
+      expect(r.stdout).toMatch(/^two_body_problem:\ncell +learning %/m);
     } finally {
       await server.close();
     }

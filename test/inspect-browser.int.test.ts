@@ -6,7 +6,7 @@ import { basename, join, resolve } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { haveChromium, launchChromium, NO_CHROMIUM } from "./support/browser.ts";
-import { HEXA, hexa, makeRun } from "./support/inspect-runs.ts";
+import { copyOfSmallRun, HEXA, hexa, makeRun } from "./support/inspect-runs.ts";
 
 /**
  * `hexa inspect` in real headless Chromium (docs/ARCHITECTURE.md §8). HEXA_INSPECT_RUN=runs/<id> tests that run
@@ -88,7 +88,7 @@ let browser: Browser;
 suite("hexa inspect in Chromium", () => {
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), "hexa-inspect-browser-"));
-    run = process.env.HEXA_INSPECT_RUN ? resolve(process.env.HEXA_INSPECT_RUN) : makeRun(join(root, "runs"));
+    run = process.env.HEXA_INSPECT_RUN ? resolve(process.env.HEXA_INSPECT_RUN) : copyOfSmallRun(join(root, "runs"));
     const r = hexa(["inspect", run, "--out", join(root, "report.html")]);
     if (r.code !== 0) throw new Error(r.stderr);
     browser = await launchChromium();

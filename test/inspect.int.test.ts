@@ -7,7 +7,7 @@ import { readRunInput, findTarget, cellOf } from "../src/app/inspect-load.ts";
 import { interphyreDrawer } from "../levels/interphyre/pictures/inspect-draw.ts";
 import { renderReportHtml } from "../src/report/inspect/html.ts";
 import { buildReport, buildRunView, lastSolvedOfEachLevel } from "../src/report/inspect/model.ts";
-import { hexa, makeRun } from "./support/inspect-runs.ts";
+import { copyOfSmallRun, hexa } from "./support/inspect-runs.ts";
 
 /** The shipped families, as hexa has them with no HEXA_FAMILIES. */
 const { families } = await createAppContext({});
@@ -21,7 +21,7 @@ let root: string;
 let run: string;
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), "hexa-inspect-"));
-  run = makeRun(join(root, "runs"));
+  run = copyOfSmallRun(join(root, "runs"));
 }, 300_000);
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 

@@ -351,11 +351,13 @@ describe("hexa run --backend redis://", () => {
 
   it("refuses a Redis that does not answer before making the run directory", async () => {
     const runs = join(tmp, "no-redis");
-    const r = await start(["run", config, "--runs-dir", runs, "--backend", "redis://127.0.0.1:9"]).done;
+    const [r, bad] = await Promise.all([
+      start(["run", config, "--runs-dir", runs, "--backend", "redis://127.0.0.1:9"]).done,
+      start(["run", config, "--runs-dir", join(tmp, "bad-backend"), "--backend", "http://x"]).done,
+    ]);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/hexa: --backend redis:\/\/127\.0\.0\.1:9: Redis does not answer; start redis-server/);
     expect(existsSync(runs) && readdirSync(runs).length).toBeFalsy();
-    const bad = await start(["run", config, "--runs-dir", runs, "--backend", "http://x"]).done;
     expect(bad.stderr).toMatch(/hexa: --backend: unknown backend "http:\/\/x"; use local or redis:\/\/HOST:PORT/);
   }, 60_000);
 });

@@ -153,10 +153,12 @@ describe("method in hexa run", () => {
   it("refuses a rounds budget that its episodes or turns cannot spend, naming the key, before a run directory is made", async () => {
     const dir = tmp();
     const runs = join(dir, "runs");
-    const few = await hexa(["run", config(dir, ["search: {budget: 1}"]), "--runs-dir", runs]);
+    const [few, many] = await Promise.all([
+      hexa(["run", config(tmp(), ["search: {budget: 1}"]), "--runs-dir", runs]),
+      hexa(["run", config(tmp(), ["search: {budget: 13}"]), "--runs-dir", runs]),
+    ]);
     expect(few.status).toBe(2);
     expect(few.stderr).toContain("search.budget: 1 trainings of cartpole leave some of its 2 episodes");
-    const many = await hexa(["run", config(dir, ["search: {budget: 13}"]), "--runs-dir", runs]);
     expect(many.status).toBe(2);
     expect(many.stderr).toContain("up to 7 per episode, more than actor.maxTurns 6");
     expect(existsSync(runs) ? readdirSync(runs) : []).toEqual([]);

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { integrationReasons, testFiles } from "./support/test-tiers.ts";
+import { integrationReasons, ownStarts, testFiles } from "./support/test-tiers.ts";
 import { SLOW_TESTS } from "./slow-tests.ts";
 
 describe("the test tiers (CONTRIBUTING.md, Tests)", () => {
@@ -9,6 +9,21 @@ describe("the test tiers (CONTRIBUTING.md, Tests)", () => {
     expect(integrationReasons("test/support/hostile-worker.ts").join("\n")).toMatch(/bullmq: Redis[\s\S]*hexa-cli\.ts imports node:child_process/);
     expect(integrationReasons("test/support/browser.ts")).toEqual(["test/support/browser.ts imports playwright-core: a browser"]);
     expect(integrationReasons("test/support/fake-openai-server.ts")).toEqual([]);
+  });
+
+  it("sees a start however it is imported, and not a type or a client-only name", () => {
+    // The examples are built from parts, so that this file does not itself read as one that starts a process.
+    const [i, q] = ["import", '"'];
+    const starts = (text: string) => ownStarts("x.test.ts", text).map((r) => r.replace(/^x\.test\.ts imports /, ""));
+    expect(starts(`${i} http from ${q}node:http${q};\nconst s = http.createServer();`)).toEqual(["node:http: a server"]);
+    expect(starts(`${i} * as net from ${q}net${q};\nnew net.Server();`)).toEqual(["net: a server"]);
+    expect(starts(`const { spawn } = await ${i}(${q}node:child_process${q});`)).toEqual(["node:child_process: a child process"]);
+    expect(starts(`export { execa } from ${q}execa${q};`)).toEqual(["execa: a child process (execa)"]);
+    expect(starts(`${i} ${q}playwright-core${q};`)).toEqual(["playwright-core: a browser"]);
+    expect(starts(`${i} {\n  Queue,\n} from ${q}bullmq${q};`)).toEqual(["bullmq: Redis"]);
+    expect(starts(`const bin = join(ROOT, ${q}dist${q}, ${q}bin.js${q});`)).toEqual(["x.test.ts reads dist/"]);
+    expect(starts(`${i} type { ChildProcess } from ${q}node:child_process${q};\n${i} { request } from ${q}node:http${q};`)).toEqual([]);
+    expect(starts(`${i} http from ${q}node:http${q};\nhttp.request(url);`)).toEqual([]);
   });
 
   it("names every test that starts a process, a server or a browser, or reads dist/, *.int.test.ts", () => {

@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { inject } from "vitest";
 
 /** Small runs for the inspect tests: the quickstart's levels, agent and evolver with fewer rounds (a few seconds each). */
 
@@ -45,4 +46,27 @@ export const makeRun = (runsDir: string, o: SmallRun = {}): string => {
   const made = readdirSync(runsDir).filter((f) => !before.has(f) && !f.endsWith(".yaml"));
   if (made.length !== 1) throw new Error(`expected one new run directory in ${runsDir}, got ${made.join(", ")}`);
   return join(runsDir, made[0]!);
+};
+
+/**
+ * A copy in `runsDir` of the default small run (makeRun's defaults), made once per `vitest run` in the int tier's
+ * shared folder (test/support/shared-fixtures.ts): the files that only read such a run share one, each on its own
+ * copy. Two files that make it at once each make one; the first to finish is kept.
+ */
+export const copyOfSmallRun = (runsDir: string): string => {
+  const shared = join(inject("sharedFixtures"), "small-run");
+  if (!existsSync(shared)) {
+    const mine = `${shared}-${process.pid}`;
+    makeRun(mine);
+    try {
+      renameSync(mine, shared);
+    } catch (e) {
+      if (!["ENOTEMPTY", "EEXIST"].includes((e as NodeJS.ErrnoException).code ?? "")) throw e;
+      rmSync(mine, { recursive: true, force: true });
+    }
+  }
+  const [run] = readdirSync(shared).filter((f) => !f.endsWith(".yaml"));
+  if (!run) throw new Error(`${shared}: no run directory in it`);
+  cpSync(join(shared, run), join(runsDir, run), { recursive: true });
+  return join(runsDir, run);
 };

@@ -24,7 +24,36 @@ const DIST_PATH = /["'`](\.\.\/)*dist\/|join\([^)]*["']dist["']/;
  * CPU. Model paths speak HTTP, so the fast tier may use these two and no other server.
  */
 export const IN_PROCESS_SERVERS = ["test/support/fake-openai-server.ts", "test/support/fake-endpoint.ts"];
-const IMPORT = /^import\s+(type\s+)?([^;]*?)\s*from\s+["']([^"']+)["']/gm;
+/** A static import or re-export: `import x from`, `import { a } from`, `import * as n from`, `export … from`, a bare `import "m"`. */
+const STATIC = /^(?:import|export)\s+(type\s+)?(?:([^;"'`]*?)\s*from\s*)?["']([^"']+)["']/gm;
+/** A dynamic `import("m")` or `require("m")` of a literal name. */
+const DYNAMIC = /\b(?:import|require)\(\s*["']([^"']+)["']\s*\)/g;
+
+interface ModuleUse {
+  module: string;
+  /** What it binds: `{ a, b }`, `x` or `* as n`; "" for a dynamic import (the file's own calls tell). */
+  names: string;
+}
+
+/** The modules a file imports as values (a type-only import starts nothing). */
+export const moduleUses = (text: string): ModuleUse[] => [
+  ...[...text.matchAll(STATIC)].filter(([, typeOnly]) => !typeOnly).map(([, , names = "", module = ""]) => ({ module, names })),
+  ...[...text.matchAll(DYNAMIC)].map(([, module = ""]) => ({ module, names: "" })),
+];
+
+/**
+ * Why the source `text` of `file` starts a process, a server or a browser itself: a named import is judged by the
+ * names it binds, a default, namespace or dynamic import (`import http from "node:http"`) by the whole file.
+ */
+export const ownStarts = (file: string, text: string): string[] => {
+  const reasons = DIST_PATH.test(text) ? [`${file} reads dist/`] : [];
+  for (const { module, names } of moduleUses(text)) {
+    const judged = names.trimStart().startsWith("{") ? names : text;
+    const starter = STARTERS.find((s) => s.module.test(module) && (!s.names || s.names.test(judged)));
+    if (starter) reasons.push(`${file} imports ${module}: ${starter.what}`);
+  }
+  return reasons;
+};
 
 /** The test files vitest runs (vitest.config.ts's include), relative to the repository root. */
 export const testFiles = (): string[] =>
@@ -40,11 +69,8 @@ export const integrationReasons = (file: string, seen = new Set<string>()): stri
   if (seen.has(file) || IN_PROCESS_SERVERS.includes(file)) return [];
   seen.add(file);
   const text = readFileSync(join(ROOT, file), "utf8");
-  const reasons = DIST_PATH.test(text) ? [`${file} reads dist/`] : [];
-  for (const [, typeOnly, names = "", module = ""] of text.matchAll(IMPORT)) {
-    if (typeOnly) continue;
-    const starter = STARTERS.find((s) => s.module.test(module) && (!s.names || s.names.test(names)));
-    if (starter) reasons.push(`${file} imports ${module}: ${starter.what}`);
+  const reasons = ownStarts(file, text);
+  for (const { module } of moduleUses(text)) {
     const helper = module.startsWith(".") ? relative(ROOT, resolve(dirname(join(ROOT, file)), module)) : undefined;
     if (helper?.startsWith("test/") && existsSync(join(ROOT, helper))) reasons.push(...integrationReasons(helper, seen));
   }

@@ -104,16 +104,16 @@ const schemaName = (body: Record<string, unknown>) => (body.response_format as {
  * copy whose first vision verdict (the agreeing one) was changed in the log diverges, naming the field.
  */
 const verifyReplaysVision = async (judgment: string): Promise<void> => {
-  const same = await hexa(["verify", judgment]);
-  expect(same.stdout, same.stderr).toContain("identical: 2 trajectories re-judged");
-  expect(same.stdout).toContain("11 model exchanges");
-  expect(same.status).toBe(0);
-
   const copy = join(dir, "tampered");
   cpSync(judgment, copy, { recursive: true });
   const log = readFileSync(join(copy, "llm-log.jsonl"), "utf8");
   writeFileSync(join(copy, "llm-log.jsonl"), log.replace("It stands.", "It stands still."));
-  const changed = await hexa(["verify", copy]);
+  // Each replay renders frames again: the two run side by side.
+  const [same, changed] = await Promise.all([hexa(["verify", judgment]), hexa(["verify", copy])]);
+  expect(same.stdout, same.stderr).toContain("identical: 2 trajectories re-judged");
+  expect(same.stdout).toContain("11 model exchanges");
+  expect(same.status).toBe(0);
+
   expect(changed.stdout, changed.stderr).toMatch(/diverged: judgment\.json\n {2}field: {4}picks\[0\]\.vision\.diagnosis/);
   expect(changed.status).toBe(1);
 };
