@@ -49,5 +49,9 @@ describe("hexa search --resume DIR --correct on a p2p search", () => {
       [1, false],
     ]);
     expect(JSON.parse(readFileSync(join(out, "search-config.json"), "utf8")).resumed).toBe(true);
+
+    // The replay reads the corrections from the lineage, never asks for them, and comes out the same.
+    const verified = await hexa(["verify", out, "--trainer-cache", cache]);
+    expect(verified.stdout, verified.stderr).toMatch(/^identical: /);
   }, 240_000);
 });

@@ -81,7 +81,18 @@ const PickedEpisode = z.strictObject({
 export type PickedEpisode = z.infer<typeof PickedEpisode>;
 
 /** The vision judge used (schema version 2): its model, whether the trail went too, and what the server takes. */
-const VisionUsed = z.strictObject({ model: z.string(), trail: z.boolean(), maxImages: z.number().int().min(1), video: z.boolean(), label: z.string() });
+const VisionUsed = z.strictObject({
+  model: z.string(),
+  trail: z.boolean(),
+  maxImages: z.number().int().min(1),
+  video: z.boolean(),
+  label: z.string(),
+  /** The user's corrections the verdicts weighed (a p2p search's, as correctionsForJudges words them); absent: none. */
+  corrections: z
+    .string()
+    .max(64 * 1024)
+    .optional(),
+});
 
 /** The version hexa judge writes; version 1 files are read too. */
 export const JUDGMENT_SCHEMA_VERSION = 2;

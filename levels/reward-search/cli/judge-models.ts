@@ -23,6 +23,8 @@ export interface VisionSetup {
   model: (judgmentDir: string) => Promise<{ model: ChatModel; limits: VisionLimits }>;
   /** Send the motion trail as a second sequence. */
   trail: boolean;
+  /** The user's corrections the verdicts weigh (a p2p search's); none: the prompt is as without. */
+  corrections?: string | undefined;
 }
 
 type Section = Record<string, unknown>;

@@ -40,6 +40,8 @@ export interface VisionStep {
   judgeModel?: () => Promise<ChatModel>;
   /** Where the criteria are stored per intent (default: the judgment folder); a search judging many policies keeps one set. */
   criteriaDir?: string;
+  /** The user's corrections the verdicts weigh (a p2p search's); none: the prompt is as without. */
+  corrections?: string | undefined;
 }
 
 /** One episode's vision judgment and synthesis. */
@@ -92,7 +94,7 @@ export async function judgeRendered(
     limits.video && haveFfmpeg()
       ? { frames: await framesClip(r.frames, FRAME_FPS), trail: r.trail ? await framesClip(r.trail, FRAME_FPS, "trail") : undefined }
       : undefined;
-  const request = { intent: step.intent, ...judgedFrames(r), context: episode.context, clip };
+  const request = { intent: step.intent, ...judgedFrames(r), context: episode.context, clip, corrections: step.corrections };
   const vision = await judgeFrames(model, request, { limits, trail: step.trail, dir: criteriaDir });
   const judges = {
     intent: step.intent,

@@ -7,22 +7,9 @@ import { SEARCH_METHODS } from "../../../src/search/config.ts";
 import { DEFAULT_FINAL_TRAININGS } from "../search/final-protocol.ts";
 import { FLAGS, TRAINER_FLAGS } from "./search-flags.ts";
 
-const searchCommandFlags = (y: Argv) =>
-  withOptionsByName(
-    y
-      .positional("task", {
-        type: "string",
-        describe: "a reward-search task (hexa levels list --family reward-search); with --intent, --env names the environment instead; none with --resume",
-      })
-      .option("method", {
-        alias: "strategy",
-        choices: SEARCH_METHODS,
-        describe:
-          "eureka (K samples × I iterations), rf-agent (tree search) or p2p (reward and PPO settings revised together, configs × seeds per iteration); none with --resume",
-      }),
-    flagOptions([...FLAGS, ...TRAINER_FLAGS]),
-  )
-    .option("seed", { type: "string", default: "0", describe: "task instance seed (also the search's own random seed)" })
+/** The flags of a task from words: the intent, its pass threshold, the judged episodes and the judges' models. */
+const intentFlags = <T>(y: Argv<T>) =>
+  y
     .option("env", {
       type: "string",
       describe: "with --intent: the MuJoCo environment the behaviour is learned in (hopper, walker2d, half_cheetah, ant, humanoid …)",
@@ -62,7 +49,25 @@ const searchCommandFlags = (y: Argv) =>
     .option("criteria", {
       type: "string",
       describe: "with --vision-model: a file of the 5–10 criteria you accept for the intent, one per line; the vision judge uses them instead of its own",
-    })
+    });
+
+const searchCommandFlags = (y: Argv) =>
+  intentFlags(
+    withOptionsByName(
+      y
+        .positional("task", {
+          type: "string",
+          describe: "a reward-search task (hexa levels list --family reward-search); with --intent, --env names the environment instead; none with --resume",
+        })
+        .option("method", {
+          alias: "strategy",
+          choices: SEARCH_METHODS,
+          describe:
+            "eureka (K samples × I iterations), rf-agent (tree search) or p2p (reward and PPO settings revised together, configs × seeds per iteration); none with --resume",
+        }),
+      flagOptions([...FLAGS, ...TRAINER_FLAGS]),
+    ).option("seed", { type: "string", default: "0", describe: "task instance seed (also the search's own random seed)" }),
+  )
     .option("proposer", { choices: ["heuristic", "llm"] as const, default: "heuristic" as const, describe: "heuristic needs no model" })
     .option("train-steps", {
       type: "number",

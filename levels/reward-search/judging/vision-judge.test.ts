@@ -11,6 +11,7 @@ import { createRoleModel } from "../../../src/llm/role-model.ts";
 import { criteriaFile } from "./vision-criteria.ts";
 import type { TimedFrame } from "./vision-frames.ts";
 import { askVision, judgeFrames } from "./vision-judge.ts";
+import { correctionsForJudges } from "../../../src/search/p2p-corrections.ts";
 
 /**
  * The vision judge against a local OpenAI-compatible server: what each turn carries (checked by the hashes of the
@@ -78,6 +79,16 @@ describe("the vision judge's two turns", () => {
     if (j.kind !== "verdict") throw new Error("no verdict");
     expect(j.criteria.map((c) => c.status)).toEqual(["met", "met", "not_met"]);
     expect(j.sent).toMatchObject({ frames: 50, of: 50, trail: 0, video: false });
+  });
+
+  it("a p2p search's corrections reach the verdict turn after the criteria, never the criteria turn", async () => {
+    const { model } = await vision([criteriaAnswer, approved, verdict()]);
+    const corrections = correctionsForJudges([{ text: "land softer", afterIteration: 0 }]);
+    await judgeFrames(model, { intent: INTENT, frames: frames(), corrections }, { limits: { maxImages: 64, video: false } });
+
+    expect(userText(0)).not.toContain("land softer");
+    expect(userText(2)).toContain('1. "land softer" (after iteration 0)');
+    expect(userText(2).indexOf("land softer")).toBeGreaterThan(userText(2).indexOf(CRITERIA[2]!));
   });
 
   it("sends no more images than the server takes: evenly thinned, first and last kept, the trail taking half", async () => {

@@ -25,6 +25,8 @@ export interface VisionRequest extends JudgedFrames {
   intent: string;
   /** A line about the scene (e.g. which way is forward in the picture), sent with both turns. */
   context?: string | undefined;
+  /** The user's corrections (a p2p search's), sent with the verdict turn only: the criteria stay as fixed. */
+  corrections?: string | undefined;
   /** MP4 clips of the frames (and of the trail): sent instead of the pictures where `limits.video` is on. */
   clip?: { frames: Buffer; trail?: Buffer | undefined } | undefined;
 }
@@ -122,7 +124,10 @@ const labelled = (model: string, stage: Stage, e: unknown): VisionJudgment => {
 const episodeMessage = (r: VisionRequest, criteria: readonly string[], o: VisionOptions): { message: Message; sent: FramesSent } => {
   const useVideo = o.limits.video && r.clip !== undefined;
   const withTrail = o.trail === true && (useVideo ? r.clip?.trail !== undefined : r.trail !== undefined);
-  const head: ContentPart = { type: "text", text: verdictPrompt(r.intent, criteria, { trail: withTrail, video: useVideo, context: r.context }) };
+  const head: ContentPart = {
+    type: "text",
+    text: verdictPrompt(r.intent, criteria, { trail: withTrail, video: useVideo, context: r.context, corrections: r.corrections }),
+  };
   const ask: ContentPart = { type: "text", text: `\n${verdictAsk()}` };
   if (useVideo) {
     const clips = [mediaPart(r.clip!.frames, "video/mp4"), ...(withTrail ? [mediaPart(r.clip!.trail!, "video/mp4")] : [])];

@@ -15,6 +15,7 @@ import type { SynthesisRecord } from "../judging/synthesis.ts";
 import type { VisionLimits } from "../judging/vision-judge.ts";
 import type { RewardTask } from "../task.ts";
 import { checkpointJudgmentName } from "./p2p-judgment-folder.ts";
+import { correctionsForJudges, readCorrections } from "../../../src/search/p2p-corrections.ts";
 
 /** What judges an intent: llm.judge (authors the code judge, settles disagreements) and, optionally, llm.vision. */
 export interface IntentModels {
@@ -74,7 +75,7 @@ export const checkpointScore = (file: JudgmentFile, where: string): { score: num
  */
 export const intentCheckpointJudge = (task: RewardTask, j: IntentJudging, m: IntentModels, judgeFile: string): CheckpointJudge<RewardTask> => {
   let queue: Promise<unknown> = Promise.resolve();
-  const one = async (policy: string, where: string) => {
+  const one = async (policy: string, where: string, corrections: string) => {
     const out = await judgePolicy({
       task: task.id,
       policy,
@@ -86,7 +87,15 @@ export const intentCheckpointJudge = (task: RewardTask, j: IntentJudging, m: Int
       judge: judgeFile,
       ...(j.maxSteps === undefined ? {} : { maxSteps: j.maxSteps }),
       author: { store: j.dir, model: async () => m.judge },
-      ...(m.vision ? { vision: { trail: m.vision.trail, model: async () => ({ model: m.vision!.model, limits: m.vision!.limits }) } } : {}),
+      ...(m.vision
+        ? {
+            vision: {
+              trail: m.vision.trail,
+              model: async () => ({ model: m.vision!.model, limits: m.vision!.limits }),
+              ...(corrections ? { corrections } : {}),
+            },
+          }
+        : {}),
       criteriaDir: j.dir,
     });
     return checkpointScore(out.file, where);
@@ -97,7 +106,9 @@ export const intentCheckpointJudge = (task: RewardTask, j: IntentJudging, m: Int
     judge: (_task, cp, t) => {
       if (cp.policy === undefined) return Promise.resolve({ score: 0, detail: "no policy was kept at this checkpoint; not judged" });
       const where = checkpointJudgmentName(t.iteration, t.config, t.seed, cp.step);
-      const next = queue.then(() => one(cp.policy!, where));
+      // The corrections its plan had to address: a replay, holding every later one too, weighs the same.
+      const corrections = correctionsForJudges(readCorrections(j.dir).filter((c) => c.iteration <= t.iteration));
+      const next = queue.then(() => one(cp.policy!, where, corrections));
       queue = next.catch(() => undefined);
       return next;
     },

@@ -49,6 +49,7 @@ const replayedStep = (r: JudgmentReplayRecord, f: JudgmentFile, where: string): 
     limits: { maxImages: used.maxImages, video },
     trail: used.trail,
     ...(judge ? { judgeModel: async () => judge } : {}),
+    ...(used.corrections ? { corrections: used.corrections } : {}),
   };
 };
 
