@@ -25,7 +25,7 @@ describe("the generated references under docs/reference/", () => {
       "## `hexa run [config]`",
       "### `hexa levels certify <level>`",
       "### `hexa trainer check`",
-      "## `hexa search <task>`",
+      "## `hexa search [task]`",
       "## `hexa bench <suite>`",
     ])
       expect(cli).toContain(heading);
