@@ -54,6 +54,9 @@ export default defineConfig({
         test: {
           name: "int",
           sequence: { groupOrder: 1 },
+          // Two files at once even on 2 cores (vitest's default there is one): most of an int file's time is spent
+          // waiting on the processes, servers and browsers it starts, so one worker left the cores a third idle.
+          maxWorkers: Math.max(2, availableParallelism() - 1),
           include: TREES.map((t) => `${t}/**/*.int.test.ts`),
           exclude: ["node_modules/**"],
           globalSetup: ["test/support/build-dist.ts", "test/support/shared-fixtures.ts"],
