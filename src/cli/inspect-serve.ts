@@ -107,20 +107,31 @@ const withCorrectionBox = (html: string, token: string, dirs: readonly string[])
   return end < 0 ? html + box : `${html.slice(0, end)}${box}\n${html.slice(end)}`;
 };
 
-const answer = (source: ServeSource, live: Live, req: IncomingMessage, res: ServerResponse) => {
-  const screened = screenRequest(req.url, req.headers.host, live.port);
-  if (!screened.ok) return text(res, screened.status, screened.message);
-  const { pathname } = screened.url;
+/**
+ * What is not a read: POST /correct adds a correction to a p2p search under `root` (inspect-correct.ts); any other
+ * method is refused with 405. False when the request is a read, for the page's own routes.
+ */
+const answeredWrite = (root: string, live: { token: string; port: number }, pathname: string, req: IncomingMessage, res: ServerResponse): boolean => {
   if (pathname === "/correct") {
-    correctionRoute({ root: source.target.path, token: live.token, port: live.port, now: () => new Date() }, req, res).catch((e: unknown) => {
+    correctionRoute({ root, token: live.token, port: live.port, now: () => new Date() }, req, res).catch((e: unknown) => {
       process.stderr.write(`hexa inspect: could not add the correction (${(e as Error).message.split("\n")[0]})\n`);
       if (!res.headersSent) text(res, 500, `could not add the correction (${(e as Error).message.split("\n")[0]})\n`);
       else res.end();
     });
-  } else if (req.method !== "GET" && req.method !== "HEAD") {
-    res.writeHead(405, { allow: "GET, HEAD", "content-type": "text/plain; charset=utf-8" });
-    res.end(`${req.method} ${pathname}: this page is read with GET; only /correct takes a POST\n`);
-  } else if (pathname === "/") {
+    return true;
+  }
+  if (req.method === "GET" || req.method === "HEAD") return false;
+  res.writeHead(405, { allow: "GET, HEAD", "content-type": "text/plain; charset=utf-8" });
+  res.end(`${req.method} ${pathname}: this page is read with GET; only /correct takes a POST\n`);
+  return true;
+};
+
+const answer = (source: ServeSource, live: Live, req: IncomingMessage, res: ServerResponse) => {
+  const screened = screenRequest(req.url, req.headers.host, live.port);
+  if (!screened.ok) return text(res, screened.status, screened.message);
+  const { pathname } = screened.url;
+  if (answeredWrite(source.target.path, live, pathname, req, res)) return;
+  if (pathname === "/") {
     res.writeHead(200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" });
     res.end(withCorrectionBox(source.page(live.built.report), live.token, servedP2pDirs(source.target.path)));
   } else if (pathname === "/report.json") {
@@ -258,16 +269,8 @@ const answerPage = (source: PageSource, live: LivePage, req: IncomingMessage, re
   const screened = screenRequest(req.url, req.headers.host, live.port);
   if (!screened.ok) return text(res, screened.status, screened.message);
   const { pathname } = screened.url;
-  if (pathname === "/correct") {
-    correctionRoute({ root: source.path, token: live.token, port: live.port, now: () => new Date() }, req, res).catch((e: unknown) => {
-      process.stderr.write(`hexa inspect: could not add the correction (${(e as Error).message.split("\n")[0]})\n`);
-      if (!res.headersSent) text(res, 500, `could not add the correction (${(e as Error).message.split("\n")[0]})\n`);
-      else res.end();
-    });
-  } else if (req.method !== "GET" && req.method !== "HEAD") {
-    res.writeHead(405, { allow: "GET, HEAD", "content-type": "text/plain; charset=utf-8" });
-    res.end(`${req.method} ${pathname}: this page is read with GET; only /correct takes a POST\n`);
-  } else if (pathname === "/") {
+  if (answeredWrite(source.path, live, pathname, req, res)) return;
+  if (pathname === "/") {
     res.writeHead(200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" });
     res.end(withCorrectionBox(live.html, live.token, servedP2pDirs(source.path)));
   } else if (pathname === "/events") {

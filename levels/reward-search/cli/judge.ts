@@ -3,6 +3,7 @@ import { defineCommand } from "../../../src/cli-kit/define-command.ts";
 import { ConfigError } from "../../../src/errors.ts";
 import type { AuthorSetup } from "./judge-author.ts";
 import type { ModelFlags, VisionSetup } from "./judge-models.ts";
+import { judgeModelFlags } from "./judge-model-flags.ts";
 
 /** The llm.judge and llm.vision roles from --config and the flags, their exchanges logged to the judgment folder's llm-log.jsonl. */
 const modelSetups = async (argv: ModelFlags & { judgeStore?: string | undefined; trail: boolean }): Promise<{ author?: AuthorSetup; vision?: VisionSetup }> => {
@@ -24,7 +25,10 @@ export const judgeCommand = defineCommand({
   command: "judge",
   describe: "judge a policy's evaluation episodes with a code judge or, without one, the fitness judge; p10/median/p90 picks and judgment.json",
   builder: (y) =>
-    y
+    judgeModelFlags(y, {
+      judge: "the model that authors a code judge for the intent when the judge store has none (with no --judge)",
+      vision: "the model that judges the picked episodes' rendered frames against the intent",
+    })
       .option("task", { type: "string", demandOption: true, describe: "the MuJoCo task the policy was trained on (hopper, walker2d, …)" })
       .option("policy", { type: "string", demandOption: true, describe: "a training job's policy.json" })
       .option("episodes", {
@@ -41,27 +45,6 @@ export const judgeCommand = defineCommand({
       .option("intent", {
         type: "string",
         describe: "the behaviour to judge in words; needs --judge holding this intent, or a judge model (--judge-model) to author one",
-      })
-      .option("judge-model", {
-        type: "string",
-        describe: "llm.judge: the model that authors a code judge for the intent when the judge store has none (with no --judge)",
-      })
-      .option("judge-base-url", {
-        type: "string",
-        describe: "llm.judge: its OpenAI-compatible endpoint (else OPENAI_BASE_URL); key: HEXA_JUDGE_API_KEY or OPENAI_API_KEY",
-      })
-      .option("vision-model", {
-        type: "string",
-        describe: "llm.vision: the model that judges the picked episodes' rendered frames against the intent (needs chromium)",
-      })
-      .option("vision-base-url", {
-        type: "string",
-        describe: "llm.vision: its OpenAI-compatible endpoint (else OPENAI_BASE_URL); key: HEXA_VISION_API_KEY or OPENAI_API_KEY",
-      })
-      .option("vision-max-images", {
-        type: "number",
-        coerce: positiveIntFlag("vision-max-images"),
-        describe: "llm.vision.maxImages: images its server takes in one request (hexa doctor --role vision measures it)",
       })
       .option("trail", { type: "boolean", default: false, describe: "send the vision judge the motion trail as a second sequence" })
       .option("config", { type: "string", describe: "a run config YAML whose llm.judge and llm.vision (and cacheDir, prices) are used; the flags win" })

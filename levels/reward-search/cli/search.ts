@@ -6,10 +6,14 @@ import { flagOptions } from "../../../src/cli-kit/schema-flags.ts";
 import { SEARCH_METHODS } from "../../../src/search/config.ts";
 import { DEFAULT_FINAL_TRAININGS } from "../search/final-protocol.ts";
 import { FLAGS, TRAINER_FLAGS } from "./search-flags.ts";
+import { judgeModelFlags } from "./judge-model-flags.ts";
 
 /** The flags of a task from words: the intent, its pass threshold, the judged episodes and the judges' models. */
 const intentFlags = <T>(y: Argv<T>) =>
-  y
+  judgeModelFlags(y, {
+    judge: "authors the intent's code judge and settles the judges' disagreements",
+    vision: "judges each checkpoint's rendered frames against the intent",
+  })
     .option("env", {
       type: "string",
       describe: "with --intent: the MuJoCo environment the behaviour is learned in (hopper, walker2d, half_cheetah, ant, humanoid …)",
@@ -29,21 +33,6 @@ const intentFlags = <T>(y: Argv<T>) =>
       type: "number",
       coerce: positiveIntFlag("judged-steps"),
       describe: "with --intent: steps of a judged episode at most (default: the environment's own time limit)",
-    })
-    .option("judge-model", { type: "string", describe: "llm.judge: authors the intent's code judge and settles the judges' disagreements" })
-    .option("judge-base-url", {
-      type: "string",
-      describe: "llm.judge: its OpenAI-compatible endpoint (else OPENAI_BASE_URL); key: HEXA_JUDGE_API_KEY or OPENAI_API_KEY",
-    })
-    .option("vision-model", { type: "string", describe: "llm.vision: judges each checkpoint's rendered frames against the intent (needs chromium)" })
-    .option("vision-base-url", {
-      type: "string",
-      describe: "llm.vision: its OpenAI-compatible endpoint (else OPENAI_BASE_URL); key: HEXA_VISION_API_KEY or OPENAI_API_KEY",
-    })
-    .option("vision-max-images", {
-      type: "number",
-      coerce: positiveIntFlag("vision-max-images"),
-      describe: "llm.vision.maxImages: images its server takes in one request (hexa doctor --role vision measures it)",
     })
     .option("trail", { type: "boolean", describe: "with --vision-model: send the motion trail as a second sequence" })
     .option("criteria", {
