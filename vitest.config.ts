@@ -53,9 +53,10 @@ export default defineConfig({
         extends: true,
         test: {
           name: "int",
-          sequence: { groupOrder: 1 },
           // Two files at once even on 2 cores (vitest's default there is one): most of an int file's time is spent
-          // waiting on the processes, servers and browsers it starts, so one worker left the cores a third idle.
+          // waiting on the processes, servers and browsers it starts, so one worker left the cores a third idle. Its
+          // own group, after slow: vitest runs a group's projects with one maxWorkers.
+          sequence: { groupOrder: 2 },
           maxWorkers: Math.max(2, availableParallelism() - 1),
           include: TREES.map((t) => `${t}/**/*.int.test.ts`),
           exclude: ["node_modules/**"],
