@@ -2,7 +2,7 @@ import type { Report } from "./model.ts";
 import { lessonsSection } from "./lessons-section.ts";
 import { bundleText, verificationText } from "./attestation-view.ts";
 import { SERIES_COLOURS, SERIES_DASHES } from "../palette.ts";
-import { escapeHtml } from "../escape-html.ts";
+import { escapeText } from "../escape-html.ts";
 
 /**
  * The report page: one HTML file with everything inlined (vega and vega-lite bundles, the page script, the
@@ -33,9 +33,9 @@ const finalSection = (report: Report): string =>
           v.levels
             .map(
               (l) =>
-                `<h3>${escapeHtml(`${l.level} (${v.name})`)}</h3><p class="muted">${escapeHtml(`${l.measure}; ${l.spent} trained${l.source ? `, from ${l.source}` : ""}`)}</p><table><tbody>${l.figures
-                  .map((f) => `<tr><td>${escapeHtml(f)}</td></tr>`)
-                  .join("")}<tr><td class="muted">${escapeHtml(`per seed: ${l.perSeed.join(", ")}`)}</td></tr></tbody></table>`,
+                `<h3>${escapeText(`${l.level} (${v.name})`)}</h3><p class="muted">${escapeText(`${l.measure}; ${l.spent} trained${l.source ? `, from ${l.source}` : ""}`)}</p><table><tbody>${l.figures
+                  .map((f) => `<tr><td>${escapeText(f)}</td></tr>`)
+                  .join("")}<tr><td class="muted">${escapeText(`per seed: ${l.perSeed.join(", ")}`)}</td></tr></tbody></table>`,
             )
             .join(""),
         )
@@ -50,10 +50,10 @@ const verificationSection = (report: Report): string =>
           const v = a.verification;
           const cls = v === undefined ? "muted" : v.status === "identical" ? "ok" : "bad";
           const rows = [
-            `<td class="${cls}">${escapeHtml(v ? verificationText(v) : "not verified (hexa verify RUN_DIR)")}</td>`,
-            ...(a.bundle ? [`<td>${escapeHtml(bundleText(a.bundle))}</td>`] : []),
+            `<td class="${cls}">${escapeText(v ? verificationText(v) : "not verified (hexa verify RUN_DIR)")}</td>`,
+            ...(a.bundle ? [`<td>${escapeText(bundleText(a.bundle))}</td>`] : []),
           ];
-          return rows.map((r) => `<tr><th>${escapeHtml(a.run)}</th>${r}</tr>`).join("");
+          return rows.map((r) => `<tr><th>${escapeText(a.run)}</th>${r}</tr>`).join("");
         })
         .join("")}</tbody></table></section>`
     : "";
@@ -124,10 +124,10 @@ export const renderReportHtml = (report: Report, assets: PageAssets, opts: { liv
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="icon" href="data:,">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval'; style-src 'unsafe-inline'; img-src data: blob:${opts.live ? " 'self'" : ""}; connect-src ${opts.live ? "'self'" : "'none'"}">
-<title>${escapeHtml(report.title)} — hexa inspect</title>
+<title>${escapeText(report.title)} — hexa inspect</title>
 <style>${STYLE}</style>
 </head><body>
-<header><span class="live" id="live-status"></span><h1 id="title">${escapeHtml(report.title)}</h1>
+<header><span class="live" id="live-status"></span><h1 id="title">${escapeText(report.title)}</h1>
 <nav><a href="#summary">Summary</a>${report.attestations.length ? '<a href="#verification">Verification</a>' : ""}${report.finals.length ? '<a href="#final">Final scores</a>' : ""}<a href="#curves">Learning curves</a><a href="#bank">Bank</a><a href="#episodes">Episodes</a><a href="#usage">Usage</a><a href="#searches">Searches</a></nav></header>
 <main>
 <div id="notices"></div>
