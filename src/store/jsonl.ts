@@ -22,6 +22,22 @@ export const appendJsonl = (path: string, records: readonly unknown[]): void => 
   }
 };
 
+/** One line of a JSONL file, parsed with the schema; a bad line is an error naming the file, the line and the field. */
+export const parseJsonLine = <S extends z.ZodType>(path: string, lineNo: number, line: string, schema: S): z.infer<S> => {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(line);
+  } catch (e) {
+    throw new ConfigError(`${path}:${lineNo}: not valid JSON (${(e as Error).message}); the file was edited or damaged`);
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ConfigError(`${path}:${lineNo}: ${issue.path.join(".") || "(record)"}: ${issue.message}`);
+  }
+  return parsed.data;
+};
+
 /**
  * Reads a JSONL file, parsing each line with the schema. A last line without its newline is a write torn by
  * a crash: it is ignored, and cut off the file unless `repair: false` (the caller redoes that work); a bad line
@@ -37,20 +53,7 @@ export const readJsonl = <S extends z.ZodType>(path: string, schema: S, opts: { 
   return complete
     .split("\n")
     .filter((l) => l.trim() !== "")
-    .map((line, i) => {
-      let raw: unknown;
-      try {
-        raw = JSON.parse(line);
-      } catch (e) {
-        throw new ConfigError(`${path}:${i + 1}: not valid JSON (${(e as Error).message}); the file was edited or damaged`);
-      }
-      const parsed = schema.safeParse(raw);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0]!;
-        throw new ConfigError(`${path}:${i + 1}: ${issue.path.join(".") || "(record)"}: ${issue.message}`);
-      }
-      return parsed.data;
-    });
+    .map((line, i) => parseJsonLine(path, i + 1, line, schema));
 };
 
 export const writeJsonAtomic = (path: string, value: unknown): void => writeAtomic(path, `${JSON.stringify(value, null, 2)}\n`);

@@ -14,6 +14,7 @@ import { lessonViews, type LessonView } from "../../../src/report/inspect/bank-v
 import { SearchHeader } from "../../../src/search/candidates.ts";
 import { IterationRecord, PlanRecord, TrainingRecord } from "../../../src/search/p2p-log.ts";
 import { BankEvent } from "../../../src/store/bank.ts";
+import { parseJsonLine } from "../../../src/store/jsonl.ts";
 import { CannotVerify } from "../../../src/verify/outcome.ts";
 import type { FrameBudget } from "../pictures/frame-files.ts";
 import { boundedFolderFile } from "../verify/judgment-folder.ts";
@@ -98,18 +99,7 @@ const lineageFile = <S extends z.ZodType>(dir: string, name: string, schema: S, 
   }
   const lines = text.split("\n");
   if (lines.at(-1) !== "") notices.push(`${name}: the last line is incomplete (being written, or cut by a crash); it is left out`);
-  return lines.slice(0, -1).flatMap((line, i) => {
-    if (line.trim() === "") return [];
-    let raw: unknown;
-    try {
-      raw = JSON.parse(line);
-    } catch (e) {
-      throw new ConfigError(`${path}:${i + 1}: not valid JSON (${(e as Error).message})`);
-    }
-    const parsed = schema.safeParse(raw);
-    if (!parsed.success) throw new ConfigError(`${path}:${i + 1}: ${parsed.error.issues[0]!.path.join(".") || "(record)"}: ${parsed.error.issues[0]!.message}`);
-    return [parsed.data];
-  });
+  return lines.slice(0, -1).flatMap((line, i) => (line.trim() === "" ? [] : [parseJsonLine(path, i + 1, line, schema)]));
 };
 
 /** The training files under trainings/ by iteration; a refused file is a notice (its iteration's table is not shown). */
