@@ -1,8 +1,8 @@
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { ConfigError } from "../errors.ts";
-import { readJsonl } from "../store/jsonl.ts";
+import { appendJsonl, readJsonl } from "../store/jsonl.ts";
 import { takePidLock } from "../store/pid-lock.ts";
 
 /**
@@ -84,17 +84,6 @@ export const readCorrections = (dir: string): CorrectionRecord[] => {
   return records;
 };
 
-/** Appends one line and flushes it to disk before returning, so a correction the command reported is never lost. */
-const appendLine = (path: string, record: CorrectionRecord): void => {
-  const fd = openSync(path, "a");
-  try {
-    writeSync(fd, `${JSON.stringify(record)}\n`);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-};
-
 /**
  * Adds a correction to the p2p search in `dir`, between its iterations: refused while the search plans one (it
  * holds the planning lock, so a correction never lands in the middle of a plan and a replay sees it where the
@@ -122,7 +111,8 @@ export const addCorrection = (dir: string, text: string, now: Date): CorrectionR
       text: text.trim(),
       at: now.toISOString(),
     });
-    appendLine(join(dir, CORRECTIONS_FILE), record);
+    // Flushed to disk before returning, so a correction the command reported is never lost.
+    appendJsonl(join(dir, CORRECTIONS_FILE), [record]);
     return record;
   } finally {
     release();
@@ -137,7 +127,7 @@ export const copyCorrections = (from: string, to: string): number => {
   const records = readCorrections(from);
   if (records.length === 0) return 0;
   mkdirSync(to, { recursive: true });
-  for (const r of records) appendLine(join(to, CORRECTIONS_FILE), r);
+  appendJsonl(join(to, CORRECTIONS_FILE), records);
   return records.length;
 };
 
