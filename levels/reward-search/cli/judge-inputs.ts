@@ -2,24 +2,15 @@
  * What `hexa judge` reads from files a user points at (docs/security.md: a file from elsewhere is bounded and
  * parsed on read): the policy file and the judge file, each refused with a message naming the field.
  */
-import { existsSync, readFileSync, statSync } from "node:fs";
 import { z } from "zod";
 import { ConfigError } from "../../../src/errors.ts";
 import { checkJudgeHash, Judge } from "../judging/judge.ts";
 import { type PolicyFile, readPolicyFile } from "../pictures/rollout-gif.ts";
 import { type LoadedPolicy, loadPolicy } from "../trainer/policy.ts";
+import { readFlagFile } from "../../../src/cli-kit/flag-file.ts";
 
 const MAX_POLICY_BYTES = 64 << 20;
 const MAX_JUDGE_BYTES = 1 << 20;
-
-/** The file's text, refused when missing, not a file or over `max` bytes. */
-const boundedText = (flag: string, path: string, max: number): string => {
-  if (!existsSync(path)) throw new ConfigError(`--${flag}: ${path}: no such file`);
-  const st = statSync(path);
-  if (!st.isFile()) throw new ConfigError(`--${flag}: ${path} is not a file`);
-  if (st.size > max) throw new ConfigError(`--${flag}: ${path} is ${st.size} bytes, more than ${max}; not a ${flag} file`);
-  return readFileSync(path, "utf8");
-};
 
 const PolicyNumbers = z.object({
   obsDim: z.number().int().min(1).max(100_000),
@@ -50,7 +41,7 @@ export const readPolicyInput = (path: string): PolicyFile & { loaded: LoadedPoli
 
 /** A versioned judge (judging/judge.ts) whose hash matches its content; anything else is refused naming the field. */
 export const readJudgeInput = (path: string): Judge => {
-  const text = boundedText("judge", path, MAX_JUDGE_BYTES);
+  const text = readFlagFile("judge", path, MAX_JUDGE_BYTES);
   let raw: unknown;
   try {
     raw = JSON.parse(text);

@@ -3,10 +3,10 @@
  * for the intent, one per line (a leading "-", "*" or "1." dropped; blank lines and lines starting with "#"
  * skipped). They are recorded in search-config.json and the vision judge uses them instead of asking for its own.
  */
-import { existsSync, readFileSync, statSync } from "node:fs";
 import { z } from "zod";
 import { ConfigError } from "../../../src/errors.ts";
 import { MAX_USER_CRITERIA } from "../judging/vision-criteria.ts";
+import { readFlagFile } from "../../../src/cli-kit/flag-file.ts";
 
 const MIN_USER_CRITERIA = 5;
 const MAX_CRITERIA_FILE_BYTES = 16 * 1024;
@@ -15,10 +15,7 @@ export const UserCriteria = z.array(z.string().trim().min(3).max(300)).min(MIN_U
 
 /** The criteria of a file, refused naming the line or the count. */
 export const readCriteriaFile = (path: string): string[] => {
-  if (!existsSync(path) || !statSync(path).isFile()) throw new ConfigError(`--criteria: ${path}: no such file`);
-  if (statSync(path).size > MAX_CRITERIA_FILE_BYTES)
-    throw new ConfigError(`--criteria: ${path} is larger than ${MAX_CRITERIA_FILE_BYTES} bytes; give ${MIN_USER_CRITERIA}–${MAX_USER_CRITERIA} lines`);
-  const lines = readFileSync(path, "utf8")
+  const lines = readFlagFile("criteria", path, MAX_CRITERIA_FILE_BYTES, `give ${MIN_USER_CRITERIA}–${MAX_USER_CRITERIA} lines`)
     .split("\n")
     .map((l) => l.trim())
     .filter((l) => l && !l.startsWith("#"))

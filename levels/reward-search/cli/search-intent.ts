@@ -3,13 +3,13 @@
  * the p2p strategy and judged by llm.judge's code judge (and llm.vision over rendered frames when given). Its
  * settings as search-config.json records them, resolved from the flags; everything refused before any training.
  */
-import { existsSync, readFileSync, statSync } from "node:fs";
 import { z } from "zod";
 import { ConfigError } from "../../../src/errors.ts";
 import { DEFAULT_MAX_IMAGES } from "../../../src/llm/config.ts";
 import type { SearchMethod } from "../../../src/search/config.ts";
 import type { RewardTask } from "../task.ts";
 import { readCriteriaFile, UserCriteria } from "./search-criteria.ts";
+import { readFlagFile } from "../../../src/cli-kit/flag-file.ts";
 
 /** The longest intent taken, characters (a paragraph; the prompts carry it whole). */
 const MAX_INTENT_CHARS = 2000;
@@ -64,12 +64,7 @@ const INTENT_ONLY = [
 
 const MAX_INTENT_FILE_BYTES = 16 * 1024;
 
-const intentFromFile = (path: string): string => {
-  if (!existsSync(path) || !statSync(path).isFile()) throw new ConfigError(`--intent-file: ${path}: no such file`);
-  if (statSync(path).size > MAX_INTENT_FILE_BYTES)
-    throw new ConfigError(`--intent-file: ${path} is larger than ${MAX_INTENT_FILE_BYTES} bytes; an intent is a few sentences`);
-  return readFileSync(path, "utf8").trim();
-};
+const intentFromFile = (path: string): string => readFlagFile("intent-file", path, MAX_INTENT_FILE_BYTES, "an intent is a few sentences").trim();
 
 const intentText = (a: IntentArgs): string | undefined => {
   if (a.intent !== undefined && a["intent-file"] !== undefined)

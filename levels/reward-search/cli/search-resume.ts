@@ -1,4 +1,4 @@
-import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError } from "../../../src/errors.ts";
 import { addCorrection, MAX_CORRECTION_CHARS, type CorrectionRecord } from "../../../src/search/p2p-corrections.ts";
@@ -7,6 +7,7 @@ import { terminalText } from "../../../src/util/terminal-text.ts";
 import { FLAGS, TRAINER_FLAGS } from "./search-flags.ts";
 import { SearchSettings } from "./search-settings.ts";
 import type { SearchCommandArgs } from "./search.ts";
+import { readFlagFile } from "../../../src/cli-kit/flag-file.ts";
 
 /**
  * `hexa search --resume DIR` (docs/guides/reward-search.md, "Corrections"): the search in DIR goes on with the
@@ -40,28 +41,14 @@ export const resumedSettings = (argv: SearchCommandArgs, dir: string): SearchSet
   return argv.processes ? { ...s, rewardSearch: { ...s.rewardSearch, trainer: { ...s.rewardSearch.trainer, processes: argv.processes } } } : s;
 };
 
-/** --correct-file's text: a regular file of at most MAX_CORRECT_FILE_BYTES, read no further. */
-const correctFileText = (path: string): string => {
-  if (!existsSync(path)) throw new ConfigError(`--correct-file: no such file (got ${JSON.stringify(path)})`);
-  const st = statSync(path);
-  if (!st.isFile()) throw new ConfigError(`--correct-file ${path}: not a regular file`);
-  if (st.size > MAX_CORRECT_FILE_BYTES)
-    throw new ConfigError(
-      `--correct-file ${path}: ${st.size} bytes; a correction file holds at most ${MAX_CORRECT_FILE_BYTES} (one correction of ≤ ${MAX_CORRECTION_CHARS} characters)`,
-    );
-  const buf = Buffer.alloc(st.size);
-  const fd = openSync(path, "r");
-  try {
-    readSync(fd, buf, 0, st.size, 0);
-  } finally {
-    closeSync(fd);
-  }
-  return buf.toString("utf8");
-};
-
 /** The corrections the command line gives, in order: every --correct, then --correct-file's. */
 export const correctionTexts = (argv: SearchCommandArgs): string[] => {
-  const texts = [...(argv.correct ?? []).map(String), ...(argv["correct-file"] === undefined ? [] : [correctFileText(argv["correct-file"])])];
+  const texts = [
+    ...(argv.correct ?? []).map(String),
+    ...(argv["correct-file"] === undefined
+      ? []
+      : [readFlagFile("correct-file", argv["correct-file"], MAX_CORRECT_FILE_BYTES, `one correction of ≤ ${MAX_CORRECTION_CHARS} characters`)]),
+  ];
   if (texts.length && argv.resume === undefined)
     throw new ConfigError("--correct: a correction goes to a search that has run; give its directory with --resume DIR");
   return texts;
