@@ -15,12 +15,9 @@ import { windowFrames } from "../levels/reward-search/cli/judge-window.ts";
 import type { ReaskVision } from "../levels/reward-search/judging/synthesiser-tools.ts";
 import { judgedFrames } from "../levels/reward-search/judging/vision-frames.ts";
 import { askVision, judgeFrames, type VisionJudgment, type VisionLimits } from "../levels/reward-search/judging/vision-judge.ts";
-import { type EpisodeFrames, renderEpisodeFrames } from "../levels/reward-search/pictures/episode-frames.ts";
+import { type EpisodeFrames, JUDGED_FRAME_FPS, JUDGED_FRAME_SIZE, renderEpisodeFrames } from "../levels/reward-search/pictures/episode-frames.ts";
 import type { TrajectoryRecord } from "../levels/reward-search/trajectory/record.ts";
 import { type CalibrationJudge, PASS_THRESHOLD } from "./judge-calibration-judges.ts";
-
-const FRAME_SIZE = 480;
-const FRAME_FPS = 10;
 
 export interface VisionSetup {
   model: ChatModel;
@@ -44,7 +41,7 @@ type Episode = Awaited<ReturnType<typeof episodeOf>>;
 /** The rate that gives at most `maxImages` frames over the episode, 10 fps at most. */
 const fpsFor = (record: TrajectoryRecord, maxImages: number): number => {
   const seconds = record.steps * record.header.dt;
-  return seconds > 0 ? Math.min(FRAME_FPS, maxImages / seconds) : FRAME_FPS;
+  return seconds > 0 ? Math.min(JUDGED_FRAME_FPS, maxImages / seconds) : JUDGED_FRAME_FPS;
 };
 
 const assessmentOf = (v: Extract<VisionJudgment, { kind: "verdict" }>): string[] => [
@@ -63,7 +60,7 @@ export const visionJudge = (modelName: string, setup: VisionSetup, work: VisionW
     if (known) return known;
     const t0 = performance.now();
     const episode = await episodeOf(record);
-    const frames = await renderEpisodeFrames(episode.scene, record, { fps: fpsFor(record, limits.maxImages), size: FRAME_SIZE, trail: false });
+    const frames = await renderEpisodeFrames(episode.scene, record, { fps: fpsFor(record, limits.maxImages), size: JUDGED_FRAME_SIZE, trail: false });
     Object.assign(work, {
       episodes: work.episodes + 1,
       frames: work.frames + frames.frames.length,

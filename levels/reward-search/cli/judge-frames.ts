@@ -5,14 +5,11 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { CHROMIUM, renderEpisodeFrames } from "../pictures/episode-frames.ts";
+import { CHROMIUM, JUDGED_FRAME_FPS, JUDGED_FRAME_SIZE, renderEpisodeFrames } from "../pictures/episode-frames.ts";
 import { writeFrames } from "../pictures/frame-files.ts";
 import { loadScene } from "../pictures/frame-scene.ts";
 import { readTrajectoryFile } from "../trajectory/trajectory-file.ts";
 import type { PickedEpisode } from "./judge-file.ts";
-
-const FRAME_SIZE = 480;
-const FRAME_FPS = 10;
 
 /** Render each distinct picked episode once; sets each pick's `frames` folder; returns notes to print and store. */
 export async function renderPickedFrames(dir: string, picks: PickedEpisode[]): Promise<string[]> {
@@ -22,7 +19,7 @@ export async function renderPickedFrames(dir: string, picks: PickedEpisode[]): P
     if (!done.has(p.seed)) {
       const record = readTrajectoryFile(join(dir, `trajectory-${p.seed}.bin`));
       const scene = await loadScene(record.header.model);
-      const r = await renderEpisodeFrames(scene, record, { fps: FRAME_FPS, size: FRAME_SIZE, trail: true });
+      const r = await renderEpisodeFrames(scene, record, { fps: JUDGED_FRAME_FPS, size: JUDGED_FRAME_SIZE, trail: true });
       const folder = join(dir, "frames", String(p.seed));
       writeFrames(folder, r.frames, "frame");
       writeFrames(folder, r.trail ?? [], "trail");

@@ -15,7 +15,7 @@ import type { SynthesisRecord } from "../judging/synthesis.ts";
 import { synthesiseJudges } from "../judging/synthesiser.ts";
 import { judgedFrames } from "../judging/vision-frames.ts";
 import { askVision, judgeFrames, type VisionJudgment, type VisionLimits } from "../judging/vision-judge.ts";
-import { CHROMIUM, type EpisodeFrames, renderEpisodeFrames } from "../pictures/episode-frames.ts";
+import { CHROMIUM, type EpisodeFrames, JUDGED_FRAME_FPS, JUDGED_FRAME_SIZE, renderEpisodeFrames } from "../pictures/episode-frames.ts";
 import { framesClip } from "../pictures/frame-clip.ts";
 import { haveFfmpeg, writeFrames } from "../pictures/frame-files.ts";
 import { type FrameScene, loadScene } from "../pictures/frame-scene.ts";
@@ -24,10 +24,6 @@ import { readTrajectoryFile } from "../trajectory/trajectory-file.ts";
 import type { PickedEpisode, VisionRecord } from "./judge-file.ts";
 import { sceneNote } from "./judge-scene.ts";
 import { windowFrames } from "./judge-window.ts";
-
-const FRAME_SIZE = 480;
-/** The rate a pick's frames are rendered at, and so the times `hexa verify` gives the frames it reads back. */
-export const FRAME_FPS = 10;
 
 export interface VisionStep {
   intent: string;
@@ -92,7 +88,7 @@ export async function judgeRendered(
   const { model, limits } = step;
   const clip =
     limits.video && haveFfmpeg()
-      ? { frames: await framesClip(r.frames, FRAME_FPS), trail: r.trail ? await framesClip(r.trail, FRAME_FPS, "trail") : undefined }
+      ? { frames: await framesClip(r.frames, JUDGED_FRAME_FPS), trail: r.trail ? await framesClip(r.trail, JUDGED_FRAME_FPS, "trail") : undefined }
       : undefined;
   const request = { intent: step.intent, ...judgedFrames(r), context: episode.context, clip, corrections: step.corrections };
   const vision = await judgeFrames(model, request, { limits, trail: step.trail, dir: criteriaDir });
@@ -111,7 +107,7 @@ export async function judgeRendered(
 /** Renders, judges and synthesises one episode. */
 async function judgeEpisode(dir: string, step: VisionStep, seed: number, code: Judgment | undefined): Promise<Judged> {
   const episode = await episodeOf(readTrajectoryFile(join(dir, `trajectory-${seed}.bin`)));
-  const r = await renderEpisodeFrames(episode.scene, episode.record, { fps: FRAME_FPS, size: FRAME_SIZE, trail: step.trail });
+  const r = await renderEpisodeFrames(episode.scene, episode.record, { fps: JUDGED_FRAME_FPS, size: JUDGED_FRAME_SIZE, trail: step.trail });
   const folder = join("frames", String(seed));
   writeFrames(join(dir, folder), r.frames, "frame");
   if (r.trail) writeFrames(join(dir, folder), r.trail, "trail");

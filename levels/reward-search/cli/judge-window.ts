@@ -3,12 +3,10 @@
  * "hexa judge"): the window's source frames (one per env state) rendered at up to their full rate, as many as
  * the vision server takes in one request, with the camera the episode's frames were drawn with.
  */
-import { renderEpisodeFrames } from "../pictures/episode-frames.ts";
+import { JUDGED_FRAME_SIZE, renderEpisodeFrames } from "../pictures/episode-frames.ts";
 import type { FrameScene } from "../pictures/frame-scene.ts";
 import type { TimedFrame } from "../judging/vision-frames.ts";
 import type { TrajectoryRecord } from "../trajectory/record.ts";
-
-const FRAME_SIZE = 480;
 
 /**
  * The record seen from source frame `a` (the state after step a) to `b`, for drawing only: its initial pose is
@@ -36,6 +34,6 @@ export const windowFrames = async (scene: FrameScene, record: TrajectoryRecord, 
   const camera = { ...scene.camera, lookatZ: scene.camera.lookatZ ?? record.initial.xpos[3 * b0 + 2]! };
   const sourceFrames = b - a + 1;
   const fps = Math.min(1 / dt, (maxImages / sourceFrames) * (1 / dt));
-  const r = await renderEpisodeFrames({ ...scene, camera }, windowRecord(record, a, b), { fps, size: FRAME_SIZE, trail: false, maxFrames: maxImages });
+  const r = await renderEpisodeFrames({ ...scene, camera }, windowRecord(record, a, b), { fps, size: JUDGED_FRAME_SIZE, trail: false, maxFrames: maxImages });
   return r.frames.map((image, i) => ({ image, t: a * dt + r.times[i]! }));
 };

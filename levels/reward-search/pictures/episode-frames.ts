@@ -15,6 +15,11 @@ import { sampledIndices } from "./frame-times.ts";
  */
 
 export const CHROMIUM = "/usr/bin/chromium";
+/** How a judged episode is rendered: Gymnasium's default 480 × 480, at Prompt-to-Policy's 10 frames per second. */
+export const JUDGED_FRAME_SIZE = 480;
+/** The rate a pick's frames are rendered at, and so the times `hexa verify` gives the frames it reads back. */
+export const JUDGED_FRAME_FPS = 10;
+
 /** Bounds on what one call renders. */
 const MAX_FRAME_SIZE = 1024;
 /** The most frames one rendering makes (judge-vision.ts renders a pick with no lower cap). */

@@ -8,16 +8,14 @@
 import { existsSync } from "node:fs";
 import { ConfigError } from "../../../src/errors.ts";
 import { judgeForIntent } from "../cli/judge-author.ts";
-import { episodeOf, FRAME_FPS } from "../cli/judge-vision.ts";
+import { episodeOf } from "../cli/judge-vision.ts";
 import { saveJudge } from "../judging/judge-store.ts";
 import { judgedFrames } from "../judging/vision-frames.ts";
 import { storeUserCriteria, visionCriteria } from "../judging/vision-criteria.ts";
-import { CHROMIUM, renderEpisodeFrames } from "../pictures/episode-frames.ts";
+import { CHROMIUM, JUDGED_FRAME_FPS, JUDGED_FRAME_SIZE, renderEpisodeFrames } from "../pictures/episode-frames.ts";
 import type { RewardTask, TaskInstance } from "../task.ts";
 import { recordEpisode } from "../trajectory/recorder.ts";
 import type { IntentJudging, IntentModels } from "./p2p-intent-judge.ts";
-
-const FRAME_SIZE = 480;
 
 /** The task the reviser sees: the intent as its goal, the environment's description and F below it. */
 export const intentTask = (task: RewardTask, intent: string): RewardTask => ({
@@ -54,7 +52,7 @@ const fixCriteria = async (task: RewardTask, instance: TaskInstance, j: IntentJu
     const file = storeUserCriteria(j.dir, { intent: j.intent, context: episode.context }, v.model.name, user);
     return { criteria: [...user], source: "given by the user", file };
   }
-  const frames = judgedFrames(await renderEpisodeFrames(episode.scene, record, { fps: FRAME_FPS, size: FRAME_SIZE, trail: false }));
+  const frames = judgedFrames(await renderEpisodeFrames(episode.scene, record, { fps: JUDGED_FRAME_FPS, size: JUDGED_FRAME_SIZE, trail: false }));
   return visionCriteria(v.model, { intent: j.intent, firstFrame: frames.frames[0]!, context: episode.context }, { dir: j.dir });
 };
 

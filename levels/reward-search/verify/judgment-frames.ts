@@ -7,7 +7,7 @@
 import { existsSync, lstatSync } from "node:fs";
 import { join } from "node:path";
 import { CannotVerify } from "../../../src/verify/outcome.ts";
-import { FRAME_FPS } from "../cli/judge-vision.ts";
+import { JUDGED_FRAME_FPS } from "../pictures/episode-frames.ts";
 import { type EpisodeFrames, MAX_FRAMES } from "../pictures/episode-frames.ts";
 import { type FrameBudget, type FrameRefusal, type FrameSeries, frameFileName, readFrameFile } from "../pictures/frame-files.ts";
 import { sampledIndices } from "../pictures/frame-times.ts";
@@ -51,7 +51,7 @@ export const frameBudget = (): FrameBudget => ({ left: MAX_PAGE_FRAME_BYTES });
 
 /** Episode `seed`'s frames (and trail) as hexa judge rendered and sent them, read from the judgment folder. */
 export const recordedFrames = (dir: string, seed: number, record: TrajectoryRecord, trail: boolean, budget: FrameBudget): EpisodeFrames => {
-  const indices = sampledIndices(record.steps + 1, record.header.dt, FRAME_FPS, MAX_FRAMES);
+  const indices = sampledIndices(record.steps + 1, record.header.dt, JUDGED_FRAME_FPS, MAX_FRAMES);
   const folder = framesName(seed);
   checkFolder(dir, folder);
   return {
