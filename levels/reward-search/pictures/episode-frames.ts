@@ -4,6 +4,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { ConfigError } from "../../../src/errors.ts";
+import { CHROMIUM } from "../../../src/util/chromium.ts";
 import type { TrajectoryRecord } from "../trajectory/record.ts";
 import { cameraPose, type FrameScene } from "./frame-scene.ts";
 import { sampledIndices } from "./frame-times.ts";
@@ -14,7 +15,7 @@ import { sampledIndices } from "./frame-times.ts";
  * draws a whole episode: the scene goes in once, then per output frame the poses of the source steps it needs.
  */
 
-export const CHROMIUM = "/usr/bin/chromium";
+export { CHROMIUM };
 /** How a judged episode is rendered: Gymnasium's default 480 × 480, at Prompt-to-Policy's 10 frames per second. */
 export const JUDGED_FRAME_SIZE = 480;
 /** The rate a pick's frames are rendered at, and so the times `hexa verify` gives the frames it reads back. */
