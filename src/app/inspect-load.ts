@@ -229,6 +229,19 @@ export const findSearchDirs = (root: string, depth = SEARCH_DEPTH): string[] => 
   return [...here, ...below];
 };
 
+/**
+ * Folders strictly under `root` that a family's page claims (a p2p search, a judge folder), not looked into once
+ * claimed: a run's report points at them, and `hexa inspect` writes their own pages beside.
+ */
+export const findClaimedDirs = (root: string, claims: (dir: string) => boolean, depth = SEARCH_DEPTH): string[] => {
+  if (depth === 0) return [];
+  return readdirSync(root, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && !d.name.startsWith(".") && d.name !== "node_modules")
+    .map((d) => join(root, d.name))
+    .sort()
+    .flatMap((p) => (claims(p) ? [p] : findClaimedDirs(p, claims, depth - 1)));
+};
+
 /** One search directory: search.json (when there) and candidates.jsonl, read without changing them. */
 export const readSearchInput = (path: string, root: string): SearchInput => {
   const notices: string[] = [];

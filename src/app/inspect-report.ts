@@ -16,7 +16,7 @@ import {
   type RunInput,
 } from "../report/inspect/model.ts";
 import type { EpisodeRecord } from "../store/run-records.ts";
-import { findSearchDirs, findTarget, readRunInput, readSearchInput, type InspectTarget } from "./inspect-load.ts";
+import { findClaimedDirs, findSearchDirs, findTarget, readRunInput, readSearchInput, type InspectTarget } from "./inspect-load.ts";
 import { searchView } from "../report/inspect/search-view.ts";
 import { finalScoresView, type FinalScoresView } from "../report/inspect/final-view.ts";
 import { readFinalScores } from "../store/final-scores.ts";
@@ -71,6 +71,8 @@ export const build = (families: FamilyRegistry, target: InspectTarget, animation
   const searchDirs = findSearchDirs(target.path);
   const searches = searchDirs.map((p) => searchView(readSearchInput(p, target.path)));
   const { finals, notices } = readFinals([...target.cells.flatMap((c) => c.runs), ...searchDirs], target.path);
+  for (const dir of familyPageDirs(families, target.path))
+    notices.push(`${relative(target.path, dir)}: a folder with a page of its own (its report.html, written by hexa inspect ${dir})`);
   const attestations = readAttestations(inputs, notices);
   const title =
     target.kind === "run"
@@ -81,6 +83,23 @@ export const build = (families: FamilyRegistry, target: InspectTarget, animation
           : `searches: ${target.path} (${searches.length} searches)`
         : `comparison: ${target.path} (${cells.length} cells, ${inputs.length} runs)`;
   return { report: buildReport({ kind: target.kind, title, builtAt: new Date().toISOString(), cells, searches, finals, attestations, notices }), inputs };
+};
+
+/** The folders under `root` whose page a family draws (a p2p search, a judge folder), not the run's report. */
+export const familyPageDirs = (families: FamilyRegistry, root: string): string[] =>
+  findClaimedDirs(root, (dir) => families.modules().some((m) => m.inspect?.claims(dir)));
+
+/** Writes each such folder's own page as its report.html; returns one line per page for the terminal. */
+export const writeFamilyPages = async (families: FamilyRegistry, root: string): Promise<string[]> => {
+  const lines: string[] = [];
+  for (const dir of familyPageDirs(families, root)) {
+    const own = families.modules().find((m) => m.inspect?.claims(dir))!.inspect!;
+    const page = await own.page(dir);
+    const out = join(dir, "report.html");
+    writeOutput("out", out, page.html);
+    lines.push(`wrote ${out} (${kib(Buffer.byteLength(page.html))}: ${page.summary})`);
+  }
+  return lines;
 };
 
 /** Each run's verification.json and bundle.json, where it has them; a damaged one is a notice. */

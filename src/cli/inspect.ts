@@ -37,13 +37,14 @@ export const inspectCommand = (ctx: AppContext) =>
         }),
     handler: async (argv) => {
       // The report's modules are loaded only here: `hexa inspect --help` starts fast.
-      const [{ renderReportHtml }, { attestationLines }, { findTarget }, { serve, servePage }, { build, drawerFor, kib, pageAssets }] = await Promise.all([
-        import("../report/inspect/html.ts"),
-        import("../report/inspect/attestation-view.ts"),
-        import("../app/inspect-load.ts"),
-        import("./inspect-serve.ts"),
-        import("../app/inspect-report.ts"),
-      ]);
+      const [{ renderReportHtml }, { attestationLines }, { findTarget }, { serve, servePage }, { build, drawerFor, kib, pageAssets, writeFamilyPages }] =
+        await Promise.all([
+          import("../report/inspect/html.ts"),
+          import("../report/inspect/attestation-view.ts"),
+          import("../app/inspect-load.ts"),
+          import("./inspect-serve.ts"),
+          import("../app/inspect-report.ts"),
+        ]);
       const own = ctx.families.modules().find((m) => m.inspect?.claims(argv.dir))?.inspect;
       if (own) {
         if (argv.serve) {
@@ -84,6 +85,7 @@ export const inspectCommand = (ctx: AppContext) =>
           terminalText(`lineage of ${report.searches.length} search(es), ${n} candidates: ${report.searches.map((s) => s.name).join(", ")}\n`),
         );
       }
+      for (const line of await writeFamilyPages(ctx.families, target.path)) process.stdout.write(`${terminalText(line)}\n`);
       report.attestations.flatMap(attestationLines).forEach((line) => process.stdout.write(`${terminalText(line)}\n`));
       report.notices.forEach((n) => process.stdout.write(`notice: ${terminalText(n)}\n`));
     },
