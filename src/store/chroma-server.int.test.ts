@@ -64,6 +64,25 @@ describe("chroma server", () => {
     expect(await heartbeat(chroma.url, 500)).toBe(false);
   });
 
+  it("spends every restart left on restarts that fail, then names the last failure", async () => {
+    const dataDir = join(root, "gone", "sub");
+    const chroma = await startChroma({ dataDir, maxRestarts: 2 });
+    started.push(chroma);
+    // The data dir's parent becomes a file: each new child fails, as in a crash loop.
+    rmSync(join(root, "gone"), { recursive: true, force: true });
+    writeFileSync(join(root, "gone"), "");
+    process.kill(chroma.pid, "SIGKILL");
+    const outcome = () =>
+      chroma.ready().then(
+        () => "healthy",
+        (e: unknown) => String(e),
+      );
+    await expect
+      .poll(outcome, { timeout: 60_000 })
+      .toMatch(/^ConfigError: .*exited and 2 of 2 restarts failed \(got ConfigError: chroma: embedded server did not start .*Not a directory/s);
+    expect(chroma.restarts).toBe(2);
+  });
+
   it("names CHROMA_URL when it does not answer", async () => {
     const port = await freePort();
     const err = await ensureChroma({ CHROMA_URL: `http://localhost:${port}` }, join(root, "unused")).catch((e: unknown) => e);

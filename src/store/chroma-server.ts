@@ -3,6 +3,7 @@ import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { dirname, resolve } from "node:path";
 import { ConfigError } from "../errors.ts";
+import { withRetries } from "../util/retry.ts";
 
 /** A Chroma server hexa can talk to: one it started, or the user's at CHROMA_URL (then stop does nothing). */
 export interface ChromaHandle {
@@ -140,6 +141,8 @@ interface Supervision {
   ready: Promise<void>;
 }
 
+const NO_BACKOFF = { baseMs: 0, capMs: 0 };
+
 /**
  * launch(): starts the server and waits for its heartbeat; an unexpected exit of that child launches it again,
  * up to `maxRestarts` times in all (`s.ready` waits for that), then gives up with a ConfigError.
@@ -161,20 +164,29 @@ const supervisedLaunch = (l: ChromaLaunch, s: Supervision): (() => Promise<void>
     });
   };
 
-  const relaunch = async (): Promise<void> => {
-    let last: unknown = "no attempt";
-    while (s.restarts < l.maxRestarts && !s.stopping) {
-      s.restarts++;
-      try {
-        return await launch();
-      } catch (err) {
-        last = err;
-      }
-    }
-    if (s.stopping) return;
-    throw new ConfigError(
+  const exhausted = (last: unknown) =>
+    new ConfigError(
       `chroma: embedded server at ${l.url} exited and ${s.restarts} of ${l.maxRestarts} restarts failed (got ${String(last)}); check ${l.dataDir} or set CHROMA_URL`,
     );
+
+  // The restarts left are one attempt and its retries, at once: a crash needs no backoff, only a new child.
+  const relaunch = async (): Promise<void> => {
+    if (s.stopping) return;
+    if (s.restarts >= l.maxRestarts) throw exhausted("no attempt");
+    const restart = async () => {
+      if (s.stopping) return;
+      s.restarts++;
+      return launch();
+    };
+    await withRetries(restart, {
+      maxRetries: l.maxRestarts - s.restarts - 1,
+      classify: (e) => ({ retryable: !s.stopping, reason: String(e) }),
+      giveUp: exhausted,
+      backoff: NO_BACKOFF,
+      sleep: async () => {},
+    }).catch((e: unknown) => {
+      if (!s.stopping) throw e;
+    });
   };
   return launch;
 };
