@@ -140,10 +140,10 @@ describe("openAIEmbedder", () => {
     ["short", /^embedding: http:\S+\/embeddings returned 1 vectors for 2 texts \(got model short\); check the endpoint$/],
     ["ragged", /^embedding: http:\S+\/embeddings returned a vector of 3 numbers where 2 were expected \(got model ragged\); check the endpoint$/],
     ["twice", /^embedding: http:\S+\/embeddings returned vectors for inputs 0, 0 of 2 \(got model twice\); check the endpoint$/],
-    ["empty", /^embedding\.baseURL: http:\S+\/embeddings is not an OpenAI-compatible embeddings endpoint \(got .*\); point it at the API root$/],
-    ["base64", /^embedding\.baseURL: http:\S+\/embeddings is not an OpenAI-compatible embeddings endpoint \(got .*\); point it at the API root$/],
-    ["garbled", /^embedding\.baseURL: http:\S+\/embeddings is not an OpenAI-compatible embeddings endpoint \(got .*JSON.*\); point it at the API root$/],
-    ["html", /^embedding\.baseURL: http:\S+\/embeddings is not an OpenAI-compatible embeddings endpoint \(got .*Login required.*\); point it at the API root$/],
+    ["empty", /^skillIndex\.embedding\.baseURL: http:\S+\/embeddings is not an OpenAI-compatible embeddings endpoint \(got .*\); point it at the API root$/],
+    ["base64", /^skillIndex\.embedding\.baseURL: http:\S+\/embeddings is not an OpenAI-compatible embeddings endpoint \(got .*\); point it at the API root$/],
+    ["garbled", /^skillIndex\.embedding\.baseURL: http:\S+\/embeddings is not an OpenAI-compatible embeddings endpoint \(got .*JSON.*\); point it at the API root$/],
+    ["html", /^skillIndex\.embedding\.baseURL: http:\S+\/embeddings is not an OpenAI-compatible embeddings endpoint \(got .*Login required.*\); point it at the API root$/],
   ])("refuses a %s answer with a ConfigError naming the endpoint", async (model, message) => {
     const err = await openAIEmbedder({ model, baseURL, apiKey: "sk-secret" })
       .embed(["x", "yy"])
@@ -166,14 +166,14 @@ describe("openAIEmbedder", () => {
       .catch((e: unknown) => e);
     expect(missing).toBeInstanceOf(ConfigError);
     expect((missing as Error).message).toMatch(
-      /^embedding: http:\S+\/embeddings answered HTTP 404 \(got .*model not found.*\); check embedding\.model and embedding\.apiKey$/,
+      /^embedding: http:\S+\/embeddings answered HTTP 404 \(got .*model not found.*\); check skillIndex\.embedding\.model and skillIndex\.embedding\.apiKey$/,
     );
     expect(seen.at(-1)?.auth).toBeUndefined();
     const unreachable = await openAIEmbedder({ model: "m", baseURL: "http://127.0.0.1:9/v1", apiKey: "" })
       .embed(["x"])
       .catch((e: unknown) => e);
     expect(unreachable).toBeInstanceOf(ConfigError);
-    expect((unreachable as Error).message).toMatch(/^embedding\.baseURL: no answer from http:\/\/127\.0\.0\.1:9\/v1\/embeddings \(got .*fetch failed.*\)/);
+    expect((unreachable as Error).message).toMatch(/^skillIndex\.embedding\.baseURL: no answer from http:\/\/127\.0\.0\.1:9\/v1\/embeddings \(got .*fetch failed.*\)/);
   });
 
   it("gives up on an endpoint that never answers with a ConfigError naming the deadline", async () => {
@@ -181,14 +181,14 @@ describe("openAIEmbedder", () => {
       .embed(["x"])
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConfigError);
-    expect(String(err)).toMatch(/^ConfigError: embedding\.baseURL: no answer from http:\S+\/embeddings \(got nothing within 200 ms\)/);
+    expect(String(err)).toMatch(/^ConfigError: skillIndex\.embedding\.baseURL: no answer from http:\S+\/embeddings \(got nothing within 200 ms\)/);
   });
 
   it("gives up on an answer whose body never ends, with the same deadline", async () => {
     const err = await openAIEmbedder({ model: "stalling", baseURL, apiKey: "", timeoutMs: 200 })
       .embed(["x"])
       .catch((e: unknown) => e);
-    expect(String(err)).toMatch(/^ConfigError: embedding\.baseURL: no answer from http:\S+\/embeddings \(got nothing within 200 ms\)/);
+    expect(String(err)).toMatch(/^ConfigError: skillIndex\.embedding\.baseURL: no answer from http:\S+\/embeddings \(got nothing within 200 ms\)/);
   });
 
   it("refuses an answer larger than that many vectors can be before parsing it, and stops reading it", async () => {
@@ -198,7 +198,7 @@ describe("openAIEmbedder", () => {
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConfigError);
     expect((err as Error).message).toMatch(
-      /^embedding\.baseURL: http:\S+\/embeddings answered 1 texts with over 917,760 bytes \(got [\d,]+ when it was cut off\), more than 1 vectors of 16384 numbers take; refused before parsing, check the endpoint$/,
+      /^skillIndex\.embedding\.baseURL: http:\S+\/embeddings answered 1 texts with over 917,760 bytes \(got [\d,]+ when it was cut off\), more than 1 vectors of 16384 numbers take; refused before parsing, check the endpoint$/,
     );
     await padding.done;
     expect(padding.sent).toBeLessThan(flood);

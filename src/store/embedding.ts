@@ -115,15 +115,15 @@ const refusal = (e: unknown, at: Endpoint): ConfigError => {
   const status = (e as { status?: unknown }).status;
   if (typeof status === "number") {
     const got = causeChain(e).slice(0, 200);
-    return new ConfigError(`embedding: ${at.url} answered HTTP ${status} (got ${got}); check embedding.model and embedding.apiKey`);
+    return new ConfigError(`embedding: ${at.url} answered HTTP ${status} (got ${got}); check skillIndex.embedding.model and skillIndex.embedding.apiKey`);
   }
   if (e instanceof SyntaxError) return notAnEndpoint(at, e.message);
   const got = (e as Error).name === "TimeoutError" ? `nothing within ${at.timeoutMs} ms` : causeChain(e);
-  return new ConfigError(`embedding.baseURL: no answer from ${at.url} (got ${got}); check the URL or use embedding.provider: local`);
+  return new ConfigError(`skillIndex.embedding.baseURL: no answer from ${at.url} (got ${got}); check the URL or use skillIndex.embedding.provider: local`);
 };
 
 const notAnEndpoint = (at: Endpoint, got: string) =>
-  new ConfigError(`embedding.baseURL: ${at.url} is not an OpenAI-compatible embeddings endpoint (got ${got.slice(0, 200)}); point it at the API root`);
+  new ConfigError(`skillIndex.embedding.baseURL: ${at.url} is not an OpenAI-compatible embeddings endpoint (got ${got.slice(0, 200)}); point it at the API root`);
 
 /** One answer's vectors in input order: as many as inputs, one per input, all `dims` long (or as long as the first). */
 const vectorsOf = (answer: unknown, inputs: number, dims: number, at: Endpoint): number[][] => {
@@ -142,7 +142,7 @@ const vectorsOf = (answer: unknown, inputs: number, dims: number, at: Endpoint):
 
 const tooLarge = (at: Endpoint, inputs: number, dims: number, maxBytes: number, bytes: number) =>
   new ConfigError(
-    `embedding.baseURL: ${at.url} answered ${inputs} texts with over ${maxBytes.toLocaleString("en")} bytes (got ${bytes.toLocaleString("en")} when it was cut off), more than ${inputs} vectors of ${dims} numbers take; refused before parsing, check the endpoint`,
+    `skillIndex.embedding.baseURL: ${at.url} answered ${inputs} texts with over ${maxBytes.toLocaleString("en")} bytes (got ${bytes.toLocaleString("en")} when it was cut off), more than ${inputs} vectors of ${dims} numbers take; refused before parsing, check the endpoint`,
   );
 
 /**
