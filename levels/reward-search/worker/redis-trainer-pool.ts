@@ -29,10 +29,21 @@ export interface RedisTrainerOptions {
 
 type TrainingsQueue = { queue: Queue; events: QueueEvents };
 
-/** The job id: a hash of what the job asks, so that the same training asked twice is one job. */
+/**
+ * The job id: a hash of what the job asks, so that the same training asked twice is one job. A job that needs the
+ * loss summary is another job than one that does not (the finished one Redis holds may lack it).
+ */
 const trainingJobId = (data: TrainingJobData): string =>
   `training-${createHash("sha256")
-    .update(JSON.stringify([data.kind, data.trainer, "job" in data ? data.job : null, "budget" in data ? data.budget : null]))
+    .update(
+      JSON.stringify([
+        data.kind,
+        data.trainer,
+        "job" in data ? data.job : null,
+        "budget" in data ? data.budget : null,
+        ...("needsLosses" in data && data.needsLosses ? ["needsLosses"] : []),
+      ]),
+    )
     .digest("hex")
     .slice(0, 32)}`;
 
@@ -163,10 +174,11 @@ export const redisTrainerPool = (o: RedisTrainerOptions): TrainerPool => {
       job,
       ...(opts.budget ? { budget: opts.budget } : {}),
       ...(opts.label ? { label: opts.label } : {}),
+      ...(opts.needsLosses ? { needsLosses: true } : {}),
     };
     const r = await trainings.run(data, opts.onProgress, opts.signal);
     if (!("outcome" in r)) throw new ConfigError("a worker answered a training job with a hello");
-    const outcome = checkRemoteOutcome(r.jobId, job, r.outcome, r.worker, told);
+    const outcome = checkRemoteOutcome(r.jobId, job, r.outcome, r.worker, told, opts.needsLosses === true);
     // As a local pool says of a training its cache answered: this exact training ran before (docs/guides/verify.md).
     return r.readBack ? { ...outcome, cached: true } : outcome;
   };

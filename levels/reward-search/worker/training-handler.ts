@@ -73,6 +73,7 @@ export const trainingHandler = (ctx: Pick<FamilyWorkerContext, "workerName" | "s
     const outcome = await ownPool().train(d.job, {
       ...(Object.keys(budget).length ? { budget } : {}),
       ...(d.label ? { label: d.label } : {}),
+      ...(d.needsLosses ? { needsLosses: true } : {}),
       onProgress: (p) => void progress(p).catch(() => undefined),
     });
     return { outcome, worker: worker() };
