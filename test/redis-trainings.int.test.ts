@@ -9,6 +9,10 @@ import type { PoolJob, TrainerPool } from "../levels/reward-search/trainer/pool.
 import { trainingHandler } from "../levels/reward-search/worker/training-handler.ts";
 import { redisTrainerPool } from "../levels/reward-search/worker/redis-trainer-pool.ts";
 import { hexaVersion } from "./support/hostile-worker.ts";
+import { readPolicyInput } from "../levels/reward-search/cli/judge-inputs.ts";
+import { checkpointsOf } from "../levels/reward-search/search/p2p-trainer.ts";
+import { getTask } from "../levels/reward-search/tasks/index.ts";
+import { isInside } from "../src/util/path-inside.ts";
 import { startRedis, type RedisServer } from "./support/redis-server.ts";
 
 /**
@@ -80,4 +84,51 @@ describe("trainings on a worker through Redis", () => {
     // The fake trainer reports no losses: the summary is null (none reported), not missing.
     expect(needed.kind === "result" && needed.losses).toBeNull();
   }, 60_000);
+});
+
+describe("a training that keeps its policies, on a worker running the built-in trainer", () => {
+  let builtin: { worker: Worker; handler: ReturnType<typeof trainingHandler>; pool: TrainerPool } | undefined;
+  const leadJobs = join(tmp, "lead-jobs");
+  beforeAll(async () => {
+    const connection = { host: "127.0.0.1", port: redis.port, maxRetriesPerRequest: null };
+    // A second worker serving the built-in trainer's jobs would take the fake trainer's too: the first is closed.
+    await worker.close(true);
+    const h = trainingHandler({ workerName: () => "w2", settings: { trainer: { processes: 1 } }, workerDir: join(tmp, "worker2") });
+    const w = new Worker("hexa-trainings", (job) => h.handle(job.data, job.id!, (p) => job.updateProgress(p)), { connection });
+    await w.waitUntilReady();
+    const p = redisTrainerPool({ connection, hexa: hexaVersion, trainer: {}, sign: (_k, _id, d) => d, resultProblem: () => null, jobsDir: leadJobs });
+    builtin = { worker: w, handler: h, pool: p };
+  });
+  afterAll(async () => {
+    await builtin?.pool.close();
+    await builtin?.worker.close(true);
+    await builtin?.handler.close();
+  });
+
+  it("comes back with its checkpoint and final policies, written by the lead in its own job folder and read as a judge reads them", async () => {
+    const task = getTask("cartpole");
+    const instance = task.generate(2);
+    const j: PoolJob = {
+      task: task.id,
+      instance,
+      reward: task.sparseReward,
+      steps: 2048,
+      seed: instance.trainSeed,
+      evalSeeds: instance.evalSeeds,
+      ppo: task.training.ppo,
+      keepPolicies: true,
+    };
+    const out = await builtin!.pool.train(j, { label: "it0-c0-s1", needsLosses: true });
+    expect(out.kind).toBe("result");
+    if (out.kind !== "result") return;
+    expect(out.jobDir && isInside(leadJobs, out.jobDir)).toBe(true);
+    const kept = out.result.checkpointPolicies ?? [];
+    expect(kept.length).toBeGreaterThan(0);
+    for (const path of [out.result.policy, ...kept.map((c) => c.policy)]) {
+      expect(isInside(out.jobDir!, path)).toBe(true);
+      expect(readPolicyInput(path)).toMatchObject({ task: "cartpole", instance });
+    }
+    // Every judged checkpoint names a policy here (the intent judge rolls it out).
+    for (const cp of checkpointsOf(out.result)) expect(cp.policy && isInside(out.jobDir!, cp.policy)).toBe(true);
+  }, 120_000);
 });

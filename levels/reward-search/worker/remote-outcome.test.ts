@@ -44,4 +44,13 @@ describe("checkRemoteOutcome", () => {
     );
     expect(() => checkRemoteOutcome("j", job, { kind: "result", result, losses: { ...losses, note: "x".repeat(100) } }, "w1", hello, true)).toThrow(/losses: /);
   });
+
+  it("keeps no checkpoint policy path a worker names: markers when the job keeps its policies, none otherwise", () => {
+    const named = { ...result, checkpointPolicies: [{ step: 512, policy: "/etc/passwd" }] };
+    expect(checkRemoteOutcome("j", { ...job, keepPolicies: true }, { kind: "result", result: named }, "w1", hello)).toMatchObject({
+      result: { checkpointPolicies: [{ step: 512, policy: "remote:w1" }] },
+    });
+    const out = checkRemoteOutcome("j", job, { kind: "result", result: named }, "w1", hello);
+    expect(out.kind === "result" && out.result.checkpointPolicies).toBeUndefined();
+  });
 });

@@ -34,5 +34,9 @@ export const checkRemoteOutcome = (jobId: string, job: PoolJob, raw: unknown, wo
     (needsLosses && o.losses === undefined ? "losses: missing; this search reads the training's PPO loss summary (run the same hexa on every worker)" : null);
   if (problem) throw new ConfigError(`training job ${jobId}: worker ${worker}'s result: ${problem}; the result was not recorded`);
   const losses = o.losses === undefined ? {} : { losses: o.losses };
-  return { kind: "result", result: { ...o.result, policy: remotePolicy(worker) }, ...losses, cached, jobDir: null };
+  // Kept checkpoint policies lie on the worker too: each named by the marker (their own come with the result, kept-policies.ts).
+  const { checkpointPolicies, ...rest } = o.result;
+  const marked =
+    job.keepPolicies && checkpointPolicies ? { checkpointPolicies: checkpointPolicies.map((c) => ({ step: c.step, policy: remotePolicy(worker) })) } : {};
+  return { kind: "result", result: { ...rest, policy: remotePolicy(worker), ...marked }, ...losses, cached, jobDir: null };
 };
