@@ -133,7 +133,7 @@ export const executeP2p = async (s: SearchSettings, io: P2pIo): Promise<P2pResul
     io.stdout("no final score: a task from words has no F; the judged score above is the search's result\n");
     return r;
   }
-  // The final score of §7, as every method's: the best iteration's code on fresh seeds, with the task's PPO settings.
+  // The final score of §7: the best iteration's code on fresh seeds, with that iteration's best HPs (p2p searches both).
   const found = p2pFinalReward(io.out, instance, s.search.p2p.trainSeeds);
   const score = await finalScoreOf({
     trainer: io.pool,

@@ -83,15 +83,21 @@ export interface ProtocolRequest {
   seeds: readonly FreshSeeds[];
   /** A prefix of the trainer jobs' labels. */
   label: string;
+  /** PPO settings of the final reward's trainings over the task's (p2p: the HPs its search found); the sparse and human rewards keep the task's. */
+  hp?: FoundHp;
 }
 
 type Trained = { fitness: number } | { error: string };
 
+/** Hyper-parameters a search found with its reward (p2p's search is over both; docs/spec/reward-search.md §7). */
+export type FoundHp = Readonly<Record<string, number>>;
+
 /** Trains the final, sparse and human rewards on every fresh seed (at once: the pool bounds what runs) and scores them. */
 export const scoreOnFreshSeeds = async (r: ProtocolRequest): Promise<ProtocolResult> => {
   const train = async (code: string, s: FreshSeeds, what: string): Promise<Trained> => {
+    const ppo = what === "final" && r.hp ? { ...r.task.training.ppo, ...r.hp } : r.task.training.ppo;
     const o = await r.trainer.train(
-      { task: r.task.id, instance: r.instance, reward: code, steps: r.steps, seed: s.trainSeed, evalSeeds: s.evalSeeds, ppo: r.task.training.ppo },
+      { task: r.task.id, instance: r.instance, reward: code, steps: r.steps, seed: s.trainSeed, evalSeeds: s.evalSeeds, ppo },
       { label: `${r.label}-t${s.trainSeed}-${what}` },
     );
     return o.kind === "result" ? { fitness: o.result.final.fitness } : { error: o.error.message };
@@ -131,6 +137,8 @@ export interface FinalScoreRequest {
   /** Fresh training seeds. */
   count: number;
   steps: number;
+  /** The final reward's own PPO settings over the task's, when its search found them with it (p2p); unset: the task's. */
+  hp?: FoundHp;
 }
 
 /** The budget a final score was trained at, against the task's scored budget, in words (its file and tables say it). */
@@ -139,6 +147,12 @@ export const budgetText = (steps: number, scored: number): string =>
     ? `trained at ${steps.toLocaleString("en-US")} env steps, the task's scored budget`
     : `trained at ${steps.toLocaleString("en-US")} env steps, NOT the task's scored budget (${scored.toLocaleString("en-US")})`;
 
+/** What the final reward was trained with, in words, when its search found its own PPO settings. */
+export const hpText = (hp: FoundHp): string =>
+  `the final reward trained with the PPO settings its search found (${Object.entries(hp)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(", ")}), the sparse and human rewards with the task's`;
+
 /** The protocol's final score of one task, as final-scores.json records it (schema 3). */
 export const finalScoreOf = async (q: FinalScoreRequest): Promise<FinalScore> => {
   const seeds = freshSeeds(q.instance.seed, q.count, q.selection);
@@ -146,7 +160,7 @@ export const finalScoreOf = async (q: FinalScoreRequest): Promise<FinalScore> =>
   const scoredSteps = q.task.training.steps;
   return {
     level: q.task.id,
-    measure: `${FINAL_MEASURE}; ${budgetText(q.steps, scoredSteps)}`,
+    measure: `${FINAL_MEASURE}; ${budgetText(q.steps, scoredSteps)}${q.hp ? `; ${hpText(q.hp)}` : ""}`,
     headline: "fitness",
     figures: { ...figures },
     perSeed,
@@ -160,6 +174,7 @@ export const finalScoreOf = async (q: FinalScoreRequest): Promise<FinalScore> =>
       scoredSteps,
       envSteps: q.envSteps,
       code: q.code,
+      ...(q.hp ? { hp: q.hp } : {}),
     },
   };
 };

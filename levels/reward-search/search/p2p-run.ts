@@ -16,14 +16,15 @@ import { llmReviser } from "../proposers/p2p-llm-reviser.ts";
 import { getTask } from "../tasks/index.ts";
 import type { TaskInstance } from "../task.ts";
 import type { TrainerPool } from "../trainer/pool.ts";
-import type { SelectionSeeds } from "./final-protocol.ts";
+import type { FoundHp, SelectionSeeds } from "./final-protocol.ts";
+import { InvariantError } from "../../../src/errors.ts";
 import { fitnessCheckpointJudge } from "./p2p-fitness-judge.ts";
 import { p2pTrainer, ppoHpSpace } from "./p2p-trainer.ts";
 
 /**
  * `hexa run` with `method: p2p` (docs/spec/reward-search.md §8.6): every task of the config searched by the p2p
  * strategy in `search/<task>/` of the run directory, on the task's first stream seed, with the fitness judge, the
- * run's trainer pool (local processes or the workers' trainings queue) and the heuristic reviser (agent
+ * run's trainer pool (this machine's trainer processes) and the heuristic reviser (agent
  * heuristic) or the LLM one on the actor model, each call metered. A spend cap stops it at the next model call,
  * which comes between iterations, when no training is in flight.
  */
@@ -107,15 +108,16 @@ export const p2pSearchOfRun = (config: RunConfig, c: RewardSearchConfig, pool: T
 };
 
 /**
- * The final reward of a p2p search: the best iteration's code (its best configuration by the mean over seeds).
- * The final score trains it with the task's own PPO settings, like every method's, so the HPs the search found
- * are not part of the figure; the trainings it spent and the seeds it selected on are counted.
+ * The final reward of a p2p search: the best iteration's code and its best configuration's HPs (best by the mean
+ * over seeds). The search is over the reward and PPO's settings together, so the final score trains that code
+ * with those HPs over the task's PPO settings (docs/spec/reward-search.md §7); the trainings it spent and the seeds
+ * it selected on are counted.
  */
 export const p2pFinalReward = (
   dir: string,
   instance: TaskInstance,
   seeds: number,
-): { code: string | null; source: string; spent: number; selection: SelectionSeeds } => {
+): { code: string | null; source: string; spent: number; selection: SelectionSeeds; hp?: FoundHp } => {
   const log = p2pDirLog(dir);
   const plans = log.plans();
   const iterations = log.iterations();
@@ -123,5 +125,7 @@ export const p2pFinalReward = (
   const spent = iterations.reduce((n, r) => n + r.configs.length * seeds, 0);
   const selection = { train: trainSeedsOf(instance, seeds), eval: [...instance.evalSeeds] };
   if (!best) return { code: null, source: "none", spent, selection };
-  return { code: plans[best.iteration]!.code, source: `iteration ${best.iteration} (config ${best.best}) of p2p`, spent, selection };
+  const hp = best.configs.find((c) => c.config === best.best)?.hp;
+  if (!hp) throw new InvariantError(`p2p: iteration ${best.iteration} of ${dir} names best config ${best.best}, which it does not record`);
+  return { code: plans[best.iteration]!.code, source: `iteration ${best.iteration} (config ${best.best}, with its HPs) of p2p`, spent, selection, hp };
 };

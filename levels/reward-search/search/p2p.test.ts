@@ -15,7 +15,9 @@ import type { JobResult } from "../trainer/client.ts";
 import { summariseLosses } from "../trainer/loss-summary.ts";
 import type { PoolJob, PoolOutcome, PoolTrainOptions } from "../trainer/pool.ts";
 import { RunConfig } from "../../../src/loop/run-config.ts";
-import { searchOfRun } from "./run-strategy.ts";
+import { finalScoresOfRun, searchOfRun } from "./run-strategy.ts";
+import { readJsonl } from "../../../src/store/jsonl.ts";
+import { IterationRecord } from "../../../src/search/p2p-log.ts";
 import type { TrainerPool } from "../trainer/pool.ts";
 import { checkpointsOf, diagnosticsOf, p2pTrainer, ppoHpSpace } from "./p2p-trainer.ts";
 import { fitnessCheckpointJudge } from "./p2p-fitness-judge.ts";
@@ -170,5 +172,34 @@ describe("p2p on reward search, offline (heuristic reviser, fitness judge)", () 
     const withModel = searchOfRun({ ...config, agent: "hexa" }, RewardSearchConfig.parse({}), pool as unknown as TrainerPool)!;
     expect(withModel.calls(undefined)).toMatchObject({ candidates: 2, perCandidate: { calls: 2 } });
     expect(withModel.calls(dir).candidates).toBe(0);
+  });
+
+  it("the final score of a p2p run trains the best iteration's code with its HPs; the sparse and human rewards keep the task's", async () => {
+    const config = RunConfig.parse({
+      family: "reward-search",
+      levels: ["cartpole"],
+      method: "p2p",
+      agent: "heuristic",
+      search: { budget: 4, p2p: { configs: 2, trainSeeds: 1 } },
+    });
+    const base = ppoHpSpace(task).base.learningRate!;
+    // The variant with a lower learning rate wins, so the best HPs are not the task's.
+    const pool = stubPool((job) => (Number(job.ppo?.learningRate) < base ? 300 : 10));
+    const dir = mkdtempSync(join(tmpdir(), "hexa-p2p-final-"));
+    const c = RewardSearchConfig.parse({ trainSteps: 24, finishSteps: 24, finalTrainings: 2 });
+    await searchOfRun(config, c, pool as unknown as TrainerPool)!.run({ dir, log: () => {} });
+    const iterations = readJsonl(join(dir, "search", "cartpole", "iterations.jsonl"), IterationRecord);
+    const best = iterations.reduce((b, r) => (r.score > b.score ? r : b));
+    const hp = best.configs.find((x) => x.config === best.best)!.hp;
+    expect(hp.learningRate).toBeLessThan(base);
+    const searched = pool.jobs.length;
+    const [score] = (await finalScoresOfRun({ config, dir, phases: new Map(), episodes: [] }, c, pool as unknown as TrainerPool, () => () => false))!;
+    const final = pool.jobs.slice(searched);
+    const code = (j: PoolJob) => (j.reward === task.sparseReward ? "sparse" : j.reward === task.humanReward ? "human" : "final");
+    expect(final.filter((j) => code(j) === "final")).toHaveLength(2);
+    for (const j of final) expect(j.ppo).toEqual(code(j) === "final" ? { ...task.training.ppo, ...hp } : task.training.ppo);
+    expect(score!.figures.fitness!.mean).toBe(300);
+    expect(score!.detail).toMatchObject({ hp, source: `iteration ${best.iteration} (config ${best.best}, with its HPs) of p2p` });
+    expect(score!.measure).toContain("the final reward trained with the PPO settings its search found (learningRate ");
   });
 });

@@ -9,7 +9,7 @@ import type { EpisodeRecord } from "../../../src/store/run-records.ts";
 import type { TrainerPool } from "../trainer/pool.ts";
 import { budgetsOf, type RewardSearchConfig } from "../config.ts";
 import { getTask } from "../tasks/index.ts";
-import { finalScoreOf, selectionOf, type SelectionSeeds } from "./final-protocol.ts";
+import { finalScoreOf, type FoundHp, selectionOf, type SelectionSeeds } from "./final-protocol.ts";
 import type { RewardTask } from "../task.ts";
 import { settleAll } from "../../../src/search/batch.ts";
 import { bestOf, CANDIDATE_SCHEMA_VERSION, CandidateRecord, type SearchHeader } from "../../../src/search/candidates.ts";
@@ -174,7 +174,7 @@ const finalRewardOf = (
   req: FinalScoreRequest,
   level: string,
   played: (e: EpisodeRecord) => boolean,
-): { code: string | null; source: string; spent: number; selection: SelectionSeeds } => {
+): { code: string | null; source: string; spent: number; selection: SelectionSeeds; hp?: FoundHp } => {
   const method = req.config.method;
   const task = getTask(level);
   const own = task.generate(searchSeedOf(req.config));

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { type Job, Queue, QueueEvents } from "bullmq";
 import { z } from "zod";
-import { ConfigError } from "../../../src/errors.ts";
+import { ConfigError, InvariantError } from "../../../src/errors.ts";
 import type { JobProgress } from "../trainer/client.ts";
 import type { PoolJob, PoolOutcome, PoolTrainOptions, TrainerPool } from "../trainer/pool.ts";
 import { HelloMessage } from "../trainer/protocol.ts";
@@ -9,9 +9,10 @@ import { redisLabel, type RedisConnection } from "../../../src/backend/redis/con
 import { type HexaVersion, JOB_SCHEMA_VERSION, queueName } from "../../../src/family/job-envelope.ts";
 import { TRAININGS, type TrainingJobData } from "./training-job.ts";
 import { checkRemoteOutcome } from "./remote-outcome.ts";
+import { keepRemotePolicies } from "./kept-policies.ts";
 
 /** What a training job hands back: the pool's outcome (jobDir is on the worker's machine) or the trainer's hello. */
-const TrainingResult = z.union([z.object({ hello: HelloMessage }), z.object({ outcome: z.unknown(), worker: z.string() })]);
+const TrainingResult = z.union([z.object({ hello: HelloMessage }), z.object({ outcome: z.unknown(), worker: z.string(), policies: z.unknown().optional() })]);
 type JobAnswer = z.infer<typeof TrainingResult> & { jobId: string };
 /** A job's answer; `readBack`: Redis held it finished already (the same training asked before), so nothing was trained now. */
 type TrainingAnswer = JobAnswer & { readBack: boolean };
@@ -24,15 +25,28 @@ export interface RedisTrainerOptions {
   sign: <T extends object>(kind: string, jobId: string, data: T) => T;
   /** Why a result must be refused for its signature (not the job key's; docs/security.md), or null. */
   resultProblem: (kind: string, jobId: string, result: unknown) => string | null;
+  /** Where the policies a job keeps (`keepPolicies`) are written when they come back; unset: such a job is refused. */
+  jobsDir?: string;
   log?: (line: string) => void;
 }
 
 type TrainingsQueue = { queue: Queue; events: QueueEvents };
 
-/** The job id: a hash of what the job asks, so that the same training asked twice is one job. */
+/**
+ * The job id: a hash of what the job asks, so that the same training asked twice is one job. A job that needs the
+ * loss summary is another job than one that does not (the finished one Redis holds may lack it).
+ */
 const trainingJobId = (data: TrainingJobData): string =>
   `training-${createHash("sha256")
-    .update(JSON.stringify([data.kind, data.trainer, "job" in data ? data.job : null, "budget" in data ? data.budget : null]))
+    .update(
+      JSON.stringify([
+        data.kind,
+        data.trainer,
+        "job" in data ? data.job : null,
+        "budget" in data ? data.budget : null,
+        ...("needsLosses" in data && data.needsLosses ? ["needsLosses"] : []),
+      ]),
+    )
     .digest("hex")
     .slice(0, 32)}`;
 
@@ -134,6 +148,18 @@ class TrainingsOnRedis {
   }
 }
 
+/** A checked result with the policies its worker kept, written into a job folder of the lead's own (kept-policies.ts). */
+const withKeptPolicies = (
+  r: { jobId: string; worker: string; policies?: unknown },
+  job: PoolJob,
+  checked: PoolOutcome & { kind: "result" },
+  jobsDir: string,
+  label?: string,
+): PoolOutcome => {
+  const kept = keepRemotePolicies(r.jobId, job, checked.result, r.policies, { worker: r.worker, jobsDir, ...(label ? { label } : {}) });
+  return { ...checked, result: kept.result, jobDir: kept.jobDir };
+};
+
 /**
  * Trainings run by `hexa worker` processes that serve the trainings queue (docs/ARCHITECTURE.md §7), behind the same port
  * as the local pool. The job id is a hash of the job: a training asked for twice while Redis holds it (two
@@ -152,6 +178,8 @@ export const redisTrainerPool = (o: RedisTrainerOptions): TrainerPool => {
     return hello;
   };
   const train = async (job: PoolJob, opts: PoolTrainOptions = {}): Promise<PoolOutcome> => {
+    if (job.keepPolicies && o.jobsDir === undefined)
+      throw new InvariantError("a Redis trainer pool without a jobs folder was asked to keep a training's policies");
     // The task's F range may come from the trainer's hello (a task of the trainer's own).
     const told = await helloOf();
     sent++;
@@ -163,10 +191,12 @@ export const redisTrainerPool = (o: RedisTrainerOptions): TrainerPool => {
       job,
       ...(opts.budget ? { budget: opts.budget } : {}),
       ...(opts.label ? { label: opts.label } : {}),
+      ...(opts.needsLosses ? { needsLosses: true } : {}),
     };
     const r = await trainings.run(data, opts.onProgress, opts.signal);
     if (!("outcome" in r)) throw new ConfigError("a worker answered a training job with a hello");
-    const outcome = checkRemoteOutcome(r.jobId, job, r.outcome, r.worker, told);
+    const checked = checkRemoteOutcome(r.jobId, job, r.outcome, r.worker, told, opts.needsLosses === true);
+    const outcome = job.keepPolicies && checked.kind === "result" ? withKeptPolicies(r, job, checked, o.jobsDir!, opts.label) : checked;
     // As a local pool says of a training its cache answered: this exact training ran before (docs/guides/verify.md).
     return r.readBack ? { ...outcome, cached: true } : outcome;
   };

@@ -31,4 +31,26 @@ describe("checkRemoteOutcome", () => {
       /worker w1's outcome: losses\.approxKl: /,
     );
   });
+
+  it("refuses a result without a loss summary when the job needs one (an older worker), and takes null (none reported)", () => {
+    expect(() => checkRemoteOutcome("j", job, { kind: "result", result }, "w1", hello, true)).toThrow(/worker w1's result: losses: missing; /);
+    expect(checkRemoteOutcome("j", job, { kind: "result", result, losses: null }, "w1", hello, true)).toMatchObject({ losses: null });
+    expect(checkRemoteOutcome("j", job, { kind: "result", result, losses }, "w1", hello, true)).toMatchObject({ losses });
+  });
+
+  it("refuses a loss summary past its bounds (more updates than any training makes, a field of its own)", () => {
+    expect(() => checkRemoteOutcome("j", job, { kind: "result", result, losses: { ...losses, updates: 1e12 } }, "w1", hello, true)).toThrow(
+      /losses\.updates: /,
+    );
+    expect(() => checkRemoteOutcome("j", job, { kind: "result", result, losses: { ...losses, note: "x".repeat(100) } }, "w1", hello, true)).toThrow(/losses: /);
+  });
+
+  it("keeps no checkpoint policy path a worker names: markers when the job keeps its policies, none otherwise", () => {
+    const named = { ...result, checkpointPolicies: [{ step: 512, policy: "/etc/passwd" }] };
+    expect(checkRemoteOutcome("j", { ...job, keepPolicies: true }, { kind: "result", result: named }, "w1", hello)).toMatchObject({
+      result: { checkpointPolicies: [{ step: 512, policy: "remote:w1" }] },
+    });
+    const out = checkRemoteOutcome("j", job, { kind: "result", result: named }, "w1", hello);
+    expect(out.kind === "result" && out.result.checkpointPolicies).toBeUndefined();
+  });
 });

@@ -9,6 +9,7 @@ import type { JobBudget } from "../trainer/protocol.ts";
 import { JOB_SCHEMA_VERSION } from "../../../src/family/job-envelope.ts";
 import { TrainingJobData } from "./training-job.ts";
 import { localTrainerPool } from "../trainer/local-pool.ts";
+import { readKeptPolicies } from "./kept-policies.ts";
 
 /**
  * The worker's own trainer settings (worker.yaml `reward-search:`, docs/security.md): what runs on this machine
@@ -73,9 +74,12 @@ export const trainingHandler = (ctx: Pick<FamilyWorkerContext, "workerName" | "s
     const outcome = await ownPool().train(d.job, {
       ...(Object.keys(budget).length ? { budget } : {}),
       ...(d.label ? { label: d.label } : {}),
+      ...(d.needsLosses ? { needsLosses: true } : {}),
       onProgress: (p) => void progress(p).catch(() => undefined),
     });
-    return { outcome, worker: worker() };
+    // The policies a job keeps are judged by the lead: they travel with the result (kept-policies.ts).
+    const policies = d.job.keepPolicies && outcome.kind === "result" ? { policies: readKeptPolicies(outcome.result) } : {};
+    return { outcome, worker: worker(), ...policies };
   };
   const worker = ctx.workerName;
   return { handle, close: async () => void (await pool?.close()) };

@@ -17,6 +17,8 @@ export const TrainingJobData = z.discriminatedUnion("kind", [
     job: TrainMessage.omit({ type: true, id: true, jobDir: true, budget: true }),
     budget: JobBudget.optional(),
     label: z.string().optional(),
+    /** The caller reads the training's PPO loss summary: the worker trains again a cache entry that keeps none (trainer/pool.ts). */
+    needsLosses: z.boolean().optional(),
   }),
 ]);
 export type TrainingJobData = z.infer<typeof TrainingJobData>;
