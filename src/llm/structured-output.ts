@@ -1,7 +1,83 @@
-import { ConfigError } from "../errors.ts";
+import type { ChatOpenAICallOptions } from "@langchain/openai";
+import { z } from "zod";
+import { ConfigError, ModelOutputError } from "../errors.ts";
 import { ContextOverflow } from "./llm-error.ts";
-import type { OutputRequest } from "./chat-model.ts";
+import type { AssistantTurn, OutputRequest } from "./chat-model.ts";
 import type { StructuredOutputMode } from "./config.ts";
+
+/** The JSON Schema a server is asked to hold an answer to: what the model may send (defaults optional). */
+export const answerSchema = (schema: z.ZodType): Record<string, unknown> => {
+  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" });
+  return json;
+};
+
+/** The JSON object in a model's text: the whole text, a fenced block, or the outermost braces. */
+export const extractJson = (text: string): unknown => {
+  const fenced = /```(?:json)?\s*([\s\S]*?)```/i.exec(text)?.[1];
+  const candidates = [text.trim(), fenced?.trim(), text.slice(text.indexOf("{"), text.lastIndexOf("}") + 1)];
+  for (const c of candidates) {
+    if (!c) continue;
+    try {
+      return JSON.parse(c);
+    } catch {
+      // try the next reading
+    }
+  }
+  throw new ModelOutputError(`the answer is not JSON (starts with ${JSON.stringify(text.slice(0, 80))})`);
+};
+
+const describeIssues = (e: z.ZodError): string =>
+  e.issues
+    .slice(0, 5)
+    .map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`)
+    .join("; ");
+
+/** The answer's JSON text: a forced tool's arguments, else the message text. */
+export const answerText = (turn: AssistantTurn): string => turn.toolCalls[0]?.rawArgs ?? turn.text;
+
+/**
+ * The JSON answer of a turn, checked by `schema` when it is a zod schema (a JSON Schema is the server's to hold),
+ * or what is wrong with it; an answer cut at the output cap is named as that, never as "not JSON".
+ */
+export const readStructured = (turn: AssistantTurn, schema: unknown): { value: unknown } | { problem: string } => {
+  if (turn.problem) return { problem: turn.problem };
+  let json: unknown;
+  try {
+    json = extractJson(answerText(turn));
+  } catch (e) {
+    if (!(e instanceof ModelOutputError)) throw e;
+    return { problem: e.message };
+  }
+  if (!(schema instanceof z.ZodType)) return { value: json };
+  const parsed = schema.safeParse(json);
+  return parsed.success ? { value: parsed.data } : { problem: `the JSON does not match the schema: ${describeIssues(parsed.error)}` };
+};
+
+type BoundOptions = Pick<ChatOpenAICallOptions, "response_format" | "tools" | "tool_choice" | "strict" | "ls_structured_output_format">;
+
+/**
+ * The JSON answer that langchain's `withStructuredOutput` bound (its jsonSchema method's response_format, or the
+ * forced tool of its functionCalling method), as hexa's request, and the call options with it unset (ChatOpenAI
+ * merges its bound options in again on the streaming path): the schema goes to the server the way the server takes
+ * (`callWithOutput`), whichever method langchain chose.
+ */
+export const boundOutput = <O extends BoundOptions>(options: O): { output?: OutputRequest; rest: O } => {
+  const asked = options.response_format;
+  const unbound = { ...options, response_format: undefined, ls_structured_output_format: undefined };
+  if (asked?.type === "json_schema") {
+    const { name, schema } = asked.json_schema;
+    return { output: { name, schema: schema as Record<string, unknown> }, rest: unbound };
+  }
+  const forced = options.ls_structured_output_format?.kwargs.method === "function_calling" ? options.tools?.[0] : undefined;
+  if (forced && "function" in forced) {
+    const { name, parameters } = forced.function;
+    return {
+      output: { name, schema: (parameters ?? {}) as Record<string, unknown> },
+      rest: { ...unbound, tools: undefined, tool_choice: undefined, strict: undefined },
+    };
+  }
+  return { rest: options };
+};
 
 /** The ways a JSON answer can be asked for, most reliable first: `auto` tries them in this order. */
 const OUTPUT_WAYS = ["json_schema", "tool", "text"] as const;
