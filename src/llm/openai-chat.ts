@@ -1,5 +1,5 @@
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
-import type { BaseLanguageModelInput } from "@langchain/core/language_models/base";
+import type { BaseLanguageModelInput, StructuredOutputMethodOptions } from "@langchain/core/language_models/base";
 import type { BindToolsInput } from "@langchain/core/language_models/chat_models";
 import type { AIMessage, AIMessageChunk, BaseMessage } from "@langchain/core/messages";
 import type { ChatGeneration, ChatResult } from "@langchain/core/outputs";
@@ -18,7 +18,8 @@ import { fromLangchainAnswer, toOpenAITool, type LangchainAnswer } from "./langc
 import { ContextOverflow, isContextOverflow, LlmError } from "./llm-error.ts";
 import { type OpenAIChatDeps, chatFields, overflowFix, timeoutError } from "./openai-client.ts";
 import { classifyHttpFailure, withRetries } from "./retry.ts";
-import { answerSchema, boundOutput, callWithOutput, readStructured, type OutputOptions } from "./structured-output.ts";
+import { answerSchema, boundOutput, callWithOutput, type OutputOptions } from "./structured-output.ts";
+import { readStructured } from "./structured-read.ts";
 import { judgeAnswer, recordingWire, type WireRecord } from "./wire-check.ts";
 
 export type { OpenAIChatDeps } from "./openai-client.ts";
@@ -144,7 +145,7 @@ export class HexaChatOpenAI extends ChatOpenAI<ChatOpenAICallOptions> {
   // biome-ignore lint/suspicious/noExplicitAny: the signature of BaseChatModel's overloads, which this overrides
   override withStructuredOutput<T extends Record<string, any>>(
     schema: unknown,
-    config?: { name?: string; includeRaw?: boolean; method?: "jsonSchema" | "functionCalling" | "jsonMode" },
+    config?: StructuredOutputMethodOptions<boolean>,
   ): Runnable<BaseLanguageModelInput, T> {
     const json = schema instanceof z.ZodType ? answerSchema(schema) : (schema as Record<string, unknown>);
     const asked = super.withStructuredOutput(json, { ...config, includeRaw: true });

@@ -1,3 +1,4 @@
+import type { AIMessage } from "@langchain/core/messages";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { startFakeEndpoint, type EndpointModes, type FakeEndpoint } from "../../test/support/fake-endpoint.ts";
@@ -6,7 +7,8 @@ import { ConfigError, ModelOutputError } from "../errors.ts";
 import { EndpointLimits } from "./endpoint-limits.ts";
 import { createOpenAIChat, langchainOf } from "./openai-chat.ts";
 import { ModelConfig, type StructuredOutputMode } from "./config.ts";
-import { extractJson, OutputMemory } from "./structured-output.ts";
+import { OutputMemory } from "./structured-output.ts";
+import { extractJson } from "./structured-read.ts";
 import { invokeStructured } from "./structured.ts";
 
 const Bank = z.object({ skills: z.array(z.object({ id: z.string(), title: z.string(), weight: z.number().min(0).max(1) })) });
@@ -160,7 +162,7 @@ describe("structured output", () => {
     const tool = await chat.withStructuredOutput(Bank, { name: "bank", includeRaw: true }).invoke("Return the bank.");
 
     expect(json).toEqual(JSON.parse(BANK));
-    expect(tool.raw.tool_calls?.map((c) => c.args)).toEqual([JSON.parse(BANK)]);
+    expect((tool.raw as AIMessage).tool_calls?.map((c) => c.args)).toEqual([JSON.parse(BANK)]);
     expect(tool.parsed).toEqual(JSON.parse(BANK));
     // The zod schema went out as hexa writes it (not strict, defaults optional): the same bodies, the same fallback.
     expect(endpoint!.requests.map((r) => r.body)).toEqual([...hexa, hexa.at(-1)]);

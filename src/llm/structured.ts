@@ -4,7 +4,7 @@ import { ModelOutputError } from "../errors.ts";
 import { answerOf, toAgentMessages } from "./agent-messages.ts";
 import type { AssistantTurn, ChatModel, Message } from "./chat-model.ts";
 import { langchainOf } from "./openai-chat.ts";
-import { answerText, readStructured } from "./structured-output.ts";
+import { answerText, readStructured } from "./structured-read.ts";
 
 export interface StructuredResult<T> {
   value: T;

@@ -15,7 +15,7 @@ import { z } from "zod";
 import { ConfigError, InvariantError, RunStopped } from "../../../src/errors.ts";
 import type { ChatModel } from "../../../src/llm/chat-model.ts";
 import { langchainOf } from "../../../src/llm/openai-chat.ts";
-import { extractJson } from "../../../src/llm/structured-output.ts";
+import { extractJson } from "../../../src/llm/structured-read.ts";
 import { JudgeLimits } from "../sandbox/judge-sandbox.ts";
 import type { TrajectoryRecord } from "../trajectory/record.ts";
 import { AgreementConfig, synthesise, type Synthesis } from "./agreement.ts";
