@@ -62,17 +62,12 @@ const outputPlan = (mode: StructuredOutputMode, remembered: OutputWay | undefine
 
 const TOOL_DESCRIPTION = "Give your complete answer as this function's arguments.";
 
-/** ChatOpenAI call options that ask for the answer one way: what langchain's `withStructuredOutput` binds. */
-export interface OutputOptions {
-  response_format?: { type: "json_schema"; json_schema: { name: string; schema: Record<string, unknown>; strict: false } };
-  tools?: Array<{ type: "function"; function: { name: string; description: string; parameters: Record<string, unknown> } }>;
-  tool_choice?: { type: "function"; function: { name: string } };
-}
+/** ChatOpenAI call options that ask for the answer one way. */
+export type OutputOptions = Pick<ChatOpenAICallOptions, "response_format" | "tools" | "tool_choice">;
 
 /**
- * The call options of one way, as `withStructuredOutput` binds them for its jsonSchema and functionCalling
- * methods (its parser is not used: hexa reads the text, zod validates); the text way adds nothing (the prompt
- * asks for JSON).
+ * The call options of one way, as ChatOpenAI's `withStructuredOutput` binds them for its jsonSchema and
+ * functionCalling methods; the text way adds nothing (the prompt asks for JSON).
  */
 const outputOptions = (way: OutputWay, o: OutputRequest): OutputOptions => {
   switch (way) {
