@@ -1,28 +1,28 @@
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
+import type { BaseLanguageModelInput, StructuredOutputMethodOptions } from "@langchain/core/language_models/base";
 import type { BindToolsInput } from "@langchain/core/language_models/chat_models";
-import type { AIMessageChunk, BaseMessage } from "@langchain/core/messages";
+import type { AIMessage, AIMessageChunk, BaseMessage } from "@langchain/core/messages";
 import type { ChatGeneration, ChatResult } from "@langchain/core/outputs";
+import { RunnableLambda, type Runnable } from "@langchain/core/runnables";
 import { convertToOpenAITool } from "@langchain/core/utils/function_calling";
 import { ChatOpenAI, type ChatOpenAICallOptions, type ChatOpenAIFields } from "@langchain/openai";
+import { z } from "zod";
 import { answerMessage, answerOf, toAgentMessages, toPortMessages } from "./agent-messages.ts";
 import { readAnswer, type Notice } from "./answer-read.ts";
 import type { AssistantTurn, ChatModel, OutputRequest, ToolSpec } from "./chat-model.ts";
 import { ModelConfig, type ResolvedModelConfig } from "./config.ts";
+import { ModelOutputError } from "../errors.ts";
 import { hasMedia } from "./content-parts.ts";
 import { Semaphore, sharedEndpointLimits } from "./endpoint-limits.ts";
 import { fromLangchainAnswer, toOpenAITool, type LangchainAnswer } from "./langchain-messages.ts";
 import { ContextOverflow, isContextOverflow, LlmError } from "./llm-error.ts";
 import { type OpenAIChatDeps, chatFields, overflowFix, timeoutError } from "./openai-client.ts";
 import { classifyHttpFailure, withRetries } from "./retry.ts";
-import { callWithOutput, type OutputOptions } from "./structured-output.ts";
+import { answerSchema, boundOutput, callWithOutput, type OutputOptions } from "./structured-output.ts";
+import { readStructured } from "./structured-read.ts";
 import { judgeAnswer, recordingWire, type WireRecord } from "./wire-check.ts";
 
 export type { OpenAIChatDeps } from "./openai-client.ts";
-
-export interface HexaCallOptions extends ChatOpenAICallOptions {
-  /** The JSON answer asked for by schema (calls without tools only; src/llm/structured-output.ts). */
-  hexaOutput?: OutputRequest;
-}
 
 /** A langchain tool that knows the exact spec the model is sent (a family's tool, schema as the family wrote it). */
 export interface PortTool {
@@ -98,7 +98,7 @@ interface Exchanged {
  * quirks (answer-read.ts). The answer is an AIMessage with its tool calls, usage and reported model, and hexa's
  * whole reading kept beside them (agent-messages.ts).
  */
-export class HexaChatOpenAI extends ChatOpenAI<HexaCallOptions> {
+export class HexaChatOpenAI extends ChatOpenAI<ChatOpenAICallOptions> {
   // Every call goes through `_generate` (never langchain's streaming path around it); a streaming config streams inside it.
   override disableStreaming = true;
 
@@ -116,7 +116,7 @@ export class HexaChatOpenAI extends ChatOpenAI<HexaCallOptions> {
     return copy;
   }
 
-  override withConfig(config: Partial<HexaCallOptions>): HexaChatOpenAI {
+  override withConfig(config: Partial<ChatOpenAICallOptions>): HexaChatOpenAI {
     const copy = new HexaChatOpenAI(this.hexa, this.fields);
     copy.defaultOptions = { ...this.defaultOptions, ...config };
     return copy;
@@ -126,7 +126,7 @@ export class HexaChatOpenAI extends ChatOpenAI<HexaCallOptions> {
   private lastBound?: { tools: readonly BindToolsInput[]; kwargs: string; model: HexaChatOpenAI };
 
   /** A family's tools are sent with the spec it wrote; the tool choice is the config's unless the caller names one. */
-  override bindTools(tools: BindToolsInput[], kwargs?: Partial<HexaCallOptions>): HexaChatOpenAI {
+  override bindTools(tools: BindToolsInput[], kwargs?: Partial<ChatOpenAICallOptions>): HexaChatOpenAI {
     const key = JSON.stringify(kwargs ?? {});
     const last = this.lastBound;
     if (last && last.kwargs === key && last.tools.length === tools.length && last.tools.every((t, i) => t === tools[i])) return last.model;
@@ -136,14 +136,37 @@ export class HexaChatOpenAI extends ChatOpenAI<HexaCallOptions> {
     return model;
   }
 
+  /**
+   * Langchain's structured output, its schema bound as hexa writes it (a zod schema as the JSON Schema of what the
+   * model may send, defaults optional) and sent the way the server takes it (`_generate`); the answer is read by
+   * hexa (a forced tool's arguments or the text, fenced or not, src/llm/structured-output.ts) and checked by the
+   * zod schema: `parsed` is null, or without `includeRaw` a ModelOutputError names what is wrong.
+   */
+  // biome-ignore lint/suspicious/noExplicitAny: the signature of BaseChatModel's overloads, which this overrides
+  override withStructuredOutput<T extends Record<string, any>>(
+    schema: unknown,
+    config?: StructuredOutputMethodOptions<boolean>,
+  ): Runnable<BaseLanguageModelInput, T> {
+    const json = schema instanceof z.ZodType ? answerSchema(schema) : (schema as Record<string, unknown>);
+    const asked = super.withStructuredOutput(json, { ...config, includeRaw: true });
+    const read = RunnableLambda.from(({ raw }: { raw: BaseMessage }) => {
+      const answer = readStructured(answerOf(raw as AIMessage, this.hexa.config.model), schema);
+      if (config?.includeRaw) return { raw, parsed: "value" in answer ? answer.value : null };
+      if ("problem" in answer) throw new ModelOutputError(answer.problem);
+      return answer.value;
+    });
+    return asked.pipe(read) as Runnable<BaseLanguageModelInput, T>;
+  }
+
   override async _generate(given: BaseMessage[], options: this["ParsedCallOptions"], runManager?: CallbackManagerForLLMRun): Promise<ChatResult> {
     const messages = given.map(withTextContent);
-    const tools = (options.tools ?? []).map(specOf);
+    const { output, rest } = boundOutput(options);
+    const tools = (rest.tools ?? []).map(specOf);
     const wire: ChatModel = {
       name: this.hexa.config.model,
-      invoke: (portMessages, _tools, output) => this.answer(messages, options, runManager, { messages: portMessages, tools, output }),
+      invoke: (portMessages, _tools, asked) => this.answer(messages, rest, runManager, { messages: portMessages, tools, output: asked }),
     };
-    const turn = await this.hexa.layers(wire).invoke(toPortMessages(messages), tools, options.hexaOutput);
+    const turn = await this.hexa.layers(wire).invoke(toPortMessages(messages), tools, output);
     for (const listener of this.hexa.listeners) listener(turn);
     return { generations: [{ text: turn.text, message: answerMessage(turn) }] };
   }
@@ -266,7 +289,10 @@ export const portOf = (chat: HexaChatOpenAI): ChatModel => ({
   invoke: async (messages, tools, output) => {
     // bindTools([]) would still send tool_choice, which the API rejects without tools.
     const runnable = tools.length > 0 ? chat.bindTools(tools.map(toOpenAITool)) : chat;
-    const answer = await runnable.invoke(toAgentMessages(messages), output ? { hexaOutput: output } : {});
+    const asked = toAgentMessages(messages);
+    const answer = output
+      ? ((await runnable.withStructuredOutput(output.schema, { name: output.name, includeRaw: true }).invoke(asked)).raw as AIMessage)
+      : await runnable.invoke(asked);
     return answerOf(answer, chat.hexa.config.model);
   },
 });

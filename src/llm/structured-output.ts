@@ -1,7 +1,41 @@
+import type { ChatOpenAICallOptions } from "@langchain/openai";
+import { z } from "zod";
 import { ConfigError } from "../errors.ts";
 import { ContextOverflow } from "./llm-error.ts";
 import type { OutputRequest } from "./chat-model.ts";
 import type { StructuredOutputMode } from "./config.ts";
+
+/** The JSON Schema a server is asked to hold an answer to: what the model may send (defaults optional). */
+export const answerSchema = (schema: z.ZodType): Record<string, unknown> => {
+  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" });
+  return json;
+};
+
+type BoundOptions = Pick<ChatOpenAICallOptions, "response_format" | "tools" | "tool_choice" | "strict" | "ls_structured_output_format">;
+
+/**
+ * The JSON answer that langchain's `withStructuredOutput` bound (its jsonSchema method's response_format, or the
+ * forced tool of its functionCalling method), as hexa's request, and the call options with it unset (ChatOpenAI
+ * merges its bound options in again on the streaming path): the schema goes to the server the way the server takes
+ * (`callWithOutput`), whichever method langchain chose.
+ */
+export const boundOutput = <O extends BoundOptions>(options: O): { output?: OutputRequest; rest: O } => {
+  const asked = options.response_format;
+  const unbound = { ...options, response_format: undefined, ls_structured_output_format: undefined };
+  if (asked?.type === "json_schema") {
+    const { name, schema } = asked.json_schema;
+    return { output: { name, schema: schema as Record<string, unknown> }, rest: unbound };
+  }
+  const forced = options.ls_structured_output_format?.kwargs.method === "function_calling" ? options.tools?.[0] : undefined;
+  if (forced && "function" in forced) {
+    const { name, parameters } = forced.function;
+    return {
+      output: { name, schema: (parameters ?? {}) as Record<string, unknown> },
+      rest: { ...unbound, tools: undefined, tool_choice: undefined, strict: undefined },
+    };
+  }
+  return { rest: options };
+};
 
 /** The ways a JSON answer can be asked for, most reliable first: `auto` tries them in this order. */
 const OUTPUT_WAYS = ["json_schema", "tool", "text"] as const;
@@ -28,17 +62,12 @@ const outputPlan = (mode: StructuredOutputMode, remembered: OutputWay | undefine
 
 const TOOL_DESCRIPTION = "Give your complete answer as this function's arguments.";
 
-/** ChatOpenAI call options that ask for the answer one way: what langchain's `withStructuredOutput` binds. */
-export interface OutputOptions {
-  response_format?: { type: "json_schema"; json_schema: { name: string; schema: Record<string, unknown>; strict: false } };
-  tools?: Array<{ type: "function"; function: { name: string; description: string; parameters: Record<string, unknown> } }>;
-  tool_choice?: { type: "function"; function: { name: string } };
-}
+/** ChatOpenAI call options that ask for the answer one way. */
+export type OutputOptions = Pick<ChatOpenAICallOptions, "response_format" | "tools" | "tool_choice">;
 
 /**
- * The call options of one way, as `withStructuredOutput` binds them for its jsonSchema and functionCalling
- * methods (its parser is not used: hexa reads the text, zod validates); the text way adds nothing (the prompt
- * asks for JSON).
+ * The call options of one way, as ChatOpenAI's `withStructuredOutput` binds them for its jsonSchema and
+ * functionCalling methods; the text way adds nothing (the prompt asks for JSON).
  */
 const outputOptions = (way: OutputWay, o: OutputRequest): OutputOptions => {
   switch (way) {

@@ -1,13 +1,15 @@
+import type { AIMessage } from "@langchain/core/messages";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { startFakeEndpoint, type EndpointModes, type FakeEndpoint } from "../../test/support/fake-endpoint.ts";
 import { startFakeOpenAI, type FakeOpenAI } from "../../test/support/fake-openai-server.ts";
 import { ConfigError, ModelOutputError } from "../errors.ts";
 import { EndpointLimits } from "./endpoint-limits.ts";
-import { createOpenAIChat } from "./openai-chat.ts";
+import { createOpenAIChat, langchainOf } from "./openai-chat.ts";
 import { ModelConfig, type StructuredOutputMode } from "./config.ts";
 import { OutputMemory } from "./structured-output.ts";
-import { extractJson, invokeStructured } from "./structured.ts";
+import { extractJson } from "./structured-read.ts";
+import { invokeStructured } from "./structured.ts";
 
 const Bank = z.object({ skills: z.array(z.object({ id: z.string(), title: z.string(), weight: z.number().min(0).max(1) })) });
 
@@ -27,9 +29,9 @@ const BANK = '{"skills": [{"id": "s1", "title": "Drop on the arm", "weight": 0.7
 const ask = [{ role: "user" as const, content: "Return the bank." }];
 
 /** A model on an emulated endpoint, with its own memory of accepted ways. */
-const onEndpoint = async (modes: EndpointModes, structuredOutput: StructuredOutputMode = "auto", memory = new OutputMemory()) => {
+const onEndpoint = async (modes: EndpointModes, structuredOutput: StructuredOutputMode = "auto", memory = new OutputMemory(), model = "m") => {
   endpoint = await startFakeEndpoint({ reply: BANK, delayMs: 1, ...modes });
-  const config = { ...ModelConfig.parse({ model: "m", structuredOutput, maxRetries: 0 }), baseURL: endpoint.url, apiKey: "test" };
+  const config = { ...ModelConfig.parse({ model, structuredOutput, maxRetries: 0 }), baseURL: endpoint.url, apiKey: "test" };
   return createOpenAIChat(config, { sleep: async () => {}, limits: new EndpointLimits(), outputMemory: memory, where: "llm.evolver" });
 };
 
@@ -149,5 +151,31 @@ describe("structured output", () => {
     await invokeStructured(tool, ask, Bank, { name: "bank" });
     await tool.invoke(ask, [{ name: "add", description: "adds", parameters: { type: "object" } }], { name: "bank", schema: {} });
     expect(ways(endpoint!)).toEqual(["tool", "tools offered"]);
+  });
+
+  it("langchain's withStructuredOutput on a role's model sends hexa's request and falls back as the server needs", async () => {
+    const model = await onEndpoint({ jsonSchema: "refuse" });
+    await invokeStructured(model, ask, Bank, { name: "bank" });
+    const hexa = endpoint!.requests.map((r) => r.body);
+    const chat = langchainOf(await onEndpoint({ jsonSchema: "refuse" }));
+    const json = await chat.withStructuredOutput(Bank, { name: "bank" }).invoke("Return the bank.");
+    const tool = await chat.withStructuredOutput(Bank, { name: "bank", includeRaw: true }).invoke("Return the bank.");
+
+    expect(json).toEqual(JSON.parse(BANK));
+    expect((tool.raw as AIMessage).tool_calls?.map((c) => c.args)).toEqual([JSON.parse(BANK)]);
+    expect(tool.parsed).toEqual(JSON.parse(BANK));
+    // The zod schema went out as hexa writes it (not strict, defaults optional): the same bodies, the same fallback.
+    expect(endpoint!.requests.map((r) => r.body)).toEqual([...hexa, hexa.at(-1)]);
+  });
+
+  it("a model that langchain binds a forced tool for (gpt-4) is asked the same way as any other", async () => {
+    const gpt4 = langchainOf(await onEndpoint({}, "auto", new OutputMemory(), "gpt-4"));
+    expect(await gpt4.withStructuredOutput(Bank, { name: "bank" }).invoke("Return the bank.")).toEqual(JSON.parse(BANK));
+    const [body] = endpoint!.requests.map((r) => r.body);
+    await endpoint!.close();
+    await invokeStructured(await onEndpoint({}), ask, Bank, { name: "bank" });
+
+    expect(ways(endpoint!)).toEqual(["json_schema"]);
+    expect({ ...body, model: "m" }).toEqual(endpoint!.requests[0]!.body);
   });
 });

@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { ModelOutputError } from "../../../src/errors.ts";
 import type { AssistantTurn, ChatModel, Message, OutputRequest } from "../../../src/llm/chat-model.ts";
-import { extractJson } from "../../../src/llm/structured.ts";
+import { extractJson } from "../../../src/llm/structured-read.ts";
 import { splitThink } from "../../../src/llm/think.ts";
 import type { AnswerKind } from "./author-answers.ts";
 

@@ -15,7 +15,7 @@ import { z } from "zod";
 import { ConfigError, InvariantError, RunStopped } from "../../../src/errors.ts";
 import type { ChatModel } from "../../../src/llm/chat-model.ts";
 import { langchainOf } from "../../../src/llm/openai-chat.ts";
-import { extractJson } from "../../../src/llm/structured.ts";
+import { extractJson } from "../../../src/llm/structured-read.ts";
 import { JudgeLimits } from "../sandbox/judge-sandbox.ts";
 import type { TrajectoryRecord } from "../trajectory/record.ts";
 import { AgreementConfig, synthesise, type Synthesis } from "./agreement.ts";
@@ -129,7 +129,12 @@ class Conversation {
 
   /** With the budget left, the model with its tools; once spent, the model alone, asked for the verdict's schema. */
   private ask(messages: BaseMessage[]): Promise<AIMessage> {
-    return this.spent ? this.chat.invoke(messages, { hexaOutput: verdictOutput }) : this.withTools.invoke(messages);
+    if (!this.spent) return this.withTools.invoke(messages);
+    const { name, schema } = verdictOutput;
+    return this.chat
+      .withStructuredOutput(schema, { name, includeRaw: true })
+      .invoke(messages)
+      .then(({ raw }) => raw as AIMessage);
   }
 
   private async toolResult(t: { id?: string; name: string; args: unknown }): Promise<ToolMessage> {
