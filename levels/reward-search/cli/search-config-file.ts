@@ -98,6 +98,15 @@ export const inConfigTerms = (e: unknown, path: string): unknown => {
   return new ConfigError(`--config ${path}: ${message}`);
 };
 
+/** `resolve()`, whose refusals made for the flags are said in the config's terms. */
+export const inConfigTermsOf = <T>(path: string, resolve: () => T): T => {
+  try {
+    return resolve();
+  } catch (e) {
+    throw inConfigTerms(e, path);
+  }
+};
+
 /**
  * A file the config names, resolved in the config's folder: refused when absolute or, links followed, outside
  * that folder (a stranger's config reads nothing the user did not point at).

@@ -56,12 +56,8 @@ const configured = async (argv: SearchCommandArgs, path: string): Promise<Search
 /** The settings of a search from its flags; a --config file's refusals name its fields. */
 const settingsFrom = async (argv: SearchCommandArgs, method: SearchMethod, out?: string): Promise<SearchSettings> => {
   if (argv.config === undefined) return settingsOf({ ...argv, method }, out);
-  const { inConfigTerms } = await import("./search-config-file.ts");
-  try {
-    return settingsOf({ ...argv, method }, out);
-  } catch (e) {
-    throw inConfigTerms(e, argv.config);
-  }
+  const { inConfigTermsOf } = await import("./search-config-file.ts");
+  return inConfigTermsOf(argv.config, () => settingsOf({ ...argv, method }, out));
 };
 
 /** A search the command line (or its --config file) describes: its task and method are required. */
