@@ -78,6 +78,12 @@ export const elicitCriteria = async (proposed: readonly string[], io: ElicitIo):
   }
 };
 
+/** The command's standard input and output, each a terminal or not (process.stdin and process.stdout, or a test's). */
+export interface Terminal {
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  stdout: NodeJS.WritableStream & { isTTY?: boolean };
+}
+
 /** The terminal's elicitation when stdin and stdout are both a terminal, else none (the vision judge's criteria are taken as proposed). */
-export const terminalElicit = (stdin: NodeJS.ReadStream, stdout: NodeJS.WriteStream): Elicit | undefined =>
-  stdin.isTTY && stdout.isTTY ? (proposed) => elicitCriteria(proposed, { input: stdin, output: stdout }) : undefined;
+export const terminalElicit = (t: Terminal): Elicit | undefined =>
+  t.stdin.isTTY && t.stdout.isTTY ? (proposed) => elicitCriteria(proposed, { input: t.stdin, output: t.stdout }) : undefined;

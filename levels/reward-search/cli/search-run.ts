@@ -6,7 +6,7 @@ import { llmProposer } from "../proposers/llm-proposer.ts";
 import { localTrainerPool } from "../trainer/local-pool.ts";
 import { ConfigError } from "../../../src/errors.ts";
 import { proposerModel, recordAcceptedCriteria, type SearchArgs, searchRecorder, settingsOf } from "./search-args.ts";
-import { type Elicit, terminalElicit } from "./search-elicit.ts";
+import { type Elicit, type Terminal, terminalElicit } from "./search-elicit.ts";
 import { addCorrections, correctionTexts, resumedSettings } from "./search-resume.ts";
 import type { SearchSettings } from "./search-settings.ts";
 import { executeSearch } from "./search-execute.ts";
@@ -82,19 +82,23 @@ const modelArgs = (argv: SearchCommandArgs, s: SearchSettings): SearchArgs => {
  * The terminal's criteria elicitation, when it applies: an intent judged by a vision model with no criteria given
  * or fixed yet in `out`, not --yes, stdin and stdout a terminal (otherwise the vision judge's criteria are taken).
  */
-const elicitOf = (argv: SearchCommandArgs, s: SearchSettings, out: string): Elicit | undefined => {
+const elicitOf = (argv: SearchCommandArgs, s: SearchSettings, out: string, terminal: Terminal): Elicit | undefined => {
   if (!s.intent?.vision || s.intent.criteria || argv.yes || existsSync(join(out, "vision-criteria"))) return undefined;
-  return terminalElicit(process.stdin, process.stdout);
+  return terminalElicit(terminal);
 };
 
 /** The elicitation of an intent search's criteria, and where the accepted ones are recorded. */
-const p2pElicitation = (argv: SearchCommandArgs, s: SearchSettings, out: string) => {
-  const elicit = elicitOf(argv, s, out);
+const p2pElicitation = (argv: SearchCommandArgs, s: SearchSettings, out: string, terminal: Terminal) => {
+  const elicit = elicitOf(argv, s, out, terminal);
   return elicit ? { elicit, accepted: (c: string[]) => recordAcceptedCriteria(out, s, c) } : {};
 };
 
 /** `hexa search`'s work (levels/reward-search/cli/search.ts holds its flags). */
-export const runSearchCommand = async (given: SearchCommandArgs, host: FamilyHost): Promise<void> => {
+export const runSearchCommand = async (
+  given: SearchCommandArgs,
+  host: FamilyHost,
+  terminal: Terminal = { stdin: process.stdin, stdout: process.stdout },
+): Promise<void> => {
   const texts = correctionTexts(given);
   const { argv, out, settings } =
     given.resume === undefined ? await started(given) : { argv: given, out: given.resume, settings: resumedSettings(given, given.resume) };
@@ -116,7 +120,7 @@ export const runSearchCommand = async (given: SearchCommandArgs, host: FamilyHos
         ...io,
         ...(intent ? { intent } : {}),
         reviser: model ? llmReviser(model) : heuristicReviser(),
-        ...p2pElicitation(argv, settings, out),
+        ...p2pElicitation(argv, settings, out, terminal),
       });
     else await executeSearch(settings, { ...io, proposer: model ? llmProposer(model) : heuristicProposer() });
   } finally {
