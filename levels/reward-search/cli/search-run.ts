@@ -7,6 +7,8 @@ import { localTrainerPool } from "../trainer/local-pool.ts";
 import { ConfigError } from "../../../src/errors.ts";
 import { proposerModel, recordAcceptedCriteria, type SearchArgs, searchRecorder, settingsOf } from "./search-args.ts";
 import { type Elicit, type Terminal, terminalElicit } from "./search-elicit.ts";
+import { searchCachePool } from "./search-cached.ts";
+import { readSearchRecord } from "../../../src/search/search-record.ts";
 import { addCorrections, correctionTexts, resumedSettings } from "./search-resume.ts";
 import type { SearchSettings } from "./search-settings.ts";
 import { executeSearch } from "./search-execute.ts";
@@ -87,6 +89,12 @@ const elicitOf = (argv: SearchCommandArgs, s: SearchSettings, out: string, termi
   return terminalElicit(terminal);
 };
 
+/** When the search in `out` first started, once its search-config.json is written. */
+const startedAtOf = (out: string): Date | undefined => {
+  const r = readSearchRecord(out);
+  return r ? new Date(r.startedAt) : undefined;
+};
+
 /** The elicitation of an intent search's criteria, and where the accepted ones are recorded. */
 const p2pElicitation = (argv: SearchCommandArgs, s: SearchSettings, out: string, terminal: Terminal) => {
   const elicit = elicitOf(argv, s, out, terminal);
@@ -118,6 +126,7 @@ export const runSearchCommand = async (
     if (settings.method === "p2p")
       await executeP2p(settings, {
         ...io,
+        pool: searchCachePool(pool, () => startedAtOf(out)),
         ...(intent ? { intent } : {}),
         reviser: model ? llmReviser(model) : heuristicReviser(),
         ...p2pElicitation(argv, settings, out, terminal),
