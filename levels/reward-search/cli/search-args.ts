@@ -23,7 +23,7 @@ export interface SearchArgs extends IntentArgs {
   task?: string | undefined;
   env?: string | undefined;
   method: SearchMethod;
-  seed: string;
+  seed?: string | undefined;
   proposer: "heuristic" | "llm";
   "train-steps"?: number | undefined;
   "final-trainings"?: number | undefined;
@@ -107,7 +107,7 @@ const recordedIntent = (i: IntentSettings): IntentSettings => ({
 export const settingsOf = (argv: SearchArgs, out?: string): SearchSettings => {
   const task = getTask(taskIdOf(argv));
   const intent = intentSettingsOf(argv, argv.method, task);
-  const seed = parseSeed(argv.seed, "--seed");
+  const seed = parseSeed(argv.seed ?? "0", "--seed");
   const { config: search, given } = configFromFlags(SearchConfig, FLAGS, argv, HELP);
   const { config: trainerFlags } = configFromFlags(TRAINER_SLICE, TRAINER_FLAGS, argv, HELP);
   const rs = RewardSearchConfig.parse({
@@ -165,4 +165,14 @@ export const searchRecorder = (out: string, settings: SearchSettings, host: Fami
       settings,
     });
   };
+};
+
+/**
+ * Records the criteria the user accepted at a terminal in search-config.json, as --criteria's are recorded, so a
+ * resume and `hexa verify` judge with them and never ask again.
+ */
+export const recordAcceptedCriteria = (out: string, settings: SearchSettings, criteria: readonly string[]): void => {
+  const before = readSearchRecord(out);
+  if (!before || !settings.intent) return;
+  writeSearchRecord(out, { ...before, settings: { ...settings, intent: { ...settings.intent, criteria: [...criteria], elicited: true } } });
 };

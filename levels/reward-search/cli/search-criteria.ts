@@ -8,7 +8,7 @@ import { ConfigError } from "../../../src/errors.ts";
 import { MAX_USER_CRITERIA } from "../judging/vision-criteria.ts";
 import { readFlagFile } from "../../../src/cli-kit/flag-file.ts";
 
-const MIN_USER_CRITERIA = 5;
+export const MIN_USER_CRITERIA = 5;
 const MAX_CRITERIA_FILE_BYTES = 16 * 1024;
 
 export const UserCriteria = z.array(z.string().trim().min(3).max(300)).min(MIN_USER_CRITERIA).max(MAX_USER_CRITERIA);

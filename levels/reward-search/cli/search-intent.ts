@@ -31,6 +31,8 @@ export const IntentSettings = z.strictObject({
   vision: z.strictObject({ ...Endpoint, maxImages: z.number().int().min(1), video: z.boolean(), trail: z.boolean() }).optional(),
   /** The criteria the user accepted (--criteria), which the vision judge uses instead of asking for its own. */
   criteria: UserCriteria.optional(),
+  /** The criteria were accepted at a terminal from the vision judge's proposal (a replay asks for the proposal again). */
+  elicited: z.boolean().optional(),
 });
 export type IntentSettings = z.infer<typeof IntentSettings>;
 

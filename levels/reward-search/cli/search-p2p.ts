@@ -18,6 +18,7 @@ import { formatFinalScores } from "../../../src/report/final-scores-text.ts";
 import { finalScoreOf } from "../search/final-protocol.ts";
 import { p2pFinalReward } from "../search/p2p-run.ts";
 import type { RewardTask, TaskInstance } from "../task.ts";
+import type { Elicit } from "./search-elicit.ts";
 import type { TrainerPool } from "../trainer/pool.ts";
 import type { SearchSettings } from "./search-settings.ts";
 
@@ -34,6 +35,10 @@ export interface P2pIo {
   /** The judges' models of an intent search (settings.intent); none for a task with F. */
   intent?: IntentModels;
   reviser: Reviser<RewardTask, TaskInstance>;
+  /** At a terminal: the user accepts the vision judge's proposed criteria (search-elicit.ts). */
+  elicit?: Elicit;
+  /** Called with the criteria the user accepted, before any training, to record them as --criteria's are. */
+  accepted?: (criteria: string[]) => void;
   pool: Pick<TrainerPool, "train">;
   opened?: () => Promise<void>;
   stdout: (text: string) => void;
@@ -83,7 +88,9 @@ const judgeOf = async (s: SearchSettings, io: P2pIo, task: RewardTask, instance:
     ...(s.intent.maxSteps === undefined ? {} : { maxSteps: s.intent.maxSteps }),
     dir: resolve(io.out),
   };
-  const { notes, judgeFile } = await prepareIntent(task, instance, j, io.intent, s.intent.criteria);
+  const choice = { user: s.intent.criteria, elicited: s.intent.elicited, elicit: io.elicit };
+  const { notes, judgeFile, accepted } = await prepareIntent(task, instance, j, io.intent, choice);
+  if (accepted) io.accepted?.(accepted);
   return { judge: intentCheckpointJudge(task, j, io.intent, judgeFile), notes };
 };
 

@@ -16,7 +16,16 @@ import { readFlagFile } from "../../../src/cli-kit/flag-file.ts";
  */
 
 /** The flags that shape a search: with --resume they come from its record, never the command line. */
-const SHAPING = ["task", "method", "train-steps", "final-trainings", "final-steps", "trainer-cache", ...[...FLAGS, ...TRAINER_FLAGS].map((f) => f.name)];
+const SHAPING = [
+  "task",
+  "method",
+  "config",
+  "train-steps",
+  "final-trainings",
+  "final-steps",
+  "trainer-cache",
+  ...[...FLAGS, ...TRAINER_FLAGS].map((f) => f.name),
+];
 
 /** A --correct-file holds one correction: its bytes, at most this many (a correction's characters, some multi-byte). */
 const MAX_CORRECT_FILE_BYTES = MAX_CORRECTION_CHARS * 4;

@@ -1,10 +1,14 @@
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { FamilyHost } from "../../../src/family/host.ts";
 import { heuristicProposer } from "../proposers/heuristic-proposer.ts";
 import { llmProposer } from "../proposers/llm-proposer.ts";
 import { localTrainerPool } from "../trainer/local-pool.ts";
 import { ConfigError } from "../../../src/errors.ts";
-import { proposerModel, type SearchArgs, searchRecorder, settingsOf } from "./search-args.ts";
+import { proposerModel, recordAcceptedCriteria, type SearchArgs, searchRecorder, settingsOf } from "./search-args.ts";
+import { type Elicit, type Terminal, terminalElicit } from "./search-elicit.ts";
+import { searchCachePool } from "./search-cached.ts";
+import { readSearchRecord } from "../../../src/search/search-record.ts";
 import { addCorrections, correctionTexts, resumedSettings } from "./search-resume.ts";
 import type { SearchSettings } from "./search-settings.ts";
 import { executeSearch } from "./search-execute.ts";
@@ -13,18 +17,24 @@ import { heuristicReviser } from "../proposers/p2p-heuristic-reviser.ts";
 import { llmReviser } from "../proposers/p2p-llm-reviser.ts";
 import type { SearchCommandArgs } from "./search.ts";
 import type { IntentSettings } from "./search-intent.ts";
+import type { SearchMethod } from "../../../src/search/config.ts";
 import type { IntentModels } from "../search/p2p-intent-judge.ts";
 import { sha256Hex } from "../../../src/util/canonical-json.ts";
 
-/** The judges' models of an intent search, from the same flags and role configs as hexa judge's, logged to the search's llm-log.jsonl. */
+/**
+ * The judges' models of an intent search, from the same flags and role configs as hexa judge's, logged to the
+ * search's llm-log.jsonl; a flag not given takes the model and endpoint the search's settings record (a resumed
+ * search asks the judges it started with).
+ */
 const intentModelsOf = async (argv: SearchCommandArgs, intent: IntentSettings, out: string): Promise<IntentModels> => {
   const { JudgeModels } = await import("./judge-models.ts");
   const models = await JudgeModels.of({
-    judgeModel: argv["judge-model"],
-    judgeBaseUrl: argv["judge-base-url"],
-    visionModel: argv["vision-model"],
-    visionBaseUrl: argv["vision-base-url"],
-    visionMaxImages: argv["vision-max-images"],
+    config: argv.config,
+    judgeModel: argv["judge-model"] ?? intent.judge.model,
+    judgeBaseUrl: argv["judge-base-url"] ?? intent.judge.baseURL,
+    visionModel: argv["vision-model"] ?? intent.vision?.model,
+    visionBaseUrl: argv["vision-base-url"] ?? intent.vision?.baseURL,
+    visionMaxImages: argv["vision-max-images"] ?? intent.vision?.maxImages,
   });
   const v = intent.vision;
   return {
@@ -37,14 +47,30 @@ const intentModelsOf = async (argv: SearchCommandArgs, intent: IntentSettings, o
 const defaultOut = (s: SearchSettings): string =>
   join("runs", "search", `${s.method}-${s.task}-s${s.seed}${s.intent ? `-intent-${sha256Hex(s.intent.text).slice(0, 8)}` : ""}`);
 
-/** A search the command line describes: its task and method are required. */
-const started = (argv: SearchCommandArgs): { out: string; settings: SearchSettings } => {
+/** The flags a --config file stands for, with the command line's other flags (--out, --processes …); refused when it gives both. */
+const configured = async (argv: SearchCommandArgs, path: string): Promise<SearchCommandArgs> => {
+  const { argsOfConfig, CONFIG_SHAPED } = await import("./search-config-file.ts");
+  const both = CONFIG_SHAPED.filter((f) => argv[f] !== undefined);
+  if (both.length) throw new ConfigError(`--config: the search is the file's; drop ${both.map((f) => (f === "task" ? "the task" : `--${f}`)).join(", ")}`);
+  return { ...argv, ...argsOfConfig(path) } as SearchCommandArgs;
+};
+
+/** The settings of a search from its flags; a --config file's refusals name its fields. */
+const settingsFrom = async (argv: SearchCommandArgs, method: SearchMethod, out?: string): Promise<SearchSettings> => {
+  if (argv.config === undefined) return settingsOf({ ...argv, method }, out);
+  const { inConfigTermsOf } = await import("./search-config-file.ts");
+  return inConfigTermsOf(argv.config, () => settingsOf({ ...argv, method }, out));
+};
+
+/** A search the command line (or its --config file) describes: its task and method are required. */
+const started = async (given: SearchCommandArgs): Promise<{ argv: SearchCommandArgs; out: string; settings: SearchSettings }> => {
+  const argv = given.config === undefined ? given : await configured(given, given.config);
   const { method } = argv;
   if (method === undefined)
     throw new ConfigError(`hexa search: give a task and --method (e.g. hexa search cartpole --method p2p), or --resume DIR to go on with a search`);
-  const named = settingsOf({ ...argv, method });
+  const named = await settingsFrom(argv, method);
   const out = argv.out ? argv.out : defaultOut(named);
-  return { out, settings: settingsOf({ ...argv, method }, out) };
+  return { argv, out, settings: await settingsFrom(argv, method, out) };
 };
 
 /** The proposer's model flags: a resumed search asks the model its record names, at the endpoint it records, unless --llm-config or --model says otherwise. */
@@ -54,10 +80,36 @@ const modelArgs = (argv: SearchCommandArgs, s: SearchSettings): SearchArgs => {
   return { ...named, model: s.llm.model, ...(s.llm.baseURL && argv["base-url"] === undefined ? { "base-url": s.llm.baseURL } : {}) };
 };
 
+/**
+ * The terminal's criteria elicitation, when it applies: an intent judged by a vision model with no criteria given
+ * or fixed yet in `out`, not --yes, stdin and stdout a terminal (otherwise the vision judge's criteria are taken).
+ */
+const elicitOf = (argv: SearchCommandArgs, s: SearchSettings, out: string, terminal: Terminal): Elicit | undefined => {
+  if (!s.intent?.vision || s.intent.criteria || argv.yes || existsSync(join(out, "vision-criteria"))) return undefined;
+  return terminalElicit(terminal);
+};
+
+/** When the search in `out` first started, once its search-config.json is written. */
+const startedAtOf = (out: string): Date | undefined => {
+  const r = readSearchRecord(out);
+  return r ? new Date(r.startedAt) : undefined;
+};
+
+/** The elicitation of an intent search's criteria, and where the accepted ones are recorded. */
+const p2pElicitation = (argv: SearchCommandArgs, s: SearchSettings, out: string, terminal: Terminal) => {
+  const elicit = elicitOf(argv, s, out, terminal);
+  return elicit ? { elicit, accepted: (c: string[]) => recordAcceptedCriteria(out, s, c) } : {};
+};
+
 /** `hexa search`'s work (levels/reward-search/cli/search.ts holds its flags). */
-export const runSearchCommand = async (argv: SearchCommandArgs, host: FamilyHost): Promise<void> => {
-  const texts = correctionTexts(argv);
-  const { out, settings } = argv.resume === undefined ? started(argv) : { out: argv.resume, settings: resumedSettings(argv, argv.resume) };
+export const runSearchCommand = async (
+  given: SearchCommandArgs,
+  host: FamilyHost,
+  terminal: Terminal = { stdin: process.stdin, stdout: process.stdout },
+): Promise<void> => {
+  const texts = correctionTexts(given);
+  const { argv, out, settings } =
+    given.resume === undefined ? await started(given) : { argv: given, out: given.resume, settings: resumedSettings(given, given.resume) };
   addCorrections(
     out,
     settings,
@@ -72,7 +124,13 @@ export const runSearchCommand = async (argv: SearchCommandArgs, host: FamilyHost
   const io = { out, pool, opened: record, stdout: (t: string) => process.stdout.write(t), stderr: (t: string) => process.stderr.write(t) };
   try {
     if (settings.method === "p2p")
-      await executeP2p(settings, { ...io, ...(intent ? { intent } : {}), reviser: model ? llmReviser(model) : heuristicReviser() });
+      await executeP2p(settings, {
+        ...io,
+        pool: searchCachePool(pool, () => startedAtOf(out)),
+        ...(intent ? { intent } : {}),
+        reviser: model ? llmReviser(model) : heuristicReviser(),
+        ...p2pElicitation(argv, settings, out, terminal),
+      });
     else await executeSearch(settings, { ...io, proposer: model ? llmProposer(model) : heuristicProposer() });
   } finally {
     await pool.close();

@@ -37,8 +37,10 @@ const intentFlags = <T>(y: Argv<T>) =>
     .option("trail", { type: "boolean", describe: "with --vision-model: send the motion trail as a second sequence" })
     .option("criteria", {
       type: "string",
-      describe: "with --vision-model: a file of the 5–10 criteria you accept for the intent, one per line; the vision judge uses them instead of its own",
-    });
+      describe:
+        "with --vision-model: a file of the 5–10 criteria you accept for the intent, one per line; the vision judge uses them instead of its own. Without it, at a terminal the vision judge's proposal is shown for you to accept, drop, edit or add lines (5–10 kept); not at a terminal, or with --yes, its criteria are taken as proposed",
+    })
+    .option("yes", { type: "boolean", describe: "with --intent: take the vision judge's criteria as proposed, without asking at a terminal" });
 
 const searchCommandFlags = (y: Argv) =>
   intentFlags(
@@ -55,7 +57,7 @@ const searchCommandFlags = (y: Argv) =>
             "eureka (K samples × I iterations), rf-agent (tree search) or p2p (reward and PPO settings revised together, configs × seeds per iteration); none with --resume",
         }),
       flagOptions([...FLAGS, ...TRAINER_FLAGS]),
-    ).option("seed", { type: "string", default: "0", describe: "task instance seed (also the search's own random seed)" }),
+    ).option("seed", { type: "string", describe: "task instance seed (also the search's own random seed; default 0)" }),
   )
     .option("proposer", { choices: ["heuristic", "llm"] as const, default: "heuristic" as const, describe: "heuristic needs no model" })
     .option("train-steps", {
@@ -76,6 +78,11 @@ const searchCommandFlags = (y: Argv) =>
     .option("out", {
       type: "string",
       describe: "run directory (search.json, candidates.jsonl); the same directory again resumes (default runs/search/METHOD-TASK-sSEED)",
+    })
+    .option("config", {
+      type: "string",
+      describe:
+        "a search of an intent from a YAML (env, search.intent, the search slice, llm.judge / llm.vision); its files are read beside it; give no task, --env, --intent or search flags with it",
     })
     .option("resume", {
       type: "string",
@@ -101,6 +108,7 @@ const searchCommandFlags = (y: Argv) =>
     .example("$0 search cartpole --method rf-agent --budget 16 --train-steps 20000", "RF-Agent's tree search with the heuristic proposer")
     .example("$0 search cartpole --strategy p2p --budget 12 --configs 3 --train-seeds 2", "the p2p loop offline: heuristic reviser, fitness judge")
     .example('$0 search --resume runs/search/p2p-hopper-s0 --correct "land softer"', "a correction to a stopped or finished p2p search, which then goes on")
+    .example("$0 search --config examples/search-intent.yaml", "the same search of an intent, written as a config file")
     .example(
       '$0 search --env hopper --intent "do a backflip and land on your foot" --strategy p2p --judge-model M --judge-base-url URL --vision-model V',
       "a task from words: every checkpoint judged by the code judge, the vision judge and their synthesis",
