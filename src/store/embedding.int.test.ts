@@ -142,8 +142,14 @@ describe("openAIEmbedder", () => {
     ["twice", /^embedding: http:\S+\/embeddings returned vectors for inputs 0, 0 of 2 \(got model twice\); check the endpoint$/],
     ["empty", /^skillIndex\.embedding\.baseURL: http:\S+\/embeddings is not an OpenAI-compatible embeddings endpoint \(got .*\); point it at the API root$/],
     ["base64", /^skillIndex\.embedding\.baseURL: http:\S+\/embeddings is not an OpenAI-compatible embeddings endpoint \(got .*\); point it at the API root$/],
-    ["garbled", /^skillIndex\.embedding\.baseURL: http:\S+\/embeddings is not an OpenAI-compatible embeddings endpoint \(got .*JSON.*\); point it at the API root$/],
-    ["html", /^skillIndex\.embedding\.baseURL: http:\S+\/embeddings is not an OpenAI-compatible embeddings endpoint \(got .*Login required.*\); point it at the API root$/],
+    [
+      "garbled",
+      /^skillIndex\.embedding\.baseURL: http:\S+\/embeddings is not an OpenAI-compatible embeddings endpoint \(got .*JSON.*\); point it at the API root$/,
+    ],
+    [
+      "html",
+      /^skillIndex\.embedding\.baseURL: http:\S+\/embeddings is not an OpenAI-compatible embeddings endpoint \(got .*Login required.*\); point it at the API root$/,
+    ],
   ])("refuses a %s answer with a ConfigError naming the endpoint", async (model, message) => {
     const err = await openAIEmbedder({ model, baseURL, apiKey: "sk-secret" })
       .embed(["x", "yy"])
@@ -173,7 +179,9 @@ describe("openAIEmbedder", () => {
       .embed(["x"])
       .catch((e: unknown) => e);
     expect(unreachable).toBeInstanceOf(ConfigError);
-    expect((unreachable as Error).message).toMatch(/^skillIndex\.embedding\.baseURL: no answer from http:\/\/127\.0\.0\.1:9\/v1\/embeddings \(got .*fetch failed.*\)/);
+    expect((unreachable as Error).message).toMatch(
+      /^skillIndex\.embedding\.baseURL: no answer from http:\/\/127\.0\.0\.1:9\/v1\/embeddings \(got .*fetch failed.*\)/,
+    );
   });
 
   it("gives up on an endpoint that never answers with a ConfigError naming the deadline", async () => {

@@ -123,7 +123,9 @@ const refusal = (e: unknown, at: Endpoint): ConfigError => {
 };
 
 const notAnEndpoint = (at: Endpoint, got: string) =>
-  new ConfigError(`skillIndex.embedding.baseURL: ${at.url} is not an OpenAI-compatible embeddings endpoint (got ${got.slice(0, 200)}); point it at the API root`);
+  new ConfigError(
+    `skillIndex.embedding.baseURL: ${at.url} is not an OpenAI-compatible embeddings endpoint (got ${got.slice(0, 200)}); point it at the API root`,
+  );
 
 /** One answer's vectors in input order: as many as inputs, one per input, all `dims` long (or as long as the first). */
 const vectorsOf = (answer: unknown, inputs: number, dims: number, at: Endpoint): number[][] => {
