@@ -51,8 +51,14 @@ export const codeText = (l: LineageReads, i: number): string => {
 
 /** The unified diff of two iterations' reward code. */
 export const diffText = (l: LineageReads, from: number, to: number): string => {
-  const patch = createTwoFilesPatch(`iteration ${from}`, `iteration ${to}`, l.plans[from]!.code, l.plans[to]!.code, "", "", { context: 3 });
-  const body = patch.split("\n").slice(2).join("\n").trim();
+  const [a, b] = [l.plans[from]!.code, l.plans[to]!.code].map((c) => (c.endsWith("\n") ? c : `${c}\n`));
+  const patch = createTwoFilesPatch(`iteration ${from}`, `iteration ${to}`, a!, b!, undefined, undefined, { context: 3 });
+  const body = patch
+    .split("\n")
+    .filter((line) => !line.startsWith("====="))
+    .map((line) => (line.startsWith("--- ") || line.startsWith("+++ ") ? line.trimEnd() : line))
+    .join("\n")
+    .trim();
   return body.includes("@@") ? body : `iterations ${from} and ${to} have the same reward code`;
 };
 
