@@ -131,6 +131,7 @@ export const reviseContext = <T, I>(x: ContextInput<T, I>, iteration: number): R
       training: (i, c, s) => (i < iteration ? x.log.training(i, c, s) : undefined),
       lessons: x.bank.lessons ?? [],
       passAt: x.passAt,
+      ...(x.log.dir === undefined ? {} : { dir: x.log.dir }),
     },
   };
 };

@@ -79,6 +79,8 @@ export const IterationRecord = z.object({
 export type IterationRecord = z.infer<typeof IterationRecord>;
 
 export interface P2pLog {
+  /** The search directory the lineage is kept in; absent in memory. */
+  readonly dir?: string;
   plans(): PlanRecord[];
   appendPlan(p: PlanRecord): void;
   training(iteration: number, config: number, seed: number): TrainingRecord | undefined;
@@ -100,6 +102,7 @@ export const p2pDirLog = (dir: string): P2pLog => {
   const trainings = join(dir, "trainings");
   const at = (name: string) => join(dir, name);
   return {
+    dir,
     plans: () => readJsonl(at("plans.jsonl"), PlanRecord),
     appendPlan: (p) => appendJsonl(at("plans.jsonl"), [PlanRecord.parse(p)]),
     training: (i, c, s) => {

@@ -135,6 +135,8 @@ export interface LineageReads {
   training(iteration: number, config: number, seed: number): TrainingRecord | undefined;
   lessons: readonly Lesson[];
   passAt: number;
+  /** The search's own directory, where an intent judge keeps each judged checkpoint's folder; absent for a lineage in memory. */
+  dir?: string;
 }
 
 export interface ReviseContext<T, I> {

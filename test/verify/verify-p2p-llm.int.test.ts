@@ -65,7 +65,7 @@ describe("hexa verify of a p2p search whose LLM reviser used its tools", () => {
   it("recorded the tier change as a bank event with the reviser's reason, and replays identical with the server stopped", async () => {
     const changed = jsonlOf(join(search, "bank-events.jsonl")).filter((e) => e.type === "lesson_tier_changed");
     expect(changed).toEqual([expect.objectContaining({ round: 2, id: "l1_1", from: "STRONG", to: "SOFT", reason: REASON, by: "p2p reviser" })]);
-    expect(jsonlOf(join(search, "plans.jsonl"))[2].revision.tierChanges).toEqual([{ id: "l1_1", from: "STRONG", to: "SOFT", reason: REASON }]);
+    expect(jsonlOf(join(search, "plans.jsonl"))[2]!.revision.tierChanges).toEqual([{ id: "l1_1", from: "STRONG", to: "SOFT", reason: REASON }]);
     const r = await hexa(["verify", search, "--trainer-cache", cache], { env: { OPENAI_BASE_URL: closedUrl, OPENAI_API_KEY: "", HEXA_ACTOR_API_KEY: "" } });
     expect(r.status, `${r.stdout}\n${r.stderr}`).toBe(0);
     expect(r.stdout).toMatch(/^identical: .*5 model exchanges/);

@@ -153,6 +153,7 @@ describe("the LLM reviser's tools", () => {
       "reward_diff",
       "checkpoints",
       "training",
+      "judgment",
       "configs",
       "lessons",
       "set_lesson_tier",

@@ -1,4 +1,12 @@
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import type { JudgmentFile } from "../cli/judge-file.ts";
+import { parseCriteria } from "../judging/criteria.ts";
+import { tinyRecord } from "../judging/fixtures/tiny-record.ts";
+import { judgeTrajectory, makeJudge } from "../judging/judge.ts";
+import { checkpointJudgmentName } from "../search/p2p-judgment-folder.ts";
 import { P2P_SCHEMA_VERSION, type IterationRecord, type PlanRecord, type TrainingRecord } from "../../../src/search/p2p-log.ts";
 import type { LineageReads } from "../../../src/search/p2p-ports.ts";
 import { foldEvents, EMPTY_BANK } from "../../../src/store/bank.ts";
@@ -95,7 +103,17 @@ const call = (name: string, args: unknown = {}, argsError?: string) => ({ name, 
 describe("the p2p reviser's read tools", () => {
   it("offers each tool with a JSON schema of its arguments", () => {
     const t = reviserTools(lineage(), 2);
-    expect(t.specs.map((s) => s.name)).toEqual(["lineage", "reward_code", "reward_diff", "checkpoints", "training", "configs", "lessons", "set_lesson_tier"]);
+    expect(t.specs.map((s) => s.name)).toEqual([
+      "lineage",
+      "reward_code",
+      "reward_diff",
+      "checkpoints",
+      "training",
+      "judgment",
+      "configs",
+      "lessons",
+      "set_lesson_tier",
+    ]);
     expect(t.specs.find((s) => s.name === "training")!.parameters).toMatchObject({ required: ["iteration", "config", "seed"] });
   });
 
@@ -130,7 +148,7 @@ describe("the p2p reviser's read tools", () => {
     expect(t.answer(call("training", { iteration: 1, config: 0, seed: 3 }))).toBe("refused: seed: iteration 1's seeds are 16 (got 3)");
     expect(t.answer(call("reward_code", { iteration: 1, path: "/etc/passwd" }))).toMatch(/^refused: .*path/);
     expect(t.answer(call("read_file", { path: "/etc/passwd" }))).toBe(
-      'refused: no tool named "read_file"; the tools are lineage, reward_code, reward_diff, checkpoints, training, configs, lessons, set_lesson_tier',
+      'refused: no tool named "read_file"; the tools are lineage, reward_code, reward_diff, checkpoints, training, judgment, configs, lessons, set_lesson_tier',
     );
     expect(t.answer(call("reward_code", {}, "reward_code: arguments are not JSON"))).toBe("refused: reward_code: arguments are not JSON");
   });
@@ -167,5 +185,56 @@ describe("set_lesson_tier", () => {
     expect(t.answer(call("set_lesson_tier", { id: "l1_1", to: "SOFT", reason: "r".repeat(REASON_MAX + 1) }))).toMatch(/^refused: reason: /);
     expect(t.answer(call("set_lesson_tier", { id: "l1_1", to: "GONE", reason: "r" }))).toMatch(/^refused: to: /);
     expect(t.tierChanges()).toEqual([]);
+  });
+});
+
+/** A code judge's judgment.json of one checkpoint, as hexa judge writes it. */
+const judgmentFile = async (): Promise<JudgmentFile> => {
+  const leaf = { id: "1", name: "balanced", metric: "m", threshold: "t", partial: "p" };
+  const judge = makeJudge("j", {
+    intent: "balance",
+    tree: parseCriteria({ order: "sequential", children: [leaf] }),
+    code: 'function judge(t) { return [{ id: "1", value: 1, score: 1, passed: true, note: "up all along" }]; }',
+  });
+  const judgment = await judgeTrajectory(judge, "trajectory-1.bin", tinyRecord());
+  const synthesis = { kind: "single" as const, judge: "code" as const, score: judgment.score, passed: true, rule: "code judge alone" };
+  return {
+    schemaVersion: 1,
+    task: "cartpole",
+    policy: "policy.json",
+    intent: judge.intent,
+    judge: { kind: "code", id: judge.id, version: 1, hash: judge.hash, label: "code judge j v1" },
+    episodes: [{ seed: 1, trajectory: "trajectory-1.bin", steps: 10, fitness: 300, score: judgment.score }],
+    picks: (["p10", "median", "p90"] as const).map((pick) => ({ pick, seed: 1, score: judgment.score, synthesis, judgment })),
+    notes: [],
+  };
+};
+
+describe("the judgment tool", () => {
+  it("reads a judged checkpoint's folder in the search's own directory: the synthesis and the code judge's leaves", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "hexa-p2p-tools-"));
+    const folder = join(dir, checkpointJudgmentName(1, 0, SEED, 1000));
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, "judgment.json"), JSON.stringify(await judgmentFile()));
+    const t = reviserTools({ ...lineage(), dir }, 2);
+    const answer = t.answer(call("judgment", { iteration: 1, config: 0, seed: SEED, step: 1000 }));
+    expect(answer).toContain(`judgments/it1-c0-s${SEED}-step1000: intent "balance"`);
+    expect(answer).toContain("p10 (seed 1): score 1; code alone 1");
+    expect(answer).toContain("  leaf 1 balanced: PASS, value 1, score 1 — up all along");
+    expect(t.answer(call("judgment", { iteration: 1, config: 1, seed: SEED, step: 1000 }))).toBe(
+      `no judgment folder judgments/it1-c1-s${SEED}-step1000: this checkpoint was judged without one (the fitness judge keeps none)`,
+    );
+    symlinkSync(folder, join(dir, checkpointJudgmentName(0, 0, SEED, 1000)));
+    expect(t.answer(call("judgment", { iteration: 0, config: 0, seed: SEED, step: 1000 }))).toBe(
+      `judgments/it0-c0-s${SEED}-step1000 is not a plain folder; it is not read`,
+    );
+  });
+
+  it("refuses a step the training was not judged at, and says when the lineage has no folders", () => {
+    const t = reviserTools(lineage(), 2);
+    expect(t.answer(call("judgment", { iteration: 1, config: 0, seed: SEED, step: 7 }))).toBe(
+      "refused: step: the training's judged steps are 500, 1000 (got 7)",
+    );
+    expect(t.answer(call("judgment", { iteration: 1, config: 0, seed: SEED, step: 500 }))).toBe("no judgment folders: this search keeps its lineage in memory");
   });
 });

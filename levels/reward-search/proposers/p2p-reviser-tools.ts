@@ -4,11 +4,12 @@ import { P2P_REVISER_BY, type LineageReads, type TierChange } from "../../../src
 import { EMPTY_BANK, applyEvent, type Bank } from "../../../src/store/bank.ts";
 import { LESSON_TIERS, REASON_MAX } from "../../../src/store/lesson.ts";
 import { lessonTierChanged } from "../../../src/store/lesson-log.ts";
+import { judgmentText } from "./p2p-reviser-judgment.ts";
 import { checkpointsText, codeText, configsText, diffText, lessonsText, lineageText, trainingText } from "./p2p-reviser-reads.ts";
 
 /**
  * The p2p reviser's tools (docs/spec/reward-search.md §8.6): reads over its own search's lineage (lineage, code,
- * diff, checkpoints, training, configs, lessons) and `set_lesson_tier`, the only way a lesson's tier changes. The
+ * diff, checkpoints, training, an intent search's judgment folder, configs, lessons) and `set_lesson_tier`, the only way a lesson's tier changes. The
  * arguments are held to zod schemas built on the lineage, so a bad one (an iteration that does not exist, a config
  * or seed the iteration lacks) is answered to the model naming the field and the valid range; every answer is cut
  * at MAX_TOOL_ANSWER characters with a note. Nothing is read from a path the model names: only the search's state.
@@ -38,6 +39,15 @@ const iterationArg = (l: LineageReads, what: string) => {
 
 const Empty = z.strictObject({});
 
+/** A config the iteration lacks, or a seed its config was not trained on (the iteration itself checked before). */
+const trainingProblem = (l: LineageReads, a: { iteration: number; config: number; seed: number }): { field: string; message: string } | undefined => {
+  const r = l.iterations[a.iteration];
+  const c = r?.configs[a.config];
+  if (r && !c) return { field: "config", message: `iteration ${a.iteration} has configs 0–${r.configs.length - 1}` };
+  if (c && !c.seeds.includes(a.seed)) return { field: "seed", message: `iteration ${a.iteration}'s seeds are ${c.seeds.join(", ")}` };
+  return undefined;
+};
+
 const schemasOf = (l: LineageReads) => {
   const it = (what = "the iteration") => iterationArg(l, what);
   return {
@@ -58,6 +68,20 @@ const schemasOf = (l: LineageReads) => {
         else if (c && !c.seeds.includes(a.seed))
           issues.addIssue({ code: "custom", path: ["seed"], message: `iteration ${a.iteration}'s seeds are ${c.seeds.join(", ")}` });
       }),
+    judgment: z
+      .strictObject({
+        iteration: it(),
+        config: z.number().int().min(0).describe("the configuration's index"),
+        seed: z.number().int().min(0).describe("the training seed"),
+        step: z.number().int().min(0).describe("the judged checkpoint's env step, as the checkpoints tool shows it"),
+      })
+      .superRefine((a, issues) => {
+        const problem = trainingProblem(l, a);
+        if (problem) return void issues.addIssue({ code: "custom", path: [problem.field], message: problem.message });
+        const steps = l.training(a.iteration, a.config, a.seed)?.judged.map((j) => j.step) ?? [];
+        if (!steps.includes(a.step))
+          issues.addIssue({ code: "custom", path: ["step"], message: `the training's judged steps are ${steps.join(", ") || "none"}` });
+      }),
     configs: z.strictObject({ iteration: it() }),
     lessons: Empty,
     set_lesson_tier: z.strictObject({
@@ -77,6 +101,8 @@ const DESCRIPTIONS: Record<ReviserToolName, string> = {
   reward_diff: "The unified diff of two iterations' reward code.",
   checkpoints: "An iteration's checkpoint table over seeds per configuration, and each training's judged checkpoints with the judges' detail.",
   training: "One training (iteration, config, seed): steps, PPO diagnostics, reward terms, fitness at its checkpoints, judgments and its training feedback.",
+  judgment:
+    "An intent search's judgment of one checkpoint (iteration, config, seed, step): per picked episode the synthesis, the code judge's leaves and the vision judge's criteria and diagnosis.",
   configs: "An iteration's configurations: directive, hyper-parameters, scores per seed, mean and std.",
   lessons: "Every lesson in the bank, active and retired, with its id, tier, source and tier history.",
   set_lesson_tier: "Change a lesson's tier, with the evidence as the reason; applied to the bank with this iteration's plan. The only way a tier changes.",
@@ -129,6 +155,7 @@ export const reviserTools = (l: LineageReads, round: number): ReviserTools => {
     reward_diff: (a) => diffText(l, a.from, a.to),
     checkpoints: (a) => checkpointsText(l, a.iteration),
     training: (a) => trainingText(l.training(a.iteration, a.config, a.seed)!),
+    judgment: (a) => judgmentText(l.dir, a),
     configs: (a) => configsText(l, a.iteration),
     lessons: () => lessonsText({ ...l, lessons: bank.lessons ?? [] }),
     set_lesson_tier: setTier,
