@@ -21,6 +21,8 @@ import { MAX_TOOL_ROUNDS, reviserTools, type ReviserTools } from "./p2p-reviser-
  * problem; one request per HP variant. An answer that stays unusable keeps the search going, noted: the best
  * iteration's code and HPs again (after a plateau, the best code on the current iteration, which differs from
  * it), its corrections marked not addressed so the next revision is asked again; an unusable variant changes nothing.
+ * The tier changes recorded by its tool calls go with the revision, the unusable one's included: each was checked
+ * when made and carries the model's own reason.
  */
 
 const HpChanges = z.record(z.string(), z.tuple([z.number(), z.number()])).default({});
