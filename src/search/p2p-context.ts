@@ -12,7 +12,7 @@ import type { CheckpointRow, HpSpace, IterationView, ReviseContext } from "./p2p
  * iteration, the short history, the current iteration's checkpoint table (mean, std, success rate over seeds per
  * configuration), guardrails (a reward term over 90 % of the reward's magnitude; a plateau), the optimiser
  * diagnostics of its best configuration with the HP rules they fire, the lessons, and the user's corrections it
- * must address.
+ * must address; and what it may read of the lineage on its own (LineageReads).
  */
 
 /** A term above this share of the summed term magnitudes dominates the reward (Prompt-to-Policy's guardrail). */
@@ -125,5 +125,13 @@ export const reviseContext = <T, I>(x: ContextInput<T, I>, iteration: number): R
     corrections: x.corrections,
     seen: new Set(lineage.plans.map((p) => p.code)),
     rng: createRng(x.seed * 1_000_003 + iteration + 1),
+    lineage: {
+      plans: lineage.plans.slice(0, iteration),
+      iterations: lineage.iterations.slice(0, iteration),
+      training: (i, c, s) => (i < iteration ? x.log.training(i, c, s) : undefined),
+      lessons: x.bank.lessons ?? [],
+      passAt: x.passAt,
+      ...(x.log.dir === undefined ? {} : { dir: x.log.dir }),
+    },
   };
 };

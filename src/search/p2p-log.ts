@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { ConfigError } from "../errors.ts";
 import { BankEvent } from "../store/bank.ts";
+import { LessonTier, REASON_MAX } from "../store/lesson.ts";
 import { appendJsonl, readJsonl, writeJsonAtomic } from "../store/jsonl.ts";
 import { takePidLock } from "../store/pid-lock.ts";
 import { AddressedCorrection, type CorrectionRecord, PLANNING_LOCK, readCorrections } from "./p2p-corrections.ts";
@@ -15,7 +16,7 @@ import { TrainingOutcome } from "./p2p-ports.ts";
  * user's corrections, p2p-corrections.ts), `trainings/it<i>-c<c>-s<k>.json` (each training with its judged
  * checkpoints, written when it ends), `iterations.jsonl` (per iteration once its trainings are judged: scores
  * per configuration and seed, the best configuration by its mean over seeds) and `bank-events.jsonl` (the
- * lessons). A search killed at any moment resumes from these: a planned iteration keeps its plan, a finished
+ * lessons and their tier changes). A search killed at any moment resumes from these: a planned iteration keeps its plan, a finished
  * training is read back, not trained again.
  */
 
@@ -42,6 +43,8 @@ export const PlanRecord = z.object({
     note: z.string().optional(),
     /** How this plan answered each correction outstanding when it was made (p2p-corrections.ts); absent with none. */
     corrections: z.array(AddressedCorrection).optional(),
+    /** The lesson tier changes the reviser asked for, in order (written to bank-events.jsonl with the plan); absent with none. */
+    tierChanges: z.array(z.object({ id: z.string().min(1), from: LessonTier, to: LessonTier, reason: z.string().min(1).max(REASON_MAX) })).optional(),
   }),
 });
 export type PlanRecord = z.infer<typeof PlanRecord>;
@@ -76,6 +79,8 @@ export const IterationRecord = z.object({
 export type IterationRecord = z.infer<typeof IterationRecord>;
 
 export interface P2pLog {
+  /** The search directory the lineage is kept in; absent in memory. */
+  readonly dir?: string;
   plans(): PlanRecord[];
   appendPlan(p: PlanRecord): void;
   training(iteration: number, config: number, seed: number): TrainingRecord | undefined;
@@ -97,6 +102,7 @@ export const p2pDirLog = (dir: string): P2pLog => {
   const trainings = join(dir, "trainings");
   const at = (name: string) => join(dir, name);
   return {
+    dir,
     plans: () => readJsonl(at("plans.jsonl"), PlanRecord),
     appendPlan: (p) => appendJsonl(at("plans.jsonl"), [PlanRecord.parse(p)]),
     training: (i, c, s) => {

@@ -1,6 +1,7 @@
 import { z } from "zod";
-import type { Lesson } from "../store/lesson.ts";
+import type { Lesson, LessonTier } from "../store/lesson.ts";
 import type { AddressedCorrection, CorrectionRecord } from "./p2p-corrections.ts";
+import type { IterationRecord, PlanRecord, TrainingRecord } from "./p2p-log.ts";
 import type { Rng } from "../util/rng.ts";
 
 /**
@@ -123,6 +124,21 @@ export interface IterationView {
   changes: string;
 }
 
+/**
+ * What a reviser may read of its own search (the LLM reviser's read tools): the lineage so far, each training of
+ * it, and every lesson of the bank, retired ones included, with its history. Read from the search's own state only.
+ */
+export interface LineageReads {
+  plans: readonly PlanRecord[];
+  /** The judged iterations, 0 … the iteration being planned − 1. */
+  iterations: readonly IterationRecord[];
+  training(iteration: number, config: number, seed: number): TrainingRecord | undefined;
+  lessons: readonly Lesson[];
+  passAt: number;
+  /** The search's own directory, where an intent judge keeps each judged checkpoint's folder; absent for a lineage in memory. */
+  dir?: string;
+}
+
 export interface ReviseContext<T, I> {
   task: T;
   instance: I;
@@ -152,6 +168,18 @@ export interface ReviseContext<T, I> {
   corrections: readonly CorrectionRecord[];
   seen: ReadonlySet<string>;
   rng: Rng;
+  lineage: LineageReads;
+}
+
+/** Who a tier change the reviser asked for is recorded as (bank-events.jsonl's `by`). */
+export const P2P_REVISER_BY = "p2p reviser";
+
+/** A lesson's tier change the reviser asked for with its reason; applied as a bank event with the plan (p2p.ts). */
+export interface TierChange {
+  id: string;
+  from: LessonTier;
+  to: LessonTier;
+  reason: string;
 }
 
 /** The reviser's answer, as checked (p2p-revision.ts). */
@@ -169,6 +197,8 @@ export interface Revision {
   note?: string;
   /** How it addressed each outstanding correction (read false: a reviser that cannot read words says so); absent with none. */
   corrections?: AddressedCorrection[];
+  /** The lesson tier changes it asked for, in order; absent with none. */
+  tierChanges?: TierChange[];
 }
 
 interface InitialContext<T, I> {

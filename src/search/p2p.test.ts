@@ -180,6 +180,54 @@ describe("p2p strategy", () => {
     expect(reviser.seen[1]!.lessons.map((l) => l.text)).toEqual(["lesson of iteration 0"]);
   });
 
+  it("applies the reviser's tier changes as lesson_tier_changed bank events with its reason, once on a resume", async () => {
+    // Iteration 2's revision retires iteration 1's lesson (l1_1); it is planned, then the search is killed and resumed.
+    const reviser = () =>
+      scriptedReviser((ctx) =>
+        ctx.iteration === 2 ? { tierChanges: [{ id: "l1_1", from: "STRONG", to: "RETIRED", reason: "iteration 1 scored no better with it" }] } : {},
+      );
+    const dir = mkdtempSync(join(tmpdir(), "hexa-p2p-"));
+    const cfg = { configs: 1, trainSeeds: 1 };
+    await expect(runWith({ score: low, budget: 4, config: cfg, reviser: reviser(), log: p2pDirLog(dir), failAt: 2 }).result).rejects.toThrow("killed");
+    const resumed = reviser();
+    const r = await runWith({ score: low, budget: 4, config: cfg, reviser: resumed, log: p2pDirLog(dir) }).result;
+    expect(r.plans[2]!.revision.tierChanges).toEqual([{ id: "l1_1", from: "STRONG", to: "RETIRED", reason: "iteration 1 scored no better with it" }]);
+    const events = p2pDirLog(dir).bankEvents();
+    const changed = events.filter((e) => e.type === "lesson_tier_changed");
+    expect(changed).toEqual([
+      {
+        schemaVersion: 1,
+        type: "lesson_tier_changed",
+        round: 2,
+        evidence: [],
+        id: "l1_1",
+        from: "STRONG",
+        to: "RETIRED",
+        reason: "iteration 1 scored no better with it",
+        by: "p2p reviser",
+      },
+    ]);
+    // The change comes before the plan's own lesson; the next revision sees the lesson retired with its history.
+    expect(events.map((e) => e.type)).toEqual(["lesson_added", "lesson_tier_changed", "lesson_added", "lesson_added"]);
+    const l1 = resumed.seen.at(-1)!.lineage.lessons.find((l) => l.id === "l1_1")!;
+    expect([l1.tier, l1.history.map((h) => h.reason)]).toEqual(["RETIRED", ["iteration 1 scored no better with it"]]);
+    expect(resumed.seen.at(-1)!.lessons.map((l) => l.id)).not.toContain("l1_1");
+  });
+
+  it("refuses a tier change that does not apply (a missing lesson, a from that is not its tier) before writing the plan", async () => {
+    const bad = (change: { id: string; from: "STRONG" | "SOFT" }) =>
+      scriptedReviser((ctx) => (ctx.iteration === 2 ? { tierChanges: [{ ...change, to: "RETIRED", reason: "r" }] } : {}));
+    for (const [change, problem] of [
+      [{ id: "l9_1", from: "STRONG" }, /plan 2's tierChanges\.0: lesson\.id: no such lesson \(got "l9_1"\)/],
+      [{ id: "l1_1", from: "SOFT" }, /plan 2's tierChanges\.0\.from: SOFT, but lesson 'l1_1' is STRONG/],
+    ] as const) {
+      const log = memoryP2pLog();
+      await expect(runWith({ score: low, budget: 4, config: { configs: 1, trainSeeds: 1 }, reviser: bad(change), log }).result).rejects.toThrow(problem);
+      expect(log.plans()).toHaveLength(2);
+      expect(log.bankEvents().some((e) => e.type === "lesson_tier_changed")).toBe(false);
+    }
+  });
+
   it("resumes after a kill mid-iteration to the files of an uninterrupted search", async () => {
     const score: Score = (code, hp, seed) => ((code.length + hp.lr! * 100 + seed) % 7) / 10;
     const cfg = { configs: 3, trainSeeds: 2 };

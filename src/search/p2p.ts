@@ -1,6 +1,6 @@
 import { ConfigError, InvariantError } from "../errors.ts";
 import { applyEvent, EMPTY_BANK, foldEvents, type Bank, type BankEvent } from "../store/bank.ts";
-import { lessonAdded } from "../store/lesson-log.ts";
+import { lessonAdded, lessonTierChanged } from "../store/lesson-log.ts";
 import { lessonMergeEvents } from "../store/lesson-merge.ts";
 import { createRng } from "../util/rng.ts";
 import { mean, std } from "../util/stats.ts";
@@ -11,7 +11,7 @@ import { bestIteration, reviseContext, viewOf, type ContextInput } from "./p2p-c
 import { outstandingCorrections } from "./p2p-corrections.ts";
 import { applyHpChanges, hpChangeProblem } from "./p2p-hp.ts";
 import { P2P_SCHEMA_VERSION, type IterationRecord, type P2pLog, type PlanRecord, type TrainingRecord } from "./p2p-log.ts";
-import { HP_DIRECTIVES, type CheckpointJudge, type HpSet, type HpSpace, type HpTrainer, type Reviser } from "./p2p-ports.ts";
+import { HP_DIRECTIVES, P2P_REVISER_BY, type CheckpointJudge, type HpSet, type HpSpace, type HpTrainer, type Reviser } from "./p2p-ports.ts";
 import { revisionProblem } from "./p2p-revision.ts";
 
 /**
@@ -78,7 +78,7 @@ export const checkP2pBudget = (budget: number, c: P2pConfig): void => {
 interface State {
   lineage: { plans: PlanRecord[]; iterations: IterationRecord[] };
   bank: Bank;
-  /** Iterations whose lesson the bank log holds. */
+  /** Iterations whose plan's bank events (its tier changes, its lesson) the bank log holds. */
   lessonRounds: Set<number>;
   trained: number;
 }
@@ -157,22 +157,53 @@ const revisedPlan = async <T, I extends SearchInstance>(run: P2pRun<T, I>, s: St
     plateau: ctx.plateau,
     ...(r.note ? { note: r.note } : {}),
     ...(r.corrections?.length ? { corrections: r.corrections } : {}),
+    ...(r.tierChanges?.length ? { tierChanges: r.tierChanges.map((c) => ({ ...c })) } : {}),
   };
   const code = r.noChange ? from.code : r.code;
-  return { schemaVersion: P2P_SCHEMA_VERSION, iteration: it, parent: r.basedOn, code, configs: await configsOf(run, hp, ctx.hpHints, n, it), revision };
+  const configs = await configsOf(run, hp, ctx.hpHints, n, it);
+  const plan: PlanRecord = { schemaVersion: P2P_SCHEMA_VERSION, iteration: it, parent: r.basedOn, code, configs, revision };
+  // A tier change that does not apply to the bank is refused before the plan is written.
+  tierChangeEvents(s.bank, plan);
+  return plan;
 };
 
-/** A plan's lesson enters the bank as STRONG (once: a resume finds it there), then the merge rule runs. */
-const addLesson = async (run: P2pRun<unknown, SearchInstance>, s: State, p: PlanRecord): Promise<void> => {
-  const text = p.revision.lesson.trim();
-  // A lesson of this iteration already in the log (a resume) is not added again, even when a merge has since replaced it.
-  if (!text || s.lessonRounds.has(p.iteration)) return;
-  const events: BankEvent[] = [lessonAdded(s.bank, { text, round: p.iteration, source: lessonSource(run, p), reason: "p2p reviser" })];
-  let bank = applyEvent(s.bank, events[0]!);
-  for (const e of await lessonMergeEvents(bank, p.iteration)) {
+/** The plan's tier changes as bank events on `bank`, in order, each checked (the lesson exists, leaves its current tier, a reason). */
+const tierChangeEvents = (bank: Bank, p: PlanRecord): { events: BankEvent[]; bank: Bank } => {
+  const events: BankEvent[] = [];
+  for (const [k, c] of (p.revision.tierChanges ?? []).entries()) {
+    let e: BankEvent;
+    try {
+      e = lessonTierChanged(bank, { id: c.id, to: c.to, reason: c.reason, by: P2P_REVISER_BY, round: p.iteration });
+    } catch (err) {
+      throw new InvariantError(`p2p: plan ${p.iteration}'s tierChanges.${k}: ${(err as Error).message}`);
+    }
+    if (e.type === "lesson_tier_changed" && e.from !== c.from)
+      throw new InvariantError(`p2p: plan ${p.iteration}'s tierChanges.${k}.from: ${c.from}, but lesson '${c.id}' is ${e.from}`);
     events.push(e);
     bank = applyEvent(bank, e);
   }
+  return { events, bank };
+};
+
+/**
+ * A plan's bank events, once (a resume finds them in the log: none is applied twice): the tier changes the reviser
+ * asked for, then its lesson entering as STRONG, then the merge rule.
+ */
+const addPlanEvents = async (run: P2pRun<unknown, SearchInstance>, s: State, p: PlanRecord): Promise<void> => {
+  const text = p.revision.lesson.trim();
+  // A plan whose events are already in the log (a resume) adds none again, even when a merge has since replaced its lesson.
+  if (s.lessonRounds.has(p.iteration)) return;
+  let { events, bank } = tierChangeEvents(s.bank, p);
+  if (text) {
+    const added = lessonAdded(bank, { text, round: p.iteration, source: lessonSource(run, p), reason: "p2p reviser" });
+    events.push(added);
+    bank = applyEvent(bank, added);
+    for (const e of await lessonMergeEvents(bank, p.iteration)) {
+      events.push(e);
+      bank = applyEvent(bank, e);
+    }
+  }
+  if (events.length === 0) return;
   run.log.appendBankEvents(events);
   s.bank = bank;
   s.lessonRounds.add(p.iteration);
@@ -183,7 +214,7 @@ const lessonSource = (run: Pick<P2pRun<unknown, SearchInstance>, "source">, p: P
 const planOf = async <T, I extends SearchInstance>(run: P2pRun<T, I>, s: State, it: number, passAt: number): Promise<PlanRecord> => {
   const logged = s.lineage.plans[it];
   if (logged) {
-    await addLesson(run as P2pRun<unknown, SearchInstance>, s, logged);
+    await addPlanEvents(run as P2pRun<unknown, SearchInstance>, s, logged);
     return logged;
   }
   const left = run.budget - spentOf(s.lineage.plans, run.config.trainSeeds);
@@ -195,7 +226,7 @@ const planOf = async <T, I extends SearchInstance>(run: P2pRun<T, I>, s: State, 
     return p;
   });
   s.lineage.plans.push(plan);
-  await addLesson(run as P2pRun<unknown, SearchInstance>, s, plan);
+  await addPlanEvents(run as P2pRun<unknown, SearchInstance>, s, plan);
   return plan;
 };
 
@@ -264,7 +295,9 @@ const readState = <T, I extends SearchInstance>(run: P2pRun<T, I>): State => {
       `p2p: iterations.jsonl holds ${iterations.length} iterations for ${plans.length} plans, or out of order; the lineage belongs to another search`,
     );
   const events = run.log.bankEvents();
-  const lessonRounds = new Set(events.filter((e) => e.type === "lesson_added").map((e) => e.round));
+  const lessonRounds = new Set(
+    events.filter((e) => e.type === "lesson_added" || (e.type === "lesson_tier_changed" && e.by === P2P_REVISER_BY)).map((e) => e.round),
+  );
   return { lineage: { plans, iterations }, bank: events.length ? foldEvents(events) : EMPTY_BANK, lessonRounds, trained: 0 };
 };
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ModelOutputError } from "../../../src/errors.ts";
-import type { ChatModel } from "../../../src/llm/chat-model.ts";
-import { invokeStructured } from "../../../src/llm/structured.ts";
+import type { AssistantTurn, ChatModel, Message } from "../../../src/llm/chat-model.ts";
+import { extractJson, invokeStructured } from "../../../src/llm/structured.ts";
 import { MAX_CORRECTIONS } from "../../../src/search/p2p-corrections.ts";
 import { hpChangeProblem } from "../../../src/search/p2p-hp.ts";
 import type { HpSpace, Reviser, ReviseContext, Revision } from "../../../src/search/p2p-ports.ts";
@@ -11,14 +11,18 @@ import type { RewardTask, TaskInstance } from "../task.ts";
 import { NO_REWARD_CODE } from "./llm-proposer.ts";
 import { proposalMessages, taskText } from "./proposer-prompts.ts";
 import { revisionMessages, variantMessages } from "./p2p-prompts.ts";
+import { MAX_TOOL_ROUNDS, reviserTools, type ReviserTools } from "./p2p-reviser-tools.ts";
 
 /**
- * The p2p reviser on a model: one request per revision (p2p-prompts.ts), its answer held to a zod schema that
+ * The p2p reviser on a model: per revision one conversation (p2p-prompts.ts) in which it may read its search's
+ * lineage and change lessons' tiers through its tools (p2p-reviser-tools.ts) before answering; its answer held to a zod schema that
  * also checks the reviser's rules (p2p-revision.ts: basedOn, 1–2 changes, the structural rewrite after a
  * plateau, HP bounds, how each of the user's outstanding corrections is addressed), with one retry showing the
  * problem; one request per HP variant. An answer that stays unusable keeps the search going, noted: the best
  * iteration's code and HPs again (after a plateau, the best code on the current iteration, which differs from
  * it), its corrections marked not addressed so the next revision is asked again; an unusable variant changes nothing.
+ * The tier changes recorded by its tool calls go with the revision, the unusable one's included: each was checked
+ * when made and carries the model's own reason.
  */
 
 const HpChanges = z.record(z.string(), z.tuple([z.number(), z.number()])).default({});
@@ -75,6 +79,54 @@ const variantSchema = (space: HpSpace, hp: Readonly<Record<string, number>>) =>
     if (problem) issues.addIssue({ code: "custom", message: problem });
   });
 
+export const TOOL_CAP_NOTE = `You have used all ${MAX_TOOL_ROUNDS} tool rounds: no more reads or tier changes. Give your final answer now, as the JSON object alone.`;
+
+const describeIssues = (e: z.ZodError): string =>
+  e.issues
+    .slice(0, 5)
+    .map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`)
+    .join("; ");
+
+/** The answer of a turn that called no tool, or the problem to show back. */
+const checked = <S extends z.ZodType>(turn: AssistantTurn, schema: S): { value: z.infer<S> } | { problem: string } => {
+  if (turn.problem) return { problem: turn.problem };
+  try {
+    const parsed = schema.safeParse(extractJson(turn.text));
+    return parsed.success ? { value: parsed.data } : { problem: `the JSON does not match the schema: ${describeIssues(parsed.error)}` };
+  } catch (e) {
+    if (!(e instanceof ModelOutputError)) throw e;
+    return { problem: e.message };
+  }
+};
+
+/**
+ * The revision's conversation: the model may call the tools for up to MAX_TOOL_ROUNDS rounds, each call answered;
+ * a turn without calls is its answer, held to the schema, with the one retry (asked for as structured output,
+ * without tools). Over the cap, it is told so and asked for the answer (structured output, one retry).
+ */
+const revisionAnswer = async <S extends z.ZodType>(model: ChatModel, messages: Message[], schema: S, tools: ReviserTools): Promise<z.infer<S>> => {
+  let conversation = messages;
+  for (let round = 0; round < MAX_TOOL_ROUNDS; round++) {
+    const turn = await model.invoke(conversation, tools.specs);
+    if (turn.toolCalls.length === 0) {
+      const answer = checked(turn, schema);
+      if ("value" in answer) return answer.value;
+      const retry: Message[] = [
+        ...conversation,
+        { role: "assistant", content: turn.text, toolCalls: [] },
+        { role: "user", content: `Your answer could not be used: ${answer.problem}. Answer again with only the corrected JSON object.` },
+      ];
+      return (await invokeStructured(model, retry, schema, { name: "p2p_revision", retries: 0 })).value;
+    }
+    conversation = [
+      ...conversation,
+      { role: "assistant", content: turn.text, toolCalls: turn.toolCalls },
+      ...turn.toolCalls.map((c): Message => ({ role: "tool", toolCallId: c.id, name: c.name, content: tools.answer(c) })),
+    ];
+  }
+  return (await invokeStructured(model, [...conversation, { role: "user", content: TOOL_CAP_NOTE }], schema, { name: "p2p_revision" })).value;
+};
+
 export const llmReviser = (model: ChatModel): Reviser<RewardTask, TaskInstance> => {
   const taskOf = async (task: RewardTask, instance: TaskInstance) => {
     await task.prepare?.();
@@ -97,14 +149,17 @@ export const llmReviser = (model: ChatModel): Reviser<RewardTask, TaskInstance> 
       }
     },
     revise: async (ctx) => {
+      const tools = reviserTools(ctx.lineage, ctx.iteration);
+      const withTiers = (r: Revision): Revision => {
+        const tierChanges = tools.tierChanges();
+        return tierChanges.length ? { ...r, tierChanges } : r;
+      };
       try {
-        const { value } = await invokeStructured(model, revisionMessages(ctx, await taskOf(ctx.task, ctx.instance)), revisionSchema(ctx), {
-          name: "p2p_revision",
-        });
-        return revisionOf(value);
+        const messages = revisionMessages(ctx, await taskOf(ctx.task, ctx.instance));
+        return withTiers(revisionOf(await revisionAnswer(model, messages, revisionSchema(ctx), tools)));
       } catch (e) {
         if (!(e instanceof ModelOutputError)) throw e;
-        return fallback(ctx, e.message);
+        return withTiers(fallback(ctx, e.message));
       }
     },
     variants: async (ctx, directives) => {

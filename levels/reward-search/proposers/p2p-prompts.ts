@@ -1,6 +1,7 @@
 import { renderLessonsBlock } from "../../../agents/lessons-block.ts";
 import type { Message } from "../../../src/llm/chat-model.ts";
 import { MAX_REWARD_CHANGES } from "../../../src/search/p2p-revision.ts";
+import { MAX_TOOL_ROUNDS } from "./p2p-reviser-tools.ts";
 import type { HpDirective, HpSet, HpSpace, IterationView, ReviseContext } from "../../../src/search/p2p-ports.ts";
 import { CODE_TIPS } from "../reward-tips.ts";
 import type { RewardTask, TaskInstance } from "../task.ts";
@@ -18,6 +19,7 @@ const SYSTEM = [
   `Rules: make 1–${MAX_REWARD_CHANGES} planned reward changes per iteration so their effect can be told apart; you may answer "no change" (noChange true, keeping the code of the iteration you build on) when the evidence says the reward is right and only the training needs changing.`,
   "You may build on any earlier iteration (basedOn): its code and its hyper-parameters are restored; revert to the best after a regression.",
   "Change hyper-parameters only within their bounds, writing each change as [current value, new value].",
+  `Before answering you may read this search's lineage with the tools (any iteration's code, the diff of two, checkpoints and judgments, one training's dynamics, configurations, the lessons), for at most ${MAX_TOOL_ROUNDS} rounds of tool calls. A lesson's tier changes only through set_lesson_tier, with the evidence as its reason: raise one the results confirm, lower or retire one they contradict. Then answer with the JSON object alone.`,
   CODE_TIPS,
 ].join("\n\n");
 
