@@ -29,7 +29,7 @@ const IntentSection = z.strictObject({
 
 const Role = z.looseObject({ model: z.string().min(1).optional(), baseURL: z.string().min(1).optional(), maxImages: z.number().int().min(1).optional() });
 
-export const SearchConfigFile = z.strictObject({
+const SearchConfigFile = z.strictObject({
   /** The MuJoCo environment the behaviour is learned in. */
   env: z.string().min(1),
   method: z.enum(SEARCH_METHODS).default("p2p"),
@@ -92,7 +92,7 @@ const FIELD_OF: Record<string, string> = {
 };
 
 /** A refusal made for the flags, naming the config's fields instead (`--pass-at` → `search.intent.passAt`). */
-export const inConfigTerms = (e: unknown, path: string): unknown => {
+const inConfigTerms = (e: unknown, path: string): unknown => {
   if (!(e instanceof ConfigError)) return e;
   const message = e.message.replace(/--([a-z][a-z-]*)/g, (flag, name: string) => FIELD_OF[name] ?? flag);
   return new ConfigError(`--config ${path}: ${message}`);

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { ModelOutputError } from "../../../src/errors.ts";
 import type { AssistantTurn, ChatModel, Message } from "../../../src/llm/chat-model.ts";
-import { extractJson, invokeStructured } from "../../../src/llm/structured.ts";
+import { invokeStructured } from "../../../src/llm/structured.ts";
+import { extractJson } from "../../../src/llm/structured-read.ts";
 import { MAX_CORRECTIONS } from "../../../src/search/p2p-corrections.ts";
 import { hpChangeProblem } from "../../../src/search/p2p-hp.ts";
 import type { HpSpace, Reviser, ReviseContext, Revision } from "../../../src/search/p2p-ports.ts";

@@ -93,7 +93,7 @@ const schemasOf = (l: LineageReads) => {
 };
 
 type Schemas = ReturnType<typeof schemasOf>;
-export type ReviserToolName = keyof Schemas;
+type ReviserToolName = keyof Schemas;
 
 const DESCRIPTIONS: Record<ReviserToolName, string> = {
   lineage: "Every judged iteration: parent, score, best configuration, new best or not, and what changed.",

@@ -2,11 +2,11 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { p2pSearch } from "../../levels/reward-search/report/fixtures/p2p-search.ts";
-import { rewardSearchModule } from "../../levels/reward-search/module.ts";
-import type { FamilyHost } from "../family/host.ts";
-import type { FamilyRegistry } from "./families.ts";
-import { familyPageDirs, writeFamilyPages } from "./inspect-report.ts";
+import { p2pSearch } from "./fixtures/p2p-search.ts";
+import { rewardSearchModule } from "../module.ts";
+import type { FamilyHost } from "../../../src/family/host.ts";
+import type { FamilyRegistry } from "../../../src/app/families.ts";
+import { familyPageDirs, writeFamilyPages } from "../../../src/app/inspect-report.ts";
 
 /** A run directory that holds a p2p search (as `hexa run --method p2p` writes one): `hexa inspect` of the run reaches its page. */
 
