@@ -55,6 +55,31 @@ export const intentsBenchFlags = <T>(y: Argv<T>) =>
       describe: "intents: images llm.vision's server takes in one request",
     });
 
+/** The flags only the intents suite reads: `hexa bench reward-search` refuses them rather than ignore them. */
+const INTENTS_ONLY = [
+  "cases",
+  "configs",
+  "train-seeds",
+  "seed",
+  "pass-at",
+  "judged-episodes",
+  "judged-steps",
+  "processes",
+  "model",
+  "base-url",
+  "judge-model",
+  "judge-base-url",
+  "vision-model",
+  "vision-base-url",
+  "vision-max-images",
+] as const;
+
+/** Refuses an intents flag given to another suite, naming it. */
+export const refuseIntentsFlags = (a: Partial<Record<(typeof INTENTS_ONLY)[number], unknown>>, suite: string): void => {
+  const stray = INTENTS_ONLY.find((f) => a[f] !== undefined);
+  if (stray) throw new ConfigError(`--${stray}: only hexa bench intents reads it, not ${suite}; leave it out or run the intents suite`);
+};
+
 interface IntentsArgs {
   cases?: string | undefined;
   budget?: unknown;

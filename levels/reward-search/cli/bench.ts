@@ -14,7 +14,7 @@ import { configFromFlags, flagOptions } from "../../../src/cli-kit/schema-flags.
 import { searchFlags } from "../../../src/search/flags.ts";
 import { asUserError } from "../../../src/cli-kit/write-file.ts";
 import type { BenchPlan } from "./bench-run.ts";
-import { INTENTS_DEFAULTS, INTENTS_OUT, intentsBenchFlags } from "./bench-intents.ts";
+import { INTENTS_DEFAULTS, INTENTS_OUT, intentsBenchFlags, refuseIntentsFlags } from "./bench-intents.ts";
 
 /**
  * `hexa bench reward-search` (docs/spec/reward-search.md §8.5): the reward-search strategies side by side on the same tasks, trainer
@@ -115,6 +115,7 @@ export const benchCommand = (host: FamilyHost) =>
 
 /** The bench the flags ask for, each flag checked before anything is written. */
 const benchPlan = async (argv: ArgsOf<typeof benchFlags>): Promise<BenchPlan> => {
+  refuseIntentsFlags(argv, "hexa bench reward-search");
   const strategies = list(argv.strategies);
   const bad = strategies.find((s) => !(STRATEGY_NAMES as readonly string[]).includes(s));
   if (bad !== undefined || !strategies.length)
