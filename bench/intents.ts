@@ -7,7 +7,7 @@
  * printout becomes docs/benchmarks/intents.md and the run's results.json docs/benchmarks/data/intents.json.
  * Rerunning the same command continues an interrupted bench (finished cases are read back).
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { execa } from "execa";
 import { INTENTS_OUT } from "../levels/reward-search/cli/bench-intents.ts";
@@ -32,11 +32,21 @@ const scriptedArgs = (url: string) => [
   ...(existsSync(CHROMIUM) ? ["--vision-model", SCRIPTED_INTENTS_MODEL, "--vision-base-url", url, "--vision-max-images", "50"] : []),
 ];
 const hexaArgs = ["bench", "intents", ...args, ...(flag("out") ? [] : ["--out", out]), ...(scripted ? scriptedArgs(scripted.url) : [])];
+let status: number | undefined;
+const started = Date.now();
 try {
-  // Its own output goes to stderr as progress; the table is read back from results.json.
-  await execa(process.execPath, [HEXA_BIN, ...hexaArgs], { cwd: ROOT, stdin: "ignore", stdout: process.stderr, stderr: "inherit" });
+  // Its own output goes to the terminal as progress (not into the page); the table is read back from results.json.
+  const run = await execa(process.execPath, [HEXA_BIN, ...hexaArgs], { cwd: ROOT, stdin: "ignore", stdout: "inherit", stderr: "inherit", reject: false });
+  status = run.exitCode;
 } finally {
   await scripted?.close();
+}
+// A bench with a case stopped by an error still tables every case; it exits 1 so that no page is written from it.
+if (status !== 0) {
+  process.exitCode = 1;
+  // Only this run's table: a results.json left by an earlier run is not this one's.
+  const file = join(out, "results.json");
+  if (!existsSync(file) || statSync(file).mtimeMs < started) process.exit(status ?? 1);
 }
 const text = readFileSync(join(out, "results.json"), "utf8");
 const results = IntentsResults.parse(JSON.parse(text));
@@ -56,4 +66,4 @@ const lines = [
   ...realModelNeeds(results),
 ];
 process.stdout.write(`${lines.join("\n")}\n`);
-if (process.argv.includes(WRITE_PAGE_FLAG)) writeFileSync(join(DATA_DIR, "intents.json"), text);
+if (process.argv.includes(WRITE_PAGE_FLAG) && status === 0) writeFileSync(join(DATA_DIR, "intents.json"), text);

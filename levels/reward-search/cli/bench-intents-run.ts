@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import yargs from "yargs";
 import { ConfigError } from "../../../src/errors.ts";
@@ -49,21 +49,32 @@ const search = async (args: string[], host: FamilyHost): Promise<void> => {
 const wallFile = (dir: string) => join(dir, "bench-wall.json");
 const wallSoFar = (dir: string): number => (existsSync(wallFile(dir)) ? Number(JSON.parse(readFileSync(wallFile(dir), "utf8")).wallS) || 0 : 0);
 
-/** One case: searched unless its search finished before (final-scores.json), then read back from its files. */
+const errorFile = (dir: string) => join(dir, "bench-error.txt");
+
+/**
+ * One case: searched unless its search finished before (final-scores.json), then read back from its files. A
+ * search that fails is tabled with its error and the numbers its files hold; the next bench run retries it.
+ */
 const runCase = async (p: IntentsPlan, c: IntentCase, out: string, host: FamilyHost): Promise<CaseResult> => {
   const dir = join(out, "cases", c.id);
   if (!existsSync(join(dir, "final-scores.json"))) {
     mkdirSync(dir, { recursive: true });
+    rmSync(errorFile(dir), { force: true });
     process.stderr.write(`\n== ${c.id} (${c.task}): ${c.intent}\n`);
     const t0 = performance.now();
     try {
       await search(searchArgs(p, c, dir, out), host);
+    } catch (e) {
+      const message = e instanceof Error ? e.message : String(e);
+      writeAtomic(errorFile(dir), message);
+      process.stderr.write(`${c.id}: the search stopped: ${message}\n`);
     } finally {
       writeJsonAtomic(wallFile(dir), { wallS: wallSoFar(dir) + (performance.now() - t0) / 1000 });
     }
   }
   const solvedAt = c.source === "f-backed" ? getTask(c.task).fitness.solved : null;
-  return caseResult(dir, c, wallSoFar(dir), solvedAt);
+  const error = existsSync(errorFile(dir)) ? readFileSync(errorFile(dir), "utf8") : null;
+  return caseResult(dir, c, { wallS: wallSoFar(dir), passAt: p.settings.passAt, solvedAt, error });
 };
 
 /** Runs every case into `out/cases/<id>/` (resumable by rerunning), then tables them: results.json, .md, .csv. */
@@ -76,4 +87,7 @@ export const runIntentsBench = async (p: IntentsPlan, out: string, host: FamilyH
   writeAtomic(join(out, "results.md"), md);
   writeAtomic(join(out, "results.csv"), intentsCsv(results));
   process.stdout.write(`\n${md}\nresults: ${join(out, "results.md")} (.csv, .json); searches in ${join(out, "cases")}\n`);
+  const failed = results.filter((r) => r.error !== null).map((r) => r.id);
+  if (failed.length)
+    throw new Error(`${failed.length} case(s) stopped with an error (${failed.join(", ")}; each in its bench-error.txt); rerun the same command to retry them`);
 };

@@ -34,6 +34,8 @@ export const CaseResult = z.object({
   category: z.string(),
   difficulty: z.string(),
   source: z.enum(["p2p", "f-backed"]),
+  /** Why the case's search stopped with an error (its numbers are then what its files hold so far); null when it finished. */
+  error: z.string().nullable(),
   passAt: z.number(),
   bestScore: z.number().nullable(),
   /** Best judged score ≥ the pass threshold. */
@@ -93,10 +95,25 @@ const finalFitness = (dir: string, it: IterationRecord, config: number): number[
   });
 };
 
-/** The case's result from its finished search directory; `solvedAt` is the task's F threshold on an F-backed case. */
-export const caseResult = (dir: string, c: IntentCase, wallS: number, solvedAt: number | null): CaseResult => {
-  const header = SearchHeader.parse(JSON.parse(readFileSync(join(dir, "search.json"), "utf8")));
-  const passAt = z.number().parse(header.options.passAt);
+/** The pass threshold search.json records; the bench's own where the search stopped before writing it. */
+const passAtOf = (dir: string, planned: number): number => {
+  const path = join(dir, "search.json");
+  if (!existsSync(path)) return planned;
+  return z.number().parse(SearchHeader.parse(JSON.parse(readFileSync(path, "utf8"))).options.passAt);
+};
+
+/** What the bench knows of a case besides its files: its wall time, the planned pass threshold, F's threshold on an F-backed case, and the error that stopped it. */
+export interface CaseRun {
+  wallS: number;
+  passAt: number;
+  solvedAt: number | null;
+  error: string | null;
+}
+
+/** The case's result from its search directory, finished or stopped by `run.error`. */
+export const caseResult = (dir: string, c: IntentCase, run: CaseRun): CaseResult => {
+  const { wallS, solvedAt, error } = run;
+  const passAt = passAtOf(dir, run.passAt);
   const log = p2pDirLog(dir);
   const its = log.iterations();
   const best = bestOf(its);
@@ -134,5 +151,6 @@ export const caseResult = (dir: string, c: IntentCase, wallS: number, solvedAt: 
     wallS,
     models: modelUse(dir),
     fitness,
+    error,
   };
 };

@@ -26,7 +26,7 @@ const int = (n: number) => n.toLocaleString("en-US");
 
 const row = (r: CaseResult): string =>
   [
-    r.id,
+    r.error === null ? r.id : `${r.id} (stopped: ${r.error.replaceAll("|", "/").replaceAll("\n", " ").slice(0, 160)})`,
     r.category,
     r.difficulty,
     f2(r.bestScore),
@@ -48,6 +48,14 @@ export const intentsTotals = (rs: readonly CaseResult[]): string[] => {
   const fb = rs.filter((r) => r.fitness !== null);
   const agree = fb.filter((r) => r.fitness!.agrees).length;
   return [
+    ...(rs.some((r) => r.error !== null)
+      ? [
+          `stopped with an error: ${rs
+            .filter((r) => r.error !== null)
+            .map((r) => r.id)
+            .join(", ")} (tabled with what their files hold)`,
+        ]
+      : []),
     `judged successes: ${rs.filter((r) => r.judgedSuccess).length} of ${rs.length} cases (best judged score ≥ the pass threshold)`,
     `F-backed cases: judged success agrees with F's solved verdict on ${agree} of ${fb.length} (F solved on ${fb.filter((r) => r.fitness!.solved).length})`,
     `totals: ${sum((r) => r.iterations)} iterations, ${sum((r) => r.trainings)} trainings, ${int(sum((r) => r.envSteps))} env steps, ${sum((r) => r.wallS).toFixed(0)} s, ${sum((r) => r.models.calls)} model calls, ${int(sum((r) => r.models.input))} input + ${int(sum((r) => r.models.output))} output tokens`,
@@ -75,7 +83,7 @@ const csvField = (v: string | number | boolean | null) => {
 
 export const intentsCsv = (rs: readonly CaseResult[]): string => {
   const head =
-    "id,task,category,difficulty,intent,best_score,judged_success,iterations,trainings,env_steps,wall_s,model_calls,input_tokens,output_tokens,cost_usd,unpriced_calls,f,f_solved_at,f_solved,agrees";
+    "id,task,category,difficulty,intent,error,best_score,judged_success,iterations,trainings,env_steps,wall_s,model_calls,input_tokens,output_tokens,cost_usd,unpriced_calls,f,f_solved_at,f_solved,agrees";
   const lines = rs.map((r) =>
     [
       r.id,
@@ -83,6 +91,7 @@ export const intentsCsv = (rs: readonly CaseResult[]): string => {
       r.category,
       r.difficulty,
       r.intent,
+      r.error,
       r.bestScore,
       r.judgedSuccess,
       r.iterations,
