@@ -23,6 +23,8 @@ export const IntentsResults = z.object({ schemaVersion: z.literal(1), settings: 
 const f2 = (x: number | null) => (x === null ? "–" : x.toFixed(2));
 const yes = (b: boolean) => (b ? "yes" : "no");
 const int = (n: number) => n.toLocaleString("en-US");
+/** One decimal, without a "-0.0" for a small negative. */
+const f1 = (x: number) => (Math.abs(x) < 0.05 ? 0 : x).toFixed(1);
 
 const row = (r: CaseResult): string =>
   [
@@ -37,7 +39,7 @@ const row = (r: CaseResult): string =>
     String(r.models.calls),
     int(r.models.input + r.models.output),
     r.models.unpriced ? "unpriced" : `$${r.models.costUsd.toFixed(4)}`,
-    r.fitness ? `${r.fitness.f.toFixed(1)} / ${r.fitness.solvedAt}` : "–",
+    r.fitness ? `${f1(r.fitness.f)} / ${r.fitness.solvedAt}` : "–",
     r.fitness ? yes(r.fitness.solved) : "–",
     r.fitness ? yes(r.fitness.agrees) : "–",
   ].join(" | ");
