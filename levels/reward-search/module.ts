@@ -47,7 +47,8 @@ export const rewardSearchModule = (host: FamilyHost): FamilyModule => {
       lazyCommand(
         {
           command: "bench <suite>",
-          describe: "benchmarks: reward-search runs the reward-search strategies side by side at equal budgets (F and its paired differences)",
+          describe:
+            "benchmarks: reward-search runs the reward-search strategies side by side at equal budgets (F and its paired differences); intents runs P2P's intents and F-backed ones through the p2p strategy",
         },
         async () => (await import("./cli/bench.ts")).benchCommand(host),
       ),

@@ -14,6 +14,7 @@ import { configFromFlags, flagOptions } from "../../../src/cli-kit/schema-flags.
 import { searchFlags } from "../../../src/search/flags.ts";
 import { asUserError } from "../../../src/cli-kit/write-file.ts";
 import type { BenchPlan } from "./bench-run.ts";
+import { INTENTS_DEFAULTS, INTENTS_OUT, intentsBenchFlags, refuseIntentsFlags } from "./bench-intents.ts";
 
 /**
  * `hexa bench reward-search` (docs/spec/reward-search.md §8.5): the reward-search strategies side by side on the same tasks, trainer
@@ -44,10 +45,13 @@ const list = (v: unknown): string[] =>
     .map((s) => s.trim())
     .filter(Boolean);
 
+const REWARD_SEARCH_TRAIN_STEPS = 65536;
+const REWARD_SEARCH_OUT = "bench/out/reward-search";
+
 const benchFlags = (y: Argv) =>
   withOptionsByName(
-    y
-      .positional("suite", { choices: ["reward-search"] as const, demandOption: true, describe: "the benchmark" })
+    intentsBenchFlags(y)
+      .positional("suite", { choices: ["reward-search", "intents"] as const, demandOption: true, describe: "the benchmark" })
       .option("strategies", {
         type: "string",
         default: DEFAULT_STRATEGIES.join(","),
@@ -72,24 +76,33 @@ const benchFlags = (y: Argv) =>
       })
       .option("train-steps", {
         type: "string",
-        default: 65536,
         coerce: intFlag("train-steps", 1, 100_000_000),
-        describe: "env steps of every training (the budget's scale): each candidate of every strategy, and the final reward's, sparse and human ones",
+        describe: `env steps of every training (the budget's scale): each candidate of every strategy, and the final reward's, sparse and human ones (default ${REWARD_SEARCH_TRAIN_STEPS}; intents: ${INTENTS_DEFAULTS.trainSteps})`,
       }),
     flagOptions(KNOBS),
   )
     .option("parallel", { type: "string", default: 1, coerce: intFlag("parallel", 1, 64), describe: "runs played at once (each a hexa run process)" })
-    .option("out", { type: "string", default: "bench/out/reward-search", describe: "the benchmark folder; rerun with the same one to continue" });
+    .option("out", {
+      type: "string",
+      describe: `the benchmark folder; rerun with the same one to continue (default ${REWARD_SEARCH_OUT}; intents: ${INTENTS_OUT})`,
+    });
 
 /** `hexa bench`; its grid is played by `host` (src/family/host.ts). */
 export const benchCommand = (host: FamilyHost) =>
   defineCommand({
     command: "bench <suite>",
-    describe: "benchmarks: reward-search runs the reward-search strategies side by side at equal budgets (F and its paired differences)",
+    describe:
+      "benchmarks: reward-search runs the reward-search strategies side by side at equal budgets (F and its paired differences); intents runs P2P's intents and F-backed ones through the p2p strategy",
     builder: benchFlags,
     handler: async (argv) => {
-      const out = resolve(argv.out);
+      const out = resolve(argv.out ?? (argv.suite === "intents" ? INTENTS_OUT : REWARD_SEARCH_OUT));
       try {
+        if (argv.suite === "intents") {
+          const { intentsPlan } = await import("./bench-intents.ts");
+          const plan = intentsPlan(argv);
+          const { runIntentsBench } = await import("./bench-intents-run.ts");
+          return await runIntentsBench(plan, out, host);
+        }
         const plan = await benchPlan(argv);
         // The grid's and the report's modules are loaded only here: `hexa bench --help` starts fast.
         const { runBench } = await import("./bench-run.ts");
@@ -102,6 +115,7 @@ export const benchCommand = (host: FamilyHost) =>
 
 /** The bench the flags ask for, each flag checked before anything is written. */
 const benchPlan = async (argv: ArgsOf<typeof benchFlags>): Promise<BenchPlan> => {
+  refuseIntentsFlags(argv, "hexa bench reward-search");
   const strategies = list(argv.strategies);
   const bad = strategies.find((s) => !(STRATEGY_NAMES as readonly string[]).includes(s));
   if (bad !== undefined || !strategies.length)
@@ -132,7 +146,7 @@ const benchPlan = async (argv: ArgsOf<typeof benchFlags>): Promise<BenchPlan> =>
     parallel: argv.parallel,
     tasks,
     budget,
-    trainSteps: argv["train-steps"],
+    trainSteps: argv["train-steps"] ?? REWARD_SEARCH_TRAIN_STEPS,
     finalTrainings: argv["final-trainings"],
     samples: search.eureka.samples,
     initial: search.rfAgent.initial,

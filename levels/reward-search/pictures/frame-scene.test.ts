@@ -38,7 +38,11 @@ describe("Gymnasium v5's default camera", () => {
   it("uses MuJoCo's defaults where the config names nothing, and refuses an unknown model", () => {
     expect(cameraFor("half_cheetah.xml")).toMatchObject({ trackBody: 1, distance: 4, elevation: -45, lookatZ: null });
     expect(cameraFor("inverted_pendulum.xml")).toMatchObject({ trackBody: 0, distance: 2.04 });
-    expect(() => cameraFor("humanoid.xml")).toThrow(/model humanoid.xml has no default camera/);
+    expect(() => cameraFor("swimmer.xml")).toThrow(/model swimmer.xml has no default camera/);
+  });
+
+  it("humanoid: humanoid_v5.py's config, 4 m from a lookat 2 m high, 20° above, following the torso", () => {
+    expect(cameraFor("humanoid.xml")).toMatchObject({ trackBody: 1, distance: 4, elevation: -20, azimuth: 90, lookatZ: 2 });
   });
 });
 

@@ -56,6 +56,7 @@ const GYMNASIUM_CAMERAS: Record<string, Partial<FrameCamera>> = {
   "walker2d_v5.xml": { trackBody: 2, distance: 4.0, lookatZ: 1.15, elevation: -20 },
   "half_cheetah.xml": { distance: 4.0 },
   "ant.xml": { distance: 4.0 },
+  "humanoid.xml": { trackBody: 1, distance: 4.0, lookatZ: 2.0, elevation: -20 },
   "inverted_pendulum.xml": { trackBody: 0, distance: 2.04 },
 };
 
