@@ -1,0 +1,100 @@
+import type { ChildProcess } from "node:child_process";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spawnHexa, type Out } from "./support/hexa-cli.ts";
+import { tempDirs } from "./support/temp-files.ts";
+import { startRedis, type RedisServer } from "./support/redis-server.ts";
+
+/**
+ * A whole search on `hexa worker`s: `hexa search --backend` and `hexa run --backend` with a search method send every
+ * training to the trainings queue, a real `hexa worker` on a real redis-server trains them, and the coordinator
+ * records each answer in its trainer cache, so that `hexa verify` replays the search identically.
+ */
+
+const tmp = tempDirs("hexa-redis-search-");
+let redis: RedisServer;
+let dir = "";
+const live = new Set<ChildProcess>();
+let worker: { child: ChildProcess; done: Promise<Out>; stderr: () => string } | undefined;
+
+const start = (args: string[]) => {
+  let err = "";
+  const p = spawnHexa(args, { env: { HEXA_QUEUE_CHECK_MS: "300" }, onStderr: (s) => (err = s) });
+  live.add(p.child);
+  void p.done.then(() => live.delete(p.child));
+  return { ...p, stderr: () => err };
+};
+
+const until = async (cond: () => boolean, ms: number, what: () => string) => {
+  const t0 = Date.now();
+  while (!cond()) {
+    if (Date.now() - t0 > ms) throw new Error(`timed out: ${what()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+};
+
+/** Trainings the worker finished (its log says so once per job; the trainer's hello is one more). */
+const trainedByWorker = () => worker!.stderr().match(/trainings job training-\w+ done/g)?.length ?? 0;
+
+/** The policy each recorded training names: a worker's marker, never a file of the coordinator's own trainer. */
+const recordedPolicies = (cache: string): string[] =>
+  readdirSync(cache)
+    .filter((n) => n.endsWith(".json"))
+    .map((n) => JSON.parse(readFileSync(join(cache, n), "utf8")).outcome.result?.policy as string);
+
+beforeAll(async () => {
+  redis = await startRedis();
+  dir = tmp();
+  worker = start(["worker", "--redis", redis.url, "--queues", "trainings", "--runs-dir", join(dir, "worker"), "--lock-ms", "2000", "--stalled-ms", "1000"]);
+  await until(
+    () => worker!.stderr().includes(" at once per queue"),
+    20_000,
+    () => `worker did not start: ${worker!.stderr()}`,
+  );
+}, 30_000);
+afterAll(async () => {
+  for (const c of live) c.kill("SIGKILL");
+  await redis?.kill();
+});
+
+describe("a search whose trainings hexa workers do", () => {
+  it("hexa search --backend: every training is the worker's, recorded here, and hexa verify replays it identically", async () => {
+    const out = join(dir, "search");
+    const cache = join(dir, "cache");
+    const before = trainedByWorker();
+    const p2p = ["--strategy", "p2p", "--budget", "4", "--configs", "2", "--train-seeds", "1", "--train-steps", "2048"];
+    const finals = ["--final-steps", "1024", "--final-trainings", "1", "--seed", "2"];
+    const r = await start(["search", "cartpole", ...p2p, ...finals, "--out", out, "--trainer-cache", cache, "--backend", redis.url]).done;
+    expect(r.status, r.stderr).toBe(0);
+    // 2 iterations × 2 configs × 1 seed, and the final score's best, sparse and human rewards; and the hello.
+    expect(trainedByWorker() - before).toBe(8);
+    const policies = recordedPolicies(cache);
+    expect(policies).toHaveLength(7);
+    for (const p of policies) expect(p).toMatch(/^remote:/);
+    const v = await start(["verify", out, "--trainer-cache", cache]).done;
+    expect(v.status, v.stderr).toBe(0);
+    expect(v.stdout).toMatch(/^identical: .* 7 trainings checked/);
+  }, 240_000);
+
+  it("hexa run --backend with method p2p: the search's trainings go to the worker, and the run verifies identically", async () => {
+    const config = join(dir, "p2p.yaml");
+    writeFileSync(
+      config,
+      `family: reward-search\nlevels: [cartpole]\nmethod: p2p\nagent: heuristic\nevolver: heuristic\nsearch: {budget: 2, p2p: {configs: 2, trainSeeds: 1}}\nrewardSearch: {trainSteps: 1024, finishSteps: 1024, finalTrainings: 1}\n`,
+    );
+    const runs = join(dir, "runs");
+    const before = trainedByWorker();
+    const r = await start(["run", config, "--runs-dir", runs, "--backend", redis.url]).done;
+    expect(r.status, r.stderr).toBe(0);
+    // 1 iteration × 2 configs and the final score's 3 trainings (the hello may be the search's above, read back from Redis).
+    expect(trainedByWorker() - before).toBeGreaterThanOrEqual(5);
+    const run = join(runs, readdirSync(runs).find((d) => !d.startsWith("."))!);
+    const policies = recordedPolicies(join(run, "trainer-cache"));
+    expect(policies).toHaveLength(5);
+    for (const p of policies) expect(p).toMatch(/^remote:/);
+    const v = await start(["verify", run]).done;
+    expect(v.status, v.stderr).toBe(0);
+    expect(v.stdout).toMatch(/^identical: /);
+  }, 240_000);
+});
