@@ -1,8 +1,10 @@
 import type { ChildProcess } from "node:child_process";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawnHexa, type Out } from "./support/hexa-cli.ts";
+import { startFakeEndpoint } from "./support/fake-endpoint.ts";
+import { TrainingRecord } from "../src/search/p2p-log.ts";
 import { tempDirs } from "./support/temp-files.ts";
 import { startRedis, type RedisServer } from "./support/redis-server.ts";
 
@@ -97,4 +99,45 @@ describe("a search whose trainings hexa workers do", () => {
     expect(v.status, v.stderr).toBe(0);
     expect(v.stdout).toMatch(/^identical: /);
   }, 240_000);
+
+  it("an intent search: each kept checkpoint policy comes back from the worker, is judged here, and verifies with the server stopped", async () => {
+    const out = join(dir, "intent");
+    const cache = join(dir, "intent-cache");
+    const before = trainedByWorker();
+    // The code judge only (no vision): each judged checkpoint is rolled out from the policy the worker handed back.
+    const code = `function judge(traj) {
+  const time = traj.steps * traj.dt;
+  return [{ id: "1", value: time, score: Math.min(1, time / 100), passed: time >= 100, note: "seconds" }];
+}`;
+    const tree = { order: "independent", children: [{ id: "1", name: "alive", metric: "seconds", threshold: ">= 100 s", partial: "time / 100 s" }] };
+    const replies: Record<string, string> = {
+      judge_decomposition: JSON.stringify({ criteria: tree }),
+      judge_decomposition_review: JSON.stringify({ change: false, findings: "complete" }),
+      judge_code: JSON.stringify({ code }),
+      judge_loophole_review: JSON.stringify({ loophole: false, findings: "none" }),
+    };
+    const s = await startFakeEndpoint({ delayMs: 1, reply: (b) => replies[(b.response_format as { json_schema: { name: string } }).json_schema.name]! });
+    const args = ["search", "--env", "hopper", "--intent", "stay alive for a long time", "--strategy", "p2p", "--budget", "2", "--configs", "2"];
+    const rest = ["--train-seeds", "1", "--train-steps", "2048", "--judged-steps", "30", "--out", out, "--trainer-cache", cache];
+    let r: Out;
+    try {
+      r = await start([...args, ...rest, "--judge-model", "judge-m", "--judge-base-url", s.url, "--backend", redis.url]).done;
+    } finally {
+      await s.close();
+    }
+    expect(r.status, r.stderr).toBe(0);
+    expect(trainedByWorker() - before).toBeGreaterThanOrEqual(2);
+    const files = readdirSync(join(out, "trainings"));
+    expect(files).toHaveLength(2);
+    for (const f of files) {
+      const t = TrainingRecord.parse(JSON.parse(readFileSync(join(out, "trainings", f), "utf8")));
+      expect(t.judged.length).toBeGreaterThan(0);
+      const cps = t.outcome.kind === "result" ? t.outcome.checkpoints : [];
+      expect(cps.length).toBeGreaterThan(0);
+      // Written by this process in its own jobs folder (kept-policies.ts), not a path the worker named.
+      for (const cp of cps) expect(existsSync(cp.policy!) && /-remote-\d+-\d+$/.test(dirname(cp.policy!))).toBe(true);
+    }
+    const v = await start(["verify", out, "--trainer-cache", cache]).done;
+    expect(v.stdout, v.stderr).toMatch(/^identical: /);
+  }, 300_000);
 });
