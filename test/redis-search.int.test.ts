@@ -2,7 +2,7 @@ import type { ChildProcess } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { spawnHexa, type Out } from "./support/hexa-cli.ts";
+import { hexa, spawnHexa, type Out } from "./support/hexa-cli.ts";
 import { startFakeEndpoint } from "./support/fake-endpoint.ts";
 import { TrainingRecord } from "../src/search/p2p-log.ts";
 import { tempDirs } from "./support/temp-files.ts";
@@ -61,6 +61,17 @@ afterAll(async () => {
 });
 
 describe("a search whose trainings hexa workers do", () => {
+  it("hexa search --backend is checked as hexa run's, before anything is written: the job key off this machine, --processes", async () => {
+    const out = join(dir, "refused");
+    const search = ["search", "cartpole", "--strategy", "p2p", "--budget", "2", "--out", out];
+    const keyless = await hexa([...search, "--backend", "redis://10.1.2.3:6379"], { env: { HEXA_JOB_KEY: "", HEXA_JOB_KEY_FILE: "" } });
+    expect(keyless.status).not.toBe(0);
+    expect(keyless.stderr).toMatch(/--backend redis:\/\/10\.1\.2\.3:6379: no job key is set, .*set HEXA_JOB_KEY/);
+    const processes = await hexa([...search, "--backend", redis.url, "--processes", "2"]);
+    expect(processes.stderr).toMatch(/--processes: with --backend the workers train/);
+    expect(existsSync(out)).toBe(false);
+  }, 60_000);
+
   it("hexa search --backend: every training is the worker's, recorded here, and hexa verify replays it identically", async () => {
     const out = join(dir, "search");
     const cache = join(dir, "cache");
