@@ -148,7 +148,7 @@ export const budgetText = (steps: number, scored: number): string =>
     : `trained at ${steps.toLocaleString("en-US")} env steps, NOT the task's scored budget (${scored.toLocaleString("en-US")})`;
 
 /** What the final reward was trained with, in words, when its search found its own PPO settings. */
-export const hpText = (hp: FoundHp): string =>
+const hpText = (hp: FoundHp): string =>
   `the final reward trained with the PPO settings its search found (${Object.entries(hp)
     .map(([k, v]) => `${k} ${v}`)
     .join(", ")}), the sparse and human rewards with the task's`;

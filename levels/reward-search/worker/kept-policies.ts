@@ -51,8 +51,8 @@ const KeptPolicy = z.strictObject({ sha256: hex64, policy: Policy });
 const KeptCheckpoint = KeptPolicy.extend({ step: z.number().int().min(0) });
 
 /** What a worker hands back beside a training that kept its policies. */
-export const KeptPolicies = z.strictObject({ final: KeptPolicy, checkpoints: z.array(KeptCheckpoint).max(MAX_KEPT_POLICIES) });
-export type KeptPolicies = z.infer<typeof KeptPolicies>;
+const KeptPolicies = z.strictObject({ final: KeptPolicy, checkpoints: z.array(KeptCheckpoint).max(MAX_KEPT_POLICIES) });
+type KeptPolicies = z.infer<typeof KeptPolicies>;
 /** The same as a worker writes it (its policies as the trainer serialised them). */
 type KeptPoliciesOut = { final: { sha256: string; policy: SerializedPolicy }; checkpoints: { step: number; sha256: string; policy: SerializedPolicy }[] };
 
