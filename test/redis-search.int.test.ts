@@ -90,6 +90,23 @@ describe("a search whose trainings hexa workers do", () => {
     expect(v.stdout).toMatch(/^identical: .* 7 trainings checked/);
   }, 240_000);
 
+  it("hexa search --backend with rf-agent: the same pool for every strategy, and the search verifies identically", async () => {
+    const out = join(dir, "rf-agent");
+    const cache = join(dir, "rf-cache");
+    const before = trainedByWorker();
+    const args = ["search", "cartpole", "--method", "rf-agent", "--budget", "3", "--train-steps", "1024", "--final-steps", "1024", "--final-trainings", "1"];
+    const r = await start([...args, "--out", out, "--trainer-cache", cache, "--backend", redis.url]).done;
+    expect(r.status, r.stderr).toBe(0);
+    const policies = recordedPolicies(cache);
+    // 3 candidates and the final score's 3 trainings.
+    expect(policies).toHaveLength(6);
+    for (const p of policies) expect(p).toMatch(/^remote:/);
+    expect(trainedByWorker() - before).toBeGreaterThanOrEqual(policies.length);
+    const v = await start(["verify", out, "--trainer-cache", cache]).done;
+    expect(v.status, v.stderr).toBe(0);
+    expect(v.stdout).toMatch(/^identical: /);
+  }, 240_000);
+
   it("hexa run --backend with method p2p: the search's trainings go to the worker, and the run verifies identically", async () => {
     const config = join(dir, "p2p.yaml");
     writeFileSync(
