@@ -93,7 +93,6 @@ describe("a search whose trainings hexa workers do", () => {
   it("hexa search --backend with rf-agent: the same pool for every strategy, and the search verifies identically", async () => {
     const out = join(dir, "rf-agent");
     const cache = join(dir, "rf-cache");
-    const before = trainedByWorker();
     const args = ["search", "cartpole", "--method", "rf-agent", "--budget", "3", "--train-steps", "1024", "--final-steps", "1024", "--final-trainings", "1"];
     const r = await start([...args, "--out", out, "--trainer-cache", cache, "--backend", redis.url]).done;
     expect(r.status, r.stderr).toBe(0);
@@ -101,7 +100,6 @@ describe("a search whose trainings hexa workers do", () => {
     // 3 candidates and the final score's 3 trainings.
     expect(policies).toHaveLength(6);
     for (const p of policies) expect(p).toMatch(/^remote:/);
-    expect(trainedByWorker() - before).toBeGreaterThanOrEqual(policies.length);
     const v = await start(["verify", out, "--trainer-cache", cache]).done;
     expect(v.status, v.stderr).toBe(0);
     expect(v.stdout).toMatch(/^identical: /);
@@ -114,12 +112,11 @@ describe("a search whose trainings hexa workers do", () => {
       `family: reward-search\nlevels: [cartpole]\nmethod: p2p\nagent: heuristic\nevolver: heuristic\nsearch: {budget: 2, p2p: {configs: 2, trainSeeds: 1}}\nrewardSearch: {trainSteps: 1024, finishSteps: 1024, finalTrainings: 1}\n`,
     );
     const runs = join(dir, "runs");
-    const before = trainedByWorker();
     const r = await start(["run", config, "--runs-dir", runs, "--backend", redis.url]).done;
     expect(r.status, r.stderr).toBe(0);
-    // 1 iteration × 2 configs and the final score's 3 trainings (the hello may be the search's above, read back from Redis).
-    expect(trainedByWorker() - before).toBeGreaterThanOrEqual(5);
     const run = join(runs, readdirSync(runs).find((d) => !d.startsWith("."))!);
+    // 1 iteration × 2 configs and the final score's 3 trainings, each a worker's answer (Redis may hold one asked by
+    // an earlier test, read back: the worker's count is not this run's).
     const policies = recordedPolicies(join(run, "trainer-cache"));
     expect(policies).toHaveLength(5);
     for (const p of policies) expect(p).toMatch(/^remote:/);
