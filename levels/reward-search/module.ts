@@ -16,7 +16,8 @@ type TrainerSource = (c: RewardSearchConfig) => TrainerPool;
 /**
  * The reward-search family as one registry holds it (levels/index.ts); its commands reach `host`. Its trainer source
  * belongs to this module value: `hexa worker` routes the trainings to the Redis trainings queue, `hexa verify` to
- * the recorded trainings, before the family is built.
+ * the recorded trainings, before the family is built; `hexa run --backend` with a search method routes a search's
+ * trainings to the queue before its first training (the pools are made on first use).
  */
 export const rewardSearchModule = (host: FamilyHost): FamilyModule => {
   let trainerFor: TrainerSource | undefined;
@@ -97,6 +98,11 @@ export const rewardSearchModule = (host: FamilyHost): FamilyModule => {
           });
         const trainings = trainingHandler(ctx);
         return { handlers: { [TRAININGS]: trainings.handle }, close: trainings.close };
+      },
+      coordinate: async (access) => {
+        // The search's trainings on the workers, each answer recorded in the run's trainer cache as a local pool's.
+        const { queueTrainerPool } = await import("./worker/queue-trainers.ts");
+        trainerFor = (c) => queueTrainerPool(access, c);
       },
     },
   };

@@ -1,5 +1,6 @@
 import type { RedisConnection } from "../backend/redis/connection.ts";
 import type { FamilyRegistry } from "./families.ts";
+import type { QueueAccess } from "../family/registry.ts";
 import type { RedisLedger } from "../backend/redis/spend-ledger.ts";
 import type { Budget, Spend } from "../llm/budget.ts";
 import type { EpisodeBackend } from "../loop/episode-backend.ts";
@@ -86,6 +87,39 @@ export const sharedLedger = async (spec: string, where: string, run: string): Pr
   const { connection } = await redisBackendOf(spec, where);
   const { openRedisLedger } = await import("../backend/redis/spend-ledger.ts");
   return (cap, spent) => openRedisLedger(connection, run, { cap, spent });
+};
+
+/**
+ * The queue backend a spec names for a coordinator's own heavy jobs (a search's trainings): its connection, checked
+ * with the job key and TLS as the episode queue's is, and jobs and results signed with that key; undefined for `local`.
+ */
+export const queueAccessOf = async (spec: string, where: string, log: (line: string) => void): Promise<QueueAccess | undefined> => {
+  if (checkBackend(spec, where) === "local") return undefined;
+  const { connection, jobKey } = await redisBackendOf(spec, where);
+  const { resultSignatureProblem, signJob } = await import("../backend/redis/job-signature.ts");
+  return {
+    connection,
+    hexa: codeVersion(),
+    log,
+    sign: (kind, jobId, data) => signJob(jobKey, kind, jobId, data),
+    resultProblem: (kind, jobId, result) => resultSignatureProblem(jobKey, kind, jobId, result),
+  };
+};
+
+/**
+ * A whole search run on a queue backend (`hexa run --backend` with a search method): the family's own heavy jobs —
+ * reward search's trainings, which a search does on the coordinator — go to its queues, where `hexa worker`s take them.
+ */
+export const routeSearchToQueues = async (
+  families: FamilyRegistry,
+  family: string,
+  spec: string,
+  where: string,
+  log: (line: string) => void,
+): Promise<void> => {
+  const access = await queueAccessOf(spec, where, log);
+  const module = families.modules().find((m) => m.id === family);
+  if (access) await module?.worker?.coordinate?.(access);
 };
 
 /** A backend spec's kind, or a ConfigError naming `where`. */

@@ -8,4 +8,5 @@ export const appHost = (families: () => FamilyRegistry, embedded: EmbeddedModels
   codeVersion: async () => (await import("./run-setup.ts")).codeVersion(),
   writeReport: async (dir) => (await import("./inspect-report.ts")).writeRunReport(families(), dir),
   embeddedModels: () => embedded.get(),
+  queueBackend: async (spec, where, log) => (await import("./backend.ts")).queueAccessOf(spec, where, log),
 });

@@ -6,7 +6,7 @@ import type { EpisodeBackend } from "../loop/episode-backend.ts";
 import type { RunConfig } from "../loop/run-config.ts";
 import type { UsageLine } from "../store/run-records.ts";
 import type { LlamaCppModelConfig } from "../llm/llama-cpp/config.ts";
-import { openEpisodes, sharedLedger } from "./backend.ts";
+import { openEpisodes, routeSearchToQueues, sharedLedger } from "./backend.ts";
 import type { EmbeddedModels } from "./embedded-models.ts";
 import { doctorSkipped, preflight, rolesOf, type ServedModels } from "./preflight.ts";
 import { openSkillIndex, type OpenIndex } from "./run-setup.ts";
@@ -107,6 +107,8 @@ export const connectServices = async (
       ...(gate ? { budget: gate.cap, charge: charge(gate) } : {}),
     });
     if (episodes) opened.episodes = episodes;
+    // A whole search plays no episode: its trainings are the work that goes to the workers.
+    if (plan.search !== undefined) await routeSearchToQueues(o.families, cfg.family, backend, backendWhere, o.note);
     return { ...opened, ...(served ? { served } : {}), models };
   } catch (e) {
     await closeServices(opened);

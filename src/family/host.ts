@@ -1,5 +1,6 @@
 import type { LlamaModels } from "../llm/llama-cpp/loaded-models.ts";
 import type { CodeVersion } from "../store/run-records.ts";
+import type { QueueAccess } from "./registry.ts";
 
 /**
  * What the host (hexa's composition root, src/app/) does for a family's own commands, so that a family never imports
@@ -25,4 +26,9 @@ export interface FamilyHost {
   writeReport(dir: string): Promise<string>;
   /** The process's embedded models (`provider: llama-cpp`), loaded on first use and closed when the command ends. */
   embeddedModels(): Promise<LlamaModels>;
+  /**
+   * The queue backend a flag names (`--backend`, as `hexa run`'s), checked as a run checks it — the job key against
+   * where Redis is, TLS tried (docs/security.md) — before anything is written; undefined for `local`.
+   */
+  queueBackend(spec: string, where: string, log: (line: string) => void): Promise<QueueAccess | undefined>;
 }

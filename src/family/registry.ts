@@ -59,11 +59,22 @@ export interface FamilyWorkerContext {
   resultProblem(kind: string, jobId: string, result: unknown): string | null;
 }
 
+/**
+ * A queue backend as the coordinator of a run or search uses it (`--backend redis://…`): its connection, checked with
+ * the job key and TLS by the composition root (src/app/backend.ts), and the signing of jobs and results.
+ */
+export type QueueAccess = Pick<FamilyWorkerContext, "connection" | "hexa" | "log" | "sign" | "resultProblem">;
+
 /** The family's side of `hexa worker`: called before any family is built, so it may route its heavy jobs to its queues. */
 export interface FamilyWorker {
   /** The queue kinds the family adds beside `episodes`, e.g. `trainings`. */
   queues: readonly string[];
   serve(ctx: FamilyWorkerContext): Promise<{ handlers: Record<string, FamilyJobHandler>; close(): Promise<unknown> }>;
+  /**
+   * On the coordinator of a whole search on a queue backend (`hexa run --backend` with a search method): the heavy
+   * jobs the family does itself go to its queues from now on (reward search: its trainings); absent: they stay here.
+   */
+  coordinate?(access: QueueAccess): Promise<void>;
 }
 
 /** `hexa levels list`: a header and one row per level; the last column is shortened to fit a line. */

@@ -4,6 +4,8 @@ import type { FamilyHost } from "../../../src/family/host.ts";
 import { heuristicProposer } from "../proposers/heuristic-proposer.ts";
 import { llmProposer } from "../proposers/llm-proposer.ts";
 import { localTrainerPool } from "../trainer/local-pool.ts";
+import type { TrainerPool } from "../trainer/pool.ts";
+import type { QueueAccess } from "../../../src/family/registry.ts";
 import { ConfigError } from "../../../src/errors.ts";
 import { proposerModel, recordAcceptedCriteria, type SearchArgs, searchRecorder, settingsOf } from "./search-args.ts";
 import { type Elicit, type Terminal, terminalElicit } from "./search-elicit.ts";
@@ -101,6 +103,20 @@ const p2pElicitation = (argv: SearchCommandArgs, s: SearchSettings, out: string,
   return elicit ? { elicit, accepted: (c: string[]) => recordAcceptedCriteria(out, s, c) } : {};
 };
 
+/** The queue `--backend redis://…` names, its job key and TLS checked by the host as `hexa run --backend`'s are; undefined: local. */
+const queueOf = async (argv: SearchCommandArgs, host: FamilyHost): Promise<QueueAccess | undefined> => {
+  const access = argv.backend === undefined ? undefined : await host.queueBackend(argv.backend, "--backend", (l) => process.stderr.write(`${l}\n`));
+  if (access && argv.processes !== undefined)
+    throw new ConfigError(
+      "--processes: with --backend the workers train, each with its own processes (worker.yaml reward-search.trainer.processes); drop --processes",
+    );
+  return access;
+};
+
+/** The search's trainer pool: this machine's trainer processes, or the trainings queue that `hexa worker`s serve. */
+const trainerPoolOf = async (access: QueueAccess | undefined, s: SearchSettings): Promise<TrainerPool> =>
+  access ? (await import("../worker/queue-trainers.ts")).queueTrainerPool(access, s.rewardSearch) : localTrainerPool(s.rewardSearch);
+
 /** `hexa search`'s work (levels/reward-search/cli/search.ts holds its flags). */
 export const runSearchCommand = async (
   given: SearchCommandArgs,
@@ -110,6 +126,8 @@ export const runSearchCommand = async (
   const texts = correctionTexts(given);
   const { argv, out, settings } =
     given.resume === undefined ? await started(given) : { argv: given, out: given.resume, settings: resumedSettings(given, given.resume) };
+  // Checked before anything is written, as hexa run checks its backend.
+  const queue = await queueOf(argv, host);
   addCorrections(
     out,
     settings,
@@ -120,7 +138,7 @@ export const runSearchCommand = async (
   const record = searchRecorder(out, settings, host);
   const model = settings.llm ? await proposerModel(modelArgs(argv, settings), out, host) : undefined;
   const intent = settings.intent ? await intentModelsOf(argv, settings.intent, out) : undefined;
-  const pool = localTrainerPool(settings.rewardSearch);
+  const pool = await trainerPoolOf(queue, settings);
   const io = { out, pool, opened: record, stdout: (t: string) => process.stdout.write(t), stderr: (t: string) => process.stderr.write(t) };
   try {
     if (settings.method === "p2p")

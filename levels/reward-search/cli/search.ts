@@ -97,6 +97,11 @@ const searchCommandFlags = (y: Argv) =>
     .option("correct-file", { type: "string", describe: "with --resume, p2p: a correction read from a text file (at most 4 KiB)" })
     .option("trainer-cache", { type: "string", describe: "trainer result cache (default .trainer-cache beside the search directory, in its parent folder)" })
     .option("processes", { type: "number", coerce: positiveIntFlag("processes"), describe: "trainer processes at once (default: one per core)" })
+    .option("backend", {
+      type: "string",
+      describe:
+        "where the search's trainings run: local (this machine's trainer processes, the default) or redis://HOST:PORT (rediss:// for TLS; hexa worker processes serving the trainings queue train them)",
+    })
     .option("model", { type: "string", describe: "llm: model name" })
     .option("base-url", { type: "string", describe: "llm: OpenAI-compatible endpoint (else OPENAI_BASE_URL)" })
     .option("api-key", { type: "string", describe: "llm: API key (else OPENAI_API_KEY)" })
@@ -107,6 +112,7 @@ const searchCommandFlags = (y: Argv) =>
     })
     .example("$0 search cartpole --method rf-agent --budget 16 --train-steps 20000", "RF-Agent's tree search with the heuristic proposer")
     .example("$0 search cartpole --strategy p2p --budget 12 --configs 3 --train-seeds 2", "the p2p loop offline: heuristic reviser, fitness judge")
+    .example("$0 search cartpole --strategy p2p --budget 12 --backend redis://10.0.0.5:6379", "the same search, its trainings done by hexa worker processes")
     .example('$0 search --resume runs/search/p2p-hopper-s0 --correct "land softer"', "a correction to a stopped or finished p2p search, which then goes on")
     .example("$0 search --config examples/search-intent.yaml", "the same search of an intent, written as a config file")
     .example(

@@ -52,6 +52,9 @@ const host: FamilyHost = {
   embeddedModels: async () => {
     throw new Error("no embedded model in this test");
   },
+  queueBackend: async () => {
+    throw new Error("no queue in this test");
+  },
 };
 
 /** A terminal whose user types `lines`, and everything shown on it. */

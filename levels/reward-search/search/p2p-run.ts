@@ -24,7 +24,7 @@ import { p2pTrainer, ppoHpSpace } from "./p2p-trainer.ts";
 /**
  * `hexa run` with `method: p2p` (docs/spec/reward-search.md §8.6): every task of the config searched by the p2p
  * strategy in `search/<task>/` of the run directory, on the task's first stream seed, with the fitness judge, the
- * run's trainer pool (this machine's trainer processes) and the heuristic reviser (agent
+ * run's trainer pool (this machine's trainer processes, or with `--backend` the workers' trainings queue) and the heuristic reviser (agent
  * heuristic) or the LLM one on the actor model, each call metered. A spend cap stops it at the next model call,
  * which comes between iterations, when no training is in flight.
  */

@@ -10,6 +10,7 @@ import { type HexaVersion, JOB_SCHEMA_VERSION, queueName } from "../../../src/fa
 import { TRAININGS, type TrainingJobData } from "./training-job.ts";
 import { checkRemoteOutcome } from "./remote-outcome.ts";
 import { keepRemotePolicies } from "./kept-policies.ts";
+import { recordRemoteOutcome } from "./recorded-outcome.ts";
 
 /** What a training job hands back: the pool's outcome (jobDir is on the worker's machine) or the trainer's hello. */
 const TrainingResult = z.union([z.object({ hello: HelloMessage }), z.object({ outcome: z.unknown(), worker: z.string(), policies: z.unknown().optional() })]);
@@ -27,6 +28,11 @@ export interface RedisTrainerOptions {
   resultProblem: (kind: string, jobId: string, result: unknown) => string | null;
   /** Where the policies a job keeps (`keepPolicies`) are written when they come back; unset: such a job is refused. */
   jobsDir?: string;
+  /**
+   * The coordinator's trainer cache, where each answer is recorded as a local pool records its trainings (a search's
+   * replay reads them there; recorded-outcome.ts); unset (an episode on a worker, which hands its trainings back): none.
+   */
+  recordIn?: string;
   log?: (line: string) => void;
 }
 
@@ -198,7 +204,9 @@ export const redisTrainerPool = (o: RedisTrainerOptions): TrainerPool => {
     const checked = checkRemoteOutcome(r.jobId, job, r.outcome, r.worker, told, opts.needsLosses === true);
     const outcome = job.keepPolicies && checked.kind === "result" ? withKeptPolicies(r, job, checked, o.jobsDir!, opts.label) : checked;
     // As a local pool says of a training its cache answered: this exact training ran before (docs/guides/verify.md).
-    return r.readBack ? { ...outcome, cached: true } : outcome;
+    const answered = r.readBack ? { ...outcome, cached: true } : outcome;
+    const entry = o.recordIn === undefined ? undefined : recordRemoteOutcome(o.recordIn, job, told.trainer, answered);
+    return entry === undefined ? answered : { ...answered, entry };
   };
   return {
     hello: helloOf,
