@@ -5,6 +5,7 @@ import type { Bank, BankEvent } from "./bank.ts";
 import { HELD_DIR, HeldEpisodes } from "./held-episodes.ts";
 import { appendJsonl, readJsonl, writeAtomic, writeJsonAtomic } from "./jsonl.ts";
 import { readConfigText } from "../util/yaml-file.ts";
+import { ATOMIC_TEMP } from "../util/write-atomic.ts";
 import { takePidLock } from "./pid-lock.ts";
 import { BankLogLine, BankSnapshot, EpisodeRecord, NoticeLine, RUN_MARK, RunMeta, StopRecord, UsageLine, WriterLine, type Phase } from "./run-records.ts";
 import { hexaCommand } from "../util/hexa-command.ts";
@@ -46,9 +47,6 @@ const makeDirs = (path: string): void => {
     throw new ConfigError(`${path}: ${p} is a file, not a folder; give a folder for run directories (--runs-dir)`);
   for (const m of missing) mkdirSync(m);
 };
-
-/** Leftovers of a process killed between writing a temporary file and renaming it (writeAtomic). */
-const TEMP = /\.tmp-\d+(-[0-9a-f]+)?$/;
 
 /** Options of a created run: what run.json records about its config and code. */
 export interface RunOrigin {
@@ -143,7 +141,7 @@ export class RunDir {
     const removed: string[] = [];
     for (const d of [this.path, join(this.path, "banks"), this.held.path]) {
       if (!existsSync(d)) continue;
-      for (const f of readdirSync(d).filter((x) => TEMP.test(x))) {
+      for (const f of readdirSync(d).filter((x) => ATOMIC_TEMP.test(x))) {
         rmSync(join(d, f), { force: true });
         removed.push(join(d, f));
       }

@@ -1,6 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeFileSync } from "node:fs";
 
+/** The name of a temporary file writeAtomic left (`NAME.tmp-<pid>-<hex>`; older hexa wrote `NAME.tmp-<pid>`): a process killed between its write and its rename. */
+export const ATOMIC_TEMP = /\.tmp-\d+(-[0-9a-f]+)?$/;
+
 /**
  * Writes `text` to `path` so that a reader, or the file after a crash, holds the old content or the new one, never
  * a part: a temporary file of this writer's own (pid and a random suffix, so processes and threads sharing a folder

@@ -22,6 +22,8 @@ import type { IntentSettings } from "./search-intent.ts";
 import type { SearchMethod } from "../../../src/search/config.ts";
 import type { IntentModels } from "../search/p2p-intent-judge.ts";
 import { sha256Hex } from "../../../src/util/canonical-json.ts";
+import { holdSearchDir } from "../../../src/search/search-hold.ts";
+import { writeAtomic } from "../../../src/util/write-atomic.ts";
 
 /**
  * The judges' models of an intent search, from the same flags and role configs as hexa judge's, logged to the
@@ -135,6 +137,37 @@ export const runSearchCommand = async (
     () => new Date(),
     (t) => process.stderr.write(t),
   );
+  const hold = holdSearchDir(out);
+  if ("busy" in hold) {
+    if (!texts.length) throw new ConfigError(`${out}: another hexa search (${hold.busy}) is running this search; wait for it, or stop it`);
+    process.stdout.write(`${out}: the search is running in ${hold.busy}; it takes the correction${texts.length === 1 ? "" : "s"} at its next plan\n`);
+    return;
+  }
+  for (const path of hold.removed) process.stderr.write(`removed ${path}: a write a killed process left unfinished\n`);
+  try {
+    await searchInHold(argv, host, out, settings, queue, terminal);
+  } finally {
+    hold.release();
+  }
+};
+
+/** A p2p search's own page (hexa inspect's), written as its report.html; its path. */
+const writeP2pPage = async (out: string): Promise<string> => {
+  const { p2pPage } = await import("../report/p2p-inspect.ts");
+  const path = join(out, "report.html");
+  writeAtomic(path, (await p2pPage(out)).html);
+  return path;
+};
+
+/** The search itself, once this process holds its directory. */
+const searchInHold = async (
+  argv: SearchCommandArgs,
+  host: FamilyHost,
+  out: string,
+  settings: SearchSettings,
+  queue: QueueAccess | undefined,
+  terminal: Terminal,
+): Promise<void> => {
   const record = searchRecorder(out, settings, host);
   const model = settings.llm ? await proposerModel(modelArgs(argv, settings), out, host) : undefined;
   const intent = settings.intent ? await intentModelsOf(argv, settings.intent, out) : undefined;
@@ -153,8 +186,7 @@ export const runSearchCommand = async (
   } finally {
     await pool.close();
   }
-  // The lineage as one HTML file, as hexa run leaves its report (docs/guides/inspect.md); p2p's lineage has no view yet.
-  if (settings.method === "p2p") return;
-  const report = await host.writeReport(out);
+  // The lineage as one HTML file, as hexa run leaves its report (docs/guides/inspect.md).
+  const report = settings.method === "p2p" ? await writeP2pPage(out) : await host.writeReport(out);
   process.stdout.write(`report: ${report} (open it in a web browser; hexa inspect ${out} --serve shows it on a local port)\n`);
 };
