@@ -13,6 +13,7 @@ import { addCorrections, correctionTexts, resumedSettings } from "./search-resum
 import type { SearchSettings } from "./search-settings.ts";
 import { executeSearch } from "./search-execute.ts";
 import { executeP2p } from "./search-p2p.ts";
+import { carriedLessonsOf } from "../search/p2p-carried-flag.ts";
 import { heuristicReviser } from "../proposers/p2p-heuristic-reviser.ts";
 import { llmReviser } from "../proposers/p2p-llm-reviser.ts";
 import type { SearchCommandArgs } from "./search.ts";
@@ -117,6 +118,7 @@ export const runSearchCommand = async (
     () => new Date(),
     (t) => process.stderr.write(t),
   );
+  const carried = await carriedLessonsOf(given["lessons-from"], settings.method);
   const record = searchRecorder(out, settings, host);
   const model = settings.llm ? await proposerModel(modelArgs(argv, settings), out, host) : undefined;
   const intent = settings.intent ? await intentModelsOf(argv, settings.intent, out) : undefined;
@@ -129,6 +131,7 @@ export const runSearchCommand = async (
         pool: searchCachePool(pool, () => startedAtOf(out)),
         ...(intent ? { intent } : {}),
         reviser: model ? llmReviser(model) : heuristicReviser(),
+        ...carried,
         ...p2pElicitation(argv, settings, out, terminal),
       });
     else await executeSearch(settings, { ...io, proposer: model ? llmProposer(model) : heuristicProposer() });
