@@ -2,15 +2,17 @@ import { lstatSync, readFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { z } from "zod";
 import { ConfigError } from "../errors.ts";
-import { BankEvent, foldEvents } from "../store/bank.ts";
+import { BankEvent, EMPTY_BANK, foldEvents, type Bank } from "../store/bank.ts";
 import { readJsonl } from "../store/jsonl.ts";
 import { carriedLessons } from "../store/lesson-carry.ts";
 import type { Lesson } from "../store/lesson.ts";
+import { readShippedBank } from "../store/shipped-bank.ts";
 
 /**
  * Lessons carried into a p2p search from earlier ones (docs/spec/method.md §3.1 Carried): each earlier search's
  * folder is read as a stranger's (no link followed, sizes bounded, bank-events.jsonl parsed with the bank's schema
- * and folded), its lessons renamed by the folder's name and merged over the union as `hexa transfer` carries them
+ * and folded), or a bank file as `hexa transfer` writes one (its entries checked); the lessons renamed by the folder's name
+ * (the bank's level) and merged over the union as `hexa transfer` carries them
  * (store/lesson-carry.ts). They enter the new search as `lesson_added` events of iteration 0 in its own
  * bank-events.jsonl, so a resume and `hexa verify` read them from the search itself, never from the sources.
  */
@@ -41,13 +43,6 @@ const plainFile = (dir: string, name: string, max: number): string | undefined =
 
 /** The source folder, checked to be a p2p search's (a real folder with a search.json of strategy p2p). */
 const checkedSource = (dir: string): string => {
-  let st: ReturnType<typeof lstatSync>;
-  try {
-    st = lstatSync(dir);
-  } catch {
-    throw new ConfigError(`${FLAG}: no such folder (got ${JSON.stringify(dir)}); name an earlier p2p search's folder`);
-  }
-  if (!st.isDirectory()) throw new ConfigError(`${FLAG} ${dir}: ${st.isSymbolicLink() ? "a link (not followed)" : "not a folder"}; name a p2p search's folder`);
   const header = plainFile(dir, "search.json", MAX_HEADER_BYTES);
   if (!header) throw new ConfigError(`${FLAG} ${dir}: no search.json; not a search folder (name one that hexa search --strategy p2p wrote)`);
   let raw: unknown;
@@ -69,8 +64,8 @@ const labelOf = (dir: string): string =>
     .replace(/[^A-Za-z0-9_-]+/g, "-")
     .slice(0, LABEL_MAX) || "search";
 
-/** One source's bank as its log folds: refused (file, line, field) when a line does not parse or the events do not apply. */
-const sourceBank = (dir: string) => {
+/** A p2p search's bank as its log folds: refused (file, line, field) when a line does not parse or the events do not apply. */
+const searchBank = (dir: string): Bank => {
   checkedSource(dir);
   const log = plainFile(dir, "bank-events.jsonl", MAX_BANK_LOG_BYTES);
   const events = log ? readJsonl(log, BankEvent, { repair: false, input: true }) : [];
@@ -81,13 +76,32 @@ const sourceBank = (dir: string) => {
   }
 };
 
-/** The `lesson_added` events (iteration 0) that carry the lessons of the p2p searches in `dirs` into a new one; none when they hold none. */
-export const readCarriedLessons = async (dirs: readonly string[]): Promise<BankEvent[]> => {
-  const labels = dirs.map(labelOf);
+/** A source: a p2p search's folder (named by the folder), or a bank file as `hexa transfer` writes one (named by its level). */
+const sourceOf = (path: string): { level: string; bank: Bank } => {
+  let st: ReturnType<typeof lstatSync>;
+  try {
+    st = lstatSync(path);
+  } catch {
+    throw new ConfigError(`${FLAG}: no such folder or file (got ${JSON.stringify(path)}); name an earlier p2p search's folder or a bank file`);
+  }
+  if (st.isSymbolicLink()) throw new ConfigError(`${FLAG} ${path}: a link (not followed); name the folder or file itself`);
+  if (st.isDirectory()) return { level: labelOf(path), bank: searchBank(path) };
+  if (!st.isFile()) throw new ConfigError(`${FLAG} ${path}: neither a folder nor a plain file`);
+  if (st.size > MAX_BANK_LOG_BYTES) throw new ConfigError(`${FLAG} ${path}: ${st.size} bytes, over ${MAX_BANK_LOG_BYTES}; not a bank file`);
+  const b = readShippedBank(path);
+  return { level: labelOf(b.level), bank: { ...EMPTY_BANK, ...(b.lessons ? { lessons: b.lessons } : {}) } };
+};
+
+/**
+ * The `lesson_added` events (iteration 0) that carry the lessons of `paths` (p2p search folders, bank files) into a
+ * new search; none when they hold none.
+ */
+export const readCarriedLessons = async (paths: readonly string[]): Promise<BankEvent[]> => {
+  const sources = paths.map(sourceOf);
+  const labels = sources.map((s) => s.level);
   const twice = labels.find((l, i) => labels.indexOf(l) !== i);
-  if (twice) throw new ConfigError(`${FLAG}: two folders named ${twice}; their lessons' ids would collide (rename one)`);
-  const lessons = await carriedLessons(dirs.map((dir, i) => ({ level: labels[i]!, bank: sourceBank(dir) })));
-  return carriedEvents(lessons, labels);
+  if (twice) throw new ConfigError(`${FLAG}: two sources named ${twice}; their lessons' ids would collide (rename a folder, or give one bank per level)`);
+  return carriedEvents(await carriedLessons(sources), labels);
 };
 
 export const carriedEvents = (lessons: readonly Lesson[], labels: readonly string[]): BankEvent[] =>

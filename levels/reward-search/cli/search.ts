@@ -97,7 +97,8 @@ const searchCommandFlags = (y: Argv) =>
     .option("lessons-from", {
       type: "string",
       array: true,
-      describe: "p2p: an earlier p2p search's folder whose lessons (tiers and history) this search starts from; repeatable",
+      describe:
+        "p2p: an earlier p2p search's folder (or a bank file hexa transfer wrote) whose lessons, tiers and history, this search starts from; repeatable",
     })
     .option("correct-file", { type: "string", describe: "with --resume, p2p: a correction read from a text file (at most 4 KiB)" })
     .option("trainer-cache", { type: "string", describe: "trainer result cache (default .trainer-cache beside the search directory, in its parent folder)" })

@@ -40,12 +40,13 @@ const searchA = async (root: string): Promise<string> => {
 
 /** The heuristic reviser, keeping what each call was given (the LLM reviser's prompts are built from the same). */
 const watching = () => {
-  const seen: { initial: Lesson[][]; revise: ReviseContext<RewardTask, TaskInstance>[] } = { initial: [], revise: [] };
+  type Initial = Parameters<Reviser<RewardTask, TaskInstance>["initial"]>[0];
+  const seen: { initial: Initial[]; revise: ReviseContext<RewardTask, TaskInstance>[] } = { initial: [], revise: [] };
   const inner = heuristicReviser();
   const reviser: Reviser<RewardTask, TaskInstance> = {
     ...inner,
     initial: (ctx) => {
-      seen.initial.push([...ctx.lessons]);
+      seen.initial.push(ctx);
       return inner.initial(ctx);
     },
     revise: (ctx) => {
@@ -78,11 +79,7 @@ describe("lessons carried into a p2p search (--lessons-from)", () => {
         .map((e) => e.type === "lesson_added" && e.entry.id),
     ).toContain("l1_1");
 
-    const initial = proposalMessages(
-      "initial",
-      { task: {} as RewardTask, instance: {} as TaskInstance, seen: new Set(), lessons: seen.initial[0]! },
-      "TASK",
-    )[1]!.content as string;
+    const initial = proposalMessages("initial", { ...seen.initial[0]!, seen: new Set() }, "TASK")[1]!.content as string;
     const hard = foldEvents(eventsOf(a)).lessons!.find((l) => l.id === "l1_1")!;
     expect(initial).toContain(`1. [HARD] ${hard.text}`);
     expect(initial).toContain(`- ${retired.text} (retired: iteration 2 scored higher without it)`);
@@ -104,6 +101,22 @@ describe("lessons carried into a p2p search (--lessons-from)", () => {
     expect(bankLog(c)).toBe(before);
     expect(readFileSync(join(c, "plans.jsonl"), "utf8")).toBe(readFileSync(join(b, "plans.jsonl"), "utf8"));
   }, 60_000);
+
+  it("read a bank file as hexa transfer writes one, named by its level, with tiers and history", async () => {
+    const shipped = JSON.parse(readFileSync(join(import.meta.dirname, "../../../skills/banks/catapult.heuristic.json"), "utf8"));
+    const history = [{ round: 2, from: "STRONG" as const, to: "RETIRED" as const, reason: "the lever never turned", by: "reviser" }];
+    const lessons: Lesson[] = [
+      { kind: "lesson", id: "l1_1", text: "Drop the ball from high above.", tier: "HARD", generation: 1, parents: [], history: [] },
+      { kind: "lesson", id: "l2_1", text: "Place the ball on the pivot.", tier: "RETIRED", generation: 1, parents: [], history },
+    ];
+    const file = join(tmp(), "bank.json");
+    writeFileSync(file, JSON.stringify({ ...shipped, lessons }));
+    const events = await readCarriedLessons([file]);
+    expect(events.map((e) => e.type === "lesson_added" && [e.entry.id, e.entry.tier, e.entry.history, e.reason])).toEqual([
+      ["catapult_l1_1", "HARD", [], "carried from catapult"],
+      ["catapult_l2_1", "RETIRED", history, "carried from catapult"],
+    ]);
+  });
 
   it("refuses a folder that is not a p2p search, a link, and a damaged bank-events.jsonl line naming file, line and field", async () => {
     const root = tmp();
