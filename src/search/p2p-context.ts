@@ -1,4 +1,3 @@
-import { isActive } from "../store/lesson.ts";
 import type { Bank } from "../store/bank.ts";
 import { createRng } from "../util/rng.ts";
 import { mean, std } from "../util/stats.ts";
@@ -121,7 +120,8 @@ export const reviseContext = <T, I>(x: ContextInput<T, I>, iteration: number): R
     sinceBest: since,
     plateau: since >= x.plateau,
     space: x.space,
-    lessons: (x.bank.lessons ?? []).filter(isActive),
+    // The prompt shows the active lessons most binding first and the retired ones with their reasons (agents/lessons-block.ts).
+    lessons: x.bank.lessons ?? [],
     corrections: x.corrections,
     seen: new Set(lineage.plans.map((p) => p.code)),
     rng: createRng(x.seed * 1_000_003 + iteration + 1),

@@ -163,6 +163,7 @@ export interface ReviseContext<T, I> {
   /** Whether a structural rewrite is required (sinceBest ≥ the plateau). */
   plateau: boolean;
   space: HpSpace;
+  /** Every lesson of the bank, retired ones with their history (a prompt shows the retired with their reasons). */
   lessons: readonly Lesson[];
   /** The user's corrections this revision must address, each by its index (p2p-corrections.ts). */
   corrections: readonly CorrectionRecord[];

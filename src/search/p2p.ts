@@ -1,4 +1,5 @@
 import { ConfigError, InvariantError } from "../errors.ts";
+import { isCarriedEvent } from "./p2p-carried.ts";
 import { applyEvent, EMPTY_BANK, foldEvents, type Bank, type BankEvent } from "../store/bank.ts";
 import { lessonAdded, lessonTierChanged } from "../store/lesson-log.ts";
 import { lessonMergeEvents } from "../store/lesson-merge.ts";
@@ -35,6 +36,8 @@ export interface P2pRun<T, I extends SearchInstance> {
   seed: number;
   /** Where a lesson was learned, e.g. the task's id. */
   source: string;
+  /** Lessons of earlier searches (p2p-carried.ts), entered at the start as these events; a resume finds them logged. */
+  carried?: readonly BankEvent[];
   reviser: Reviser<T, I>;
   trainer: HpTrainer<T, I>;
   judge: CheckpointJudge<T>;
@@ -131,7 +134,8 @@ const configsOf = async <T, I extends SearchInstance>(run: P2pRun<T, I>, hp: HpS
 };
 
 const firstPlan = async <T, I extends SearchInstance>(run: P2pRun<T, I>, s: State, n: number): Promise<PlanRecord> => {
-  const lessons = (s.bank.lessons ?? []).filter((l) => l.tier !== "RETIRED");
+  // Every lesson, retired ones too: the prompt shows the active most binding first, the retired with their reasons.
+  const lessons = s.bank.lessons ?? [];
   const first = await run.reviser.initial({ task: run.task, instance: run.instance, space: run.space, lessons, rng: createRng(run.seed * 1_000_003 + 1) });
   const revision = { diagnosis: first.thought, lesson: "", rewardChanges: [], structural: false, noChange: false, hpChanges: {}, plateau: false };
   return { schemaVersion: P2P_SCHEMA_VERSION, iteration: 0, parent: null, code: first.code, configs: await configsOf(run, run.space.base, [], n, 0), revision };
@@ -301,6 +305,27 @@ const readState = <T, I extends SearchInstance>(run: P2pRun<T, I>): State => {
   return { lineage: { plans, iterations }, bank: events.length ? foldEvents(events) : EMPTY_BANK, lessonRounds, trained: 0 };
 };
 
+const sameEvents = (a: readonly BankEvent[], b: readonly BankEvent[]) => JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * Enters the carried lessons at the start of a search, once: a resume that finds them logged adds nothing (and is
+ * refused when asked to carry others); a search that has planned an iteration without them is refused.
+ */
+const carryLessons = (run: P2pRun<unknown, SearchInstance>, s: State): void => {
+  if (!run.carried?.length) return;
+  const logged = run.log.bankEvents().filter(isCarriedEvent);
+  if (logged.length) {
+    if (sameEvents(logged, run.carried)) return;
+    throw new ConfigError(
+      `--lessons-from: this search began with ${logged.length} other carried lesson(s) (bank-events.jsonl); resume it without --lessons-from, or start a new search`,
+    );
+  }
+  if (s.lineage.plans.length)
+    throw new ConfigError(`--lessons-from: lessons enter a search at its start; this one has planned ${s.lineage.plans.length} iteration(s) without them`);
+  run.log.appendBankEvents(run.carried);
+  s.bank = run.carried.reduce(applyEvent, s.bank);
+};
+
 const resultOf = (s: State, stop: P2pStop, passAt: number, seeds: number): P2pResult => {
   const b = bestIteration(s.lineage.iterations);
   const plan = b ? s.lineage.plans[b.iteration]! : undefined;
@@ -319,6 +344,7 @@ export const runP2p = async <T, I extends SearchInstance>(run: P2pRun<T, I>): Pr
   checkP2pBudget(run.budget, run.config);
   const passAt = run.config.passThreshold ?? run.judge.passAt;
   const s = readState(run);
+  carryLessons(run as P2pRun<unknown, SearchInstance>, s);
   for (let it = 0; ; it++) {
     const stop = s.lineage.iterations[it] ? undefined : stopOf(run, s, it, passAt);
     if (stop) return resultOf(s, stop, passAt, run.config.trainSeeds);

@@ -34,6 +34,8 @@ export interface SearchArgs extends IntentArgs {
   "base-url"?: string | undefined;
   "api-key"?: string | undefined;
   "llm-config"?: string | undefined;
+  /** p2p: earlier p2p searches' folders whose lessons the search starts from (src/search/p2p-carried.ts). */
+  "lessons-from"?: string[] | undefined;
   [flag: string]: unknown;
 }
 

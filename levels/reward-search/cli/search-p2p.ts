@@ -21,6 +21,7 @@ import type { RewardTask, TaskInstance } from "../task.ts";
 import type { Elicit } from "./search-elicit.ts";
 import type { TrainerPool } from "../trainer/pool.ts";
 import type { SearchSettings } from "./search-settings.ts";
+import type { BankEvent } from "../../../src/store/bank.ts";
 
 /**
  * `hexa search --strategy p2p` on a task with F (docs/spec/reward-search.md §8.6): the p2p strategy with the
@@ -35,6 +36,8 @@ export interface P2pIo {
   /** The judges' models of an intent search (settings.intent); none for a task with F. */
   intent?: IntentModels;
   reviser: Reviser<RewardTask, TaskInstance>;
+  /** Lessons of earlier p2p searches entered at the start (src/search/p2p-carried.ts); a resume finds them logged. */
+  carried?: readonly BankEvent[];
   /** At a terminal: the user accepts the vision judge's proposed criteria (search-elicit.ts). */
   elicit?: Elicit;
   /** Called with the criteria the user accepted, before any training, to record them as --criteria's are. */
@@ -121,6 +124,7 @@ export const executeP2p = async (s: SearchSettings, io: P2pIo): Promise<P2pResul
     instance,
     seed: s.seed,
     source: task.id,
+    ...(io.carried?.length ? { carried: io.carried } : {}),
     reviser: io.reviser,
     trainer: p2pTrainer(io.pool, s.trainSteps, s.intent !== undefined),
     judge,

@@ -15,6 +15,7 @@ import { addCorrections, correctionTexts, resumedSettings } from "./search-resum
 import type { SearchSettings } from "./search-settings.ts";
 import { executeSearch } from "./search-execute.ts";
 import { executeP2p } from "./search-p2p.ts";
+import { carriedLessonsOf } from "../search/p2p-carried-flag.ts";
 import { heuristicReviser } from "../proposers/p2p-heuristic-reviser.ts";
 import { llmReviser } from "../proposers/p2p-llm-reviser.ts";
 import type { SearchCommandArgs } from "./search.ts";
@@ -130,6 +131,7 @@ export const runSearchCommand = async (
     given.resume === undefined ? await started(given) : { argv: given, out: given.resume, settings: resumedSettings(given, given.resume) };
   // Checked before anything is written, as hexa run checks its backend.
   const queue = await queueOf(argv, host);
+  const carried = await carriedLessonsOf(given["lessons-from"], settings.method);
   addCorrections(
     out,
     settings,
@@ -145,7 +147,7 @@ export const runSearchCommand = async (
   }
   for (const path of hold.removed) process.stderr.write(`removed ${path}: a write a killed process left unfinished\n`);
   try {
-    await searchInHold(argv, host, out, settings, queue, terminal);
+    await searchInHold(argv, host, out, settings, { queue, terminal, carried });
   } finally {
     hold.release();
   }
@@ -165,8 +167,7 @@ const searchInHold = async (
   host: FamilyHost,
   out: string,
   settings: SearchSettings,
-  queue: QueueAccess | undefined,
-  terminal: Terminal,
+  { queue, terminal, carried }: { queue: QueueAccess | undefined; terminal: Terminal; carried: Awaited<ReturnType<typeof carriedLessonsOf>> },
 ): Promise<void> => {
   const record = searchRecorder(out, settings, host);
   const model = settings.llm ? await proposerModel(modelArgs(argv, settings), out, host) : undefined;
@@ -180,6 +181,7 @@ const searchInHold = async (
         pool: searchCachePool(pool, () => startedAtOf(out)),
         ...(intent ? { intent } : {}),
         reviser: model ? llmReviser(model) : heuristicReviser(),
+        ...carried,
         ...p2pElicitation(argv, settings, out, terminal),
       });
     else await executeSearch(settings, { ...io, proposer: model ? llmProposer(model) : heuristicProposer() });

@@ -94,6 +94,12 @@ const searchCommandFlags = (y: Argv) =>
       describe:
         'with --resume, p2p: a correction in words (e.g. "land softer") that the next iteration\'s reviser must address and the judges weigh; repeatable',
     })
+    .option("lessons-from", {
+      type: "string",
+      array: true,
+      describe:
+        "p2p: an earlier p2p search's folder (or a bank file hexa transfer wrote) whose lessons, tiers and history, this search starts from; repeatable",
+    })
     .option("correct-file", { type: "string", describe: "with --resume, p2p: a correction read from a text file (at most 4 KiB)" })
     .option("trainer-cache", { type: "string", describe: "trainer result cache (default .trainer-cache beside the search directory, in its parent folder)" })
     .option("processes", { type: "number", coerce: positiveIntFlag("processes"), describe: "trainer processes at once (default: one per core)" })

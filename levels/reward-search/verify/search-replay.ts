@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import type { SearchReplay, SearchReplayRecord } from "../../../src/family/replay.ts";
 import { copyCorrections } from "../../../src/search/p2p-corrections.ts";
+import { recordedCarriedEvents } from "../../../src/search/p2p-carried.ts";
 import { SEARCH_RECORD_FILE } from "../../../src/search/search-record.ts";
 import { CannotVerify } from "../../../src/verify/outcome.ts";
 import { executeSearch } from "../cli/search-execute.ts";
@@ -82,7 +83,9 @@ export const replaySearch = (record: SearchReplayRecord): SearchReplay => {
       const intent = s.intent ? { intent: replayedJudges(record, s.intent) } : {};
       if (s.method === "p2p") {
         copyCorrections(record.searchDir, out);
-        await executeP2p(s, { ...quiet, ...intent, reviser: model ? llmReviser(model) : heuristicReviser() });
+        // The carried lessons come from the search's own bank-events.jsonl, never from the folders they were read from.
+        const carried = recordedCarriedEvents(record.searchDir);
+        await executeP2p(s, { ...quiet, ...intent, ...(carried.length ? { carried } : {}), reviser: model ? llmReviser(model) : heuristicReviser() });
       } else await executeSearch(s, { ...quiet, proposer: model ? llmProposer(model) : heuristicProposer() });
     },
   };
