@@ -104,13 +104,13 @@ export const readCarriedLessons = async (paths: readonly string[]): Promise<Bank
   return carriedEvents(await carriedLessons(sources), labels);
 };
 
-export const carriedEvents = (lessons: readonly Lesson[], labels: readonly string[]): BankEvent[] =>
+const carriedEvents = (lessons: readonly Lesson[], labels: readonly string[]): BankEvent[] =>
   lessons.map((entry) => BankEvent.parse({ schemaVersion: 1, type: "lesson_added", round: 0, entry, reason: `${CARRIED_REASON}${labels.join(", ")}` }));
 
 export const isCarriedEvent = (e: BankEvent): boolean => e.type === "lesson_added" && e.round === 0 && e.reason.startsWith(CARRIED_REASON);
 
 /** The carried events a search's own bank-events.jsonl holds (what `hexa verify` replays, without the sources). */
-export const loggedCarriedEvents = (events: readonly BankEvent[]): BankEvent[] => events.filter(isCarriedEvent);
+const loggedCarriedEvents = (events: readonly BankEvent[]): BankEvent[] => events.filter(isCarriedEvent);
 
 /** The carried events of the search in `dir`, from its own bank-events.jsonl (read, never repaired). */
 export const recordedCarriedEvents = (dir: string): BankEvent[] => loggedCarriedEvents(readJsonl(join(dir, "bank-events.jsonl"), BankEvent, { repair: false }));
