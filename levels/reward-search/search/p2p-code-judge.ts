@@ -3,8 +3,8 @@
  * the stored version authored with exactly the corrections the iteration weighs (none: the version authored before
  * the search). When none was, llm.judge authors the next version with them (judges/<id>/v<n>.json, its
  * authoring summary recording the corrections), at most once per iteration; a failed authoring leaves the latest
- * stored version judging, said in a note. A resumed search or a replay finds the versions already stored, so it
- * never authors one again.
+ * stored version judging, said in a note. A resumed search finds the versions already stored and never authors
+ * one again; a replay (hexa verify) authors them anew in its own folder, answered from llm-log.jsonl.
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
