@@ -92,9 +92,9 @@ const judgeOf = async (s: SearchSettings, io: P2pIo, task: RewardTask, instance:
     dir: resolve(io.out),
   };
   const choice = { user: s.intent.criteria, elicited: s.intent.elicited, elicit: io.elicit };
-  const { notes, judgeFile, accepted } = await prepareIntent(task, instance, j, io.intent, choice);
+  const { notes, accepted } = await prepareIntent(task, instance, j, io.intent, choice);
   if (accepted) io.accepted?.(accepted);
-  return { judge: intentCheckpointJudge(task, j, io.intent, judgeFile), notes };
+  return { judge: intentCheckpointJudge(task, j, io.intent, (n) => io.stderr(`${n}\n`)), notes };
 };
 
 export const executeP2p = async (s: SearchSettings, io: P2pIo): Promise<P2pResult> => {

@@ -53,6 +53,8 @@ export const AuthoringSummary = z.strictObject({
   implement: Rounds,
   loophole: Rounds,
   calls: z.array(z.strictObject({ step: z.string(), problem: z.string().optional(), input: z.number(), output: z.number() })),
+  /** The user's corrections the authoring took into account (a p2p search's); absent: none. */
+  corrections: z.string().min(1).optional(),
 });
 export type AuthoringSummary = z.infer<typeof AuthoringSummary>;
 

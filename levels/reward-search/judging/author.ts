@@ -33,6 +33,8 @@ export interface AuthorRequest {
   /** The judge store's folder (judge-store.ts). */
   store: string;
   limits?: Partial<JudgeLimits>;
+  /** The user's corrections the judge must take into account (correctionsForJudges' text; a p2p search's), recorded in the summary. */
+  corrections?: string | undefined;
 }
 
 export type AuthoringOutcome =
@@ -55,6 +57,7 @@ export async function authorJudge(r: AuthorRequest): Promise<AuthoringOutcome> {
     implement: newRounds(AUTHORING_CAPS.tries),
     loophole: newRounds(AUTHORING_CAPS.loopholes),
     calls: [],
+    ...(r.corrections ? { corrections: r.corrections } : {}),
   };
   const at: { stage: AuthoringStage } = { stage: "intent" };
   let conversation: AuthorConversation | undefined;
@@ -66,7 +69,7 @@ export async function authorJudge(r: AuthorRequest): Promise<AuthoringOutcome> {
     summary.sample = { task: sample.task, seed: sample.seed, steps: sample.steps };
     conversation = new AuthorConversation(
       r.model,
-      systemPrompt(r.intent, { header: sample.record.header, episodeSteps: r.task.maxEpisodeSteps, description: r.task.description }),
+      systemPrompt(r.intent, { header: sample.record.header, episodeSteps: r.task.maxEpisodeSteps, description: r.task.description }, r.corrections),
     );
     at.stage = "decompose";
     const tree = await decomposeIntent(conversation, r.intent, summary.review);

@@ -45,7 +45,7 @@ describe("an intent checkpoint's score", () => {
   });
 
   it("is 0, labelled, where the trainer kept no policy", async () => {
-    const j = intentCheckpointJudge(getTask("hopper"), { intent: "hop", passAt: 0.9, seeds: [1], dir: "/nowhere" }, { judge: {} as never }, "/nowhere/j.json");
+    const j = intentCheckpointJudge(getTask("hopper"), { intent: "hop", passAt: 0.9, seeds: [1], dir: "/nowhere" }, { judge: {} as never });
     expect(j.passAt).toBe(0.9);
     expect(j.label).toMatch(/code judge alone; a judged score of the words, not a fitness/);
     const r = await j.judge(getTask("hopper"), { step: 10, fraction: 1, fitness: 1 }, { iteration: 0, config: 0, seed: 1 });

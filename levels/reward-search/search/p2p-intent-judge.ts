@@ -14,6 +14,7 @@ import { judgePolicy } from "../cli/judge-run.ts";
 import type { SynthesisRecord } from "../judging/synthesis.ts";
 import type { VisionLimits } from "../judging/vision-judge.ts";
 import type { RewardTask } from "../task.ts";
+import { codeJudgeVersions } from "./p2p-code-judge.ts";
 import { checkpointJudgmentName } from "./p2p-judgment-folder.ts";
 import { correctionsForJudges, readCorrections } from "../../../src/search/p2p-corrections.ts";
 
@@ -71,11 +72,21 @@ export const checkpointScore = (file: JudgmentFile, where: string): { score: num
 
 /**
  * The intent's checkpoint judge. Judgments run one at a time (each renders and rolls out on its own); a
- * checkpoint whose policy was not kept scores 0, labelled.
+ * checkpoint whose policy was not kept scores 0, labelled. Each iteration is judged by the code judge version
+ * authored with the corrections it weighs (p2p-code-judge.ts), named in every score's detail; `note` hears of a
+ * version authored or an authoring that failed.
  */
-export const intentCheckpointJudge = (task: RewardTask, j: IntentJudging, m: IntentModels, judgeFile: string): CheckpointJudge<RewardTask> => {
+export const intentCheckpointJudge = (
+  task: RewardTask,
+  j: IntentJudging,
+  m: IntentModels,
+  note: (line: string) => void = () => {},
+): CheckpointJudge<RewardTask> => {
   let queue: Promise<unknown> = Promise.resolve();
-  const one = async (policy: string, where: string, corrections: string) => {
+  const versionFor = codeJudgeVersions(task, j.intent, j.dir, m.judge);
+  const one = async (policy: string, where: string, iteration: number, corrections: string) => {
+    const code = await versionFor(iteration, corrections);
+    if (code.note) note(code.note);
     const out = await judgePolicy({
       task: task.id,
       policy,
@@ -84,7 +95,7 @@ export const intentCheckpointJudge = (task: RewardTask, j: IntentJudging, m: Int
       out: join(j.dir, where),
       force: true,
       intent: j.intent,
-      judge: judgeFile,
+      judge: code.file,
       ...(j.maxSteps === undefined ? {} : { maxSteps: j.maxSteps }),
       author: { store: j.dir, model: async () => m.judge },
       ...(m.vision
@@ -98,7 +109,8 @@ export const intentCheckpointJudge = (task: RewardTask, j: IntentJudging, m: Int
         : {}),
       criteriaDir: j.dir,
     });
-    return checkpointScore(out.file, where);
+    const score = checkpointScore(out.file, where);
+    return { score: score.score, detail: `${score.detail}; code judge v${code.version}` };
   };
   return {
     label: intentJudgeLabel(m.vision !== undefined),
@@ -108,7 +120,7 @@ export const intentCheckpointJudge = (task: RewardTask, j: IntentJudging, m: Int
       const where = checkpointJudgmentName(t.iteration, t.config, t.seed, cp.step);
       // The corrections its plan had to address: a replay, holding every later one too, weighs the same.
       const corrections = correctionsForJudges(readCorrections(j.dir).filter((c) => c.iteration <= t.iteration));
-      const next = queue.then(() => one(cp.policy!, where, corrections));
+      const next = queue.then(() => one(cp.policy!, where, t.iteration, corrections));
       queue = next.catch(() => undefined);
       return next;
     },

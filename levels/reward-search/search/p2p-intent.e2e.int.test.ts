@@ -18,6 +18,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const suite = existsSync(CHROMIUM) ? describe : describe.skip;
 
 const INTENT = "stay alive for a long time";
+const CORRECTION = "land softer";
 const TREE = { order: "independent", children: [{ id: "1", name: "alive", metric: "seconds recorded", threshold: ">= 100 s", partial: "time / 100 s" }] };
 const CODE = `function judge(traj) {
   const time = traj.steps * traj.dt;
@@ -46,12 +47,18 @@ const server = (): Promise<FakeEndpoint> => {
 
 const schemaName = (b: Record<string, unknown>) => (b.response_format as { json_schema?: { name: string } } | undefined)?.json_schema?.name;
 
+/** The judge.version of each judgment.json of the search's judged checkpoints whose folder starts with `prefix`. */
+const judgedBy = (out: string, prefix: string) =>
+  readdirSync(join(out, "judgments"))
+    .filter((n) => n.startsWith(prefix))
+    .map((n) => JSON.parse(readFileSync(join(out, "judgments", n, "judgment.json"), "utf8")).judge.version);
+
 suite("hexa search with an intent (p2p, scripted judges)", () => {
-  it("judges every checkpoint with the code and vision judges, at exactly the budget, and verifies offline", async () => {
+  it("judges every checkpoint with the code and vision judges, at exactly the budget, re-authors the code judge after a correction, and verifies offline", async () => {
     const out = join(dir, "search");
     const s = await server();
-    const args = ["search", "--env", "hopper", "--intent", INTENT, "--strategy", "p2p", "--budget", "2", "--configs", "2", "--train-seeds", "1"];
-    const rest = ["--train-steps", "4096", "--judged-steps", "60", "--out", out, "--trainer-cache", join(dir, "cache"), "--processes", "1"];
+    const args = ["search", "--env", "hopper", "--intent", INTENT, "--strategy", "p2p", "--budget", "4", "--configs", "2", "--train-seeds", "1"];
+    const rest = ["--max-iterations", "1", "--train-steps", "4096", "--judged-steps", "60", "--out", out, "--trainer-cache", join(dir, "cache")];
     const models = [
       "--judge-model",
       "judge-m",
@@ -65,15 +72,22 @@ suite("hexa search with an intent (p2p, scripted judges)", () => {
       "8",
     ];
     let run;
+    let corrected;
+    let first: Record<string, unknown>[] = [];
+    let firstLog = 0;
     try {
-      run = await hexa([...args, ...rest, ...models]);
+      run = await hexa([...args, ...rest, ...models, "--processes", "1"]);
+      first = s.requests.map((r) => r.body);
+      firstLog = readFileSync(join(out, "llm-log.jsonl"), "utf8").trim().split("\n").length;
+      // A correction after iteration 0: iteration 1's judges weigh it, so the code judge is authored again with it.
+      corrected = await hexa(["search", "--resume", out, "--correct", CORRECTION, "--processes", "1"]);
     } finally {
       await s.close();
     }
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toContain("1 iterations, 2 trainings (2 trained now)");
     expect(run.stdout).toContain("no final score: a task from words has no F");
-    const names = s.requests.map((r) => schemaName(r.body));
+    const names = first.map(schemaName);
     // Authored and criteria fixed once, before the trainings; then one verdict per judged checkpoint (2 trainings × 2 checkpoints).
     expect(names.slice(0, 6)).toEqual([
       "judge_decomposition",
@@ -84,12 +98,17 @@ suite("hexa search with an intent (p2p, scripted judges)", () => {
       "vision_review",
     ]);
     expect(names.slice(6)).toEqual(["vision_verdict", "vision_verdict", "vision_verdict", "vision_verdict"]);
+    expect(firstLog).toBe(10);
     const files = readdirSync(join(out, "trainings")).sort();
-    expect(files).toHaveLength(2);
+    expect(files).toHaveLength(4);
     for (const f of files) {
       const t = TrainingRecord.parse(JSON.parse(readFileSync(join(out, "trainings", f), "utf8")));
       expect(t.judged.map((j) => j.fraction)).toEqual([0.5, 1]);
-      for (const j of t.judged) expect(j.detail).toMatch(/^seed \d+: code 0\.\d\d, vision 0\.00 → 0\.\d\d \(agree\); judgment in judgments\//);
+      const version = f.startsWith("it1-") ? 2 : 1;
+      for (const j of t.judged)
+        expect(j.detail).toMatch(
+          new RegExp(`^seed \\d+: code 0\\.\\d\\d, vision 0\\.00 → 0\\.\\d\\d \\(agree\\); judgment in judgments/.*; code judge v${version}$`),
+        );
       const cps = t.outcome.kind === "result" ? t.outcome.checkpoints : [];
       for (const cp of cps) expect(existsSync(cp.policy!)).toBe(true);
     }
@@ -99,14 +118,28 @@ suite("hexa search with an intent (p2p, scripted judges)", () => {
         .filter((n) => n.startsWith(`it0-c0-s${seed}-`))
         .sort(),
     ).toEqual([`it0-c0-s${seed}-step2048`, `it0-c0-s${seed}-step4096`]);
-    expect(existsSync(join(out, "judgments", `it0-c0-s${seed}-step2048`, "judgment.json"))).toBe(true);
-    const log = readFileSync(join(out, "llm-log.jsonl"), "utf8").trim().split("\n");
-    expect(log).toHaveLength(10);
 
-    // The server is closed: every judge's exchange is answered from llm-log.jsonl, the trainings (with their PPO
-    // diagnostics) from the trainer cache, and the judgments/ folders and the lineage replay identical.
+    // After the correction: a second version of the code judge, authored with the correction's words, judges iteration 1.
+    expect(corrected.status, corrected.stderr).toBe(0);
+    expect(corrected.stdout).toContain("2 iterations, 4 trainings (2 trained now)");
+    const id = readdirSync(join(out, "judges"))[0]!;
+    expect(readdirSync(join(out, "judges", id)).sort()).toEqual(["v1.authoring.json", "v1.json", "v2.authoring.json", "v2.json"]);
+    expect(corrected.stderr).toContain(`iteration 1: authored judge ${id} v2`);
+    const system = (b: Record<string, unknown>) => JSON.stringify(b.messages);
+    expect(system(first[0]!)).not.toContain(CORRECTION);
+    const later = s.requests.slice(first.length).map((r) => r.body);
+    expect(later.filter((b) => schemaName(b) === "judge_decomposition").map(system)).toEqual([
+      expect.stringContaining(`1. \\"${CORRECTION}\\" (after iteration 0)`),
+    ]);
+    expect(JSON.parse(readFileSync(join(out, "judges", id, "v2.authoring.json"), "utf8")).corrections).toContain(CORRECTION);
+    expect(judgedBy(out, "it0-")).toEqual([1, 1, 1, 1]);
+    expect(judgedBy(out, "it1-")).toEqual([2, 2, 2, 2]);
+
+    // The server is closed: every judge's exchange (both authorings included) is answered from llm-log.jsonl, the
+    // trainings (with their PPO diagnostics) from the trainer cache, and the judgments/ folders and the lineage replay identical.
     const verified = await hexa(["verify", out, "--trainer-cache", join(dir, "cache")]);
     expect(verified.stdout, verified.stderr).toMatch(/^identical: /);
-    expect(verified.stdout).toContain("10 model exchanges");
+    expect(verified.stdout).toContain("18 model exchanges");
+    expect(readdirSync(join(out, "judges", id))).toHaveLength(4);
   }, 560_000);
 });
