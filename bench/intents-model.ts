@@ -23,7 +23,7 @@ import { scriptedVisionReply } from "./judge-calibration-vision-model.ts";
 export const SCRIPTED_INTENTS_MODEL = "scripted-intents";
 
 export const SCRIPTED_INTENTS_RULES = [
-  "reviser: reward = the intent's direction × info.x_velocity (+1 while info.healthy), each where the task lists the field; each revision scales the progress weight by 1.5; HP variants change nothing",
+  "reviser: reward = the intent's direction × info.x_velocity (+1 while info.healthy), each where the task lists the field; each revision first reads its lessons through its lessons tool, then scales the progress weight by 1.5; HP variants change nothing",
   "code judge: the root body's travel along the forward direction (signed by the intent's direction) per second, passing at 1 m/s",
   "vision: the share of consecutive frames that differ × the share of the time limit reached (bench/judge-calibration-vision-model.ts)",
   "synthesiser: calls reask_vision and run_trajectory_check, then sides with the code judge (bench/judge-calibration-synthesiser.ts)",
@@ -148,7 +148,13 @@ const portMessages = (b: Body): Message[] =>
     return { role: m.role as "system" | "user", content };
   });
 
-/** The assistant message for one request: the synthesiser's turn when its tools are offered, else the schema's answer. */
+/** The reviser's turn (its tools offered): one call of its lessons tool, then the revision once the tool has answered. */
+const reviserTurn = (b: Body, text: string): { content: string | null; tool_calls?: unknown[] } =>
+  b.messages.some((m) => m.role === "tool")
+    ? { content: JSON.stringify(revision(text)) }
+    : { content: null, tool_calls: [{ id: "call_lessons", type: "function", function: { name: "lessons", arguments: "{}" } }] };
+
+/** The assistant message for one request: the synthesiser's or the reviser's turn when their tools are offered, else the schema's answer. */
 const reply = (b: Body): { content: string | null; tool_calls?: unknown[] } => {
   const text = b.messages.map(textOf).join("\n");
   const tools: ToolSpec[] = (b.tools ?? []).map((t) => ({
@@ -156,6 +162,7 @@ const reply = (b: Body): { content: string | null; tool_calls?: unknown[] } => {
     description: t.function.description ?? "",
     parameters: t.function.parameters ?? {},
   }));
+  if (tools.some((t) => t.name === "set_lesson_tier")) return reviserTurn(b, text);
   if (tools.some((t) => t.name === "reask_vision")) {
     const turn = scriptedSynthesiserTurn(portMessages(b), tools);
     if (!turn.toolCalls.length) return { content: turn.text };

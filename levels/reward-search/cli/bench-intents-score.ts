@@ -18,8 +18,13 @@ import type { IntentCase } from "./bench-intents-cases.ts";
 const STAGES = ["case", "reviser", "checkpoint"] as const;
 type Stage = (typeof STAGES)[number];
 
-/** When a call is made, by the answer schema it asks for: authoring and criteria once a case, the reviser's steps, the judging of a checkpoint (vision verdicts and the synthesiser's turns). */
-const stageOf = (schema: string | undefined): Stage => {
+/**
+ * When a call is made, by the answer schema it asks for or the tools it offers: authoring and criteria once a
+ * case, the reviser's steps (its turns with its lineage tools too), the judging of a checkpoint (vision verdicts
+ * and the synthesiser's turns).
+ */
+const stageOf = ({ outputSchema: schema, tools }: { outputSchema?: string | undefined; tools: readonly string[] }): Stage => {
+  if (tools.includes("set_lesson_tier")) return "reviser";
   if (schema === undefined) return "checkpoint";
   if (schema.startsWith("judge_") || schema === "vision_criteria" || schema === "vision_review") return "case";
   if (schema === "reward_proposal" || schema === "p2p_revision" || schema === "hp_variant") return "reviser";
@@ -72,7 +77,7 @@ const modelUse = (dir: string): CaseResult["models"] => {
   for (const l of lines) {
     if (l.fromCache || !l.usage) continue;
     m.calls++;
-    const st = stages[stageOf(l.outputSchema)];
+    const st = stages[stageOf(l)];
     st.calls++;
     st.tokens += l.usage.input + l.usage.output;
     m.input += l.usage.input;
