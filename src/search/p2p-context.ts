@@ -35,9 +35,21 @@ export const viewOf = (l: Lineage, i: number): IterationView => {
   return { iteration: i, parent: r.parent, code: p.code, hp: r.configs[r.best]!.hp, score: r.score, changes: changesText(p) };
 };
 
-/** The best iteration so far by its score (the first of equals); undefined before any. */
-export const bestIteration = (iterations: readonly IterationRecord[]): IterationRecord | undefined =>
-  iterations.reduce<IterationRecord | undefined>((b, r) => (!b || r.score > b.score ? r : b), undefined);
+/** The judge version of the latest iteration that names one; undefined for a judge with one version. */
+const latestJudgeVersion = (iterations: readonly IterationRecord[]): number | undefined =>
+  iterations.filter((r) => r.judgeVersion !== undefined).at(-1)?.judgeVersion;
+
+/**
+ * The best iteration so far by its score (the first of equals) among those scored by judge version `version` (by
+ * default the latest iteration's): scores under two versions of the intent's code judge measure two intents, so
+ * they are never compared (docs/spec/reward-search.md §8.6). An iteration naming no version (a judge with one
+ * version; every training failed, scoring 0) counts under any. Undefined before any.
+ */
+export const bestIteration = (iterations: readonly IterationRecord[], version = latestJudgeVersion(iterations)): IterationRecord | undefined =>
+  iterations.reduce<IterationRecord | undefined>(
+    (b, r) => ((r.judgeVersion === undefined || r.judgeVersion === version) && (!b || r.score > b.score) ? r : b),
+    undefined,
+  );
 
 /** Iterations after the last one that set a new best. */
 const sinceBest = (iterations: readonly IterationRecord[]): number => {

@@ -49,7 +49,10 @@ export const PlanRecord = z.object({
 });
 export type PlanRecord = z.infer<typeof PlanRecord>;
 
-const JudgedCheckpoint = z.object({ step: int0, fraction: z.number(), score: z.number().min(0).max(1), detail: z.string() });
+/** The version of the intent's code judge that scored a checkpoint or an iteration; absent for a judge with one version (F). */
+const JudgeVersion = z.number().int().min(1).optional();
+
+const JudgedCheckpoint = z.object({ step: int0, fraction: z.number(), score: z.number().min(0).max(1), detail: z.string(), judgeVersion: JudgeVersion });
 
 export const TrainingRecord = z.object({
   schemaVersion: z.literal(P2P_SCHEMA_VERSION),
@@ -74,7 +77,10 @@ export const IterationRecord = z.object({
   /** The configuration with the highest mean over seeds (the first of equals). */
   best: int0,
   score: z.number(),
+  /** Whether it beat every earlier iteration scored by the same judge version. */
   newBest: z.boolean(),
+  /** The judge version its trainings' checkpoints were scored by (the highest, should they differ). */
+  judgeVersion: JudgeVersion,
 });
 export type IterationRecord = z.infer<typeof IterationRecord>;
 

@@ -83,6 +83,8 @@ interface CheckpointJudgment {
   /** 0–1. */
   score: number;
   detail: string;
+  /** The version of the intent's code judge that scored it (p2p-code-judge.ts); absent for a judge with one version. */
+  judgeVersion?: number;
 }
 
 /** Which training a judged checkpoint belongs to (a judge that keeps files names them by it). */

@@ -70,6 +70,7 @@ const runWith = (o: {
   log?: P2pLog;
   failAt?: number;
   onCorrected?: P2pRun<FakeTask, FakeInstance>["onCorrected"];
+  judge?: CheckpointJudge<FakeTask>;
 }) => {
   const t = trainerOf(o.score, o.failAt === undefined ? {} : { failAt: o.failAt });
   const run: P2pRun<FakeTask, FakeInstance> = {
@@ -79,7 +80,7 @@ const runWith = (o: {
     source: "toy",
     reviser: o.reviser ?? scriptedReviser(),
     trainer: t.trainer,
-    judge,
+    judge: o.judge ?? judge,
     space,
     log: o.log ?? memoryP2pLog(),
     budget: o.budget,
@@ -297,5 +298,53 @@ describe("p2p strategy: corrections from the user", () => {
     await expect(runWith({ score: passes, budget: 4, config: { configs: 1, trainSeeds: 1 }, log }).result).rejects.toThrow(
       /broke a rule at iteration 1: corrections: correction 0 not addressed/,
     );
+  });
+});
+
+describe("p2p strategy: versions of the judge", () => {
+  /** F clamped, said to be scored by judge version 2 from iteration `from` on, version 1 before. */
+  const versioned = (from: number): CheckpointJudge<FakeTask> => ({
+    ...judge,
+    judge: async (t, cp, at) => ({ ...(await judge.judge(t, cp, at)), judgeVersion: at.iteration >= from ? 2 : 1 }),
+  });
+  const byCode =
+    (scores: number[]): Score =>
+    (code) =>
+      scores[Number(code.split(" ")[1])]!;
+  const cfg = { configs: 1, trainSeeds: 1 };
+
+  it("compares an iteration only with the iterations scored by the same judge version", async () => {
+    const reviser = scriptedReviser();
+    const log = memoryP2pLog();
+    const r = await runWith({ score: byCode([0.8, 0.3, 0.4, 0.5]), budget: 4, config: cfg, reviser, log, judge: versioned(2) }).result;
+    expect(r.iterations.map((i) => [i.judgeVersion, i.newBest])).toEqual([
+      [1, true],
+      [1, false],
+      [2, true],
+      [2, true],
+    ]);
+    expect(log.training(2, 0, trainSeedsOf(fakeInstance, 1)[0]!)!.judged.map((j) => j.judgeVersion)).toEqual([2, 2, 2, 2]);
+    expect(reviser.seen.map((c) => [c.best.iteration, c.sinceBest])).toEqual([
+      [0, 0],
+      [0, 1],
+      [2, 0],
+    ]);
+    expect([r.best?.iteration, r.best?.judgeVersion, r.stop]).toEqual([3, 2, "budget"]);
+  });
+
+  it("does not pass on a score of an earlier version once a later one judges", async () => {
+    const log = memoryP2pLog();
+    const score = byCode([1, 0.5, 0.5]);
+    expect((await runWith({ score, budget: 3, config: cfg, log, judge: versioned(1) }).result).stop).toBe("passed");
+    log.addCorrection({ schemaVersion: 1, index: 0, iteration: 1, afterIteration: 0, text: "land softer", at: "2026-12-07T02:00:00.000Z" });
+    const reviser = scriptedReviser((ctx) => ({ corrections: ctx.corrections.map((c) => ({ correction: c.index, how: "softer", addressed: true })) }));
+    const r = await runWith({ score, budget: 3, config: cfg, log, reviser, judge: versioned(1) }).result;
+    expect([r.stop, r.iterations.length, r.best?.iteration]).toEqual(["budget", 3, 1]);
+  });
+
+  it("keeps a judge with one version's records free of versions", async () => {
+    const r = await runWith({ score: byCode([0.8, 0.3]), budget: 2, config: cfg }).result;
+    expect(r.iterations.map((i) => "judgeVersion" in i)).toEqual([false, false]);
+    expect(r.best && "judgeVersion" in r.best).toBe(false);
   });
 });

@@ -55,7 +55,8 @@ export interface P2pRun<T, I extends SearchInstance> {
 export interface P2pResult {
   iterations: IterationRecord[];
   plans: PlanRecord[];
-  best: { iteration: number; config: number; score: number; code: string; hp: HpSet } | undefined;
+  /** Among the iterations scored by the latest iteration's judge version (`judgeVersion`, absent for a judge with one version). */
+  best: { iteration: number; config: number; score: number; code: string; hp: HpSet; judgeVersion?: number } | undefined;
   stop: P2pStop;
   passAt: number;
   /** Trainings of the search (replayed and new) and those this process trained. */
@@ -240,7 +241,13 @@ const judged = async <T, I extends SearchInstance>(run: P2pRun<T, I>, t: Omit<Tr
   for (const cp of t.outcome.checkpoints) {
     const j = await run.judge.judge(run.task, cp, { iteration: t.iteration, config: t.config, seed: t.seed });
     if (!(j.score >= 0 && j.score <= 1)) throw new InvariantError(`p2p: the judge (${run.judge.label}) scored ${j.score}, outside 0–1`);
-    checks.push({ step: cp.step, fraction: cp.fraction, score: j.score, detail: j.detail });
+    checks.push({
+      step: cp.step,
+      fraction: cp.fraction,
+      score: j.score,
+      detail: j.detail,
+      ...(j.judgeVersion === undefined ? {} : { judgeVersion: j.judgeVersion }),
+    });
   }
   return { ...t, judged: checks, score: checks.at(-1)!.score };
 };
@@ -268,22 +275,42 @@ const trainingOf = async <T, I extends SearchInstance>(run: P2pRun<T, I>, s: Sta
   return t;
 };
 
-/** The iteration's record: each configuration's scores over its seeds, the best configuration by its mean (the first of equals). */
-const iterationOf = (p: PlanRecord, trainings: readonly TrainingRecord[][], seeds: readonly number[], before: number | undefined): IterationRecord => {
+/** The judge version that scored the trainings' checkpoints (the highest, should they differ); undefined for a judge with one version. */
+const judgeVersionOf = (trainings: readonly TrainingRecord[][]): number | undefined => {
+  const versions = trainings.flat().flatMap((t) => t.judged.flatMap((j) => j.judgeVersion ?? []));
+  return versions.length ? Math.max(...versions) : undefined;
+};
+
+/**
+ * The iteration's record: each configuration's scores over its seeds, the best configuration by its mean (the
+ * first of equals), and whether it beats the earlier iterations scored by the same judge version.
+ */
+const iterationOf = (p: PlanRecord, trainings: readonly TrainingRecord[][], seeds: readonly number[], earlier: readonly IterationRecord[]): IterationRecord => {
   const configs = p.configs.map((c, i) => {
     const scores = trainings[i]!.map((t) => t.score);
     return { config: i, directive: c.directive, hp: c.hp, seeds: [...seeds], scores, mean: mean(scores), std: std(scores) };
   });
   const best = configs.reduce((b, c) => (c.mean > configs[b]!.mean ? c.config : b), 0);
   const score = configs[best]!.mean;
-  return { schemaVersion: P2P_SCHEMA_VERSION, iteration: p.iteration, parent: p.parent, configs, best, score, newBest: before === undefined || score > before };
+  const judgeVersion = judgeVersionOf(trainings);
+  const before = (judgeVersion === undefined ? bestIteration(earlier) : bestIteration(earlier, judgeVersion))?.score;
+  return {
+    schemaVersion: P2P_SCHEMA_VERSION,
+    iteration: p.iteration,
+    parent: p.parent,
+    configs,
+    best,
+    score,
+    newBest: before === undefined || score > before,
+    ...(judgeVersion === undefined ? {} : { judgeVersion }),
+  };
 };
 
 const runIteration = async <T, I extends SearchInstance>(run: P2pRun<T, I>, s: State, p: PlanRecord): Promise<IterationRecord> => {
   const seeds = trainSeedsOf(run.instance, run.config.trainSeeds);
   const all = await settleAll(p.configs.flatMap((_, c) => seeds.map((seed) => trainingOf(run, s, p, c, seed))));
   const trainings = p.configs.map((_, c) => all.slice(c * seeds.length, (c + 1) * seeds.length));
-  const r = iterationOf(p, trainings, seeds, bestIteration(s.lineage.iterations)?.score);
+  const r = iterationOf(p, trainings, seeds, s.lineage.iterations);
   run.log.appendIteration(r);
   return r;
 };
@@ -332,7 +359,17 @@ const resultOf = (s: State, stop: P2pStop, passAt: number, seeds: number): P2pRe
   return {
     iterations: s.lineage.iterations,
     plans: s.lineage.plans,
-    best: b && plan ? { iteration: b.iteration, config: b.best, score: b.score, code: plan.code, hp: b.configs[b.best]!.hp } : undefined,
+    best:
+      b && plan
+        ? {
+            iteration: b.iteration,
+            config: b.best,
+            score: b.score,
+            code: plan.code,
+            hp: b.configs[b.best]!.hp,
+            ...(b.judgeVersion === undefined ? {} : { judgeVersion: b.judgeVersion }),
+          }
+        : undefined,
     stop,
     passAt,
     trainings: spentOf(s.lineage.plans.slice(0, s.lineage.iterations.length), seeds),

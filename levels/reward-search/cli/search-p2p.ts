@@ -75,7 +75,7 @@ const outstandingNote = (out: string, r: P2pResult): string => {
 const summary = (r: P2pResult, label: string): string => {
   const stop = { passed: `passed (score ≥ ${r.passAt})`, iterations: "the iteration cap", budget: "the training budget" }[r.stop];
   const best = r.best
-    ? `best: iteration ${r.best.iteration} config ${r.best.config}, score ${f2(r.best.score)} (mean over seeds; ${label}); HPs ${JSON.stringify(r.best.hp)}`
+    ? `best: iteration ${r.best.iteration} config ${r.best.config}, score ${f2(r.best.score)} (mean over seeds; ${label}${r.best.judgeVersion === undefined ? "" : `; among the iterations scored by code judge v${r.best.judgeVersion}`}); HPs ${JSON.stringify(r.best.hp)}`
     : "no iteration finished";
   return `p2p: ${r.iterations.length} iterations, ${r.trainings} trainings (${r.trained} trained now); stopped at ${stop}\n${best}`;
 };

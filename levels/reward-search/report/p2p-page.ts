@@ -9,7 +9,7 @@
 import { escapeHtml } from "../../../src/report/escape-html.ts";
 import { lessonRow } from "../../../src/report/inspect/lessons-section.ts";
 import { lineDiff } from "../../../src/report/line-diff.ts";
-import { checkpointTable } from "../../../src/search/p2p-context.ts";
+import { bestIteration, checkpointTable } from "../../../src/search/p2p-context.ts";
 import type { IterationRecord, PlanRecord, TrainingRecord } from "../../../src/search/p2p-log.ts";
 import { PLAYER, pickSection, STYLE } from "./judgment-page.ts";
 import type { IterationPage, P2pPageInput } from "./p2p-page-read.ts";
@@ -18,9 +18,8 @@ const n2 = (x: number) => x.toFixed(2);
 const num = (x: number) => String(Number(x.toPrecision(4)));
 const FPS = 10;
 
-/** The best finished iteration by its score (the first of equals), as the strategy picks it. */
-const bestOf = (its: readonly IterationPage[]): number | undefined =>
-  its.reduce<IterationRecord | undefined>((b, it) => (it.record && (!b || it.record.score > b.score) ? it.record : b), undefined)?.iteration;
+/** The best finished iteration as the strategy picks it: by its score, among those the latest judge version scored. */
+const bestOf = (its: readonly IterationPage[]): number | undefined => bestIteration(its.flatMap((it) => it.record ?? []))?.iteration;
 
 const nodeLabel = (it: IterationPage, best: number | undefined): string => {
   const { plan, record } = it;
@@ -187,13 +186,16 @@ events.onmessage = async () => {
 };
 events.onerror = () => { status.textContent = "live: server not answering (the page stays as it is)"; };`;
 
+/** Where the best was chosen among the iterations one version of the code judge scored, which. */
+const versionNote = (r: IterationRecord): string => (r.judgeVersion === undefined ? "" : `; among the iterations scored by code judge v${r.judgeVersion}`);
+
 const summaryLine = (input: P2pPageInput, best: number | undefined): string => {
   const h = input.header;
   const done = input.iterations.filter((it) => it.record).length;
   const b =
     best === undefined
       ? "no iteration finished yet"
-      : `best: iteration ${best}, score ${n2(input.iterations[best]!.record!.score)} (its best configuration's mean over seeds)`;
+      : `best: iteration ${best}, score ${n2(input.iterations[best]!.record!.score)} (its best configuration's mean over seeds${versionNote(input.iterations[best]!.record!)})`;
   return `${done} of ${input.iterations.length} planned iterations judged; ${b}. Reviser: ${h.proposer}; budget ${h.budget} trainings of ${h.trainSteps} steps; settings ${JSON.stringify(h.options)}.`;
 };
 

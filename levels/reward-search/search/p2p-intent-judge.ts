@@ -110,7 +110,7 @@ export const intentCheckpointJudge = (
       criteriaDir: j.dir,
     });
     const score = checkpointScore(out.file, where);
-    return { score: score.score, detail: `${score.detail}; code judge v${code.version}` };
+    return { score: score.score, detail: `${score.detail}; code judge v${code.version}`, judgeVersion: code.version };
   };
   return {
     label: intentJudgeLabel(m.vision !== undefined),

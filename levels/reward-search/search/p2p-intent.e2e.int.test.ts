@@ -134,6 +134,16 @@ suite("hexa search with an intent (p2p, scripted judges)", () => {
     expect(JSON.parse(readFileSync(join(out, "judges", id, "v2.authoring.json"), "utf8")).corrections).toContain(CORRECTION);
     expect(judgedBy(out, "it0-")).toEqual([1, 1, 1, 1]);
     expect(judgedBy(out, "it1-")).toEqual([2, 2, 2, 2]);
+    // Each iteration records the version that scored it; the best is chosen among v2's iterations alone.
+    const records = readFileSync(join(out, "iterations.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(records.map((r) => [r.judgeVersion, r.newBest])).toEqual([
+      [1, true],
+      [2, true],
+    ]);
+    expect(corrected.stdout).toMatch(/^best: iteration 1 config 0, score [\d.]+ \(.*; among the iterations scored by code judge v2\); HPs /m);
 
     // The server is closed: every judge's exchange (both authorings included) is answered from llm-log.jsonl, the
     // trainings (with their PPO diagnostics) from the trainer cache, and the judgments/ folders and the lineage replay identical.

@@ -98,7 +98,7 @@ export const p2pSearchOfRun = (config: RunConfig, c: RewardSearchConfig, pool: T
             config: p,
           });
           const best = r.best
-            ? `best iteration ${r.best.iteration} config ${r.best.config} score ${r.best.score.toFixed(2)} (${judge.label})`
+            ? `best iteration ${r.best.iteration} config ${r.best.config} score ${r.best.score.toFixed(2)} (${judge.label}${underVersion(r.best.judgeVersion)})`
             : "no iteration finished";
           log(`${level}: p2p ${r.iterations.length} iterations, ${r.trainings}/${budget} trainings (${r.trained} trained now), stopped at ${r.stop}; ${best}`);
         }),
@@ -106,6 +106,9 @@ export const p2pSearchOfRun = (config: RunConfig, c: RewardSearchConfig, pool: T
     },
   };
 };
+
+/** ", under code judge vN" where the best was chosen among the iterations that version scored; "" for a judge with one version. */
+const underVersion = (version: number | undefined): string => (version === undefined ? "" : `, under code judge v${version}`);
 
 /**
  * The final reward of a p2p search: the best iteration's code and its best configuration's HPs (best by the mean
@@ -127,5 +130,6 @@ export const p2pFinalReward = (
   if (!best) return { code: null, source: "none", spent, selection };
   const hp = best.configs.find((c) => c.config === best.best)?.hp;
   if (!hp) throw new InvariantError(`p2p: iteration ${best.iteration} of ${dir} names best config ${best.best}, which it does not record`);
-  return { code: plans[best.iteration]!.code, source: `iteration ${best.iteration} (config ${best.best}, with its HPs) of p2p`, spent, selection, hp };
+  const source = `iteration ${best.iteration} (config ${best.best}, with its HPs${underVersion(best.judgeVersion)}) of p2p`;
+  return { code: plans[best.iteration]!.code, source, spent, selection, hp };
 };
