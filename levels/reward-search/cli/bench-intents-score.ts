@@ -13,6 +13,7 @@ import { DEFAULT_PRICES } from "../../../src/llm/config.ts";
 import { SearchHeader } from "../../../src/search/candidates.ts";
 import { p2pDirLog, type IterationRecord } from "../../../src/search/p2p-log.ts";
 import { readJsonl } from "../../../src/store/jsonl.ts";
+import { bestIteration } from "../../../src/search/p2p-context.ts";
 import type { IntentCase } from "./bench-intents-cases.ts";
 
 const STAGES = ["case", "reviser", "checkpoint"] as const;
@@ -64,10 +65,6 @@ export const CaseResult = z.object({
   fitness: z.object({ f: z.number(), solvedAt: z.number(), solved: z.boolean(), agrees: z.boolean() }).nullable(),
 });
 export type CaseResult = z.infer<typeof CaseResult>;
-
-/** The first iteration with the highest mean judged score (the search's best, as p2p keeps it). */
-const bestOf = (its: readonly IterationRecord[]): IterationRecord | undefined =>
-  its.reduce<IterationRecord | undefined>((b, r) => (b === undefined || r.score > b.score ? r : b), undefined);
 
 const modelUse = (dir: string): CaseResult["models"] => {
   const path = join(dir, "llm-log.jsonl");
@@ -121,7 +118,7 @@ export const caseResult = (dir: string, c: IntentCase, run: CaseRun): CaseResult
   const passAt = passAtOf(dir, run.passAt);
   const log = p2pDirLog(dir);
   const its = log.iterations();
-  const best = bestOf(its);
+  const best = bestIteration(its);
   let trainings = 0;
   let envSteps = 0;
   let judgedCheckpoints = 0;
