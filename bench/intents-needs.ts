@@ -45,7 +45,7 @@ export const realModelNeeds = (r: Results): string[] => {
     "  npm run bench:intents -- --model M --base-url URL --judge-model M --judge-base-url URL --vision-model V --vision-base-url URL2 --vision-max-images 50 \\",
     `    --budget ${trainings} --configs ${p.configs} --train-seeds ${p.seeds} --judged-episodes ${p.judgedEpisodes} --train-steps STEPS --judged-steps 1000 --out bench/out/intents-model --write-page`,
     "(or `hexa bench intents` with the same flags; rerun the same command to continue). Each case's trainings run on this machine's trainer processes",
-    "(--processes); on Redis workers (docs/guides/many-machines.md: `hexa worker --redis redis://HOST:6379 --queues trainings` on each machine),",
-    "the trainings go to the workers once `hexa search` takes a Redis trainer pool, with the same bench flags.",
+    "(--processes); with --backend redis://HOST:6379 they go to the hexa workers serving the trainings queue",
+    "(docs/guides/many-machines.md: `hexa worker --redis redis://HOST:6379 --queues trainings` on each machine), judged here as they come back.",
   ];
 };

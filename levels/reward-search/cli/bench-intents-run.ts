@@ -17,6 +17,8 @@ export interface IntentsPlan {
   /** The model flags every case's search is given (reviser, llm.judge, llm.vision), as `hexa search` takes them. */
   modelArgs: string[];
   processes: number | undefined;
+  /** The Redis queue every case's trainings go to (hexa search --backend); undefined: this machine's trainer processes. */
+  backend: string | undefined;
 }
 
 /** The `hexa search` arguments of one case: the p2p strategy on the case's intent at the bench's sizes. */
@@ -29,6 +31,7 @@ const searchArgs = (p: IntentsPlan, c: IntentCase, dir: string, out: string): st
     ...["--pass-at", String(s.passAt), "--judged-episodes", String(s.judgedEpisodes), "--judged-steps", String(s.judgedSteps)],
     ...["--out", dir, "--trainer-cache", join(out, ".trainer-cache")],
     ...(p.processes === undefined ? [] : ["--processes", String(p.processes)]),
+    ...(p.backend === undefined ? [] : ["--backend", p.backend]),
     ...p.modelArgs,
   ];
 };

@@ -43,6 +43,10 @@ export const intentsBenchFlags = <T>(y: Argv<T>) =>
       describe: `intents: steps of a judged episode at most (default ${INTENTS_DEFAULTS.judgedSteps})`,
     })
     .option("processes", { type: "string", coerce: intFlag("processes", 1, 64), describe: "intents: trainer processes at once (default: one per core)" })
+    .option("backend", {
+      type: "string",
+      describe: "intents: redis://HOST:PORT: every case's trainings go to the hexa workers serving its trainings queue (as hexa search --backend)",
+    })
     .option("model", { type: "string", describe: "intents: the reviser's model (--proposer llm of hexa search); none: the heuristic reviser" })
     .option("base-url", { type: "string", describe: "intents: the reviser's OpenAI-compatible endpoint" })
     .option("judge-model", { type: "string", describe: "intents: llm.judge (authors each intent's code judge, settles disagreements); required" })
@@ -65,6 +69,7 @@ const INTENTS_ONLY = [
   "judged-episodes",
   "judged-steps",
   "processes",
+  "backend",
   "model",
   "base-url",
   "judge-model",
@@ -91,6 +96,7 @@ interface IntentsArgs {
   "judged-episodes"?: number | undefined;
   "judged-steps"?: number | undefined;
   processes?: number | undefined;
+  backend?: string | undefined;
   model?: string | undefined;
   "base-url"?: string | undefined;
   "judge-model"?: string | undefined;
@@ -115,6 +121,8 @@ export const intentsPlan = (a: IntentsArgs): IntentsPlan => {
     throw new ConfigError(
       `--budget: ${budget} is not a multiple of --configs × --train-seeds (${configs} × ${trainSeeds}): an iteration trains every config on every seed`,
     );
+  if (a.backend !== undefined && a.processes !== undefined)
+    throw new ConfigError("--processes: with --backend the workers train, each with its own processes; drop --processes");
   const passAt = a["pass-at"] ?? INTENTS_DEFAULTS.passAt;
   if (!(passAt >= 0 && passAt <= 1)) throw new ConfigError(`--pass-at: ${passAt} is not a score between 0 and 1`);
   const cases = benchCases(
@@ -141,5 +149,5 @@ export const intentsPlan = (a: IntentsArgs): IntentsPlan => {
     ...(a.model ? ["--proposer", "llm"] : []),
     ...given(a, ["model", "base-url", "judge-model", "judge-base-url", "vision-model", "vision-base-url", "vision-max-images"]),
   ];
-  return { cases, settings, modelArgs, processes: a.processes };
+  return { cases, settings, modelArgs, processes: a.processes, backend: a.backend };
 };
