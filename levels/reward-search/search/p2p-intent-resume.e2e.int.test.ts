@@ -70,8 +70,11 @@ const searchArgs = (out: string, cache: string, url: string) => [
   ...["--judge-model", "judge-m", "--judge-base-url", url, "--vision-model", "vision-m", "--vision-base-url", url, "--vision-max-images", "4"],
 ];
 
-/** The files a search folder holds, relative; the exchanges and the record of its starts are the clock's and the kill's, not the search's. */
-const CLOCK_FILES = new Set(["llm-log.jsonl", "search-config.json"]);
+/**
+ * The files a search folder holds, relative; the exchanges and the record of its starts are the clock's and the
+ * kill's, not the search's, and report.html is the page drawn from the records at the end (its folder, its time).
+ */
+const CLOCK_FILES = new Set(["llm-log.jsonl", "search-config.json", "report.html"]);
 const filesOf = (root: string, at = root): string[] =>
   readdirSync(at).flatMap((n) => {
     const p = join(at, n);
