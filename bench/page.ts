@@ -88,6 +88,8 @@ export const recordPage = (name: BenchPageName, opts: { dir?: string; argv?: rea
   if (!argv.includes(WRITE_PAGE_FLAG)) return;
   const started = new Date().toISOString();
   const loadStart = os.loadavg();
+  // Taken now: the run's own data files, written before the page, must not read as changes to the code it ran.
+  const commit = gitCommit();
   const chunks: string[] = [];
   const write = process.stdout.write.bind(process.stdout);
   process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
@@ -99,7 +101,7 @@ export const recordPage = (name: BenchPageName, opts: { dir?: string; argv?: rea
     const header: PageHeader = {
       title: BENCH_PAGES[name].title,
       command: commandLine(argv),
-      commit: gitCommit(),
+      commit,
       machine: machineInfo(),
       started,
       finished: new Date().toISOString(),
