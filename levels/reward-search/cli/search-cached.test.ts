@@ -10,7 +10,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const START = new Date("2026-12-07T10:00:00Z");
 const entry = (name: string, storedAt: string) => {
   const path = join(dir, `${name}.json`);
-  writeFileSync(path, JSON.stringify({ storedAt }));
+  const outcome = { kind: "error", error: { kind: "internal", message: "stand-in" } };
+  writeFileSync(path, JSON.stringify({ schemaVersion: 2, key: name, trainer: { name: "t", version: "1" }, task: "cartpole", storedAt, outcome }));
   return path;
 };
 /** A pool answering every job from the cache entry `path`, as the trainer pool reports a hit. */

@@ -57,6 +57,13 @@ const CacheEntry = z.object({
 export type CacheEntry = z.infer<typeof CacheEntry>;
 
 /**
+ * Whether a search reports a training answered from an entry as cached (docs/guides/verify.md): the entry was
+ * stored before the search first started, or an earlier training of the search used it. The search and its
+ * replay by `hexa verify` apply the same rule.
+ */
+export const cachedForSearch = (storedAt: string, searchStarted: Date, usedBefore: boolean): boolean => usedBefore || new Date(storedAt) < searchStarted;
+
+/**
  * The entry a file holds, checked field by field (docs/security.md: a cache folder may be a stranger's, e.g. a
  * bundle's): the entry, or the first problem as `field: message`.
  */

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { CannotVerify } from "../../../src/verify/outcome.ts";
 import type { RewardSearchConfig } from "../config.ts";
-import { type CacheEntry, MAX_ENTRY_BYTES, readCacheEntry, trainCacheKey, type TrainerIdentity } from "../trainer/cache.ts";
+import { type CacheEntry, cachedForSearch, MAX_ENTRY_BYTES, readCacheEntry, trainCacheKey, type TrainerIdentity } from "../trainer/cache.ts";
 import type { JobOutcome } from "../trainer/client.ts";
 import { createTrainerPool, type PoolJob, type PoolTrainOptions, type TrainerPool } from "../trainer/pool.ts";
 
@@ -114,7 +114,11 @@ export const replayTrainerPool = (current: () => TrainingsReplay): TrainerPool =
       const lacking = lackingLosses(found, o);
       if (lacking) return refuse(lacking);
       const outcome = found.entry.outcome as JobOutcome;
-      const cached = replay.used.some((u) => u.key === found.key) || new Date(found.entry.storedAt) < replay.startedAt;
+      const cached = cachedForSearch(
+        found.entry.storedAt,
+        replay.startedAt,
+        replay.used.some((u) => u.key === found.key),
+      );
       replay.used.push({ key: found.key, job, trainer: found.trainer, outcome });
       return { ...outcome, cached, jobDir: null, entry: found.path };
     },
