@@ -4,6 +4,7 @@ import { MAX_REWARD_CHANGES } from "../../../src/search/p2p-revision.ts";
 import { MAX_TOOL_ROUNDS } from "./p2p-reviser-tools.ts";
 import type { HpDirective, HpSet, HpSpace, IterationView, ReviseContext } from "../../../src/search/p2p-ports.ts";
 import { CODE_TIPS } from "../reward-tips.ts";
+import { hpText, n } from "./p2p-text.ts";
 import type { RewardTask, TaskInstance } from "../task.ts";
 
 /**
@@ -23,11 +24,6 @@ const SYSTEM = [
   CODE_TIPS,
 ].join("\n\n");
 
-const n = (x: number | null) => (x === null ? "n/a" : Number(x.toPrecision(3)).toString());
-const hpText = (hp: HpSet) =>
-  Object.entries(hp)
-    .map(([k, v]) => `${k} ${v}`)
-    .join(", ");
 const boundsText = (s: HpSpace) =>
   Object.entries(s.bounds)
     .map(([k, [lo, hi]]) => `${k} [${lo}, ${hi}]`)

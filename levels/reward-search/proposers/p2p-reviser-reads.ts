@@ -1,7 +1,8 @@
 import { createTwoFilesPatch } from "diff";
-import { checkpointTable } from "../../../src/search/p2p-context.ts";
+import { bestIteration, checkpointTable } from "../../../src/search/p2p-context.ts";
 import type { TrainingRecord } from "../../../src/search/p2p-log.ts";
-import type { HpSet, LineageReads } from "../../../src/search/p2p-ports.ts";
+import type { LineageReads } from "../../../src/search/p2p-ports.ts";
+import { hpText, n } from "./p2p-text.ts";
 import { byTier, isActive, type Lesson } from "../../../src/store/lesson.ts";
 
 /**
@@ -11,15 +12,10 @@ import { byTier, isActive, type Lesson } from "../../../src/store/lesson.ts";
  * lessons with their tiers and history. The arguments are checked before these run (the iterations exist).
  */
 
-const n = (x: number | null | undefined) => (x === null || x === undefined ? "n/a" : Number(x.toPrecision(3)).toString());
-const hpText = (hp: HpSet) =>
-  Object.entries(hp)
-    .map(([k, v]) => `${k} ${v}`)
-    .join(", ");
-
 /** The lineage: per iteration its parent, score, best configuration, whether it set a new best, and what changed. */
 export const lineageText = (l: LineageReads): string => {
-  const best = l.iterations.reduce((b, r) => (r.score > l.iterations[b]!.score ? r.iteration : b), 0);
+  // The search's own best: among the iterations scored by the latest judge version (p2p-context.ts).
+  const best = bestIteration(l.iterations)?.iteration ?? 0;
   return [
     `${l.iterations.length} iterations judged; best: iteration ${best}; pass at ${n(l.passAt)}`,
     ...l.iterations.map((r) => {
