@@ -221,13 +221,15 @@ const SEARCH_DEPTH = 5;
 export const findSearchDirs = (root: string, depth = SEARCH_DEPTH): string[] => {
   const here = existsSync(join(root, "candidates.jsonl")) ? [root] : [];
   if (depth === 0) return here;
-  const below = readdirSync(root, { withFileTypes: true })
-    .filter((d) => d.isDirectory() && !d.name.startsWith(".") && d.name !== "node_modules")
-    .map((d) => join(root, d.name))
-    .sort()
-    .flatMap((p) => findSearchDirs(p, depth - 1));
-  return [...here, ...below];
+  return [...here, ...subfolders(root).flatMap((p) => findSearchDirs(p, depth - 1))];
 };
+
+/** The folders directly in `dir` a search may be in, sorted: no link, no dot folder (trainer jobs and cache), no node_modules. */
+const subfolders = (dir: string): string[] =>
+  readdirSync(dir, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && !d.name.startsWith(".") && d.name !== "node_modules")
+    .map((d) => join(dir, d.name))
+    .sort();
 
 /**
  * Folders strictly under `root` that a family's page claims (a p2p search, a judge folder), not looked into once
@@ -235,11 +237,7 @@ export const findSearchDirs = (root: string, depth = SEARCH_DEPTH): string[] => 
  */
 export const findClaimedDirs = (root: string, claims: (dir: string) => boolean, depth = SEARCH_DEPTH): string[] => {
   if (depth === 0) return [];
-  return readdirSync(root, { withFileTypes: true })
-    .filter((d) => d.isDirectory() && !d.name.startsWith(".") && d.name !== "node_modules")
-    .map((d) => join(root, d.name))
-    .sort()
-    .flatMap((p) => (claims(p) ? [p] : findClaimedDirs(p, claims, depth - 1)));
+  return subfolders(root).flatMap((p) => (claims(p) ? [p] : findClaimedDirs(p, claims, depth - 1)));
 };
 
 /** One search directory: search.json (when there) and candidates.jsonl, read without changing them. */
