@@ -6,11 +6,12 @@
  * bounded, relative to the config's folder and never outside it (docs/security.md): a config may be a stranger's.
  */
 import { existsSync, realpathSync } from "node:fs";
-import { dirname, isAbsolute, relative, resolve } from "node:path";
+import { dirname, isAbsolute, resolve } from "node:path";
 import { z } from "zod";
 import { ConfigError } from "../../../src/errors.ts";
 import { SEARCH_METHODS } from "../../../src/search/config.ts";
 import { readYamlMapping } from "../../../src/util/yaml-file.ts";
+import { isInside } from "../../../src/util/path-inside.ts";
 import type { SearchArgs } from "./search-args.ts";
 import { FLAGS } from "./search-flags.ts";
 import { IntentSettings } from "./search-intent.ts";
@@ -118,8 +119,7 @@ const localFile = (configPath: string, field: string, name: string): string => {
   if (isAbsolute(name)) throw refuse();
   const path = resolve(folder, name);
   const real = existsSync(path) ? realpathSync(path) : path;
-  const rel = relative(folder, real);
-  if (rel.startsWith("..") || isAbsolute(rel)) throw refuse();
+  if (!isInside(folder, real)) throw refuse();
   return path;
 };
 
