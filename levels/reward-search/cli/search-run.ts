@@ -94,10 +94,16 @@ const elicitOf = (argv: SearchCommandArgs, s: SearchSettings, out: string, termi
   return terminalElicit(terminal);
 };
 
-/** When the search in `out` first started, once its search-config.json is written. */
-const startedAtOf = (out: string): Date | undefined => {
-  const r = readSearchRecord(out);
-  return r ? new Date(r.startedAt) : undefined;
+/** When the search in `out` first started, once its search-config.json is written; read once, then kept (it never changes). */
+const startedAtOf = (out: string): (() => Date | undefined) => {
+  let started: Date | undefined;
+  return () => {
+    if (started === undefined) {
+      const r = readSearchRecord(out);
+      if (r) started = new Date(r.startedAt);
+    }
+    return started;
+  };
 };
 
 /** The elicitation of an intent search's criteria, and where the accepted ones are recorded. */
@@ -178,7 +184,7 @@ const searchInHold = async (
     if (settings.method === "p2p")
       await executeP2p(settings, {
         ...io,
-        pool: searchCachePool(pool, () => startedAtOf(out)),
+        pool: searchCachePool(pool, startedAtOf(out)),
         ...(intent ? { intent } : {}),
         reviser: model ? llmReviser(model) : heuristicReviser(),
         ...carried,
