@@ -2,8 +2,8 @@ import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { Queue, QueueEvents } from "bullmq";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Queue } from "bullmq";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { spawnHexa, type Out } from "./support/hexa-cli.ts";
 import { startRedis, type RedisServer } from "./support/redis-server.ts";
 
@@ -52,8 +52,12 @@ beforeAll(async () => {
   config = join(tmp, "config.yaml");
   writeFileSync(config, CONFIG);
 });
-afterAll(async () => {
+// A test that fails before stopping its workers must not leave them to take the next test's jobs.
+afterEach(() => {
   for (const c of live) c.kill("SIGKILL");
+  live.clear();
+});
+afterAll(async () => {
   await redis?.kill();
   if (tmp) rmSync(tmp, { recursive: true, force: true });
 });
@@ -85,11 +89,13 @@ const stop = async (w: Proc): Promise<Out> => {
   w.child.kill("SIGINT");
   return w.done;
 };
-const until = async (cond: () => boolean, ms: number, what: () => string) => {
+const until = async (cond: () => boolean, ms: number, what: () => string, poll?: () => Promise<void>) => {
   const t0 = Date.now();
+  await poll?.();
   while (!cond()) {
     if (Date.now() - t0 > ms) throw new Error(`timed out: ${what()}`);
     await new Promise((r) => setTimeout(r, 50));
+    await poll?.();
   }
 };
 
@@ -269,21 +275,30 @@ describe("hexa run --backend redis://", () => {
 
   it("a job queued by another hexa version is refused with both versions named, and not retried", async () => {
     const w = await ready(worker());
-    const connection = { host: "127.0.0.1", port: redis.port, maxRetriesPerRequest: null };
-    const queue = new Queue("hexa-episodes", { connection });
-    const events = new QueueEvents("hexa-episodes", { connection });
+    const queue = new Queue("hexa-episodes", { connection: { host: "127.0.0.1", port: redis.port, maxRetriesPerRequest: null } });
+    // The job's own record is polled: an event stream read may start after a quick worker has already failed it.
+    const failedReason = async (id: string): Promise<string> => {
+      let reason: string | undefined;
+      await until(
+        () => reason !== undefined,
+        30_000,
+        () => `job ${id} not failed yet; worker said: ${w.stderr()}`,
+        async () => {
+          const job = await queue.getJob(id);
+          if (job && (await job.isFailed())) reason = job.failedReason;
+        },
+      );
+      return reason!;
+    };
     try {
-      await events.waitUntilReady();
-      const job = await queue.add("episode", { schemaVersion: 2, hexa: { version: "0.0.1-other", commit: null } }, { jobId: "foreign/job", attempts: 3 });
-      await expect(job.waitUntilFinished(events)).rejects.toThrow(
+      await queue.add("episode", { schemaVersion: 2, hexa: { version: "0.0.1-other", commit: null } }, { jobId: "foreign/job", attempts: 3 });
+      expect(await failedReason("foreign/job")).toMatch(
         /job foreign\/job: queued by hexa 0\.0\.1-other; this worker is hexa \d+\.\d+\.\d+.*; run the same hexa version on the coordinator and every worker/,
       );
-      const again = await queue.getJob("foreign/job");
-      expect(again?.attemptsMade).toBe(1);
-      const newer = await queue.add("episode", { schemaVersion: 99, hexa: { version: "9.9.9", commit: null } }, { jobId: "newer/job", attempts: 3 });
-      await expect(newer.waitUntilFinished(events)).rejects.toThrow(/job schema version 99 from hexa 9\.9\.9; this worker \(hexa .*\) reads version 2/);
+      expect((await queue.getJob("foreign/job"))?.attemptsMade).toBe(1);
+      await queue.add("episode", { schemaVersion: 99, hexa: { version: "9.9.9", commit: null } }, { jobId: "newer/job", attempts: 3 });
+      expect(await failedReason("newer/job")).toMatch(/job schema version 99 from hexa 9\.9\.9; this worker \(hexa .*\) reads version 2/);
     } finally {
-      await events.close();
       await queue.close();
     }
     await stop(w);
