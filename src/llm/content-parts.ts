@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { ContentBlock, MessageContent } from "@langchain/core/messages";
+import { HumanMessage, type ContentBlock, type MessageContent } from "@langchain/core/messages";
 import { MEDIA_MIMES, type ContentPart, type MediaMime, type MediaPart, type Message } from "./chat-model.ts";
 
 /** A media part of these bytes. */
@@ -74,3 +74,6 @@ export const mediaCount = (m: Message): number => (m.role === "user" && m.parts 
  * of up to 512 × 512 (85 base + 170 per tile); 480 × 480 frames are one tile.
  */
 export const IMAGE_TOKENS = 255;
+
+/** A user message of ordered parts as langchain carries it (the wire's content blocks). */
+export const humanWithParts = (parts: readonly ContentPart[]): HumanMessage => new HumanMessage({ content: parts.map(wireBlock) });
