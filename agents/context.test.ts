@@ -1,13 +1,20 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { toPortMessages } from "../src/llm/agent-messages.ts";
 import type { Message, ToolCall } from "../src/llm/chat-model.ts";
 import { ActorConfig } from "./actor-config.ts";
-import { buildMessages, type CompactionOptions, type Turn } from "./context.ts";
+import { buildMessages as requestMessages, requestBuilder, type CompactionOptions, type Turn } from "./context.ts";
 
 const SYSTEM = "You solve physics puzzles. ".repeat(40);
 const TASK = "Solve catapult seed 7 in at most 25 turns.";
 const opts = (maxChars: number, mode: CompactionOptions["mode"] = "paper"): CompactionOptions => ({ keepTurns: 4, head: 240, tail: 120, maxChars, mode });
 const size = (messages: Message[]) => JSON.stringify(messages).length;
+
+/** The whole request in the port's form, the system prompt first: the form the request cap measures. */
+const buildMessages = (system: string, task: string, turns: readonly Turn[], o: CompactionOptions): Message[] => [
+  { role: "system", content: system },
+  ...toPortMessages(requestMessages(system, task, turns, o)),
+];
 
 const call = (i: number, args: unknown = { x: i / 10, y: 2, r: 0.5 }): ToolCall => ({
   id: `call_${i}`,
@@ -201,5 +208,31 @@ describe("buildMessages", () => {
       expect(r).toContain(`FAILURE ${i}. Longest green_ball–blue_ball contact: 0.${i} s of 3.`);
       expect(r).toContain(`- green_ball at (${i}.50, -4.78)`);
     });
+  });
+
+  it("builds each request of a growing episode as a fresh build would, whatever it kept of the turns before", () => {
+    const scene = `red_ball at (0, 4); ${"basket wall ".repeat(200)}`;
+    const turns = [
+      turn(0, { reply: scene, pinned: true }),
+      ...Array.from({ length: 30 }, (_, i) => turn(i + 1, { thought: "x".repeat(900), reply: "y".repeat(1200) })),
+    ];
+    for (const mode of ["context", "paper", "paper-open-weight"] as const) {
+      const o = { ...opts(30_000, mode), compactFrom: 12_000 };
+      const build = requestBuilder(o);
+      for (let n = 0; n <= turns.length; n++) {
+        const port = [{ role: "system", content: SYSTEM }, ...toPortMessages(build(SYSTEM, TASK, turns.slice(0, n)))];
+        expect(port).toEqual(buildMessages(SYSTEM, TASK, turns.slice(0, n), o));
+      }
+    }
+  });
+
+  it("makes anew a message a later middleware edited in place", () => {
+    const build = requestBuilder(opts(1_000_000, "context"));
+    const turns = [turn(0), turn(1)];
+    const first = build(SYSTEM, TASK, turns);
+    first[1]!.content = "edited";
+    const second = build(SYSTEM, TASK, turns);
+    expect(second[1]!.content).toBe(turns[0]!.thought);
+    expect(second[3]).toBe(first[3]);
   });
 });

@@ -1,7 +1,9 @@
-import type { Message, ToolCall } from "../src/llm/chat-model.ts";
+import { HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import type { ObservationSection } from "../src/family/task-env.ts";
-import { compactObservation, waterFill } from "./compact-observation.ts";
+import { assistantMessage } from "../src/llm/agent-messages.ts";
+import type { ToolCall } from "../src/llm/chat-model.ts";
 import { cutMiddle } from "../src/util/cut-text.ts";
+import { compactObservation, waterFill } from "./compact-observation.ts";
 
 /** One turn as the actor saw it: the model's message and what went back to it. */
 export interface Turn {
@@ -31,7 +33,7 @@ export interface CompactionOptions {
   /** An old observation's cuttable parts keep about head + tail characters; its kept sections stay whole. */
   head: number;
   tail: number;
-  /** Cap on the request: JSON.stringify(messages).length; default DEFAULT_MAX_REQUEST_CHARS. */
+  /** Cap on the request: JSON.stringify of its messages in the port's form (`Measured`); default DEFAULT_MAX_REQUEST_CHARS. */
   maxChars?: number;
   /** Default `context`. */
   mode?: CompactionMode;
@@ -47,6 +49,25 @@ interface Pieces {
   reply: string;
 }
 
+/**
+ * A request message as the cap measures it: the model port's message (src/llm/chat-model.ts), keys in its order,
+ * so that the cap counts JSON.stringify of the request as the port's messages.
+ */
+type Measured =
+  | { role: "system" | "user"; content: string }
+  | { role: "assistant"; content: string; toolCalls: ToolCall[] }
+  | { role: "tool"; content: string; toolCallId: string; name: string };
+
+/** Messages of the request and what they add to JSON.stringify of the whole: each one plus its comma. */
+interface Rendered {
+  measured: readonly Measured[];
+  cost: number;
+}
+
+const costOf = (messages: readonly Measured[]): number => messages.reduce((s, m) => s + JSON.stringify(m).length + 1, 0);
+
+const rendered = (measured: Measured[]): Rendered => ({ measured, cost: costOf(measured) });
+
 const argText = (call: ToolCall): string => (call.argsError ? call.rawArgs : (JSON.stringify(call.args) ?? ""));
 
 const piecesOf = (t: Turn): Pieces => ({ thought: t.thought, args: t.call ? argText(t.call) : "", reply: t.reply });
@@ -59,19 +80,32 @@ const callWith = (call: ToolCall, args: string): ToolCall => {
   return { ...call, args: cut, rawArgs: JSON.stringify(cut) };
 };
 
-const render = (t: Turn, p: Pieces): Message[] =>
-  t.call
-    ? [
-        { role: "assistant", content: p.thought, toolCalls: [callWith(t.call, p.args)] },
-        { role: "tool", content: p.reply, toolCallId: t.call.id, name: t.call.name },
-      ]
-    : [
-        { role: "assistant", content: p.thought, toolCalls: [] },
-        { role: "user", content: p.reply },
-      ];
+const render = (t: Turn, p: Pieces): Rendered =>
+  rendered(
+    t.call
+      ? [
+          { role: "assistant", content: p.thought, toolCalls: [callWith(t.call, p.args)] },
+          { role: "tool", content: p.reply, toolCallId: t.call.id, name: t.call.name },
+        ]
+      : [
+          { role: "assistant", content: p.thought, toolCalls: [] },
+          { role: "user", content: p.reply },
+        ],
+  );
 
-/** What the messages add to JSON.stringify of the whole array: each one plus its comma. */
-const cost = (messages: readonly Message[]): number => messages.reduce((s, m) => s + JSON.stringify(m).length + 1, 0);
+/** A measured message as langchain's message to the model (the port's calls kept exactly, src/llm/agent-messages.ts). */
+const langchainMessage = (m: Measured): BaseMessage => {
+  switch (m.role) {
+    case "system":
+      return new SystemMessage(m.content);
+    case "user":
+      return new HumanMessage(m.content);
+    case "assistant":
+      return assistantMessage(m.content, m.toolCalls);
+    case "tool":
+      return new ToolMessage({ content: m.content, tool_call_id: m.toolCallId, name: m.name });
+  }
+};
 
 const CAP_NOTE = (n: number) => ` … [${n} characters cut to fit the request cap] … `;
 
@@ -106,9 +140,9 @@ const fitText = (text: string, room: number): string => {
 const MIN_TURN_CHARS = 400;
 
 /** The turn cut to at most `room` characters (its cost), or undefined when it cannot usefully fit. */
-const squeeze = (t: Turn, p: Pieces, room: number): Message[] | undefined => {
+const squeeze = (t: Turn, p: Pieces, room: number): Rendered | undefined => {
   if (room < MIN_TURN_CHARS) return undefined;
-  const empty = cost(render(t, { thought: "", args: t.call ? "{}" : "", reply: "" }));
+  const empty = render(t, { thought: "", args: t.call ? "{}" : "", reply: "" }).cost;
   // Parsed arguments are sent twice (args and rawArgs), so each of their characters costs about two.
   const weights = [1, t.call && !t.call.argsError ? 2 : 1, 1];
   const lengths = [p.thought.length, p.args.length, p.reply.length].map((n, i) => n * weights[i]!);
@@ -117,7 +151,7 @@ const squeeze = (t: Turn, p: Pieces, room: number): Message[] | undefined => {
     const shares = waterFill(lengths, budget);
     const [thought, args, reply] = shares.map((n, i) => Math.floor(n / weights[i]!));
     const messages = render(t, { thought: fitText(p.thought, thought!), args: fitText(p.args, args!), reply: fitText(p.reply, reply!) });
-    const got = cost(messages);
+    const got = messages.cost;
     if (got <= room) return messages;
     // Escapes make a character cost up to six; scale what was handed out (not the budget, which may exceed
     // every piece's length) by how far over it came, and a little more.
@@ -127,73 +161,57 @@ const squeeze = (t: Turn, p: Pieces, room: number): Message[] | undefined => {
   return undefined;
 };
 
-const dropNote = (n: number, cap: number): Message => ({
-  role: "user",
-  content: `[${n} earlier turn${n === 1 ? "" : "s"} cut to keep the request under ${cap} characters]`,
-});
+const dropNote = (n: number, cap: number): Rendered =>
+  rendered([{ role: "user", content: `[${n} earlier turn${n === 1 ? "" : "s"} cut to keep the request under ${cap} characters]` }]);
+
+/** A turn's texts and its messages as rendered from them. */
+interface Shown {
+  pieces: Pieces;
+  rendered: Rendered;
+}
+
+/** A request over the cap, and what cutting it to the cap needs to know of its turns. */
+interface OverCap {
+  turns: readonly Turn[];
+  /** Each turn as it is without the cap (old observations compacted as far as `compactFrom` asked). */
+  usual: readonly Shown[];
+  leadCost: number;
+  cap: number;
+  recent: (i: number) => boolean;
+  old: (i: number) => boolean;
+  pinned: (i: number) => boolean;
+  cut: (text: string) => string;
+  compactedReply: (t: Turn) => string;
+}
 
 /**
- * The messages sent to the model: the system prompt and task, then every turn (docs/spec/method.md §1.2). Old
- * observations (before the last `keepTurns` turns, unpinned; nothing is pinned in `paper` mode) are compacted by
- * their structure: always in the two paper modes, and in `context` mode oldest first only while the request is
- * longer than `compactFrom`. The whole request
- * is capped at `maxChars`: over it, older thoughts and arguments are cut to head + tail too; if that is not enough,
- * the newest turns keep as much as fits (pinned scene turns first), the turn at the edge is cut to the room left,
- * and older ones are dropped, with a note saying how many.
+ * The turns of a request over the cap, cut to it (docs/spec/method.md §1.2): every old observation compacted and
+ * older turns' thoughts and arguments cut to head + tail; if that is not enough, the newest turns keep as much as
+ * fits (pinned scene turns first), the turn at the edge is cut to the room left, and older ones are dropped, with
+ * a note saying how many first.
  */
-export const buildMessages = (system: string, task: string, given: readonly Turn[], o: CompactionOptions): Message[] => {
-  // The paper's harness pinned nothing: a scene reading is cut like any other old observation.
-  const turns = o.mode === "paper" ? given.map((t) => ({ ...t, pinned: false })) : given;
-  const always = o.mode === "paper" || o.mode === "paper-open-weight";
-  const cap = o.maxChars ?? DEFAULT_MAX_REQUEST_CHARS;
-  const from = Math.min(cap, o.compactFrom ?? Math.floor(cap / 2));
-  const lead: Message[] = [
-    { role: "system", content: system },
-    { role: "user", content: task },
-  ];
-  const recent = (i: number) => i >= turns.length - o.keepTurns;
-  const old = (i: number) => !recent(i) && !turns[i]!.pinned;
-  const cut = (text: string) => cutMiddle(text, o.head, o.tail);
-  const compactReply = (t: Turn) => compactObservation(t.compact ?? [{ text: t.reply, keep: false }], o.head + o.tail);
-  const size = (parts: readonly (readonly Message[])[]) => 1 + cost(lead) + parts.reduce((s, m) => s + cost(m), 0);
-
-  // Each turn rendered and measured once, and again only when its reply is compacted.
-  const usual = turns.map(piecesOf);
-  const plain = turns.map((t, i) => render(t, usual[i]!));
-  const costs = plain.map(cost);
-  let total = 1 + cost(lead) + costs.reduce((s, c) => s + c, 0);
-  for (let i = 0; i < turns.length; i++) {
-    if (!always && total <= from) break;
-    if (!old(i)) continue;
-    usual[i] = { ...usual[i]!, reply: compactReply(turns[i]!) };
-    plain[i] = render(turns[i]!, usual[i]!);
-    const now = cost(plain[i]!);
-    total += now - costs[i]!;
-    costs[i] = now;
-  }
-  if (total <= cap) return [...lead, ...plain.flat()];
-
-  // Over the cap: every old observation compacted, and older turns' thoughts and arguments cut to head + tail.
-  const compact = turns.map((t, i) => {
-    const p = usual[i]!;
-    if (recent(i)) return p;
-    return { thought: cut(p.thought), args: cut(p.args), reply: old(i) ? compactReply(t) : p.reply };
+const cutToCap = (r: OverCap): Rendered[] => {
+  const { turns, cap } = r;
+  const compact = turns.map((t, i): Pieces => {
+    const p = r.usual[i]!.pieces;
+    if (r.recent(i)) return p;
+    return { thought: r.cut(p.thought), args: r.cut(p.args), reply: r.old(i) ? r.compactedReply(t) : p.reply };
   });
-  const rendered = turns.map((t, i) => render(t, compact[i]!));
-  if (size(rendered) <= cap) return [...lead, ...rendered.flat()];
-  const chosen: (Message[] | undefined)[] = turns.map(() => undefined);
-  let room = cap - 1 - cost(lead) - cost([dropNote(turns.length, cap)]);
-  const pinned = turns.flatMap((t, i) => (t.pinned ? [i] : []));
-  const pinnedCost = pinned.reduce((s, i) => s + cost(rendered[i]!), 0);
+  const cutTurns = turns.map((t, i) => (r.recent(i) ? r.usual[i]!.rendered : render(t, compact[i]!)));
+  if (1 + r.leadCost + cutTurns.reduce((s, c) => s + c.cost, 0) <= cap) return cutTurns;
+  const chosen: (Rendered | undefined)[] = turns.map(() => undefined);
+  let room = cap - 1 - r.leadCost - dropNote(turns.length, cap).cost;
+  const pinnedTurns = turns.flatMap((_, i) => (r.pinned(i) ? [i] : []));
+  const pinnedCost = pinnedTurns.reduce((s, i) => s + cutTurns[i]!.cost, 0);
   if (pinnedCost <= room / 2) {
-    for (const i of pinned) chosen[i] = rendered[i];
+    for (const i of pinnedTurns) chosen[i] = cutTurns[i];
     room -= pinnedCost;
   }
   for (let i = turns.length - 1; i >= 0; i--) {
     if (chosen[i]) continue;
-    const c = cost(rendered[i]!);
+    const c = cutTurns[i]!.cost;
     if (c <= room) {
-      chosen[i] = rendered[i];
+      chosen[i] = cutTurns[i];
       room -= c;
       continue;
     }
@@ -201,6 +219,89 @@ export const buildMessages = (system: string, task: string, given: readonly Turn
     chosen[i] = squeeze(turns[i]!, compact[i]!, room);
     break;
   }
-  const dropped = chosen.filter((m) => !m).length;
-  return [...lead, ...(dropped > 0 ? [dropNote(dropped, cap)] : []), ...chosen.flatMap((m) => m ?? [])];
+  const kept = chosen.filter((m): m is Rendered => m !== undefined);
+  const dropped = chosen.length - kept.length;
+  return [...(dropped > 0 ? [dropNote(dropped, cap)] : []), ...kept];
 };
+
+/**
+ * The request's messages after the system prompt, built from the agent's turns (docs/spec/method.md §1.2): the task,
+ * then every turn. Old observations (before the last `keepTurns` turns, unpinned; nothing is pinned in `paper`
+ * mode) are compacted by their structure: always in the two paper modes, and in `context` mode oldest first only
+ * while the request is longer than `compactFrom`. The whole request, the system prompt included, is capped at
+ * `maxChars`: over it, older thoughts and arguments are cut to head + tail too; if that is not enough, the newest
+ * turns keep as much as fits (pinned scene turns first), the turn at the edge is cut to the room left, and older
+ * ones are dropped, with a note saying how many.
+ *
+ * A builder keeps what it made of each turn (its texts, messages and their size) for as long as the turn object
+ * lives: the agent's turns are the same objects from one request to the next (agents/agent-turns.ts), so a turn
+ * is rendered, measured and made into messages once, and again only when its reply is compacted.
+ */
+export const requestBuilder = (o: CompactionOptions) => {
+  const cap = o.maxChars ?? DEFAULT_MAX_REQUEST_CHARS;
+  const from = Math.min(cap, o.compactFrom ?? Math.floor(cap / 2));
+  const always = o.mode === "paper" || o.mode === "paper-open-weight";
+  const compactReply = (t: Turn) => compactObservation(t.compact ?? [{ text: t.reply, keep: false }], o.head + o.tail);
+  const cut = (text: string) => cutMiddle(text, o.head, o.tail);
+
+  const whole = new WeakMap<Turn, Shown>();
+  const compacted = new WeakMap<Turn, Shown>();
+  const shown = (cache: WeakMap<Turn, Shown>, t: Turn, pieces: () => Pieces): Shown => {
+    const had = cache.get(t);
+    if (had) return had;
+    const p = pieces();
+    const made = { pieces: p, rendered: render(t, p) };
+    cache.set(t, made);
+    return made;
+  };
+  const wholeOf = (t: Turn) => shown(whole, t, () => piecesOf(t));
+  const compactedOf = (t: Turn) => shown(compacted, t, () => ({ ...piecesOf(t), reply: compactReply(t) }));
+
+  // A later middleware may edit the messages it is handed: those it changed are made anew.
+  const messages = new WeakMap<Rendered, BaseMessage[]>();
+  const messagesOf = (r: Rendered): BaseMessage[] => {
+    const had = messages.get(r);
+    if (had?.every((m, k) => m.content === r.measured[k]!.content)) return had;
+    const made = r.measured.map(langchainMessage);
+    messages.set(r, made);
+    return made;
+  };
+
+  let lead: { system: string; task: string; cost: number; message: HumanMessage } | undefined;
+  const leadOf = (system: string, task: string) => {
+    if (lead?.system !== system || lead.task !== task || lead.message.content !== task) {
+      const cost = costOf([
+        { role: "system", content: system },
+        { role: "user", content: task },
+      ]);
+      lead = { system, task, cost, message: new HumanMessage(task) };
+    }
+    return lead;
+  };
+
+  return (system: string, task: string, turns: readonly Turn[]): BaseMessage[] => {
+    const { cost: leadCost, message: taskMessage } = leadOf(system, task);
+    const request = (parts: readonly Rendered[]) => [taskMessage, ...parts.flatMap(messagesOf)];
+    // The paper's harness pinned nothing: a scene reading is cut like any other old observation.
+    const pinned = (i: number) => o.mode !== "paper" && turns[i]!.pinned;
+    const recent = (i: number) => i >= turns.length - o.keepTurns;
+    const old = (i: number) => !recent(i) && !pinned(i);
+
+    const usual = turns.map(wholeOf);
+    let total = 1 + leadCost + usual.reduce((s, u) => s + u.rendered.cost, 0);
+    for (let i = 0; i < turns.length; i++) {
+      if (!always && total <= from) break;
+      if (!old(i)) continue;
+      const now = compactedOf(turns[i]!);
+      total += now.rendered.cost - usual[i]!.rendered.cost;
+      usual[i] = now;
+    }
+    if (total <= cap) return request(usual.map((u) => u.rendered));
+
+    return request(cutToCap({ turns, usual, leadCost, cap, recent, old, pinned, cut, compactedReply: (t) => compactedOf(t).pieces.reply }));
+  };
+};
+
+/** The request's messages after the system prompt, for one request (requestBuilder). */
+export const buildMessages = (system: string, task: string, turns: readonly Turn[], o: CompactionOptions): BaseMessage[] =>
+  requestBuilder(o)(system, task, turns);

@@ -1,7 +1,7 @@
 import { createMiddleware } from "langchain";
-import { textOf, toAgentMessages } from "../../src/llm/agent-messages.ts";
+import { textOf } from "../../src/llm/agent-messages.ts";
 import { turnsOf } from "../agent-turns.ts";
-import { buildMessages, type CompactionOptions } from "../context.ts";
+import { requestBuilder, type CompactionOptions } from "../context.ts";
 
 /**
  * Context control (docs/spec/method.md §1.2): each request is built from the turns in the agent's messages (as
@@ -10,12 +10,13 @@ import { buildMessages, type CompactionOptions } from "../context.ts";
  * edits the graph's messages changes what the model reads; one after this one sees, and may change, the request
  * as sent.
  */
-export const compactionMiddleware = (options: CompactionOptions) =>
-  createMiddleware({
+export const compactionMiddleware = (options: CompactionOptions) => {
+  const build = requestBuilder(options);
+  return createMiddleware({
     name: "hexa-compaction",
     wrapModelCall: (request, handler) => {
       const [task, ...afterTask] = request.messages;
-      const [, ...afterSystem] = buildMessages(request.systemPrompt ?? "", task ? textOf(task) : "", turnsOf(afterTask), options);
-      return handler({ ...request, messages: toAgentMessages(afterSystem) });
+      return handler({ ...request, messages: build(request.systemPrompt ?? "", task ? textOf(task) : "", turnsOf(afterTask)) });
     },
   });
+};
