@@ -60,6 +60,47 @@ const toolTurn = (ai: AIMessage, reply: ToolMessage, index: number): Turn => {
 
 const described = (m: BaseMessage | undefined): string => (m ? `a ${m.getType()} message` : "nothing");
 
+const turnOf = (ai: BaseMessage | undefined, reply: BaseMessage | undefined, index: number): Turn => {
+  if (!AIMessage.isInstance(ai)) throw new Error(`actor context: message ${index} after the task is ${described(ai)} where an AI message was expected`);
+  if (ToolMessage.isInstance(reply)) return toolTurn(ai, reply, index + 1);
+  if (HumanMessage.isInstance(reply) && (ai.tool_calls?.length ?? 0) === 0)
+    return { thought: textOf(ai), call: undefined, reply: textOf(reply), pinned: false };
+  throw new Error(`actor context: message ${index + 1} after the task is ${described(reply)} where the reply to an AI message was expected`);
+};
+
+/** A turn read from its two messages, and what of them it was read from. */
+interface ReadTurn {
+  ai: BaseMessage;
+  read: readonly unknown[];
+  turn: Turn;
+}
+
+/** What a turn is read from: its messages' content, calls and kept fields (edited in place, they are read anew). */
+const readFrom = (ai: BaseMessage, reply: BaseMessage): unknown[] => [
+  ai.content,
+  (ai as AIMessage).tool_calls,
+  ai.additional_kwargs,
+  reply.content,
+  reply.additional_kwargs,
+];
+
+/**
+ * Turns already read, by their reply: the agent's messages are the same objects from one request to the next, so
+ * each turn is read once and is the same Turn object in every request (which agents/context.ts keeps its
+ * rendering by).
+ */
+const readTurns = new WeakMap<BaseMessage, ReadTurn>();
+
+const cachedTurnOf = (ai: BaseMessage | undefined, reply: BaseMessage | undefined, index: number): Turn => {
+  if (!ai || !reply) return turnOf(ai, reply, index);
+  const read = readFrom(ai, reply);
+  const had = readTurns.get(reply);
+  if (had && had.ai === ai && had.read.every((v, k) => v === read[k])) return had.turn;
+  const turn = turnOf(ai, reply, index);
+  readTurns.set(reply, { ai, read, turn });
+  return turn;
+};
+
 /**
  * The episode's turns in the agent's messages after the task (docs/spec/method.md §1.2): each an AI message and
  * then the reply to its call (a tool message) or, after an answer without a call, the nudge (a human message).
@@ -67,15 +108,6 @@ const described = (m: BaseMessage | undefined): string => (m ? `a ${m.getType()}
  */
 export const turnsOf = (messages: readonly BaseMessage[]): Turn[] => {
   const turns: Turn[] = [];
-  for (let i = 0; i < messages.length; i += 2) {
-    const ai = messages[i];
-    const reply = messages[i + 1];
-    const index = i + 1;
-    if (!AIMessage.isInstance(ai)) throw new Error(`actor context: message ${index} after the task is ${described(ai)} where an AI message was expected`);
-    if (ToolMessage.isInstance(reply)) turns.push(toolTurn(ai, reply, index + 1));
-    else if (HumanMessage.isInstance(reply) && (ai.tool_calls?.length ?? 0) === 0)
-      turns.push({ thought: textOf(ai), call: undefined, reply: textOf(reply), pinned: false });
-    else throw new Error(`actor context: message ${index + 1} after the task is ${described(reply)} where the reply to an AI message was expected`);
-  }
+  for (let i = 0; i < messages.length; i += 2) turns.push(cachedTurnOf(messages[i], messages[i + 1], i + 1));
   return turns;
 };
