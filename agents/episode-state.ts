@@ -37,8 +37,19 @@ export interface EpisodeRecord {
  */
 export const EpisodeStateSchema = z.object({ episode: z.custom<EpisodeRecord>() });
 
+/**
+ * What a record is made as: an object of its own class, not a plain one, since langgraph copies every plain object
+ * and array of the state it hands the tool node, at every call, and the steps grow with the episode.
+ */
+class RecordObject {}
+
+const recordOf = (r: EpisodeRecord): EpisodeRecord => Object.assign(new RecordObject(), r);
+
 /** The record an episode starts from, the model as configured until a server names its own. */
-export const openEpisode = (model: string): EpisodeRecord => ({ turn: 0, answeredAt: 0, servedModel: model, usage: { ...NO_USAGE }, steps: [] });
+export const openEpisode = (model: string): EpisodeRecord => recordOf({ turn: 0, answeredAt: 0, servedModel: model, usage: { ...NO_USAGE }, steps: [] });
+
+/** The record stopped, for `stop`'s reason. */
+export const stopped = (s: EpisodeRecord, stop: EpisodeStop): EpisodeRecord => recordOf({ ...s, stop });
 
 /** What the record asks of the episode: its budget, the clock, the price of a turn and where steps are reported. */
 export interface EpisodeRules {
@@ -52,13 +63,14 @@ export interface EpisodeRules {
 export const canContinue = (s: EpisodeRecord, maxTurns: number): boolean => !s.stop && s.turn < maxTurns;
 
 /** A model answer: one more turn, its usage and cost, the model the server named. */
-export const answered = (s: EpisodeRecord, reply: AssistantTurn, r: EpisodeRules): EpisodeRecord => ({
-  ...s,
-  turn: s.turn + 1,
-  servedModel: reply.model || s.servedModel,
-  usage: sumUsage(s.usage, callUsage(reply.usage, r.costOf(reply))),
-  answeredAt: r.now(),
-});
+export const answered = (s: EpisodeRecord, reply: AssistantTurn, r: EpisodeRules): EpisodeRecord =>
+  recordOf({
+    ...s,
+    turn: s.turn + 1,
+    servedModel: reply.model || s.servedModel,
+    usage: sumUsage(s.usage, callUsage(reply.usage, r.costOf(reply))),
+    answeredAt: r.now(),
+  });
 
 /**
  * A reasoning model's reasoning (reply.reasoning) is kept in the trajectory's thought after the answer's text (so a
@@ -98,7 +110,7 @@ const replySections = (tool: string, outcome: ToolResult, turn: number, maxTurns
 const withStep = (s: EpisodeRecord, step: TrajectoryStep, r: EpisodeRules): EpisodeRecord => {
   const stored = storedStep(step);
   r.onStep?.(stored);
-  return { ...s, steps: [...s.steps, stored] };
+  return recordOf({ ...s, steps: [...s.steps, stored] });
 };
 
 /** A turn without a tool call: the nudge the model reads next (with the turn line), and the failed step. */
@@ -146,6 +158,6 @@ export const callTurn = (
     read: withTurnLine(outcome.observation, s.turn, r.maxTurns),
     pinned,
     compact: replySections(call.name, outcome, s.turn, r.maxTurns),
-    episode: { ...withStep(s, step, r), ...(outcome.ends ? { stop: { ...outcome.ends } } : {}) },
+    episode: outcome.ends ? stopped(withStep(s, step, r), { ...outcome.ends }) : withStep(s, step, r),
   };
 };

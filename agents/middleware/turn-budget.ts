@@ -5,7 +5,7 @@ import { InvariantError } from "../../src/errors.ts";
 import { BudgetExceeded } from "../../src/llm/budget.ts";
 import { answerOf } from "../../src/llm/agent-messages.ts";
 import { ContextOverflow } from "../../src/llm/llm-error.ts";
-import { answered, canContinue, noCallTurn, type EpisodeRecord, type EpisodeRules, type EpisodeStop } from "../episode-state.ts";
+import { answered, canContinue, noCallTurn, stopped, type EpisodeRecord, type EpisodeRules, type EpisodeStop } from "../episode-state.ts";
 import { rootCause } from "./root-cause.ts";
 
 /** The model node to run again: langchain's own name for it (its structured-output retry goes there the same way). */
@@ -20,7 +20,7 @@ const failedCall = (episode: EpisodeRecord, e: unknown): Command => {
   const cause = rootCause(e);
   if (cause instanceof InvariantError || cause instanceof BudgetExceeded) throw e;
   const stop: EpisodeStop = { reason: cause instanceof ContextOverflow ? "context" : "error", success: false, action: null, error: (cause as Error).message };
-  return new Command({ update: { episode: { ...episode, stop } } });
+  return new Command({ update: { episode: stopped(episode, stop) } });
 };
 
 /**
