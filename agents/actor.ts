@@ -64,10 +64,18 @@ export const runActorEpisode = async (spec: EpisodeSpec, ports: EpisodePorts): P
   }
 };
 
+/**
+ * Loaded with the first model-driven episode, once: a heuristic run (and every command that plays none) never loads
+ * langchain's agent and langgraph, about a second of start-up on a busy machine.
+ */
+let agentModules: Promise<[typeof import("./actor-agent.ts"), typeof import("./middleware/root-cause.ts")]> | undefined;
+const loadAgentModules = () => {
+  agentModules ??= Promise.all([import("./actor-agent.ts"), import("./middleware/root-cause.ts")]);
+  return agentModules;
+};
+
 const play = async (env: TaskEnv, spec: EpisodeSpec, ports: EpisodePorts): Promise<EpisodeRecord> => {
-  // Loaded with the first model-driven episode: a heuristic run (and every command that plays none) never loads
-  // langchain's agent and langgraph, about a second of start-up on a busy machine.
-  const [{ createActorAgent }, { rootCause }] = await Promise.all([import("./actor-agent.ts"), import("./middleware/root-cause.ts")]);
+  const [{ createActorAgent }, { rootCause }] = await loadAgentModules();
   const { agent, recursionLimit } = createActorAgent({
     env,
     model: ports.model,
