@@ -35,8 +35,11 @@ export const latestAnswer = (messages: readonly BaseMessage[], model: string): A
 };
 
 /** The tools whose first scene reading the context already pins. */
-export const pinnedToolsOf = (messages: readonly BaseMessage[]): Set<string> =>
-  new Set(messages.flatMap((m) => (ToolMessage.isInstance(m) && contextOf(m)?.pinned ? [m.name ?? ""] : [])));
+export const pinnedToolsOf = (messages: readonly BaseMessage[]): Set<string> => {
+  const tools = new Set<string>();
+  for (const m of messages) if (ToolMessage.isInstance(m) && contextOf(m)?.pinned) tools.add(m.name ?? "");
+  return tools;
+};
 
 /** The reply's sections while they still make up its text (a middleware may have edited it): else none. */
 const sectionsOf = (m: ToolMessage): readonly ObservationSection[] | undefined => {
@@ -68,21 +71,16 @@ const turnOf = (ai: BaseMessage | undefined, reply: BaseMessage | undefined, ind
   throw new Error(`actor context: message ${index + 1} after the task is ${described(reply)} where the reply to an AI message was expected`);
 };
 
-/** A turn read from its two messages, and what of them it was read from. */
+/** A turn read from its two messages, and what of them it was read from (edited in place, they are read anew). */
 interface ReadTurn {
-  ai: BaseMessage;
-  read: readonly unknown[];
+  ai: AIMessage;
+  aiContent: unknown;
+  aiCalls: unknown;
+  aiKept: unknown;
+  replyContent: unknown;
+  replyKept: unknown;
   turn: Turn;
 }
-
-/** What a turn is read from: its messages' content, calls and kept fields (edited in place, they are read anew). */
-const readFrom = (ai: BaseMessage, reply: BaseMessage): unknown[] => [
-  ai.content,
-  (ai as AIMessage).tool_calls,
-  ai.additional_kwargs,
-  reply.content,
-  reply.additional_kwargs,
-];
 
 /**
  * Turns already read, by their reply: the agent's messages are the same objects from one request to the next, so
@@ -91,13 +89,28 @@ const readFrom = (ai: BaseMessage, reply: BaseMessage): unknown[] => [
  */
 const readTurns = new WeakMap<BaseMessage, ReadTurn>();
 
+const unchanged = (had: ReadTurn, ai: AIMessage, reply: BaseMessage): boolean =>
+  had.ai === ai &&
+  had.aiContent === ai.content &&
+  had.aiCalls === ai.tool_calls &&
+  had.aiKept === ai.additional_kwargs &&
+  had.replyContent === reply.content &&
+  had.replyKept === reply.additional_kwargs;
+
 const cachedTurnOf = (ai: BaseMessage | undefined, reply: BaseMessage | undefined, index: number): Turn => {
-  if (!ai || !reply) return turnOf(ai, reply, index);
-  const read = readFrom(ai, reply);
+  if (!AIMessage.isInstance(ai) || !reply) return turnOf(ai, reply, index);
   const had = readTurns.get(reply);
-  if (had && had.ai === ai && had.read.every((v, k) => v === read[k])) return had.turn;
+  if (had && unchanged(had, ai, reply)) return had.turn;
   const turn = turnOf(ai, reply, index);
-  readTurns.set(reply, { ai, read, turn });
+  readTurns.set(reply, {
+    ai,
+    aiContent: ai.content,
+    aiCalls: ai.tool_calls,
+    aiKept: ai.additional_kwargs,
+    replyContent: reply.content,
+    replyKept: reply.additional_kwargs,
+    turn,
+  });
   return turn;
 };
 
