@@ -164,6 +164,12 @@ const squeeze = (t: Turn, p: Pieces, room: number): Rendered | undefined => {
 const dropNote = (n: number, cap: number): Rendered =>
   rendered([{ role: "user", content: `[${n} earlier turn${n === 1 ? "" : "s"} cut to keep the request under ${cap} characters]` }]);
 
+/** Whether the messages made of `measured` still carry its texts (a later middleware may edit what it is handed). */
+const unedited = (made: readonly BaseMessage[], measured: readonly Measured[]): boolean => {
+  for (let k = 0; k < made.length; k++) if (made[k]!.content !== measured[k]!.content) return false;
+  return true;
+};
+
 /** A turn's texts and its messages as rendered from them. */
 interface Shown {
   pieces: Pieces;
@@ -257,11 +263,11 @@ export const requestBuilder = (o: CompactionOptions) => {
   const wholeOf = (t: Turn) => shown(whole, t, () => piecesOf(t));
   const compactedOf = (t: Turn) => shown(compacted, t, () => ({ ...piecesOf(t), reply: compactReply(t) }));
 
-  // A later middleware may edit the messages it is handed: those it changed are made anew.
+  // Those a later middleware edited are made anew.
   const messages = new WeakMap<Rendered, BaseMessage[]>();
   const messagesOf = (r: Rendered): BaseMessage[] => {
     const had = messages.get(r);
-    if (had?.every((m, k) => m.content === r.measured[k]!.content)) return had;
+    if (had && unedited(had, r.measured)) return had;
     const made = r.measured.map(langchainMessage);
     messages.set(r, made);
     return made;
@@ -281,7 +287,11 @@ export const requestBuilder = (o: CompactionOptions) => {
 
   return (system: string, task: string, turns: readonly Turn[]): BaseMessage[] => {
     const { cost: leadCost, message: taskMessage } = leadOf(system, task);
-    const request = (parts: readonly Rendered[]) => [taskMessage, ...parts.flatMap(messagesOf)];
+    const request = (parts: readonly Rendered[]) => {
+      const sent: BaseMessage[] = [taskMessage];
+      for (const r of parts) sent.push(...messagesOf(r));
+      return sent;
+    };
     // The paper's harness pinned nothing: a scene reading is cut like any other old observation.
     const pinned = (i: number) => o.mode !== "paper" && turns[i]!.pinned;
     const recent = (i: number) => i >= turns.length - o.keepTurns;

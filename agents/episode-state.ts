@@ -41,9 +41,24 @@ export const EpisodeStateSchema = z.object({ episode: z.custom<EpisodeRecord>() 
  * What a record is made as: an object of its own class, not a plain one, since langgraph copies every plain object
  * and array of the state it hands the tool node, at every call, and the steps grow with the episode.
  */
-class RecordObject {}
+class RecordObject implements EpisodeRecord {
+  turn: number;
+  answeredAt: number;
+  servedModel: string;
+  usage: EpisodeUsage;
+  steps: TrajectoryStep[];
+  declare stop?: EpisodeStop;
+  constructor(r: EpisodeRecord) {
+    this.turn = r.turn;
+    this.answeredAt = r.answeredAt;
+    this.servedModel = r.servedModel;
+    this.usage = r.usage;
+    this.steps = r.steps;
+    if (r.stop) this.stop = r.stop;
+  }
+}
 
-const recordOf = (r: EpisodeRecord): EpisodeRecord => Object.assign(new RecordObject(), r);
+const recordOf = (r: EpisodeRecord): EpisodeRecord => new RecordObject(r);
 
 /** The record an episode starts from, the model as configured until a server names its own. */
 export const openEpisode = (model: string): EpisodeRecord => recordOf({ turn: 0, answeredAt: 0, servedModel: model, usage: { ...NO_USAGE }, steps: [] });
