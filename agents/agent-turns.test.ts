@@ -1,7 +1,7 @@
 import { HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { assistantMessage } from "../src/llm/agent-messages.ts";
-import { replyContext, turnsOf } from "./agent-turns.ts";
+import { replyContext, turnsReader } from "./agent-turns.ts";
 
 const call = { id: "c1", name: "probe", args: { x: 1 }, rawArgs: '{"x":1}' };
 const messages = () => [
@@ -16,7 +16,9 @@ const messages = () => [
   new HumanMessage("call a tool"),
 ];
 
-describe("turnsOf", () => {
+describe("turnsReader", () => {
+  const turnsOf = turnsReader();
+
   it("reads each turn of the agent's messages: the thought, the call, the reply and whether it is pinned", () => {
     expect(turnsOf(messages())).toEqual([
       { thought: "look", call, reply: "[turn 0 of 5 used; 5 left]\nseen", pinned: true },

@@ -82,13 +82,6 @@ interface ReadTurn {
   turn: Turn;
 }
 
-/**
- * Turns already read, by their reply: the agent's messages are the same objects from one request to the next, so
- * each turn is read once and is the same Turn object in every request (which agents/context.ts keeps its
- * rendering by).
- */
-const readTurns = new WeakMap<BaseMessage, ReadTurn>();
-
 const unchanged = (had: ReadTurn, ai: AIMessage, reply: BaseMessage): boolean =>
   had.ai === ai &&
   had.aiContent === ai.content &&
@@ -97,7 +90,8 @@ const unchanged = (had: ReadTurn, ai: AIMessage, reply: BaseMessage): boolean =>
   had.replyContent === reply.content &&
   had.replyKept === reply.additional_kwargs;
 
-const cachedTurnOf = (ai: BaseMessage | undefined, reply: BaseMessage | undefined, index: number): Turn => {
+/** The turn of two messages, as read before while they are unchanged. */
+const cachedTurnOf = (readTurns: WeakMap<BaseMessage, ReadTurn>, ai: BaseMessage | undefined, reply: BaseMessage | undefined, index: number): Turn => {
   if (!AIMessage.isInstance(ai) || !reply) return turnOf(ai, reply, index);
   const had = readTurns.get(reply);
   if (had && unchanged(had, ai, reply)) return had.turn;
@@ -115,12 +109,19 @@ const cachedTurnOf = (ai: BaseMessage | undefined, reply: BaseMessage | undefine
 };
 
 /**
- * The episode's turns in the agent's messages after the task (docs/spec/method.md §1.2): each an AI message and
- * then the reply to its call (a tool message) or, after an answer without a call, the nudge (a human message).
- * Anything else is refused, naming the message, since compaction could not say what it is.
+ * A reader of the episode's turns in the agent's messages after the task (docs/spec/method.md §1.2): each an AI
+ * message and then the reply to its call (a tool message) or, after an answer without a call, the nudge (a human
+ * message). Anything else is refused, naming the message, since compaction could not say what it is.
+ *
+ * The agent's messages are the same objects from one request to the next, so a reader keeps each turn it read by
+ * its reply and gives the same Turn object while the two messages are unchanged (agents/context.ts keeps its
+ * rendering of a turn by that object).
  */
-export const turnsOf = (messages: readonly BaseMessage[]): Turn[] => {
-  const turns: Turn[] = [];
-  for (let i = 0; i < messages.length; i += 2) turns.push(cachedTurnOf(messages[i], messages[i + 1], i + 1));
-  return turns;
+export const turnsReader = (): ((messages: readonly BaseMessage[]) => Turn[]) => {
+  const readTurns = new WeakMap<BaseMessage, ReadTurn>();
+  return (messages) => {
+    const turns: Turn[] = [];
+    for (let i = 0; i < messages.length; i += 2) turns.push(cachedTurnOf(readTurns, messages[i], messages[i + 1], i + 1));
+    return turns;
+  };
 };

@@ -28,6 +28,7 @@ const ALLOWED: Record<string, string> = {
   "levels/reward-search/sandbox/thread-cpu.ts schedstatFd": "memoisation: the thread's schedstat file, opened once",
   "levels/reward-search/sandbox/thread-cpu.ts picked": "memoisation: the CPU clock this platform offers",
   "levels/interphyre/world/broad-phase-order.ts pairs": "a scratch buffer reused between calls, grown on demand",
+  "agents/actor.ts agentModules": "memoisation: the actor's langchain modules, imported with the first episode",
   // Side tables keyed by an object: they add to a value, they choose nothing.
   "src/store/chroma-index.ts urls": "side table: a Chroma client's URL, for messages",
   "src/backend/redis/worker.ts oversized": "side table: a job's refused size",

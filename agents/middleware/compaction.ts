@@ -1,6 +1,6 @@
 import { createMiddleware } from "langchain";
 import { textOf } from "../../src/llm/agent-messages.ts";
-import { turnsOf } from "../agent-turns.ts";
+import { turnsReader } from "../agent-turns.ts";
 import { requestBuilder, type CompactionOptions } from "../context.ts";
 
 /**
@@ -12,6 +12,7 @@ import { requestBuilder, type CompactionOptions } from "../context.ts";
  */
 export const compactionMiddleware = (options: CompactionOptions) => {
   const build = requestBuilder(options);
+  const turnsOf = turnsReader();
   return createMiddleware({
     name: "hexa-compaction",
     wrapModelCall: (request, handler) => {
