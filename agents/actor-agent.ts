@@ -1,7 +1,6 @@
 import { createAgent, type AgentMiddleware } from "langchain";
 import type { TaskEnv, ToolProgress } from "../src/family/task-env.ts";
-import type { ChatModel } from "../src/llm/chat-model.ts";
-import { langchainOf } from "../src/llm/openai-chat.ts";
+import type { RoleModel } from "../src/llm/ask.ts";
 import type { CompactionOptions } from "./context.ts";
 import { EnvTool, unknownToolSpec } from "./env-tool.ts";
 import type { EpisodeRules } from "./episode-state.ts";
@@ -14,7 +13,7 @@ import { turnBudgetMiddleware } from "./middleware/turn-budget.ts";
 
 export interface ActorAgentParts {
   env: TaskEnv;
-  model: ChatModel;
+  model: RoleModel;
   rules: EpisodeRules;
   /** The system prompt before the additions (agents/prompt.ts basePrompt). */
   basePrompt: string;
@@ -49,7 +48,7 @@ export const createActorAgent = (p: ActorAgentParts) => {
   const toolFor = (name: string) => new EnvTool(unknownToolSpec(name), p.env, p.onToolProgress);
   const tools = p.env.tools.map((spec) => new EnvTool(spec, p.env, p.onToolProgress, p.env.parsed));
   const middleware = [...hexaMiddleware(p, toolFor), ...(p.extraMiddleware ?? [])];
-  const agent = createAgent({ model: langchainOf(p.model), tools, systemPrompt: p.basePrompt, middleware });
+  const agent = createAgent({ model: p.model, tools, systemPrompt: p.basePrompt, middleware });
   return { agent, recursionLimit: recursionLimit(p.rules.maxTurns, middleware.length) };
 };
 

@@ -1,7 +1,8 @@
 import { HumanMessage } from "@langchain/core/messages";
 import type { AgentMiddleware } from "langchain";
 import type { TaskEnv, ToolProgress } from "../src/family/task-env.ts";
-import type { AssistantTurn, ChatModel } from "../src/llm/chat-model.ts";
+import type { RoleModel } from "../src/llm/ask.ts";
+import type { AssistantTurn } from "../src/llm/chat-model.ts";
 import { countedTurns, TRAJECTORY_SCHEMA_VERSION, type Trajectory, type TrajectoryStep } from "../src/store/trajectory.ts";
 import { requestCharCap, type ActorConfig } from "./actor-config.ts";
 import type { CompactionOptions } from "./context.ts";
@@ -9,7 +10,7 @@ import { openEpisode, type EpisodeRecord } from "./episode-state.ts";
 import { basePrompt } from "./prompt.ts";
 
 export interface EpisodePorts {
-  model: ChatModel;
+  model: RoleModel;
   /** Cost in USD of one model turn (from the price table); 0 when unknown. */
   costOf: (turn: AssistantTurn) => number;
   now: () => number;
@@ -93,7 +94,7 @@ const play = async (env: TaskEnv, spec: EpisodeSpec, ports: EpisodePorts): Promi
   try {
     // A model call that failed for good ends the graph with the state kept (agents/middleware/turn-budget.ts);
     // what is thrown (a spend cap, a broken host, a hexa bug) is not the episode's outcome.
-    const start = { messages: [new HumanMessage(env.prompt.task)], episode: openEpisode(ports.model.name) };
+    const start = { messages: [new HumanMessage(env.prompt.task)], episode: openEpisode(ports.model.model) };
     const state = await agent.invoke(start, { recursionLimit });
     // The user's middleware widen the agent's type; the episode's record is hexa's middleware state all the same.
     return (state as typeof state & { episode: EpisodeRecord }).episode;

@@ -12,7 +12,7 @@ import { latestAnswer } from "./agent-turns.ts";
 type ToolNodeConfig = ToolRunnableConfig & { state?: { messages?: readonly BaseMessage[] } };
 
 /**
- * The call as run, from the answer that made it in the agent's state: the port's call behind langchain's (its raw
+ * The call as run, from the answer that made it in the agent's state: the recorded call behind langchain's (its raw
  * text and parse error kept), its arguments cut at the output cap named as that, not as invalid JSON.
  */
 export const runCall = (lc: LangchainToolCall, messages: readonly BaseMessage[]): ToolCall => {

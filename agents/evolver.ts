@@ -1,8 +1,8 @@
+import { HumanMessage, SystemMessage } from "@langchain/core/messages";
 import type { z } from "zod";
 import { ModelOutputError } from "../src/errors.ts";
-import type { ChatModel } from "../src/llm/chat-model.ts";
+import { askStructured, type RoleModel } from "../src/llm/ask.ts";
 import { ContextOverflow } from "../src/llm/llm-error.ts";
-import { invokeStructured } from "../src/llm/structured.ts";
 import { NO_EVIDENCE } from "../src/store/bank-weights.ts";
 import { EMPTY_BANK, type Bank, type BankEntry, type BankEvent, type Evidence, type Mistake, type Skill } from "../src/store/bank.ts";
 import { byReward, DEFAULT_CAPS, event, idMaker, seedsOf, weigh, withCaps, type BankCaps, type EvolverMode, type Labelled } from "./evolver-labels.ts";
@@ -16,7 +16,7 @@ export { labelTrajectories, type Labelled } from "./evolver-labels.ts";
 const TOP = 5;
 
 interface Common {
-  model: ChatModel;
+  model: RoleModel;
   /** The family's domain words for the prompts. */
   words: FamilyWords;
   round: number;
@@ -90,18 +90,8 @@ const guarded = async (round: number, update: () => Promise<BankEvent[]>): Promi
   }
 };
 
-const ask = async <S extends z.ZodType>(model: ChatModel, p: { system: string; user: string }, schema: S, name: string): Promise<z.infer<S>> =>
-  (
-    await invokeStructured(
-      model,
-      [
-        { role: "system", content: p.system },
-        { role: "user", content: p.user },
-      ],
-      schema,
-      { name },
-    )
-  ).value;
+const ask = async <S extends z.ZodType>(model: RoleModel, p: { system: string; user: string }, schema: S, name: string): Promise<z.infer<S>> =>
+  (await askStructured(model, [new SystemMessage(p.system), new HumanMessage(p.user)], schema, { name })).value;
 
 const contextOf = (o: Common): EvolverContext => ({
   words: o.words,

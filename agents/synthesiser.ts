@@ -1,5 +1,5 @@
-import type { ChatModel } from "../src/llm/chat-model.ts";
-import { invokeStructured } from "../src/llm/structured.ts";
+import { HumanMessage, SystemMessage } from "@langchain/core/messages";
+import { askStructured, type RoleModel } from "../src/llm/ask.ts";
 import { NO_EVIDENCE } from "../src/store/bank-weights.ts";
 import type { Mistake, Skill } from "../src/store/bank.ts";
 import type { FamilyWords } from "../src/family/family-words.ts";
@@ -8,7 +8,7 @@ import { synthesisPrompt, type SynthesisSource } from "./synthesiser-prompt.ts";
 import { SynthesisAnswer } from "./synthesiser-schema.ts";
 
 export interface SynthesiseOptions {
-  model: ChatModel;
+  model: RoleModel;
   words: FamilyWords;
   target: { level: string; description: string };
   sources: readonly SynthesisSource[];
@@ -32,15 +32,9 @@ const common = (id: string) => ({ id, sourceSeeds: [], generation: 0, parents: [
  */
 export const synthesise = async (o: SynthesiseOptions): Promise<LlmSynthesis> => {
   const prompt = synthesisPrompt(o.words, o.target, o.sources);
-  const { value, turns } = await invokeStructured(
-    o.model,
-    [
-      { role: "system", content: prompt.system },
-      { role: "user", content: prompt.user },
-    ],
-    SynthesisAnswer,
-    { name: "transfer_bank" },
-  );
+  const { value, turns } = await askStructured(o.model, [new SystemMessage(prompt.system), new HumanMessage(prompt.user)], SynthesisAnswer, {
+    name: "transfer_bank",
+  });
   const skills = value.skills.map(
     (s, i): Candidate => ({
       entry: {

@@ -8,7 +8,8 @@
 import { ActorConfig } from "../agents/actor-config.ts";
 import { runActorEpisode } from "../agents/actor.ts";
 import type { TaskEnv } from "../src/family/task-env.ts";
-import type { AssistantTurn, ChatModel } from "../src/llm/chat-model.ts";
+import type { AssistantTurn } from "../src/llm/chat-model.ts";
+import { answeredBy } from "../src/llm/openai-chat.ts";
 import { ms, percentile } from "./harness.ts";
 import { recordPage } from "./page.ts";
 
@@ -34,21 +35,18 @@ const env = (): TaskEnv => ({
 });
 
 let id = 0;
-const instant: ChatModel = {
-  name: "instant",
-  invoke: async (messages): Promise<AssistantTurn> => {
-    const turn = messages.filter((m) => m.role === "assistant").length + 1;
-    const args = { x: turn === TURNS ? 1 : 0 };
-    return {
-      text: "thought",
-      toolCalls: [{ id: `c${++id}`, name: "probe", args, rawArgs: JSON.stringify(args) }],
-      usage: { input: 0, output: 0, cached: 0 },
-      model: "instant",
-      latencyMs: 0,
-      fromCache: false,
-    };
-  },
-};
+const instant = answeredBy("instant", async (messages): Promise<AssistantTurn> => {
+  const turn = messages.filter((m) => m.role === "assistant").length + 1;
+  const args = { x: turn === TURNS ? 1 : 0 };
+  return {
+    text: "thought",
+    toolCalls: [{ id: `c${++id}`, name: "probe", args, rawArgs: JSON.stringify(args) }],
+    usage: { input: 0, output: 0, cached: 0 },
+    model: "instant",
+    latencyMs: 0,
+    fromCache: false,
+  };
+});
 
 const wall: number[] = [];
 const cpu: number[] = [];

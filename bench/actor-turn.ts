@@ -6,7 +6,8 @@
 import { ActorConfig } from "../agents/actor-config.ts";
 import { runActorEpisode } from "../agents/actor.ts";
 import { openInterphyreEnv } from "../levels/interphyre/task-env.ts";
-import type { AssistantTurn, ChatModel, ToolCall } from "../src/llm/chat-model.ts";
+import type { AssistantTurn, ToolCall } from "../src/llm/chat-model.ts";
+import { answeredBy } from "../src/llm/openai-chat.ts";
 import { readCertified } from "../levels/interphyre/certified-seeds.ts";
 import { percentile } from "./harness.ts";
 import { recordPage } from "./page.ts";
@@ -21,8 +22,8 @@ let id = 0;
 const call = (name: string, args: unknown): ToolCall => ({ id: `c${++id}`, name, args, rawArgs: JSON.stringify(args) });
 
 /** A model that answers instantly from a script; its own time is measured and subtracted. */
-class InstantModel implements ChatModel {
-  readonly name = "instant";
+class InstantModel {
+  readonly chat = answeredBy("instant", () => this.invoke());
   modelMs = 0;
   constructor(private readonly script: ToolCall[]) {}
   async invoke(): Promise<AssistantTurn> {
@@ -59,7 +60,7 @@ for (const entry of readCertified(LEVEL)!.seeds.slice(0, SEEDS)) {
       config: ActorConfig.parse({}),
       agent: "bench",
     },
-    { model, costOf: () => 0, now: () => performance.now() },
+    { model: model.chat, costOf: () => 0, now: () => performance.now() },
   );
   const wall = performance.now() - t0 - model.modelMs;
   if (t.steps.length === turns) perTurn.push(wall / turns);

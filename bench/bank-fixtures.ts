@@ -2,7 +2,9 @@
 import { runHeuristicEpisode } from "../levels/interphyre/heuristic/agent.ts";
 import { readCertified } from "../levels/interphyre/certified-seeds.ts";
 import { createInstance, type LevelInstance } from "../levels/interphyre/instance.ts";
-import type { AssistantTurn, ChatModel } from "../src/llm/chat-model.ts";
+import type { AssistantTurn } from "../src/llm/chat-model.ts";
+import type { RoleModel } from "../src/llm/ask.ts";
+import { answeredBy } from "../src/llm/openai-chat.ts";
 import type { Bank, BankEntry, BankEvent, Mistake, Skill } from "../src/store/bank.ts";
 import type { Trajectory } from "../src/store/trajectory.ts";
 import { createRng, type Rng } from "../src/util/rng.ts";
@@ -75,17 +77,14 @@ export const overCap = (bank: Bank): Bank => ({
   mistakes: [...bank.mistakes, ...bank.mistakes.map((m, i) => ({ ...m, id: `x${m.id}`, weight: ((i * 53) % 100) / 100 }))],
 });
 
-/** A model port that answers at once, from a queue (model time excluded: only hexa's bookkeeping is timed). */
-export const instantModel = (answers: unknown[]): ChatModel => {
+/** A model that answers at once, from a queue (model time excluded: only hexa's bookkeeping is timed). */
+export const instantModel = (answers: unknown[]): RoleModel => {
   const queue = answers.map((a) => JSON.stringify(a));
-  return {
-    name: "instant",
-    invoke: async (): Promise<AssistantTurn> => {
-      const text = queue.shift();
-      if (text === undefined) throw new Error("bench: instant model ran out of answers");
-      return { text, toolCalls: [], usage: { input: 0, output: 0, cached: 0 }, model: "instant", latencyMs: 0, fromCache: false };
-    },
-  };
+  return answeredBy("instant", async (): Promise<AssistantTurn> => {
+    const text = queue.shift();
+    if (text === undefined) throw new Error("bench: instant model ran out of answers");
+    return { text, toolCalls: [], usage: { input: 0, output: 0, cached: 0 }, model: "instant", latencyMs: 0, fromCache: false };
+  });
 };
 
 export const skillText = (title: string, sources: string[]) => ({

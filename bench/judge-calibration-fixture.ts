@@ -5,8 +5,9 @@
  * rounds accept at once. The same model settles a disagreement with the vision judge (judge-calibration-synthesiser.ts). The numbers it makes measure the harness (authoring, sandbox, tree scoring, synthesis,
  * statistics) and these hand-written judges, never a model: the page labels them so.
  */
-import type { AssistantTurn, ChatModel, OutputRequest } from "../src/llm/chat-model.ts";
-import { answeredBy, portOf } from "../src/llm/openai-chat.ts";
+import type { AssistantTurn, OutputRequest } from "../src/llm/chat-model.ts";
+import type { RoleModel } from "../src/llm/ask.ts";
+import { answeredBy } from "../src/llm/openai-chat.ts";
 import { scriptedSynthesiserTurn } from "./judge-calibration-synthesiser.ts";
 
 export const SCRIPTED_MODEL = "scripted-judge (bench/judge-calibration-fixture.ts)";
@@ -142,21 +143,19 @@ const answerFor = (j: ScriptedJudge, output: OutputRequest | undefined): unknown
 };
 
 /** The scripted judge model for `task`: the same model object a role uses, answered by the script above. */
-export const scriptedJudgeModel = (task: string): ChatModel => {
+export const scriptedJudgeModel = (task: string): RoleModel => {
   const judge = SCRIPTED_JUDGES[task];
   if (!judge) throw new Error(`bench/judge-calibration-fixture.ts: no scripted judge for ${task} (have ${Object.keys(SCRIPTED_JUDGES).join(", ")})`);
-  return portOf(
-    answeredBy(
-      SCRIPTED_MODEL,
-      async (messages, tools, output): Promise<AssistantTurn> => ({
-        ...(tools.length > 0 || output?.name === "synthesis_verdict"
-          ? scriptedSynthesiserTurn(messages, tools)
-          : { text: JSON.stringify(answerFor(judge, output)), toolCalls: [] }),
-        usage: { input: 0, output: 0, cached: 0 },
-        model: SCRIPTED_MODEL,
-        latencyMs: 0,
-        fromCache: false,
-      }),
-    ),
+  return answeredBy(
+    SCRIPTED_MODEL,
+    async (messages, tools, output): Promise<AssistantTurn> => ({
+      ...(tools.length > 0 || output?.name === "synthesis_verdict"
+        ? scriptedSynthesiserTurn(messages, tools)
+        : { text: JSON.stringify(answerFor(judge, output)), toolCalls: [] }),
+      usage: { input: 0, output: 0, cached: 0 },
+      model: SCRIPTED_MODEL,
+      latencyMs: 0,
+      fromCache: false,
+    }),
   );
 };

@@ -6,7 +6,7 @@
  */
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import type { ChatModel } from "../src/llm/chat-model.ts";
+import type { RoleModel } from "../src/llm/ask.ts";
 import { episodeFitness, FITNESS_LABEL, fitnessScore } from "../levels/reward-search/cli/judge-fitness.ts";
 import { AgreementConfig } from "../levels/reward-search/judging/agreement.ts";
 import { authorJudge } from "../levels/reward-search/judging/author.ts";
@@ -60,7 +60,7 @@ export const fitnessJudge = (): CalibrationJudge => ({
  * The code judge: authored by `model(task)` for the intent on every repeat, into a fresh store under `dir`, then
  * run sandboxed on each episode. An authoring that fails leaves that repeat's episodes without a score, noted.
  */
-export const codeJudge = (modelName: string, model: (task: RewardTask) => Promise<ChatModel>, dir: string): CalibrationJudge => {
+export const codeJudge = (modelName: string, model: (task: RewardTask) => Promise<RoleModel>, dir: string): CalibrationJudge => {
   const judge: CalibrationJudge = {
     name: "code",
     label: "code judge",
@@ -100,7 +100,7 @@ export const synthesisOf = async (
   intent: string,
   record: TrajectoryRecord,
   verdicts: { code?: JudgedEpisode; vision?: JudgedEpisode },
-  model: ChatModel,
+  model: RoleModel,
 ): Promise<{ verdict: EpisodeVerdict; kind: string }> => {
   const s = await synthesiseJudges(
     {

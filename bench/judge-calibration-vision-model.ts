@@ -13,8 +13,9 @@
  * plumbing (frames rendered, sent in order, both turns, the synthesiser), not a model's judgement.
  */
 import { createHash } from "node:crypto";
-import type { ChatModel } from "../src/llm/chat-model.ts";
-import { answeredBy, portOf } from "../src/llm/openai-chat.ts";
+import type { RoleModel } from "../src/llm/ask.ts";
+import type { Message } from "../src/llm/chat-model.ts";
+import { answeredBy } from "../src/llm/openai-chat.ts";
 import type { RecordedRequest } from "../test/support/fake-openai-server.ts";
 import { type FakeEndpoint, startFakeEndpoint } from "../test/support/fake-endpoint.ts";
 
@@ -117,10 +118,8 @@ export const scriptedVisionReply = (b: Body): string => {
 export const startScriptedVision = (maxImages: number): Promise<FakeEndpoint> =>
   startFakeEndpoint({ delayMs: 0, maxImages, models: ["scripted-vision"], reply: scriptedVisionReply });
 
-type PortMessage = Parameters<ChatModel["invoke"]>[0][number];
-
-/** A port message as the wire carries it: text and `image_url` parts in order. */
-const wireOf = (m: PortMessage): Record<string, unknown> => {
+/** A message in the record form as the wire carries it: text and `image_url` parts in order. */
+const wireOf = (m: Message): Record<string, unknown> => {
   if (m.role !== "user" || !m.parts) return { role: m.role, content: m.content };
   const content = m.parts.map((p) =>
     p.type === "text" ? { type: "text", text: p.text } : { type: "image_url", image_url: { url: `data:${p.mime};base64,${p.base64}` } },
@@ -132,18 +131,16 @@ const wireOf = (m: PortMessage): Record<string, unknown> => {
  * The same scripted vision model answering in-process, at once (no server, no HTTP): for timing hexa's side of a
  * judgment with the model's time taken out (bench/judge-overhead.ts).
  */
-export const instantScriptedVision = (): ChatModel =>
-  portOf(
-    answeredBy(SCRIPTED_VISION_MODEL, async (messages, _tools, output) => ({
-      text: scriptedVisionReply({
-        model: "scripted-vision",
-        messages: messages.map(wireOf),
-        response_format: { type: "json_schema", json_schema: { name: output?.name } },
-      } as Body),
-      toolCalls: [],
-      usage: { input: 0, output: 0, cached: 0 },
-      model: SCRIPTED_VISION_MODEL,
-      latencyMs: 0,
-      fromCache: false,
-    })),
-  );
+export const instantScriptedVision = (): RoleModel =>
+  answeredBy(SCRIPTED_VISION_MODEL, async (messages, _tools, output) => ({
+    text: scriptedVisionReply({
+      model: "scripted-vision",
+      messages: messages.map(wireOf),
+      response_format: { type: "json_schema", json_schema: { name: output?.name } },
+    } as Body),
+    toolCalls: [],
+    usage: { input: 0, output: 0, cached: 0 },
+    model: SCRIPTED_VISION_MODEL,
+    latencyMs: 0,
+    fromCache: false,
+  }));

@@ -9,7 +9,7 @@
  */
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import type { ChatModel } from "../src/llm/chat-model.ts";
+import type { RoleModel } from "../src/llm/ask.ts";
 import { episodeOf } from "../levels/reward-search/cli/judge-vision.ts";
 import { windowFrames } from "../levels/reward-search/cli/judge-window.ts";
 import type { ReaskVision } from "../levels/reward-search/judging/synthesiser-tools.ts";
@@ -20,7 +20,7 @@ import type { TrajectoryRecord } from "../levels/reward-search/trajectory/record
 import { type CalibrationJudge, PASS_THRESHOLD } from "./judge-calibration-judges.ts";
 
 export interface VisionSetup {
-  model: ChatModel;
+  model: RoleModel;
   limits: VisionLimits;
   /** The bench's folder: the criteria are stored under it per task and repeat. */
   dir: string;

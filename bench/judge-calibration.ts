@@ -19,7 +19,7 @@
 import { existsSync, mkdirSync } from "node:fs";
 import os from "node:os";
 import { join, relative, resolve } from "node:path";
-import type { ChatModel } from "../src/llm/chat-model.ts";
+import type { RoleModel } from "../src/llm/ask.ts";
 import { DEFAULT_MAX_IMAGES } from "../src/llm/config.ts";
 import { CHROMIUM } from "../levels/reward-search/pictures/episode-frames.ts";
 import { episodeFitness } from "../levels/reward-search/cli/judge-fitness.ts";
@@ -79,7 +79,7 @@ const commit = gitCommit();
 mkdirSync(OUT, { recursive: true });
 
 /** A role's model at an endpoint; a real model's exchanges are logged to the bench folder's llm-log.jsonl. */
-const endpointModel = async (role: "judge" | "vision", slice: Record<string, unknown>, logged: boolean): Promise<ChatModel> => {
+const endpointModel = async (role: "judge" | "vision", slice: Record<string, unknown>, logged: boolean): Promise<RoleModel> => {
   const [{ LlmConfig }, { createRoleModel }] = await Promise.all([import("../src/llm/config.ts"), import("../src/llm/role-model.ts")]);
   const llm = LlmConfig.parse({ [role]: slice, ...(logged ? { auditLog: join(OUT, "llm-log.jsonl") } : {}) });
   return createRoleModel(role, llm, { env: process.env, onNotice: (m) => process.stderr.write(`warning: ${m}\n`) });

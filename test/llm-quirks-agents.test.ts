@@ -1,3 +1,4 @@
+import { HumanMessage } from "@langchain/core/messages";
 import { afterEach, describe, expect, it } from "vitest";
 import { ActorConfig } from "../agents/actor-config.ts";
 import { distil, labelTrajectories } from "../agents/evolver.ts";
@@ -6,8 +7,8 @@ import { INTERPHYRE_WORDS } from "../levels/interphyre/family.ts";
 import { createInstance } from "../levels/interphyre/instance.ts";
 import { openInterphyreEnv } from "../levels/interphyre/task-env.ts";
 import { usageRecord } from "../src/llm/accounting.ts";
+import { ask } from "../src/llm/ask.ts";
 import { BudgetExceeded, SpendGate } from "../src/llm/budget.ts";
-import type { Message } from "../src/llm/chat-model.ts";
 import { LlmConfig } from "../src/llm/config.ts";
 import { EndpointLimits } from "../src/llm/endpoint-limits.ts";
 import { createRoleModel } from "../src/llm/role-model.ts";
@@ -177,11 +178,11 @@ describe("a server that reports no usage, under a token cap", () => {
       {},
       gate,
     );
-    const big: Message[] = [{ role: "user", content: "y".repeat(40_000) }];
+    const big = [new HumanMessage("y".repeat(40_000))];
     let made = 0;
     const stop = await (async () => {
       for (;;) {
-        await model.invoke(big, []);
+        await ask(model, big);
         made += 1;
       }
     })().catch((e: unknown) => e);

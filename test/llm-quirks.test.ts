@@ -1,5 +1,7 @@
+import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
 import { afterEach, describe, expect, it } from "vitest";
-import type { Message, ToolSpec } from "../src/llm/chat-model.ts";
+import { turnOf } from "./support/turn-of.ts";
+import type { ToolSpec } from "../src/llm/chat-model.ts";
 import { ModelConfig } from "../src/llm/config.ts";
 import { EndpointLimits } from "../src/llm/endpoint-limits.ts";
 import { ContextOverflow } from "../src/llm/llm-error.ts";
@@ -13,10 +15,7 @@ const simulate: ToolSpec = {
   description: "Place the red ball and run the world.",
   parameters: { type: "object", properties: { x: { type: "number" }, y: { type: "number" } }, required: ["x", "y"] },
 };
-const ask: Message[] = [
-  { role: "system", content: "You solve physics puzzles." },
-  { role: "user", content: "Solve catapult seed 7." },
-];
+const ask = [new SystemMessage("You solve physics puzzles."), new HumanMessage("Solve catapult seed 7.")];
 
 let server: FakeOpenAI | undefined;
 afterEach(async () => {
@@ -44,8 +43,8 @@ describe("tool calls written as text", () => {
   it.each(both)("reads a Hermes <tool_call> in the content as the call, and says so once (streaming %s)", async (streaming) => {
     const item: ScriptItem = { text: "Try the left edge.", toolCalls: [{ name: "simulate", args: { x: -2.5, y: 3 } }], quirks: { textToolCalls: "hermes" } };
     const { model, notices } = await chat([item, item], { streaming });
-    const turn = await model.invoke(ask, [simulate]);
-    await model.invoke(ask, [simulate]);
+    const turn = await turnOf(model, ask, [simulate]);
+    await turnOf(model, ask, [simulate]);
 
     expect(turn.text).toBe("Try the left edge.");
     expect(turn.toolCalls).toHaveLength(1);
@@ -59,7 +58,7 @@ describe("tool calls written as text", () => {
 
   it("names an unreadable text call to the model (problem) and to the user (notice), with no call made", async () => {
     const { model, notices } = await chat([{ text: "Calling.", toolCalls: [{ name: "simulate", args: { x: 1 } }], quirks: { textToolCalls: "broken" } }]);
-    const turn = await model.invoke(ask, [simulate]);
+    const turn = await turnOf(model, ask, [simulate]);
     expect(turn.toolCalls).toEqual([]);
     expect(turn.problem).toMatch(/^your tool call came as text that could not be read \(got .*\); make the call again/);
     expect(notices[0]).toMatch(/^llm\.actor: the server returned the tool call as text and it could not be read .*--tool-call-parser.*--jinja$/);
@@ -67,7 +66,7 @@ describe("tool calls written as text", () => {
 
   it("reads nothing as a call when no tools were offered (the evolver's JSON stays text)", async () => {
     const { model } = await chat([{ text: '{"name": "simulate", "arguments": {"x": 1}}' }]);
-    const turn = await model.invoke(ask, []);
+    const turn = await turnOf(model, ask);
     expect(turn.toolCalls).toEqual([]);
     expect(turn.text).toBe('{"name": "simulate", "arguments": {"x": 1}}');
   });
@@ -76,7 +75,7 @@ describe("tool calls written as text", () => {
 describe("reasoning", () => {
   it.each(both)("moves <think>…</think> out of the text into reasoning (streaming %s)", async (streaming) => {
     const { model, notices } = await chat([{ text: '{"ok": true}', quirks: { think: "Maybe {not json} here." } }], { streaming });
-    const turn = await model.invoke(ask, []);
+    const turn = await turnOf(model, ask);
     expect(turn.text).toBe('{"ok": true}');
     expect(turn.reasoning).toBe("Maybe {not json} here.");
     expect(notices[0]).toMatch(/^llm\.actor: the answer held <think>…<\/think> in its content .*--reasoning-parser/);
@@ -98,7 +97,7 @@ describe("reasoning", () => {
       ],
       { streaming },
     );
-    const turn = await model.invoke(ask, [simulate]);
+    const turn = await turnOf(model, ask, [simulate]);
     expect(turn.reasoning).toBe("The ball must clear the wall.");
     expect(turn.text).toBe("Left edge.");
     expect(turn.toolCalls[0]!.args).toEqual({ x: 1, y: 2 });
@@ -108,7 +107,7 @@ describe("reasoning", () => {
 describe("usage", () => {
   it.each(both)("estimates usage the server did not report, marked estimated, and says so once (streaming %s)", async (streaming) => {
     const { model, notices } = await chat([{ text: "x".repeat(400), quirks: { noUsage: true } }], { streaming });
-    const turn = await model.invoke(ask, []);
+    const turn = await turnOf(model, ask);
     expect(turn.usage.estimated).toBe(true);
     expect(turn.usage.output).toBe(100);
     expect(turn.usage.input).toBeGreaterThan(0);
@@ -117,8 +116,8 @@ describe("usage", () => {
 
   it("warns of a prompt the server cut short: a recorded input far below the estimate", async () => {
     const { model, notices } = await chat([{ text: "ok", usage: { prompt: 2048, completion: 1 } }]);
-    const long: Message[] = [ask[0]!, { role: "user", content: "words ".repeat(4000) }];
-    const turn = await model.invoke(long, []);
+    const long = [ask[0]!, new HumanMessage("words ".repeat(4000))];
+    const turn = await turnOf(model, long, []);
     expect(turn.usage).toEqual({ input: 2048, output: 1, cached: 0 });
     expect(notices[0]).toMatch(/^llm\.actor: the server counted 2048 input tokens for a request hexa estimates at about \d+; .*OLLAMA_CONTEXT_LENGTH/);
   });
@@ -131,7 +130,7 @@ describe("tool-call arguments", () => {
     [{ doubleEncodedArgs: true }, "double-encoded"],
   ])("repairs %j with a notice", async (quirks, said) => {
     const { model, notices } = await chat([{ toolCalls: [{ name: "simulate", args: { x: 1.5, y: 2 } }], quirks }]);
-    const turn = await model.invoke(ask, [simulate]);
+    const turn = await turnOf(model, ask, [simulate]);
     expect(turn.toolCalls[0]).toMatchObject({ name: "simulate", args: { x: 1.5, y: 2 } });
     expect(turn.toolCalls[0]!.argsError).toBeUndefined();
     expect(notices[0]).toContain(said);
@@ -146,8 +145,8 @@ describe("tool-call arguments", () => {
       quirks: { noToolCallIds: true },
     };
     const { model } = await chat([item, item], { streaming });
-    const a = await model.invoke(ask, [simulate]);
-    const b = await model.invoke([...ask, { role: "user", content: "again" }], [simulate]);
+    const a = await turnOf(model, ask, [simulate]);
+    const b = await turnOf(model, [...ask, new HumanMessage("again")], [simulate]);
     const ids = [...a.toolCalls, ...b.toolCalls].map((c) => c.id);
     expect(new Set(ids).size).toBe(4);
     ids.forEach((id) => expect(id).toMatch(/^call_[0-9a-f]{24}$/));
@@ -157,7 +156,7 @@ describe("tool-call arguments", () => {
 describe("an answer cut at the output cap", () => {
   it.each(both)("says the cap and the setting, not a parse error (streaming %s)", async (streaming) => {
     const { model } = await chat([{ text: '{"skills": [', quirks: { finishLength: true } }], { streaming, maxOutputTokens: 512 });
-    const turn = await model.invoke(ask, []);
+    const turn = await turnOf(model, ask);
     expect(turn.problem).toBe(
       "llm.actor: the answer was cut at max output tokens 512 (finish_reason length); raise llm.actor.maxOutputTokens, or answer more briefly",
     );
@@ -167,7 +166,7 @@ describe("an answer cut at the output cap", () => {
 describe("error answers", () => {
   it.each(["vllm", "llama.cpp", "openai"] as const)("turns a %s context overflow into ContextOverflow with the fix", async (flavour) => {
     const { model } = await chat([{ quirks: { contextOverflow: flavour } }]);
-    const error = await model.invoke(ask, []).catch((e: unknown) => e);
+    const error = await turnOf(model, ask).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ContextOverflow);
     expect((error as Error).message).toMatch(
       /is longer than the context the server gives the model: lower llm\.actor\.maxOutputTokens or actor\.maxRequestChars, or serve the model with a longer context \(vLLM --max-model-len, llama\.cpp -c, Ollama OLLAMA_CONTEXT_LENGTH\)$/,
@@ -176,7 +175,7 @@ describe("error answers", () => {
 
   it("shows the message of an error vLLM put at the top level of the body", async () => {
     const { model } = await chat([{ quirks: { topLevelError: "[{'type': 'extra_forbidden', 'loc': ('body', 'foo')}]" } }]);
-    const error = (await model.invoke(ask, []).catch((e: unknown) => e)) as Error;
+    const error = (await turnOf(model, ask).catch((e: unknown) => e)) as Error;
     expect(error.message).toContain("400 [{'type': 'extra_forbidden', 'loc': ('body', 'foo')}]");
     expect(error.message).not.toContain("no body");
   });
@@ -185,7 +184,7 @@ describe("error answers", () => {
 describe("a slow or serial server", () => {
   it("names timeoutMs and concurrency in a timeout (a server serving one request at a time queues the rest)", async () => {
     const { model } = await chat([{ fault: "timeout" }], { timeoutMs: 50 });
-    const error = (await model.invoke(ask, []).catch((e: unknown) => e)) as Error;
+    const error = (await turnOf(model, ask).catch((e: unknown) => e)) as Error;
     expect(error.message).toMatch(
       /no answer within 50 ms; raise llm\.actor\.timeoutMs, or, if the server serves fewer requests at a time than llm\.actor\.concurrency \(1; llama\.cpp -np, OLLAMA_NUM_PARALLEL\), lower it to that number$/,
     );
@@ -193,7 +192,7 @@ describe("a slow or serial server", () => {
 
   it("sends one request at a time to a server on this machine unless concurrency is set", async () => {
     const { model } = await chat(Array.from({ length: 3 }, () => ({ text: "ok", delayMs: 30 })));
-    await Promise.all([model.invoke(ask, []), model.invoke(ask, []), model.invoke(ask, [])]);
+    await Promise.all([turnOf(model, ask), turnOf(model, ask), turnOf(model, ask)]);
     expect(server!.maxInFlight).toBe(1);
   });
 });
@@ -201,11 +200,12 @@ describe("a slow or serial server", () => {
 describe("request shape", () => {
   it('sends content null (not "") for an assistant message that only made tool calls', async () => {
     const { model } = await chat([{ text: "ok" }]);
-    await model.invoke(
+    await turnOf(
+      model,
       [
         ...ask,
-        { role: "assistant", content: "", toolCalls: [{ id: "call_1", name: "simulate", args: { x: 1, y: 2 }, rawArgs: '{"x":1,"y":2}' }] },
-        { role: "tool", content: "fell short", toolCallId: "call_1", name: "simulate" },
+        new AIMessage({ content: "", tool_calls: [{ id: "call_1", name: "simulate", args: { x: 1, y: 2 }, type: "tool_call" }] }),
+        new ToolMessage({ content: "fell short", tool_call_id: "call_1", name: "simulate" }),
       ],
       [simulate],
     );
@@ -221,7 +221,7 @@ describe("request shape", () => {
       toolChoice: "required",
       extraBody: { chat_template_kwargs: { enable_thinking: false }, seed: 7 },
     });
-    await model.invoke(ask, [simulate]);
+    await turnOf(model, ask, [simulate]);
     const body = server!.requests[0]!.body;
     expect(body.temperature).toBeUndefined();
     expect(body.max_tokens).toBeUndefined();
@@ -233,7 +233,7 @@ describe("request shape", () => {
 
   it("sends no output cap when maxOutputTokens is null", async () => {
     const { model } = await chat([{ text: "ok" }], { maxOutputTokens: null });
-    await model.invoke(ask, []);
+    await turnOf(model, ask);
     const body = server!.requests[0]!.body;
     expect(body.max_tokens).toBeUndefined();
     expect(body.max_completion_tokens).toBeUndefined();

@@ -5,6 +5,7 @@ import { join, relative } from "node:path";
 import { Queue } from "bullmq";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { spawnHexa, type Out } from "./support/hexa-cli.ts";
+import { jobOutcome } from "./support/job-outcome.ts";
 import { startRedis, type RedisServer } from "./support/redis-server.ts";
 
 /**
@@ -89,13 +90,11 @@ const stop = async (w: Proc): Promise<Out> => {
   w.child.kill("SIGINT");
   return w.done;
 };
-const until = async (cond: () => boolean, ms: number, what: () => string, poll?: () => Promise<void>) => {
+const until = async (cond: () => boolean, ms: number, what: () => string) => {
   const t0 = Date.now();
-  await poll?.();
   while (!cond()) {
     if (Date.now() - t0 > ms) throw new Error(`timed out: ${what()}`);
     await new Promise((r) => setTimeout(r, 50));
-    await poll?.();
   }
 };
 
@@ -276,20 +275,7 @@ describe("hexa run --backend redis://", () => {
   it("a job queued by another hexa version is refused with both versions named, and not retried", async () => {
     const w = await ready(worker());
     const queue = new Queue("hexa-episodes", { connection: { host: "127.0.0.1", port: redis.port, maxRetriesPerRequest: null } });
-    // The job's own record is polled: an event stream read may start after a quick worker has already failed it.
-    const failedReason = async (id: string): Promise<string> => {
-      let reason: string | undefined;
-      await until(
-        () => reason !== undefined,
-        30_000,
-        () => `job ${id} not failed yet; worker said: ${w.stderr()}`,
-        async () => {
-          const job = await queue.getJob(id);
-          if (job && (await job.isFailed())) reason = job.failedReason;
-        },
-      );
-      return reason!;
-    };
+    const failedReason = async (id: string) => (await jobOutcome(queue, id, 30_000, () => `worker said: ${w.stderr()}`)).error;
     try {
       await queue.add("episode", { schemaVersion: 2, hexa: { version: "0.0.1-other", commit: null } }, { jobId: "foreign/job", attempts: 3 });
       expect(await failedReason("foreign/job")).toMatch(

@@ -17,7 +17,7 @@ const describeIssue = (issue: z.core.$ZodIssue): string => `${issue.path.join(".
 export const parseToolCall = <T extends DeclaredTool>(tools: readonly T[], name: string, raw: unknown): { tool: T; args: unknown } | { error: string } => {
   const tool = tools.find((t) => t.name === name);
   if (!tool) return { error: `unknown tool '${name}'; available: ${tools.map((t) => t.name).join(", ")}` };
-  // The adapter bounds what a server sends (src/llm/tool-args.ts); this holds for every ChatModel behind the port.
+  // The adapter bounds what a server sends (src/llm/tool-args.ts); this holds for every role's model.
   if (valueDepth(raw, MAX_ARGS_DEPTH) > MAX_ARGS_DEPTH)
     return { error: `invalid arguments for ${name}: nested deeper than ${MAX_ARGS_DEPTH} levels; send one flat JSON object` };
   const parsed = tool.input.safeParse(raw ?? {});

@@ -1,6 +1,8 @@
+import { HumanMessage, SystemMessage } from "@langchain/core/messages";
 import { runActorEpisode, type EpisodePorts, type EpisodeSpec } from "../actor.ts";
 import type { FamilyWords } from "../../src/family/family-words.ts";
 import { renderSteps } from "../evolver-trajectory.ts";
+import { ask } from "../../src/llm/ask.ts";
 import { BudgetExceeded } from "../../src/llm/budget.ts";
 import { callUsage, countedTurns, NO_USAGE, sumUsage, type Trajectory } from "../../src/store/trajectory.ts";
 
@@ -53,13 +55,7 @@ export const runReflexion = async (
     trials.push(trial);
     if (trial.success || trial.stopReason === "error" || k === REFLEXION.trials - 1) break;
     try {
-      const r = await ports.model.invoke(
-        [
-          { role: "system", content: reflectPrompt(words) },
-          { role: "user", content: summary(trial, words) },
-        ],
-        [],
-      );
+      const { turn: r } = await ask(ports.model, [new SystemMessage(reflectPrompt(words)), new HumanMessage(summary(trial, words))]);
       reflectionUsage = sumUsage(reflectionUsage, callUsage(r.usage, ports.costOf(r)));
       const text = firstSentences(r.text, REFLEXION.maxSentences);
       if (text) reflections.push(text);

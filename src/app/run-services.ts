@@ -1,7 +1,7 @@
 import { dirname, resolve } from "node:path";
 import type { RedisLedger } from "../backend/redis/spend-ledger.ts";
 import type { SpendGate } from "../llm/budget.ts";
-import type { ChatModel } from "../llm/chat-model.ts";
+import type { RoleModel } from "../llm/ask.ts";
 import type { EpisodeBackend } from "../loop/episode-backend.ts";
 import type { RunConfig } from "../loop/run-config.ts";
 import type { UsageLine } from "../store/run-records.ts";
@@ -16,8 +16,8 @@ import { spendGate, type SpendFlags } from "./run-spend.ts";
 
 /** The model clients of a run's roles; a role the config does not use has none. */
 export interface RunModels {
-  actorModel?: ChatModel;
-  evolverModel?: ChatModel;
+  actorModel?: RoleModel;
+  evolverModel?: RoleModel;
 }
 
 /**

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { SpendGate } from "../llm/budget.ts";
-import type { ChatModel } from "../llm/chat-model.ts";
+import type { RoleModel } from "../llm/ask.ts";
 import { isEmbedded, roleKeyVar } from "../llm/config.ts";
 import { ConfigError } from "../errors.ts";
 import { canonicalJson, sha256Hex } from "../util/canonical-json.ts";
@@ -91,7 +91,7 @@ const needsHint = (role: string, resuming: boolean) => (e: unknown) => {
 };
 
 /** A role's model by role and model name, e.g. one that answers from a recorded llm-log.jsonl (`hexa verify`). */
-type RoleModelSource = (role: "actor" | "evolver", name: string) => ChatModel;
+type RoleModelSource = (role: "actor" | "evolver", name: string) => RoleModel;
 
 /** The roles a config plays with a model: none for the heuristic agent with the heuristic evolver. */
 const rolesNeeded = (c: RunConfig) => ({ actor: c.agent !== "heuristic", evolver: usesBank(c) && c.evolver === "llm" });

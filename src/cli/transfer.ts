@@ -7,7 +7,7 @@ import { auditSynthesis, flagText, type AuditRow, type Candidate } from "../../a
 import { PROMPT_ENTRY_LIMIT, selectSources, type Ranker } from "../../agents/synthesiser-select.ts";
 import type { SynthesisSource } from "../../agents/synthesiser-prompt.ts";
 import { ConfigError, ModelOutputError } from "../errors.ts";
-import type { ChatModel } from "../llm/chat-model.ts";
+import type { RoleModel } from "../llm/ask.ts";
 import { sha256Hex } from "../util/canonical-json.ts";
 import type { LevelFamily } from "../family/family.ts";
 import { RunConfig, SkillIndexConfig } from "../loop/run-config.ts";
@@ -71,7 +71,7 @@ export interface TransferOptions {
   sources: readonly ResolvedSource[];
   synthesiser: "llm" | "heuristic";
   /** The synthesiser role's model (llm only). */
-  model?: ChatModel;
+  model?: RoleModel;
   out: string;
   now: Date;
   /** Picks source entries when there are more than `promptLimit` (llm only). */
@@ -202,7 +202,7 @@ export const transfer = async (families: FamilyRegistry, argv: TransferArgs, emb
   const synth = argv.synthesiser;
   const now = new Date();
   const out = resolve(argv.out ?? join("runs", "transfer", `${target}__from_${sources.map((s) => s.level).join("+")}__${synth}__${idStamp(now)}`, "bank.json"));
-  let model: ChatModel | undefined;
+  let model: RoleModel | undefined;
   if (synth === "llm") {
     const [{ createRoleModel }, { isEmbedded, LlmConfig }] = await Promise.all([import("../llm/role-model.ts"), import("../llm/config.ts")]);
     // The call log sits beside the bank (a failed synthesis leaves only it, to see what the model said).

@@ -2,7 +2,7 @@ import { existsSync, lstatSync, mkdtempSync, readFileSync, rmSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { FamilyRegistry } from "../app/families.ts";
-import type { ChatModel } from "../llm/chat-model.ts";
+import type { RoleModel } from "../llm/ask.ts";
 import type { Role } from "../llm/config.ts";
 import { CannotVerify, type Divergence, reportOf, type VerifyCounts, type VerifyReport, zeroCounts } from "../verify/outcome.ts";
 import { readExchanges } from "../verify/recorded-exchanges.ts";
@@ -50,7 +50,7 @@ export const verifyJudgment = async (families: FamilyRegistry, dir: string): Pro
     return reportOf(dir, counts, divergence);
   };
   const work = mkdtempSync(join(tmpdir(), "hexa-verify-judgment-"));
-  const model = (role: Role): ChatModel | undefined => {
+  const model = (role: Role): RoleModel | undefined => {
     const name = log?.names.get(role);
     return log && name !== undefined ? log.book.model(role, name) : undefined;
   };

@@ -3,7 +3,7 @@ import type { FamilyRegistry } from "../app/families.ts";
 import type { ActorMiddleware } from "../app/middleware-plugins.ts";
 import { dirname, join } from "node:path";
 import { ConfigError } from "../errors.ts";
-import type { ChatModel } from "../llm/chat-model.ts";
+import type { RoleModel } from "../llm/ask.ts";
 import { playHere } from "../loop/episode-backend.ts";
 import { composeRunConfig, parseRunConfig, type RunConfig } from "../loop/run-config.ts";
 import type { UsageLine } from "../store/run-records.ts";
@@ -31,10 +31,10 @@ import type { WorkerArgs } from "./worker.ts";
  * refuses every call after its first refusal, and a resume with a raised cap must find a fresh one.
  */
 const actorModels = (connection: RedisConnection) => {
-  const built = new Map<string, ChatModel>();
+  const built = new Map<string, RoleModel>();
   const ledgers = new Map<string, RedisLedger>();
   const warn = (m: string) => process.stderr.write(`warning: ${m}\n`);
-  const build = async (cfg: RunConfig, gate?: SpendGate): Promise<ChatModel> => {
+  const build = async (cfg: RunConfig, gate?: SpendGate): Promise<RoleModel> => {
     const { createRoleModel } = await import("../llm/role-model.ts");
     const llm = cfg.llm;
     if (llm.auditLog) mkdirSync(dirname(llm.auditLog), { recursive: true });
@@ -47,7 +47,7 @@ const actorModels = (connection: RedisConnection) => {
     }
   };
   return {
-    of: async (cfg: RunConfig, run: string, budget: Budget | undefined): Promise<ChatModel> => {
+    of: async (cfg: RunConfig, run: string, budget: Budget | undefined): Promise<RoleModel> => {
       if (budget && hasCap(budget)) {
         const { openRedisLedger } = await import("../backend/redis/spend-ledger.ts");
         if (!ledgers.has(run)) ledgers.set(run, openRedisLedger(connection, run));

@@ -6,7 +6,8 @@ import type { Trajectory, TrajectoryStep } from "../store/trajectory.ts";
 import type { Bank, BankEntry, BankEvent } from "../store/bank.ts";
 import type { FinalScore } from "../store/final-scores.ts";
 import type { EpisodeRecord } from "../store/run-records.ts";
-import type { AssistantTurn, ChatModel } from "../llm/chat-model.ts";
+import type { AssistantTurn } from "../llm/chat-model.ts";
+import type { RoleModel } from "../llm/ask.ts";
 import type { RunConfig } from "../loop/run-config.ts";
 
 /*
@@ -97,7 +98,7 @@ export interface FamilySearch {
    */
   run(req: {
     dir: string;
-    actorModel?: ChatModel;
+    actorModel?: RoleModel;
     onCall?: (call: SearchCall, turn: AssistantTurn) => void;
     log: (line: string) => void;
     signal?: AbortSignal;

@@ -1,4 +1,4 @@
-import type { ChatModel } from "../llm/chat-model.ts";
+import type { RoleModel } from "../llm/ask.ts";
 import type { Role } from "../llm/config.ts";
 import type { RunConfig } from "../loop/run-config.ts";
 import type { Divergence } from "../verify/outcome.ts";
@@ -61,7 +61,7 @@ export interface SearchReplayRecord {
   /** The caller made the search (`hexa bundle`): its trainings are read where its own settings say. Never set by `hexa verify`. */
   ownTrainings?: boolean;
   /** A role's model answering from the search's recorded exchanges; the exchanges are read when first asked for. */
-  model: (role: Role, name: string) => ChatModel;
+  model: (role: Role, name: string) => RoleModel;
 }
 
 /** A family's side of a search's replay: its work answered from the record, and the search run again. */
@@ -79,7 +79,7 @@ export interface JudgmentReplayRecord {
   /** A fresh folder of the replay's own (a judge store the replayed authoring writes to). */
   workDir: string;
   /** A role's model answering from the folder's recorded exchanges, named as the record named it; undefined when the record asked that role nothing. */
-  model: (role: Role) => ChatModel | undefined;
+  model: (role: Role) => RoleModel | undefined;
 }
 
 /** What a judgment's replay found: the episodes it re-judged, and the first difference from the record, if any. */

@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { turnOf } from "../../test/support/turn-of.ts";
+import { HumanMessage } from "@langchain/core/messages";
 import { startFakeOpenAI, type FakeOpenAI } from "../../test/support/fake-openai-server.ts";
 import { costUsd, priceOf, UsageRecord, usageRecord, UsageTally } from "./accounting.ts";
 import type { AssistantTurn } from "./chat-model.ts";
@@ -50,7 +52,7 @@ describe("cost", () => {
   it("costs the usage a real call reported, cached tokens included", async () => {
     server = await startFakeOpenAI([{ text: "hi", model: "model-a-2025-01-01", usage: { prompt: 3000, completion: 200, cached: 2000 } }]);
     const model = createOpenAIChat({ ...ModelConfig.parse({ model: "model-a" }), baseURL: server.url, apiKey: "k" }, { limits: new EndpointLimits() });
-    const record = usageRecord("evolver", await model.invoke([{ role: "user", content: "hi" }], []), prices);
+    const record = usageRecord("evolver", await turnOf(model, [new HumanMessage("hi")]), prices);
 
     expect(UsageRecord.parse(record)).toEqual(record);
     expect(record).toMatchObject({ role: "evolver", model: "model-a-2025-01-01", input: 3000, output: 200, cached: 2000, priced: true });

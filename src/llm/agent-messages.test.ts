@@ -19,7 +19,7 @@ const MESSAGES: Message[] = [
   { role: "user", content: "nudge" },
 ];
 
-describe("the port's messages through a langchain agent", () => {
+describe("the record form's messages through a langchain agent", () => {
   it("come back exactly as they went, raw arguments, parse errors and non-object arguments included", () => {
     expect(toPortMessages(toAgentMessages(MESSAGES))).toEqual(MESSAGES);
   });
@@ -36,8 +36,8 @@ describe("the port's messages through a langchain agent", () => {
     ]);
   });
 
-  it("refuse a kind of message the port has no role for, naming it", () => {
-    expect(() => toPortMessages([new ChatMessage("hi", "critic")])).toThrow(/a generic message cannot be sent through hexa's model port/);
+  it("refuse a kind of message the record form has no role for, naming it", () => {
+    expect(() => toPortMessages([new ChatMessage("hi", "critic")])).toThrow(/a generic message cannot be sent to hexa's role models/);
   });
 
   it("keep the whole answer on the agent's message; one a middleware made reads as its text and calls, with no usage", () => {

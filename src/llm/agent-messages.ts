@@ -3,33 +3,33 @@ import type { AssistantTurn, Message, ToolCall } from "./chat-model.ts";
 import { hasMedia, partsOfContent, wireBlock } from "./content-parts.ts";
 
 /**
- * The port's messages as langchain carries them (a langchain agent, and ChatOpenAI on the way to the wire), and
- * back (docs/ARCHITECTURE.md §5.1). A call whose arguments were no JSON object goes to langchain (and the wire) as
- * `{}`. Langchain's tool
- * call has no slot for the raw argument text or its parse error, so each assistant message keeps the port's
+ * hexa's record form of messages (src/llm/chat-model.ts) as langchain carries them, and langchain's messages in
+ * the record form, which the audit log, response cache and spend gate key on (docs/ARCHITECTURE.md §5). A call
+ * whose arguments were no JSON object goes to langchain (and the wire) as `{}`. Langchain's tool
+ * call has no slot for the raw argument text or its parse error, so each assistant message keeps the recorded
  * calls beside its own (`additional_kwargs[PORT_CALLS]`); on the way back they are used while they still match
  * the langchain calls, so a middleware that edits a call is heard and an untouched request is sent byte for byte.
  */
 const PORT_CALLS = "hexa_tool_calls";
-/** The port's whole answer, kept on the AIMessage the agent records (usage, reasoning, problem, latency). */
+/** hexa's whole reading of the answer, kept on the AIMessage the agent records (usage, reasoning, problem, latency). */
 const PORT_TURN = "hexa_turn";
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
-/** A port call as langchain sees it: arguments that are no JSON object (or did not parse) go as `{}`. */
+/** A recorded call as langchain sees it: arguments that are no JSON object (or did not parse) go as `{}`. */
 const langchainCall = (c: ToolCall): LangchainToolCall => ({ id: c.id, name: c.name, args: isRecord(c.args) ? c.args : {}, type: "tool_call" });
 
-/** Whether langchain's call is still the port's: the same arguments object (as made here), or equal ones. */
+/** Whether langchain's call is still the recorded one: the same arguments object (as made here), or equal ones. */
 const sameCall = (port: ToolCall, lc: LangchainToolCall): boolean => {
   const mine = langchainCall(port);
   return mine.id === (lc.id ?? "") && mine.name === lc.name && (mine.args === lc.args || JSON.stringify(mine.args) === JSON.stringify(lc.args));
 };
 
-/** The port's call behind langchain's tool call: one of `calls` it still matches, else one made from it. */
+/** The recorded call behind langchain's tool call: one of `calls` it still matches, else one made from it. */
 export const portCallOf = (calls: readonly ToolCall[], lc: LangchainToolCall): ToolCall =>
   calls.find((c) => sameCall(c, lc)) ?? { id: lc.id ?? "", name: lc.name, args: lc.args, rawArgs: JSON.stringify(lc.args) };
 
-/** The port's calls of an assistant message: the kept ones while langchain's still match them, else langchain's own. */
+/** The recorded calls of an assistant message: the kept ones while langchain's still match them, else langchain's own. */
 const portCalls = (m: AIMessage): ToolCall[] => {
   const lc = m.tool_calls ?? [];
   const kept = m.additional_kwargs[PORT_CALLS] as ToolCall[] | undefined;
@@ -41,7 +41,7 @@ const portCalls = (m: AIMessage): ToolCall[] => {
 export const assistantMessage = (content: string, calls: readonly ToolCall[], extra: Record<string, unknown> = {}): AIMessage =>
   new AIMessage({ content, tool_calls: calls.map(langchainCall), additional_kwargs: { [PORT_CALLS]: calls, ...extra } });
 
-/** The port's messages as langchain messages, each assistant call kept exactly (the wire sees only langchain's). */
+/** Messages in the record form as langchain messages, each assistant call kept exactly (the wire sees only langchain's). */
 export const toAgentMessages = (messages: readonly Message[]): BaseMessage[] =>
   messages.map((m) => {
     switch (m.role) {
@@ -59,7 +59,7 @@ export const toAgentMessages = (messages: readonly Message[]): BaseMessage[] =>
 /** A message's text: its content when a string (langchain's `text` walks content blocks, for every message of every request). */
 export const textOf = (m: BaseMessage): string => (typeof m.content === "string" ? m.content : m.text);
 
-/** Langchain's messages as the port takes them; a kind the port has no role for is refused, naming it. */
+/** Langchain's messages in the record form; a kind the record has no role for is refused, naming it. */
 export const toPortMessages = (messages: readonly BaseMessage[]): Message[] =>
   messages.map((m) => {
     if (SystemMessage.isInstance(m)) return { role: "system", content: textOf(m) };
@@ -69,10 +69,10 @@ export const toPortMessages = (messages: readonly BaseMessage[]): Message[] =>
         : { role: "user", content: textOf(m) };
     if (AIMessage.isInstance(m)) return { role: "assistant", content: textOf(m), toolCalls: portCalls(m) };
     if (ToolMessage.isInstance(m)) return { role: "tool", content: textOf(m), toolCallId: m.tool_call_id, name: m.name ?? "" };
-    throw new Error(`a ${m.getType()} message cannot be sent through hexa's model port (system, human, ai and tool messages can)`);
+    throw new Error(`a ${m.getType()} message cannot be sent to hexa's role models (system, human, ai and tool messages can)`);
   });
 
-/** The port's answer as the agent's AIMessage: langchain's calls and usage, the whole answer kept beside them. */
+/** hexa's reading of an answer as the AIMessage a conversation appends: langchain's calls and usage, the whole answer kept beside them. */
 export const answerMessage = (turn: AssistantTurn): AIMessage => {
   const message = assistantMessage(turn.text, turn.toolCalls, { [PORT_TURN]: turn });
   message.usage_metadata = {
@@ -86,7 +86,7 @@ export const answerMessage = (turn: AssistantTurn): AIMessage => {
 };
 
 /**
- * The port's answer behind an AIMessage, as the model gave it (all its calls, however many a middleware kept);
+ * hexa's reading of the answer behind an AIMessage, as the model gave it (all its calls, however many a middleware kept);
  * a message made by a middleware (no answer kept) reads as an answer of its text and calls, with no usage.
  */
 export const answerOf = (m: AIMessage, model: string): AssistantTurn => {

@@ -2,13 +2,15 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { turnOf } from "../../test/support/turn-of.ts";
+import { HumanMessage, SystemMessage } from "@langchain/core/messages";
 import { startFakeOpenAI, type FakeOpenAI, type ScriptItem } from "../../test/support/fake-openai-server.ts";
 import { AuditLine, exchangeKey, fileSink, withAudit } from "./audit-log.ts";
 import { sha256Hex } from "../util/canonical-json.ts";
-import type { ChatModel, Message, ToolSpec } from "./chat-model.ts";
+import type { Message, ToolSpec, Wire } from "./chat-model.ts";
 import { ModelConfig } from "./config.ts";
 import { EndpointLimits } from "./endpoint-limits.ts";
-import { createOpenAIChat } from "./openai-chat.ts";
+import { bareParts, HexaChatOpenAI } from "./openai-chat.ts";
 
 const tools: ToolSpec[] = [
   { name: "simulate", description: "run", parameters: { type: "object", properties: {} } },
@@ -18,6 +20,7 @@ const ask: Message[] = [
   { role: "system", content: "Solve puzzles." },
   { role: "user", content: "Seed 5." },
 ];
+const request = [new SystemMessage("Solve puzzles."), new HumanMessage("Seed 5.")];
 
 let server: FakeOpenAI | undefined;
 afterEach(async () => {
@@ -28,9 +31,9 @@ afterEach(async () => {
 const audited = async (script: ScriptItem[], extra: { hashOnly?: boolean; pointer?: () => string } = {}) => {
   server = await startFakeOpenAI(script);
   const config = { ...ModelConfig.parse({ model: "gpt-test", maxRetries: 0 }), baseURL: server.url, apiKey: "k" };
-  const inner: ChatModel = createOpenAIChat(config, { limits: new EndpointLimits() });
   const lines: string[] = [];
-  const model = withAudit(inner, { sink: (l) => lines.push(l), role: "actor", endpoint: server.url, now: () => Date.UTC(2025, 0, 2, 3, 4, 5), ...extra });
+  const audit = { sink: (l: string) => lines.push(l), role: "actor" as const, endpoint: server.url, now: () => Date.UTC(2025, 0, 2, 3, 4, 5), ...extra };
+  const model = new HexaChatOpenAI({ ...bareParts(config, { limits: new EndpointLimits() }), layers: (wire) => withAudit(wire, audit) });
   return { model, lines, server };
 };
 
@@ -44,7 +47,7 @@ describe("withAudit", () => {
         model: "gpt-test-2025",
       },
     ]);
-    const turn = await model.invoke(ask, tools);
+    const turn = await turnOf(model, request, tools);
 
     expect(lines).toHaveLength(1);
     const line = AuditLine.parse(JSON.parse(lines[0]!));
@@ -68,7 +71,7 @@ describe("withAudit", () => {
 
   it("keeps what a replay needs of the answer: its reasoning and problem, and the whole request's key", async () => {
     const lines: string[] = [];
-    const inner: ChatModel = {
+    const inner: Wire = {
       name: "m",
       invoke: async () => ({
         text: "t",
@@ -90,7 +93,7 @@ describe("withAudit", () => {
 
   it("keeps only the messages' hash and the caller's pointer when hashOnly", async () => {
     const { model, lines } = await audited([{ text: "ok" }], { hashOnly: true, pointer: () => "catapult__hexa__7/episode 3/turn 2" });
-    await model.invoke(ask, []);
+    await turnOf(model, request);
 
     const line = AuditLine.parse(JSON.parse(lines[0]!));
     expect(line.messages).toBeUndefined();
@@ -102,7 +105,7 @@ describe("withAudit", () => {
 
   it("logs a failed call with its error, then rethrows", async () => {
     const { model, lines, server } = await audited([{ fault: "400" }]);
-    await expect(model.invoke(ask, tools)).rejects.toThrow("400 fake-openai: bad request");
+    await expect(turnOf(model, request, tools)).rejects.toThrow("400 fake-openai: bad request");
 
     const line = AuditLine.parse(JSON.parse(lines[0]!));
     expect(line).toMatchObject({ modelReported: null, response: null, usage: null, fromCache: false });

@@ -2,7 +2,7 @@ import { appendFileSync } from "node:fs";
 import { z } from "zod";
 import { storedText } from "../util/cut-text.ts";
 import { sha256Hex } from "../util/canonical-json.ts";
-import type { ChatModel, Message, OutputRequest, ToolSpec } from "./chat-model.ts";
+import type { Wire, Message, OutputRequest, ToolSpec } from "./chat-model.ts";
 import { Role } from "./config.ts";
 import { recordedMessages } from "./content-parts.ts";
 import { ToolCallSchema, UsageSchema } from "./turn-schema.ts";
@@ -46,7 +46,7 @@ export interface AuditOptions {
   now?: () => number;
 }
 
-/** The key of one exchange as a replay looks it up: the request exactly as the model port received it. */
+/** The key of one exchange as a replay looks it up: the request exactly as the role's model recorded it. */
 export const exchangeKey = (model: string, messages: readonly Message[], tools: readonly ToolSpec[], output?: OutputRequest): string =>
   sha256Hex({ model, messages: recordedMessages(messages), tools, ...(output ? { output } : {}) });
 
@@ -60,7 +60,7 @@ export const fileSink =
  * Logs every call made through `inner`, including cache hits and failures; a failure is rethrown after logging.
  * An answer's text and each call's argument text are kept up to STORED_TEXT_CHARS, a longer one cut with a marker.
  */
-export const withAudit = (inner: ChatModel, o: AuditOptions): ChatModel => {
+export const withAudit = (inner: Wire, o: AuditOptions): Wire => {
   const now = o.now ?? Date.now;
   return {
     name: inner.name,

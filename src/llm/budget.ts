@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ConfigError, HexaError } from "../errors.ts";
 import { costUsd, priceOf } from "./accounting.ts";
-import type { ChatModel, Message, ToolSpec } from "./chat-model.ts";
+import type { Wire, Message, ToolSpec } from "./chat-model.ts";
 import type { PriceTable } from "./config.ts";
 import { estimateInputTokens } from "./token-estimate.ts";
 import { memoryLedger, type Cost, type Spend, type SpendLedger } from "./spend-ledger.ts";
@@ -128,7 +128,7 @@ export class SpendGate {
 }
 
 /** The model behind the gate: each call is estimated and refused before it is sent when it would cross the cap. */
-export const withBudget = (inner: ChatModel, gate: SpendGate, o: { where: string; model: string; maxOutputTokens: number | null }): ChatModel => ({
+export const withBudget = (inner: Wire, gate: SpendGate, o: { where: string; model: string; maxOutputTokens: number | null }): Wire => ({
   name: inner.name,
   invoke: async (messages, tools, output) => {
     const next = await gate.estimate(o.where, o.model, messages, tools, o.maxOutputTokens);

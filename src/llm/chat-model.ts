@@ -1,8 +1,7 @@
-import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
-
 /**
- * The model port (docs/spec/style.md §2): agents talk to this interface only; the OpenAI-compatible adapter
- * (langchain's ChatOpenAI) lives beside it in src/llm and nowhere else.
+ * hexa's record form of a model exchange (docs/ARCHITECTURE.md §5.1): the request as the audit log, the response
+ * cache and the spend gate key and log it, and hexa's reading of the answer. Callers never build it: they ask a
+ * role's langchain model (src/llm/ask.ts), which turns its messages into this form at its one seam, the wire.
  */
 export interface ToolCall {
   id: string;
@@ -89,10 +88,15 @@ export interface OutputRequest {
   schema: Record<string, unknown>;
 }
 
-export interface ChatModel {
-  /** The configured model name (the server may report a more specific one per call). */
+/** One exchange in the record form: the request in, hexa's reading of the answer out. */
+export type Answer = (messages: Message[], tools: ToolSpec[], output?: OutputRequest) => Promise<AssistantTurn>;
+
+/**
+ * The seam inside a role's model where each exchange is in the record form (src/llm/openai-chat.ts): the audit
+ * log, response cache and spend gate wrap it, and an endpoint, an embedded model or a replay answers at its centre.
+ */
+export interface Wire {
+  /** The configured model name the exchange is keyed by (the server may report a more specific one per call). */
   readonly name: string;
-  /** The same model as a langchain chat model, when it is one (src/llm/openai-chat.ts): the actor's agent drives it directly. */
-  readonly langchain?: BaseChatModel;
-  invoke(messages: Message[], tools: ToolSpec[], output?: OutputRequest): Promise<AssistantTurn>;
+  invoke: Answer;
 }

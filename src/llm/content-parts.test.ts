@@ -1,10 +1,13 @@
 import { createHash } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
+import { turnOf } from "../../test/support/turn-of.ts";
+import { SystemMessage } from "@langchain/core/messages";
 import { startFakeOpenAI, type FakeOpenAI } from "../../test/support/fake-openai-server.ts";
 import { tempDirs } from "../../test/support/temp-files.ts";
 import { AuditLine } from "./audit-log.ts";
 import { LlmConfig } from "./config.ts";
-import { IMAGE_TOKENS, mediaPart, partsOfContent, userWithParts } from "./content-parts.ts";
+import { toPortMessages } from "./agent-messages.ts";
+import { humanWithParts, IMAGE_TOKENS, mediaPart, partsOfContent } from "./content-parts.ts";
 import { EndpointLimits } from "./endpoint-limits.ts";
 import { createRoleModel } from "./role-model.ts";
 import { estimateInputTokens } from "./token-estimate.ts";
@@ -29,15 +32,15 @@ const visionModel = async (answers: number) => {
 };
 
 const ask = (frames: Buffer[]) => [
-  { role: "system" as const, content: "You judge frames." },
-  userWithParts([{ type: "text", text: "Frames in order:" }, ...frames.map((f) => mediaPart(f, "image/png")), { type: "text", text: "Judge." }]),
+  new SystemMessage("You judge frames."),
+  humanWithParts([{ type: "text", text: "Frames in order:" }, ...frames.map((f) => mediaPart(f, "image/png")), { type: "text", text: "Judge." }]),
 ];
 
 describe("a user message with images through a role's model", () => {
   it("goes to the wire as ordered OpenAI content parts with inline data URLs", async () => {
     const { model } = await visionModel(1);
     const frames = [frame(1), frame(2), frame(3)];
-    await model.invoke(ask(frames), []);
+    await turnOf(model, ask(frames));
     const user = server!.requests[0]!.body.messages[1] as { role: string; content: Array<Record<string, any>> };
     expect(user.role).toBe("user");
     expect(user.content.map((b) => b.type)).toEqual(["text", "image_url", "image_url", "image_url", "text"]);
@@ -49,9 +52,9 @@ describe("a user message with images through a role's model", () => {
 
   it("logs each image by hash, size and mime, never its bytes; the cache keys by the images' hashes", async () => {
     const { model, lines } = await visionModel(2);
-    await model.invoke(ask([frame(1), frame(2)]), []);
-    const again = await model.invoke(ask([frame(1), frame(2)]), []);
-    const changed = await model.invoke(ask([frame(1), frame(9)]), []);
+    await turnOf(model, ask([frame(1), frame(2)]));
+    const again = await turnOf(model, ask([frame(1), frame(2)]));
+    const changed = await turnOf(model, ask([frame(1), frame(9)]));
 
     expect(again.fromCache).toBe(true);
     expect(changed.fromCache).toBe(false);
@@ -66,7 +69,7 @@ describe("a user message with images through a role's model", () => {
 
   it("estimates each image at IMAGE_TOKENS input tokens, not at the length of its bytes", () => {
     const text = [{ role: "user" as const, content: "Frames in order:Judge." }];
-    expect(estimateInputTokens(ask([frame(1), frame(2)]).slice(1), []) - estimateInputTokens(text, [])).toBe(2 * IMAGE_TOKENS);
+    expect(estimateInputTokens(toPortMessages(ask([frame(1), frame(2)])).slice(1), []) - estimateInputTokens(text, [])).toBe(2 * IMAGE_TOKENS);
   });
 
   it("refuses a media part that is not an inline data URL of an image or a clip: hexa sends no URL a server would fetch", () => {

@@ -11,13 +11,6 @@ export const mediaPart = (data: Uint8Array, mime: MediaMime): MediaPart => ({
   base64: Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("base64"),
 });
 
-/** A user message of ordered parts; its `content` is the text of its text parts, as langchain's `.text` reads it. */
-export const userWithParts = (parts: readonly ContentPart[]): Extract<Message, { role: "user" }> => ({
-  role: "user",
-  content: parts.map((p) => (p.type === "text" ? p.text : "")).join(""),
-  parts: [...parts],
-});
-
 const dataUrl = (p: MediaPart) => `data:${p.mime};base64,${p.base64}`;
 
 /** A part as OpenAI's chat-completions API takes it: `text`, `image_url` or `video_url` (vLLM's extension). */

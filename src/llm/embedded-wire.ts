@@ -1,7 +1,7 @@
 import type { AIMessage, OpenAIToolCall } from "@langchain/core/messages";
 import { toAgentMessages } from "./agent-messages.ts";
 import { readAnswer, type Notice } from "./answer-read.ts";
-import type { ChatModel } from "./chat-model.ts";
+import type { Wire } from "./chat-model.ts";
 import { fromLangchainAnswer, toOpenAITool, type LangchainAnswer } from "./langchain-messages.ts";
 import type { LlamaCppChatModel } from "./llama-cpp/chat-model.ts";
 
@@ -32,11 +32,11 @@ export interface EmbeddedWireOptions {
 }
 
 /**
- * The embedded model as the innermost layer of a role's pipeline (src/llm/role-model.ts), in the port's terms:
- * the port's tools bound (each answer one call under their grammar), a JSON answer under the output's schema, and
+ * The embedded model as the innermost layer of a role's pipeline (src/llm/role-model.ts), in the record form:
+ * the request's tools bound (each answer one call under their grammar), a JSON answer under the output's schema, and
  * the answer read as an endpoint's is (answer-read.ts).
  */
-export const embeddedWire = (chat: LlamaCppChatModel, o: EmbeddedWireOptions): ChatModel => ({
+export const embeddedWire = (chat: LlamaCppChatModel, o: EmbeddedWireOptions): Wire => ({
   name: o.name,
   invoke: async (messages, tools, output) => {
     const started = performance.now();

@@ -1,12 +1,13 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { turnOf } from "../../test/support/turn-of.ts";
+import { HumanMessage } from "@langchain/core/messages";
 import { startFakeOpenAI, type FakeOpenAI } from "../../test/support/fake-openai-server.ts";
-import type { Message } from "./chat-model.ts";
 import { ModelConfig } from "./config.ts";
 import { EndpointLimits, Semaphore } from "./endpoint-limits.ts";
 import { createOpenAIChat } from "./openai-chat.ts";
 import { ConfigError } from "../errors.ts";
 
-const ask = (n: number): Message[] => [{ role: "user", content: `request ${n}` }];
+const ask = (n: number) => [new HumanMessage(`request ${n}`)];
 
 let server: FakeOpenAI | undefined;
 afterEach(async () => {
@@ -50,7 +51,7 @@ describe("the per-endpoint limit", () => {
     const actor = make("actor-model");
     const evolver = make("evolver-model");
 
-    const turns = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? evolver : actor).invoke(ask(i), [])));
+    const turns = await Promise.all(Array.from({ length: 8 }, (_, i) => turnOf(i % 2 ? evolver : actor, ask(i))));
 
     expect(turns).toHaveLength(8);
     expect(server.requests).toHaveLength(8);

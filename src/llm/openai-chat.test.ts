@@ -1,6 +1,9 @@
+import { HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { turnOf } from "../../test/support/turn-of.ts";
 import { startFakeOpenAI, type FakeOpenAI, type ScriptItem } from "../../test/support/fake-openai-server.ts";
-import type { AssistantTurn, Message, ToolSpec } from "./chat-model.ts";
+import { answerMessage } from "./agent-messages.ts";
+import type { AssistantTurn, ToolCall, ToolSpec } from "./chat-model.ts";
 import { ModelConfig } from "./config.ts";
 import { EndpointLimits } from "./endpoint-limits.ts";
 import { bareParts, createOpenAIChat, HexaChatOpenAI } from "./openai-chat.ts";
@@ -10,10 +13,7 @@ const simulate: ToolSpec = {
   description: "Place the red ball and run the world.",
   parameters: { type: "object", properties: { x: { type: "number" }, y: { type: "number" } }, required: ["x", "y"] },
 };
-const ask: Message[] = [
-  { role: "system", content: "You solve physics puzzles." },
-  { role: "user", content: "Solve catapult seed 7." },
-];
+const ask = [new SystemMessage("You solve physics puzzles."), new HumanMessage("Solve catapult seed 7.")];
 
 let server: FakeOpenAI | undefined;
 afterEach(async () => {
@@ -34,13 +34,13 @@ describe("createOpenAIChat against a local OpenAI-compatible server", () => {
     const model = await chat([
       { text: "Try the left edge.", toolCalls: [{ id: "call_abc", name: "simulate", args: { x: -2.5, y: 3 } }], model: "gpt-test-2025-01-01" },
     ]);
-    const turn = await model.invoke(ask, [simulate]);
+    const turn = await turnOf(model, ask, [simulate]);
 
     expect(turn.text).toBe("Try the left edge.");
     expect(turn.toolCalls).toEqual([{ id: "call_abc", name: "simulate", args: { x: -2.5, y: 3 }, rawArgs: '{"x":-2.5,"y":3}' }]);
     expect(turn.model).toBe("gpt-test-2025-01-01");
     expect(turn.fromCache).toBe(false);
-    expect(model.name).toBe("gpt-test");
+    expect(model.model).toBe("gpt-test");
 
     const body = server!.requests[0]!.body;
     expect(body.model).toBe("gpt-test");
@@ -53,15 +53,18 @@ describe("createOpenAIChat against a local OpenAI-compatible server", () => {
 
   it("sends a whole conversation in the OpenAI wire form, a malformed earlier call as {}, a call-only message with content null", async () => {
     const model = await chat([{ text: "Done." }]);
-    const history: Message[] = [
+    // Earlier answers as `ask` returns them (answerMessage), each followed by its tool's result.
+    const answered = (text: string, toolCalls: ToolCall[]) =>
+      answerMessage({ text, toolCalls, usage: { input: 0, output: 0, cached: 0 }, model: "gpt-test", latencyMs: 0, fromCache: false });
+    const history = [
       ...ask,
-      { role: "assistant", content: "First try.", toolCalls: [{ id: "call_1", name: "simulate", args: { x: 1, y: 2 }, rawArgs: '{"x":1,"y":2}' }] },
-      { role: "tool", content: "no success; the ball fell short", toolCallId: "call_1", name: "simulate" },
-      { role: "assistant", content: "", toolCalls: [{ id: "call_2", name: "simulate", args: {}, rawArgs: '{"x":', argsError: "bad" }] },
-      { role: "tool", content: "arguments are not valid JSON", toolCallId: "call_2", name: "simulate" },
-      { role: "user", content: "Keep going." },
+      answered("First try.", [{ id: "call_1", name: "simulate", args: { x: 1, y: 2 }, rawArgs: '{"x":1,"y":2}' }]),
+      new ToolMessage({ content: "no success; the ball fell short", tool_call_id: "call_1", name: "simulate" }),
+      answered("", [{ id: "call_2", name: "simulate", args: {}, rawArgs: '{"x":', argsError: "bad" }]),
+      new ToolMessage({ content: "arguments are not valid JSON", tool_call_id: "call_2", name: "simulate" }),
+      new HumanMessage("Keep going."),
     ];
-    await model.invoke(history, [simulate]);
+    await turnOf(model, history, [simulate]);
 
     expect(server!.requests[0]!.body.messages).toEqual([
       { role: "system", content: "You solve physics puzzles." },
@@ -80,7 +83,7 @@ describe("createOpenAIChat against a local OpenAI-compatible server", () => {
 
   it("returns a text-only answer, and offers no tools (nor tool_choice) when there are none", async () => {
     const model = await chat([{ text: "The ball must land in the basket." }]);
-    const turn = await model.invoke(ask, []);
+    const turn = await turnOf(model, ask);
 
     expect(turn.text).toBe("The ball must land in the basket.");
     expect(turn.toolCalls).toEqual([]);
@@ -94,7 +97,7 @@ describe("createOpenAIChat against a local OpenAI-compatible server", () => {
     const model = await chat([
       { toolCalls: [{ name: "simulate", args: { x: 0, y: 1 } }, { name: "get_level_state" }, { name: "no_such_tool", args: { q: "?" } }] },
     ]);
-    const turn = await model.invoke(ask, [simulate]);
+    const turn = await turnOf(model, ask, [simulate]);
 
     expect(turn.text).toBe("");
     expect(turn.toolCalls.map((c) => [c.id, c.name, c.args])).toEqual([
@@ -111,7 +114,7 @@ describe("createOpenAIChat against a local OpenAI-compatible server", () => {
     // invalid; nothing may be printed for a malformed-arguments turn.
     const printed: unknown[] = [];
     const spies = (["warn", "log", "error", "info"] as const).map((k) => vi.spyOn(console, k).mockImplementation((message) => void printed.push(message)));
-    const turn = await model.invoke(ask, [simulate]).finally(() => spies.forEach((s) => s.mockRestore()));
+    const turn = await turnOf(model, ask, [simulate]).finally(() => spies.forEach((s) => s.mockRestore()));
     expect(printed).toEqual([]);
 
     expect(turn.toolCalls).toHaveLength(1);
@@ -132,11 +135,11 @@ describe("createOpenAIChat against a local OpenAI-compatible server", () => {
       usage: { prompt: 1200, completion: 80, cached: 1000 },
       model: "gpt-test-0613",
     };
-    const plain = await (await chat([item])).invoke(ask, [simulate]);
+    const plain = await turnOf(await chat([item]), ask, [simulate]);
     expect(server!.requests[0]!.body.stream).toBe(false);
     await server!.close();
 
-    const streamed = await (await chat([item], { streaming: true })).invoke(ask, [simulate]);
+    const streamed = await turnOf(await chat([item], { streaming: true }), ask, [simulate]);
     const body = server!.requests[0]!.body;
     expect(body.stream).toBe(true);
     expect(body.stream_options).toEqual({ include_usage: true });
@@ -151,7 +154,7 @@ describe("createOpenAIChat against a local OpenAI-compatible server", () => {
 
   it.each([false, true])("returns an empty answer as empty text and no calls (streaming %s)", async (streaming) => {
     const model = await chat([{ empty: true, usage: { prompt: 50, completion: 0 } }], { streaming });
-    const turn = await model.invoke(ask, [simulate]);
+    const turn = await turnOf(model, ask, [simulate]);
     expect(withoutTiming(turn)).toEqual({ text: "", toolCalls: [], usage: { input: 50, output: 0, cached: 0 }, model: "gpt-test", fromCache: false });
   });
 
@@ -162,7 +165,7 @@ describe("createOpenAIChat against a local OpenAI-compatible server", () => {
       { ...ModelConfig.parse({ model: "gpt-test" }), baseURL: server.url, apiKey: "k" },
       { now: () => ticks.shift() ?? 0, limits: new EndpointLimits() },
     );
-    expect((await model.invoke(ask, [])).latencyMs).toBe(240);
+    expect((await turnOf(model, ask)).latencyMs).toBe(240);
   });
 });
 
@@ -172,7 +175,7 @@ describe("an answer whose every tool call is unreadable", () => {
     const spy = vi.spyOn(console, "warn").mockImplementation((...args) => void seen.push(args));
     try {
       const model = await chat([{ toolCalls: [{ id: "call_1", name: "simulate", args: { x: 1, y: 2 } }], malformedArgs: true }], { streaming });
-      const turn = await model.invoke(ask, [simulate]);
+      const turn = await turnOf(model, ask, [simulate]);
       console.warn("a real problem", 42);
       expect(turn.toolCalls).toMatchObject([{ id: "call_1", name: "simulate", args: {}, rawArgs: '{"x":1' }]);
       expect(turn.toolCalls[0]!.argsError).toBeDefined();

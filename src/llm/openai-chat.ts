@@ -7,9 +7,9 @@ import { RunnableLambda, type Runnable } from "@langchain/core/runnables";
 import { convertToOpenAITool } from "@langchain/core/utils/function_calling";
 import { ChatOpenAI, type ChatOpenAICallOptions, type ChatOpenAIFields } from "@langchain/openai";
 import { z } from "zod";
-import { answerMessage, answerOf, toAgentMessages, toPortMessages } from "./agent-messages.ts";
+import { answerMessage, answerOf, toPortMessages } from "./agent-messages.ts";
 import { readAnswer, type Notice } from "./answer-read.ts";
-import type { AssistantTurn, ChatModel, OutputRequest, ToolSpec } from "./chat-model.ts";
+import type { Answer, AssistantTurn, Message, OutputRequest, ToolSpec, Wire } from "./chat-model.ts";
 import { ModelConfig, type ResolvedModelConfig } from "./config.ts";
 import { ModelOutputError } from "../errors.ts";
 import { hasMedia } from "./content-parts.ts";
@@ -53,9 +53,9 @@ export interface HexaParts {
   notice: (n: Notice) => void;
   /**
    * The audit log, response cache and spend gate around one exchange, in that order (src/llm/role-model.ts);
-   * they see the request as the port's messages, the form their keys and lines are made of.
+   * they see the request in the record form (src/llm/chat-model.ts), which their keys and lines are made of.
    */
-  layers: (wire: ChatModel) => ChatModel;
+  layers: (wire: Wire) => Wire;
   /** Told every answered call, cache hits and failed structured-output attempts included (metering). */
   listeners: ReadonlyArray<(turn: AssistantTurn) => void>;
 }
@@ -162,9 +162,9 @@ export class HexaChatOpenAI extends ChatOpenAI<ChatOpenAICallOptions> {
     const messages = given.map(withTextContent);
     const { output, rest } = boundOutput(options);
     const tools = (rest.tools ?? []).map(specOf);
-    const wire: ChatModel = {
+    const wire: Wire = {
       name: this.hexa.config.model,
-      invoke: (portMessages, _tools, asked) => this.answer(messages, rest, runManager, { messages: portMessages, tools, output: asked }),
+      invoke: (recorded, _tools, asked) => this.answer(messages, rest, runManager, { messages: recorded, tools, output: asked }),
     };
     const turn = await this.hexa.layers(wire).invoke(toPortMessages(messages), tools, output);
     for (const listener of this.hexa.listeners) listener(turn);
@@ -176,7 +176,7 @@ export class HexaChatOpenAI extends ChatOpenAI<ChatOpenAICallOptions> {
     messages: BaseMessage[],
     options: this["ParsedCallOptions"],
     runManager: CallbackManagerForLLMRun | undefined,
-    request: { messages: Parameters<ChatModel["invoke"]>[0]; tools: ToolSpec[]; output: OutputRequest | undefined },
+    request: { messages: Message[]; tools: ToolSpec[]; output: OutputRequest | undefined },
   ): Promise<AssistantTurn> {
     const { config, where, deps, slot } = this.hexa;
     const { model, baseURL } = config;
@@ -266,7 +266,7 @@ export class HexaChatOpenAI extends ChatOpenAI<ChatOpenAICallOptions> {
 }
 
 /**
- * The message with its content as one text, as the port's messages carry it (the cache key and audit line are
+ * The message with its content as one text, as the record form carries it (the cache key and audit line are
  * made of them): a system prompt that a middleware built of content blocks goes to the wire as the text it reads as.
  * A user message with images or a video keeps its parts in order (src/llm/content-parts.ts).
  */
@@ -282,42 +282,22 @@ const withGenerationInfo = (g: Pick<ChatGeneration, "message" | "generationInfo"
   return g.message;
 };
 
-/** The ChatModel port over a role's model: the port's messages and tools go in as langchain's, the reading comes back. */
-export const portOf = (chat: HexaChatOpenAI): ChatModel => ({
-  name: chat.hexa.config.model,
-  langchain: chat,
-  invoke: async (messages, tools, output) => {
-    // bindTools([]) would still send tool_choice, which the API rejects without tools.
-    const runnable = tools.length > 0 ? chat.bindTools(tools.map(toOpenAITool)) : chat;
-    const asked = toAgentMessages(messages);
-    const answer = output
-      ? ((await runnable.withStructuredOutput(output.schema, { name: output.name, includeRaw: true }).invoke(asked)).raw as AIMessage)
-      : await runnable.invoke(asked);
-    return answerOf(answer, chat.hexa.config.model);
-  },
-});
+/** A role's model with no layers: the endpoint client as it is. */
+export const createOpenAIChat = (config: ResolvedModelConfig, deps: OpenAIChatDeps = {}): HexaChatOpenAI => new HexaChatOpenAI(bareParts(config, deps));
 
-/** A role's model with no layers: the endpoint client as it is, as the port. */
-export const createOpenAIChat = (config: ResolvedModelConfig, deps: OpenAIChatDeps = {}): ChatModel => portOf(new HexaChatOpenAI(bareParts(config, deps)));
+/** The parts of a model answered by `answer` instead of an endpoint: no connection, no layers, no limit. */
+export const answeredParts = (name: string, answer: Answer): HexaParts => ({
+  config: { ...ModelConfig.parse({ model: name }), baseURL: "http://answered.invalid/v1", apiKey: "none" },
+  where: "llm",
+  deps: {},
+  slot: new Semaphore(Number.POSITIVE_INFINITY),
+  notice: () => {},
+  layers: () => ({ name, invoke: answer }),
+  listeners: [],
+});
 
 /**
  * A model answered by `answer` instead of an endpoint (a replay of a recorded run, a scripted model in tests):
- * the same model object, which never opens a connection; `answer` takes the port's messages and tools.
+ * the same model object, which never opens a connection; `answer` takes the request in the record form.
  */
-export const answeredBy = (name: string, answer: ChatModel["invoke"]): HexaChatOpenAI => {
-  const config = { ...ModelConfig.parse({ model: name }), baseURL: "http://answered.invalid/v1", apiKey: "none" };
-  return new HexaChatOpenAI({
-    config,
-    where: "llm",
-    deps: {},
-    slot: new Semaphore(Number.POSITIVE_INFINITY),
-    notice: () => {},
-    layers: () => ({ name, invoke: answer }),
-    listeners: [],
-  });
-};
-
-/** The port's model as a langchain chat model: itself when it is one, else one answered by the port. */
-export const langchainOf = (model: ChatModel): HexaChatOpenAI =>
-  (model.langchain instanceof HexaChatOpenAI ? model.langchain : undefined) ??
-  answeredBy(model.name, (messages, tools, output) => model.invoke(messages, tools, output));
+export const answeredBy = (name: string, answer: Answer): HexaChatOpenAI => new HexaChatOpenAI(answeredParts(name, answer));

@@ -2,15 +2,18 @@ import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { turnOf } from "../../test/support/turn-of.ts";
+import { HumanMessage } from "@langchain/core/messages";
 import { startFakeOpenAI, type FakeOpenAI } from "../../test/support/fake-openai-server.ts";
 import type { Message, ToolSpec } from "./chat-model.ts";
 import { ModelConfig } from "./config.ts";
 import { EndpointLimits } from "./endpoint-limits.ts";
-import { createOpenAIChat } from "./openai-chat.ts";
-import { dirCache, requestKey, withCache } from "./response-cache.ts";
+import { bareParts, HexaChatOpenAI } from "./openai-chat.ts";
+import { type CacheSampling, dirCache, requestKey, withCache } from "./response-cache.ts";
 
 const tool: ToolSpec = { name: "simulate", description: "run", parameters: { type: "object", properties: {} } };
 const ask: Message[] = [{ role: "user", content: "Solve seed 3." }];
+const request = [new HumanMessage("Solve seed 3.")];
 const sampling = { temperature: 1, maxOutputTokens: 100 };
 
 let server: FakeOpenAI | undefined;
@@ -26,15 +29,20 @@ const setup = async () => {
     { text: "third" },
   ]);
   const dir = mkdtempSync(join(tmpdir(), "hexa-cache-"));
-  const inner = createOpenAIChat({ ...ModelConfig.parse({ model: "m" }), baseURL: server.url, apiKey: "k" }, { limits: new EndpointLimits() });
-  return { dir, inner, model: withCache(inner, dirCache(dir), sampling), server };
+  const parts = bareParts({ ...ModelConfig.parse({ model: "m" }), baseURL: server.url, apiKey: "k" }, { limits: new EndpointLimits() });
+  /** The endpoint's model with a cache on `dir` (opened anew, as after a restart) around each exchange. */
+  const cached = (s: CacheSampling) => {
+    const cache = dirCache(dir);
+    return new HexaChatOpenAI({ ...parts, layers: (wire) => withCache(wire, cache, s) });
+  };
+  return { dir, cached, model: cached(sampling), server };
 };
 
 describe("withCache", () => {
   it("answers an identical request from the cache with no HTTP call", async () => {
     const { model, server, dir } = await setup();
-    const first = await model.invoke(ask, [tool]);
-    const again = await model.invoke(structuredClone(ask), [structuredClone(tool)]);
+    const first = await turnOf(model, request, [tool]);
+    const again = await turnOf(model, [new HumanMessage("Solve seed 3.")], [structuredClone(tool)]);
 
     expect(server.requests).toHaveLength(1);
     expect(first.fromCache).toBe(false);
@@ -43,10 +51,10 @@ describe("withCache", () => {
   });
 
   it("misses on different messages, tools or sampling", async () => {
-    const { model, inner, dir, server } = await setup();
-    await model.invoke(ask, [tool]);
-    const other = await model.invoke([{ role: "user", content: "Solve seed 4." }], [tool]);
-    const hotter = await withCache(inner, dirCache(dir), { ...sampling, temperature: 0.2 }).invoke(ask, [tool]);
+    const { model, cached, server } = await setup();
+    await turnOf(model, request, [tool]);
+    const other = await turnOf(model, [new HumanMessage("Solve seed 4.")], [tool]);
+    const hotter = await turnOf(cached({ ...sampling, temperature: 0.2 }), request, [tool]);
 
     expect([other.text, other.fromCache]).toEqual(["second", false]);
     expect([hotter.text, hotter.fromCache]).toEqual(["third", false]);
@@ -56,9 +64,9 @@ describe("withCache", () => {
   });
 
   it("survives a restart: a new cache on the same directory hits", async () => {
-    const { model, inner, dir, server } = await setup();
-    const first = await model.invoke(ask, [tool]);
-    const reopened = await withCache(inner, dirCache(dir), sampling).invoke(ask, [tool]);
+    const { model, cached, server } = await setup();
+    const first = await turnOf(model, request, [tool]);
+    const reopened = await turnOf(cached(sampling), request, [tool]);
     expect(reopened).toEqual({ ...first, latencyMs: 0, fromCache: true });
     expect(server.requests).toHaveLength(1);
   });

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { sha256Hex } from "../util/canonical-json.ts";
 import { writeAtomic } from "../util/write-atomic.ts";
-import type { AssistantTurn, ChatModel, Message, OutputRequest, ToolSpec } from "./chat-model.ts";
+import type { AssistantTurn, Wire, Message, OutputRequest, ToolSpec } from "./chat-model.ts";
 import { recordedMessages } from "./content-parts.ts";
 import { AssistantTurnSchema } from "./turn-schema.ts";
 
@@ -97,7 +97,7 @@ export const dirCache = (dir: string, warn: (message: string) => void = (m) => p
 };
 
 /** Answers a request seen before from the cache, with no HTTP call; otherwise asks `inner` and stores the answer. */
-export const withCache = (inner: ChatModel, cache: ResponseCache, sampling: CacheSampling): ChatModel => ({
+export const withCache = (inner: Wire, cache: ResponseCache, sampling: CacheSampling): Wire => ({
   name: inner.name,
   invoke: async (messages, tools, output) => {
     const key = requestKey(inner.name, sampling, messages, tools, output);

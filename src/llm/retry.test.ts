@@ -1,6 +1,7 @@
+import { HumanMessage } from "@langchain/core/messages";
 import { afterEach, describe, expect, it } from "vitest";
+import { turnOf } from "../../test/support/turn-of.ts";
 import { startFakeOpenAI, type FakeOpenAI, type ScriptItem } from "../../test/support/fake-openai-server.ts";
-import type { Message } from "./chat-model.ts";
 import { ModelConfig } from "./config.ts";
 import { EndpointLimits } from "./endpoint-limits.ts";
 import { LlmError } from "./llm-error.ts";
@@ -8,7 +9,7 @@ import { createOpenAIChat } from "./openai-chat.ts";
 import { backoffMs, classifyHttpFailure, type RetryEvent } from "./retry.ts";
 import { AnswerTooLarge } from "./wire-check.ts";
 
-const ask: Message[] = [{ role: "user", content: "Where should the red ball go?" }];
+const ask = [new HumanMessage("Where should the red ball go?")];
 
 let server: FakeOpenAI | undefined;
 afterEach(async () => {
@@ -60,7 +61,7 @@ describe("classifyHttpFailure", () => {
 describe("retries against the fake server", () => {
   it.each([false, true])("waits out a 429 at least Retry-After, then succeeds (streaming %s)", async (streaming) => {
     const { model, sleeps, retries, server } = await flaky([{ fault: "429", retryAfter: 2 }, { text: "ok" }], { streaming });
-    const turn = await model.invoke(ask, []);
+    const turn = await turnOf(model, ask);
 
     expect(turn.text).toBe("ok");
     expect(server.requests).toHaveLength(2);
@@ -71,7 +72,7 @@ describe("retries against the fake server", () => {
 
   it("retries a 500 with jittered backoff", async () => {
     const { model, sleeps, retries, server } = await flaky([{ fault: "500" }, { fault: "500" }, { text: "ok" }]);
-    expect((await model.invoke(ask, [])).text).toBe("ok");
+    expect((await turnOf(model, ask)).text).toBe("ok");
     expect(server.requests).toHaveLength(3);
     expect(retries.map((r) => r.reason)).toEqual(["500 from server", "500 from server"]);
     expect(sleeps).toEqual([500, 1000]);
@@ -79,14 +80,14 @@ describe("retries against the fake server", () => {
 
   it.each([false, true])("retries a dropped connection (streaming %s)", async (streaming) => {
     const { model, retries, server } = await flaky([{ fault: "drop" }, { text: "ok" }], { streaming });
-    expect((await model.invoke(ask, [])).text).toBe("ok");
+    expect((await turnOf(model, ask)).text).toBe("ok");
     expect(server.requests).toHaveLength(2);
     expect(retries.map((r) => r.reason)).toEqual(["connection dropped"]);
   });
 
   it.each([false, true])("retries after the deadline passes with no answer (streaming %s)", async (streaming) => {
     const { model, retries, server } = await flaky([{ fault: "timeout" }, { text: "ok" }], { streaming, timeoutMs: 150 });
-    expect((await model.invoke(ask, [])).text).toBe("ok");
+    expect((await turnOf(model, ask)).text).toBe("ok");
     expect(server.requests).toHaveLength(2);
     expect(retries.map((r) => r.reason)).toEqual(["timeout"]);
   });
@@ -95,7 +96,7 @@ describe("retries against the fake server", () => {
     const { model, sleeps, server } = await flaky([{ fault: "500" }, { fault: "429" }, { fault: "500" }, { text: "never" }], {
       maxRetries: 2,
     });
-    const error = await model.invoke(ask, []).catch((e: unknown) => e);
+    const error = await turnOf(model, ask).catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(LlmError);
     const e = error as LlmError;
@@ -109,7 +110,7 @@ describe("retries against the fake server", () => {
 
   it("does not retry a 400", async () => {
     const { model, sleeps, server } = await flaky([{ fault: "400" }, { text: "never" }]);
-    const error = await model.invoke(ask, []).catch((e: unknown) => e);
+    const error = await turnOf(model, ask).catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(LlmError);
     expect((error as LlmError).message).toBe(`${server.url}: model gpt-test failed after 1 attempt(s): 400 fake-openai: bad request`);
@@ -119,7 +120,7 @@ describe("retries against the fake server", () => {
 
   it("names a dropped connection's cause chain when it gives up", async () => {
     const { model } = await flaky([{ fault: "drop" }], { maxRetries: 0 });
-    await expect(model.invoke(ask, [])).rejects.toThrow(/failed after 1 attempt\(s\): Connection error\. ← fetch failed ← other side closed$/);
+    await expect(turnOf(model, ask)).rejects.toThrow(/failed after 1 attempt\(s\): Connection error\. ← fetch failed ← other side closed$/);
   });
 });
 
@@ -130,7 +131,7 @@ describe("malformed 200 answers", () => {
 
   it.each(cases)("retries a 200 with %s (streaming %s), then succeeds", async (fault, streaming) => {
     const { model, retries, sleeps, server } = await flaky([{ fault }, { text: "ok" }], { streaming });
-    expect((await model.invoke(ask, [])).text).toBe("ok");
+    expect((await turnOf(model, ask)).text).toBe("ok");
     expect(server.requests).toHaveLength(2);
     expect(retries).toHaveLength(1);
     expect(retries[0]!.reason).toMatch(/^malformed answer/);
@@ -139,7 +140,7 @@ describe("malformed 200 answers", () => {
 
   it.each(cases)("gives up on %s (streaming %s) with an LlmError naming endpoint, status and the body's first bytes", async (fault, streaming) => {
     const { model, server } = await flaky([{ fault }, { fault }, { fault }], { streaming, maxRetries: 2 });
-    const error = await model.invoke(ask, []).catch((e: unknown) => e);
+    const error = await turnOf(model, ask).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LlmError);
     const message = (error as LlmError).message;
     expect(message).toContain(`${server.url}: model gpt-test failed after 3 attempt(s): malformed answer`);
@@ -155,7 +156,7 @@ describe("malformed 200 answers", () => {
 describe("a stream that ends without [DONE]", () => {
   it("retries a stream cut before its finish_reason, like a dropped connection", async () => {
     const { model, retries, server } = await flaky([{ text: "half a thought", fault: "cut_stream" }, { text: "ok" }], { streaming: true });
-    const turn = await model.invoke(ask, []);
+    const turn = await turnOf(model, ask);
     expect(turn.text).toBe("ok");
     expect(turn.usage).toEqual({ input: 10, output: 5, cached: 0 });
     expect(server.requests).toHaveLength(2);
@@ -164,13 +165,13 @@ describe("a stream that ends without [DONE]", () => {
 
   it("still calls a socket destroyed mid-stream a dropped connection, not a malformed answer", async () => {
     const { model, retries } = await flaky([{ text: "half a thought", fault: "drop_mid_stream" }, { text: "ok" }], { streaming: true });
-    expect((await model.invoke(ask, [])).text).toBe("ok");
+    expect((await turnOf(model, ask)).text).toBe("ok");
     expect(retries.map((r) => r.reason)).toEqual(["connection dropped"]);
   });
 
   it("keeps a complete message (finish_reason and usage) whose stream lacks only [DONE]", async () => {
     const { model, retries, server } = await flaky([{ text: "whole", toolCalls: [{ name: "simulate", args: { x: 1 } }], noDone: true }], { streaming: true });
-    const turn = await model.invoke(ask, []);
+    const turn = await turnOf(model, ask);
     expect(turn.text).toBe("whole");
     expect(turn.toolCalls.map((c) => c.args)).toEqual([{ x: 1 }]);
     expect(turn.usage).toEqual({ input: 10, output: 5, cached: 0 });
@@ -180,6 +181,6 @@ describe("a stream that ends without [DONE]", () => {
 
   it("gives up on a stream cut every time with an LlmError saying so", async () => {
     const { model } = await flaky([{ text: "a", fault: "cut_stream" }], { streaming: true, maxRetries: 0 });
-    await expect(model.invoke(ask, [])).rejects.toThrow(/failed after 1 attempt\(s\): the stream ended without a finish_reason/);
+    await expect(turnOf(model, ask)).rejects.toThrow(/failed after 1 attempt\(s\): the stream ended without a finish_reason/);
   });
 });

@@ -1,6 +1,8 @@
 import { copyFileSync, mkdtempSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { turnOf } from "../../test/support/turn-of.ts";
+import { HumanMessage } from "@langchain/core/messages";
 import { tempDirs } from "../../test/support/temp-files.ts";
 import { writeTinyGguf } from "../../test/support/tiny-gguf.ts";
 import { AuditLine } from "./audit-log.ts";
@@ -9,7 +11,6 @@ import { LlmConfig } from "./config.ts";
 import { LlamaModels } from "./llama-cpp/loaded-models.ts";
 import { ggufServedOf } from "./llama-cpp/served.ts";
 import { openModelFile } from "./llama-cpp/model-file.ts";
-import { metered } from "./metered.ts";
 import { createRoleModel } from "./role-model.ts";
 import type { AssistantTurn } from "./chat-model.ts";
 
@@ -25,7 +26,7 @@ const embedded = (model: string, o: Record<string, unknown> = {}) =>
     ...o,
   });
 const TOOL = { name: "wait", description: "Wait some steps.", parameters: { type: "object", properties: { steps: { type: "integer" } }, required: ["steps"] } };
-const ask = [{ role: "user" as const, content: "Your move." }];
+const ask = [new HumanMessage("Your move.")];
 
 describe("createRoleModel with an embedded model", () => {
   it("runs the endpoint path's pipeline: audit line with the file's hash, tokens metered at cost 0, spend gate, cache", async () => {
@@ -34,10 +35,10 @@ describe("createRoleModel with an embedded model", () => {
     const turns: AssistantTurn[] = [];
     const gate = new SpendGate({ usd: 1, tokens: 100_000 }, LlmConfig.parse({}).prices);
     const llm = embedded(path, { cacheDir: mkdtempSync(join(dir, "cache-")) });
-    const model = metered(createRoleModel("actor", llm, { env: {}, auditSink: (l) => lines.push(l), gate, llama: models }), (t) => turns.push(t));
+    const model = createRoleModel("actor", llm, { env: {}, auditSink: (l) => lines.push(l), gate, llama: models }).listening((t) => turns.push(t));
 
-    const first = await model.invoke(ask, [TOOL]);
-    const second = await model.invoke(ask, [TOOL]);
+    const first = await turnOf(model, ask, [TOOL]);
+    const second = await turnOf(model, ask, [TOOL]);
 
     expect(first.toolCalls).toHaveLength(1);
     expect(first.toolCalls[0]!.name).toBe("wait");
@@ -59,12 +60,12 @@ describe("createRoleModel with an embedded model", () => {
     const swapDir = mkdtempSync(join(dir, "swap-"));
     const swapPath = join(swapDir, "model.gguf");
     copyFileSync(path, swapPath);
-    const first = await createRoleModel("actor", embedded(swapPath, { cacheDir }), { env: {}, llama: models }).invoke(ask, [TOOL]);
+    const first = await turnOf(createRoleModel("actor", embedded(swapPath, { cacheDir }), { env: {}, llama: models }), ask, [TOOL]);
     // Another model at the same path (another seed's weights), seen by a new process's models.
     writeTinyGguf(swapDir, { seed: 7, name: "model" });
     const other = new LlamaModels();
     try {
-      const again = await createRoleModel("actor", embedded(swapPath, { cacheDir }), { env: {}, llama: other }).invoke(ask, [TOOL]);
+      const again = await turnOf(createRoleModel("actor", embedded(swapPath, { cacheDir }), { env: {}, llama: other }), ask, [TOOL]);
       expect(again.fromCache).toBe(false);
       expect(again.model).not.toBe(first.model);
     } finally {

@@ -4,11 +4,11 @@ import { join } from "node:path";
 import { type AIMessage, HumanMessage } from "@langchain/core/messages";
 import { ChatOpenAI } from "@langchain/openai";
 import { afterEach, describe, expect, it } from "vitest";
+import { turnOf } from "../../test/support/turn-of.ts";
 import { startFakeOpenAI, type FakeOpenAI } from "../../test/support/fake-openai-server.ts";
 import { AuditLine } from "./audit-log.ts";
 import { LlmConfig } from "./config.ts";
 import { EndpointLimits } from "./endpoint-limits.ts";
-import { metered } from "./metered.ts";
 import { createRoleModel } from "./role-model.ts";
 
 let server: FakeOpenAI | undefined;
@@ -27,12 +27,12 @@ describe("createRoleModel", () => {
       auditSink: (l) => lines.push(l),
       limits: new EndpointLimits(),
     });
-    const ask = [{ role: "user" as const, content: "Edit the bank." }];
+    const ask = [new HumanMessage("Edit the bank.")];
 
-    const first = await model.invoke(ask, []);
-    const second = await model.invoke(ask, []);
+    const first = await turnOf(model, ask);
+    const second = await turnOf(model, ask);
 
-    expect(model.name).toBe("evo");
+    expect(model.model).toBe("evo");
     expect([first.text, first.model, first.fromCache]).toEqual(["hello", "evo-2025-02-02", false]);
     expect(second.fromCache).toBe(true);
     expect(server.requests).toHaveLength(1);
@@ -49,18 +49,18 @@ describe("createRoleModel", () => {
     const llm = LlmConfig.parse({ actor: { model: "act" }, cacheDir: mkdtempSync(join(tmpdir(), "hexa-role-")) });
     const lines: string[] = [];
     const heard: string[] = [];
-    const port = createRoleModel("actor", llm, {
+    const model = createRoleModel("actor", llm, {
       env: { OPENAI_API_KEY: "k", OPENAI_BASE_URL: server.url },
       auditSink: (l) => lines.push(l),
       limits: new EndpointLimits(),
     });
-    const chat = metered(port, (turn) => heard.push(`${turn.model} ${turn.fromCache}`)).langchain;
+    const chat = model.listening((turn) => heard.push(`${turn.model} ${turn.fromCache}`));
     expect(chat).toBeInstanceOf(ChatOpenAI);
     const probe = {
       type: "function" as const,
       function: { name: "probe", description: "reads", parameters: { type: "object", properties: { x: { type: "number" } } } },
     };
-    const bound = chat!.bindTools!([probe]);
+    const bound = chat.bindTools([probe]);
 
     const first = (await bound.invoke([new HumanMessage("Solve it.")])) as AIMessage;
     const second = (await bound.invoke([new HumanMessage("Solve it.")])) as AIMessage;

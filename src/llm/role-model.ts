@@ -1,13 +1,14 @@
 import { withAudit, fileSink } from "./audit-log.ts";
 import { withBudget, type SpendGate } from "./budget.ts";
-import type { ChatModel } from "./chat-model.ts";
+import type { RoleModel } from "./ask.ts";
+import type { Wire } from "./chat-model.ts";
 import { isEmbedded, resolveModelConfig, type Env, type LlmConfig, type Role } from "./config.ts";
 import { embeddedWire } from "./embedded-wire.ts";
 import { LlamaCppChatModel } from "./llama-cpp/chat-model.ts";
 import type { LlamaCppModelConfig } from "./llama-cpp/config.ts";
 import type { LlamaModels } from "./llama-cpp/loaded-models.ts";
 import { ggufIdentity } from "./llama-cpp/served.ts";
-import { answeredBy, bareParts, HexaChatOpenAI, oncePerKind, portOf } from "./openai-chat.ts";
+import { answeredBy, bareParts, HexaChatOpenAI, oncePerKind } from "./openai-chat.ts";
 import type { OpenAIChatDeps } from "./openai-client.ts";
 import { dirCache, withCache, type CacheSampling, type ResponseCache } from "./response-cache.ts";
 import { ConfigError } from "../errors.ts";
@@ -56,7 +57,7 @@ const pipelineOf = (role: Role, llm: LlmConfig, deps: RoleModelDeps): Pipeline =
  * Around each exchange: the spend gate, then the response cache (a hit skips the model and the gate: it costs
  * nothing), then the audit log outermost (so cache hits and failures are logged too).
  */
-const layered = (p: Pipeline, x: Exchange, wire: ChatModel): ChatModel => {
+const layered = (p: Pipeline, x: Exchange, wire: Wire): Wire => {
   const where = `llm.${p.role}`;
   let model = wire;
   if (p.gate) model = withBudget(model, p.gate, { where, model: x.model, maxOutputTokens: x.maxOutputTokens });
@@ -70,30 +71,28 @@ const layered = (p: Pipeline, x: Exchange, wire: ChatModel): ChatModel => {
  * An embedded role (src/llm/llama-cpp/): the same pipeline around node-llama-cpp in this process. Its requests are
  * keyed by the configured path (a replay finds them); the cache key and the audit line carry the file's hash.
  */
-const embeddedRoleModel = (p: Pipeline, config: LlamaCppModelConfig, deps: RoleModelDeps): ChatModel => {
+const embeddedRoleModel = (p: Pipeline, config: LlamaCppModelConfig, deps: RoleModelDeps): RoleModel => {
   const where = `llm.${p.role}`;
   const llama = deps.llama;
   if (!llama) throw new ConfigError(`${where}.provider: llama-cpp runs a model in this process, which this command does not load models in`);
   const chat = new LlamaCppChatModel({ config, models: llama, where });
   const notice = oncePerKind(deps.onNotice);
   const { temperature, maxOutputTokens, topP, seed, contextSize } = config;
-  return portOf(
-    answeredBy(config.model, async (messages, tools, output) => {
-      const identity = ggufIdentity((await llama.served(config, where)).sha256);
-      const wire = embeddedWire(chat, { name: config.model, identity, where, maxOutputTokens, notice });
-      const sampling = {
-        temperature,
-        maxOutputTokens,
-        baseURL: identity,
-        extraBody: { contextSize, ...(topP === undefined ? {} : { topP }), ...(seed === undefined ? {} : { seed }) },
-      };
-      return layered(p, { endpoint: identity, model: identity, sampling, maxOutputTokens }, wire).invoke(messages, tools, output);
-    }),
-  );
+  return answeredBy(config.model, async (messages, tools, output) => {
+    const identity = ggufIdentity((await llama.served(config, where)).sha256);
+    const wire = embeddedWire(chat, { name: config.model, identity, where, maxOutputTokens, notice });
+    const sampling = {
+      temperature,
+      maxOutputTokens,
+      baseURL: identity,
+      extraBody: { contextSize, ...(topP === undefined ? {} : { topP }), ...(seed === undefined ? {} : { seed }) },
+    };
+    return layered(p, { endpoint: identity, model: identity, sampling, maxOutputTokens }, wire).invoke(messages, tools, output);
+  });
 };
 
 /** A role's model as the run uses it: an endpoint's (src/llm/openai-chat.ts) or an embedded one, inside the same pipeline. */
-export const createRoleModel = (role: Role, llm: LlmConfig, deps: RoleModelDeps): ChatModel => {
+export const createRoleModel = (role: Role, llm: LlmConfig, deps: RoleModelDeps): RoleModel => {
   const where = `llm.${role}`;
   const given = llm[role];
   const pipeline = pipelineOf(role, llm, deps);
@@ -101,5 +100,5 @@ export const createRoleModel = (role: Role, llm: LlmConfig, deps: RoleModelDeps)
   const config = resolveModelConfig(given, deps.env, where);
   const { env: _env, auditSink: _sink, pointer: _pointer, gate: _gate, llama: _llama, ...chatDeps } = deps;
   const exchange = { endpoint: config.baseURL, model: config.model, sampling: config, maxOutputTokens: config.maxOutputTokens };
-  return portOf(new HexaChatOpenAI({ ...bareParts(config, { ...chatDeps, where }), layers: (wire) => layered(pipeline, exchange, wire) }));
+  return new HexaChatOpenAI({ ...bareParts(config, { ...chatDeps, where }), layers: (wire) => layered(pipeline, exchange, wire) });
 };

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { AssistantTurn, ToolCall, Usage } from "./chat-model.ts";
 
-/** Zod twins of the port's types, for the files that store turns (cache, audit log) and parse them on read. */
+/** Zod twins of the record form's types, for the files that store turns (cache, audit log) and parse them on read. */
 export const ToolCallSchema = z.object({
   id: z.string(),
   name: z.string(),
@@ -28,7 +28,7 @@ export const AssistantTurnSchema = z.object({
   fromCache: z.boolean(),
 });
 
-// Compile-time check that the schemas and the port agree in both directions.
+// Compile-time check that the schemas and the record form agree in both directions.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const agree: [
   Same<z.infer<typeof ToolCallSchema>, ToolCall>,

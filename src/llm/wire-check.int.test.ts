@@ -1,6 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { turnOf } from "../../test/support/turn-of.ts";
+import { HumanMessage } from "@langchain/core/messages";
 import { ModelConfig } from "./config.ts";
 import { EndpointLimits } from "./endpoint-limits.ts";
 import { LlmError } from "./llm-error.ts";
@@ -87,7 +89,7 @@ const ask = async (model: string, streaming: boolean) => {
   const retries: RetryEvent[] = [];
   const config = { ...ModelConfig.parse({ model, maxOutputTokens: 16, streaming, maxRetries: 3, timeoutMs: 30_000 }), baseURL, apiKey: "k" };
   const chat = createOpenAIChat(config, { where: "llm.actor", sleep: async () => {}, limits: new EndpointLimits(), onRetry: (e) => void retries.push(e) });
-  const result = await chat.invoke([{ role: "user", content: "Say something long." }], []).catch((e: unknown) => e);
+  const result = await turnOf(chat, [new HumanMessage("Say something long.")]).catch((e: unknown) => e);
   return { result, retries };
 };
 

@@ -1,7 +1,7 @@
 import { distil, evolve, replace, type Labelled } from "../../agents/evolver.ts";
 import { event } from "../../agents/evolver-labels.ts";
 import { InvariantError } from "../errors.ts";
-import type { ChatModel } from "../llm/chat-model.ts";
+import type { RoleModel } from "../llm/ask.ts";
 import { EMPTY_BANK, type Bank, type BankEvent } from "../store/bank.ts";
 import type { LevelFamily } from "../family/family.ts";
 import type { RunConfig } from "./run-config.ts";
@@ -14,7 +14,7 @@ export interface UpdateRequest {
   round: number;
   bank: Bank;
   labelled: readonly Labelled[];
-  evolverModel?: ChatModel;
+  evolverModel?: RoleModel;
 }
 
 const isEmpty = (b: Bank) => b.skills.length === 0 && b.mistakes.length === 0;

@@ -1,7 +1,7 @@
 import type { UserMiddleware } from "../../agents/user-middleware.ts";
-import type { AssistantTurn, ChatModel } from "../llm/chat-model.ts";
+import type { AssistantTurn } from "../llm/chat-model.ts";
+import type { RoleModel } from "../llm/ask.ts";
 import { usageRecord } from "../llm/accounting.ts";
-import { metered } from "../llm/metered.ts";
 import type { Role } from "../llm/config.ts";
 import type { Bank } from "../store/bank.ts";
 import type { Phase, UsageLine, UsagePhase } from "../store/run-records.ts";
@@ -54,7 +54,7 @@ export const usageLine = (
 
 export interface LocalPlayPorts {
   family: LevelFamily;
-  actorModel?: ChatModel;
+  actorModel?: RoleModel;
   /** The user's middleware for the actor's agent (LoopPorts.actorMiddleware). */
   actorMiddleware?: UserMiddleware;
   now: () => number;
@@ -63,7 +63,8 @@ export interface LocalPlayPorts {
 /** One episode in this process: what the local backend and a queue worker both run. */
 export const playHere = async (cfg: RunConfig, job: EpisodeJob, ports: LocalPlayPorts, onUsage: (line: UsageLine) => void): Promise<EpisodeResult> => {
   const where = { phase: job.phase, level: job.level, round: job.round, seed: job.seed };
-  const model = job.agent === "heuristic" || !ports.actorModel ? undefined : metered(ports.actorModel, (turn) => onUsage(usageLine("actor", turn, where, cfg)));
+  const model =
+    job.agent === "heuristic" || !ports.actorModel ? undefined : ports.actorModel.listening((turn) => onUsage(usageLine("actor", turn, where, cfg)));
   return playEpisode(ports.family, {
     task: { level: job.level, seed: job.seed, ...(job.allowance === undefined ? {} : { allowance: job.allowance }) },
     agent: job.agent,

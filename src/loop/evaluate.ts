@@ -1,8 +1,8 @@
 import { ConfigError } from "../errors.ts";
 import type { UserMiddleware } from "../../agents/user-middleware.ts";
-import type { AssistantTurn, ChatModel } from "../llm/chat-model.ts";
+import type { AssistantTurn } from "../llm/chat-model.ts";
+import type { RoleModel } from "../llm/ask.ts";
 import { usageRecord } from "../llm/accounting.ts";
-import { metered } from "../llm/metered.ts";
 import { foldEvents } from "../store/bank.ts";
 import { episodeId, type BankLog, type RunDir } from "../store/run-dir.ts";
 import type { EpisodeRecord } from "../store/run-records.ts";
@@ -108,7 +108,7 @@ export const evaluateRun = async (
   ports: {
     family: LevelFamily;
     dir: RunDir;
-    actorModel?: ChatModel;
+    actorModel?: RoleModel;
     /** The user's middleware for the actor's agent (LoopPorts.actorMiddleware). */
     actorMiddleware?: UserMiddleware;
     now: () => number;
@@ -129,7 +129,7 @@ export const evaluateRun = async (
     .filter((j) => !before.has(episodeId("eval", j.level, finalRound + 1, j.seed)));
   const played = await mapLimit(jobs, cfg.concurrency, async ({ level, seed }) => {
     const onCall = ports.onCall;
-    const model = ports.actorModel && onCall ? metered(ports.actorModel, (turn) => onCall(turn, { level, round: finalRound + 1, seed })) : ports.actorModel;
+    const model = ports.actorModel && onCall ? ports.actorModel.listening((turn) => onCall(turn, { level, round: finalRound + 1, seed })) : ports.actorModel;
     const { trajectory, retrieved } = await playEpisode(ports.family, {
       task: { level, seed },
       agent: cfg.agent,

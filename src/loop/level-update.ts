@@ -1,6 +1,5 @@
 import { ConfigError } from "../errors.ts";
 import { LlmError } from "../llm/llm-error.ts";
-import { metered } from "../llm/metered.ts";
 import type { BankEvent } from "../store/bank.ts";
 import { eventProblem, type PayloadSchema } from "../store/bank-check.ts";
 import { updateKey } from "../store/run-dir.ts";
@@ -53,7 +52,7 @@ export const updateLevel = async (ctx: LoopContext, level: string, round: number
   const { cfg, ports } = ctx;
   const started = ports.now();
   const where = { phase: round === 0 ? ("offline" as const) : ("stream" as const), level, round };
-  const model = ports.evolverModel && metered(ports.evolverModel, (turn) => ctx.onUsage(usageLine("evolver", turn, where, cfg)));
+  const model = ports.evolverModel?.listening((turn) => ctx.onUsage(usageLine("evolver", turn, where, cfg)));
   const labelled = batch.map((e) => ({ id: e.id, trajectory: e.trajectory, r: e.r, category: e.category }));
   let out: BankEvent[];
   try {

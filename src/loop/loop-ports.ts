@@ -1,5 +1,5 @@
 import type { UserMiddleware } from "../../agents/user-middleware.ts";
-import type { ChatModel } from "../llm/chat-model.ts";
+import type { RoleModel } from "../llm/ask.ts";
 import type { LevelFamily } from "../family/family.ts";
 import type { Bank, BankEvent } from "../store/bank.ts";
 import type { RunDir } from "../store/run-dir.ts";
@@ -24,10 +24,10 @@ export interface Progress {
 export interface LoopPorts {
   family: LevelFamily;
   dir: RunDir;
-  actorModel?: ChatModel;
+  actorModel?: RoleModel;
   /** The user's langchain middleware (HEXA_MIDDLEWARE), after hexa's, in every episode the actor model plays here. */
   actorMiddleware?: UserMiddleware;
-  evolverModel?: ChatModel;
+  evolverModel?: RoleModel;
   /** A level's shipped round-0 bank when `offline.banks` is set (asked only while round 0 is not committed). */
   shippedBank?: (level: string) => Bank | undefined;
   /** A level's earlier trajectories when `offline.trajectories` is set (asked only while round 0 is not committed). */

@@ -3,7 +3,8 @@ import type { UserMiddleware } from "../../agents/user-middleware.ts";
 import type { ToolProgress } from "../family/task-env.ts";
 import type { Trajectory, TrajectoryStep } from "../store/trajectory.ts";
 import { ConfigError } from "../errors.ts";
-import type { AssistantTurn, ChatModel } from "../llm/chat-model.ts";
+import type { AssistantTurn } from "../llm/chat-model.ts";
+import type { RoleModel } from "../llm/ask.ts";
 import { EMPTY_BANK, type Bank } from "../store/bank.ts";
 import type { LevelFamily, Task } from "../family/family.ts";
 import type { RunAgent, RunConfig } from "./run-config.ts";
@@ -14,7 +15,7 @@ export interface PlayRequest {
   config: RunConfig;
   /** The bank the episode may draw on (the retriever's top-M / top-N is taken from it); empty for baselines. */
   bank: Bank;
-  model?: ChatModel;
+  model?: RoleModel;
   /** The user's langchain middleware, after hexa's, in a model-driven episode (src/app/middleware-plugins.ts). */
   middleware?: UserMiddleware;
   costOf: (turn: AssistantTurn) => number;

@@ -1,7 +1,8 @@
 import { ConfigError } from "../errors.ts";
 import type { LevelFamily } from "../family/family.ts";
 import { usageRecord } from "../llm/accounting.ts";
-import type { AssistantTurn, ChatModel } from "../llm/chat-model.ts";
+import type { AssistantTurn } from "../llm/chat-model.ts";
+import type { RoleModel } from "../llm/ask.ts";
 import { applyEvent, EMPTY_BANK, type Bank, type BankEvent } from "../store/bank.ts";
 import { episodeId } from "../store/run-dir.ts";
 import type { EpisodeRecord } from "../store/run-records.ts";
@@ -13,8 +14,8 @@ import { schedule } from "./schedule.ts";
 
 export interface ReferencePorts {
   family: LevelFamily;
-  actorModel?: ChatModel;
-  evolverModel?: ChatModel;
+  actorModel?: RoleModel;
+  evolverModel?: RoleModel;
   now: () => number;
 }
 

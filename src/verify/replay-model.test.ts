@@ -1,4 +1,6 @@
+import { HumanMessage, SystemMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
+import { turnOf } from "../../test/support/turn-of.ts";
 import { exchangeKey } from "../llm/audit-log.ts";
 import type { AssistantTurn, Message, ToolSpec } from "../llm/chat-model.ts";
 import type { RecordedExchange } from "./recorded-exchanges.ts";
@@ -9,6 +11,7 @@ const ask = (user: string): Message[] => [
   { role: "system", content: "Solve puzzles." },
   { role: "user", content: `Level catapult.\n${user}` },
 ];
+const request = (user: string) => [new SystemMessage("Solve puzzles."), new HumanMessage(`Level catapult.\n${user}`)];
 const turn = (text: string): AssistantTurn => ({
   text,
   toolCalls: [],
@@ -30,9 +33,9 @@ describe("ReplayBook", () => {
   it("answers a request by its exact key, identical requests in the order the run got their answers", async () => {
     const book = new ReplayBook([exchange(1, ask("seed 1"), "first"), exchange(2, ask("seed 1"), "second"), exchange(3, ask("seed 2"), "other")]);
     const actor = book.model("actor", "m");
-    expect((await actor.invoke(ask("seed 2"), tools)).text).toBe("other");
-    expect((await actor.invoke(ask("seed 1"), tools)).text).toBe("first");
-    expect((await actor.invoke(ask("seed 1"), tools)).text).toBe("second");
+    expect((await turnOf(actor, request("seed 2"), tools)).text).toBe("other");
+    expect((await turnOf(actor, request("seed 1"), tools)).text).toBe("first");
+    expect((await turnOf(actor, request("seed 1"), tools)).text).toBe("second");
     expect(book.answered).toBe(3);
     expect(book.left()).toEqual([]);
     expect(book.divergence).toBeUndefined();
@@ -40,7 +43,7 @@ describe("ReplayBook", () => {
 
   it("a request the run never made fails and is kept as the divergence, with the nearest recorded request's first differing line", async () => {
     const book = new ReplayBook([exchange(1, ask("seed 1"), "first"), exchange(2, ask("seed 2 is windy"), "x")]);
-    await expect(book.model("actor", "m").invoke(ask("seed 2 is calm"), tools)).rejects.toThrow(/never asked/);
+    await expect(turnOf(book.model("actor", "m"), request("seed 2 is calm"), tools)).rejects.toThrow(/never asked/);
     expect(book.divergence).toEqual({
       what: "the replay asked the actor something the run never asked",
       field: "request (nearest recorded: llm-log.jsonl line 2)",
@@ -53,15 +56,15 @@ describe("ReplayBook", () => {
   it("the same messages with a tool described differently is a request the run never made", async () => {
     const book = new ReplayBook([exchange(1, ask("seed 1"), "first")]);
     const changed = [{ ...tools[0]!, description: "run it twice" }];
-    await expect(book.model("actor", "m").invoke(ask("seed 1"), changed)).rejects.toThrow(/never asked/);
+    await expect(turnOf(book.model("actor", "m"), request("seed 1"), changed)).rejects.toThrow(/never asked/);
     expect(book.divergence?.recorded).toMatch(/tool's description or schema/);
   });
 
   it("another role's record does not answer, and a recorded failure is thrown again", async () => {
     const failed: RecordedExchange = { ...exchange(1, ask("seed 1"), "x"), answer: { error: "LlmError: 500 upstream" } };
     const book = new ReplayBook([failed]);
-    await expect(book.model("evolver", "m").invoke(ask("seed 1"), tools)).rejects.toThrow(/never asked/);
+    await expect(turnOf(book.model("evolver", "m"), request("seed 1"), tools)).rejects.toThrow(/never asked/);
     expect(book.divergence?.recorded).toBe("(the run made no evolver request)");
-    await expect(book.model("actor", "m").invoke(ask("seed 1"), tools)).rejects.toThrow(/500 upstream/);
+    await expect(turnOf(book.model("actor", "m"), request("seed 1"), tools)).rejects.toThrow(/500 upstream/);
   });
 });

@@ -1,8 +1,9 @@
-import type { AssistantTurn, ChatModel } from "../llm/chat-model.ts";
+import type { AssistantTurn } from "../llm/chat-model.ts";
+import type { RoleModel } from "../llm/ask.ts";
 import { exchangeKey } from "../llm/audit-log.ts";
 import type { Role } from "../llm/config.ts";
 import { LlmError } from "../llm/llm-error.ts";
-import { answeredBy, portOf } from "../llm/openai-chat.ts";
+import { answeredBy } from "../llm/openai-chat.ts";
 import type { Divergence } from "./outcome.ts";
 import type { RecordedExchange } from "./recorded-exchanges.ts";
 import { firstDifferingLine, requestLines, sharedChars, sharedLines } from "./request-lines.ts";
@@ -30,20 +31,18 @@ export class ReplayBook {
   }
 
   /** A role's model as the replay sees it: named as the run's config names it, answered from the book. */
-  model(role: Role, name: string): ChatModel {
-    return portOf(
-      answeredBy(name, async (messages, tools, output) => {
-        const next = this.queues.get(`${role} ${exchangeKey(name, messages, tools, output)}`)?.shift();
-        const names = tools.map((t) => t.name);
-        if (!next) {
-          this.divergence ??= this.unasked(role, requestLines(messages, names, output?.name));
-          throw new LlmError("replay", name, 1, new Error(`the replay asked the ${role} something the ${this.maker} never asked`));
-        }
-        this.answered++;
-        if ("error" in next.answer) throw new LlmError("replay", name, 1, new Error(next.answer.error));
-        return structuredClone(next.answer.turn) satisfies AssistantTurn;
-      }),
-    );
+  model(role: Role, name: string): RoleModel {
+    return answeredBy(name, async (messages, tools, output) => {
+      const next = this.queues.get(`${role} ${exchangeKey(name, messages, tools, output)}`)?.shift();
+      const names = tools.map((t) => t.name);
+      if (!next) {
+        this.divergence ??= this.unasked(role, requestLines(messages, names, output?.name));
+        throw new LlmError("replay", name, 1, new Error(`the replay asked the ${role} something the ${this.maker} never asked`));
+      }
+      this.answered++;
+      if ("error" in next.answer) throw new LlmError("replay", name, 1, new Error(next.answer.error));
+      return structuredClone(next.answer.turn) satisfies AssistantTurn;
+    });
   }
 
   /** The recorded request nearest to one the run never made (the most leading lines shared), and where they part. */

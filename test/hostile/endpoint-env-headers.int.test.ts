@@ -1,6 +1,8 @@
+import { HumanMessage } from "@langchain/core/messages";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { turnOf } from "../support/turn-of.ts";
 import { ModelConfig } from "../../src/llm/config.ts";
 import { EndpointLimits } from "../../src/llm/endpoint-limits.ts";
 import { createOpenAIChat } from "../../src/llm/openai-chat.ts";
@@ -68,7 +70,7 @@ const canaryHeaders = (headers: IncomingHttpHeaders) =>
 describe("OpenAI environment variables set to canaries", () => {
   it("the chat client sends the config's key to the config's URL and no header from the environment", async () => {
     const config = { ...ModelConfig.parse({ model: "m" }), baseURL, apiKey: "sk-config" };
-    const turn = await createOpenAIChat(config, { limits: new EndpointLimits(), sleep: async () => {} }).invoke([{ role: "user", content: "hi" }], []);
+    const turn = await turnOf(createOpenAIChat(config, { limits: new EndpointLimits(), sleep: async () => {} }), [new HumanMessage("hi")]);
     expect(turn.text).toBe("ok");
     const headers = onlyRequest("/v1/chat/completions");
     expect(headers.authorization).toBe("Bearer sk-config");

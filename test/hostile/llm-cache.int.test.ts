@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
-import type { AssistantTurn, ChatModel, Message } from "../../src/llm/chat-model.ts";
+import type { AssistantTurn, Message, Wire } from "../../src/llm/chat-model.ts";
 import { dirCache, requestKey, withCache } from "../../src/llm/response-cache.ts";
 import { writerTurn } from "./fixtures/llm-cache-turn.ts";
 
@@ -50,7 +50,7 @@ describe("the LLM response cache shared by processes", () => {
     const dir = mkdtempSync(join(tmpdir(), "hexa-hostile-llm-cache-"));
     const answer: AssistantTurn = writerTurn("endpoint");
     let calls = 0;
-    const inner: ChatModel = {
+    const inner: Wire = {
       name: "m",
       invoke: async () => {
         calls++;

@@ -4,10 +4,11 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Queue, QueueEvents } from "bullmq";
+import { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signJob } from "../../src/backend/redis/job-signature.ts";
 import { ROOT, spawnHexa } from "../support/hexa-cli.ts";
+import { jobOutcome } from "../support/job-outcome.ts";
 import { startRedis, type RedisServer } from "../support/redis-server.ts";
 
 /**
@@ -27,7 +28,7 @@ let worker: { child: ChildProcess; stderr: () => string };
 let listener: Server;
 let listenerUrl: string;
 const received: Array<{ url: string | undefined; headers: IncomingHttpHeaders }> = [];
-const queues: Record<string, { queue: Queue; events: QueueEvents }> = {};
+const queues: Record<string, Queue> = {};
 
 beforeAll(async () => {
   redis = await startRedis();
@@ -50,13 +51,10 @@ beforeAll(async () => {
     await new Promise((r) => setTimeout(r, 50));
   }
   const connection = { host: "127.0.0.1", port: redis.port, maxRetriesPerRequest: null };
-  for (const kind of ["episodes", "trainings"]) {
-    queues[kind] = { queue: new Queue(`hexa-${kind}`, { connection }), events: new QueueEvents(`hexa-${kind}`, { connection }) };
-    await queues[kind].events.waitUntilReady();
-  }
+  for (const kind of ["episodes", "trainings"]) queues[kind] = new Queue(`hexa-${kind}`, { connection });
 });
 afterAll(async () => {
-  for (const q of Object.values(queues)) await Promise.allSettled([q.events.close(), q.queue.close()]);
+  await Promise.allSettled(Object.values(queues).map((q) => q.close()));
   worker?.child.kill("SIGKILL");
   await Promise.all([redis?.kill(), new Promise((ok) => (listener ? listener.close(ok) : ok(undefined)))]);
   if (tmp) rmSync(tmp, { recursive: true, force: true });
@@ -66,16 +64,13 @@ let n = 0;
 /** Adds a job as an attacker would (3 attempts allowed; `sign` null: unsigned), waits for its end: its error (if any) and how often it was tried. */
 const inject = async (kind: "episodes" | "trainings", data: object, sign: string | null = KEY) => {
   const jobId = `hostile-${++n}`;
-  const { queue, events } = queues[kind]!;
+  const queue = queues[kind]!;
   const job = await queue.add(kind === "episodes" ? "episode" : "hello", signJob(sign ?? undefined, kind, jobId, data), {
     jobId,
     attempts: 3,
     backoff: { type: "fixed", delay: 100 },
   });
-  const error = await job.waitUntilFinished(events, 60_000).then(
-    () => undefined,
-    (e: Error) => e.message,
-  );
+  const { error } = await jobOutcome(queue, job.id!, 60_000, () => `worker said: ${worker.stderr()}`);
   return { error, attempts: (await queue.getJob(jobId))?.attemptsMade };
 };
 

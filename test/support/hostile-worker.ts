@@ -1,9 +1,10 @@
 import type { ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { Queue, QueueEvents } from "bullmq";
+import { Queue } from "bullmq";
 import { signJob } from "../../src/backend/redis/job-signature.ts";
 import { ROOT, spawnHexa } from "./hexa-cli.ts";
+import { jobOutcome } from "./job-outcome.ts";
 
 /** The hexa version a job must carry to be taken by this checkout's worker. */
 export const hexaVersion = { version: (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version, commit: null };
@@ -33,29 +34,23 @@ export const startHostileWorker = async (redisPort: number, args: readonly strin
     await new Promise((r) => setTimeout(r, 50));
   }
   const connection = { host: "127.0.0.1", port: redisPort, maxRetriesPerRequest: null };
-  const queues: Record<string, { queue: Queue; events: QueueEvents }> = {};
-  for (const kind of ["episodes", "trainings"]) {
-    queues[kind] = { queue: new Queue(`hexa-${kind}`, { connection }), events: new QueueEvents(`hexa-${kind}`, { connection }) };
-    await queues[kind].events.waitUntilReady();
-  }
+  const queues: Record<string, Queue> = {};
+  for (const kind of ["episodes", "trainings"]) queues[kind] = new Queue(`hexa-${kind}`, { connection });
   let n = 0;
   return {
     child: p.child,
     stderr: () => err,
     inject: async (kind, data, o = {}) => {
       const jobId = `hostile-${process.pid}-${++n}`;
-      const { queue, events } = queues[kind]!;
+      const queue = queues[kind]!;
       const signed = o.sign ? o.sign(data, jobId) : signJob(o.key === undefined ? key : (o.key ?? undefined), kind, jobId, data);
       const job = await queue.add(kind === "episodes" ? "episode" : "training", signed, { jobId, attempts: 3, backoff: { type: "fixed", delay: 100 } });
-      const error = await job.waitUntilFinished(events, 60_000).then(
-        () => undefined,
-        (e: Error) => e.message,
-      );
+      const { error } = await jobOutcome(queue, job.id!, 60_000, () => `worker said: ${err}`);
       return { error, attempts: (await queue.getJob(jobId))?.attemptsMade };
     },
     close: async () => {
       p.child.kill("SIGKILL");
-      for (const q of Object.values(queues)) await Promise.allSettled([q.events.close(), q.queue.close()]);
+      await Promise.allSettled(Object.values(queues).map((q) => q.close()));
     },
   };
 };

@@ -4,7 +4,9 @@ import { expect } from "vitest";
 import { toyFamily } from "../../examples/toy-family/family.ts";
 import { tempDirs } from "./temp-files.ts";
 import type { LevelFamily } from "../../src/family/family.ts";
-import type { AssistantTurn, ChatModel, Message } from "../../src/llm/chat-model.ts";
+import type { AssistantTurn, Message } from "../../src/llm/chat-model.ts";
+import type { RoleModel } from "../../src/llm/ask.ts";
+import { answeredBy } from "../../src/llm/openai-chat.ts";
 import type { Bank } from "../../src/store/bank.ts";
 import { RunDir } from "../../src/store/run-dir.ts";
 import { BankLogLine } from "../../src/store/run-records.ts";
@@ -54,9 +56,8 @@ const watchedToy = (shown: Seen): LevelFamily => {
  * An actor model that bisects the range when its prompt holds the toy's bisection skill and counts up from 8
  * otherwise, so what the bank says changes what the episode does; each request is noted under its task.
  */
-const toyActor = (prompts: Seen): ChatModel => ({
-  name: "toy-actor",
-  invoke: async (messages: Message[]): Promise<AssistantTurn> => {
+const toyActor = (prompts: Seen): RoleModel =>
+  answeredBy("toy-actor", async (messages: Message[]): Promise<AssistantTurn> => {
     const [, level, seed] = /\[(\w+) seed (\d+)\]/.exec(messages.map((m) => m.content).join("\n"))!;
     see(prompts, level!, Number(seed), messages);
     const probes = messages.flatMap((m) => (m.role === "assistant" ? m.toolCalls.map((c) => (c.args as { x: number }).x) : []));
@@ -70,8 +71,7 @@ const toyActor = (prompts: Seen): ChatModel => ({
     const x = bisects ? Math.floor((lo + hi) / 2) : 8 + probes.length;
     const toolCalls = [{ id: `call_${probes.length}`, name: "probe", args: { x }, rawArgs: JSON.stringify({ x }) }];
     return { text: "probe", toolCalls, usage: { input: 50, output: 5, cached: 0 }, model: "toy-actor", latencyMs: 1, fromCache: false };
-  },
-});
+  });
 
 /** The local backend, a batch's later seeds started sooner: episodes finish out of the run's order. */
 const jittered = (inner: EpisodeBackend, finished: string[]): EpisodeBackend => ({

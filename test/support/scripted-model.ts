@@ -1,25 +1,24 @@
-import type { AssistantTurn, ChatModel, Message, ToolCall, ToolSpec } from "../../src/llm/chat-model.ts";
+import type { AssistantTurn, Message, ToolCall, ToolSpec } from "../../src/llm/chat-model.ts";
+import { answeredParts, HexaChatOpenAI } from "../../src/llm/openai-chat.ts";
 
-/** A model port that answers from a script and records what it was sent (unit tests of the loop). */
+/** A role's model answered from a script, recording what it was sent in the record form (unit tests of the loop). */
 export type Scripted = Partial<AssistantTurn> | Error | ((messages: Message[]) => Partial<AssistantTurn>);
 
 /** A scripted tool call; the model that answers with it numbers it (call_1, call_2, … per model). */
 export const call = (name: string, args: unknown): ToolCall => ({ id: "", name, args, rawArgs: JSON.stringify(args) });
 
-export class ScriptedModel implements ChatModel {
-  readonly name = "scripted-model";
-  readonly received: { messages: Message[]; tools: ToolSpec[] }[] = [];
-  /** Tool calls numbered so far: ids depend on this model's script alone, not on what other tests ran before. */
-  private numbered = 0;
-  constructor(private readonly script: Scripted[]) {}
+type Received = { messages: Message[]; tools: ToolSpec[] }[];
 
-  async invoke(messages: Message[], tools: ToolSpec[]): Promise<AssistantTurn> {
-    this.received.push({ messages: structuredClone(messages), tools });
-    const next = this.script.shift();
+/** The script's answers in order; tool calls numbered by this script alone, not by what other tests ran before. */
+const scriptAnswer = (script: Scripted[], received: Received) => {
+  let numbered = 0;
+  return async (messages: Message[], tools: ToolSpec[]): Promise<AssistantTurn> => {
+    received.push({ messages: structuredClone(messages), tools });
+    const next = script.shift();
     if (next === undefined) throw new Error("script exhausted");
     if (next instanceof Error) throw next;
     const turn = typeof next === "function" ? next(messages) : next;
-    const toolCalls = turn.toolCalls?.map((c) => (c.id === "" ? { ...c, id: `call_${++this.numbered}` } : c));
+    const toolCalls = turn.toolCalls?.map((c) => (c.id === "" ? { ...c, id: `call_${++numbered}` } : c));
     return {
       text: "",
       toolCalls: [],
@@ -30,5 +29,15 @@ export class ScriptedModel implements ChatModel {
       ...turn,
       ...(toolCalls ? { toolCalls } : {}),
     };
+  };
+};
+
+export class ScriptedModel extends HexaChatOpenAI {
+  readonly received: Received;
+
+  constructor(script: Scripted[]) {
+    const received: Received = [];
+    super(answeredParts("scripted-model", scriptAnswer(script, received)));
+    this.received = received;
   }
 }

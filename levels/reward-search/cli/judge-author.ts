@@ -3,7 +3,7 @@
  * is the one stored for it in the judge store, or, when none is, one the model authors now and stores there.
  */
 import { ModelOutputError } from "../../../src/errors.ts";
-import type { ChatModel } from "../../../src/llm/chat-model.ts";
+import type { RoleModel } from "../../../src/llm/ask.ts";
 import { authoredJudgeId, storedJudgeFor } from "../judging/author-store.ts";
 import { authorJudge } from "../judging/author.ts";
 import type { Judge } from "../judging/judge.ts";
@@ -13,7 +13,7 @@ import type { RewardTask } from "../task.ts";
 export interface AuthorSetup {
   /** The judge store (default: the judgment folder, whose `judges/` then holds the authored judges). */
   store?: string;
-  model: (judgmentDir: string) => Promise<ChatModel>;
+  model: (judgmentDir: string) => Promise<RoleModel>;
 }
 
 /** The stored judge for `intent` on `task`, else a newly authored one; a failed authoring is a ModelOutputError with its label. */
@@ -21,7 +21,7 @@ export async function judgeForIntent(
   task: RewardTask,
   intent: string,
   store: string,
-  model: () => Promise<ChatModel>,
+  model: () => Promise<RoleModel>,
 ): Promise<{ judge: Judge; note: string }> {
   const found = storedJudgeFor(store, task.id, intent);
   if (found) return { judge: found, note: `code judge ${found.id} v${found.version} was stored for this intent in ${store}; not authored again` };

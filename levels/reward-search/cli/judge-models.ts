@@ -5,7 +5,7 @@
  */
 import { join } from "node:path";
 import { ConfigError } from "../../../src/errors.ts";
-import type { ChatModel } from "../../../src/llm/chat-model.ts";
+import type { RoleModel } from "../../../src/llm/ask.ts";
 import type { LlmConfig as LlmConfigT } from "../../../src/llm/config.ts";
 import type { VisionLimits } from "../judging/vision-judge.ts";
 
@@ -20,7 +20,7 @@ export interface ModelFlags {
 
 /** The vision judge's part of a request: its model and what its server takes (its log written in the judgment folder). */
 export interface VisionSetup {
-  model: (judgmentDir: string) => Promise<{ model: ChatModel; limits: VisionLimits }>;
+  model: (judgmentDir: string) => Promise<{ model: RoleModel; limits: VisionLimits }>;
   /** Send the motion trail as a second sequence. */
   trail: boolean;
   /** The user's corrections the verdicts weigh (a p2p search's); none: the prompt is as without. */
@@ -79,7 +79,7 @@ export class JudgeModels {
     return r.data;
   }
 
-  async model(role: "judge" | "vision", dir: string): Promise<ChatModel> {
+  async model(role: "judge" | "vision", dir: string): Promise<RoleModel> {
     const { createRoleModel } = await import("../../../src/llm/role-model.ts");
     return createRoleModel(role, await this.config(dir), { env: process.env, onNotice: (m) => process.stderr.write(`warning: ${m}\n`) });
   }

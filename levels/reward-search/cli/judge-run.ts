@@ -218,8 +218,8 @@ async function visionOf(r: JudgeRequest, setup: VisionSetup, intent: string, dir
   const corrections = setup.corrections ? { corrections: setup.corrections } : {};
   const step = { intent, model, limits, trail: setup.trail, ...(judgeModel ? { judgeModel } : {}), ...criteria, ...corrections };
   const notes = await visionPicks(dir, step, picks);
-  const label = `vision judge ${model.name}${setup.trail ? " (frames and motion trail)" : ""}`;
-  return { used: { model: model.name, trail: setup.trail, maxImages: limits.maxImages, video: limits.video, label, ...corrections }, notes };
+  const label = `vision judge ${model.model}${setup.trail ? " (frames and motion trail)" : ""}`;
+  return { used: { model: model.model, trail: setup.trail, maxImages: limits.maxImages, video: limits.video, label, ...corrections }, notes };
 }
 
 /** Judge a policy's evaluation episodes without a model (or with a judge model that authors the code judge); the judgment is written to `<dir>/judgment.json`. */

@@ -7,7 +7,7 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import type { ChatModel } from "../../../src/llm/chat-model.ts";
+import type { RoleModel } from "../../../src/llm/ask.ts";
 import { synthesise } from "../judging/agreement.ts";
 import { breakdownLines } from "../judging/breakdown-text.ts";
 import type { Judgment } from "../judging/judgment.ts";
@@ -28,12 +28,12 @@ import { windowFrames } from "./judge-window.ts";
 export interface VisionStep {
   intent: string;
   /** The vision role's model and what its server takes. */
-  model: ChatModel;
+  model: RoleModel;
   limits: VisionLimits;
   /** Send the motion trail as a second sequence. */
   trail: boolean;
   /** The judge role's model, for the synthesiser; none: a disagreement is left unsettled. */
-  judgeModel?: () => Promise<ChatModel>;
+  judgeModel?: () => Promise<RoleModel>;
   /** Where the criteria are stored per intent (default: the judgment folder); a search judging many policies keeps one set. */
   criteriaDir?: string;
   /** The user's corrections the verdicts weigh (a p2p search's); none: the prompt is as without. */
@@ -60,7 +60,7 @@ const assessmentOf = (v: Extract<VisionJudgment, { kind: "verdict" }>): string =
 
 /** reask_vision: the window rendered closer and asked about; the answer, or the vision judge's failure, as text. */
 const reaskOf =
-  (e: Episode, model: ChatModel, limits: VisionLimits) =>
+  (e: Episode, model: RoleModel, limits: VisionLimits) =>
   async (question: string, fromS: number, toS: number): Promise<string> => {
     const frames = await windowFrames(e.scene, e.record, fromS, toS, limits.maxImages);
     const a = await askVision(model, { question, fromS, toS, frames, context: e.context }, limits);

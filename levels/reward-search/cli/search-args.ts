@@ -4,7 +4,7 @@ import { configFromFlags } from "../../../src/cli-kit/schema-flags.ts";
 import { ConfigError } from "../../../src/errors.ts";
 import type { FamilyHost } from "../../../src/family/host.ts";
 import { parseSeed } from "../../../src/family/seed.ts";
-import type { ChatModel } from "../../../src/llm/chat-model.ts";
+import type { RoleModel } from "../../../src/llm/ask.ts";
 import { isEmbedded, LlmConfig } from "../../../src/llm/config.ts";
 import { SearchConfig, type SearchMethod } from "../../../src/search/config.ts";
 import { readSearchRecord, SEARCH_RECORD_FILE, writeSearchRecord } from "../../../src/search/search-record.ts";
@@ -138,7 +138,7 @@ export const settingsOf = (argv: SearchArgs, out?: string): SearchSettings => {
  * The LLM proposer's model, on its endpoint or embedded (the process's models, from `host`), every exchange
  * logged to the search directory's llm-log.jsonl.
  */
-export const proposerModel = async (argv: SearchArgs, out: string, host: Pick<FamilyHost, "embeddedModels">): Promise<ChatModel> => {
+export const proposerModel = async (argv: SearchArgs, out: string, host: Pick<FamilyHost, "embeddedModels">): Promise<RoleModel> => {
   const { createRoleModel } = await import("../../../src/llm/role-model.ts");
   const llm = llmConfigOf(argv, out);
   const llama = isEmbedded(llm.actor) ? await host.embeddedModels() : undefined;

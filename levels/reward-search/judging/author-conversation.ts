@@ -5,9 +5,12 @@
  * which are cut here again should a server leave them in the text) never reach a later request, so a review does
  * not see the reasoning that produced what it reviews.
  */
+import { AIMessage, type BaseMessage, HumanMessage, SystemMessage } from "@langchain/core/messages";
 import { z } from "zod";
 import { ModelOutputError } from "../../../src/errors.ts";
-import type { AssistantTurn, ChatModel, Message, OutputRequest } from "../../../src/llm/chat-model.ts";
+import { answerOf } from "../../../src/llm/agent-messages.ts";
+import type { RoleModel } from "../../../src/llm/ask.ts";
+import type { AssistantTurn } from "../../../src/llm/chat-model.ts";
 import { extractJson } from "../../../src/llm/structured-read.ts";
 import { splitThink } from "../../../src/llm/think.ts";
 import type { AnswerKind } from "./author-answers.ts";
@@ -26,43 +29,40 @@ export interface AuthoringCall {
   output: number;
 }
 
-const outputRequest = (kind: AnswerKind<unknown>): OutputRequest => {
+/** The answer's JSON Schema, as the server is asked to hold the answer to it. */
+const answerSchema = (kind: AnswerKind<unknown>): Record<string, unknown> => {
   const { $schema: _dialect, ...schema } = z.toJSONSchema(kind.wire, { io: "input", unrepresentable: "any" });
-  return { name: kind.name, schema };
+  return schema;
 };
 
 /** The answer's text without reasoning: a forced tool's arguments, else the message text. */
 const answerText = (turn: AssistantTurn): string => splitThink(turn.toolCalls[0]?.rawArgs ?? turn.text).text;
 
 export class AuthorConversation {
-  private readonly history: Message[];
+  private readonly history: BaseMessage[];
   readonly calls: AuthoringCall[] = [];
 
   constructor(
-    private readonly model: ChatModel,
+    private readonly model: RoleModel,
     system: string,
   ) {
-    this.history = [{ role: "system", content: system }];
-  }
-
-  /** The messages a next request would carry (a copy). */
-  get messages(): Message[] {
-    return structuredClone(this.history);
+    this.history = [new SystemMessage(system)];
   }
 
   /** Ask `request`, read the answer as `kind`; an unusable answer is shown back once, then a ModelOutputError naming the step. */
   async ask<T>(step: string, request: string, kind: AnswerKind<T>): Promise<T> {
-    this.history.push({ role: "user", content: request });
-    const output = outputRequest(kind as AnswerKind<unknown>);
+    this.history.push(new HumanMessage(request));
+    const asked = this.model.withStructuredOutput(answerSchema(kind as AnswerKind<unknown>), { name: kind.name, includeRaw: true });
     for (let attempt = 0; ; attempt++) {
-      const turn = await this.model.invoke(this.messages, [], output);
+      const { raw } = await asked.invoke([...this.history]);
+      const turn = answerOf(raw as AIMessage, this.model.model);
       const text = answerText(turn);
       const read = readAnswer(turn, text, kind);
       this.calls.push({ step, input: turn.usage.input, output: turn.usage.output, ...(read.ok ? {} : { problem: read.problem }) });
-      this.history.push({ role: "assistant", content: text.slice(0, MAX_ANSWER_CHARS), toolCalls: [] });
+      this.history.push(new AIMessage({ content: text.slice(0, MAX_ANSWER_CHARS), tool_calls: [] }));
       if (read.ok) return read.value;
       if (attempt >= FORMAT_RETRIES) throw new ModelOutputError(`${step}: the answer could not be used after ${attempt + 1} tries: ${read.problem}`);
-      this.history.push({ role: "user", content: `Your answer could not be used: ${read.problem}. Answer again with only the corrected JSON object.` });
+      this.history.push(new HumanMessage(`Your answer could not be used: ${read.problem}. Answer again with only the corrected JSON object.`));
     }
   }
 }

@@ -6,7 +6,7 @@
  * authoring. Nothing the model does crashes it: every failure ends in an outcome labelled with its stage.
  */
 import { InvariantError, RunStopped } from "../../../src/errors.ts";
-import type { ChatModel } from "../../../src/llm/chat-model.ts";
+import type { RoleModel } from "../../../src/llm/ask.ts";
 import type { JudgeLimits } from "../sandbox/judge-sandbox.ts";
 import type { RewardTask, TaskInstance } from "../task.ts";
 import { AuthorConversation } from "./author-conversation.ts";
@@ -22,7 +22,7 @@ import { loadJudge, saveJudge } from "./judge-store.ts";
 
 export interface AuthorRequest {
   /** The judge role's model (`llm.judge`, src/llm/role-model.ts). */
-  model: ChatModel;
+  model: RoleModel;
   intent: string;
   /** The MuJoCo task whose episodes the judge reads; prepared here. */
   task: RewardTask;
@@ -49,7 +49,7 @@ export async function authorJudge(r: AuthorRequest): Promise<AuthoringOutcome> {
     schemaVersion: 1,
     intent: r.intent,
     task: r.task.id,
-    model: r.model.name,
+    model: r.model.model,
     label: "",
     judge: null,
     sample: null,

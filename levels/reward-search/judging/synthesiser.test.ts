@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { startFakeOpenAI, type FakeOpenAI, type ScriptItem } from "../../../test/support/fake-openai-server.ts";
 import { call, ScriptedModel } from "../../../test/support/scripted-model.ts";
-import type { ChatModel } from "../../../src/llm/chat-model.ts";
+import type { RoleModel } from "../../../src/llm/ask.ts";
 import { ModelConfig } from "../../../src/llm/config.ts";
 import { EndpointLimits } from "../../../src/llm/endpoint-limits.ts";
 import { createOpenAIChat } from "../../../src/llm/openai-chat.ts";
@@ -16,7 +16,7 @@ afterEach(async () => {
   server = undefined;
 });
 
-const endpointModel = async (script: ScriptItem[]): Promise<ChatModel> => {
+const endpointModel = async (script: ScriptItem[]): Promise<RoleModel> => {
   server = await startFakeOpenAI(script);
   const config = { ...ModelConfig.parse({ model: "gpt-test" }), baseURL: server.url, apiKey: "test-key" };
   return createOpenAIChat(config, { sleep: async () => {}, random: () => 0.5, limits: new EndpointLimits() });

@@ -13,8 +13,7 @@
 import { type AIMessage, type BaseMessage, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
 import { z } from "zod";
 import { ConfigError, InvariantError, RunStopped } from "../../../src/errors.ts";
-import type { ChatModel } from "../../../src/llm/chat-model.ts";
-import { langchainOf } from "../../../src/llm/openai-chat.ts";
+import type { RoleModel } from "../../../src/llm/ask.ts";
 import { extractJson } from "../../../src/llm/structured-read.ts";
 import { JudgeLimits } from "../sandbox/judge-sandbox.ts";
 import type { TrajectoryRecord } from "../trajectory/record.ts";
@@ -43,7 +42,7 @@ export interface JudgesOnEpisode {
 
 export interface SynthesiserPorts {
   /** The judge role's model (src/llm); driven as its langchain chat model. */
-  model: ChatModel;
+  model: RoleModel;
   reaskVision: ReaskVision;
 }
 
@@ -52,7 +51,7 @@ export async function synthesiseJudges(j: JudgesOnEpisode, ports: SynthesiserPor
   const cfg = SynthesiserConfig.parse(config ?? {});
   const outcome: Synthesis = synthesise({ code: j.code?.score, vision: j.vision?.score }, { passThreshold: cfg.passThreshold, maxGap: cfg.maxGap });
   if (outcome.kind !== "disagree") return outcome;
-  return settle({ ...outcome, passThreshold: cfg.passThreshold, model: ports.model.name }, j, ports, cfg);
+  return settle({ ...outcome, passThreshold: cfg.passThreshold, model: ports.model.model }, j, ports, cfg);
 }
 
 const VERDICT_NAME = "synthesis_verdict";
@@ -90,16 +89,14 @@ type Tools = ReturnType<typeof synthesiserTools>;
 /** One settlement's exchange with the model: its turns, the tool calls it made, and the budget. */
 class Conversation {
   readonly calls: SynthesiserToolCall[] = [];
-  private readonly chat;
   private readonly withTools;
 
   constructor(
-    model: ChatModel,
+    private readonly chat: RoleModel,
     private readonly tools: Tools,
     private readonly cfg: SynthesiserConfig,
   ) {
-    this.chat = langchainOf(model);
-    this.withTools = this.chat.bindTools(tools);
+    this.withTools = chat.bindTools(tools);
   }
 
   /** The model's valid verdict, or why it gave none within its turns. */

@@ -6,11 +6,11 @@
  */
 import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { AIMessage, type BaseMessage, HumanMessage, SystemMessage } from "@langchain/core/messages";
 import { z } from "zod";
 import { ConfigError } from "../../../src/errors.ts";
-import type { ChatModel, Message } from "../../../src/llm/chat-model.ts";
-import { mediaPart, userWithParts } from "../../../src/llm/content-parts.ts";
-import { invokeStructured } from "../../../src/llm/structured.ts";
+import { askStructured, type RoleModel } from "../../../src/llm/ask.ts";
+import { humanWithParts, mediaPart } from "../../../src/llm/content-parts.ts";
 import { sha256Hex } from "../../../src/util/canonical-json.ts";
 import { writeAtomic } from "../../../src/util/write-atomic.ts";
 import type { TimedFrame } from "./vision-frames.ts";
@@ -77,21 +77,17 @@ const readStored = (path: string, r: CriteriaRequest, model: string): CriteriaFi
 };
 
 /** Turn 1 and its self-review rounds, as one conversation that ends with the criteria kept. */
-const askCriteria = async (model: ChatModel, r: CriteriaRequest, maxRounds: number): Promise<{ criteria: string[]; rounds: number }> => {
-  let conversation: Message[] = [
-    { role: "system", content: SYSTEM },
-    userWithParts([{ type: "text", text: criteriaPrompt(r.intent, r.context) }, mediaPart(r.firstFrame.image, r.firstFrame.mime ?? "image/png")]),
+const askCriteria = async (model: RoleModel, r: CriteriaRequest, maxRounds: number): Promise<{ criteria: string[]; rounds: number }> => {
+  let conversation: BaseMessage[] = [
+    new SystemMessage(SYSTEM),
+    humanWithParts([{ type: "text", text: criteriaPrompt(r.intent, r.context) }, mediaPart(r.firstFrame.image, r.firstFrame.mime ?? "image/png")]),
   ];
-  let { criteria } = (await invokeStructured(model, conversation, CriteriaAnswer, { name: "vision_criteria" })).value;
+  let { criteria } = (await askStructured(model, conversation, CriteriaAnswer, { name: "vision_criteria" })).value;
   let rounds = 0;
   while (rounds < maxRounds) {
     rounds += 1;
-    conversation = [
-      ...conversation,
-      { role: "assistant", content: JSON.stringify({ criteria }), toolCalls: [] },
-      { role: "user", content: reviewPrompt(criteria) },
-    ];
-    const review = (await invokeStructured(model, conversation, ReviewAnswer, { name: "vision_review" })).value;
+    conversation = [...conversation, new AIMessage({ content: JSON.stringify({ criteria }), tool_calls: [] }), new HumanMessage(reviewPrompt(criteria))];
+    const review = (await askStructured(model, conversation, ReviewAnswer, { name: "vision_review" })).value;
     if (review.approved) break;
     criteria = review.criteria ?? criteria;
   }
@@ -100,19 +96,19 @@ const askCriteria = async (model: ChatModel, r: CriteriaRequest, maxRounds: numb
 
 /** The criteria for an intent: stored ones when `dir` holds them, else asked for (and stored when `dir` is given). */
 export const visionCriteria = async (
-  model: ChatModel,
+  model: RoleModel,
   r: CriteriaRequest,
   o: { dir?: string | undefined; maxReviewRounds?: number } = {},
 ): Promise<VisionCriteria> => {
-  const path = o.dir === undefined ? undefined : criteriaFile(o.dir, r.intent, model.name, r.context);
-  const stored = path ? readStored(path, r, model.name) : undefined;
+  const path = o.dir === undefined ? undefined : criteriaFile(o.dir, r.intent, model.model, r.context);
+  const stored = path ? readStored(path, r, model.model) : undefined;
   if (stored) return { criteria: stored.criteria, reviewRounds: 0, source: "stored", file: path! };
   const { criteria, rounds } = await askCriteria(model, r, Math.min(o.maxReviewRounds ?? MAX_REVIEW_ROUNDS, MAX_REVIEW_ROUNDS));
   if (!path) return { criteria, reviewRounds: rounds, source: "asked" };
   const file: CriteriaFile = {
     schemaVersion: 1,
     intent: r.intent,
-    model: model.name,
+    model: model.model,
     context: r.context ?? null,
     criteria,
     reviewRounds: rounds,

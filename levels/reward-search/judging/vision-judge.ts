@@ -5,11 +5,12 @@
  * `video_url` clip where the server takes video) and reads a verdict per criterion and one holistic score. A model
  * answer that cannot be used is retried once, then the judgment is a labelled failure, never a crash.
  */
+import { type HumanMessage, SystemMessage } from "@langchain/core/messages";
 import { ConfigError, ModelOutputError } from "../../../src/errors.ts";
-import type { ChatModel, ContentPart, Message } from "../../../src/llm/chat-model.ts";
-import { mediaPart, userWithParts } from "../../../src/llm/content-parts.ts";
+import type { ContentPart } from "../../../src/llm/chat-model.ts";
+import { askStructured, type RoleModel } from "../../../src/llm/ask.ts";
+import { humanWithParts, mediaPart } from "../../../src/llm/content-parts.ts";
 import { LlmError } from "../../../src/llm/llm-error.ts";
-import { invokeStructured } from "../../../src/llm/structured.ts";
 import { visionCriteria, type VisionCriteria } from "./vision-criteria.ts";
 import { checkFrames, fitFrames, framesBetween, sequenceParts, type JudgedFrames, type TimedFrame } from "./vision-frames.ts";
 import { QUESTION_ASK, questionPrompt, SYSTEM, verdictAsk, verdictPrompt } from "./vision-prompts.ts";
@@ -121,7 +122,7 @@ const labelled = (model: string, stage: Stage, e: unknown): VisionJudgment => {
 };
 
 /** Turn 2's user message: the prompt, the episode (pictures or clips), then what to answer. */
-const episodeMessage = (r: VisionRequest, criteria: readonly string[], o: VisionOptions): { message: Message; sent: FramesSent } => {
+const episodeMessage = (r: VisionRequest, criteria: readonly string[], o: VisionOptions): { message: HumanMessage; sent: FramesSent } => {
   const useVideo = o.limits.video && r.clip !== undefined;
   const withTrail = o.trail === true && (useVideo ? r.clip?.trail !== undefined : r.trail !== undefined);
   const head: ContentPart = {
@@ -133,7 +134,7 @@ const episodeMessage = (r: VisionRequest, criteria: readonly string[], o: Vision
     const clips = [mediaPart(r.clip!.frames, "video/mp4"), ...(withTrail ? [mediaPart(r.clip!.trail!, "video/mp4")] : [])];
     const times = r.frames.map((f) => f.t);
     return {
-      message: userWithParts([head, ...clips, ask]),
+      message: humanWithParts([head, ...clips, ask]),
       sent: { frames: r.frames.length, of: r.frames.length, trail: withTrail ? r.frames.length : 0, video: true, times },
     };
   }
@@ -145,7 +146,7 @@ const episodeMessage = (r: VisionRequest, criteria: readonly string[], o: Vision
     ask,
   ].filter((p) => p.type !== "text" || p.text !== "");
   const sent = { frames: fit.frames.length, of: r.frames.length, trail: fit.trail?.length ?? 0, video: false, times: fit.frames.map((f) => f.t) };
-  return { message: userWithParts(parts), sent };
+  return { message: humanWithParts(parts), sent };
 };
 
 /**
@@ -153,7 +154,7 @@ const episodeMessage = (r: VisionRequest, criteria: readonly string[], o: Vision
  * with their simulated times (pictures/episode-frames.ts renders them); bad frames are the caller's error
  * (ConfigError naming the field).
  */
-export const judgeFrames = async (model: ChatModel, r: VisionRequest, o: VisionOptions): Promise<VisionJudgment> => {
+export const judgeFrames = async (model: RoleModel, r: VisionRequest, o: VisionOptions): Promise<VisionJudgment> => {
   checkFrames(r, "vision judge");
   checkWords(r, "vision judge");
   checkClip(r.clip, "vision judge");
@@ -161,16 +162,16 @@ export const judgeFrames = async (model: ChatModel, r: VisionRequest, o: VisionO
   try {
     criteria = await visionCriteria(model, { intent: r.intent, firstFrame: r.frames[0]!, context: r.context }, { dir: o.dir });
   } catch (e) {
-    return labelled(model.name, "criteria", e);
+    return labelled(model.model, "criteria", e);
   }
   const { message, sent } = episodeMessage(r, criteria.criteria, o);
   try {
-    const { value } = await invokeStructured(model, [{ role: "system", content: SYSTEM }, message], verdictAnswer(criteria.criteria), {
+    const { value } = await askStructured(model, [new SystemMessage(SYSTEM), message], verdictAnswer(criteria.criteria), {
       name: "vision_verdict",
     });
     return {
       kind: "verdict",
-      model: model.name,
+      model: model.model,
       score: Math.round(value.intent_score * 10) / 10,
       criteria: value.criteria.map((c, i) => ({ criterion: criteria.criteria[i]!, status: c.status, assessment: c.assessment })),
       diagnosis: value.diagnosis,
@@ -180,7 +181,7 @@ export const judgeFrames = async (model: ChatModel, r: VisionRequest, o: VisionO
       sent,
     };
   } catch (e) {
-    return labelled(model.name, "verdict", e);
+    return labelled(model.model, "verdict", e);
   }
 };
 
@@ -198,22 +199,22 @@ export type VisionAnswer = { kind: "answer"; model: string; answer: string; sent
  * A question about a window [fromS, toS] of the episode, answered from its frames in that window (thinned to
  * `maxImages`): the synthesiser's `reask_vision`. Render the window at a higher rate for a closer look.
  */
-export const askVision = async (model: ChatModel, q: VisionQuestion, limits: VisionLimits): Promise<VisionAnswer> => {
+export const askVision = async (model: RoleModel, q: VisionQuestion, limits: VisionLimits): Promise<VisionAnswer> => {
   checkFrames({ frames: q.frames }, "vision question");
   checkWords(q, "vision question");
   const question = q.question.trim();
   const window = framesBetween(q.frames, q.fromS, q.toS, "vision question");
   const { frames } = fitFrames({ frames: window }, limits.maxImages, false);
-  const message = userWithParts([
+  const message = humanWithParts([
     { type: "text", text: questionPrompt(question, q.fromS, q.toS, q.context) },
     ...sequenceParts("", frames).filter((p) => p.type !== "text" || p.text !== ""),
     { type: "text", text: `\n${QUESTION_ASK}` },
   ]);
   const sent = { frames: frames.length, of: window.length, trail: 0, video: false, times: frames.map((f) => f.t) };
   try {
-    const { value } = await invokeStructured(model, [{ role: "system", content: SYSTEM }, message], QuestionAnswer, { name: "vision_answer" });
-    return { kind: "answer", model: model.name, answer: value.answer, sent };
+    const { value } = await askStructured(model, [new SystemMessage(SYSTEM), message], QuestionAnswer, { name: "vision_answer" });
+    return { kind: "answer", model: model.model, answer: value.answer, sent };
   } catch (e) {
-    return labelled(model.name, "question", e) as VisionAnswer;
+    return labelled(model.model, "question", e) as VisionAnswer;
   }
 };

@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { metered } from "../../../src/llm/metered.ts";
 import type { ScriptItem } from "../../../test/support/fake-openai-server.ts";
 import { scriptedRole } from "../../../test/support/scripted-role.ts";
 import { getTask } from "../tasks/index.ts";
@@ -88,7 +87,7 @@ describe("LLM proposer", () => {
     const t = testTrainer();
     // Every call goes to the model of the candidate it is for (hexa run meters them into usage.jsonl so).
     const calls: Array<number | undefined> = [];
-    const proposer = llmProposer(model, { modelFor: (c) => metered(model, () => calls.push(c)) });
+    const proposer = llmProposer(model, { modelFor: (c) => model.listening(() => calls.push(c)) });
     const r = await runRfAgent(
       { task, instance, seed: 1, proposer, budget: 4, ports: { evaluator: trainerEvaluator(t, 1000), log: memoryLog() } },
       RfAgentConfig.parse({ initial: 2, children: 2 }),
@@ -136,7 +135,7 @@ describe("LLM proposer", () => {
     ]);
     const t = testTrainer();
     const calls: Array<number | undefined> = [];
-    const proposer = llmProposer(model, { modelFor: (c) => metered(model, () => calls.push(c)) });
+    const proposer = llmProposer(model, { modelFor: (c) => model.listening(() => calls.push(c)) });
     const r = await runRfAgent(
       { task, instance, seed: 1, proposer, budget: 3, ports: { evaluator: trainerEvaluator(t, 1000), log: memoryLog(), check: rewardCodeCheck(32) } },
       RfAgentConfig.parse({ initial: 1, children: 2, debugTries: 2 }),

@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { ModelOutputError } from "../../../src/errors.ts";
-import type { ChatModel } from "../../../src/llm/chat-model.ts";
-import { invokeStructured } from "../../../src/llm/structured.ts";
+import { askStructured, type RoleModel } from "../../../src/llm/ask.ts";
 import { firstSentences, SELF_EVAL_FALLBACK, type Proposal, type SelfEvaluation } from "../../../src/search/proposer.ts";
 import { rewardLayoutOf } from "../sandbox/contract.ts";
 import type { RewardProposeContext, RewardProposer } from "../search/evaluator.ts";
@@ -11,7 +10,7 @@ import { alignMessages, proposalMessages, repairMessages, selfEvaluationMessages
 /**
  * The LLM proposer: one request per operator, laid out as its source sent it (proposer-prompts.ts), answered as
  * JSON with the design thought first, then the code
- * (invokeStructured: zod-validated, one retry with the error shown). An answer that stays unusable becomes a
+ * (askStructured: zod-validated, one retry with the error shown). An answer that stays unusable becomes a
  * candidate whose code defines no reward, so its training fails, counts against the budget and its error is
  * the next feedback (an unusable fix keeps the code it was to fix). A self-evaluation that is not a number in
  * [−1, 1] falls back to 0 (neutral), noted.
@@ -33,7 +32,7 @@ export const NO_REWARD_CODE = "// the model gave no usable answer: there is no r
  * The proposer on `model`; `modelFor`, when given, is the model each call goes to, by the candidate it is for
  * (hexa run meters the calls per candidate into usage.jsonl through it).
  */
-export const llmProposer = (model: ChatModel, o: { modelFor?: (candidate: number | undefined) => ChatModel } = {}): RewardProposer => {
+export const llmProposer = (model: RoleModel, o: { modelFor?: (candidate: number | undefined) => RoleModel } = {}): RewardProposer => {
   // The action's kind (a discrete action reaches the code as its index) comes from the task's env, once per task.
   const kinds = new Map<string, "discrete" | "continuous">();
   const kindOf = async (task: RewardTask, instance: RewardProposeContext["instance"]) => {
@@ -45,12 +44,12 @@ export const llmProposer = (model: ChatModel, o: { modelFor?: (candidate: number
   };
   const task = async (ctx: Pick<RewardProposeContext, "task" | "instance">): Promise<string> =>
     taskText(ctx.task, ctx.instance, await kindOf(ctx.task, ctx.instance));
-  const modelAt = (ctx: Pick<RewardProposeContext, "index">): ChatModel => o.modelFor?.(ctx.index) ?? model;
+  const modelAt = (ctx: Pick<RewardProposeContext, "index">): RoleModel => o.modelFor?.(ctx.index) ?? model;
   return {
-    label: model.name,
+    label: model.model,
     propose: async (kind, ctx): Promise<Proposal> => {
       try {
-        const { value } = await invokeStructured(modelAt(ctx), proposalMessages(kind, ctx, await task(ctx)), ProposalAnswer, {
+        const { value } = await askStructured(modelAt(ctx), proposalMessages(kind, ctx, await task(ctx)), ProposalAnswer, {
           name: "reward_proposal",
         });
         return { thought: value.thought, code: value.code };
@@ -61,7 +60,7 @@ export const llmProposer = (model: ChatModel, o: { modelFor?: (candidate: number
     },
     repair: async (kind, ctx, failed): Promise<Proposal> => {
       try {
-        const { value } = await invokeStructured(modelAt(ctx), repairMessages(failed, await task(ctx)), ProposalAnswer, { name: "reward_repair" });
+        const { value } = await askStructured(modelAt(ctx), repairMessages(failed, await task(ctx)), ProposalAnswer, { name: "reward_repair" });
         return { thought: value.thought, code: value.code };
       } catch (e) {
         if (!(e instanceof ModelOutputError)) throw e;
@@ -70,7 +69,7 @@ export const llmProposer = (model: ChatModel, o: { modelFor?: (candidate: number
     },
     selfEvaluate: async (node, ctx): Promise<SelfEvaluation> => {
       try {
-        const { value } = await invokeStructured(modelAt(ctx), selfEvaluationMessages(node, await task(ctx)), SelfEvalAnswer, { name: "self_evaluation" });
+        const { value } = await askStructured(modelAt(ctx), selfEvaluationMessages(node, await task(ctx)), SelfEvalAnswer, { name: "self_evaluation" });
         return { value: value.score };
       } catch (e) {
         if (!(e instanceof ModelOutputError)) throw e;
@@ -80,7 +79,7 @@ export const llmProposer = (model: ChatModel, o: { modelFor?: (candidate: number
     align: async (code, thought, ctx) => {
       try {
         const messages = alignMessages(code, thought, await task(ctx));
-        return firstSentences((await invokeStructured(modelAt(ctx), messages, AlignAnswer, { name: "thought_alignment" })).value.thought, 4);
+        return firstSentences((await askStructured(modelAt(ctx), messages, AlignAnswer, { name: "thought_alignment" })).value.thought, 4);
       } catch (e) {
         if (!(e instanceof ModelOutputError)) throw e;
         return thought;

@@ -1,7 +1,8 @@
+import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { z } from "zod";
 import { ModelOutputError } from "../../../src/errors.ts";
-import type { AssistantTurn, ChatModel, Message } from "../../../src/llm/chat-model.ts";
-import { invokeStructured } from "../../../src/llm/structured.ts";
+import { ask, askStructured, type RoleModel } from "../../../src/llm/ask.ts";
+import type { AssistantTurn } from "../../../src/llm/chat-model.ts";
 import { extractJson } from "../../../src/llm/structured-read.ts";
 import { MAX_CORRECTIONS } from "../../../src/search/p2p-corrections.ts";
 import { hpChangeProblem } from "../../../src/search/p2p-hp.ts";
@@ -105,36 +106,32 @@ const checked = <S extends z.ZodType>(turn: AssistantTurn, schema: S): { value: 
  * a turn without calls is its answer, held to the schema, with the one retry (asked for as structured output,
  * without tools). Over the cap, it is told so and asked for the answer (structured output, one retry).
  */
-const revisionAnswer = async <S extends z.ZodType>(model: ChatModel, messages: Message[], schema: S, tools: ReviserTools): Promise<z.infer<S>> => {
+const revisionAnswer = async <S extends z.ZodType>(model: RoleModel, messages: BaseMessage[], schema: S, tools: ReviserTools): Promise<z.infer<S>> => {
   let conversation = messages;
   for (let round = 0; round < MAX_TOOL_ROUNDS; round++) {
-    const turn = await model.invoke(conversation, tools.specs);
+    const { message, turn } = await ask(model, conversation, tools.specs);
     if (turn.toolCalls.length === 0) {
       const answer = checked(turn, schema);
       if ("value" in answer) return answer.value;
-      const retry: Message[] = [
+      const retry = [
         ...conversation,
-        { role: "assistant", content: turn.text, toolCalls: [] },
-        { role: "user", content: `Your answer could not be used: ${answer.problem}. Answer again with only the corrected JSON object.` },
+        new AIMessage({ content: turn.text, tool_calls: [] }),
+        new HumanMessage(`Your answer could not be used: ${answer.problem}. Answer again with only the corrected JSON object.`),
       ];
-      return (await invokeStructured(model, retry, schema, { name: "p2p_revision", retries: 0 })).value;
+      return (await askStructured(model, retry, schema, { name: "p2p_revision", retries: 0 })).value;
     }
-    conversation = [
-      ...conversation,
-      { role: "assistant", content: turn.text, toolCalls: turn.toolCalls },
-      ...turn.toolCalls.map((c): Message => ({ role: "tool", toolCallId: c.id, name: c.name, content: tools.answer(c) })),
-    ];
+    conversation = [...conversation, message, ...turn.toolCalls.map((c) => new ToolMessage({ content: tools.answer(c), tool_call_id: c.id, name: c.name }))];
   }
-  return (await invokeStructured(model, [...conversation, { role: "user", content: TOOL_CAP_NOTE }], schema, { name: "p2p_revision" })).value;
+  return (await askStructured(model, [...conversation, new HumanMessage(TOOL_CAP_NOTE)], schema, { name: "p2p_revision" })).value;
 };
 
-export const llmReviser = (model: ChatModel): Reviser<RewardTask, TaskInstance> => {
+export const llmReviser = (model: RoleModel): Reviser<RewardTask, TaskInstance> => {
   const taskOf = async (task: RewardTask, instance: TaskInstance) => {
     await task.prepare?.();
     return taskText(task, instance, rewardLayoutOf(task, instance).actionKind);
   };
   return {
-    label: model.name,
+    label: model.model,
     initial: async (ctx) => {
       const messages = proposalMessages(
         "initial",
@@ -143,7 +140,7 @@ export const llmReviser = (model: ChatModel): Reviser<RewardTask, TaskInstance> 
       );
       const answer = z.object({ thought: z.string().min(1), code: z.string().min(1) });
       try {
-        return (await invokeStructured(model, messages, answer, { name: "reward_proposal" })).value;
+        return (await askStructured(model, messages, answer, { name: "reward_proposal" })).value;
       } catch (e) {
         if (!(e instanceof ModelOutputError)) throw e;
         return { thought: `(no usable answer: ${e.message})`, code: NO_REWARD_CODE };
@@ -167,7 +164,7 @@ export const llmReviser = (model: ChatModel): Reviser<RewardTask, TaskInstance> 
       const out = [];
       for (const d of directives) {
         try {
-          out.push((await invokeStructured(model, variantMessages(ctx, d), variantSchema(ctx.space, ctx.hp), { name: "hp_variant" })).value.hpChanges);
+          out.push((await askStructured(model, variantMessages(ctx, d), variantSchema(ctx.space, ctx.hp), { name: "hp_variant" })).value.hpChanges);
         } catch (e) {
           if (!(e instanceof ModelOutputError)) throw e;
           out.push({});

@@ -1,5 +1,5 @@
 import { renderLessonsBlock } from "../../../agents/lessons-block.ts";
-import type { Message } from "../../../src/llm/chat-model.ts";
+import { type BaseMessage, HumanMessage, SystemMessage } from "@langchain/core/messages";
 import { MAX_REWARD_CHANGES } from "../../../src/search/p2p-revision.ts";
 import { MAX_TOOL_ROUNDS } from "./p2p-reviser-tools.ts";
 import type { HpDirective, HpSet, HpSpace, IterationView, ReviseContext } from "../../../src/search/p2p-ports.ts";
@@ -66,7 +66,7 @@ const correctionsText = (ctx: ReviseContext<RewardTask, TaskInstance>): string =
 const ANSWER =
   "diagnosis, lesson (one sentence for later iterations), basedOn, rewardChanges, structural, noChange, code (the whole reward; repeat the base code when noChange), hpChanges";
 
-export const revisionMessages = (ctx: ReviseContext<RewardTask, TaskInstance>, task: string): Message[] => {
+export const revisionMessages = (ctx: ReviseContext<RewardTask, TaskInstance>, task: string): BaseMessage[] => {
   const lessons = renderLessonsBlock(ctx.lessons);
   const sections = [
     task,
@@ -85,10 +85,7 @@ export const revisionMessages = (ctx: ReviseContext<RewardTask, TaskInstance>, t
       ? `Plan iteration ${ctx.iteration}. Answer in JSON: ${ANSWER}, corrections ([{"correction": index, "how": "how this revision addresses it"}], one per correction above).`
       : `Plan iteration ${ctx.iteration}. Answer in JSON: ${ANSWER}.`,
   ];
-  return [
-    { role: "system", content: SYSTEM },
-    { role: "user", content: sections.join("\n\n") },
-  ];
+  return [new SystemMessage(SYSTEM), new HumanMessage(sections.join("\n\n"))];
 };
 
 const DIRECTIVE_TEXT: Record<HpDirective, string> = {
@@ -98,16 +95,15 @@ const DIRECTIVE_TEXT: Record<HpDirective, string> = {
   balanced: "strike a balance between stability and speed",
 };
 
-export const variantMessages = (o: { hp: HpSet; space: HpSpace; hpHints: readonly string[] }, d: HpDirective): Message[] => [
-  { role: "system", content: "You propose PPO hyper-parameter variants of a base configuration." },
-  {
-    role: "user",
-    content: [
+export const variantMessages = (o: { hp: HpSet; space: HpSpace; hpHints: readonly string[] }, d: HpDirective): BaseMessage[] => [
+  new SystemMessage("You propose PPO hyper-parameter variants of a base configuration."),
+  new HumanMessage(
+    [
       `Base configuration: ${hpText(o.hp)}.`,
       `Bounds: ${boundsText(o.space)}.`,
       ...(o.hpHints.length ? [`HP rules firing on the last training: ${o.hpHints.join("; ")}.`] : []),
       `Directive: ${d} — ${DIRECTIVE_TEXT[d]}. Change 1–2 settings within their bounds.`,
       'Answer in JSON: {"hpChanges": {"name": [current value, new value]}}.',
     ].join("\n"),
-  },
+  ),
 ];

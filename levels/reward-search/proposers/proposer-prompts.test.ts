@@ -8,7 +8,8 @@ import { rewardSearchPrompt } from "../prompt.ts";
 import type { RewardProposeContext } from "../search/evaluator.ts";
 import { getTask } from "../tasks/index.ts";
 import { sampleTransitions } from "../tools/check_reward.ts";
-import type { Message } from "../../../src/llm/chat-model.ts";
+import type { BaseMessage } from "@langchain/core/messages";
+import { toPortMessages } from "../../../src/llm/agent-messages.ts";
 import type { Lesson } from "../../../src/store/lesson.ts";
 import { alignMessages, proposalMessages, repairMessages, selfEvaluationMessages, taskText } from "./proposer-prompts.ts";
 
@@ -47,9 +48,12 @@ const contextFor = (): RewardProposeContext => ({
 });
 
 const TASK = taskText(task, instance, "discrete");
-const asText = (messages: Message[]) => `${messages.map((m) => `=== ${m.role} ===\n${m.content}`).join("\n")}\n`;
+const asText = (messages: BaseMessage[]) =>
+  `${toPortMessages(messages)
+    .map((m) => `=== ${m.role} ===\n${m.content}`)
+    .join("\n")}\n`;
 const propose = (op: (typeof OPERATORS)[number], ctx = contextFor()) => proposalMessages(op, ctx, TASK);
-const lastUser = (messages: Message[]) => String(messages.at(-1)!.content);
+const lastUser = (messages: BaseMessage[]) => String(messages.at(-1)!.content);
 
 describe("the reward-search proposer's prompts", () => {
   it("render every operator, the re-debug, the self-evaluation and the thought alignment as their golden files", () => {
@@ -88,7 +92,7 @@ describe("the reward-search proposer's prompts", () => {
 
   it("send Eureka's refinement as eureka.py does: the initial request, the best reward as the model's answer, then the feedback", () => {
     const messages = propose("refine");
-    expect(messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "user"]);
+    expect(toPortMessages(messages).map((m) => m.role)).toEqual(["system", "user", "assistant", "user"]);
     expect(messages[1]!.content).toBe(propose("initial")[1]!.content);
     expect(JSON.parse(String(messages[2]!.content))).toEqual({ thought: node(5, 212).thought, code: node(5, 212).code });
     const feedback = String(messages[3]!.content);

@@ -1,5 +1,5 @@
 import { renderLessonsBlock } from "../../../agents/lessons-block.ts";
-import type { Message } from "../../../src/llm/chat-model.ts";
+import { AIMessage, type BaseMessage, HumanMessage, SystemMessage } from "@langchain/core/messages";
 import type { CandidateView, FailedAttempt, Operator } from "../../../src/search/proposer.ts";
 import { actionText, CODE_TIPS, REFLECTION_TIPS, refineTips } from "../reward-tips.ts";
 import type { RewardTask, TaskInstance } from "../task.ts";
@@ -136,12 +136,12 @@ const expansion = (kind: Exclude<Operator, "initial" | "refine">, ctx: RewardPro
  * Eureka's refinement turn as eureka.py sends it: the initial request, the best reward so far as the model's own
  * answer, then its reward reflection (policy_feedback.txt), code_feedback.txt's tips and code_output_tip.txt.
  */
-const refineTurn = (ctx: RewardProposeContext, first: Message): Message[] => {
+const refineTurn = (ctx: RewardProposeContext, first: HumanMessage): BaseMessage[] => {
   const p = ctx.parent;
   const later = ctx.feedback && ctx.feedback !== p?.feedback ? [`Since then:\n${ctx.feedback}`] : [];
   const feedback = [TRACKED_ONE, p?.feedback ?? "(no trained reward yet)", ...later, "", refineTips(ctx.task), "", CODE_TIPS, "", REFINE_ANSWER].join("\n");
-  const answer = p ? [{ role: "assistant" as const, content: JSON.stringify({ thought: p.thought, code: p.code }), toolCalls: [] }] : [];
-  return [first, ...answer, { role: "user", content: feedback }];
+  const answer = p ? [new AIMessage({ content: JSON.stringify({ thought: p.thought, code: p.code }), tool_calls: [] })] : [];
+  return [first, ...answer, new HumanMessage(feedback)];
 };
 
 /** The task followed by the lessons carried to it (docs/spec/method.md §3.1); the task alone when there are none. */
@@ -151,21 +151,20 @@ const withLessons = (task: string, ctx: RewardProposeContext): string => {
 };
 
 /** The messages of one proposal: the designer's system prompt, the task (with its lessons, if any) and the operator's request. */
-export const proposalMessages = (kind: Operator, ctx: RewardProposeContext, taskOnly: string): Message[] => {
+export const proposalMessages = (kind: Operator, ctx: RewardProposeContext, taskOnly: string): BaseMessage[] => {
   const task = withLessons(taskOnly, ctx);
-  const system: Message = { role: "system", content: SYSTEM };
-  const initial: Message = { role: "user", content: `${task}\n\n${INITIAL}` };
+  const system = new SystemMessage(SYSTEM);
+  const initial = new HumanMessage(`${task}\n\n${INITIAL}`);
   if (kind === "initial") return [system, initial];
   if (kind === "refine") return [system, ...refineTurn(ctx, initial)];
-  return [system, { role: "user", content: `${task}\n\n${expansion(kind, ctx)}\n\n${ANSWER}` }];
+  return [system, new HumanMessage(`${task}\n\n${expansion(kind, ctx)}\n\n${ANSWER}`)];
 };
 
 /** RF-Agent's re-debug (initial_failed_feedback.txt): the code the check refused and its error; a fix, design idea first. */
-export const repairMessages = (failed: FailedAttempt, task: string): Message[] => [
-  { role: "system", content: SYSTEM },
-  {
-    role: "user",
-    content: [
+export const repairMessages = (failed: FailedAttempt, task: string): BaseMessage[] => [
+  new SystemMessage(SYSTEM),
+  new HumanMessage(
+    [
       task,
       "",
       `Your generated reward function is:\n${code(failed.code)}`,
@@ -175,7 +174,7 @@ export const repairMessages = (failed: FailedAttempt, task: string): Message[] =
       "Please fix the bug and provide a reward function to compile correctly.",
       ANSWER,
     ].join("\n"),
-  },
+  ),
 ];
 
 /**
@@ -183,11 +182,10 @@ export const repairMessages = (failed: FailedAttempt, task: string): Message[] =
  * design idea and code; the model imagines how an expert-level strategy completes the task, then scores how
  * similar the reward is to that plan.
  */
-export const selfEvaluationMessages = (node: { thought: string; code: string }, task: string): Message[] => [
-  { role: "system", content: VERIFY_SYSTEM },
-  {
-    role: "user",
-    content: [
+export const selfEvaluationMessages = (node: { thought: string; code: string }, task: string): BaseMessage[] => [
+  new SystemMessage(VERIFY_SYSTEM),
+  new HumanMessage(
+    [
       task,
       "",
       "Be sure to remember the definition of the task. Additionally, I have an existing reward function with its design idea and code as follows.",
@@ -199,15 +197,14 @@ export const selfEvaluationMessages = (node: { thought: string; code: string }, 
       "",
       'Finally, answer with only a JSON object {"expert_plan": "<the expert strategy\'s planning and motion>", "score": <the similarity in [-1, 1]>}, the plan first.',
     ].join("\n"),
-  },
+  ),
 ];
 
 /** RF-Agent's thought alignment (initial_thought_alignment.txt, under initial_system.txt without the tips). */
-export const alignMessages = (rewardCode: string, thought: string, task: string): Message[] => [
-  { role: "system", content: ENGINEER },
-  {
-    role: "user",
-    content: [
+export const alignMessages = (rewardCode: string, thought: string, task: string): BaseMessage[] => [
+  new SystemMessage(ENGINEER),
+  new HumanMessage(
+    [
       task,
       "",
       "Following is the Design Idea of a reward function for the problem and the code for implementing the reward function.",
@@ -217,5 +214,5 @@ export const alignMessages = (rewardCode: string, thought: string, task: string)
       "Hint: You should reference the given Design Idea and highlight the most critical design ideas of the code. You can analyze the code to describe which reward components it contains, which observations they are calculated based on, what are the parameters and structure of the reward coupling process, and what special ideas are used.",
       'Answer with only a JSON object {"thought": "<the new description>"}.',
     ].join("\n"),
-  },
+  ),
 ];

@@ -9,7 +9,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { InvariantError } from "../../../src/errors.ts";
-import type { ChatModel } from "../../../src/llm/chat-model.ts";
+import type { RoleModel } from "../../../src/llm/ask.ts";
 import { authorJudge } from "../judging/author.ts";
 import { AuthoringSummary, authoredJudgeId, latestJudgeVersion } from "../judging/author-store.ts";
 import type { RewardTask } from "../task.ts";
@@ -49,7 +49,7 @@ export interface CodeJudgeVersion {
 }
 
 /** The versions of the intent's code judge in a search directory, authored with the corrections as iterations need them. */
-export const codeJudgeVersions = (task: RewardTask, intent: string, dir: string, model: ChatModel) => {
+export const codeJudgeVersions = (task: RewardTask, intent: string, dir: string, model: RoleModel) => {
   const id = authoredJudgeId(task.id, intent);
   const tried = new Set<number>();
   const latest = (): number => {

@@ -7,7 +7,7 @@
  * judged seed, that episode's). Each judgment is kept in `judgments/it<i>-c<c>-s<seed>-step<n>/` (p2p-judgment-folder.ts).
  */
 import { join } from "node:path";
-import type { ChatModel } from "../../../src/llm/chat-model.ts";
+import type { RoleModel } from "../../../src/llm/ask.ts";
 import type { CheckpointJudge } from "../../../src/search/p2p-ports.ts";
 import type { JudgmentFile } from "../cli/judge-file.ts";
 import { judgePolicy } from "../cli/judge-run.ts";
@@ -20,8 +20,8 @@ import { correctionsForJudges, readCorrections } from "../../../src/search/p2p-c
 
 /** What judges an intent: llm.judge (authors the code judge, settles disagreements) and, optionally, llm.vision. */
 export interface IntentModels {
-  judge: ChatModel;
-  vision?: { model: ChatModel; limits: VisionLimits; trail: boolean };
+  judge: RoleModel;
+  vision?: { model: RoleModel; limits: VisionLimits; trail: boolean };
 }
 
 export interface IntentJudging {

@@ -66,7 +66,7 @@ const fixCriteria = async (task: RewardTask, instance: TaskInstance, j: IntentJu
   const record = recordEpisode({ task, instance, seed: j.seeds[0]!, act: () => new Float64Array(task.actionNames.length), maxSteps: 1 });
   const episode = await episodeOf(record);
   const byUser = (criteria: readonly string[], source: string) => {
-    const file = storeUserCriteria(j.dir, { intent: j.intent, context: episode.context }, v.model.name, criteria);
+    const file = storeUserCriteria(j.dir, { intent: j.intent, context: episode.context }, v.model.model, criteria);
     return { criteria: [...criteria], source, file };
   };
   if (c.user && !c.elicited) return byUser(c.user, "given by the user");

@@ -1,6 +1,5 @@
 import { join } from "node:path";
 import { CHARS_PER_TOKEN } from "../../../src/llm/budget.ts";
-import { metered } from "../../../src/llm/metered.ts";
 import { settleAll } from "../../../src/search/batch.ts";
 import { CANDIDATE_SCHEMA_VERSION, type SearchHeader } from "../../../src/search/candidates.ts";
 import { headerOptions, searchBudget } from "../../../src/search/config.ts";
@@ -68,7 +67,7 @@ export const p2pSearchOfRun = (config: RunConfig, c: RewardSearchConfig, pool: T
         config.levels.map(async (level) => {
           signal?.throwIfAborted();
           const task = getTask(level);
-          const model = usesModel && actorModel ? (onCall ? metered(actorModel, (turn) => onCall({ level, seed }, turn)) : actorModel) : undefined;
+          const model = usesModel && actorModel ? (onCall ? actorModel.listening((turn) => onCall({ level, seed }, turn)) : actorModel) : undefined;
           const reviser = model ? llmReviser(model) : heuristicReviser();
           const steps = budgetsOf(c, task.training.steps).train;
           const where = join(dir, "search", level);

@@ -1,6 +1,5 @@
 import { join } from "node:path";
 import { CHARS_PER_TOKEN } from "../../../src/llm/budget.ts";
-import { metered } from "../../../src/llm/metered.ts";
 import { readJsonl } from "../../../src/store/jsonl.ts";
 import type { FamilySearch, FinalScoreRequest } from "../../../src/family/capabilities.ts";
 import type { RunConfig } from "../../../src/loop/run-config.ts";
@@ -114,7 +113,9 @@ export const searchOfRun = (config: RunConfig, c: RewardSearchConfig, pool: Trai
         // Each call metered by the candidate it is for: usage.jsonl's lines of phase "search".
         return llmProposer(
           model,
-          onCall ? { modelFor: (candidate) => metered(model, (turn) => onCall({ level, seed, ...(candidate === undefined ? {} : { candidate }) }, turn)) } : {},
+          onCall
+            ? { modelFor: (candidate) => model.listening((turn) => onCall({ level, seed, ...(candidate === undefined ? {} : { candidate }) }, turn)) }
+            : {},
         );
       };
       // The tasks search at once (the pool bounds the trainings in flight); a task that stops (the spend cap)

@@ -1,15 +1,16 @@
-import type { AIMessage } from "@langchain/core/messages";
+import { type AIMessage, HumanMessage } from "@langchain/core/messages";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { startFakeEndpoint, type EndpointModes, type FakeEndpoint } from "../../test/support/fake-endpoint.ts";
 import { startFakeOpenAI, type FakeOpenAI } from "../../test/support/fake-openai-server.ts";
+import { turnOf } from "../../test/support/turn-of.ts";
 import { ConfigError, ModelOutputError } from "../errors.ts";
 import { EndpointLimits } from "./endpoint-limits.ts";
-import { createOpenAIChat, langchainOf } from "./openai-chat.ts";
+import { askStructured } from "./ask.ts";
+import { createOpenAIChat } from "./openai-chat.ts";
 import { ModelConfig, type StructuredOutputMode } from "./config.ts";
 import { OutputMemory } from "./structured-output.ts";
 import { extractJson } from "./structured-read.ts";
-import { invokeStructured } from "./structured.ts";
 
 const Bank = z.object({ skills: z.array(z.object({ id: z.string(), title: z.string(), weight: z.number().min(0).max(1) })) });
 
@@ -26,7 +27,7 @@ const modelOn = (s: FakeOpenAI) =>
   createOpenAIChat({ ...ModelConfig.parse({ model: "gpt-4.1-mini", structuredOutput: "text" }), baseURL: s.url, apiKey: "test" }, { sleep: async () => {} });
 
 const BANK = '{"skills": [{"id": "s1", "title": "Drop on the arm", "weight": 0.7}]}';
-const ask = [{ role: "user" as const, content: "Return the bank." }];
+const ask = [new HumanMessage("Return the bank.")];
 
 /** A model on an emulated endpoint, with its own memory of accepted ways. */
 const onEndpoint = async (modes: EndpointModes, structuredOutput: StructuredOutputMode = "auto", memory = new OutputMemory(), model = "m") => {
@@ -47,7 +48,7 @@ describe("structured output", () => {
     for (const way of ["json_schema", "tool", "text"] as const) {
       const config = { ...ModelConfig.parse({ model: "m", structuredOutput: way, maxRetries: 0, streaming }), baseURL: endpoint.url, apiKey: "test" };
       const model = createOpenAIChat(config, { sleep: async () => {}, limits: new EndpointLimits(), outputMemory: memory });
-      const r = await invokeStructured(model, ask, Bank, { name: "bank" });
+      const r = await askStructured(model, ask, Bank, { name: "bank" });
       expect(r.value.skills[0]!.weight).toBe(0.7);
       bodies.push(endpoint.requests.at(-1)!.body);
     }
@@ -78,7 +79,7 @@ describe("structured output", () => {
       { text: '{"skills": [{"id": "s1", "title": "Drop on the arm", "weight": 1.7}]}' },
       { text: '```json\n{"skills": [{"id": "s1", "title": "Drop on the arm", "weight": 0.7}]}\n```' },
     ]);
-    const r = await invokeStructured(modelOn(server), [{ role: "user", content: "Return the bank." }], Bank, { name: "bank" });
+    const r = await askStructured(modelOn(server), ask, Bank, { name: "bank" });
     expect(r.value.skills[0]!.weight).toBe(0.7);
     expect(r.turns).toHaveLength(2);
     const retry = server.requests[1]!.body.messages.at(-1)!;
@@ -87,14 +88,14 @@ describe("structured output", () => {
 
   it("gives up after the retry with a ModelOutputError", async () => {
     server = await startFakeOpenAI([{ text: "I cannot do that." }, { text: '{"skills": "none"}' }]);
-    await expect(invokeStructured(modelOn(server), [{ role: "user", content: "Return the bank." }], Bank, { name: "bank" })).rejects.toThrow(
+    await expect(askStructured(modelOn(server), ask, Bank, { name: "bank" })).rejects.toThrow(
       /structured output failed after 2 attempt\(s\): the JSON does not match the schema: skills:/,
     );
   });
 
   it("auto: json_schema refused with a 400, then the forced tool refused, then the prompt alone; the endpoint's answer is kept", async () => {
     const model = await onEndpoint({ jsonSchema: "refuse", forcedTool: "refuse" });
-    const first = await invokeStructured(model, ask, Bank, { name: "bank" });
+    const first = await askStructured(model, ask, Bank, { name: "bank" });
 
     expect(first.value.skills[0]!.title).toBe("Drop on the arm");
     // One answered turn: the refusals were the endpoint's, not failures of the role.
@@ -113,14 +114,14 @@ describe("structured output", () => {
     expect(textReq).not.toHaveProperty("response_format");
     expect(textReq).not.toHaveProperty("tools");
 
-    await invokeStructured(model, ask, Bank, { name: "bank" });
+    await askStructured(model, ask, Bank, { name: "bank" });
     expect(ways(endpoint!)).toEqual(["json_schema", "tool", "text", "text"]);
   });
 
   it("auto: a server that refuses only json_schema answers through the forced tool, and is asked that way next", async () => {
     const model = await onEndpoint({ jsonSchema: "refuse" });
-    const first = await invokeStructured(model, ask, Bank, { name: "bank" });
-    const second = await invokeStructured(model, ask, Bank, { name: "bank" });
+    const first = await askStructured(model, ask, Bank, { name: "bank" });
+    const second = await askStructured(model, ask, Bank, { name: "bank" });
 
     expect([first.value, second.value]).toEqual([JSON.parse(BANK), JSON.parse(BANK)]);
     expect(first.turns[0]!.toolCalls.map((c) => c.name)).toEqual(["bank"]);
@@ -129,35 +130,35 @@ describe("structured output", () => {
 
   it("auto: a server that holds json_schema is asked that way every time", async () => {
     const model = await onEndpoint({});
-    await invokeStructured(model, ask, Bank, { name: "bank" });
-    await invokeStructured(model, ask, Bank, { name: "bank" });
+    await askStructured(model, ask, Bank, { name: "bank" });
+    await askStructured(model, ask, Bank, { name: "bank" });
     expect(ways(endpoint!)).toEqual(["json_schema", "json_schema"]);
   });
 
   it("a chosen way that the server refuses is a config error naming the fix", async () => {
     const model = await onEndpoint({ jsonSchema: "refuse" }, "json_schema");
-    await expect(invokeStructured(model, ask, Bank, { name: "bank" })).rejects.toThrow(ConfigError);
-    await expect(invokeStructured(model, ask, Bank, { name: "bank" })).rejects.toThrow(
+    await expect(askStructured(model, ask, Bank, { name: "bank" })).rejects.toThrow(ConfigError);
+    await expect(askStructured(model, ask, Bank, { name: "bank" })).rejects.toThrow(
       /^llm\.evolver\.structuredOutput: .* refused json_schema for m \(got .*400.*\); set llm\.evolver\.structuredOutput: auto$/,
     );
   });
 
   it("text and tool are sent as chosen; tool calls of the actor never carry a schema", async () => {
     const text = await onEndpoint({}, "text");
-    await invokeStructured(text, ask, Bank, { name: "bank" });
+    await askStructured(text, ask, Bank, { name: "bank" });
     expect(ways(endpoint!)).toEqual(["text"]);
     await endpoint!.close();
     const tool = await onEndpoint({}, "tool");
-    await invokeStructured(tool, ask, Bank, { name: "bank" });
-    await tool.invoke(ask, [{ name: "add", description: "adds", parameters: { type: "object" } }], { name: "bank", schema: {} });
+    await askStructured(tool, ask, Bank, { name: "bank" });
+    await turnOf(tool, ask, [{ name: "add", description: "adds", parameters: { type: "object" } }]);
     expect(ways(endpoint!)).toEqual(["tool", "tools offered"]);
   });
 
   it("langchain's withStructuredOutput on a role's model sends hexa's request and falls back as the server needs", async () => {
     const model = await onEndpoint({ jsonSchema: "refuse" });
-    await invokeStructured(model, ask, Bank, { name: "bank" });
+    await askStructured(model, ask, Bank, { name: "bank" });
     const hexa = endpoint!.requests.map((r) => r.body);
-    const chat = langchainOf(await onEndpoint({ jsonSchema: "refuse" }));
+    const chat = await onEndpoint({ jsonSchema: "refuse" });
     const json = await chat.withStructuredOutput(Bank, { name: "bank" }).invoke("Return the bank.");
     const tool = await chat.withStructuredOutput(Bank, { name: "bank", includeRaw: true }).invoke("Return the bank.");
 
@@ -169,11 +170,11 @@ describe("structured output", () => {
   });
 
   it("a model that langchain binds a forced tool for (gpt-4) is asked the same way as any other", async () => {
-    const gpt4 = langchainOf(await onEndpoint({}, "auto", new OutputMemory(), "gpt-4"));
+    const gpt4 = await onEndpoint({}, "auto", new OutputMemory(), "gpt-4");
     expect(await gpt4.withStructuredOutput(Bank, { name: "bank" }).invoke("Return the bank.")).toEqual(JSON.parse(BANK));
     const [body] = endpoint!.requests.map((r) => r.body);
     await endpoint!.close();
-    await invokeStructured(await onEndpoint({}), ask, Bank, { name: "bank" });
+    await askStructured(await onEndpoint({}), ask, Bank, { name: "bank" });
 
     expect(ways(endpoint!)).toEqual(["json_schema"]);
     expect({ ...body, model: "m" }).toEqual(endpoint!.requests[0]!.body);
