@@ -10,7 +10,7 @@ const TASK = "Solve catapult seed 7 in at most 25 turns.";
 const opts = (maxChars: number, mode: CompactionOptions["mode"] = "paper"): CompactionOptions => ({ keepTurns: 4, head: 240, tail: 120, maxChars, mode });
 const size = (messages: Message[]) => JSON.stringify(messages).length;
 
-/** The whole request in the port's form, the system prompt first: the form the request cap measures. */
+/** The whole request in the record form, the system prompt first: the form the request cap measures. */
 const buildMessages = (system: string, task: string, turns: readonly Turn[], o: CompactionOptions): Message[] => [
   { role: "system", content: system },
   ...toPortMessages(requestMessages(system, task, turns, o)),

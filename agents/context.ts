@@ -33,7 +33,7 @@ export interface CompactionOptions {
   /** An old observation's cuttable parts keep about head + tail characters; its kept sections stay whole. */
   head: number;
   tail: number;
-  /** Cap on the request: JSON.stringify of its messages in the port's form (`Measured`); default DEFAULT_MAX_REQUEST_CHARS. */
+  /** Cap on the request: JSON.stringify of its messages in hexa's record form (`Measured`); default DEFAULT_MAX_REQUEST_CHARS. */
   maxChars?: number;
   /** Default `context`. */
   mode?: CompactionMode;
@@ -50,8 +50,8 @@ interface Pieces {
 }
 
 /**
- * A request message as the cap measures it: the model port's message (src/llm/chat-model.ts), keys in its order,
- * so that the cap counts JSON.stringify of the request as the port's messages.
+ * A request message as the cap measures it: hexa's record form of a message (src/llm/chat-model.ts), keys in its
+ * order, so that the cap counts JSON.stringify of the request in the record form.
  */
 type Measured =
   | { role: "system" | "user"; content: string }
@@ -93,7 +93,7 @@ const render = (t: Turn, p: Pieces): Rendered =>
         ],
   );
 
-/** A measured message as langchain's message to the model (the port's calls kept exactly, src/llm/agent-messages.ts). */
+/** A measured message as langchain's message to the model (the recorded calls kept exactly, src/llm/agent-messages.ts). */
 const langchainMessage = (m: Measured): BaseMessage => {
   switch (m.role) {
     case "system":

@@ -37,7 +37,7 @@ const portCalls = (m: AIMessage): ToolCall[] => {
   return lc.map((c) => portCallOf([], c));
 };
 
-/** An assistant message whose calls langchain carries, the port's calls kept exactly beside them. */
+/** An assistant message whose calls langchain carries, the recorded calls kept exactly beside them. */
 export const assistantMessage = (content: string, calls: readonly ToolCall[], extra: Record<string, unknown> = {}): AIMessage =>
   new AIMessage({ content, tool_calls: calls.map(langchainCall), additional_kwargs: { [PORT_CALLS]: calls, ...extra } });
 
