@@ -1,31 +1,35 @@
-import { AIMessage, ChatMessage } from "@langchain/core/messages";
+import { AIMessage, ChatMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
-import { answerMessage, answerOf, toAgentMessages, toPortMessages } from "./agent-messages.ts";
-import type { AssistantTurn, Message } from "./chat-model.ts";
+import { answerMessage, answerOf, assistantMessage, toPortMessages } from "./agent-messages.ts";
+import type { AssistantTurn, Message, ToolCall } from "./chat-model.ts";
 
-const MESSAGES: Message[] = [
+const CALLS: ToolCall[] = [
+  { id: "a", name: "simulate", args: { x: 1 }, rawArgs: '{"x": 1}' },
+  { id: "b", name: "simulate", args: {}, rawArgs: "{x: 1", argsError: "simulate: arguments are not valid JSON" },
+  { id: "c", name: "probe", args: [1, 2], rawArgs: "[1,2]" },
+];
+const AGENT: BaseMessage[] = [
+  new HumanMessage("Solve it."),
+  assistantMessage("try", CALLS),
+  new ToolMessage({ content: "[turn 1 of 5 used; 4 left]\nok", tool_call_id: "a", name: "simulate" }),
+  assistantMessage("", []),
+  new HumanMessage("nudge"),
+];
+const RECORDED: Message[] = [
   { role: "user", content: "Solve it." },
-  {
-    role: "assistant",
-    content: "try",
-    toolCalls: [
-      { id: "a", name: "simulate", args: { x: 1 }, rawArgs: '{"x": 1}' },
-      { id: "b", name: "simulate", args: {}, rawArgs: "{x: 1", argsError: "simulate: arguments are not valid JSON" },
-      { id: "c", name: "probe", args: [1, 2], rawArgs: "[1,2]" },
-    ],
-  },
+  { role: "assistant", content: "try", toolCalls: CALLS },
   { role: "tool", content: "[turn 1 of 5 used; 4 left]\nok", toolCallId: "a", name: "simulate" },
   { role: "assistant", content: "", toolCalls: [] },
   { role: "user", content: "nudge" },
 ];
 
-describe("the record form's messages through a langchain agent", () => {
-  it("come back exactly as they went, raw arguments, parse errors and non-object arguments included", () => {
-    expect(toPortMessages(toAgentMessages(MESSAGES))).toEqual(MESSAGES);
+describe("an agent's langchain messages in the record form", () => {
+  it("keep each call exactly as the model wrote it: raw arguments, parse errors and non-object arguments included", () => {
+    expect(toPortMessages(AGENT)).toEqual(RECORDED);
   });
 
   it("carry a middleware's edit of a call: the edited arguments are sent, as their JSON", () => {
-    const [, assistant] = toAgentMessages(MESSAGES) as [unknown, AIMessage];
+    const assistant = AGENT[1] as AIMessage;
     const edited = new AIMessage({
       content: assistant.content,
       tool_calls: [{ ...assistant.tool_calls![0]!, args: { x: 2 } }],

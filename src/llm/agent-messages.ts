@@ -1,11 +1,11 @@
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage, type ToolCall as LangchainToolCall } from "@langchain/core/messages";
 import type { AssistantTurn, Message, ToolCall } from "./chat-model.ts";
-import { hasMedia, partsOfContent, wireBlock } from "./content-parts.ts";
+import { hasMedia, partsOfContent } from "./content-parts.ts";
 
 /**
- * hexa's record form of messages (src/llm/chat-model.ts) as langchain carries them, and langchain's messages in
- * the record form, which the audit log, response cache and spend gate key on (docs/ARCHITECTURE.md §5). A call
- * whose arguments were no JSON object goes to langchain (and the wire) as `{}`. Langchain's tool
+ * Langchain's messages in hexa's record form (src/llm/chat-model.ts), which the audit log, response cache and
+ * spend gate key on (docs/ARCHITECTURE.md §5), and hexa's answer as langchain's message. A call whose arguments
+ * were no JSON object goes to langchain (and the wire) as `{}`. Langchain's tool
  * call has no slot for the raw argument text or its parse error, so each assistant message keeps the recorded
  * calls beside its own (`additional_kwargs[PORT_CALLS]`); on the way back they are used while they still match
  * the langchain calls, so a middleware that edits a call is heard and an untouched request is sent byte for byte.
@@ -40,21 +40,6 @@ const portCalls = (m: AIMessage): ToolCall[] => {
 /** An assistant message whose calls langchain carries, the recorded calls kept exactly beside them. */
 export const assistantMessage = (content: string, calls: readonly ToolCall[], extra: Record<string, unknown> = {}): AIMessage =>
   new AIMessage({ content, tool_calls: calls.map(langchainCall), additional_kwargs: { [PORT_CALLS]: calls, ...extra } });
-
-/** Messages in the record form as langchain messages, each assistant call kept exactly (the wire sees only langchain's). */
-export const toAgentMessages = (messages: readonly Message[]): BaseMessage[] =>
-  messages.map((m) => {
-    switch (m.role) {
-      case "system":
-        return new SystemMessage(m.content);
-      case "user":
-        return new HumanMessage(m.parts ? { content: m.parts.map(wireBlock) } : m.content);
-      case "assistant":
-        return assistantMessage(m.content, m.toolCalls);
-      case "tool":
-        return new ToolMessage({ content: m.content, tool_call_id: m.toolCallId, name: m.name });
-    }
-  });
 
 /** A message's text: its content when a string (langchain's `text` walks content blocks, for every message of every request). */
 export const textOf = (m: BaseMessage): string => (typeof m.content === "string" ? m.content : m.text);

@@ -14,7 +14,7 @@ export const mediaPart = (data: Uint8Array, mime: MediaMime): MediaPart => ({
 const dataUrl = (p: MediaPart) => `data:${p.mime};base64,${p.base64}`;
 
 /** A part as OpenAI's chat-completions API takes it: `text`, `image_url` or `video_url` (vLLM's extension). */
-export const wireBlock = (p: ContentPart): ContentBlock => {
+const wireBlock = (p: ContentPart): ContentBlock => {
   if (p.type === "text") return { type: "text", text: p.text };
   return p.type === "image" ? { type: "image_url", image_url: { url: dataUrl(p) } } : { type: "video_url", video_url: { url: dataUrl(p) } };
 };

@@ -54,8 +54,9 @@ export interface HexaParts {
   /**
    * The audit log, response cache and spend gate around one exchange, in that order (src/llm/role-model.ts);
    * they see the request in the record form (src/llm/chat-model.ts), which their keys and lines are made of.
+   * `asked` is the request's own langchain messages, for a model answered in this process (role-model.ts).
    */
-  layers: (wire: Wire) => Wire;
+  layers: (wire: Wire, asked: readonly BaseMessage[]) => Wire;
   /** Told every answered call, cache hits and failed structured-output attempts included (metering). */
   listeners: ReadonlyArray<(turn: AssistantTurn) => void>;
 }
@@ -166,7 +167,7 @@ export class HexaChatOpenAI extends ChatOpenAI<ChatOpenAICallOptions> {
       name: this.hexa.config.model,
       invoke: (recorded, _tools, asked) => this.answer(messages, rest, runManager, { messages: recorded, tools, output: asked }),
     };
-    const turn = await this.hexa.layers(wire).invoke(toPortMessages(messages), tools, output);
+    const turn = await this.hexa.layers(wire, messages).invoke(toPortMessages(messages), tools, output);
     for (const listener of this.hexa.listeners) listener(turn);
     return { generations: [{ text: turn.text, message: answerMessage(turn) }] };
   }
@@ -285,14 +286,17 @@ const withGenerationInfo = (g: Pick<ChatGeneration, "message" | "generationInfo"
 /** A role's model with no layers: the endpoint client as it is. */
 export const createOpenAIChat = (config: ResolvedModelConfig, deps: OpenAIChatDeps = {}): HexaChatOpenAI => new HexaChatOpenAI(bareParts(config, deps));
 
-/** The parts of a model answered by `answer` instead of an endpoint: no connection, no layers, no limit. */
-export const answeredParts = (name: string, answer: Answer): HexaParts => ({
+/**
+ * The parts of a model answered in this process instead of by an endpoint: no connection, no limit; each request
+ * is answered by `answerFor(asked)`, given its langchain messages.
+ */
+export const answeredParts = (name: string, answerFor: (asked: readonly BaseMessage[]) => Answer): HexaParts => ({
   config: { ...ModelConfig.parse({ model: name }), baseURL: "http://answered.invalid/v1", apiKey: "none" },
   where: "llm",
   deps: {},
   slot: new Semaphore(Number.POSITIVE_INFINITY),
   notice: () => {},
-  layers: () => ({ name, invoke: answer }),
+  layers: (_endpoint, asked) => ({ name, invoke: answerFor(asked) }),
   listeners: [],
 });
 
@@ -300,4 +304,4 @@ export const answeredParts = (name: string, answer: Answer): HexaParts => ({
  * A model answered by `answer` instead of an endpoint (a replay of a recorded run, a scripted model in tests):
  * the same model object, which never opens a connection; `answer` takes the request in the record form.
  */
-export const answeredBy = (name: string, answer: Answer): HexaChatOpenAI => new HexaChatOpenAI(answeredParts(name, answer));
+export const answeredBy = (name: string, answer: Answer): HexaChatOpenAI => new HexaChatOpenAI(answeredParts(name, () => answer));

@@ -1,14 +1,15 @@
 import { withAudit, fileSink } from "./audit-log.ts";
 import { withBudget, type SpendGate } from "./budget.ts";
 import type { RoleModel } from "./ask.ts";
-import type { Wire } from "./chat-model.ts";
+import type { BaseMessage } from "@langchain/core/messages";
+import type { Answer, Wire } from "./chat-model.ts";
 import { isEmbedded, resolveModelConfig, type Env, type LlmConfig, type Role } from "./config.ts";
 import { embeddedWire } from "./embedded-wire.ts";
 import { LlamaCppChatModel } from "./llama-cpp/chat-model.ts";
 import type { LlamaCppModelConfig } from "./llama-cpp/config.ts";
 import type { LlamaModels } from "./llama-cpp/loaded-models.ts";
 import { ggufIdentity } from "./llama-cpp/served.ts";
-import { answeredBy, bareParts, HexaChatOpenAI, oncePerKind } from "./openai-chat.ts";
+import { answeredParts, bareParts, HexaChatOpenAI, oncePerKind } from "./openai-chat.ts";
 import type { OpenAIChatDeps } from "./openai-client.ts";
 import { dirCache, withCache, type CacheSampling, type ResponseCache } from "./response-cache.ts";
 import { ConfigError } from "../errors.ts";
@@ -78,17 +79,20 @@ const embeddedRoleModel = (p: Pipeline, config: LlamaCppModelConfig, deps: RoleM
   const chat = new LlamaCppChatModel({ config, models: llama, where });
   const notice = oncePerKind(deps.onNotice);
   const { temperature, maxOutputTokens, topP, seed, contextSize } = config;
-  return answeredBy(config.model, async (messages, tools, output) => {
-    const identity = ggufIdentity((await llama.served(config, where)).sha256);
-    const wire = embeddedWire(chat, { name: config.model, identity, where, maxOutputTokens, notice });
-    const sampling = {
-      temperature,
-      maxOutputTokens,
-      baseURL: identity,
-      extraBody: { contextSize, ...(topP === undefined ? {} : { topP }), ...(seed === undefined ? {} : { seed }) },
+  const answerFor =
+    (asked: readonly BaseMessage[]): Answer =>
+    async (messages, tools, output) => {
+      const identity = ggufIdentity((await llama.served(config, where)).sha256);
+      const wire = embeddedWire(chat, asked, { name: config.model, identity, where, maxOutputTokens, notice });
+      const sampling = {
+        temperature,
+        maxOutputTokens,
+        baseURL: identity,
+        extraBody: { contextSize, ...(topP === undefined ? {} : { topP }), ...(seed === undefined ? {} : { seed }) },
+      };
+      return layered(p, { endpoint: identity, model: identity, sampling, maxOutputTokens }, wire).invoke(messages, tools, output);
     };
-    return layered(p, { endpoint: identity, model: identity, sampling, maxOutputTokens }, wire).invoke(messages, tools, output);
-  });
+  return new HexaChatOpenAI(answeredParts(config.model, answerFor));
 };
 
 /** A role's model as the run uses it: an endpoint's (src/llm/openai-chat.ts) or an embedded one, inside the same pipeline. */

@@ -37,7 +37,9 @@ export class ScriptedModel extends HexaChatOpenAI {
 
   constructor(script: Scripted[]) {
     const received: Received = [];
-    super(answeredParts("scripted-model", scriptAnswer(script, received)));
+    // One script for the model's life: every request is answered by its next step.
+    const answer = scriptAnswer(script, received);
+    super(answeredParts("scripted-model", () => answer));
     this.received = received;
   }
 }
