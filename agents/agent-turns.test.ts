@@ -1,4 +1,4 @@
-import { HumanMessage, ToolMessage } from "@langchain/core/messages";
+import { type AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { assistantMessage } from "../src/llm/agent-messages.ts";
 import { replyContext, turnsReader } from "./agent-turns.ts";
@@ -32,6 +32,12 @@ describe("turnsReader", () => {
     expect(turnsOf(agent)[0]).toBe(first);
     agent[1]!.content = "edited";
     expect(turnsOf(agent)[0]).toMatchObject({ reply: "edited" });
+    // A call edited inside its message's own array, or inside its own arguments object.
+    const ai = agent[0] as AIMessage;
+    ai.tool_calls![0]!.args = { x: 2 };
+    expect(turnsOf(agent)[0]!.call).toMatchObject({ args: { x: 2 } });
+    (ai.tool_calls![0]!.args as { x: number }).x = 3;
+    expect(turnsOf(agent)[0]!.call).toMatchObject({ args: { x: 3 } });
   });
 
   it("refuses a message where a turn's AI message or reply should be, naming it", () => {

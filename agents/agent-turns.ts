@@ -76,16 +76,23 @@ interface ReadTurn {
   ai: AIMessage;
   aiContent: unknown;
   aiCalls: unknown;
+  /** Each call as read (id, name and arguments' JSON): a call edited inside the same array is read anew. */
+  aiCallsRead: readonly string[];
   aiKept: unknown;
   replyContent: unknown;
   replyKept: unknown;
   turn: Turn;
 }
 
+const callsRead = (ai: AIMessage): string[] => (ai.tool_calls ?? []).map((c) => `${c.id ?? ""}\u0000${c.name}\u0000${JSON.stringify(c.args)}`);
+
+const sameCalls = (read: readonly string[], now: readonly string[]): boolean => read.length === now.length && read.every((c, k) => c === now[k]);
+
 const unchanged = (had: ReadTurn, ai: AIMessage, reply: BaseMessage): boolean =>
   had.ai === ai &&
   had.aiContent === ai.content &&
   had.aiCalls === ai.tool_calls &&
+  sameCalls(had.aiCallsRead, callsRead(ai)) &&
   had.aiKept === ai.additional_kwargs &&
   had.replyContent === reply.content &&
   had.replyKept === reply.additional_kwargs;
@@ -100,6 +107,7 @@ const cachedTurnOf = (readTurns: WeakMap<BaseMessage, ReadTurn>, ai: BaseMessage
     ai,
     aiContent: ai.content,
     aiCalls: ai.tool_calls,
+    aiCallsRead: callsRead(ai),
     aiKept: ai.additional_kwargs,
     replyContent: reply.content,
     replyKept: reply.additional_kwargs,

@@ -1,4 +1,5 @@
 import fc from "fast-check";
+import type { AIMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { toPortMessages } from "../src/llm/agent-messages.ts";
 import type { Message, ToolCall } from "../src/llm/chat-model.ts";
@@ -226,13 +227,16 @@ describe("buildMessages", () => {
     }
   });
 
-  it("makes anew a message a later middleware edited in place", () => {
+  it("makes each request's messages anew: an edit a later middleware makes in place reaches that request only", () => {
     const build = requestBuilder(opts(1_000_000, "context"));
     const turns = [turn(0), turn(1)];
     const first = build(SYSTEM, TASK, turns);
     first[1]!.content = "edited";
+    const call = (first[1] as AIMessage).tool_calls![0]!;
+    call.args = { edited: true };
     const second = build(SYSTEM, TASK, turns);
     expect(second[1]!.content).toBe(turns[0]!.thought);
-    expect(second[3]).toBe(first[3]);
+    expect((second[1] as AIMessage).tool_calls![0]!.args).toEqual(turns[0]!.call!.args);
+    expect(second.map((m) => m.content)).toEqual(build(SYSTEM, TASK, turns).map((m) => m.content));
   });
 });

@@ -164,12 +164,6 @@ const squeeze = (t: Turn, p: Pieces, room: number): Rendered | undefined => {
 const dropNote = (n: number, cap: number): Rendered =>
   rendered([{ role: "user", content: `[${n} earlier turn${n === 1 ? "" : "s"} cut to keep the request under ${cap} characters]` }]);
 
-/** Whether the messages made of `measured` still carry its texts (a later middleware may edit what it is handed). */
-const unedited = (made: readonly BaseMessage[], measured: readonly Measured[]): boolean => {
-  for (let k = 0; k < made.length; k++) if (made[k]!.content !== measured[k]!.content) return false;
-  return true;
-};
-
 /** A turn's texts and its messages as rendered from them. */
 interface Shown {
   pieces: Pieces;
@@ -263,33 +257,24 @@ export const requestBuilder = (o: CompactionOptions) => {
   const wholeOf = (t: Turn) => shown(whole, t, () => piecesOf(t));
   const compactedOf = (t: Turn) => shown(compacted, t, () => ({ ...piecesOf(t), reply: compactReply(t) }));
 
-  // Those a later middleware edited are made anew.
-  const messages = new WeakMap<Rendered, BaseMessage[]>();
-  const messagesOf = (r: Rendered): BaseMessage[] => {
-    const had = messages.get(r);
-    if (had && unedited(had, r.measured)) return had;
-    const made = r.measured.map(langchainMessage);
-    messages.set(r, made);
-    return made;
-  };
-
-  let lead: { system: string; task: string; cost: number; message: HumanMessage } | undefined;
-  const leadOf = (system: string, task: string) => {
-    if (lead?.system !== system || lead.task !== task || lead.message.content !== task) {
+  let lead: { system: string; task: string; cost: number } | undefined;
+  const leadCostOf = (system: string, task: string) => {
+    if (lead?.system !== system || lead.task !== task) {
       const cost = costOf([
         { role: "system", content: system },
         { role: "user", content: task },
       ]);
-      lead = { system, task, cost, message: new HumanMessage(task) };
+      lead = { system, task, cost };
     }
-    return lead;
+    return lead.cost;
   };
 
   return (system: string, task: string, turns: readonly Turn[]): BaseMessage[] => {
-    const { cost: leadCost, message: taskMessage } = leadOf(system, task);
+    const leadCost = leadCostOf(system, task);
+    // The messages are made anew for each request: a later middleware may edit what it is handed, in place too.
     const request = (parts: readonly Rendered[]) => {
-      const sent: BaseMessage[] = [taskMessage];
-      for (const r of parts) sent.push(...messagesOf(r));
+      const sent: BaseMessage[] = [new HumanMessage(task)];
+      for (const r of parts) for (const m of r.measured) sent.push(langchainMessage(m));
       return sent;
     };
     // The paper's harness pinned nothing: a scene reading is cut like any other old observation.
