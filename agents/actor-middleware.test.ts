@@ -86,7 +86,7 @@ describe("a user's middleware on the actor", () => {
       { model, costOf: () => 0, now: () => 0 },
     );
     expect(t).toMatchObject({ success: true, stopReason: "success", turns: 4 });
-    // One sighting per model call, each of the request the port was sent (the nudge after a turn without a call too).
+    // One sighting per model call, each of the request the model was sent (the nudge after a turn without a call too).
     expect(requests).toEqual(model.received.map((r) => r.messages.at(-1)!.content));
     expect(requests[1]).toMatch(/^\[turn 1 of 25 used; 24 left\]\nYou did not call a tool/);
     // The answer as the model gave it (two calls), but hexa's one-call rule lets only the first reach the tools.

@@ -1,6 +1,6 @@
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import type { ObservationSection } from "../src/family/task-env.ts";
-import { answerOf, portCallOf, textOf } from "../src/llm/agent-messages.ts";
+import { answerOf, recordedCallOf, textOf } from "../src/llm/agent-messages.ts";
 import type { AssistantTurn } from "../src/llm/chat-model.ts";
 import { InvariantError } from "../src/errors.ts";
 import type { Turn } from "./context.ts";
@@ -54,7 +54,7 @@ const toolTurn = (ai: AIMessage, reply: ToolMessage, index: number): Turn => {
   const compact = sectionsOf(reply);
   return {
     thought: textOf(ai),
-    call: portCallOf(answerOf(ai, "").toolCalls, lc),
+    call: recordedCallOf(answerOf(ai, "").toolCalls, lc),
     reply: textOf(reply),
     pinned: contextOf(reply)?.pinned === true,
     ...(compact ? { compact } : {}),

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import type { AIMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
-import { toPortMessages } from "../src/llm/agent-messages.ts";
+import { toRecordMessages } from "../src/llm/agent-messages.ts";
 import type { Message, ToolCall } from "../src/llm/chat-model.ts";
 import { ActorConfig } from "./actor-config.ts";
 import { buildMessages as requestMessages, requestBuilder, type CompactionOptions, type Turn } from "./context.ts";
@@ -14,7 +14,7 @@ const size = (messages: Message[]) => JSON.stringify(messages).length;
 /** The whole request in the record form, the system prompt first: the form the request cap measures. */
 const buildMessages = (system: string, task: string, turns: readonly Turn[], o: CompactionOptions): Message[] => [
   { role: "system", content: system },
-  ...toPortMessages(requestMessages(system, task, turns, o)),
+  ...toRecordMessages(requestMessages(system, task, turns, o)),
 ];
 
 const call = (i: number, args: unknown = { x: i / 10, y: 2, r: 0.5 }): ToolCall => ({
@@ -221,8 +221,8 @@ describe("buildMessages", () => {
       const o = { ...opts(30_000, mode), compactFrom: 12_000 };
       const build = requestBuilder(o);
       for (let n = 0; n <= turns.length; n++) {
-        const port = [{ role: "system", content: SYSTEM }, ...toPortMessages(build(SYSTEM, TASK, turns.slice(0, n)))];
-        expect(port).toEqual(buildMessages(SYSTEM, TASK, turns.slice(0, n), o));
+        const recorded = [{ role: "system", content: SYSTEM }, ...toRecordMessages(build(SYSTEM, TASK, turns.slice(0, n)))];
+        expect(recorded).toEqual(buildMessages(SYSTEM, TASK, turns.slice(0, n), o));
       }
     }
   });

@@ -3,9 +3,9 @@ import { StructuredTool } from "@langchain/core/tools";
 import type { ToolRunnableConfig } from "@langchain/core/tools";
 import type { z } from "zod";
 import type { ParsedCalls, TaskEnv, ToolProgress, ToolResult } from "../src/family/task-env.ts";
-import { portCallOf } from "../src/llm/agent-messages.ts";
+import { recordedCallOf } from "../src/llm/agent-messages.ts";
 import type { ToolCall, ToolSpec } from "../src/llm/chat-model.ts";
-import type { PortTool } from "../src/llm/openai-chat.ts";
+import type { SpecTool } from "../src/llm/openai-chat.ts";
 import { latestAnswer } from "./agent-turns.ts";
 
 /** What the tool node passes a tool besides langchain's config: the agent's state. */
@@ -17,20 +17,20 @@ type ToolNodeConfig = ToolRunnableConfig & { state?: { messages?: readonly BaseM
  */
 export const runCall = (lc: LangchainToolCall, messages: readonly BaseMessage[]): ToolCall => {
   const answer = latestAnswer(messages, "");
-  const call = portCallOf(answer.toolCalls, lc);
+  const call = recordedCallOf(answer.toolCalls, lc);
   return call.argsError && answer.problem ? { ...call, argsError: answer.problem } : call;
 };
 
 /**
  * One of a task's tools as a langchain tool, run by the agent's tool node; the model is sent the family's own spec
- * (`portSpec`) and the artifact is the family's whole ToolResult. Where the family declares the tool in zod
+ * (`toolSpec`) and the artifact is the family's whole ToolResult. Where the family declares the tool in zod
  * (`TaskEnv.parsed`), langchain parses the call with that schema and the family runs the parsed arguments: one
  * parse (agents/middleware/tool-input.ts answers a call the schema refuses). Otherwise (`asMade`, and a name the
  * task lacks) the schema is empty and the family gets the call as the model made it (raw arguments and their parse
  * error, which langchain's call cannot carry, read from the answer in the agent's state), which it parses and
  * answers itself (docs/spec/style.md §13).
  */
-export class EnvTool extends StructuredTool implements PortTool {
+export class EnvTool extends StructuredTool implements SpecTool {
   readonly name: string;
   readonly description: string;
   readonly schema: z.ZodType | Record<string, never>;
@@ -38,15 +38,15 @@ export class EnvTool extends StructuredTool implements PortTool {
   private readonly input: z.ZodType | undefined;
 
   constructor(
-    readonly portSpec: ToolSpec,
+    readonly toolSpec: ToolSpec,
     private readonly env: TaskEnv,
     private readonly onProgress?: (p: ToolProgress) => void,
     private readonly parsed?: ParsedCalls,
   ) {
     super();
-    this.name = portSpec.name;
-    this.description = portSpec.description;
-    this.input = parsed?.inputs[portSpec.name];
+    this.name = toolSpec.name;
+    this.description = toolSpec.description;
+    this.input = parsed?.inputs[toolSpec.name];
     this.schema = this.input ?? {};
   }
 
@@ -57,7 +57,7 @@ export class EnvTool extends StructuredTool implements PortTool {
 
   /** The same tool taking the call as the model made it: the family parses it, and answers a bad one. */
   asMade(): EnvTool {
-    return new EnvTool(this.portSpec, this.env, this.onProgress);
+    return new EnvTool(this.toolSpec, this.env, this.onProgress);
   }
 
   /** The family's answer to the call as the model made it. */

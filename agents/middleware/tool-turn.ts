@@ -3,7 +3,7 @@ import type { ClientTool } from "@langchain/core/tools";
 import { Command } from "@langchain/langgraph";
 import { createMiddleware } from "langchain";
 import type { ToolResult } from "../../src/family/task-env.ts";
-import { portCallOf } from "../../src/llm/agent-messages.ts";
+import { recordedCallOf } from "../../src/llm/agent-messages.ts";
 import { latestAnswer, pinnedToolsOf, replyContext } from "../agent-turns.ts";
 import { callTurn, EpisodeStateSchema, type EpisodeRules } from "../episode-state.ts";
 
@@ -27,7 +27,7 @@ export const toolTurnMiddleware = (rules: EpisodeRules, toolFor: (name: string) 
       if (!ToolMessage.isInstance(result)) return result;
       const { state } = request;
       const answer = latestAnswer(state.messages, state.episode.servedModel);
-      const call = portCallOf(answer.toolCalls, request.toolCall);
+      const call = recordedCallOf(answer.toolCalls, request.toolCall);
       const turn = callTurn(state.episode, answer, call, outcomeOf(result), pinnedToolsOf(state.messages), rules);
       const message = new ToolMessage({
         content: turn.read,

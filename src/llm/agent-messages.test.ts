@@ -1,6 +1,6 @@
 import { AIMessage, ChatMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
-import { answerMessage, answerOf, assistantMessage, toPortMessages } from "./agent-messages.ts";
+import { answerMessage, answerOf, assistantMessage, toRecordMessages } from "./agent-messages.ts";
 import type { AssistantTurn, Message, ToolCall } from "./chat-model.ts";
 
 const CALLS: ToolCall[] = [
@@ -25,7 +25,7 @@ const RECORDED: Message[] = [
 
 describe("an agent's langchain messages in the record form", () => {
   it("keep each call exactly as the model wrote it: raw arguments, parse errors and non-object arguments included", () => {
-    expect(toPortMessages(AGENT)).toEqual(RECORDED);
+    expect(toRecordMessages(AGENT)).toEqual(RECORDED);
   });
 
   it("carry a middleware's edit of a call: the edited arguments are sent, as their JSON", () => {
@@ -35,13 +35,13 @@ describe("an agent's langchain messages in the record form", () => {
       tool_calls: [{ ...assistant.tool_calls![0]!, args: { x: 2 } }],
       additional_kwargs: assistant.additional_kwargs,
     });
-    expect(toPortMessages([edited])).toEqual([
+    expect(toRecordMessages([edited])).toEqual([
       { role: "assistant", content: "try", toolCalls: [{ id: "a", name: "simulate", args: { x: 2 }, rawArgs: '{"x":2}' }] },
     ]);
   });
 
   it("refuse a kind of message the record form has no role for, naming it", () => {
-    expect(() => toPortMessages([new ChatMessage("hi", "critic")])).toThrow(/a generic message cannot be sent to hexa's role models/);
+    expect(() => toRecordMessages([new ChatMessage("hi", "critic")])).toThrow(/a generic message cannot be sent to hexa's role models/);
   });
 
   it("keep the whole answer on the agent's message; one a middleware made reads as its text and calls, with no usage", () => {

@@ -20,7 +20,7 @@ export interface Asked {
 export const ask = async (model: RoleModel, messages: readonly BaseMessage[], tools: readonly ToolSpec[] = []): Promise<Asked> => {
   const runnable = tools.length > 0 ? model.bindTools(tools.map(toOpenAITool)) : model;
   const message = (await runnable.invoke([...messages])) as AIMessage;
-  return { message, turn: answerOf(message, model.hexa.config.model) };
+  return { message, turn: answerOf(message, model.model) };
 };
 
 export interface StructuredResult<T> {
@@ -48,13 +48,13 @@ export const askStructured = async <S extends z.ZodType>(
   schema: S,
   o: StructuredOptions,
 ): Promise<StructuredResult<z.infer<S>>> => {
-  const asked = model.withStructuredOutput(schema, { name: o.name, includeRaw: true });
+  const structured = model.withStructuredOutput(schema, { name: o.name, includeRaw: true });
   const retries = o.retries ?? 1;
   const turns: AssistantTurn[] = [];
   let conversation = [...messages];
   for (let attempt = 0; ; attempt++) {
-    const { raw } = await asked.invoke(conversation);
-    const turn = answerOf(raw as AIMessage, model.hexa.config.model);
+    const { raw } = await structured.invoke(conversation);
+    const turn = answerOf(raw as AIMessage, model.model);
     turns.push(turn);
     const read = readStructured(turn, schema);
     if ("value" in read) return { value: read.value as z.infer<S>, turns };

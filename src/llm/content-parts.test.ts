@@ -6,7 +6,7 @@ import { startFakeOpenAI, type FakeOpenAI } from "../../test/support/fake-openai
 import { tempDirs } from "../../test/support/temp-files.ts";
 import { AuditLine } from "./audit-log.ts";
 import { LlmConfig } from "./config.ts";
-import { toPortMessages } from "./agent-messages.ts";
+import { toRecordMessages } from "./agent-messages.ts";
 import { humanWithParts, IMAGE_TOKENS, mediaPart, partsOfContent } from "./content-parts.ts";
 import { EndpointLimits } from "./endpoint-limits.ts";
 import { createRoleModel } from "./role-model.ts";
@@ -69,7 +69,7 @@ describe("a user message with images through a role's model", () => {
 
   it("estimates each image at IMAGE_TOKENS input tokens, not at the length of its bytes", () => {
     const text = [{ role: "user" as const, content: "Frames in order:Judge." }];
-    expect(estimateInputTokens(toPortMessages(ask([frame(1), frame(2)])).slice(1), []) - estimateInputTokens(text, [])).toBe(2 * IMAGE_TOKENS);
+    expect(estimateInputTokens(toRecordMessages(ask([frame(1), frame(2)])).slice(1), []) - estimateInputTokens(text, [])).toBe(2 * IMAGE_TOKENS);
   });
 
   it("refuses a media part that is not an inline data URL of an image or a clip: hexa sends no URL a server would fetch", () => {

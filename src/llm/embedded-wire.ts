@@ -32,11 +32,11 @@ export interface EmbeddedWireOptions {
 
 /**
  * The embedded model as the innermost layer of a role's pipeline (src/llm/role-model.ts): it is asked the request's
- * own langchain messages (`asked`; the layers key on their record form), with the request's tools bound (each answer
+ * own langchain messages (`requestMessages`; the layers key on their record form), with the request's tools bound (each answer
  * one call under their grammar) or a JSON answer under the output's schema, and its answer is read as an
  * endpoint's is (answer-read.ts).
  */
-export const embeddedWire = (chat: LlamaCppChatModel, asked: readonly BaseMessage[], o: EmbeddedWireOptions): Wire => ({
+export const embeddedWire = (chat: LlamaCppChatModel, requestMessages: readonly BaseMessage[], o: EmbeddedWireOptions): Wire => ({
   name: o.name,
   invoke: async (messages, tools, output) => {
     const started = performance.now();
@@ -46,7 +46,7 @@ export const embeddedWire = (chat: LlamaCppChatModel, asked: readonly BaseMessag
         : output
           ? chat.withConfig({ response_format: { type: "json_schema", json_schema: { name: output.name, schema: output.schema } } })
           : chat;
-    const answer = (await runnable.invoke([...asked])) as AIMessage;
+    const answer = (await runnable.invoke([...requestMessages])) as AIMessage;
     const turn = readAnswer(fromLangchainAnswer(asWireAnswer(answer), o.identity), {
       where: o.where,
       messages,

@@ -7,7 +7,7 @@ import { RunnableLambda, type Runnable } from "@langchain/core/runnables";
 import { convertToOpenAITool } from "@langchain/core/utils/function_calling";
 import { ChatOpenAI, type ChatOpenAICallOptions, type ChatOpenAIFields } from "@langchain/openai";
 import { z } from "zod";
-import { answerMessage, answerOf, toPortMessages } from "./agent-messages.ts";
+import { answerMessage, answerOf, toRecordMessages } from "./agent-messages.ts";
 import { readAnswer, type Notice } from "./answer-read.ts";
 import type { Answer, AssistantTurn, Message, OutputRequest, ToolSpec, Wire } from "./chat-model.ts";
 import { ModelConfig, type ResolvedModelConfig } from "./config.ts";
@@ -25,14 +25,14 @@ import { judgeAnswer, recordingWire, type WireRecord } from "./wire-check.ts";
 export type { OpenAIChatDeps } from "./openai-client.ts";
 
 /** A langchain tool that knows the exact spec the model is sent (a family's tool, schema as the family wrote it). */
-export interface PortTool {
-  readonly portSpec: ToolSpec;
+export interface SpecTool {
+  readonly toolSpec: ToolSpec;
 }
 
-const hasPortSpec = (t: unknown): t is PortTool => typeof t === "object" && t !== null && "portSpec" in t;
+const hasToolSpec = (t: unknown): t is SpecTool => typeof t === "object" && t !== null && "toolSpec" in t;
 
 /** A bound tool in OpenAI's form: a family's tool exactly as it wrote its spec, any other as langchain converts it. */
-const openAIToolOf = (tool: BindToolsInput) => (hasPortSpec(tool) ? toOpenAITool(tool.portSpec) : tool);
+const openAIToolOf = (tool: BindToolsInput) => (hasToolSpec(tool) ? toOpenAITool(tool.toolSpec) : tool);
 
 /** A bound tool as the request records it (cache key, audit log): name, description and parameters. */
 const specOf = (tool: unknown): ToolSpec => {
@@ -54,9 +54,9 @@ export interface HexaParts {
   /**
    * The audit log, response cache and spend gate around one exchange, in that order (src/llm/role-model.ts);
    * they see the request in the record form (src/llm/chat-model.ts), which their keys and lines are made of.
-   * `asked` is the request's own langchain messages, for a model answered in this process (role-model.ts).
+   * `requestMessages` are the request's own langchain messages, for a model answered in this process (role-model.ts).
    */
-  layers: (wire: Wire, asked: readonly BaseMessage[]) => Wire;
+  layers: (wire: Wire, requestMessages: readonly BaseMessage[]) => Wire;
   /** Told every answered call, cache hits and failed structured-output attempts included (metering). */
   listeners: ReadonlyArray<(turn: AssistantTurn) => void>;
 }
@@ -149,14 +149,14 @@ export class HexaChatOpenAI extends ChatOpenAI<ChatOpenAICallOptions> {
     config?: StructuredOutputMethodOptions<boolean>,
   ): Runnable<BaseLanguageModelInput, T> {
     const json = schema instanceof z.ZodType ? answerSchema(schema) : (schema as Record<string, unknown>);
-    const asked = super.withStructuredOutput(json, { ...config, includeRaw: true });
+    const structured = super.withStructuredOutput(json, { ...config, includeRaw: true });
     const read = RunnableLambda.from(({ raw }: { raw: BaseMessage }) => {
       const answer = readStructured(answerOf(raw as AIMessage, this.hexa.config.model), schema);
       if (config?.includeRaw) return { raw, parsed: "value" in answer ? answer.value : null };
       if ("problem" in answer) throw new ModelOutputError(answer.problem);
       return answer.value;
     });
-    return asked.pipe(read) as Runnable<BaseLanguageModelInput, T>;
+    return structured.pipe(read) as Runnable<BaseLanguageModelInput, T>;
   }
 
   override async _generate(given: BaseMessage[], options: this["ParsedCallOptions"], runManager?: CallbackManagerForLLMRun): Promise<ChatResult> {
@@ -165,9 +165,9 @@ export class HexaChatOpenAI extends ChatOpenAI<ChatOpenAICallOptions> {
     const tools = (rest.tools ?? []).map(specOf);
     const wire: Wire = {
       name: this.hexa.config.model,
-      invoke: (recorded, _tools, asked) => this.answer(messages, rest, runManager, { messages: recorded, tools, output: asked }),
+      invoke: (recorded, _tools, outputAsked) => this.answer(messages, rest, runManager, { messages: recorded, tools, output: outputAsked }),
     };
-    const turn = await this.hexa.layers(wire, messages).invoke(toPortMessages(messages), tools, output);
+    const turn = await this.hexa.layers(wire, messages).invoke(toRecordMessages(messages), tools, output);
     for (const listener of this.hexa.listeners) listener(turn);
     return { generations: [{ text: turn.text, message: answerMessage(turn) }] };
   }
@@ -288,15 +288,15 @@ export const createOpenAIChat = (config: ResolvedModelConfig, deps: OpenAIChatDe
 
 /**
  * The parts of a model answered in this process instead of by an endpoint: no connection, no limit; each request
- * is answered by `answerFor(asked)`, given its langchain messages.
+ * is answered by `answerFor(requestMessages)`, given its langchain messages.
  */
-export const answeredParts = (name: string, answerFor: (asked: readonly BaseMessage[]) => Answer): HexaParts => ({
+export const answeredParts = (name: string, answerFor: (requestMessages: readonly BaseMessage[]) => Answer): HexaParts => ({
   config: { ...ModelConfig.parse({ model: name }), baseURL: "http://answered.invalid/v1", apiKey: "none" },
   where: "llm",
   deps: {},
   slot: new Semaphore(Number.POSITIVE_INFINITY),
   notice: () => {},
-  layers: (_endpoint, asked) => ({ name, invoke: answerFor(asked) }),
+  layers: (_endpoint, requestMessages) => ({ name, invoke: answerFor(requestMessages) }),
   listeners: [],
 });
 

@@ -80,10 +80,10 @@ const embeddedRoleModel = (p: Pipeline, config: LlamaCppModelConfig, deps: RoleM
   const notice = oncePerKind(deps.onNotice);
   const { temperature, maxOutputTokens, topP, seed, contextSize } = config;
   const answerFor =
-    (asked: readonly BaseMessage[]): Answer =>
+    (requestMessages: readonly BaseMessage[]): Answer =>
     async (messages, tools, output) => {
       const identity = ggufIdentity((await llama.served(config, where)).sha256);
-      const wire = embeddedWire(chat, asked, { name: config.model, identity, where, maxOutputTokens, notice });
+      const wire = embeddedWire(chat, requestMessages, { name: config.model, identity, where, maxOutputTokens, notice });
       const sampling = {
         temperature,
         maxOutputTokens,

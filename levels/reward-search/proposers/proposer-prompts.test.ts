@@ -9,7 +9,7 @@ import type { RewardProposeContext } from "../search/evaluator.ts";
 import { getTask } from "../tasks/index.ts";
 import { sampleTransitions } from "../tools/check_reward.ts";
 import type { BaseMessage } from "@langchain/core/messages";
-import { toPortMessages } from "../../../src/llm/agent-messages.ts";
+import { toRecordMessages } from "../../../src/llm/agent-messages.ts";
 import type { Lesson } from "../../../src/store/lesson.ts";
 import { alignMessages, proposalMessages, repairMessages, selfEvaluationMessages, taskText } from "./proposer-prompts.ts";
 
@@ -49,7 +49,7 @@ const contextFor = (): RewardProposeContext => ({
 
 const TASK = taskText(task, instance, "discrete");
 const asText = (messages: BaseMessage[]) =>
-  `${toPortMessages(messages)
+  `${toRecordMessages(messages)
     .map((m) => `=== ${m.role} ===\n${m.content}`)
     .join("\n")}\n`;
 const propose = (op: (typeof OPERATORS)[number], ctx = contextFor()) => proposalMessages(op, ctx, TASK);
@@ -92,7 +92,7 @@ describe("the reward-search proposer's prompts", () => {
 
   it("send Eureka's refinement as eureka.py does: the initial request, the best reward as the model's answer, then the feedback", () => {
     const messages = propose("refine");
-    expect(toPortMessages(messages).map((m) => m.role)).toEqual(["system", "user", "assistant", "user"]);
+    expect(toRecordMessages(messages).map((m) => m.role)).toEqual(["system", "user", "assistant", "user"]);
     expect(messages[1]!.content).toBe(propose("initial")[1]!.content);
     expect(JSON.parse(String(messages[2]!.content))).toEqual({ thought: node(5, 212).thought, code: node(5, 212).code });
     const feedback = String(messages[3]!.content);

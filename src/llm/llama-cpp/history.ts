@@ -32,7 +32,7 @@ const itemOf = (m: BaseMessage): ChatHistoryItem => {
     const calls = (m.tool_calls ?? []).map((c) => callText(c.name, c.args));
     return { type: "model", response: [calls.length ? calls.join("\n") : splitThink(textOf(m)).text] };
   }
-  if (ToolMessage.isInstance(m)) return { type: "user", text: `Result of ${m.name ?? "the tool call"} (${m.tool_call_id}):\n${textOf(m)}` };
+  if (ToolMessage.isInstance(m)) return { type: "user", text: `Result of ${m.name || "the tool call"} (${m.tool_call_id}):\n${textOf(m)}` };
   const type = m.getType();
   if (type === "system" || type === "developer") return { type: "system", text: textOf(m) };
   return { type: "user", text: textOf(m) };
