@@ -75,7 +75,6 @@ const turnOf = (ai: BaseMessage | undefined, reply: BaseMessage | undefined, ind
 interface ReadTurn {
   ai: AIMessage;
   aiContent: unknown;
-  aiCalls: unknown;
   /** Each call as read (id, name and arguments' JSON): a call edited inside the same array is read anew. */
   aiCallsRead: readonly string[];
   aiKept: unknown;
@@ -91,7 +90,6 @@ const sameCalls = (read: readonly string[], now: readonly string[]): boolean => 
 const unchanged = (had: ReadTurn, ai: AIMessage, reply: BaseMessage): boolean =>
   had.ai === ai &&
   had.aiContent === ai.content &&
-  had.aiCalls === ai.tool_calls &&
   sameCalls(had.aiCallsRead, callsRead(ai)) &&
   had.aiKept === ai.additional_kwargs &&
   had.replyContent === reply.content &&
@@ -106,7 +104,6 @@ const cachedTurnOf = (readTurns: WeakMap<BaseMessage, ReadTurn>, ai: BaseMessage
   readTurns.set(reply, {
     ai,
     aiContent: ai.content,
-    aiCalls: ai.tool_calls,
     aiCallsRead: callsRead(ai),
     aiKept: ai.additional_kwargs,
     replyContent: reply.content,

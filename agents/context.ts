@@ -1,7 +1,7 @@
 import { HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import type { ObservationSection } from "../src/family/task-env.ts";
 import { assistantMessage } from "../src/llm/agent-messages.ts";
-import type { ToolCall } from "../src/llm/chat-model.ts";
+import type { Message, ToolCall } from "../src/llm/chat-model.ts";
 import { cutMiddle } from "../src/util/cut-text.ts";
 import { compactObservation, waterFill } from "./compact-observation.ts";
 
@@ -33,7 +33,7 @@ export interface CompactionOptions {
   /** An old observation's cuttable parts keep about head + tail characters; its kept sections stay whole. */
   head: number;
   tail: number;
-  /** Cap on the request: JSON.stringify of its messages in hexa's record form (`Measured`); default DEFAULT_MAX_REQUEST_CHARS. */
+  /** Cap on the request: JSON.stringify of its messages in hexa's record form (src/llm/chat-model.ts); default DEFAULT_MAX_REQUEST_CHARS. */
   maxChars?: number;
   /** Default `context`. */
   mode?: CompactionMode;
@@ -49,24 +49,15 @@ interface Pieces {
   reply: string;
 }
 
-/**
- * A request message as the cap measures it: hexa's record form of a message (src/llm/chat-model.ts), keys in its
- * order, so that the cap counts JSON.stringify of the request in the record form.
- */
-type Measured =
-  | { role: "system" | "user"; content: string }
-  | { role: "assistant"; content: string; toolCalls: ToolCall[] }
-  | { role: "tool"; content: string; toolCallId: string; name: string };
-
 /** Messages of the request and what they add to JSON.stringify of the whole: each one plus its comma. */
 interface Rendered {
-  measured: readonly Measured[];
+  measured: readonly Message[];
   cost: number;
 }
 
-const costOf = (messages: readonly Measured[]): number => messages.reduce((s, m) => s + JSON.stringify(m).length + 1, 0);
+const costOf = (messages: readonly Message[]): number => messages.reduce((s, m) => s + JSON.stringify(m).length + 1, 0);
 
-const rendered = (measured: Measured[]): Rendered => ({ measured, cost: costOf(measured) });
+const rendered = (measured: Message[]): Rendered => ({ measured, cost: costOf(measured) });
 
 const argText = (call: ToolCall): string => (call.argsError ? call.rawArgs : (JSON.stringify(call.args) ?? ""));
 
@@ -94,7 +85,7 @@ const render = (t: Turn, p: Pieces): Rendered =>
   );
 
 /** A measured message as langchain's message to the model (the recorded calls kept exactly, src/llm/agent-messages.ts). */
-const langchainMessage = (m: Measured): BaseMessage => {
+const langchainMessage = (m: Message): BaseMessage => {
   switch (m.role) {
     case "system":
       return new SystemMessage(m.content);
@@ -233,9 +224,9 @@ const cutToCap = (r: OverCap): Rendered[] => {
  * turns keep as much as fits (pinned scene turns first), the turn at the edge is cut to the room left, and older
  * ones are dropped, with a note saying how many.
  *
- * A builder keeps what it made of each turn (its texts, messages and their size) for as long as the turn object
- * lives: the agent's turns are the same objects from one request to the next (agents/agent-turns.ts), so a turn
- * is rendered, measured and made into messages once, and again only when its reply is compacted.
+ * A builder keeps what it made of each turn (its texts, their record form and its size) for as long as the turn
+ * object lives: the agent's turns are the same objects from one request to the next (agents/agent-turns.ts), so a
+ * turn is rendered and measured once, and again only when its reply is compacted.
  */
 export const requestBuilder = (o: CompactionOptions) => {
   const cap = o.maxChars ?? DEFAULT_MAX_REQUEST_CHARS;
