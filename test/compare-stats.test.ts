@@ -109,4 +109,15 @@ describe("compare grid", () => {
     expect(() => parseGridFlag("init=a,,b")).toThrow(/empty value/);
     expect(() => checkAxes(base, [parseGridFlag("init=online"), parseGridFlag("init=off2on")], all)).toThrow(/given twice/);
   });
+
+  it("grids an LLM role's fields, those of the role's provider as the base config sets it", () => {
+    expect(() => checkAxes(base, [parseGridFlag("llm.actor.model=gpt-4.1,gpt-4.1-mini"), parseGridFlag("llm.evolver.temperature=0,1")], all)).not.toThrow();
+    const refuse = (b: Record<string, unknown>, flag: string) => () => checkAxes(b, [parseGridFlag(flag)], all);
+    expect(refuse(base, "llm.actor.gpuLayers=0,8")).toThrow(/--grid llm.actor.gpuLayers: not a config key; known under llm.actor: provider, model, baseURL/);
+    const embedded = { ...base, llm: { actor: { provider: "llama-cpp", model: "m.gguf" } } };
+    expect(refuse(embedded, "llm.actor.gpuLayers=0,8")).not.toThrow();
+    expect(refuse(embedded, "llm.actor.baseURL=http://a.test/v1")).toThrow(
+      /--grid llm.actor.baseURL: not a config key; known under llm.actor: provider, model, contextSize/,
+    );
+  });
 });

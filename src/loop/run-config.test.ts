@@ -30,6 +30,13 @@ describe("RunConfig", () => {
     expect(fail(() => parseRunConfig({ family: "interphyre", levels: ["a"], actor: { maxTurn: 3 } }, "x.yaml"))).toMatch(
       /actor\.maxTurn: unknown key; .*\(did you mean actor\.maxTurns\?\)$/,
     );
+    expect(fail(() => parseRunConfig({ family: "interphyre", levels: ["a"], llm: { actor: { temprature: 1 } } }, "x.yaml"))).toMatch(
+      /llm\.actor\.temprature: unknown key; .*\(did you mean llm\.actor\.temperature\?\)$/,
+    );
+    const embedded = { provider: "llama-cpp", model: "m.gguf", gpuLayer: 2 };
+    expect(fail(() => parseRunConfig({ family: "interphyre", levels: ["a"], llm: { evolver: embedded } }, "x.yaml"))).toMatch(
+      /llm\.evolver\.gpuLayer: unknown key; .*\(did you mean llm\.evolver\.gpuLayers\?\)$/,
+    );
     expect(fail(() => parseRunConfig({ family: "interphyre", levels: ["a"], rounds: "three" }, "x.yaml"))).toMatch(/rounds: .*number/i);
     expect(fail(() => parseRunConfig({ family: "interphyre" }, "x.yaml"))).toMatch(/levels/);
     expect(fail(() => parseRunConfigYaml("levels: [a\nrounds: 2", "x.yaml"))).toMatch(/^x\.yaml: not valid YAML/);
@@ -49,9 +56,20 @@ describe("RunConfig", () => {
     const c = parseRunConfig({ family: "interphyre", levels: ["catapult"], llm: { actor: { apiKey: "sk-secret" } } }, "c");
     const text = runConfigYaml(c);
     expect(text).toContain("# R: rounds per level\nrounds: 17");
+    expect(text).toContain("  actor:\n    # model name sent to the endpoint\n    model: gpt-4.1-mini\n");
+    expect(text).toContain("  evolver:\n    # model name sent to the endpoint\n    model: gpt-4.1-mini\n");
     expect(text).not.toContain("sk-secret");
     const back = RunConfig.parse(parseYaml(text));
     expect(back).toEqual({ ...c, llm: { ...c.llm, actor: { ...c.llm.actor, apiKey: undefined } } });
+  });
+
+  it("comments an embedded role's fields as its provider describes them", () => {
+    const c = parseRunConfig({ family: "interphyre", levels: ["catapult"], llm: { synthesiser: { provider: "llama-cpp", model: "m.gguf" } } }, "c");
+    const text = runConfigYaml(c);
+    expect(text).toContain(
+      "  synthesiser:\n    # run the model in this process from a GGUF file, no server\n    provider: llama-cpp\n    # path to the model's .gguf file",
+    );
+    expect(text).toContain("    # tokens of context per conversation");
   });
 });
 

@@ -9,7 +9,8 @@ import { SearchConfig } from "../search/config.ts";
 import { METHODS, RUN_AGENTS } from "./run-choices.ts";
 import { EmbeddingConfig } from "../store/embedding.ts";
 import { secret, withoutSecrets } from "../util/secret-fields.ts";
-import { unwrapSchema } from "../util/zod-unwrap.ts";
+import { valueAt } from "../util/value-at.ts";
+import { objectSchemaFor, unwrapSchema } from "../util/zod-unwrap.ts";
 import { closestName } from "../util/closest-name.ts";
 import { parseYamlText } from "../util/yaml-file.ts";
 import { DEFAULT_SKILL_INDEX_DIR } from "../store/skill-index-dir.ts";
@@ -124,9 +125,6 @@ const cellProblem = (c: RunConfig): string | undefined => {
   return undefined;
 };
 
-const valueAt = (raw: unknown, path: readonly PropertyKey[]): unknown =>
-  path.reduce<unknown>((v, k) => (v !== null && typeof v === "object" ? (v as Record<PropertyKey, unknown>)[k] : undefined), raw);
-
 /** A value as the user wrote it: YAML's .inf and .nan are numbers JSON would print as null; long text is cut. */
 export const shownValue = (v: unknown): string => {
   const text =
@@ -136,18 +134,18 @@ export const shownValue = (v: unknown): string => {
   return plain.length > 120 ? `${plain.slice(0, 100)}… (${plain.length} characters)` : plain;
 };
 
-/** The keys the schema knows for the mapping at `path` ([] where it is not a mapping). */
-const knownKeysAt = (schema: z.ZodType, path: readonly PropertyKey[]): string[] => {
+/** The keys the schema knows for the mapping at `path` of `raw` ([] where it is not a mapping). */
+const knownKeysAt = (schema: z.ZodType, raw: unknown, path: readonly PropertyKey[]): string[] => {
   let at: z.ZodType | undefined = schema;
-  for (const k of path) at = at ? (unwrapSchema(at).schema as Partial<z.ZodObject>).shape?.[String(k)] : undefined;
-  const shape = at ? (unwrapSchema(at).schema as Partial<z.ZodObject>).shape : undefined;
+  for (let i = 0; at && i < path.length; i++) at = objectSchemaFor(at, valueAt(raw, path.slice(0, i)))?.shape[String(path[i])] as z.ZodType | undefined;
+  const shape = at ? objectSchemaFor(at, valueAt(raw, path))?.shape : undefined;
   return shape ? Object.keys(shape) : [];
 };
 
 /** An unknown key, with the known one it most likely meant. */
-const unknownKeyText = (issue: z.core.$ZodIssue & { code: "unrecognized_keys" }, schema: z.ZodType): string => {
+const unknownKeyText = (issue: z.core.$ZodIssue & { code: "unrecognized_keys" }, raw: unknown, schema: z.ZodType): string => {
   const where = issue.path.join(".");
-  const known = knownKeysAt(schema, issue.path);
+  const known = knownKeysAt(schema, raw, issue.path);
   const full = (k: string) => (issue.path.length ? `${where}.${k}` : k);
   const meant = issue.keys.flatMap((k) => {
     const m = closestName(k, known);
@@ -160,7 +158,7 @@ const unknownKeyText = (issue: z.core.$ZodIssue & { code: "unrecognized_keys" },
 /** `clean` is `raw` with its secrets removed: a secret's value never reaches a message, only that one was given. */
 const issueText = (issue: z.core.$ZodIssue, raw: unknown, clean: unknown, schema: z.ZodType): string => {
   const where = issue.path.join(".") || "(config)";
-  if (issue.code === "unrecognized_keys") return unknownKeyText(issue, schema);
+  if (issue.code === "unrecognized_keys") return unknownKeyText(issue, raw, schema);
   const got = valueAt(clean, issue.path);
   const hidden = got === undefined && valueAt(raw, issue.path) !== undefined;
   const shown = hidden ? "a secret, not shown" : got === undefined ? "nothing" : shownValue(got);
@@ -231,8 +229,8 @@ export const parseRunConfigYaml = (text: string, source: string, families: reado
 
 /** Puts each field's `.describe()` text above its key, so the printed config documents itself. */
 const annotate = (node: unknown, schema: z.ZodType): void => {
-  const inner = unwrapSchema(schema).schema;
-  if (!isMap(node) || !(inner instanceof z.ZodObject)) return;
+  const inner = isMap(node) ? objectSchemaFor(schema, node.toJSON()) : undefined;
+  if (!isMap(node) || !inner) return;
   for (const pair of node.items as Pair[]) {
     if (!isScalar(pair.key)) continue;
     const field = (inner.shape as Record<string, z.ZodType>)[String(pair.key.value)];

@@ -2,6 +2,7 @@ import type { z } from "zod";
 import { ConfigError } from "../errors.ts";
 import { byWeight, Mistake, Skill, type Bank, type BankEntry, type BankEvent } from "./bank.ts";
 import { Lesson } from "./lesson.ts";
+import { valueAt } from "../util/value-at.ts";
 
 /**
  * A bank checked where it enters a run (a shipped or transferred bank file, a run directory's recorded bank):
@@ -23,9 +24,6 @@ const shown = (v: unknown): string => {
   const text = JSON.stringify(v) ?? String(v);
   return text.length > SHOWN_CHARS ? `${text.slice(0, SHOWN_CHARS)}…` : text;
 };
-
-const valueAt = (root: unknown, path: readonly PropertyKey[]): unknown =>
-  path.reduce<unknown>((v, k) => (v !== null && typeof v === "object" ? (v as Record<PropertyKey, unknown>)[k] : undefined), root);
 
 const issueText = (issue: z.core.$ZodIssue, root: unknown, prefix: readonly PropertyKey[]): string =>
   `${[...prefix, ...issue.path].map(String).join(".") || "(entry)"}: ${issue.message} (got ${shown(valueAt(root, issue.path))})`;

@@ -1,9 +1,9 @@
-import type { z } from "zod";
+import { z } from "zod";
 
 /** Wrappers that change whether a value must be given, not what it is. */
 const WRAPPERS = ["default", "prefault", "optional", "nullable", "readonly", "catch"];
 
-type Def = { type: string; innerType?: z.ZodType; in?: z.ZodType; defaultValue?: unknown };
+type Def = { type: string; innerType?: z.ZodType; in?: z.ZodType; defaultValue?: unknown; discriminator?: string; options?: z.ZodType[] };
 
 /** A field's schema under its wrappers: what it is, its description (the outermost one given) and its default. */
 export interface Unwrapped {
@@ -31,4 +31,23 @@ export const unwrapSchema = (s: z.ZodType, o: { pipes?: boolean } = {}): Unwrapp
     else return { schema: at, description, fallback };
     description ??= at.description;
   }
+};
+
+const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+
+/**
+ * The object schema a mapping is read by, under the wrappers: the schema itself, or, for a union on a discriminator
+ * (an LLM role's `provider`), the option whose discriminator takes `value`'s, an absent one included.
+ */
+export const objectSchemaFor = (s: z.ZodType, value: unknown, o: { pipes?: boolean } = {}): z.ZodObject | undefined => {
+  const inner = unwrapSchema(s, o).schema;
+  if (inner instanceof z.ZodObject) return inner;
+  const { type, discriminator, options } = inner._zod.def as Def;
+  if (type !== "union" || !discriminator || !options) return undefined;
+  const tag = isRecord(value) ? value[discriminator] : undefined;
+  const option = options.find((opt) => {
+    const field = objectSchemaFor(opt, value, o)?.shape[discriminator] as z.ZodType | undefined;
+    return field?.safeParse(tag).success ?? false;
+  });
+  return option ? objectSchemaFor(option, value, o) : undefined;
 };

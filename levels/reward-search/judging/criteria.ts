@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { ModelOutputError } from "../../../src/errors.ts";
+import { valueAt } from "../../../src/util/value-at.ts";
 
 /** Bounds on what a model may write: the tree must fit in a prompt and a report. */
 const CRITERIA_LIMITS = { maxLeaves: 64, maxDepth: 4, maxChildren: 16, maxText: 500, maxName: 120 } as const;
@@ -91,12 +92,6 @@ export function parseCriteria(input: unknown): CriteriaTree {
 }
 
 type Issue = z.core.$ZodIssue;
-
-const valueAt = (root: unknown, path: readonly PropertyKey[]): unknown => {
-  let v: unknown = root;
-  for (const p of path) v = typeof v === "object" && v !== null ? (v as Record<PropertyKey, unknown>)[p] : undefined;
-  return v;
-};
 
 /** The first issue, looking into a node's union through the branch the value meant: a group if it has children. */
 function firstIssue(issues: readonly Issue[], root: unknown, prefix: readonly PropertyKey[] = []): Issue {

@@ -2,7 +2,8 @@ import { z } from "zod";
 import { parse as parseYaml } from "yaml";
 import { ConfigError } from "../../errors.ts";
 import { composeRunConfig, parseRunConfig, type FamilySlice, type RunConfig } from "../run-config.ts";
-import { unwrapSchema } from "../../util/zod-unwrap.ts";
+import { valueAt } from "../../util/value-at.ts";
+import { objectSchemaFor, unwrapSchema } from "../../util/zod-unwrap.ts";
 
 /**
  * The grid of `hexa compare` (docs/spec/method.md §8): `--grid KEY=V1,V2` axes over dotted config keys, their product as
@@ -53,17 +54,21 @@ export const parseGridFlag = (flag: string): GridAxis => {
 
 const unwrap = (s: z.ZodType): z.ZodType => unwrapSchema(s, { pipes: true }).schema;
 
-/** Whether a dotted key names a field of the schema; below a record (e.g. price tables) any key is one. */
-const keyProblem = (schema: z.ZodType, path: readonly string[]): string | undefined => {
-  let node = unwrap(schema);
+/**
+ * Whether a dotted key names a field of the schema, a section read as `base` has it (an LLM role's fields are its
+ * provider's); below a record (e.g. price tables) any key is one.
+ */
+const keyProblem = (schema: z.ZodType, base: Record<string, unknown>, path: readonly string[]): string | undefined => {
+  let node = schema;
   for (let i = 0; i < path.length; i++) {
-    if (node instanceof z.ZodRecord) return undefined;
+    if (unwrap(node) instanceof z.ZodRecord) return undefined;
     const at = path.slice(0, i).join(".");
-    if (!(node instanceof z.ZodObject)) return `${at} is not a section (it takes a value, not sub-keys)`;
-    const shape = node.shape as Record<string, z.ZodType>;
+    const section = objectSchemaFor(node, valueAt(base, path.slice(0, i)), { pipes: true });
+    if (!section) return `${at} is not a section (it takes a value, not sub-keys)`;
+    const shape = section.shape as Record<string, z.ZodType>;
     const field = shape[path[i]!];
     if (!field) return `not a config key; known${at ? ` under ${at}` : ""}: ${Object.keys(shape).join(", ")}`;
-    node = unwrap(field);
+    node = field;
   }
   return undefined;
 };
@@ -90,7 +95,7 @@ export const checkAxes = (base: Record<string, unknown>, axes: readonly GridAxis
     const path = key.split(".");
     const owned = OWNED[path[0]!];
     if (owned) throw new ConfigError(`--grid ${key}: cannot be gridded: ${owned}`);
-    const problem = keyProblem(schema, path);
+    const problem = keyProblem(schema, base, path);
     if (problem) throw new ConfigError(`--grid ${key}: ${problem}; see hexa run --print-config`);
     for (const v of values) {
       const parsed = schema.safeParse(setPath(base, path, v));
