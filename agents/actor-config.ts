@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { CHARS_PER_TOKEN } from "../src/llm/token-estimate.ts";
-import { DEFAULT_MAX_REQUEST_CHARS } from "./context.ts";
+
+/** The default of ActorConfig.maxRequestChars: about 50k tokens, well inside every current model's context. */
+export const DEFAULT_MAX_REQUEST_CHARS = 200_000;
 
 /** The share of the model's context a request may fill: the rest is for the tool schemas and the answer. */
 const REQUEST_SHARE_OF_CONTEXT = 0.75;

@@ -3,6 +3,7 @@ import type { ObservationSection } from "../src/family/task-env.ts";
 import { assistantMessage } from "../src/llm/agent-messages.ts";
 import type { Message, ToolCall } from "../src/llm/chat-model.ts";
 import { cutMiddle } from "../src/util/cut-text.ts";
+import { DEFAULT_MAX_REQUEST_CHARS } from "./actor-config.ts";
 import { compactObservation, waterFill } from "./compact-observation.ts";
 
 /** One turn as the actor saw it: the model's message and what went back to it. */
@@ -17,9 +18,6 @@ export interface Turn {
   /** The reply as the family's sections (what compaction keeps whole); absent: the whole reply may be cut. */
   compact?: readonly ObservationSection[];
 }
-
-/** The default of ActorConfig.maxRequestChars: about 50k tokens, well inside every current model's context. */
-export const DEFAULT_MAX_REQUEST_CHARS = 200_000;
 
 /**
  * `context` (ours): old observations compacted only while the request is too long, the first scene readings pinned;

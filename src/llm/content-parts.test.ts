@@ -7,10 +7,10 @@ import { tempDirs } from "../../test/support/temp-files.ts";
 import { AuditLine } from "./audit-log.ts";
 import { LlmConfig } from "./config.ts";
 import { toRecordMessages } from "./agent-messages.ts";
-import { humanWithParts, IMAGE_TOKENS, mediaPart, partsOfContent } from "./content-parts.ts";
+import { humanWithParts, mediaPart, partsOfContent } from "./content-parts.ts";
 import { EndpointLimits } from "./endpoint-limits.ts";
 import { createRoleModel } from "./role-model.ts";
-import { estimateInputTokens } from "./token-estimate.ts";
+import { estimateInputTokens, IMAGE_TOKENS } from "./token-estimate.ts";
 
 const tempDir = tempDirs("hexa-parts-");
 let server: FakeOpenAI | undefined;

@@ -59,14 +59,5 @@ export const recordedMessages = (messages: readonly Message[]): unknown[] =>
       : m,
   );
 
-/** Media parts in a request, for estimates: an image or a clip is priced as IMAGE_TOKENS input tokens. */
-export const mediaCount = (m: Message): number => (m.role === "user" && m.parts ? m.parts.filter((p) => p.type !== "text").length : 0);
-
-/**
- * Input tokens one image is estimated at when the server reports none: OpenAI's high-detail count for a frame
- * of up to 512 × 512 (85 base + 170 per tile); 480 × 480 frames are one tile.
- */
-export const IMAGE_TOKENS = 255;
-
 /** A user message of ordered parts as langchain carries it (the wire's content blocks). */
 export const humanWithParts = (parts: readonly ContentPart[]): HumanMessage => new HumanMessage({ content: parts.map(wireBlock) });

@@ -1,8 +1,16 @@
 import type { Message, ToolCall, ToolSpec } from "./chat-model.ts";
-import { IMAGE_TOKENS, mediaCount } from "./content-parts.ts";
 
 /** Characters per token of English prose and JSON, for estimates only (the bill uses the server's counts). */
 export const CHARS_PER_TOKEN = 4;
+
+/** Media parts in a request, for estimates: an image or a clip is priced as IMAGE_TOKENS input tokens. */
+const mediaCount = (m: Message): number => (m.role === "user" && m.parts ? m.parts.filter((p) => p.type !== "text").length : 0);
+
+/**
+ * Input tokens one image is estimated at when the server reports none: OpenAI's high-detail count for a frame
+ * of up to 512 × 512 (85 base + 170 per tile); 480 × 480 frames are one tile.
+ */
+export const IMAGE_TOKENS = 255;
 
 /** A request's input tokens as hexa estimates them: its messages (tool calls included) and its tools. */
 export const estimateInputTokens = (messages: readonly Message[], tools: readonly ToolSpec[]): number => {

@@ -2,7 +2,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ConfigError } from "../errors.ts";
-import { EmbeddingConfig, localEmbedder, localEmbedding, makeEmbedder, openAIEmbedder } from "./embedding.ts";
+import { EmbeddingConfig, localEmbedder, localEmbedding, makeEmbedder } from "./embedding.ts";
+import { openAIEmbedder } from "./openai-embedder.ts";
 
 const dot = (a: number[], b: number[]) => a.reduce((s, x, i) => s + x * b[i]!, 0);
 

@@ -6,7 +6,7 @@ import { turnOf } from "../support/turn-of.ts";
 import { ModelConfig } from "../../src/llm/config.ts";
 import { EndpointLimits } from "../../src/llm/endpoint-limits.ts";
 import { createOpenAIChat } from "../../src/llm/openai-chat.ts";
-import { openAIEmbedder } from "../../src/store/embedding.ts";
+import { openAIEmbedder } from "../../src/store/openai-embedder.ts";
 
 /**
  * The OpenAI SDK and langchain fill unset client options from the environment: organization and project headers,

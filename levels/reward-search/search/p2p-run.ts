@@ -11,7 +11,6 @@ import type { FamilySearch } from "../../../src/family/capabilities.ts";
 import type { RunConfig } from "../../../src/loop/run-config.ts";
 import { budgetsOf, type RewardSearchConfig } from "../config.ts";
 import { heuristicReviser } from "../proposers/p2p-heuristic-reviser.ts";
-import { llmReviser } from "../proposers/p2p-llm-reviser.ts";
 import { getTask } from "../tasks/index.ts";
 import type { TaskInstance } from "../task.ts";
 import type { TrainerPool } from "../trainer/pool.ts";
@@ -68,7 +67,8 @@ export const p2pSearchOfRun = (config: RunConfig, c: RewardSearchConfig, pool: T
           signal?.throwIfAborted();
           const task = getTask(level);
           const model = usesModel && actorModel ? (onCall ? actorModel.listening((turn) => onCall({ level, seed }, turn)) : actorModel) : undefined;
-          const reviser = model ? llmReviser(model) : heuristicReviser();
+          // The LLM reviser's modules (its read tools, the judgment reader) load only for a search with a model.
+          const reviser = model ? (await import("../proposers/p2p-llm-reviser.ts")).llmReviser(model) : heuristicReviser();
           const steps = budgetsOf(c, task.training.steps).train;
           const where = join(dir, "search", level);
           const header: SearchHeader = {

@@ -16,7 +16,6 @@ import { headerOptions, noTreeNote, searchBudget, type SearchMethod } from "../.
 import { runSearch } from "../../../src/search/search.ts";
 import { jsonlCandidateLog, openSearchDir } from "../../../src/search/search-dir.ts";
 import { heuristicProposer } from "../proposers/heuristic-proposer.ts";
-import { llmProposer } from "../proposers/llm-proposer.ts";
 import { CODE_TIPS, REFLECTION_TIPS } from "../reward-tips.ts";
 import { rewardCodeCheck } from "./code-check.ts";
 import { trainerEvaluator } from "./evaluator.ts";
@@ -107,11 +106,13 @@ export const searchOfRun = (config: RunConfig, c: RewardSearchConfig, pool: Trai
     run: async ({ dir, actorModel, onCall, log, signal }) => {
       const note = noTreeNote(strategy, config.search, budget);
       if (note) log(note);
+      // The model layer loads only for a search with a model.
+      const llm = usesModel && actorModel ? await import("../proposers/llm-proposer.ts") : undefined;
       const proposerOf = (level: string) => {
-        if (!usesModel || !actorModel) return heuristicProposer();
+        if (!llm || !actorModel) return heuristicProposer();
         const model = actorModel;
         // Each call metered by the candidate it is for: usage.jsonl's lines of phase "search".
-        return llmProposer(
+        return llm.llmProposer(
           model,
           onCall
             ? { modelFor: (candidate) => model.listening((turn) => onCall({ level, seed, ...(candidate === undefined ? {} : { candidate }) }, turn)) }
