@@ -1,18 +1,14 @@
 import type { ActorConfig } from "./actor-config.ts";
 import { runActorEpisode, type EpisodePorts, type EpisodeSpec } from "./actor.ts";
-import { DIRECT_TURNS, runDirect } from "./baselines/direct.ts";
+import { runDirect } from "./baselines/direct.ts";
 import { runReact } from "./baselines/react.ts";
-import { REFLEXION, runReflexion } from "./baselines/reflexion.ts";
+import { runReflexion } from "./baselines/reflexion.ts";
 import type { FamilyWords } from "../src/family/family-words.ts";
 import type { Trajectory } from "../src/store/trajectory.ts";
 
 /** The model-driven agents: hexa is the actor with the retrieved bank; the others are the baselines (docs/spec/method.md §7). */
 const LLM_AGENTS = ["hexa", "react", "direct", "reflexion"] as const;
 export type LlmAgent = (typeof LLM_AGENTS)[number];
-
-/** The turn budget an agent enforces: Direct and Reflexion have their own (docs/spec/method.md §7). */
-export const budgetOf = (agent: string, maxTurns: number): number =>
-  agent === "direct" ? DIRECT_TURNS : agent === "reflexion" ? REFLEXION.trials * REFLEXION.turnsPerTrial : maxTurns;
 
 export interface LlmEpisodeRequest {
   agent: LlmAgent;

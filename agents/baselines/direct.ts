@@ -1,8 +1,6 @@
 import { runActorEpisode, type EpisodePorts, type EpisodeSpec } from "../actor.ts";
 import type { Trajectory } from "../../src/store/trajectory.ts";
-
-/** Direct (docs/spec/method.md §7): peek once, then commit — two turns at most. */
-export const DIRECT_TURNS = 2;
+import { DIRECT_TURNS } from "../episode-budget.ts";
 
 export const runDirect = (spec: Omit<EpisodeSpec, "agent" | "skillPrefix" | "reflections" | "protocol">, ports: EpisodePorts): Promise<Trajectory> =>
   runActorEpisode(

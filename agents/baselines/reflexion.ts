@@ -1,13 +1,11 @@
 import { HumanMessage, SystemMessage } from "@langchain/core/messages";
 import { runActorEpisode, type EpisodePorts, type EpisodeSpec } from "../actor.ts";
 import type { FamilyWords } from "../../src/family/family-words.ts";
+import { REFLEXION } from "../episode-budget.ts";
 import { renderSteps } from "../evolver-trajectory.ts";
 import { ask } from "../../src/llm/ask.ts";
 import { BudgetExceeded } from "../../src/llm/budget.ts";
 import { callUsage, countedTurns, NO_USAGE, sumUsage, type Trajectory } from "../../src/store/trajectory.ts";
-
-/** Reflexion (docs/spec/method.md §7): K trials per seed, a reflection after each failed trial, nothing across seeds. */
-export const REFLEXION = { trials: 2, turnsPerTrial: 12, maxSentences: 5, maxReflections: 3 } as const;
 
 const reflectPrompt = (words: FamilyWords) =>
   `You failed a ${words.task} attempt. Write a reflection of at most ${REFLEXION.maxSentences} sentences: what you tried, the concrete ` +

@@ -62,7 +62,7 @@ export const openEpisodes = async (
 ): Promise<EpisodeBackend | undefined> => {
   if (checkBackend(spec, where) === "local") return undefined;
   const { connection, jobKey } = await redisBackendOf(spec, where);
-  const [{ openRedisEpisodes }, { budgetOf }] = await Promise.all([import("../backend/redis/coordinator.ts"), import("../../agents/run-episode.ts")]);
+  const [{ openRedisEpisodes }, { budgetOf }] = await Promise.all([import("../backend/redis/coordinator.ts"), import("../../agents/episode-budget.ts")]);
   const { run, log, budget, charge } = o;
   return openRedisEpisodes({
     connection,

@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import type { AppContext } from "../app/context.ts";
 import type { FamilyRegistry } from "../app/families.ts";
-import { budgetOf } from "../../agents/run-episode.ts";
+import { budgetOf } from "../../agents/episode-budget.ts";
 import type { Trajectory, TrajectoryStep } from "../store/trajectory.ts";
 import { parseSeed } from "../family/seed.ts";
 import { priceOf, usageRecord } from "../llm/accounting.ts";

@@ -7,7 +7,6 @@ import { defineCommand } from "../cli-kit/define-command.ts";
 import { prepareVerifyTarget } from "../bundle/prepare-verify-target.ts";
 import { exitCodeOf, reportText } from "../verify/outcome.ts";
 import { terminalText } from "../util/terminal-text.ts";
-import { recordVerification, verifyRunDirectory } from "./verify-directory.ts";
 
 const count = (name: string) => (v: unknown) => {
   if (typeof v !== "number" || !Number.isInteger(v) || v < 0) throw new ConfigError(`--${name} must be a whole number ≥ 0 (got ${JSON.stringify(v)})`);
@@ -74,6 +73,8 @@ export const verifyCommand = (ctx: AppContext) =>
         // A verify replays what was recorded: the user's middleware could change the requests (docs/security.md).
         if (ctx.actorMiddleware.names.length)
           log(`note: HEXA_MIDDLEWARE is ignored: a verify replays the run without your middleware (${ctx.actorMiddleware.names.join(", ")})`);
+        // The replay's modules (the model layer among them) load here, so that --help stays quick.
+        const { recordVerification, verifyRunDirectory } = await import("./verify-directory.ts");
         const report = await verifyRunDirectory({ ...ctx, actorMiddleware: NO_MIDDLEWARE }, target.runDir, {
           retrain: argv.retrain,
           ...(seed === undefined ? {} : { retrainSeed: seed }),
@@ -83,7 +84,7 @@ export const verifyCommand = (ctx: AppContext) =>
           log,
         });
         (report.status === "cannot" ? process.stderr : process.stdout).write(`${reportText(report)}\n`);
-        recordIfAsked(argv.record, target.manifestHash === undefined ? argv.dir : undefined, report, log);
+        if (argv.record) recordIn(target.manifestHash === undefined ? argv.dir : undefined, (dir) => recordVerification(dir, report), log);
         process.exitCode = exitCodeOf(report.status);
       } finally {
         target.cleanup();
@@ -92,9 +93,8 @@ export const verifyCommand = (ctx: AppContext) =>
   });
 
 /** `--record`: verification.json in a run, compare or search directory; a bundle's replay happens in a temporary copy. */
-const recordIfAsked = (asked: boolean, dir: string | undefined, report: Parameters<typeof recordVerification>[1], log: (l: string) => void): void => {
-  if (!asked) return;
+const recordIn = (dir: string | undefined, record: (dir: string) => string, log: (l: string) => void): void => {
   if (dir === undefined) log("not recorded: a bundle is verified in a temporary copy; verify its run directory with --record to keep the result");
-  else if (["run.json", "compare.json", "search.json"].some((f) => existsSync(join(dir, f)))) log(`recorded: ${recordVerification(dir, report)}`);
+  else if (["run.json", "compare.json", "search.json"].some((f) => existsSync(join(dir, f)))) log(`recorded: ${record(dir)}`);
   else log(`not recorded: ${dir} is not a run, compare or search directory`);
 };

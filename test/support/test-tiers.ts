@@ -35,9 +35,18 @@ interface ModuleUse {
   names: string;
 }
 
+/** `{ type A, type B }`: names that are all types, which the compiled file no longer imports. */
+const ALL_TYPES = /^\{\s*type\s+\w+(?:\s+as\s+\w+)?(?:\s*,\s*type\s+\w+(?:\s+as\s+\w+)?)*\s*,?\s*\}$/;
+
+/** The modules a file imports as values at its top (loaded with it), with the names each binds. */
+export const staticValueImports = (text: string): ModuleUse[] =>
+  [...text.matchAll(STATIC)]
+    .filter(([, typeOnly, names = ""]) => !typeOnly && !ALL_TYPES.test(names.trim()))
+    .map(([, , names = "", module = ""]) => ({ module, names }));
+
 /** The modules a file imports as values (a type-only import starts nothing). */
 export const moduleUses = (text: string): ModuleUse[] => [
-  ...[...text.matchAll(STATIC)].filter(([, typeOnly]) => !typeOnly).map(([, , names = "", module = ""]) => ({ module, names })),
+  ...staticValueImports(text),
   ...[...text.matchAll(DYNAMIC)].map(([, module = ""]) => ({ module, names: "" })),
 ];
 
