@@ -30,12 +30,16 @@ export interface PageHeader {
   loadEnd: readonly number[];
 }
 
-/** The checkout's commit, marked when tracked files differ from it (untracked files do not count). */
+/**
+ * The checkout's commit, marked when tracked files differ from it. Untracked files do not count, nor do the pages
+ * themselves (docs/benchmarks/*.md): a page just written by one bench changes nothing another measures.
+ */
 export const gitCommit = (cwd: string = ROOT): string => {
   try {
     const git = (...args: string[]) => execaSync("git", args, { cwd, stdin: "ignore", stderr: "ignore" }).stdout.trim();
     const sha = git("rev-parse", "HEAD");
-    return git("status", "--porcelain", "--untracked-files=no") ? `${sha} + uncommitted changes` : sha;
+    const changed = git("status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude,glob)docs/benchmarks/*.md");
+    return changed ? `${sha} + uncommitted changes` : sha;
   } catch (e) {
     return `unknown (${e instanceof Error ? e.message.split("\n")[0] : String(e)})`;
   }

@@ -1,9 +1,9 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { PAGES_DIR, ROOT, renderPage, type PageHeader } from "../bench/page.ts";
+import { gitCommit, PAGES_DIR, ROOT, renderPage, type PageHeader } from "../bench/page.ts";
 import { BENCH_HELPERS, BENCH_PAGES, type BenchPageName } from "../bench/pages.ts";
 import { DATA_DIR, DATA_PAGES, renderDataPage } from "../bench/data-pages.ts";
 import { DistributedData, renderDistributedPage } from "../bench/distributed-page.ts";
@@ -120,6 +120,27 @@ describe("bench pages (docs/benchmarks/README.md)", () => {
     expect(page).toContain("2026-01-02T03:04:05.000Z to 2026-01-02T03:04:09.000Z");
     expect(page).toContain("1.00 / 2.00 / 3.00 at start, 0.50 / 0.25 / 0.13 at end");
     expect(page).toContain(`\`\`\`text\n${table}\n\`\`\``);
+  });
+
+  it("marks a commit with uncommitted changes to tracked files, but not to the pages themselves", () => {
+    const repo = mkdtempSync(join(tmpdir(), "hexa-bench-commit-"));
+    try {
+      const git = (...args: string[]) =>
+        spawnSync("git", ["-c", "user.email=t@t", "-c", "user.name=t", ...args], { cwd: repo, encoding: "utf8" }).stdout.trim();
+      mkdirSync(join(repo, "docs", "benchmarks"), { recursive: true });
+      writeFileSync(join(repo, "code.ts"), "1\n");
+      writeFileSync(join(repo, "docs", "benchmarks", "sim.md"), "# page\n");
+      git("init", "-q");
+      git("add", ".");
+      git("commit", "-qm", "c");
+      const sha = git("rev-parse", "HEAD");
+      writeFileSync(join(repo, "docs", "benchmarks", "sim.md"), "# page, rewritten\n");
+      expect(gitCommit(repo)).toBe(sha);
+      writeFileSync(join(repo, "code.ts"), "2\n");
+      expect(gitCommit(repo)).toBe(`${sha} + uncommitted changes`);
+    } finally {
+      rmSync(repo, { recursive: true, force: true });
+    }
   });
 
   describe("a script run with and without --write-page", () => {
