@@ -64,6 +64,26 @@ describe("hexa verify on a hexa search directory with the LLM proposer, its serv
     expect(r.stdout).toContain("recorded: message 2 (user) line 1: An older prompt said this.");
   }, 120_000);
 
+  it("two samples of one iteration with the same code train once and replay identical, the second recorded as cached", async () => {
+    const server = await startFakeOpenAI();
+    const dir = tmp();
+    const same = join(dir, "search");
+    try {
+      server.push(proposal(3), proposal(3));
+      const r = await hexa(searchArgs(same, join(dir, "cache"), "--proposer", "llm", "--model", "m", "--base-url", server.url), {
+        env: { OPENAI_API_KEY: "" },
+      });
+      expect(r.status, r.stderr).toBe(0);
+    } finally {
+      await server.close();
+    }
+    const byIndex = jsonlOf(join(same, "candidates.jsonl")).sort((a, b) => Number(a.index) - Number(b.index));
+    expect(byIndex.map((c) => (c.outcome as { cached: boolean }).cached)).toEqual([false, true]);
+    const v = await hexa(["verify", same, "--trainer-cache", join(dir, "cache")], { env: { OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "" } });
+    expect(v.status, v.stdout).toBe(0);
+    expect(v.stdout).toMatch(/^identical: 2 candidates, 2 model exchanges/);
+  }, 180_000);
+
   it("a search whose llm-log.jsonl is missing cannot be verified (exit 2) and names the file", async () => {
     const copy = copyRun(search, tmp());
     rmSync(join(copy, "llm-log.jsonl"));

@@ -91,6 +91,26 @@ describe("trainer pool", () => {
     expect(readFileSync(count, "utf8").trim().split("\n")).toEqual(["j1", "j1"]); // one per pool: the first job, then seed 7
   });
 
+  it("the same job asked again while it trains waits for that training: one train message, its outcome shared", async () => {
+    const count = join(dir(), "count.txt");
+    const p = pool({ size: 2, count, cacheDir: dir(), iterMs: 20 });
+    const [a, b, c] = await Promise.all([p.train(job(rewardWith(4))), p.train(job(rewardWith(4))), p.train(job(rewardWith(4), { seed: 9 }))]);
+    expect(a).toMatchObject({ kind: "result", cached: false });
+    expect(a.shared).toBeUndefined();
+    expect(b).toMatchObject({ kind: "result", cached: true, shared: true, jobDir: null, entry: a.entry });
+    // The very result, its wall time included: a replay reads one entry for both.
+    expect(b.kind === "result" && b.result).toEqual(a.kind === "result" && a.result);
+    expect(c).toMatchObject({ kind: "result", cached: false });
+    expect(p.sent).toBe(2);
+    expect(readFileSync(count, "utf8").trim().split("\n")).toHaveLength(2);
+  });
+
+  it("without a cache the same job asked twice at once trains twice", async () => {
+    const p = pool({ size: 2, iterMs: 20 });
+    const [a, b] = await Promise.all([p.train(job(rewardWith(5))), p.train(job(rewardWith(5)))]);
+    expect([a.cached, b.cached, p.sent]).toEqual([false, false, 2]);
+  });
+
   it("a job over its wall-clock budget is budget exceeded, not cached, and the pool goes on", async () => {
     const cacheDir = dir();
     const p = pool({ size: 1, cacheDir, iterMs: 30, budget: { wallMs: 400 } });

@@ -39,7 +39,11 @@ export interface PoolTrainOptions {
  * A job's outcome as the pool gives it: whether the cache answered it, the job's directory when trained, and the
  * trainer cache entry that holds it (absent when no cache kept it: no cache, or an outcome not worth keeping).
  */
-export type PoolOutcome = JobOutcome & { cached: boolean; jobDir: string | null; entry?: string };
+/**
+ * A training's outcome as the pool gives it: `cached` when it came from the cache, or from a training of the same
+ * job that was in flight when it was asked (`shared`: it is that training's outcome, wall time included).
+ */
+export type PoolOutcome = JobOutcome & { cached: boolean; jobDir: string | null; entry?: string; shared?: true };
 
 export interface TrainerPool {
   train(job: PoolJob, opts?: PoolTrainOptions): Promise<PoolOutcome>;
@@ -138,13 +142,32 @@ export const createTrainerPool = (opts: PoolOptions): TrainerPool => {
     return firstHello;
   };
 
+  /** Trainings in flight by their cache entry: the same job asked again while one runs waits for that one. */
+  const inFlight = new Map<string, Promise<PoolOutcome>>();
+
   const train = async (job: PoolJob, topts: PoolTrainOptions = {}): Promise<PoolOutcome> => {
     const h = await hello();
     // A task the trainer does not serve is the setup's fault, not the candidate's: it ends the run, naming both.
     checkServedTasks([job.task], h);
-    const identity = h.trainer;
     const hit = cache ? cachedOutcome(cache, job, h, topts, opts.onLog ?? warn) : null;
     if (hit) return hit;
+    const entry = cache?.entryPath({ ...job, jobDir: "" }, h.trainer);
+    const running = entry === undefined ? undefined : inFlight.get(entry);
+    if (running) {
+      const first = await running.catch(() => undefined);
+      // The first one's failure (its caller's abort, a trainer that died) is not this job's: it trains on its own.
+      if (first && first.entry === entry) return { ...first, cached: true, jobDir: null, shared: true };
+    }
+    const training = trainNow(job, topts, h);
+    if (entry !== undefined && !running) {
+      inFlight.set(entry, training);
+      void training.catch(() => {}).finally(() => inFlight.delete(entry));
+    }
+    return training;
+  };
+
+  const trainNow = async (job: PoolJob, topts: PoolTrainOptions, h: HelloMessage): Promise<PoolOutcome> => {
+    const identity = h.trainer;
     const jobDir = newJobDir(jobDirStem(job, topts));
     writeJobRequest(jobDir, job, identity);
     const full: TrainJob = { ...job, jobDir };
