@@ -86,6 +86,19 @@ describe("trainings on a worker through Redis", () => {
   }, 60_000);
 });
 
+describe("the same training asked twice at once", () => {
+  it("is one job: the second shares the first's answer and is marked cached, as a replay reads it", async () => {
+    const j = job("function reward() { return { total: 2, components: {} }; } // asked twice");
+    const [before, sentBefore] = [trained(), pool.sent];
+    const [a, b] = await Promise.all([pool.train(j), pool.train(j)]);
+    expect(a).toMatchObject({ kind: "result", cached: false });
+    expect(a.shared).toBeUndefined();
+    expect(b).toMatchObject({ kind: "result", cached: true, shared: true });
+    expect(b.kind === "result" && b.result).toEqual(a.kind === "result" && a.result);
+    expect([trained() - before, pool.sent - sentBefore]).toEqual([1, 1]);
+  });
+});
+
 describe("a training that keeps its policies, on a worker running the built-in trainer", () => {
   let builtin: { worker: Worker; handler: ReturnType<typeof trainingHandler>; pool: TrainerPool } | undefined;
   const leadJobs = join(tmp, "lead-jobs");

@@ -183,12 +183,14 @@ export const redisTrainerPool = (o: RedisTrainerOptions): TrainerPool => {
     hello.catch(() => (hello = undefined));
     return hello;
   };
+  /** The trainings this pool waits for, by job id: the same training asked again shares the wait (as a local pool does). */
+  const waiting = new Map<string, Promise<PoolOutcome>>();
+
   const train = async (job: PoolJob, opts: PoolTrainOptions = {}): Promise<PoolOutcome> => {
     if (job.keepPolicies && o.jobsDir === undefined)
       throw new InvariantError("a Redis trainer pool without a jobs folder was asked to keep a training's policies");
     // The task's F range may come from the trainer's hello (a task of the trainer's own).
     const told = await helloOf();
-    sent++;
     const data: TrainingJobData = {
       schemaVersion: JOB_SCHEMA_VERSION,
       hexa: o.hexa,
@@ -199,6 +201,24 @@ export const redisTrainerPool = (o: RedisTrainerOptions): TrainerPool => {
       ...(opts.label ? { label: opts.label } : {}),
       ...(opts.needsLosses ? { needsLosses: true } : {}),
     };
+    // A job that keeps its policies writes them in its own folder: it waits for its own answer.
+    const id = job.keepPolicies ? undefined : trainingJobId(data);
+    const running = id === undefined ? undefined : waiting.get(id);
+    if (running) {
+      const first = await running.catch(() => undefined);
+      // The first one's failure (its caller's abort) is not this job's: it asks on its own.
+      if (first) return { ...first, cached: true, shared: true };
+    }
+    const asked = trainOnRedis(data, job, opts, told);
+    if (id !== undefined && !running) {
+      waiting.set(id, asked);
+      void asked.catch(() => {}).finally(() => waiting.delete(id));
+    }
+    return asked;
+  };
+
+  const trainOnRedis = async (data: TrainingJobData, job: PoolJob, opts: PoolTrainOptions, told: HelloMessage): Promise<PoolOutcome> => {
+    sent++;
     const r = await trainings.run(data, opts.onProgress, opts.signal);
     if (!("outcome" in r)) throw new ConfigError("a worker answered a training job with a hello");
     const checked = checkRemoteOutcome(r.jobId, job, r.outcome, r.worker, told, opts.needsLosses === true);
