@@ -11,6 +11,7 @@ import type { TrainOptions } from "./client-types.ts";
 import { TrainerProcesses } from "./trainer-processes.ts";
 import type { HelloMessage, JobBudget } from "./protocol.ts";
 import { checkServedTasks } from "./served-tasks.ts";
+import { InFlight } from "../../../src/util/in-flight.ts";
 
 /**
  * Trainer processes, one per free core by default, with a queue of jobs in front. Every job is isolated: it
@@ -38,10 +39,8 @@ export interface PoolTrainOptions {
 /**
  * A job's outcome as the pool gives it: whether the cache answered it, the job's directory when trained, and the
  * trainer cache entry that holds it (absent when no cache kept it: no cache, or an outcome not worth keeping).
- */
-/**
- * A training's outcome as the pool gives it: `cached` when it came from the cache, or from a training of the same
- * job that was in flight when it was asked (`shared`: it is that training's outcome, wall time included).
+ * `cached` also when a training of the same job was in flight when it was asked (`shared`: it is that training's
+ * outcome, wall time included).
  */
 export type PoolOutcome = JobOutcome & { cached: boolean; jobDir: string | null; entry?: string; shared?: true };
 
@@ -143,7 +142,7 @@ export const createTrainerPool = (opts: PoolOptions): TrainerPool => {
   };
 
   /** Trainings in flight by their cache entry: the same job asked again while one runs waits for that one. */
-  const inFlight = new Map<string, Promise<PoolOutcome>>();
+  const inFlight = new InFlight<PoolOutcome>();
 
   const train = async (job: PoolJob, topts: PoolTrainOptions = {}): Promise<PoolOutcome> => {
     const h = await hello();
@@ -152,18 +151,12 @@ export const createTrainerPool = (opts: PoolOptions): TrainerPool => {
     const hit = cache ? cachedOutcome(cache, job, h, topts, opts.onLog ?? warn) : null;
     if (hit) return hit;
     const entry = cache?.entryPath({ ...job, jobDir: "" }, h.trainer);
-    const running = entry === undefined ? undefined : inFlight.get(entry);
-    if (running) {
-      const first = await running.catch(() => undefined);
-      // The first one's failure (its caller's abort, a trainer that died) is not this job's: it trains on its own.
-      if (first && first.entry === entry) return { ...first, cached: true, jobDir: null, shared: true };
-    }
-    const training = trainNow(job, topts, h);
-    if (entry !== undefined && !running) {
-      inFlight.set(entry, training);
-      void training.catch(() => {}).finally(() => inFlight.delete(entry));
-    }
-    return training;
+    if (entry === undefined) return trainNow(job, topts, h);
+    const running = inFlight.running(entry);
+    // The first one's failure (its caller's abort, a trainer that died) is not this job's: it trains on its own.
+    const first = running && (await running);
+    if (first && first.entry === entry) return { ...first, cached: true, jobDir: null, shared: true };
+    return inFlight.start(entry, trainNow(job, topts, h));
   };
 
   const trainNow = async (job: PoolJob, topts: PoolTrainOptions, h: HelloMessage): Promise<PoolOutcome> => {

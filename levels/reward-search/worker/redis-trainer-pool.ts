@@ -11,6 +11,7 @@ import { TRAININGS, type TrainingJobData } from "./training-job.ts";
 import { checkRemoteOutcome } from "./remote-outcome.ts";
 import { keepRemotePolicies } from "./kept-policies.ts";
 import { recordRemoteOutcome } from "./recorded-outcome.ts";
+import { InFlight } from "../../../src/util/in-flight.ts";
 
 /** What a training job hands back: the pool's outcome (jobDir is on the worker's machine) or the trainer's hello. */
 const TrainingResult = z.union([z.object({ hello: HelloMessage }), z.object({ outcome: z.unknown(), worker: z.string(), policies: z.unknown().optional() })]);
@@ -184,7 +185,7 @@ export const redisTrainerPool = (o: RedisTrainerOptions): TrainerPool => {
     return hello;
   };
   /** The trainings this pool waits for, by job id: the same training asked again shares the wait (as a local pool does). */
-  const waiting = new Map<string, Promise<PoolOutcome>>();
+  const waiting = new InFlight<PoolOutcome>();
 
   const train = async (job: PoolJob, opts: PoolTrainOptions = {}): Promise<PoolOutcome> => {
     if (job.keepPolicies && o.jobsDir === undefined)
@@ -202,19 +203,13 @@ export const redisTrainerPool = (o: RedisTrainerOptions): TrainerPool => {
       ...(opts.needsLosses ? { needsLosses: true } : {}),
     };
     // A job that keeps its policies writes them in its own folder: it waits for its own answer.
-    const id = job.keepPolicies ? undefined : trainingJobId(data);
-    const running = id === undefined ? undefined : waiting.get(id);
-    if (running) {
-      const first = await running.catch(() => undefined);
-      // The first one's failure (its caller's abort) is not this job's: it asks on its own.
-      if (first) return { ...first, cached: true, shared: true };
-    }
-    const asked = trainOnRedis(data, job, opts, told);
-    if (id !== undefined && !running) {
-      waiting.set(id, asked);
-      void asked.catch(() => {}).finally(() => waiting.delete(id));
-    }
-    return asked;
+    if (job.keepPolicies) return trainOnRedis(data, job, opts, told);
+    const id = trainingJobId(data);
+    const running = waiting.running(id);
+    // The first one's failure (its caller's abort) is not this job's: it asks on its own.
+    const first = running && (await running);
+    if (first) return { ...first, cached: true, shared: true };
+    return waiting.start(id, trainOnRedis(data, job, opts, told));
   };
 
   const trainOnRedis = async (data: TrainingJobData, job: PoolJob, opts: PoolTrainOptions, told: HelloMessage): Promise<PoolOutcome> => {
