@@ -23,6 +23,10 @@ export const ask = async (model: RoleModel, messages: readonly BaseMessage[], to
   return { message, turn: answerOf(message, model.model) };
 };
 
+/** What a conversation is told after an answer that could not be used, to have it answered again. */
+export const unusableAnswer = (problem: string): HumanMessage =>
+  new HumanMessage(`Your answer could not be used: ${problem}. Answer again with only the corrected JSON object.`);
+
 export interface StructuredResult<T> {
   value: T;
   /** Every model call made, the failed attempt included. */
@@ -63,7 +67,7 @@ export const askStructured = async <S extends z.ZodType>(
       ...conversation,
       // The answer goes back as text even when it came as a forced tool's arguments: no tool result follows it.
       new AIMessage({ content: answerText(turn), tool_calls: [] }),
-      new HumanMessage(`Your answer could not be used: ${read.problem}. Answer again with only the corrected JSON object.`),
+      unusableAnswer(read.problem),
     ];
   }
 };

@@ -6,11 +6,11 @@
  * not see the reasoning that produced what it reviews.
  */
 import { AIMessage, type BaseMessage, HumanMessage, SystemMessage } from "@langchain/core/messages";
-import { z } from "zod";
 import { ModelOutputError } from "../../../src/errors.ts";
 import { answerOf } from "../../../src/llm/agent-messages.ts";
-import type { RoleModel } from "../../../src/llm/ask.ts";
+import { type RoleModel, unusableAnswer } from "../../../src/llm/ask.ts";
 import type { AssistantTurn } from "../../../src/llm/chat-model.ts";
+import { answerSchema } from "../../../src/llm/structured-output.ts";
 import { extractJson } from "../../../src/llm/structured-read.ts";
 import { splitThink } from "../../../src/llm/think.ts";
 import type { AnswerKind } from "./author-answers.ts";
@@ -29,12 +29,6 @@ export interface AuthoringCall {
   output: number;
 }
 
-/** The answer's JSON Schema, as the server is asked to hold the answer to it. */
-const answerSchema = (kind: AnswerKind<unknown>): Record<string, unknown> => {
-  const { $schema: _dialect, ...schema } = z.toJSONSchema(kind.wire, { io: "input", unrepresentable: "any" });
-  return schema;
-};
-
 /** The answer's text without reasoning: a forced tool's arguments, else the message text. */
 const answerText = (turn: AssistantTurn): string => splitThink(turn.toolCalls[0]?.rawArgs ?? turn.text).text;
 
@@ -52,7 +46,7 @@ export class AuthorConversation {
   /** Ask `request`, read the answer as `kind`; an unusable answer is shown back once, then a ModelOutputError naming the step. */
   async ask<T>(step: string, request: string, kind: AnswerKind<T>): Promise<T> {
     this.history.push(new HumanMessage(request));
-    const asked = this.model.withStructuredOutput(answerSchema(kind as AnswerKind<unknown>), { name: kind.name, includeRaw: true });
+    const asked = this.model.withStructuredOutput(answerSchema(kind.wire), { name: kind.name, includeRaw: true });
     for (let attempt = 0; ; attempt++) {
       const { raw } = await asked.invoke([...this.history]);
       const turn = answerOf(raw as AIMessage, this.model.model);
@@ -62,7 +56,7 @@ export class AuthorConversation {
       this.history.push(new AIMessage({ content: text.slice(0, MAX_ANSWER_CHARS), tool_calls: [] }));
       if (read.ok) return read.value;
       if (attempt >= FORMAT_RETRIES) throw new ModelOutputError(`${step}: the answer could not be used after ${attempt + 1} tries: ${read.problem}`);
-      this.history.push(new HumanMessage(`Your answer could not be used: ${read.problem}. Answer again with only the corrected JSON object.`));
+      this.history.push(unusableAnswer(read.problem));
     }
   }
 }

@@ -1,7 +1,7 @@
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { z } from "zod";
 import { ModelOutputError } from "../../../src/errors.ts";
-import { ask, askStructured, type RoleModel } from "../../../src/llm/ask.ts";
+import { ask, askStructured, type RoleModel, unusableAnswer } from "../../../src/llm/ask.ts";
 import type { AssistantTurn } from "../../../src/llm/chat-model.ts";
 import { extractJson } from "../../../src/llm/structured-read.ts";
 import { MAX_CORRECTIONS } from "../../../src/search/p2p-corrections.ts";
@@ -113,11 +113,7 @@ const revisionAnswer = async <S extends z.ZodType>(model: RoleModel, messages: B
     if (turn.toolCalls.length === 0) {
       const answer = checked(turn, schema);
       if ("value" in answer) return answer.value;
-      const retry = [
-        ...conversation,
-        new AIMessage({ content: turn.text, tool_calls: [] }),
-        new HumanMessage(`Your answer could not be used: ${answer.problem}. Answer again with only the corrected JSON object.`),
-      ];
+      const retry = [...conversation, new AIMessage({ content: turn.text, tool_calls: [] }), unusableAnswer(answer.problem)];
       return (await askStructured(model, retry, schema, { name: "p2p_revision", retries: 0 })).value;
     }
     conversation = [...conversation, message, ...turn.toolCalls.map((c) => new ToolMessage({ content: tools.answer(c), tool_call_id: c.id, name: c.name }))];
