@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { valueAt } from "./value-at.ts";
 
 /** Wrappers that change whether a value must be given, not what it is. */
 const WRAPPERS = ["default", "prefault", "optional", "nullable", "readonly", "catch"];
@@ -33,8 +34,6 @@ export const unwrapSchema = (s: z.ZodType, o: { pipes?: boolean } = {}): Unwrapp
   }
 };
 
-const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
-
 /**
  * The object schema a mapping is read by, under the wrappers: the schema itself, or, for a union on a discriminator
  * (an LLM role's `provider`), the option whose discriminator takes `value`'s, an absent one included.
@@ -44,10 +43,10 @@ export const objectSchemaFor = (s: z.ZodType, value: unknown, o: { pipes?: boole
   if (inner instanceof z.ZodObject) return inner;
   const { type, discriminator, options } = inner._zod.def as Def;
   if (type !== "union" || !discriminator || !options) return undefined;
-  const tag = isRecord(value) ? value[discriminator] : undefined;
-  const option = options.find((opt) => {
-    const field = objectSchemaFor(opt, value, o)?.shape[discriminator] as z.ZodType | undefined;
-    return field?.safeParse(tag).success ?? false;
-  });
-  return option ? objectSchemaFor(option, value, o) : undefined;
+  const tag = valueAt(value, [discriminator]);
+  for (const option of options) {
+    const read = objectSchemaFor(option, value, o);
+    if ((read?.shape[discriminator] as z.ZodType | undefined)?.safeParse(tag).success) return read;
+  }
+  return undefined;
 };
